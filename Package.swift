@@ -1,0 +1,48 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "tvguide",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "tvguide", targets: ["tvguide"]),
+        .library(name: "GuideCore", targets: ["GuideCore"]),
+        .library(name: "XMLTV", targets: ["XMLTV"]),
+        .library(name: "GuideStore", targets: ["GuideStore"]),
+        .library(name: "GuideIngest", targets: ["GuideIngest"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        // Values and pure rules. Foundation only.
+        .target(name: "GuideCore"),
+        // System zlib, for streaming gzip inflation (zlib1g-dev).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // XMLTV and Radio Times bytes <-> GuideCore values.
+        .target(name: "XMLTV", dependencies: ["GuideCore"]),
+        // The ListingStore and its SQLite implementation.
+        .target(name: "GuideStore", dependencies: [
+            "GuideCore",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        // Reading sources (files, URLs, gzip) into the store.
+        .target(name: "GuideIngest", dependencies: [
+            "GuideCore", "XMLTV", "GuideStore", "CZlib",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
+        .executableTarget(name: "tvguide", dependencies: [
+            "GuideCore", "XMLTV", "GuideStore", "GuideIngest",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "GuideCoreTests", dependencies: ["GuideCore"]),
+        .testTarget(name: "XMLTVTests", dependencies: ["XMLTV", "GuideCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "GuideStoreTests", dependencies: ["GuideStore", "GuideCore", "XMLTV"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "GuideIngestTests", dependencies: ["GuideIngest", "GuideStore", "XMLTV", "GuideCore"], resources: [.copy("Fixtures")]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,62 @@
+import Foundation
+
+/// A half-open span of time `[start, end)`, the unit every listings query asks about.
+public struct TimeWindow: Hashable, Codable, Sendable {
+    public var start: Date
+    public var end: Date
+
+    public init(start: Date, end: Date) {
+        self.start = start
+        self.end = max(start, end)
+    }
+
+    public var duration: TimeInterval { end.timeIntervalSince(start) }
+
+    /// Whether an airing `[from, to)` shows in this window; zero-length airings count at their instant.
+    public func overlaps(from: Date, to: Date) -> Bool {
+        from < end && (to > start || (from == to && from >= start))
+    }
+
+    /// The calendar day `day` (`YYYY-MM-DD`) in `timeZone`, from midnight (or `startHour`) to the next.
+    public static func day(_ day: String, in timeZone: TimeZone, startHour: Int = 0) -> TimeWindow? {
+        let parts = day.split(separator: "-")
+        guard parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let dayOfMonth = Int(parts[2]),
+              (1...12).contains(month), (1...31).contains(dayOfMonth) else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let components = DateComponents(year: year, month: month, day: dayOfMonth, hour: startHour)
+        guard let start = calendar.date(from: components),
+              calendar.component(.day, from: start) == dayOfMonth,
+              let end = calendar.date(byAdding: .day, value: 1, to: start) else { return nil }
+        return TimeWindow(start: start, end: end)
+    }
+}
+
+/// What is on a channel at an instant, and what follows.
+public struct NowNext: Hashable, Codable, Sendable {
+    public var channel: ChannelID
+    public var now: StoredProgramme?
+    public var next: StoredProgramme?
+
+    public init(channel: ChannelID, now: StoredProgramme?, next: StoredProgramme?) {
+        self.channel = channel
+        self.now = now
+        self.next = next
+    }
+}
+
+/// A programme as the store holds it: its id, the source it came from, and the programme itself.
+public struct StoredProgramme: Hashable, Codable, Sendable {
+    public var id: ProgrammeID
+    public var source: SourceName
+    public var programme: Programme
+    /// When it ends in the guide: its stop, or for an open-ended last programme, its start plus its length or an hour.
+    public var end: Date
+
+    public init(id: ProgrammeID, source: SourceName, programme: Programme, end: Date) {
+        self.id = id
+        self.source = source
+        self.programme = programme
+        self.end = end
+    }
+}

@@ -1,0 +1,21 @@
+/// Why a source could not be read; the store is left as it was.
+public struct IngestError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case notFound
+        case unreadable
+        case decompression
+        case truncated
+        case unknownFormat
+        case download
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,82 @@
+import GuideCore
+import XMLTV
+
+/// Picks the reader for a feed from its first bytes (`<` means XMLTV, anything else the Radio Times format) and
+/// feeds it, so the caller never trusts a file name or a Content-Type.
+struct ListingDecoder {
+    private enum State {
+        case undecided([UInt8])
+        case xmltv(XMLTVReader)
+        case radioTimes(RadioTimesReader)
+    }
+
+    private var state: State = .undecided([])
+    /// The channel a Radio Times file describes; that format does not name its channel.
+    let radioTimesChannel: Channel
+
+    init(radioTimesChannel: Channel) {
+        self.radioTimesChannel = radioTimesChannel
+    }
+
+    var issues: IssueLog {
+        switch state {
+        case .undecided: IssueLog()
+        case .xmltv(let reader): reader.issues
+        case .radioTimes(let reader): reader.issues
+        }
+    }
+
+    mutating func feed(_ chunk: UnsafeRawBufferPointer, _ emit: (XMLTVItem) throws -> Void) throws {
+        switch state {
+        case .undecided(var head):
+            head.append(contentsOf: chunk)
+            guard let first = Self.firstMeaningfulByte(head) else {
+                state = .undecided(head)
+                return
+            }
+            if first == UInt8(ascii: "<") {
+                var reader = XMLTVReader()
+                try reader.feed(head, emit)
+                state = .xmltv(reader)
+            } else {
+                var reader = RadioTimesReader(channel: radioTimesChannel)
+                try reader.feed(head, emit)
+                state = .radioTimes(reader)
+            }
+        case .xmltv(var reader):
+            state = .undecided([])
+            defer { state = .xmltv(reader) }
+            try reader.feed(chunk, emit)
+        case .radioTimes(var reader):
+            state = .undecided([])
+            defer { state = .radioTimes(reader) }
+            try reader.feed(chunk, emit)
+        }
+    }
+
+    mutating func finish(_ emit: (XMLTVItem) throws -> Void) throws {
+        switch state {
+        case .undecided:
+            throw IngestError(.unknownFormat, "the input is empty: no listings to import")
+        case .xmltv(var reader):
+            try reader.finish(emit)
+            state = .xmltv(reader)
+        case .radioTimes(var reader):
+            try reader.finish(emit)
+            state = .radioTimes(reader)
+        }
+    }
+
+    /// Skips a UTF-8 BOM and whitespace; the Radio Times preamble starts with a tab line, which this also skips.
+    static func firstMeaningfulByte(_ bytes: [UInt8]) -> UInt8? {
+        var index = 0
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0xFE || byte == 0xFF { return byte }
+            if byte != 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D { return byte }
+            index += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import GuideCore
+
+/// Where listings live. SQLite is the embedded default; every implementation passes the same contract tests.
+public protocol ListingStore: Sendable {
+    /// Runs one import as one transaction: `body` adds what the source says now, which replaces what the same
+    /// source said before for the channels and time range it covers. If `body` throws, nothing changes.
+    func importListings(from source: SourceName, _ body: (ListingSink) throws -> Void) throws -> ImportSummary
+
+    /// Every channel, in the order they were first imported.
+    func channels() throws -> [Channel]
+    /// A channel's programmes that overlap `window`, by start.
+    func programmes(on channel: ChannelID, in window: TimeWindow) throws -> [StoredProgramme]
+    /// For each channel (all, or those given, in that order): what is on at `instant` and what follows.
+    func nowNext(at instant: Date, channels: [ChannelID]?) throws -> [NowNext]
+    /// The first and last instant with listings; nil when the store is empty.
+    func coverage() throws -> TimeWindow?
+    /// Programmes matching every term of `query`, by start.
+    func search(_ query: SearchQuery) throws -> [StoredProgramme]
+    /// One programme by id.
+    func programme(_ id: ProgrammeID) throws -> StoredProgramme?
+    /// Every programme, by channel and start, handed over one at a time so an export needs no memory for them.
+    func forEachProgramme(_ body: (StoredProgramme) throws -> Void) throws
+    /// How many channels and programmes are stored.
+    func counts() throws -> (channels: Int, programmes: Int)
+}
+
+/// Receives what an import reads, as it reads it.
+public protocol ListingSink: AnyObject {
+    func add(_ channel: Channel) throws
+    func add(_ programme: Programme, line: Int?) throws
+    /// Issues the reader found, to go into the import's report.
+    func record(_ issues: IssueLog)
+}
+
+/// What an import stored and what it had to repair.
+public struct ImportSummary: Sendable {
+    public var source: SourceName
+    /// Channels the import described.
+    public var channels: Int
+    /// Programmes stored after repairs.
+    public var programmes: Int
+    /// Programmes of the same source that the import replaced.
+    public var replaced: Int
+    public var issues: IssueLog
+
+    public init(source: SourceName, channels: Int, programmes: Int, replaced: Int, issues: IssueLog) {
+        self.source = source
+        self.channels = channels
+        self.programmes = programmes
+        self.replaced = replaced
+        self.issues = issues
+    }
+}
+
+/// Why the store could not do what was asked.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case cannotOpen
+        case corrupt
+        case failed
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

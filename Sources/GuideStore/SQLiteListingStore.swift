@@ -1,0 +1,60 @@
+import Foundation
+import GRDB
+import GuideCore
+
+/// The embedded store: one SQLite file in WAL mode, so the guide stays readable while an import writes.
+public final class SQLiteListingStore: ListingStore {
+    let pool: DatabasePool
+    /// Wall-clock time, for import timestamps; tests fix it.
+    let now: @Sendable () -> Date
+
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    public init(path: String, now: @escaping @Sendable () -> Date = Date.init) throws {
+        self.now = now
+        do {
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            var configuration = Configuration()
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
+            configuration.busyMode = .timeout(10)
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try SchemaMigrations.migrator.migrate(pool)
+        } catch let error as DatabaseError {
+            throw StoreError(error.resultCode == .SQLITE_NOTADB ? .corrupt : .cannotOpen,
+                             "cannot open the database at \(path): \(error.message ?? error.description)")
+        } catch let error as CocoaError {
+            throw StoreError(.cannotOpen, "cannot create the folder for the database at \(path): \(error.localizedDescription)")
+        }
+    }
+
+    public func importListings(from source: SourceName, _ body: (ListingSink) throws -> Void) throws -> ImportSummary {
+        let startedAt = Int64(now().timeIntervalSince1970)
+        return try mapErrors {
+            try pool.write { db in
+                let session = try SQLiteImportSession(db: db, source: source, startedAt: startedAt)
+                try body(session)
+                return try session.finish()
+            }
+        }
+    }
+
+    public func counts() throws -> (channels: Int, programmes: Int) {
+        try mapErrors {
+            try pool.read { db in
+                (try Int.fetchOne(db, sql: "SELECT count(*) FROM channel") ?? 0,
+                 try Int.fetchOne(db, sql: "SELECT count(*) FROM programme") ?? 0)
+            }
+        }
+    }
+
+    func mapErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw StoreError(error.resultCode == .SQLITE_CORRUPT ? .corrupt : .failed,
+                             "the database failed: \(error.message ?? error.description)")
+        }
+    }
+}

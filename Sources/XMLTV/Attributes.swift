@@ -1,0 +1,28 @@
+/// A start tag's attributes as byte ranges into the scanner's buffer, read only when a builder asks.
+struct Attributes {
+    var bytes: UnsafeBufferPointer<UInt8>
+    var ranges: [(name: Range<Int>, value: Range<Int>)]
+
+    /// The raw bytes of attribute `name`, before entity decoding (enough for timestamps and numbers).
+    func raw(_ name: StaticString) -> Slice<UnsafeBufferPointer<UInt8>>? {
+        let wanted = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        for range in ranges where range.name.count == wanted.count {
+            var equal = true
+            var offset = 0
+            for index in range.name {
+                if bytes[index] != wanted[offset] { equal = false; break }
+                offset += 1
+            }
+            if equal { return bytes[range.value] }
+        }
+        return nil
+    }
+
+    /// The decoded text of attribute `name`.
+    func string(_ name: StaticString, issues: inout EntityIssues) -> String? {
+        guard let raw = raw(name) else { return nil }
+        var scratch: [UInt8] = []
+        XMLText.appendDecoded(bytes, raw.startIndex..<raw.endIndex, into: &scratch, issues: &issues)
+        return XMLText.string(scratch, trimming: false)
+    }
+}

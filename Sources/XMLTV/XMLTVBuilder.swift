@@ -1,0 +1,369 @@
+import Foundation
+import GuideCore
+
+/// Turns the scanner's tags and text into channels and programmes, one element at a time.
+struct XMLTVBuilder {
+    var issues = IssueLog()
+    private(set) var hasSeenRoot = false
+    private var hasClosedRoot = false
+
+    private struct Frame {
+        var hash: UInt64
+        var name: ElementName
+    }
+
+    private var stack: [Frame] = []
+    /// Depth inside an element we skip (unknown, `x-` or not wanted); 0 when not skipping.
+    private var skipDepth = 0
+    private var text: [UInt8] = []
+    private var entityIssues = EntityIssues()
+
+    private var channel: Channel?
+    private var programme: Programme?
+    private var programmeLine = 0
+    private var language: String?
+    private var secondaryAttribute: String?
+    private var credit: Credit?
+    private var rating: Rating?
+    private var subtitles: Subtitles?
+
+    init() {
+        stack.reserveCapacity(16)
+        text.reserveCapacity(4096)
+    }
+
+    var openElementDescription: String? {
+        guard let frame = stack.last else { return nil }
+        if programme != nil { return "a <programme> starting on line \(programmeLine)" }
+        return frame.name == .other ? "an open element" : "<\(frame.name)>"
+    }
+
+    mutating func flushEntityIssues() {
+        guard entityIssues.unknownCount > 0 else { return }
+        issues.record(ListingIssue(kind: .unknownEntity,
+                                   message: "\(entityIssues.unknownCount) unknown entity reference(s) such as \(entityIssues.firstUnknown ?? "?") were kept as written"))
+        issues.record(.unknownEntity, count: entityIssues.unknownCount - 1)
+        entityIssues = EntityIssues()
+    }
+
+    // MARK: - Events
+
+    mutating func text(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) throws {
+        guard skipDepth == 0 else { return }
+        if stack.isEmpty {
+            if p[range].contains(where: { !XMLText.isSpace($0) }) {
+                throw XMLTVError(.malformed, hasClosedRoot ? "text after the closing </tv>" : "text before the <tv> element")
+            }
+            return
+        }
+        if stack.count >= 3 {
+            XMLText.appendDecoded(p, range, into: &text, issues: &entityIssues)
+        }
+    }
+
+    mutating func cdata(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) throws {
+        guard skipDepth == 0, stack.count >= 3 else { return }
+        text.append(contentsOf: p[range])
+    }
+
+    mutating func startElement(_ p: UnsafeBufferPointer<UInt8>, _ nameRange: Range<Int>, _ attributes: Attributes,
+                               line: Int) throws {
+        let hash = ElementName.hash(p, nameRange)
+        let name = ElementName.byHash[hash] ?? .other
+        let parent = stack.last?.name
+        stack.append(Frame(hash: hash, name: name))
+        if skipDepth > 0 {
+            skipDepth += 1
+            return
+        }
+        guard let parent else {
+            if hasClosedRoot { throw XMLTVError(.malformed, "a second root element after </tv>") }
+            guard name == .tv else {
+                throw XMLTVError(.notXMLTV, "the root element is <\(String(decoding: p[nameRange], as: UTF8.self))>, not <tv>: this is not an XMLTV file")
+            }
+            hasSeenRoot = true
+            return
+        }
+        if let role = parent.creditRole, credit != nil, credit?.name.isEmpty == true {
+            // Mixed content: the person's name comes before their <image> or <url>.
+            _ = role
+            credit?.name = XMLText.string(text)
+        }
+        text.removeAll(keepingCapacity: true)
+        var wanted = true
+        switch (parent, name) {
+        case (.tv, .channel):
+            let id = attributes.string("id", issues: &entityIssues).map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            if id.isEmpty {
+                issues.record(ListingIssue(kind: .skipped, line: line, message: "a <channel> without an id was skipped"))
+                wanted = false
+            } else {
+                channel = Channel(id: ChannelID(id))
+            }
+        case (.tv, .programme):
+            wanted = startProgramme(attributes, line: line)
+        case (.channel, .displayName), (.programme, .title), (.programme, .subTitle), (.programme, .desc),
+             (.programme, .category), (.programme, .keyword), (.programme, .language),
+             (.programme, .origLanguage), (.programme, .country), (.programme, .premiere),
+             (.programme, .lastChance), (.subtitles, .language):
+            language = attributes.string("lang", issues: &entityIssues)
+        case (.channel, .icon):
+            if let icon = icon(attributes) { channel?.icons.append(icon) }
+        case (.programme, .icon):
+            if let icon = icon(attributes) { programme?.icons.append(icon) }
+        case (.rating, .icon), (.starRating, .icon):
+            if let icon = icon(attributes) { rating?.icons.append(icon) }
+        case (.channel, .url), (.channel, .lcn), (.programme, .url), (.programme, .date), (.programme, .credits),
+             (.programme, .video), (.programme, .audio), (.video, _), (.audio, _), (.rating, .value),
+             (.starRating, .value):
+            break
+        case (.programme, .length):
+            secondaryAttribute = attributes.string("units", issues: &entityIssues)
+        case (.programme, .episodeNum):
+            secondaryAttribute = attributes.string("system", issues: &entityIssues)
+        case (.programme, .previouslyShown):
+            programme?.previouslyShown = PreviouslyShown(start: attributes.string("start", issues: &entityIssues),
+                                                         channel: attributes.string("channel", issues: &entityIssues))
+        case (.programme, .new):
+            programme?.isNew = true
+        case (.programme, .subtitles):
+            subtitles = Subtitles(type: attributes.string("type", issues: &entityIssues))
+        case (.programme, .rating), (.programme, .starRating):
+            rating = Rating(system: attributes.string("system", issues: &entityIssues), value: "")
+        case (.credits, _):
+            if let role = name.creditRole {
+                let isGuest = attributes.string("guest", issues: &entityIssues) == "yes" || role == .guest
+                credit = Credit(role: role, name: "", character: attributes.string("role", issues: &entityIssues),
+                                isGuest: isGuest)
+            } else {
+                wanted = false
+            }
+        case (let role, .image) where role.creditRole != nil, (let role, .url) where role.creditRole != nil:
+            break
+        default:
+            wanted = false
+        }
+        if !wanted { skipDepth = 1 }
+    }
+
+    /// Closes the element named at `nameRange`; returns a channel or programme when one is complete.
+    mutating func endElement(_ p: UnsafeBufferPointer<UInt8>, _ nameRange: Range<Int>) throws -> XMLTVItem? {
+        let hash = ElementName.hash(p, nameRange)
+        guard let frame = stack.popLast() else {
+            throw XMLTVError(.malformed, "end tag </\(String(decoding: p[nameRange], as: UTF8.self))> without a start tag")
+        }
+        guard frame.hash == hash else {
+            let open = frame.name == .other ? "another element" : "<\(frame.name)>"
+            throw XMLTVError(.malformed, "end tag </\(String(decoding: p[nameRange], as: UTF8.self))> does not match the open \(open)")
+        }
+        if skipDepth > 0 {
+            skipDepth -= 1
+            return nil
+        }
+        let parent = stack.last?.name
+        defer { text.removeAll(keepingCapacity: true) }
+        switch (parent, frame.name) {
+        case (nil, .tv):
+            hasClosedRoot = true
+        case (.tv, .channel):
+            defer { channel = nil }
+            return channel.map { .channel($0) }
+        case (.tv, .programme):
+            return finishProgramme()
+        case (.channel, .displayName):
+            let name = XMLText.string(text)
+            if !name.isEmpty { channel?.displayNames.append(LocalizedText(name, language: language)) }
+        case (.channel, .url):
+            appendNonEmpty(&channel, \.urls)
+        case (.channel, .lcn):
+            let number = XMLText.string(text)
+            if !number.isEmpty { channel?.number = number }
+        case (.programme, .title): appendLocalized(\.titles)
+        case (.programme, .subTitle): appendLocalized(\.subTitles)
+        case (.programme, .desc): appendLocalized(\.descriptions)
+        case (.programme, .category): appendLocalized(\.categories)
+        case (.programme, .keyword): appendLocalized(\.keywords)
+        case (.programme, .country): appendLocalized(\.countries)
+        case (.programme, .language):
+            let value = localized()
+            programme?.language = value
+        case (.programme, .origLanguage):
+            let value = localized()
+            programme?.originalLanguage = value
+        case (.programme, .premiere):
+            let value = localized() ?? LocalizedText("")
+            programme?.premiere = value
+        case (.programme, .lastChance):
+            let value = localized() ?? LocalizedText("")
+            programme?.lastChance = value
+        case (.programme, .date):
+            let date = XMLText.string(text)
+            if !date.isEmpty { programme?.date = date }
+        case (.programme, .url):
+            appendNonEmpty(&programme, \.urls)
+        case (.programme, .length):
+            finishLength()
+        case (.programme, .episodeNum):
+            let value = XMLText.string(text)
+            if !value.isEmpty {
+                programme?.episodeNumbers.append(EpisodeNumber(system: secondaryAttribute ?? "onscreen", value: value))
+            }
+        case (.video, .present):
+            let value = Self.yesNo(XMLText.string(text))
+            setVideo { $0.isPresent = value }
+        case (.video, .colour):
+            let value = Self.yesNo(XMLText.string(text))
+            setVideo { $0.isColour = value }
+        case (.video, .aspect):
+            let value = XMLText.string(text)
+            setVideo { $0.aspect = value }
+        case (.video, .quality):
+            let value = XMLText.string(text)
+            setVideo { $0.quality = value }
+        case (.audio, .present):
+            let value = Self.yesNo(XMLText.string(text))
+            setAudio { $0.isPresent = value }
+        case (.audio, .stereo):
+            let value = XMLText.string(text)
+            setAudio { $0.stereo = value }
+        case (.programme, .video):
+            if programme?.video == nil { programme?.video = Video() }
+        case (.programme, .audio):
+            if programme?.audio == nil { programme?.audio = Audio() }
+        case (.subtitles, .language):
+            let value = localized()
+            subtitles?.language = value
+        case (.programme, .subtitles):
+            if let subtitles { programme?.subtitles.append(subtitles) }
+            subtitles = nil
+        case (.rating, .value), (.starRating, .value):
+            rating?.value = XMLText.string(text)
+        case (.programme, .rating), (.programme, .starRating):
+            if let rating, !rating.value.isEmpty {
+                if frame.name == .rating { programme?.ratings.append(rating) } else { programme?.starRatings.append(rating) }
+            }
+            rating = nil
+        case (.credits, _) where frame.name.creditRole != nil:
+            if var credit {
+                if credit.name.isEmpty { credit.name = XMLText.string(text) }
+                if !credit.name.isEmpty { programme?.credits.append(credit) }
+            }
+            credit = nil
+        case (let role?, .image) where role.creditRole != nil:
+            let image = XMLText.string(text)
+            if !image.isEmpty { credit?.images.append(image) }
+        case (let role?, .url) where role.creditRole != nil:
+            let url = XMLText.string(text)
+            if !url.isEmpty { credit?.urls.append(url) }
+        default:
+            break
+        }
+        return nil
+    }
+
+    // MARK: - Programmes
+
+    private mutating func startProgramme(_ attributes: Attributes, line: Int) -> Bool {
+        programmeLine = line
+        let channelID = attributes.string("channel", issues: &entityIssues)?.trimmingCharacters(in: .whitespaces) ?? ""
+        guard !channelID.isEmpty else {
+            issues.record(ListingIssue(kind: .skipped, line: line, message: "a <programme> without a channel attribute was skipped"))
+            return false
+        }
+        guard let startRaw = attributes.raw("start") else {
+            issues.record(ListingIssue(kind: .skipped, line: line, channel: ChannelID(channelID),
+                                       message: "a <programme> without a start time was skipped"))
+            return false
+        }
+        guard let start = XMLTVTimestamp.parse(startRaw) else {
+            issues.record(ListingIssue(kind: .skipped, line: line, channel: ChannelID(channelID),
+                                       message: "start \"\(String(decoding: startRaw, as: UTF8.self))\" is not an XMLTV time (YYYYMMDDhhmmss +hhmm); programme skipped"))
+            return false
+        }
+        var stop: Int64?
+        if let stopRaw = attributes.raw("stop") {
+            stop = XMLTVTimestamp.parse(stopRaw)
+            if stop == nil {
+                issues.record(ListingIssue(kind: .invalidValue, line: line, channel: ChannelID(channelID),
+                                           start: Date(timeIntervalSince1970: TimeInterval(start)),
+                                           message: "stop \"\(String(decoding: stopRaw, as: UTF8.self))\" is not an XMLTV time; treated as missing"))
+            }
+        }
+        programme = Programme(channel: ChannelID(channelID), start: Date(timeIntervalSince1970: TimeInterval(start)),
+                              stop: stop.map { Date(timeIntervalSince1970: TimeInterval($0)) }, titles: [])
+        return true
+    }
+
+    private mutating func finishProgramme() -> XMLTVItem? {
+        guard var finished = programme else { return nil }
+        programme = nil
+        if finished.titles.isEmpty {
+            issues.record(ListingIssue(kind: .missingTitle, line: programmeLine, channel: finished.channel,
+                                       start: finished.start, message: "programme has no title; kept with an empty one"))
+        }
+        if let stop = finished.stop, stop < finished.start {
+            issues.record(ListingIssue(kind: .stopBeforeStart, line: programmeLine, channel: finished.channel,
+                                       start: finished.start, title: finished.title,
+                                       message: "stop \(XMLTVTimestamp.format(stop)) is before start \(XMLTVTimestamp.format(finished.start)); the stop was dropped and derived from the next programme"))
+            finished.stop = nil
+        }
+        return .programme(finished, line: programmeLine)
+    }
+
+    private mutating func finishLength() {
+        let value = XMLText.string(text)
+        guard let number = Int(value), number >= 0 else {
+            issues.record(ListingIssue(kind: .invalidValue, line: programmeLine, channel: programme?.channel,
+                                       message: "length \"\(value)\" is not a whole number; ignored"))
+            return
+        }
+        switch secondaryAttribute {
+        case "seconds": programme?.length = number
+        case "hours": programme?.length = number * 3600
+        default: programme?.length = number * 60
+        }
+    }
+
+    // MARK: - Small pieces
+
+    private func localized() -> LocalizedText? {
+        let value = XMLText.string(text)
+        return value.isEmpty ? nil : LocalizedText(value, language: language)
+    }
+
+    private mutating func appendLocalized(_ field: WritableKeyPath<Programme, [LocalizedText]>) {
+        if let value = localized() { programme?[keyPath: field].append(value) }
+    }
+
+    private func appendNonEmpty<Value>(_ target: inout Value?, _ field: WritableKeyPath<Value, [String]>) {
+        let value = XMLText.string(text)
+        if !value.isEmpty { target?[keyPath: field].append(value) }
+    }
+
+    private mutating func setVideo(_ change: (inout Video) -> Void) {
+        var video = programme?.video ?? Video()
+        change(&video)
+        programme?.video = video
+    }
+
+    private mutating func setAudio(_ change: (inout Audio) -> Void) {
+        var audio = programme?.audio ?? Audio()
+        change(&audio)
+        programme?.audio = audio
+    }
+
+    private func icon(_ attributes: Attributes) -> Icon? {
+        var ignored = EntityIssues()
+        guard let src = attributes.string("src", issues: &ignored), !src.isEmpty else { return nil }
+        return Icon(src: src, width: attributes.string("width", issues: &ignored).flatMap { Int($0) },
+                    height: attributes.string("height", issues: &ignored).flatMap { Int($0) })
+    }
+
+    static func yesNo(_ value: String) -> Bool? {
+        switch value.lowercased() {
+        case "yes": true
+        case "no": false
+        default: nil
+        }
+    }
+}

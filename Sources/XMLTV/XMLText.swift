@@ -1,0 +1,121 @@
+/// Entity decoding and string making for the scanner's text and attribute values.
+enum XMLText {
+    /// Appends `range` to `output`, replacing the five predefined entities and character references.
+    /// Anything else that looks like an entity (`&nbsp;`) is kept as written and counted.
+    @inline(__always)
+    static func appendDecoded(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, into output: inout [UInt8],
+                              issues: inout EntityIssues) {
+        var index = range.lowerBound
+        let end = range.upperBound
+        var runStart = index
+        while index < end {
+            guard bytes[index] == 0x26 else { index += 1; continue }  // '&'
+            output.append(contentsOf: bytes[runStart..<index])
+            var semicolon = index + 1
+            while semicolon < end, semicolon - index <= 12, bytes[semicolon] != 0x3B { semicolon += 1 }
+            if semicolon < end, bytes[semicolon] == 0x3B, let scalar = entity(bytes, (index + 1)..<semicolon) {
+                appendUTF8(scalar, into: &output)
+                index = semicolon + 1
+            } else {
+                issues.unknownCount += 1
+                if issues.firstUnknown == nil {
+                    let stop = semicolon < end ? semicolon + 1 : min(end, index + 12)
+                    issues.firstUnknown = String(decoding: bytes[index..<stop], as: UTF8.self)
+                }
+                output.append(0x26)
+                index += 1
+            }
+            runStart = index
+        }
+        output.append(contentsOf: bytes[runStart..<end])
+    }
+
+    static func entity(_ bytes: UnsafeBufferPointer<UInt8>, _ name: Range<Int>) -> UInt32? {
+        let count = name.count
+        guard count > 0 else { return nil }
+        let first = bytes[name.lowerBound]
+        if first == 0x23 {  // '#'
+            var index = name.lowerBound + 1
+            var radix: UInt32 = 10
+            if index < name.upperBound, bytes[index] == 0x78 || bytes[index] == 0x58 { radix = 16; index += 1 }
+            guard index < name.upperBound else { return nil }
+            var value: UInt32 = 0
+            while index < name.upperBound {
+                let byte = bytes[index]
+                let digit: UInt32
+                switch byte {
+                case 0x30...0x39: digit = UInt32(byte - 0x30)
+                case 0x61...0x66 where radix == 16: digit = UInt32(byte - 0x61 + 10)
+                case 0x41...0x46 where radix == 16: digit = UInt32(byte - 0x41 + 10)
+                default: return nil
+                }
+                value = value * radix + digit
+                if value > 0x10FFFF { return nil }
+                index += 1
+            }
+            guard value != 0, Unicode.Scalar(value) != nil else { return nil }
+            return value
+        }
+        func equals(_ text: StaticString) -> Bool {
+            guard text.utf8CodeUnitCount == count else { return false }
+            for offset in 0..<count where bytes[name.lowerBound + offset] != text.utf8Start[offset] { return false }
+            return true
+        }
+        switch count {
+        case 2: return equals("lt") ? 0x3C : equals("gt") ? 0x3E : nil
+        case 3: return equals("amp") ? 0x26 : nil
+        case 4: return equals("quot") ? 0x22 : equals("apos") ? 0x27 : nil
+        default: return nil
+        }
+    }
+
+    @inline(__always)
+    static func appendUTF8(_ value: UInt32, into output: inout [UInt8]) {
+        switch value {
+        case ..<0x80: output.append(UInt8(value))
+        case ..<0x800:
+            output.append(UInt8(0xC0 | (value >> 6)))
+            output.append(UInt8(0x80 | (value & 0x3F)))
+        case ..<0x10000:
+            output.append(UInt8(0xE0 | (value >> 12)))
+            output.append(UInt8(0x80 | ((value >> 6) & 0x3F)))
+            output.append(UInt8(0x80 | (value & 0x3F)))
+        default:
+            output.append(UInt8(0xF0 | (value >> 18)))
+            output.append(UInt8(0x80 | ((value >> 12) & 0x3F)))
+            output.append(UInt8(0x80 | ((value >> 6) & 0x3F)))
+            output.append(UInt8(0x80 | (value & 0x3F)))
+        }
+    }
+
+    @inline(__always)
+    static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
+    }
+
+    /// The text of `bytes`, with surrounding whitespace trimmed; invalid UTF-8 becomes U+FFFD.
+    static func string(_ bytes: [UInt8], trimming: Bool = true) -> String {
+        var lower = 0
+        var upper = bytes.count
+        if trimming {
+            while lower < upper, isSpace(bytes[lower]) { lower += 1 }
+            while upper > lower, isSpace(bytes[upper - 1]) { upper -= 1 }
+        }
+        return String(decoding: bytes[lower..<upper], as: UTF8.self)
+    }
+
+    /// Whether `bytes` is valid UTF-8, so the reader can report the ones it had to repair.
+    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        var index = range.lowerBound
+        // Skip ASCII quickly; validate the rest with the standard library.
+        while index < range.upperBound, bytes[index] < 0x80 { index += 1 }
+        if index == range.upperBound { return true }
+        return String(validating: bytes[index..<range.upperBound], as: UTF8.self) != nil
+    }
+}
+
+/// Counts entity references the reader kept as written, for the import report.
+struct EntityIssues {
+    var unknownCount = 0
+    var firstUnknown: String?
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import GuideIngest
+import GuideStore
+import XMLTV
+
+/// An error as the CLI shows it: one sentence on stderr that says what to do, and a non-zero exit.
+struct CLIFailure: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+
+    /// Runs `body`, turning the modules' errors into messages.
+    static func translating<T>(context: String? = nil, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw CLIFailure(message(for: error, context: context))
+        }
+    }
+
+    static func translating<T>(context: String? = nil, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw CLIFailure(message(for: error, context: context))
+        }
+    }
+
+    static func message(for error: any Error, context: String?) -> String {
+        let prefix = context.map { "\($0): " } ?? ""
+        switch error {
+        case let error as XMLTVError:
+            return prefix + error.description + ". Nothing was changed in the guide."
+        case let error as IngestError:
+            return prefix + error.message + ". Nothing was changed in the guide."
+        case let error as StoreError:
+            return prefix + error.message + (error.code == .corrupt ? ". Move the file aside and import again." : "")
+        case let error as CLIFailure:
+            return prefix + error.description
+        default:
+            return prefix + String(describing: error)
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import GuideCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct GridCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "grid",
+        abstract: "The guide as a grid in the terminal: channels down, time across, each programme as wide as it is long."
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    @Option(help: ArgumentHelp("The day, YYYY-MM-DD in your time zone (default: today).", valueName: "day"))
+    var day: String?
+
+    @Option(help: ArgumentHelp("Start time, HH:MM (default: now, rounded down to the half hour; 18:00 on other days).", valueName: "time"))
+    var from: String?
+
+    @Option(help: "How many hours to show.")
+    var hours: Double = 3
+
+    @Option(help: ArgumentHelp("Channel ids to show, comma-separated, in that order (default: all).", valueName: "ids"))
+    var channels: String?
+
+    @Option(help: "Width in columns (default: the terminal's).")
+    var width: Int?
+
+    func validate() throws {
+        if !(0.5...24).contains(hours) { throw ValidationError("--hours must be between 0.5 and 24.") }
+        if let width, width < 40 { throw ValidationError("--width must be at least 40.") }
+    }
+
+    func run() throws {
+        let zone = TimeZone.current
+        let now = Date()
+        let dayWindow = try DayOption.window(day, zone: zone, now: now)
+        let start = try startTime(dayWindow: dayWindow, now: now)
+        let window = TimeWindow(start: start, end: start.addingTimeInterval(hours * 3600))
+        let database = try store.open()
+        var lineup = try CLIFailure.translating { try database.channels() }
+        if let channels {
+            let wanted = channels.split(separator: ",").map { ChannelID(String($0).trimmingCharacters(in: .whitespaces)) }
+            let known = Dictionary(lineup.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let missing = wanted.filter { known[$0] == nil }
+            if !missing.isEmpty {
+                throw CLIFailure("Unknown channel(s): \(missing.map(\.rawValue).joined(separator: ", ")). See the ids with: tvguide channels")
+            }
+            lineup = wanted.compactMap { known[$0] }
+        }
+        guard !lineup.isEmpty else {
+            throw CLIFailure("The guide has no channels yet. Import listings first: tvguide import FILE-OR-URL")
+        }
+        let totalWidth = width ?? Self.terminalWidth()
+        let nameWidth = min(18, max(8, lineup.map(\.name.count).max() ?? 8))
+        let timeWidth = totalWidth - nameWidth - 1
+        Output.line("\(Output.day(window.start, zone))".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + " " + ruler(window, width: timeWidth, zone: zone))
+        for channel in lineup {
+            let programmes = try CLIFailure.translating { try database.programmes(on: channel.id, in: window) }
+            let row = Self.row(programmes.map { ($0.programme.start, $0.end, $0.programme.title) }, window: window, width: timeWidth)
+            Output.line(Self.fit(channel.name, nameWidth) + " " + row)
+        }
+    }
+
+    private func startTime(dayWindow: TimeWindow, now: Date) throws -> Date {
+        if let from {
+            let parts = from.split(separator: ":")
+            guard parts.count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]), (0...23).contains(hour),
+                  (0...59).contains(minute) else {
+                throw ValidationError("--from \"\(from)\" is not a time; write it like 18:30.")
+            }
+            return dayWindow.start.addingTimeInterval(TimeInterval(hour * 3600 + minute * 60))
+        }
+        if day == nil || (dayWindow.start...dayWindow.end).contains(now) {
+            let seconds = now.timeIntervalSince(dayWindow.start)
+            return dayWindow.start.addingTimeInterval((seconds / 1800).rounded(.down) * 1800)
+        }
+        return dayWindow.start.addingTimeInterval(18 * 3600)
+    }
+
+    /// Times every half hour (every hour when narrow), placed where the grid puts those instants.
+    private func ruler(_ window: TimeWindow, width: Int, zone: TimeZone) -> String {
+        var line = [Character](repeating: " ", count: width)
+        let step: TimeInterval = Double(width) / (window.duration / 1800) >= 7 ? 1800 : 3600
+        var tick = window.start
+        while tick < window.end {
+            let column = Int((tick.timeIntervalSince(window.start) / window.duration * Double(width)).rounded())
+            for (offset, character) in Output.clock(tick, zone).enumerated() where column + offset < width {
+                line[column + offset] = character
+            }
+            tick = tick.addingTimeInterval(step)
+        }
+        return String(line)
+    }
+
+    /// One channel's row: each programme starts with `|` and shows as much of its title as fits.
+    static func row(_ airings: [(start: Date, end: Date, title: String)], window: TimeWindow, width: Int) -> String {
+        var line = [Character](repeating: " ", count: width)
+        let columns = GridLayout.columns(for: airings.map { ($0.start, $0.end) }, in: window, width: width)
+        for (airing, range) in zip(airings, columns) where !range.isEmpty {
+            line[range.lowerBound] = "|"
+            let text = fit(airing.title, range.count - 1)
+            for (offset, character) in text.enumerated() {
+                line[range.lowerBound + 1 + offset] = character
+            }
+        }
+        return String(line)
+    }
+
+    /// `text` cut to `width` characters, with an ellipsis when cut.
+    static func fit(_ text: String, _ width: Int) -> String {
+        guard width > 0 else { return "" }
+        if text.count <= width { return text.padding(toLength: width, withPad: " ", startingAt: 0) }
+        return width >= 3 ? String(text.prefix(width - 1)) + "…" : String(text.prefix(width))
+    }
+
+    static func terminalWidth() -> Int {
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns >= 40 { return columns }
+        var size = winsize()
+        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 40 { return Int(size.ws_col) }
+        return 100
+    }
+}

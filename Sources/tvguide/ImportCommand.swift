@@ -1,0 +1,140 @@
+import ArgumentParser
+import Foundation
+import GuideCore
+import GuideIngest
+import GuideStore
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import XMLTV or Radio Times listings from files or URLs (plain or gzip).",
+        discussion: "Each file or URL is one import: it replaces what the same source said before for the channels and times it covers. A file that cannot be read changes nothing."
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    @Argument(help: ArgumentHelp("Files or http(s) URLs to import.", valueName: "path-or-url"))
+    var inputs: [String]
+
+    @Flag(help: "Print one JSON object with the counts and the repairs.")
+    var json = false
+
+    func validate() throws {
+        if inputs.isEmpty { throw ValidationError("Name at least one file or URL to import.") }
+    }
+
+    func run() async throws {
+        let database = try store.open()
+        let importer = ListingImporter(store: database)
+        var summaries: [ImportSummary] = []
+        for input in inputs {
+            let meter = ProgressMeter(label: input)
+            let summary = try await CLIFailure.translating(context: "cannot import \(input)") {
+                if let url = URL(string: input), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+                    let path = try await ListingDownloader().download(url) { meter.update($0) }
+                    defer { try? FileManager.default.removeItem(atPath: path) }  // The temporary copy is ours.
+                    return try importer.importFile(at: path, as: SourceName(input)) { meter.update($0) }
+                }
+                return try importer.importFile(at: input) { meter.update($0) }
+            }
+            meter.done()
+            summaries.append(summary)
+        }
+        let totals = try CLIFailure.translating { try database.counts() }
+        if json {
+            try Output.json(ImportReportDocument(summaries, totals: totals))
+        } else {
+            for summary in summaries {
+                Output.line("\(summary.source): \(summary.channels) channels, \(summary.programmes) programmes"
+                            + (summary.replaced > 0 ? ", replacing \(summary.replaced)" : ""))
+                let counts = summary.issues.counts.sorted { $0.key.rawValue < $1.key.rawValue }
+                for (kind, count) in counts {
+                    Output.line("  \(count) \(kind.rawValue)")
+                }
+                for issue in summary.issues.issues.prefix(10) {
+                    Output.line("    " + (issue.line.map { "line \($0): " } ?? "") + issue.message)
+                }
+            }
+            Output.line("The guide now holds \(totals.channels) channels and \(totals.programmes) programmes.")
+        }
+    }
+}
+
+/// `import --json`: one object for the whole run.
+struct ImportReportDocument: Encodable {
+    struct Source: Encodable {
+        var source: String
+        var channels: Int
+        var programmes: Int
+        var replaced: Int
+        var repairs: [String: Int]
+        var issues: [ListingIssue]
+    }
+
+    var channels: Int
+    var programmes: Int
+    var stored: Stored
+    var repairs: [String: Int]
+    var issues: [ListingIssue]
+    var sources: [Source]
+
+    struct Stored: Encodable {
+        var channels: Int
+        var programmes: Int
+    }
+
+    init(_ summaries: [ImportSummary], totals: (channels: Int, programmes: Int)) {
+        channels = summaries.reduce(0) { $0 + $1.channels }
+        programmes = summaries.reduce(0) { $0 + $1.programmes }
+        stored = Stored(channels: totals.channels, programmes: totals.programmes)
+        sources = summaries.map { summary in
+            Source(source: summary.source.rawValue, channels: summary.channels, programmes: summary.programmes,
+                   replaced: summary.replaced,
+                   repairs: Dictionary(uniqueKeysWithValues: summary.issues.counts.map { ($0.key.rawValue, $0.value) }),
+                   issues: summary.issues.issues)
+        }
+        repairs = sources.reduce(into: [:]) { result, source in
+            for (kind, count) in source.repairs { result[kind, default: 0] += count }
+        }
+        issues = sources.flatMap(\.issues)
+    }
+}
+
+/// A progress line on stderr, redrawn in place on a terminal and printed every few seconds otherwise.
+final class ProgressMeter: @unchecked Sendable {
+    private let label: String
+    private let started = Date()
+    private var lastShown = Date.distantPast
+    private var shownAny = false
+    private let lock = NSLock()
+    private let isTerminal = isatty(2) == 1
+
+    init(label: String) {
+        self.label = label
+    }
+
+    func update(_ progress: ImportProgress) {
+        lock.lock()
+        defer { lock.unlock() }
+        let now = Date()
+        guard now.timeIntervalSince(started) > 0.5, now.timeIntervalSince(lastShown) > (isTerminal ? 0.2 : 5) else { return }
+        lastShown = now
+        shownAny = true
+        var text = "\(label): \(Self.megabytes(progress.bytesRead))"
+        if let total = progress.totalBytes, let fraction = progress.fraction {
+            text += " of \(Self.megabytes(total)) (\(Int(fraction * 100))%)"
+        }
+        text += ", \(progress.programmes) programmes"
+        FileHandle.standardError.write(Data(((isTerminal ? "\r\u{1B}[K" : "") + text + (isTerminal ? "" : "\n")).utf8))
+    }
+
+    func done() {
+        lock.lock()
+        defer { lock.unlock() }
+        if shownAny && isTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+
+    static func megabytes(_ bytes: Int64) -> String {
+        String(format: "%.1f MB", Double(bytes) / 1_000_000)
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import GuideCore
+
+struct ListingsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "listings", abstract: "A channel's programmes for one day.")
+
+    @OptionGroup var store: StoreOptions
+
+    @Argument(help: ArgumentHelp("The channel id (see tvguide channels).", valueName: "channel"))
+    var channel: String
+
+    @Option(help: ArgumentHelp("The day, YYYY-MM-DD in your time zone (default: today).", valueName: "day"))
+    var day: String?
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        let window = try DayOption.window(day)
+        let database = try store.open()
+        let channels = try CLIFailure.translating { try database.channels() }
+        guard let match = channels.first(where: { $0.id.rawValue == channel })
+                ?? channels.first(where: { $0.name.caseInsensitiveCompare(channel) == .orderedSame }) else {
+            throw CLIFailure("There is no channel \"\(channel)\". See the ids with: tvguide channels")
+        }
+        let programmes = try CLIFailure.translating { try database.programmes(on: match.id, in: window) }
+        if json {
+            try Output.json(programmes.map(ProgrammeDocument.init))
+            return
+        }
+        Output.line("\(match.name), \(Output.day(window.start))")
+        if programmes.isEmpty { Output.line("  no listings for this day") }
+        for programme in programmes { Output.line("  " + Output.summary(programme)) }
+    }
+}
+
+/// `--day YYYY-MM-DD` in the viewer's zone, today by default.
+enum DayOption {
+    static func window(_ day: String?, zone: TimeZone = .current, now: Date = Date()) throws -> TimeWindow {
+        let text = day ?? {
+            let c = CivilTime.components(Int64(now.timeIntervalSince1970) + Int64(zone.secondsFromGMT(for: now)))
+            return String(format: "%04d-%02d-%02d", c.year, c.month, c.day)
+        }()
+        guard let window = TimeWindow.day(text, in: zone) else {
+            throw ValidationError("--day \"\(text)\" is not a date; write it like 2026-11-21.")
+        }
+        return window
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import GuideCore
+
+/// Writing to stdout and stderr, and the JSON and time formats every subcommand shares.
+enum Output {
+    static func json(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(value)
+        FileHandle.standardOutput.write(data)
+        FileHandle.standardOutput.write(Data("\n".utf8))
+    }
+
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// `18:30` in the viewer's zone.
+    static func clock(_ date: Date, _ zone: TimeZone = .current) -> String {
+        let seconds = Int64(date.timeIntervalSince1970) + Int64(zone.secondsFromGMT(for: date))
+        let c = CivilTime.components(seconds)
+        return String(format: "%02d:%02d", c.hour, c.minute)
+    }
+
+    /// `Sat 21 Nov` in the viewer's zone.
+    static func day(_ date: Date, _ zone: TimeZone = .current) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_GB")
+        formatter.timeZone = zone
+        formatter.dateFormat = "EEE d MMM yyyy"
+        return formatter.string(from: date)
+    }
+
+    /// A programme in one line: `18:30-19:00  Title: Sub-title (S2 E5)`.
+    static func summary(_ stored: StoredProgramme) -> String {
+        let programme = stored.programme
+        var text = "\(clock(programme.start))-\(clock(stored.end))  \(programme.title)"
+        if let subTitle = programme.subTitle { text += ": \(subTitle)" }
+        if let label = programme.numbering?.label, !label.isEmpty { text += " (\(label))" }
+        return text
+    }
+}
+
+/// `now --json` entries: the channel id with its programmes, null when there is none.
+struct NowNextDocument: Encodable {
+    var channel: String
+    var name: String
+    var now: ProgrammeDocument?
+    var next: ProgrammeDocument?
+
+    enum CodingKeys: String, CodingKey { case channel, name, now, next }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(channel, forKey: .channel)
+        try container.encode(name, forKey: .name)
+        try container.encode(now, forKey: .now)
+        try container.encode(next, forKey: .next)
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import GuideCore
+
+struct SearchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        abstract: "Find programmes whose title (or, with --in all, any text) contains every term.",
+        discussion: "Matching ignores case and accents and finds terms inside words, so it also works for scripts written without spaces."
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    @Argument(help: ArgumentHelp("Words that must all appear.", valueName: "term"))
+    var terms: [String]
+
+    @Option(name: .customLong("in"), help: "Where to look: title, or all (title, sub-title and description).")
+    var scope: SearchQuery.Scope = .title
+
+    @Option(help: "At most this many results.")
+    var limit = 50
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func validate() throws {
+        if terms.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            throw ValidationError("Give at least one word to search for.")
+        }
+        if limit < 1 { throw ValidationError("--limit must be at least 1.") }
+    }
+
+    func run() throws {
+        let database = try store.open()
+        let (results, channels) = try CLIFailure.translating {
+            (try database.search(SearchQuery(terms, scope: scope, limit: limit)), try database.channels())
+        }
+        if json {
+            try Output.json(results.map(ProgrammeDocument.init))
+            return
+        }
+        if results.isEmpty {
+            Output.line("Nothing found for \(terms.joined(separator: " ")).")
+            return
+        }
+        let names = Dictionary(channels.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        var lastDay = ""
+        for result in results {
+            let day = Output.day(result.programme.start)
+            if day != lastDay {
+                Output.line(day)
+                lastDay = day
+            }
+            Output.line("  \(Output.summary(result))  [\(names[result.programme.channel] ?? result.programme.channel.rawValue)]")
+        }
+    }
+}
+
+extension SearchQuery.Scope: ExpressibleByArgument {}

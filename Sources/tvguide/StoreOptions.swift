@@ -1,0 +1,23 @@
+import ArgumentParser
+import Foundation
+import GuideStore
+
+/// `--database`, shared by every subcommand; falls back to `TVGUIDE_DATABASE`, then a per-user data folder.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The guide database file (default: $TVGUIDE_DATABASE, else ~/.local/share/tvguide/guide.sqlite).",
+                                           valueName: "path"))
+    var database: String?
+
+    var path: String {
+        if let database { return database }
+        let environment = ProcessInfo.processInfo.environment
+        if let path = environment["TVGUIDE_DATABASE"], !path.isEmpty { return path }
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share").path
+        return dataHome + "/tvguide/guide.sqlite"
+    }
+
+    func open() throws -> SQLiteListingStore {
+        try CLIFailure.translating { try SQLiteListingStore(path: path) }
+    }
+}

@@ -1,0 +1,13 @@
+import ArgumentParser
+
+@main
+struct TVGuide: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tvguide",
+        abstract: "A self-hosted TV guide: import XMLTV listings, see what is on, search, export.",
+        subcommands: [
+            ImportCommand.self, ChannelsCommand.self, NowCommand.self, ListingsCommand.self, SearchCommand.self,
+            GridCommand.self, ExportCommand.self,
+        ]
+    )
+}
