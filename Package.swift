@@ -41,8 +41,8 @@ let package = Package(
         ]),
         .testTarget(name: "GuideCoreTests", dependencies: ["GuideCore"]),
         .testTarget(name: "XMLTVTests", dependencies: ["XMLTV", "GuideCore"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "GuideStoreTests", dependencies: ["GuideStore", "GuideCore", "XMLTV"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "GuideIngestTests", dependencies: ["GuideIngest", "GuideStore", "XMLTV", "GuideCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "GuideStoreTests", dependencies: ["GuideStore", "GuideCore", "XMLTV"]),
+        .testTarget(name: "GuideIngestTests", dependencies: ["GuideIngest", "GuideStore", "XMLTV", "GuideCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

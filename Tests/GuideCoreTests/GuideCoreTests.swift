@@ -1,0 +1,60 @@
+import Foundation
+import GuideCore
+import Testing
+
+@Suite struct GuideCoreTests {
+    @Test(arguments: [
+        ("2.9.0/1", XMLTVNSNumber(season: 3, episode: 10, part: 1, partCount: 1), "S3 E10"),
+        ("1.4/8.", XMLTVNSNumber(season: 2, episode: 5, episodeCount: 8), "S2 E5 of 8"),
+        (" . 11 . ", XMLTVNSNumber(episode: 12), "E12"),
+        ("0/3.0.", XMLTVNSNumber(season: 1, seasonCount: 3, episode: 1), "S1 E1"),
+    ])
+    func parsesXMLTVNS(value: String, number: XMLTVNSNumber, label: String) {
+        #expect(XMLTVNSNumber(parsing: value) == number)
+        #expect(number.label == label)
+        #expect(XMLTVNSNumber(parsing: number.xmltvValue) == number)
+    }
+
+    @Test func rejectsUnreadableXMLTVNS() {
+        #expect(XMLTVNSNumber(parsing: "S01E02") == nil)
+        #expect(XMLTVNSNumber(parsing: "..") == nil)
+    }
+
+    @Test func foldsCaseAndDiacritics() {
+        #expect(SearchText.fold("Café CRÈME Ñandú") == "cafe creme nandu")
+        #expect(SearchText.fold("ABC def") == "abc def")
+        #expect(SearchQuery(["Doctor  Who", "who"]).terms == ["doctor", "who"])
+    }
+
+    @Test func resolvesLocalTimesAroundClockChanges() throws {
+        let london = try #require(TimeZone(identifier: "Europe/London"))
+        func local(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int) -> Int64 {
+            Int64(CivilTime.days(year: y, month: m, day: d)) * 86_400 + Int64(h * 3600 + min * 60)
+        }
+        let ambiguous = local(2024, 10, 27, 1, 30)
+        #expect(ZonedTime.utc(localSeconds: ambiguous, in: london, prefer: .earlier) == ambiguous - 3600)
+        #expect(ZonedTime.utc(localSeconds: ambiguous, in: london, prefer: .later) == ambiguous)
+        let summer = local(2024, 7, 1, 20, 0)
+        #expect(ZonedTime.utc(localSeconds: summer, in: london) == summer - 3600)
+        let gap = local(2024, 3, 31, 1, 30)
+        #expect(ZonedTime.utc(localSeconds: gap, in: london) == gap)
+    }
+
+    @Test func gridColumnsAreProportionalAndClipped() {
+        let start = Date(timeIntervalSince1970: 0)
+        let window = TimeWindow(start: start, end: start.addingTimeInterval(3 * 3600))
+        let airings = [(start.addingTimeInterval(-1800), start.addingTimeInterval(1800)),
+                       (start.addingTimeInterval(1800), start.addingTimeInterval(5400)),
+                       (start.addingTimeInterval(5400), start.addingTimeInterval(4 * 3600))]
+        #expect(GridLayout.columns(for: airings, in: window, width: 180) == [0..<30, 30..<90, 90..<180])
+    }
+
+    @Test func formatsAndParsesISO8601() {
+        let date = Date(timeIntervalSince1970: 1_700_000_000)
+        #expect(CivilTime.iso8601(date) == "2023-11-14T22:13:20Z")
+        #expect(CivilTime.parseISO8601("2023-11-14T22:13:20Z") == date)
+        #expect(CivilTime.parseISO8601("2023-11-14T23:13:20+01:00") == date)
+        #expect(CivilTime.parseISO8601("2023-11-14T22:13Z") == date.addingTimeInterval(-20))
+        #expect(CivilTime.parseISO8601("yesterday") == nil)
+    }
+}

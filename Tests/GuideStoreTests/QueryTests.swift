@@ -1,0 +1,79 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Testing
+
+@Suite struct QueryTests {
+    static func guide() throws -> StoreFixture {
+        let fixture = try StoreFixture()
+        try fixture.importXML(StoreFixture.xml([
+            ("a", "20240101180000", "20240101183000", "Früh News"),
+            ("a", "20240101183000", "20240101183000", "Weather"),
+            ("a", "20240101183000", "20240101190000", "Doctor Who"),
+            ("a", "20240101190000", "20240101200000", "Café Society"),
+            ("b", "20240101170000", "20240101190000", "The Big Film"),
+            ("b", "20240101190000", "20240101193000", "ニュース７"),
+            ("b", "20240101200000", "20240101210000", "Doctor Foster"),
+        ], channels: ["a", "b", "c"]))
+        return fixture
+    }
+
+    @Test func nowAndNextFollowStartInclusiveStopExclusive() throws {
+        let store = try Self.guide().store
+        let at1830 = try store.nowNext(at: StoreFixture.date("20240101183000"), channels: nil)
+        #expect(at1830.map(\.channel.rawValue) == ["a", "b", "c"])
+        #expect(at1830[0].now?.programme.title == "Doctor Who")
+        #expect(at1830[0].next?.programme.title == "Café Society")
+        #expect(at1830[1].now?.programme.title == "The Big Film")
+        #expect(at1830[1].next?.programme.title == "ニュース７")
+        #expect(at1830[2].now == nil && at1830[2].next == nil)
+        // Just before the stop it is still on; at the stop the next one is.
+        let at1929 = try store.nowNext(at: StoreFixture.date("20240101192959"), channels: [ChannelID("b")])
+        #expect(at1929.first?.now?.programme.title == "ニュース７")
+        #expect(at1929.first?.next?.programme.title == "Doctor Foster")
+        let gap = try store.nowNext(at: StoreFixture.date("20240101194500"), channels: [ChannelID("b")])
+        #expect(gap.first?.now == nil)
+        #expect(gap.first?.next?.programme.title == "Doctor Foster")
+    }
+
+    @Test func windowIncludesProgrammesCrossingItsEdges() throws {
+        let store = try Self.guide().store
+        let window = TimeWindow(start: StoreFixture.date("20240101182000"), end: StoreFixture.date("20240101190000"))
+        #expect(try store.programmes(on: ChannelID("a"), in: window).map(\.programme.title)
+                == ["Früh News", "Weather", "Doctor Who"])
+    }
+
+    @Test func coverageIsFirstStartToLastStop() throws {
+        let coverage = try #require(try Self.guide().store.coverage())
+        #expect(coverage == TimeWindow(start: StoreFixture.date("20240101170000"), end: StoreFixture.date("20240101210000")))
+        #expect(try StoreFixture().store.coverage() == nil)
+    }
+
+    @Test(arguments: [
+        (["doctor"], ["Doctor Who", "Doctor Foster"]),
+        (["DOCTOR", "who"], ["Doctor Who"]),
+        (["who doctor"], ["Doctor Who"]),
+        (["cafe"], ["Café Society"]),
+        (["FRUH"], ["Früh News"]),
+        (["octo"], ["Doctor Who", "Doctor Foster"]),
+        (["ニュース"], ["ニュース７"]),
+        (["ース"], ["ニュース７"]),
+        (["w"], ["Früh News", "Weather", "Doctor Who"]),
+        (["doctor", "nobody"], []),
+    ] as [([String], [String])])
+    func searchFindsTitlesHoldingEveryTerm(terms: [String], titles: [String]) throws {
+        let results = try Self.guide().store.search(SearchQuery(terms))
+        #expect(results.map(\.programme.title) == titles)
+    }
+
+    @Test func searchCanLookInDescriptions() throws {
+        let store = try Self.guide().store
+        #expect(try store.search(SearchQuery(["about", "film"], scope: .title)).isEmpty)
+        #expect(try store.search(SearchQuery(["about", "film"], scope: .all)).map(\.programme.title) == ["The Big Film"])
+    }
+
+    @Test func searchHonoursTheLimitInStartOrder() throws {
+        let results = try Self.guide().store.search(SearchQuery(["o"], limit: 2))
+        #expect(results.map(\.programme.title) == ["Doctor Who", "Café Society"])
+    }
+}

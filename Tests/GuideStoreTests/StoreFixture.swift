@@ -1,0 +1,58 @@
+import Foundation
+import GuideCore
+import GuideStore
+import XMLTV
+
+/// A fresh database in a temporary folder, and helpers to fill it.
+struct StoreFixture {
+    let path: String
+    let store: SQLiteListingStore
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-test-\(UUID().uuidString)/guide.sqlite").path
+        store = try SQLiteListingStore(path: path)
+    }
+
+    /// The XMLTV fixtures shared with the XMLTV tests.
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("XMLTVTests/Fixtures")
+
+    @discardableResult
+    func importXML(_ text: String, source: String = "test") throws -> ImportSummary {
+        try importBytes(Array(text.utf8), source: source)
+    }
+
+    @discardableResult
+    func importFixture(_ path: String, source: String? = nil) throws -> ImportSummary {
+        try importBytes([UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent(path))), source: source ?? path)
+    }
+
+    @discardableResult
+    func importBytes(_ bytes: [UInt8], source: String) throws -> ImportSummary {
+        try store.importListings(from: SourceName(source)) { sink in
+            var reader = XMLTVReader()
+            let emit: (XMLTVItem) throws -> Void = { item in
+                switch item {
+                case .channel(let channel): try sink.add(channel)
+                case .programme(let programme, let line): try sink.add(programme, line: line)
+                }
+            }
+            try reader.feed(bytes, emit)
+            try reader.finish(emit)
+            sink.record(reader.issues)
+        }
+    }
+
+    /// `<tv>` around programmes written as (channel, start, stop, title) with times like `20240101200000`.
+    static func xml(_ programmes: [(String, String, String?, String)], channels: [String] = []) -> String {
+        var text = "<tv>\n"
+        for channel in channels { text += "<channel id=\"\(channel)\"><display-name>\(channel.uppercased())</display-name></channel>\n" }
+        for (channel, start, stop, title) in programmes {
+            text += "<programme start=\"\(start) +0000\"" + (stop.map { " stop=\"\($0) +0000\"" } ?? "")
+                + " channel=\"\(channel)\"><title>\(title)</title><desc>About \(title)</desc></programme>\n"
+        }
+        return text + "</tv>\n"
+    }
+
+    static func date(_ text: String) -> Date { XMLTVTimestamp.date(text)! }
+}
