@@ -6,6 +6,8 @@ public struct Programme: Hashable, Codable, Sendable {
     public var start: Date
     /// When it ends; nil when the source gave no stop and none could be derived.
     public var stop: Date?
+    /// Position in a clump of programmes sharing one slot, as XMLTV's `clumpidx` writes it (`1/3`).
+    public var clumpIndex: String?
 
     public var titles: [LocalizedText]
     public var subTitles: [LocalizedText] = []

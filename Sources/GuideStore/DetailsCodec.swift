@@ -65,6 +65,7 @@ enum DetailsCodec {
         }
         writer.ratings(programme.ratings)
         writer.ratings(programme.starRatings)
+        writer.optional(programme.clumpIndex)
         return writer.bytes
     }
 
@@ -110,6 +111,7 @@ enum DetailsCodec {
         }
         programme.ratings = reader.ratings()
         programme.starRatings = reader.ratings()
+        programme.clumpIndex = reader.optional()
         return reader.isValid ? programme : nil
     }
 

@@ -9,79 +9,112 @@ extension SQLiteImportSession {
         var stop: Int64
         var isStopKnown: Bool
         var title: String
+        var clump: String?
         var line: Int?
     }
 
-    /// Walks the new programmes channel by channel in start order and applies the documented repairs:
-    /// missing stop = next start, duplicates dropped, overlaps cut, zero lengths reported.
+    /// Walks the new programmes channel by channel, one start time (a "slot") at a time, and applies the documented
+    /// repairs (docs/repairs.md), the rules `tv_sort` follows:
+    /// - a missing stop is the earliest known stop in its slot (a clump shares its slot), else the next slot's start;
+    /// - the same title at the same start and stop (and clump position) again is a duplicate; a copy without a stop
+    ///   counts as the same, and the one without a stop goes;
+    /// - a programme still running when the next slot starts is cut there (zero-length ones never cut anything);
+    /// - zero-length programmes are kept and reported.
     /// Returns how many rows it deleted.
     func repair() throws -> Int {
         var stops: [(id: Int64, stop: Int64)] = []
         var duplicates: [Int64] = []
-        var channel: String?
-        var previous: Airing?
-        var open: [Airing] = []
+        var channel: ChannelID?
+        var slot: [Airing] = []
+        /// The previous slot's programmes, once their stops are settled.
+        var previous: [Airing] = []
 
-        func closeChannel() {
-            for airing in open {
-                issues.record(.stopUnknown) { ListingIssue(kind: .stopUnknown, line: airing.line, channel: channel.map { ChannelID($0) },
-                                           start: date(airing.start), title: airing.title,
-                                           message: "no stop time and nothing after it on the channel; shown until \(iso(airing.stop))") }
+        func settle(nextStart: Int64?) {
+            guard let channel else { return }
+            // Duplicates: keep one per title and clump position, preferring one with a stop.
+            var kept: [Airing] = []
+            for airing in slot {
+                if let index = kept.firstIndex(where: {
+                    $0.title == airing.title && $0.clump == airing.clump
+                        && ($0.stop == airing.stop || !$0.isStopKnown || !airing.isStopKnown)
+                }) {
+                    var drop = airing
+                    if !kept[index].isStopKnown && airing.isStopKnown {
+                        drop = kept[index]
+                        kept[index] = airing
+                    }
+                    duplicates.append(drop.id)
+                    issues.record(.duplicate) {
+                        ListingIssue(kind: .duplicate, line: drop.line, channel: channel, start: date(drop.start), title: drop.title,
+                                     message: "the same programme again at the same time; the copy was skipped")
+                    }
+                } else {
+                    kept.append(airing)
+                }
             }
-            open.removeAll()
-            previous = nil
+            let clumpStop = kept.filter(\.isStopKnown).map(\.stop).min()
+            for index in kept.indices where !kept[index].isStopKnown {
+                let airing = kept[index]
+                if let stop = clumpStop ?? nextStart {
+                    kept[index].stop = stop
+                    kept[index].isStopKnown = true
+                    stops.append((airing.id, stop))
+                    issues.record(.stopFromNextStart) {
+                        ListingIssue(kind: .stopFromNextStart, line: airing.line, channel: channel, start: date(airing.start),
+                                     title: airing.title,
+                                     message: clumpStop != nil ? "no stop time; it shares the stop of the programme beside it, \(iso(stop))"
+                                         : "no stop time; it ends when the next programme starts, \(iso(stop))")
+                    }
+                } else {
+                    issues.record(.stopUnknown) {
+                        ListingIssue(kind: .stopUnknown, line: airing.line, channel: channel, start: date(airing.start),
+                                     title: airing.title,
+                                     message: "no stop time and nothing after it on the channel; shown until \(iso(airing.stop))")
+                    }
+                }
+            }
+            for airing in kept where airing.isStopKnown && airing.stop == airing.start {
+                issues.record(.zeroLength) {
+                    ListingIssue(kind: .zeroLength, line: airing.line, channel: channel, start: date(airing.start),
+                                 title: airing.title, message: "starts and stops at the same time; kept, never shown as on now")
+                }
+            }
+            previous = kept
+            slot.removeAll()
+        }
+
+        func cutOverlaps(at start: Int64) {
+            guard let channel else { return }
+            for airing in previous where airing.isStopKnown && airing.stop > start && airing.stop != airing.start {
+                stops.append((airing.id, start))
+                issues.record(.overlap) {
+                    ListingIssue(kind: .overlap, line: airing.line, channel: channel, start: date(airing.start), title: airing.title,
+                                 message: "still running when the next programme starts at \(iso(start)); cut to end there (it said \(iso(airing.stop)))")
+                }
+            }
         }
 
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT id, channel_id, start, stop, stop_known, title, line FROM programme
+            SELECT id, channel_id, start, stop, stop_known, title, clump, line FROM programme
             WHERE import_id = ? ORDER BY channel_id, start, id
             """, arguments: [importID])
         while let row = try rows.next() {
-            let rowChannel: String = row[1]
-            let airing = Airing(id: row[0], start: row[2], stop: row[3], isStopKnown: row[4] == 1, title: row[5], line: row[6])
+            let rowChannel = ChannelID(row[1] as String)
+            let airing = Airing(id: row[0], start: row[2], stop: row[3], isStopKnown: row[4] == 1, title: row[5],
+                                clump: row[6], line: row[7])
             if rowChannel != channel {
-                closeChannel()
+                settle(nextStart: nil)
+                previous.removeAll()
                 channel = rowChannel
+            } else if let current = slot.first, airing.start != current.start {
+                settle(nextStart: airing.start)
+                // A zero-length programme marks an instant; it does not end what is running.
+                let isZeroLength = airing.isStopKnown && airing.stop == airing.start
+                if !isZeroLength { cutOverlaps(at: airing.start) }
             }
-            let channelID = ChannelID(rowChannel)
-            if let earlier = previous, earlier.start == airing.start, earlier.title == airing.title {
-                duplicates.append(airing.id)
-                issues.record(.duplicate) { ListingIssue(kind: .duplicate, line: airing.line, channel: channelID, start: date(airing.start),
-                                           title: airing.title, message: "the same programme again at the same time; the copy was skipped") }
-                continue
-            }
-            if let first = open.first, airing.start > first.start {
-                for waiting in open {
-                    stops.append((waiting.id, airing.start))
-                    issues.record(.stopFromNextStart) { ListingIssue(kind: .stopFromNextStart, line: waiting.line, channel: channelID,
-                                               start: date(waiting.start), title: waiting.title,
-                                               message: "no stop time; it ends when the next programme starts, \(iso(airing.start))") }
-                }
-                if previous.map({ !$0.isStopKnown }) == true {
-                    previous?.stop = airing.start
-                    previous?.isStopKnown = true
-                }
-                open.removeAll()
-            }
-            let isZeroLength = airing.isStopKnown && airing.stop == airing.start
-            if var earlier = previous, earlier.isStopKnown, airing.start > earlier.start, airing.start < earlier.stop,
-               !isZeroLength {
-                issues.record(.overlap) { ListingIssue(kind: .overlap, line: earlier.line, channel: channelID, start: date(earlier.start),
-                                           title: earlier.title,
-                                           message: "overlaps \"\(airing.title)\" at \(iso(airing.start)); cut to end there (it said \(iso(earlier.stop)))") }
-                earlier.stop = airing.start
-                stops.append((earlier.id, airing.start))
-                previous = earlier
-            }
-            if !airing.isStopKnown {
-                open.append(airing)
-            } else if isZeroLength {
-                issues.record(.zeroLength) { ListingIssue(kind: .zeroLength, line: airing.line, channel: channelID, start: date(airing.start),
-                                           title: airing.title, message: "starts and stops at the same time; kept, never shown as on now") }
-            }
-            if !isZeroLength || previous == nil { previous = airing }
+            slot.append(airing)
         }
-        closeChannel()
+        settle(nextStart: nil)
 
         let updateStop = try db.makeStatement(sql: "UPDATE programme SET stop = ?, stop_known = 1 WHERE id = ?")
         for change in stops {

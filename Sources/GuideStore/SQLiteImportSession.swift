@@ -27,8 +27,8 @@ final class SQLiteImportSession: ListingSink {
         importID = db.lastInsertedRowID
         nextChannelPosition = (try Int64.fetchOne(db, sql: "SELECT max(position) FROM channel") ?? 0) + 1
         insertProgramme = try db.makeStatement(sql: """
-            INSERT INTO programme (source_id, import_id, channel_id, start, stop, stop_known, title, sub_title, category, line, details)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO programme (source_id, import_id, channel_id, start, stop, stop_known, title, sub_title, category, clump, line, details)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         insertSearch = try db.makeStatement(sql: "INSERT INTO programme_search (rowid, title, body) VALUES (?, ?, ?)")
         upsertChannel = try db.makeStatement(sql: """
@@ -52,7 +52,8 @@ final class SQLiteImportSession: ListingSink {
         let title = programme.title
         try insertProgramme.execute(arguments: [
             sourceID, importID, programme.channel.rawValue, start, stop, knownStop == nil ? 0 : 1, title,
-            programme.subTitle, programme.categories.first?.text, line, Data(DetailsCodec.encode(programme)),
+            programme.subTitle, programme.categories.first?.text, programme.clumpIndex, line,
+            Data(DetailsCodec.encode(programme)),
         ])
         let id = db.lastInsertedRowID
         var body = programme.subTitles.map(\.text)

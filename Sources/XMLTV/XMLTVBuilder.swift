@@ -291,6 +291,9 @@ struct XMLTVBuilder {
         }
         programme = Programme(channel: ChannelID(channelID), start: Date(timeIntervalSince1970: TimeInterval(start)),
                               stop: stop.map { Date(timeIntervalSince1970: TimeInterval($0)) }, titles: [])
+        if let clump = attributes.string("clumpidx", issues: &entityIssues), clump != "0/1" {
+            programme?.clumpIndex = clump
+        }
         return true
     }
 

@@ -34,7 +34,9 @@ public struct XMLTVWriter {
     public func write(_ programme: Programme) throws {
         var out = "  <programme start=\"\(XMLTVTimestamp.format(programme.start))\""
         if let stop = programme.stop { out += " stop=\"\(XMLTVTimestamp.format(stop))\"" }
-        out += " channel=\"\(Self.escape(programme.channel.rawValue))\">\n"
+        out += " channel=\"\(Self.escape(programme.channel.rawValue))\""
+        if let clump = programme.clumpIndex { out += " clumpidx=\"\(Self.escape(clump))\"" }
+        out += ">\n"
         let titles = programme.titles.isEmpty ? [LocalizedText("")] : programme.titles
         for title in titles { out += Self.element("title", title) }
         for text in programme.subTitles { out += Self.element("sub-title", text) }

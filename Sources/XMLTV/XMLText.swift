@@ -1,3 +1,5 @@
+import Foundation
+
 /// Entity decoding and string making for the scanner's text and attribute values.
 enum XMLText {
     /// Appends `range` to `output`, replacing the five predefined entities and character references.
@@ -101,7 +103,12 @@ enum XMLText {
             while lower < upper, isSpace(bytes[lower]) { lower += 1 }
             while upper > lower, isSpace(bytes[upper - 1]) { upper -= 1 }
         }
-        return String(decoding: bytes[lower..<upper], as: UTF8.self)
+        let text = String(decoding: bytes[lower..<upper], as: UTF8.self)
+        // Non-breaking and other Unicode spaces at the ends are padding too (seen in real Brazilian listings).
+        if trimming, lower < upper, bytes[lower] >= 0x80 || bytes[upper - 1] >= 0x80 {
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return text
     }
 
     /// Whether `bytes` is valid UTF-8, so the reader can report the ones it had to repair.

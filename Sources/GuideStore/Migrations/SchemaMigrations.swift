@@ -38,6 +38,7 @@ enum SchemaMigrations {
                     title TEXT NOT NULL,
                     sub_title TEXT,
                     category TEXT,
+                    clump TEXT,
                     line INTEGER,
                     details BLOB NOT NULL
                 );

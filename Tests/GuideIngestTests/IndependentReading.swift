@@ -1,0 +1,92 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Reads an XMLTV file with Foundation's XMLParser (libxml2) and DateFormatter, sharing no code with tvguide's
+/// reader, so the two can be compared.
+final class IndependentReading: NSObject, XMLParserDelegate {
+    struct Airing: Hashable {
+        var channel: String
+        var start: Date
+        var stop: Date?
+        var title: String
+    }
+
+    private(set) var airings: [Airing] = []
+    private(set) var channelIDs: Set<String> = []
+    private var current: Airing?
+    private var text = ""
+    private var inTitle = false
+    private var hasTitle = false
+    private let formatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyyMMddHHmmss Z"
+        return formatter
+    }()
+
+    static func read(_ url: URL) throws -> IndependentReading {
+        let reading = IndependentReading()
+        var data = try Data(contentsOf: url)
+        if url.pathExtension == "gz" { data = try gunzip(url) }
+        // A stream makes libxml2 read in chunks; handed one big buffer it gives up on files over 10 MB.
+        let parser = XMLParser(stream: InputStream(data: data))
+        parser.delegate = reading
+        guard parser.parse() else { throw parser.parserError ?? CocoaError(.fileReadCorruptFile) }
+        return reading
+    }
+
+    static func gunzip(_ url: URL) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-dc", url.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data
+    }
+
+    private func date(_ value: String?) -> Date? {
+        guard let value else { return nil }
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        return formatter.date(from: trimmed) ?? formatter.date(from: trimmed + " +0000")
+    }
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        switch name {
+        case "channel" where current == nil: channelIDs.insert(attributes["id"] ?? "")
+        case "programme":
+            if let channel = attributes["channel"], let start = date(attributes["start"]) {
+                current = Airing(channel: channel, start: start, stop: date(attributes["stop"]), title: "")
+                hasTitle = false
+            }
+        case "title" where current != nil && !hasTitle:
+            inTitle = true
+            text = ""
+        default: break
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        if inTitle { text += string }
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA block: Data) {
+        if inTitle { text += String(decoding: block, as: UTF8.self) }
+    }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        if name == "title" && inTitle {
+            current?.title = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            inTitle = false
+            hasTitle = true
+        } else if name == "programme", let airing = current {
+            airings.append(airing)
+            current = nil
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import GuideCore
+import GuideIngest
+import GuideStore
+
+/// A fresh store with an importer, and where the test data lives.
+struct IngestFixture {
+    let store: SQLiteListingStore
+    let importer: ListingImporter
+
+    init() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-ingest-\(UUID().uuidString)/guide.sqlite").path
+        store = try SQLiteListingStore(path: path)
+        importer = ListingImporter(store: store)
+    }
+
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("XMLTVTests/Fixtures")
+
+    /// `../shared/data` beside the checkout: there for developers and CI, not in a user's clone.
+    static let shared = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/data/xmltv")
+
+    static var hasShared: Bool { FileManager.default.fileExists(atPath: shared.appendingPathComponent("real").path) }
+
+    static func realFiles() -> [String] {
+        guard hasShared else { return [] }
+        let folder = shared.appendingPathComponent("real")
+        return ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+            .map { folder.appendingPathComponent($0).path }
+    }
+
+    func all() throws -> [StoredProgramme] {
+        var programmes: [StoredProgramme] = []
+        try store.forEachProgramme { programmes.append($0) }
+        return programmes
+    }
+}
