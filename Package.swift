@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "tvguide",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "tvguide", targets: ["tvguide"]),
         .library(name: "GuideCore", targets: ["GuideCore"]),
@@ -39,6 +39,8 @@ let package = Package(
             "GuideCore", "XMLTV", "GuideStore", "GuideIngest",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // scripts/bench's driver: parse and query timings in a release build.
+        .executableTarget(name: "GuideBench", dependencies: ["GuideCore", "XMLTV", "GuideStore", "GuideIngest"]),
         .testTarget(name: "GuideCoreTests", dependencies: ["GuideCore"]),
         .testTarget(name: "XMLTVTests", dependencies: ["XMLTV", "GuideCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GuideStoreTests", dependencies: ["GuideStore", "GuideCore", "XMLTV"]),

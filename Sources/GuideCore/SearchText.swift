@@ -1,11 +1,13 @@
 import Foundation
+import Synchronization
 
 /// The folded form that search compares: lower case, without diacritics, so "Café" finds "cafe".
 ///
 /// Stored search text and query terms go through the same folding, which keeps matching a plain substring test
 /// and works for scripts written without spaces.
 public enum SearchText {
-    /// Folds case and strips combining marks; ASCII takes a fast path since most listings are ASCII.
+    /// Folds case and strips combining marks. ASCII takes a byte fast path; other characters are folded once each
+    /// and remembered, since Unicode decomposition is slow and listings reuse a small alphabet.
     public static func fold(_ text: String) -> String {
         var isASCII = true
         var hasUpper = false
@@ -17,12 +19,31 @@ public enum SearchText {
             guard hasUpper else { return text }
             return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 }, as: UTF8.self)
         }
-        let decomposed = text.decomposedStringWithCanonicalMapping
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if value < 0x80 {
+                output.append(value >= 0x41 && value <= 0x5A ? UInt8(value + 32) : UInt8(value))
+            } else if let folded = cache.withLock({ $0[value] }) {
+                output.append(contentsOf: folded)
+            } else {
+                let folded = Array(foldSlowly(scalar).utf8)
+                cache.withLock { $0[value] = folded }
+                output.append(contentsOf: folded)
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static let cache = Mutex<[UInt32: [UInt8]]>([:])
+
+    static func foldSlowly(_ scalar: Unicode.Scalar) -> String {
         var scalars = String.UnicodeScalarView()
-        for scalar in decomposed.unicodeScalars {
-            switch scalar.properties.generalCategory {
+        for part in String(scalar).decomposedStringWithCanonicalMapping.unicodeScalars {
+            switch part.properties.generalCategory {
             case .nonspacingMark, .enclosingMark: continue
-            default: scalars.append(scalar)
+            default: scalars.append(part)
             }
         }
         return String(scalars).lowercased()

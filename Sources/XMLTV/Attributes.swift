@@ -23,6 +23,6 @@ struct Attributes {
         guard let raw = raw(name) else { return nil }
         var scratch: [UInt8] = []
         XMLText.appendDecoded(bytes, raw.startIndex..<raw.endIndex, into: &scratch, issues: &issues)
-        return XMLText.string(scratch, trimming: false)
+        return XMLText.string(scratch, trimming: false, invalid: &issues.invalidUTF8)
     }
 }

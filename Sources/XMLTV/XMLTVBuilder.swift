@@ -39,6 +39,11 @@ struct XMLTVBuilder {
     }
 
     mutating func flushEntityIssues() {
+        if entityIssues.invalidUTF8 > 0 {
+            issues.record(ListingIssue(kind: .invalidEncoding,
+                                       message: "\(entityIssues.invalidUTF8) text(s) held bytes that are not UTF-8; they were replaced with U+FFFD (check the file's declared encoding)"))
+            issues.record(.invalidEncoding, count: entityIssues.invalidUTF8 - 1)
+        }
         guard entityIssues.unknownCount > 0 else { return }
         issues.record(ListingIssue(kind: .unknownEntity,
                                    message: "\(entityIssues.unknownCount) unknown entity reference(s) such as \(entityIssues.firstUnknown ?? "?") were kept as written"))
@@ -87,7 +92,8 @@ struct XMLTVBuilder {
         if let role = parent.creditRole, credit != nil, credit?.name.isEmpty == true {
             // Mixed content: the person's name comes before their <image> or <url>.
             _ = role
-            credit?.name = XMLText.string(text)
+            let value = textString()
+            credit?.name = value
         }
         text.removeAll(keepingCapacity: true)
         var wanted = true
@@ -171,12 +177,13 @@ struct XMLTVBuilder {
         case (.tv, .programme):
             return finishProgramme()
         case (.channel, .displayName):
-            let name = XMLText.string(text)
+            let name = textString()
             if !name.isEmpty { channel?.displayNames.append(LocalizedText(name, language: language)) }
         case (.channel, .url):
-            appendNonEmpty(&channel, \.urls)
+            let url = textString()
+            appendNonEmpty(&channel, \.urls, url)
         case (.channel, .lcn):
-            let number = XMLText.string(text)
+            let number = textString()
             if !number.isEmpty { channel?.number = number }
         case (.programme, .title): appendLocalized(\.titles)
         case (.programme, .subTitle): appendLocalized(\.subTitles)
@@ -197,34 +204,35 @@ struct XMLTVBuilder {
             let value = localized() ?? LocalizedText("")
             programme?.lastChance = value
         case (.programme, .date):
-            let date = XMLText.string(text)
+            let date = textString()
             if !date.isEmpty { programme?.date = date }
         case (.programme, .url):
-            appendNonEmpty(&programme, \.urls)
+            let url = textString()
+            appendNonEmpty(&programme, \.urls, url)
         case (.programme, .length):
             finishLength()
         case (.programme, .episodeNum):
-            let value = XMLText.string(text)
+            let value = textString()
             if !value.isEmpty {
                 programme?.episodeNumbers.append(EpisodeNumber(system: secondaryAttribute ?? "onscreen", value: value))
             }
         case (.video, .present):
-            let value = Self.yesNo(XMLText.string(text))
+            let value = Self.yesNo(textString())
             setVideo { $0.isPresent = value }
         case (.video, .colour):
-            let value = Self.yesNo(XMLText.string(text))
+            let value = Self.yesNo(textString())
             setVideo { $0.isColour = value }
         case (.video, .aspect):
-            let value = XMLText.string(text)
+            let value = textString()
             setVideo { $0.aspect = value }
         case (.video, .quality):
-            let value = XMLText.string(text)
+            let value = textString()
             setVideo { $0.quality = value }
         case (.audio, .present):
-            let value = Self.yesNo(XMLText.string(text))
+            let value = Self.yesNo(textString())
             setAudio { $0.isPresent = value }
         case (.audio, .stereo):
-            let value = XMLText.string(text)
+            let value = textString()
             setAudio { $0.stereo = value }
         case (.programme, .video):
             if programme?.video == nil { programme?.video = Video() }
@@ -237,7 +245,8 @@ struct XMLTVBuilder {
             if let subtitles { programme?.subtitles.append(subtitles) }
             subtitles = nil
         case (.rating, .value), (.starRating, .value):
-            rating?.value = XMLText.string(text)
+            let value = textString()
+            rating?.value = value
         case (.programme, .rating), (.programme, .starRating):
             if let rating, !rating.value.isEmpty {
                 if frame.name == .rating { programme?.ratings.append(rating) } else { programme?.starRatings.append(rating) }
@@ -245,15 +254,15 @@ struct XMLTVBuilder {
             rating = nil
         case (.credits, _) where frame.name.creditRole != nil:
             if var credit {
-                if credit.name.isEmpty { credit.name = XMLText.string(text) }
+                if credit.name.isEmpty { credit.name = textString() }
                 if !credit.name.isEmpty { programme?.credits.append(credit) }
             }
             credit = nil
         case (let role?, .image) where role.creditRole != nil:
-            let image = XMLText.string(text)
+            let image = textString()
             if !image.isEmpty { credit?.images.append(image) }
         case (let role?, .url) where role.creditRole != nil:
-            let url = XMLText.string(text)
+            let url = textString()
             if !url.isEmpty { credit?.urls.append(url) }
         default:
             break
@@ -314,7 +323,7 @@ struct XMLTVBuilder {
     }
 
     private mutating func finishLength() {
-        let value = XMLText.string(text)
+        let value = textString()
         guard let number = Int(value), number >= 0 else {
             issues.record(ListingIssue(kind: .invalidValue, line: programmeLine, channel: programme?.channel,
                                        message: "length \"\(value)\" is not a whole number; ignored"))
@@ -329,8 +338,8 @@ struct XMLTVBuilder {
 
     // MARK: - Small pieces
 
-    private func localized() -> LocalizedText? {
-        let value = XMLText.string(text)
+    private mutating func localized() -> LocalizedText? {
+        let value = textString()
         return value.isEmpty ? nil : LocalizedText(value, language: language)
     }
 
@@ -338,8 +347,12 @@ struct XMLTVBuilder {
         if let value = localized() { programme?[keyPath: field].append(value) }
     }
 
-    private func appendNonEmpty<Value>(_ target: inout Value?, _ field: WritableKeyPath<Value, [String]>) {
-        let value = XMLText.string(text)
+    private mutating func textString() -> String {
+        let bytes = text
+        return XMLText.string(bytes, invalid: &entityIssues.invalidUTF8)
+    }
+
+    private func appendNonEmpty<Value>(_ target: inout Value?, _ field: WritableKeyPath<Value, [String]>, _ value: String) {
         if !value.isEmpty { target?[keyPath: field].append(value) }
     }
 

@@ -39,7 +39,6 @@ public struct XMLTVReader {
     private var lineCursor = 0
     private var lineAtCursor = 1
     private var columnBase = 1
-    private var validatedUpTo = 0
 
     public init() {}
 
@@ -150,12 +149,6 @@ public struct XMLTVReader {
         defer { swap(&bytes, &buffer) }
         try bytes.withUnsafeBufferPointer { pointer in
             try scanTokens(pointer, final: final, emit)
-            if encoding == .utf8, validatedUpTo < position,
-               !XMLText.isValidUTF8(pointer, validatedUpTo..<position) {
-                issues.record(ListingIssue(kind: .invalidEncoding, line: line(at: validatedUpTo, pointer),
-                                           message: "bytes that are not UTF-8 at or after this line were replaced with U+FFFD; check the file's declared encoding"))
-            }
-            validatedUpTo = position
         }
         // Drop what is consumed, keeping line numbers right.
         if position > 0 {
@@ -163,7 +156,6 @@ public struct XMLTVReader {
             columnBase = column(at: position, bytes)
             bytes.removeSubrange(0..<position)
             lineCursor = 0
-            validatedUpTo = 0
             position = 0
         }
         if bytes.count > maximumTokenBytes {

@@ -96,28 +96,35 @@ enum XMLText {
     }
 
     /// The text of `bytes`, with surrounding whitespace trimmed; invalid UTF-8 becomes U+FFFD.
-    static func string(_ bytes: [UInt8], trimming: Bool = true) -> String {
+    static func string(_ bytes: [UInt8], trimming: Bool = true, invalid: inout Int) -> String {
         var lower = 0
         var upper = bytes.count
         if trimming {
             while lower < upper, isSpace(bytes[lower]) { lower += 1 }
             while upper > lower, isSpace(bytes[upper - 1]) { upper -= 1 }
         }
-        let text = String(decoding: bytes[lower..<upper], as: UTF8.self)
+        let text: String
+        if let valid = String(validating: bytes[lower..<upper], as: UTF8.self) {
+            text = valid
+        } else {
+            invalid += 1
+            text = String(decoding: bytes[lower..<upper], as: UTF8.self)
+        }
         // Non-breaking and other Unicode spaces at the ends are padding too (seen in real Brazilian listings).
         if trimming, lower < upper, bytes[lower] >= 0x80 || bytes[upper - 1] >= 0x80 {
-            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+            return trimmingUnicodeSpace(text)
         }
         return text
     }
 
-    /// Whether `bytes` is valid UTF-8, so the reader can report the ones it had to repair.
-    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        var index = range.lowerBound
-        // Skip ASCII quickly; validate the rest with the standard library.
-        while index < range.upperBound, bytes[index] < 0x80 { index += 1 }
-        if index == range.upperBound { return true }
-        return String(validating: bytes[index..<range.upperBound], as: UTF8.self) != nil
+    static func trimmingUnicodeSpace(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        var start = scalars.startIndex
+        var end = scalars.endIndex
+        while start < end, scalars[start].properties.isWhitespace { start = scalars.index(after: start) }
+        while end > start, scalars[scalars.index(before: end)].properties.isWhitespace { end = scalars.index(before: end) }
+        if start == scalars.startIndex && end == scalars.endIndex { return text }
+        return String(scalars[start..<end])
     }
 }
 
@@ -125,4 +132,6 @@ enum XMLText {
 struct EntityIssues {
     var unknownCount = 0
     var firstUnknown: String?
+    /// Texts holding bytes that are not UTF-8, repaired with U+FFFD.
+    var invalidUTF8 = 0
 }

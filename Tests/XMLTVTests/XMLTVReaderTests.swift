@@ -122,6 +122,16 @@ import Testing
         #expect(result.issues.issues.first { $0.kind == .stopBeforeStart }?.line == 4)
     }
 
+    @Test func repairsInvalidUTF8AndReportsIt() throws {
+        // Given a Latin-1 byte in a file that says it is UTF-8,
+        let bytes = Array("<tv><programme start=\"2024\" channel=\"c\"><title>Caf".utf8) + [0xE9]
+            + Array("</title></programme></tv>".utf8)
+        let result = try XMLTVReader.read(bytes)
+        // then the character becomes U+FFFD and the report says so.
+        #expect(result.programmes.first?.title == "Caf\u{FFFD}")
+        #expect(result.issues.counts[.invalidEncoding] == 1)
+    }
+
     @Test func rejectsFilesThatAreNotXMLTV() throws {
         let html = Array("<html><body>Not found</body></html>".utf8)
         let error = try #require(throws: XMLTVError.self) { try XMLTVReader.read(html) }

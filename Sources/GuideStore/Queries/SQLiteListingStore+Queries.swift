@@ -83,21 +83,21 @@ extension SQLiteListingStore {
 
     public func search(_ query: SearchQuery) throws -> [StoredProgramme] {
         guard !query.terms.isEmpty else { return [] }
-        // Trigrams index terms of three or more characters; shorter ones are checked on the folded text.
-        let indexed = query.terms.filter { $0.count >= 3 }
-        let short = query.terms.filter { $0.count < 3 }
-        let column = query.scope == .title ? "f.title" : "(f.title || ' ' || f.body)"
+        // Title trigrams index terms of three or more characters; shorter terms, and every term when descriptions
+        // count too, are checked on the folded text.
+        let indexed = query.scope == .title ? query.terms.filter { $0.count >= 3 } : []
+        let scanned = query.scope == .title ? query.terms.filter { $0.count < 3 } : query.terms
         var conditions: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
         if !indexed.isEmpty {
             let phrases = indexed.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-            let expression = phrases.joined(separator: " AND ")
             conditions.append("programme_search MATCH ?")
-            arguments.append(query.scope == .title ? "title : (\(expression))" : expression)
+            arguments.append("title : (\(phrases.joined(separator: " AND ")))")
         }
-        for term in short {
-            conditions.append("instr(\(column), ?) > 0")
+        for term in scanned {
+            conditions.append(query.scope == .title ? "instr(f.title, ?) > 0" : "(instr(f.title, ?) > 0 OR instr(f.body, ?) > 0)")
             arguments.append(term)
+            if query.scope == .all { arguments.append(term) }
         }
         arguments.append(query.limit)
         let sql = """

@@ -1,0 +1,74 @@
+// The benchmark driver behind scripts/bench: times parsing, importing and the guide's queries on real files.
+// Run it in a release build; it prints one tab-separated row per file for the script to tabulate.
+import Foundation
+import GuideCore
+import GuideIngest
+import GuideStore
+import XMLTV
+
+/// Median of `runs` timings of `body`, in milliseconds.
+func medianMilliseconds(runs: Int, _ body: () throws -> Void) rethrows -> Double {
+    var times: [Double] = []
+    for _ in 0..<runs {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+    }
+    return times.sorted()[times.count / 2]
+}
+
+func parseSeconds(_ bytes: [UInt8]) throws -> (seconds: Double, programmes: Int) {
+    var best = Double.infinity
+    var count = 0
+    for _ in 0..<3 {
+        var reader = XMLTVReader()
+        count = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        try bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let end = min(raw.count, offset + (1 << 20))
+                try reader.feed(UnsafeRawBufferPointer(rebasing: raw[offset..<end])) { if case .programme = $0 { count += 1 } }
+                offset = end
+            }
+            try reader.finish { if case .programme = $0 { count += 1 } }
+        }
+        best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+    return (best, count)
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+guard let mode = arguments.first else {
+    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | queries DATABASE\n".utf8))
+    exit(2)
+}
+switch mode {
+case "parse":
+    // Parse speed on plain XML held in memory: the reader alone, no disk, no store.
+    for path in arguments.dropFirst() {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let (seconds, programmes) = try parseSeconds(bytes)
+        print("parse\t\(path)\t\(bytes.count)\t\(programmes)\t\(String(format: "%.1f", Double(bytes.count) / seconds / 1e6))")
+    }
+case "queries":
+    // Query latency on an imported database: now/next for every channel, one channel's day, a two-term search.
+    guard let path = arguments.dropFirst().first else { exit(2) }
+    let store = try SQLiteListingStore(path: path)
+    let channels = try store.channels()
+    guard let coverage = try store.coverage() else { exit(1) }
+    let instant = coverage.start.addingTimeInterval(coverage.duration / 2)
+    let nowNext = try medianMilliseconds(runs: 21) { _ = try store.nowNext(at: instant, channels: nil) }
+    let sample = try store.nowNext(at: instant, channels: nil).compactMap(\.now).max { $0.programme.title.count < $1.programme.title.count }
+    let day = TimeWindow(start: instant.addingTimeInterval(-12 * 3600), end: instant.addingTimeInterval(12 * 3600))
+    let channel = sample?.programme.channel ?? channels[0].id
+    let channelDay = try medianMilliseconds(runs: 21) { _ = try store.programmes(on: channel, in: day) }
+    let words = (sample?.programme.title ?? "the news").split(separator: " ").map(String.init).filter { $0.count >= 3 }.prefix(2)
+    let query = SearchQuery(Array(words), limit: 100)
+    let search = try medianMilliseconds(runs: 21) { _ = try store.search(query) }
+    let found = try store.search(query).count
+    print("queries\t\(channels.count)\t\(String(format: "%.2f", nowNext))\t\(String(format: "%.2f", channelDay))\t\(String(format: "%.2f", search))\t\(words.joined(separator: " "))\t\(found)")
+default:
+    FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
+    exit(2)
+}
