@@ -96,8 +96,8 @@ extension SQLiteImportSession {
 
         let rows = try Row.fetchCursor(db, sql: """
             SELECT id, channel_id, start, stop, stop_known, title, clump, line FROM programme
-            WHERE import_id = ? ORDER BY channel_id, start, id
-            """, arguments: [importID])
+            WHERE id >= ? ORDER BY channel_id, start, id
+            """, arguments: [firstNewID])
         while let row = try rows.next() {
             let rowChannel = ChannelID(row[1] as String)
             let airing = Airing(id: row[0], start: row[2], stop: row[3], isStopKnown: row[4] == 1, title: row[5],

@@ -14,9 +14,15 @@ final class SQLiteImportSession: ListingSink {
     /// Per channel, the span the new listings cover: what they replace of the source's older listings.
     private var coverage: [ChannelID: (start: Int64, end: Int64)] = [:]
     private var nextChannelPosition: Int64
+    /// Rows with a larger id are this import's (SQLite gives new rows ids above the largest).
+    let firstNewID: Int64
     private let insertProgramme: Statement
-    private let insertSearch: Statement
+    private let findTitle: Statement
+    private let insertTitle: Statement
+    private let indexTitle: Statement
     private let upsertChannel: Statement
+    /// Folded titles already in the title table, by id; a guide has far fewer titles than programmes.
+    private var titleIDs: [String: Int64] = [:]
 
     init(db: Database, source: SourceName, startedAt: Int64) throws {
         self.db = db
@@ -26,11 +32,15 @@ final class SQLiteImportSession: ListingSink {
         try db.execute(sql: "INSERT INTO import_run (source_id, started_at) VALUES (?, ?)", arguments: [sourceID, startedAt])
         importID = db.lastInsertedRowID
         nextChannelPosition = (try Int64.fetchOne(db, sql: "SELECT max(position) FROM channel") ?? 0) + 1
+        firstNewID = (try Int64.fetchOne(db, sql: "SELECT max(id) FROM programme") ?? 0) + 1
         insertProgramme = try db.makeStatement(sql: """
-            INSERT INTO programme (source_id, import_id, channel_id, start, stop, stop_known, title, sub_title, category, clump, line, details)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO programme (source_id, import_id, channel_id, start, stop, stop_known, title, title_id, sub_title,
+                                   category, clump, line, search_text, details)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        insertSearch = try db.makeStatement(sql: "INSERT INTO programme_search (rowid, title, body) VALUES (?, ?, ?)")
+        findTitle = try db.makeStatement(sql: "SELECT id FROM title WHERE folded = ?")
+        insertTitle = try db.makeStatement(sql: "INSERT INTO title (folded) VALUES (?)")
+        indexTitle = try db.makeStatement(sql: "INSERT INTO title_search (rowid, folded) VALUES (?, ?)")
         upsertChannel = try db.makeStatement(sql: """
             INSERT INTO channel (id, name, number, position, details) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT(id) DO UPDATE SET name = excluded.name, number = excluded.number, details = excluded.details
@@ -50,15 +60,13 @@ final class SQLiteImportSession: ListingSink {
         // Until a repair derives it, an open-ended programme lasts its stated length, or an hour.
         let stop = knownStop ?? start + Int64(programme.length.flatMap { $0 > 0 ? $0 : nil } ?? 3600)
         let title = programme.title
-        try insertProgramme.execute(arguments: [
-            sourceID, importID, programme.channel.rawValue, start, stop, knownStop == nil ? 0 : 1, title,
-            programme.subTitle, programme.categories.first?.text, programme.clumpIndex, line,
-            Data(DetailsCodec.encode(programme)),
-        ])
-        let id = db.lastInsertedRowID
         var body = programme.subTitles.map(\.text)
         body.append(contentsOf: programme.descriptions.map(\.text))
-        try insertSearch.execute(arguments: [id, SearchText.fold(title), SearchText.fold(body.joined(separator: "\n"))])
+        try insertProgramme.execute(arguments: [
+            sourceID, importID, programme.channel.rawValue, start, stop, knownStop == nil ? 0 : 1, title,
+            try titleID(SearchText.fold(title)), programme.subTitle, programme.categories.first?.text,
+            programme.clumpIndex, line, SearchText.fold(body.joined(separator: "\n")), Data(DetailsCodec.encode(programme)),
+        ])
         programmeCount += 1
         let end = max(stop, start + 1)
         if let span = coverage[programme.channel] {
@@ -68,6 +76,21 @@ final class SQLiteImportSession: ListingSink {
         }
     }
 
+    /// The id of a folded title, adding it (and its trigrams) the first time it is seen.
+    private func titleID(_ folded: String) throws -> Int64 {
+        if let id = titleIDs[folded] { return id }
+        let id: Int64
+        if let existing = try Int64.fetchOne(findTitle, arguments: [folded]) {
+            id = existing
+        } else {
+            try insertTitle.execute(arguments: [folded])
+            id = db.lastInsertedRowID
+            try indexTitle.execute(arguments: [id, folded])
+        }
+        titleIDs[folded] = id
+        return id
+    }
+
     func record(_ log: IssueLog) {
         issues.merge(log)
     }
@@ -75,6 +98,15 @@ final class SQLiteImportSession: ListingSink {
     /// Repairs the new rows, drops what they replace, and returns the summary.
     func finish() throws -> ImportSummary {
         let removed = try repair()
+        // A programme may name a channel the file never describes; the guide still needs a row for it.
+        let addChannel = try db.makeStatement(sql: """
+            INSERT INTO channel (id, name, position, details) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO NOTHING
+            """)
+        for channel in coverage.keys.sorted() {
+            try addChannel.execute(arguments: [channel.rawValue, channel.rawValue, nextChannelPosition,
+                                               Data(DetailsCodec.encode(Channel(id: channel)))])
+            if db.changesCount > 0 { nextChannelPosition += 1 }
+        }
         var replaced = 0
         let delete = try db.makeStatement(sql: """
             DELETE FROM programme

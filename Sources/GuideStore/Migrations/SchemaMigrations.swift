@@ -27,6 +27,15 @@ enum SchemaMigrations {
                     position INTEGER NOT NULL,
                     details BLOB NOT NULL
                 );
+                -- Distinct folded titles: a guide repeats the same shows all week, so the search index holds each
+                -- title once and programmes point at it.
+                CREATE TABLE title (
+                    id INTEGER PRIMARY KEY,
+                    folded TEXT NOT NULL UNIQUE
+                );
+                CREATE VIRTUAL TABLE title_search USING fts5(
+                    folded, content = 'title', content_rowid = 'id', tokenize = 'trigram'
+                );
                 CREATE TABLE programme (
                     id INTEGER PRIMARY KEY,
                     source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
@@ -36,21 +45,17 @@ enum SchemaMigrations {
                     stop INTEGER NOT NULL,
                     stop_known INTEGER NOT NULL,
                     title TEXT NOT NULL,
+                    title_id INTEGER NOT NULL REFERENCES title(id),
                     sub_title TEXT,
                     category TEXT,
                     clump TEXT,
                     line INTEGER,
+                    -- Folded sub-titles and descriptions, scanned (not indexed) by a search of all text.
+                    search_text TEXT NOT NULL,
                     details BLOB NOT NULL
                 );
                 CREATE INDEX programme_by_channel ON programme(channel_id, start, stop);
-                CREATE INDEX programme_by_import ON programme(import_id);
-                CREATE INDEX programme_by_start ON programme(start);
-                -- Titles get a trigram index (substring search in any script); sub-titles and descriptions are kept folded
-                -- beside them but not indexed: indexing them cost 80% of import time for a rarely used search.
-                CREATE VIRTUAL TABLE programme_search USING fts5(title, body UNINDEXED, tokenize = 'trigram');
-                CREATE TRIGGER programme_search_delete AFTER DELETE ON programme BEGIN
-                    DELETE FROM programme_search WHERE rowid = old.id;
-                END;
+                CREATE INDEX programme_by_title ON programme(title_id, start);
                 """)
         }
         return migrator

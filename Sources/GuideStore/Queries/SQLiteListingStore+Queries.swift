@@ -73,8 +73,14 @@ extension SQLiteListingStore {
     public func coverage() throws -> TimeWindow? {
         try mapErrors {
             try pool.read { db in
-                guard let first = try Int64.fetchOne(db, sql: "SELECT min(start) FROM programme"),
-                      let last = try Int64.fetchOne(db, sql: "SELECT max(stop) FROM programme") else { return nil }
+                // One index seek per channel at each end, rather than a scan of every programme.
+                let row = try Row.fetchOne(db, sql: """
+                    SELECT min(first), max(last) FROM (
+                        SELECT (SELECT start FROM programme WHERE channel_id = c.id ORDER BY start LIMIT 1) AS first,
+                               (SELECT stop FROM programme WHERE channel_id = c.id ORDER BY start DESC LIMIT 1) AS last
+                        FROM channel c)
+                    """)
+                guard let first = row?[0] as Int64?, let last = row?[1] as Int64? else { return nil }
                 return TimeWindow(start: Date(timeIntervalSince1970: TimeInterval(first)),
                                   end: Date(timeIntervalSince1970: TimeInterval(last)))
             }
@@ -83,26 +89,32 @@ extension SQLiteListingStore {
 
     public func search(_ query: SearchQuery) throws -> [StoredProgramme] {
         guard !query.terms.isEmpty else { return [] }
-        // Title trigrams index terms of three or more characters; shorter terms, and every term when descriptions
-        // count too, are checked on the folded text.
-        let indexed = query.scope == .title ? query.terms.filter { $0.count >= 3 } : []
-        let scanned = query.scope == .title ? query.terms.filter { $0.count < 3 } : query.terms
+        // Titles are found through the trigram index of distinct titles (terms of three or more characters);
+        // shorter terms, and sub-titles and descriptions, are checked on the folded text.
+        let indexed = query.terms.filter { $0.count >= 3 }
         var conditions: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
-        if !indexed.isEmpty {
-            let phrases = indexed.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-            conditions.append("programme_search MATCH ?")
-            arguments.append("title : (\(phrases.joined(separator: " AND ")))")
-        }
-        for term in scanned {
-            conditions.append(query.scope == .title ? "instr(f.title, ?) > 0" : "(instr(f.title, ?) > 0 OR instr(f.body, ?) > 0)")
-            arguments.append(term)
-            if query.scope == .all { arguments.append(term) }
+        var from = "programme p JOIN title t ON t.id = p.title_id"
+        if query.scope == .title {
+            if !indexed.isEmpty {
+                let phrases = indexed.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+                from = "title_search f JOIN title t ON t.id = f.rowid JOIN programme p ON p.title_id = t.id"
+                conditions.append("title_search MATCH ?")
+                arguments.append(phrases.joined(separator: " AND "))
+            }
+            for term in query.terms where term.count < 3 {
+                conditions.append("instr(t.folded, ?) > 0")
+                arguments.append(term)
+            }
+        } else {
+            for term in query.terms {
+                conditions.append("(instr(t.folded, ?) > 0 OR instr(p.search_text, ?) > 0)")
+                arguments.append(contentsOf: [term, term])
+            }
         }
         arguments.append(query.limit)
         let sql = """
-            SELECT \(Self.programmeColumns) FROM programme_search f
-            JOIN programme p ON p.id = f.rowid JOIN source s ON s.id = p.source_id
+            SELECT \(Self.programmeColumns) FROM \(from) JOIN source s ON s.id = p.source_id
             WHERE \(conditions.joined(separator: " AND "))
             ORDER BY p.start, p.id LIMIT ?
             """
