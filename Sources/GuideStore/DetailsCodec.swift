@@ -70,7 +70,7 @@ enum DetailsCodec {
     }
 
     /// Rebuilds a programme from its columns and details; nil when the details are unreadable.
-    static func decode(_ bytes: [UInt8], channel: ChannelID, start: Date, stop: Date?) -> Programme? {
+    static func decode(_ bytes: UnsafeRawBufferPointer, channel: ChannelID, start: Date, stop: Date?) -> Programme? {
         var reader = BinaryReader(bytes: bytes)
         guard reader.byte() == version else { return nil }
         var programme = Programme(channel: channel, start: start, stop: stop, titles: reader.texts())
@@ -125,7 +125,7 @@ enum DetailsCodec {
         return writer.bytes
     }
 
-    static func decode(_ bytes: [UInt8], id: ChannelID) -> Channel? {
+    static func decode(_ bytes: UnsafeRawBufferPointer, id: ChannelID) -> Channel? {
         var reader = BinaryReader(bytes: bytes)
         guard reader.byte() == version else { return nil }
         let channel = Channel(id: id, displayNames: reader.texts(), icons: reader.icons(), urls: reader.strings(),
@@ -217,11 +217,12 @@ struct BinaryWriter {
 /// Reads what ``BinaryWriter`` wrote; on running out of bytes it returns empty values and marks itself invalid
 /// rather than trapping, since the bytes come from a file on disk.
 struct BinaryReader {
-    let bytes: [UInt8]
+    /// Borrowed: the reader lives only inside the closure that lends the bytes.
+    let bytes: UnsafeRawBufferPointer
     var offset = 0
     private(set) var isValid = true
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     mutating func byte() -> UInt8 {
         guard offset < bytes.count else { isValid = false; return 0 }
@@ -246,7 +247,7 @@ struct BinaryReader {
         let length = count()
         guard length <= bytes.count - offset else { isValid = false; return "" }
         defer { offset += length }
-        return String(decoding: bytes[offset..<(offset + length)], as: UTF8.self)
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]), as: UTF8.self)
     }
 
     mutating func optional() -> String? { byte() == 1 ? string() : nil }

@@ -117,8 +117,10 @@ final class SQLiteImportSession: ListingSink {
             replaced += db.changesCount
         }
         let stored = programmeCount - removed
-        try db.execute(sql: "UPDATE import_run SET channels = ?, programmes = ?, issues = ? WHERE id = ?",
-                       arguments: [channelCount, stored, issues.total, importID])
+        let longest = try Int64.fetchOne(db, sql: "SELECT max(stop - start) FROM programme WHERE id >= ?",
+                                         arguments: [firstNewID]) ?? 0
+        try db.execute(sql: "UPDATE import_run SET channels = ?, programmes = ?, issues = ?, longest = ? WHERE id = ?",
+                       arguments: [channelCount, stored, issues.total, longest, importID])
         try db.execute(sql: "UPDATE source SET imported_at = (SELECT started_at FROM import_run WHERE id = ?) WHERE id = ?",
                        arguments: [importID, sourceID])
         return ImportSummary(source: source, channels: channelCount, programmes: stored, replaced: replaced, issues: issues)

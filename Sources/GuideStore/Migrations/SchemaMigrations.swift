@@ -18,7 +18,9 @@ enum SchemaMigrations {
                     started_at INTEGER NOT NULL,
                     channels INTEGER NOT NULL DEFAULT 0,
                     programmes INTEGER NOT NULL DEFAULT 0,
-                    issues INTEGER NOT NULL DEFAULT 0
+                    issues INTEGER NOT NULL DEFAULT 0,
+                    -- The longest programme this run stored, in seconds: bounds how far back "on now" looks.
+                    longest INTEGER NOT NULL DEFAULT 0
                 );
                 CREATE TABLE channel (
                     id TEXT PRIMARY KEY,
@@ -27,6 +29,7 @@ enum SchemaMigrations {
                     position INTEGER NOT NULL,
                     details BLOB NOT NULL
                 );
+                CREATE INDEX channel_by_position ON channel(position);
                 -- Distinct folded titles: a guide repeats the same shows all week, so the search index holds each
                 -- title once and programmes point at it.
                 CREATE TABLE title (
