@@ -44,6 +44,7 @@ let package = Package(
         .testTarget(name: "GuideCoreTests", dependencies: ["GuideCore"]),
         .testTarget(name: "XMLTVTests", dependencies: ["XMLTV", "GuideCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GuideStoreTests", dependencies: ["GuideStore", "GuideCore", "XMLTV"]),
+        .testTarget(name: "tvguideTests", dependencies: ["tvguide", "GuideCore"]),
         .testTarget(name: "GuideIngestTests", dependencies: ["GuideIngest", "GuideStore", "XMLTV", "GuideCore"]),
     ],
     swiftLanguageModes: [.v6]

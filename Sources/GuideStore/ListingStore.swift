@@ -36,7 +36,7 @@ public protocol ListingSink: AnyObject {
 /// What an import stored and what it had to repair.
 public struct ImportSummary: Sendable {
     public var source: SourceName
-    /// Channels the import described.
+    /// Channels the import stored: those it described and those its programmes name.
     public var channels: Int
     /// Programmes stored after repairs.
     public var programmes: Int

@@ -9,7 +9,8 @@ final class SQLiteImportSession: ListingSink {
     let sourceID: Int64
     let importID: Int64
     var issues = IssueLog()
-    private(set) var channelCount = 0
+    /// Channels the file described; channels its programmes only name are added at the end.
+    private var describedChannels: Set<ChannelID> = []
     private(set) var programmeCount = 0
     /// Per channel, the span the new listings cover: what they replace of the source's older listings.
     private var coverage: [ChannelID: (start: Int64, end: Int64)] = [:]
@@ -51,7 +52,7 @@ final class SQLiteImportSession: ListingSink {
         try upsertChannel.execute(arguments: [channel.id.rawValue, channel.name, channel.number, nextChannelPosition,
                                               Data(DetailsCodec.encode(channel))])
         nextChannelPosition += 1
-        channelCount += 1
+        describedChannels.insert(channel.id)
     }
 
     func add(_ programme: Programme, line: Int?) throws {
@@ -117,6 +118,7 @@ final class SQLiteImportSession: ListingSink {
             replaced += db.changesCount
         }
         let stored = programmeCount - removed
+        let channelCount = describedChannels.union(coverage.keys).count
         let longest = try Int64.fetchOne(db, sql: "SELECT max(stop - start) FROM programme WHERE id >= ?",
                                          arguments: [firstNewID]) ?? 0
         try db.execute(sql: "UPDATE import_run SET channels = ?, programmes = ?, issues = ?, longest = ? WHERE id = ?",

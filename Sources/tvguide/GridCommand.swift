@@ -70,7 +70,7 @@ struct GridCommand: ParsableCommand {
             let parts = from.split(separator: ":")
             guard parts.count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]), (0...23).contains(hour),
                   (0...59).contains(minute) else {
-                throw ValidationError("--from \"\(from)\" is not a time; write it like 18:30.")
+                throw CLIFailure("--from \"\(from)\" is not a time; write it like 18:30.")
             }
             return dayWindow.start.addingTimeInterval(TimeInterval(hour * 3600 + minute * 60))
         }

@@ -43,7 +43,7 @@ enum DayOption {
             return String(format: "%04d-%02d-%02d", c.year, c.month, c.day)
         }()
         guard let window = TimeWindow.day(text, in: zone) else {
-            throw ValidationError("--day \"\(text)\" is not a date; write it like 2026-11-21.")
+            throw CLIFailure("--day \"\(text)\" is not a date; write it like 2026-11-21.")
         }
         return window
     }

@@ -39,7 +39,7 @@ struct NowCommand: ParsableCommand {
     static func instant(_ text: String?) throws -> Date {
         guard let text else { return Date() }
         guard let date = CivilTime.parseISO8601(text) else {
-            throw ValidationError("--at \"\(text)\" is not an ISO 8601 instant; write it like 2026-11-21T20:00:00Z.")
+            throw CLIFailure("--at \"\(text)\" is not an ISO 8601 instant; write it like 2026-11-21T20:00:00Z.")
         }
         return date
     }

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+/// Runs the built `tvguide` binary as a user would, on a fresh database.
+struct CLI {
+    let database = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-cli-\(UUID().uuidString)/guide.sqlite").path
+    static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("tvguide").path
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("XMLTVTests/Fixtures")
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+
+        func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
+    }
+
+    func run(_ arguments: String...) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = arguments
+        process.environment = ["TVGUIDE_DATABASE": database, "PATH": "/usr/bin:/bin", "TZ": "UTC"]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    static func fixture(_ path: String) -> String { fixtures.appendingPathComponent(path).path }
+}
+
+@Suite struct CLITests {
+    @Test func importPrintsOneJSONObjectWithCountsAndRepairs() throws {
+        let cli = CLI()
+        let result = try cli.run("import", "--json", CLI.fixture("ours/repairs.xml"))
+        #expect(result.status == 0)
+        let object = try #require(try result.json() as? [String: Any])
+        #expect(object["channels"] as? Int == 1)
+        #expect(object["programmes"] as? Int == 6)
+        let repairs = try #require(object["repairs"] as? [String: Int])
+        #expect(repairs["duplicate"] == 1 && repairs["overlap"] == 1 && repairs["stop-from-next-start"] == 2)
+        let issues = try #require(object["issues"] as? [[String: Any]])
+        #expect(issues.contains { $0["kind"] as? String == "stop-before-start" && $0["line"] as? Int == 4 })
+    }
+
+    @Test func nowGivesEveryChannelWithNowAndNext() throws {
+        let cli = CLI()
+        #expect(try cli.run("import", CLI.fixture("radiotimes/26.dat")).status == 0)
+        let result = try cli.run("now", "--at", "2011-03-10T20:10:00Z", "--json")
+        let rows = try #require(try result.json() as? [[String: Any]])
+        #expect(rows.count == 1)
+        #expect(rows[0]["channel"] as? String == "26")
+        let now = try #require(rows[0]["now"] as? [String: Any])
+        #expect(now["title"] as? String == "Emmerdale")
+        #expect(now["start"] as? String == "2011-03-10T20:00:00Z")
+        #expect(now["stop"] as? String == "2011-03-10T20:30:00Z")
+        #expect((rows[0]["next"] as? [String: Any])?["title"] as? String == "Coronation Street")
+    }
+
+    @Test func searchListingsAndGrid() throws {
+        let cli = CLI()
+        #expect(try cli.run("import", CLI.fixture("radiotimes/26.dat")).status == 0)
+        let search = try #require(try cli.run("search", "casino", "ROYALE", "--json").json() as? [[String: Any]])
+        #expect(search.map { $0["start"] as? String } == ["2011-03-19T22:15:00Z", "2011-03-19T23:45:00Z"])
+        let day = try #require(try cli.run("listings", "26", "--day", "2011-03-07", "--json").json() as? [[String: Any]])
+        #expect(day.first?["title"] as? String == "Daybreak")
+        #expect(day.allSatisfy { ($0["channel"] as? String) == "26" })
+        let grid = try cli.run("grid", "--day", "2011-03-10", "--from", "19:00", "--hours", "2", "--width", "100")
+        let lines = grid.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        // Two hours over 81 columns: each half-hour programme gets about 20 columns, starting with '|'.
+        let row = String(lines[1].dropFirst(19))
+        #expect(row.filter { $0 == "|" }.count == 4)
+        #expect(row.hasPrefix("|Emmerdale"))
+    }
+
+    @Test func exportWritesXMLTVThatImportsBackTheSame() throws {
+        let cli = CLI()
+        #expect(try cli.run("import", CLI.fixture("peer-xmltv-tests/inputs/test.xml"), CLI.fixture("ours/out-of-order.xml")).status == 0)
+        let exported = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).xml").path
+        defer { try? FileManager.default.removeItem(atPath: exported) }  // Test scratch file.
+        #expect(try cli.run("export", "--output", exported).status == 0)
+        let again = CLI()
+        #expect(try again.run("import", exported).status == 0)
+        #expect(try cli.run("search", "blah", "--json").stdout == again.run("search", "blah", "--json").stdout.replacingOccurrences(of: exported, with: CLI.fixture("peer-xmltv-tests/inputs/test.xml")))
+        // Channels come back with their names and icons; the channel number is not in xmltv.dtd, so not exported.
+        let before = try #require(try cli.run("channels", "--json").json() as? [[String: Any]])
+        let after = try #require(try again.run("channels", "--json").json() as? [[String: Any]])
+        #expect(before.map { "\($0["id"]!) \($0["name"]!) \($0["icon"] ?? "-")" } == after.map { "\($0["id"]!) \($0["name"]!) \($0["icon"] ?? "-")" })
+    }
+
+    @Test func errorsSayWhatToDoAndExitNonZero() throws {
+        let cli = CLI()
+        let missing = try cli.run("import", "/nonexistent/guide.xml")
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("no file at /nonexistent/guide.xml"))
+        let broken = try cli.run("import", CLI.fixture("ours/malformed-mismatch.xml"))
+        #expect(broken.status != 0)
+        #expect(broken.stderr.contains("line 4, column 18"))
+        #expect(broken.stderr.contains("Nothing was changed"))
+        let badTime = try cli.run("now", "--at", "yesterday")
+        #expect(badTime.status != 0)
+        #expect(badTime.stderr.contains("2026-11-21T20:00:00Z"))
+    }
+}
