@@ -21,6 +21,12 @@ struct Attributes {
     /// The decoded text of attribute `name`.
     func string(_ name: StaticString, issues: inout EntityIssues) -> String? {
         guard let raw = raw(name) else { return nil }
+        if !raw.contains(0x26) {
+            // No entity: the common case, without a scratch buffer.
+            if let text = String(validating: raw, as: UTF8.self) { return text }
+            issues.invalidUTF8 += 1
+            return String(decoding: raw, as: UTF8.self)
+        }
         var scratch: [UInt8] = []
         XMLText.appendDecoded(bytes, raw.startIndex..<raw.endIndex, into: &scratch, issues: &issues)
         return XMLText.string(scratch, trimming: false, invalid: &issues.invalidUTF8)

@@ -24,6 +24,28 @@ enum ElementName: UInt8, Sendable {
         Array(name.utf8).withUnsafeBufferPointer { hash($0, 0..<$0.count) }
     }
 
+    /// The element for a name hash: an open-addressed table, since a Dictionary's hashing showed up in profiles.
+    @inline(__always)
+    static func named(_ hash: UInt64) -> ElementName {
+        var slot = Int(truncatingIfNeeded: hash) & (table.count - 1)
+        while true {
+            let entry = table[slot]
+            if entry.hash == hash { return entry.name }
+            if entry.hash == 0 { return .other }
+            slot = (slot + 1) & (table.count - 1)
+        }
+    }
+
+    private static let table: [(hash: UInt64, name: ElementName)] = {
+        var table = [(hash: UInt64, name: ElementName)](repeating: (0, .other), count: 256)
+        for (hash, name) in byHash {
+            var slot = Int(truncatingIfNeeded: hash) & 255
+            while table[slot].hash != 0 { slot = (slot + 1) & 255 }
+            table[slot] = (hash, name)
+        }
+        return table
+    }()
+
     static let byHash: [UInt64: ElementName] = {
         let names: [(String, ElementName)] = [
             ("tv", .tv), ("channel", .channel), ("programme", .programme), ("display-name", .displayName),

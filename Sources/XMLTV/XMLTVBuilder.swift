@@ -74,7 +74,7 @@ struct XMLTVBuilder {
     mutating func startElement(_ p: UnsafeBufferPointer<UInt8>, _ nameRange: Range<Int>, _ attributes: Attributes,
                                line: Int) throws {
         let hash = ElementName.hash(p, nameRange)
-        let name = ElementName.byHash[hash] ?? .other
+        let name = ElementName.named(hash)
         let parent = stack.last?.name
         stack.append(Frame(hash: hash, name: name))
         if skipDepth > 0 {
@@ -185,12 +185,18 @@ struct XMLTVBuilder {
         case (.channel, .lcn):
             let number = textString()
             if !number.isEmpty { channel?.number = number }
-        case (.programme, .title): appendLocalized(\.titles)
-        case (.programme, .subTitle): appendLocalized(\.subTitles)
-        case (.programme, .desc): appendLocalized(\.descriptions)
-        case (.programme, .category): appendLocalized(\.categories)
-        case (.programme, .keyword): appendLocalized(\.keywords)
-        case (.programme, .country): appendLocalized(\.countries)
+        case (.programme, .title):
+            if let value = localized() { programme?.titles.append(value) }
+        case (.programme, .subTitle):
+            if let value = localized() { programme?.subTitles.append(value) }
+        case (.programme, .desc):
+            if let value = localized() { programme?.descriptions.append(value) }
+        case (.programme, .category):
+            if let value = localized() { programme?.categories.append(value) }
+        case (.programme, .keyword):
+            if let value = localized() { programme?.keywords.append(value) }
+        case (.programme, .country):
+            if let value = localized() { programme?.countries.append(value) }
         case (.programme, .language):
             let value = localized()
             programme?.language = value
@@ -341,10 +347,6 @@ struct XMLTVBuilder {
     private mutating func localized() -> LocalizedText? {
         let value = textString()
         return value.isEmpty ? nil : LocalizedText(value, language: language)
-    }
-
-    private mutating func appendLocalized(_ field: WritableKeyPath<Programme, [LocalizedText]>) {
-        if let value = localized() { programme?[keyPath: field].append(value) }
     }
 
     private mutating func textString() -> String {
