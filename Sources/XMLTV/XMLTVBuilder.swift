@@ -99,7 +99,7 @@ struct XMLTVBuilder {
         var wanted = true
         switch (parent, name) {
         case (.tv, .channel):
-            let id = attributes.string("id", issues: &entityIssues).map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            let id = attributes.string("id", issues: &entityIssues).map(XMLText.trimmingSpace) ?? ""
             if id.isEmpty {
                 issues.record(ListingIssue(kind: .skipped, line: line, message: "a <channel> without an id was skipped"))
                 wanted = false
@@ -280,7 +280,7 @@ struct XMLTVBuilder {
 
     private mutating func startProgramme(_ attributes: Attributes, line: Int) -> Bool {
         programmeLine = line
-        let channelID = attributes.string("channel", issues: &entityIssues)?.trimmingCharacters(in: .whitespaces) ?? ""
+        let channelID = attributes.string("channel", issues: &entityIssues).map(XMLText.trimmingSpace) ?? ""
         guard !channelID.isEmpty else {
             issues.record(ListingIssue(kind: .skipped, line: line, message: "a <programme> without a channel attribute was skipped"))
             return false

@@ -5,31 +5,44 @@ import Foundation
 /// none (UTC). Hour 24 is the next day's midnight.
 public enum XMLTVTimestamp {
     /// Seconds since 1970 for the timestamp in `bytes`, or nil when it is not one.
-    public static func parse<Bytes: Collection>(_ bytes: Bytes) -> Int64? where Bytes.Element == UInt8 {
-        var digits: [Int] = []
-        digits.reserveCapacity(14)
+    public static func parse(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
         var index = bytes.startIndex
-        while index != bytes.endIndex, bytes[index] == 0x20 { index = bytes.index(after: index) }
-        while index != bytes.endIndex, digits.count < 14, bytes[index] >= 0x30, bytes[index] <= 0x39 {
-            digits.append(Int(bytes[index] - 0x30))
-            index = bytes.index(after: index)
+        let end = bytes.endIndex
+        while index < end, bytes[index] == 0x20 { index += 1 }
+        // Up to 14 digits: YYYY MM DD hh mm ss, any leading part of them.
+        var fields = (year: 0, month: 1, day: 1, hour: 0, minute: 0, second: 0)
+        var count = 0
+        var value = 0
+        while index < end, count < 14, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+            value = value * 10 + Int(bytes[index] - 0x30)
+            count += 1
+            index += 1
+            switch count {
+            case 4: fields.year = value; value = 0
+            case 6: fields.month = value; value = 0
+            case 8: fields.day = value; value = 0
+            case 10: fields.hour = value; value = 0
+            case 12: fields.minute = value; value = 0
+            case 14: fields.second = value; value = 0
+            default: break
+            }
         }
-        // Accept only whole fields: 4, 6, 8, 10, 12 or 14 digits.
-        guard digits.count >= 4, digits.count % 2 == 0 else { return nil }
-        func field(_ at: Int, _ width: Int, default value: Int) -> Int {
-            guard at + width <= digits.count else { return value }
-            return digits[at..<(at + width)].reduce(0) { $0 * 10 + $1 }
-        }
-        let year = field(0, 4, default: 0), month = field(4, 2, default: 1), day = field(6, 2, default: 1)
-        let hour = field(8, 2, default: 0), minute = field(10, 2, default: 0), second = field(12, 2, default: 0)
+        // Only whole fields: 4, 6, 8, 10, 12 or 14 digits, and no more digits after them.
+        guard count >= 4, count % 2 == 0, index == end || bytes[index] < 0x30 || bytes[index] > 0x39 else { return nil }
+        let (year, month, day, hour, minute, second) = fields
         guard (1...12).contains(month), day >= 1, day <= CivilTime.daysIn(month: month, year: year),
               hour <= 24, minute <= 59, second <= 60 else { return nil }
         guard hour < 24 || (minute == 0 && second == 0) else { return nil }
         let local = Int64(CivilTime.days(year: year, month: month, day: day)) * 86_400
             + Int64(hour * 3600 + minute * 60 + second)
-        let zone = bytes[index...].drop(while: { $0 == 0x20 })
-        guard let offset = zoneOffset(zone, localSeconds: local) else { return nil }
+        while index < end, bytes[index] == 0x20 { index += 1 }
+        guard let offset = zoneOffset(bytes[index..<end], localSeconds: local) else { return nil }
         return local - Int64(offset)
+    }
+
+    /// Parses timestamp bytes held in an array.
+    public static func parse(_ bytes: [UInt8]) -> Int64? {
+        bytes.withUnsafeBufferPointer { parse($0[...]) }
     }
 
     /// Parses a timestamp given as text.
@@ -49,8 +62,20 @@ public enum XMLTVTimestamp {
     }
 
     /// Zone offset in seconds east of UTC; an empty zone is UTC.
-    static func zoneOffset<Bytes: Collection>(_ zone: Bytes, localSeconds: Int64) -> Int? where Bytes.Element == UInt8 {
+    static func zoneOffset(_ zone: Slice<UnsafeBufferPointer<UInt8>>, localSeconds: Int64) -> Int? {
         guard let first = zone.first else { return 0 }
+        if zone.count == 5, first == 0x2B || first == 0x2D {
+            // The common "+hhmm" without an array.
+            var digits = 0
+            for index in (zone.startIndex + 1)..<zone.endIndex {
+                let byte = zone[index]
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                digits = digits * 10 + Int(byte - 0x30)
+            }
+            let hours = digits / 100, minutes = digits % 100
+            guard hours <= 14, minutes < 60 else { return nil }
+            return (first == 0x2D ? -1 : 1) * (hours * 3600 + minutes * 60)
+        }
         let text = Array(zone)
         if first == 0x2B || first == 0x2D {
             // +hhmm, -hhmm, and the +hh:mm and +hh forms some grabbers write.

@@ -117,6 +117,14 @@ enum XMLText {
         return text
     }
 
+    /// `text` without surrounding ASCII or Unicode spaces; returns the same string when there are none.
+    static func trimmingSpace(_ text: String) -> String {
+        let utf8 = text.utf8
+        guard let first = utf8.first, let last = utf8.last else { return text }
+        if !isSpace(first) && !isSpace(last) && first < 0x80 && last < 0x80 { return text }
+        return trimmingUnicodeSpace(text)
+    }
+
     static func trimmingUnicodeSpace(_ text: String) -> String {
         let scalars = text.unicodeScalars
         var start = scalars.startIndex
