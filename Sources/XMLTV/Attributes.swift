@@ -23,9 +23,7 @@ struct Attributes {
         guard let raw = raw(name) else { return nil }
         if !raw.contains(0x26) {
             // No entity: the common case, without a scratch buffer.
-            if let text = String(validating: raw, as: UTF8.self) { return text }
-            issues.invalidUTF8 += 1
-            return String(decoding: raw, as: UTF8.self)
+            return XMLText.decode(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: raw)), invalid: &issues.invalidUTF8)
         }
         var scratch: [UInt8] = []
         XMLText.appendDecoded(bytes, raw.startIndex..<raw.endIndex, into: &scratch, issues: &issues)

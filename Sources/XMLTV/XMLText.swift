@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Entity decoding and string making for the scanner's text and attribute values.
 enum XMLText {
@@ -103,17 +106,24 @@ enum XMLText {
             while lower < upper, isSpace(bytes[lower]) { lower += 1 }
             while upper > lower, isSpace(bytes[upper - 1]) { upper -= 1 }
         }
-        let text: String
-        if let valid = String(validating: bytes[lower..<upper], as: UTF8.self) {
-            text = valid
-        } else {
-            invalid += 1
-            text = String(decoding: bytes[lower..<upper], as: UTF8.self)
-        }
+        let text = bytes.withUnsafeBufferPointer { decode(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[lower..<upper])), invalid: &invalid) }
         // Non-breaking and other Unicode spaces at the ends are padding too (seen in real Brazilian listings).
         if trimming, lower < upper, bytes[lower] >= 0x80 || bytes[upper - 1] >= 0x80 {
             return trimmingUnicodeSpace(text)
         }
+        return text
+    }
+
+    /// Makes a String from UTF-8, counting it in `invalid` when bytes had to be replaced with U+FFFD.
+    /// `String(validating:)` would say so directly, but it is not specialised and showed up in profiles;
+    /// decoding (which repairs) and comparing the bytes costs less.
+    @inline(__always)
+    static func decode(_ bytes: UnsafeRawBufferPointer, invalid: inout Int) -> String {
+        var text = String(decoding: bytes, as: UTF8.self)
+        let same = text.withUTF8 { utf8 in
+            utf8.count == bytes.count && (bytes.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+        }
+        if !same { invalid += 1 }
         return text
     }
 
