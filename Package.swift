@@ -28,6 +28,8 @@ let package = Package(
         .target(name: "GuideStore", dependencies: [
             "GuideCore",
             .product(name: "GRDB", package: "GRDB.swift"),
+            // The SQLite C API GRDB wraps, for binding the import's hot INSERT directly.
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         // Reading sources (files, URLs, gzip) into the store.
         .target(name: "GuideIngest", dependencies: [

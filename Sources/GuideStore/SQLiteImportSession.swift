@@ -17,7 +17,7 @@ final class SQLiteImportSession: ListingSink {
     private var nextChannelPosition: Int64
     /// Rows with a larger id are this import's (SQLite gives new rows ids above the largest).
     let firstNewID: Int64
-    private let insertProgramme: Statement
+    private let insertProgramme: DirectBinding
     private let findTitle: Statement
     private let insertTitle: Statement
     private let indexTitle: Statement
@@ -34,11 +34,11 @@ final class SQLiteImportSession: ListingSink {
         importID = db.lastInsertedRowID
         nextChannelPosition = (try Int64.fetchOne(db, sql: "SELECT max(position) FROM channel") ?? 0) + 1
         firstNewID = (try Int64.fetchOne(db, sql: "SELECT max(id) FROM programme") ?? 0) + 1
-        insertProgramme = try db.makeStatement(sql: """
+        insertProgramme = DirectBinding(try db.makeStatement(sql: """
             INSERT INTO programme (source_id, import_id, channel_id, start, stop, stop_known, title, title_id, sub_title,
                                    category, clump, line, search_text, details)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+            """))
         findTitle = try db.makeStatement(sql: "SELECT id FROM title WHERE folded = ?")
         insertTitle = try db.makeStatement(sql: "INSERT INTO title (folded) VALUES (?)")
         indexTitle = try db.makeStatement(sql: "INSERT INTO title_search (rowid, folded) VALUES (?, ?)")
@@ -63,11 +63,24 @@ final class SQLiteImportSession: ListingSink {
         let title = programme.title
         var body = programme.subTitles.map(\.text)
         body.append(contentsOf: programme.descriptions.map(\.text))
-        try insertProgramme.execute(arguments: [
-            sourceID, importID, programme.channel.rawValue, start, stop, knownStop == nil ? 0 : 1, title,
-            try titleID(SearchText.fold(title)), programme.subTitle, programme.categories.first?.text,
-            programme.clumpIndex, line, SearchText.fold(body.joined(separator: "\n")), Data(DetailsCodec.encode(programme)),
-        ])
+        let titleID = try titleID(SearchText.fold(title))
+        let insert = insertProgramme
+        insert.reset()
+        insert.bind(1, sourceID)
+        insert.bind(2, importID)
+        insert.bind(3, programme.channel.rawValue)
+        insert.bind(4, start)
+        insert.bind(5, stop)
+        insert.bind(6, knownStop == nil ? 0 : 1)
+        insert.bind(7, title)
+        insert.bind(8, titleID)
+        insert.bind(9, programme.subTitle)
+        insert.bind(10, programme.categories.first?.text)
+        insert.bind(11, programme.clumpIndex)
+        insert.bind(12, line)
+        insert.bind(13, SearchText.fold(body.joined(separator: "\n")))
+        insert.bind(14, bytes: DetailsCodec.encode(programme))
+        try insert.step(db)
         programmeCount += 1
         let end = max(stop, start + 1)
         if let span = coverage[programme.channel] {
