@@ -121,7 +121,9 @@ enum XMLText {
     static func decode(_ bytes: UnsafeRawBufferPointer, invalid: inout Int) -> String {
         var text = String(decoding: bytes, as: UTF8.self)
         let same = text.withUTF8 { utf8 in
-            utf8.count == bytes.count && (bytes.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+            guard utf8.count == bytes.count else { return false }
+            guard let decoded = utf8.baseAddress, let original = bytes.baseAddress else { return true }  // both empty
+            return memcmp(decoded, original, bytes.count) == 0
         }
         if !same { invalid += 1 }
         return text
