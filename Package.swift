@@ -45,7 +45,7 @@ let package = Package(
         .executableTarget(name: "GuideBench", dependencies: ["GuideCore", "XMLTV", "GuideStore", "GuideIngest"]),
         .testTarget(name: "GuideCoreTests", dependencies: ["GuideCore"]),
         .testTarget(name: "XMLTVTests", dependencies: ["XMLTV", "GuideCore"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "GuideStoreTests", dependencies: ["GuideStore", "GuideCore", "XMLTV"]),
+        .testTarget(name: "GuideStoreTests", dependencies: ["GuideStore", "GuideCore", "XMLTV", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "tvguideTests", dependencies: ["tvguide", "GuideCore"]),
         .testTarget(name: "GuideIngestTests", dependencies: ["GuideIngest", "GuideStore", "XMLTV", "GuideCore"]),
     ],

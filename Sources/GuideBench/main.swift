@@ -40,7 +40,7 @@ func parseSeconds(_ bytes: [UInt8]) throws -> (seconds: Double, programmes: Int)
 
 let arguments = CommandLine.arguments.dropFirst()
 guard let mode = arguments.first else {
-    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | queries DATABASE\n".utf8))
+    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | import FILE SCRATCH-FOLDER | queries DATABASE\n".utf8))
     exit(2)
 }
 switch mode {
@@ -51,6 +51,21 @@ case "parse":
         let (seconds, programmes) = try parseSeconds(bytes)
         print("parse\t\(path)\t\(bytes.count)\t\(programmes)\t\(String(format: "%.1f", Double(bytes.count) / seconds / 1e6))")
     }
+case "import":
+    // Import throughput inside one process (no process start): a fresh database per run, best of 3.
+    guard let path = arguments.dropFirst().first, let scratch = arguments.dropFirst(2).first else { exit(2) }
+    var best = Double.infinity
+    var programmes = 0
+    for run in 0..<3 {
+        let database = "\(scratch)/import-\(run).sqlite"
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
+        let store = try SQLiteListingStore(path: database)
+        let start = DispatchTime.now().uptimeNanoseconds
+        programmes = try ListingImporter(store: store).importFile(at: path).programmes
+        best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
+    }
+    print("import\t\(path)\t\(programmes)\t\(String(format: "%.3f", best))\t\(String(format: "%.0f", Double(programmes) / best))")
 case "queries":
     // Query latency on an imported database: now/next for every channel, one channel's day, a two-term search.
     guard let path = arguments.dropFirst().first else { exit(2) }
@@ -58,6 +73,8 @@ case "queries":
     let channels = try store.channels()
     guard let coverage = try store.coverage() else { exit(1) }
     let instant = coverage.start.addingTimeInterval(coverage.duration / 2)
+    // The first now/next after an import also loads the in-memory schedule; the median is every one after it.
+    let first = try medianMilliseconds(runs: 1) { _ = try store.nowNext(at: instant, channels: nil) }
     let nowNext = try medianMilliseconds(runs: 21) { _ = try store.nowNext(at: instant, channels: nil) }
     let sample = try store.nowNext(at: instant, channels: nil).compactMap(\.now).max { $0.programme.title.count < $1.programme.title.count }
     let day = TimeWindow(start: instant.addingTimeInterval(-12 * 3600), end: instant.addingTimeInterval(12 * 3600))
@@ -67,7 +84,7 @@ case "queries":
     let query = SearchQuery(Array(words), limit: 100)
     let search = try medianMilliseconds(runs: 21) { _ = try store.search(query) }
     let found = try store.search(query).count
-    print("queries\t\(channels.count)\t\(String(format: "%.2f", nowNext))\t\(String(format: "%.2f", channelDay))\t\(String(format: "%.2f", search))\t\(words.joined(separator: " "))\t\(found)")
+    print("queries\t\(channels.count)\t\(String(format: "%.2f", nowNext))\t\(String(format: "%.2f", channelDay))\t\(String(format: "%.2f", search))\t\(words.joined(separator: " "))\t\(found)\t\(String(format: "%.1f", first))")
 default:
     FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
     exit(2)

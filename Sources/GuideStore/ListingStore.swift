@@ -28,9 +28,15 @@ public protocol ListingStore: Sendable {
 /// Receives what an import reads, as it reads it.
 public protocol ListingSink: AnyObject {
     func add(_ channel: Channel) throws
-    func add(_ programme: Programme, line: Int?) throws
+    func add(_ programme: PreparedProgramme) throws
     /// Issues the reader found, to go into the import's report.
     func record(_ issues: IssueLog)
+}
+
+extension ListingSink {
+    public func add(_ programme: Programme, line: Int?) throws {
+        try add(PreparedProgramme(programme, line: line))
+    }
 }
 
 /// What an import stored and what it had to repair.

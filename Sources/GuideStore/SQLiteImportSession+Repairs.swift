@@ -20,10 +20,12 @@ extension SQLiteImportSession {
     ///   counts as the same, and the one without a stop goes;
     /// - a programme still running when the next slot starts is cut there (zero-length ones never cut anything);
     /// - zero-length programmes are kept and reported.
-    /// Returns how many rows it deleted.
-    func repair() throws -> Int {
+    /// Returns how many rows it deleted and the longest programme it kept, in seconds.
+    func repair() throws -> (removed: Int, longest: Int64) {
+        var longest: Int64 = 0
         var stops: [(id: Int64, stop: Int64)] = []
         var duplicates: [Int64] = []
+        var channelKey: Int64?
         var channel: ChannelID?
         var slot: [Airing] = []
         /// The previous slot's programmes, once their stops are settled.
@@ -79,6 +81,7 @@ extension SQLiteImportSession {
                                  title: airing.title, message: "starts and stops at the same time; kept, never shown as on now")
                 }
             }
+            for airing in kept { longest = max(longest, airing.stop - airing.start) }
             previous = kept
             slot.removeAll()
         }
@@ -94,18 +97,20 @@ extension SQLiteImportSession {
             }
         }
 
+        // In the programme index's own order (stop before id within a start), so SQLite needs no sort.
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT id, channel_id, start, stop, stop_known, title, clump, line FROM programme
-            WHERE id >= ? ORDER BY channel_id, start, id
+            SELECT id, channel_key, start, stop, stop_known, title, clump, line FROM programme
+            WHERE id >= ? ORDER BY channel_key, start, stop, id
             """, arguments: [firstNewID])
         while let row = try rows.next() {
-            let rowChannel = ChannelID(row[1] as String)
+            let rowChannel: Int64 = row[1]
             let airing = Airing(id: row[0], start: row[2], stop: row[3], isStopKnown: row[4] == 1, title: row[5],
                                 clump: row[6], line: row[7])
-            if rowChannel != channel {
+            if rowChannel != channelKey {
                 settle(nextStart: nil)
                 previous.removeAll()
-                channel = rowChannel
+                channelKey = rowChannel
+                channel = channelIDs[rowChannel]
             } else if let current = slot.first, airing.start != current.start {
                 settle(nextStart: airing.start)
                 // A zero-length programme marks an instant; it does not end what is running.
@@ -124,7 +129,7 @@ extension SQLiteImportSession {
         for id in duplicates {
             try delete.execute(arguments: [id])
         }
-        return duplicates.count
+        return (duplicates.count, longest)
     }
 
     private func iso(_ seconds: Int64) -> String {

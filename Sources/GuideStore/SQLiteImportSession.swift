@@ -9,11 +9,15 @@ final class SQLiteImportSession: ListingSink {
     let sourceID: Int64
     let importID: Int64
     var issues = IssueLog()
-    /// Channels the file described; channels its programmes only name are added at the end.
+    /// Channels the file described; a channel its programmes only name gets a row named by its id.
     private var describedChannels: Set<ChannelID> = []
+    /// The integer key of each channel this import touched, and back.
+    private var channelKeys: [ChannelID: Int64] = [:]
+    private(set) var channelIDs: [Int64: ChannelID] = [:]
+    private var lastChannel: (id: ChannelID, key: Int64)?
     private(set) var programmeCount = 0
-    /// Per channel, the span the new listings cover: what they replace of the source's older listings.
-    private var coverage: [ChannelID: (start: Int64, end: Int64)] = [:]
+    /// Per channel key, the span the new listings cover: what they replace of the source's older listings.
+    private var coverage: [Int64: (start: Int64, end: Int64)] = [:]
     private var nextChannelPosition: Int64
     /// Rows with a larger id are this import's (SQLite gives new rows ids above the largest).
     let firstNewID: Int64
@@ -22,6 +26,7 @@ final class SQLiteImportSession: ListingSink {
     private let insertTitle: Statement
     private let indexTitle: Statement
     private let upsertChannel: Statement
+    private let addNamedChannel: Statement
     /// Folded titles already in the title table, by id; a guide has far fewer titles than programmes.
     private var titleIDs: [String: Int64] = [:]
 
@@ -35,9 +40,9 @@ final class SQLiteImportSession: ListingSink {
         nextChannelPosition = (try Int64.fetchOne(db, sql: "SELECT max(position) FROM channel") ?? 0) + 1
         firstNewID = (try Int64.fetchOne(db, sql: "SELECT max(id) FROM programme") ?? 0) + 1
         insertProgramme = DirectBinding(try db.makeStatement(sql: """
-            INSERT INTO programme (source_id, import_id, channel_id, start, stop, stop_known, title, title_id, sub_title,
-                                   category, clump, line, search_text, details)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO programme (source_id, import_id, channel_key, start, stop, stop_known, title, title_id, clump,
+                                   line, search_text, details)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """))
         findTitle = try db.makeStatement(sql: "SELECT id FROM title WHERE folded = ?")
         insertTitle = try db.makeStatement(sql: "INSERT INTO title (folded) VALUES (?)")
@@ -45,48 +50,75 @@ final class SQLiteImportSession: ListingSink {
         upsertChannel = try db.makeStatement(sql: """
             INSERT INTO channel (id, name, number, position, details) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT(id) DO UPDATE SET name = excluded.name, number = excluded.number, details = excluded.details
+            RETURNING key
+            """)
+        addNamedChannel = try db.makeStatement(sql: """
+            INSERT INTO channel (id, name, position, details) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO NOTHING
             """)
     }
 
     func add(_ channel: Channel) throws {
-        try upsertChannel.execute(arguments: [channel.id.rawValue, channel.name, channel.number, nextChannelPosition,
-                                              Data(DetailsCodec.encode(channel))])
+        let key = try Int64.fetchOne(upsertChannel, arguments: [channel.id.rawValue, channel.name, channel.number,
+                                                                nextChannelPosition, Data(DetailsCodec.encode(channel))])
+        guard let key else { throw DatabaseError(message: "channel \(channel.id.rawValue) was not stored") }
         nextChannelPosition += 1
         describedChannels.insert(channel.id)
+        remember(channel.id, key: key)
     }
 
-    func add(_ programme: Programme, line: Int?) throws {
+    /// The key of a channel a programme names, adding a row named by its id if the guide has none yet.
+    private func channelKey(_ channel: ChannelID) throws -> Int64 {
+        // Files list a channel's programmes together: most lookups are the channel just seen.
+        if let last = lastChannel, last.id == channel { return last.key }
+        if let key = channelKeys[channel] {
+            lastChannel = (channel, key)
+            return key
+        }
+        try addNamedChannel.execute(arguments: [channel.rawValue, channel.rawValue, nextChannelPosition,
+                                                Data(DetailsCodec.encode(Channel(id: channel)))])
+        if db.changesCount > 0 { nextChannelPosition += 1 }
+        guard let key = try Int64.fetchOne(db, sql: "SELECT key FROM channel WHERE id = ?", arguments: [channel.rawValue]) else {
+            throw DatabaseError(message: "channel \(channel.rawValue) was not stored")
+        }
+        remember(channel, key: key)
+        lastChannel = (channel, key)
+        return key
+    }
+
+    private func remember(_ channel: ChannelID, key: Int64) {
+        channelKeys[channel] = key
+        channelIDs[key] = channel
+    }
+
+    func add(_ prepared: PreparedProgramme) throws {
+        let programme = prepared.programme
         let start = Int64(programme.start.timeIntervalSince1970)
         let knownStop = programme.stop.map { Int64($0.timeIntervalSince1970) }
         // Until a repair derives it, an open-ended programme lasts its stated length, or an hour.
         let stop = knownStop ?? start + Int64(programme.length.flatMap { $0 > 0 ? $0 : nil } ?? 3600)
-        let title = programme.title
-        var body = programme.subTitles.map(\.text)
-        body.append(contentsOf: programme.descriptions.map(\.text))
-        let titleID = try titleID(SearchText.fold(title))
+        let titleID = try titleID(prepared.foldedTitle)
+        let channelKey = try channelKey(programme.channel)
         let insert = insertProgramme
         insert.reset()
         insert.bind(1, sourceID)
         insert.bind(2, importID)
-        insert.bind(3, programme.channel.rawValue)
+        insert.bind(3, channelKey)
         insert.bind(4, start)
         insert.bind(5, stop)
         insert.bind(6, knownStop == nil ? 0 : 1)
-        insert.bind(7, title)
+        insert.bind(7, programme.title)
         insert.bind(8, titleID)
-        insert.bind(9, programme.subTitle)
-        insert.bind(10, programme.categories.first?.text)
-        insert.bind(11, programme.clumpIndex)
-        insert.bind(12, line)
-        insert.bind(13, SearchText.fold(body.joined(separator: "\n")))
-        insert.bind(14, bytes: DetailsCodec.encode(programme))
+        insert.bind(9, programme.clumpIndex)
+        insert.bind(10, prepared.line)
+        insert.bind(11, prepared.foldedBody)
+        insert.bind(12, bytes: prepared.details)
         try insert.step(db)
         programmeCount += 1
         let end = max(stop, start + 1)
-        if let span = coverage[programme.channel] {
-            coverage[programme.channel] = (min(span.start, start), max(span.end, end))
+        if let span = coverage[channelKey] {
+            coverage[channelKey] = (min(span.start, start), max(span.end, end))
         } else {
-            coverage[programme.channel] = (start, end)
+            coverage[channelKey] = (start, end)
         }
     }
 
@@ -111,31 +143,21 @@ final class SQLiteImportSession: ListingSink {
 
     /// Repairs the new rows, drops what they replace, and returns the summary.
     func finish() throws -> ImportSummary {
-        let removed = try repair()
-        // A programme may name a channel the file never describes; the guide still needs a row for it.
-        let addChannel = try db.makeStatement(sql: """
-            INSERT INTO channel (id, name, position, details) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO NOTHING
-            """)
-        for channel in coverage.keys.sorted() {
-            try addChannel.execute(arguments: [channel.rawValue, channel.rawValue, nextChannelPosition,
-                                               Data(DetailsCodec.encode(Channel(id: channel)))])
-            if db.changesCount > 0 { nextChannelPosition += 1 }
-        }
+        let (removed, longest) = try repair()
         var replaced = 0
         let delete = try db.makeStatement(sql: """
             DELETE FROM programme
-            WHERE source_id = ? AND channel_id = ? AND import_id != ? AND start < ? AND (stop > ? OR start >= ?)
+            WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start < ? AND (stop > ? OR start >= ?)
             """)
         for (channel, span) in coverage {
-            try delete.execute(arguments: [sourceID, channel.rawValue, importID, span.end, span.start, span.start])
+            try delete.execute(arguments: [sourceID, channel, importID, span.end, span.start, span.start])
             replaced += db.changesCount
         }
         let stored = programmeCount - removed
-        let channelCount = describedChannels.union(coverage.keys).count
-        let longest = try Int64.fetchOne(db, sql: "SELECT max(stop - start) FROM programme WHERE id >= ?",
-                                         arguments: [firstNewID]) ?? 0
+        let channelCount = describedChannels.union(coverage.keys.compactMap { channelIDs[$0] }).count
         try db.execute(sql: "UPDATE import_run SET channels = ?, programmes = ?, issues = ?, longest = ? WHERE id = ?",
                        arguments: [channelCount, stored, issues.total, longest, importID])
+        try db.execute(sql: "UPDATE guide_state SET generation = generation + 1")
         try db.execute(sql: "UPDATE source SET imported_at = (SELECT started_at FROM import_run WHERE id = ?) WHERE id = ?",
                        arguments: [importID, sourceID])
         return ImportSummary(source: source, channels: channelCount, programmes: stored, replaced: replaced, issues: issues)

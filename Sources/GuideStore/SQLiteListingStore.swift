@@ -1,12 +1,15 @@
 import Foundation
 import GRDB
 import GuideCore
+import Synchronization
 
 /// The embedded store: one SQLite file in WAL mode, so the guide stays readable while an import writes.
 public final class SQLiteListingStore: ListingStore {
     let pool: DatabasePool
     /// Wall-clock time, for import timestamps; tests fix it.
     let now: @Sendable () -> Date
+    /// The schedule as of the last now/next, reloaded when the listings' generation moves on.
+    private let schedule = Mutex<ScheduleIndex?>(nil)
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     public init(path: String, now: @escaping @Sendable () -> Date = Date.init) throws {
@@ -50,6 +53,15 @@ public final class SQLiteListingStore: ListingStore {
                  try Int.fetchOne(db, sql: "SELECT count(*) FROM programme") ?? 0)
             }
         }
+    }
+
+    /// The in-memory schedule for the snapshot `db` reads, loading it if the listings changed since the last one.
+    func scheduleIndex(_ db: Database) throws -> ScheduleIndex {
+        let generation = try ScheduleIndex.generation(db)
+        if let cached = schedule.withLock({ $0 }), cached.generation == generation { return cached }
+        let loaded = try ScheduleIndex.load(db)
+        schedule.withLock { $0 = loaded }
+        return loaded
     }
 
     func mapErrors<T>(_ body: () throws -> T) throws -> T {

@@ -61,6 +61,59 @@ enum SchemaMigrations {
                 CREATE INDEX programme_by_title ON programme(title_id, start);
                 """)
         }
+        migrator.registerMigration("v2: programmes name their channel by an integer key") { db in
+            // An integer key instead of the channel's text id halves the programme index and makes its seeks (now/next
+            // does two per channel) and inserts cheaper. Programme rows carry no foreign keys: only the import session
+            // writes them, with keys it has just looked up, and three parent lookups per inserted row were measurable.
+            // Whoever deletes a source, channel or title deletes its programmes first. The sub-title and category
+            // columns go: nothing read them, and every byte of a programme row is written twice (WAL, then checkpoint).
+            // See docs/performance.md.
+            try db.execute(sql: """
+                CREATE TABLE channel_v2 (
+                    key INTEGER PRIMARY KEY,
+                    id TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL,
+                    number TEXT,
+                    position INTEGER NOT NULL,
+                    details BLOB NOT NULL
+                );
+                INSERT INTO channel_v2 (id, name, number, position, details)
+                    SELECT id, name, number, position, details FROM channel ORDER BY position;
+                CREATE TABLE programme_v2 (
+                    id INTEGER PRIMARY KEY,
+                    source_id INTEGER NOT NULL,
+                    import_id INTEGER NOT NULL,
+                    channel_key INTEGER NOT NULL,
+                    start INTEGER NOT NULL,
+                    stop INTEGER NOT NULL,
+                    stop_known INTEGER NOT NULL,
+                    title TEXT NOT NULL,
+                    title_id INTEGER NOT NULL,
+                    clump TEXT,
+                    line INTEGER,
+                    -- Folded sub-titles and descriptions, scanned (not indexed) by a search of all text.
+                    search_text TEXT NOT NULL,
+                    details BLOB NOT NULL
+                );
+                INSERT INTO programme_v2
+                    SELECT p.id, p.source_id, p.import_id, c.key, p.start, p.stop, p.stop_known, p.title, p.title_id,
+                           p.clump, p.line, p.search_text, p.details
+                    FROM programme p JOIN channel_v2 c ON c.id = p.channel_id;
+                DROP TABLE programme;
+                DROP TABLE channel;
+                ALTER TABLE channel_v2 RENAME TO channel;
+                ALTER TABLE programme_v2 RENAME TO programme;
+                CREATE INDEX channel_by_position ON channel(position);
+                CREATE INDEX programme_by_channel ON programme(channel_key, start, stop);
+                CREATE INDEX programme_by_title ON programme(title_id, start);
+                -- Incremented by every write that changes programmes, so readers know when what they hold is stale.
+                CREATE TABLE guide_state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    generation INTEGER NOT NULL
+                );
+                INSERT INTO guide_state (id, generation) VALUES (1, 1);
+                """)
+        }
         return migrator
     }
 }

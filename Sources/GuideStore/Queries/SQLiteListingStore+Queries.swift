@@ -3,26 +3,6 @@ import GRDB
 import GuideCore
 
 extension SQLiteListingStore {
-    /// The columns every programme query selects, in the order ``storedProgramme(_:)`` reads them.
-    static let programmeColumns = """
-        p.id, p.channel_id, p.start, p.stop, p.stop_known, p.details, s.name
-        """
-
-    static func storedProgramme(_ row: Row, offset: Int = 0) -> StoredProgramme? {
-        let id: Int64 = row[offset]
-        let channel = ChannelID(row[offset + 1] as String)
-        let start = Date(timeIntervalSince1970: TimeInterval(row[offset + 2] as Int64))
-        let end = Date(timeIntervalSince1970: TimeInterval(row[offset + 3] as Int64))
-        let isStopKnown: Bool = row[offset + 4]
-        // Decoded straight from SQLite's buffer, without copying the blob.
-        let decoded = try? row.withUnsafeData(atIndex: offset + 5) { data in
-            data?.withUnsafeBytes { DetailsCodec.decode($0, channel: channel, start: start, stop: isStopKnown ? end : nil) }
-        }
-        guard let programme = decoded ?? nil else { return nil }
-        return StoredProgramme(id: ProgrammeID(rawValue: id), source: SourceName(row[offset + 6] as String),
-                               programme: programme, end: end)
-    }
-
     public func channels() throws -> [Channel] {
         try mapErrors {
             try pool.read { db in
@@ -38,50 +18,43 @@ extension SQLiteListingStore {
         let start = Int64(window.start.timeIntervalSince1970), end = Int64(window.end.timeIntervalSince1970)
         return try mapErrors {
             try pool.read { db in
-                try Row.fetchAll(db, sql: """
-                    SELECT \(Self.programmeColumns) FROM programme p JOIN source s ON s.id = p.source_id
-                    WHERE p.channel_id = ? AND p.start < ? AND (p.stop > ? OR (p.stop = p.start AND p.start >= ?))
+                try ProgrammeRows(db).fetchAll(db, sql: """
+                    SELECT \(ProgrammeRows.columns()) FROM channel c JOIN programme p ON p.channel_key = c.key
+                    WHERE c.id = ? AND p.start < ? AND (p.stop > ? OR (p.stop = p.start AND p.start >= ?))
                     ORDER BY p.start, p.id
-                    """, arguments: [channel.rawValue, end, start, start]).compactMap { Self.storedProgramme($0) }
+                    """, arguments: [channel.rawValue, end, start, start])
             }
         }
     }
 
     public func nowNext(at instant: Date, channels: [ChannelID]?) throws -> [NowNext] {
         let time = Int64(instant.timeIntervalSince1970.rounded(.down))
-        // One statement for every channel: SQLite does the two index seeks per channel itself, several times faster
-        // than two round trips per channel through the driver. "On now" looks back no further than the longest
-        // programme stored; without that bound a channel with nothing on would be searched to its first programme.
-        let sql = """
-            SELECT c.id,
-                   \(Self.programmeColumns),
-                   x.id, x.channel_id, x.start, x.stop, x.stop_known, x.details, xs.name
-            FROM channel c
-            LEFT JOIN programme p ON p.id = (
-                SELECT id FROM programme
-                WHERE channel_id = c.id AND start <= :time AND start >= :time - :longest AND stop > :time
-                ORDER BY start DESC LIMIT 1)
-            LEFT JOIN source s ON s.id = p.source_id
-            LEFT JOIN programme x ON x.id = (
-                SELECT id FROM programme WHERE channel_id = c.id AND start >= coalesce(p.stop, :time + 1) AND stop > start
-                ORDER BY start LIMIT 1)
-            LEFT JOIN source xs ON xs.id = x.source_id
-            ORDER BY c.position
-            """
         return try mapErrors {
             try pool.read { db in
-                let longest = try Int64.fetchOne(db, sql: "SELECT max(longest) FROM import_run") ?? 0
-                var rows: [NowNext] = []
-                let cursor = try Row.fetchCursor(db, sql: sql, arguments: ["time": time, "longest": longest])
-                while let row = try cursor.next() {
-                    let channel = ChannelID(row[0] as String)
-                    let now = row.hasNull(atIndex: 1) ? nil : Self.storedProgramme(row, offset: 1)
-                    let next = row.hasNull(atIndex: 8) ? nil : Self.storedProgramme(row, offset: 8)
-                    rows.append(NowNext(channel: channel, now: now, next: next))
+                var found = try scheduleIndex(db).nowNext(at: time)
+                if let channels {
+                    let byChannel = Dictionary(found.map { ($0.channel, $0) }, uniquingKeysWith: { first, _ in first })
+                    found = channels.map { byChannel[$0] ?? ($0, nil, nil) }
                 }
-                guard let channels else { return rows }
-                let byChannel = Dictionary(rows.map { ($0.channel, $0) }, uniquingKeysWith: { first, _ in first })
-                return channels.map { byChannel[$0] ?? NowNext(channel: $0, now: nil, next: nil) }
+                // The rows, fetched by id in one statement, go straight to their place in the answer.
+                var results = found.map { NowNext(channel: $0.channel, now: nil, next: nil) }
+                var places: [Int64: (index: Int, isNext: Bool)] = [:]
+                places.reserveCapacity(found.count * 2)
+                for (index, entry) in found.enumerated() {
+                    if let now = entry.now { places[now] = (index, false) }
+                    if let next = entry.next { places[next] = (index, true) }
+                }
+                let ids = "[" + places.keys.sorted().map(String.init).joined(separator: ",") + "]"
+                // Every row is decoded with a stand-in channel, then given its own: the query has no channel join.
+                let rows = try ProgrammeRows(db)
+                try rows.forEach(db, sql: """
+                    SELECT \(ProgrammeRows.columns(channelID: "NULL")) FROM json_each(?) j JOIN programme p ON p.id = j.value
+                    """, arguments: [ids], channel: ChannelID("")) { id, programme in
+                    guard let place = places[id], var programme else { return }
+                    programme.programme.channel = results[place.index].channel
+                    if place.isNext { results[place.index].next = programme } else { results[place.index].now = programme }
+                }
+                return results
             }
         }
     }
@@ -92,8 +65,8 @@ extension SQLiteListingStore {
                 // One index seek per channel at each end, rather than a scan of every programme.
                 let row = try Row.fetchOne(db, sql: """
                     SELECT min(first), max(last) FROM (
-                        SELECT (SELECT start FROM programme WHERE channel_id = c.id ORDER BY start LIMIT 1) AS first,
-                               (SELECT stop FROM programme WHERE channel_id = c.id ORDER BY start DESC LIMIT 1) AS last
+                        SELECT (SELECT start FROM programme WHERE channel_key = c.key ORDER BY start LIMIT 1) AS first,
+                               (SELECT stop FROM programme WHERE channel_key = c.key ORDER BY start DESC LIMIT 1) AS last
                         FROM channel c)
                     """)
                 guard let first = row?[0] as Int64?, let last = row?[1] as Int64? else { return nil }
@@ -111,6 +84,7 @@ extension SQLiteListingStore {
         var conditions: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
         var from = "programme p JOIN title t ON t.id = p.title_id"
+        let channelJoin = "JOIN channel c ON c.key = p.channel_key"
         if query.scope == .title {
             if !indexed.isEmpty {
                 let phrases = indexed.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
@@ -130,13 +104,13 @@ extension SQLiteListingStore {
         }
         arguments.append(query.limit)
         let sql = """
-            SELECT \(Self.programmeColumns) FROM \(from) JOIN source s ON s.id = p.source_id
+            SELECT \(ProgrammeRows.columns()) FROM \(from) \(channelJoin)
             WHERE \(conditions.joined(separator: " AND "))
             ORDER BY p.start, p.id LIMIT ?
             """
         return try mapErrors {
             try pool.read { db in
-                try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).compactMap { Self.storedProgramme($0) }
+                try ProgrammeRows(db).fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
             }
         }
     }
@@ -144,9 +118,9 @@ extension SQLiteListingStore {
     public func programme(_ id: ProgrammeID) throws -> StoredProgramme? {
         try mapErrors {
             try pool.read { db in
-                try Row.fetchOne(db, sql: """
-                    SELECT \(Self.programmeColumns) FROM programme p JOIN source s ON s.id = p.source_id WHERE p.id = ?
-                    """, arguments: [id.rawValue]).flatMap { Self.storedProgramme($0) }
+                try ProgrammeRows(db).fetchAll(db, sql: """
+                    SELECT \(ProgrammeRows.columns()) FROM programme p JOIN channel c ON c.key = p.channel_key WHERE p.id = ?
+                    """, arguments: [id.rawValue]).first
             }
         }
     }
@@ -154,12 +128,12 @@ extension SQLiteListingStore {
     public func forEachProgramme(_ body: (StoredProgramme) throws -> Void) throws {
         try mapErrors {
             try pool.read { db in
-                let rows = try Row.fetchCursor(db, sql: """
-                    SELECT \(Self.programmeColumns) FROM programme p JOIN source s ON s.id = p.source_id
-                    ORDER BY p.channel_id, p.start, p.id
-                    """)
-                while let row = try rows.next() {
-                    if let programme = Self.storedProgramme(row) { try body(programme) }
+                // In guide order, channel by channel, each channel's programmes by start: the programme index's order.
+                try ProgrammeRows(db).forEach(db, sql: """
+                    SELECT \(ProgrammeRows.columns()) FROM channel c JOIN programme p ON p.channel_key = c.key
+                    ORDER BY c.position, p.start, p.id
+                    """) { _, programme in
+                    if let programme { try body(programme) }
                 }
             }
         }

@@ -1,0 +1,109 @@
+import GRDB
+import GRDBSQLite
+import GuideCore
+
+/// Every channel's programmes as (start, stop, id), in memory, ordered like the `programme_by_channel` index.
+///
+/// Now/next asks two questions per channel ("what started last before T and is still on", "what starts after
+/// it"). Asked of SQLite, that is four B-tree operations per channel, ~1.5 µs each, 16-20 ms for 3,000 channels;
+/// here it is two binary searches per channel, and SQLite only fetches the rows found. 24 bytes per programme
+/// (17 MB for 700,000), loaded once per change of the listings (``generation``) in ~0.1 s.
+struct ScheduleIndex: Sendable {
+    struct Entry: Sendable {
+        var start: Int64
+        var stop: Int64
+        var id: Int64
+    }
+
+    struct Slot: Sendable {
+        var channel: ChannelID
+        var entries: Range<Int>
+    }
+
+    /// The `guide_state.generation` the index was read at.
+    let generation: Int64
+    /// Channels in guide order, each with its span of ``entries``.
+    let slots: [Slot]
+    let entries: [Entry]
+    /// The longest programme: how far back "on now" has to look.
+    let longest: Int64
+
+    /// The current generation of the listings; every write that changes programmes increments it.
+    static func generation(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT generation FROM guide_state") ?? 0
+    }
+
+    static func load(_ db: Database) throws -> ScheduleIndex {
+        let generation = try generation(db)
+        var channels: [(key: Int64, id: ChannelID)] = []
+        for row in try Row.fetchAll(db, sql: "SELECT key, id FROM channel ORDER BY position, key") {
+            channels.append((row[0], ChannelID(row[1] as String)))
+        }
+        var entries: [Entry] = []
+        var spans: [Int64: Range<Int>] = [:]
+        var longest: Int64 = 0
+        // Stepped through the C API: GRDB's row decoding costs more than SQLite's index scan here.
+        let statement = try db.makeStatement(sql: """
+            SELECT channel_key, start, stop, id FROM programme INDEXED BY programme_by_channel
+            ORDER BY channel_key, start, stop, id
+            """)
+        let handle = statement.sqliteStatement
+        var currentKey: Int64?
+        var firstOfKey = 0
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+            let key = sqlite3_column_int64(handle, 0)
+            if key != currentKey {
+                if let currentKey { spans[currentKey] = firstOfKey..<entries.count }
+                currentKey = key
+                firstOfKey = entries.count
+            }
+            let entry = Entry(start: sqlite3_column_int64(handle, 1), stop: sqlite3_column_int64(handle, 2),
+                              id: sqlite3_column_int64(handle, 3))
+            longest = max(longest, entry.stop - entry.start)
+            entries.append(entry)
+        }
+        if let currentKey { spans[currentKey] = firstOfKey..<entries.count }
+        let slots = channels.map { Slot(channel: $0.id, entries: spans[$0.key] ?? 0..<0) }
+        return ScheduleIndex(generation: generation, slots: slots, entries: entries, longest: longest)
+    }
+
+    /// The ids of what is on at `time` (`start <= time < stop`) and what follows it, for every channel in guide order.
+    func nowNext(at time: Int64) -> [(channel: ChannelID, now: Int64?, next: Int64?)] {
+        slots.map { slot in
+            let range = slot.entries
+            // Walking back from the last start at or before `time`, in the index's descending order, the first one
+            // still running is on now; nothing that started more than `longest` ago can be.
+            var index = firstIndex(in: range) { $0.start > time }
+            var now: Entry?
+            while index > range.lowerBound {
+                index -= 1
+                let entry = entries[index]
+                if entry.start < time - longest { break }
+                if entry.stop > time {
+                    now = entry
+                    break
+                }
+            }
+            // Next: the first programme of non-zero length starting when the current one stops.
+            let from = now?.stop ?? time + 1
+            var next = firstIndex(in: range) { $0.start >= from }
+            while next < range.upperBound, entries[next].stop <= entries[next].start { next += 1 }
+            return (slot.channel, now?.id, next < range.upperBound ? entries[next].id : nil)
+        }
+    }
+
+    /// The first index in `range` whose entry satisfies `isAfter`, which must be false then true along the range.
+    private func firstIndex(in range: Range<Int>, where isAfter: (Entry) -> Bool) -> Int {
+        var low = range.lowerBound, high = range.upperBound
+        while low < high {
+            let middle = (low + high) / 2
+            if isAfter(entries[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}

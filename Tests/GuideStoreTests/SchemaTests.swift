@@ -1,0 +1,57 @@
+import Foundation
+import GRDB
+import GuideCore
+import Testing
+@testable import GuideStore
+
+@Suite struct SchemaTests {
+    /// A database written by the first schema opens with everything it held, under the current schema.
+    @Test func aVersionOneDatabaseIsCarriedForward() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-v1-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }  // Scratch.
+        let programme = Programme(channel: ChannelID("bbc1.uk"), start: StoreFixture.date("20240101180000"),
+                                  stop: StoreFixture.date("20240101183000"), titles: [LocalizedText("Doctor Who")])
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try SchemaMigrations.migrator.migrate(queue, upTo: "v1: sources, channels, programmes, search")
+            try queue.write { db in
+                try db.execute(sql: "INSERT INTO source (id, name) VALUES (1, 'old')")
+                try db.execute(sql: "INSERT INTO import_run (source_id, started_at, longest) VALUES (1, 0, 1800)")
+                try db.execute(sql: "INSERT INTO channel (id, name, position, details) VALUES (?, 'BBC One', 1, ?)",
+                               arguments: ["bbc1.uk", Data(DetailsCodec.encode(Channel(id: ChannelID("bbc1.uk"),
+                                                                                       displayNames: [LocalizedText("BBC One")])))])
+                try db.execute(sql: "INSERT INTO title (id, folded) VALUES (1, 'doctor who')")
+                try db.execute(sql: "INSERT INTO title_search (rowid, folded) VALUES (1, 'doctor who')")
+                try db.execute(sql: """
+                    INSERT INTO programme (source_id, import_id, channel_id, start, stop, stop_known, title, title_id,
+                                           search_text, details)
+                    VALUES (1, 1, 'bbc1.uk', ?, ?, 1, 'Doctor Who', 1, '', ?)
+                    """, arguments: [Int64(programme.start.timeIntervalSince1970), Int64(programme.stop!.timeIntervalSince1970),
+                                     Data(DetailsCodec.encode(programme))])
+            }
+        }
+        let store = try SQLiteListingStore(path: path)
+        #expect(try store.channels().map(\.name) == ["BBC One"])
+        let now = try store.nowNext(at: StoreFixture.date("20240101181500"), channels: nil)
+        #expect(now.first?.channel == ChannelID("bbc1.uk"))
+        #expect(now.first?.now?.programme == programme)
+        #expect(now.first?.now?.source == SourceName("old"))
+        #expect(try store.search(SearchQuery(["who"])).map(\.programme.title) == ["Doctor Who"])
+    }
+
+    /// Now/next keeps the schedule in memory; an import, also one through another connection, must show at once.
+    @Test func nowNextSeesEveryImport() throws {
+        let fixture = try StoreFixture()
+        let instant = StoreFixture.date("20240101181500")
+        try fixture.importXML(StoreFixture.xml([("a", "20240101180000", "20240101190000", "First")]))
+        #expect(try fixture.store.nowNext(at: instant, channels: nil).first?.now?.programme.title == "First")
+        try fixture.importXML(StoreFixture.xml([("a", "20240101180000", "20240101190000", "Second")]))
+        #expect(try fixture.store.nowNext(at: instant, channels: nil).first?.now?.programme.title == "Second")
+        let other = try SQLiteListingStore(path: fixture.path)
+        _ = try other.importListings(from: SourceName("test")) { sink in
+            try sink.add(Programme(channel: ChannelID("a"), start: StoreFixture.date("20240101180000"),
+                                   stop: StoreFixture.date("20240101190000"), titles: [LocalizedText("Third")]), line: nil)
+        }
+        #expect(try fixture.store.nowNext(at: instant, channels: nil).first?.now?.programme.title == "Third")
+    }
+}
