@@ -21,22 +21,54 @@ public enum SearchText {
         }
         var output: [UInt8] = []
         output.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            let value = scalar.value
-            if value < 0x80 {
-                output.append(value >= 0x41 && value <= 0x5A ? UInt8(value + 32) : UInt8(value))
-            } else if let folded = cache.withLock({ $0[value] }) {
-                output.append(contentsOf: folded)
-            } else {
-                let folded = Array(foldSlowly(scalar).utf8)
-                cache.withLock { $0[value] = folded }
-                output.append(contentsOf: folded)
+        // One lock per text, not per character.
+        cache.withLock { cache in
+            for scalar in text.unicodeScalars {
+                let value = scalar.value
+                if value < 0x80 {
+                    output.append(value >= 0x41 && value <= 0x5A ? UInt8(value + 32) : UInt8(value))
+                } else {
+                    cache.append(scalar, to: &output)
+                }
             }
         }
         return String(decoding: output, as: UTF8.self)
     }
 
-    private static let cache = Mutex<[UInt32: [UInt8]]>([:])
+    /// Folded characters seen so far: the scripts of most listings (Latin, Greek, Cyrillic, Hebrew, Arabic, Thai,
+    /// ...) below U+3000 in a flat table, up to 7 UTF-8 bytes packed with their count in the top byte; the rest in
+    /// a dictionary.
+    struct FoldCache: ~Copyable {
+        static let tableSize: UInt32 = 0x3000
+        var table = [UInt64](repeating: 0, count: Int(tableSize))
+        var others: [UInt32: [UInt8]] = [:]
+
+        mutating func append(_ scalar: Unicode.Scalar, to output: inout [UInt8]) {
+            let value = scalar.value
+            if value < Self.tableSize {
+                var packed = table[Int(value)]
+                if packed == 0 {
+                    let folded = Array(foldSlowly(scalar).utf8)
+                    guard folded.count <= 7 else {
+                        output.append(contentsOf: folded)
+                        return
+                    }
+                    packed = UInt64(folded.count) << 56
+                    for (index, byte) in folded.enumerated() { packed |= UInt64(byte) << (8 * index) }
+                    table[Int(value)] = packed
+                }
+                for index in 0..<Int(packed >> 56) { output.append(UInt8(truncatingIfNeeded: packed >> (8 * index))) }
+            } else if let folded = others[value] {
+                output.append(contentsOf: folded)
+            } else {
+                let folded = Array(foldSlowly(scalar).utf8)
+                others[value] = folded
+                output.append(contentsOf: folded)
+            }
+        }
+    }
+
+    private static let cache = Mutex(FoldCache())
 
     static func foldSlowly(_ scalar: Unicode.Scalar) -> String {
         var scalars = String.UnicodeScalarView()

@@ -1,11 +1,12 @@
 import GRDB
 import GRDBSQLite
 
-/// Binds and steps a GRDB statement through the SQLite C API.
+/// Binds, steps and reads a GRDB statement through the SQLite C API.
 ///
-/// Used only for the import's per-programme INSERT: GRDB's argument handling (boxing every value, nested
-/// closures per argument, per-statement observers) cost more than SQLite's own work there. The statement still
-/// belongs to GRDB and runs inside GRDB's transaction.
+/// Used only where a statement runs hundreds of thousands of times or returns that many rows (the import's
+/// INSERT, the repair walk, now/next's schedule and rows): GRDB's per-value handling (boxing every value, nested
+/// closures per argument) cost more than SQLite's own work there. The statement still belongs to GRDB and runs
+/// inside GRDB's transaction.
 struct DirectBinding {
     let statement: Statement
     private var handle: OpaquePointer { statement.sqliteStatement }
@@ -49,12 +50,31 @@ struct DirectBinding {
         bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), Self.transient) }
     }
 
+    /// Steps through the statement's rows, handing `body` the C statement to read the current row's columns from.
+    func forEachRow(_ db: Database, _ body: (OpaquePointer) throws -> Void) throws {
+        defer { sqlite3_reset(handle) }
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else { throw error(code, db) }
+            try body(handle)
+        }
+    }
+
+    /// A text column of the current row; nil for NULL.
+    static func text(_ row: OpaquePointer, _ column: Int32) -> String? {
+        guard let text = sqlite3_column_text(row, column) else { return nil }
+        return String(cString: text)
+    }
+
     /// Runs the statement, which must return no rows.
     func step(_ db: Database) throws {
         let code = sqlite3_step(handle)
-        guard code == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-                                sql: statement.sql)
-        }
+        guard code == SQLITE_DONE else { throw error(code, db) }
+    }
+
+    private func error(_ code: Int32, _ db: Database) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                      sql: statement.sql)
     }
 }

@@ -1,22 +1,36 @@
 import GuideCore
 
-/// A programme with the work a store needs done before it writes the row: the details blob and the folded text
-/// for search. Building one needs no database, so an import makes them on the reading thread while the writing
-/// thread inserts the previous ones.
+/// What a store writes for one programme, worked out without a database: the row's values, the details blob and
+/// the folded text for search. An import makes these on its reading thread while the writing thread inserts the
+/// previous ones. It holds a handful of values rather than the programme itself, so handing it over and releasing
+/// it on the writing thread costs a few reference counts, not one per field of the programme.
 public struct PreparedProgramme: Sendable {
-    public let programme: Programme
+    let channel: ChannelID
+    /// Seconds since 1970.
+    let start: Int64
+    /// The stop the listings gave, if any.
+    let knownStop: Int64?
+    /// Until a repair derives it, an open-ended programme lasts its stated length, or an hour.
+    let provisionalStop: Int64
+    let title: String
+    let clumpIndex: String?
     /// The line of the input the programme started on, for the import report.
-    public let line: Int?
+    let line: Int?
     let details: [UInt8]
     let foldedTitle: String
     /// Folded sub-titles and descriptions.
     let foldedBody: String
 
     public init(_ programme: Programme, line: Int?) {
-        self.programme = programme
+        channel = programme.channel
+        start = Int64(programme.start.timeIntervalSince1970)
+        knownStop = programme.stop.map { Int64($0.timeIntervalSince1970) }
+        provisionalStop = knownStop ?? start + Int64(programme.length.flatMap { $0 > 0 ? $0 : nil } ?? 3600)
+        title = programme.title
+        clumpIndex = programme.clumpIndex
         self.line = line
         details = DetailsCodec.encode(programme)
-        foldedTitle = SearchText.fold(programme.title)
+        foldedTitle = SearchText.fold(title)
         var body = programme.subTitles.map(\.text)
         body.append(contentsOf: programme.descriptions.map(\.text))
         foldedBody = SearchText.fold(body.joined(separator: "\n"))

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import GuideCore
 
 extension SQLiteImportSession {
@@ -98,14 +99,18 @@ extension SQLiteImportSession {
         }
 
         // In the programme index's own order (stop before id within a start), so SQLite needs no sort.
-        let rows = try Row.fetchCursor(db, sql: """
+        let rows = DirectBinding(try db.makeStatement(sql: """
             SELECT id, channel_key, start, stop, stop_known, title, clump, line FROM programme
             WHERE id >= ? ORDER BY channel_key, start, stop, id
-            """, arguments: [firstNewID])
-        while let row = try rows.next() {
-            let rowChannel: Int64 = row[1]
-            let airing = Airing(id: row[0], start: row[2], stop: row[3], isStopKnown: row[4] == 1, title: row[5],
-                                clump: row[6], line: row[7])
+            """))
+        rows.reset()
+        rows.bind(1, firstNewID)
+        try rows.forEachRow(db) { row in
+            let rowChannel = sqlite3_column_int64(row, 1)
+            let airing = Airing(id: sqlite3_column_int64(row, 0), start: sqlite3_column_int64(row, 2),
+                                stop: sqlite3_column_int64(row, 3), isStopKnown: sqlite3_column_int64(row, 4) == 1,
+                                title: DirectBinding.text(row, 5) ?? "", clump: DirectBinding.text(row, 6),
+                                line: sqlite3_column_type(row, 7) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(row, 7)))
             if rowChannel != channelKey {
                 settle(nextStart: nil)
                 previous.removeAll()

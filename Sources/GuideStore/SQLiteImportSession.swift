@@ -91,13 +91,9 @@ final class SQLiteImportSession: ListingSink {
     }
 
     func add(_ prepared: PreparedProgramme) throws {
-        let programme = prepared.programme
-        let start = Int64(programme.start.timeIntervalSince1970)
-        let knownStop = programme.stop.map { Int64($0.timeIntervalSince1970) }
-        // Until a repair derives it, an open-ended programme lasts its stated length, or an hour.
-        let stop = knownStop ?? start + Int64(programme.length.flatMap { $0 > 0 ? $0 : nil } ?? 3600)
+        let start = prepared.start, stop = prepared.provisionalStop
         let titleID = try titleID(prepared.foldedTitle)
-        let channelKey = try channelKey(programme.channel)
+        let channelKey = try channelKey(prepared.channel)
         let insert = insertProgramme
         insert.reset()
         insert.bind(1, sourceID)
@@ -105,10 +101,10 @@ final class SQLiteImportSession: ListingSink {
         insert.bind(3, channelKey)
         insert.bind(4, start)
         insert.bind(5, stop)
-        insert.bind(6, knownStop == nil ? 0 : 1)
-        insert.bind(7, programme.title)
+        insert.bind(6, prepared.knownStop == nil ? 0 : 1)
+        insert.bind(7, prepared.title)
         insert.bind(8, titleID)
-        insert.bind(9, programme.clumpIndex)
+        insert.bind(9, prepared.clumpIndex)
         insert.bind(10, prepared.line)
         insert.bind(11, prepared.foldedBody)
         insert.bind(12, bytes: prepared.details)

@@ -30,16 +30,8 @@ struct ProgrammeRows {
                  _ body: (Int64, StoredProgramme?) throws -> Void) throws {
         let statement = try db.makeStatement(sql: sql)
         try statement.setArguments(arguments)
-        let handle = statement.sqliteStatement
-        defer { sqlite3_reset(handle) }
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { return }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-                                    sql: sql)
-            }
-            try body(sqlite3_column_int64(handle, 0), programme(handle, channel: channel))
+        try DirectBinding(statement).forEachRow(db) { row in
+            try body(sqlite3_column_int64(row, 0), programme(row, channel: channel))
         }
     }
 
@@ -57,8 +49,8 @@ struct ProgrammeRows {
         if let knownChannel {
             channel = knownChannel
         } else {
-            guard let text = sqlite3_column_text(handle, 1) else { return nil }
-            channel = ChannelID(String(cString: text))
+            guard let text = DirectBinding.text(handle, 1) else { return nil }
+            channel = ChannelID(text)
         }
         let start = Date(timeIntervalSince1970: TimeInterval(sqlite3_column_int64(handle, 2)))
         let end = Date(timeIntervalSince1970: TimeInterval(sqlite3_column_int64(handle, 3)))

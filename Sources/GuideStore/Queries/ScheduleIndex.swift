@@ -43,27 +43,20 @@ struct ScheduleIndex: Sendable {
         var spans: [Int64: Range<Int>] = [:]
         var longest: Int64 = 0
         // Stepped through the C API: GRDB's row decoding costs more than SQLite's index scan here.
-        let statement = try db.makeStatement(sql: """
+        let rows = DirectBinding(try db.makeStatement(sql: """
             SELECT channel_key, start, stop, id FROM programme INDEXED BY programme_by_channel
             ORDER BY channel_key, start, stop, id
-            """)
-        let handle = statement.sqliteStatement
+            """))
         var currentKey: Int64?
         var firstOfKey = 0
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
-            let key = sqlite3_column_int64(handle, 0)
+        try rows.forEachRow(db) { row in
+            let key = sqlite3_column_int64(row, 0)
             if key != currentKey {
                 if let currentKey { spans[currentKey] = firstOfKey..<entries.count }
                 currentKey = key
                 firstOfKey = entries.count
             }
-            let entry = Entry(start: sqlite3_column_int64(handle, 1), stop: sqlite3_column_int64(handle, 2),
-                              id: sqlite3_column_int64(handle, 3))
+            let entry = Entry(start: sqlite3_column_int64(row, 1), stop: sqlite3_column_int64(row, 2), id: sqlite3_column_int64(row, 3))
             longest = max(longest, entry.stop - entry.start)
             entries.append(entry)
         }
