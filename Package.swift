@@ -10,12 +10,15 @@ let package = Package(
         .library(name: "XMLTV", targets: ["XMLTV"]),
         .library(name: "GuideStore", targets: ["GuideStore"]),
         .library(name: "GuideIngest", targets: ["GuideIngest"]),
+        .library(name: "GuideServer", targets: ["GuideServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Values and pure rules. Foundation only.
@@ -37,9 +40,17 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
-        .executableTarget(name: "tvguide", dependencies: [
+        // The web guide and the JSON API, on Hummingbird.
+        .target(name: "GuideServer", dependencies: [
             "GuideCore", "XMLTV", "GuideStore", "GuideIngest",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ], exclude: ["Resources/PROVENANCE.md"], resources: [.copy("Resources/sample-listings.xml.gz")]),
+        .executableTarget(name: "tvguide", dependencies: [
+            "GuideCore", "XMLTV", "GuideStore", "GuideIngest", "GuideServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Hummingbird", package: "hummingbird"),
         ]),
         // scripts/bench's driver: parse and query timings in a release build.
         .executableTarget(name: "GuideBench", dependencies: ["GuideCore", "XMLTV", "GuideStore", "GuideIngest"]),
@@ -47,6 +58,10 @@ let package = Package(
         .testTarget(name: "XMLTVTests", dependencies: ["XMLTV", "GuideCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GuideStoreTests", dependencies: ["GuideStore", "GuideCore", "XMLTV", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "tvguideTests", dependencies: ["tvguide", "GuideCore"]),
+        .testTarget(name: "GuideServerTests", dependencies: [
+            "GuideServer", "GuideStore", "GuideIngest", "GuideCore",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ]),
         .testTarget(name: "GuideIngestTests", dependencies: ["GuideIngest", "GuideStore", "XMLTV", "GuideCore"]),
     ],
     swiftLanguageModes: [.v6]

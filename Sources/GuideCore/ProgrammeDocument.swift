@@ -95,3 +95,29 @@ public struct ProgrammeDocument: Codable, Hashable, Sendable {
 
     static func nonEmpty<T>(_ values: [T]) -> [T]? { values.isEmpty ? nil : values }
 }
+
+/// A channel's current and next programme as `tvguide now --json` and `GET /api/now` write it: both keys are always
+/// there, null when nothing is on or follows.
+public struct NowNextDocument: Encodable, Sendable {
+    public var channel: String
+    public var name: String
+    public var now: ProgrammeDocument?
+    public var next: ProgrammeDocument?
+
+    public init(channel: String, name: String, now: ProgrammeDocument?, next: ProgrammeDocument?) {
+        self.channel = channel
+        self.name = name
+        self.now = now
+        self.next = next
+    }
+
+    enum CodingKeys: String, CodingKey { case channel, name, now, next }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(channel, forKey: .channel)
+        try container.encode(name, forKey: .name)
+        try container.encode(now, forKey: .now)
+        try container.encode(next, forKey: .next)
+    }
+}

@@ -33,6 +33,17 @@ public struct TimeWindow: Hashable, Codable, Sendable {
 }
 
 /// What is on a channel at an instant, and what follows.
+/// One channel's programmes in a window of the guide, by start.
+public struct ChannelListings: Hashable, Codable, Sendable {
+    public var channel: ChannelID
+    public var programmes: [StoredProgramme]
+
+    public init(channel: ChannelID, programmes: [StoredProgramme]) {
+        self.channel = channel
+        self.programmes = programmes
+    }
+}
+
 public struct NowNext: Hashable, Codable, Sendable {
     public var channel: ChannelID
     public var now: StoredProgramme?

@@ -11,6 +11,9 @@ public protocol ListingStore: Sendable {
     func channels() throws -> [Channel]
     /// A channel's programmes that overlap `window`, by start.
     func programmes(on channel: ChannelID, in window: TimeWindow) throws -> [StoredProgramme]
+    /// For each channel (all in guide order, or those given, in that order): its programmes that overlap `window`,
+    /// by start, as ``programmes(on:in:)`` gives them. What the guide grid shows.
+    func guide(in window: TimeWindow, channels: [ChannelID]?) throws -> [ChannelListings]
     /// For each channel (all, or those given, in that order): what is on at `instant` and what follows.
     func nowNext(at instant: Date, channels: [ChannelID]?) throws -> [NowNext]
     /// The first and last instant with listings; nil when the store is empty.

@@ -45,21 +45,3 @@ enum Output {
         return text
     }
 }
-
-/// `now --json` entries: the channel id with its programmes, null when there is none.
-struct NowNextDocument: Encodable {
-    var channel: String
-    var name: String
-    var now: ProgrammeDocument?
-    var next: ProgrammeDocument?
-
-    enum CodingKeys: String, CodingKey { case channel, name, now, next }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(channel, forKey: .channel)
-        try container.encode(name, forKey: .name)
-        try container.encode(now, forKey: .now)
-        try container.encode(next, forKey: .next)
-    }
-}

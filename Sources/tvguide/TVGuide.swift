@@ -7,7 +7,7 @@ struct TVGuide: AsyncParsableCommand {
         abstract: "A self-hosted TV guide: import XMLTV listings, see what is on, search, export.",
         subcommands: [
             ImportCommand.self, ChannelsCommand.self, NowCommand.self, ListingsCommand.self, SearchCommand.self,
-            GridCommand.self, ExportCommand.self,
+            GridCommand.self, ExportCommand.self, ServeCommand.self,
         ]
     )
 }

@@ -44,6 +44,22 @@ struct ProgrammeRows {
         return programmes
     }
 
+    /// The programmes with the given ids, in one statement, handed to `body` in no particular order, with
+    /// ``unknownChannel`` for their channel: the statement reads none, the caller knows it.
+    func forEach(_ db: Database, ids: [Int64], _ body: (Int64, StoredProgramme) throws -> Void) throws {
+        guard !ids.isEmpty else { return }
+        // Ascending ids read the table in its own order.
+        let list = "[" + ids.sorted().map(String.init).joined(separator: ",") + "]"
+        try forEach(db, sql: """
+            SELECT \(Self.columns(channelID: "NULL")) FROM json_each(?) j JOIN programme p ON p.id = j.value
+            """, arguments: [list], channel: Self.unknownChannel) { id, programme in
+            if let programme { try body(id, programme) }
+        }
+    }
+
+    /// Stands for the channel while a row read without one is decoded; the caller sets the real one.
+    static let unknownChannel = ChannelID("")
+
     private func programme(_ handle: OpaquePointer, channel knownChannel: ChannelID?) -> StoredProgramme? {
         let channel: ChannelID
         if let knownChannel {

@@ -27,15 +27,42 @@ extension SQLiteListingStore {
         }
     }
 
+    public func guide(in window: TimeWindow, channels: [ChannelID]?) throws -> [ChannelListings] {
+        let start = Int64(window.start.timeIntervalSince1970.rounded(.down))
+        let end = Int64(window.end.timeIntervalSince1970.rounded(.up))
+        return try mapErrors {
+            try pool.read { db in
+                let schedule = try scheduleIndex(db)
+                let slots = schedule.slots(for: channels)
+                var results = slots.map { ChannelListings(channel: $0.channel, programmes: []) }
+                var places: [Int64: (channel: Int, index: Int)] = [:]
+                for (channel, slot) in slots.enumerated() {
+                    let ids = schedule.window(slot, from: start, to: end)
+                    for (index, id) in ids.enumerated() { places[id] = (channel, index) }
+                    results[channel].programmes.reserveCapacity(ids.count)
+                }
+                // Rows arrive in id order; each goes to its channel, then every channel is put back in start order.
+                var found: [[(index: Int, programme: StoredProgramme)]] = Array(repeating: [], count: slots.count)
+                try ProgrammeRows(db).forEach(db, ids: Array(places.keys)) { id, programme in
+                    guard let place = places[id] else { return }
+                    var programme = programme
+                    programme.programme.channel = slots[place.channel].channel
+                    found[place.channel].append((place.index, programme))
+                }
+                for channel in found.indices {
+                    results[channel].programmes = found[channel].sorted { $0.index < $1.index }.map(\.programme)
+                }
+                return results
+            }
+        }
+    }
+
     public func nowNext(at instant: Date, channels: [ChannelID]?) throws -> [NowNext] {
         let time = Int64(instant.timeIntervalSince1970.rounded(.down))
         return try mapErrors {
             try pool.read { db in
-                var found = try scheduleIndex(db).nowNext(at: time)
-                if let channels {
-                    let byChannel = Dictionary(found.map { ($0.channel, $0) }, uniquingKeysWith: { first, _ in first })
-                    found = channels.map { byChannel[$0] ?? ($0, nil, nil) }
-                }
+                let schedule = try scheduleIndex(db)
+                let found = schedule.nowNext(at: time, in: schedule.slots(for: channels))
                 // The rows, fetched by id in one statement, go straight to their place in the answer.
                 var results = found.map { NowNext(channel: $0.channel, now: nil, next: nil) }
                 var places: [Int64: (index: Int, isNext: Bool)] = [:]
@@ -44,13 +71,9 @@ extension SQLiteListingStore {
                     if let now = entry.now { places[now] = (index, false) }
                     if let next = entry.next { places[next] = (index, true) }
                 }
-                let ids = "[" + places.keys.sorted().map(String.init).joined(separator: ",") + "]"
-                // Every row is decoded with a stand-in channel, then given its own: the query has no channel join.
-                let rows = try ProgrammeRows(db)
-                try rows.forEach(db, sql: """
-                    SELECT \(ProgrammeRows.columns(channelID: "NULL")) FROM json_each(?) j JOIN programme p ON p.id = j.value
-                    """, arguments: [ids], channel: ChannelID("")) { id, programme in
-                    guard let place = places[id], var programme else { return }
+                try ProgrammeRows(db).forEach(db, ids: Array(places.keys)) { id, programme in
+                    guard let place = places[id] else { return }
+                    var programme = programme
                     programme.programme.channel = results[place.index].channel
                     if place.isNext { results[place.index].next = programme } else { results[place.index].now = programme }
                 }

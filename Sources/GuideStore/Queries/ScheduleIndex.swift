@@ -27,6 +27,22 @@ struct ScheduleIndex: Sendable {
     let entries: [Entry]
     /// The longest programme: how far back "on now" has to look.
     let longest: Int64
+    /// Where each channel is in ``slots``.
+    let slotIndex: [ChannelID: Int]
+
+    init(generation: Int64, slots: [Slot], entries: [Entry], longest: Int64) {
+        self.generation = generation
+        self.slots = slots
+        self.entries = entries
+        self.longest = longest
+        slotIndex = Dictionary(slots.enumerated().map { ($1.channel, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The slots of `channels` in that order (an unknown channel gets an empty slot), or every slot.
+    func slots(for channels: [ChannelID]?) -> [Slot] {
+        guard let channels else { return slots }
+        return channels.map { channel in slotIndex[channel].map { slots[$0] } ?? Slot(channel: channel, entries: 0..<0) }
+    }
 
     /// The current generation of the listings; every write that changes programmes increments it.
     static func generation(_ db: Database) throws -> Int64 {
@@ -65,8 +81,21 @@ struct ScheduleIndex: Sendable {
         return ScheduleIndex(generation: generation, slots: slots, entries: entries, longest: longest)
     }
 
-    /// The ids of what is on at `time` (`start <= time < stop`) and what follows it, for every channel in guide order.
-    func nowNext(at time: Int64) -> [(channel: ChannelID, now: Int64?, next: Int64?)] {
+    /// The ids of the programmes in `slot` that overlap `start..<end` (a zero-length one counts when it is inside),
+    /// by start.
+    func window(_ slot: Slot, from start: Int64, to end: Int64) -> [Int64] {
+        var ids: [Int64] = []
+        var index = firstIndex(in: slot.entries) { $0.start >= start - longest }
+        while index < slot.entries.upperBound, entries[index].start < end {
+            let entry = entries[index]
+            if entry.stop > start || (entry.stop == entry.start && entry.start >= start) { ids.append(entry.id) }
+            index += 1
+        }
+        return ids
+    }
+
+    /// The ids of what is on at `time` (`start <= time < stop`) and what follows it, for each slot.
+    func nowNext(at time: Int64, in slots: [Slot]) -> [(channel: ChannelID, now: Int64?, next: Int64?)] {
         slots.map { slot in
             let range = slot.entries
             // Walking back from the last start at or before `time`, in the index's descending order, the first one

@@ -1,0 +1,48 @@
+import Foundation
+import GuideCore
+import Hummingbird
+
+/// A channel as the API shows it.
+struct ChannelDocument: Codable, Sendable {
+    var id: String
+    var name: String
+    var number: String?
+    var icon: String?
+
+    init(_ channel: Channel) {
+        id = channel.id.rawValue
+        name = channel.name
+        number = channel.number
+        icon = channel.icons.first?.src
+    }
+}
+
+/// `GET /api/guide`: the window asked for and each channel's programmes in it.
+struct GuideDocument: Codable, Sendable {
+    struct Row: Codable, Sendable {
+        var channel: ChannelDocument
+        var programmes: [ProgrammeDocument]
+    }
+
+    var from: String
+    var to: String
+    var channels: [Row]
+}
+
+/// `GET /api/coverage`: the first and last instant with listings, both null for an empty guide.
+struct CoverageDocument: Encodable, Sendable {
+    var start: String?
+    var end: String?
+
+    enum CodingKeys: String, CodingKey { case start, end }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(start, forKey: .start)
+        try container.encode(end, forKey: .end)
+    }
+}
+
+extension GuideDocument: ResponseEncodable {}
+extension CoverageDocument: ResponseEncodable {}
+extension ProgrammeDocument: ResponseEncodable {}

@@ -1,0 +1,118 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+import NIOPosix
+
+/// The JSON API under `/api`: channels, the guide window, now/next, a programme, search and coverage.
+/// Every error is a 4xx with `{"error": {"message": ...}}` saying what to send instead.
+struct APIRoutes: Sendable {
+    let store: any ListingStore
+
+    /// The widest window and the most channels one guide request may ask for.
+    static let longestWindow: TimeInterval = 48 * 3600
+    static let mostChannels = 1_000
+
+    func register(on router: Router<GuideRequestContext>) {
+        let api = router.group("api")
+        api.get("channels") { _, _ in try await channels() }
+        api.get("coverage") { _, _ in try await coverage() }
+        api.get("now") { request, _ in try await nowNext(QueryParameters(request: request)) }
+        api.get("guide") { request, _ in try await guide(QueryParameters(request: request)) }
+        api.get("programmes/:id") { _, context in try await programme(context.parameters.get("id") ?? "") }
+        api.get("search") { request, _ in try await search(QueryParameters(request: request)) }
+        // Anything else under /api is a JSON 404, not the web guide's page.
+        api.get("**") { request, _ -> Response in
+            throw HTTPError(.notFound, message: "no API route \(request.uri.path): see /openapi.json")
+        }
+    }
+
+    func channels() async throws -> [ChannelDocument] {
+        try await blocking { try store.channels().map(ChannelDocument.init) }
+    }
+
+    func coverage() async throws -> CoverageDocument {
+        try await blocking {
+            let window = try store.coverage()
+            return CoverageDocument(start: window.map { CivilTime.iso8601($0.start) }, end: window.map { CivilTime.iso8601($0.end) })
+        }
+    }
+
+    func nowNext(_ query: QueryParameters) async throws -> [NowNextDocument] {
+        let instant = try query.instant("at") ?? Date()
+        let channels = try query.channels(limit: Self.mostChannels)
+        return try await blocking {
+            let known = try channelsByID()
+            try requireKnown(channels, in: known)
+            return try store.nowNext(at: instant, channels: channels).map {
+                NowNextDocument(channel: $0.channel.rawValue, name: known[$0.channel]?.name ?? $0.channel.rawValue,
+                                now: $0.now.map(ProgrammeDocument.init), next: $0.next.map(ProgrammeDocument.init))
+            }
+        }
+    }
+
+    func guide(_ query: QueryParameters) async throws -> GuideDocument {
+        let from = try query.instant("from") ?? Date()
+        let to = try query.instant("to") ?? from.addingTimeInterval(6 * 3600)
+        guard to > from else {
+            throw HTTPError(.badRequest, message: "to (\(CivilTime.iso8601(to))) must be after from (\(CivilTime.iso8601(from)))")
+        }
+        guard to.timeIntervalSince(from) <= Self.longestWindow else {
+            throw HTTPError(.badRequest, message: "the window is \(Int(to.timeIntervalSince(from) / 3600)) hours; ask for 48 hours at most")
+        }
+        let channels = try query.channels(limit: Self.mostChannels)
+        return try await blocking {
+            let known = try channelsByID()
+            try requireKnown(channels, in: known)
+            let chosen = try channels ?? Array(store.channels().prefix(Self.mostChannels).map(\.id))
+            let rows = try store.guide(in: TimeWindow(start: from, end: to), channels: chosen).map { listings in
+                GuideDocument.Row(channel: ChannelDocument(known[listings.channel] ?? Channel(id: listings.channel)),
+                                  programmes: listings.programmes.map(ProgrammeDocument.init))
+            }
+            return GuideDocument(from: CivilTime.iso8601(from), to: CivilTime.iso8601(to), channels: rows)
+        }
+    }
+
+    func programme(_ text: String) async throws -> ProgrammeDocument {
+        guard let id = Int64(text) else {
+            throw HTTPError(.badRequest, message: "\(text) is not a programme id: ids are whole numbers")
+        }
+        return try await blocking {
+            guard let stored = try store.programme(ProgrammeID(rawValue: id)) else {
+                throw HTTPError(.notFound, message: "no programme \(id): it may have been replaced by a newer import")
+            }
+            return ProgrammeDocument(stored)
+        }
+    }
+
+    func search(_ query: QueryParameters) async throws -> [ProgrammeDocument] {
+        guard let text = query.string("q") else {
+            throw HTTPError(.badRequest, message: "search needs q, the words to find, like q=doctor+who")
+        }
+        let scopeText = query.string("in") ?? "title"
+        guard let scope = SearchQuery.Scope(rawValue: scopeText) else {
+            throw HTTPError(.badRequest, message: "in=\(scopeText) is not a search scope: use title or all")
+        }
+        let limit = try query.integer("limit", in: 1...500, default: 100)
+        let search = SearchQuery([text], scope: scope, limit: limit)
+        guard !search.terms.isEmpty else {
+            throw HTTPError(.badRequest, message: "q has no words to find")
+        }
+        return try await blocking { try store.search(search).map(ProgrammeDocument.init) }
+    }
+
+    private func channelsByID() throws -> [ChannelID: Channel] {
+        Dictionary(try store.channels().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    private func requireKnown(_ channels: [ChannelID]?, in known: [ChannelID: Channel]) throws {
+        if let unknown = channels?.first(where: { known[$0] == nil }) {
+            throw HTTPError(.notFound, message: "no channel \(unknown.rawValue): GET /api/channels lists them")
+        }
+    }
+
+    /// Runs store work (blocking SQLite calls) on NIO's thread pool, off the event loops and Swift's executor.
+    private func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await NIOThreadPool.singleton.runIfActive(body)
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import GuideCore
+import Hummingbird
+
+/// Reading and checking a request's query parameters: anything malformed is a 400 whose message says what to send.
+struct QueryParameters {
+    let request: Request
+
+    func string(_ name: String) -> String? {
+        request.uri.queryParameters.get(name).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// An ISO 8601 instant (`2024-01-01T18:00:00Z`, or with an offset).
+    func instant(_ name: String) throws -> Date? {
+        guard let text = string(name) else { return nil }
+        guard let date = CivilTime.parseISO8601(text) else {
+            throw HTTPError(.badRequest, message: "\(name)=\(text) is not a time: use ISO 8601, like 2024-01-01T18:00:00Z")
+        }
+        return date
+    }
+
+    /// A comma-separated list of channel ids, at most `limit` of them.
+    func channels(limit: Int) throws -> [ChannelID]? {
+        guard let text = string("channels") else { return nil }
+        let ids = text.split(separator: ",").map { ChannelID(String($0)) }
+        guard ids.count <= limit else {
+            throw HTTPError(.badRequest, message: "channels names \(ids.count) channels; ask for at most \(limit) at a time")
+        }
+        return ids
+    }
+
+    /// A whole number in `range`, or `fallback` when absent.
+    func integer(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws -> Int {
+        guard let text = string(name) else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            throw HTTPError(.badRequest, message: "\(name)=\(text) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import GuideCore
+import GuideIngest
+import GuideServer
+import GuideStore
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Every API route through Hummingbird's test client, on a real SQLite store.
+@Suite struct APITests {
+    /// Two channels and a third with nothing on, around 2024-01-01 18:00 UTC.
+    static let listings = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <tv>
+          <channel id="one.uk"><display-name>One</display-name><icon src="https://example.org/one.png"/></channel>
+          <channel id="two.uk"><display-name>Two</display-name></channel>
+          <channel id="three.uk"><display-name>Three</display-name></channel>
+          <programme channel="one.uk" start="20240101170000 +0000" stop="20240101183000 +0000"><title>Early Film</title></programme>
+          <programme channel="one.uk" start="20240101183000 +0000" stop="20240101190000 +0000">
+            <title>Doctor Who</title><sub-title>The Giggle</sub-title><desc>The Toymaker returns.</desc>
+            <category>Drama</category><episode-num system="xmltv_ns">0.4.</episode-num>
+          </programme>
+          <programme channel="one.uk" start="20240101190000 +0000" stop="20240101200000 +0000"><title>News at Seven</title></programme>
+          <programme channel="two.uk" start="20240101180000 +0000" stop="20240101200000 +0000"><title>Café Society</title></programme>
+        </tv>
+        """
+
+    static func withAPI(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-api-\(UUID().uuidString)/guide.sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }  // Scratch.
+        let store = try SQLiteListingStore(path: path)
+        var chunks = [Data(listings.utf8)]
+        _ = try ListingImporter(store: store).importStream(source: SourceName("test"), name: "test.xml", totalBytes: nil) {
+            chunks.isEmpty ? Data() : chunks.removeFirst()
+        }
+        let app = Application(router: GuideServer.router(store: store))
+        try await app.test(.router) { client in try await body(client) }
+    }
+
+    static func json(_ response: TestResponse) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(String(buffer: response.body).utf8), options: [.fragmentsAllowed])
+    }
+
+    /// A 4xx whose JSON body says what went wrong, containing `words`.
+    static func expectError(_ response: TestResponse, _ status: HTTPResponse.Status, saying words: String,
+                            sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(response.status == status, sourceLocation: sourceLocation)
+        let body = try #require(try json(response) as? [String: Any], sourceLocation: sourceLocation)
+        let message = (body["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(message.contains(words), "\(message)", sourceLocation: sourceLocation)
+    }
+
+    @Test func channelsInGuideOrder() async throws {
+        try await Self.withAPI { client in
+            try await client.execute(uri: "/api/channels", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
+                let channels = try #require(try Self.json(response) as? [[String: Any]])
+                #expect(channels.map { $0["id"] as? String } == ["one.uk", "two.uk", "three.uk"])
+                #expect(channels.first?["icon"] as? String == "https://example.org/one.png")
+            }
+        }
+    }
+
+    @Test func guideWindowIncludesProgrammesCrossingItsEdges() async throws {
+        try await Self.withAPI { client in
+            let uri = "/api/guide?from=2024-01-01T18:00:00Z&to=2024-01-01T19:00:00Z&channels=two.uk,one.uk"
+            try await client.execute(uri: uri, method: .get) { response in
+                #expect(response.status == .ok)
+                let guide = try #require(try Self.json(response) as? [String: Any])
+                #expect(guide["from"] as? String == "2024-01-01T18:00:00Z")
+                let rows = try #require(guide["channels"] as? [[String: Any]])
+                #expect(rows.map { ($0["channel"] as? [String: Any])?["id"] as? String } == ["two.uk", "one.uk"])
+                let titles = rows.map { ($0["programmes"] as? [[String: Any]] ?? []).map { $0["title"] as? String ?? "" } }
+                #expect(titles == [["Café Society"], ["Early Film", "Doctor Who"]])
+                let doctor = try #require((rows[1]["programmes"] as? [[String: Any]])?.last)
+                #expect(doctor["start"] as? String == "2024-01-01T18:30:00Z")
+                #expect(doctor["subTitle"] as? String == "The Giggle")
+                #expect((doctor["numbering"] as? [String: Any])?["episode"] as? Int == 5)
+            }
+        }
+    }
+
+    @Test func guideRefusesBadWindowsAndChannels() async throws {
+        try await Self.withAPI { client in
+            try await client.execute(uri: "/api/guide?from=2024-01-01T19:00:00Z&to=2024-01-01T18:00:00Z", method: .get) {
+                try Self.expectError($0, .badRequest, saying: "must be after")
+            }
+            try await client.execute(uri: "/api/guide?from=2024-01-01T00:00:00Z&to=2024-01-10T00:00:00Z", method: .get) {
+                try Self.expectError($0, .badRequest, saying: "48 hours at most")
+            }
+            try await client.execute(uri: "/api/guide?from=yesterday", method: .get) {
+                try Self.expectError($0, .badRequest, saying: "ISO 8601")
+            }
+            try await client.execute(uri: "/api/guide?from=2024-01-01T18:00:00Z&channels=one.uk,nosuch.tv", method: .get) {
+                try Self.expectError($0, .notFound, saying: "no channel nosuch.tv")
+            }
+            let many = (0...1_000).map { "c\($0)" }.joined(separator: ",")
+            try await client.execute(uri: "/api/guide?channels=\(many)", method: .get) {
+                try Self.expectError($0, .badRequest, saying: "at most 1000")
+            }
+        }
+    }
+
+    @Test func nowAndNextWithNullsForNothing() async throws {
+        try await Self.withAPI { client in
+            try await client.execute(uri: "/api/now?at=2024-01-01T18:45:00%2B00:00", method: .get) { response in
+                #expect(response.status == .ok)
+                let rows = try #require(try Self.json(response) as? [[String: Any]])
+                #expect(rows.count == 3)
+                #expect((rows[0]["now"] as? [String: Any])?["title"] as? String == "Doctor Who")
+                #expect((rows[0]["next"] as? [String: Any])?["title"] as? String == "News at Seven")
+                #expect(rows[2]["name"] as? String == "Three")
+                #expect(rows[2]["now"] is NSNull && rows[2]["next"] is NSNull)
+            }
+            try await client.execute(uri: "/api/now?at=tonight", method: .get) {
+                try Self.expectError($0, .badRequest, saying: "not a time")
+            }
+        }
+    }
+
+    @Test func programmeByIDAndItsErrors() async throws {
+        try await Self.withAPI { client in
+            let id = try await client.execute(uri: "/api/search?q=doctor", method: .get) { response in
+                try #require((try Self.json(response) as? [[String: Any]])?.first?["id"] as? Int)
+            }
+            try await client.execute(uri: "/api/programmes/\(id)", method: .get) { response in
+                #expect(response.status == .ok)
+                let programme = try #require(try Self.json(response) as? [String: Any])
+                #expect(programme["title"] as? String == "Doctor Who")
+                #expect(programme["description"] as? String == "The Toymaker returns.")
+                #expect(programme["channel"] as? String == "one.uk")
+            }
+            try await client.execute(uri: "/api/programmes/abc", method: .get) {
+                try Self.expectError($0, .badRequest, saying: "not a programme id")
+            }
+            try await client.execute(uri: "/api/programmes/999999", method: .get) {
+                try Self.expectError($0, .notFound, saying: "no programme 999999")
+            }
+        }
+    }
+
+    @Test func searchWithTermsScopeAndLimit() async throws {
+        try await Self.withAPI { client in
+            try await client.execute(uri: "/api/search?q=CAFE", method: .get) { response in
+                let titles = (try Self.json(response) as? [[String: Any]])?.map { $0["title"] as? String }
+                #expect(titles == ["Café Society"])
+            }
+            try await client.execute(uri: "/api/search?q=toymaker&in=all", method: .get) { response in
+                let titles = (try Self.json(response) as? [[String: Any]])?.map { $0["title"] as? String }
+                #expect(titles == ["Doctor Who"])
+            }
+            try await client.execute(uri: "/api/search", method: .get) { try Self.expectError($0, .badRequest, saying: "needs q") }
+            try await client.execute(uri: "/api/search?q=who&in=everywhere", method: .get) {
+                try Self.expectError($0, .badRequest, saying: "title or all")
+            }
+            try await client.execute(uri: "/api/search?q=who&limit=0", method: .get) {
+                try Self.expectError($0, .badRequest, saying: "from 1 to 500")
+            }
+        }
+    }
+
+    @Test func coverageAndUnknownRoutes() async throws {
+        try await Self.withAPI { client in
+            try await client.execute(uri: "/api/coverage", method: .get) { response in
+                let coverage = try #require(try Self.json(response) as? [String: Any])
+                #expect(coverage["start"] as? String == "2024-01-01T17:00:00Z")
+                #expect(coverage["end"] as? String == "2024-01-01T20:00:00Z")
+            }
+            try await client.execute(uri: "/api/nothing/here", method: .get) {
+                try Self.expectError($0, .notFound, saying: "no API route")
+            }
+        }
+    }
+
+    @Test func securityHeadersOnAnswersAndErrors() async throws {
+        try await Self.withAPI { client in
+            for uri in ["/api/channels", "/api/programmes/abc"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    let policy = response.headers[.contentSecurityPolicy] ?? ""
+                    #expect(policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'"))
+                    #expect(!policy.contains("unsafe-inline"))
+                    #expect(response.headers[.xContentTypeOptions] == "nosniff")
+                }
+            }
+        }
+    }
+}
