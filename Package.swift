@@ -46,7 +46,7 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
-        ], exclude: ["Resources/PROVENANCE.md"], resources: [.copy("Resources/sample-listings.xml.gz")]),
+        ], exclude: ["Resources/PROVENANCE.md"], resources: [.copy("Resources/sample-listings.xml.gz"), .copy("Resources/openapi.json")]),
         .executableTarget(name: "tvguide", dependencies: [
             "GuideCore", "XMLTV", "GuideStore", "GuideIngest", "GuideServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

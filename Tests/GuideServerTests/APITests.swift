@@ -187,3 +187,37 @@ import Testing
         }
     }
 }
+
+/// The OpenAPI document describes the routes the server has, and the fields a programme really carries.
+@Suite struct OpenAPITests {
+    @Test func everyDocumentedPathAnswersAndProgrammeFieldsAreDescribed() async throws {
+        try await APITests.withAPI { client in
+            let document = try await client.execute(uri: "/openapi.json", method: .get) { response in
+                #expect(response.status == .ok)
+                return try #require(try APITests.json(response) as? [String: Any])
+            }
+            let paths = try #require(document["paths"] as? [String: Any])
+            #expect(Set(paths.keys) == ["/api/channels", "/api/guide", "/api/now", "/api/programmes/{id}", "/api/search",
+                                        "/api/coverage"])
+            let id = try await client.execute(uri: "/api/search?q=doctor", method: .get) { response in
+                try #require((try APITests.json(response) as? [[String: Any]])?.first?["id"] as? Int)
+            }
+            for path in paths.keys {
+                let uri = path.replacingOccurrences(of: "{id}", with: "\(id)") + (path == "/api/search" ? "?q=who" : "")
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .ok, "\(uri)")
+                }
+            }
+            let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
+            let described = Set(((schemas["Programme"] as? [String: Any])?["properties"] as? [String: Any] ?? [:]).keys)
+            let programme = try await client.execute(uri: "/api/programmes/\(id)", method: .get) { response in
+                try #require(try APITests.json(response) as? [String: Any])
+            }
+            #expect(Set(programme.keys).isSubset(of: described), "\(Set(programme.keys).subtracting(described))")
+            // Every field a programme can have, present or not.
+            let sample = ProgrammeDocument(Programme(channel: ChannelID("x"), start: Date(), titles: [LocalizedText("x")]))
+            let fields = Set(Mirror(reflecting: sample).children.compactMap(\.label))
+            #expect(fields == described, "undocumented: \(fields.subtracting(described)), gone: \(described.subtracting(fields))")
+        }
+    }
+}

@@ -21,11 +21,22 @@ struct APIRoutes: Sendable {
         api.get("guide") { request, _ in try await guide(QueryParameters(request: request)) }
         api.get("programmes/:id") { _, context in try await programme(context.parameters.get("id") ?? "") }
         api.get("search") { request, _ in try await search(QueryParameters(request: request)) }
+        router.get("openapi.json") { _, _ -> Response in
+            guard let document = Self.openAPIDocument else {
+                throw HTTPError(.notFound, message: "this build has no OpenAPI document")
+            }
+            return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: document)))
+        }
         // Anything else under /api is a JSON 404, not the web guide's page.
         api.get("**") { request, _ -> Response in
             throw HTTPError(.notFound, message: "no API route \(request.uri.path): see /openapi.json")
         }
     }
+
+    /// The OpenAPI 3.1 description of these routes (Resources/openapi.json), read once.
+    static let openAPIDocument: [UInt8]? = Bundle.module.url(forResource: "openapi", withExtension: "json")
+        .flatMap { try? Data(contentsOf: $0) }.map { [UInt8]($0) }
 
     func channels() async throws -> [ChannelDocument] {
         try await blocking { try store.channels().map(ChannelDocument.init) }
