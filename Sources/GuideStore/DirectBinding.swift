@@ -47,7 +47,7 @@ struct DirectBinding {
     }
 
     func bind(_ index: Int32, bytes: [UInt8]) {
-        bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), Self.transient) }
+        bytes.withUnsafeBytes { _ = sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), Self.transient) }
     }
 
     /// Steps through the statement's rows, handing `body` the C statement to read the current row's columns from.

@@ -21,9 +21,8 @@ extension SQLiteImportSession {
     ///   counts as the same, and the one without a stop goes;
     /// - a programme still running when the next slot starts is cut there (zero-length ones never cut anything);
     /// - zero-length programmes are kept and reported.
-    /// Returns how many rows it deleted and the longest programme it kept, in seconds.
-    func repair() throws -> (removed: Int, longest: Int64) {
-        var longest: Int64 = 0
+    /// Returns how many rows it deleted.
+    func repair() throws -> Int {
         var stops: [(id: Int64, stop: Int64)] = []
         var duplicates: [Int64] = []
         var channelKey: Int64?
@@ -82,7 +81,6 @@ extension SQLiteImportSession {
                                  title: airing.title, message: "starts and stops at the same time; kept, never shown as on now")
                 }
             }
-            for airing in kept { longest = max(longest, airing.stop - airing.start) }
             previous = kept
             slot.removeAll()
         }
@@ -134,7 +132,7 @@ extension SQLiteImportSession {
         for id in duplicates {
             try delete.execute(arguments: [id])
         }
-        return (duplicates.count, longest)
+        return duplicates.count
     }
 
     private func iso(_ seconds: Int64) -> String {

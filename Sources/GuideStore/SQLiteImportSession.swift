@@ -139,7 +139,7 @@ final class SQLiteImportSession: ListingSink {
 
     /// Repairs the new rows, drops what they replace, and returns the summary.
     func finish() throws -> ImportSummary {
-        let (removed, longest) = try repair()
+        let removed = try repair()
         var replaced = 0
         let delete = try db.makeStatement(sql: """
             DELETE FROM programme
@@ -151,8 +151,8 @@ final class SQLiteImportSession: ListingSink {
         }
         let stored = programmeCount - removed
         let channelCount = describedChannels.union(coverage.keys.compactMap { channelIDs[$0] }).count
-        try db.execute(sql: "UPDATE import_run SET channels = ?, programmes = ?, issues = ?, longest = ? WHERE id = ?",
-                       arguments: [channelCount, stored, issues.total, longest, importID])
+        try db.execute(sql: "UPDATE import_run SET channels = ?, programmes = ?, issues = ? WHERE id = ?",
+                       arguments: [channelCount, stored, issues.total, importID])
         try db.execute(sql: "UPDATE guide_state SET generation = generation + 1")
         try db.execute(sql: "UPDATE source SET imported_at = (SELECT started_at FROM import_run WHERE id = ?) WHERE id = ?",
                        arguments: [importID, sourceID])

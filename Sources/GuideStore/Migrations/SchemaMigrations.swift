@@ -65,7 +65,8 @@ enum SchemaMigrations {
             // An integer key instead of the channel's text id halves the programme index and makes its seeks (now/next
             // does two per channel) and inserts cheaper. Programme rows carry no foreign keys: only the import session
             // writes them, with keys it has just looked up, and three parent lookups per inserted row were measurable.
-            // Whoever deletes a source, channel or title deletes its programmes first. The sub-title and category
+            // Whoever deletes a source, channel or title deletes its programmes first. import_run.longest (v1) is no
+            // longer written or read: now/next looks back through the in-memory schedule, which knows its own longest. The sub-title and category
             // columns go: nothing read them, and every byte of a programme row is written twice (WAL, then checkpoint).
             // See docs/performance.md.
             try db.execute(sql: """

@@ -15,16 +15,8 @@ extension SQLiteListingStore {
     }
 
     public func programmes(on channel: ChannelID, in window: TimeWindow) throws -> [StoredProgramme] {
-        let start = Int64(window.start.timeIntervalSince1970), end = Int64(window.end.timeIntervalSince1970)
-        return try mapErrors {
-            try pool.read { db in
-                try ProgrammeRows(db).fetchAll(db, sql: """
-                    SELECT \(ProgrammeRows.columns()) FROM channel c JOIN programme p ON p.channel_key = c.key
-                    WHERE c.id = ? AND p.start < ? AND (p.stop > ? OR (p.stop = p.start AND p.start >= ?))
-                    ORDER BY p.start, p.id
-                    """, arguments: [channel.rawValue, end, start, start])
-            }
-        }
+        // The same window rule as the grid's, in one place: ScheduleIndex.window.
+        try guide(in: window, channels: [channel]).first?.programmes ?? []
     }
 
     public func guide(in window: TimeWindow, channels: [ChannelID]?) throws -> [ChannelListings] {
