@@ -19,6 +19,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // Values and pure rules. Foundation only.
@@ -39,6 +42,7 @@ let package = Package(
             "GuideCore", "XMLTV", "GuideStore", "CZlib",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         // The web guide and the JSON API, on Hummingbird.
         .target(name: "GuideServer", dependencies: [
@@ -46,7 +50,14 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
-        ], exclude: ["Resources/PROVENANCE.md"], resources: [.copy("Resources/sample-listings.xml.gz"), .copy("Resources/openapi.json")]),
+            .product(name: "Mustache", package: "swift-mustache"),
+            // bcrypt for passwords and PINs; SHA-256 for session and API tokens.
+            .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ], exclude: ["Resources/PROVENANCE.md"], resources: [
+            .copy("Resources/sample-listings.xml.gz"), .copy("Resources/openapi.json"),
+            .copy("Resources/templates"), .copy("Resources/static"),
+        ]),
         .executableTarget(name: "tvguide", dependencies: [
             "GuideCore", "XMLTV", "GuideStore", "GuideIngest", "GuideServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

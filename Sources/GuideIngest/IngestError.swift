@@ -7,6 +7,8 @@ public struct IngestError: Error, Sendable, CustomStringConvertible {
         case truncated
         case unknownFormat
         case download
+        /// An export could not be written (folder missing, disk full).
+        case unwritable
     }
 
     public var code: Code

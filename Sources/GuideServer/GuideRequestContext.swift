@@ -1,9 +1,17 @@
 import Foundation
+import GuideCore
 import Hummingbird
 
-/// The context of every request: JSON written as the CLI writes it, and request bodies kept small.
+/// The context of every request: who is asking, the form token for its pages, JSON written as the CLI writes it,
+/// and request bodies kept small.
 public struct GuideRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// The signed-in profile (by session cookie) or the program (by API token); nil for a guest.
+    var viewer: Viewer?
+    /// The value every form on the page carries back, matched against the `tvguide_csrf` cookie.
+    var csrfToken = ""
+    /// The zone the browser reports (the `tz` cookie the page's script sets), when it names a real zone.
+    var browserZone: TimeZone?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -18,4 +26,17 @@ public struct GuideRequestContext: RequestContext {
         encoder.dateEncodingStrategy = .iso8601
         return encoder
     }
+}
+
+/// Who is asking, and how they proved it.
+struct Viewer: Sendable {
+    enum Credential: Sendable {
+        /// A browser's session cookie, holding this token.
+        case session(String)
+        /// A program's `Authorization: Bearer` token.
+        case apiToken
+    }
+
+    var profile: Profile
+    var credential: Credential
 }

@@ -5,12 +5,39 @@ import Logging
 
 /// The web guide and its API, served by Hummingbird.
 public enum GuideServer {
-    /// Every route, behind the security headers.
-    public static func router(store: any ListingStore) -> Router<GuideRequestContext> {
+    /// Every route, behind the security headers, the error pages and the session and form-token checks.
+    public static func router(store: any GuideDatabase, settings: ServerSettings = ServerSettings()) throws -> Router<GuideRequestContext> {
+        let renderer = try PageRenderer()
+        let assets = try StaticAssets()
+        let accounts = Accounts(store: store, now: settings.now, cost: settings.secretCost)
+        let directory = ChannelDirectory(store: store)
+        let site = Site(store: store, accounts: accounts, renderer: renderer, assets: assets, directory: directory, settings: settings)
+        let sessions = SessionMiddleware(accounts: accounts, secureCookies: settings.secureCookies)
+
         let router = Router(context: GuideRequestContext.self)
         router.add(middleware: SecurityHeaders())
-        APIRoutes(store: store).register(on: router)
+        router.add(middleware: ErrorPages(renderer: renderer, assets: assets))
+        router.add(middleware: sessions)
+        APIRoutes(store: store, directory: directory, now: settings.now).register(on: router)
+        AccountRoutes(site: site).register(on: router)
+        GridPage(site: site).register(on: router)
+        ProgrammePage(site: site).register(on: router)
+        NowPage(site: site).register(on: router)
+        SearchPage(site: site).register(on: router)
+        LineupPage(site: site).register(on: router)
+        SignInPages(site: site, sessions: sessions).register(on: router)
+        AdminPages(site: site).register(on: router)
+        XMLTVFeed(site: site).register(on: router)
+        router.get("static/:file") { request, context in
+            try assets.response(for: context.parameters.get("file") ?? "", request: request)
+        }
         return router
+    }
+
+    /// A one-time code for creating the first admin (`xxxx-xxxx-xxxx`, 48 random bits), for `serve` to print.
+    public static func newSetupCode() -> String {
+        let hex = Array(Accounts.randomToken().prefix(12))
+        return [hex[0..<4], hex[4..<8], hex[8..<12]].map { String($0) }.joined(separator: "-")
     }
 
     /// Real listings (see Resources/PROVENANCE.md) for a first run, so the guide is never empty.
@@ -19,9 +46,9 @@ public enum GuideServer {
     }
 
     /// The server on `host`:`port`.
-    public static func application(store: any ListingStore, host: String, port: Int,
-                                   logger: Logger = Logger(label: "tvguide")) -> some ApplicationProtocol {
-        Application(router: router(store: store),
+    public static func application(store: any GuideDatabase, settings: ServerSettings, host: String, port: Int,
+                                   logger: Logger = Logger(label: "tvguide")) throws -> some ApplicationProtocol {
+        Application(router: try router(store: store, settings: settings),
                     configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "tvguide"),
                     logger: logger)
     }

@@ -9,6 +9,8 @@ public protocol ListingStore: Sendable {
 
     /// Every channel, in the order they were first imported.
     func channels() throws -> [Channel]
+    /// The channels that have at least one programme, in guide order: what a guide shows until a viewer chooses.
+    func listedChannels() throws -> [ChannelID]
     /// A channel's programmes that overlap `window`, by start.
     func programmes(on channel: ChannelID, in window: TimeWindow) throws -> [StoredProgramme]
     /// For each channel (all in guide order, or those given, in that order): its programmes that overlap `window`,
@@ -26,6 +28,21 @@ public protocol ListingStore: Sendable {
     func forEachProgramme(_ body: (StoredProgramme) throws -> Void) throws
     /// How many channels and programmes are stored.
     func counts() throws -> (channels: Int, programmes: Int)
+    /// Which listings the store holds: changes with every import, so caches and feeds know when to refresh.
+    func version() throws -> GuideVersion
+}
+
+/// A stamp for the listings as a whole.
+public struct GuideVersion: Hashable, Sendable {
+    /// Increases with every import.
+    public var generation: Int64
+    /// When the last import finished; nil before the first.
+    public var updated: Date?
+
+    public init(generation: Int64, updated: Date?) {
+        self.generation = generation
+        self.updated = updated
+    }
 }
 
 /// Receives what an import reads, as it reads it.
@@ -68,6 +85,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case cannotOpen
         case corrupt
         case failed
+        /// What was to be created exists already (a profile name).
+        case conflict
+        /// What was to be changed does not exist.
+        case notFound
     }
 
     public var code: Code

@@ -55,6 +55,16 @@ public final class SQLiteListingStore: ListingStore {
         }
     }
 
+    public func version() throws -> GuideVersion {
+        try mapErrors {
+            try pool.read { db in
+                let generation = try ScheduleIndex.generation(db)
+                let updated = try Int64.fetchOne(db, sql: "SELECT max(imported_at) FROM source")
+                return GuideVersion(generation: generation, updated: updated.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+            }
+        }
+    }
+
     /// The in-memory schedule for the snapshot `db` reads, loading it if the listings changed since the last one.
     func scheduleIndex(_ db: Database) throws -> ScheduleIndex {
         let generation = try ScheduleIndex.generation(db)

@@ -30,12 +30,7 @@ struct ImportCommand: AsyncParsableCommand {
         for input in inputs {
             let meter = ProgressMeter(label: input)
             let summary = try await CLIFailure.translating(context: "cannot import \(input)") {
-                if let url = URL(string: input), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
-                    let path = try await ListingDownloader().download(url) { meter.update($0) }
-                    defer { try? FileManager.default.removeItem(atPath: path) }  // The temporary copy is ours.
-                    return try importer.importFile(at: path, as: SourceName(input)) { meter.update($0) }
-                }
-                return try importer.importFile(at: input) { meter.update($0) }
+                try await importer.importLocation(input) { meter.update($0) }
             }
             meter.done()
             summaries.append(summary)

@@ -9,8 +9,11 @@ import Hummingbird
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the guide's JSON API (the web pages come next).",
-        discussion: "With an empty database it first imports the bundled sample listings, so there is always a guide to see."
+        abstract: "Serve the web guide, its JSON API and an XMLTV feed.",
+        discussion: """
+            With an empty database it first imports the bundled sample listings, so there is always a guide to see. \
+            Until a profile exists it prints a one-time setup code: open /setup and enter it to create the admin.
+            """
     )
 
     @OptionGroup var store: StoreOptions
@@ -21,8 +24,22 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The port to listen on.", valueName: "port"))
     var port = 8080
 
+    @Option(help: ArgumentHelp("The hour a guide day starts for guests (profiles choose their own).", valueName: "hour"))
+    var dayStart = 5
+
+    @Option(help: ArgumentHelp("Show the guide as if it were this instant (ISO 8601), for exploring listings from another week; the clock runs on from there.",
+                               valueName: "time"))
+    var pretendNow: String?
+
+    @Flag(help: "Send cookies without Secure, for plain http beyond this machine (a home network without TLS). Browsers keep Secure cookies on https and on 127.0.0.1/localhost.")
+    var insecureCookies = false
+
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be from 1 to 65535") }
+        guard (0...23).contains(dayStart) else { throw ValidationError("--day-start must be an hour from 0 to 23") }
+        if let pretendNow, CivilTime.parseISO8601(pretendNow) == nil {
+            throw ValidationError("--pretend-now \(pretendNow) is not a time: use ISO 8601, like 2026-02-15T20:00:00Z")
+        }
     }
 
     func run() async throws {
@@ -34,7 +51,17 @@ struct ServeCommand: AsyncParsableCommand {
             }
             Output.error("Imported \(summary.programmes) programmes on \(summary.channels) channels. Add your own: tvguide import FILE-OR-URL")
         }
-        Output.error("tvguide: serving http://\(host):\(port)/ (API at /api), database \(store.path)")
-        try await GuideServer.application(store: database, host: host, port: port).runService()
+        let offset = pretendNow.flatMap(CivilTime.parseISO8601).map { $0.timeIntervalSinceNow } ?? 0
+        var settings = ServerSettings(now: { Date().addingTimeInterval(offset) }, dayStartHour: dayStart,
+                                      secureCookies: !insecureCookies,
+                                      exportDirectory: store.path + ".export")
+        let address = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)"
+        if try CLIFailure.translating({ try database.profiles().isEmpty }) {
+            let code = GuideServer.newSetupCode()
+            settings.setupCode = code
+            Output.error("No profiles yet. To create the admin, open \(address)/setup and enter the setup code \(code)")
+        }
+        Output.error("tvguide: serving \(address)/ (API at /api, XMLTV at /xmltv.xml), database \(store.path)")
+        try await GuideServer.application(store: database, settings: settings, host: host, port: port).runService()
     }
 }

@@ -27,15 +27,8 @@ import Testing
         """
 
     static func withAPI(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-api-\(UUID().uuidString)/guide.sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }  // Scratch.
-        let store = try SQLiteListingStore(path: path)
-        var chunks = [Data(listings.utf8)]
-        _ = try ListingImporter(store: store).importStream(source: SourceName("test"), name: "test.xml", totalBytes: nil) {
-            chunks.isEmpty ? Data() : chunks.removeFirst()
-        }
-        let app = Application(router: GuideServer.router(store: store))
-        try await app.test(.router) { client in try await body(client) }
+        let server = try TestServer(listings: listings, now: Date(timeIntervalSince1970: 1_704_131_100))  // 2024-01-01 17:45 UTC
+        try await server.run(body)
     }
 
     static func json(_ response: TestResponse) throws -> Any {

@@ -8,6 +8,9 @@ import NIOPosix
 /// Every error is a 4xx with `{"error": {"message": ...}}` saying what to send instead.
 struct APIRoutes: Sendable {
     let store: any ListingStore
+    let directory: ChannelDirectory
+    /// The server's clock, for windows and now/next asked without a time.
+    let now: @Sendable () -> Date
 
     /// The widest window and the most channels one guide request may ask for.
     static let longestWindow: TimeInterval = 48 * 3600
@@ -39,7 +42,7 @@ struct APIRoutes: Sendable {
         .flatMap { try? Data(contentsOf: $0) }.map { [UInt8]($0) }
 
     func channels() async throws -> [ChannelDocument] {
-        try await blocking { try store.channels().map(ChannelDocument.init) }
+        try await blocking { try directory.snapshot().channels.map(ChannelDocument.init) }
     }
 
     func coverage() async throws -> CoverageDocument {
@@ -50,20 +53,20 @@ struct APIRoutes: Sendable {
     }
 
     func nowNext(_ query: QueryParameters) async throws -> [NowNextDocument] {
-        let instant = try query.instant("at") ?? Date()
+        let instant = try query.instant("at") ?? now()
         let channels = try query.channels(limit: Self.mostChannels)
         return try await blocking {
-            let known = try channelsByID()
+            let known = try directory.snapshot()
             try requireKnown(channels, in: known)
             return try store.nowNext(at: instant, channels: channels).map {
-                NowNextDocument(channel: $0.channel.rawValue, name: known[$0.channel]?.name ?? $0.channel.rawValue,
+                NowNextDocument(channel: $0.channel.rawValue, name: known.channel($0.channel)?.name ?? $0.channel.rawValue,
                                 now: $0.now.map(ProgrammeDocument.init), next: $0.next.map(ProgrammeDocument.init))
             }
         }
     }
 
     func guide(_ query: QueryParameters) async throws -> GuideDocument {
-        let from = try query.instant("from") ?? Date()
+        let from = try query.instant("from") ?? now()
         let to = try query.instant("to") ?? from.addingTimeInterval(6 * 3600)
         guard to > from else {
             throw HTTPError(.badRequest, message: "to (\(CivilTime.iso8601(to))) must be after from (\(CivilTime.iso8601(from)))")
@@ -73,11 +76,11 @@ struct APIRoutes: Sendable {
         }
         let channels = try query.channels(limit: Self.mostChannels)
         return try await blocking {
-            let known = try channelsByID()
+            let known = try directory.snapshot()
             try requireKnown(channels, in: known)
-            let chosen = try channels ?? Array(store.channels().prefix(Self.mostChannels).map(\.id))
+            let chosen = channels ?? Array(known.channels.prefix(Self.mostChannels).map(\.id))
             let rows = try store.guide(in: TimeWindow(start: from, end: to), channels: chosen).map { listings in
-                GuideDocument.Row(channel: ChannelDocument(known[listings.channel] ?? Channel(id: listings.channel)),
+                GuideDocument.Row(channel: ChannelDocument(known.channel(listings.channel) ?? Channel(id: listings.channel)),
                                   programmes: listings.programmes.map(ProgrammeDocument.init))
             }
             return GuideDocument(from: CivilTime.iso8601(from), to: CivilTime.iso8601(to), channels: rows)
@@ -112,12 +115,8 @@ struct APIRoutes: Sendable {
         return try await blocking { try store.search(search).map(ProgrammeDocument.init) }
     }
 
-    private func channelsByID() throws -> [ChannelID: Channel] {
-        Dictionary(try store.channels().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    private func requireKnown(_ channels: [ChannelID]?, in known: [ChannelID: Channel]) throws {
-        if let unknown = channels?.first(where: { known[$0] == nil }) {
+    private func requireKnown(_ channels: [ChannelID]?, in known: ChannelDirectory.Snapshot) throws {
+        if let unknown = channels?.first(where: { known.channel($0) == nil }) {
             throw HTTPError(.notFound, message: "no channel \(unknown.rawValue): GET /api/channels lists them")
         }
     }

@@ -4,10 +4,16 @@ import Hummingbird
 
 /// Reading and checking a request's query parameters: anything malformed is a 400 whose message says what to send.
 struct QueryParameters {
-    let request: Request
+    /// Decoded as browsers encode forms: `+` is a space (Hummingbird's own parameters keep it as a plus).
+    private let fields: FormFields
 
+    init(request: Request) {
+        fields = FormFields(encoded: request.uri.query ?? "")
+    }
+
+    /// The value, trimmed; nil when absent or blank.
     func string(_ name: String) -> String? {
-        request.uri.queryParameters.get(name).flatMap { $0.isEmpty ? nil : $0 }
+        fields[name]
     }
 
     /// An ISO 8601 instant (`2024-01-01T18:00:00Z`, or with an offset).

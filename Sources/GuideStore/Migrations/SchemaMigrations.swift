@@ -115,6 +115,46 @@ enum SchemaMigrations {
                 INSERT INTO guide_state (id, generation) VALUES (1, 1);
                 """)
         }
+        migrator.registerMigration("v3: profiles, their channels, sessions and API tokens") { db in
+            // Secrets and tokens are stored only as hashes (bcrypt for what people type, SHA-256 for the long random
+            // tokens programs and browsers hold). A profile's channels name channels by their text id, so a lineup
+            // survives a channel being dropped and imported again.
+            try db.execute(sql: """
+                CREATE TABLE profile (
+                    id INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+                    role TEXT NOT NULL,
+                    secret_kind TEXT NOT NULL,
+                    secret_hash TEXT NOT NULL,
+                    failed_attempts INTEGER NOT NULL DEFAULT 0,
+                    locked_until INTEGER NOT NULL DEFAULT 0,
+                    day_start_hour INTEGER NOT NULL DEFAULT 5,
+                    time_zone TEXT,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE TABLE profile_channel (
+                    profile_id INTEGER NOT NULL REFERENCES profile(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    channel_id TEXT NOT NULL,
+                    PRIMARY KEY (profile_id, channel_id)
+                );
+                CREATE TABLE session (
+                    token_hash TEXT PRIMARY KEY,
+                    profile_id INTEGER NOT NULL REFERENCES profile(id) ON DELETE CASCADE,
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL
+                );
+                CREATE INDEX session_by_profile ON session(profile_id);
+                CREATE TABLE api_token (
+                    id INTEGER PRIMARY KEY,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    profile_id INTEGER NOT NULL REFERENCES profile(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    last_used_at INTEGER
+                );
+                """)
+        }
         return migrator
     }
 }

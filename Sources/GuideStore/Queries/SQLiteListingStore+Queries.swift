@@ -14,6 +14,16 @@ extension SQLiteListingStore {
         }
     }
 
+    public func listedChannels() throws -> [ChannelID] {
+        try mapErrors {
+            try pool.read { db in
+                try String.fetchAll(db, sql: """
+                    SELECT id FROM channel c WHERE EXISTS (SELECT 1 FROM programme WHERE channel_key = c.key) ORDER BY position
+                    """).map { ChannelID($0) }
+            }
+        }
+    }
+
     public func programmes(on channel: ChannelID, in window: TimeWindow) throws -> [StoredProgramme] {
         // The same window rule as the grid's, in one place: ScheduleIndex.window.
         try guide(in: window, channels: [channel]).first?.programmes ?? []

@@ -1,0 +1,68 @@
+/// The handful of genres a guide colours programmes by, read from the free-text categories feeds carry
+/// ("News-Current Affairs", "Kids-Family", "Spielfilm", "sports stuff") by keywords in English, German, French,
+/// Spanish, Portuguese, Italian and Dutch. The first category that names a genre decides.
+public enum Genre: String, CaseIterable, Sendable {
+    case news, sport, film, children, drama, documentary, entertainment, music, other
+
+    /// What the legend calls it.
+    public var label: String {
+        switch self {
+        case .news: "News"
+        case .sport: "Sport"
+        case .film: "Film"
+        case .children: "Children"
+        case .drama: "Drama & series"
+        case .documentary: "Documentary & learning"
+        case .entertainment: "Entertainment"
+        case .music: "Music & arts"
+        case .other: "Other"
+        }
+    }
+
+    /// The genre of a programme with these categories, in the order the feed gave them.
+    public init(categories: [String]) {
+        for category in categories {
+            if let genre = Self.genre(of: category) {
+                self = genre
+                return
+            }
+        }
+        self = .other
+    }
+
+    /// Keywords matched against the start of each word of a category, lowercased; earlier genres win, so
+    /// "Kids-Family Animation" is children's and "Sports News" is sport.
+    private static let keywords: [(Genre, [String])] = [
+        (.children, ["kid", "child", "cartoon", "anim", "kinder", "jeunesse", "enfant", "infantil", "niñ", "crianç",
+                     "bambin", "jeugd", "family", "famil"]),
+        (.sport, ["sport", "football", "soccer", "futbol", "fútbol", "futebol", "calcio", "tennis", "golf", "racing",
+                  "motor", "cricket", "rugby", "basket", "hockey", "boxing", "wrestling", "fußball"]),
+        (.news, ["news", "newscast", "current affairs", "nachricht", "journal", "actualit", "noticia", "notícia",
+                 "telegiornale", "nieuws", "weather", "wetter", "politi", "business"]),
+        (.film, ["film", "movie", "cinema", "cine", "spielfilm", "película", "pelicula", "thriller", "horror",
+                 "western", "action", "adventure", "abenteuer", "sci-fi", "science fiction", "fantasy", "krimi"]),
+        (.documentary, ["document", "dokument", "factual", "educat", "learning", "wissen", "science", "nature",
+                        "natur", "history", "geschichte", "histoire", "histor", "travel", "reise", "wildlife"]),
+        (.music, ["music", "musik", "musique", "música", "musica", "concert", "konzert", "arts", "culture", "kultur",
+                  "opera", "oper"]),
+        (.drama, ["drama", "series", "serie", "soap", "telenovela", "sitcom", "crime"]),
+        (.entertainment, ["entertain", "unterhaltung", "divertissement", "entreten", "intratten", "comedy", "komödie",
+                          "comédie", "variety", "game", "quiz", "show", "reality", "talk", "lifestyle", "cook",
+                          "food", "magazin", "special"]),
+    ]
+
+    static func genre(of category: String) -> Genre? {
+        let folded = category.lowercased()
+        let words = folded.split(whereSeparator: { !$0.isLetter })
+        for (genre, stems) in keywords {
+            for stem in stems {
+                if stem.contains(" ") {
+                    if folded.contains(stem) { return genre }
+                } else if words.contains(where: { $0.hasPrefix(stem) }) {
+                    return genre
+                }
+            }
+        }
+        return nil
+    }
+}

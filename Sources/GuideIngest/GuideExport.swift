@@ -1,0 +1,87 @@
+import CZlib
+import Foundation
+import GuideStore
+import XMLTV
+
+/// Writes the whole guide as an XMLTV file, plain or gzip, beside its destination first and renamed into place, so
+/// a reader (or a failed export) never sees half a file. Programmes stream from the store: memory stays flat.
+public struct GuideExport: Sendable {
+    public let store: any ListingStore
+
+    public init(store: any ListingStore) {
+        self.store = store
+    }
+
+    /// Writes the guide to `path`, gzip-compressed when `compressed`.
+    public func write(to path: String, compressed: Bool) throws {
+        let partial = path + ".partial"
+        let output = try ExportOutput(path: partial, compressed: compressed)
+        do {
+            try write { try output.write($0) }
+            try output.close()
+        } catch {
+            try? output.close()  // The partial file is removed next; closing it is all that is left to do.
+            try? FileManager.default.removeItem(atPath: partial)
+            throw error
+        }
+        _ = try? FileManager.default.removeItem(atPath: path)  // Replacing an older export is intended.
+        try FileManager.default.moveItem(atPath: partial, toPath: path)
+    }
+
+    /// Hands the guide's XMLTV text to `sink` in pieces of about 64 KB.
+    public func write(_ sink: @escaping (String) throws -> Void) throws {
+        var pending = ""
+        let writer = XMLTVWriter { text in
+            pending += text
+            if pending.utf8.count > 1 << 16 {
+                try sink(pending)
+                pending = ""
+            }
+        }
+        try writer.begin()
+        for channel in try store.channels() { try writer.write(channel) }
+        try store.forEachProgramme { try writer.write($0.programme) }
+        try writer.end()
+        try sink(pending)
+    }
+}
+
+/// A file written plainly or through zlib's gzip writer.
+private final class ExportOutput {
+    private var plain: FileHandle?
+    private var gzip: gzFile?
+
+    init(path: String, compressed: Bool) throws {
+        if compressed {
+            guard let file = gzopen(path, "wb6") else { throw IngestError(.unwritable, "cannot write \(path)") }
+            gzip = file
+        } else {
+            guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
+                throw IngestError(.unwritable, "cannot write \(path): check the folder exists and is writable")
+            }
+            plain = file
+        }
+    }
+
+    func write(_ text: String) throws {
+        var text = text
+        try text.withUTF8 { bytes in
+            if let gzip {
+                guard bytes.isEmpty || gzwrite(gzip, bytes.baseAddress, UInt32(bytes.count)) == Int32(bytes.count) else {
+                    throw IngestError(.unwritable, "cannot write the compressed export (disk full?)")
+                }
+            } else {
+                try plain?.write(contentsOf: UnsafeRawBufferPointer(bytes))
+            }
+        }
+    }
+
+    func close() throws {
+        if let gzip {
+            self.gzip = nil
+            guard gzclose(gzip) == Z_OK else { throw IngestError(.unwritable, "cannot finish the compressed export (disk full?)") }
+        }
+        try plain?.close()
+        plain = nil
+    }
+}

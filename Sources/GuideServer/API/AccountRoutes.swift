@@ -1,0 +1,86 @@
+import Foundation
+import GuideCore
+import GuideIngest
+import Hummingbird
+
+/// The API's changing routes: a program's channel lineup and imports. Each needs `Authorization: Bearer` with a
+/// token an admin created on /admin; a browser's cookie is not enough, so no other site can make one change data.
+struct AccountRoutes: Sendable {
+    let site: Site
+
+    struct LineupDocument: ResponseCodable {
+        var channels: [String]
+    }
+
+    struct ImportRequest: Decodable {
+        var location: String
+    }
+
+    struct ImportDocument: ResponseEncodable {
+        var source: String
+        var channels: Int
+        var programmes: Int
+        var replaced: Int
+        var repairs: Int
+    }
+
+    func register(on router: Router<GuideRequestContext>) {
+        let api = router.group("api")
+        api.get("lineup") { _, context in try await lineup(context) }
+        api.put("lineup") { request, context in try await setLineup(request, context) }
+        api.post("imports") { request, context in try await importListings(request, context) }
+    }
+
+    func lineup(_ context: GuideRequestContext) async throws -> LineupDocument {
+        guard let profile = context.viewer?.profile else {
+            throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: "send Authorization: Bearer with an API token, or sign in")
+        }
+        let site = self.site
+        return try await site.blocking { LineupDocument(channels: try site.store.lineup(of: profile.id).map(\.rawValue)) }
+    }
+
+    func setLineup(_ request: Request, _ context: GuideRequestContext) async throws -> LineupDocument {
+        let profile = try tokenProfile(context)
+        let document = try await decode(LineupDocument.self, request, context)
+        let site = self.site
+        return try await site.blocking {
+            let known = try site.directory.snapshot()
+            if let unknown = document.channels.first(where: { known.channel(ChannelID($0)) == nil }) {
+                throw HTTPError(.notFound, message: "no channel \(unknown): GET /api/channels lists them")
+            }
+            try site.store.setLineup(document.channels.map { ChannelID($0) }, of: profile.id)
+            return LineupDocument(channels: try site.store.lineup(of: profile.id).map(\.rawValue))
+        }
+    }
+
+    func importListings(_ request: Request, _ context: GuideRequestContext) async throws -> ImportDocument {
+        let profile = try tokenProfile(context)
+        guard profile.isAdmin else { throw HTTPError(.forbidden, message: "only an admin's token can import listings") }
+        let body = try await decode(ImportRequest.self, request, context)
+        do {
+            let summary = try await ListingImporter(store: site.store).importLocation(body.location)
+            return ImportDocument(source: summary.source.rawValue, channels: summary.channels, programmes: summary.programmes,
+                                  replaced: summary.replaced, repairs: summary.issues.total)
+        } catch {
+            throw HTTPError(.unprocessableContent, message: "cannot import \(body.location): \(error); the guide is unchanged")
+        }
+    }
+
+    private func tokenProfile(_ context: GuideRequestContext) throws -> Profile {
+        guard let viewer = context.viewer, case .apiToken = viewer.credential else {
+            throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"],
+                            message: "changes need Authorization: Bearer with an API token (an admin creates them on /admin)")
+        }
+        return viewer.profile
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: GuideRequestContext) async throws -> T {
+        var request = request
+        let body = try await request.collectBody(upTo: context.maxUploadSize)
+        do {
+            return try JSONDecoder().decode(T.self, from: body)
+        } catch {
+            throw HTTPError(.badRequest, message: "the body is not the JSON this route takes: see /openapi.json")
+        }
+    }
+}

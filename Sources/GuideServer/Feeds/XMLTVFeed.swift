@@ -1,0 +1,105 @@
+import Foundation
+import GuideCore
+import GuideIngest
+import GuideStore
+import Hummingbird
+import NIOPosix
+
+/// `/xmltv.xml` and `/xmltv.xml.gz`: the whole guide for Jellyfin, Plex, Kodi and friends. Written to a file once per
+/// version of the listings and served from it; `ETag` and `Last-Modified` let a media server skip an unchanged guide.
+struct XMLTVFeed: Sendable {
+    let site: Site
+    let cache: ExportCache
+
+    init(site: Site) {
+        self.site = site
+        cache = ExportCache(store: site.store, directory: site.settings.exportDirectory)
+    }
+
+    func register(on router: Router<GuideRequestContext>) {
+        router.get("xmltv.xml") { request, context in try await serve(request, context, compressed: false) }
+        router.get("xmltv.xml.gz") { request, context in try await serve(request, context, compressed: true) }
+    }
+
+    func serve(_ request: Request, _ context: GuideRequestContext, compressed: Bool) async throws -> Response {
+        let site = self.site
+        let version = try await site.blocking { try site.store.version() }
+        let tag = "\"tvguide-\(version.generation)\(compressed ? "-gz" : "")\""
+        var headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache"]
+        if let updated = version.updated { headers[.lastModified] = Self.httpDate(updated) }
+        headers[.contentType] = compressed ? "application/gzip" : "application/xml; charset=utf-8"
+        if Self.isUnchanged(request, tag: tag, updated: version.updated) {
+            return Response(status: .notModified, headers: headers)
+        }
+        let path = try await cache.file(generation: version.generation, compressed: compressed)
+        if compressed { headers[.contentDisposition] = "attachment; filename=\"xmltv.xml.gz\"" }
+        let body = try await FileIO().loadFile(path: path, context: context)
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// `If-None-Match` wins over `If-Modified-Since`, as RFC 9110 says.
+    static func isUnchanged(_ request: Request, tag: String, updated: Date?) -> Bool {
+        if let match = request.headers[.ifNoneMatch] {
+            return match == "*" || match.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == tag }
+        }
+        if let since = request.headers[.ifModifiedSince].flatMap(parseHTTPDate), let updated {
+            return updated.timeIntervalSince1970.rounded(.down) <= since.timeIntervalSince1970
+        }
+        return false
+    }
+
+    /// `Sat, 15 Feb 2026 20:00:00 GMT`.
+    static func httpDate(_ date: Date) -> String {
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        let parts = CivilTime.components(seconds)
+        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][Int(((seconds / 86_400) % 7 + 7) % 7)]
+        let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][parts.month - 1]
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+        return "\(weekday), \(two(parts.day)) \(month) \(parts.year) \(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)) GMT"
+    }
+
+    static func parseHTTPDate(_ text: String) -> Date? {
+        let parts = text.split(separator: " ")
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let monthIndex = months.firstIndex(of: String(parts[2])),
+              let year = Int(parts[3]) else { return nil }
+        let time = parts[4].split(separator: ":").compactMap { Int($0) }
+        guard time.count == 3 else { return nil }
+        let days = CivilTime.days(year: year, month: monthIndex + 1, day: day)
+        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + time[0] * 3600 + time[1] * 60 + time[2]))
+    }
+}
+
+/// The export files, one pair per listings generation; concurrent requests for a file being written wait for it.
+actor ExportCache {
+    let store: any ListingStore
+    let directory: String
+    private var pending: [String: Task<String, any Error>] = [:]
+
+    init(store: any ListingStore, directory: String) {
+        self.store = store
+        self.directory = directory
+    }
+
+    func file(generation: Int64, compressed: Bool) async throws -> String {
+        let path = "\(directory)/guide-\(generation).xml\(compressed ? ".gz" : "")"
+        if FileManager.default.fileExists(atPath: path) { return path }
+        if let task = pending[path] { return try await task.value }
+        let store = self.store, directory = self.directory
+        let task = Task<String, any Error> {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try await NIOThreadPool.singleton.runIfActive {
+                try GuideExport(store: store).write(to: path, compressed: compressed)
+            }
+            // Older generations' files are no longer served.
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            where name.hasPrefix("guide-") && !name.hasPrefix("guide-\(generation).") && !name.hasSuffix(".partial") {
+                try? FileManager.default.removeItem(atPath: "\(directory)/\(name)")  // A file another request still streams stays readable until closed.
+            }
+            return path
+        }
+        pending[path] = task
+        defer { pending[path] = nil }
+        return try await task.value
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import GuideCore
+import GuideIngest
+import GuideStore
+import Hummingbird
+
+/// `/admin`: profiles, API tokens and imports, for admin profiles; `/settings`: each profile's own day start and
+/// zone.
+struct AdminPages: Sendable {
+    let site: Site
+
+    struct Model {
+        var chrome: Chrome
+        var title: String
+        var profiles: [ProfileEntry]
+        var tokens: [TokenEntry]
+        var newToken: String?
+        var message: String?
+        var isError: Bool
+        var counts: String
+        var coverage: String
+    }
+
+    struct ProfileEntry {
+        var id: Int64
+        var name: String
+        var role: String
+        var kind: String
+        var isSelf: Bool
+    }
+
+    struct TokenEntry {
+        var id: Int64
+        var name: String
+        var created: String
+        var lastUsed: String
+    }
+
+    struct SettingsModel {
+        var chrome: Chrome
+        var title: String
+        var hours: [Choice]
+        var zones: [Choice]
+        var message: String?
+    }
+
+    struct Choice {
+        var value: String
+        var label: String
+        var isSelected: Bool
+    }
+
+    func register(on router: Router<GuideRequestContext>) {
+        router.get("admin") { request, context in try await adminPage(request, context, message: nil) }
+        router.post("admin/profiles") { request, context in try await createProfile(request, context) }
+        router.post("admin/profiles/delete") { request, context in try await deleteProfile(request, context) }
+        router.post("admin/tokens") { request, context in try await createToken(request, context) }
+        router.post("admin/tokens/revoke") { request, context in try await revokeToken(request, context) }
+        router.post("admin/import") { request, context in try await importListings(request, context) }
+        router.get("settings") { request, context in
+            try await settingsPage(request, context, message: request.uri.queryParameters.get("saved") == nil ? nil : "Saved.")
+        }
+        router.post("settings") { request, context in try await saveSettings(request, context) }
+    }
+
+    func adminPage(_ request: Request, _ context: GuideRequestContext, message: String?, isError: Bool = false,
+                   newToken: String? = nil, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
+        let admin = try site.requireAdmin(request, context)
+        let site = self.site
+        let clock = site.clock(context)
+        return try await site.blocking {
+            let counts = try site.store.counts()
+            let coverage = try site.store.coverage()
+            let model = Model(
+                chrome: site.chrome(context, section: "admin"), title: "Admin",
+                profiles: try site.store.profiles().map {
+                    ProfileEntry(id: $0.id.rawValue, name: $0.name, role: $0.role.rawValue,
+                                 kind: $0.secretKind == .pin ? "PIN" : "password", isSelf: $0.id == admin.id)
+                },
+                tokens: try site.store.apiTokens(of: admin.id).map {
+                    TokenEntry(id: $0.id, name: $0.name, created: "\(clock.date($0.created)) \(clock.time($0.created))",
+                               lastUsed: $0.lastUsed.map { "\(clock.date($0)) \(clock.time($0))" } ?? "never")
+                },
+                newToken: newToken, message: message, isError: isError,
+                counts: "\(counts.programmes) programmes on \(counts.channels) channels",
+                coverage: coverage.map { "\(clock.date($0.start)) \(clock.time($0.start)) to \(clock.date($0.end)) \(clock.time($0.end))" } ?? "no listings")
+            return try site.page("admin", model, status: status)
+        }
+    }
+
+    func createProfile(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let form = try await site.form(request, context)
+        do {
+            let profile = try await site.accounts.createProfile(
+                name: form["name"] ?? "", role: Profile.Role(rawValue: form["role"] ?? "") ?? .viewer,
+                kind: Profile.SecretKind(rawValue: form["kind"] ?? "") ?? .pin, secret: form.raw("secret") ?? "")
+            return try await adminPage(request, context, message: "Added \(profile.name) (\(profile.role.rawValue)).")
+        } catch let error as AccountError {
+            return try await adminPage(request, context, message: error.description, isError: true, status: .badRequest)
+        }
+    }
+
+    func deleteProfile(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        let admin = try site.requireAdmin(request, context)
+        let form = try await site.form(request, context)
+        guard let id = form["id"].flatMap(Int64.init).map(ProfileID.init(rawValue:)), id != admin.id else {
+            return try await adminPage(request, context, message: "Choose another profile to remove; you cannot remove your own.",
+                                       isError: true, status: .badRequest)
+        }
+        let site = self.site
+        try await site.blocking { try site.store.deleteProfile(id) }
+        return try await adminPage(request, context, message: "Removed the profile, its sessions and its tokens.")
+    }
+
+    func createToken(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        let admin = try site.requireAdmin(request, context)
+        let form = try await site.form(request, context)
+        do {
+            let created = try await site.accounts.createAPIToken(named: form["name"] ?? "", for: admin.id)
+            return try await adminPage(request, context, message: "Created the token \(created.record.name). Copy it now: it is not shown again.",
+                                       newToken: created.token)
+        } catch let error as AccountError {
+            return try await adminPage(request, context, message: error.description, isError: true, status: .badRequest)
+        }
+    }
+
+    func revokeToken(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        let admin = try site.requireAdmin(request, context)
+        let form = try await site.form(request, context)
+        guard let id = form["id"].flatMap(Int64.init) else { throw HTTPError(.badRequest, message: "Which token? The form sent none.") }
+        let site = self.site
+        try await site.blocking { try site.store.revokeAPIToken(id, of: admin.id) }
+        return try await adminPage(request, context, message: "Revoked the token: programs using it are refused from now on.")
+    }
+
+    /// Imports an XMLTV or Radio Times file or URL named in the form.
+    func importListings(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let form = try await site.form(request, context)
+        guard let location = form["location"] else {
+            return try await adminPage(request, context, message: "Name a file on the server or an http(s) URL to import.",
+                                       isError: true, status: .badRequest)
+        }
+        do {
+            let summary = try await ListingImporter(store: site.store).importLocation(location)
+            return try await adminPage(request, context, message: "Imported \(summary.programmes) programmes on \(summary.channels) channels from \(location)"
+                                       + (summary.issues.total > 0 ? " (\(summary.issues.total) repairs)." : "."))
+        } catch {
+            return try await adminPage(request, context, message: "Could not import \(location): \(error). The guide is unchanged.",
+                                       isError: true, status: .unprocessableContent)
+        }
+    }
+
+    func settingsPage(_ request: Request, _ context: GuideRequestContext, message: String?) async throws -> HTMLPage {
+        let profile = try site.requireProfile(request, context)
+        let model = SettingsModel(
+            chrome: site.chrome(context, section: "settings"), title: "Settings",
+            hours: (0...23).map { Choice(value: String($0), label: ($0 < 10 ? "0\($0)" : "\($0)") + ":00", isSelected: $0 == profile.dayStartHour) },
+            zones: [Choice(value: "", label: "My browser's zone", isSelected: profile.timeZone == nil)]
+                + TimeZone.knownTimeZoneIdentifiers.sorted().map { Choice(value: $0, label: $0, isSelected: $0 == profile.timeZone) },
+            message: message)
+        return try site.page("settings", model)
+    }
+
+    func saveSettings(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+        let profile = try site.requireProfile(request, context)
+        let form = try await site.form(request, context)
+        guard let hour = form["dayStart"].flatMap(Int.init), (0...23).contains(hour) else {
+            throw HTTPError(.badRequest, message: "The day starts at an hour from 0 to 23.")
+        }
+        let zone = form["zone"]
+        if let zone, TimeZone(identifier: zone) == nil {
+            throw HTTPError(.badRequest, message: "\(zone) is not a time zone; choose one from the list.")
+        }
+        let site = self.site
+        try await site.blocking { try site.store.updateSettings(of: profile.id, dayStartHour: hour, timeZone: zone) }
+        return Response.redirect(to: "/settings?saved=1")
+    }
+}

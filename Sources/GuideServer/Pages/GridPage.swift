@@ -1,0 +1,188 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+
+/// The guide grid at `/`: one broadcast day of the viewer's channels. The server renders a page of rows (all a
+/// browser without JavaScript gets, with links to the next rows); the script then draws only the rows near the
+/// viewport from `/grid/rows`, so 3,000 channels cost no more than 50.
+struct GridPage: Sendable {
+    let site: Site
+
+    /// Rows per server-rendered page and the most one `/grid/rows` call returns.
+    static let rowsPerPage = 60
+    static let zooms = [30, 60, 120, 180, 240]
+    static let defaultZoom = 180
+
+    func register(on router: Router<GuideRequestContext>) {
+        router.get("/") { request, context in try await render(request, context) }
+        router.get("grid/rows") { request, context in try await rows(request, context) }
+    }
+
+    struct Model {
+        var chrome: Chrome
+        var title: String
+        var empty: Bool
+        var day: String
+        var dayLabel: String
+        var firstDay: String
+        var lastDay: String
+        var previousDay: String?
+        var nextDay: String?
+        var todayLink: String?
+        var dayStart: Int64
+        var dayEnd: Int64
+        var dayMinutes: Int
+        var now: Int64
+        var nowOffset: Int?
+        var zoom: Int
+        var zooms: [ZoomLink]
+        var total: Int
+        var rowsFrom: Int
+        var rowsTo: Int
+        var rowCount: Int
+        var rows: [GridRow]
+        var ruler: [RulerMark]
+        var previousPage: String?
+        var nextPage: String?
+        var legend: [LegendEntry]
+        var focusChannel: String
+        var focusTime: Int64?
+        var panel: ProgrammeDetails?
+        var closePanel: String
+        var notice: String?
+        var isChosenLineup: Bool
+        var zone: String
+    }
+
+    struct ZoomLink {
+        var label: String
+        var minutes: Int
+        var link: String
+        var isCurrent: Bool
+    }
+
+    struct LegendEntry {
+        var genre: String
+        var label: String
+    }
+
+    func render(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        let query = QueryParameters(request: request)
+        let clock = site.clock(context)
+        let now = site.settings.now()
+        let askedZoom = try query.integer("zoom", in: 1...1440, default: Self.defaultZoom)
+        let zoom = Self.zooms.contains(askedZoom) ? askedZoom : Self.defaultZoom
+        let requestedDay = query.string("day")
+        let focusChannel = query.string("channel")
+        let focusTime = try query.instant("at")
+        let requestedPage = try query.integer("page", in: 0...100_000, default: 0)
+        let panelID = query.string("p").flatMap(Int64.init)
+        let site = self.site
+
+        return try await site.blocking {
+            let chrome = site.chrome(context, section: "guide")
+            guard let coverage = try site.store.coverage() else {
+                return try site.page("grid", Self.emptyModel(chrome: chrome, zone: clock.zone.identifier))
+            }
+            let days = BroadcastDay.days(covering: coverage, zone: clock.zone, startHour: clock.dayStartHour)
+            let today = clock.day(containing: now)
+            var notice: String?
+            var day = days.contains(today) ? today : days[0]
+            if let focusTime { day = clock.day(containing: focusTime) }
+            if let requestedDay {
+                if let asked = clock.day(requestedDay) {
+                    day = asked
+                } else {
+                    notice = "\(requestedDay) is not a date; showing \(day)."
+                }
+            }
+            if day < days[0] || day > days[days.count - 1] {
+                let nearest = day < days[0] ? days[0] : days[days.count - 1]
+                notice = "There are no listings for \(day): they cover \(days[0]) to \(days[days.count - 1]). Showing \(nearest)."
+                day = nearest
+            }
+            let window = day.window
+            let lineup = try site.lineup(context)
+            var page = requestedPage
+            if let focusChannel, let index = lineup.channels.firstIndex(where: { $0.id.rawValue == focusChannel }) {
+                page = index / Self.rowsPerPage
+            }
+            let pageCount = max(1, (lineup.channels.count + Self.rowsPerPage - 1) / Self.rowsPerPage)
+            page = min(page, pageCount - 1)
+            let rows = try Self.rows(site: site, lineup: lineup.channels, from: page * Self.rowsPerPage, count: Self.rowsPerPage,
+                                     day: window, clock: clock)
+            let link = { (day: BroadcastDay, zoom: Int, page: Int) -> String in
+                "/?day=\(day)&zoom=\(zoom)" + (page > 0 ? "&page=\(page)" : "")
+            }
+            let dayIndex = days.firstIndex(of: day) ?? 0
+            let panel = try panelID.flatMap { id in
+                try site.store.programme(ProgrammeID(rawValue: id)).map {
+                    try ProgrammeDetails($0, site: site, clock: clock, now: now)
+                }
+            }
+            let model = Model(
+                chrome: chrome, title: "Guide for \(clock.longDate(day))", empty: false, day: day.description,
+                dayLabel: clock.longDate(day), firstDay: days[0].description, lastDay: days[days.count - 1].description,
+                previousDay: dayIndex > 0 ? link(days[dayIndex - 1], zoom, 0) : nil,
+                nextDay: dayIndex + 1 < days.count ? link(days[dayIndex + 1], zoom, 0) : nil,
+                todayLink: days.contains(today) ? link(today, zoom, 0) + "&at=\(CivilTime.iso8601(now))" : nil,
+                dayStart: Int64(window.start.timeIntervalSince1970), dayEnd: Int64(window.end.timeIntervalSince1970),
+                dayMinutes: Int(window.duration / 60), now: Int64(now.timeIntervalSince1970),
+                nowOffset: window.start <= now && now < window.end ? Int(now.timeIntervalSince(window.start) / 60) : nil,
+                zoom: zoom,
+                zooms: Self.zooms.map { ZoomLink(label: $0 < 60 ? "\($0) min" : "\($0 / 60) h", minutes: $0, link: link(day, $0, page),
+                                                 isCurrent: $0 == zoom) },
+                total: lineup.channels.count, rowsFrom: page * Self.rowsPerPage + 1,
+                rowsTo: page * Self.rowsPerPage + rows.count, rowCount: lineup.channels.count + 1, rows: rows,
+                ruler: GridRow.ruler(for: window, clock: clock),
+                previousPage: page > 0 ? link(day, zoom, page - 1) : nil,
+                nextPage: page + 1 < pageCount ? link(day, zoom, page + 1) : nil,
+                legend: Genre.allCases.map { LegendEntry(genre: $0.rawValue, label: $0.label) },
+                focusChannel: focusChannel ?? "", focusTime: focusTime.map { Int64($0.timeIntervalSince1970) },
+                panel: panel, closePanel: link(day, zoom, page), notice: notice, isChosenLineup: lineup.isChosen,
+                zone: clock.zone.identifier)
+            return try site.page("grid", model)
+        }
+    }
+
+    /// `GET /grid/rows?day=&from=&count=`: rows of the viewer's lineup for the grid's script.
+    func rows(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+        let query = QueryParameters(request: request)
+        let clock = site.clock(context)
+        guard let dayText = query.string("day"), let day = clock.day(dayText) else {
+            throw HTTPError(.badRequest, message: "day must be a date like 2026-02-15")
+        }
+        let from = try query.integer("from", in: 0...1_000_000, default: 0)
+        let count = try query.integer("count", in: 1...Self.rowsPerPage, default: 40)
+        let site = self.site
+        let rows = try await site.blocking {
+            try Self.rows(site: site, lineup: site.lineup(context).channels, from: from, count: count, day: day.window, clock: clock)
+        }
+        let body = try JSONEncoder().encode(RowsDocument(from: from, rows: rows))
+        return CompressibleBody.response(Array(body), for: request,
+                                         headers: [.contentType: "application/json", .cacheControl: "no-store"])
+    }
+
+    struct RowsDocument: Encodable {
+        var from: Int
+        var rows: [GridRow]
+    }
+
+    static func rows(site: Site, lineup: [Channel], from: Int, count: Int, day: TimeWindow, clock: ViewerClock) throws -> [GridRow] {
+        guard from < lineup.count else { return [] }
+        let slice = Array(lineup[from..<min(lineup.count, from + count)])
+        let listings = try site.store.guide(in: day, channels: slice.map(\.id))
+        return zip(slice.indices, zip(slice, listings)).map { offset, pair in
+            GridRow(index: from + offset, channel: pair.0, programmes: pair.1.programmes, day: day, clock: clock)
+        }
+    }
+
+    private static func emptyModel(chrome: Chrome, zone: String) -> Model {
+        Model(chrome: chrome, title: "Guide", empty: true, day: "", dayLabel: "", firstDay: "", lastDay: "", previousDay: nil,
+              nextDay: nil, todayLink: nil, dayStart: 0, dayEnd: 0, dayMinutes: 1440, now: 0, nowOffset: nil,
+              zoom: defaultZoom, zooms: [], total: 0, rowsFrom: 0, rowsTo: 0, rowCount: 1, rows: [], ruler: [],
+              previousPage: nil, nextPage: nil, legend: [], focusChannel: "", focusTime: nil, panel: nil, closePanel: "/",
+              notice: nil, isChosenLineup: false, zone: zone)
+    }
+}

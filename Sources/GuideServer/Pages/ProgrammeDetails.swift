@@ -1,0 +1,136 @@
+import Foundation
+import GuideCore
+import GuideStore
+
+/// Everything the store knows about one airing, worded for the details panel and page.
+struct ProgrammeDetails: Sendable {
+    struct Line: Sendable {
+        var label: String
+        var value: String
+    }
+
+    struct Airing: Sendable {
+        var id: Int64
+        var when: String
+        var channel: String
+        var isPast: Bool
+    }
+
+    var id: Int64
+    var title: String
+    var subTitle: String?
+    var episode: String?
+    var when: String
+    var duration: String
+    var isOnNow: Bool
+    var channelName: String
+    var channelNumber: String?
+    var channelLogo: String?
+    var description: String?
+    var image: String?
+    var genre: String
+    var flags: [String]
+    var facts: [Line]
+    var credits: [Line]
+    var airings: [Airing]
+    var guideLink: String
+    var source: String
+
+    init(_ stored: StoredProgramme, site: Site, clock: ViewerClock, now: Date) throws {
+        let programme = stored.programme
+        let channel = try site.directory.snapshot().channel(programme.channel)
+        id = stored.id.rawValue
+        title = programme.title
+        subTitle = programme.subTitle
+        episode = programme.numbering.map(\.label).flatMap { $0.isEmpty ? nil : $0 } ?? programme.onScreenNumber
+        when = "\(clock.date(programme.start)), \(clock.time(programme.start))–\(clock.time(stored.end))"
+        let minutes = Int(stored.end.timeIntervalSince(programme.start) / 60)
+        duration = minutes >= 60 ? "\(minutes / 60) h \(minutes % 60 > 0 ? "\(minutes % 60) min" : "")" : "\(minutes) min"
+        isOnNow = programme.start <= now && now < stored.end
+        channelName = channel?.name ?? programme.channel.rawValue
+        channelNumber = channel?.number
+        channelLogo = channel?.icons.first.map(\.src).flatMap(GridRow.safeImage)
+        description = programme.description
+        image = programme.icons.first.map(\.src).flatMap(GridRow.safeImage)
+        genre = Genre(categories: programme.categories.map(\.text)).rawValue
+        flags = Self.flags(programme)
+        facts = Self.facts(programme)
+        credits = Self.credits(programme.credits)
+        source = stored.source.rawValue
+        let day = clock.day(containing: programme.start)
+        guideLink = "/?day=\(day)&channel=\(Self.query(programme.channel.rawValue))&at=\(CivilTime.iso8601(programme.start))"
+        airings = try Self.otherAirings(of: stored, site: site, clock: clock, now: now)
+    }
+
+    static func flags(_ programme: Programme) -> [String] {
+        var flags: [String] = []
+        if programme.isNew { flags.append("New") }
+        if let premiere = programme.premiere { flags.append(premiere.text.isEmpty ? "Premiere" : premiere.text) }
+        if programme.isLastChance { flags.append("Last chance") }
+        if programme.isRepeat { flags.append("Repeat") }
+        if programme.hasSubtitles { flags.append("Subtitles") }
+        if let quality = programme.video?.quality { flags.append(quality) }
+        if let aspect = programme.video?.aspect { flags.append(aspect) }
+        if let stereo = programme.audio?.stereo { flags.append(stereo.capitalized) }
+        return flags
+    }
+
+    static func facts(_ programme: Programme) -> [Line] {
+        var lines: [Line] = []
+        if !programme.categories.isEmpty {
+            lines.append(Line(label: "Categories", value: programme.categories.map(\.text).joined(separator: ", ")))
+        }
+        for rating in programme.ratings {
+            lines.append(Line(label: "Rating", value: [rating.system, rating.value].compactMap { $0 }.joined(separator: " ")))
+        }
+        for rating in programme.starRatings {
+            lines.append(Line(label: "Stars", value: rating.value + (rating.system.map { " (\($0))" } ?? "")))
+        }
+        if let date = programme.date { lines.append(Line(label: "Year", value: date)) }
+        if !programme.countries.isEmpty {
+            lines.append(Line(label: "Country", value: programme.countries.map(\.text).joined(separator: ", ")))
+        }
+        if let language = programme.language { lines.append(Line(label: "Language", value: language.text)) }
+        if let original = programme.originalLanguage { lines.append(Line(label: "Original language", value: original.text)) }
+        if let shown = programme.previouslyShown?.start { lines.append(Line(label: "First shown", value: shown)) }
+        if !programme.keywords.isEmpty {
+            lines.append(Line(label: "Keywords", value: programme.keywords.map(\.text).joined(separator: ", ")))
+        }
+        return lines
+    }
+
+    static func credits(_ credits: [Credit]) -> [Line] {
+        Credit.Role.allCases.compactMap { role in
+            let people = credits.filter { $0.role == role }
+            guard !people.isEmpty else { return nil }
+            let names = people.map { person in
+                var name = person.name
+                if let character = person.character { name += " (\(character))" }
+                if person.isGuest { name += ", guest" }
+                return name
+            }
+            let label = role == .actor ? "Cast" : role.rawValue.capitalized + (people.count > 1 ? "s" : "")
+            return Line(label: label, value: names.joined(separator: ", "))
+        }
+    }
+
+    /// The same title's other airings in the listings, upcoming first.
+    static func otherAirings(of stored: StoredProgramme, site: Site, clock: ViewerClock, now: Date) throws -> [Airing] {
+        let folded = SearchText.fold(stored.programme.title)
+        guard !folded.isEmpty else { return [] }
+        let snapshot = try site.directory.snapshot()
+        let matches = try site.store.search(SearchQuery([stored.programme.title], scope: .title, limit: 500))
+            .filter { $0.id != stored.id && SearchText.fold($0.programme.title) == folded }
+        let upcoming = matches.filter { $0.end > now }, past = matches.filter { $0.end <= now }
+        return (upcoming + past.reversed()).prefix(20).map { airing in
+            Airing(id: airing.id.rawValue,
+                   when: "\(clock.date(airing.programme.start)), \(clock.time(airing.programme.start))",
+                   channel: snapshot.channel(airing.programme.channel)?.name ?? airing.programme.channel.rawValue,
+                   isPast: airing.end <= now)
+        }
+    }
+
+    static func query(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+#"))) ?? text
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import GuideCore
+import Hummingbird
+
+/// `/search?q=`: programmes matching every word (the CLI's rules: any order, case and accents ignored), grouped
+/// by the viewer's days, each linking to its details and to its place in the grid.
+struct SearchPage: Sendable {
+    let site: Site
+
+    struct Model {
+        var chrome: Chrome
+        var title: String
+        var query: String
+        var searchAll: Bool
+        var searched: Bool
+        var count: Int
+        var countLabel: String
+        var days: [Day]
+        var limited: Bool
+        var message: String?
+    }
+
+    struct Day {
+        var label: String
+        var results: [Result]
+    }
+
+    struct Result {
+        var id: Int64
+        var time: String
+        var title: String
+        var subTitle: String?
+        var episode: String?
+        var channel: String
+        var guideLink: String
+        var genre: String
+        var isPast: Bool
+    }
+
+    static let limit = 300
+
+    func register(on router: Router<GuideRequestContext>) {
+        router.get("search") { request, context in try await render(request, context) }
+    }
+
+    func render(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        let query = QueryParameters(request: request)
+        let text = String((query.string("q") ?? "").prefix(200))
+        let searchAll = query.string("in") == "all"
+        let clock = site.clock(context)
+        let site = self.site
+        return try await site.blocking {
+            let now = site.settings.now()
+            let search = SearchQuery([text], scope: searchAll ? .all : .title, limit: Self.limit)
+            var model = Model(chrome: site.chrome(context, section: "search"), title: text.isEmpty ? "Search" : "Search: \(text)",
+                              query: text, searchAll: searchAll, searched: !search.terms.isEmpty, count: 0, countLabel: "", days: [],
+                              limited: false, message: nil)
+            guard !search.terms.isEmpty else {
+                if !text.isEmpty { model.message = "Type a word to look for; punctuation alone finds nothing." }
+                return try site.page("search", model)
+            }
+            let snapshot = try site.directory.snapshot()
+            let found = try site.store.search(search)
+            var days: [Day] = []
+            for stored in found {
+                let programme = stored.programme
+                let day = clock.day(containing: programme.start)
+                let label = clock.longDate(day)
+                let result = Result(
+                    id: stored.id.rawValue, time: clock.time(programme.start), title: programme.title, subTitle: programme.subTitle,
+                    episode: programme.numbering.map(\.label).flatMap { $0.isEmpty ? nil : $0 },
+                    channel: snapshot.channel(programme.channel)?.name ?? programme.channel.rawValue,
+                    guideLink: "/?day=\(day)&channel=\(ProgrammeDetails.query(programme.channel.rawValue))&at=\(CivilTime.iso8601(programme.start))",
+                    genre: Genre(categories: programme.categories.map(\.text)).rawValue, isPast: stored.end <= now)
+                if days.last?.label == label { days[days.count - 1].results.append(result) } else { days.append(Day(label: label, results: [result])) }
+            }
+            model.count = found.count
+            model.countLabel = found.count == 1 ? "1 programme" : "\(found.count) programmes"
+            model.days = days
+            model.limited = found.count == Self.limit
+            return try site.page("search", model)
+        }
+    }
+}

@@ -1,0 +1,462 @@
+// tvguide: the pages work without this script; it adds the browser's time zone, the grid's smooth scrolling over
+// any number of channels (only rows near the viewport exist), exact placement, zoom in place, keyboard movement
+// and the details panel.
+"use strict";
+
+(function rememberZone() {
+  var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (!zone) return;
+  var current = document.cookie.split("; ").find(function (c) { return c.indexOf("tz=") === 0; });
+  var wanted = "tz=" + encodeURIComponent(zone);
+  if (current === wanted) return;
+  document.cookie = wanted + "; path=/; max-age=31536000; samesite=lax";
+  // Draw the guide again in the viewer's zone, once, when the server guessed another one.
+  var guide = document.getElementById("guide");
+  if (guide && guide.dataset.zone !== zone && !sessionStorage.getItem("tvguide-zone-reload")) {
+    sessionStorage.setItem("tvguide-zone-reload", "1");
+    location.reload();
+  }
+})();
+
+document.addEventListener("DOMContentLoaded", function () {
+  var guide = document.getElementById("guide");
+  if (guide) new Grid(guide);
+});
+
+function Grid(guide) {
+  var self = this;
+  this.guide = guide;
+  this.scroller = document.getElementById("grid-scroll");
+  this.grid = document.getElementById("grid");
+  this.rowsBox = document.getElementById("rows");
+  this.panel = document.getElementById("panel");
+  this.panelBody = document.getElementById("panel-body");
+  this.day = guide.dataset.day;
+  this.dayStart = Number(guide.dataset.dayStart);
+  this.dayEnd = Number(guide.dataset.dayEnd);
+  this.dayLength = this.dayEnd - this.dayStart;
+  this.skew = Number(guide.dataset.now) * 1000 - Date.now();
+  this.zoom = Number(guide.dataset.zoom);
+  this.total = Number(guide.dataset.total);
+  this.blockSize = 40;
+  this.blocks = new Map();      // block index -> rows (data), most recently used last
+  this.pending = new Map();     // block index -> promise
+  this.live = new Map();        // row index -> element
+  this.focusedCell = null;
+
+  this.channelWidth = this.measure("--chw");
+  this.rowHeight = this.measure("--rowh");
+
+  // The server-rendered rows become the first live rows; the rest are drawn on demand.
+  this.rowsBox.classList.add("virtual");
+  this.rowsBox.style.height = this.total * this.rowHeight + "px";
+  Array.prototype.forEach.call(this.rowsBox.querySelectorAll(".row"), function (row) {
+    var index = Number(row.dataset.index);
+    row.style.top = index * self.rowHeight + "px";
+    self.live.set(index, row);
+  });
+  var pager = guide.querySelector(".pager");
+  if (pager) pager.hidden = true;
+
+  this.applyZoom();
+  this.placeNowLine();
+  setInterval(function () { self.placeNowLine(); }, 30000);
+
+  var state = history.state;
+  if (state && state.day === this.day && typeof state.left === "number") {
+    this.scroller.scrollLeft = state.left;
+    this.scroller.scrollTop = state.top;
+  } else {
+    this.scrollToStart();
+  }
+  this.scroller.addEventListener("scroll", function () { self.scheduleDraw(); self.rememberScroll(); }, { passive: true });
+  window.addEventListener("resize", function () { self.applyZoom(); });
+  this.draw();
+  this.setupZoomButtons();
+  this.setupKeyboard();
+  this.setupPanel();
+  var first = this.rowsBox.querySelector(".p");
+  if (first) first.tabIndex = 0;
+}
+
+Grid.prototype.measure = function (variable) {
+  var probe = document.createElement("div");
+  probe.style.position = "absolute";
+  probe.style.visibility = "hidden";
+  probe.style.width = "var(" + variable + ")";
+  this.grid.appendChild(probe);
+  var width = probe.getBoundingClientRect().width;
+  probe.remove();
+  return width;
+};
+
+Grid.prototype.now = function () { return (Date.now() + this.skew) / 1000; };
+
+/// Pixels per minute: `zoom` minutes fill the width beside the channel column.
+Grid.prototype.applyZoom = function (keepTime) {
+  var visible = Math.max(120, this.scroller.clientWidth - this.channelWidth);
+  var time = keepTime === undefined ? this.timeAtLeft() : keepTime;
+  this.ppm = visible / this.zoom;
+  this.grid.style.setProperty("--ppm", this.ppm + "px");
+  var self = this;
+  this.live.forEach(function (row) { self.placeCells(row); });
+  this.placeNowLine();
+  if (time !== null) this.scroller.scrollLeft = Math.max(0, (time - this.dayStart) / 60 * this.ppm);
+};
+
+Grid.prototype.timeAtLeft = function () {
+  if (!this.ppm) return null;
+  return this.dayStart + this.scroller.scrollLeft / this.ppm * 60;
+};
+
+/// Exact positions from seconds, clipped to the day: a programme is as wide as it is long.
+Grid.prototype.placeCells = function (row) {
+  var ppm = this.ppm, length = this.dayLength;
+  Array.prototype.forEach.call(row.querySelectorAll(".p"), function (cell) {
+    var start = Math.min(Math.max(Number(cell.dataset.s), 0), length);
+    var end = Math.min(Math.max(Number(cell.dataset.e), 0), length);
+    cell.style.left = start / 60 * ppm + "px";
+    cell.style.width = Math.max(0, end - start) / 60 * ppm + "px";
+  });
+};
+
+Grid.prototype.placeNowLine = function () {
+  var line = document.getElementById("now-line");
+  var now = this.now();
+  if (now < this.dayStart || now >= this.dayEnd) { if (line) line.hidden = true; return; }
+  if (!line) {
+    line = document.createElement("div");
+    line.id = "now-line";
+    line.className = "now-line";
+    line.setAttribute("aria-hidden", "true");
+    this.grid.appendChild(line);
+  }
+  line.hidden = false;
+  line.style.left = this.channelWidth + (now - this.dayStart) / 60 * this.ppm + "px";
+};
+
+Grid.prototype.scrollToStart = function () {
+  var focusTime = Number(this.guide.dataset.focusTime) || null;
+  var now = this.now();
+  var target = focusTime || (now >= this.dayStart && now < this.dayEnd ? now : null);
+  if (target) this.scroller.scrollLeft = Math.max(0, (target - this.dayStart - 1800) / 60 * this.ppm);
+  var channel = this.guide.dataset.focusChannel;
+  if (channel) {
+    var row = this.rowsBox.querySelector('.row[data-channel="' + CSS.escape(channel) + '"]');
+    if (row) {
+      this.scroller.scrollTop = Math.max(0, Number(row.dataset.index) * this.rowHeight - this.rowHeight);
+      var self = this;
+      var cell = Array.prototype.find.call(row.querySelectorAll(".p"), function (c) {
+        return self.dayStart + Number(c.dataset.s) <= target && target < self.dayStart + Number(c.dataset.e);
+      });
+      if (cell) this.focusCell(cell, true);
+    }
+  }
+};
+
+Grid.prototype.rememberScroll = function () {
+  var self = this;
+  clearTimeout(this.rememberTimer);
+  this.rememberTimer = setTimeout(function () {
+    var state = Object.assign({}, history.state || {}, { day: self.day, left: self.scroller.scrollLeft, top: self.scroller.scrollTop });
+    history.replaceState(state, "");
+  }, 150);
+};
+
+Grid.prototype.scheduleDraw = function () {
+  var self = this;
+  if (this.drawQueued) return;
+  this.drawQueued = true;
+  requestAnimationFrame(function () { self.drawQueued = false; self.draw(); });
+};
+
+/// Keeps rows within a screen above and below the viewport, and no others.
+Grid.prototype.draw = function () {
+  var top = this.scroller.scrollTop, height = this.scroller.clientHeight;
+  var first = Math.max(0, Math.floor(top / this.rowHeight) - 10);
+  var last = Math.min(this.total - 1, Math.ceil((top + height) / this.rowHeight) + 10);
+  var self = this;
+  this.live.forEach(function (row, index) {
+    if ((index < first - 20 || index > last + 20) && !row.contains(document.activeElement)) {
+      row.remove();
+      self.live.delete(index);
+    }
+  });
+  for (var index = first; index <= last; index++) {
+    var existing = this.live.get(index);
+    if (existing && !existing.classList.contains("loading")) continue;
+    var data = this.rowData(index);
+    if (data) {
+      var row = this.buildRow(data);
+      if (existing) existing.replaceWith(row); else this.rowsBox.appendChild(row);
+      this.live.set(index, row);
+    } else if (!existing) {
+      var placeholder = this.buildPlaceholder(index);
+      this.rowsBox.appendChild(placeholder);
+      this.live.set(index, placeholder);
+    }
+  }
+};
+
+Grid.prototype.rowData = function (index) {
+  var block = Math.floor(index / this.blockSize);
+  var rows = this.blocks.get(block);
+  if (!rows) { this.fetchBlock(block); return null; }
+  this.blocks.delete(block);
+  this.blocks.set(block, rows);
+  return rows[index - block * this.blockSize] || null;
+};
+
+Grid.prototype.fetchBlock = function (block) {
+  if (this.pending.has(block)) return this.pending.get(block);
+  var self = this;
+  var url = "/grid/rows?day=" + encodeURIComponent(this.day) + "&from=" + block * this.blockSize + "&count=" + this.blockSize;
+  var promise = fetch(url, { credentials: "same-origin" })
+    .then(function (response) { if (!response.ok) throw new Error(response.status); return response.json(); })
+    .then(function (document) {
+      self.blocks.set(block, document.rows);
+      while (self.blocks.size > 60) self.blocks.delete(self.blocks.keys().next().value);
+      self.pending.delete(block);
+      self.draw();
+    })
+    .catch(function () { self.pending.delete(block); });
+  this.pending.set(block, promise);
+  return promise;
+};
+
+Grid.prototype.buildPlaceholder = function (index) {
+  var row = document.createElement("div");
+  row.className = "row loading";
+  row.dataset.index = index;
+  row.setAttribute("role", "row");
+  row.setAttribute("aria-rowindex", index + 2);
+  row.style.top = index * this.rowHeight + "px";
+  row.innerHTML = '<div class="ch" role="rowheader">…</div><div class="track" role="presentation"></div>';
+  return row;
+};
+
+Grid.prototype.buildRow = function (data) {
+  var row = document.createElement("div");
+  row.className = "row";
+  row.id = "row-" + data.index;
+  row.dataset.index = data.index;
+  row.dataset.channel = data.id;
+  row.setAttribute("role", "row");
+  row.setAttribute("aria-rowindex", data.index + 2);
+  row.style.top = data.index * this.rowHeight + "px";
+  var header = element("div", "ch");
+  header.setAttribute("role", "rowheader");
+  if (data.logo) {
+    var logo = element("img");
+    logo.src = data.logo; logo.alt = ""; logo.loading = "lazy"; logo.referrerPolicy = "no-referrer";
+    header.appendChild(logo);
+  }
+  header.appendChild(element("span", "num", data.number || ""));
+  header.appendChild(element("span", "name", data.name));
+  var track = element("div", "track");
+  track.setAttribute("role", "presentation");
+  var length = this.dayLength;
+  data.cells.forEach(function (cell) {
+    var link = element("a", "p g-" + cell.genre + (cell.s < 0 ? " clip-start" : "") + (cell.e > length ? " clip-end" : ""));
+    link.href = "/programmes/" + cell.id;
+    link.setAttribute("role", "gridcell");
+    link.tabIndex = -1;
+    link.dataset.s = cell.s;
+    link.dataset.e = cell.e;
+    link.appendChild(element("span", "t", cell.title));
+    link.appendChild(element("span", "tm", cell.time));
+    track.appendChild(link);
+  });
+  if (!data.cells.length) {
+    var none = element("span", "no-listings", "No listings");
+    none.setAttribute("role", "gridcell");
+    track.appendChild(none);
+  }
+  row.appendChild(header);
+  row.appendChild(track);
+  this.placeCells(row);
+  return row;
+};
+
+function element(tag, className, text) {
+  var node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+Grid.prototype.setupZoomButtons = function () {
+  var self = this;
+  Array.prototype.forEach.call(this.guide.querySelectorAll(".zoom a[data-zoom]"), function (link) {
+    link.addEventListener("click", function (event) {
+      event.preventDefault();
+      var time = self.timeAtLeft();
+      self.grid.classList.remove("zoom-" + self.zoom);
+      self.zoom = Number(link.dataset.zoom);
+      self.grid.classList.add("zoom-" + self.zoom);
+      self.guide.dataset.zoom = self.zoom;
+      self.guide.querySelectorAll(".zoom a").forEach(function (other) {
+        var current = other === link;
+        other.classList.toggle("current", current);
+        if (current) other.setAttribute("aria-current", "true"); else other.removeAttribute("aria-current");
+      });
+      self.applyZoom(time);
+      var url = new URL(location.href);
+      url.searchParams.set("zoom", self.zoom);
+      history.replaceState(history.state, "", url);
+      self.guide.querySelectorAll(".days a, .day-picker input[name=zoom]").forEach(function (node) {
+        if (node.tagName === "A") { var target = new URL(node.href); target.searchParams.set("zoom", self.zoom); node.href = target; }
+        else node.value = self.zoom;
+      });
+    });
+  });
+  var nowButton = document.getElementById("now-button");
+  if (nowButton) nowButton.addEventListener("click", function (event) {
+    var target = new URL(nowButton.href);
+    if (target.searchParams.get("day") !== self.day) return;
+    event.preventDefault();
+    self.scroller.scrollTo({ left: Math.max(0, (self.now() - self.dayStart - 1800) / 60 * self.ppm), behavior: "smooth" });
+  });
+};
+
+/// Arrow keys move between programmes (left/right within a channel, up/down to what is on at the same time),
+/// Home/End to a channel's first and last, Page Up/Down by a screen, Enter opens details, Escape closes them.
+Grid.prototype.setupKeyboard = function () {
+  var self = this;
+  this.grid.addEventListener("focusin", function (event) {
+    if (event.target.classList && event.target.classList.contains("p")) self.rememberFocus(event.target);
+  });
+  this.grid.addEventListener("keydown", function (event) {
+    var cell = event.target.closest ? event.target.closest(".p") : null;
+    if (!cell) return;
+    var row = cell.closest(".row");
+    var cells = Array.prototype.slice.call(row.querySelectorAll(".p"));
+    var position = cells.indexOf(cell);
+    var target = null;
+    switch (event.key) {
+      case "ArrowRight": target = cells[position + 1]; break;
+      case "ArrowLeft": target = cells[position - 1]; break;
+      case "Home": target = cells[0]; break;
+      case "End": target = cells[cells.length - 1]; break;
+      case "ArrowDown": self.moveVertically(cell, 1); event.preventDefault(); return;
+      case "ArrowUp": self.moveVertically(cell, -1); event.preventDefault(); return;
+      case "PageDown": self.moveVertically(cell, Math.max(1, Math.floor(self.scroller.clientHeight / self.rowHeight) - 1)); event.preventDefault(); return;
+      case "PageUp": self.moveVertically(cell, -Math.max(1, Math.floor(self.scroller.clientHeight / self.rowHeight) - 1)); event.preventDefault(); return;
+      default: return;
+    }
+    event.preventDefault();
+    if (target) self.focusCell(target);
+  });
+};
+
+Grid.prototype.rememberFocus = function (cell) {
+  if (this.focusedCell && this.focusedCell !== cell) this.focusedCell.tabIndex = -1;
+  this.focusedCell = cell;
+  cell.tabIndex = 0;
+};
+
+Grid.prototype.focusCell = function (cell, quietly) {
+  this.rememberFocus(cell);
+  var left = cell.offsetLeft, width = cell.offsetWidth;
+  var viewLeft = this.scroller.scrollLeft, viewWidth = this.scroller.clientWidth - this.channelWidth;
+  if (left < viewLeft || left + Math.min(width, viewWidth) > viewLeft + viewWidth) {
+    this.scroller.scrollLeft = Math.max(0, left - Math.min(60 * this.ppm, viewWidth / 4));
+  }
+  var row = cell.closest(".row");
+  var top = Number(row.dataset.index) * this.rowHeight;
+  var rulerHeight = this.grid.querySelector(".ruler").offsetHeight;
+  var viewTop = this.scroller.scrollTop, viewHeight = this.scroller.clientHeight - rulerHeight;
+  if (top < viewTop) this.scroller.scrollTop = top;
+  else if (top + this.rowHeight > viewTop + viewHeight) this.scroller.scrollTop = top + this.rowHeight - viewHeight;
+  if (!quietly) cell.focus({ preventScroll: true });
+  this.draw();
+};
+
+/// Moves `by` rows from `cell` to the programme on at the same moment (the middle of what is visible of it).
+Grid.prototype.moveVertically = function (cell, by) {
+  var index = Number(cell.closest(".row").dataset.index) + by;
+  index = Math.max(0, Math.min(this.total - 1, index));
+  var visibleStart = Math.max(Number(cell.dataset.s), this.scroller.scrollLeft / this.ppm * 60);
+  var visibleEnd = Math.min(Number(cell.dataset.e), (this.scroller.scrollLeft + this.scroller.clientWidth - this.channelWidth) / this.ppm * 60);
+  var moment = (visibleStart + Math.max(visibleStart, visibleEnd)) / 2;
+  var self = this;
+  var attempt = function () {
+    self.scroller.scrollTop = Math.max(0, Math.min(self.scroller.scrollTop, index * self.rowHeight),
+      index * self.rowHeight + self.rowHeight - (self.scroller.clientHeight - self.grid.querySelector(".ruler").offsetHeight));
+    self.draw();
+    var row = self.live.get(index);
+    if (!row || row.classList.contains("loading")) return false;
+    var cells = Array.prototype.slice.call(row.querySelectorAll(".p"));
+    if (!cells.length) { index += by > 0 ? 1 : -1; return index < 0 || index >= self.total ? true : attempt(); }
+    var target = cells.find(function (c) { return Number(c.dataset.s) <= moment && moment < Number(c.dataset.e); })
+      || cells.reduce(function (best, c) {
+        var distance = Math.abs(Number(c.dataset.s) - moment);
+        return !best || distance < Math.abs(Number(best.dataset.s) - moment) ? c : best;
+      }, null);
+    self.focusCell(target);
+    return true;
+  };
+  if (!attempt()) {
+    this.fetchBlock(Math.floor(index / this.blockSize)).then(function () { attempt(); });
+  }
+};
+
+/// The details panel: programme links open it over the grid at their own address (?p=ID), so it can be shared,
+/// and Back or Escape closes it where the grid was.
+Grid.prototype.setupPanel = function () {
+  var self = this;
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest("a") : null;
+    if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+    var match = /^\/programmes\/(\d+)$/.exec(new URL(link.href, location.href).pathname);
+    if (match && (self.grid.contains(link) || self.panel.contains(link))) {
+      event.preventDefault();
+      self.openPanel(match[1], true);
+    } else if (link.id === "panel-close") {
+      event.preventDefault();
+      self.closePanel();
+    }
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && !self.panel.hidden) { event.preventDefault(); self.closePanel(); }
+  });
+  window.addEventListener("popstate", function (event) {
+    var id = new URL(location.href).searchParams.get("p");
+    if (id) self.openPanel(id, false); else self.hidePanel();
+  });
+  if (!this.panel.hidden) {
+    this.panel.querySelector("h2").setAttribute("tabindex", "-1");
+  }
+};
+
+Grid.prototype.openPanel = function (id, push) {
+  var self = this;
+  fetch("/programmes/" + encodeURIComponent(id) + "?part=panel", { credentials: "same-origin" })
+    .then(function (response) { if (!response.ok) throw new Error(response.status); return response.text(); })
+    .then(function (html) {
+      self.panelBody.innerHTML = html;
+      self.panel.hidden = false;
+      if (push) {
+        var url = new URL(location.href);
+        url.searchParams.set("p", id);
+        var state = Object.assign({}, history.state || {}, { panel: id, pushed: true });
+        history.pushState(state, "", url);
+      }
+      var heading = self.panel.querySelector("h2");
+      if (heading) { heading.setAttribute("tabindex", "-1"); heading.focus(); }
+    })
+    .catch(function () { location.href = "/programmes/" + id; });
+};
+
+Grid.prototype.closePanel = function () {
+  if (history.state && history.state.pushed) { history.back(); return; }
+  var url = new URL(location.href);
+  url.searchParams.delete("p");
+  history.replaceState(Object.assign({}, history.state || {}, { panel: null }), "", url);
+  this.hidePanel();
+};
+
+Grid.prototype.hidePanel = function () {
+  this.panel.hidden = true;
+  if (this.focusedCell && document.contains(this.focusedCell)) this.focusedCell.focus({ preventScroll: true });
+};

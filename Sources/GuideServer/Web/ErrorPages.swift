@@ -1,0 +1,34 @@
+import Hummingbird
+
+/// Errors on pages become pages: a readable message with a way back, or a trip to the sign-in page when a page
+/// needs a profile. The JSON API keeps its JSON errors.
+struct ErrorPages: RouterMiddleware {
+    typealias Context = GuideRequestContext
+    let renderer: PageRenderer
+    let assets: StaticAssets
+
+    struct Model {
+        var chrome: Chrome
+        var title: String
+        var status: Int
+        var message: String
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let required as SignInRequired {
+            let back = required.returnTo.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"
+            return Response.redirect(to: "/signin?next=\(back)")
+        } catch let error as HTTPError where !request.uri.path.hasPrefix("/api/") && !request.uri.path.hasPrefix("/grid/") {
+            let chrome = Chrome(csrf: context.csrfToken, signedInName: context.viewer?.profile.name,
+                                isAdmin: context.viewer?.profile.isAdmin ?? false, section: "", assets: assets.version)
+            let message = error.body ?? error.status.reasonPhrase
+            let html = try renderer.render("error", Model(chrome: chrome, title: error.status.reasonPhrase,
+                                                          status: error.status.code, message: message))
+            var response = try HTMLPage(html: html, status: error.status).response(from: request, context: context)
+            for field in error.headers { response.headers.append(field) }
+            return response
+        }
+    }
+}

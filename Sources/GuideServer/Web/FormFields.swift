@@ -1,0 +1,32 @@
+import Foundation
+
+/// The fields of an `application/x-www-form-urlencoded` body, as a browser's form posts them.
+struct FormFields: Sendable {
+    private(set) var values: [(name: String, value: String)] = []
+
+    init(encoded text: String) {
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = Self.decode(parts[0])
+            let value = parts.count > 1 ? Self.decode(parts[1]) : ""
+            values.append((name, value))
+        }
+    }
+
+    /// The first value named `name`, trimmed; nil when absent or blank.
+    subscript(_ name: String) -> String? {
+        guard let value = values.first(where: { $0.name == name })?.value else { return nil }
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// The value named `name` as typed (secrets keep their spaces).
+    func raw(_ name: String) -> String? {
+        values.first(where: { $0.name == name })?.value
+    }
+
+    private static func decode(_ text: Substring) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+}

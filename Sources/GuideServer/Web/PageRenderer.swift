@@ -1,0 +1,61 @@
+import Foundation
+import Mustache
+
+/// The Mustache templates in Resources/templates, read once. Every page extends `layout`, which draws the header
+/// from the page's `chrome`.
+struct PageRenderer: Sendable {
+    private let library: MustacheLibrary
+
+    init() throws {
+        var library = MustacheLibrary()
+        guard let folder = Bundle.module.url(forResource: "templates", withExtension: nil) else {
+            throw TemplateError("this build has no templates folder")
+        }
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".mustache") {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            try library.register(text, named: String(file.dropLast(".mustache".count)))
+        }
+        self.library = library
+    }
+
+    /// `template` filled from `page`; the template's name is also the page's for the navigation's highlight.
+    func render(_ template: String, _ page: some Any) throws -> String {
+        guard let html = library.render(page, withTemplate: template) else {
+            throw TemplateError("no template called \(template)")
+        }
+        return html
+    }
+}
+
+struct TemplateError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// What the header of every page needs: who is signed in, the form token, and which section is open. Stored
+/// properties only: templates read values by reflection, which sees no computed ones.
+struct Chrome: Sendable {
+    var csrf: String
+    var signedInName: String?
+    var isAdmin: Bool
+    var assets: String
+    var isGuide: Bool
+    var isNow: Bool
+    var isSearch: Bool
+    var isChannels: Bool
+    var isAdminSection: Bool
+    var isSettings: Bool
+
+    init(csrf: String, signedInName: String?, isAdmin: Bool, section: String, assets: String) {
+        self.csrf = csrf
+        self.signedInName = signedInName
+        self.isAdmin = isAdmin
+        self.assets = assets
+        isGuide = section == "guide"
+        isNow = section == "now"
+        isSearch = section == "search"
+        isChannels = section == "channels"
+        isAdminSection = section == "admin"
+        isSettings = section == "settings"
+    }
+}

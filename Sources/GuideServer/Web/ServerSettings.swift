@@ -1,0 +1,33 @@
+import Foundation
+
+/// How a server runs: its clock, the zone and day start it assumes for guests, cookie security and where it keeps
+/// the XMLTV files it serves.
+public struct ServerSettings: Sendable {
+    /// The server's wall clock; `tvguide serve --pretend-now` and tests move it.
+    public var now: @Sendable () -> Date
+    /// The zone for viewers whose browser does not say theirs.
+    public var timeZone: TimeZone
+    /// The hour a guide day starts for guests (profiles choose their own).
+    public var dayStartHour: Int
+    /// Whether cookies carry `Secure`. Browsers keep Secure cookies on https and on loopback (127.0.0.1, localhost);
+    /// off only for plain http on a home network, on purpose (`--insecure-cookies`).
+    public var secureCookies: Bool
+    /// bcrypt's cost for new secrets (12 is about a quarter of a second).
+    public var secretCost: UInt8
+    /// The one-time code that lets the first visitor create the admin profile, printed by `serve`; nil once one exists.
+    public var setupCode: String?
+    /// Where `/xmltv.xml` and `/xmltv.xml.gz` are written, once per version of the listings.
+    public var exportDirectory: String
+
+    public init(now: @escaping @Sendable () -> Date = Date.init, timeZone: TimeZone = .current, dayStartHour: Int = 5,
+                secureCookies: Bool = true, secretCost: UInt8 = 12, setupCode: String? = nil,
+                exportDirectory: String = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-export").path) {
+        self.now = now
+        self.timeZone = timeZone
+        self.dayStartHour = dayStartHour
+        self.secureCookies = secureCookies
+        self.secretCost = secretCost
+        self.setupCode = setupCode
+        self.exportDirectory = exportDirectory
+    }
+}

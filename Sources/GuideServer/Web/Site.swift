@@ -1,0 +1,120 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+import NIOPosix
+
+/// What every page handler shares: the stores, the templates, the channel directory and the server's settings.
+struct Site: Sendable {
+    let store: any GuideDatabase
+    let accounts: Accounts
+    let renderer: PageRenderer
+    let assets: StaticAssets
+    let directory: ChannelDirectory
+    let settings: ServerSettings
+
+    /// Runs store work (blocking SQLite calls) on NIO's thread pool, off the event loops and Swift's executor.
+    func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await NIOThreadPool.singleton.runIfActive(body)
+    }
+
+    /// A page: `template` with `page`, as the response.
+    func page(_ template: String, _ page: some Any, status: HTTPResponse.Status = .ok) throws -> HTMLPage {
+        HTMLPage(html: try renderer.render(template, page), status: status)
+    }
+
+    func chrome(_ context: GuideRequestContext, section: String) -> Chrome {
+        Chrome(csrf: context.csrfToken, signedInName: context.viewer?.profile.name,
+               isAdmin: context.viewer?.profile.isAdmin ?? false, section: section, assets: assets.version)
+    }
+
+    /// The zone and day start the viewer sees the guide in: their profile's, else their browser's zone, else the server's.
+    func clock(_ context: GuideRequestContext) -> ViewerClock {
+        let profile = context.viewer?.profile
+        let zone = profile?.timeZone.flatMap(TimeZone.init(identifier:)) ?? context.browserZone ?? settings.timeZone
+        return ViewerClock(zone: zone, dayStartHour: profile?.dayStartHour ?? settings.dayStartHour)
+    }
+
+    /// The channels the viewer sees, in their order: their chosen ones that still exist, else every channel with
+    /// listings (a feed describing 3,000 channels may list programmes for 160 of them).
+    func lineup(_ context: GuideRequestContext) throws -> (channels: [Channel], isChosen: Bool) {
+        let snapshot = try directory.snapshot()
+        guard let profile = context.viewer?.profile else { return (snapshot.listed, false) }
+        let chosen = try store.lineup(of: profile.id).compactMap(snapshot.channel)
+        return chosen.isEmpty ? (snapshot.listed, false) : (chosen, true)
+    }
+
+    /// The signed-in profile, or a redirect to sign in and come back.
+    func requireProfile(_ request: Request, _ context: GuideRequestContext) throws -> Profile {
+        guard let profile = context.viewer?.profile else {
+            throw SignInRequired(returnTo: request.uri.path)
+        }
+        return profile
+    }
+
+    /// The signed-in admin; a viewer gets 403.
+    func requireAdmin(_ request: Request, _ context: GuideRequestContext) throws -> Profile {
+        let profile = try requireProfile(request, context)
+        guard profile.isAdmin else { throw HTTPError(.forbidden, message: "Only an admin profile can do this.") }
+        return profile
+    }
+
+    /// The form a request posted (SessionMiddleware has already read and checked it).
+    func form(_ request: Request, _ context: GuideRequestContext) async throws -> FormFields {
+        var request = request
+        return FormFields(encoded: String(buffer: try await request.collectBody(upTo: context.maxUploadSize)))
+    }
+}
+
+/// Listings and accounts in one database, as `serve` uses them.
+public typealias GuideDatabase = ListingStore & AccountStore
+
+/// Thrown by pages that need a signed-in profile; becomes a redirect to the sign-in page.
+struct SignInRequired: Error {
+    var returnTo: String
+}
+
+/// How one viewer sees time.
+struct ViewerClock: Sendable {
+    var zone: TimeZone
+    var dayStartHour: Int
+
+    /// `HH:MM` in the viewer's zone.
+    func time(_ instant: Date) -> String {
+        let parts = local(instant)
+        return "\(Self.pad(parts.hour)):\(Self.pad(parts.minute))"
+    }
+
+    /// "Sat 15 Feb" in the viewer's zone.
+    func date(_ instant: Date) -> String {
+        let parts = local(instant)
+        let weekday = Self.weekdays[(CivilTime.days(year: parts.year, month: parts.month, day: parts.day) % 7 + 11) % 7]
+        return "\(weekday) \(parts.day) \(Self.months[parts.month - 1])"
+    }
+
+    /// "Saturday 15 February 2026" for a broadcast day.
+    func longDate(_ day: BroadcastDay) -> String {
+        let weekday = Self.longWeekdays[(CivilTime.days(year: day.year, month: day.month, day: day.day) % 7 + 11) % 7]
+        return "\(weekday) \(day.day) \(Self.longMonths[day.month - 1]) \(day.year)"
+    }
+
+    func day(containing instant: Date) -> BroadcastDay {
+        BroadcastDay(containing: instant, zone: zone, startHour: dayStartHour)
+    }
+
+    func day(_ text: String) -> BroadcastDay? {
+        BroadcastDay(text, zone: zone, startHour: dayStartHour)
+    }
+
+    private func local(_ instant: Date) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+        CivilTime.components(Int64(instant.timeIntervalSince1970.rounded(.down)) + Int64(zone.secondsFromGMT(for: instant)))
+    }
+
+    private static func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+    // Day 0 (1970-01-01) was a Thursday: index (days + 4) % 7 from Sunday, written above as (days % 7 + 11) % 7.
+    private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let longWeekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let longMonths = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+                                     "October", "November", "December"]
+}

@@ -1,0 +1,175 @@
+import Foundation
+import GRDB
+import GuideCore
+
+extension SQLiteListingStore: AccountStore {
+    private static let profileColumns = "id, name, role, secret_kind, day_start_hour, time_zone"
+
+    public func profiles() throws -> [Profile] {
+        try mapErrors {
+            try pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT \(Self.profileColumns) FROM profile ORDER BY name").map(Self.profile)
+            }
+        }
+    }
+
+    public func profile(_ id: ProfileID) throws -> Profile? {
+        try mapErrors {
+            try pool.read { db in
+                try Row.fetchOne(db, sql: "SELECT \(Self.profileColumns) FROM profile WHERE id = ?", arguments: [id.rawValue])
+                    .map(Self.profile)
+            }
+        }
+    }
+
+    public func credentials(named name: String) throws -> Credentials? {
+        try mapErrors {
+            try pool.read { db in
+                try Row.fetchOne(db, sql: """
+                    SELECT \(Self.profileColumns), secret_hash, failed_attempts, locked_until FROM profile WHERE name = ?
+                    """, arguments: [name.trimmingCharacters(in: .whitespaces)]).map { row in
+                    let lockedUntil: Int64 = row[8]
+                    return Credentials(profile: Self.profile(row), secretHash: row[6], failures: row[7],
+                                       lockedUntil: lockedUntil > 0 ? Date(timeIntervalSince1970: TimeInterval(lockedUntil)) : nil)
+                }
+            }
+        }
+    }
+
+    public func createProfile(name: String, role: Profile.Role, secretKind: Profile.SecretKind, secretHash: String) throws -> Profile {
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let createdAt = Int64(now().timeIntervalSince1970)
+        return try mapErrors {
+            try pool.write { db in
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM profile WHERE name = ?", arguments: [name]) == true {
+                    throw StoreError(.conflict, "there is already a profile called \(name)")
+                }
+                try db.execute(sql: """
+                    INSERT INTO profile (name, role, secret_kind, secret_hash, created_at) VALUES (?, ?, ?, ?, ?)
+                    """, arguments: [name, role.rawValue, secretKind.rawValue, secretHash, createdAt])
+                return Profile(id: ProfileID(rawValue: db.lastInsertedRowID), name: name, role: role, secretKind: secretKind)
+            }
+        }
+    }
+
+    public func deleteProfile(_ id: ProfileID) throws {
+        try change("DELETE FROM profile WHERE id = ?", [id.rawValue], missing: "no profile \(id)")
+    }
+
+    public func updateSettings(of id: ProfileID, dayStartHour: Int, timeZone: String?) throws {
+        try change("UPDATE profile SET day_start_hour = ?, time_zone = ? WHERE id = ?", [dayStartHour, timeZone, id.rawValue],
+                   missing: "no profile \(id)")
+    }
+
+    public func recordSignIn(_ id: ProfileID, failures: Int, lockedUntil: Date?) throws {
+        let until = lockedUntil.map { Int64($0.timeIntervalSince1970.rounded(.up)) } ?? 0
+        try change("UPDATE profile SET failed_attempts = ?, locked_until = ? WHERE id = ?", [failures, until, id.rawValue],
+                   missing: "no profile \(id)")
+    }
+
+    public func lineup(of id: ProfileID) throws -> [ChannelID] {
+        try mapErrors {
+            try pool.read { db in
+                try String.fetchAll(db, sql: "SELECT channel_id FROM profile_channel WHERE profile_id = ? ORDER BY position",
+                                    arguments: [id.rawValue]).map { ChannelID($0) }
+            }
+        }
+    }
+
+    public func setLineup(_ channels: [ChannelID], of id: ProfileID) throws {
+        try mapErrors {
+            try pool.write { db in
+                try db.execute(sql: "DELETE FROM profile_channel WHERE profile_id = ?", arguments: [id.rawValue])
+                var seen = Set<ChannelID>()
+                for channel in channels where seen.insert(channel).inserted {
+                    try db.execute(sql: "INSERT INTO profile_channel (profile_id, position, channel_id) VALUES (?, ?, ?)",
+                                   arguments: [id.rawValue, seen.count, channel.rawValue])
+                }
+            }
+        }
+    }
+
+    public func createSession(tokenHash: String, for id: ProfileID, expires: Date) throws {
+        let createdAt = Int64(now().timeIntervalSince1970)
+        try mapErrors {
+            try pool.write { db in
+                // Sign-ins are rare: a good moment to forget expired sessions.
+                try db.execute(sql: "DELETE FROM session WHERE expires_at < ?", arguments: [createdAt])
+                try db.execute(sql: "INSERT INTO session (token_hash, profile_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                               arguments: [tokenHash, id.rawValue, createdAt, Int64(expires.timeIntervalSince1970)])
+            }
+        }
+    }
+
+    public func sessionProfile(tokenHash: String, at instant: Date) throws -> Profile? {
+        try mapErrors {
+            try pool.read { db in
+                try Row.fetchOne(db, sql: """
+                    SELECT \(Self.profileColumns.split(separator: ",").map { "p." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+                    FROM session s JOIN profile p ON p.id = s.profile_id WHERE s.token_hash = ? AND s.expires_at > ?
+                    """, arguments: [tokenHash, Int64(instant.timeIntervalSince1970)]).map(Self.profile)
+            }
+        }
+    }
+
+    public func deleteSession(tokenHash: String) throws {
+        try mapErrors { try pool.write { try $0.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash]) } }
+    }
+
+    public func createAPIToken(tokenHash: String, name: String, for id: ProfileID) throws -> APIToken {
+        let createdAt = now()
+        return try mapErrors {
+            try pool.write { db in
+                try db.execute(sql: "INSERT INTO api_token (token_hash, profile_id, name, created_at) VALUES (?, ?, ?, ?)",
+                               arguments: [tokenHash, id.rawValue, name, Int64(createdAt.timeIntervalSince1970)])
+                return APIToken(id: db.lastInsertedRowID, name: name,
+                                created: Date(timeIntervalSince1970: createdAt.timeIntervalSince1970.rounded(.down)), lastUsed: nil)
+            }
+        }
+    }
+
+    public func apiTokens(of id: ProfileID) throws -> [APIToken] {
+        try mapErrors {
+            try pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT id, name, created_at, last_used_at FROM api_token WHERE profile_id = ? ORDER BY id",
+                                 arguments: [id.rawValue]).map { row in
+                    let lastUsed: Int64? = row[3]
+                    return APIToken(id: row[0], name: row[1], created: Date(timeIntervalSince1970: TimeInterval(row[2] as Int64)),
+                                    lastUsed: lastUsed.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+                }
+            }
+        }
+    }
+
+    public func revokeAPIToken(_ tokenID: Int64, of id: ProfileID) throws {
+        try change("DELETE FROM api_token WHERE id = ? AND profile_id = ?", [tokenID, id.rawValue], missing: "no API token \(tokenID)")
+    }
+
+    public func tokenProfile(tokenHash: String, at instant: Date) throws -> Profile? {
+        try mapErrors {
+            try pool.write { db in
+                guard let profileID = try Int64.fetchOne(db, sql: "SELECT profile_id FROM api_token WHERE token_hash = ?",
+                                                         arguments: [tokenHash]) else { return nil }
+                try db.execute(sql: "UPDATE api_token SET last_used_at = ? WHERE token_hash = ?",
+                               arguments: [Int64(instant.timeIntervalSince1970), tokenHash])
+                return try Row.fetchOne(db, sql: "SELECT \(Self.profileColumns) FROM profile WHERE id = ?", arguments: [profileID])
+                    .map(Self.profile)
+            }
+        }
+    }
+
+    /// Runs one changing statement; `missing` is the error when it touched no row.
+    private func change(_ sql: String, _ arguments: StatementArguments, missing: String) throws {
+        try mapErrors {
+            try pool.write { db in
+                try db.execute(sql: sql, arguments: arguments)
+                if db.changesCount == 0 { throw StoreError(.notFound, missing) }
+            }
+        }
+    }
+
+    private static func profile(_ row: Row) -> Profile {
+        Profile(id: ProfileID(rawValue: row[0]), name: row[1], role: Profile.Role(rawValue: row[2]) ?? .viewer,
+                secretKind: Profile.SecretKind(rawValue: row[3]) ?? .password, dayStartHour: row[4], timeZone: row[5])
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import GuideCore
+import GuideIngest
+import GuideServer
+import GuideStore
+import Hummingbird
+import HummingbirdTesting
+import Synchronization
+
+/// A real SQLite store with listings imported, a clock the test moves, and the server's router.
+final class TestServer: Sendable {
+    let folder: String
+    let store: SQLiteListingStore
+    let clock: TestClock
+    static let setupCode = "1234-5678-9abc"
+
+    init(listings: String, now: Date) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-web-\(UUID().uuidString)").path
+        store = try SQLiteListingStore(path: folder + "/guide.sqlite")
+        clock = TestClock(now)
+        try importListings(listings, as: "test")
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: folder)  // Scratch space of one test.
+    }
+
+    func importListings(_ text: String, as source: String) throws {
+        var chunks = [Data(text.utf8)]
+        _ = try ListingImporter(store: store).importStream(source: SourceName(source), name: "\(source).xml", totalBytes: nil) {
+            chunks.isEmpty ? Data() : chunks.removeFirst()
+        }
+    }
+
+    var settings: ServerSettings {
+        // bcrypt's lowest cost: the tests check the rules, not the hash's strength.
+        ServerSettings(now: { [clock] in clock.now }, timeZone: TimeZone(identifier: "UTC")!, dayStartHour: 5,
+                       secureCookies: true, secretCost: 4, setupCode: Self.setupCode, exportDirectory: folder + "/export")
+    }
+
+    func advance(by seconds: TimeInterval) {
+        clock.advance(by: seconds)
+    }
+
+    func run(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = Application(router: try GuideServer.router(store: store, settings: settings))
+        try await app.test(.router) { client in try await body(client) }
+    }
+}
+
+/// A browser's memory across requests: the cookies the server set, sent back on every request.
+final class CookieJar: Sendable {
+    private let cookies = Mutex<[String: String]>([:])
+
+    subscript(_ name: String) -> String? { cookies.withLock { $0[name] } }
+
+    /// Sends a request with the jar's cookies (and, for forms, the form token), keeping what it sets.
+    @discardableResult
+    func send(_ client: any TestClientProtocol, _ uri: String, method: HTTPRequest.Method = .get, form: [String: String]? = nil,
+              withToken: Bool = true, headers extra: HTTPFields = [:]) async throws -> TestResponse {
+        if form != nil, self["tvguide_csrf"] == nil { try await send(client, "/signin") }
+        var headers = extra
+        let cookieHeader = cookies.withLock { $0.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
+        if !cookieHeader.isEmpty { headers[.cookie] = cookieHeader }
+        var body: ByteBuffer?
+        if var form {
+            if withToken { form["csrf"] = self["tvguide_csrf"] }
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            body = ByteBuffer(string: form.map { "\(Self.encode($0.key))=\(Self.encode($0.value))" }.joined(separator: "&"))
+        }
+        let response = try await client.execute(uri: uri, method: method, headers: headers, body: body)
+        for header in response.headers[values: .setCookie] {
+            let pair = header.split(separator: ";")[0].split(separator: "=", maxSplits: 1).map(String.init)
+            cookies.withLock { jar in
+                if pair.count == 2, !pair[1].isEmpty { jar[pair[0]] = pair[1] } else { jar[pair[0]] = nil }
+            }
+        }
+        return response
+    }
+
+    private static func encode(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+}
+
+/// A wall clock that stands still until a test moves it.
+final class TestClock: Sendable {
+    private let instant: Mutex<Date>
+    init(_ start: Date) { instant = Mutex(start) }
+    var now: Date { instant.withLock { $0 } }
+    func advance(by seconds: TimeInterval) { instant.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
