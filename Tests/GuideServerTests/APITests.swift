@@ -191,11 +191,18 @@ import Testing
             }
             let paths = try #require(document["paths"] as? [String: Any])
             #expect(Set(paths.keys) == ["/api/channels", "/api/guide", "/api/now", "/api/programmes/{id}", "/api/search",
-                                        "/api/coverage"])
+                                        "/api/coverage", "/api/lineup", "/api/imports"])
             let id = try await client.execute(uri: "/api/search?q=doctor", method: .get) { response in
                 try #require((try APITests.json(response) as? [[String: Any]])?.first?["id"] as? Int)
             }
-            for path in paths.keys {
+            // Every open GET answers; those behind a token refuse a request without one, as documented.
+            for (path, operations) in paths {
+                let operations = operations as? [String: [String: Any]] ?? [:]
+                for (method, operation) in operations where operation["security"] != nil {
+                    let status = try await client.execute(uri: path, method: HTTPRequest.Method(method.uppercased()) ?? .get).status
+                    #expect(status == .unauthorized, "\(method) \(path)")
+                }
+                guard let get = operations["get"], get["security"] == nil else { continue }
                 let uri = path.replacingOccurrences(of: "{id}", with: "\(id)") + (path == "/api/search" ? "?q=who" : "")
                 try await client.execute(uri: uri, method: .get) { response in
                     #expect(response.status == .ok, "\(uri)")
