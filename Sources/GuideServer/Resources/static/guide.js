@@ -58,6 +58,15 @@ function Grid(guide) {
   var pager = guide.querySelector(".pager");
   if (pager) pager.hidden = true;
 
+  // A phone shows an hour across unless the address asks for another zoom.
+  if (!new URL(location.href).searchParams.has("zoom") && this.scroller.clientWidth < 600) {
+    this.grid.classList.remove("zoom-" + this.zoom);
+    this.zoom = 60;
+    this.grid.classList.add("zoom-60");
+    this.guide.querySelectorAll(".zoom a").forEach(function (link) {
+      link.classList.toggle("current", Number(link.dataset.zoom) === 60);
+    });
+  }
   this.applyZoom();
   this.placeNowLine();
   setInterval(function () { self.placeNowLine(); }, 30000);
@@ -115,8 +124,10 @@ Grid.prototype.placeCells = function (row) {
   Array.prototype.forEach.call(row.querySelectorAll(".p"), function (cell) {
     var start = Math.min(Math.max(Number(cell.dataset.s), 0), length);
     var end = Math.min(Math.max(Number(cell.dataset.e), 0), length);
+    var width = Math.max(0, end - start) / 60 * ppm;
     cell.style.left = start / 60 * ppm + "px";
-    cell.style.width = Math.max(0, end - start) / 60 * ppm + "px";
+    cell.style.width = width + "px";
+    cell.classList.toggle("tiny", width < 16);
   });
 };
 
@@ -285,29 +296,35 @@ function element(tag, className, text) {
   return node;
 }
 
+/// Changes the zoom in place, keeping the time at the left edge, and carries it into the day links and the URL.
+Grid.prototype.setZoom = function (minutes) {
+  var self = this;
+  var time = this.timeAtLeft();
+  this.grid.classList.remove("zoom-" + this.zoom);
+  this.zoom = minutes;
+  this.grid.classList.add("zoom-" + minutes);
+  this.guide.dataset.zoom = minutes;
+  this.guide.querySelectorAll(".zoom a").forEach(function (link) {
+    var current = Number(link.dataset.zoom) === minutes;
+    link.classList.toggle("current", current);
+    if (current) link.setAttribute("aria-current", "true"); else link.removeAttribute("aria-current");
+  });
+  this.applyZoom(time);
+  var url = new URL(location.href);
+  url.searchParams.set("zoom", minutes);
+  history.replaceState(history.state, "", url);
+  this.guide.querySelectorAll(".days a, .day-picker input[name=zoom]").forEach(function (node) {
+    if (node.tagName === "A") { var target = new URL(node.href); target.searchParams.set("zoom", minutes); node.href = target; }
+    else node.value = minutes;
+  });
+};
+
 Grid.prototype.setupZoomButtons = function () {
   var self = this;
   Array.prototype.forEach.call(this.guide.querySelectorAll(".zoom a[data-zoom]"), function (link) {
     link.addEventListener("click", function (event) {
       event.preventDefault();
-      var time = self.timeAtLeft();
-      self.grid.classList.remove("zoom-" + self.zoom);
-      self.zoom = Number(link.dataset.zoom);
-      self.grid.classList.add("zoom-" + self.zoom);
-      self.guide.dataset.zoom = self.zoom;
-      self.guide.querySelectorAll(".zoom a").forEach(function (other) {
-        var current = other === link;
-        other.classList.toggle("current", current);
-        if (current) other.setAttribute("aria-current", "true"); else other.removeAttribute("aria-current");
-      });
-      self.applyZoom(time);
-      var url = new URL(location.href);
-      url.searchParams.set("zoom", self.zoom);
-      history.replaceState(history.state, "", url);
-      self.guide.querySelectorAll(".days a, .day-picker input[name=zoom]").forEach(function (node) {
-        if (node.tagName === "A") { var target = new URL(node.href); target.searchParams.set("zoom", self.zoom); node.href = target; }
-        else node.value = self.zoom;
-      });
+      self.setZoom(Number(link.dataset.zoom));
     });
   });
   var nowButton = document.getElementById("now-button");

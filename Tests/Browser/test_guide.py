@@ -1,0 +1,386 @@
+#!/usr/bin/python3
+"""The web guide in a real browser (Debian's chromium, driven by selenium), against a real `tvguide serve`
+on the bundled sample listings, with the server's clock set to 2026-02-15 20:30 UTC and the browser in UTC.
+
+Run by scripts/test after the Swift tests: /usr/bin/python3 Tests/Browser/test_guide.py
+Screenshots go to docs/screenshots/ (or $TVGUIDE_SCREENSHOTS), where the README shows them.
+"""
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BINARY = os.environ.get("TVGUIDE_BINARY", os.path.join(ROOT, ".build", "debug", "tvguide"))
+SHOTS = os.environ.get("TVGUIDE_SCREENSHOTS", os.path.join(ROOT, "docs", "screenshots"))
+NOW = "2026-02-15T20:30:00Z"
+NOW_EPOCH = 1771187400
+DAY = "2026-02-15"
+
+
+class Server:
+    """`tvguide serve` on a free port with a fresh database (the sample listings import on first run)."""
+
+    def __init__(self):
+        self.folder = tempfile.mkdtemp(prefix="tvguide-browser-")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.log = open(os.path.join(self.folder, "serve.log"), "w+")
+        environment = dict(os.environ, TZ="UTC")
+        self.process = subprocess.Popen(
+            [BINARY, "serve", "--database", os.path.join(self.folder, "guide.sqlite"), "--port", str(self.port),
+             "--pretend-now", NOW], stdout=self.log, stderr=subprocess.STDOUT, env=environment)
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            text = self.text()
+            if "Server started" in text:
+                self.setup_code = re.search(r"setup code (\S+)", text).group(1)
+                return
+            if self.process.poll() is not None:
+                raise RuntimeError("tvguide serve exited:\n" + text)
+            time.sleep(0.2)
+        raise RuntimeError("tvguide serve did not start:\n" + self.text())
+
+    def text(self):
+        self.log.seek(0)
+        return self.log.read()
+
+    def url(self, path):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=20)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def browser(width, height, javascript=True):
+    options = webdriver.ChromeOptions()
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=%d,%d" % (width, height), "--hide-scrollbars", "--force-device-scale-factor=1"]:
+        options.add_argument(argument)
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    os.environ["TZ"] = "UTC"
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+    driver.set_window_size(width, height)
+    return driver
+
+
+SERVER = None
+
+
+def setUpModule():
+    global SERVER
+    SERVER = Server()
+
+
+def tearDownModule():
+    SERVER.stop()
+
+
+class GridTests(unittest.TestCase):
+    """The grid on a laptop-sized screen."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.driver = browser(1280, 800)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+
+    def open_grid(self, query="?day=%s&zoom=180" % DAY):
+        # From a blank page: opening the address already shown would be a reload, which keeps the scroll position.
+        self.driver.get("about:blank")
+        self.driver.get(SERVER.url("/" + query))
+        WebDriverWait(self.driver, 20).until(lambda d: d.execute_script(
+            "return document.querySelector('#rows.virtual') !== null && document.querySelectorAll('#rows .row:not(.loading)').length > 5"))
+
+    def run_js(self, script, *arguments):
+        return self.driver.execute_script(script, *arguments)
+
+    def ppm(self):
+        return float(self.run_js("return parseFloat(document.getElementById('grid').style.getPropertyValue('--ppm'))"))
+
+    def geometry(self):
+        """Every rendered programme: its box, its seconds from the day start, and the day's length."""
+        return self.run_js("""
+            var guide = document.getElementById('guide');
+            var length = Number(guide.dataset.dayEnd) - Number(guide.dataset.dayStart);
+            return Array.from(document.querySelectorAll('#rows .p')).map(function (cell) {
+              var box = cell.getBoundingClientRect(), track = cell.parentElement.getBoundingClientRect();
+              return {left: box.left - track.left, width: box.width, s: Number(cell.dataset.s), e: Number(cell.dataset.e),
+                      length: length};
+            });""")
+
+    def test_widths_are_proportional_to_duration(self):
+        for zoom in (180, 30):
+            self.open_grid("?day=%s&zoom=%d" % (DAY, zoom))
+            ppm = self.ppm()
+            cells = self.geometry()
+            self.assertGreater(len(cells), 200)
+            for cell in cells:
+                start, end = max(cell["s"], 0), min(cell["e"], cell["length"])
+                self.assertAlmostEqual(cell["width"], (end - start) / 60 * ppm, delta=1.0, msg=cell)
+                self.assertAlmostEqual(cell["left"], start / 60 * ppm, delta=1.0, msg=cell)
+            # zoom minutes fill the width beside the channel column
+            visible = self.run_js("var s = document.getElementById('grid-scroll'); return s.clientWidth")
+            channel = self.run_js("return document.querySelector('#rows .ch').getBoundingClientRect().width")
+            self.assertAlmostEqual(ppm * zoom, visible - channel, delta=2)
+
+    def test_programme_crossing_the_day_start_is_clipped_not_missing(self):
+        self.open_grid()
+        ppm = self.ppm()
+        crossing = [c for c in self.geometry() if c["s"] < 0 < c["e"]]
+        self.assertTrue(crossing, "no programme crosses 05:00 in the sample's first rows")
+        for cell in crossing:
+            self.assertAlmostEqual(cell["left"], 0, delta=1.0)
+            self.assertAlmostEqual(cell["width"], cell["e"] / 60 * ppm, delta=1.0)
+
+    def test_channel_column_stays_after_scrolling_right_and_ruler_after_scrolling_down(self):
+        self.open_grid()
+        self.run_js("var s = document.getElementById('grid-scroll'); s.scrollLeft = 2500; s.scrollTop = 1500;")
+        time.sleep(0.5)
+        box = self.run_js("""
+            var s = document.getElementById('grid-scroll').getBoundingClientRect();
+            var rows = Array.from(document.querySelectorAll('#rows .row')).filter(function (r) {
+              var b = r.getBoundingClientRect(); return b.top > s.top + 40 && b.bottom < s.bottom; });
+            var ch = rows[0].querySelector('.ch').getBoundingClientRect();
+            var ruler = document.querySelector('.ruler').getBoundingClientRect();
+            var hit = document.elementFromPoint(ch.left + 5, ch.top + ch.height / 2);
+            return {scroller: [s.left, s.top], ch: [ch.left, ch.width], ruler: ruler.top, hit: hit.closest('.ch') !== null,
+                    scrolled: [document.getElementById('grid-scroll').scrollLeft, document.getElementById('grid-scroll').scrollTop]};""")
+        self.assertGreater(box["scrolled"][0], 2000)
+        self.assertGreater(box["scrolled"][1], 1000)
+        self.assertAlmostEqual(box["ch"][0], box["scroller"][0], delta=1.5)
+        self.assertTrue(box["hit"], "the channel column is covered")
+        self.assertAlmostEqual(box["ruler"], box["scroller"][1], delta=1.5)
+
+    def test_now_line_is_at_now(self):
+        self.open_grid()
+        measured = self.run_js("""
+            var guide = document.getElementById('guide');
+            var line = document.getElementById('now-line').getBoundingClientRect();
+            var track = document.querySelector('#rows .row .track').getBoundingClientRect();
+            return {x: line.left + line.width / 2 - track.left, now: Number(guide.dataset.now), start: Number(guide.dataset.dayStart)};""")
+        self.assertAlmostEqual(measured["now"], NOW_EPOCH, delta=120)
+        self.assertAlmostEqual(measured["x"], (measured["now"] - measured["start"]) / 60 * self.ppm(), delta=1.0)
+        # The grid opened scrolled to half an hour before now.
+        left = self.run_js("return document.getElementById('grid-scroll').scrollLeft")
+        self.assertAlmostEqual(left, (measured["now"] - measured["start"] - 1800) / 60 * self.ppm(), delta=2)
+
+    def test_day_switching_stays_within_the_listings(self):
+        self.open_grid("?day=2026-02-14")
+        self.assertTrue(self.driver.find_elements(By.CSS_SELECTOR, ".days span.disabled[title^='The listings start']"))
+        days = ["2026-02-14"]
+        while True:
+            following = self.driver.find_elements(By.CSS_SELECTOR, ".days a[rel=next]")
+            if not following:
+                break
+            following[0].click()
+            WebDriverWait(self.driver, 20).until(lambda d: d.find_element(By.ID, "guide").get_attribute("data-day") != days[-1])
+            days.append(self.driver.find_element(By.ID, "guide").get_attribute("data-day"))
+        self.assertEqual(days, ["2026-02-14", "2026-02-15", "2026-02-16", "2026-02-17"])
+        self.open_grid("?day=2026-03-01")
+        self.assertEqual(self.driver.find_element(By.ID, "guide").get_attribute("data-day"), "2026-02-17")
+        self.assertIn("There are no listings for 2026-03-01", self.driver.find_element(By.CSS_SELECTOR, ".guide .message").text)
+
+    def test_only_rows_near_the_viewport_exist(self):
+        self.open_grid()
+        total = int(self.driver.find_element(By.ID, "guide").get_attribute("data-total"))
+        self.run_js("var s = document.getElementById('grid-scroll'); s.scrollTop = s.scrollHeight;")
+        WebDriverWait(self.driver, 20).until(lambda d: d.execute_script(
+            "return document.querySelector('#rows .row[data-index=\"%d\"]:not(.loading)') !== null" % (total - 1)))
+        rows = self.run_js("return document.querySelectorAll('#rows .row').length")
+        self.assertLess(rows, 90)
+
+    def test_details_panel_closes_where_the_grid_was(self):
+        self.open_grid()
+        self.run_js("var s = document.getElementById('grid-scroll'); s.scrollLeft = 1200; s.scrollTop = 600;")
+        time.sleep(0.4)
+        before = self.run_js("var s = document.getElementById('grid-scroll'); return [s.scrollLeft, s.scrollTop]")
+        cell = self.run_js("""
+            var s = document.getElementById('grid-scroll').getBoundingClientRect();
+            return Array.from(document.querySelectorAll('#rows .p')).find(function (c) {
+              var b = c.getBoundingClientRect(); return b.left > s.left + 200 && b.right < s.right && b.top > s.top + 40 && b.bottom < s.bottom; });""")
+        title = cell.find_element(By.CSS_SELECTOR, ".t").text
+        cell.click()
+        WebDriverWait(self.driver, 10).until(lambda d: not d.find_element(By.ID, "panel").get_attribute("hidden"))
+        self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, "#panel h2").text, title)
+        self.assertRegex(self.driver.current_url, r"[?&]p=\d+")
+        self.driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+        WebDriverWait(self.driver, 10).until(lambda d: d.find_element(By.ID, "panel").get_attribute("hidden"))
+        after = self.run_js("var s = document.getElementById('grid-scroll'); return [s.scrollLeft, s.scrollTop]")
+        self.assertEqual(before, after)
+        self.assertNotIn("p=", self.driver.current_url)
+        self.assertIn("zoom=180", self.driver.current_url)
+
+    def test_keyboard_moves_between_programmes(self):
+        self.open_grid()
+        start = self.run_js("""
+            var row = document.querySelector('#rows .row[data-index="2"]');
+            var cells = row.querySelectorAll('.p'); cells[1].focus(); return cells[1];""")
+        active = lambda: self.driver.switch_to.active_element
+        active().send_keys(Keys.ARROW_RIGHT)
+        self.assertEqual(self.run_js("return document.activeElement.previousElementSibling"), start)
+        moved = active()
+        moved.send_keys(Keys.ARROW_DOWN)
+        below = self.run_js("""
+            var a = document.activeElement; return [a.closest('.row').dataset.index, Number(a.dataset.s), Number(a.dataset.e)]""")
+        self.assertEqual(below[0], "3")
+        active().send_keys(Keys.ARROW_UP)
+        self.assertEqual(self.run_js("return document.activeElement.closest('.row').dataset.index"), "2")
+        focused = active()
+        focused.send_keys(Keys.ENTER)
+        WebDriverWait(self.driver, 10).until(lambda d: not d.find_element(By.ID, "panel").get_attribute("hidden"))
+        active().send_keys(Keys.ESCAPE)
+        WebDriverWait(self.driver, 10).until(lambda d: d.find_element(By.ID, "panel").get_attribute("hidden"))
+        self.assertEqual(active(), focused)
+        outline = self.run_js("return getComputedStyle(document.activeElement).outlineStyle")
+        self.assertEqual(outline, "solid")
+
+    def test_search_then_details_then_back_keeps_the_place(self):
+        self.driver.get(SERVER.url("/search?q=news"))
+        results = self.driver.find_elements(By.CSS_SELECTOR, ".results li")
+        self.assertGreater(len(results), 20)
+        self.run_js("window.scrollTo(0, 900)")
+        time.sleep(0.3)
+        link = self.run_js("""
+            return Array.from(document.querySelectorAll('.results a.title')).find(function (a) {
+              var b = a.getBoundingClientRect(); return b.top > 80 && b.bottom < window.innerHeight; });""")
+        title = link.text
+        link.click()
+        WebDriverWait(self.driver, 10).until(lambda d: "/programmes/" in d.current_url)
+        self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, ".details h2").text, title)
+        self.driver.back()
+        WebDriverWait(self.driver, 10).until(lambda d: "/search" in d.current_url)
+        time.sleep(0.3)
+        self.assertAlmostEqual(self.run_js("return window.scrollY"), 900, delta=2)
+
+    def test_screenshot_desktop(self):
+        self.open_grid("?day=%s&zoom=180" % DAY)
+        time.sleep(0.5)
+        os.makedirs(SHOTS, exist_ok=True)
+        self.driver.save_screenshot(os.path.join(SHOTS, "grid-desktop.png"))
+
+
+class PhoneTests(unittest.TestCase):
+    """The grid and now/next at a phone's 390 px."""
+
+    def test_phone_grid_fits_and_keeps_the_channel_column(self):
+        driver = browser(390, 844)
+        try:
+            driver.get(SERVER.url("/?day=%s" % DAY))
+            WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.querySelector('#rows.virtual') !== null"))
+            time.sleep(0.5)
+            self.assertLessEqual(driver.execute_script("return document.documentElement.scrollWidth"), 390)
+            column = driver.execute_script("return document.querySelector('#rows .ch').getBoundingClientRect().width")
+            self.assertLess(column, 120)
+            os.makedirs(SHOTS, exist_ok=True)
+            driver.save_screenshot(os.path.join(SHOTS, "grid-phone.png"))
+            driver.get(SERVER.url("/now"))
+            self.assertLessEqual(driver.execute_script("return document.documentElement.scrollWidth"), 390)
+            self.assertGreater(len(driver.find_elements(By.CSS_SELECTOR, ".now-list progress")), 10)
+        finally:
+            driver.quit()
+
+
+class NoScriptTests(unittest.TestCase):
+    """Without JavaScript the server's page is the guide: placed by its classes, paged by links."""
+
+    def test_grid_without_javascript(self):
+        driver = browser(1280, 800, javascript=False)
+        try:
+            driver.get(SERVER.url("/?day=%s&zoom=180" % DAY))
+            self.assertFalse(driver.find_elements(By.CSS_SELECTOR, "#rows.virtual"))
+            cells = driver.execute_script("""
+                return Array.from(document.querySelectorAll('#rows .p')).slice(0, 200).map(function (c) {
+                  return [c.getBoundingClientRect().width, Number((c.className.match(/ d(\\d+)/) || [])[1])]; });""")
+            for width, minutes in cells:
+                self.assertAlmostEqual(width, minutes * 6, delta=1.0)  # 3 hours across: 6 px a minute
+            self.assertTrue(driver.find_element(By.LINK_TEXT, "Next channels").is_displayed())
+        finally:
+            driver.quit()
+
+
+class AccountTests(unittest.TestCase):
+    """Setup, a PIN profile's lockout, and a form without its token, in the browser."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.driver = browser(1280, 900)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+
+    def submit(self, button):
+        """Clicks a form's button and waits for the page it leads to."""
+        page = self.driver.find_element(By.TAG_NAME, "html")
+        button.click()
+        WebDriverWait(self.driver, 15).until(expected_conditions.staleness_of(page))
+
+    def fill(self, fields):
+        for name, value in fields.items():
+            element = self.driver.find_element(By.NAME, name)
+            if element.get_attribute("type") == "radio":
+                self.driver.find_element(By.CSS_SELECTOR, "input[name=%s][value=%s]" % (name, value)).click()
+            elif element.tag_name == "select":
+                element.find_element(By.CSS_SELECTOR, "option[value=%s]" % value).click()
+            else:
+                element.clear()
+                element.send_keys(value)
+
+    def test_1_setup_lockout_and_forged_form(self):
+        driver = self.driver
+        driver.get(SERVER.url("/setup"))
+        self.fill({"code": SERVER.setup_code, "name": "Ada", "kind": "password", "secret": "correct horse"})
+        self.submit(driver.find_element(By.CSS_SELECTOR, "form.stacked button[type=submit]"))
+        self.assertTrue(driver.current_url.endswith("/admin"))
+        # A PIN profile for a child.
+        form = driver.find_element(By.CSS_SELECTOR, "form[action='/admin/profiles']")
+        form.find_element(By.NAME, "name").send_keys("Kid")
+        form.find_element(By.CSS_SELECTOR, "option[value=pin]").click()
+        form.find_element(By.NAME, "secret").send_keys("2468")
+        self.submit(form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+        self.assertIn("Added Kid (viewer).", driver.find_element(By.ID, "admin-message").text)
+        # A form whose token was removed is refused, and nothing changes.
+        driver.execute_script("""
+            var form = document.querySelector("form[action='/admin/profiles']");
+            form.querySelector('input[name=csrf]').remove();
+            form.querySelector('input[name=name]').value = 'Intruder';
+            form.querySelector('input[name=secret]').value = '1357';
+            form.submit();""")
+        WebDriverWait(driver, 10).until(lambda d: "out of date" in d.page_source)
+        driver.get(SERVER.url("/admin"))
+        self.assertNotIn("Intruder", driver.page_source)
+        # Sign out, then five wrong PINs.
+        self.submit(driver.find_element(By.CSS_SELECTOR, "form[action='/signout'] button"))
+        for attempt in range(1, 6):
+            driver.get(SERVER.url("/signin"))
+            self.fill({"name": "Kid", "secret": "000%d" % attempt})
+            self.submit(driver.find_element(By.CSS_SELECTOR, "form.stacked button[type=submit]"))
+            message = driver.find_element(By.ID, "signin-message").text
+        self.assertIn("Too many wrong tries: this profile has to wait 30 seconds", message)
+        driver.get(SERVER.url("/signin"))
+        self.fill({"name": "Kid", "secret": "2468"})
+        self.submit(driver.find_element(By.CSS_SELECTOR, "form.stacked button[type=submit]"))
+        self.assertIn("has to wait", driver.find_element(By.ID, "signin-message").text)
+        self.assertIn("Sign in", driver.find_element(By.CSS_SELECTOR, ".account").text)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
