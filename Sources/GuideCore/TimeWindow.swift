@@ -32,7 +32,6 @@ public struct TimeWindow: Hashable, Codable, Sendable {
     }
 }
 
-/// What is on a channel at an instant, and what follows.
 /// One channel's programmes in a window of the guide, by start.
 public struct ChannelListings: Hashable, Codable, Sendable {
     public var channel: ChannelID
@@ -44,6 +43,7 @@ public struct ChannelListings: Hashable, Codable, Sendable {
     }
 }
 
+/// What is on a channel at an instant, and what follows.
 public struct NowNext: Hashable, Codable, Sendable {
     public var channel: ChannelID
     public var now: StoredProgramme?
