@@ -70,7 +70,12 @@ import Testing
                 let doctor = try #require((rows[1]["programmes"] as? [[String: Any]])?.last)
                 #expect(doctor["start"] as? String == "2024-01-01T18:30:00Z")
                 #expect(doctor["subTitle"] as? String == "The Giggle")
-                #expect((doctor["numbering"] as? [String: Any])?["episode"] as? Int == 5)
+                // A summary: what a grid shows; the description is one GET /api/programmes/ID away.
+                #expect(doctor["episode"] as? String == "S1 E5")
+                #expect(doctor["categories"] as? [String] == ["Drama"])
+                #expect(doctor["description"] == nil)
+                #expect(Set(doctor.keys).isSubset(of: ["categories", "channel", "episode", "id", "isNew", "isPremiere", "isRepeat",
+                                                       "start", "stop", "subTitle", "title"]))
             }
         }
     }
@@ -218,6 +223,17 @@ import Testing
             let sample = ProgrammeDocument(Programme(channel: ChannelID("x"), start: Date(), titles: [LocalizedText("x")]))
             let fields = Set(Mirror(reflecting: sample).children.compactMap(\.label))
             #expect(fields == described, "undocumented: \(fields.subtracting(described)), gone: \(described.subtracting(fields))")
+            // The guide window's and now/next's summaries: every key documented.
+            let summary = Set(((schemas["ProgrammeSummary"] as? [String: Any])?["properties"] as? [String: Any] ?? [:]).keys)
+            let window = try await client.execute(uri: "/api/guide?from=2024-01-01T17:00:00Z&to=2024-01-01T21:00:00Z", method: .get) {
+                try #require(try APITests.json($0) as? [String: Any])
+            }
+            for row in window["channels"] as? [[String: Any]] ?? [] {
+                for programme in row["programmes"] as? [[String: Any]] ?? [] {
+                    #expect(Set(programme.keys).isSubset(of: summary), "\(Set(programme.keys).subtracting(summary))")
+                }
+            }
+            #expect(summary.contains("episode") && summary.contains("categories"))
         }
     }
 }

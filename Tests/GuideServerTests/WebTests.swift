@@ -145,4 +145,18 @@ import Testing
             #expect(cookie.contains("Secure") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
         }
     }
+
+    @Test func markupInListingsIsShownAsText() async throws {
+        let hostile = """
+            <tv><channel id="x&quot;y"><display-name>&lt;img src=x onerror=alert(1)&gt;</display-name><icon src="javascript:alert(1)"/></channel>
+            <programme channel="x&quot;y" start="20240101180000 +0000" stop="20240101190000 +0000"><title>&lt;script&gt;alert("hi")&lt;/script&gt; &amp; 'co'</title></programme></tv>
+            """
+        try await TestServer(listings: hostile, now: Self.evening).run { client in
+            let html = String(buffer: try await CookieJar().send(client, "/?day=2024-01-01").body)
+            #expect(html.contains("&lt;script&gt;alert(&quot;hi&quot;)&lt;/script&gt; &amp; &#39;co&#39;"))
+            #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;"))
+            #expect(html.contains(#"data-channel="x&quot;y""#))
+            #expect(!html.contains("<script>") && !html.contains("javascript:"))
+        }
+    }
 }

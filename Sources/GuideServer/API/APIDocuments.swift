@@ -17,18 +17,6 @@ struct ChannelDocument: Codable, Sendable {
     }
 }
 
-/// `GET /api/guide`: the window asked for and each channel's programmes in it.
-struct GuideDocument: Codable, Sendable {
-    struct Row: Codable, Sendable {
-        var channel: ChannelDocument
-        var programmes: [ProgrammeDocument]
-    }
-
-    var from: String
-    var to: String
-    var channels: [Row]
-}
-
 /// `GET /api/coverage`: the first and last instant with listings, both null for an empty guide.
 struct CoverageDocument: Encodable, Sendable {
     var start: String?
@@ -43,6 +31,5 @@ struct CoverageDocument: Encodable, Sendable {
     }
 }
 
-extension GuideDocument: ResponseEncodable {}
 extension CoverageDocument: ResponseEncodable {}
 extension ProgrammeDocument: ResponseEncodable {}

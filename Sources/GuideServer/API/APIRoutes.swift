@@ -20,8 +20,8 @@ struct APIRoutes: Sendable {
         let api = router.group("api")
         api.get("channels") { _, _ in try await channels() }
         api.get("coverage") { _, _ in try await coverage() }
-        api.get("now") { request, _ in try await nowNext(QueryParameters(request: request)) }
-        api.get("guide") { request, _ in try await guide(QueryParameters(request: request)) }
+        api.get("now") { request, _ in try await nowNext(QueryParameters(request: request), request: request) }
+        api.get("guide") { request, _ in try await guide(QueryParameters(request: request), request: request) }
         api.get("programmes/:id") { _, context in try await programme(context.parameters.get("id") ?? "") }
         api.get("search") { request, _ in try await search(QueryParameters(request: request)) }
         router.get("openapi.json") { _, _ -> Response in
@@ -52,20 +52,32 @@ struct APIRoutes: Sendable {
         }
     }
 
-    func nowNext(_ query: QueryParameters) async throws -> [NowNextDocument] {
+    func nowNext(_ query: QueryParameters, request: Request) async throws -> Response {
         let instant = try query.instant("at") ?? now()
         let channels = try query.channels(limit: Self.mostChannels)
-        return try await blocking {
+        let body = try await blocking {
             let known = try directory.snapshot()
             try requireKnown(channels, in: known)
-            return try store.nowNext(at: instant, channels: channels).map {
-                NowNextDocument(channel: $0.channel.rawValue, name: known.channel($0.channel)?.name ?? $0.channel.rawValue,
-                                now: $0.now.map(ProgrammeDocument.init), next: $0.next.map(ProgrammeDocument.init))
+            let found = try store.nowNext(at: instant, channels: channels)
+            var json = JSONWriter(capacity: found.count * 400)
+            json.array { json in
+                for entry in found {
+                    json.object { json in
+                        json.key("channel"); json.string(entry.channel.rawValue)
+                        json.key("name"); json.string(known.channel(entry.channel)?.name ?? entry.channel.rawValue)
+                        json.key("next")
+                        if let next = entry.next { ProgrammeSummary.write(next, into: &json) } else { json.null() }
+                        json.key("now")
+                        if let current = entry.now { ProgrammeSummary.write(current, into: &json) } else { json.null() }
+                    }
+                }
             }
+            return json.bytes
         }
+        return CompressibleBody.response(body, for: request, headers: [.contentType: "application/json; charset=utf-8"])
     }
 
-    func guide(_ query: QueryParameters) async throws -> GuideDocument {
+    func guide(_ query: QueryParameters, request: Request) async throws -> Response {
         let from = try query.instant("from") ?? now()
         let to = try query.instant("to") ?? from.addingTimeInterval(6 * 3600)
         guard to > from else {
@@ -75,16 +87,30 @@ struct APIRoutes: Sendable {
             throw HTTPError(.badRequest, message: "the window is \(Int(to.timeIntervalSince(from) / 3600)) hours; ask for 48 hours at most")
         }
         let channels = try query.channels(limit: Self.mostChannels)
-        return try await blocking {
+        let body = try await blocking {
             let known = try directory.snapshot()
             try requireKnown(channels, in: known)
             let chosen = channels ?? Array(known.channels.prefix(Self.mostChannels).map(\.id))
-            let rows = try store.guide(in: TimeWindow(start: from, end: to), channels: chosen).map { listings in
-                GuideDocument.Row(channel: ChannelDocument(known.channel(listings.channel) ?? Channel(id: listings.channel)),
-                                  programmes: listings.programmes.map(ProgrammeDocument.init))
+            let rows = try store.guide(in: TimeWindow(start: from, end: to), channels: chosen)
+            var json = JSONWriter(capacity: rows.count * 2048)
+            json.object { json in
+                json.key("channels")
+                json.array { json in
+                    for listings in rows {
+                        json.object { json in
+                            json.key("channel")
+                            ChannelDocument(known.channel(listings.channel) ?? Channel(id: listings.channel)).write(into: &json)
+                            json.key("programmes")
+                            json.array { json in for programme in listings.programmes { ProgrammeSummary.write(programme, into: &json) } }
+                        }
+                    }
+                }
+                json.key("from"); json.string(CivilTime.iso8601(from))
+                json.key("to"); json.string(CivilTime.iso8601(to))
             }
-            return GuideDocument(from: CivilTime.iso8601(from), to: CivilTime.iso8601(to), channels: rows)
+            return json.bytes
         }
+        return CompressibleBody.response(body, for: request, headers: [.contentType: "application/json; charset=utf-8"])
     }
 
     func programme(_ text: String) async throws -> ProgrammeDocument {

@@ -41,7 +41,8 @@ struct GridPage: Sendable {
         var rowsFrom: Int
         var rowsTo: Int
         var rowCount: Int
-        var rows: [GridRow]
+        /// The rows, written by ``GridRowsHTML``.
+        var rowsHTML: String
         var ruler: [RulerMark]
         var previousPage: String?
         var nextPage: String?
@@ -134,7 +135,7 @@ struct GridPage: Sendable {
                 zooms: Self.zooms.map { ZoomLink(label: $0 < 60 ? "\($0) min" : "\($0 / 60) h", minutes: $0, link: link(day, $0, page),
                                                  isCurrent: $0 == zoom) },
                 total: lineup.channels.count, rowsFrom: page * Self.rowsPerPage + 1,
-                rowsTo: page * Self.rowsPerPage + rows.count, rowCount: lineup.channels.count + 1, rows: rows,
+                rowsTo: page * Self.rowsPerPage + rows.count, rowCount: lineup.channels.count + 1, rowsHTML: GridRowsHTML.render(rows),
                 ruler: GridRow.ruler(for: window, clock: clock),
                 previousPage: page > 0 ? link(day, zoom, page - 1) : nil,
                 nextPage: page + 1 < pageCount ? link(day, zoom, page + 1) : nil,
@@ -181,7 +182,7 @@ struct GridPage: Sendable {
     private static func emptyModel(chrome: Chrome, zone: String) -> Model {
         Model(chrome: chrome, title: "Guide", empty: true, day: "", dayLabel: "", firstDay: "", lastDay: "", previousDay: nil,
               nextDay: nil, todayLink: nil, dayStart: 0, dayEnd: 0, dayMinutes: 1440, now: 0, nowOffset: nil,
-              zoom: defaultZoom, zooms: [], total: 0, rowsFrom: 0, rowsTo: 0, rowCount: 1, rows: [], ruler: [],
+              zoom: defaultZoom, zooms: [], total: 0, rowsFrom: 0, rowsTo: 0, rowCount: 1, rowsHTML: "", ruler: [],
               previousPage: nil, nextPage: nil, legend: [], focusChannel: "", focusTime: nil, panel: nil, closePanel: "/",
               notice: nil, isChosenLineup: false, zone: zone)
     }
