@@ -40,7 +40,7 @@ func parseSeconds(_ bytes: [UInt8]) throws -> (seconds: Double, programmes: Int)
 
 let arguments = CommandLine.arguments.dropFirst()
 guard let mode = arguments.first else {
-    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | import FILE SCRATCH-FOLDER | queries DATABASE\n".utf8))
+    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | import FILE SCRATCH-FOLDER | queries DATABASE | window DATABASE\n".utf8))
     exit(2)
 }
 switch mode {
@@ -85,6 +85,23 @@ case "queries":
     let search = try medianMilliseconds(runs: 21) { _ = try store.search(query) }
     let found = try store.search(query).count
     print("queries\t\(channels.count)\t\(String(format: "%.2f", nowNext))\t\(String(format: "%.2f", channelDay))\t\(String(format: "%.2f", search))\t\(words.joined(separator: " "))\t\(found)\t\(String(format: "%.1f", first))")
+case "window":
+    // The store's side of a guide window: 1,000 channels x 6 hours from the middle of the listings, p50 and p99.
+    guard let path = arguments.dropFirst().first else { exit(2) }
+    let store = try SQLiteListingStore(path: path)
+    let channels = Array(try store.channels().prefix(1000).map(\.id))
+    guard let coverage = try store.coverage() else { exit(1) }
+    let start = coverage.start.addingTimeInterval(coverage.duration / 2)
+    let window = TimeWindow(start: start, end: start.addingTimeInterval(6 * 3600))
+    var times: [Double] = []
+    var programmes = 0
+    for run in 0..<110 {
+        let began = DispatchTime.now().uptimeNanoseconds
+        programmes = try store.guide(in: window, channels: channels).reduce(0) { $0 + $1.programmes.count }
+        if run >= 10 { times.append(Double(DispatchTime.now().uptimeNanoseconds - began) / 1e6) }
+    }
+    times.sort()
+    print("window\t\(channels.count)\t\(programmes)\t\(String(format: "%.1f", times[times.count / 2]))\t\(String(format: "%.1f", times[times.count * 99 / 100]))")
 default:
     FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
     exit(2)

@@ -41,8 +41,14 @@ struct JSONWriter {
 
     mutating func string(_ text: String?) {
         separate()
-        guard let text else { return bytes.append(contentsOf: Array("null".utf8)) }
+        guard let text else { return appendNull() }
         bytes.append(UInt8(ascii: "\""))
+        // Most text needs no escapes: copy it whole.
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 34 || $0 == 92 }) else {
+            bytes.append(contentsOf: text.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
@@ -61,18 +67,39 @@ struct JSONWriter {
 
     mutating func integer(_ value: Int64) {
         separate()
-        bytes.append(contentsOf: Array(String(value).utf8))
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                                                                             0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
+        }
     }
 
     mutating func boolean(_ value: Bool) {
         separate()
-        bytes.append(contentsOf: Array((value ? "true" : "false").utf8))
+        bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
     }
 
     mutating func null() {
         separate()
-        bytes.append(contentsOf: Array("null".utf8))
+        appendNull()
     }
+
+    private mutating func appendNull() {
+        bytes.append(contentsOf: Self.nullBytes)
+    }
+
+    private static let nullBytes: [UInt8] = Array("null".utf8)
+    private static let trueBytes: [UInt8] = Array("true".utf8)
+    private static let falseBytes: [UInt8] = Array("false".utf8)
 
     private mutating func separate() {
         let depth = needsComma.count - 1
