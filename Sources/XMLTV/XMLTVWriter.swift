@@ -136,8 +136,8 @@ public struct XMLTVWriter {
         return out + "    </\(name)>\n"
     }
 
-    /// Escapes text for an element or a double-quoted attribute; drops characters XML 1.0 cannot carry.
-    static func escape(_ text: String) -> String {
+    /// Escapes text for an element or a double-quoted attribute, in XML or HTML; drops characters XML 1.0 cannot carry.
+    public static func escape(_ text: String) -> String {
         guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 < 0x20 }) else {
             return text
         }

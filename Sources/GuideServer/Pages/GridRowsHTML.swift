@@ -1,3 +1,5 @@
+import XMLTV
+
 /// The grid's rows as HTML, written directly: through Mustache's reflection 60 rows of a busy day (2,000 cells)
 /// took ~300 ms, this takes a few. The markup matches what the grid's script builds from `/grid/rows`.
 enum GridRowsHTML {
@@ -22,21 +24,8 @@ enum GridRowsHTML {
         return html
     }
 
-    /// Text and attribute values made safe for HTML.
+    /// Text and double-quoted attribute values made safe for HTML: the same rule as XMLTV's.
     static func escape(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 38 || $0 == 60 || $0 == 62 || $0 == 34 || $0 == 39 }) else { return text }
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count + 16)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.unicodeScalars.append(character)
-            }
-        }
-        return escaped
+        XMLTVWriter.escape(text)
     }
 }
