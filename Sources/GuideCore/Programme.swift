@@ -53,6 +53,11 @@ public struct Programme: Hashable, Codable, Sendable {
     /// The episode number as the broadcaster shows it on screen.
     public var onScreenNumber: String? { episodeNumbers.first(where: { $0.system == "onscreen" })?.value }
 
+    /// How a guide labels the episode: "S2 E5 of 8" from the numbering, else the on-screen number; nil if neither.
+    public var episodeLabel: String? {
+        numbering.map(\.label).flatMap { $0.isEmpty ? nil : $0 } ?? onScreenNumber
+    }
+
     public var isPremiere: Bool { premiere != nil }
     public var isRepeat: Bool { previouslyShown != nil }
     public var isLastChance: Bool { lastChance != nil }

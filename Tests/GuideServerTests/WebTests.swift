@@ -49,6 +49,7 @@ import Testing
             #expect(html.contains(#"href="/?day=2023-12-31&amp;zoom=180" rel="prev""#))
             #expect(html.contains(#"href="/?day=2024-01-02&amp;zoom=180" rel="next""#))
             #expect(html.contains(#"min="2023-12-31" max="2024-01-02""#))
+            #expect(html.contains("Listings from Mon 1 Jan to Tue 2 Jan"))
         }
     }
 
@@ -139,6 +140,8 @@ import Testing
             #expect(packed.headers[.contentEncoding] == "gzip")
             #expect(Array(packed.body.readableBytesView.prefix(2)) == [0x1F, 0x8B])
             #expect(packed.body.readableBytes < plain.body.readableBytes / 2)
+            let style = try await CookieJar().send(client, "/static/grid-units.css", headers: [.acceptEncoding: "gzip"])
+            #expect(style.status == .ok && style.headers[.contentEncoding] == "gzip" && style.body.readableBytes < 20_000)
             #expect(plain.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
             #expect(plain.headers[.xContentTypeOptions] == "nosniff")
             let cookie = try #require(plain.headers[.setCookie])

@@ -2,7 +2,6 @@ import Foundation
 import GuideCore
 import GuideStore
 import Hummingbird
-import NIOPosix
 
 /// The JSON API under `/api`: channels, the guide window, now/next, a programme, search and coverage.
 /// Every error is a 4xx with `{"error": {"message": ...}}` saying what to send instead.
@@ -147,8 +146,4 @@ struct APIRoutes: Sendable {
         }
     }
 
-    /// Runs store work (blocking SQLite calls) on NIO's thread pool, off the event loops and Swift's executor.
-    private func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await NIOThreadPool.singleton.runIfActive(body)
-    }
 }

@@ -36,14 +36,14 @@ struct AccountRoutes: Sendable {
             throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: "send Authorization: Bearer with an API token, or sign in")
         }
         let site = self.site
-        return try await site.blocking { LineupDocument(channels: try site.store.lineup(of: profile.id).map(\.rawValue)) }
+        return try await blocking { LineupDocument(channels: try site.store.lineup(of: profile.id).map(\.rawValue)) }
     }
 
     func setLineup(_ request: Request, _ context: GuideRequestContext) async throws -> LineupDocument {
         let profile = try tokenProfile(context)
         let document = try await decode(LineupDocument.self, request, context)
         let site = self.site
-        return try await site.blocking {
+        return try await blocking {
             let known = try site.directory.snapshot()
             if let unknown = document.channels.first(where: { known.channel(ChannelID($0)) == nil }) {
                 throw HTTPError(.notFound, message: "no channel \(unknown): GET /api/channels lists them")

@@ -119,7 +119,7 @@ enum ProgrammeSummary {
                 json.array { json in for category in programme.categories { json.string(category.text) } }
             }
             json.key("channel"); json.string(programme.channel.rawValue)
-            if let episode = programme.numbering.map(\.label), !episode.isEmpty {
+            if let episode = programme.episodeLabel {
                 json.key("episode"); json.string(episode)
             }
             json.key("id"); json.integer(stored.id.rawValue)

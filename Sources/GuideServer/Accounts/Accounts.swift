@@ -113,9 +113,6 @@ struct Accounts: Sendable {
         SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
-    private func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await NIOThreadPool.singleton.runIfActive(body)
-    }
 
     private func hashing<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         // bcrypt takes a quarter of a second of CPU: off the event loops, like the store's work. The pool is only

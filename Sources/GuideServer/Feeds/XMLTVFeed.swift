@@ -23,7 +23,7 @@ struct XMLTVFeed: Sendable {
 
     func serve(_ request: Request, _ context: GuideRequestContext, compressed: Bool) async throws -> Response {
         let site = self.site
-        let version = try await site.blocking { try site.store.version() }
+        let version = try await blocking { try site.store.version() }
         let tag = "\"tvguide-\(version.generation)\(compressed ? "-gz" : "")\""
         var headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache"]
         if let updated = version.updated { headers[.lastModified] = Self.httpDate(updated) }

@@ -68,7 +68,7 @@ struct AdminPages: Sendable {
         let admin = try site.requireAdmin(request, context)
         let site = self.site
         let clock = site.clock(context)
-        return try await site.blocking {
+        return try await blocking {
             let counts = try site.store.counts()
             let coverage = try site.store.coverage()
             let model = Model(
@@ -109,7 +109,7 @@ struct AdminPages: Sendable {
                                        isError: true, status: .badRequest)
         }
         let site = self.site
-        try await site.blocking { try site.store.deleteProfile(id) }
+        try await blocking { try site.store.deleteProfile(id) }
         return try await adminPage(request, context, message: "Removed the profile, its sessions and its tokens.")
     }
 
@@ -130,7 +130,7 @@ struct AdminPages: Sendable {
         let form = try await site.form(request, context)
         guard let id = form["id"].flatMap(Int64.init) else { throw HTTPError(.badRequest, message: "Which token? The form sent none.") }
         let site = self.site
-        try await site.blocking { try site.store.revokeAPIToken(id, of: admin.id) }
+        try await blocking { try site.store.revokeAPIToken(id, of: admin.id) }
         return try await adminPage(request, context, message: "Revoked the token: programs using it are refused from now on.")
     }
 
@@ -174,7 +174,7 @@ struct AdminPages: Sendable {
             throw HTTPError(.badRequest, message: "\(zone) is not a time zone; choose one from the list.")
         }
         let site = self.site
-        try await site.blocking { try site.store.updateSettings(of: profile.id, dayStartHour: hour, timeZone: zone) }
+        try await blocking { try site.store.updateSettings(of: profile.id, dayStartHour: hour, timeZone: zone) }
         return Response.redirect(to: "/settings?saved=1")
     }
 }

@@ -19,12 +19,13 @@ struct GridRow: Encodable, Sendable {
         id = channel.id.rawValue
         name = channel.name
         number = channel.number
-        logo = channel.icons.first.map(\.src).flatMap(Self.safeImage)
+        logo = Self.safeImage(channel.icons)
         cells = programmes.map { GridCell($0, day: day, clock: clock) }
     }
 
-    /// Only http(s) images: a `javascript:` or `data:` URL from a feed never reaches a page.
-    static func safeImage(_ source: String) -> String? {
+    /// The first icon's address if it is http(s): a `javascript:` or `data:` URL from a feed never reaches a page.
+    static func safeImage(_ icons: [Icon]) -> String? {
+        guard let source = icons.first?.src else { return nil }
         let lower = source.lowercased()
         return lower.hasPrefix("https://") || lower.hasPrefix("http://") ? source : nil
     }

@@ -27,6 +27,8 @@ struct GridPage: Sendable {
         var dayLabel: String
         var firstDay: String
         var lastDay: String
+        /// "Listings from Sat 14 Feb to Tue 17 Feb".
+        var coverageLabel: String
         var previousDay: String?
         var nextDay: String?
         var todayLink: String?
@@ -81,7 +83,7 @@ struct GridPage: Sendable {
         let panelID = query.string("p").flatMap(Int64.init)
         let site = self.site
 
-        return try await site.blocking {
+        return try await blocking {
             let chrome = site.chrome(context, section: "guide")
             guard let coverage = try site.store.coverage() else {
                 return try site.page("grid", Self.emptyModel(chrome: chrome, zone: clock.zone.identifier))
@@ -125,6 +127,7 @@ struct GridPage: Sendable {
             let model = Model(
                 chrome: chrome, title: "Guide for \(clock.longDate(day))", empty: false, day: day.description,
                 dayLabel: clock.longDate(day), firstDay: days[0].description, lastDay: days[days.count - 1].description,
+                coverageLabel: "Listings from \(clock.date(coverage.start)) to \(clock.date(coverage.end))",
                 previousDay: dayIndex > 0 ? link(days[dayIndex - 1], zoom, 0) : nil,
                 nextDay: dayIndex + 1 < days.count ? link(days[dayIndex + 1], zoom, 0) : nil,
                 todayLink: days.contains(today) ? link(today, zoom, 0) + "&at=\(CivilTime.iso8601(now))" : nil,
@@ -157,7 +160,7 @@ struct GridPage: Sendable {
         let from = try query.integer("from", in: 0...1_000_000, default: 0)
         let count = try query.integer("count", in: 1...Self.rowsPerPage, default: 40)
         let site = self.site
-        let rows = try await site.blocking {
+        let rows = try await blocking {
             try Self.rows(site: site, lineup: site.lineup(context).channels, from: from, count: count, day: day.window, clock: clock)
         }
         let body = try JSONEncoder().encode(RowsDocument(from: from, rows: rows))
@@ -180,7 +183,7 @@ struct GridPage: Sendable {
     }
 
     private static func emptyModel(chrome: Chrome, zone: String) -> Model {
-        Model(chrome: chrome, title: "Guide", empty: true, day: "", dayLabel: "", firstDay: "", lastDay: "", previousDay: nil,
+        Model(chrome: chrome, title: "Guide", empty: true, day: "", dayLabel: "", firstDay: "", lastDay: "", coverageLabel: "", previousDay: nil,
               nextDay: nil, todayLink: nil, dayStart: 0, dayEnd: 0, dayMinutes: 1440, now: 0, nowOffset: nil,
               zoom: defaultZoom, zooms: [], total: 0, rowsFrom: 0, rowsTo: 0, rowCount: 1, rowsHTML: "", ruler: [],
               previousPage: nil, nextPage: nil, legend: [], focusChannel: "", focusTime: nil, panel: nil, closePanel: "/",

@@ -42,7 +42,7 @@ struct LineupPage: Sendable {
         let filter = query.string("q") ?? ""
         let page = try query.integer("page", in: 0...100_000, default: 0)
         let site = self.site
-        return try await site.blocking {
+        return try await blocking {
             let snapshot = try site.directory.snapshot()
             let chosenIDs = try site.store.lineup(of: profile.id)
             let chosen = chosenIDs.compactMap(snapshot.channel)
@@ -75,7 +75,7 @@ struct LineupPage: Sendable {
         let profile = try site.requireProfile(request, context)
         let form = try await site.form(request, context)
         let site = self.site
-        try await site.blocking {
+        try await blocking {
             let known = try site.directory.snapshot()
             var lineup = try site.store.lineup(of: profile.id).filter { known.channel($0) != nil }
             if let id = form.raw("add").map(ChannelID.init(_:)), known.channel(id) != nil, !lineup.contains(id) {

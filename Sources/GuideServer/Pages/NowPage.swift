@@ -45,14 +45,14 @@ struct NowPage: Sendable {
         let page = try QueryParameters(request: request).integer("page", in: 0...100_000, default: 0)
         let clock = site.clock(context)
         let site = self.site
-        return try await site.blocking {
+        return try await blocking {
             let now = site.settings.now()
             let channels = try site.lineup(context).channels
             let from = min(page * Self.perPage, max(0, channels.count - 1))
             let slice = Array(channels[from..<min(channels.count, from + Self.perPage)])
             let found = try site.store.nowNext(at: now, channels: slice.map(\.id))
             let rows = zip(slice, found).map { channel, nowNext in
-                Row(channel: channel.name, number: channel.number, logo: channel.icons.first.map(\.src).flatMap(GridRow.safeImage),
+                Row(channel: channel.name, number: channel.number, logo: GridRow.safeImage(channel.icons),
                     now: nowNext.now.map { slot($0, now: now, clock: clock) }, next: nowNext.next.map { slot($0, now: now, clock: clock) })
             }
             let model = Model(chrome: site.chrome(context, section: "now"), title: "On now",

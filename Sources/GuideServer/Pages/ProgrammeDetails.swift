@@ -38,28 +38,28 @@ struct ProgrammeDetails: Sendable {
 
     init(_ stored: StoredProgramme, site: Site, clock: ViewerClock, now: Date) throws {
         let programme = stored.programme
-        let channel = try site.directory.snapshot().channel(programme.channel)
+        let snapshot = try site.directory.snapshot()
+        let channel = snapshot.channel(programme.channel)
         id = stored.id.rawValue
         title = programme.title
         subTitle = programme.subTitle
-        episode = programme.numbering.map(\.label).flatMap { $0.isEmpty ? nil : $0 } ?? programme.onScreenNumber
+        episode = programme.episodeLabel
         when = "\(clock.date(programme.start)), \(clock.time(programme.start))–\(clock.time(stored.end))"
         let minutes = Int(stored.end.timeIntervalSince(programme.start) / 60)
         duration = minutes >= 60 ? "\(minutes / 60) h \(minutes % 60 > 0 ? "\(minutes % 60) min" : "")" : "\(minutes) min"
         isOnNow = programme.start <= now && now < stored.end
         channelName = channel?.name ?? programme.channel.rawValue
         channelNumber = channel?.number
-        channelLogo = channel?.icons.first.map(\.src).flatMap(GridRow.safeImage)
+        channelLogo = channel.flatMap { GridRow.safeImage($0.icons) }
         description = programme.description
-        image = programme.icons.first.map(\.src).flatMap(GridRow.safeImage)
+        image = GridRow.safeImage(programme.icons)
         genre = Genre(categories: programme.categories.map(\.text)).rawValue
         flags = Self.flags(programme)
         facts = Self.facts(programme)
         credits = Self.credits(programme.credits)
         source = stored.source.rawValue
-        let day = clock.day(containing: programme.start)
-        guideLink = "/?day=\(day)&channel=\(Self.query(programme.channel.rawValue))&at=\(CivilTime.iso8601(programme.start))"
-        airings = try Self.otherAirings(of: stored, site: site, clock: clock, now: now)
+        guideLink = Self.guideLink(programme, clock: clock)
+        airings = try Self.otherAirings(of: stored, site: site, channels: snapshot, clock: clock, now: now)
     }
 
     static func flags(_ programme: Programme) -> [String] {
@@ -115,10 +115,10 @@ struct ProgrammeDetails: Sendable {
     }
 
     /// The same title's other airings in the listings, upcoming first.
-    static func otherAirings(of stored: StoredProgramme, site: Site, clock: ViewerClock, now: Date) throws -> [Airing] {
+    static func otherAirings(of stored: StoredProgramme, site: Site, channels snapshot: ChannelDirectory.Snapshot,
+                             clock: ViewerClock, now: Date) throws -> [Airing] {
         let folded = SearchText.fold(stored.programme.title)
         guard !folded.isEmpty else { return [] }
-        let snapshot = try site.directory.snapshot()
         let matches = try site.store.search(SearchQuery([stored.programme.title], scope: .title, limit: 500))
             .filter { $0.id != stored.id && SearchText.fold($0.programme.title) == folded }
         let upcoming = matches.filter { $0.end > now }, past = matches.filter { $0.end <= now }
@@ -128,6 +128,11 @@ struct ProgrammeDetails: Sendable {
                    channel: snapshot.channel(airing.programme.channel)?.name ?? airing.programme.channel.rawValue,
                    isPast: airing.end <= now)
         }
+    }
+
+    /// The programme's place in the grid: its day, its channel's row, scrolled to its start.
+    static func guideLink(_ programme: Programme, clock: ViewerClock) -> String {
+        "/?day=\(clock.day(containing: programme.start))&channel=\(query(programme.channel.rawValue))&at=\(CivilTime.iso8601(programme.start))"
     }
 
     static func query(_ text: String) -> String {

@@ -25,7 +25,7 @@ struct ProgrammePage: Sendable {
         let isPanel = request.uri.queryParameters.get("part") == "panel"
         let clock = site.clock(context)
         let site = self.site
-        return try await site.blocking {
+        return try await blocking {
             guard let stored = try site.store.programme(ProgrammeID(rawValue: id)) else {
                 throw HTTPError(.notFound, message: "There is no programme \(id): a newer import may have replaced it.")
             }

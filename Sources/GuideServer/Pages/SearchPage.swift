@@ -49,7 +49,7 @@ struct SearchPage: Sendable {
         let searchAll = query.string("in") == "all"
         let clock = site.clock(context)
         let site = self.site
-        return try await site.blocking {
+        return try await blocking {
             let now = site.settings.now()
             let search = SearchQuery([text], scope: searchAll ? .all : .title, limit: Self.limit)
             var model = Model(chrome: site.chrome(context, section: "search"), title: text.isEmpty ? "Search" : "Search: \(text)",
@@ -68,9 +68,9 @@ struct SearchPage: Sendable {
                 let label = clock.longDate(day)
                 let result = Result(
                     id: stored.id.rawValue, time: clock.time(programme.start), title: programme.title, subTitle: programme.subTitle,
-                    episode: programme.numbering.map(\.label).flatMap { $0.isEmpty ? nil : $0 },
+                    episode: programme.episodeLabel,
                     channel: snapshot.channel(programme.channel)?.name ?? programme.channel.rawValue,
-                    guideLink: "/?day=\(day)&channel=\(ProgrammeDetails.query(programme.channel.rawValue))&at=\(CivilTime.iso8601(programme.start))",
+                    guideLink: ProgrammeDetails.guideLink(programme, clock: clock),
                     genre: Genre(categories: programme.categories.map(\.text)).rawValue, isPast: stored.end <= now)
                 if days.last?.label == label { days[days.count - 1].results.append(result) } else { days.append(Day(label: label, results: [result])) }
             }

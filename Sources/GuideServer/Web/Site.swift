@@ -2,7 +2,6 @@ import Foundation
 import GuideCore
 import GuideStore
 import Hummingbird
-import NIOPosix
 
 /// What every page handler shares: the stores, the templates, the channel directory and the server's settings.
 struct Site: Sendable {
@@ -12,11 +11,6 @@ struct Site: Sendable {
     let assets: StaticAssets
     let directory: ChannelDirectory
     let settings: ServerSettings
-
-    /// Runs store work (blocking SQLite calls) on NIO's thread pool, off the event loops and Swift's executor.
-    func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await NIOThreadPool.singleton.runIfActive(body)
-    }
 
     /// A page: `template` with `page`, as the response.
     func page(_ template: String, _ page: some Any, status: HTTPResponse.Status = .ok) throws -> HTMLPage {

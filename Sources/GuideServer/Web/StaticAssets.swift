@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GuideCore
+import GuideIngest
 import Hummingbird
 
 /// The stylesheets and script in Resources/static, held in memory (a few tens of KB), plus `grid-units.css`, made
@@ -10,6 +11,8 @@ struct StaticAssets: Sendable {
     struct Asset: Sendable {
         var body: [UInt8]
         var contentType: String
+        /// The body gzip-compressed, made once at startup.
+        var compressed: [UInt8]?
     }
 
     private let assets: [String: Asset]
@@ -23,9 +26,10 @@ struct StaticAssets: Sendable {
         var assets: [String: Asset] = [:]
         for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
             let data = try Data(contentsOf: folder.appendingPathComponent(file))
-            assets[file] = Asset(body: [UInt8](data), contentType: Self.contentType(of: file))
+            assets[file] = Asset(body: [UInt8](data), contentType: Self.contentType(of: file), compressed: GzipCompression.compress([UInt8](data), level: 9))
         }
-        assets["grid-units.css"] = Asset(body: Array(Self.gridUnits.utf8), contentType: "text/css; charset=utf-8")
+        let units = Array(Self.gridUnits.utf8)
+        assets["grid-units.css"] = Asset(body: units, contentType: "text/css; charset=utf-8", compressed: GzipCompression.compress(units, level: 9))
         var hasher = SHA256()
         for name in assets.keys.sorted() { hasher.update(data: assets[name]?.body ?? []) }
         version = hasher.finalize().prefix(6).map { String(format: "%02x", $0) }.joined()
@@ -41,8 +45,12 @@ struct StaticAssets: Sendable {
 
     func response(for name: String, request: Request) throws -> Response {
         guard let asset = assets[name] else { throw HTTPError(.notFound, message: "no file \(name)") }
-        return CompressibleBody.response(asset.body, for: request,
-                                         headers: [.contentType: asset.contentType, .cacheControl: "public, max-age=604800, immutable"])
+        var headers: HTTPFields = [.contentType: asset.contentType, .cacheControl: "public, max-age=604800, immutable", .vary: "Accept-Encoding"]
+        if let compressed = asset.compressed, CompressibleBody.accepts(request) {
+            headers[.contentEncoding] = "gzip"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: compressed)))
+        }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.body)))
     }
 
     private static func contentType(of file: String) -> String {
