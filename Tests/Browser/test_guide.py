@@ -17,8 +17,8 @@ import unittest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -191,7 +191,9 @@ class GridTests(unittest.TestCase):
             if not following:
                 break
             following[0].click()
-            WebDriverWait(self.driver, 20).until(lambda d: d.find_element(By.ID, "guide").get_attribute("data-day") != days[-1])
+            # While the page changes, chromium may report the old node as gone: keep waiting through that.
+            WebDriverWait(self.driver, 20, ignored_exceptions=[WebDriverException]).until(
+                lambda d: d.find_element(By.ID, "guide").get_attribute("data-day") != days[-1])
             days.append(self.driver.find_element(By.ID, "guide").get_attribute("data-day"))
         self.assertEqual(days, ["2026-02-14", "2026-02-15", "2026-02-16", "2026-02-17"])
         self.open_grid("?day=2026-03-01")
@@ -329,9 +331,12 @@ class AccountTests(unittest.TestCase):
 
     def submit(self, button):
         """Clicks a form's button and waits for the page it leads to."""
-        page = self.driver.find_element(By.TAG_NAME, "html")
+        # A mark on the old page's window; the new page has none. (Selenium's staleness_of trips over chromium's
+        # "node does not belong to the document" while the page changes.)
+        self.driver.execute_script("window.tvguideOldPage = true")
         button.click()
-        WebDriverWait(self.driver, 15).until(expected_conditions.staleness_of(page))
+        WebDriverWait(self.driver, 15).until(lambda d: d.execute_script(
+            "return !window.tvguideOldPage && document.readyState === 'complete'"))
 
     def fill(self, fields):
         for name, value in fields.items():
