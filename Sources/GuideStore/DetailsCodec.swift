@@ -50,14 +50,7 @@ enum DetailsCodec {
             writer.optionalBool(audio.isPresent)
             writer.optional(audio.stereo)
         }
-        writer.byte(programme.previouslyShown == nil ? 0 : 1)
-        if let shown = programme.previouslyShown {
-            writer.optional(shown.start)
-            writer.optional(shown.channel)
-        }
-        writer.optionalText(programme.premiere)
-        writer.optionalText(programme.lastChance)
-        writer.byte(programme.isNew ? 1 : 0)
+        writeFlags(of: programme, to: &writer)
         writer.count(programme.subtitles.count)
         for subtitles in programme.subtitles {
             writer.optional(subtitles.type)
@@ -69,12 +62,14 @@ enum DetailsCodec {
         return writer.bytes
     }
 
-    /// Rebuilds a programme from its columns and details; nil when the details are unreadable.
-    static func decode(_ bytes: UnsafeRawBufferPointer, channel: ChannelID, start: Date, stop: Date?) -> Programme? {
+    /// Rebuilds a programme from its columns and details, with `detail`'s fields; nil when the details are unreadable.
+    static func decode(_ bytes: UnsafeRawBufferPointer, channel: ChannelID, start: Date, stop: Date?,
+                       detail: ProgrammeDetail = .full) -> Programme? {
         var reader = BinaryReader(bytes: bytes)
         guard reader.byte() == version else { return nil }
         var programme = Programme(channel: channel, start: start, stop: stop, titles: reader.texts())
         programme.subTitles = reader.texts()
+        if detail == .summary { return summary(of: &programme, from: &reader) }
         programme.descriptions = reader.texts()
         for _ in 0..<reader.items() {
             let role = Credit.Role(rawValue: reader.string()) ?? .actor
@@ -90,9 +85,7 @@ enum DetailsCodec {
         programme.icons = reader.icons()
         programme.urls = reader.strings()
         programme.countries = reader.texts()
-        for _ in 0..<reader.items() {
-            programme.episodeNumbers.append(EpisodeNumber(system: reader.string(), value: reader.string()))
-        }
+        programme.episodeNumbers = reader.episodeNumbers()
         if reader.byte() == 1 {
             programme.video = Video(isPresent: reader.optionalBool(), isColour: reader.optionalBool(),
                                     aspect: reader.optional(), quality: reader.optional())
@@ -100,12 +93,7 @@ enum DetailsCodec {
         if reader.byte() == 1 {
             programme.audio = Audio(isPresent: reader.optionalBool(), stereo: reader.optional())
         }
-        if reader.byte() == 1 {
-            programme.previouslyShown = PreviouslyShown(start: reader.optional(), channel: reader.optional())
-        }
-        programme.premiere = reader.optionalText()
-        programme.lastChance = reader.optionalText()
-        programme.isNew = reader.byte() == 1
+        readFlags(into: &programme, from: &reader)
         for _ in 0..<reader.items() {
             programme.subtitles.append(Subtitles(type: reader.optional(), language: reader.optionalText()))
         }
@@ -113,6 +101,57 @@ enum DetailsCodec {
         programme.starRatings = reader.ratings()
         programme.clumpIndex = reader.optional()
         return reader.isValid ? programme : nil
+    }
+
+    /// The rest of a ``ProgrammeDetail/summary``: walks past what it leaves out without making strings of it.
+    private static func summary(of programme: inout Programme, from reader: inout BinaryReader) -> Programme? {
+        reader.skipTexts()                              // descriptions
+        for _ in 0..<reader.items() {                   // credits
+            reader.skipString(); reader.skipString(); reader.skipOptional()
+            _ = reader.byte()
+            reader.skipStrings(); reader.skipStrings()
+        }
+        reader.skipOptional()                           // date
+        programme.categories = reader.texts()
+        reader.skipTexts()                              // keywords
+        reader.skipOptionalText(); reader.skipOptionalText()  // languages
+        _ = reader.optionalInt()                        // length
+        for _ in 0..<reader.items() {                   // icons
+            reader.skipString(); _ = reader.optionalInt(); _ = reader.optionalInt()
+        }
+        reader.skipStrings()                            // urls
+        reader.skipTexts()                              // countries
+        programme.episodeNumbers = reader.episodeNumbers()
+        if reader.byte() == 1 {                         // video
+            _ = reader.optionalBool(); _ = reader.optionalBool(); reader.skipOptional(); reader.skipOptional()
+        }
+        if reader.byte() == 1 {                         // audio
+            _ = reader.optionalBool(); reader.skipOptional()
+        }
+        readFlags(into: &programme, from: &reader)
+        return reader.isValid ? programme : nil
+    }
+
+    /// Repeat, premiere, last chance and new: written together, read by both decodings.
+    private static func writeFlags(of programme: Programme, to writer: inout BinaryWriter) {
+        writer.byte(programme.previouslyShown == nil ? 0 : 1)
+        if let shown = programme.previouslyShown {
+            writer.optional(shown.start)
+            writer.optional(shown.channel)
+        }
+        writer.optionalText(programme.premiere)
+        writer.optionalText(programme.lastChance)
+        writer.byte(programme.isNew ? 1 : 0)
+    }
+
+
+    private static func readFlags(into programme: inout Programme, from reader: inout BinaryReader) {
+        if reader.byte() == 1 {
+            programme.previouslyShown = PreviouslyShown(start: reader.optional(), channel: reader.optional())
+        }
+        programme.premiere = reader.optionalText()
+        programme.lastChance = reader.optionalText()
+        programme.isNew = reader.byte() == 1
     }
 
     static func encode(_ channel: Channel) -> [UInt8] {
@@ -252,6 +291,21 @@ struct BinaryReader {
 
     mutating func optional() -> String? { byte() == 1 ? string() : nil }
 
+    /// Moves past a string without making one.
+    mutating func skipString() {
+        let length = count()
+        guard length <= bytes.count - offset else { isValid = false; return }
+        offset += length
+    }
+
+    mutating func skipOptional() { if byte() == 1 { skipString() } }
+
+    mutating func skipStrings() { for _ in 0..<items() { skipString() } }
+
+    mutating func skipTexts() { for _ in 0..<items() { skipString(); skipOptional() } }
+
+    mutating func skipOptionalText() { if byte() == 1 { skipString(); skipOptional() } }
+
     mutating func optionalInt() -> Int? { byte() == 1 ? count() : nil }
 
     mutating func optionalBool() -> Bool? {
@@ -277,6 +331,10 @@ struct BinaryReader {
 
     mutating func optionalText() -> LocalizedText? {
         byte() == 1 ? LocalizedText(string(), language: optional()) : nil
+    }
+
+    mutating func episodeNumbers() -> [EpisodeNumber] {
+        (0..<items()).map { _ in EpisodeNumber(system: string(), value: string()) }
     }
 
     mutating func icons() -> [Icon] {

@@ -14,10 +14,10 @@ public protocol ListingStore: Sendable {
     /// A channel's programmes that overlap `window`, by start.
     func programmes(on channel: ChannelID, in window: TimeWindow) throws -> [StoredProgramme]
     /// For each channel (all in guide order, or those given, in that order): its programmes that overlap `window`,
-    /// by start, as ``programmes(on:in:)`` gives them. What the guide grid shows.
-    func guide(in window: TimeWindow, channels: [ChannelID]?) throws -> [ChannelListings]
+    /// by start, as ``programmes(on:in:)`` gives them, with `detail`'s fields. What the guide grid shows.
+    func guide(in window: TimeWindow, channels: [ChannelID]?, detail: ProgrammeDetail) throws -> [ChannelListings]
     /// For each channel (all, or those given, in that order): what is on at `instant` and what follows.
-    func nowNext(at instant: Date, channels: [ChannelID]?) throws -> [NowNext]
+    func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail) throws -> [NowNext]
     /// The first and last instant with listings; nil when the store is empty.
     func coverage() throws -> TimeWindow?
     /// Programmes matching every term of `query`, by start.
@@ -30,6 +30,43 @@ public protocol ListingStore: Sendable {
     func counts() throws -> (channels: Int, programmes: Int)
     /// Which listings the store holds: changes with every import, so caches and feeds know when to refresh.
     func version() throws -> GuideVersion
+}
+
+extension ListingStore {
+    /// ``guide(in:channels:detail:)`` with every field.
+    public func guide(in window: TimeWindow, channels: [ChannelID]?) throws -> [ChannelListings] {
+        try guide(in: window, channels: channels, detail: .full)
+    }
+
+    /// ``nowNext(at:channels:detail:)`` with every field.
+    public func nowNext(at instant: Date, channels: [ChannelID]?) throws -> [NowNext] {
+        try nowNext(at: instant, channels: channels, detail: .full)
+    }
+}
+
+/// How much of each programme a query reads.
+public enum ProgrammeDetail: Sendable {
+    /// Everything the listings said.
+    case full
+    /// What a grid cell or a now/next line shows: times, titles, sub-titles, categories, episode numbers and the
+    /// new/premiere/repeat/last-chance flags. Descriptions, credits and the rest stay empty; reading them was two
+    /// thirds of a 1,000-channel guide window's time.
+    case summary
+}
+
+extension Programme {
+    /// What ``ProgrammeDetail/summary`` keeps of this programme.
+    public var summary: Programme {
+        var summary = Programme(channel: channel, start: start, stop: stop, titles: titles)
+        summary.subTitles = subTitles
+        summary.categories = categories
+        summary.episodeNumbers = episodeNumbers
+        summary.previouslyShown = previouslyShown
+        summary.premiere = premiere
+        summary.lastChance = lastChance
+        summary.isNew = isNew
+        return summary
+    }
 }
 
 /// A stamp for the listings as a whole.

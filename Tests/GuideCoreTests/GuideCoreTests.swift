@@ -52,9 +52,20 @@ import Testing
     @Test func formatsAndParsesISO8601() {
         let date = Date(timeIntervalSince1970: 1_700_000_000)
         #expect(CivilTime.iso8601(date) == "2023-11-14T22:13:20Z")
+        #expect(CivilTime.iso8601(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00Z")
+        #expect(CivilTime.iso8601(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59Z")
+        #expect(CivilTime.iso8601(Date(timeIntervalSince1970: -30_610_224_000)) == "1000-01-01T00:00:00Z")
+        #expect(CivilTime.iso8601(Date(timeIntervalSince1970: -30_610_224_001)) == "0999-12-31T23:59:59Z")
+        #expect(CivilTime.iso8601(Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00Z")
         #expect(CivilTime.parseISO8601("2023-11-14T22:13:20Z") == date)
         #expect(CivilTime.parseISO8601("2023-11-14T23:13:20+01:00") == date)
         #expect(CivilTime.parseISO8601("2023-11-14T22:13Z") == date.addingTimeInterval(-20))
-        #expect(CivilTime.parseISO8601("yesterday") == nil)
+        #expect(CivilTime.parseISO8601("2023-11-14T23:13:20+0100") == date)
+        #expect(CivilTime.parseISO8601("2023-11-14T17:13:20.250-05:00") == date)
+        #expect(CivilTime.parseISO8601("2023-11-14T22:13:20z") == date)
+        for bad in ["yesterday", "", "2023-11-14", "2023-11-14T22:13:20", "2023-13-14T22:13:20Z", "2023-02-29T00:00Z",
+                    "2023-11-14T24:00:00Z", "2023-11-14T22:13:20Zjunk", "2023-11-14T22:13:20.Z", "2023-11-14T22:13:20+1"] {
+            #expect(CivilTime.parseISO8601(bad) == nil, "\(bad)")
+        }
     }
 }

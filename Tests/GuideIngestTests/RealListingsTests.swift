@@ -43,5 +43,13 @@ struct RealListingsTests {
         let found = try fixture.store.search(query)
         #expect(Set(found.map { "\($0.programme.channel) \($0.programme.start.timeIntervalSince1970) \($0.programme.title)" }) == expected)
         #expect(found.map(\.programme.start) == found.map(\.programme.start).sorted())
+
+        // Summaries: the grid's reading of every programme is the full reading less what a summary leaves out.
+        let window = try #require(try fixture.store.coverage())
+        let full = try fixture.store.guide(in: window, channels: nil, detail: .full).flatMap(\.programmes)
+        let summaries = try fixture.store.guide(in: window, channels: nil, detail: .summary).flatMap(\.programmes)
+        #expect(summaries.count == full.count)
+        #expect(summaries.map(\.id) == full.map(\.id))
+        #expect(summaries.map(\.programme) == full.map { $0.programme.summary })
     }
 }

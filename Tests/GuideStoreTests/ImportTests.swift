@@ -22,6 +22,11 @@ import XMLTV
         try fixture.store.forEachProgramme { stored.append($0.programme) }
         #expect(stored == read.programmes)
         #expect(try fixture.store.channels() == read.channels)
+        // and a summary reading walks past the rest: every field is set somewhere in the file.
+        let window = try #require(try fixture.store.coverage())
+        let summaries = try fixture.store.guide(in: window, channels: nil, detail: .summary).flatMap(\.programmes)
+        #expect(Set(summaries.map(\.programme)) == Set(read.programmes.map(\.summary)))
+        #expect(read.programmes.contains { !$0.credits.isEmpty && !$0.descriptions.isEmpty && $0.isRepeat })
     }
 
     @Test func replacesWhatTheSameSourceSaidForTheRangeItCovers() throws {

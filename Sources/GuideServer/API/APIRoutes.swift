@@ -57,7 +57,7 @@ struct APIRoutes: Sendable {
         let body = try await blocking {
             let known = try directory.snapshot()
             try requireKnown(channels, in: known)
-            let found = try store.nowNext(at: instant, channels: channels)
+            let found = try store.nowNext(at: instant, channels: channels, detail: .summary)
             var json = JSONWriter(capacity: found.count * 400)
             json.array { json in
                 for entry in found {
@@ -90,7 +90,7 @@ struct APIRoutes: Sendable {
             let known = try directory.snapshot()
             try requireKnown(channels, in: known)
             let chosen = channels ?? Array(known.channels.prefix(Self.mostChannels).map(\.id))
-            let rows = try store.guide(in: TimeWindow(start: from, end: to), channels: chosen)
+            let rows = try store.guide(in: TimeWindow(start: from, end: to), channels: chosen, detail: .summary)
             var json = JSONWriter(capacity: rows.count * 2048)
             json.object { json in
                 json.key("channels")
@@ -104,8 +104,8 @@ struct APIRoutes: Sendable {
                         }
                     }
                 }
-                json.key("from"); json.string(CivilTime.iso8601(from))
-                json.key("to"); json.string(CivilTime.iso8601(to))
+                json.key("from"); json.instant(from)
+                json.key("to"); json.instant(to)
             }
             return json.bytes
         }

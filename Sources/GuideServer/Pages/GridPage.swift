@@ -176,7 +176,7 @@ struct GridPage: Sendable {
     static func rows(site: Site, lineup: [Channel], from: Int, count: Int, day: TimeWindow, clock: ViewerClock) throws -> [GridRow] {
         guard from < lineup.count else { return [] }
         let slice = Array(lineup[from..<min(lineup.count, from + count)])
-        let listings = try site.store.guide(in: day, channels: slice.map(\.id))
+        let listings = try site.store.guide(in: day, channels: slice.map(\.id), detail: .summary)
         return zip(slice.indices, zip(slice, listings)).map { offset, pair in
             GridRow(index: from + offset, channel: pair.0, programmes: pair.1.programmes, day: day, clock: clock)
         }

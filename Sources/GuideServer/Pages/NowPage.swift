@@ -50,7 +50,7 @@ struct NowPage: Sendable {
             let channels = try site.lineup(context).channels
             let from = min(page * Self.perPage, max(0, channels.count - 1))
             let slice = Array(channels[from..<min(channels.count, from + Self.perPage)])
-            let found = try site.store.nowNext(at: now, channels: slice.map(\.id))
+            let found = try site.store.nowNext(at: now, channels: slice.map(\.id), detail: .summary)
             let rows = zip(slice, found).map { channel, nowNext in
                 Row(channel: channel.name, number: channel.number, logo: GridRow.safeImage(channel.icons),
                     now: nowNext.now.map { slot($0, now: now, clock: clock) }, next: nowNext.next.map { slot($0, now: now, clock: clock) })

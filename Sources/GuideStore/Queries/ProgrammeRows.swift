@@ -10,8 +10,10 @@ import GuideCore
 struct ProgrammeRows {
     /// Source names by id: a handful of rows, read once per query instead of joined to every programme.
     let sources: [Int64: SourceName]
+    let detail: ProgrammeDetail
 
-    init(_ db: Database) throws {
+    init(_ db: Database, detail: ProgrammeDetail = .full) throws {
+        self.detail = detail
         var names: [Int64: SourceName] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT id, name FROM source") {
             names[row[0]] = SourceName(row[1] as String)
@@ -44,21 +46,25 @@ struct ProgrammeRows {
         return programmes
     }
 
-    /// The programmes with the given ids, in one statement, handed to `body` in no particular order, with
-    /// ``unknownChannel`` for their channel: the statement reads none, the caller knows it.
-    func forEach(_ db: Database, ids: [Int64], _ body: (Int64, StoredProgramme) throws -> Void) throws {
-        guard !ids.isEmpty else { return }
-        // Ascending ids read the table in its own order.
-        let list = "[" + ids.sorted().map(String.init).joined(separator: ",") + "]"
-        try forEach(db, sql: """
-            SELECT \(Self.columns(channelID: "NULL")) FROM json_each(?) j JOIN programme p ON p.id = j.value
-            """, arguments: [list], channel: Self.unknownChannel) { id, programme in
-            if let programme { try body(id, programme) }
+    /// The programmes with the given ids, in one statement, in the order given: nil where no programme has the id
+    /// or its details are unreadable. The statement reads no channel; `channel` names the one at each position.
+    func fetch(_ db: Database, ids: [Int64], channel: (Int) -> ChannelID) throws -> [StoredProgramme?] {
+        var found = [StoredProgramme?](repeating: nil, count: ids.count)
+        guard !ids.isEmpty else { return found }
+        let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
+        // The array index comes back with each row, so rows go straight to their place whatever order SQLite
+        // reads them in: no dictionary from id to place, no sorting afterwards.
+        let statement = try db.makeStatement(sql: """
+            SELECT \(Self.columns(channelID: "NULL")), j.key FROM json_each(?) j JOIN programme p ON p.id = j.value
+            """)
+        try statement.setArguments([list])
+        try DirectBinding(statement).forEachRow(db) { row in
+            let position = Int(sqlite3_column_int64(row, 7))
+            guard found.indices.contains(position) else { return }
+            found[position] = programme(row, channel: channel(position))
         }
+        return found
     }
-
-    /// Stands for the channel while a row read without one is decoded; the caller sets the real one.
-    static let unknownChannel = ChannelID("")
 
     private func programme(_ handle: OpaquePointer, channel knownChannel: ChannelID?) -> StoredProgramme? {
         let channel: ChannelID
@@ -74,7 +80,8 @@ struct ProgrammeRows {
         // Decoded straight from SQLite's buffer, without copying the blob.
         let blob = sqlite3_column_blob(handle, 5)
         let details = UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(handle, 5)))
-        guard let programme = DetailsCodec.decode(details, channel: channel, start: start, stop: isStopKnown ? end : nil) else {
+        guard let programme = DetailsCodec.decode(details, channel: channel, start: start, stop: isStopKnown ? end : nil,
+                                                   detail: detail) else {
             return nil
         }
         return StoredProgramme(id: ProgrammeID(rawValue: sqlite3_column_int64(handle, 0)),

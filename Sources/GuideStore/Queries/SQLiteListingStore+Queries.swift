@@ -29,57 +29,51 @@ extension SQLiteListingStore {
         try guide(in: window, channels: [channel]).first?.programmes ?? []
     }
 
-    public func guide(in window: TimeWindow, channels: [ChannelID]?) throws -> [ChannelListings] {
+    public func guide(in window: TimeWindow, channels: [ChannelID]?, detail: ProgrammeDetail) throws -> [ChannelListings] {
         let start = Int64(window.start.timeIntervalSince1970.rounded(.down))
         let end = Int64(window.end.timeIntervalSince1970.rounded(.up))
         return try mapErrors {
             try pool.read { db in
                 let schedule = try scheduleIndex(db)
                 let slots = schedule.slots(for: channels)
-                var results = slots.map { ChannelListings(channel: $0.channel, programmes: []) }
-                var places: [Int64: (channel: Int, index: Int)] = [:]
-                for (channel, slot) in slots.enumerated() {
-                    let ids = schedule.window(slot, from: start, to: end)
-                    for (index, id) in ids.enumerated() { places[id] = (channel, index) }
-                    results[channel].programmes.reserveCapacity(ids.count)
+                // Every channel's ids end to end, in guide and start order; channel c's end at `ends[c]`, and
+                // `owners` says whose each one is.
+                var ids: [Int64] = []
+                var owners: [Int] = []
+                var ends: [Int] = []
+                ends.reserveCapacity(slots.count)
+                for (index, slot) in slots.enumerated() {
+                    ids.append(contentsOf: schedule.window(slot, from: start, to: end))
+                    owners.append(contentsOf: repeatElement(index, count: ids.count - owners.count))
+                    ends.append(ids.count)
                 }
-                // Rows arrive in id order; each goes to its channel, then every channel is put back in start order.
-                var found: [[(index: Int, programme: StoredProgramme)]] = Array(repeating: [], count: slots.count)
-                try ProgrammeRows(db).forEach(db, ids: Array(places.keys)) { id, programme in
-                    guard let place = places[id] else { return }
-                    var programme = programme
-                    programme.programme.channel = slots[place.channel].channel
-                    found[place.channel].append((place.index, programme))
+                var found = try ProgrammeRows(db, detail: detail).fetch(db, ids: ids) { slots[owners[$0]].channel }
+                var from = 0
+                return zip(slots, ends).map { slot, end in
+                    var programmes: [StoredProgramme] = []
+                    programmes.reserveCapacity(end - from)
+                    for position in from..<end {
+                        if let programme = found[position].take() { programmes.append(programme) }
+                    }
+                    from = end
+                    return ChannelListings(channel: slot.channel, programmes: programmes)
                 }
-                for channel in found.indices {
-                    results[channel].programmes = found[channel].sorted { $0.index < $1.index }.map(\.programme)
-                }
-                return results
             }
         }
     }
 
-    public func nowNext(at instant: Date, channels: [ChannelID]?) throws -> [NowNext] {
+    public func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail) throws -> [NowNext] {
         let time = Int64(instant.timeIntervalSince1970.rounded(.down))
         return try mapErrors {
             try pool.read { db in
                 let schedule = try scheduleIndex(db)
                 let found = schedule.nowNext(at: time, in: schedule.slots(for: channels))
-                // The rows, fetched by id in one statement, go straight to their place in the answer.
-                var results = found.map { NowNext(channel: $0.channel, now: nil, next: nil) }
-                var places: [Int64: (index: Int, isNext: Bool)] = [:]
-                places.reserveCapacity(found.count * 2)
-                for (index, entry) in found.enumerated() {
-                    if let now = entry.now { places[now] = (index, false) }
-                    if let next = entry.next { places[next] = (index, true) }
+                // Each channel's now and next ids side by side (0, which no programme has, for none), in one statement.
+                let ids = found.flatMap { [$0.now ?? 0, $0.next ?? 0] as [Int64] }
+                var rows = try ProgrammeRows(db, detail: detail).fetch(db, ids: ids) { found[$0 / 2].channel }
+                return found.indices.map { index in
+                    NowNext(channel: found[index].channel, now: rows[2 * index].take(), next: rows[2 * index + 1].take())
                 }
-                try ProgrammeRows(db).forEach(db, ids: Array(places.keys)) { id, programme in
-                    guard let place = places[id] else { return }
-                    var programme = programme
-                    programme.programme.channel = results[place.index].channel
-                    if place.isNext { results[place.index].next = programme } else { results[place.index].now = programme }
-                }
-                return results
             }
         }
     }
