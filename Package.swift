@@ -73,7 +73,12 @@ let package = Package(
             "GuideServer", "GuideStore", "GuideIngest", "GuideCore",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
-        .testTarget(name: "GuideIngestTests", dependencies: ["GuideIngest", "GuideStore", "XMLTV", "GuideCore"]),
+        .testTarget(name: "GuideIngestTests", dependencies: [
+            "GuideIngest", "GuideStore", "XMLTV", "GuideCore",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

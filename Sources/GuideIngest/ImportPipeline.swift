@@ -61,56 +61,55 @@ final class ImportWriter: @unchecked Sendable {
 
 private let batchSize = 512
 
-/// The reading side of an import, on the calling thread: reads `next` to its end (gunzipping and picking the
-/// format), prepares programmes in batches for `handoff`, ends with `.finished` or `.failed`, and closes it.
-/// Stops early, quietly, when the writer cancelled. `progress` gets bytes and programmes read after each chunk.
-func readBatches(from next: () throws -> Data, radioTimesChannel: Channel, into handoff: Handoff<ImportBatch>,
+/// One input of an import: raw (possibly gzip) bytes read chunk by chunk, empty data at the end.
+struct ImportInput {
+    /// Names the input in messages; a Radio Times file's name gives its channel.
+    var name: String
+    var next: () throws -> Data
+}
+
+/// The reading side of an import, on the calling thread: reads each input to its end (gunzipping and picking the
+/// format), passes what it reads through `transform`, prepares programmes in batches for `handoff`, ends with
+/// `.finished` or `.failed`, and closes it. Stops early, quietly, when the writer cancelled. `progress` gets bytes
+/// and programmes read so far after each chunk.
+func readBatches(from inputs: [ImportInput], transform: ListingTransform, into handoff: Handoff<ImportBatch>,
                  progress: (_ bytesRead: Int64, _ programmes: Int) -> Void) {
     defer { handoff.close() }
     var batch: [ImportItem] = []
     var bytesRead: Int64 = 0
     var programmes = 0
+    var issues = IssueLog()
     func send() throws {
         guard !batch.isEmpty else { return }
         guard handoff.put(.items(batch)) else { throw CancellationError() }
         batch.removeAll(keepingCapacity: true)
     }
     do {
-        var decoder = ListingDecoder(radioTimesChannel: radioTimesChannel)
-        var inflater: GzipInflater?
-        var isFirst = true
         let emit: (XMLTVItem) throws -> Void = { item in
-            switch item {
-            case .channel(let channel): batch.append(.channel(channel))
-            case .programme(let programme, let line):
+            switch transform.apply(item) {
+            case .channel(let channel)?: batch.append(.channel(channel))
+            case .programme(let programme, let line)?:
                 batch.append(.programme(PreparedProgramme(programme, line: line)))
                 programmes += 1
+            case nil: return
             }
             if batch.count >= batchSize { try send() }
         }
-        while true {
-            let chunk = try next()
-            if chunk.isEmpty { break }
-            if isFirst {
-                isFirst = false
-                if chunk.count >= 2, chunk[chunk.startIndex] == 0x1F, chunk[chunk.startIndex + 1] == 0x8B {
-                    inflater = try GzipInflater()
-                }
+        for input in inputs {
+            var decoder = ListingStreamDecoder(radioTimesChannel: ListingImporter.radioTimesChannel(for: input.name),
+                                               localZone: transform.localZone)
+            while true {
+                let chunk = try input.next()
+                if chunk.isEmpty { break }
+                try chunk.withUnsafeBytes { try decoder.feed($0, emit) }
+                bytesRead += Int64(chunk.count)
+                progress(bytesRead, programmes)
             }
-            try chunk.withUnsafeBytes { raw in
-                if let inflater {
-                    try inflater.inflate(raw) { try decoder.feed($0, emit) }
-                } else {
-                    try decoder.feed(raw, emit)
-                }
-            }
-            bytesRead += Int64(chunk.count)
-            progress(bytesRead, programmes)
+            try decoder.finish(emit)
+            issues.merge(decoder.issues)
         }
-        try inflater?.finish()
-        try decoder.finish(emit)
         try send()
-        _ = handoff.put(.finished(decoder.issues))
+        _ = handoff.put(.finished(issues))
     } catch is CancellationError {
         return
     } catch {

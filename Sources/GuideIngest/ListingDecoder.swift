@@ -1,21 +1,26 @@
+import Foundation
 import GuideCore
 import XMLTV
 
-/// Picks the reader for a feed from its first bytes (`<` means XMLTV, anything else the Radio Times format) and
-/// feeds it, so the caller never trusts a file name or a Content-Type.
+/// Picks the reader for a feed from its first bytes (`<` means XMLTV, `[` a TVmaze schedule, anything else the
+/// Radio Times format) and feeds it, so the caller never trusts a file name or a Content-Type.
 struct ListingDecoder {
     private enum State {
         case undecided([UInt8])
         case xmltv(XMLTVReader)
         case radioTimes(RadioTimesReader)
+        case tvmaze(TVMazeScheduleReader)
     }
 
     private var state: State = .undecided([])
     /// The channel a Radio Times file describes; that format does not name its channel.
     let radioTimesChannel: Channel
+    /// When set, the feed's times are wall-clock times in this zone whatever offset they state.
+    let localZone: TimeZone?
 
-    init(radioTimesChannel: Channel) {
+    init(radioTimesChannel: Channel, localZone: TimeZone? = nil) {
         self.radioTimesChannel = radioTimesChannel
+        self.localZone = localZone
     }
 
     var issues: IssueLog {
@@ -23,6 +28,7 @@ struct ListingDecoder {
         case .undecided: IssueLog()
         case .xmltv(let reader): reader.issues
         case .radioTimes(let reader): reader.issues
+        case .tvmaze(let reader): reader.issues
         }
     }
 
@@ -36,10 +42,16 @@ struct ListingDecoder {
             }
             if first == UInt8(ascii: "<") {
                 var reader = XMLTVReader()
+                reader.localZone = localZone
                 try reader.feed(head, emit)
                 state = .xmltv(reader)
+            } else if first == UInt8(ascii: "[") {
+                var reader = TVMazeScheduleReader(localZone: localZone)
+                try reader.feed(head)
+                state = .tvmaze(reader)
             } else {
-                var reader = RadioTimesReader(channel: radioTimesChannel)
+                var reader = localZone.map { RadioTimesReader(channel: radioTimesChannel, zone: $0) }
+                    ?? RadioTimesReader(channel: radioTimesChannel)
                 try reader.feed(head, emit)
                 state = .radioTimes(reader)
             }
@@ -51,6 +63,10 @@ struct ListingDecoder {
             state = .undecided([])
             defer { state = .radioTimes(reader) }
             try reader.feed(chunk, emit)
+        case .tvmaze(var reader):
+            state = .undecided([])
+            defer { state = .tvmaze(reader) }
+            try reader.feed(chunk)
         }
     }
 
@@ -64,6 +80,9 @@ struct ListingDecoder {
         case .radioTimes(var reader):
             try reader.finish(emit)
             state = .radioTimes(reader)
+        case .tvmaze(var reader):
+            try reader.finish(emit)
+            state = .tvmaze(reader)
         }
     }
 
@@ -78,5 +97,37 @@ struct ListingDecoder {
             index += 1
         }
         return nil
+    }
+}
+
+/// A feed's raw bytes in, listings out: unpacks gzip (known by its first two bytes, whatever the name says) and
+/// hands the rest to a ``ListingDecoder``.
+struct ListingStreamDecoder {
+    private var decoder: ListingDecoder
+    private var inflater: GzipInflater?
+    private var isFirst = true
+
+    init(radioTimesChannel: Channel, localZone: TimeZone? = nil) {
+        decoder = ListingDecoder(radioTimesChannel: radioTimesChannel, localZone: localZone)
+    }
+
+    var issues: IssueLog { decoder.issues }
+
+    mutating func feed(_ chunk: UnsafeRawBufferPointer, _ emit: (XMLTVItem) throws -> Void) throws {
+        guard !chunk.isEmpty else { return }
+        if isFirst {
+            isFirst = false
+            if chunk.count >= 2, chunk[0] == 0x1F, chunk[1] == 0x8B { inflater = try GzipInflater() }
+        }
+        if let inflater {
+            try inflater.inflate(chunk) { try decoder.feed($0, emit) }
+        } else {
+            try decoder.feed(chunk, emit)
+        }
+    }
+
+    mutating func finish(_ emit: (XMLTVItem) throws -> Void) throws {
+        try inflater?.finish()
+        try decoder.finish(emit)
     }
 }

@@ -4,17 +4,21 @@ import GuideStore
 import NIOPosix
 
 extension ListingImporter {
-    /// Imports a file path or an http(s) URL (downloaded to a temporary file first, named as the source by its URL).
-    /// The import itself runs on NIO's thread pool, so a server's event loops and Swift's executor stay free.
-    public func importLocation(_ location: String,
+    /// Imports a file path or an http(s) URL (downloaded first, with the retries and limits of a refresh, and named
+    /// as the source by its URL). The import itself runs on NIO's thread pool, so a server's event loops and Swift's
+    /// executor stay free.
+    public func importLocation(_ location: String, transport: any HTTPTransport = AsyncHTTPTransport.shared,
                                progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportSummary {
-        if let url = URL(string: location), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
-            let path = try await ListingDownloader().download(url, progress: progress)
-            defer { try? FileManager.default.removeItem(atPath: path) }  // The temporary copy is ours.
-            return try await NIOThreadPool.singleton.runIfActive {
-                try importFile(at: path, as: SourceName(location), progress: progress)
-            }
+        let fetcher = FeedFetcher(transport: transport, policy: FetchPolicy())
+        guard case .fetched(let feed) = try await fetcher.fetch(location, validators: nil, localZone: nil, progress: { feed in
+            progress(ImportProgress(bytesRead: feed.bytes, totalBytes: feed.totalBytes, programmes: feed.programmes))
+        }) else {
+            throw IngestError(.download, "\(location) answered 304 Not Modified to a request that asked for the whole feed")
         }
-        return try await NIOThreadPool.singleton.runIfActive { try importFile(at: location, progress: progress) }
+        defer { feed.discard() }
+        return try await NIOThreadPool.singleton.runIfActive {
+            try importFiles([(feed.path, feed.location)], as: SourceName(location), transform: ListingTransform(),
+                            progress: progress)
+        }
     }
 }

@@ -31,29 +31,50 @@ public struct ListingImporter: Sendable {
     /// Imports the file at `path` under the source name `source` (the path itself by default).
     public func importFile(at path: String, as source: SourceName? = nil,
                            progress: (ImportProgress) -> Void = { _ in }) throws -> ImportSummary {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw IngestError(exists ? .unreadable : .notFound,
-                              exists ? "cannot read \(path): check its permissions" : "no file at \(path): check the path")
+        try importFiles([(path, path)], as: source ?? SourceName(path), transform: ListingTransform(), progress: progress)
+    }
+
+    /// Imports files as one import of `source`: each file's path, and the name it goes by (a Radio Times file's
+    /// name gives its channel).
+    func importFiles(_ files: [(path: String, name: String)], as source: SourceName, transform: ListingTransform,
+                     progress: (ImportProgress) -> Void = { _ in }) throws -> ImportSummary {
+        var handles: [FileHandle] = []
+        defer { for handle in handles { try? handle.close() } }  // Closing files we only read cannot lose data.
+        var total: Int64 = 0
+        for file in files {
+            guard let handle = FileHandle(forReadingAtPath: file.path) else {
+                let exists = FileManager.default.fileExists(atPath: file.path)
+                throw IngestError(exists ? .unreadable : .notFound,
+                                  exists ? "cannot read \(file.path): check its permissions" : "no file at \(file.path): check the path")
+            }
+            handles.append(handle)
+            total += (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0
         }
-        defer { try? handle.close() }  // Closing a file we only read cannot lose data.
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
-        return try importStream(source: source ?? SourceName(path), name: path, totalBytes: size, progress: progress) {
-            try handle.read(upToCount: chunkSize) ?? Data()
+        let size = chunkSize
+        let inputs = zip(files, handles).map { file, handle in
+            ImportInput(name: file.name) { try handle.read(upToCount: size) ?? Data() }
         }
+        return try importInputs(source: source, inputs, transform: transform, totalBytes: total, progress: progress)
     }
 
     /// Imports from `next`, which returns the following chunk of raw (possibly gzip) bytes and empty data at the end.
+    public func importStream(source: SourceName, name: String, totalBytes: Int64?,
+                             progress: (ImportProgress) -> Void = { _ in },
+                             next: @escaping () throws -> Data) throws -> ImportSummary {
+        try importInputs(source: source, [ImportInput(name: name, next: next)], transform: ListingTransform(),
+                         totalBytes: totalBytes, progress: progress)
+    }
+
+    /// Imports every input as one import of `source`, through `transform`.
     ///
     /// Two threads share the work: this one reads, unpacks, parses and prepares programmes (details blob, folded
     /// search text) in batches while the store's writer, on its own thread, inserts the batch before; the batches
     /// in between are bounded, so memory stays flat. `progress` is called on this thread, once per chunk read.
-    public func importStream(source: SourceName, name: String, totalBytes: Int64?,
-                             progress: (ImportProgress) -> Void = { _ in },
-                             next: () throws -> Data) throws -> ImportSummary {
+    func importInputs(source: SourceName, _ inputs: [ImportInput], transform: ListingTransform, totalBytes: Int64?,
+                      progress: (ImportProgress) -> Void) throws -> ImportSummary {
         let handoff = Handoff<ImportBatch>(capacity: 4)
         let writer = ImportWriter(store: store, source: source, handoff: handoff)
-        readBatches(from: next, radioTimesChannel: Self.radioTimesChannel(for: name), into: handoff) { bytesRead, programmes in
+        readBatches(from: inputs, transform: transform, into: handoff) { bytesRead, programmes in
             progress(ImportProgress(bytesRead: bytesRead, totalBytes: totalBytes, programmes: programmes))
         }
         return try writer.summary()

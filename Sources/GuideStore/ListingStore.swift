@@ -24,9 +24,10 @@ public protocol ListingStore: Sendable {
     func search(_ query: SearchQuery) throws -> [StoredProgramme]
     /// One programme by id.
     func programme(_ id: ProgrammeID) throws -> StoredProgramme?
-    /// Every programme, by channel and start, handed over one at a time so an export needs no memory for them.
+    /// Every programme the guide shows, by channel and start, handed over one at a time so an export needs no memory
+    /// for them.
     func forEachProgramme(_ body: (StoredProgramme) throws -> Void) throws
-    /// How many channels and programmes are stored.
+    /// How many channels are stored and how many programmes the guide shows (not those a higher-priority source hides).
     func counts() throws -> (channels: Int, programmes: Int)
     /// Which listings the store holds: changes with every import, so caches and feeds know when to refresh.
     func version() throws -> GuideVersion
@@ -105,13 +106,17 @@ public struct ImportSummary: Sendable {
     public var programmes: Int
     /// Programmes of the same source that the import replaced.
     public var replaced: Int
+    /// Programmes on the channels it touched that the guide does not show because a higher-priority source lists
+    /// the same time (its own, and other sources' it now covers).
+    public var hidden: Int
     public var issues: IssueLog
 
-    public init(source: SourceName, channels: Int, programmes: Int, replaced: Int, issues: IssueLog) {
+    public init(source: SourceName, channels: Int, programmes: Int, replaced: Int, hidden: Int = 0, issues: IssueLog) {
         self.source = source
         self.channels = channels
         self.programmes = programmes
         self.replaced = replaced
+        self.hidden = hidden
         self.issues = issues
     }
 }
@@ -126,6 +131,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case conflict
         /// What was to be changed does not exist.
         case notFound
+        /// What was given cannot work (a source definition with a bad zone).
+        case invalid
     }
 
     public var code: Code

@@ -150,12 +150,21 @@ final class SQLiteImportSession: ListingSink {
             replaced += db.changesCount
         }
         let stored = programmeCount - removed
+        let spread = try db.makeStatement(sql: """
+            INSERT INTO source_coverage (source_id, channel_key, first, last) VALUES (?, ?, ?, ?)
+            ON CONFLICT DO UPDATE SET first = min(first, excluded.first), last = max(last, excluded.last)
+            """)
+        for (channel, span) in coverage {
+            try spread.execute(arguments: [sourceID, channel, span.start, span.end])
+        }
+        let hidden = try SourceMerge.remerge(db, channels: Array(coverage.keys))
         let channelCount = describedChannels.union(coverage.keys.compactMap { channelIDs[$0] }).count
         try db.execute(sql: "UPDATE import_run SET channels = ?, programmes = ?, issues = ? WHERE id = ?",
                        arguments: [channelCount, stored, issues.total, importID])
         try db.execute(sql: "UPDATE guide_state SET generation = generation + 1")
         try db.execute(sql: "UPDATE source SET imported_at = (SELECT started_at FROM import_run WHERE id = ?) WHERE id = ?",
                        arguments: [importID, sourceID])
-        return ImportSummary(source: source, channels: channelCount, programmes: stored, replaced: replaced, issues: issues)
+        return ImportSummary(source: source, channels: channelCount, programmes: stored, replaced: replaced, hidden: hidden,
+                             issues: issues)
     }
 }

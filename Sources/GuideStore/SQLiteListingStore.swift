@@ -50,7 +50,7 @@ public final class SQLiteListingStore: ListingStore {
         try mapErrors {
             try pool.read { db in
                 (try Int.fetchOne(db, sql: "SELECT count(*) FROM channel") ?? 0,
-                 try Int.fetchOne(db, sql: "SELECT count(*) FROM programme") ?? 0)
+                 try Int.fetchOne(db, sql: "SELECT count(*) FROM programme WHERE hidden = 0") ?? 0)
             }
         }
     }

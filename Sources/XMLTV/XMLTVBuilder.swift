@@ -4,6 +4,8 @@ import GuideCore
 /// Turns the scanner's tags and text into channels and programmes, one element at a time.
 struct XMLTVBuilder {
     var issues = IssueLog()
+    /// See ``XMLTVReader/localZone``.
+    var localZone: TimeZone?
     private(set) var hasSeenRoot = false
     private var hasClosedRoot = false
 
@@ -290,14 +292,14 @@ struct XMLTVBuilder {
                                        message: "a <programme> without a start time was skipped"))
             return false
         }
-        guard let start = XMLTVTimestamp.parse(startRaw) else {
+        guard let start = XMLTVTimestamp.parse(startRaw, localZone: localZone) else {
             issues.record(ListingIssue(kind: .skipped, line: line, channel: ChannelID(channelID),
                                        message: "start \"\(String(decoding: startRaw, as: UTF8.self))\" is not an XMLTV time (YYYYMMDDhhmmss +hhmm); programme skipped"))
             return false
         }
         var stop: Int64?
         if let stopRaw = attributes.raw("stop") {
-            stop = XMLTVTimestamp.parse(stopRaw)
+            stop = XMLTVTimestamp.parse(stopRaw, localZone: localZone)
             if stop == nil {
                 issues.record(ListingIssue(kind: .invalidValue, line: line, channel: ChannelID(channelID),
                                            start: Date(timeIntervalSince1970: TimeInterval(start)),

@@ -28,6 +28,12 @@ public struct XMLTVReader {
     }
     /// The largest single token (a tag, a text run) accepted; a bigger one is hostile or broken input.
     public var maximumTokenBytes = 16 << 20
+    /// When set, times are read as wall-clock times in this zone and whatever offset they state is ignored: for
+    /// feeds that write local times with a wrong offset.
+    public var localZone: TimeZone? {
+        get { builder.localZone }
+        set { builder.localZone = newValue }
+    }
 
     private var buffer: [UInt8] = []
     private var position = 0

@@ -4,8 +4,9 @@ import Foundation
 /// XMLTV's timestamp form: `YYYYMMDDhhmmss +hhmm`, any leading part of the digits, a numeric or named zone, or
 /// none (UTC). Hour 24 is the next day's midnight.
 public enum XMLTVTimestamp {
-    /// Seconds since 1970 for the timestamp in `bytes`, or nil when it is not one.
-    public static func parse(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
+    /// Seconds since 1970 for the timestamp in `bytes`, or nil when it is not one. With `localZone` the digits are a
+    /// wall-clock time there and any zone the timestamp states is ignored.
+    public static func parse(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, localZone: TimeZone? = nil) -> Int64? {
         var index = bytes.startIndex
         let end = bytes.endIndex
         while index < end, bytes[index] == 0x20 { index += 1 }
@@ -35,14 +36,15 @@ public enum XMLTVTimestamp {
         guard hour < 24 || (minute == 0 && second == 0) else { return nil }
         let local = Int64(CivilTime.days(year: year, month: month, day: day)) * 86_400
             + Int64(hour * 3600 + minute * 60 + second)
+        if let localZone { return local - Int64(offset(in: localZone, localSeconds: local)) }
         while index < end, bytes[index] == 0x20 { index += 1 }
         guard let offset = zoneOffset(bytes[index..<end], localSeconds: local) else { return nil }
         return local - Int64(offset)
     }
 
     /// Parses timestamp bytes held in an array.
-    public static func parse(_ bytes: [UInt8]) -> Int64? {
-        bytes.withUnsafeBufferPointer { parse($0[...]) }
+    public static func parse(_ bytes: [UInt8], localZone: TimeZone? = nil) -> Int64? {
+        bytes.withUnsafeBufferPointer { parse($0[...], localZone: localZone) }
     }
 
     /// Parses a timestamp given as text.
@@ -90,12 +92,15 @@ public enum XMLTVTimestamp {
         }
         let name = String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespaces)
         if let hours = namedZones[name.uppercased()] { return Int(hours * 3600) }
-        if let zone = TimeZone(identifier: name) {
-            // The local time's offset: try the standard offset, then confirm with the offset at that instant.
-            let guess = Date(timeIntervalSince1970: TimeInterval(localSeconds) - TimeInterval(zone.secondsFromGMT()))
-            return zone.secondsFromGMT(for: guess)
-        }
+        if let zone = TimeZone(identifier: name) { return offset(in: zone, localSeconds: localSeconds) }
         return nil
+    }
+
+    /// The offset of `zone` at a wall-clock time there: tries the standard offset, then confirms with the offset at
+    /// that instant.
+    public static func offset(in zone: TimeZone, localSeconds: Int64) -> Int {
+        let guess = Date(timeIntervalSince1970: TimeInterval(localSeconds) - TimeInterval(zone.secondsFromGMT()))
+        return zone.secondsFromGMT(for: guess)
     }
 
     /// Zone abbreviations seen in real XMLTV files; ambiguous ones (IST, CST) take their most common meaning in TV data.

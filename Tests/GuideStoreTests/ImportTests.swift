@@ -50,11 +50,20 @@ import XMLTV
         #expect(try fixture.store.programmes(on: ChannelID("b"), in: all).map(\.programme.title) == ["Old B"])
     }
 
-    @Test func anotherSourceDoesNotReplace() throws {
+    @Test func anotherSourceDoesNotReplaceItHidesBehindTheFirst() throws {
         let fixture = try StoreFixture()
+        let all = TimeWindow(start: StoreFixture.date("2024"), end: StoreFixture.date("2025"))
+        func titles() throws -> [String] { try fixture.store.programmes(on: ChannelID("a"), in: all).map(\.programme.title) }
         try fixture.importXML(StoreFixture.xml([("a", "20240101200000", "20240101210000", "One")]), source: "first")
-        try fixture.importXML(StoreFixture.xml([("a", "20240101200000", "20240101210000", "Two")]), source: "second")
+        let summary = try fixture.importXML(StoreFixture.xml([("a", "20240101200000", "20240101210000", "Two"),
+                                                             ("a", "20240101210000", "20240101220000", "Later")]), source: "second")
+        // Equal priorities: the source first seen wins the shared hour; the second fills the hour after it.
+        #expect(summary.hidden == 1)
+        #expect(try titles() == ["One", "Later"])
         #expect(try fixture.store.counts().programmes == 2)
+        // Removing the first shows what hid behind it.
+        #expect(try fixture.store.removeSource(SourceName("first")) == 1)
+        #expect(try titles() == ["Two", "Later"])
     }
 
     @Test func aFailedImportChangesNothing() throws {

@@ -155,6 +155,53 @@ enum SchemaMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v4: configured sources, their channels, and merged listings") { db in
+            // A configured source keeps its definition as JSON (`SourceDefinition`: only tvguide reads it) beside the
+            // columns queries need. Imports by path or URL stay unconfigured sources (definition NULL).
+            // A programme hidden behind a higher-priority source's programme stays stored, so lowering a priority or
+            // removing a source shows it again; the channel index carries `hidden` so now/next and the grid filter it
+            // without reading rows. source_coverage says which sources list which channels over which span: only
+            // channels with more than one source need merging after an import.
+            try db.execute(sql: """
+                ALTER TABLE source ADD COLUMN definition TEXT;
+                ALTER TABLE source ADD COLUMN last_attempt INTEGER;
+                ALTER TABLE source ADD COLUMN last_success INTEGER;
+                ALTER TABLE source ADD COLUMN last_error TEXT;
+                ALTER TABLE source ADD COLUMN last_outcome TEXT;
+                ALTER TABLE source ADD COLUMN last_bytes INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE source ADD COLUMN last_programmes INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE source ADD COLUMN last_repairs INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE source ADD COLUMN last_duration REAL NOT NULL DEFAULT 0;
+                CREATE TABLE source_fetch (
+                    source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+                    url TEXT NOT NULL,
+                    etag TEXT,
+                    last_modified TEXT,
+                    PRIMARY KEY (source_id, url)
+                );
+                CREATE TABLE source_channel (
+                    source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+                    channel_id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    keep INTEGER NOT NULL,
+                    mapped_to TEXT,
+                    last_seen INTEGER,
+                    PRIMARY KEY (source_id, channel_id)
+                );
+                CREATE TABLE source_coverage (
+                    source_id INTEGER NOT NULL,
+                    channel_key INTEGER NOT NULL,
+                    first INTEGER NOT NULL,
+                    last INTEGER NOT NULL,
+                    PRIMARY KEY (channel_key, source_id)
+                );
+                INSERT INTO source_coverage (source_id, channel_key, first, last)
+                    SELECT source_id, channel_key, min(start), max(stop) FROM programme GROUP BY source_id, channel_key;
+                ALTER TABLE programme ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0;
+                DROP INDEX programme_by_channel;
+                CREATE INDEX programme_by_channel ON programme(channel_key, start, stop, hidden);
+                """)
+        }
         return migrator
     }
 }

@@ -18,7 +18,7 @@ extension SQLiteListingStore {
         try mapErrors {
             try pool.read { db in
                 try String.fetchAll(db, sql: """
-                    SELECT id FROM channel c WHERE EXISTS (SELECT 1 FROM programme WHERE channel_key = c.key) ORDER BY position
+                    SELECT id FROM channel c WHERE EXISTS (SELECT 1 FROM programme WHERE channel_key = c.key AND hidden = 0) ORDER BY position
                     """).map { ChannelID($0) }
             }
         }
@@ -84,8 +84,8 @@ extension SQLiteListingStore {
                 // One index seek per channel at each end, rather than a scan of every programme.
                 let row = try Row.fetchOne(db, sql: """
                     SELECT min(first), max(last) FROM (
-                        SELECT (SELECT start FROM programme WHERE channel_key = c.key ORDER BY start LIMIT 1) AS first,
-                               (SELECT stop FROM programme WHERE channel_key = c.key ORDER BY start DESC LIMIT 1) AS last
+                        SELECT (SELECT start FROM programme WHERE channel_key = c.key AND hidden = 0 ORDER BY start LIMIT 1) AS first,
+                               (SELECT stop FROM programme WHERE channel_key = c.key AND hidden = 0 ORDER BY start DESC LIMIT 1) AS last
                         FROM channel c)
                     """)
                 guard let first = row?[0] as Int64?, let last = row?[1] as Int64? else { return nil }
@@ -100,7 +100,7 @@ extension SQLiteListingStore {
         // Titles are found through the trigram index of distinct titles (terms of three or more characters);
         // shorter terms, and sub-titles and descriptions, are checked on the folded text.
         let indexed = query.terms.filter { $0.count >= 3 }
-        var conditions: [String] = []
+        var conditions = ["p.hidden = 0"]
         var arguments: [any DatabaseValueConvertible] = []
         var from = "programme p JOIN title t ON t.id = p.title_id"
         let channelJoin = "JOIN channel c ON c.key = p.channel_key"
@@ -150,7 +150,7 @@ extension SQLiteListingStore {
                 // In guide order, channel by channel, each channel's programmes by start: the programme index's order.
                 try ProgrammeRows(db).forEach(db, sql: """
                     SELECT \(ProgrammeRows.columns()) FROM channel c JOIN programme p ON p.channel_key = c.key
-                    ORDER BY c.position, p.start, p.id
+                    WHERE p.hidden = 0 ORDER BY c.position, p.start, p.id
                     """) { _, programme in
                     if let programme { try body(programme) }
                 }

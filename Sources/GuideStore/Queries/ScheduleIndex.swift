@@ -61,7 +61,7 @@ struct ScheduleIndex: Sendable {
         // Stepped through the C API: GRDB's row decoding costs more than SQLite's index scan here.
         let rows = DirectBinding(try db.makeStatement(sql: """
             SELECT channel_key, start, stop, id FROM programme INDEXED BY programme_by_channel
-            ORDER BY channel_key, start, stop, id
+            WHERE hidden = 0 ORDER BY channel_key, start, stop, hidden, id
             """))
         var currentKey: Int64?
         var firstOfKey = 0

@@ -1,0 +1,92 @@
+import Foundation
+
+/// What kind of feed a source reads.
+public enum SourceFormat: String, Codable, Sendable, CaseIterable {
+    /// An XMLTV file or URL, plain or gzip.
+    case xmltv
+    /// Per-channel files in the legacy Radio Times tilde-delimited format, one URL per channel.
+    case radiotimes
+    /// TVmaze's country schedule (`/schedule?country=XX&date=`), one request per day.
+    case tvmaze
+}
+
+/// A listings source an admin configured: where its listings come from and how they are treated.
+public struct SourceDefinition: Codable, Hashable, Sendable {
+    public var name: SourceName
+    public var format: SourceFormat
+    /// An XMLTV URL or path; for Radio Times a URL or path with `{channel}` where the channel's number goes; for
+    /// TVmaze a schedule URL (`https://api.tvmaze.com/schedule?country=GB`) or just the country code.
+    public var location: String
+    /// Higher wins where two sources list the same channel at the same time.
+    public var priority: Int
+    /// How often `serve` refreshes it, in seconds.
+    public var refreshInterval: Int
+    /// Added to every time the source gives, in seconds (for feeds whose times are off by a fixed amount).
+    public var timeShift: Int
+    /// When set, the source's times are wall-clock times in this zone whatever offset they carry.
+    public var localZone: String?
+    /// Whether channels the source starts offering are kept without an admin choosing them.
+    public var keepNewChannels: Bool
+    /// Radio Times: the channel numbers to fetch.
+    public var channels: [String]
+    /// TVmaze: how many days, from today, to fetch.
+    public var days: Int
+
+    public init(name: SourceName, format: SourceFormat, location: String, priority: Int = 0,
+                refreshInterval: Int = 12 * 3600, timeShift: Int = 0, localZone: String? = nil,
+                keepNewChannels: Bool = true, channels: [String] = [], days: Int = 7) {
+        self.name = name
+        self.format = format
+        self.location = location
+        self.priority = priority
+        self.refreshInterval = refreshInterval
+        self.timeShift = timeShift
+        self.localZone = localZone
+        self.keepNewChannels = keepNewChannels
+        self.channels = channels
+        self.days = days
+    }
+
+    /// Why the definition cannot work, or nil. Checked before it is stored.
+    public var problem: String? {
+        if name.rawValue.isEmpty || name.rawValue.count > 100 { return "a source's name has 1 to 100 characters" }
+        if location.isEmpty { return "\(name) has no URL or path" }
+        if let scheme = URL(string: location)?.scheme?.lowercased(), location.contains("://"),
+           !["http", "https", "file"].contains(scheme) {
+            return "\(name): only http, https and file locations can be fetched, not \(scheme)"
+        }
+        if refreshInterval < 300 { return "\(name): refresh at most every 5 minutes (--interval 300 or more)" }
+        if abs(timeShift) > 48 * 3600 { return "\(name): a time shift of more than 48 hours is not a time shift" }
+        if let localZone, TimeZone(identifier: localZone) == nil { return "\(name): \(localZone) is not a time zone (try Europe/London)" }
+        if !(1...30).contains(days) { return "\(name): fetch 1 to 30 days" }
+        if format == .radiotimes, location.contains("{channel}"), channels.isEmpty {
+            return "\(name): name the Radio Times channels to fetch (--channels 26,92)"
+        }
+        return nil
+    }
+}
+
+/// What a source said about one of its channels, and what the guide does with it.
+public struct SourceChannel: Codable, Hashable, Sendable {
+    /// The source's own id for the channel.
+    public var id: ChannelID
+    /// Its display name as the source last gave it.
+    public var name: String
+    /// Whether its listings go into the guide.
+    public var keep: Bool
+    /// The guide channel its listings go to; nil for the channel of the same id.
+    public var mappedTo: ChannelID?
+    /// When a refresh last saw it offered; nil when only an admin has named it so far.
+    public var lastSeen: Date?
+
+    public init(id: ChannelID, name: String, keep: Bool, mappedTo: ChannelID? = nil, lastSeen: Date? = nil) {
+        self.id = id
+        self.name = name
+        self.keep = keep
+        self.mappedTo = mappedTo
+        self.lastSeen = lastSeen
+    }
+
+    /// The guide channel its listings go to.
+    public var guideChannel: ChannelID { mappedTo ?? id }
+}

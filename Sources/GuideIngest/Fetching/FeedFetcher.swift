@@ -1,0 +1,302 @@
+import AsyncHTTPClient
+import Foundation
+import GuideCore
+import GuideStore
+import NIOCore
+import XMLTV
+
+/// Limits and retry rules for downloads.
+public struct FetchPolicy: Sendable {
+    /// The largest body accepted.
+    public var maximumBytes: Int64 = 2 << 30
+    /// How long one download may take, retries not counted.
+    public var maximumDuration: Duration = .seconds(30 * 60)
+    /// Retries after the first try, for timeouts, dropped connections, 429 and 5xx.
+    public var retries = 3
+    /// The first retry waits about this long, each further one twice as long (with jitter of +/-50%).
+    public var backoff: Duration = .seconds(2)
+    /// A 429 or 503 asking to wait longer than this fails the download instead.
+    public var longestRetryAfter: Duration = .seconds(5 * 60)
+
+    public init() {}
+}
+
+/// How one download or file is going, for a progress line.
+public struct FeedProgress: Sendable, Equatable {
+    public var location: String
+    public var bytes: Int64
+    /// The size, when the server or file system says it.
+    public var totalBytes: Int64?
+    public var programmes: Int
+    /// The try this is (1 for the first), and why the one before failed.
+    public var attempt = 1
+    public var retryReason: String?
+
+    public var fraction: Double? {
+        guard let totalBytes, totalBytes > 0 else { return nil }
+        return min(1, Double(bytes) / Double(totalBytes))
+    }
+}
+
+/// A feed read and checked, ready to import.
+struct FetchedFeed: Sendable {
+    var location: String
+    /// The file to import from: a temporary copy of a download, or the source's own file.
+    var path: String
+    var isTemporary: Bool
+    var bytes: Int64
+    var validators: HTTPValidators
+    /// The channels the feed describes or names, in order of appearance.
+    var channels: [OfferedChannel]
+    var programmes: Int
+
+    func discard() {
+        if isTemporary { try? FileManager.default.removeItem(atPath: path) }
+    }
+}
+
+enum FetchResult: Sendable {
+    /// The server said the feed has not changed since the validators sent.
+    case notModified
+    case fetched(FetchedFeed)
+}
+
+/// Gets one feed: downloads a URL to a temporary file (or reads a local file) while parsing it as it arrives, so a
+/// broken or non-listings feed fails before the store is touched, progress can count programmes, and the channels
+/// it offers are known before the import. Retries what is worth retrying.
+struct FeedFetcher: Sendable {
+    var transport: any HTTPTransport
+    var policy: FetchPolicy
+    /// Waits between retries; tests shorten it.
+    var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+
+    func fetch(_ location: String, validators: HTTPValidators?, localZone: TimeZone?,
+               progress: @escaping @Sendable (FeedProgress) -> Void) async throws -> FetchResult {
+        guard let url = URL(string: location), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            let path = location.hasPrefix("file://") ? (URL(string: location)?.path ?? location) : location
+            return .fetched(try await survey(file: path, location: location, localZone: localZone, progress: progress))
+        }
+        var attempt = 1
+        var reason: String?
+        while true {
+            do {
+                return try await download(url, location: location, validators: validators, localZone: localZone,
+                                          attempt: attempt, reason: reason, progress: progress)
+            } catch let failure as Retryable {
+                guard attempt <= policy.retries else { throw IngestError(.download, failure.message + Self.gaveUp(attempt)) }
+                var wait = policy.backoff * Double(1 << (attempt - 1)) * Double.random(in: 0.5...1.5)
+                if let asked = failure.retryAfter {
+                    guard asked <= policy.longestRetryAfter else {
+                        throw IngestError(.download, failure.message + "; it asked to wait \(asked.components.seconds) s, longer "
+                                          + "than the \(policy.longestRetryAfter.components.seconds) s a refresh waits")
+                    }
+                    wait = max(wait, asked)
+                }
+                reason = failure.message
+                progress(FeedProgress(location: location, bytes: 0, totalBytes: nil, programmes: 0, attempt: attempt + 1,
+                                      retryReason: reason))
+                try await sleep(wait)
+                attempt += 1
+            }
+        }
+    }
+
+    /// A byte count as people read it: 98 KB, 14 MB.
+    static func size(_ bytes: Int64) -> String {
+        bytes < 1 << 20 ? "\(Int((Double(bytes) / 1024).rounded())) KB" : "\(Int((Double(bytes) / 1_048_576).rounded())) MB"
+    }
+
+    private static func gaveUp(_ attempts: Int) -> String { attempts == 1 ? "" : " (gave up after \(attempts) tries)" }
+
+    /// A failure a later try may not have.
+    private struct Retryable: Error {
+        var message: String
+        var retryAfter: Duration?
+    }
+
+    private func download(_ url: URL, location: String, validators: HTTPValidators?, localZone: TimeZone?, attempt: Int,
+                          reason: String?, progress: @escaping @Sendable (FeedProgress) -> Void) async throws -> FetchResult {
+        var headers: [(String, String)] = []
+        if let etag = validators?.etag { headers.append(("If-None-Match", etag)) }
+        if let lastModified = validators?.lastModified { headers.append(("If-Modified-Since", lastModified)) }
+        let began = ContinuousClock.now
+        let reply: HTTPReply
+        do {
+            reply = try await transport.get(url, headers: headers)
+        } catch {
+            throw try Self.classify(error, location: location, bytes: nil)
+        }
+        switch reply.status {
+        case 200: break
+        case 304 where validators.map { !$0.isEmpty } ?? false: return .notModified
+        case 429, 503, 500...599:
+            throw Retryable(message: "\(location) answered \(reply.status)\(reply.status == 429 ? " (too many requests)" : "")",
+                            retryAfter: reply.headers["retry-after"].flatMap(Self.retryAfter))
+        default:
+            throw IngestError(.download, "\(location) answered \(reply.status); nothing was imported")
+        }
+        let total = reply.contentLength
+        if let total, total > policy.maximumBytes {
+            throw IngestError(.download, "\(location) is \(Self.size(total)), more than the \(Self.size(policy.maximumBytes)) allowed; not downloaded")
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-feed-\(UUID().uuidString)").path
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw IngestError(.unreadable, "cannot create a temporary file for \(location)")
+        }
+        var survey = Survey(location: location, localZone: localZone)
+        var state = FeedProgress(location: location, bytes: 0, totalBytes: total, programmes: 0, attempt: attempt, retryReason: reason)
+        do {
+            defer { try? handle.close() }
+            progress(state)
+            while true {
+                let buffer: ByteBuffer?
+                do {
+                    buffer = try await reply.next()
+                } catch {
+                    throw try Self.classify(error, location: location, bytes: state.bytes)
+                }
+                guard let buffer else { break }
+                state.bytes += Int64(buffer.readableBytes)
+                if state.bytes > policy.maximumBytes {
+                    throw IngestError(.download, "\(location) sent more than the \(Self.size(policy.maximumBytes)) allowed; stopped and discarded")
+                }
+                if ContinuousClock.now - began > policy.maximumDuration {
+                    throw IngestError(.download, "\(location) took longer than \(policy.maximumDuration.components.seconds) s "
+                                      + "(\(state.bytes) bytes so far); stopped and discarded")
+                }
+                try buffer.withUnsafeReadableBytes { raw in
+                    try handle.write(contentsOf: raw)
+                    try survey.feed(raw)
+                }
+                state.programmes = survey.programmes
+                progress(state)
+            }
+            if let total, state.bytes < total {
+                throw Retryable(message: "the connection to \(location) broke off at \(state.bytes) of \(total) bytes")
+            }
+            try survey.finish()
+        } catch {
+            try? FileManager.default.removeItem(atPath: path)
+            throw error
+        }
+        state.programmes = survey.programmes
+        progress(state)
+        return .fetched(FetchedFeed(location: location, path: path, isTemporary: true, bytes: state.bytes,
+                                    validators: HTTPValidators(etag: reply.headers["etag"], lastModified: reply.headers["last-modified"]),
+                                    channels: survey.channels, programmes: survey.programmes))
+    }
+
+    /// Reads a local file through the same checks as a download.
+    private func survey(file path: String, location: String, localZone: TimeZone?,
+                        progress: @escaping @Sendable (FeedProgress) -> Void) async throws -> FetchedFeed {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            let exists = FileManager.default.fileExists(atPath: path)
+            throw IngestError(exists ? .unreadable : .notFound,
+                              exists ? "cannot read \(path): check its permissions" : "no file at \(path): check the path")
+        }
+        defer { try? handle.close() }
+        let total = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+        var survey = Survey(location: location, localZone: localZone)
+        var state = FeedProgress(location: location, bytes: 0, totalBytes: total, programmes: 0)
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            try chunk.withUnsafeBytes { try survey.feed($0) }
+            state.bytes += Int64(chunk.count)
+            state.programmes = survey.programmes
+            progress(state)
+            await Task.yield()
+        }
+        try survey.finish()
+        return FetchedFeed(location: location, path: path, isTemporary: false, bytes: state.bytes,
+                           validators: HTTPValidators(etag: nil, lastModified: nil), channels: survey.channels,
+                           programmes: survey.programmes)
+    }
+
+    /// Parses a feed as it arrives, keeping only its channels and a count of its programmes.
+    private struct Survey {
+        var decoder: ListingStreamDecoder
+        var tally = Tally()
+        var channels: [OfferedChannel] { tally.channels }
+        var programmes: Int { tally.programmes }
+
+        init(location: String, localZone: TimeZone?) {
+            decoder = ListingStreamDecoder(radioTimesChannel: ListingImporter.radioTimesChannel(for: location), localZone: localZone)
+        }
+
+        mutating func feed(_ raw: UnsafeRawBufferPointer) throws {
+            var tally = self.tally
+            defer { self.tally = tally }
+            try decoder.feed(raw) { tally.record($0) }
+        }
+
+        mutating func finish() throws {
+            var tally = self.tally
+            defer { self.tally = tally }
+            try decoder.finish { tally.record($0) }
+        }
+    }
+
+    private struct Tally {
+        var channels: [OfferedChannel] = []
+        var places: [ChannelID: Int] = [:]
+        var programmes = 0
+
+        mutating func record(_ item: XMLTVItem) {
+            switch item {
+            case .channel(let channel):
+                if let place = places[channel.id] {
+                    channels[place].name = channel.name   // described after its programmes named it
+                } else {
+                    places[channel.id] = channels.count
+                    channels.append(OfferedChannel(id: channel.id, name: channel.name))
+                }
+            case .programme(let programme, _):
+                programmes += 1
+                // A channel only its programmes name is offered by its id.
+                if places[programme.channel] == nil {
+                    places[programme.channel] = channels.count
+                    channels.append(OfferedChannel(id: programme.channel, name: programme.channel.rawValue))
+                }
+            }
+        }
+    }
+
+    /// Sorts a transport error into worth-retrying (timeouts, refused or dropped connections) or not (redirect
+    /// loops, bad URLs, TLS failures).
+    private static func classify(_ error: any Error, location: String, bytes: Int64?) throws -> any Error {
+        let broke = bytes.map { " after \($0) bytes" } ?? ""
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .redirectCycleDetected:
+                return IngestError(.download, "\(location) redirects in a loop; nothing was imported")
+            case .redirectLimitReached:
+                return IngestError(.download, "\(location) redirects more than 5 times; nothing was imported")
+            case .readTimeout:
+                return Retryable(message: "\(location) stopped sending\(broke) (read timeout)")
+            case .connectTimeout, .deadlineExceeded:
+                return Retryable(message: "\(location) did not answer in time")
+            case .remoteConnectionClosed:
+                return Retryable(message: "the connection to \(location) broke off\(broke)")
+            case .invalidURL, .emptyScheme, .emptyHost:
+                return IngestError(.download, "\(location) is not a URL tvguide can fetch: \(error)")
+            default:
+                return Retryable(message: "the download of \(location) failed\(broke): \(error)")
+            }
+        }
+        if error is CancellationError { throw error }
+        if let error = error as? IngestError { return error }
+        // Mid-body, anything else the connection does (an early end, a reset) is a connection breaking off.
+        if bytes != nil { return Retryable(message: "the connection to \(location) broke off\(broke): \(error)") }
+        return Retryable(message: "cannot reach \(location): \(error)")
+    }
+
+    /// Retry-After as seconds or an HTTP date.
+    static func retryAfter(_ value: String) -> Duration? {
+        if let seconds = Int(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 { return .seconds(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return nil }
+        return .seconds(max(0, Int(date.timeIntervalSinceNow.rounded(.up))))
+    }
+}

@@ -1,0 +1,79 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// The one thing refreshes need from HTTP: a GET whose body arrives as it is read. AsyncHTTPClient behind it in
+/// the product; the protocol keeps the refresh logic free of it.
+public protocol HTTPTransport: Sendable {
+    /// Sends a GET with `headers`; the reply's body is read through ``HTTPReply/next()``.
+    func get(_ url: URL, headers: [(String, String)]) async throws -> HTTPReply
+}
+
+/// A response whose body has not been read yet.
+public struct HTTPReply: Sendable {
+    public var status: Int
+    /// Header values by lower-case name (the first of repeated ones).
+    public var headers: [String: String]
+    private let body: BodyReader
+
+    public init(status: Int, headers: [String: String], next: @escaping @Sendable () async throws -> ByteBuffer?) {
+        self.status = status
+        self.headers = headers
+        body = BodyReader(next: next)
+    }
+
+    /// The next part of the body; nil at its end.
+    public func next() async throws -> ByteBuffer? { try await body.next() }
+
+    /// The declared body length, when the server sent one.
+    public var contentLength: Int64? { headers["content-length"].flatMap { Int64($0) } }
+
+    private final class BodyReader: Sendable {
+        let next: @Sendable () async throws -> ByteBuffer?
+        init(next: @escaping @Sendable () async throws -> ByteBuffer?) { self.next = next }
+    }
+}
+
+/// ``HTTPTransport`` over AsyncHTTPClient: redirects followed up to 5 times (a cycle is an error), no other
+/// schemes than http and https, a connect timeout and a read timeout that catches a server that stops sending.
+public final class AsyncHTTPTransport: HTTPTransport {
+    private let client: HTTPClient
+
+    /// One for the whole process, never shut down: what the CLI and the server use.
+    public static let shared = AsyncHTTPTransport()
+
+    public init(connectTimeout: TimeAmount = .seconds(15), readTimeout: TimeAmount = .seconds(60)) {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .follow(max: 5, allowCycles: false))
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: connectTimeout, read: readTimeout)
+        // Feeds are fetched as they are: a gzip file stays gzip and the reader unpacks it, streaming.
+        configuration.decompression = .disabled
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// Closes the client's connections; call once when done.
+    public func shutdown() async throws {
+        try await client.shutdown()
+    }
+
+    public func get(_ url: URL, headers: [(String, String)]) async throws -> HTTPReply {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.headers.add(name: "User-Agent", value: "tvguide")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        // The deadline covers the connection and the response head; the body is bounded by the read timeout and
+        // by the refresher's own size and time limits.
+        let response = try await client.execute(request, timeout: .minutes(2))
+        var values: [String: String] = [:]
+        for header in response.headers where values[header.name.lowercased()] == nil {
+            values[header.name.lowercased()] = header.value
+        }
+        let iterator = BodyIterator(response.body.makeAsyncIterator())
+        return HTTPReply(status: Int(response.status.code), headers: values) { try await iterator.next() }
+    }
+
+    /// Holds the body's iterator for the reply's closure; only the refresh reading the body calls it.
+    private final class BodyIterator: @unchecked Sendable {
+        private var iterator: HTTPClientResponse.Body.AsyncIterator
+        init(_ iterator: HTTPClientResponse.Body.AsyncIterator) { self.iterator = iterator }
+        func next() async throws -> ByteBuffer? { try await iterator.next() }
+    }
+}

@@ -1,0 +1,275 @@
+import Foundation
+import GuideCore
+import GuideStore
+import NIOPosix
+import Synchronization
+
+/// What a refresh of one source did: what `tvguide refresh --json` prints, one object per source.
+public struct SourceReport: Codable, Sendable, Equatable {
+    public enum Outcome: String, Codable, Sendable {
+        case imported, unchanged, failed
+        /// Another refresh of the same source was running; this one did nothing.
+        case alreadyRunning = "already-running"
+    }
+
+    public var source: String
+    public var outcome: Outcome
+    public var error: String?
+    /// Downloads (or files) read, and downloads the server said had not changed.
+    public var downloads = 0
+    public var notModified = 0
+    public var bytes: Int64 = 0
+    public var channels = 0
+    public var programmes = 0
+    /// Programmes of the source's previous refresh that this one replaced.
+    public var replaced = 0
+    /// Programmes on its channels the guide does not show because a higher-priority source covers their time.
+    public var hidden = 0
+    /// Repairs and other issues the readers and the import reported.
+    public var repairs = 0
+    /// Channels whose ids the provider changed while their names stayed: old id to new id.
+    public var renamedChannels: [String: String] = [:]
+    public var seconds: Double = 0
+
+    public init(source: String, outcome: Outcome) {
+        self.source = source
+        self.outcome = outcome
+    }
+}
+
+/// Live progress of a refresh: per source, its downloads; overall, downloads done of those known.
+public struct RefreshProgress: Sendable, Equatable {
+    public enum Phase: String, Sendable {
+        case waiting, downloading, importing, imported, unchanged, failed
+    }
+
+    public struct Source: Sendable, Equatable {
+        public var name: String
+        public var phase: Phase
+        public var feeds: [FeedProgress]
+        public var downloadsDone: Int
+        public var downloadsTotal: Int
+        public var error: String?
+    }
+
+    public var sources: [Source]
+
+    public var downloadsDone: Int { sources.reduce(0) { $0 + $1.downloadsDone } }
+    public var downloadsTotal: Int { sources.reduce(0) { $0 + $1.downloadsTotal } }
+    public var isFinished: Bool { sources.allSatisfy { [.imported, .unchanged, .failed].contains($0.phase) } }
+}
+
+/// Refreshes configured sources: downloads their feeds (concurrently, at most `concurrency` at a time), checks them
+/// as they arrive, and imports each source's feeds as one import, only when every one of them arrived whole. A
+/// failure leaves that source's listings as they were and is recorded for health. Two refreshes of one source never
+/// overlap: the second reports ``SourceReport/Outcome/alreadyRunning``.
+public final class SourceRefresher: Sendable {
+    public typealias Store = ListingStore & SourceStore
+
+    let store: any Store
+    let fetcher: FeedFetcher
+    let slots: DownloadSlots
+    /// Where a TVmaze source given as a country code fetches from.
+    let tvmazeBase: String
+    let now: @Sendable () -> Date
+    private let running = Mutex<Set<SourceName>>([])
+
+    public init(store: any Store, transport: any HTTPTransport, policy: FetchPolicy = FetchPolicy(), concurrency: Int = 4,
+                tvmazeBase: String = "https://api.tvmaze.com", now: @escaping @Sendable () -> Date = Date.init) {
+        self.store = store
+        fetcher = FeedFetcher(transport: transport, policy: policy)
+        slots = DownloadSlots(max(1, concurrency))
+        self.tvmazeBase = tvmazeBase
+        self.now = now
+    }
+
+    /// Refreshes the named sources (all when nil), together; one report per source, in the order asked.
+    public func refresh(_ names: [SourceName]? = nil,
+                        progress: @escaping @Sendable (RefreshProgress) -> Void = { _ in }) async throws -> [SourceReport] {
+        let all = try store.sources().map(\.definition)
+        let chosen: [SourceDefinition]
+        if let names {
+            chosen = try names.map { name in
+                guard let definition = all.first(where: { $0.name == name }) else {
+                    throw StoreError(.notFound, "there is no source called \(name); `tvguide sources list` shows them")
+                }
+                return definition
+            }
+        } else {
+            chosen = all
+        }
+        let tracker = ProgressTracker(chosen.map(\.name.rawValue), report: progress)
+        return await withTaskGroup(of: (Int, SourceReport).self) { group in
+            for (index, definition) in chosen.enumerated() {
+                group.addTask { (index, await self.refresh(definition, tracker: tracker)) }
+            }
+            var reports = [SourceReport?](repeating: nil, count: chosen.count)
+            for await (index, report) in group { reports[index] = report }
+            return reports.compactMap { $0 }
+        }
+    }
+
+    /// The locations a source's refresh reads, as of `date`.
+    public func locations(of definition: SourceDefinition, on date: Date) -> [String] {
+        switch definition.format {
+        case .xmltv:
+            return [definition.location]
+        case .radiotimes:
+            guard definition.location.contains("{channel}") else { return [definition.location] }
+            return definition.channels.map { definition.location.replacingOccurrences(of: "{channel}", with: $0) }
+        case .tvmaze:
+            let base = definition.location.contains("://") ? definition.location
+                : "\(tvmazeBase)/schedule?country=\(definition.location.uppercased())"
+            let separator = base.contains("?") ? "&" : "?"
+            let today = Int(date.timeIntervalSince1970) / 86_400
+            return (0..<definition.days).map { day in
+                let (year, month, dayOfMonth) = CivilTime.date(days: today + day)
+                return base + separator + "date=" + String(format: "%04d-%02d-%02d", year, month, dayOfMonth)
+            }
+        }
+    }
+
+    private func refresh(_ definition: SourceDefinition, tracker: ProgressTracker) async -> SourceReport {
+        let name = definition.name
+        guard running.withLock({ $0.insert(name).inserted }) else {
+            tracker.update(name.rawValue) { $0.phase = .failed; $0.error = "already being refreshed" }
+            return SourceReport(source: name.rawValue, outcome: .alreadyRunning)
+        }
+        defer { running.withLock { _ = $0.remove(name) } }
+        let began = ContinuousClock.now
+        let startedAt = now()
+        var report = SourceReport(source: name.rawValue, outcome: .failed)
+        var validators: [String: HTTPValidators] = [:]
+        do {
+            (report, validators) = try await run(definition, startedAt: startedAt, tracker: tracker)
+        } catch {
+            report.error = "\(error)"
+        }
+        report.seconds = (ContinuousClock.now - began) / .seconds(1)
+        let record = RefreshRecord(outcome: RefreshOutcome(rawValue: report.outcome.rawValue) ?? .failed, at: startedAt,
+                                   duration: report.seconds, bytes: report.bytes, programmes: report.programmes,
+                                   repairs: report.repairs, error: report.error, validators: validators)
+        try? store.recordRefresh(record, of: name)
+        let error = report.error
+        tracker.update(name.rawValue) { source in
+            source.phase = report.outcome == .imported ? .imported : report.outcome == .unchanged ? .unchanged : .failed
+            source.error = error
+        }
+        return report
+    }
+
+    /// The refresh itself: its report, and the validators of the feeds it downloaded whole.
+    private func run(_ definition: SourceDefinition, startedAt: Date,
+                     tracker: ProgressTracker) async throws -> (SourceReport, [String: HTTPValidators]) {
+        let name = definition.name
+        let locations = locations(of: definition, on: startedAt)
+        let validators = try store.validators(of: name)
+        let zone = definition.localZone.flatMap(TimeZone.init(identifier:))
+        tracker.update(name.rawValue) { $0.phase = .downloading; $0.downloadsTotal = locations.count }
+        // Every feed, concurrently within the download bound; the first failure cancels the rest.
+        let results = try await withThrowingTaskGroup(of: (Int, String, FetchResult).self) { group in
+            for (index, location) in locations.enumerated() {
+                group.addTask {
+                    try await self.slots.run {
+                        let result = try await self.fetcher.fetch(location, validators: validators[location], localZone: zone) { feed in
+                            tracker.feed(name.rawValue, feed)
+                        }
+                        tracker.update(name.rawValue) { $0.downloadsDone += 1 }
+                        return (index, location, result)
+                    }
+                }
+            }
+            var collected: [(Int, String, FetchResult)] = []
+            do {
+                for try await result in group { collected.append(result) }
+            } catch {
+                // What arrived before the failure is of no use: the source is imported whole or not at all.
+                for case (_, _, .fetched(let feed)) in collected { feed.discard() }
+                throw error
+            }
+            return collected.sorted { $0.0 < $1.0 }.map { ($0.1, $0.2) }
+        }
+        let feeds = results.compactMap { location, result -> FetchedFeed? in
+            if case .fetched(let feed) = result { return feed }
+            return nil
+        }
+        defer { for feed in feeds { feed.discard() } }
+        var report = SourceReport(source: name.rawValue, outcome: .unchanged)
+        report.downloads = results.count
+        report.notModified = results.count - feeds.count
+        report.bytes = feeds.reduce(0) { $0 + $1.bytes }
+        guard !feeds.isEmpty else { return (report, [:]) }
+
+        var offered: [OfferedChannel] = []
+        var seen: Set<ChannelID> = []
+        for channel in feeds.flatMap(\.channels) where seen.insert(channel.id).inserted { offered.append(channel) }
+        // Renames are judged only on a complete offer: a feed that did not change says nothing about its channels.
+        let plan = try store.recordOffer(offered, of: name, at: startedAt, complete: report.notModified == 0)
+        tracker.update(name.rawValue) { $0.phase = .importing }
+        let transform = ListingTransform(plan: plan, timeShift: definition.timeShift, localZone: zone)
+        let importer = ListingImporter(store: store)
+        let summary = try await NIOThreadPool.singleton.runIfActive {
+            try importer.importFiles(feeds.map { ($0.path, $0.location) }, as: name, transform: transform)
+        }
+        report.outcome = .imported
+        report.channels = summary.channels
+        report.programmes = summary.programmes
+        report.replaced = summary.replaced
+        report.hidden = summary.hidden
+        report.repairs = summary.issues.total
+        report.renamedChannels = Dictionary(uniqueKeysWithValues: plan.renamed.map { ($0.key.rawValue, $0.value.rawValue) })
+        return (report, Dictionary(feeds.map { ($0.location, $0.validators) }, uniquingKeysWith: { $1 }))
+    }
+}
+
+/// Bounds how many downloads run at once.
+actor DownloadSlots {
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(_ count: Int) { free = count }
+
+    func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        if free > 0 {
+            free -= 1
+        } else {
+            await withCheckedContinuation { waiting.append($0) }
+        }
+        defer {
+            if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+        }
+        return try await body()
+    }
+}
+
+/// Collects progress from every download and hands out snapshots, in order, on the thread that reported.
+final class ProgressTracker: Sendable {
+    private let state: Mutex<RefreshProgress>
+    private let report: @Sendable (RefreshProgress) -> Void
+
+    init(_ names: [String], report: @escaping @Sendable (RefreshProgress) -> Void) {
+        state = Mutex(RefreshProgress(sources: names.map {
+            RefreshProgress.Source(name: $0, phase: .waiting, feeds: [], downloadsDone: 0, downloadsTotal: 0)
+        }))
+        self.report = report
+    }
+
+    func update(_ name: String, _ change: (inout RefreshProgress.Source) -> Void) {
+        // Reported inside the lock, so snapshots arrive in the order they were taken.
+        state.withLock { state in
+            guard let index = state.sources.firstIndex(where: { $0.name == name }) else { return }
+            change(&state.sources[index])
+            report(state)
+        }
+    }
+
+    func feed(_ name: String, _ feed: FeedProgress) {
+        update(name) { source in
+            if let index = source.feeds.firstIndex(where: { $0.location == feed.location }) {
+                source.feeds[index] = feed
+            } else {
+                source.feeds.append(feed)
+            }
+        }
+    }
+}

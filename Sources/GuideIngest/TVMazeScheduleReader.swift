@@ -1,0 +1,138 @@
+import Foundation
+import GuideCore
+import XMLTV
+
+/// Reads one day of TVmaze's country schedule (`/schedule?country=XX&date=`): a JSON array of episodes, each with
+/// its show inline. Networks (and local web channels) become channels, episodes programmes.
+///
+/// A day's schedule is one JSON document of a few hundred KB, so it is read whole at the end (up to 64 MB). The
+/// quirks documented in ../shared/data/tvmaze/API-NOTES.md: an episode with no air time (`airtime` empty, a
+/// streaming release whose `airstamp` is a noon placeholder or null) has no place in a grid and is skipped and
+/// reported; `runtime` may be null (the stop then comes from the next programme); summaries are HTML.
+struct TVMazeScheduleReader {
+    private(set) var issues = IssueLog()
+    private var bytes: [UInt8] = []
+    /// When set, `airdate` and `airtime` are read as wall-clock times there instead of using `airstamp`.
+    let localZone: TimeZone?
+    static let maximumBytes = 64 << 20
+
+    init(localZone: TimeZone?) {
+        self.localZone = localZone
+    }
+
+    mutating func feed(_ chunk: UnsafeRawBufferPointer) throws {
+        bytes.append(contentsOf: chunk)
+        try checkSize()
+    }
+
+    mutating func feed(_ chunk: [UInt8]) throws {
+        bytes.append(contentsOf: chunk)
+        try checkSize()
+    }
+
+    private func checkSize() throws {
+        if bytes.count > Self.maximumBytes {
+            throw IngestError(.unknownFormat, "a TVmaze schedule of over \(Self.maximumBytes >> 20) MB: not a day's schedule")
+        }
+    }
+
+    mutating func finish(_ emit: (XMLTVItem) throws -> Void) throws {
+        let episodes: [Episode]
+        do {
+            episodes = try JSONDecoder().decode([Episode].self, from: Data(bytes))
+        } catch {
+            throw IngestError(.unknownFormat, "not a TVmaze schedule (a JSON array of episodes): \(error)")
+        }
+        bytes = []
+        var sent: Set<ChannelID> = []
+        for (index, episode) in episodes.enumerated() {
+            guard let show = episode.show, let outlet = show.network ?? show.webChannel else {
+                issues.record(ListingIssue(kind: .skipped, line: index + 1, title: episode.show?.name,
+                                           message: "episode \(episode.id) names no network or web channel; skipped"))
+                continue
+            }
+            let channel = ChannelID("tvmaze.\(show.network != nil ? "network" : "web").\(outlet.id)")
+            guard let start = start(of: episode) else {
+                issues.record(ListingIssue(kind: .skipped, line: index + 1, channel: channel, title: show.name,
+                                           message: "no air time (a streaming release?); not placed in the guide"))
+                continue
+            }
+            if sent.insert(channel).inserted {
+                try emit(.channel(Channel(id: channel, displayNames: [LocalizedText(outlet.name)])))
+            }
+            var programme = Programme(channel: channel, start: start,
+                                      stop: episode.runtime.map { start.addingTimeInterval(TimeInterval($0 * 60)) },
+                                      titles: [LocalizedText(show.name)])
+            if let name = episode.name, !name.isEmpty, name != show.name { programme.subTitles = [LocalizedText(name)] }
+            if let summary = episode.summary.map(Self.plainText), !summary.isEmpty {
+                programme.descriptions = [LocalizedText(summary)]
+            }
+            programme.categories = (show.genres ?? []).map { LocalizedText($0) }
+            if let season = episode.season, let number = episode.number, season > 0, number > 0 {
+                programme.episodeNumbers = [EpisodeNumber(system: "xmltv_ns", value: "\(season - 1).\(number - 1)."),
+                                            EpisodeNumber(system: "onscreen", value: "S\(season)E\(number)")]
+            }
+            if let image = episode.image?.medium ?? show.image?.medium { programme.icons = [Icon(src: image)] }
+            if let url = episode.url { programme.urls = [url] }
+            try emit(.programme(programme, line: index + 1))
+        }
+    }
+
+    /// `airstamp`, unless the episode has no air time or the source says its local times are in another zone.
+    private func start(of episode: Episode) -> Date? {
+        guard let airtime = episode.airtime, !airtime.isEmpty else { return nil }
+        if let localZone, let airdate = episode.airdate,
+           let local = CivilTime.parseISO8601("\(airdate)T\(airtime)Z") {
+            let seconds = Int64(local.timeIntervalSince1970)
+            return Date(timeIntervalSince1970: TimeInterval(seconds - Int64(XMLTVTimestamp.offset(in: localZone, localSeconds: seconds))))
+        }
+        return episode.airstamp.flatMap(CivilTime.parseISO8601)
+    }
+
+    /// Summary HTML as text: tags dropped, the common entities decoded, whitespace collapsed.
+    static func plainText(_ html: String) -> String {
+        var text = ""
+        var inTag = false
+        for character in html {
+            if character == "<" { inTag = true; text.append(" ") } else if character == ">" { inTag = false } else if !inTag {
+                text.append(character)
+            }
+        }
+        for (entity, value) in [("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&nbsp;", " ")] {
+            text = text.replacingOccurrences(of: entity, with: value)
+        }
+        return text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    private struct Episode: Decodable {
+        var id: Int
+        var url: String?
+        var name: String?
+        var season: Int?
+        var number: Int?
+        var airdate: String?
+        var airtime: String?
+        var airstamp: String?
+        var runtime: Int?
+        var image: Image?
+        var summary: String?
+        var show: Show?
+    }
+
+    private struct Show: Decodable {
+        var name: String
+        var genres: [String]?
+        var network: Outlet?
+        var webChannel: Outlet?
+        var image: Image?
+    }
+
+    private struct Outlet: Decodable {
+        var id: Int
+        var name: String
+    }
+
+    private struct Image: Decodable {
+        var medium: String?
+    }
+}

@@ -1,0 +1,250 @@
+import Foundation
+import GRDB
+import GuideCore
+
+extension SQLiteListingStore: SourceStore {
+    public func sources() throws -> [SourceStatus] {
+        try mapErrors {
+            try pool.read { db in
+                let counts = try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: """
+                    SELECT source_id, count(*), sum(hidden) FROM programme GROUP BY source_id
+                    """).map { row -> (Int64, (Int, Int)) in (row[0], (row[1], row[2] ?? 0)) })
+                return try Row.fetchAll(db, sql: """
+                    SELECT id, definition, last_attempt, last_success, last_outcome, last_error, last_bytes, last_programmes,
+                           last_repairs, last_duration
+                    FROM source WHERE definition IS NOT NULL ORDER BY priority DESC, name
+                    """).compactMap { row in
+                    guard let definition = Self.definition(row[1]) else { return nil }
+                    let count = counts[row[0]] ?? (0, 0)
+                    return SourceStatus(definition: definition, lastAttempt: Self.date(row[2]), lastSuccess: Self.date(row[3]),
+                                        lastOutcome: (row[4] as String?).flatMap(RefreshOutcome.init(rawValue:)),
+                                        lastError: row[5], lastBytes: row[6], lastProgrammes: row[7], lastRepairs: row[8],
+                                        lastDuration: row[9], programmes: count.0, hidden: count.1)
+                }
+            }
+        }
+    }
+
+    public func addSource(_ definition: SourceDefinition) throws {
+        try check(definition)
+        try mapErrors {
+            try pool.write { db in
+                let existing = try Row.fetchOne(db, sql: "SELECT id, definition FROM source WHERE name = ?",
+                                                arguments: [definition.name.rawValue])
+                if let existing, (existing[1] as String?) != nil {
+                    throw StoreError(.conflict, "there is already a source called \(definition.name)")
+                }
+                // A path or URL imported by hand before becomes this configured source, listings and all.
+                try db.execute(sql: """
+                    INSERT INTO source (name, priority, definition) VALUES (?, ?, ?)
+                    ON CONFLICT(name) DO UPDATE SET priority = excluded.priority, definition = excluded.definition
+                    """, arguments: [definition.name.rawValue, definition.priority, try Self.json(definition)])
+                let id = try sourceID(db, definition.name)
+                for channel in definition.channels {
+                    try db.execute(sql: """
+                        INSERT INTO source_channel (source_id, channel_id, name, keep) VALUES (?, ?, ?, 1)
+                        ON CONFLICT DO UPDATE SET keep = 1
+                        """, arguments: [id, channel, channel])
+                }
+                if existing != nil { try SourceMerge.remergeAll(db, source: id) }
+            }
+        }
+    }
+
+    public func updateSource(_ definition: SourceDefinition) throws {
+        try check(definition)
+        try mapErrors {
+            try pool.write { db in
+                let id = try configuredSourceID(db, definition.name)
+                let old = try Int.fetchOne(db, sql: "SELECT priority FROM source WHERE id = ?", arguments: [id])
+                try db.execute(sql: "UPDATE source SET priority = ?, definition = ? WHERE id = ?",
+                               arguments: [definition.priority, try Self.json(definition), id])
+                for channel in definition.channels {
+                    try db.execute(sql: """
+                        INSERT INTO source_channel (source_id, channel_id, name, keep) VALUES (?, ?, ?, 1)
+                        ON CONFLICT DO NOTHING
+                        """, arguments: [id, channel, channel])
+                }
+                if old != definition.priority { try SourceMerge.remergeAll(db, source: id) }
+            }
+        }
+    }
+
+    public func removeSource(_ name: SourceName) throws -> Int {
+        try mapErrors {
+            try pool.write { db in
+                guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE name = ?", arguments: [name.rawValue]) else {
+                    throw StoreError(.notFound, "there is no source called \(name)")
+                }
+                let channels = try Int64.fetchAll(db, sql: "SELECT channel_key FROM source_coverage WHERE source_id = ?",
+                                                  arguments: [id])
+                try db.execute(sql: "DELETE FROM programme WHERE source_id = ?", arguments: [id])
+                let removed = db.changesCount
+                try db.execute(sql: "DELETE FROM source_coverage WHERE source_id = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM import_run WHERE source_id = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM source WHERE id = ?", arguments: [id])
+                try SourceMerge.remerge(db, channels: channels)
+                try db.execute(sql: "UPDATE guide_state SET generation = generation + 1")
+                return removed
+            }
+        }
+    }
+
+    public func sourceChannels(of name: SourceName) throws -> [SourceChannel] {
+        try mapErrors {
+            try pool.read { db in
+                let id = try configuredSourceID(db, name)
+                return try Row.fetchAll(db, sql: """
+                    SELECT channel_id, name, keep, mapped_to, last_seen FROM source_channel WHERE source_id = ?
+                    ORDER BY name COLLATE NOCASE, channel_id
+                    """, arguments: [id]).map(Self.sourceChannel)
+            }
+        }
+    }
+
+    public func chooseSourceChannels(_ channels: [SourceChannel], of name: SourceName) throws {
+        try mapErrors {
+            try pool.write { db in
+                let id = try configuredSourceID(db, name)
+                for channel in channels {
+                    let mapped = channel.mappedTo.flatMap { $0 == channel.id || $0.rawValue.isEmpty ? nil : $0.rawValue }
+                    try db.execute(sql: """
+                        INSERT INTO source_channel (source_id, channel_id, name, keep, mapped_to) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT DO UPDATE SET keep = excluded.keep, mapped_to = excluded.mapped_to
+                        """, arguments: [id, channel.id.rawValue, channel.name, channel.keep, mapped])
+                }
+            }
+        }
+    }
+
+    public func recordOffer(_ offered: [OfferedChannel], of name: SourceName, at instant: Date,
+                            complete: Bool) throws -> ChannelPlan {
+        let seen = Int64(instant.timeIntervalSince1970)
+        return try mapErrors {
+            try pool.write { db in
+                let id = try configuredSourceID(db, name)
+                let definition = try Self.definition(String.fetchOne(db, sql: "SELECT definition FROM source WHERE id = ?",
+                                                                     arguments: [id]))
+                var known = Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: """
+                    SELECT channel_id, name, keep, mapped_to, last_seen FROM source_channel WHERE source_id = ?
+                    """, arguments: [id]).map(Self.sourceChannel).map { ($0.id, $0) })
+                let offeredIDs = Set(offered.map(\.id))
+                // A known channel no longer offered whose name is offered under a new id was renamed by the provider.
+                var vanished: [String: SourceChannel] = [:]
+                for channel in known.values where complete && !offeredIDs.contains(channel.id) && channel.lastSeen != nil {
+                    vanished[SearchText.fold(channel.name), default: channel] = channel
+                }
+                var renamed: [ChannelID: ChannelID] = [:]
+                for channel in offered where known[channel.id] == nil {
+                    if let old = vanished.removeValue(forKey: SearchText.fold(channel.name)) {
+                        renamed[old.id] = channel.id
+                        try db.execute(sql: "UPDATE source_channel SET channel_id = ? WHERE source_id = ? AND channel_id = ?",
+                                       arguments: [channel.id.rawValue, id, old.id.rawValue])
+                        known[old.id] = nil
+                        known[channel.id] = SourceChannel(id: channel.id, name: channel.name, keep: old.keep,
+                                                          mappedTo: old.mappedTo ?? old.id)
+                    } else {
+                        try db.execute(sql: """
+                            INSERT INTO source_channel (source_id, channel_id, name, keep) VALUES (?, ?, ?, ?)
+                            """, arguments: [id, channel.id.rawValue, channel.name, definition?.keepNewChannels ?? true])
+                        known[channel.id] = SourceChannel(id: channel.id, name: channel.name,
+                                                          keep: definition?.keepNewChannels ?? true)
+                    }
+                }
+                // A renamed channel keeps feeding the guide channel it fed before.
+                for (old, new) in renamed {
+                    try db.execute(sql: "UPDATE source_channel SET mapped_to = ? WHERE source_id = ? AND channel_id = ?",
+                                   arguments: [known[new]?.mappedTo?.rawValue ?? old.rawValue, id, new.rawValue])
+                }
+                for channel in offered {
+                    try db.execute(sql: "UPDATE source_channel SET name = ?, last_seen = ? WHERE source_id = ? AND channel_id = ?",
+                                   arguments: [channel.name, seen, id, channel.id.rawValue])
+                }
+                var kept: [ChannelID: ChannelID] = [:]
+                for channel in known.values where channel.keep { kept[channel.id] = channel.guideChannel }
+                let existing = Set(try String.fetchAll(db, sql: "SELECT id FROM channel").map { ChannelID($0) })
+                return ChannelPlan(kept: kept, renamed: renamed, existing: existing)
+            }
+        }
+    }
+
+    public func validators(of name: SourceName) throws -> [String: HTTPValidators] {
+        try mapErrors {
+            try pool.read { db in
+                let id = try configuredSourceID(db, name)
+                var validators: [String: HTTPValidators] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT url, etag, last_modified FROM source_fetch WHERE source_id = ?",
+                                            arguments: [id]) {
+                    validators[row[0]] = HTTPValidators(etag: row[1], lastModified: row[2])
+                }
+                return validators
+            }
+        }
+    }
+
+    public func recordRefresh(_ record: RefreshRecord, of name: SourceName) throws {
+        try mapErrors {
+            try pool.write { db in
+                let id = try configuredSourceID(db, name)
+                let at = Int64(record.at.timeIntervalSince1970)
+                if record.outcome == .failed {
+                    try db.execute(sql: """
+                        UPDATE source SET last_attempt = ?, last_outcome = ?, last_error = ?, last_duration = ? WHERE id = ?
+                        """, arguments: [at, record.outcome.rawValue, record.error, record.duration, id])
+                    return
+                }
+                try db.execute(sql: """
+                    UPDATE source SET last_attempt = ?, last_success = ?, last_outcome = ?, last_error = NULL, last_bytes = ?,
+                                      last_programmes = ?, last_repairs = ?, last_duration = ?
+                    WHERE id = ?
+                    """, arguments: [at, at, record.outcome.rawValue, record.bytes, record.programmes, record.repairs,
+                                     record.duration, id])
+                for (url, validators) in record.validators {
+                    try db.execute(sql: """
+                        INSERT INTO source_fetch (source_id, url, etag, last_modified) VALUES (?, ?, ?, ?)
+                        ON CONFLICT DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified
+                        """, arguments: [id, url, validators.etag, validators.lastModified])
+                }
+            }
+        }
+    }
+
+    private func check(_ definition: SourceDefinition) throws {
+        if let problem = definition.problem { throw StoreError(.invalid, problem) }
+    }
+
+    private func sourceID(_ db: Database, _ name: SourceName) throws -> Int64 {
+        guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE name = ?", arguments: [name.rawValue]) else {
+            throw StoreError(.notFound, "there is no source called \(name)")
+        }
+        return id
+    }
+
+    private func configuredSourceID(_ db: Database, _ name: SourceName) throws -> Int64 {
+        guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE name = ? AND definition IS NOT NULL",
+                                          arguments: [name.rawValue]) else {
+            throw StoreError(.notFound, "there is no source called \(name); `tvguide sources list` shows them")
+        }
+        return id
+    }
+
+    private static func sourceChannel(_ row: Row) -> SourceChannel {
+        let mapped: String? = row[3]
+        return SourceChannel(id: ChannelID(row[0] as String), name: row[1], keep: row[2],
+                             mappedTo: mapped.map { ChannelID($0) }, lastSeen: date(row[4]))
+    }
+
+    private static func date(_ seconds: Int64?) -> Date? {
+        seconds.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+    }
+
+    private static func json(_ definition: SourceDefinition) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(definition), as: UTF8.self)
+    }
+
+    private static func definition(_ text: String?) -> SourceDefinition? {
+        text.flatMap { try? JSONDecoder().decode(SourceDefinition.self, from: Data($0.utf8)) }
+    }
+}

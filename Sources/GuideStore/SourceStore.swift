@@ -1,0 +1,155 @@
+import Foundation
+import GuideCore
+
+/// Where configured sources, their channels, fetch validators and refresh outcomes live.
+public protocol SourceStore: Sendable {
+    /// Every configured source with its last refresh, by priority (highest first), then name.
+    func sources() throws -> [SourceStatus]
+    /// Adds a source; `.conflict` when the name is taken by a configured source. Its channel list (Radio Times
+    /// numbers, a filter) is stored as channels chosen to keep.
+    func addSource(_ definition: SourceDefinition) throws
+    /// Replaces a source's definition; `.notFound` when there is none. A new priority re-merges the guide.
+    func updateSource(_ definition: SourceDefinition) throws
+    /// Removes a source and its listings (what other sources hid behind them shows again); the number of
+    /// programmes removed. `.notFound` when there is none.
+    @discardableResult
+    func removeSource(_ name: SourceName) throws -> Int
+
+    /// The channels a source offered on its last refreshes and those an admin named, by name.
+    func sourceChannels(of name: SourceName) throws -> [SourceChannel]
+    /// Saves an admin's choices (keep, mapped to) for the channels given; other channels keep theirs.
+    func chooseSourceChannels(_ channels: [SourceChannel], of name: SourceName) throws
+    /// Records what a refresh found offered and returns the plan for its import: new channels are kept as the
+    /// source's definition says, and, when the offer is `complete` (every feed of the source read), a channel whose
+    /// id changed but whose name did not keeps its choices and keeps feeding the same guide channel.
+    func recordOffer(_ offered: [OfferedChannel], of name: SourceName, at instant: Date, complete: Bool) throws -> ChannelPlan
+
+    /// The validators saved with each URL's last successful download.
+    func validators(of name: SourceName) throws -> [String: HTTPValidators]
+    /// Records a refresh's outcome, and on success the validators to send next time.
+    func recordRefresh(_ record: RefreshRecord, of name: SourceName) throws
+}
+
+/// A channel as a refresh found it offered.
+public struct OfferedChannel: Hashable, Sendable {
+    public var id: ChannelID
+    public var name: String
+
+    public init(id: ChannelID, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// Which of a source's channels go into the guide, and as which guide channel.
+public struct ChannelPlan: Sendable, Equatable {
+    /// Source channel id to guide channel id, for the channels kept.
+    public var kept: [ChannelID: ChannelID]
+    /// Whether channels missing from `kept` are kept as themselves (a plan for input nobody surveyed).
+    public var keepsUnlisted: Bool
+    /// Channels whose ids changed while their names did not: old id to new id. Their choices moved with them.
+    public var renamed: [ChannelID: ChannelID]
+    /// Guide channels that exist already: a mapped channel's own definition is not overwritten by the source's.
+    public var existing: Set<ChannelID>
+
+    public init(kept: [ChannelID: ChannelID], keepsUnlisted: Bool = false, renamed: [ChannelID: ChannelID] = [:],
+                existing: Set<ChannelID> = []) {
+        self.kept = kept
+        self.keepsUnlisted = keepsUnlisted
+        self.renamed = renamed
+        self.existing = existing
+    }
+
+    /// Keeps every channel as itself.
+    public static let everything = ChannelPlan(kept: [:], keepsUnlisted: true)
+
+    /// The guide channel for a source channel, or nil when it is dropped.
+    public func guideChannel(for id: ChannelID) -> ChannelID? {
+        kept[id] ?? (keepsUnlisted ? id : nil)
+    }
+}
+
+/// HTTP validators for a conditional request.
+public struct HTTPValidators: Hashable, Sendable, Codable {
+    public var etag: String?
+    public var lastModified: String?
+
+    public init(etag: String?, lastModified: String?) {
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+
+    public var isEmpty: Bool { etag == nil && lastModified == nil }
+}
+
+/// How a refresh of one source ended.
+public enum RefreshOutcome: String, Codable, Sendable {
+    /// New listings were imported.
+    case imported
+    /// Every download answered "not modified": nothing to do.
+    case unchanged
+    /// It failed; the guide kept what it had.
+    case failed
+}
+
+/// What a refresh of one source did, as stored for health.
+public struct RefreshRecord: Sendable {
+    public var outcome: RefreshOutcome
+    public var at: Date
+    public var duration: TimeInterval
+    public var bytes: Int64
+    public var programmes: Int
+    public var repairs: Int
+    public var error: String?
+    /// For each URL downloaded in full, the validators to send next time.
+    public var validators: [String: HTTPValidators]
+
+    public init(outcome: RefreshOutcome, at: Date, duration: TimeInterval, bytes: Int64 = 0, programmes: Int = 0,
+                repairs: Int = 0, error: String? = nil, validators: [String: HTTPValidators] = [:]) {
+        self.outcome = outcome
+        self.at = at
+        self.duration = duration
+        self.bytes = bytes
+        self.programmes = programmes
+        self.repairs = repairs
+        self.error = error
+        self.validators = validators
+    }
+}
+
+/// A configured source and how its refreshes went.
+public struct SourceStatus: Sendable {
+    public var definition: SourceDefinition
+    public var lastAttempt: Date?
+    public var lastSuccess: Date?
+    public var lastOutcome: RefreshOutcome?
+    public var lastError: String?
+    public var lastBytes: Int64
+    public var lastProgrammes: Int
+    public var lastRepairs: Int
+    public var lastDuration: TimeInterval
+    /// Programmes the guide holds from it now, shown or hidden behind a higher-priority source.
+    public var programmes: Int
+    public var hidden: Int
+
+    public init(definition: SourceDefinition, lastAttempt: Date? = nil, lastSuccess: Date? = nil,
+                lastOutcome: RefreshOutcome? = nil, lastError: String? = nil, lastBytes: Int64 = 0, lastProgrammes: Int = 0,
+                lastRepairs: Int = 0, lastDuration: TimeInterval = 0, programmes: Int = 0, hidden: Int = 0) {
+        self.definition = definition
+        self.lastAttempt = lastAttempt
+        self.lastSuccess = lastSuccess
+        self.lastOutcome = lastOutcome
+        self.lastError = lastError
+        self.lastBytes = lastBytes
+        self.lastProgrammes = lastProgrammes
+        self.lastRepairs = lastRepairs
+        self.lastDuration = lastDuration
+        self.programmes = programmes
+        self.hidden = hidden
+    }
+
+    /// When the next scheduled refresh is due.
+    public var nextDue: Date {
+        (lastAttempt ?? .distantPast).addingTimeInterval(TimeInterval(definition.refreshInterval))
+    }
+}
