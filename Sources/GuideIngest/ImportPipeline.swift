@@ -7,6 +7,8 @@ import XMLTV
 enum ImportItem: Sendable {
     case channel(Channel)
     case programme(PreparedProgramme)
+    /// Drop the source's earlier listings on every channel but these.
+    case retire(allBut: Set<ChannelID>)
 }
 
 enum ImportBatch: Sendable {
@@ -48,6 +50,7 @@ final class ImportWriter: @unchecked Sendable {
                     switch item {
                     case .channel(let channel): try sink.add(channel)
                     case .programme(let programme): try sink.add(programme)
+                    case .retire(let kept): try sink.retire(allBut: kept)
                     }
                 }
             case .finished(let issues):
@@ -85,6 +88,8 @@ func readBatches(from inputs: [ImportInput], transform: ListingTransform, into h
         batch.removeAll(keepingCapacity: true)
     }
     do {
+        // A configured source's plan names every channel it keeps; the rest of what it said before goes.
+        if !transform.plan.keepsUnlisted { batch.append(.retire(allBut: Set(transform.plan.kept.values))) }
         let emit: (XMLTVItem) throws -> Void = { item in
             switch transform.apply(item) {
             case .channel(let channel)?: batch.append(.channel(channel))

@@ -89,6 +89,9 @@ public protocol ListingSink: AnyObject {
     func add(_ programme: PreparedProgramme) throws
     /// Issues the reader found, to go into the import's report.
     func record(_ issues: IssueLog)
+    /// Removes what the same source said before about channels other than `kept`: a configured source's channels
+    /// an admin dropped or mapped elsewhere.
+    func retire(allBut kept: Set<ChannelID>) throws
 }
 
 extension ListingSink {
@@ -106,8 +109,7 @@ public struct ImportSummary: Sendable {
     public var programmes: Int
     /// Programmes of the same source that the import replaced.
     public var replaced: Int
-    /// Programmes on the channels it touched that the guide does not show because a higher-priority source lists
-    /// the same time (its own, and other sources' it now covers).
+    /// Programmes of this source the guide does not show because a higher-priority source lists the same time.
     public var hidden: Int
     public var issues: IssueLog
 

@@ -19,6 +19,9 @@ final class SQLiteImportSession: ListingSink {
     /// Per channel key, the span the new listings cover: what they replace of the source's older listings.
     private var coverage: [Int64: (start: Int64, end: Int64)] = [:]
     private var nextChannelPosition: Int64
+    /// Programmes and channels ``retire(allBut:)`` removed.
+    private var retired = 0
+    private var retiredChannels: Set<Int64> = []
     /// Rows with a larger id are this import's (SQLite gives new rows ids above the largest).
     let firstNewID: Int64
     private let insertProgramme: DirectBinding
@@ -137,6 +140,19 @@ final class SQLiteImportSession: ListingSink {
         issues.merge(log)
     }
 
+    func retire(allBut kept: Set<ChannelID>) throws {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT s.channel_key, c.id FROM source_coverage s JOIN channel c ON c.key = s.channel_key WHERE s.source_id = ?
+            """, arguments: [sourceID])
+        for row in rows where !kept.contains(ChannelID(row[1] as String)) {
+            let key: Int64 = row[0]
+            try db.execute(sql: "DELETE FROM programme WHERE source_id = ? AND channel_key = ?", arguments: [sourceID, key])
+            retired += db.changesCount
+            try db.execute(sql: "DELETE FROM source_coverage WHERE source_id = ? AND channel_key = ?", arguments: [sourceID, key])
+            retiredChannels.insert(key)
+        }
+    }
+
     /// Repairs the new rows, drops what they replace, and returns the summary.
     func finish() throws -> ImportSummary {
         let removed = try repair()
@@ -157,14 +173,14 @@ final class SQLiteImportSession: ListingSink {
         for (channel, span) in coverage {
             try spread.execute(arguments: [sourceID, channel, span.start, span.end])
         }
-        let hidden = try SourceMerge.remerge(db, channels: Array(coverage.keys))
+        let hidden = try SourceMerge.remerge(db, channels: Array(retiredChannels.union(coverage.keys)), counting: sourceID)
         let channelCount = describedChannels.union(coverage.keys.compactMap { channelIDs[$0] }).count
         try db.execute(sql: "UPDATE import_run SET channels = ?, programmes = ?, issues = ? WHERE id = ?",
                        arguments: [channelCount, stored, issues.total, importID])
         try db.execute(sql: "UPDATE guide_state SET generation = generation + 1")
         try db.execute(sql: "UPDATE source SET imported_at = (SELECT started_at FROM import_run WHERE id = ?) WHERE id = ?",
                        arguments: [importID, sourceID])
-        return ImportSummary(source: source, channels: channelCount, programmes: stored, replaced: replaced, hidden: hidden,
+        return ImportSummary(source: source, channels: channelCount, programmes: stored, replaced: replaced + retired, hidden: hidden,
                              issues: issues)
     }
 }

@@ -48,9 +48,10 @@ enum SourceMerge {
         return row.stop > row.start ? shown[low].start < row.stop : shown[low].start <= row.start
     }
 
-    /// Re-merges the channels (by key) that more than one source lists; returns how many programmes are hidden in them.
+    /// Re-merges the channels (by key) that more than one source lists; returns how many of `source`'s programmes
+    /// are hidden in them.
     @discardableResult
-    static func remerge(_ db: Database, channels: [Int64]) throws -> Int {
+    static func remerge(_ db: Database, channels: [Int64], counting source: Int64? = nil) throws -> Int {
         guard !channels.isEmpty else { return 0 }
         let list = "[" + channels.map(String.init).joined(separator: ",") + "]"
         let shared = try Int64.fetchAll(db, sql: """
@@ -68,7 +69,7 @@ enum SourceMerge {
                 Row(id: $0[0], start: $0[1], stop: $0[2], priority: $0[3], source: $0[4], hidden: $0[5])
             }
             let hidden = Self.hidden(rows)
-            total += hidden.count
+            total += rows.filter { $0.source == source && hidden.contains($0.id) }.count
             for row in rows where row.hidden != hidden.contains(row.id) {
                 try update.execute(arguments: [!row.hidden, row.id])
             }

@@ -28,6 +28,33 @@ public protocol SourceStore: Sendable {
     func validators(of name: SourceName) throws -> [String: HTTPValidators]
     /// Records a refresh's outcome, and on success the validators to send next time.
     func recordRefresh(_ record: RefreshRecord, of name: SourceName) throws
+
+    /// For each channel with listings, as of `instant`: where its listings end, the gaps ahead, and a warning when
+    /// one source's times look shifted against another's for it.
+    func channelHealth(at instant: Date) throws -> [ChannelHealth]
+}
+
+/// How one channel's listings look.
+public struct ChannelHealth: Sendable, Codable, Equatable {
+    public var channel: ChannelID
+    public var name: String
+    /// The sources that list it, by name.
+    public var sources: [String]
+    /// Where its shown listings end; nil when they ended before the instant asked about.
+    public var listingsEnd: Date?
+    /// Holes of 30 minutes or more between the instant asked about and `listingsEnd`.
+    public var gaps: [TimeWindow]
+    /// Sources whose times look shifted against a higher one's, e.g. "xmltv-b looks 60 min later than xmltv-a".
+    public var warnings: [String]
+
+    public init(channel: ChannelID, name: String, sources: [String], listingsEnd: Date?, gaps: [TimeWindow], warnings: [String]) {
+        self.channel = channel
+        self.name = name
+        self.sources = sources
+        self.listingsEnd = listingsEnd
+        self.gaps = gaps
+        self.warnings = warnings
+    }
 }
 
 /// A channel as a refresh found it offered.

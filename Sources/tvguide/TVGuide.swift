@@ -7,7 +7,8 @@ struct TVGuide: AsyncParsableCommand {
         abstract: "A self-hosted TV guide: import XMLTV listings, see what is on, search, export.",
         subcommands: [
             ImportCommand.self, ChannelsCommand.self, NowCommand.self, ListingsCommand.self, SearchCommand.self,
-            GridCommand.self, ExportCommand.self, ServeCommand.self,
+            GridCommand.self, ExportCommand.self, ServeCommand.self, SourcesCommand.self, RefreshCommand.self,
+            HealthCommand.self,
         ]
     )
 }

@@ -109,4 +109,40 @@ struct CLI {
         #expect(badTime.status != 0)
         #expect(badTime.stderr.contains("2026-11-21T20:00:00Z"))
     }
+
+    @Test func sourcesRefreshAndHealth() throws {
+        let cli = CLI()
+        #expect(try cli.run("sources", "add", "rt", CLI.fixture("radiotimes/{channel}.dat"), "--format", "radiotimes",
+                            "--channels", "26", "--priority", "5").status == 0)
+        #expect(try cli.run("sources", "add", "gone", "/no/such/guide.xml", "--interval", "6").status == 0)
+        let duplicate = try cli.run("sources", "add", "rt", "/elsewhere.xml")
+        #expect(duplicate.status != 0 && duplicate.stderr.contains("already a source called rt"))
+        let badZone = try cli.run("sources", "add", "zoned", "/x.xml", "--local-zone", "Mars/Olympus")
+        #expect(badZone.status != 0 && badZone.stderr.contains("Mars/Olympus is not a time zone"))
+
+        // One source fails: the exit code says so, the JSON says which and why, the other imports.
+        let refresh = try cli.run("refresh", "--json")
+        #expect(refresh.status == 1)
+        let reports = try #require(try refresh.json() as? [[String: Any]])
+        #expect(reports.map { $0["source"] as? String } == ["rt", "gone"])
+        #expect(reports[0]["outcome"] as? String == "imported")
+        #expect((reports[0]["programmes"] as? Int ?? 0) > 300)
+        #expect(reports[1]["outcome"] as? String == "failed")
+        #expect((reports[1]["error"] as? String)?.contains("no file at /no/such/guide.xml") == true)
+
+        #expect(try cli.run("refresh", "rt").status == 0)
+        #expect(try cli.run("sources", "remove", "gone").status == 0)
+        let sources = try #require(try cli.run("sources", "list", "--json").json() as? [[String: Any]])
+        #expect(sources.count == 1)
+        #expect((sources.first?["definition"] as? [String: Any])?["priority"] as? Int == 5)
+        #expect(sources.first?["lastOutcome"] as? String == "imported")
+
+        let channels = try cli.run("sources", "channels", "rt", "--map", "26=itv1.london")
+        #expect(channels.status == 0 && channels.stdout.contains("keep  26  Radio Times channel 26  -> itv1.london"))
+        #expect(try cli.run("refresh", "rt").status == 0)
+        let health = try #require(try cli.run("health", "--at", "2011-03-10T12:00:00Z", "--json").json() as? [String: Any])
+        let rows = try #require(health["channels"] as? [[String: Any]])
+        #expect(rows.map { $0["channel"] as? String } == ["itv1.london"])
+        #expect(rows.first?["listingsEnd"] as? String == "2011-03-21T05:30:00Z")   // the last programme: 04:20 GMT + 70 min
+    }
 }

@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import GuideCore
+import GuideIngest
+import GuideStore
+import Synchronization
+
+struct RefreshCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refresh",
+        abstract: "Fetch the configured sources now (all, or those named).",
+        discussion: "A source's listings are replaced only when all of its downloads arrived whole and parsed; a failed source keeps what it had. Feeds that have not changed since the last refresh are not downloaded again. Exits with 1 when a source failed."
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    @Argument(help: ArgumentHelp("Sources to refresh (default: all).", valueName: "name"))
+    var names: [String] = []
+
+    @Flag(help: "Print one JSON object per source with its outcome and counts.")
+    var json = false
+
+    func run() async throws {
+        let database = try store.open()
+        let refresher = SourceRefresher(store: database, transport: AsyncHTTPTransport.shared,
+                                        tvmazeBase: ProcessInfo.processInfo.environment["TVGUIDE_TVMAZE_URL"] ?? "https://api.tvmaze.com")
+        let bar = RefreshBar()
+        let reports = try await CLIFailure.translating {
+            try await refresher.refresh(names.isEmpty ? nil : names.map { SourceName($0) }) { bar.show($0) }
+        }
+        bar.done()
+        if json {
+            try Output.json(reports)
+        } else if reports.isEmpty {
+            Output.line("No sources to refresh. Add one: tvguide sources add NAME URL-OR-PATH")
+        } else {
+            for report in reports { Output.line(Self.line(report)) }
+        }
+        if reports.contains(where: { $0.outcome == .failed }) { throw ExitCode(1) }
+    }
+
+    static func line(_ report: SourceReport) -> String {
+        switch report.outcome {
+        case .imported:
+            var text = "\(report.source): \(report.programmes) programmes on \(report.channels) channels from "
+                + "\(report.downloads - report.notModified) download\(report.downloads - report.notModified == 1 ? "" : "s") "
+                + "(\(ProgressMeter.megabytes(report.bytes)), \(String(format: "%.1f", report.seconds)) s)"
+            if report.notModified > 0 { text += ", \(report.notModified) unchanged" }
+            if report.replaced > 0 { text += ", replacing \(report.replaced)" }
+            if report.repairs > 0 { text += ", \(report.repairs) repairs" }
+            if report.hidden > 0 { text += ", \(report.hidden) behind higher-priority sources" }
+            for (old, new) in report.renamedChannels.sorted(by: { $0.key < $1.key }) {
+                text += "\n  channel \(old) is now \(new); its choices and mapping moved with it"
+            }
+            return text
+        case .unchanged:
+            return "\(report.source): unchanged since the last refresh (\(report.notModified) not modified)"
+        case .failed:
+            return "\(report.source): FAILED, the guide keeps what it had: \(report.error ?? "unknown error")"
+        case .alreadyRunning:
+            return "\(report.source): already being refreshed; skipped"
+        }
+    }
+}
+
+/// The refresh's progress on stderr: one line redrawn on a terminal, a line every few seconds otherwise.
+final class RefreshBar: Sendable {
+    /// Starts as if just shown: a refresh that ends within the first interval prints no progress at all.
+    private let state = Mutex<(last: ContinuousClock.Instant?, shown: Bool)>((ContinuousClock.now, false))
+    private let isTerminal = isatty(2) == 1
+
+    func show(_ progress: RefreshProgress) {
+        let now = ContinuousClock.now
+        let due = state.withLock { state -> Bool in
+            if let last = state.last, now - last < (isTerminal ? .milliseconds(200) : .seconds(5)) { return false }
+            state = (now, true)
+            return true
+        }
+        guard due else { return }
+        let done = progress.downloadsDone, total = max(progress.downloadsTotal, 1)
+        let width = 20
+        let filled = min(width, width * done / total)
+        var text = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
+            + "\(done)/\(progress.downloadsTotal) downloads"
+        // The download moving now: bytes and a percentage when its size is known, else programmes parsed so far.
+        if let source = progress.sources.first(where: { $0.phase == .downloading || $0.phase == .importing }) {
+            if source.phase == .importing {
+                text += "  \(source.name): importing"
+            } else if let feed = source.feeds.last(where: { $0.bytes > 0 }) {
+                text += "  \(source.name): \(ProgressMeter.megabytes(feed.bytes))"
+                if let fraction = feed.fraction, let total = feed.totalBytes {
+                    text += " of \(ProgressMeter.megabytes(total)) (\(Int(fraction * 100))%)"
+                } else {
+                    text += ", \(feed.programmes) programmes"
+                }
+                if feed.attempt > 1 { text += " (try \(feed.attempt))" }
+            }
+        }
+        FileHandle.standardError.write(Data(((isTerminal ? "\r\u{1B}[K" : "") + text + (isTerminal ? "" : "\n")).utf8))
+    }
+
+    func done() {
+        if isTerminal, state.withLock({ $0.shown }) { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+}

@@ -1,0 +1,297 @@
+import ArgumentParser
+import Foundation
+import GuideCore
+import GuideStore
+
+struct SourcesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sources",
+        abstract: "Configure where listings come from: XMLTV files or URLs, Radio Times channels, TVmaze schedules.",
+        discussion: "Sources are refreshed by `tvguide refresh` and, on their intervals, by `tvguide serve`. Where two sources list the same channel at the same time, the higher priority wins; a lower one fills gaps.",
+        subcommands: [Add.self, List.self, Edit.self, Remove.self, Channels.self],
+        defaultSubcommand: List.self
+    )
+
+    /// The options `add` and `edit` share.
+    struct Settings: ParsableArguments {
+        @Option(help: "Higher wins where sources overlap (default 0).")
+        var priority: Int?
+
+        @Option(help: ArgumentHelp("Refresh every this many hours (default 12).", valueName: "hours"))
+        var interval: Double?
+
+        @Option(name: .customLong("shift"), help: ArgumentHelp("Add this many minutes to the source's times (negative to subtract).", valueName: "minutes"))
+        var shiftMinutes: Int?
+
+        @Option(name: .customLong("local-zone"), help: ArgumentHelp("Read the source's times as wall-clock times in this zone, ignoring the offsets it states (\"none\" to stop).", valueName: "zone"))
+        var localZone: String?
+
+        @Option(help: ArgumentHelp("Radio Times: channel numbers to fetch; others: the only channels to keep. Comma-separated.", valueName: "ids"))
+        var channels: String?
+
+        @Option(help: ArgumentHelp("TVmaze: days to fetch from today (default 7).", valueName: "n"))
+        var days: Int?
+
+        func apply(to definition: inout SourceDefinition) {
+            if let priority { definition.priority = priority }
+            if let interval { definition.refreshInterval = Int(interval * 3600) }
+            if let shiftMinutes { definition.timeShift = shiftMinutes * 60 }
+            if let localZone { definition.localZone = localZone == "none" ? nil : localZone }
+            if let channels {
+                definition.channels = channels.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                    .filter { !$0.isEmpty }
+                // Naming channels for a feed that offers many means: only these.
+                if definition.format != .radiotimes { definition.keepNewChannels = definition.channels.isEmpty }
+            }
+            if let days { definition.days = days }
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a source.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Argument(help: "A name for the source.")
+        var name: String
+
+        @Argument(help: ArgumentHelp("An XMLTV URL or path; Radio Times: a URL with {channel} where the number goes; TVmaze: a country code (GB) or schedule URL.", valueName: "url-or-path"))
+        var location: String
+
+        @Option(help: "xmltv (default), radiotimes or tvmaze.")
+        var format: SourceFormat = .xmltv
+
+        @OptionGroup var settings: Settings
+
+        func run() throws {
+            var definition = SourceDefinition(name: SourceName(name), format: format, location: location)
+            settings.apply(to: &definition)
+            let database = try store.open()
+            try CLIFailure.translating { try database.addSource(definition) }
+            Output.line("Added \(name). Fetch it now with: tvguide refresh \(name)")
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the sources and how their last refresh went.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        func run() throws {
+            let sources = try CLIFailure.translating { try store.open().sources() }
+            if json {
+                try Output.json(sources.map(SourceDocument.init))
+                return
+            }
+            guard !sources.isEmpty else {
+                Output.line("No sources yet. Add one: tvguide sources add NAME URL-OR-PATH [--format xmltv|radiotimes|tvmaze]")
+                return
+            }
+            for status in sources {
+                let definition = status.definition
+                Output.line("\(definition.name)  \(definition.format.rawValue)  priority \(definition.priority)  every "
+                            + Self.hours(definition.refreshInterval))
+                Output.line("  \(definition.location)" + (definition.channels.isEmpty ? "" : "  channels \(definition.channels.joined(separator: ","))"))
+                var settings: [String] = []
+                if definition.timeShift != 0 { settings.append("times shifted \(definition.timeShift / 60) min") }
+                if let zone = definition.localZone { settings.append("times local in \(zone)") }
+                if !settings.isEmpty { Output.line("  " + settings.joined(separator: ", ")) }
+                Output.line("  " + SourceDocument.lastRefresh(status))
+            }
+        }
+
+        static func hours(_ seconds: Int) -> String {
+            seconds % 3600 == 0 ? "\(seconds / 3600) h" : String(format: "%.1f h", Double(seconds) / 3600)
+        }
+    }
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a source's settings.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Argument(help: "The source's name.")
+        var name: String
+
+        @Option(name: .customLong("location"), help: ArgumentHelp("A new URL or path.", valueName: "url-or-path"))
+        var location: String?
+
+        @OptionGroup var settings: Settings
+
+        func run() throws {
+            let database = try store.open()
+            try CLIFailure.translating {
+                guard var definition = try database.sources().first(where: { $0.definition.name.rawValue == name })?.definition else {
+                    throw StoreError(.notFound, "there is no source called \(name); `tvguide sources list` shows them")
+                }
+                if let location { definition.location = location }
+                settings.apply(to: &definition)
+                try database.updateSource(definition)
+            }
+            Output.line("Changed \(name).")
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a source and its listings.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Argument(help: "The source's name.")
+        var name: String
+
+        func run() throws {
+            let removed = try CLIFailure.translating { try store.open().removeSource(SourceName(name)) }
+            Output.line("Removed \(name) and its \(removed) programmes.")
+        }
+    }
+
+    struct Channels: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the channels a source offers; choose which to keep and map them to guide channels.",
+            discussion: "Channels appear here after the source's first refresh. A mapping survives the provider renaming a channel's id as long as its name stays the same. Channels not yet mapped are shown with a guide channel of the same name, when there is one, as a suggestion."
+        )
+
+        @OptionGroup var store: StoreOptions
+
+        @Argument(help: "The source's name.")
+        var name: String
+
+        @Option(help: ArgumentHelp("Keep these channels (comma-separated source ids).", valueName: "ids"))
+        var keep: String?
+
+        @Option(help: ArgumentHelp("Drop these channels (comma-separated source ids).", valueName: "ids"))
+        var drop: String?
+
+        @Option(help: ArgumentHelp("Send a source channel's listings to a guide channel: SOURCE-ID=GUIDE-ID (repeatable; GUIDE-ID empty to undo).", valueName: "mapping"))
+        var map: [String] = []
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        func run() throws {
+            let database = try store.open()
+            let source = SourceName(name)
+            try CLIFailure.translating {
+                var channels = Dictionary(uniqueKeysWithValues: try database.sourceChannels(of: source).map { ($0.id, $0) })
+                var changed: [ChannelID: SourceChannel] = [:]
+                func named(_ id: String) -> SourceChannel {
+                    changed[ChannelID(id)] ?? channels[ChannelID(id)] ?? SourceChannel(id: ChannelID(id), name: id, keep: true)
+                }
+                for id in Self.list(keep) { var channel = named(id); channel.keep = true; changed[channel.id] = channel }
+                for id in Self.list(drop) { var channel = named(id); channel.keep = false; changed[channel.id] = channel }
+                for mapping in map {
+                    let parts = mapping.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                    guard parts.count == 2, !parts[0].isEmpty else {
+                        throw CLIFailure("--map takes SOURCE-ID=GUIDE-ID, not \(mapping)")
+                    }
+                    var channel = named(parts[0])
+                    channel.mappedTo = parts[1].isEmpty ? nil : ChannelID(parts[1])
+                    changed[channel.id] = channel
+                }
+                if !changed.isEmpty {
+                    try database.chooseSourceChannels(Array(changed.values), of: source)
+                    for (id, channel) in changed { channels[id] = channel }
+                }
+                let guide = try database.channels()
+                let suggestions = Self.suggestions(for: Array(channels.values), guide: guide)
+                let sorted = channels.values.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
+                if json {
+                    try Output.json(sorted.map { SourceChannelDocument($0, suggestion: suggestions[$0.id]) })
+                    return
+                }
+                guard !sorted.isEmpty else {
+                    Output.line("\(name) has offered no channels yet: run tvguide refresh \(name) first.")
+                    return
+                }
+                for channel in sorted {
+                    var line = "\(channel.keep ? "keep" : "drop")  \(channel.id)  \(channel.name)"
+                    if let mapped = channel.mappedTo { line += "  -> \(mapped)" } else if let suggestion = suggestions[channel.id] {
+                        line += "  (same name as guide channel \(suggestion): --map \(channel.id)=\(suggestion))"
+                    }
+                    Output.line(line)
+                }
+            }
+        }
+
+        static func list(_ text: String?) -> [String] {
+            (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+
+        /// For each unmapped source channel, a guide channel with another id but the same name (folded).
+        static func suggestions(for channels: [SourceChannel], guide: [Channel]) -> [ChannelID: ChannelID] {
+            var byName: [String: ChannelID] = [:]
+            for channel in guide { byName[SearchText.fold(channel.name), default: channel.id] = channel.id }
+            var suggestions: [ChannelID: ChannelID] = [:]
+            for channel in channels where channel.mappedTo == nil {
+                if let match = byName[SearchText.fold(channel.name)], match != channel.id { suggestions[channel.id] = match }
+            }
+            return suggestions
+        }
+    }
+}
+
+extension SourceFormat: ExpressibleByArgument {}
+
+/// A source as `sources list --json` prints it.
+struct SourceDocument: Encodable {
+    var definition: SourceDefinition
+    var lastAttempt: Date?
+    var lastSuccess: Date?
+    var lastOutcome: String?
+    var lastError: String?
+    var lastBytes: Int64
+    var lastProgrammes: Int
+    var lastRepairs: Int
+    var programmes: Int
+    var hidden: Int
+
+    init(_ status: SourceStatus) {
+        definition = status.definition
+        lastAttempt = status.lastAttempt
+        lastSuccess = status.lastSuccess
+        lastOutcome = status.lastOutcome?.rawValue
+        lastError = status.lastError
+        lastBytes = status.lastBytes
+        lastProgrammes = status.lastProgrammes
+        lastRepairs = status.lastRepairs
+        programmes = status.programmes
+        hidden = status.hidden
+    }
+
+    /// "last refreshed ... : ..." in one line.
+    static func lastRefresh(_ status: SourceStatus) -> String {
+        guard let attempt = status.lastAttempt else { return "never refreshed" }
+        var text = "last refresh \(Output.day(attempt)) \(Output.clock(attempt)): "
+        switch status.lastOutcome {
+        case .failed?: text += "FAILED: \(status.lastError ?? "unknown error")"
+        case .unchanged?: text += "unchanged"
+        default: text += "\(status.lastProgrammes) programmes, \(ProgressMeter.megabytes(status.lastBytes)), \(status.lastRepairs) repairs"
+        }
+        if status.lastOutcome == .failed, let success = status.lastSuccess {
+            text += " (last success \(Output.day(success)) \(Output.clock(success)))"
+        }
+        return text + "; holds \(status.programmes) programmes" + (status.hidden > 0 ? " (\(status.hidden) behind higher sources)" : "")
+    }
+}
+
+struct SourceChannelDocument: Encodable {
+    var id: String
+    var name: String
+    var keep: Bool
+    var mappedTo: String?
+    var suggestion: String?
+    var lastSeen: Date?
+
+    init(_ channel: SourceChannel, suggestion: ChannelID?) {
+        id = channel.id.rawValue
+        name = channel.name
+        keep = channel.keep
+        mappedTo = channel.mappedTo?.rawValue
+        self.suggestion = suggestion?.rawValue
+        lastSeen = channel.lastSeen
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import GuideCore
+import GuideIngest
+import GuideStore
+import Testing
+import XMLTV
+
+/// Two real sources on the same channel: the higher priority wins each stretch of time, the lower fills its gaps,
+/// duplicates never show twice, every programme names its source, and a feed an hour off is caught by health.
+@Suite struct MergeTests {
+    static let original = String(decoding: RefreshTests.small, as: UTF8.self)   // one channel, 230 programmes, +0300
+
+    /// The feed with its last `dropping` programmes removed: a gap at the end for a lower source to fill.
+    static func withoutLast(_ dropping: Int) -> String {
+        original.components(separatedBy: "<programme ").dropLast(dropping).joined(separator: "<programme ") + "</tv>\n"
+    }
+
+    /// The feed with its times an hour late: the offsets say +0200 where the times are +0300.
+    static let shifted = original.replacingOccurrences(of: " +0300\"", with: " +0200\"")
+
+    struct Rig {
+        let fixture = try! IngestFixture()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-merge-\(UUID().uuidString)")
+
+        func add(_ name: String, _ text: String, priority: Int) throws {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let path = folder.appendingPathComponent("\(name).xml").path
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            try fixture.store.addSource(SourceDefinition(name: SourceName(name), format: .xmltv, location: path, priority: priority))
+        }
+
+        func refresh() async throws -> [SourceReport] {
+            try await SourceRefresher(store: fixture.store, transport: AsyncHTTPTransport.shared).refresh()
+        }
+
+        /// Each source's programmes as the reader sees its file: (start, stop) pairs.
+        static func airings(_ text: String) throws -> [(start: Int64, stop: Int64)] {
+            try XMLTVReader.read(Array(text.utf8)).programmes.map {
+                (Int64($0.start.timeIntervalSince1970), Int64(($0.stop ?? $0.start).timeIntervalSince1970))
+            }
+        }
+    }
+
+    @Test func theHigherSourceWinsTheLowerFillsGapsAndAShiftedFeedIsReported() async throws {
+        let rig = Rig()
+        let primary = Self.withoutLast(30)
+        try rig.add("primary", primary, priority: 10)
+        try rig.add("late-by-an-hour", Self.shifted, priority: 0)
+        let reports = try await rig.refresh()
+        #expect(reports.allSatisfy { $0.outcome == .imported }, "\(reports)")
+
+        // What an independent merge of the two files says the guide shows.
+        let high = try Rig.airings(primary)
+        let low = try Rig.airings(Self.shifted)
+        let fillers = low.filter { airing in !high.contains { $0.start < airing.stop && $0.stop > airing.start } }
+        #expect(!fillers.isEmpty && fillers.count < 40)
+        let shown = try rig.fixture.all()
+        #expect(shown.count == high.count + fillers.count)
+        #expect(shown.filter { $0.source == SourceName("primary") }.count == high.count)
+        #expect(Set(shown.filter { $0.source == SourceName("late-by-an-hour") }.map { Int64($0.programme.start.timeIntervalSince1970) })
+                == Set(fillers.map(\.start)))
+        // Nothing shown overlaps anything else shown.
+        let sorted = shown.sorted { $0.programme.start < $1.programme.start }
+        #expect(zip(sorted, sorted.dropFirst()).allSatisfy { $0.end <= $1.programme.start })
+        #expect(reports.first { $0.source == "late-by-an-hour" }?.hidden == low.count - fillers.count)
+
+        // Health sees the hour.
+        let health = try rig.fixture.store.channelHealth(at: Date(timeIntervalSince1970: TimeInterval(high[0].start)))
+        let channel = try #require(health.first)
+        #expect(channel.sources == ["primary", "late-by-an-hour"])
+        #expect(channel.warnings.count == 1)
+        #expect(channel.warnings.first?.contains("late-by-an-hour's times look 60 min later than primary's") == true)
+    }
+
+    @Test func aDuplicateFeedAddsNothingAndRaisingItsPriorityShowsItInstead() async throws {
+        let rig = Rig()
+        try rig.add("first", Self.original, priority: 5)
+        try rig.add("copy", Self.original, priority: 1)
+        _ = try await rig.refresh()
+        let shown = try rig.fixture.all()
+        #expect(shown.count == 230)
+        #expect(shown.allSatisfy { $0.source == SourceName("first") })
+        // No shift between identical feeds.
+        #expect(try rig.fixture.store.channelHealth(at: Date(timeIntervalSince1970: 0)).first?.warnings == [])
+
+        var copy = try #require(try rig.fixture.store.sources().first { $0.definition.name.rawValue == "copy" }).definition
+        copy.priority = 9
+        try rig.fixture.store.updateSource(copy)
+        #expect(try rig.fixture.all().allSatisfy { $0.source == SourceName("copy") })
+        #expect(try rig.fixture.store.removeSource(SourceName("copy")) == 230)
+        #expect(try rig.fixture.all().count == 230)
+    }
+
+    @Test func aRenamedChannelKeepsItsChoicesAndItsGuideChannel() async throws {
+        let rig = Rig()
+        try rig.add("feed", Self.original, priority: 0)
+        _ = try await rig.refresh()
+        let offered = try rig.fixture.store.sourceChannels(of: SourceName("feed"))
+        let old = try #require(offered.first)
+        // The provider renames the channel's id; its display name stays.
+        let renamed = Self.original.replacingOccurrences(of: "\"\(old.id.rawValue)\"", with: "\"renamed.id\"")
+        #expect(renamed != Self.original)
+        try Data(renamed.utf8).write(to: rig.folder.appendingPathComponent("feed.xml"))
+        let report = try #require(try await rig.refresh().first)
+        #expect(report.renamedChannels == [old.id.rawValue: "renamed.id"])
+        #expect(try rig.fixture.store.channels().map(\.id) == [old.id])
+        #expect(try rig.fixture.all().count == 230)
+        #expect(try rig.fixture.all().allSatisfy { $0.programme.channel == old.id })
+    }
+
+    @Test func aChannelFilterKeepsOnlyTheChosen() async throws {
+        let rig = Rig()
+        let text = String(decoding: RefreshTests.other, as: UTF8.self)   // five EnerGeek channels
+        try rig.add("feed", text, priority: 0)
+        var definition = try #require(try rig.fixture.store.sources().first).definition
+        definition.keepNewChannels = false
+        definition.channels = ["EnerGeek Retro"]
+        try rig.fixture.store.updateSource(definition)
+        _ = try await rig.refresh()
+        #expect(Set(try rig.fixture.all().map(\.programme.channel.rawValue)) == ["EnerGeek Retro"])
+        #expect(try rig.fixture.store.sourceChannels(of: SourceName("feed")).filter(\.keep).map(\.id.rawValue) == ["EnerGeek Retro"])
+    }
+}
