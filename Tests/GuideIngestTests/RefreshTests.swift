@@ -273,6 +273,40 @@ import Testing
     }
 }
 
+extension RefreshTests {
+    /// A TVmaze country schedule source: one request per day, networks as channels, episodes as programmes, times
+    /// from `airstamp`. Replays a real recorded response.
+    @Test func aTVmazeScheduleBecomesChannelsAndProgrammes() async throws {
+        let fixture = try IngestFixture()
+        let server = try await MisbehavingServer()
+        let transport = AsyncHTTPTransport()
+        let day = Date(timeIntervalSince1970: 1_547_856_000)   // 2019-01-19T00:00:00Z, the recording's date
+        let refresher = SourceRefresher(store: fixture.store, transport: transport, policy: Rig.quickPolicy, now: { day })
+        server.script("/schedule?country=US&date=2019-01-19", .file(Self.bytes("tvmaze/schedule_US_2019-01-19.json")))
+        server.script("/schedule?country=US&date=2019-01-20", .file(Array("[]".utf8)))
+        try fixture.store.addSource(SourceDefinition(name: SourceName("tvmaze-us"), format: .tvmaze,
+                                                     location: server.url("/schedule?country=US"), days: 2))
+        let report = try #require(try await refresher.refresh().first)
+        #expect(report.outcome == .imported, "\(report.error ?? "")")
+        #expect(report.downloads == 2)
+        let recorded = try #require(try JSONSerialization.jsonObject(with: Data(Self.bytes("tvmaze/schedule_US_2019-01-19.json"))) as? [[String: Any]])
+        // Networks, and local web channels for the episodes that have no network.
+        let networks = Set(recorded.compactMap { episode -> String? in
+            let show = episode["show"] as? [String: Any]
+            return ((show?["network"] as? [String: Any]) ?? (show?["webChannel"] as? [String: Any]))?["name"] as? String
+        })
+        #expect(Set(try fixture.store.channels().map(\.name)) == networks)
+        let first = recorded[0], show = try #require(first["show"] as? [String: Any])
+        let stored = try fixture.all().first { $0.programme.title == show["name"] as? String }
+        #expect(stored?.programme.subTitle == first["name"] as? String)
+        #expect(stored.map { CivilTime.iso8601($0.programme.start) } == "2019-01-19T13:00:00Z")   // airstamp 13:00+00:00
+        #expect(stored?.programme.episodeLabel == "S13 E3")
+        #expect(stored.map { $0.end.timeIntervalSince($0.programme.start) } == TimeInterval(30 * 60))   // runtime 30
+        try await transport.shutdown()
+        try await server.stop()
+    }
+}
+
 /// Progress snapshots collected from a refresh's callback.
 final class ProgressLog: Sendable {
     private let updates = Mutex<[RefreshProgress]>([])
