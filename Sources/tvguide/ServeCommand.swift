@@ -11,8 +11,10 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve the web guide, its JSON API and an XMLTV feed.",
         discussion: """
-            With an empty database it first imports the bundled sample listings, so there is always a guide to see. \
-            Until a profile exists it prints a one-time setup code: open /setup and enter it to create the admin.
+            It refreshes each configured source (tvguide sources) on its interval in the background. With an empty \
+            database it first fetches the sources, or, when there are none, imports the bundled sample listings, so \
+            there is always a guide to see. Until a profile exists it prints a one-time setup code: open /setup and \
+            enter it to create the admin.
             """
     )
 
@@ -44,7 +46,19 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let database = try store.open()
-        if try CLIFailure.translating({ try database.counts().programmes }) == 0, let sample = GuideServer.sampleListings {
+        let refresher = SourceRefresher(store: database, transport: AsyncHTTPTransport.shared,
+                                        tvmazeBase: ProcessInfo.processInfo.environment["TVGUIDE_TVMAZE_URL"] ?? "https://api.tvmaze.com")
+        let scheduler = RefreshScheduler(refresher: refresher)
+        let sources = try CLIFailure.translating { try database.sources() }
+        if try CLIFailure.translating({ try database.counts().programmes }) == 0, !sources.isEmpty {
+            // The first run with sources fetches them before showing an empty guide.
+            Output.error("The guide is empty: fetching its \(sources.count) source\(sources.count == 1 ? "" : "s") first ...")
+            let bar = RefreshBar()
+            let reports = try await refresher.refresh { bar.show($0) }
+            bar.done()
+            for report in reports { Output.error(RefreshCommand.line(report)) }
+        }
+        if try CLIFailure.translating({ try database.counts().programmes }) == 0, sources.isEmpty, let sample = GuideServer.sampleListings {
             Output.error("The guide is empty: importing the bundled sample listings (\(sample.lastPathComponent)) ...")
             let summary = try CLIFailure.translating {
                 try ListingImporter(store: database).importFile(at: sample.path, as: SourceName("sample"))
@@ -62,6 +76,9 @@ struct ServeCommand: AsyncParsableCommand {
             Output.error("No profiles yet. To create the admin, open \(address)/setup and enter the setup code \(code)")
         }
         Output.error("tvguide: serving \(address)/ (API at /api, XMLTV at /xmltv.xml), database \(store.path)")
+        if !sources.isEmpty { Output.error("Refreshing \(sources.count) source(s) on their intervals (tvguide sources list).") }
+        let refreshing = Task { await scheduler.run() }
+        defer { refreshing.cancel() }
         try await GuideServer.application(store: database, settings: settings, host: host, port: port).runService()
     }
 }

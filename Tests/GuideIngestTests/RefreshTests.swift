@@ -320,3 +320,40 @@ final class ProgressLog: Sendable {
         updates.withLock { $0.compactMap { $0.sources.first?.feeds.first } }
     }
 }
+
+/// What `serve` runs in the background.
+@Suite struct SchedulerTests {
+    final class TestClock: Sendable {
+        private let instant = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        func now() -> Date { instant.withLock { $0 } }
+        func advance(_ seconds: TimeInterval) { instant.withLock { $0 += seconds } }
+    }
+
+    @Test func refreshesWhatIsDueOnlyAndRetriesAFailureSooner() async throws {
+        let fixture = try IngestFixture()
+        let clock = TestClock()
+        let path = IngestFixture.fixtures.appendingPathComponent("peer-fixtures/iptv-org-epg/epg.iptvx.one.content.xml").path
+        try fixture.store.addSource(SourceDefinition(name: SourceName("feed"), format: .xmltv, location: path, refreshInterval: 300))
+        let refresher = SourceRefresher(store: fixture.store, transport: AsyncHTTPTransport.shared, now: { clock.now() })
+        let scheduler = RefreshScheduler(refresher: refresher, now: { clock.now() })
+        let updates = scheduler.updates()
+
+        #expect(try await scheduler.refreshDue().map(\.outcome) == [.imported])
+        #expect(try await scheduler.refreshDue().isEmpty)
+        clock.advance(301)
+        #expect(try await scheduler.refreshDue().map(\.source) == ["feed"])
+
+        // A source that fails is tried again after 30 minutes, not after its 12-hour interval.
+        try fixture.store.addSource(SourceDefinition(name: SourceName("broken"), format: .xmltv, location: "/no/such/file.xml"))
+        #expect(try await scheduler.refreshDue().map(\.outcome) == [.failed])
+        clock.advance(1799)
+        #expect(try await scheduler.refreshDue().map(\.source) == ["feed"])
+        clock.advance(2)
+        #expect(try await scheduler.refreshDue().map(\.source) == ["broken"])
+
+        // Listeners get the progress, ending with the outcome.
+        var iterator = updates.makeAsyncIterator()
+        #expect(await iterator.next() != nil)
+        #expect(scheduler.latest?.sources.first?.phase == .failed)
+    }
+}
