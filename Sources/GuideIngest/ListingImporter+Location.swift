@@ -9,6 +9,10 @@ extension ListingImporter {
     /// executor stay free.
     public func importLocation(_ location: String, transport: any HTTPTransport = AsyncHTTPTransport.shared,
                                progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportSummary {
+        // A local file is imported as it is: the fetcher's parse-while-reading check would only read it twice.
+        guard let url = URL(string: location), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            return try await NIOThreadPool.singleton.runIfActive { try importFile(at: location, progress: progress) }
+        }
         let fetcher = FeedFetcher(transport: transport, policy: FetchPolicy())
         guard case .fetched(let feed) = try await fetcher.fetch(location, validators: nil, localZone: nil, progress: { feed in
             progress(ImportProgress(bytesRead: feed.bytes, totalBytes: feed.totalBytes, programmes: feed.programmes))
