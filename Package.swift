@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Values and pure rules. Foundation only.
@@ -51,6 +52,8 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Mustache", package: "swift-mustache"),
+            // Graceful shutdown ends long-lived responses (the refresh progress events).
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             // bcrypt for passwords and PINs; SHA-256 for session and API tokens.
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -72,6 +75,7 @@ let package = Package(
         .testTarget(name: "GuideServerTests", dependencies: [
             "GuideServer", "GuideStore", "GuideIngest", "GuideCore",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         .testTarget(name: "GuideIngestTests", dependencies: [
             "GuideIngest", "GuideStore", "XMLTV", "GuideCore",

@@ -90,3 +90,21 @@ public struct SourceChannel: Codable, Hashable, Sendable {
     /// The guide channel its listings go to.
     public var guideChannel: ChannelID { mappedTo ?? id }
 }
+
+extension SourceChannel {
+    /// For each unmapped channel of `channels` (one source's), a guide channel of the same name (folded) that is not
+    /// one of the source's own channels, to suggest mapping it to. The first such guide channel wins.
+    public static func suggestions(for channels: [SourceChannel], guide: [Channel]) -> [ChannelID: ChannelID] {
+        let own = Set(channels.map(\.id))
+        var byName: [String: ChannelID] = [:]
+        for channel in guide where !own.contains(channel.id) {
+            let name = SearchText.fold(channel.name)
+            if byName[name] == nil { byName[name] = channel.id }
+        }
+        var suggestions: [ChannelID: ChannelID] = [:]
+        for channel in channels where channel.mappedTo == nil {
+            if let match = byName[SearchText.fold(channel.name)] { suggestions[channel.id] = match }
+        }
+        return suggestions
+    }
+}

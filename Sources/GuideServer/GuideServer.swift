@@ -1,17 +1,23 @@
 import Foundation
+import GuideIngest
 import GuideStore
 import Hummingbird
 import Logging
 
 /// The web guide and its API, served by Hummingbird.
 public enum GuideServer {
-    /// Every route, behind the security headers, the error pages and the session and form-token checks.
-    public static func router(store: any GuideDatabase, settings: ServerSettings = ServerSettings()) throws -> Router<GuideRequestContext> {
+    /// Every route, behind the security headers, the error pages and the session and form-token checks. `scheduler`
+    /// refreshes sources when an admin asks (by default one fetching over the network, on `settings.now`'s clock).
+    public static func router(store: any GuideDatabase, settings: ServerSettings = ServerSettings(),
+                              scheduler: RefreshScheduler? = nil) throws -> Router<GuideRequestContext> {
+        let scheduler = scheduler ?? RefreshScheduler(
+            refresher: SourceRefresher(store: store, transport: AsyncHTTPTransport.shared, now: settings.now), now: settings.now)
         let renderer = try PageRenderer()
         let assets = try StaticAssets()
         let accounts = Accounts(store: store, now: settings.now, cost: settings.secretCost)
         let directory = ChannelDirectory(store: store)
-        let site = Site(store: store, accounts: accounts, renderer: renderer, assets: assets, directory: directory, settings: settings)
+        let site = Site(store: store, accounts: accounts, renderer: renderer, assets: assets, directory: directory, settings: settings,
+                        scheduler: scheduler)
         let sessions = SessionMiddleware(accounts: accounts, secureCookies: settings.secureCookies)
 
         let router = Router(context: GuideRequestContext.self)
@@ -27,6 +33,8 @@ public enum GuideServer {
         LineupPage(site: site).register(on: router)
         SignInPages(site: site, sessions: sessions).register(on: router)
         AdminPages(site: site).register(on: router)
+        SourcePages(site: site).register(on: router)
+        SourceRoutes(site: site).register(on: router)
         XMLTVFeed(site: site).register(on: router)
         router.get("static/:file") { request, context in
             try assets.response(for: context.parameters.get("file") ?? "", request: request)
@@ -46,9 +54,10 @@ public enum GuideServer {
     }
 
     /// The server on `host`:`port`.
-    public static func application(store: any GuideDatabase, settings: ServerSettings, host: String, port: Int,
+    public static func application(store: any GuideDatabase, settings: ServerSettings, scheduler: RefreshScheduler? = nil,
+                                   host: String, port: Int,
                                    logger: Logger = Logger(label: "tvguide")) throws -> some ApplicationProtocol {
-        Application(router: try router(store: store, settings: settings),
+        Application(router: try router(store: store, settings: settings, scheduler: scheduler),
                     configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "tvguide"),
                     logger: logger)
     }

@@ -21,7 +21,8 @@ public protocol AccountStore: Sendable {
     func lineup(of id: ProfileID) throws -> [ChannelID]
     func setLineup(_ channels: [ChannelID], of id: ProfileID) throws
 
-    func createSession(tokenHash: String, for id: ProfileID, expires: Date) throws
+    /// Starts a session at `instant` (forgetting sessions expired by then).
+    func createSession(tokenHash: String, for id: ProfileID, at instant: Date, expires: Date) throws
     /// The profile a live session belongs to; nil when unknown or expired.
     func sessionProfile(tokenHash: String, at instant: Date) throws -> Profile?
     func deleteSession(tokenHash: String) throws

@@ -55,6 +55,19 @@ public struct ChannelHealth: Sendable, Codable, Equatable {
         self.gaps = gaps
         self.warnings = warnings
     }
+
+    /// Whether an admin should look at it: listings ending within a day, gaps, or shifted times.
+    public func needsAttention(at instant: Date) -> Bool {
+        !gaps.isEmpty || !warnings.isEmpty || (listingsEnd ?? .distantPast) < instant.addingTimeInterval(24 * 3600)
+    }
+
+    /// "ends in 14 h", "ends in 3 days", "ended 2 h ago", "no listings ahead".
+    public func ending(from instant: Date) -> String {
+        guard let listingsEnd else { return "no listings ahead" }
+        let hours = Int((listingsEnd.timeIntervalSince(instant) / 3600).rounded())
+        if hours < 0 { return -hours < 48 ? "ended \(-hours) h ago" : "ended \(-hours / 24) days ago" }
+        return hours < 48 ? "ends in \(hours) h" : "ends in \(hours / 24) days"
+    }
 }
 
 /// A channel as a refresh found it offered.
@@ -145,7 +158,7 @@ public struct RefreshRecord: Sendable {
 }
 
 /// A configured source and how its refreshes went.
-public struct SourceStatus: Sendable {
+public struct SourceStatus: Sendable, Codable {
     public var definition: SourceDefinition
     public var lastAttempt: Date?
     public var lastSuccess: Date?

@@ -79,6 +79,6 @@ struct ServeCommand: AsyncParsableCommand {
         if !sources.isEmpty { Output.error("Refreshing \(sources.count) source(s) on their intervals (tvguide sources list).") }
         let refreshing = Task { await scheduler.run() }
         defer { refreshing.cancel() }
-        try await GuideServer.application(store: database, settings: settings, host: host, port: port).runService()
+        try await GuideServer.application(store: database, settings: settings, scheduler: scheduler, host: host, port: port).runService()
     }
 }

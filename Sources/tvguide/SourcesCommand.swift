@@ -83,7 +83,7 @@ struct SourcesCommand: ParsableCommand {
         func run() throws {
             let sources = try CLIFailure.translating { try store.open().sources() }
             if json {
-                try Output.json(sources.map(SourceDocument.init))
+                try Output.json(sources)
                 return
             }
             guard !sources.isEmpty else {
@@ -99,7 +99,7 @@ struct SourcesCommand: ParsableCommand {
                 if definition.timeShift != 0 { settings.append("times shifted \(definition.timeShift / 60) min") }
                 if let zone = definition.localZone { settings.append("times local in \(zone)") }
                 if !settings.isEmpty { Output.line("  " + settings.joined(separator: ", ")) }
-                Output.line("  " + SourceDocument.lastRefresh(status))
+                Output.line("  " + SourceStatus.lastRefresh(status))
             }
         }
 
@@ -197,7 +197,7 @@ struct SourcesCommand: ParsableCommand {
                     for (id, channel) in changed { channels[id] = channel }
                 }
                 let guide = try database.channels()
-                let suggestions = Self.suggestions(for: Array(channels.values), guide: guide)
+                let suggestions = SourceChannel.suggestions(for: Array(channels.values), guide: guide)
                 let sorted = channels.values.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
                 if json {
                     try Output.json(sorted.map { SourceChannelDocument($0, suggestion: suggestions[$0.id]) })
@@ -220,48 +220,12 @@ struct SourcesCommand: ParsableCommand {
         static func list(_ text: String?) -> [String] {
             (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
-
-        /// For each unmapped source channel, a guide channel with another id but the same name (folded).
-        static func suggestions(for channels: [SourceChannel], guide: [Channel]) -> [ChannelID: ChannelID] {
-            var byName: [String: ChannelID] = [:]
-            for channel in guide { byName[SearchText.fold(channel.name), default: channel.id] = channel.id }
-            var suggestions: [ChannelID: ChannelID] = [:]
-            for channel in channels where channel.mappedTo == nil {
-                if let match = byName[SearchText.fold(channel.name)], match != channel.id { suggestions[channel.id] = match }
-            }
-            return suggestions
-        }
     }
 }
 
 extension SourceFormat: ExpressibleByArgument {}
 
-/// A source as `sources list --json` prints it.
-struct SourceDocument: Encodable {
-    var definition: SourceDefinition
-    var lastAttempt: Date?
-    var lastSuccess: Date?
-    var lastOutcome: String?
-    var lastError: String?
-    var lastBytes: Int64
-    var lastProgrammes: Int
-    var lastRepairs: Int
-    var programmes: Int
-    var hidden: Int
-
-    init(_ status: SourceStatus) {
-        definition = status.definition
-        lastAttempt = status.lastAttempt
-        lastSuccess = status.lastSuccess
-        lastOutcome = status.lastOutcome?.rawValue
-        lastError = status.lastError
-        lastBytes = status.lastBytes
-        lastProgrammes = status.lastProgrammes
-        lastRepairs = status.lastRepairs
-        programmes = status.programmes
-        hidden = status.hidden
-    }
-
+extension SourceStatus {
     /// "last refreshed ... : ..." in one line.
     static func lastRefresh(_ status: SourceStatus) -> String {
         guard let attempt = status.lastAttempt else { return "never refreshed" }

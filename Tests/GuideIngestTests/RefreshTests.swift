@@ -118,6 +118,25 @@ import Testing
         try await rig.close()
     }
 
+    @Test func aSourceStartedAgainWhileRefreshingIsLeftToThatRefresh() async throws {
+        let rig = try await Rig()
+        rig.server.script("/slow.xml", MisbehavingServer.Reply(body: Self.other, chunk: 8 * 1024, pause: .milliseconds(20)))
+        rig.server.script("/quick.xml", .file(Self.small))
+        try rig.add("slow", "/slow.xml")
+        try rig.add("quick", "/quick.xml")
+        let scheduler = RefreshScheduler(refresher: rig.refresher)
+        #expect(try await scheduler.start([SourceName("slow")]) == [SourceName("slow")])
+        #expect(scheduler.latest?.sources.map(\.name) == ["slow"])
+        // "Refresh all" while it runs starts only the other; the progress shows both runs side by side.
+        #expect(try await scheduler.start() == [SourceName("quick")])
+        #expect(Set(scheduler.latest?.sources.map(\.name) ?? []) == ["slow", "quick"])
+        await #expect(throws: StoreError.self) { try await scheduler.start([SourceName("nowhere")]) }
+        for await progress in scheduler.updates() where progress.isFinished { break }
+        #expect(scheduler.latest?.sources.map(\.phase) == [.imported, .imported])
+        #expect(rig.server.requests(to: "/slow.xml").count == 1)
+        try await rig.close()
+    }
+
     @Test func aSlowDripWithinTheLimitsImports() async throws {
         let rig = try await Rig()
         rig.server.script("/guide.xml", MisbehavingServer.Reply(body: Self.other, chunk: 8 * 1024, pause: .milliseconds(10)))

@@ -12,12 +12,17 @@ final class TestServer: Sendable {
     let folder: String
     let store: SQLiteListingStore
     let clock: TestClock
+    /// The server's refresher, as `serve` has it: fetching over the network (loopback and files in these tests).
+    let scheduler: RefreshScheduler
     static let setupCode = "1234-5678-9abc"
 
     init(listings: String, now: Date) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-web-\(UUID().uuidString)").path
         store = try SQLiteListingStore(path: folder + "/guide.sqlite")
         clock = TestClock(now)
+        scheduler = RefreshScheduler(
+            refresher: SourceRefresher(store: store, transport: AsyncHTTPTransport.shared, now: { [clock] in clock.now }),
+            now: { [clock] in clock.now })
         try importListings(listings, as: "test")
     }
 
@@ -42,9 +47,14 @@ final class TestServer: Sendable {
         clock.advance(by: seconds)
     }
 
+    /// Runs `body` against the router (`.router`) or a real server on a loopback port (`.live`).
+    func run(_ mode: TestingSetup, _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = Application(router: try GuideServer.router(store: store, settings: settings, scheduler: scheduler))
+        try await app.test(mode) { client in try await body(client) }
+    }
+
     func run(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = Application(router: try GuideServer.router(store: store, settings: settings))
-        try await app.test(.router) { client in try await body(client) }
+        try await run(.router, body)
     }
 }
 

@@ -10,6 +10,9 @@ public actor RefreshScheduler {
     let refresher: SourceRefresher
     let now: @Sendable () -> Date
     private let broadcast = ProgressBroadcast()
+    /// Sources a refresh started here is responsible for, from the moment it was started (before the refresher
+    /// has them), so two quick starts never both take one.
+    private var claimed: Set<SourceName> = []
 
     /// A failed source is tried again after this at most, whatever its interval.
     static let retryFailedAfter: TimeInterval = 30 * 60
@@ -20,7 +23,7 @@ public actor RefreshScheduler {
     }
 
     /// When `status`'s source should next be refreshed.
-    static func due(_ status: SourceStatus) -> Date {
+    public static func due(_ status: SourceStatus) -> Date {
         guard let attempt = status.lastAttempt else { return .distantPast }
         var wait = TimeInterval(status.definition.refreshInterval)
         if status.lastOutcome == .failed { wait = min(wait, retryFailedAfter) }
@@ -36,11 +39,57 @@ public actor RefreshScheduler {
         return try await refresh(due)
     }
 
-    /// Refreshes the named sources (all when nil) now.
+    /// Refreshes the named sources (all when nil) now. Sources already being refreshed are left to that refresh.
     @discardableResult
     public func refresh(_ names: [SourceName]? = nil) async throws -> [SourceReport] {
+        let idle = try idleSources(names)
+        guard !idle.isEmpty else { return [] }
+        return try await refresh(idle, run: announce(idle))
+    }
+
+    /// Starts refreshing the named sources (all when nil) in the background; the names it started, leaving out
+    /// those already being refreshed. Progress arrives through ``updates()``, and ``latest`` shows them waiting
+    /// from the moment this returns.
+    public func start(_ names: [SourceName]? = nil) throws -> [SourceName] {
+        let idle = try idleSources(names)
+        guard !idle.isEmpty else { return [] }
+        let run = announce(idle)
+        Task { try? await self.refresh(idle, run: run) }
+        return idle
+    }
+
+    /// Claims the sources and opens a new run in the progress broadcast, its sources waiting.
+    private func announce(_ names: [SourceName]) -> Int {
+        claimed.formUnion(names)
+        let run = broadcast.begin()
+        broadcast.publish(RefreshProgress(sources: names.map {
+            RefreshProgress.Source(name: $0.rawValue, phase: .waiting, feeds: [], downloadsDone: 0, downloadsTotal: 0)
+        }), run: run)
+        return run
+    }
+
+    private func refresh(_ names: [SourceName], run: Int) async throws -> [SourceReport] {
         let broadcast = self.broadcast
-        return try await refresher.refresh(names) { broadcast.publish($0) }
+        defer { claimed.subtract(names) }
+        do {
+            return try await refresher.refresh(names) { broadcast.publish($0, run: run) }
+        } catch {
+            // Nothing ran (the store could not list the sources): the announced run ends as failed, not waiting.
+            broadcast.publish(RefreshProgress(sources: names.map {
+                RefreshProgress.Source(name: $0.rawValue, phase: .failed, feeds: [], downloadsDone: 0, downloadsTotal: 0,
+                                       error: "\(error)")
+            }), run: run)
+            throw error
+        }
+    }
+
+    /// The named sources (all when nil) that are not being refreshed now; `.notFound` for a name not configured.
+    private func idleSources(_ names: [SourceName]?) throws -> [SourceName] {
+        let configured = try refresher.store.sources().map(\.definition.name)
+        if let unknown = names?.first(where: { !configured.contains($0) }) {
+            throw StoreError(.notFound, "there is no source called \(unknown)")
+        }
+        return (names ?? configured).filter { !claimed.contains($0) && !refresher.isRefreshing($0) }
     }
 
     /// Refreshes due sources until cancelled, looking again when the next one is due and at least every `check`.
@@ -57,6 +106,11 @@ public actor RefreshScheduler {
         }
     }
 
+    /// The sources being refreshed now (or about to be).
+    public func refreshing() throws -> Set<SourceName> {
+        claimed.union(try refresher.store.sources().map(\.definition.name).filter(refresher.isRefreshing))
+    }
+
     /// Progress snapshots from now on, starting with the latest.
     public nonisolated func updates() -> AsyncStream<RefreshProgress> { broadcast.updates() }
 
@@ -64,16 +118,40 @@ public actor RefreshScheduler {
     public nonisolated var latest: RefreshProgress? { broadcast.latest }
 }
 
-/// Hands each progress snapshot to every listener, in order, as it is reported.
+/// Hands each progress snapshot to every listener, in order, as it is reported. Refreshes running at the same time
+/// (the schedule's and one started by hand) are shown as one: their sources side by side, until a new refresh
+/// starts after they finished.
 final class ProgressBroadcast: Sendable {
-    private let state = Mutex<(latest: RefreshProgress?, listeners: [UUID: AsyncStream<RefreshProgress>.Continuation])>((nil, [:]))
+    private struct State {
+        var runs: [(id: Int, progress: RefreshProgress)] = []
+        var nextRun = 0
+        var latest: RefreshProgress?
+        var listeners: [UUID: AsyncStream<RefreshProgress>.Continuation] = [:]
+    }
+
+    private let state = Mutex(State())
 
     var latest: RefreshProgress? { state.withLock { $0.latest } }
 
-    func publish(_ progress: RefreshProgress) {
+    /// A new refresh's number for ``publish(_:run:)``; finished refreshes are forgotten.
+    func begin() -> Int {
         state.withLock { state in
-            state.latest = progress
-            for listener in state.listeners.values { listener.yield(progress) }
+            state.runs.removeAll { $0.progress.isFinished }
+            state.nextRun += 1
+            return state.nextRun
+        }
+    }
+
+    func publish(_ progress: RefreshProgress, run: Int) {
+        state.withLock { state in
+            if let index = state.runs.firstIndex(where: { $0.id == run }) {
+                state.runs[index].progress = progress
+            } else {
+                state.runs.append((run, progress))
+            }
+            let combined = RefreshProgress(sources: state.runs.flatMap(\.progress.sources))
+            state.latest = combined
+            for listener in state.listeners.values { listener.yield(combined) }
         }
     }
 

@@ -83,6 +83,11 @@ public final class SourceRefresher: Sendable {
         self.now = now
     }
 
+    /// Whether a refresh of `name` is running now.
+    public func isRefreshing(_ name: SourceName) -> Bool {
+        running.withLock { $0.contains(name) }
+    }
+
     /// Refreshes the named sources (all when nil), together; one report per source, in the order asked.
     public func refresh(_ names: [SourceName]? = nil,
                         progress: @escaping @Sendable (RefreshProgress) -> Void = { _ in }) async throws -> [SourceReport] {

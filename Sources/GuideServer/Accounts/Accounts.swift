@@ -55,7 +55,7 @@ struct Accounts: Sendable {
         let token = Self.randomToken()
         try await blocking {
             try store.recordSignIn(profile.id, failures: 0, lockedUntil: nil)
-            try store.createSession(tokenHash: Self.digest(token), for: profile.id, expires: instant.addingTimeInterval(Self.sessionLength))
+            try store.createSession(tokenHash: Self.digest(token), for: profile.id, at: instant, expires: instant.addingTimeInterval(Self.sessionLength))
         }
         return .signedIn(profile, sessionToken: token)
     }

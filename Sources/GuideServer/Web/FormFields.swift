@@ -20,6 +20,11 @@ struct FormFields: Sendable {
         return trimmed.isEmpty ? nil : trimmed
     }
 
+    /// Every value named `name` (checkboxes, repeated fields), trimmed, blanks left out.
+    func all(_ name: String) -> [String] {
+        values.filter { $0.name == name }.map { $0.value.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+    }
+
     /// The value named `name` as typed (secrets keep their spaces).
     func raw(_ name: String) -> String? {
         values.first(where: { $0.name == name })?.value

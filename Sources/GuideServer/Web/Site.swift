@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideIngest
 import GuideStore
 import Hummingbird
 
@@ -11,6 +12,8 @@ struct Site: Sendable {
     let assets: StaticAssets
     let directory: ChannelDirectory
     let settings: ServerSettings
+    /// Refreshes the configured sources on demand and reports their progress.
+    let scheduler: RefreshScheduler
 
     /// A page: `template` with `page`, as the response.
     func page(_ template: String, _ page: some Any, status: HTTPResponse.Status = .ok) throws -> HTMLPage {
@@ -60,8 +63,8 @@ struct Site: Sendable {
     }
 }
 
-/// Listings and accounts in one database, as `serve` uses them.
-public typealias GuideDatabase = ListingStore & AccountStore
+/// Listings, sources and accounts in one database, as `serve` uses them.
+public typealias GuideDatabase = ListingStore & SourceStore & AccountStore
 
 /// Thrown by pages that need a signed-in profile; becomes a redirect to the sign-in page.
 struct SignInRequired: Error {

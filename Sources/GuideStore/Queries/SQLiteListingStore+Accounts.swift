@@ -89,8 +89,9 @@ extension SQLiteListingStore: AccountStore {
         }
     }
 
-    public func createSession(tokenHash: String, for id: ProfileID, expires: Date) throws {
-        let createdAt = Int64(now().timeIntervalSince1970)
+    public func createSession(tokenHash: String, for id: ProfileID, at instant: Date, expires: Date) throws {
+        // The server's clock, not the store's: `serve --pretend-now` may run it days away from the real one.
+        let createdAt = Int64(instant.timeIntervalSince1970)
         try mapErrors {
             try pool.write { db in
                 // Sign-ins are rare: a good moment to forget expired sessions.

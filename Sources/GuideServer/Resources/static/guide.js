@@ -21,7 +21,97 @@
 document.addEventListener("DOMContentLoaded", function () {
   var guide = document.getElementById("guide");
   if (guide) new Grid(guide);
+  var refresh = document.getElementById("refresh");
+  if (refresh && window.EventSource) new RefreshView(refresh);
+  adminForms();
 });
+
+/* Admin forms: keep or drop every channel on a page; confirm before removing a source. */
+function adminForms() {
+  Array.prototype.forEach.call(document.querySelectorAll("[data-check]"), function (button) {
+    button.addEventListener("click", function () {
+      var checked = button.dataset.check === "all";
+      Array.prototype.forEach.call(button.form.querySelectorAll("input[name=keep]"), function (box) { box.checked = checked; });
+    });
+  });
+  Array.prototype.forEach.call(document.querySelectorAll("form[data-confirm]"), function (form) {
+    form.addEventListener("submit", function (event) {
+      if (!window.confirm(form.dataset.confirm)) event.preventDefault();
+    });
+  });
+}
+
+/* The sources page's live refresh progress, from the server-sent events at data-events. Built with textContent
+   only: locations and errors come from other servers. When a refresh it watched ends, the sources table is fetched
+   again so its last-refresh column tells the outcome. */
+function RefreshView(section) {
+  var self = this;
+  this.box = document.getElementById("refresh-progress");
+  this.sawRunning = false;
+  this.events = new EventSource(section.dataset.events);
+  this.events.addEventListener("progress", function (event) { self.show(JSON.parse(event.data)); });
+}
+
+RefreshView.megabytes = function (bytes) { return (bytes / 1e6).toFixed(1) + " MB"; };
+
+RefreshView.prototype.show = function (progress) {
+  var box = this.box;
+  var make = function (tag, text, className) {
+    var node = document.createElement(tag);
+    if (text !== undefined) node.textContent = text;
+    if (className) node.className = className;
+    return node;
+  };
+  box.textContent = "";
+  box.dataset.running = progress.running ? "true" : "false";
+  if (!progress.sources.length) { box.appendChild(make("p", "No refresh has run since the server started.", "progress-summary")); return; }
+  box.appendChild(make("p", (progress.running ? "Refreshing: " : "Last refresh: ") + progress.downloadsDone + " of "
+    + progress.downloadsTotal + " downloads done", "progress-summary"));
+  var overall = make("progress");
+  overall.max = Math.max(progress.downloadsTotal, 1);
+  overall.value = progress.downloadsDone;
+  overall.setAttribute("aria-label", "Downloads done");
+  box.appendChild(overall);
+  var list = make("ul", undefined, "progress-sources");
+  progress.sources.forEach(function (source) {
+    var item = make("li");
+    item.dataset.source = source.name;
+    item.dataset.phase = source.phase;
+    item.appendChild(make("strong", source.name));
+    item.appendChild(document.createTextNode(" " + source.phase + " · " + source.downloadsDone + "/" + source.downloadsTotal));
+    if (source.error) item.appendChild(make("p", source.error, "failed"));
+    source.feeds.forEach(function (feed) {
+      var line = make("div", undefined, "feed");
+      line.appendChild(make("small", feed.location, "location"));
+      if (feed.percent !== undefined && feed.percent !== null) {
+        var bar = make("progress");
+        bar.max = 100;
+        bar.value = feed.percent;
+        bar.setAttribute("aria-label", feed.location);
+        line.appendChild(bar);
+        line.appendChild(make("span", " " + feed.percent + "% of " + RefreshView.megabytes(feed.totalBytes)));
+      } else {
+        line.appendChild(make("span", " " + RefreshView.megabytes(feed.bytes) + ", " + feed.programmes + " programmes"));
+      }
+      if (feed.attempt > 1) line.appendChild(make("span", " (try " + feed.attempt + (feed.retryReason ? ": " + feed.retryReason : "") + ")"));
+      item.appendChild(line);
+    });
+    list.appendChild(item);
+  });
+  box.appendChild(list);
+  if (progress.running) this.sawRunning = true;
+  else if (this.sawRunning) { this.sawRunning = false; this.reloadTable(); }
+};
+
+RefreshView.prototype.reloadTable = function () {
+  fetch("/admin/sources", { credentials: "same-origin" })
+    .then(function (response) { return response.text(); })
+    .then(function (html) {
+      var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("table.sources");
+      var current = document.querySelector("table.sources");
+      if (fresh && current) current.replaceWith(fresh);
+    });
+};
 
 function Grid(guide) {
   var self = this;

@@ -1,0 +1,78 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+
+/// The API's source routes, for admins: the configured sources, health, and refreshing now. Reading takes an admin's
+/// session or token; starting a refresh takes an admin's `Authorization: Bearer` token, like every API change.
+struct SourceRoutes: Sendable {
+    let site: Site
+
+    struct HealthDocument: ResponseEncodable {
+        var sources: [SourceStatus]
+        var channels: [ChannelHealth]
+    }
+
+    struct RefreshRequest: Decodable {
+        var sources: [String]?
+    }
+
+    struct StartedDocument: ResponseEncodable {
+        /// The sources this request started; those already being refreshed are left to that refresh.
+        var started: [String]
+        var progress: ProgressDocument
+    }
+
+    func register(on router: Router<GuideRequestContext>) {
+        let api = router.group("api")
+        api.get("sources") { _, context in
+            try admin(context)
+            return try await blocking { [site] in try site.store.sources() }
+        }
+        api.get("health") { _, context in
+            try admin(context)
+            let site = self.site
+            let instant = site.settings.now()
+            return try await blocking { HealthDocument(sources: try site.store.sources(), channels: try site.store.channelHealth(at: instant)) }
+        }
+        api.get("refresh") { _, context in
+            try admin(context)
+            return ProgressDocument(site.scheduler.latest)
+        }
+        api.post("refresh") { request, context in try await refresh(request, context) }
+    }
+
+    func refresh(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+        guard let viewer = context.viewer, case .apiToken = viewer.credential else {
+            throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"],
+                            message: "changes need Authorization: Bearer with an API token (an admin creates them on /admin)")
+        }
+        guard viewer.profile.isAdmin else { throw HTTPError(.forbidden, message: "only an admin's token can refresh sources") }
+        var request = request
+        let body = try await request.collectBody(upTo: context.maxUploadSize)
+        var names: [SourceName]?
+        if body.readableBytes > 0 {
+            guard let decoded = try? JSONDecoder().decode(RefreshRequest.self, from: body) else {
+                throw HTTPError(.badRequest, message: "send {\"sources\": [\"name\", ...]} or no body for every source: see /openapi.json")
+            }
+            names = decoded.sources.map { $0.map { SourceName($0) } }
+        }
+        let started: [SourceName]
+        do {
+            started = try await site.scheduler.start(names)
+        } catch let error as StoreError {
+            throw HTTPError(.notFound, message: "\(error.message): GET /api/sources lists them")
+        }
+        let document = StartedDocument(started: started.map(\.rawValue), progress: ProgressDocument(site.scheduler.latest))
+        var response = try document.response(from: request, context: context)
+        response.status = .accepted
+        return response
+    }
+
+    private func admin(_ context: GuideRequestContext) throws {
+        guard let viewer = context.viewer else {
+            throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: "send Authorization: Bearer with an admin's API token, or sign in as an admin")
+        }
+        guard viewer.profile.isAdmin else { throw HTTPError(.forbidden, message: "only an admin can see sources") }
+    }
+}
