@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "GuideStore", targets: ["GuideStore"]),
         .library(name: "GuideIngest", targets: ["GuideIngest"]),
         .library(name: "GuideServer", targets: ["GuideServer"]),
+        .library(name: "TVMaze", targets: ["TVMaze"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -46,6 +47,11 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         // The web guide and the JSON API, on Hummingbird.
+        // The TVmaze API: shows, episodes, people, schedules; rate-limited, retried, cached in the store.
+        .target(name: "TVMaze", dependencies: [
+            "GuideCore", "GuideStore", "GuideIngest",
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
         .target(name: "GuideServer", dependencies: [
             "GuideCore", "XMLTV", "GuideStore", "GuideIngest",
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -77,6 +83,13 @@ let package = Package(
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
+        .testTarget(name: "TVMazeTests", dependencies: [
+            "TVMaze", "GuideStore", "GuideIngest", "GuideCore",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ], resources: [.copy("Fixtures")]),
         .testTarget(name: "GuideIngestTests", dependencies: [
             "GuideIngest", "GuideStore", "XMLTV", "GuideCore",
             .product(name: "NIOCore", package: "swift-nio"),

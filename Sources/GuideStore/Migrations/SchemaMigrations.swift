@@ -202,6 +202,17 @@ enum SchemaMigrations {
                 CREATE INDEX programme_by_channel ON programme(channel_key, start, stop, hidden);
                 """)
         }
+        migrator.registerMigration("v5: web API answers cached for offline use") { db in
+            // TVmaze's answers by request path and query; a 404 is kept too ("no such episode" is an answer).
+            try db.execute(sql: """
+                CREATE TABLE api_cache (
+                    key TEXT PRIMARY KEY,
+                    status INTEGER NOT NULL,
+                    body BLOB NOT NULL,
+                    fetched_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

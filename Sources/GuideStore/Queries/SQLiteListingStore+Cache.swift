@@ -1,0 +1,44 @@
+import Foundation
+import GRDB
+
+extension SQLiteListingStore: ResponseCache {
+    public func cachedResponse(for key: String) throws -> CachedResponse? {
+        try mapErrors {
+            try pool.read { db in
+                try Row.fetchOne(db, sql: "SELECT status, body, fetched_at FROM api_cache WHERE key = ?", arguments: [key]).map { row in
+                    let fetched: Int64 = row[2]
+                    return CachedResponse(status: row[0], body: row[1], fetched: Date(timeIntervalSince1970: TimeInterval(fetched)))
+                }
+            }
+        }
+    }
+
+    public func storeResponse(_ response: CachedResponse, for key: String) throws {
+        try mapErrors {
+            try pool.write { db in
+                try db.execute(sql: """
+                    INSERT INTO api_cache (key, status, body, fetched_at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (key) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at
+                    """, arguments: [key, response.status, response.body, Int64(response.fetched.timeIntervalSince1970)])
+            }
+        }
+    }
+
+    public func forgetResponses(keys: [String], prefixes: [String]) throws -> Int {
+        try mapErrors {
+            try pool.write { db in
+                var removed = 0
+                for key in keys {
+                    try db.execute(sql: "DELETE FROM api_cache WHERE key = ?", arguments: [key])
+                    removed += db.changesCount
+                }
+                for prefix in prefixes {
+                    // A range on the primary key, not LIKE: keys hold "_" and "%" freely.
+                    try db.execute(sql: "DELETE FROM api_cache WHERE key >= ? AND key < ?", arguments: [prefix, prefix + "\u{10FFFF}"])
+                    removed += db.changesCount
+                }
+                return removed
+            }
+        }
+    }
+}

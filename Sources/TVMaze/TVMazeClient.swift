@@ -1,0 +1,330 @@
+import Foundation
+import GuideIngest
+import GuideStore
+import NIOCore
+
+/// The TVmaze API (https://www.tvmaze.com/api), politely: every request waits for a slot of the shared
+/// ``RateLimiter`` (20 per 10 s), a 429 or 5xx is retried up to 3 tries in all (after `Retry-After` when given,
+/// else 1 s, 2 s), and answers are kept in a ``ResponseCache`` for the time TVmaze's own caches keep them (an hour;
+/// a day for the show index and the full schedule). A cached answer is not asked for again within that time; an
+/// older one is still used when TVmaze cannot be reached, so followed shows work offline.
+///
+/// URLs are built from ids and the configured base URL, never from the `_links` in answers (they name
+/// api.tvmaze.com), so a mirror or a test server can stand in.
+public final class TVMazeClient: Sendable {
+    public struct Policy: Sendable {
+        /// Tries in all for one request (429, 5xx, dropped connections).
+        public var tries = 3
+        /// The wait before the second try; doubled before each next one.
+        public var backoff: Duration = .seconds(1)
+        /// The longest `Retry-After` honoured; longer ones fail the request now.
+        public var longestRetryAfter: Duration = .seconds(120)
+        /// How long an answer stays fresh: TVmaze's edge cache keeps most for an hour.
+        public var freshFor: TimeInterval = 3600
+        /// The show index and the full schedule: a day.
+        public var indexFreshFor: TimeInterval = 24 * 3600
+        /// The largest body read.
+        public var largestBody = 32 * 1024 * 1024
+
+        public init() {}
+    }
+
+    public static let defaultBase = "https://api.tvmaze.com"
+
+    /// The API's address, without a trailing slash.
+    public let base: String
+    let transport: any HTTPTransport
+    let limiter: RateLimiter
+    let cache: (any ResponseCache)?
+    let policy: Policy
+    let now: @Sendable () -> Date
+
+    public init(base: String = TVMazeClient.defaultBase, transport: any HTTPTransport = AsyncHTTPTransport.shared,
+                limiter: RateLimiter = RateLimiter(), cache: (any ResponseCache)? = nil, policy: Policy = Policy(),
+                now: @escaping @Sendable () -> Date = Date.init) {
+        var base = base
+        while base.hasSuffix("/") { base.removeLast() }
+        self.base = base
+        self.transport = transport
+        self.limiter = limiter
+        self.cache = cache
+        self.policy = policy
+        self.now = now
+    }
+
+    // MARK: Shows
+
+    /// Shows matching `query`, best first; empty when none match.
+    public func searchShows(_ query: String) async throws -> [TVMazeShowResult] {
+        try await list("/search/shows", [("q", query)])
+    }
+
+    /// The one show matching `query` best, or nil (TVmaze's 404 with an empty body).
+    public func singleSearch(_ query: String, embed: [ShowEmbed] = []) async throws -> TVMazeShow? {
+        try await fetch("/singlesearch/shows", [("q", query)] + Self.embed(embed))
+    }
+
+    /// The show TheTVDB knows as `id` (TVmaze answers with a redirect to it), or nil.
+    public func show(thetvdb id: Int) async throws -> TVMazeShow? {
+        try await fetch("/lookup/shows", [("thetvdb", String(id))])
+    }
+
+    /// The show IMDb knows as `id` (`tt0944947`), or nil.
+    public func show(imdb id: String) async throws -> TVMazeShow? {
+        try await fetch("/lookup/shows", [("imdb", id)])
+    }
+
+    /// One page of the index of all shows (ids 250·page to 250·page+249); nil past the last page.
+    public func showIndex(page: Int) async throws -> [TVMazeShow]? {
+        try await fetch("/shows", [("page", String(page))], freshFor: policy.indexFreshFor)
+    }
+
+    public enum ShowEmbed: String, Sendable, CaseIterable {
+        case episodes, seasons, cast, crew, nextepisode, previousepisode
+    }
+
+    /// A show, with what `embed` asks for under `_embedded`; nil when there is none.
+    public func show(_ id: Int, embed: [ShowEmbed] = []) async throws -> TVMazeShow? {
+        try await fetch("/shows/\(id)", Self.embed(embed))
+    }
+
+    /// A show's episodes in air order; specials only when asked for.
+    public func episodes(ofShow id: Int, specials: Bool = false) async throws -> [TVMazeEpisode] {
+        try await list("/shows/\(id)/episodes", specials ? [("specials", "1")] : [])
+    }
+
+    public func seasons(ofShow id: Int) async throws -> [TVMazeSeason] {
+        try await list("/shows/\(id)/seasons", [])
+    }
+
+    /// A season's episodes, specials included, with each episode's guest cast and crew when asked for.
+    public func episodes(ofSeason id: Int, withGuests: Bool = false) async throws -> [TVMazeEpisode] {
+        try await list("/seasons/\(id)/episodes", withGuests ? [("embed[]", "guestcast"), ("embed[]", "guestcrew")] : [])
+    }
+
+    /// Season `season`'s episode `number` of a show, or nil (a 404 with an error body).
+    public func episode(ofShow id: Int, season: Int, number: Int) async throws -> TVMazeEpisode? {
+        try await fetch("/shows/\(id)/episodebynumber", [("season", String(season)), ("number", String(number))])
+    }
+
+    /// A daily show's episodes on a date.
+    public func episodes(ofShow id: Int, on date: CivilDate) async throws -> [TVMazeEpisode] {
+        try await list("/shows/\(id)/episodesbydate", [("date", date.description)])
+    }
+
+    public func cast(ofShow id: Int) async throws -> [TVMazeCastMember] {
+        try await list("/shows/\(id)/cast", [])
+    }
+
+    public func crew(ofShow id: Int) async throws -> [TVMazeCrewMember] {
+        try await list("/shows/\(id)/crew", [])
+    }
+
+    // MARK: Episodes
+
+    public enum EpisodeEmbed: String, Sendable, CaseIterable {
+        case show, guestcast, guestcrew
+    }
+
+    /// An episode, with its show and guest cast and crew when asked for; nil when there is none.
+    public func episode(_ id: Int, embed: [EpisodeEmbed] = []) async throws -> TVMazeEpisode? {
+        try await fetch("/episodes/\(id)", embed.map { ("embed[]", $0.rawValue) })
+    }
+
+    public func guestCast(ofEpisode id: Int) async throws -> [TVMazeCastMember] {
+        try await list("/episodes/\(id)/guestcast", [])
+    }
+
+    /// Directors, writers and the like (`guestCrewType`).
+    public func guestCrew(ofEpisode id: Int) async throws -> [TVMazeGuestCrew] {
+        try await list("/episodes/\(id)/guestcrew", [])
+    }
+
+    // MARK: People
+
+    public func person(_ id: Int, withCastCredits: Bool = false) async throws -> TVMazePerson? {
+        try await fetch("/people/\(id)", withCastCredits ? [("embed", "castcredits")] : [])
+    }
+
+    /// A person's roles with each show embedded: one request, not one per show.
+    public func castCredits(ofPerson id: Int) async throws -> [TVMazeCastCredit] {
+        try await list("/people/\(id)/castcredits", [("embed", "show")])
+    }
+
+    public func searchPeople(_ query: String) async throws -> [TVMazePersonResult] {
+        try await list("/search/people", [("q", query)])
+    }
+
+    // MARK: Schedules and updates
+
+    /// What airs in `country` (ISO 3166-1: GB, US) on `date`, each episode with its show.
+    public func schedule(country: String, on date: CivilDate) async throws -> [TVMazeEpisode] {
+        try await list("/schedule", [("country", country), ("date", date.description)])
+    }
+
+    public enum UpdatesSince: String, Sendable {
+        case day, week, month
+    }
+
+    /// Show id to the Unix time of its last change (a change to an episode counts for its show).
+    public func showUpdates(since: UpdatesSince? = nil) async throws -> [Int: Int] {
+        let raw: [String: Int] = try await fetch("/updates/shows", since.map { [("since", $0.rawValue)] } ?? []) ?? [:]
+        return Dictionary(raw.compactMap { key, value in Int(key).map { ($0, value) } }, uniquingKeysWith: max)
+    }
+
+    /// Forgets the cached answers about a show (itself, its episodes, seasons, cast and crew), so the next request
+    /// asks TVmaze: for shows `/updates/shows` says changed.
+    public func forget(show id: Int) throws {
+        try cache?.forgetResponses(keys: ["/shows/\(id)"], prefixes: ["/shows/\(id)?", "/shows/\(id)/"])
+    }
+
+    // MARK: Requests
+
+    static func embed(_ embeds: [ShowEmbed]) -> [(String, String)] {
+        embeds.count == 1 ? [("embed", embeds[0].rawValue)] : embeds.map { ("embed[]", $0.rawValue) }
+    }
+
+    /// A list, empty when TVmaze says there is none (404).
+    func list<T: Decodable>(_ path: String, _ query: [(String, String)]) async throws -> [T] {
+        try await fetch(path, query) ?? []
+    }
+
+    /// The decoded answer for `path`, or nil for a 404.
+    func fetch<T: Decodable>(_ path: String, _ query: [(String, String)], freshFor: TimeInterval? = nil) async throws -> T? {
+        let key = Self.key(path, query)
+        let answer = try await response(for: key, freshFor: freshFor ?? policy.freshFor)
+        guard answer.status == 200 else { return nil }
+        do {
+            return try JSONDecoder().decode(T.self, from: answer.body)
+        } catch {
+            throw TVMazeError.unreadable(path: key, detail: Self.describe(error))
+        }
+    }
+
+    /// The path and query as the cache knows it and as it is appended to the base URL.
+    static func key(_ path: String, _ query: [(String, String)]) -> String {
+        guard !query.isEmpty else { return path }
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+?#")
+        return path + "?" + query.map { name, value in
+            (name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name) + "="
+                + (value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value)
+        }.joined(separator: "&")
+    }
+
+    /// A fresh cached answer, or TVmaze's; a stale cached one when TVmaze cannot answer.
+    func response(for key: String, freshFor: TimeInterval) async throws -> CachedResponse {
+        let cached = try cache?.cachedResponse(for: key)
+        if let cached, now().timeIntervalSince(cached.fetched) < freshFor, now() >= cached.fetched {
+            return cached
+        }
+        do {
+            let answer = try await download(key)
+            try cache?.storeResponse(answer, for: key)
+            return answer
+        } catch let error as TVMazeError {
+            // Offline, or TVmaze is struggling: what we had is better than nothing.
+            if let cached, error.isTemporary { return cached }
+            throw error
+        }
+    }
+
+    /// One GET through the limiter, retried on 429, 5xx and dropped connections.
+    func download(_ key: String) async throws -> CachedResponse {
+        guard let url = URL(string: base + key) else { throw TVMazeError.badURL(base + key) }
+        var wait = policy.backoff
+        var lastError = TVMazeError.unreachable(url: url.absoluteString, detail: "no try was made")
+        for attempt in 1...max(1, policy.tries) {
+            if attempt > 1 {
+                try await Task.sleep(for: wait)
+                wait *= 2
+            }
+            try await limiter.acquire()
+            do {
+                let reply = try await transport.get(url, headers: [("Accept", "application/json")])
+                switch reply.status {
+                case 200, 404:
+                    return CachedResponse(status: reply.status, body: try await read(reply, url: url), fetched: now())
+                case 429, 500...599:
+                    _ = try? await read(reply, url: url)
+                    lastError = .status(reply.status, url: url.absoluteString)
+                    if let retryAfter = reply.headers["retry-after"].flatMap(Self.seconds) {
+                        guard retryAfter <= policy.longestRetryAfter else { throw lastError }
+                        wait = max(retryAfter, .zero)
+                    }
+                default:
+                    throw TVMazeError.status(reply.status, url: url.absoluteString)
+                }
+            } catch let error as TVMazeError {
+                throw error
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                lastError = .unreachable(url: url.absoluteString, detail: Self.describe(error))
+            }
+        }
+        throw lastError
+    }
+
+    private func read(_ reply: HTTPReply, url: URL) async throws -> Data {
+        var body = Data()
+        while let chunk = try await reply.next() {
+            body.append(contentsOf: chunk.readableBytesView)
+            if body.count > policy.largestBody {
+                throw TVMazeError.unreadable(path: url.absoluteString, detail: "the answer is larger than \(policy.largestBody / 1_048_576) MB")
+            }
+        }
+        return body
+    }
+
+    /// `Retry-After` in seconds (the HTTP-date form is not used by TVmaze and is treated as absent).
+    static func seconds(_ text: String) -> Duration? {
+        Int(text.trimmingCharacters(in: .whitespaces)).map { .seconds(max(0, $0)) }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? DecodingError {
+            switch error {
+            case .keyNotFound(let key, let context): return "\(key.stringValue) missing at \(path(context))"
+            case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(context.debugDescription) at \(path(context))"
+            case .dataCorrupted(let context): return "not JSON: \(context.debugDescription)"
+            @unknown default: return "\(error)"
+            }
+        }
+        return "\(error)"
+    }
+
+    private static func path(_ context: DecodingError.Context) -> String {
+        context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+    }
+}
+
+/// Why TVmaze could not answer.
+public enum TVMazeError: Error, CustomStringConvertible, Equatable {
+    case badURL(String)
+    /// An answer other than 200 or 404 (after the retries, for 429 and 5xx).
+    case status(Int, url: String)
+    /// No answer: the connection failed or dropped, every try.
+    case unreachable(url: String, detail: String)
+    /// An answer that is not what TVmaze sends.
+    case unreadable(path: String, detail: String)
+
+    /// Whether asking later may work (so a stale cached answer stands in).
+    public var isTemporary: Bool {
+        switch self {
+        case .status(let code, _): code == 429 || code >= 500
+        case .unreachable: true
+        case .badURL, .unreadable: false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .badURL(let url): "\(url) is not a URL: check --tvmaze-url"
+        case .status(429, let url): "TVmaze kept asking us to slow down (429) for \(url); try again in a minute"
+        case .status(let code, let url): "TVmaze answered \(code) for \(url)"
+        case .unreachable(let url, let detail): "TVmaze could not be reached for \(url): \(detail)"
+        case .unreadable(let path, let detail): "TVmaze's answer for \(path) could not be read: \(detail)"
+        }
+    }
+}

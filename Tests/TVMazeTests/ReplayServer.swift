@@ -1,0 +1,183 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A real HTTP/1.1 server on 127.0.0.1 replaying TVmaze's recorded answers (Fixtures/tvmaze/manifest.json:
+/// method, path and query to file, status and headers; the `preferred` entry when several match). Tests can put
+/// scripted answers in front of a path (429 with Retry-After, 500, slow answers); those are synthetic and say so.
+/// It records every request it receives, with when.
+final class ReplayServer: Sendable {
+    struct Answer: Sendable {
+        var status: Int
+        var headers: [(String, String)] = []
+        var body: [UInt8] = []
+        /// Wait this long before answering (a slow server).
+        var delay: TimeAmount = .zero
+
+        /// SYNTHETIC: a 429 as TVmaze sends it under load, with a Retry-After when given.
+        static func tooManyRequests(retryAfter: Int? = nil) -> Answer {
+            Answer(status: 429, headers: retryAfter.map { [("Retry-After", String($0))] } ?? [],
+                   body: Array(#"{"name":"Too Many Requests","message":"API rate limit exceeded","code":0,"status":429}"#.utf8))
+        }
+    }
+
+    struct Request: Sendable {
+        var path: String
+        var query: [String: [String]]
+        var at: NIODeadline
+    }
+
+    private struct Recording {
+        var query: [String: [String]]
+        var answer: Answer
+        var preferred: Bool
+    }
+
+    static let fixtures = Bundle.module.url(forResource: "Fixtures/tvmaze", withExtension: nil)!
+
+    private let recordings: [String: [Recording]]
+    private let state = NIOLockedValueBox<(scripts: [String: [Answer]], requests: [Request])>(([:], []))
+    private let channel: any Channel
+    let port: Int
+
+    init() async throws {
+        recordings = try Self.loadManifest()
+        let box = state
+        let recordings = self.recordings
+        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMap {
+                    channel.pipeline.addHandler(Handler(state: box, recordings: recordings))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        port = channel.localAddress?.port ?? 0
+    }
+
+    func stop() async throws {
+        try await channel.close()
+    }
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    /// Answers the next requests to `path` with `answers`, in order, before the recordings take over again.
+    func script(_ path: String, _ answers: Answer...) {
+        state.withLockedValue { $0.scripts[path, default: []].append(contentsOf: answers) }
+    }
+
+    var requests: [Request] { state.withLockedValue { $0.requests } }
+
+    func requests(to path: String) -> [Request] { requests.filter { $0.path == path } }
+
+    private static func loadManifest() throws -> [String: [Recording]] {
+        let data = try Data(contentsOf: fixtures.appendingPathComponent("manifest.json"))
+        guard let manifest = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let entries = manifest["entries"] as? [[String: Any]] else { throw ReplayError("manifest.json has no entries") }
+        var recordings: [String: [Recording]] = [:]
+        for entry in entries {
+            guard let request = entry["request"] as? [String: Any], let path = request["path"] as? String,
+                  let response = entry["response"] as? [String: Any], let status = response["status"] as? Int else { continue }
+            var query: [String: [String]] = [:]
+            for (name, value) in request["query"] as? [String: Any] ?? [:] {
+                query[name] = (value as? [String]) ?? [String(describing: value)]
+            }
+            let headers = (response["headers"] as? [String: String] ?? [:]).map { ($0.key, $0.value) }
+            let body = try (entry["file"] as? String).map { [UInt8](try Data(contentsOf: fixtures.appendingPathComponent($0))) } ?? []
+            recordings[path, default: []].append(Recording(query: query, answer: Answer(status: status, headers: headers, body: body),
+                                                           preferred: entry["preferred"] as? Bool ?? false))
+        }
+        return recordings
+    }
+
+    private final class Handler: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+
+        let state: NIOLockedValueBox<(scripts: [String: [Answer]], requests: [Request])>
+        let recordings: [String: [Recording]]
+        private var head: HTTPRequestHead?
+
+        init(state: NIOLockedValueBox<(scripts: [String: [Answer]], requests: [Request])>, recordings: [String: [Recording]]) {
+            self.state = state
+            self.recordings = recordings
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head): self.head = head
+            case .body: break
+            case .end:
+                guard let head else { return }
+                let (path, query) = Self.split(head.uri)
+                let answer = state.withLockedValue { state -> Answer in
+                    state.requests.append(Request(path: path, query: query, at: .now()))
+                    if var scripted = state.scripts[path], !scripted.isEmpty {
+                        let next = scripted.removeFirst()
+                        state.scripts[path] = scripted
+                        return next
+                    }
+                    return self.recorded(path, query)
+                }
+                let keepAlive = head.isKeepAlive
+                if answer.delay == .zero {
+                    send(answer, keepAlive: keepAlive, context: context)
+                } else {
+                    let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                    context.eventLoop.scheduleTask(in: answer.delay) {
+                        guard bound.value.channel.isActive else { return }
+                        self.send(answer, keepAlive: keepAlive, context: bound.value)
+                    }
+                }
+            }
+        }
+
+        private func recorded(_ path: String, _ query: [String: [String]]) -> Answer {
+            // SYNTHETIC: TVmaze answers a lookup with a redirect to the show; the show it leads to is recorded.
+            if path == "/lookup/shows" {
+                if query["thetvdb"] == ["264492"] || query["imdb"] == ["tt1553656"] {
+                    return Answer(status: 301, headers: [("Location", "/shows/1")])
+                }
+                return Answer(status: 404, body: Array(#"{"name":"Not Found","message":"","code":0,"status":404}"#.utf8))
+            }
+            let matches = (recordings[path] ?? []).filter { $0.query == query }
+            if let match = matches.first(where: \.preferred) ?? matches.first { return match.answer }
+            // Past the recorded index pages, TVmaze's index ends with a 404.
+            return Answer(status: 404, body: Array(#"{"name":"Not Found","message":"Page not found.","code":0,"status":404}"#.utf8))
+        }
+
+        private func send(_ answer: Answer, keepAlive: Bool, context: ChannelHandlerContext) {
+            var headers = HTTPHeaders(answer.headers)
+            headers.replaceOrAdd(name: "Content-Length", value: String(answer.body.count))
+            if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
+            let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: answer.body)))), promise: nil)
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+                if !keepAlive { channel.close(promise: nil) }
+            }
+        }
+
+        static func split(_ uri: String) -> (String, [String: [String]]) {
+            let parts = uri.split(separator: "?", maxSplits: 1)
+            var query: [String: [String]] = [:]
+            if parts.count > 1 {
+                for pair in parts[1].split(separator: "&") {
+                    let sides = pair.split(separator: "=", maxSplits: 1).map {
+                        String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+                    }
+                    query[sides[0], default: []].append(sides.count > 1 ? sides[1] : "")
+                }
+            }
+            return (String(parts.first ?? ""), query)
+        }
+    }
+}
+
+struct ReplayError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
