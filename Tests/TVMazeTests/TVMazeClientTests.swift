@@ -211,6 +211,31 @@ import Testing
     }
 }
 
+/// Images on disk, fetched once.
+@Suite struct ImageCacheTests {
+    @Test func anImageIsFetchedOnceAndOnlyFromTVmazesHost() async throws {
+        let server = try await ReplayServer()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-images-\(UUID().uuidString)").path
+        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 1000)
+        // SYNTHETIC image bytes (the fixtures hold no images).
+        server.script("/uploads/images/medium_portrait/0/1815.jpg", .init(status: 200, headers: [("Content-Type", "image/jpeg")], body: jpeg))
+        let cache = ImageCache(directory: folder, hosts: ["127.0.0.1"])
+        let url = server.base + "/uploads/images/medium_portrait/0/1815.jpg"
+        let first = try #require(try await cache.file(for: url))
+        #expect(first.contentType == "image/jpeg")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: first.path)) == Data(jpeg))
+        #expect(try await cache.file(for: url)?.path == first.path)
+        #expect(server.requests(to: "/uploads/images/medium_portrait/0/1815.jpg").count == 1)
+        // Not an open proxy: other hosts and schemes are refused without a request.
+        #expect(try await cache.file(for: "http://example.org/a.jpg") == nil)
+        #expect(try await cache.file(for: "file:///etc/passwd") == nil)
+        // A missing image is not stored.
+        #expect(try await cache.file(for: server.base + "/uploads/none.jpg") == nil)
+        try await server.stop()
+        try? FileManager.default.removeItem(atPath: folder)  // The test's own scratch folder.
+    }
+}
+
 /// Air times as TVmaze gives them, seen from viewers' zones.
 @Suite struct AirTimeTests {
     static let london = TimeZone(identifier: "Europe/London")!
