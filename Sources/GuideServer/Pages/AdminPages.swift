@@ -44,11 +44,6 @@ struct AdminPages: Sendable {
         var message: String?
     }
 
-    struct Choice {
-        var value: String
-        var label: String
-        var isSelected: Bool
-    }
 
     func register(on router: Router<GuideRequestContext>) {
         router.get("admin") { request, context in try await adminPage(request, context, message: nil) }

@@ -59,3 +59,10 @@ struct Chrome: Sendable {
         isSettings = section == "settings"
     }
 }
+
+/// One option of a `<select>`.
+struct Choice: Sendable {
+    var value: String
+    var label: String
+    var isSelected: Bool
+}

@@ -1,0 +1,60 @@
+import Foundation
+import GuideCore
+import GuideIngest
+import GuideStore
+import Hummingbird
+
+/// `/admin/health`: each source's last refresh and the channels that need a look.
+extension SourcePages {
+    struct HealthModel {
+        var chrome: Chrome
+        var title: String
+        var sources: [SourceEntry]
+        var channels: [HealthEntry]
+        var summary: String
+        var showsAll: Bool
+        var hiddenCount: Int
+    }
+
+    struct HealthEntry {
+        var id: String
+        var name: String
+        var sources: String
+        var ending: String
+        var endsSoon: Bool
+        var gaps: String?
+        var warnings: [String]
+    }
+
+    func healthPage(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let site = self.site
+        let clock = site.clock(context)
+        let instant = site.settings.now()
+        let showsAll = request.uri.queryParameters.get("all") != nil
+        let (statuses, health) = try await blocking { (try site.store.sources(), try site.store.channelHealth(at: instant)) }
+        let busy = try await site.scheduler.refreshing()
+        let attention = health.filter { $0.needsAttention(at: instant) }
+        // Problems first: the soonest ending, then by name.
+        let listed = (showsAll ? health : attention).sorted {
+            ($0.needsAttention(at: instant) ? 0 : 1, $0.listingsEnd ?? .distantPast, $0.name) < ($1.needsAttention(at: instant) ? 0 : 1, $1.listingsEnd ?? .distantPast, $1.name)
+        }
+        let soon = instant.addingTimeInterval(24 * 3600)
+        let model = HealthModel(
+            chrome: site.chrome(context, section: "admin"), title: "Health",
+            sources: statuses.map { Self.entry($0, clock: clock, now: instant, refreshing: busy) },
+            channels: listed.map { channel in
+                HealthEntry(
+                    id: channel.channel.rawValue, name: channel.name, sources: channel.sources.joined(separator: ", "),
+                    ending: channel.ending(from: instant), endsSoon: (channel.listingsEnd ?? .distantPast) < soon,
+                    gaps: channel.gaps.isEmpty ? nil : channel.gaps.prefix(3).map {
+                        "\(clock.date($0.start)) \(clock.time($0.start))–\(clock.time($0.end))"
+                    }.joined(separator: ", ") + (channel.gaps.count > 3 ? " and \(channel.gaps.count - 3) more" : ""),
+                    warnings: channel.warnings)
+            },
+            summary: "\(health.count) channels with listings: \(health.filter { ($0.listingsEnd ?? .distantPast) < soon }.count) end within 24 h, "
+                + "\(health.filter { !$0.gaps.isEmpty }.count) have gaps ahead, \(health.filter { !$0.warnings.isEmpty }.count) have shifted-time warnings.",
+            showsAll: showsAll, hiddenCount: health.count - attention.count)
+        return try site.page("health", model)
+    }
+}

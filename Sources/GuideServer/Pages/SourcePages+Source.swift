@@ -1,0 +1,255 @@
+import Foundation
+import GuideCore
+import GuideIngest
+import GuideStore
+import Hummingbird
+
+/// `/admin/source?name=`: one source's settings, removal, and its channels to keep and map.
+extension SourcePages {
+    struct EditModel {
+        var chrome: Chrome
+        var title: String
+        var message: String?
+        var isError: Bool
+        var name: String
+        var link: String
+        var location: String
+        var formats: [Choice]
+        var priority: Int
+        var intervalHours: String
+        var shiftMinutes: Int
+        var zones: [Choice]
+        var keepNewChannels: Bool
+        var channelList: String
+        var days: Int
+        var isRadioTimes: Bool
+        var isTVMaze: Bool
+        var filter: String
+        var shows: [Choice]
+        var show: String
+        var page: Int
+        var channels: [ChannelEntry]
+        var summary: String
+        var guideChannels: [GuideChannelEntry]
+        var suggestionCount: Int
+        var hasSuggestions: Bool
+        var previousPage: String?
+        var nextPage: String?
+    }
+
+    struct ChannelEntry {
+        var id: String
+        var name: String
+        var keep: Bool
+        var mappedTo: String
+        var suggestion: String?
+        var suggestionName: String?
+        var seen: String
+    }
+
+    struct GuideChannelEntry {
+        var id: String
+        var name: String
+    }
+
+    /// Which of a source's channels the edit page lists.
+    struct ChannelView {
+        var filter = ""
+        var show = "all"
+        var page = 1
+
+        init(filter: String = "", show: String = "all", page: Int = 1) {
+            self.filter = filter
+            self.show = show
+            self.page = page
+        }
+
+        init(query: (String) -> String?) {
+            filter = query("q")?.trimmingCharacters(in: .whitespaces) ?? ""
+            show = query("show").flatMap { Self.shows.map(\.value).contains($0) ? $0 : nil } ?? "all"
+            page = max(1, query("page").flatMap(Int.init) ?? 1)
+        }
+
+        static let shows = [("all", "All"), ("kept", "Kept"), ("dropped", "Dropped"), ("suggested", "With a suggestion"),
+                            ("mapped", "Mapped")].map { (value: $0.0, label: $0.1) }
+
+        func includes(_ channel: SourceChannel, suggestion: ChannelID?) -> Bool {
+            switch show {
+            case "kept": if !channel.keep { return false }
+            case "dropped": if channel.keep { return false }
+            case "suggested": if suggestion == nil { return false }
+            case "mapped": if channel.mappedTo == nil { return false }
+            default: break
+            }
+            guard !filter.isEmpty else { return true }
+            let folded = SearchText.fold(filter)
+            return SearchText.fold(channel.name).contains(folded) || channel.id.rawValue.lowercased().contains(filter.lowercased())
+        }
+
+        func link(_ name: String, page: Int) -> String {
+            var items = [URLQueryItem(name: "name", value: name)]
+            if !filter.isEmpty { items.append(URLQueryItem(name: "q", value: filter)) }
+            if show != "all" { items.append(URLQueryItem(name: "show", value: show)) }
+            if page > 1 { items.append(URLQueryItem(name: "page", value: String(page))) }
+            var components = URLComponents()
+            components.path = "/admin/source"
+            components.queryItems = items
+            return components.string ?? "/admin/source"
+        }
+    }
+
+    func editPage(_ request: Request, _ context: GuideRequestContext, name: String, view: ChannelView, message: String? = nil,
+                  isError: Bool = false, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let site = self.site
+        let clock = site.clock(context)
+        let source = SourceName(name)
+        let (status_, channels, guide) = try await blocking {
+            guard let found = try site.store.sources().first(where: { $0.definition.name == source }) else {
+                throw HTTPError(.notFound, message: "There is no source called \(name).")
+            }
+            return (found, try site.store.sourceChannels(of: source), try site.store.channels())
+        }
+        let definition = status_.definition
+        let suggestions = SourceChannel.suggestions(for: channels, guide: guide)
+        let guideNames = Dictionary(guide.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let shown = channels.filter { view.includes($0, suggestion: suggestions[$0.id]) }
+            .sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
+        let pages = max(1, (shown.count + Self.channelsPerPage - 1) / Self.channelsPerPage)
+        let page = min(view.page, pages)
+        let onPage = shown.dropFirst((page - 1) * Self.channelsPerPage).prefix(Self.channelsPerPage)
+        let kept = channels.filter(\.keep).count
+        let model = EditModel(
+            chrome: site.chrome(context, section: "admin"), title: "Source \(name)", message: message, isError: isError,
+            name: name, link: view.link(name, page: 1), location: definition.location,
+            formats: Self.formats(selected: definition.format), priority: definition.priority,
+            intervalHours: Self.hours(definition.refreshInterval), shiftMinutes: definition.timeShift / 60,
+            zones: [Choice(value: "", label: "As the source states them", isSelected: definition.localZone == nil)]
+                + TimeZone.knownTimeZoneIdentifiers.sorted().map { Choice(value: $0, label: $0, isSelected: $0 == definition.localZone) },
+            keepNewChannels: definition.keepNewChannels, channelList: definition.channels.joined(separator: ","),
+            days: definition.days, isRadioTimes: definition.format == .radiotimes, isTVMaze: definition.format == .tvmaze,
+            filter: view.filter,
+            shows: ChannelView.shows.map { Choice(value: $0.value, label: $0.label, isSelected: $0.value == view.show) },
+            show: view.show, page: page,
+            channels: onPage.map { channel in
+                let suggestion = suggestions[channel.id]
+                return ChannelEntry(id: channel.id.rawValue, name: channel.name, keep: channel.keep,
+                                    mappedTo: channel.mappedTo?.rawValue ?? "", suggestion: suggestion?.rawValue,
+                                    suggestionName: suggestion.flatMap { guideNames[$0] },
+                                    seen: channel.lastSeen.map { "\(clock.date($0)) \(clock.time($0))" } ?? "named by an admin")
+            },
+            summary: channels.isEmpty ? "No channels yet: refresh the source and the channels it offers appear here."
+                : "\(channels.count) channels offered, \(kept) kept; \(suggestions.count) could be mapped to a guide channel of the same name."
+                    + (shown.count == channels.count ? "" : " \(shown.count) match."),
+            guideChannels: guide.map { GuideChannelEntry(id: $0.id.rawValue, name: $0.name) },
+            suggestionCount: onPage.filter { suggestions[$0.id] != nil }.count,
+            hasSuggestions: onPage.contains { suggestions[$0.id] != nil },
+            previousPage: page > 1 ? view.link(name, page: page - 1) : nil,
+            nextPage: page < pages ? view.link(name, page: page + 1) : nil)
+        return try site.page("source", model, status: status)
+    }
+
+    func saveSource(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let form = try await site.form(request, context)
+        let name = form["name"] ?? ""
+        let site = self.site
+        do {
+            try await blocking {
+                guard var definition = try site.store.sources().first(where: { $0.definition.name.rawValue == name })?.definition else {
+                    throw StoreError(.notFound, "there is no source called \(name)")
+                }
+                if let location = form["location"] { definition.location = location }
+                if let format = form["format"].flatMap(SourceFormat.init(rawValue:)) { definition.format = format }
+                if let text = form["priority"] {
+                    guard let priority = Int(text) else { throw StoreError(.invalid, "the priority is a whole number, not \(text)") }
+                    definition.priority = priority
+                }
+                if let text = form["interval"] {
+                    guard let hours = Double(text), hours.isFinite else { throw StoreError(.invalid, "the interval is a number of hours, not \(text)") }
+                    definition.refreshInterval = Int(hours * 3600)
+                }
+                if let text = form["shift"] {
+                    guard let minutes = Int(text) else { throw StoreError(.invalid, "the shift is whole minutes, not \(text)") }
+                    definition.timeShift = minutes * 60
+                } else {
+                    definition.timeShift = 0
+                }
+                definition.localZone = form["zone"]
+                definition.keepNewChannels = form["keepNew"] != nil
+                if let channels = form.raw("channels") { definition.channels = Self.list(channels) }
+                if let text = form["days"] {
+                    guard let days = Int(text) else { throw StoreError(.invalid, "days is a whole number, not \(text)") }
+                    definition.days = days
+                }
+                if let problem = definition.problem { throw StoreError(.invalid, problem) }
+                try site.store.updateSource(definition)
+            }
+        } catch let error as StoreError {
+            let status: HTTPResponse.Status = error.code == .notFound ? .notFound : .badRequest
+            if error.code == .notFound { throw HTTPError(status, message: "There is no source called \(name).") }
+            return try await editPage(request, context, name: name, view: ChannelView(), message: "Not saved: \(error.message)",
+                                      isError: true, status: status)
+        }
+        return try await editPage(request, context, name: name, view: ChannelView(), message: "Saved. The next refresh uses the new settings.")
+    }
+
+    func removeSource(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let form = try await site.form(request, context)
+        let name = form["name"] ?? ""
+        let site = self.site
+        do {
+            let removed = try await blocking { try site.store.removeSource(SourceName(name)) }
+            return try await listPage(request, context, message: "Removed \(name) and its \(removed) programmes; what other sources list for those channels shows again.")
+        } catch let error as StoreError {
+            return try await listPage(request, context, message: "Could not remove \(name): \(error.message)", isError: true, status: .notFound)
+        }
+    }
+
+    /// Saves the keep and map choices for the channels of one page of the list.
+    func saveChannels(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let form = try await site.form(request, context)
+        let name = form["name"] ?? ""
+        let view = ChannelView(query: { form[$0] })
+        let site = self.site
+        let source = SourceName(name)
+        let onPage = Set(form.all("id"))
+        let kept = Set(form.all("keep"))
+        let acceptOne = form["accept"]
+        let acceptAll = form["acceptAll"] != nil
+        do {
+            let changed = try await blocking {
+                let channels = try site.store.sourceChannels(of: source).filter { onPage.contains($0.id.rawValue) }
+                let guide = try site.store.channels()
+                let known = Set(guide.map(\.id))
+                let suggestions = SourceChannel.suggestions(for: channels, guide: guide)
+                var changed: [SourceChannel] = []
+                for var channel in channels {
+                    let before = channel
+                    channel.keep = kept.contains(channel.id.rawValue)
+                    channel.mappedTo = form["map." + channel.id.rawValue].map { ChannelID($0) }
+                    if channel.mappedTo == nil, acceptAll || acceptOne == channel.id.rawValue, let suggestion = suggestions[channel.id] {
+                        channel.mappedTo = suggestion
+                        channel.keep = true
+                    }
+                    if let target = channel.mappedTo, target == channel.id {
+                        channel.mappedTo = nil
+                    } else if let target = channel.mappedTo, !known.contains(target) {
+                        throw StoreError(.invalid, "\(target) is not a guide channel: map \(channel.name) to one listed in the guide")
+                    }
+                    if channel != before { changed.append(channel) }
+                }
+                if !changed.isEmpty { try site.store.chooseSourceChannels(changed, of: source) }
+                return changed.count
+            }
+            let message = changed == 0 ? "Nothing changed."
+                : "Saved \(changed) channel\(changed == 1 ? "" : "s"). The guide follows at the source's next refresh."
+            return try await editPage(request, context, name: name, view: view, message: message)
+        } catch let error as StoreError {
+            return try await editPage(request, context, name: name, view: view, message: "Not saved: \(error.message)", isError: true,
+                                      status: .badRequest)
+        }
+    }
+}
