@@ -40,8 +40,8 @@ struct AccountRoutes: Sendable {
     }
 
     func setLineup(_ request: Request, _ context: GuideRequestContext) async throws -> LineupDocument {
-        let profile = try tokenProfile(context)
-        let document = try await decode(LineupDocument.self, request, context)
+        let profile = try context.tokenProfile()
+        let document = try await context.decodeBody(LineupDocument.self, of: request)
         let site = self.site
         return try await blocking {
             let known = try site.directory.snapshot()
@@ -54,33 +54,15 @@ struct AccountRoutes: Sendable {
     }
 
     func importListings(_ request: Request, _ context: GuideRequestContext) async throws -> ImportDocument {
-        let profile = try tokenProfile(context)
+        let profile = try context.tokenProfile()
         guard profile.isAdmin else { throw HTTPError(.forbidden, message: "only an admin's token can import listings") }
-        let body = try await decode(ImportRequest.self, request, context)
+        let body = try await context.decodeBody(ImportRequest.self, of: request)
         do {
             let summary = try await ListingImporter(store: site.store).importLocation(body.location)
             return ImportDocument(source: summary.source.rawValue, channels: summary.channels, programmes: summary.programmes,
                                   replaced: summary.replaced, repairs: summary.issues.total)
         } catch {
             throw HTTPError(.unprocessableContent, message: "cannot import \(body.location): \(error); the guide is unchanged")
-        }
-    }
-
-    private func tokenProfile(_ context: GuideRequestContext) throws -> Profile {
-        guard let viewer = context.viewer, case .apiToken = viewer.credential else {
-            throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"],
-                            message: "changes need Authorization: Bearer with an API token (an admin creates them on /admin)")
-        }
-        return viewer.profile
-    }
-
-    private func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: GuideRequestContext) async throws -> T {
-        var request = request
-        let body = try await request.collectBody(upTo: context.maxUploadSize)
-        do {
-            return try JSONDecoder().decode(T.self, from: body)
-        } catch {
-            throw HTTPError(.badRequest, message: "the body is not the JSON this route takes: see /openapi.json")
         }
     }
 }

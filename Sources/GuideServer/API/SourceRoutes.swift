@@ -43,20 +43,10 @@ struct SourceRoutes: Sendable {
     }
 
     func refresh(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
-        guard let viewer = context.viewer, case .apiToken = viewer.credential else {
-            throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"],
-                            message: "changes need Authorization: Bearer with an API token (an admin creates them on /admin)")
-        }
-        guard viewer.profile.isAdmin else { throw HTTPError(.forbidden, message: "only an admin's token can refresh sources") }
-        var request = request
-        let body = try await request.collectBody(upTo: context.maxUploadSize)
-        var names: [SourceName]?
-        if body.readableBytes > 0 {
-            guard let decoded = try? JSONDecoder().decode(RefreshRequest.self, from: body) else {
-                throw HTTPError(.badRequest, message: "send {\"sources\": [\"name\", ...]} or no body for every source: see /openapi.json")
-            }
-            names = decoded.sources.map { $0.map { SourceName($0) } }
-        }
+        let profile = try context.tokenProfile()
+        guard profile.isAdmin else { throw HTTPError(.forbidden, message: "only an admin's token can refresh sources") }
+        // No body: every source.
+        let names = try await context.decodeBodyIfPresent(RefreshRequest.self, of: request)?.sources.map { $0.map { SourceName($0) } }
         let started: [SourceName]
         do {
             started = try await site.scheduler.start(names)
