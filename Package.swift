@@ -83,13 +83,18 @@ let package = Package(
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
-        .testTarget(name: "TVMazeTests", dependencies: [
-            "TVMaze", "GuideStore", "GuideIngest", "GuideCore",
+        // Test support: a loopback server replaying TVmaze's recorded answers, for the Swift and browser tests.
+        .target(name: "TVMazeReplay", dependencies: [
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ], resources: [.copy("Fixtures")]),
+        ], exclude: ["Fixtures/PROVENANCE.md"], resources: [.copy("Fixtures/tvmaze"), .copy("Fixtures/composed")]),
+        .executableTarget(name: "tvmaze-replay", dependencies: ["TVMazeReplay"]),
+        .testTarget(name: "TVMazeTests", dependencies: [
+            "TVMaze", "TVMazeReplay", "GuideStore", "GuideIngest", "GuideCore",
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
         .testTarget(name: "GuideIngestTests", dependencies: [
             "GuideIngest", "GuideStore", "XMLTV", "GuideCore",
             .product(name: "NIOCore", package: "swift-nio"),

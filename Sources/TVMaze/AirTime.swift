@@ -119,3 +119,14 @@ public enum AirTime: Hashable, Sendable {
         return hour * 60 + minute
     }
 }
+
+extension AirTime {
+    /// Moved by `minutes` (a local channel airing later): an instant by the minutes, an all-day release by whole days.
+    public func shifted(by minutes: Int) -> AirTime {
+        switch self {
+        case .instant(let date): .instant(date.addingTimeInterval(TimeInterval(minutes) * 60))
+        case .day(let date): .day(date.adding(days: Int((Double(minutes) / 1440).rounded(.down))))
+        case .unknown: .unknown
+        }
+    }
+}

@@ -308,13 +308,15 @@ public enum TVMazeError: Error, CustomStringConvertible, Equatable {
     case unreachable(url: String, detail: String)
     /// An answer that is not what TVmaze sends.
     case unreadable(path: String, detail: String)
+    /// TVmaze has no such thing (a show or episode id it does not know).
+    case notFound(path: String)
 
     /// Whether asking later may work (so a stale cached answer stands in).
     public var isTemporary: Bool {
         switch self {
         case .status(let code, _): code == 429 || code >= 500
         case .unreachable: true
-        case .badURL, .unreadable: false
+        case .badURL, .unreadable, .notFound: false
         }
     }
 
@@ -325,6 +327,7 @@ public enum TVMazeError: Error, CustomStringConvertible, Equatable {
         case .status(let code, let url): "TVmaze answered \(code) for \(url)"
         case .unreachable(let url, let detail): "TVmaze could not be reached for \(url): \(detail)"
         case .unreadable(let path, let detail): "TVmaze's answer for \(path) could not be read: \(detail)"
+        case .notFound(let path): "TVmaze has nothing at \(path)"
         }
     }
 }

@@ -4,6 +4,7 @@ import GuideIngest
 import GuideStore
 import Synchronization
 import Testing
+import TVMazeReplay
 @testable import TVMaze
 
 /// The client against a real loopback server replaying TVmaze's recorded answers.

@@ -64,7 +64,7 @@ struct Site: Sendable {
 }
 
 /// Listings, sources and accounts in one database, as `serve` uses them.
-public typealias GuideDatabase = ListingStore & SourceStore & AccountStore
+public typealias GuideDatabase = ListingStore & SourceStore & AccountStore & SeriesStore & ResponseCache
 
 /// Thrown by pages that need a signed-in profile; becomes a redirect to the sign-in page.
 struct SignInRequired: Error {

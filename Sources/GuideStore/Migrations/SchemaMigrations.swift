@@ -213,6 +213,53 @@ enum SchemaMigrations {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v6: followed shows, their episodes, reminder settings") { db in
+            // Shows and episodes as TVmaze gave them (air date and time in the network's zone, the stamp in UTC);
+            // airdate is TEXT YYYY-MM-DD so date ranges compare as text. A show stays while anyone follows it.
+            try db.execute(sql: """
+                CREATE TABLE series_show (
+                    id INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    status TEXT,
+                    channel TEXT,
+                    zone TEXT,
+                    url TEXT,
+                    image TEXT,
+                    updated INTEGER,
+                    checked_at INTEGER NOT NULL
+                );
+                CREATE TABLE series_episode (
+                    id INTEGER PRIMARY KEY,
+                    show_id INTEGER NOT NULL REFERENCES series_show(id) ON DELETE CASCADE,
+                    season INTEGER,
+                    number INTEGER,
+                    name TEXT,
+                    type TEXT,
+                    airdate TEXT,
+                    airtime TEXT,
+                    airstamp TEXT,
+                    runtime INTEGER,
+                    url TEXT
+                );
+                CREATE INDEX series_episode_by_show ON series_episode(show_id, airdate);
+                CREATE TABLE followed_show (
+                    profile_id INTEGER NOT NULL REFERENCES profile(id) ON DELETE CASCADE,
+                    show_id INTEGER NOT NULL REFERENCES series_show(id) ON DELETE CASCADE,
+                    reminders INTEGER NOT NULL DEFAULT 1,
+                    added_at INTEGER NOT NULL,
+                    PRIMARY KEY (profile_id, show_id)
+                );
+                CREATE INDEX followed_by_show ON followed_show(show_id);
+                CREATE TABLE series_settings (
+                    profile_id INTEGER PRIMARY KEY REFERENCES profile(id) ON DELETE CASCADE,
+                    lead_minutes INTEGER NOT NULL,
+                    shift_minutes INTEGER NOT NULL,
+                    past_days INTEGER NOT NULL,
+                    future_days INTEGER NOT NULL,
+                    calendar_token TEXT UNIQUE
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -4,29 +4,37 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// A real HTTP/1.1 server on 127.0.0.1 replaying TVmaze's recorded answers (Fixtures/tvmaze/manifest.json:
-/// method, path and query to file, status and headers; the `preferred` entry when several match). Tests can put
-/// scripted answers in front of a path (429 with Retry-After, 500, slow answers); those are synthetic and say so.
-/// It records every request it receives, with when.
-final class ReplayServer: Sendable {
-    struct Answer: Sendable {
-        var status: Int
-        var headers: [(String, String)] = []
-        var body: [UInt8] = []
+/// Test support: a real HTTP/1.1 server on 127.0.0.1 replaying TVmaze's recorded answers (Fixtures/tvmaze/manifest.json:
+/// method, path and query to file, status and headers; the `preferred` entry when several match), then the answers
+/// composed from them for the web pages' flow (Fixtures/composed). Tests can put scripted answers in front of a path
+/// (429 with Retry-After, 500, slow answers); those are synthetic and say so. It records every request it receives,
+/// with when.
+public final class ReplayServer: Sendable {
+    public struct Answer: Sendable {
+        public var status: Int
+        public var headers: [(String, String)] = []
+        public var body: [UInt8] = []
         /// Wait this long before answering (a slow server).
-        var delay: TimeAmount = .zero
+        public var delay: TimeAmount = .zero
+
+        public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = [], delay: TimeAmount = .zero) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.delay = delay
+        }
 
         /// SYNTHETIC: a 429 as TVmaze sends it under load, with a Retry-After when given.
-        static func tooManyRequests(retryAfter: Int? = nil) -> Answer {
+        public static func tooManyRequests(retryAfter: Int? = nil) -> Answer {
             Answer(status: 429, headers: retryAfter.map { [("Retry-After", String($0))] } ?? [],
                    body: Array(#"{"name":"Too Many Requests","message":"API rate limit exceeded","code":0,"status":429}"#.utf8))
         }
     }
 
-    struct Request: Sendable {
-        var path: String
-        var query: [String: [String]]
-        var at: NIODeadline
+    public struct Request: Sendable {
+        public var path: String
+        public var query: [String: [String]]
+        public var at: NIODeadline
     }
 
     private struct Recording {
@@ -35,17 +43,20 @@ final class ReplayServer: Sendable {
         var preferred: Bool
     }
 
-    static let fixtures = Bundle.module.url(forResource: "Fixtures/tvmaze", withExtension: nil)!
+    public static let fixtures = Bundle.module.url(forResource: "tvmaze", withExtension: nil)!
+    static let composed = Bundle.module.url(forResource: "composed", withExtension: nil)!
 
     private let recordings: [String: [Recording]]
     private let state = NIOLockedValueBox<(scripts: [String: [Answer]], requests: [Request])>(([:], []))
     private let channel: any Channel
-    let port: Int
+    public let port: Int
 
-    init() async throws {
-        recordings = try Self.loadManifest()
+    /// Listening on `port` (0: any free one).
+    public init(port wanted: Int = 0) async throws {
+        var recordings = try Self.loadManifest(in: Self.fixtures)
+        for (path, composed) in try Self.loadManifest(in: Self.composed) { recordings[path, default: []] += composed }
+        self.recordings = recordings
         let box = state
-        let recordings = self.recordings
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -53,27 +64,27 @@ final class ReplayServer: Sendable {
                     channel.pipeline.addHandler(Handler(state: box, recordings: recordings))
                 }
             }
-            .bind(host: "127.0.0.1", port: 0).get()
+            .bind(host: "127.0.0.1", port: wanted).get()
         port = channel.localAddress?.port ?? 0
     }
 
-    func stop() async throws {
+    public func stop() async throws {
         try await channel.close()
     }
 
-    var base: String { "http://127.0.0.1:\(port)" }
+    public var base: String { "http://127.0.0.1:\(port)" }
 
     /// Answers the next requests to `path` with `answers`, in order, before the recordings take over again.
-    func script(_ path: String, _ answers: Answer...) {
+    public func script(_ path: String, _ answers: Answer...) {
         state.withLockedValue { $0.scripts[path, default: []].append(contentsOf: answers) }
     }
 
-    var requests: [Request] { state.withLockedValue { $0.requests } }
+    public var requests: [Request] { state.withLockedValue { $0.requests } }
 
-    func requests(to path: String) -> [Request] { requests.filter { $0.path == path } }
+    public func requests(to path: String) -> [Request] { requests.filter { $0.path == path } }
 
-    private static func loadManifest() throws -> [String: [Recording]] {
-        let data = try Data(contentsOf: fixtures.appendingPathComponent("manifest.json"))
+    private static func loadManifest(in folder: URL) throws -> [String: [Recording]] {
+        let data = try Data(contentsOf: folder.appendingPathComponent("manifest.json"))
         guard let manifest = try JSONSerialization.jsonObject(with: data) as? [String: Any],
               let entries = manifest["entries"] as? [[String: Any]] else { throw ReplayError("manifest.json has no entries") }
         var recordings: [String: [Recording]] = [:]
@@ -85,7 +96,7 @@ final class ReplayServer: Sendable {
                 query[name] = (value as? [String]) ?? [String(describing: value)]
             }
             let headers = (response["headers"] as? [String: String] ?? [:]).map { ($0.key, $0.value) }
-            let body = try (entry["file"] as? String).map { [UInt8](try Data(contentsOf: fixtures.appendingPathComponent($0))) } ?? []
+            let body = try (entry["file"] as? String).map { [UInt8](try Data(contentsOf: folder.appendingPathComponent($0))) } ?? []
             recordings[path, default: []].append(Recording(query: query, answer: Answer(status: status, headers: headers, body: body),
                                                            preferred: entry["preferred"] as? Bool ?? false))
         }
@@ -177,7 +188,7 @@ final class ReplayServer: Sendable {
     }
 }
 
-struct ReplayError: Error, CustomStringConvertible {
-    var description: String
+public struct ReplayError: Error, CustomStringConvertible {
+    public var description: String
     init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,106 @@
+import Foundation
+import GuideCore
+import GuideStore
+
+/// Following shows: fetches a show with its episodes into the store when someone follows it, and keeps followed
+/// shows current with one `/updates/shows` request, refetching only those TVmaze says changed. Ended shows are
+/// not polled.
+public struct SeriesTracker: Sendable {
+    public let client: TVMazeClient
+    public let store: any SeriesStore
+    public let now: @Sendable () -> Date
+
+    public init(client: TVMazeClient, store: any SeriesStore, now: @escaping @Sendable () -> Date = Date.init) {
+        self.client = client
+        self.store = store
+        self.now = now
+    }
+
+    /// Follows a show, fetching it with its episodes unless it is already kept.
+    @discardableResult
+    public func follow(show id: Int, by profile: ProfileID) async throws -> TrackedShow {
+        let show: TrackedShow
+        if let kept = try store.trackedShow(id) { show = kept } else { show = try await fetch(show: id) }
+        try store.follow(show: id, by: profile, at: now())
+        return show
+    }
+
+    public func unfollow(show id: Int, by profile: ProfileID) throws {
+        try store.unfollow(show: id, by: profile)
+    }
+
+    /// Fetches a show and its episodes from TVmaze and keeps them; `TVMazeError.notFound` when there is no such show.
+    /// Two requests (`/shows/:id`, `/shows/:id/episodes`) rather than one with `embed=episodes`: the two paths are
+    /// what pages ask for too, so the cache serves them, and `forget(show:)` drops both when the show changes.
+    @discardableResult
+    public func fetch(show id: Int) async throws -> TrackedShow {
+        guard let show = try await client.show(id) else { throw TVMazeError.notFound(path: "/shows/\(id)") }
+        let episodes = try await client.episodes(ofShow: id)
+        let tracked = TrackedShow(show, checked: now())
+        try store.saveShow(tracked, episodes: episodes.map { TrackedEpisode($0, show: id) })
+        return tracked
+    }
+
+    /// What a refresh did.
+    public struct Report: Sendable, Equatable {
+        /// Shows TVmaze said changed, fetched again.
+        public var refetched: [Int] = []
+        /// Shows asked about that had not changed.
+        public var unchanged: [Int] = []
+        /// Ended shows, not asked about.
+        public var ended: [Int] = []
+        /// Shows that could not be fetched, with why (their kept copy stays).
+        public var failed: [Int: String] = [:]
+    }
+
+    /// Brings every followed show that has not ended up to date: one `/updates/shows` request (since a day, a week
+    /// or a month, by the oldest copy), then a fetch for each show changed since its copy.
+    public func refresh() async throws -> Report {
+        var report = Report()
+        let shows = try store.trackedShows()
+        report.ended = shows.filter(\.hasEnded).map(\.id)
+        let polled = shows.filter { !$0.hasEnded }
+        guard let oldest = polled.map(\.checked).min() else { return report }
+        let age = now().timeIntervalSince(oldest)
+        let since: TVMazeClient.UpdatesSince? = age < 86_400 ? .day : age < 7 * 86_400 ? .week : age < 30 * 86_400 ? .month : nil
+        let updates = try await client.showUpdates(since: since)
+        for show in polled {
+            guard let changed = updates[show.id], changed > (show.updated ?? 0) else {
+                try store.markChecked(show: show.id, at: now())
+                report.unchanged.append(show.id)
+                continue
+            }
+            do {
+                try client.forget(show: show.id)
+                try await fetch(show: show.id)
+                report.refetched.append(show.id)
+            } catch {
+                report.failed[show.id] = String(describing: error)
+            }
+        }
+        return report
+    }
+}
+
+extension TrackedShow {
+    public init(_ show: TVMazeShow, checked: Date) {
+        self.init(id: show.id, name: show.name, status: show.status, channel: show.channel?.name, zone: show.channel?.country?.timezone,
+                  url: show.url, image: show.image?.preferred, updated: show.updated, checked: checked)
+    }
+
+    /// The network's zone, which TVmaze's air dates and times are in (UTC when unknown, as for web channels).
+    public var timeZone: TimeZone { zone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")! }
+}
+
+extension TrackedEpisode {
+    public init(_ episode: TVMazeEpisode, show id: Int) {
+        self.init(id: episode.id, showID: id, season: episode.season, number: episode.number, name: episode.name, type: episode.type,
+                  airdate: episode.airdate, airtime: episode.airtime, airstamp: episode.airstamp, runtime: episode.runtime,
+                  url: episode.url)
+    }
+
+    /// When it airs, read in its show's zone.
+    public func airTime(in show: TrackedShow) -> AirTime {
+        AirTime(airdate: airdate, airtime: airtime, airstamp: airstamp, zone: show.timeZone)
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Testing
+@testable import TVMaze
+
+/// The iCalendar feed, checked line by line against RFC 5545 and parsed back by an independent parser (Python's
+/// icalendar, Debian's python3-icalendar, which scripts/test installs).
+@Suite struct EpisodeCalendarTests {
+    static let show = TrackedShow(id: 1, name: "Under the Dome", status: "Ended", channel: "CBS", zone: "America/New_York",
+                                  url: "https://www.tvmaze.com/shows/1/under-the-dome", checked: Date(timeIntervalSince1970: 0))
+    static let pilot = Airing(
+        show: show, episode: TrackedEpisode(id: 1, showID: 1, season: 1, number: 1, name: "Pilot", airdate: "2013-06-24", airtime: "22:00",
+                                            airstamp: "2013-06-25T02:00:00+00:00", runtime: 60,
+                                            url: "https://www.tvmaze.com/episodes/1/under-the-dome-1x01-pilot"),
+        reminders: true, time: .instant(Date(timeIntervalSince1970: 1_372_125_600)))
+    static let release = Airing(
+        show: TrackedShow(id: 44458, name: "Ted Lasso", channel: "Apple TV+", checked: Date(timeIntervalSince1970: 0)),
+        episode: TrackedEpisode(id: 1_800_000, showID: 44458, season: 3, number: 1,
+                                name: "Smells Like Mean Spirit; with commas, a \\ and “quotes” — and a name long enough to fold twice over",
+                                airdate: "2023-03-15", airtime: ""),
+        reminders: true, time: .day(CivilDate(year: 2023, month: 3, day: 15)))
+    static let quiet = Airing(show: show, episode: TrackedEpisode(id: 2, showID: 1, season: 1, number: 2, name: "The Fire", runtime: 60),
+                              reminders: false, time: .instant(Date(timeIntervalSince1970: 1_372_730_400)))
+    static let now = Date(timeIntervalSince1970: 1_372_000_000)
+
+    var feed: String { EpisodeCalendar.feed([Self.pilot, Self.release, Self.quiet], calendarName: "Sam's shows", leadMinutes: 15, now: Self.now) }
+
+    @Test func linesAreCRLFFoldedAt75OctetsAndEscaped() {
+        let feed = self.feed
+        #expect(feed.hasPrefix("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n") && feed.hasSuffix("END:VCALENDAR\r\n"))
+        let lines = feed.components(separatedBy: "\r\n").dropLast()
+        #expect(lines.allSatisfy { $0.utf8.count <= 75 && !$0.contains("\n") && !$0.contains("\r") })
+        let unfolded = feed.replacingOccurrences(of: "\r\n ", with: "")
+        #expect(unfolded.contains(#"SUMMARY:Ted Lasso S03E01 Smells Like Mean Spirit\; with commas\, a \\ and “quotes” — and a name"#))
+        #expect(unfolded.contains("UID:tvmaze-episode-1@tvguide\r\nDTSTAMP:20130623T150640Z\r\nDTSTART:20130625T020000Z\r\nDTEND:20130625T030000Z"))
+        #expect(unfolded.contains("DTSTART;VALUE=DATE:20230315\r\nDTEND;VALUE=DATE:20230316"))
+        #expect(unfolded.components(separatedBy: "BEGIN:VALARM").count == 3)  // not for the show with reminders off
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") && Self.hasICalendar))
+    func independentParserReadsEveryEventAndTheAlarmFiresAtTheLeadTime() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-ics-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }  // The test's own scratch folder.
+        let file = folder.appendingPathComponent("feed.ics")
+        try Data(feed.utf8).write(to: file)
+        let output = try Self.python("""
+            import datetime, json, sys, icalendar
+            calendar = icalendar.Calendar.from_ical(open(sys.argv[1], 'rb').read())
+            events = []
+            for event in calendar.walk('VEVENT'):
+                start = event.decoded('DTSTART')
+                alarms = []
+                for alarm in event.walk('VALARM'):
+                    trigger = alarm.decoded('TRIGGER')
+                    if isinstance(start, datetime.datetime):
+                        alarms.append((start + trigger).isoformat())
+                    else:
+                        alarms.append(str(trigger))
+                events.append({'uid': str(event['UID']), 'start': start.isoformat(), 'end': event.decoded('DTEND').isoformat(),
+                               'summary': str(event['SUMMARY']), 'description': str(event.get('DESCRIPTION', '')), 'alarms': alarms})
+            print(json.dumps({'name': str(calendar['X-WR-CALNAME']), 'events': events}))
+            """, file.path)
+        let parsed = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+        let events = try #require(parsed?["events"] as? [[String: Any]])
+        #expect(parsed?["name"] as? String == "Sam's shows")
+        #expect(events.map { $0["uid"] as? String } == ["tvmaze-episode-1@tvguide", "tvmaze-episode-1800000@tvguide", "tvmaze-episode-2@tvguide"])
+        #expect(events[0]["start"] as? String == "2013-06-25T02:00:00+00:00" && events[0]["end"] as? String == "2013-06-25T03:00:00+00:00")
+        #expect(events[0]["alarms"] as? [String] == ["2013-06-25T01:45:00+00:00"])  // 15 minutes before
+        #expect(events[0]["description"] as? String == "CBS\n“Pilot”\nhttps://www.tvmaze.com/episodes/1/under-the-dome-1x01-pilot")
+        #expect(events[1]["start"] as? String == "2023-03-15" && events[1]["end"] as? String == "2023-03-16")
+        #expect(events[1]["summary"] as? String == "Ted Lasso S03E01 " + (Self.release.episode.name ?? ""))
+        #expect(events[1]["alarms"] as? [String] == ["9:00:00"])
+        #expect((events[2]["alarms"] as? [String])?.isEmpty == true)
+    }
+
+    static var hasICalendar: Bool { (try? python("import icalendar")) != nil }
+
+    /// Runs `script` with Debian's python3; its standard output, or an error with its standard error.
+    static func python(_ script: String, _ arguments: String...) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script] + arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let problem = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw PythonFailed(message: String(decoding: problem, as: UTF8.self)) }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    struct PythonFailed: Error { var message: String }
+}
