@@ -46,14 +46,14 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
-        // The web guide and the JSON API, on Hummingbird.
         // The TVmaze API: shows, episodes, people, schedules; rate-limited, retried, cached in the store.
         .target(name: "TVMaze", dependencies: [
             "GuideCore", "GuideStore", "GuideIngest",
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
+        // The web guide and the JSON API, on Hummingbird.
         .target(name: "GuideServer", dependencies: [
-            "GuideCore", "XMLTV", "GuideStore", "GuideIngest",
+            "GuideCore", "XMLTV", "GuideStore", "GuideIngest", "TVMaze",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -68,7 +68,7 @@ let package = Package(
             .copy("Resources/templates"), .copy("Resources/static"),
         ]),
         .executableTarget(name: "tvguide", dependencies: [
-            "GuideCore", "XMLTV", "GuideStore", "GuideIngest", "GuideServer",
+            "GuideCore", "XMLTV", "GuideStore", "GuideIngest", "GuideServer", "TVMaze",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
         ]),
@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "GuideStoreTests", dependencies: ["GuideStore", "GuideCore", "XMLTV", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "tvguideTests", dependencies: ["tvguide", "GuideCore"]),
         .testTarget(name: "GuideServerTests", dependencies: [
-            "GuideServer", "GuideStore", "GuideIngest", "GuideCore",
+            "GuideServer", "GuideStore", "GuideIngest", "GuideCore", "TVMazeReplay",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),

@@ -16,8 +16,9 @@ public enum GuideServer {
         let assets = try StaticAssets()
         let accounts = Accounts(store: store, now: settings.now, cost: settings.secretCost)
         let directory = ChannelDirectory(store: store)
+        let series = SeriesServices(store: store, settings: settings)
         let site = Site(store: store, accounts: accounts, renderer: renderer, assets: assets, directory: directory, settings: settings,
-                        scheduler: scheduler)
+                        scheduler: scheduler, series: series)
         let sessions = SessionMiddleware(accounts: accounts, secureCookies: settings.secureCookies)
 
         let router = Router(context: GuideRequestContext.self)
@@ -36,6 +37,12 @@ public enum GuideServer {
         SourcePages(site: site).register(on: router)
         SourceRoutes(site: site).register(on: router)
         XMLTVFeed(site: site).register(on: router)
+        series.register(on: router)
+        ShowPages(site: site).register(on: router)
+        EpisodePages(site: site).register(on: router)
+        UpcomingPage(site: site).register(on: router)
+        CalendarPage(site: site).register(on: router)
+        CalendarFeed(site: site).register(on: router)
         router.get("static/:file") { request, context in
             try assets.response(for: context.parameters.get("file") ?? "", request: request)
         }

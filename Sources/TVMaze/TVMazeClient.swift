@@ -146,9 +146,9 @@ public final class TVMazeClient: Sendable {
         try await fetch("/people/\(id)", withCastCredits ? [("embed", "castcredits")] : [])
     }
 
-    /// A person's roles with each show embedded: one request, not one per show.
-    public func castCredits(ofPerson id: Int) async throws -> [TVMazeCastCredit] {
-        try await list("/people/\(id)/castcredits", [("embed", "show")])
+    /// A person's roles with each show (and the character, when asked for) embedded: one request, not one per show.
+    public func castCredits(ofPerson id: Int, withCharacters: Bool = false) async throws -> [TVMazeCastCredit] {
+        try await list("/people/\(id)/castcredits", withCharacters ? [("embed[]", "show"), ("embed[]", "character")] : [("embed", "show")])
     }
 
     public func searchPeople(_ query: String) async throws -> [TVMazePersonResult] {

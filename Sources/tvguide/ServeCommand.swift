@@ -5,6 +5,7 @@ import GuideIngest
 import GuideServer
 import GuideStore
 import Hummingbird
+import TVMaze
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,6 +20,7 @@ struct ServeCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var tvmaze: TVMazeOptions
 
     @Option(help: ArgumentHelp("The address to listen on; 0.0.0.0 for every interface.", valueName: "host"))
     var host = "127.0.0.1"
@@ -47,7 +49,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let database = try store.open()
         let refresher = SourceRefresher(store: database, transport: AsyncHTTPTransport.shared,
-                                        tvmazeBase: ProcessInfo.processInfo.environment["TVGUIDE_TVMAZE_URL"] ?? "https://api.tvmaze.com")
+                                        tvmazeBase: tvmaze.base)
         let scheduler = RefreshScheduler(refresher: refresher)
         let sources = try CLIFailure.translating { try database.sources() }
         if try CLIFailure.translating({ try database.counts().programmes }) == 0, !sources.isEmpty {
@@ -68,7 +70,8 @@ struct ServeCommand: AsyncParsableCommand {
         let offset = pretendNow.flatMap(CivilTime.parseISO8601).map { $0.timeIntervalSinceNow } ?? 0
         var settings = ServerSettings(now: { Date().addingTimeInterval(offset) }, dayStartHour: dayStart,
                                       secureCookies: !insecureCookies,
-                                      exportDirectory: store.path + ".export")
+                                      exportDirectory: store.path + ".export", tvmazeURL: tvmaze.base,
+                                      imageDirectory: store.path + ".images")
         let address = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)"
         if try CLIFailure.translating({ try database.profiles().isEmpty }) {
             let code = GuideServer.newSetupCode()
@@ -79,6 +82,28 @@ struct ServeCommand: AsyncParsableCommand {
         if !sources.isEmpty { Output.error("Refreshing \(sources.count) source(s) on their intervals (tvguide sources list).") }
         let refreshing = Task { await scheduler.run() }
         defer { refreshing.cancel() }
+        let following = Task { await Self.keepFollowedShowsCurrent(database: database, settings: settings) }
+        defer { following.cancel() }
         try await GuideServer.application(store: database, settings: settings, scheduler: scheduler, host: host, port: port).runService()
+    }
+
+    /// Every 6 hours (first a minute after starting), brings followed shows up to date through `/updates/shows`.
+    static func keepFollowedShowsCurrent(database: SQLiteListingStore, settings: ServerSettings) async {
+        let tracker = SeriesTracker(client: TVMazeClient(base: settings.tvmazeURL, cache: database, now: settings.now), store: database,
+                                    now: settings.now)
+        var wait: Duration = .seconds(60)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: wait)
+            wait = .seconds(6 * 3600)
+            guard !Task.isCancelled, (try? database.trackedShows().isEmpty) == false else { continue }
+            do {
+                let report = try await tracker.refresh()
+                if !report.refetched.isEmpty || !report.failed.isEmpty {
+                    Output.error("Followed shows: \(report.refetched.count) updated from TVmaze, \(report.failed.count) could not be fetched.")
+                }
+            } catch {
+                Output.error("Followed shows could not be brought up to date: \(error)")
+            }
+        }
     }
 }

@@ -21,3 +21,22 @@ struct StoreOptions: ParsableArguments {
         try CLIFailure.translating { try SQLiteListingStore(path: path) }
     }
 }
+
+/// `--tvmaze-url`, for the commands that ask TVmaze; falls back to `TVGUIDE_TVMAZE_URL`, then TVmaze itself.
+struct TVMazeOptions: ParsableArguments {
+    @Option(name: .customLong("tvmaze-url"),
+            help: ArgumentHelp("TVmaze's API address (default: $TVGUIDE_TVMAZE_URL, else https://api.tvmaze.com).", valueName: "url"))
+    var tvmazeURL: String?
+
+    var base: String {
+        if let tvmazeURL { return tvmazeURL }
+        if let url = ProcessInfo.processInfo.environment["TVGUIDE_TVMAZE_URL"], !url.isEmpty { return url }
+        return "https://api.tvmaze.com"
+    }
+
+    func validate() throws {
+        guard let url = URL(string: base), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+            throw ValidationError("--tvmaze-url \(base) is not an http(s) address")
+        }
+    }
+}

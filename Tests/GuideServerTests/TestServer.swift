@@ -15,8 +15,11 @@ final class TestServer: Sendable {
     /// The server's refresher, as `serve` has it: fetching over the network (loopback and files in these tests).
     let scheduler: RefreshScheduler
     static let setupCode = "1234-5678-9abc"
+    /// TVmaze's address: by default one where nothing listens, so a page asking TVmaze fails fast.
+    let tvmazeURL: String
 
-    init(listings: String, now: Date) throws {
+    init(listings: String, now: Date, tvmazeURL: String = "http://127.0.0.1:9") throws {
+        self.tvmazeURL = tvmazeURL
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-web-\(UUID().uuidString)").path
         store = try SQLiteListingStore(path: folder + "/guide.sqlite")
         clock = TestClock(now)
@@ -40,7 +43,8 @@ final class TestServer: Sendable {
     var settings: ServerSettings {
         // bcrypt's lowest cost: the tests check the rules, not the hash's strength.
         ServerSettings(now: { [clock] in clock.now }, timeZone: TimeZone(identifier: "UTC")!, dayStartHour: 5,
-                       secureCookies: true, secretCost: 4, setupCode: Self.setupCode, exportDirectory: folder + "/export")
+                       secureCookies: true, secretCost: 4, setupCode: Self.setupCode, exportDirectory: folder + "/export",
+                       tvmazeURL: tvmazeURL, imageDirectory: folder + "/images")
     }
 
     func advance(by seconds: TimeInterval) {

@@ -41,6 +41,7 @@ struct AdminPages: Sendable {
         var title: String
         var hours: [Choice]
         var zones: [Choice]
+        var series: CalendarFeed.SettingsView
         var message: String?
     }
 
@@ -154,7 +155,7 @@ struct AdminPages: Sendable {
             hours: (0...23).map { Choice(value: String($0), label: ($0 < 10 ? "0\($0)" : "\($0)") + ":00", isSelected: $0 == profile.dayStartHour) },
             zones: [Choice(value: "", label: "My browser's zone", isSelected: profile.timeZone == nil)]
                 + TimeZone.knownTimeZoneIdentifiers.sorted().map { Choice(value: $0, label: $0, isSelected: $0 == profile.timeZone) },
-            message: message)
+            series: try CalendarFeed(site: site).view(of: profile, request: request), message: message)
         return try site.page("settings", model)
     }
 

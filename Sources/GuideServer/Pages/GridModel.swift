@@ -13,14 +13,15 @@ struct GridRow: Encodable, Sendable {
     var logo: String?
     var cells: [GridCell]
 
-    init(index: Int, channel: Channel, programmes: [StoredProgramme], day: TimeWindow, clock: ViewerClock) {
+    /// - Parameter followed: the folded names of the shows the viewer follows; their programmes are marked.
+    init(index: Int, channel: Channel, programmes: [StoredProgramme], day: TimeWindow, clock: ViewerClock, followed: Set<String> = []) {
         self.index = index
         ariaIndex = index + 2  // The ruler is row 1.
         id = channel.id.rawValue
         name = channel.name
         number = channel.number
         logo = Self.safeImage(channel.icons)
-        cells = programmes.map { GridCell($0, day: day, clock: clock) }
+        cells = programmes.map { GridCell($0, day: day, clock: clock, followed: followed) }
     }
 
     /// The first icon's address if it is http(s): a `javascript:` or `data:` URL from a feed never reaches a page.
@@ -47,8 +48,10 @@ struct GridCell: Encodable, Sendable {
     var d: Int
     var clipStart: Bool
     var clipEnd: Bool
+    /// A show the viewer follows.
+    var f: Bool
 
-    init(_ stored: StoredProgramme, day: TimeWindow, clock: ViewerClock) {
+    init(_ stored: StoredProgramme, day: TimeWindow, clock: ViewerClock, followed: Set<String>) {
         let programme = stored.programme
         id = stored.id.rawValue
         title = programme.title
@@ -63,10 +66,11 @@ struct GridCell: Encodable, Sendable {
         d = max(0, (end + 30) / 60 - o)
         clipStart = s < 0
         clipEnd = e > length
+        f = !followed.isEmpty && followed.contains(SearchText.fold(programme.title))
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, title, sub, time, s, e, genre
+        case id, title, sub, time, s, e, genre, f
     }
 }
 

@@ -114,7 +114,7 @@ struct GridPage: Sendable {
             let pageCount = max(1, (lineup.channels.count + Self.rowsPerPage - 1) / Self.rowsPerPage)
             page = min(page, pageCount - 1)
             let rows = try Self.rows(site: site, lineup: lineup.channels, from: page * Self.rowsPerPage, count: Self.rowsPerPage,
-                                     day: window, clock: clock)
+                                     day: window, clock: clock, viewer: context.viewer?.profile.id)
             let link = { (day: BroadcastDay, zoom: Int, page: Int) -> String in
                 "/?day=\(day)&zoom=\(zoom)" + (page > 0 ? "&page=\(page)" : "")
             }
@@ -161,7 +161,8 @@ struct GridPage: Sendable {
         let count = try query.integer("count", in: 1...Self.rowsPerPage, default: 40)
         let site = self.site
         let rows = try await blocking {
-            try Self.rows(site: site, lineup: site.lineup(context).channels, from: from, count: count, day: day.window, clock: clock)
+            try Self.rows(site: site, lineup: site.lineup(context).channels, from: from, count: count, day: day.window, clock: clock,
+                          viewer: context.viewer?.profile.id)
         }
         let body = try JSONEncoder().encode(RowsDocument(from: from, rows: rows))
         return CompressibleBody.response(Array(body), for: request,
@@ -173,12 +174,14 @@ struct GridPage: Sendable {
         var rows: [GridRow]
     }
 
-    static func rows(site: Site, lineup: [Channel], from: Int, count: Int, day: TimeWindow, clock: ViewerClock) throws -> [GridRow] {
+    static func rows(site: Site, lineup: [Channel], from: Int, count: Int, day: TimeWindow, clock: ViewerClock,
+                     viewer: ProfileID?) throws -> [GridRow] {
         guard from < lineup.count else { return [] }
         let slice = Array(lineup[from..<min(lineup.count, from + count)])
         let listings = try site.store.guide(in: day, channels: slice.map(\.id), detail: .summary)
+        let followed = ListingMatches.followedTitles(of: viewer, in: site.store)
         return zip(slice.indices, zip(slice, listings)).map { offset, pair in
-            GridRow(index: from + offset, channel: pair.0, programmes: pair.1.programmes, day: day, clock: clock)
+            GridRow(index: from + offset, channel: pair.0, programmes: pair.1.programmes, day: day, clock: clock, followed: followed)
         }
     }
 

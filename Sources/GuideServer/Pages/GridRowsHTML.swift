@@ -16,6 +16,7 @@ enum GridRowsHTML {
                 html += #"<a role="gridcell" tabindex="-1" class="p g-\#(cell.genre) o\#(cell.o) d\#(cell.d)"#
                 if cell.clipStart { html += " clip-start" }
                 if cell.clipEnd { html += " clip-end" }
+                if cell.f { html += " followed" }
                 html += #"" href="/programmes/\#(cell.id)" data-s="\#(cell.s)" data-e="\#(cell.e)"><span class="t">\#(escape(cell.title))</span><span class="tm">\#(cell.time)</span></a>"#
             }
             if row.cells.isEmpty { html += #"<span class="no-listings" role="gridcell">No listings</span>"# }

@@ -45,6 +45,10 @@ struct Chrome: Sendable {
     var isChannels: Bool
     var isAdminSection: Bool
     var isSettings: Bool
+    var isShows: Bool
+    var isUpcoming: Bool
+    /// Followed episodes airing today (the viewer's calendar day); nil when none or signed out.
+    var airingToday: Int?
 
     init(csrf: String, signedInName: String?, isAdmin: Bool, section: String, assets: String) {
         self.csrf = csrf
@@ -57,6 +61,8 @@ struct Chrome: Sendable {
         isChannels = section == "channels"
         isAdminSection = section == "admin"
         isSettings = section == "settings"
+        isShows = section == "shows"
+        isUpcoming = section == "upcoming"
     }
 }
 

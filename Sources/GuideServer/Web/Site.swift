@@ -3,6 +3,7 @@ import GuideCore
 import GuideIngest
 import GuideStore
 import Hummingbird
+import TVMaze
 
 /// What every page handler shares: the stores, the templates, the channel directory and the server's settings.
 struct Site: Sendable {
@@ -14,6 +15,8 @@ struct Site: Sendable {
     let settings: ServerSettings
     /// Refreshes the configured sources on demand and reports their progress.
     let scheduler: RefreshScheduler
+    /// TVmaze: the client, following shows, and the image cache.
+    let series: SeriesServices
 
     /// A page: `template` with `page`, as the response.
     func page(_ template: String, _ page: some Any, status: HTTPResponse.Status = .ok) throws -> HTMLPage {
@@ -21,8 +24,18 @@ struct Site: Sendable {
     }
 
     func chrome(_ context: GuideRequestContext, section: String) -> Chrome {
-        Chrome(csrf: context.csrfToken, signedInName: context.viewer?.profile.name,
-               isAdmin: context.viewer?.profile.isAdmin ?? false, section: section, assets: assets.version)
+        var chrome = Chrome(csrf: context.csrfToken, signedInName: context.viewer?.profile.name,
+                            isAdmin: context.viewer?.profile.isAdmin ?? false, section: section, assets: assets.version)
+        // A count for the header, so a failure to count leaves it out rather than failing the page.
+        if let profile = context.viewer?.profile, let count = try? schedule(profile, context).airingToday(at: settings.now()), count > 0 {
+            chrome.airingToday = count
+        }
+        return chrome
+    }
+
+    /// The profile's followed episodes in its zone and shift.
+    func schedule(_ profile: Profile, _ context: GuideRequestContext) throws -> EpisodeSchedule {
+        EpisodeSchedule(store: store, profile: profile.id, zone: clock(context).zone, settings: try store.seriesSettings(of: profile.id))
     }
 
     /// The zone and day start the viewer sees the guide in: their profile's, else their browser's zone, else the server's.
@@ -109,9 +122,9 @@ struct ViewerClock: Sendable {
 
     private static func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
     // Day 0 (1970-01-01) was a Thursday: index (days + 4) % 7 from Sunday, written above as (days % 7 + 11) % 7.
-    private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    private static let longWeekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-    private static let longMonths = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+    static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    static let longWeekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    static let longMonths = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
                                      "October", "November", "December"]
 }

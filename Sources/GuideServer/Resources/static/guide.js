@@ -358,7 +358,7 @@ Grid.prototype.buildRow = function (data) {
   track.setAttribute("role", "presentation");
   var length = this.dayLength;
   data.cells.forEach(function (cell) {
-    var link = element("a", "p g-" + cell.genre + (cell.s < 0 ? " clip-start" : "") + (cell.e > length ? " clip-end" : ""));
+    var link = element("a", "p g-" + cell.genre + (cell.s < 0 ? " clip-start" : "") + (cell.e > length ? " clip-end" : "") + (cell.f ? " followed" : ""));
     link.href = "/programmes/" + cell.id;
     link.setAttribute("role", "gridcell");
     link.tabIndex = -1;

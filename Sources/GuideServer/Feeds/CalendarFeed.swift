@@ -1,0 +1,88 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+import TVMaze
+
+/// The iCalendar feed of a profile's followed episodes at a secret address (`/calendar/TOKEN.ics`, no sign-in: a
+/// calendar app cannot sign in), and the settings behind it: reminder lead time, shift, the days the feed covers,
+/// and making or revoking the address (POST `/settings/series`, `/settings/calendar`).
+struct CalendarFeed: Sendable {
+    let site: Site
+
+    /// What the settings page shows of it.
+    struct SettingsView {
+        var lead: Int
+        var shift: Int
+        var pastDays: Int
+        var futureDays: Int
+        var feedURL: String?
+        var webcalURL: String?
+    }
+
+    func register(on router: Router<GuideRequestContext>) {
+        router.get("calendar/:file") { request, context in try await feed(request, context) }
+        router.post("settings/series") { request, context in try await saveSettings(request, context) }
+        router.post("settings/calendar") { request, context in try await changeAddress(request, context) }
+    }
+
+    func feed(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+        let file = context.parameters.get("file") ?? ""
+        guard file.hasSuffix(".ics") else { throw HTTPError(.notFound) }
+        let token = String(file.dropLast(4))
+        let site = self.site
+        let body = try await blocking { () -> String? in
+            guard let id = try site.store.calendarProfile(token: token), let profile = try site.store.profile(id) else { return nil }
+            let settings = try site.store.seriesSettings(of: id)
+            let zone = profile.timeZone.flatMap(TimeZone.init(identifier:)) ?? site.settings.timeZone
+            let now = site.settings.now()
+            let today = CivilDate(now, in: zone)
+            let airings = try EpisodeSchedule(store: site.store, profile: id, zone: zone, settings: settings)
+                .airings(from: today.adding(days: -settings.pastDays), through: today.adding(days: settings.futureDays))
+            return EpisodeCalendar.feed(airings, calendarName: "tvguide: \(profile.name)'s shows", leadMinutes: settings.leadMinutes, now: now)
+        }
+        // An unknown or revoked address looks like any missing page.
+        guard let body else { throw HTTPError(.notFound, message: "No such calendar. Its address may have been replaced in Settings.") }
+        return CompressibleBody.response(Array(body.utf8), for: request,
+                                         headers: [.contentType: "text/calendar; charset=utf-8", .cacheControl: "private, max-age=300",
+                                                   .contentDisposition: "inline; filename=\"tvguide.ics\""])
+    }
+
+    func view(of profile: Profile, request: Request) throws -> SettingsView {
+        let settings = try site.store.seriesSettings(of: profile.id)
+        let host = request.head.authority ?? "127.0.0.1"
+        let scheme = request.headers[.init("X-Forwarded-Proto")!] == "https" ? "https" : "http"
+        return SettingsView(lead: settings.leadMinutes, shift: settings.shiftMinutes, pastDays: settings.pastDays, futureDays: settings.futureDays,
+                            feedURL: settings.calendarToken.map { "\(scheme)://\(host)/calendar/\($0).ics" },
+                            webcalURL: settings.calendarToken.map { "webcal://\(host)/calendar/\($0).ics" })
+    }
+
+    func saveSettings(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+        let profile = try site.requireProfile(request, context)
+        let form = try await site.form(request, context)
+        var settings = try site.store.seriesSettings(of: profile.id)
+        settings.leadMinutes = try Self.number(form, "lead", SeriesSettings.leadRange, "Remind me")
+        settings.shiftMinutes = try Self.number(form, "shift", SeriesSettings.shiftRange, "Shift")
+        settings.pastDays = try Self.number(form, "pastDays", SeriesSettings.pastRange, "Days back")
+        settings.futureDays = try Self.number(form, "futureDays", SeriesSettings.futureRange, "Days ahead")
+        try site.store.saveSeriesSettings(settings, of: profile.id)
+        return .redirect(to: "/settings?saved=1#series")
+    }
+
+    /// `action=new` makes a new address (the old one stops working); `action=revoke` removes it.
+    func changeAddress(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+        let profile = try site.requireProfile(request, context)
+        let form = try await site.form(request, context)
+        var settings = try site.store.seriesSettings(of: profile.id)
+        settings.calendarToken = form["action"] == "revoke" ? nil : Accounts.randomToken()
+        try site.store.saveSeriesSettings(settings, of: profile.id)
+        return .redirect(to: "/settings?saved=1#calendar")
+    }
+
+    static func number(_ form: FormFields, _ name: String, _ range: ClosedRange<Int>, _ label: String) throws -> Int {
+        guard let value = form[name].flatMap(Int.init), range.contains(value) else {
+            throw HTTPError(.badRequest, message: "\(label) takes a whole number from \(range.lowerBound) to \(range.upperBound).")
+        }
+        return value
+    }
+}

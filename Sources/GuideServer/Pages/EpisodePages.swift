@@ -1,0 +1,144 @@
+import Foundation
+import GuideCore
+import Hummingbird
+import TVMaze
+
+/// `/episodes/:id` (an episode with its guest stars, directors and writers), `/people/:id` (a person and their
+/// shows with the characters they play) and `/people?q=` (people search), from TVmaze.
+struct EpisodePages: Sendable {
+    let site: Site
+
+    struct EpisodeModel {
+        var chrome: Chrome
+        var title: String
+        var id: Int
+        var name: String
+        var code: String
+        var showID: Int?
+        var showName: String?
+        var season: Int?
+        var airs: String
+        var facts: [ShowPages.Fact]
+        var summary: [String]
+        var image: String?
+        var guests: [ShowPages.CastEntry]
+        var crew: [CrewEntry]
+        var hasGuests: Bool
+        var hasCrew: Bool
+        var tvmazeLink: String?
+    }
+
+    struct CrewEntry {
+        var personID: Int
+        var name: String
+        var role: String
+    }
+
+    struct PersonModel {
+        var chrome: Chrome
+        var title: String
+        var name: String
+        var image: String?
+        var facts: [ShowPages.Fact]
+        var credits: [CreditEntry]
+        var tvmazeLink: String?
+    }
+
+    struct CreditEntry {
+        var showID: Int
+        var showName: String
+        var years: String?
+        var character: String?
+        var isVoice: Bool
+    }
+
+    struct PeopleModel {
+        var chrome: Chrome
+        var title: String
+        var query: String
+        var searched: Bool
+        var people: [PersonEntry]
+    }
+
+    struct PersonEntry {
+        var id: Int
+        var name: String
+        var details: String
+        var image: String?
+    }
+
+    func register(on router: Router<GuideRequestContext>) {
+        router.get("episodes/:id") { request, context in try await episode(request, context) }
+        router.get("people/:id") { request, context in try await person(request, context) }
+        router.get("people") { request, context in try await people(request, context) }
+    }
+
+    func episode(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        let id = try ShowPages.id(context)
+        guard let episode = try await site.tvmaze({ try await site.series.client.episode(id, embed: [.show, .guestcast, .guestcrew]) }) else {
+            throw HTTPError(.notFound, message: "TVmaze has no episode \(id).")
+        }
+        let show = episode._embedded?.show
+        let clock = site.clock(context)
+        let time = AirTime(airdate: episode.airdate, airtime: episode.airtime, airstamp: episode.airstamp, zone: show?.timeZone)
+        var facts: [ShowPages.Fact] = []
+        if let channel = show?.channel?.name { facts.append(ShowPages.Fact(label: "On", value: channel)) }
+        if let runtime = episode.runtime { facts.append(ShowPages.Fact(label: "Runtime", value: "\(runtime) minutes")) }
+        if let rating = episode.rating?.average { facts.append(ShowPages.Fact(label: "Rating", value: String(format: "%.1f / 10", rating))) }
+        let name = episode.name ?? "Episode \(id)"
+        let model = EpisodeModel(
+            chrome: site.chrome(context, section: "shows"), title: [show?.name, episode.code, name].compactMap { $0 }.joined(separator: " "),
+            id: id, name: name, code: episode.code, showID: show?.id, showName: show?.name, season: episode.season,
+            airs: clock.airs(time), facts: facts, summary: SeriesText.paragraphs(episode.summary),
+            image: SeriesServices.image(episode.image?.preferred),
+            guests: (episode._embedded?.guestcast ?? []).map {
+                ShowPages.CastEntry(personID: $0.person.id, name: $0.person.name, character: $0.character?.name,
+                                    image: SeriesServices.image($0.person.image?.preferred))
+            },
+            crew: (episode._embedded?.guestcrew ?? []).map {
+                CrewEntry(personID: $0.person.id, name: $0.person.name, role: $0.guestCrewType ?? "Crew")
+            }.sorted { ($0.role, $0.name) < ($1.role, $1.name) },
+            hasGuests: !(episode._embedded?.guestcast ?? []).isEmpty, hasCrew: !(episode._embedded?.guestcrew ?? []).isEmpty,
+            tvmazeLink: episode.url)
+        return try site.page("episode", model)
+    }
+
+    func person(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        let id = try ShowPages.id(context)
+        let client = site.series.client
+        guard let person = try await site.tvmaze({ try await client.person(id) }) else {
+            throw HTTPError(.notFound, message: "TVmaze has no person \(id).")
+        }
+        let credits = try await site.tvmaze { try await client.castCredits(ofPerson: id, withCharacters: true) }
+        let clock = site.clock(context)
+        var facts: [ShowPages.Fact] = []
+        if let born = person.birthday.flatMap(CivilDate.init) { facts.append(ShowPages.Fact(label: "Born", value: clock.civil(born))) }
+        if let died = person.deathday.flatMap(CivilDate.init) { facts.append(ShowPages.Fact(label: "Died", value: clock.civil(died))) }
+        if let country = person.country?.name { facts.append(ShowPages.Fact(label: "Country", value: country)) }
+        let entries = credits.compactMap { credit -> CreditEntry? in
+            guard let show = credit._embedded?.show else { return nil }
+            let years = [SeriesText.year(show.premiered), SeriesText.year(show.ended)].compactMap { $0 }
+            return CreditEntry(showID: show.id, showName: show.name, years: years.isEmpty ? nil : years.joined(separator: "–"),
+                               character: credit._embedded?.character?.name, isVoice: credit.voice ?? false)
+        }
+        let model = PersonModel(chrome: site.chrome(context, section: "shows"), title: person.name, name: person.name,
+                                image: SeriesServices.image(person.image?.preferred), facts: facts, credits: entries, tvmazeLink: person.url)
+        return try site.page("person", model)
+    }
+
+    func people(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        let text = String((QueryParameters(request: request).string("q") ?? "").prefix(100)).trimmingCharacters(in: .whitespaces)
+        var model = PeopleModel(chrome: site.chrome(context, section: "shows"), title: text.isEmpty ? "People" : "People: \(text)",
+                                query: text, searched: !text.isEmpty, people: [])
+        if !text.isEmpty {
+            let clock = site.clock(context)
+            model.people = try await site.tvmaze { try await site.series.client.searchPeople(text) }.map { result in
+                let person = result.person
+                let details = [person.country?.name, person.birthday.flatMap(CivilDate.init).map { "born \(clock.civil($0))" }].compactMap { $0 }
+                return PersonEntry(id: person.id, name: person.name, details: details.joined(separator: ", "),
+                                   image: SeriesServices.image(person.image?.preferred))
+            }
+        }
+        return try site.page("people", model)
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+import TVMaze
+
+/// TVmaze's shows: `/shows` (search, or the paged index of every show), `/shows/:id` (one show, its seasons and
+/// cast; follow it), `/shows/:id/seasons/:number` (a season's episodes); and following: POST
+/// `/shows/:id/follow`, `/unfollow`, `/reminders`.
+struct ShowPages: Sendable {
+    let site: Site
+
+    struct ListModel {
+        var chrome: Chrome
+        var title: String
+        var query: String
+        var searched: Bool
+        var shows: [ShowEntry]
+        var page: Int
+        var previousPage: String?
+        var nextPage: String?
+        var message: String?
+    }
+
+    struct ShowEntry {
+        var id: Int
+        var name: String
+        var year: String?
+        var channel: String?
+        var status: String?
+        var genres: String
+        var image: String?
+        var isFollowed: Bool
+    }
+
+    struct ShowModel {
+        var chrome: Chrome
+        var title: String
+        var show: ShowEntry
+        var canFollow: Bool
+        var reminders: Bool
+        var summary: [String]
+        var facts: [Fact]
+        var seasons: [SeasonEntry]
+        var cast: [CastEntry]
+        var hasCast: Bool
+        var next: EpisodeLine?
+        var tvmazeLink: String?
+        var returnTo: String
+        var message: String?
+    }
+
+    struct Fact {
+        var label: String
+        var value: String
+    }
+
+    struct SeasonEntry {
+        var number: Int
+        var label: String
+        var episodes: String
+        var dates: String
+    }
+
+    struct CastEntry {
+        var personID: Int
+        var name: String
+        var character: String?
+        var image: String?
+    }
+
+    struct SeasonModel {
+        var chrome: Chrome
+        var title: String
+        var showID: Int
+        var showName: String
+        var season: Int
+        var episodes: [EpisodeLine]
+        var seasons: [SeasonLink]
+    }
+
+    struct SeasonLink {
+        var number: Int
+        var isCurrent: Bool
+    }
+
+    func register(on router: Router<GuideRequestContext>) {
+        router.get("shows") { request, context in try await list(request, context) }
+        router.get("shows/:id") { request, context in try await show(request, context) }
+        router.get("shows/:id/seasons/:number") { request, context in try await season(request, context) }
+        router.post("shows/:id/follow") { request, context in try await change(request, context) { id, profile, _ in
+            try await site.series.tracker.follow(show: id, by: profile.id)
+        } }
+        router.post("shows/:id/unfollow") { request, context in try await change(request, context) { id, profile, _ in
+            try site.series.tracker.unfollow(show: id, by: profile.id)
+        } }
+        router.post("shows/:id/reminders") { request, context in try await change(request, context) { id, profile, form in
+            try site.store.setReminders(form["on"] == "1", show: id, by: profile.id)
+        } }
+    }
+
+    func list(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        let query = QueryParameters(request: request)
+        let text = String((query.string("q") ?? "").prefix(100)).trimmingCharacters(in: .whitespaces)
+        let page = try query.integer("page", in: 0...10_000, default: 0)
+        let followed = try site.followedIDs(context)
+        var model = ListModel(chrome: site.chrome(context, section: "shows"), title: text.isEmpty ? "All shows" : "Shows: \(text)", query: text,
+                              searched: !text.isEmpty, shows: [], page: page + 1, previousPage: nil, nextPage: nil, message: nil)
+        if text.isEmpty {
+            let shows = try await site.tvmaze { try await site.series.client.showIndex(page: page) }
+            model.shows = (shows ?? []).map { Self.entry($0, followed: followed) }
+            model.previousPage = page > 0 ? "/shows?page=\(page - 1)" : nil
+            model.nextPage = shows == nil ? nil : "/shows?page=\(page + 1)"
+            if shows == nil { model.message = "There is no page \(page + 1) of TVmaze's index." }
+        } else {
+            model.shows = try await site.tvmaze { try await site.series.client.searchShows(text) }.map { Self.entry($0.show, followed: followed) }
+            if model.shows.isEmpty { model.message = "TVmaze knows no show called “\(text)”." }
+        }
+        return try site.page("shows", model)
+    }
+
+    func show(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        let id = try Self.id(context)
+        let client = site.series.client
+        guard let show = try await site.tvmaze({ try await client.show(id, embed: [.cast]) }) else {
+            throw HTTPError(.notFound, message: "TVmaze has no show \(id).")
+        }
+        let seasons = try await site.tvmaze { try await client.seasons(ofShow: id) }
+        let profile = context.viewer?.profile
+        let following = try profile.map { try site.store.following($0.id) } ?? []
+        let mine = following.first { $0.show.id == id }
+        let clock = site.clock(context)
+        let now = site.settings.now()
+        var next: EpisodeLine?
+        if let profile, mine != nil, let upcoming = try site.schedule(profile, context).upcoming(at: now).first(where: { $0.followed.show.id == id }),
+           let airing = upcoming.next {
+            next = EpisodeLine(airing, clock: clock, now: now)
+        }
+        var facts: [Fact] = []
+        if let channel = show.channel?.name { facts.append(Fact(label: show.webChannel != nil && show.network == nil ? "Web channel" : "Network", value: channel)) }
+        if let status = show.status { facts.append(Fact(label: "Status", value: status)) }
+        if let runtime = show.runtime ?? show.averageRuntime { facts.append(Fact(label: "Runtime", value: "\(runtime) minutes")) }
+        if let genres = show.genres, !genres.isEmpty { facts.append(Fact(label: "Genres", value: genres.joined(separator: ", "))) }
+        if let rating = show.rating?.average { facts.append(Fact(label: "Rating", value: String(format: "%.1f / 10", rating))) }
+        if let premiered = show.premiered.flatMap(CivilDate.init) { facts.append(Fact(label: "Premiered", value: clock.civil(premiered))) }
+        if let ended = show.ended.flatMap(CivilDate.init) { facts.append(Fact(label: "Ended", value: clock.civil(ended))) }
+        if let days = show.schedule?.days, !days.isEmpty, let time = show.schedule?.time, !time.isEmpty {
+            facts.append(Fact(label: "Airs", value: "\(days.joined(separator: ", ")) at \(time)" + (show.timeZone.map { " (\($0.identifier))" } ?? "")))
+        }
+        let model = ShowModel(
+            chrome: site.chrome(context, section: "shows"), title: show.name,
+            show: Self.entry(show, followed: Set(following.map(\.show.id))), canFollow: profile != nil, reminders: mine?.reminders ?? false,
+            summary: SeriesText.paragraphs(show.summary), facts: facts,
+            seasons: seasons.compactMap { season in
+                guard let number = season.number else { return nil }
+                let dates = [season.premiereDate, season.endDate].compactMap { $0.flatMap(CivilDate.init).map(clock.civil) }
+                return SeasonEntry(number: number, label: season.name.flatMap { $0.isEmpty ? nil : $0 } ?? "Season \(number)",
+                                   episodes: season.episodeOrder.map { "\($0) episodes" } ?? "", dates: dates.joined(separator: " – "))
+            },
+            cast: (show._embedded?.cast ?? []).prefix(24).map {
+                CastEntry(personID: $0.person.id, name: $0.person.name, character: $0.character?.name,
+                          image: SeriesServices.image($0.person.image?.preferred))
+            },
+            hasCast: !(show._embedded?.cast ?? []).isEmpty, next: next, tvmazeLink: show.url, returnTo: "/shows/\(id)", message: nil)
+        return try site.page("show", model)
+    }
+
+    func season(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        let id = try Self.id(context)
+        guard let number = context.parameters.get("number").flatMap(Int.init) else { throw HTTPError(.notFound) }
+        let client = site.series.client
+        guard let show = try await site.tvmaze({ try await client.show(id) }) else { throw HTTPError(.notFound, message: "TVmaze has no show \(id).") }
+        let episodes = try await site.tvmaze { try await client.episodes(ofShow: id) }
+        let clock = site.clock(context)
+        let now = site.settings.now()
+        let numbers = Array(Set(episodes.compactMap(\.season))).sorted()
+        let lines = episodes.filter { $0.season == number }.map { episode in
+            EpisodeLine(id: episode.id, code: episode.code, name: episode.name,
+                        time: AirTime(airdate: episode.airdate, airtime: episode.airtime, airstamp: episode.airstamp, zone: show.timeZone),
+                        show: (id, show.name), clock: clock, now: now, isPremiere: episode.number == 1)
+        }
+        guard !lines.isEmpty else { throw HTTPError(.notFound, message: "\(show.name) has no season \(number) on TVmaze.") }
+        return try site.page("season", SeasonModel(chrome: site.chrome(context, section: "shows"), title: "\(show.name): season \(number)",
+                                                   showID: id, showName: show.name, season: number, episodes: lines,
+                                                   seasons: numbers.map { SeasonLink(number: $0, isCurrent: $0 == number) }))
+    }
+
+    /// Follow, unfollow, reminders: signed in, then back where the form was.
+    func change(_ request: Request, _ context: GuideRequestContext,
+                _ body: @escaping @Sendable (Int, Profile, FormFields) async throws -> Void) async throws -> Response {
+        let profile = try site.requireProfile(request, context)
+        let id = try Self.id(context)
+        let form = try await site.form(request, context)
+        try await site.tvmaze { try await body(id, profile, form) }
+        return .redirect(to: SignInPages.safeReturn(form["next"] ?? "/shows/\(id)"))
+    }
+
+    static func id(_ context: GuideRequestContext) throws -> Int {
+        guard let id = context.parameters.get("id").flatMap(Int.init), id > 0 else { throw HTTPError(.notFound, message: "No such show.") }
+        return id
+    }
+
+    static func entry(_ show: TVMazeShow, followed: Set<Int>) -> ShowEntry {
+        ShowEntry(id: show.id, name: show.name, year: SeriesText.year(show.premiered), channel: show.channel?.name, status: show.status,
+                  genres: (show.genres ?? []).joined(separator: ", "), image: SeriesServices.image(show.image?.preferred),
+                  isFollowed: followed.contains(show.id))
+    }
+}

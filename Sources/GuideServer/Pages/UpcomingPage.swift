@@ -1,0 +1,74 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+import TVMaze
+
+/// `/upcoming`: each followed show's next episode and when it airs for the viewer (their zone and shift), where it
+/// is in the imported listings, "no date announced" or "ended"; reminders on or off per show.
+struct UpcomingPage: Sendable {
+    let site: Site
+
+    struct Model {
+        var chrome: Chrome
+        var title: String
+        var shows: [Entry]
+        var isEmpty: Bool
+        var zone: String
+        var shift: String?
+    }
+
+    struct Entry {
+        var showID: Int
+        var name: String
+        var channel: String?
+        var image: String?
+        var next: EpisodeLine?
+        var state: String?
+        var reminders: Bool
+        var listings: [ListingEntry]
+        var hasListings: Bool
+    }
+
+    struct ListingEntry {
+        var id: Int64
+        var when: String
+        var channel: String
+        var episode: String?
+        var isThisEpisode: Bool
+    }
+
+    func register(on router: Router<GuideRequestContext>) {
+        router.get("upcoming") { request, context in try await render(request, context) }
+    }
+
+    func render(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        let profile = try site.requireProfile(request, context)
+        let site = self.site
+        let clock = site.clock(context)
+        return try await blocking {
+            let now = site.settings.now()
+            let schedule = try site.schedule(profile, context)
+            let snapshot = try site.directory.snapshot()
+            let entries = try schedule.upcoming(at: now).map { upcoming in
+                let show = upcoming.followed.show
+                let listings = try ListingMatches.airings(of: show.name, in: site.store, after: now).map { stored in
+                    let programme = stored.programme
+                    return ListingEntry(
+                        id: stored.id.rawValue, when: "\(clock.date(programme.start)) \(clock.time(programme.start))",
+                        channel: snapshot.channel(programme.channel)?.name ?? programme.channel.rawValue, episode: programme.episodeLabel,
+                        isThisEpisode: ListingMatches.isEpisode(programme, season: upcoming.next?.episode.season,
+                                                                number: upcoming.next?.episode.number) ?? false)
+                }
+                return Entry(showID: show.id, name: show.name, channel: show.channel, image: SeriesServices.image(show.image),
+                             next: upcoming.next.map { EpisodeLine($0, clock: clock, now: now) },
+                             state: upcoming.state == .ended ? "Ended" : upcoming.state == .noDate ? "No date announced" : nil,
+                             reminders: upcoming.followed.reminders, listings: listings, hasListings: !listings.isEmpty)
+            }
+            let shift = schedule.settings.shiftMinutes
+            return try site.page("upcoming", Model(
+                chrome: site.chrome(context, section: "upcoming"), title: "Upcoming", shows: entries, isEmpty: entries.isEmpty,
+                zone: clock.zone.identifier, shift: shift == 0 ? nil : "Times are shifted by \(shift) minutes (Settings)."))
+        }
+    }
+}

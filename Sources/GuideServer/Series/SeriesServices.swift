@@ -1,0 +1,39 @@
+import Foundation
+import GuideIngest
+import GuideStore
+import Hummingbird
+import TVMaze
+
+/// TVmaze for the pages: one client (so one rate limiter) caching in the store, the tracker that follows shows,
+/// and the image cache.
+struct SeriesServices: Sendable {
+    let client: TVMazeClient
+    let tracker: SeriesTracker
+    let images: ImageCache
+
+    init(store: any GuideDatabase, settings: ServerSettings) {
+        client = TVMazeClient(base: settings.tvmazeURL, cache: store, now: settings.now)
+        tracker = SeriesTracker(client: client, store: store, now: settings.now)
+        images = ImageCache(directory: settings.imageDirectory)
+    }
+
+    /// `/images?u=`: a TVmaze image through the cache, so the browser never asks TVmaze and each image is fetched
+    /// once. Other hosts get 404.
+    func register(on router: Router<GuideRequestContext>) {
+        router.get("images") { request, _ -> Response in
+            guard let url = request.uri.queryParameters.get("u"),
+                  let file = try? await images.file(for: url),
+                  let bytes = FileManager.default.contents(atPath: file.path) else {
+                throw HTTPError(.notFound, message: "No such image.")
+            }
+            return Response(status: .ok, headers: [.contentType: file.contentType, .cacheControl: "public, max-age=31536000, immutable"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+    }
+
+    /// The address of `url` through `/images`, or nil.
+    static func image(_ url: String?) -> String? {
+        guard let url, !url.isEmpty else { return nil }
+        return "/images?u=" + (url.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TVMazeReplay
+
+/// Following shows on the web, against the TVmaze replay server: follow, upcoming, the grid's marks, the calendar,
+/// the feed's secret address; and that all of it needs a signed-in profile and the form token.
+@Suite struct SeriesPagesTests {
+    /// 2013-06-24 20:00 UTC: six hours before Under the Dome's pilot (02:00 UTC on the 25th).
+    static let now = Date(timeIntervalSince1970: 1_372_104_000)
+    static let listings = """
+        <tv><channel id="cbs.us"><display-name>CBS</display-name></channel>
+        <programme start="20130625000000 +0000" stop="20130625020000 +0000" channel="cbs.us"><title>Evening News</title></programme>
+        <programme start="20130625020000 +0000" stop="20130625030000 +0000" channel="cbs.us"><title>Under the Dome</title><sub-title>Pilot</sub-title><episode-num system="xmltv_ns">0.0.</episode-num></programme>
+        </tv>
+        """
+
+    func withServer(_ body: @Sendable (TestServer, ReplayServer, any TestClientProtocol) async throws -> Void) async throws {
+        let replay = try await ReplayServer()
+        let server = try TestServer(listings: Self.listings, now: Self.now, tvmazeURL: replay.base)
+        do {
+            try await server.run { client in try await body(server, replay, client) }
+        } catch {
+            try await replay.stop()
+            throw error
+        }
+        try await replay.stop()
+    }
+
+    @Test func followingNeedsASignedInProfileAndTheFormToken() async throws {
+        try await withServer { server, _, client in
+            let guest = CookieJar()
+            let anonymous = try await guest.send(client, "/shows/1/follow", method: .post, form: [:])
+            #expect(anonymous.status == .seeOther && anonymous.headers[.location]?.hasPrefix("/signin") == true)
+            let admin = try await AccountTests.admin(client)
+            let forged = try await admin.send(client, "/shows/1/follow", method: .post, form: [:], withToken: false)
+            #expect(forged.status == .forbidden)
+            #expect(try server.store.trackedShows().isEmpty)
+            #expect(try await guest.send(client, "/upcoming").status == .seeOther)
+            #expect(try await guest.send(client, "/calendar").status == .seeOther)
+        }
+    }
+
+    @Test func followThenUpcomingGridCalendarAndUnfollow() async throws {
+        try await withServer { server, replay, client in
+            let jar = try await AccountTests.admin(client)
+            let found = try await jar.send(client, "/shows?q=under+the+dome")
+            #expect(String(buffer: found.body).contains(#"<a class="title" href="/shows/1">Under the Dome</a>"#))
+            let follow = try await jar.send(client, "/shows/1/follow", method: .post, form: ["next": "/shows/1"])
+            #expect(follow.status == .seeOther && follow.headers[.location] == "/shows/1")
+            #expect(String(buffer: try await jar.send(client, "/shows/1").body).contains("Unfollow"))
+
+            let upcoming = String(buffer: try await jar.send(client, "/upcoming").body)
+            #expect(upcoming.contains(#"<a href="/episodes/1">S01E01 Pilot</a> <span class="when">Tue 25 Jun 2013, 02:00</span>"#))
+            #expect(upcoming.contains("this episode") && upcoming.contains("TVmaze"))
+            // Nothing airs today (the 24th, UTC) until the clock reaches the 25th.
+            #expect(!upcoming.contains("airing-today"))
+            server.advance(by: 5 * 3600)
+            #expect(String(buffer: try await jar.send(client, "/now").body).contains(#"<span class="badge airing-today" title="Followed episodes airing today">1 today</span>"#))
+
+            // The grid marks the followed show, in the page and in the rows the script fetches.
+            #expect(String(buffer: try await jar.send(client, "/?day=2013-06-24").body).contains("p g-other o1260 d60 followed"))
+            let rows = String(buffer: try await jar.send(client, "/grid/rows?day=2013-06-24&from=0&count=1").body)
+            #expect(rows.contains(#""title":"Under the Dome""#) && rows.contains(#""f":true"#) && rows.contains(#""f":false"#))
+
+            let month = String(buffer: try await jar.send(client, "/calendar?view=month&date=2013-07-01").body)
+            #expect(month.contains("Under the Dome S01E02") && month.contains("5 episodes"))
+            let premieres = String(buffer: try await jar.send(client, "/calendar?view=month&date=2013-07-01&premieres=1").body)
+            #expect(premieres.contains("0 episodes") && !premieres.contains("S01E02"))
+            let day = String(buffer: try await jar.send(client, "/calendar?view=day&date=2013-06-25").body)
+            #expect(day.contains(#"<span class="time">02:00</span>"#) && day.contains("premiere"))
+
+            let requests = replay.requests.count
+            #expect(try await jar.send(client, "/shows/1/unfollow", method: .post, form: ["next": "/upcoming"]).status == .seeOther)
+            #expect(String(buffer: try await jar.send(client, "/upcoming").body).contains("You follow no shows yet"))
+            #expect(try server.store.trackedShows().isEmpty && replay.requests.count == requests)
+        }
+    }
+
+    @Test func calendarFeedAtASecretRevocableAddress() async throws {
+        try await withServer { server, _, client in
+            let jar = try await AccountTests.admin(client)
+            _ = try await jar.send(client, "/shows/1/follow", method: .post, form: [:])
+            #expect(try await jar.send(client, "/settings/series", method: .post,
+                                       form: ["lead": "5000", "shift": "0", "pastDays": "7", "futureDays": "60"]).status == .badRequest)
+            _ = try await jar.send(client, "/settings/series", method: .post, form: ["lead": "30", "shift": "0", "pastDays": "7", "futureDays": "60"])
+            _ = try await jar.send(client, "/settings/calendar", method: .post, form: ["action": "new"])
+            let settings = String(buffer: try await jar.send(client, "/settings").body)
+            let address = try #require(settings.firstMatch(of: /\/calendar\/([0-9a-f]+)\.ics/)).output.0
+            let feed = try await CookieJar().send(client, String(address))  // a calendar app: no cookies
+            #expect(feed.status == .ok && feed.headers[.contentType] == "text/calendar; charset=utf-8")
+            let text = String(buffer: feed.body)
+            #expect(text.contains("UID:tvmaze-episode-1@tvguide\r\n") && text.contains("TRIGGER:-PT30M\r\n"))
+            #expect(text.contains("DTSTART:20130625T020000Z\r\n"))
+            // A new address retires the old one.
+            _ = try await jar.send(client, "/settings/calendar", method: .post, form: ["action": "new"])
+            #expect(try await CookieJar().send(client, String(address)).status == .notFound)
+            _ = try await jar.send(client, "/settings/calendar", method: .post, form: ["action": "revoke"])
+            #expect(try server.store.seriesSettings(of: ProfileID(rawValue: 1)).calendarToken == nil)
+        }
+    }
+}
