@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "GuideCoreTests", dependencies: ["GuideCore"]),
         .testTarget(name: "XMLTVTests", dependencies: ["XMLTV", "GuideCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GuideStoreTests", dependencies: ["GuideStore", "GuideCore", "XMLTV", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "tvguideTests", dependencies: ["tvguide", "GuideCore"]),
+        .testTarget(name: "tvguideTests", dependencies: ["tvguide", "GuideCore", "GuideStore", "TVMazeReplay"]),
         .testTarget(name: "GuideServerTests", dependencies: [
             "GuideServer", "GuideStore", "GuideIngest", "GuideCore", "TVMazeReplay",
             .product(name: "HummingbirdTesting", package: "hummingbird"),

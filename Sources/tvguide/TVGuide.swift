@@ -4,11 +4,12 @@ import ArgumentParser
 struct TVGuide: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tvguide",
-        abstract: "A self-hosted TV guide: import XMLTV listings, see what is on, search, export.",
+        abstract: "A self-hosted TV guide: import XMLTV listings, see what is on, search, export; follow shows.",
         subcommands: [
             ImportCommand.self, ChannelsCommand.self, NowCommand.self, ListingsCommand.self, SearchCommand.self,
             GridCommand.self, ExportCommand.self, ServeCommand.self, SourcesCommand.self, RefreshCommand.self,
-            HealthCommand.self,
+            HealthCommand.self, ShowsCommand.self, FollowCommand.self, UnfollowCommand.self, UpcomingCommand.self,
+            EpisodeCommand.self, PersonCommand.self,
         ]
     )
 }

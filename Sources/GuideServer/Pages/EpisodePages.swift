@@ -89,7 +89,7 @@ struct EpisodePages: Sendable {
         let model = EpisodeModel(
             chrome: site.chrome(context, section: "shows"), title: [show?.name, episode.code, name].compactMap { $0 }.joined(separator: " "),
             id: id, name: name, code: episode.code, showID: show?.id, showName: show?.name, season: episode.season,
-            airs: clock.airs(time), facts: facts, summary: SeriesText.paragraphs(episode.summary),
+            airs: clock.airs(time), facts: facts, summary: TVMazeText.paragraphs(episode.summary),
             image: SeriesServices.image(episode.image?.preferred),
             guests: (episode._embedded?.guestcast ?? []).map {
                 ShowPages.CastEntry(personID: $0.person.id, name: $0.person.name, character: $0.character?.name,
@@ -117,7 +117,7 @@ struct EpisodePages: Sendable {
         if let country = person.country?.name { facts.append(ShowPages.Fact(label: "Country", value: country)) }
         let entries = credits.compactMap { credit -> CreditEntry? in
             guard let show = credit._embedded?.show else { return nil }
-            let years = [SeriesText.year(show.premiered), SeriesText.year(show.ended)].compactMap { $0 }
+            let years = [TVMazeText.year(show.premiered), TVMazeText.year(show.ended)].compactMap { $0 }
             return CreditEntry(showID: show.id, showName: show.name, years: years.isEmpty ? nil : years.joined(separator: "–"),
                                character: credit._embedded?.character?.name, isVoice: credit.voice ?? false)
         }

@@ -150,7 +150,7 @@ struct ShowPages: Sendable {
         let model = ShowModel(
             chrome: site.chrome(context, section: "shows"), title: show.name,
             show: Self.entry(show, followed: Set(following.map(\.show.id))), canFollow: profile != nil, reminders: mine?.reminders ?? false,
-            summary: SeriesText.paragraphs(show.summary), facts: facts,
+            summary: TVMazeText.paragraphs(show.summary), facts: facts,
             seasons: seasons.compactMap { season in
                 guard let number = season.number else { return nil }
                 let dates = [season.premiereDate, season.endDate].compactMap { $0.flatMap(CivilDate.init).map(clock.civil) }
@@ -201,7 +201,7 @@ struct ShowPages: Sendable {
     }
 
     static func entry(_ show: TVMazeShow, followed: Set<Int>) -> ShowEntry {
-        ShowEntry(id: show.id, name: show.name, year: SeriesText.year(show.premiered), channel: show.channel?.name, status: show.status,
+        ShowEntry(id: show.id, name: show.name, year: TVMazeText.year(show.premiered), channel: show.channel?.name, status: show.status,
                   genres: (show.genres ?? []).joined(separator: ", "), image: SeriesServices.image(show.image?.preferred),
                   isFollowed: followed.contains(show.id))
     }

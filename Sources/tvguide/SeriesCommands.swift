@@ -1,0 +1,281 @@
+import ArgumentParser
+import Foundation
+import GuideCore
+import GuideStore
+import TVMaze
+
+/// What the series commands share: the database, TVmaze's address, and whose shows.
+struct SeriesOptions: ParsableArguments {
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var tvmaze: TVMazeOptions
+
+    @Option(help: ArgumentHelp("Whose followed shows (default: the only profile, else the first admin).", valueName: "name"))
+    var profile: String?
+
+    /// The database, a TVmaze client caching in it, and the tracker.
+    func open() throws -> (SQLiteListingStore, TVMazeClient, SeriesTracker) {
+        let database = try store.open()
+        let client = TVMazeClient(base: tvmaze.base, cache: database)
+        return (database, client, SeriesTracker(client: client, store: database))
+    }
+
+    func chosenProfile(in database: SQLiteListingStore) throws -> Profile {
+        let profiles = try CLIFailure.translating { try database.profiles() }
+        if let profile {
+            guard let found = profiles.first(where: { $0.name.caseInsensitiveCompare(profile) == .orderedSame }) else {
+                throw CLIFailure("There is no profile called \(profile); profiles: \(profiles.map(\.name).joined(separator: ", ")).")
+            }
+            return found
+        }
+        guard let found = profiles.count == 1 ? profiles[0] : profiles.first(where: \.isAdmin) else {
+            throw CLIFailure("No profiles yet: run tvguide serve, open /setup and create the admin; then follow shows here or on the web.")
+        }
+        return found
+    }
+
+    /// The viewer's zone: the profile's, else this machine's.
+    func zone(of profile: Profile) -> TimeZone {
+        profile.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
+    }
+}
+
+/// `tvguide shows search QUERY`.
+struct ShowsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "shows", abstract: "Find shows on TVmaze.",
+                                                    subcommands: [Search.self])
+
+    struct Search: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Shows whose name matches, best first, with their TVmaze ids.")
+
+        @OptionGroup var options: SeriesOptions
+        @Argument(help: "Words of the show's name.") var words: [String]
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let (_, client, _) = try options.open()
+            let results = try await CLIFailure.translating { try await client.searchShows(words.joined(separator: " ")) }
+            if json {
+                try Output.json(results.map { ShowDocument($0.show) })
+                return
+            }
+            if results.isEmpty { Output.line("TVmaze knows no show called \(words.joined(separator: " ")).") }
+            for result in results {
+                let show = result.show
+                let details = [TVMazeText.year(show.premiered), show.channel?.name, show.status].compactMap { $0 }.joined(separator: ", ")
+                Output.line("\(show.id)\t\(show.name)" + (details.isEmpty ? "" : " (\(details))"))
+            }
+        }
+    }
+}
+
+/// `tvguide follow SHOW`.
+struct FollowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "follow",
+                                                    abstract: "Follow a show (a TVmaze id, or a name: TVmaze's best match, as tvguide shows search lists first).")
+
+    @OptionGroup var options: SeriesOptions
+    @Argument(help: "A TVmaze show id or the show's name.") var show: [String]
+
+    func run() async throws {
+        let (database, client, tracker) = try options.open()
+        let profile = try options.chosenProfile(in: database)
+        let text = show.joined(separator: " ")
+        let followed = try await CLIFailure.translating(context: text) {
+            let id: Int
+            if let number = Int(text) {
+                id = number
+            } else if let match = try await client.searchShows(text).first {
+                id = match.show.id
+            } else {
+                throw CLIFailure("TVmaze knows no show called \(text); try tvguide shows search")
+            }
+            return try await tracker.follow(show: id, by: profile.id)
+        }
+        Output.line("\(profile.name) follows \(followed.name) (TVmaze \(followed.id)" + (followed.channel.map { ", \($0)" } ?? "") + ").")
+    }
+}
+
+/// `tvguide unfollow SHOW`.
+struct UnfollowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "unfollow", abstract: "Stop following a show (its id or name).")
+
+    @OptionGroup var options: SeriesOptions
+    @Argument(help: "A followed show's TVmaze id or name.") var show: [String]
+
+    func run() async throws {
+        let (database, _, tracker) = try options.open()
+        let profile = try options.chosenProfile(in: database)
+        let text = show.joined(separator: " ")
+        let following = try CLIFailure.translating { try database.following(profile.id) }
+        guard let match = following.first(where: { String($0.show.id) == text || SearchText.fold($0.show.name) == SearchText.fold(text) }) else {
+            throw CLIFailure("\(profile.name) does not follow \(text); following: \(following.map(\.show.name).joined(separator: ", ")).")
+        }
+        try CLIFailure.translating { try tracker.unfollow(show: match.show.id, by: profile.id) }
+        Output.line("\(profile.name) no longer follows \(match.show.name).")
+    }
+}
+
+/// `tvguide upcoming [--json]`.
+struct UpcomingCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "upcoming",
+        abstract: "Each followed show's next episode and when it airs in the profile's zone (with its shift).",
+        discussion: "Reads what tvguide keeps; the server brings followed shows up to date every 6 hours, --refresh does it now.")
+
+    @OptionGroup var options: SeriesOptions
+    @Flag(help: "Print JSON.") var json = false
+    @Flag(help: "Ask TVmaze which followed shows changed first.") var refresh = false
+    @Option(help: ArgumentHelp("As if it were this instant (ISO 8601).", valueName: "time")) var at: String?
+
+    func validate() throws {
+        if let at, CivilTime.parseISO8601(at) == nil { throw ValidationError("--at \(at) is not a time: use ISO 8601, like 2026-02-15T20:00:00Z") }
+    }
+
+    func run() async throws {
+        let (database, _, tracker) = try options.open()
+        let profile = try options.chosenProfile(in: database)
+        if refresh { _ = try await CLIFailure.translating { try await tracker.refresh() } }
+        let zone = options.zone(of: profile)
+        let now = at.flatMap(CivilTime.parseISO8601) ?? Date()
+        let list = try CLIFailure.translating {
+            try EpisodeSchedule(store: database, profile: profile.id, zone: zone, settings: database.seriesSettings(of: profile.id)).upcoming(at: now)
+        }
+        if json {
+            try Output.json(list.map { UpcomingDocument($0, zone: zone) })
+            return
+        }
+        if list.isEmpty { Output.line("\(profile.name) follows no shows yet: tvguide follow SHOW.") }
+        for entry in list {
+            let show = entry.followed.show.name
+            switch entry.state {
+            case .next(let airing):
+                Output.line("\(Self.when(airing.time, zone))  \(show) \(airing.episode.code)" + (airing.episode.name.map { " \($0)" } ?? "")
+                            + (airing.show.channel.map { "  [\($0)]" } ?? ""))
+            case .noDate: Output.line("no date announced  \(show)")
+            case .ended: Output.line("ended  \(show)")
+            }
+        }
+    }
+
+    static func when(_ time: AirTime, _ zone: TimeZone) -> String {
+        switch time {
+        case .instant(let instant): "\(Output.day(instant, zone)) \(Output.clock(instant, zone))"
+        case .day(let day): "\(Output.day(day.start(in: zone), zone)) all day"
+        case .unknown: "no date announced"
+        }
+    }
+}
+
+/// `tvguide episode SHOW SxE`.
+struct EpisodeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "episode", abstract: "One episode: when it airs and what it is about.")
+
+    @OptionGroup var options: SeriesOptions
+    @Argument(help: "A TVmaze show id or the show's name.") var show: String
+    @Argument(help: "Season and episode, like S1E3 or 1x03.") var number: String
+
+    func run() async throws {
+        guard let (season, episodeNumber) = Self.parse(number) else {
+            throw ValidationError("\(number) is not an episode number: use S1E3 or 1x03")
+        }
+        let (database, client, _) = try options.open()
+        let zone = (try? options.chosenProfile(in: database)).map(options.zone) ?? .current
+        try await CLIFailure.translating(context: show) {
+            let found: TVMazeShow? = if let id = Int(show) { try await client.show(id) } else { try await client.searchShows(show).first?.show }
+            guard let found else { throw CLIFailure("TVmaze knows no show called \(show)") }
+            guard let episode = try await client.episode(ofShow: found.id, season: season, number: episodeNumber) else {
+                throw CLIFailure("\(found.name) has no \(number) on TVmaze")
+            }
+            let time = AirTime(airdate: episode.airdate, airtime: episode.airtime, airstamp: episode.airstamp, zone: found.timeZone)
+            Output.line("\(found.name) \(episode.code)" + (episode.name.map { " \($0)" } ?? ""))
+            Output.line([UpcomingCommand.when(time, zone), found.channel?.name, episode.runtime.map { "\($0) min" }].compactMap { $0 }.joined(separator: ", "))
+            for paragraph in TVMazeText.paragraphs(episode.summary) { Output.line("\n" + paragraph) }
+            if let url = episode.url { Output.line("\n\(url) (data: TVmaze, CC BY-SA)") }
+        }
+    }
+
+    /// `S1E3`, `s01e03`, `1x03`.
+    static func parse(_ text: String) -> (Int, Int)? {
+        let lower = text.lowercased()
+        let parts: [Substring] = lower.hasPrefix("s") ? lower.dropFirst().split(separator: "e") : lower.split(separator: "x")
+        guard parts.count == 2, let season = Int(parts[0]), let number = Int(parts[1]), season >= 0, number > 0 else { return nil }
+        return (season, number)
+    }
+}
+
+/// `tvguide person NAME`.
+struct PersonCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "person", abstract: "A person on TVmaze and the shows they are in.")
+
+    @OptionGroup var options: SeriesOptions
+    @Argument(help: "The person's name, or their TVmaze id.") var name: [String]
+
+    func run() async throws {
+        let (_, client, _) = try options.open()
+        let text = name.joined(separator: " ")
+        try await CLIFailure.translating(context: text) {
+            let person: TVMazePerson? = if let id = Int(text) { try await client.person(id) } else { try await client.searchPeople(text).first?.person }
+            guard let person else { throw CLIFailure("TVmaze knows nobody called \(text)") }
+            Output.line(person.name + ([person.birthday.map { "born \($0)" }, person.country?.name].compactMap { $0 }.map { ", \($0)" }.joined()))
+            for credit in try await client.castCredits(ofPerson: person.id, withCharacters: true) {
+                guard let show = credit._embedded?.show else { continue }
+                Output.line("  \(show.name)" + (TVMazeText.year(show.premiered).map { " (\($0))" } ?? "")
+                            + (credit._embedded?.character?.name.map { " as \($0)" } ?? ""))
+            }
+            if let url = person.url { Output.line("\(url) (data: TVmaze, CC BY-SA)") }
+        }
+    }
+}
+
+/// A show in `shows search --json`.
+struct ShowDocument: Encodable {
+    var id: Int
+    var name: String
+    var premiered: String?
+    var channel: String?
+    var status: String?
+    var url: String?
+
+    init(_ show: TVMazeShow) {
+        id = show.id
+        name = show.name
+        premiered = show.premiered
+        channel = show.channel?.name
+        status = show.status
+        url = show.url
+    }
+}
+
+/// A followed show in `upcoming --json`: `state` is next, no-date or ended; times in ISO 8601 UTC.
+struct UpcomingDocument: Encodable {
+    var showID: Int
+    var show: String
+    var state: String
+    var episodeID: Int?
+    var episode: String?
+    var name: String?
+    var airs: String?
+    var day: String?
+    var allDay: Bool?
+    var channel: String?
+    var reminders: Bool
+
+    init(_ upcoming: Upcoming, zone: TimeZone) {
+        showID = upcoming.followed.show.id
+        show = upcoming.followed.show.name
+        channel = upcoming.followed.show.channel
+        reminders = upcoming.followed.reminders
+        switch upcoming.state {
+        case .next(let airing):
+            state = "next"
+            episodeID = airing.episode.id
+            episode = airing.episode.code
+            name = airing.episode.name
+            airs = airing.time.instant.map(CivilTime.iso8601)
+            day = airing.time.day(in: zone)?.description
+            allDay = airing.time.instant == nil
+        case .noDate: state = "no-date"
+        case .ended: state = "ended"
+        }
+    }
+}
