@@ -1,5 +1,6 @@
 import Foundation
 import GuideIngest
+import Synchronization
 
 /// Show, episode and person images on disk. TVmaze never changes what an image URL shows (a new image gets a new
 /// URL), so a file once fetched is kept for good and never asked for again.
@@ -9,12 +10,17 @@ public final class ImageCache: Sendable {
     /// Only images from these hosts are fetched (the server asks on its viewers' behalf; it is not an open proxy).
     let hosts: Set<String>
     static let largest = 8 * 1024 * 1024
+    /// After a host fails to answer, images from it are not asked for this long: a page of 20 posters offline
+    /// costs one timeout, not 20.
+    let pause: TimeInterval
+    private let downUntil = Mutex<[String: Date]>([:])
 
     public init(directory: String, transport: any HTTPTransport = AsyncHTTPTransport.shared,
-                hosts: Set<String> = ["static.tvmaze.com"]) {
+                hosts: Set<String> = ["static.tvmaze.com"], pause: TimeInterval = 300) {
         self.directory = directory
         self.transport = transport
         self.hosts = hosts
+        self.pause = pause
     }
 
     /// The file for `url`, fetched the first time. nil for a URL from another host or one that does not answer with
@@ -25,7 +31,14 @@ public final class ImageCache: Sendable {
         let type = Self.contentType(parsed.pathExtension)
         let path = directory + "/" + Self.name(for: url) + "." + (parsed.pathExtension.isEmpty ? "img" : parsed.pathExtension.lowercased())
         if FileManager.default.fileExists(atPath: path) { return (path, type) }
-        let reply = try await transport.get(parsed, headers: [])
+        if let until = downUntil.withLock({ $0[host] }), until > Date() { return nil }
+        let reply: HTTPReply
+        do {
+            reply = try await transport.get(parsed, headers: [])
+        } catch {
+            downUntil.withLock { $0[host] = Date().addingTimeInterval(pause) }
+            throw error
+        }
         var body = Data()
         while let chunk = try await reply.next() {
             body.append(contentsOf: chunk.readableBytesView)

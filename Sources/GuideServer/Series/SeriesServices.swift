@@ -14,7 +14,9 @@ struct SeriesServices: Sendable {
     init(store: any GuideDatabase, settings: ServerSettings) {
         client = TVMazeClient(base: settings.tvmazeURL, cache: store, now: settings.now)
         tracker = SeriesTracker(client: client, store: store, now: settings.now)
-        images = ImageCache(directory: settings.imageDirectory)
+        // Its own client with short timeouts: a poster that cannot be fetched must not hold a page up.
+        images = ImageCache(directory: settings.imageDirectory,
+                            transport: AsyncHTTPTransport(connectTimeout: .seconds(3), readTimeout: .seconds(10)))
     }
 
     /// `/images?u=`: a TVmaze image through the cache, so the browser never asks TVmaze and each image is fetched

@@ -1,0 +1,202 @@
+#!/usr/bin/python3
+"""Following a show in a real browser (Debian's chromium, driven by selenium): a real `tvguide serve` on listings
+written for this test (Tests/Browser/under-the-dome.xml), with TVmaze replayed from its recorded answers by the
+`tvmaze-replay` test server, and the server's clock set to 2013-06-24 20:00 UTC, six hours before Under the Dome's
+pilot.
+
+Run by scripts/test after test_guide.py: /usr/bin/python3 Tests/Browser/test_series.py
+"""
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.request
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from test_guide import ROOT, BINARY, SHOTS, browser
+
+REPLAY = os.environ.get("TVMAZE_REPLAY_BINARY", os.path.join(os.path.dirname(BINARY), "tvmaze-replay"))
+NOW = "2013-06-24T20:00:00Z"
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class SeriesServer:
+    """The replay server, then `tvguide import` of the test listings, then `tvguide serve` pointed at the replay."""
+
+    def __init__(self):
+        self.folder = tempfile.mkdtemp(prefix="tvguide-series-")
+        self.replay = subprocess.Popen([REPLAY, "0"], stdout=subprocess.PIPE, text=True)
+        line = self.replay.stdout.readline()
+        self.replay_port = int(re.search(r"listening on (\d+)", line).group(1))
+        database = os.path.join(self.folder, "guide.sqlite")
+        environment = dict(os.environ, TZ="UTC")
+        subprocess.run([BINARY, "import", "--database", database, os.path.join(ROOT, "Tests", "Browser", "under-the-dome.xml")],
+                       check=True, capture_output=True, env=environment)
+        self.port = free_port()
+        self.log = open(os.path.join(self.folder, "serve.log"), "w+")
+        self.process = subprocess.Popen(
+            [BINARY, "serve", "--database", database, "--port", str(self.port), "--pretend-now", NOW,
+             "--tvmaze-url", "http://127.0.0.1:%d" % self.replay_port], stdout=self.log, stderr=subprocess.STDOUT, env=environment)
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            self.log.seek(0)
+            text = self.log.read()
+            if "Server started" in text:
+                self.setup_code = re.search(r"setup code (\S+)", text).group(1)
+                return
+            if self.process.poll() is not None:
+                raise RuntimeError("tvguide serve exited:\n" + text)
+            time.sleep(0.2)
+        raise RuntimeError("tvguide serve did not start")
+
+    def url(self, path):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def stop(self):
+        for process in (self.process, self.replay):
+            process.terminate()
+            process.wait(timeout=20)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class SeriesTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = SeriesServer()
+        cls.driver = browser(1280, 900)
+        # The admin, created with the setup code.
+        cls.driver.get(cls.server.url("/setup"))
+        for name, value in {"code": cls.server.setup_code, "name": "Ada", "secret": "correct horse"}.items():
+            cls.driver.find_element(By.NAME, name).send_keys(value)
+        cls.driver.find_element(By.CSS_SELECTOR, "form.stacked button[type=submit]").click()
+        WebDriverWait(cls.driver, 15).until(lambda d: d.current_url.endswith("/admin"))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+        cls.server.stop()
+
+    def submit(self, button):
+        self.driver.execute_script("window.tvguideOldPage = true")
+        button.click()
+        WebDriverWait(self.driver, 15).until(lambda d: d.execute_script(
+            "return !window.tvguideOldPage && document.readyState === 'complete'"))
+
+    def follow_link(self, link):
+        self.submit(link)
+
+    @staticmethod
+    def text(element):
+        """An element's text on one line (list items lay out as flex boxes, which selenium reads as lines)."""
+        return " ".join(element.text.split())
+
+    def grid_marks(self):
+        """The grid's cells for 24 June once the script has drawn them: (title, followed) pairs."""
+        driver = self.driver
+        driver.get("about:blank")
+        driver.get(self.server.url("/?day=2013-06-24&zoom=360"))
+        WebDriverWait(driver, 20).until(lambda d: d.execute_script(
+            "return document.querySelector('#rows.virtual') !== null && document.querySelectorAll('#rows .row:not(.loading)').length >= 2"))
+        return driver.execute_script("""
+            return Array.from(document.querySelectorAll('#rows .p')).map(function (cell) {
+              return [cell.querySelector('.t').textContent, cell.classList.contains('followed')];
+            });""")
+
+    def test_1_search_follow_upcoming_grid_episode_guest_star_back_unfollow(self):
+        driver = self.driver
+        # Search a show and follow it.
+        self.follow_link(driver.find_element(By.LINK_TEXT, "Shows"))
+        driver.find_element(By.ID, "show-q").send_keys("under the dome")
+        self.submit(driver.find_element(By.CSS_SELECTOR, ".search-form button[type=submit]"))
+        card = driver.find_element(By.CSS_SELECTOR, ".show-card")
+        self.assertIn("Under the Dome (2013)", card.text)
+        self.submit(card.find_element(By.CSS_SELECTOR, "form[action='/shows/1/follow'] button"))
+        self.assertTrue(driver.current_url.endswith("/shows/1"))
+        self.assertIn("Following", driver.find_element(By.CSS_SELECTOR, ".series-head").text)
+        self.assertIn("TVmaze", driver.find_element(By.CSS_SELECTOR, ".credit").text)
+
+        # Upcoming: the pilot, when it airs for this viewer (UTC), and where it is in the listings.
+        self.follow_link(driver.find_element(By.PARTIAL_LINK_TEXT, "Upcoming"))
+        show = driver.find_element(By.CSS_SELECTOR, ".upcoming-show[data-show='1']")
+        self.assertIn("S01E01 Pilot", show.text)
+        self.assertIn("Tue 25 Jun 2013, 02:00", show.find_element(By.CSS_SELECTOR, ".when").text)
+        self.assertIn("on CBS", show.find_element(By.CSS_SELECTOR, ".listings").text)
+        self.assertIn("this episode", show.find_element(By.CSS_SELECTOR, ".listings").text)
+        os.makedirs(SHOTS, exist_ok=True)
+        driver.save_screenshot(os.path.join(SHOTS, "upcoming.png"))
+
+        # The grid marks its airings, and nothing else.
+        marks = self.grid_marks()
+        self.assertIn(["Under the Dome", True], marks)
+        self.assertTrue(all(followed == (title == "Under the Dome") for title, followed in marks), marks)
+
+        # The episode, its guest star, and back to the show.
+        driver.get(self.server.url("/upcoming"))
+        self.follow_link(driver.find_element(By.LINK_TEXT, "S01E01 Pilot"))
+        self.assertEqual("S01E01 Pilot", driver.find_element(By.TAG_NAME, "h1").text)
+        guests = driver.find_element(By.CSS_SELECTOR, ".guests")
+        self.assertIn("Rachelle Lefevre as Julia Shumway", self.text(guests))
+        self.assertIn("Director Jack Bender", self.text(driver.find_element(By.CSS_SELECTOR, ".crew")))
+        self.follow_link(guests.find_element(By.LINK_TEXT, "Rachelle Lefevre"))
+        self.assertEqual("Rachelle Lefevre", driver.find_element(By.TAG_NAME, "h1").text)
+        self.assertIn("Under the Dome (2013–2015) as Julia Shumway", self.text(driver.find_element(By.CSS_SELECTOR, ".credits")))
+        self.assertIn("Born Thu 1 Feb 1979", self.text(driver.find_element(By.CSS_SELECTOR, ".facts")))
+        self.follow_link(driver.find_element(By.CSS_SELECTOR, ".credits").find_element(By.LINK_TEXT, "Under the Dome"))
+        self.assertTrue(driver.current_url.endswith("/shows/1"))
+
+        # Unfollow: gone from upcoming and from the grid's marks.
+        self.submit(driver.find_element(By.CSS_SELECTOR, "form[action='/shows/1/unfollow'] button"))
+        self.assertTrue(driver.find_elements(By.CSS_SELECTOR, "form[action='/shows/1/follow']"))
+        driver.get(self.server.url("/upcoming"))
+        self.assertIn("You follow no shows yet", driver.find_element(By.TAG_NAME, "main").text)
+        self.assertFalse(any(followed for _, followed in self.grid_marks()))
+
+    def test_3_pages_fit_a_phone(self):
+        phone = browser(390, 844)
+        try:
+            for path in ("/shows/1", "/episodes/1", "/people/2", "/shows/1/seasons/1", "/shows?q=under+the+dome"):
+                phone.get(self.server.url(path))
+                self.assertTrue(phone.find_element(By.CSS_SELECTOR, ".credit").is_displayed(), path)
+                overflow = phone.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+                self.assertLessEqual(overflow, 0, path)
+        finally:
+            phone.quit()
+
+    def test_2_calendar_feed_parses_and_alarms_at_the_lead_time(self):
+        import icalendar
+        driver = self.driver
+        driver.get(self.server.url("/shows/1"))
+        follow = driver.find_elements(By.CSS_SELECTOR, "form[action='/shows/1/follow'] button")
+        if follow:
+            self.submit(follow[0])
+        driver.get(self.server.url("/settings"))
+        lead = driver.find_element(By.ID, "lead")
+        lead.clear()
+        lead.send_keys("20")
+        self.submit(driver.find_element(By.CSS_SELECTOR, "form[action='/settings/series'] button"))
+        self.submit(driver.find_element(By.CSS_SELECTOR, "form[action='/settings/calendar'] button[value=new]"))
+        address = driver.find_element(By.CSS_SELECTOR, ".feed-url").get_attribute("value")
+        with urllib.request.urlopen(address) as response:
+            self.assertEqual("text/calendar; charset=utf-8", response.headers["Content-Type"])
+            calendar = icalendar.Calendar.from_ical(response.read())
+        pilot = [event for event in calendar.walk("VEVENT") if str(event["UID"]) == "tvmaze-episode-1@tvguide"][0]
+        start = pilot.decoded("DTSTART")
+        alarm = pilot.walk("VALARM")[0]
+        self.assertEqual("2013-06-25T02:00:00+00:00", start.isoformat())
+        self.assertEqual("2013-06-25T01:40:00+00:00", (start + alarm.decoded("TRIGGER")).isoformat())
+        self.assertEqual("Under the Dome S01E01 Pilot", str(pilot["SUMMARY"]))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
