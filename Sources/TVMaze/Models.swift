@@ -1,4 +1,5 @@
 import Foundation
+import GuideStore
 
 // What TVmaze sends, decoded leniently: the fixtures span 2017 to 2024 and fields came and went (API-NOTES §3).
 // Everything but ids and names is optional; "" and null mean "not known" alike.
@@ -146,10 +147,7 @@ public struct TVMazeEpisode: Codable, Hashable, Sendable, Identifiable {
     public var isSpecial: Bool { number == nil || (type ?? "regular") != "regular" }
 
     /// "S02E05", or "Special" for specials.
-    public var code: String {
-        guard let season, let number else { return "Special" }
-        return "S" + (season < 10 ? "0\(season)" : "\(season)") + "E" + (number < 10 ? "0\(number)" : "\(number)")
-    }
+    public var code: String { TrackedEpisode.code(season: season, number: number) }
 }
 
 public struct TVMazeSeason: Codable, Hashable, Sendable, Identifiable {

@@ -11,12 +11,14 @@ struct SeriesServices: Sendable {
     let tracker: SeriesTracker
     let images: ImageCache
 
+    /// Images get their own client with short timeouts (a poster that cannot be fetched must not hold a page up),
+    /// one for the process and never shut down, like `AsyncHTTPTransport.shared`.
+    static let imageTransport = AsyncHTTPTransport(connectTimeout: .seconds(3), readTimeout: .seconds(10))
+
     init(store: any GuideDatabase, settings: ServerSettings) {
         client = TVMazeClient(base: settings.tvmazeURL, cache: store, now: settings.now)
         tracker = SeriesTracker(client: client, store: store, now: settings.now)
-        // Its own client with short timeouts: a poster that cannot be fetched must not hold a page up.
-        images = ImageCache(directory: settings.imageDirectory,
-                            transport: AsyncHTTPTransport(connectTimeout: .seconds(3), readTimeout: .seconds(10)))
+        images = ImageCache(directory: settings.imageDirectory, transport: Self.imageTransport)
     }
 
     /// `/images?u=`: a TVmaze image through the cache, so the browser never asks TVmaze and each image is fetched
