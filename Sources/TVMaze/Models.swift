@@ -56,6 +56,7 @@ public struct TVMazeLinks: Codable, Hashable, Sendable {
     public var previousepisode: Link?
     public var nextepisode: Link?
     public var character: Link?
+    public var episode: Link?
 }
 
 public struct TVMazeShow: Codable, Hashable, Sendable, Identifiable {
@@ -221,6 +222,17 @@ public struct TVMazeCastCredit: Codable, Hashable, Sendable {
     }
 
     public var showID: Int? { _embedded?.show?.id ?? _links?.show?.id }
+}
+
+/// A person's guest role in one episode, with the episode (and its show, when TVmaze embeds it) and character.
+public struct TVMazeGuestCastCredit: Codable, Hashable, Sendable {
+    public var _links: TVMazeLinks?
+    public var _embedded: Embedded?
+
+    public struct Embedded: Codable, Hashable, Sendable {
+        public var episode: TVMazeEpisode?
+        public var character: TVMazeCharacter?
+    }
 }
 
 public struct TVMazeShowResult: Codable, Hashable, Sendable {

@@ -151,6 +151,11 @@ public final class TVMazeClient: Sendable {
         try await list("/people/\(id)/castcredits", withCharacters ? [("embed[]", "show"), ("embed[]", "character")] : [("embed", "show")])
     }
 
+    /// A person's guest roles, each with its episode (and character) embedded.
+    public func guestCastCredits(ofPerson id: Int) async throws -> [TVMazeGuestCastCredit] {
+        try await list("/people/\(id)/guestcastcredits", [("embed[]", "episode"), ("embed[]", "character")])
+    }
+
     public func searchPeople(_ query: String) async throws -> [TVMazePersonResult] {
         try await list("/search/people", [("q", query)])
     }

@@ -152,6 +152,7 @@ class SeriesTests(unittest.TestCase):
         self.assertEqual("Rachelle Lefevre", driver.find_element(By.TAG_NAME, "h1").text)
         self.assertIn("Under the Dome (2013–2015) as Julia Shumway", self.text(driver.find_element(By.CSS_SELECTOR, ".credits")))
         self.assertIn("Born Thu 1 Feb 1979", self.text(driver.find_element(By.CSS_SELECTOR, ".facts")))
+        self.assertIn("Under the Dome S01E01 Pilot as Julia Shumway", self.text(driver.find_element(By.CSS_SELECTOR, ".guest-roles")))
         self.follow_link(driver.find_element(By.CSS_SELECTOR, ".credits").find_element(By.LINK_TEXT, "Under the Dome"))
         self.assertTrue(driver.current_url.endswith("/shows/1"))
 

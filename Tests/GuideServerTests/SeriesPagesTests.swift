@@ -73,6 +73,10 @@ import TVMazeReplay
             let day = String(buffer: try await jar.send(client, "/calendar?view=day&date=2013-06-25").body)
             #expect(day.contains(#"<span class="time">02:00</span>"#) && day.contains("premiere"))
 
+            // A guest star's page links the episode and its show.
+            let person = String(buffer: try await jar.send(client, "/people/2").body)
+            #expect(person.contains(#"<a href="/shows/1">Under the Dome</a> <a href="/episodes/1">S01E01 Pilot</a> <span class="meta">as Julia Shumway</span>"#))
+
             let requests = replay.requests.count
             #expect(try await jar.send(client, "/shows/1/unfollow", method: .post, form: ["next": "/upcoming"]).status == .seeOther)
             #expect(String(buffer: try await jar.send(client, "/upcoming").body).contains("You follow no shows yet"))

@@ -41,7 +41,17 @@ struct EpisodePages: Sendable {
         var image: String?
         var facts: [ShowPages.Fact]
         var credits: [CreditEntry]
+        var guestRoles: [GuestRole]
+        var hasGuestRoles: Bool
         var tvmazeLink: String?
+    }
+
+    struct GuestRole {
+        var episodeID: Int
+        var episode: String
+        var showID: Int?
+        var showName: String?
+        var character: String?
     }
 
     struct CreditEntry {
@@ -110,6 +120,7 @@ struct EpisodePages: Sendable {
             throw HTTPError(.notFound, message: "TVmaze has no person \(id).")
         }
         let credits = try await site.tvmaze { try await client.castCredits(ofPerson: id, withCharacters: true) }
+        let guestCredits = try await site.tvmaze { try await client.guestCastCredits(ofPerson: id) }
         let clock = site.clock(context)
         var facts: [ShowPages.Fact] = []
         if let born = person.birthday.flatMap(CivilDate.init) { facts.append(ShowPages.Fact(label: "Born", value: clock.civil(born))) }
@@ -121,8 +132,15 @@ struct EpisodePages: Sendable {
             return CreditEntry(showID: show.id, showName: show.name, years: years.isEmpty ? nil : years.joined(separator: "–"),
                                character: credit._embedded?.character?.name, isVoice: credit.voice ?? false)
         }
+        let guestRoles = guestCredits.compactMap { credit -> GuestRole? in
+            guard let episode = credit._embedded?.episode else { return nil }
+            let show = episode._links?.show
+            return GuestRole(episodeID: episode.id, episode: [episode.code, episode.name].compactMap { $0 }.joined(separator: " "),
+                             showID: show?.id, showName: show?.name, character: credit._embedded?.character?.name)
+        }
         let model = PersonModel(chrome: site.chrome(context, section: "shows"), title: person.name, name: person.name,
-                                image: SeriesServices.image(person.image?.preferred), facts: facts, credits: entries, tvmazeLink: person.url)
+                                image: SeriesServices.image(person.image?.preferred), facts: facts, credits: entries,
+                                guestRoles: guestRoles, hasGuestRoles: !guestRoles.isEmpty, tvmazeLink: person.url)
         return try site.page("person", model)
     }
 
