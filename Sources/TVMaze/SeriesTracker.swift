@@ -89,7 +89,7 @@ extension TrackedShow {
     }
 
     /// The network's zone, which TVmaze's air dates and times are in (UTC when unknown, as for web channels).
-    public var timeZone: TimeZone { zone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")! }
+    public var timeZone: TimeZone { zone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(secondsFromGMT: 0) ?? .current }
 }
 
 extension TrackedEpisode {
