@@ -64,7 +64,7 @@ struct TVMazeScheduleReader {
                                       stop: episode.runtime.map { start.addingTimeInterval(TimeInterval($0 * 60)) },
                                       titles: [LocalizedText(show.name)])
             if let name = episode.name, !name.isEmpty, name != show.name { programme.subTitles = [LocalizedText(name)] }
-            if let summary = episode.summary.map(Self.plainText), !summary.isEmpty {
+            if let summary = episode.summary.map(HTMLText.plain), !summary.isEmpty {
                 programme.descriptions = [LocalizedText(summary)]
             }
             programme.categories = (show.genres ?? []).map { LocalizedText($0) }
@@ -87,21 +87,6 @@ struct TVMazeScheduleReader {
             return Date(timeIntervalSince1970: TimeInterval(seconds - Int64(XMLTVTimestamp.offset(in: localZone, localSeconds: seconds))))
         }
         return episode.airstamp.flatMap(CivilTime.parseISO8601)
-    }
-
-    /// Summary HTML as text: tags dropped, the common entities decoded, whitespace collapsed.
-    static func plainText(_ html: String) -> String {
-        var text = ""
-        var inTag = false
-        for character in html {
-            if character == "<" { inTag = true; text.append(" ") } else if character == ">" { inTag = false } else if !inTag {
-                text.append(character)
-            }
-        }
-        for (entity, value) in [("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&nbsp;", " ")] {
-            text = text.replacingOccurrences(of: entity, with: value)
-        }
-        return text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
     private struct Episode: Decodable {

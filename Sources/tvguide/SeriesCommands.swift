@@ -189,7 +189,7 @@ struct EpisodeCommand: AsyncParsableCommand {
             let time = AirTime(airdate: episode.airdate, airtime: episode.airtime, airstamp: episode.airstamp, zone: found.timeZone)
             Output.line("\(found.name) \(episode.code)" + (episode.name.map { " \($0)" } ?? ""))
             Output.line([UpcomingCommand.when(time, zone), found.channel?.name, episode.runtime.map { "\($0) min" }].compactMap { $0 }.joined(separator: ", "))
-            for paragraph in TVMazeText.paragraphs(episode.summary) { Output.line("\n" + paragraph) }
+            for paragraph in HTMLText.paragraphs(episode.summary) { Output.line("\n" + paragraph) }
             if let url = episode.url { Output.line("\n\(url) (data: TVmaze, CC BY-SA)") }
         }
     }

@@ -99,7 +99,7 @@ struct EpisodePages: Sendable {
         let model = EpisodeModel(
             chrome: site.chrome(context, section: "shows"), title: [show?.name, episode.code, name].compactMap { $0 }.joined(separator: " "),
             id: id, name: name, code: episode.code, showID: show?.id, showName: show?.name, season: episode.season,
-            airs: clock.airs(time), facts: facts, summary: TVMazeText.paragraphs(episode.summary),
+            airs: clock.airs(time), facts: facts, summary: HTMLText.paragraphs(episode.summary),
             image: SeriesServices.image(episode.image?.preferred),
             guests: (episode._embedded?.guestcast ?? []).map {
                 ShowPages.CastEntry(personID: $0.person.id, name: $0.person.name, character: $0.character?.name,

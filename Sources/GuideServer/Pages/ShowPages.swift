@@ -150,7 +150,7 @@ struct ShowPages: Sendable {
         let model = ShowModel(
             chrome: site.chrome(context, section: "shows"), title: show.name,
             show: Self.entry(show, followed: Set(following.map(\.show.id))), canFollow: profile != nil, reminders: mine?.reminders ?? false,
-            summary: TVMazeText.paragraphs(show.summary), facts: facts,
+            summary: HTMLText.paragraphs(show.summary), facts: facts,
             seasons: seasons.compactMap { season in
                 guard let number = season.number else { return nil }
                 let dates = [season.premiereDate, season.endDate].compactMap { $0.flatMap(CivilDate.init).map(clock.civil) }
