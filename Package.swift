@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Values and pure rules. Foundation only.
@@ -32,12 +34,16 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // XMLTV and Radio Times bytes <-> GuideCore values.
         .target(name: "XMLTV", dependencies: ["GuideCore"]),
-        // The ListingStore and its SQLite implementation.
+        // The ListingStore and its SQLite (embedded) and PostgreSQL (shared) implementations.
         .target(name: "GuideStore", dependencies: [
             "GuideCore",
             .product(name: "GRDB", package: "GRDB.swift"),
             // The SQLite C API GRDB wraps, for binding the import's hot INSERT directly.
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         // Reading sources (files, URLs, gzip) into the store.
         .target(name: "GuideIngest", dependencies: [
@@ -76,10 +82,10 @@ let package = Package(
         .executableTarget(name: "GuideBench", dependencies: ["GuideCore", "XMLTV", "GuideStore", "GuideIngest"]),
         .testTarget(name: "GuideCoreTests", dependencies: ["GuideCore"]),
         .testTarget(name: "XMLTVTests", dependencies: ["XMLTV", "GuideCore"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "GuideStoreTests", dependencies: ["GuideStore", "GuideCore", "XMLTV", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "tvguideTests", dependencies: ["tvguide", "GuideCore", "GuideStore", "TVMazeReplay"]),
+        .testTarget(name: "GuideStoreTests", dependencies: ["GuideStore", "GuideCore", "XMLTV", "StoreTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "tvguideTests", dependencies: ["tvguide", "GuideCore", "GuideStore", "TVMazeReplay", "StoreTestSupport"]),
         .testTarget(name: "GuideServerTests", dependencies: [
-            "GuideServer", "GuideStore", "GuideIngest", "GuideCore", "TVMazeReplay",
+            "GuideServer", "GuideStore", "GuideIngest", "GuideCore", "TVMazeReplay", "StoreTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
@@ -91,12 +97,14 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], exclude: ["Fixtures/PROVENANCE.md"], resources: [.copy("Fixtures/tvmaze"), .copy("Fixtures/composed")]),
         .executableTarget(name: "tvmaze-replay", dependencies: ["TVMazeReplay"]),
+        // Test support: each test's database, SQLite or (with TVGUIDE_TEST_POSTGRES) a schema of its own in PostgreSQL.
+        .target(name: "StoreTestSupport", dependencies: ["GuideStore"]),
         .testTarget(name: "TVMazeTests", dependencies: [
-            "TVMaze", "TVMazeReplay", "GuideStore", "GuideIngest", "GuideCore",
+            "TVMaze", "TVMazeReplay", "GuideStore", "GuideIngest", "GuideCore", "StoreTestSupport",
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         .testTarget(name: "GuideIngestTests", dependencies: [
-            "GuideIngest", "GuideStore", "XMLTV", "GuideCore",
+            "GuideIngest", "GuideStore", "XMLTV", "GuideCore", "StoreTestSupport",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

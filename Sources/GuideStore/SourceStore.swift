@@ -29,9 +29,18 @@ public protocol SourceStore: Sendable {
     /// Records a refresh's outcome, and on success the validators to send next time.
     func recordRefresh(_ record: RefreshRecord, of name: SourceName) throws
 
+    /// Claims the refresh of `name` among every tvguide process using this store, until the claim is released; nil
+    /// while another process holds it. A claim ends with its process, however that ends.
+    func claimRefresh(of name: SourceName) throws -> RefreshClaim?
+
     /// For each channel with listings, as of `instant`: where its listings end, the gaps ahead, and a warning when
     /// one source's times look shifted against another's for it.
     func channelHealth(at instant: Date) throws -> [ChannelHealth]
+}
+
+/// The right to refresh one source, held until ``release()``.
+public protocol RefreshClaim: Sendable {
+    func release()
 }
 
 /// How one channel's listings look.

@@ -13,13 +13,13 @@ struct SeriesOptions: ParsableArguments {
     var profile: String?
 
     /// The database, a TVmaze client caching in it, and the tracker.
-    func open() throws -> (SQLiteListingStore, TVMazeClient, SeriesTracker) {
+    func open() throws -> (any GuideDatabase, TVMazeClient, SeriesTracker) {
         let database = try store.open()
         let client = TVMazeClient(base: tvmaze.base, cache: database)
         return (database, client, SeriesTracker(client: client, store: database))
     }
 
-    func chosenProfile(in database: SQLiteListingStore) throws -> Profile {
+    func chosenProfile(in database: any GuideDatabase) throws -> Profile {
         let profiles = try CLIFailure.translating { try database.profiles() }
         if let profile {
             guard let found = profiles.first(where: { $0.name.caseInsensitiveCompare(profile) == .orderedSame }) else {

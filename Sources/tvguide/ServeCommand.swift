@@ -70,15 +70,15 @@ struct ServeCommand: AsyncParsableCommand {
         let offset = pretendNow.flatMap(CivilTime.parseISO8601).map { $0.timeIntervalSinceNow } ?? 0
         var settings = ServerSettings(now: { Date().addingTimeInterval(offset) }, dayStartHour: dayStart,
                                       secureCookies: !insecureCookies,
-                                      exportDirectory: store.path + ".export", tvmazeURL: tvmaze.base,
-                                      imageDirectory: store.path + ".images")
+                                      exportDirectory: store.localFiles + ".export", tvmazeURL: tvmaze.base,
+                                      imageDirectory: store.localFiles + ".images")
         let address = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)"
         if try CLIFailure.translating({ try database.profiles().isEmpty }) {
             let code = GuideServer.newSetupCode()
             settings.setupCode = code
             Output.error("No profiles yet. To create the admin, open \(address)/setup and enter the setup code \(code)")
         }
-        Output.error("tvguide: serving \(address)/ (API at /api, XMLTV at /xmltv.xml), database \(store.path)")
+        Output.error("tvguide: serving \(address)/ (API at /api, XMLTV at /xmltv.xml), database \(store.described)")
         if !sources.isEmpty { Output.error("Refreshing \(sources.count) source(s) on their intervals (tvguide sources list).") }
         let refreshing = Task { await scheduler.run() }
         defer { refreshing.cancel() }
@@ -88,7 +88,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Every 6 hours (first a minute after starting), brings followed shows up to date through `/updates/shows`.
-    static func keepFollowedShowsCurrent(database: SQLiteListingStore, settings: ServerSettings) async {
+    static func keepFollowedShowsCurrent(database: any GuideDatabase, settings: ServerSettings) async {
         let tracker = SeriesTracker(client: TVMazeClient(base: settings.tvmazeURL, cache: database, now: settings.now), store: database,
                                     now: settings.now)
         var wait: Duration = .seconds(60)

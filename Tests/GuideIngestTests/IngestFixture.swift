@@ -2,15 +2,15 @@ import Foundation
 import GuideCore
 import GuideIngest
 import GuideStore
+import StoreTestSupport
 
 /// A fresh store with an importer, and where the test data lives.
 struct IngestFixture {
-    let store: SQLiteListingStore
+    let store: any GuideDatabase
     let importer: ListingImporter
 
     init() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-ingest-\(UUID().uuidString)/guide.sqlite").path
-        store = try SQLiteListingStore(path: path)
+        store = try TestDatabase.open(in: FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-ingest-\(UUID().uuidString)").path)
         importer = ListingImporter(store: store)
     }
 

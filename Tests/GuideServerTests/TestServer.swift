@@ -4,13 +4,14 @@ import GuideIngest
 import GuideServer
 import GuideStore
 import Hummingbird
+import StoreTestSupport
 import HummingbirdTesting
 import Synchronization
 
-/// A real SQLite store with listings imported, a clock the test moves, and the server's router.
+/// A real store (SQLite, or PostgreSQL: StoreTestSupport) with listings imported, a clock the test moves, and the server's router.
 final class TestServer: Sendable {
     let folder: String
-    let store: SQLiteListingStore
+    let store: any GuideDatabase
     let clock: TestClock
     /// The server's refresher, as `serve` has it: fetching over the network (loopback and files in these tests).
     let scheduler: RefreshScheduler
@@ -21,7 +22,7 @@ final class TestServer: Sendable {
     init(listings: String, now: Date, tvmazeURL: String = "http://127.0.0.1:9") throws {
         self.tvmazeURL = tvmazeURL
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-web-\(UUID().uuidString)").path
-        store = try SQLiteListingStore(path: folder + "/guide.sqlite")
+        store = try TestDatabase.open(in: folder)
         clock = TestClock(now)
         scheduler = RefreshScheduler(
             refresher: SourceRefresher(store: store, transport: AsyncHTTPTransport.shared, now: { [clock] in clock.now }),

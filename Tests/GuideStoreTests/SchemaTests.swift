@@ -39,7 +39,8 @@ import Testing
         #expect(try store.search(SearchQuery(["who"])).map(\.programme.title) == ["Doctor Who"])
     }
 
-    /// Now/next keeps the schedule in memory; an import, also one through another connection, must show at once.
+    /// Now/next keeps the schedule in memory; an import, also one through another connection (another instance of
+    /// tvguide on the same database), must show at once.
     @Test func nowNextSeesEveryImport() throws {
         let fixture = try StoreFixture()
         let instant = StoreFixture.date("20240101181500")
@@ -47,7 +48,7 @@ import Testing
         #expect(try fixture.store.nowNext(at: instant, channels: nil).first?.now?.programme.title == "First")
         try fixture.importXML(StoreFixture.xml([("a", "20240101180000", "20240101190000", "Second")]))
         #expect(try fixture.store.nowNext(at: instant, channels: nil).first?.now?.programme.title == "Second")
-        let other = try SQLiteListingStore(path: fixture.path)
+        let other = try openGuideDatabase(fixture.location)
         _ = try other.importListings(from: SourceName("test")) { sink in
             try sink.add(Programme(channel: ChannelID("a"), start: StoreFixture.date("20240101180000"),
                                    stop: StoreFixture.date("20240101190000"), titles: [LocalizedText("Third")]), line: nil)

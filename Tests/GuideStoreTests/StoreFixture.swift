@@ -1,16 +1,18 @@
 import Foundation
 import GuideCore
 import GuideStore
+import StoreTestSupport
 import XMLTV
 
-/// A fresh database in a temporary folder, and helpers to fill it.
+/// A fresh database (SQLite in a temporary folder, or PostgreSQL: StoreTestSupport), and helpers to fill it.
 struct StoreFixture {
-    let path: String
-    let store: SQLiteListingStore
+    /// Where the database is: a file path or a postgres:// address.
+    let location: String
+    let store: any GuideDatabase
 
     init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-test-\(UUID().uuidString)/guide.sqlite").path
-        store = try SQLiteListingStore(path: path)
+        location = TestDatabase.location(in: FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-test-\(UUID().uuidString)").path)
+        store = try openGuideDatabase(location)
     }
 
     /// The XMLTV fixtures shared with the XMLTV tests.

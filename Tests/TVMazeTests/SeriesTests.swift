@@ -16,7 +16,7 @@ import TVMazeReplay
         let rig: TVMazeClientTests.Rig
         let tracker: SeriesTracker
         let profile: ProfileID
-        var store: SQLiteListingStore { rig.store! }
+        var store: any GuideDatabase { rig.store! }
 
         init() async throws {
             rig = try await TVMazeClientTests.Rig(cached: true)

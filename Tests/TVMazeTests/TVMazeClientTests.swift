@@ -3,6 +3,7 @@ import GuideCore
 import GuideIngest
 import GuideStore
 import Synchronization
+import StoreTestSupport
 import Testing
 import TVMazeReplay
 @testable import TVMaze
@@ -13,7 +14,7 @@ import TVMazeReplay
     struct Rig {
         let server: ReplayServer
         let client: TVMazeClient
-        let store: SQLiteListingStore?
+        let store: (any GuideDatabase)?
         let folder: String
         let clock: WallClock
 
@@ -21,7 +22,7 @@ import TVMazeReplay
              transport: AsyncHTTPTransport = .shared) async throws {
             server = try await ReplayServer()
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-tvmaze-\(UUID().uuidString)").path
-            store = cached ? try SQLiteListingStore(path: folder + "/guide.sqlite") : nil
+            store = cached ? try TestDatabase.open(in: folder) : nil
             let clock = WallClock()
             self.clock = clock
             client = TVMazeClient(base: server.base + "/", transport: transport, limiter: limiter, cache: store, policy: policy,

@@ -1,9 +1,11 @@
 import Foundation
+import StoreTestSupport
 import Testing
 
 /// Runs the built `tvguide` binary as a user would, on a fresh database.
 struct CLI {
-    let database = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-cli-\(UUID().uuidString)/guide.sqlite").path
+    /// TVGUIDE_DATABASE for every run: a file path, or a postgres:// address when the suite runs on PostgreSQL.
+    let database = TestDatabase.location(in: FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-cli-\(UUID().uuidString)").path)
     static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("tvguide").path
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -12,7 +12,7 @@ import TVMazeReplay
         let url = replay.base
         do {
             #expect(try cli.run("follow", "--tvmaze-url", url, "1").stderr.contains("No profiles yet"))
-            _ = try SQLiteListingStore(path: cli.database).createProfile(name: "Sam", role: .admin, secretKind: .pin, secretHash: "x")
+            _ = try openGuideDatabase(cli.database).createProfile(name: "Sam", role: .admin, secretKind: .pin, secretHash: "x")
 
             let search = try cli.run("shows", "search", "--tvmaze-url", url, "girls")
             #expect(search.status == 0 && search.stdout.hasPrefix("139\tGirls (2012, HBO, Ended)\n"))

@@ -77,7 +77,6 @@ struct Site: Sendable {
 }
 
 /// Listings, sources and accounts in one database, as `serve` uses them.
-public typealias GuideDatabase = ListingStore & SourceStore & AccountStore & SeriesStore & ResponseCache
 
 /// Thrown by pages that need a signed-in profile; becomes a redirect to the sign-in page.
 struct SignInRequired: Error {

@@ -14,7 +14,7 @@ extension SQLiteListingStore: SourceStore {
                            last_repairs, last_duration
                     FROM source WHERE definition IS NOT NULL ORDER BY priority DESC, name
                     """).compactMap { row in
-                    guard let definition = Self.definition(row[1]) else { return nil }
+                    guard let definition = StoredDefinition.definition(row[1]) else { return nil }
                     let count = counts[row[0]] ?? (0, 0)
                     return SourceStatus(definition: definition, lastAttempt: Self.date(row[2]), lastSuccess: Self.date(row[3]),
                                         lastOutcome: (row[4] as String?).flatMap(RefreshOutcome.init(rawValue:)),
@@ -38,7 +38,7 @@ extension SQLiteListingStore: SourceStore {
                 try db.execute(sql: """
                     INSERT INTO source (name, priority, definition) VALUES (?, ?, ?)
                     ON CONFLICT(name) DO UPDATE SET priority = excluded.priority, definition = excluded.definition
-                    """, arguments: [definition.name.rawValue, definition.priority, try Self.json(definition)])
+                    """, arguments: [definition.name.rawValue, definition.priority, try StoredDefinition.json(definition)])
                 let id = try sourceID(db, definition.name)
                 for channel in definition.channels {
                     try db.execute(sql: """
@@ -58,7 +58,7 @@ extension SQLiteListingStore: SourceStore {
                 let id = try configuredSourceID(db, definition.name)
                 let old = try Int.fetchOne(db, sql: "SELECT priority FROM source WHERE id = ?", arguments: [id])
                 try db.execute(sql: "UPDATE source SET priority = ?, definition = ? WHERE id = ?",
-                               arguments: [definition.priority, try Self.json(definition), id])
+                               arguments: [definition.priority, try StoredDefinition.json(definition), id])
                 for channel in definition.channels {
                     try db.execute(sql: """
                         INSERT INTO source_channel (source_id, channel_id, name, keep) VALUES (?, ?, ?, 1)
@@ -123,47 +123,31 @@ extension SQLiteListingStore: SourceStore {
         return try mapErrors {
             try pool.write { db in
                 let id = try configuredSourceID(db, name)
-                let definition = try Self.definition(String.fetchOne(db, sql: "SELECT definition FROM source WHERE id = ?",
+                let definition = try StoredDefinition.definition(String.fetchOne(db, sql: "SELECT definition FROM source WHERE id = ?",
                                                                      arguments: [id]))
-                var known = Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: """
+                let known = try Row.fetchAll(db, sql: """
                     SELECT channel_id, name, keep, mapped_to, last_seen FROM source_channel WHERE source_id = ?
-                    """, arguments: [id]).map(Self.sourceChannel).map { ($0.id, $0) })
-                let offeredIDs = Set(offered.map(\.id))
-                // A known channel no longer offered whose name is offered under a new id was renamed by the provider.
-                var vanished: [String: SourceChannel] = [:]
-                for channel in known.values where complete && !offeredIDs.contains(channel.id) && channel.lastSeen != nil {
-                    vanished[SearchText.fold(channel.name), default: channel] = channel
-                }
-                var renamed: [ChannelID: ChannelID] = [:]
-                for channel in offered where known[channel.id] == nil {
-                    if let old = vanished.removeValue(forKey: SearchText.fold(channel.name)) {
-                        renamed[old.id] = channel.id
+                    """, arguments: [id]).map(Self.sourceChannel)
+                let existing = Set(try String.fetchAll(db, sql: "SELECT id FROM channel").map { ChannelID($0) })
+                let offer = OfferChanges(known: known, offered: offered, complete: complete,
+                                         keepNewChannels: definition?.keepNewChannels ?? true, existing: existing)
+                for change in offer.changes {
+                    switch change {
+                    case .rename(let old, let new):
                         try db.execute(sql: "UPDATE source_channel SET channel_id = ? WHERE source_id = ? AND channel_id = ?",
-                                       arguments: [channel.id.rawValue, id, old.id.rawValue])
-                        known[old.id] = nil
-                        known[channel.id] = SourceChannel(id: channel.id, name: channel.name, keep: old.keep,
-                                                          mappedTo: old.mappedTo ?? old.id)
-                    } else {
-                        try db.execute(sql: """
-                            INSERT INTO source_channel (source_id, channel_id, name, keep) VALUES (?, ?, ?, ?)
-                            """, arguments: [id, channel.id.rawValue, channel.name, definition?.keepNewChannels ?? true])
-                        known[channel.id] = SourceChannel(id: channel.id, name: channel.name,
-                                                          keep: definition?.keepNewChannels ?? true)
+                                       arguments: [new.rawValue, id, old.rawValue])
+                    case .add(let channel, let name, let keep):
+                        try db.execute(sql: "INSERT INTO source_channel (source_id, channel_id, name, keep) VALUES (?, ?, ?, ?)",
+                                       arguments: [id, channel.rawValue, name, keep])
+                    case .map(let channel, let target):
+                        try db.execute(sql: "UPDATE source_channel SET mapped_to = ? WHERE source_id = ? AND channel_id = ?",
+                                       arguments: [target.rawValue, id, channel.rawValue])
+                    case .seen(let channel, let name):
+                        try db.execute(sql: "UPDATE source_channel SET name = ?, last_seen = ? WHERE source_id = ? AND channel_id = ?",
+                                       arguments: [name, seen, id, channel.rawValue])
                     }
                 }
-                // A renamed channel keeps feeding the guide channel it fed before.
-                for (old, new) in renamed {
-                    try db.execute(sql: "UPDATE source_channel SET mapped_to = ? WHERE source_id = ? AND channel_id = ?",
-                                   arguments: [known[new]?.mappedTo?.rawValue ?? old.rawValue, id, new.rawValue])
-                }
-                for channel in offered {
-                    try db.execute(sql: "UPDATE source_channel SET name = ?, last_seen = ? WHERE source_id = ? AND channel_id = ?",
-                                   arguments: [channel.name, seen, id, channel.id.rawValue])
-                }
-                var kept: [ChannelID: ChannelID] = [:]
-                for channel in known.values where channel.keep { kept[channel.id] = channel.guideChannel }
-                let existing = Set(try String.fetchAll(db, sql: "SELECT id FROM channel").map { ChannelID($0) })
-                return ChannelPlan(kept: kept, renamed: renamed, existing: existing)
+                return offer.plan
             }
         }
     }
@@ -209,6 +193,12 @@ extension SQLiteListingStore: SourceStore {
         }
     }
 
+    /// One process writes an SQLite guide (instances sharing a guide share PostgreSQL): the refresher's own guard is
+    /// the only one needed, so the claim is always granted.
+    public func claimRefresh(of name: SourceName) throws -> RefreshClaim? {
+        SoleProcessClaim()
+    }
+
     private func check(_ definition: SourceDefinition) throws {
         if let problem = definition.problem { throw StoreError(.invalid, problem) }
     }
@@ -237,14 +227,9 @@ extension SQLiteListingStore: SourceStore {
     private static func date(_ seconds: Int64?) -> Date? {
         seconds.map { Date(timeIntervalSince1970: TimeInterval($0)) }
     }
+}
 
-    private static func json(_ definition: SourceDefinition) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return String(decoding: try encoder.encode(definition), as: UTF8.self)
-    }
-
-    private static func definition(_ text: String?) -> SourceDefinition? {
-        text.flatMap { try? JSONDecoder().decode(SourceDefinition.self, from: Data($0.utf8)) }
-    }
+/// The claim of a store only one process uses.
+struct SoleProcessClaim: RefreshClaim {
+    func release() {}
 }

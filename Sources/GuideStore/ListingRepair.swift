@@ -1,0 +1,132 @@
+import Foundation
+import GuideCore
+
+/// The documented repairs (docs/repairs.md) of one import's new programmes, the rules `tv_sort` follows, worked out
+/// without a database: a store hands over its new rows channel by channel, in (start, stop, id) order, and applies the
+/// stops and deletions this decides.
+/// - a missing stop is the earliest known stop in its slot (a clump shares its slot), else the next slot's start;
+/// - the same title at the same start and stop (and clump position) again is a duplicate; a copy without a stop
+///   counts as the same, and the one without a stop goes;
+/// - a programme still running when the next slot starts is cut there (zero-length ones never cut anything);
+/// - zero-length programmes are kept and reported.
+struct ListingRepair {
+    struct Airing {
+        var id: Int64
+        var start: Int64
+        var stop: Int64
+        var isStopKnown: Bool
+        var title: String
+        var clump: String?
+        var line: Int?
+    }
+
+    /// New stops for rows, by id.
+    private(set) var stops: [(id: Int64, stop: Int64)] = []
+    /// Rows to delete.
+    private(set) var duplicates: [Int64] = []
+    private(set) var issues: IssueLog
+    private var channelKey: Int64?
+    private var channel: ChannelID?
+    /// The programmes starting at one time (a "slot").
+    private var slot: [Airing] = []
+    /// The previous slot's programmes, once their stops are settled.
+    private var previous: [Airing] = []
+
+    init(issues: IssueLog) {
+        self.issues = issues
+    }
+
+    /// The next row: of channel `key` (named `channel`), in order.
+    mutating func add(_ airing: Airing, channelKey key: Int64, channel name: ChannelID?) {
+        if key != channelKey {
+            settle(nextStart: nil)
+            previous.removeAll()
+            channelKey = key
+            channel = name
+        } else if let current = slot.first, airing.start != current.start {
+            settle(nextStart: airing.start)
+            // A zero-length programme marks an instant; it does not end what is running.
+            let isZeroLength = airing.isStopKnown && airing.stop == airing.start
+            if !isZeroLength { cutOverlaps(at: airing.start) }
+        }
+        slot.append(airing)
+    }
+
+    /// Settles the last slot; call after the last row.
+    mutating func finish() {
+        settle(nextStart: nil)
+    }
+
+    private mutating func settle(nextStart: Int64?) {
+        guard let channel else { return }
+        // Duplicates: keep one per title and clump position, preferring one with a stop.
+        var kept: [Airing] = []
+        for airing in slot {
+            if let index = kept.firstIndex(where: {
+                $0.title == airing.title && $0.clump == airing.clump
+                    && ($0.stop == airing.stop || !$0.isStopKnown || !airing.isStopKnown)
+            }) {
+                var drop = airing
+                if !kept[index].isStopKnown && airing.isStopKnown {
+                    drop = kept[index]
+                    kept[index] = airing
+                }
+                duplicates.append(drop.id)
+                issues.record(.duplicate) {
+                    ListingIssue(kind: .duplicate, line: drop.line, channel: channel, start: Self.date(drop.start), title: drop.title,
+                                 message: "the same programme again at the same time; the copy was skipped")
+                }
+            } else {
+                kept.append(airing)
+            }
+        }
+        let clumpStop = kept.filter(\.isStopKnown).map(\.stop).min()
+        for index in kept.indices where !kept[index].isStopKnown {
+            let airing = kept[index]
+            if let stop = clumpStop ?? nextStart {
+                kept[index].stop = stop
+                kept[index].isStopKnown = true
+                stops.append((airing.id, stop))
+                issues.record(.stopFromNextStart) {
+                    ListingIssue(kind: .stopFromNextStart, line: airing.line, channel: channel, start: Self.date(airing.start),
+                                 title: airing.title,
+                                 message: clumpStop != nil ? "no stop time; it shares the stop of the programme beside it, \(Self.iso(stop))"
+                                     : "no stop time; it ends when the next programme starts, \(Self.iso(stop))")
+                }
+            } else {
+                issues.record(.stopUnknown) {
+                    ListingIssue(kind: .stopUnknown, line: airing.line, channel: channel, start: Self.date(airing.start),
+                                 title: airing.title,
+                                 message: "no stop time and nothing after it on the channel; shown until \(Self.iso(airing.stop))")
+                }
+            }
+        }
+        for airing in kept where airing.isStopKnown && airing.stop == airing.start {
+            issues.record(.zeroLength) {
+                ListingIssue(kind: .zeroLength, line: airing.line, channel: channel, start: Self.date(airing.start),
+                             title: airing.title, message: "starts and stops at the same time; kept, never shown as on now")
+            }
+        }
+        previous = kept
+        slot.removeAll()
+    }
+
+    private mutating func cutOverlaps(at start: Int64) {
+        guard let channel else { return }
+        for airing in previous where airing.isStopKnown && airing.stop > start && airing.stop != airing.start {
+            stops.append((airing.id, start))
+            issues.record(.overlap) {
+                ListingIssue(kind: .overlap, line: airing.line, channel: channel, start: Self.date(airing.start), title: airing.title,
+                             message: "still running when the next programme starts at \(Self.iso(start)); cut to end there (it said \(Self.iso(airing.stop)))")
+            }
+        }
+    }
+
+    private static func iso(_ seconds: Int64) -> String {
+        CivilTime.iso8601(date(seconds))
+    }
+
+    private static func date(_ seconds: Int64) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+}

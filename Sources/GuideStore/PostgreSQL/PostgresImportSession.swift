@@ -1,0 +1,257 @@
+import Foundation
+import GuideCore
+import NIOCore
+import PostgresNIO
+
+/// One import inside one PostgreSQL transaction: programmes go in batches of ``batchSize`` (one INSERT of arrays
+/// each, never a row at a time), then the same repairs, replacement and merge as SQLite's import session.
+final class PostgresImportSession: ListingSink {
+    static let batchSize = 2_000
+
+    let link: PostgresLink
+    let source: SourceName
+    let sourceID: Int64
+    let importID: Int64
+    var issues = IssueLog()
+    private var describedChannels: Set<ChannelID> = []
+    private var channelKeys: [ChannelID: Int64] = [:]
+    private var channelIDs: [Int64: ChannelID] = [:]
+    private var lastChannel: (id: ChannelID, key: Int64)?
+    private var programmeCount = 0
+    /// Per channel key, the span the new listings cover: what they replace of the source's older listings.
+    private var coverage: [Int64: (start: Int64, end: Int64)] = [:]
+    private var nextChannelPosition: Int64
+    private var retired = 0
+    private var retiredChannels: Set<Int64> = []
+    /// Folded titles already in the title table, by id.
+    private var titleIDs: [String: Int64] = [:]
+    /// Programmes read but not yet sent, with their channel keys.
+    private var pending: [(programme: PreparedProgramme, channel: Int64)] = []
+
+    init(link: PostgresLink, source: SourceName, startedAt: Int64) throws {
+        self.link = link
+        self.source = source
+        try link.execute("INSERT INTO source (name) VALUES (\(source.rawValue)) ON CONFLICT (name) DO NOTHING")
+        sourceID = try link.value("SELECT id FROM source WHERE name = \(source.rawValue)", as: Int64.self) ?? 0
+        importID = try link.value("""
+            INSERT INTO import_run (source_id, started_at) VALUES (\(sourceID), \(startedAt)) RETURNING id
+            """, as: Int64.self) ?? 0
+        nextChannelPosition = (try link.value("SELECT max(position) FROM channel", as: Int64.self) ?? 0) + 1
+        pending.reserveCapacity(Self.batchSize)
+    }
+
+    func add(_ channel: GuideCore.Channel) throws {
+        let details = ByteBuffer(bytes: DetailsCodec.encode(channel))
+        guard let key = try link.value("""
+            INSERT INTO channel (id, name, number, position, details)
+            VALUES (\(channel.id.rawValue), \(channel.name), \(channel.number), \(nextChannelPosition), \(details))
+            ON CONFLICT (id) DO UPDATE SET name = excluded.name, number = excluded.number, details = excluded.details
+            RETURNING key
+            """, as: Int64.self) else {
+            throw StoreError(.failed, "channel \(channel.id.rawValue) was not stored")
+        }
+        nextChannelPosition += 1
+        describedChannels.insert(channel.id)
+        remember(channel.id, key: key)
+    }
+
+    /// The key of a channel a programme names, adding a row named by its id if the guide has none yet.
+    private func channelKey(_ channel: ChannelID) throws -> Int64 {
+        if let last = lastChannel, last.id == channel { return last.key }
+        if let key = channelKeys[channel] {
+            lastChannel = (channel, key)
+            return key
+        }
+        let details = ByteBuffer(bytes: DetailsCodec.encode(GuideCore.Channel(id: channel)))
+        let row = try link.query("""
+            WITH added AS (
+                INSERT INTO channel (id, name, position, details)
+                VALUES (\(channel.rawValue), \(channel.rawValue), \(nextChannelPosition), \(details))
+                ON CONFLICT (id) DO NOTHING RETURNING key
+            )
+            SELECT key, true FROM added UNION ALL SELECT key, false FROM channel WHERE id = \(channel.rawValue)
+            """).first
+        guard let (key, isAdded) = try row?.decode((Int64, Bool).self) else {
+            throw StoreError(.failed, "channel \(channel.rawValue) was not stored")
+        }
+        if isAdded { nextChannelPosition += 1 }
+        remember(channel, key: key)
+        lastChannel = (channel, key)
+        return key
+    }
+
+    private func remember(_ channel: ChannelID, key: Int64) {
+        channelKeys[channel] = key
+        channelIDs[key] = channel
+    }
+
+    func add(_ prepared: PreparedProgramme) throws {
+        let key = try channelKey(prepared.channel)
+        pending.append((prepared, key))
+        programmeCount += 1
+        let start = prepared.start, end = max(prepared.provisionalStop, start + 1)
+        if let span = coverage[key] {
+            coverage[key] = (min(span.start, start), max(span.end, end))
+        } else {
+            coverage[key] = (start, end)
+        }
+        if pending.count >= Self.batchSize { try flush() }
+    }
+
+    /// Sends the pending programmes: their new titles in one statement, then the rows in one.
+    private func flush() throws {
+        guard !pending.isEmpty else { return }
+        let newTitles = Array(Set(pending.map(\.programme.foldedTitle)).filter { titleIDs[$0] == nil })
+        if !newTitles.isEmpty {
+            try link.execute("INSERT INTO title (folded) SELECT unnest(\(newTitles)::text[]) ON CONFLICT (folded) DO NOTHING")
+            for row in try link.query("SELECT id, folded FROM title WHERE folded = ANY(\(newTitles)::text[])") {
+                let (id, folded) = try row.decode((Int64, String).self)
+                titleIDs[folded] = id
+            }
+        }
+        var keys: [Int64] = [], starts: [Int64] = [], stops: [Int64] = [], known: [Bool] = []
+        var titles: [String] = [], titleKeys: [Int64] = [], clumps: [String] = [], lines: [Int64] = []
+        var texts: [String] = [], details: [ByteBuffer] = []
+        for (programme, key) in pending {
+            keys.append(key)
+            starts.append(programme.start)
+            stops.append(programme.provisionalStop)
+            known.append(programme.knownStop != nil)
+            titles.append(programme.title)
+            titleKeys.append(titleIDs[programme.foldedTitle] ?? 0)
+            // Arrays of optionals do not bind: "" and -1 stand for none, turned back into NULL below.
+            clumps.append(programme.clumpIndex ?? "")
+            lines.append(programme.line.map(Int64.init) ?? -1)
+            texts.append(programme.foldedBody)
+            details.append(ByteBuffer(bytes: programme.details))
+        }
+        try link.execute("""
+            INSERT INTO programme (source_id, import_id, channel_key, start, stop, stop_known, title, title_id, clump, line,
+                                   search_text, details)
+            SELECT \(sourceID), \(importID), k, s, e, sk, t, ti, nullif(cl, ''), nullif(ln, -1), st, d
+            FROM unnest(\(keys)::bigint[], \(starts)::bigint[], \(stops)::bigint[], \(known)::boolean[], \(titles)::text[],
+                        \(titleKeys)::bigint[], \(clumps)::text[], \(lines)::bigint[], \(texts)::text[], \(details)::bytea[])
+                 AS u(k, s, e, sk, t, ti, cl, ln, st, d)
+            """)
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    func record(_ log: IssueLog) {
+        issues.merge(log)
+    }
+
+    func retire(allBut kept: Set<ChannelID>) throws {
+        try flush()
+        for row in try link.query("""
+            SELECT s.channel_key, c.id FROM source_coverage s JOIN channel c ON c.key = s.channel_key WHERE s.source_id = \(sourceID)
+            """) {
+            let (key, id) = try row.decode((Int64, String).self)
+            guard !kept.contains(ChannelID(id)) else { continue }
+            retired += try link.execute("DELETE FROM programme WHERE source_id = \(sourceID) AND channel_key = \(key)")
+            try link.execute("DELETE FROM source_coverage WHERE source_id = \(sourceID) AND channel_key = \(key)")
+            retiredChannels.insert(key)
+        }
+    }
+
+    /// Repairs the new rows, drops what they replace, merges, and returns the summary.
+    func finish() throws -> ImportSummary {
+        try flush()
+        let removed = try repair()
+        let spans = coverage.map { (key: $0.key, start: $0.value.start, end: $0.value.end) }
+        let keys = spans.map(\.key), firsts = spans.map(\.start), lasts = spans.map(\.end)
+        let replaced = try link.execute("""
+            DELETE FROM programme p USING unnest(\(keys)::bigint[], \(firsts)::bigint[], \(lasts)::bigint[]) AS c(key, first, last)
+            WHERE p.source_id = \(sourceID) AND p.channel_key = c.key AND p.import_id <> \(importID)
+              AND p.start < c.last AND (p.stop > c.first OR p.start >= c.first)
+            """)
+        try link.execute("""
+            INSERT INTO source_coverage (source_id, channel_key, first, last)
+            SELECT \(sourceID), key, first, last FROM unnest(\(keys)::bigint[], \(firsts)::bigint[], \(lasts)::bigint[]) AS c(key, first, last)
+            ON CONFLICT (channel_key, source_id) DO UPDATE
+            SET first = least(source_coverage.first, excluded.first), last = greatest(source_coverage.last, excluded.last)
+            """)
+        let stored = programmeCount - removed
+        let hidden = try PostgresMerge.remerge(link, channels: Array(retiredChannels.union(coverage.keys)), counting: sourceID)
+        let channelCount = describedChannels.union(coverage.keys.compactMap { channelIDs[$0] }).count
+        try link.execute("""
+            UPDATE import_run SET channels = \(channelCount), programmes = \(stored), issues = \(issues.total) WHERE id = \(importID)
+            """)
+        try link.execute("UPDATE guide_state SET generation = generation + 1")
+        try link.execute("""
+            UPDATE source SET imported_at = (SELECT started_at FROM import_run WHERE id = \(importID)) WHERE id = \(sourceID)
+            """)
+        return ImportSummary(source: source, channels: channelCount, programmes: stored, replaced: replaced + retired, hidden: hidden,
+                             issues: issues)
+    }
+
+    /// Applies the documented repairs (``ListingRepair``) to this import's rows; how many it deleted.
+    private func repair() throws -> Int {
+        var repair = ListingRepair(issues: issues)
+        try link.forEachRow("""
+            SELECT id, channel_key, start, stop, stop_known, title, clump, line FROM programme
+            WHERE import_id = \(importID) ORDER BY channel_key, start, stop, id
+            """, batch: 20_000) { row in
+            let (id, key, start, stop, isStopKnown, title, clump, line) = try row.decode(
+                (Int64, Int64, Int64, Int64, Bool, String, String?, Int64?).self)
+            repair.add(ListingRepair.Airing(id: id, start: start, stop: stop, isStopKnown: isStopKnown, title: title, clump: clump,
+                                            line: line.map(Int.init)),
+                       channelKey: key, channel: channelIDs[key])
+        }
+        repair.finish()
+        issues = repair.issues
+        if !repair.stops.isEmpty {
+            let ids = repair.stops.map(\.id), stops = repair.stops.map(\.stop)
+            try link.execute("""
+                UPDATE programme p SET stop = s.stop, stop_known = true FROM unnest(\(ids)::bigint[], \(stops)::bigint[]) AS s(id, stop)
+                WHERE p.id = s.id
+                """)
+        }
+        if !repair.duplicates.isEmpty {
+            try link.execute("DELETE FROM programme WHERE id = ANY(\(repair.duplicates)::bigint[])")
+        }
+        return repair.duplicates.count
+    }
+}
+
+/// ``SourceMerge`` for PostgreSQL: which programmes the guide shows where several sources list a channel.
+enum PostgresMerge {
+    /// Re-merges the channels (by key); returns how many of `source`'s programmes are hidden in them.
+    @discardableResult
+    static func remerge(_ link: PostgresLink, channels: [Int64], counting source: Int64? = nil) throws -> Int {
+        guard !channels.isEmpty else { return 0 }
+        let shared = try link.query("""
+            SELECT channel_key FROM source_coverage WHERE channel_key = ANY(\(channels)::bigint[])
+            GROUP BY channel_key HAVING count(*) > 1
+            """).map { try $0.decode(Int64.self) }
+        var total = 0
+        var flipped: [Int64] = []
+        for channel in shared {
+            let rows = try link.query("""
+                SELECT p.id, p.start, p.stop, s.priority, p.source_id, p.hidden FROM programme p JOIN source s ON s.id = p.source_id
+                WHERE p.channel_key = \(channel)
+                """).map { row in
+                let (id, start, stop, priority, source, hidden) = try row.decode((Int64, Int64, Int64, Int, Int64, Bool).self)
+                return SourceMerge.Row(id: id, start: start, stop: stop, priority: priority, source: source, hidden: hidden)
+            }
+            let hidden = SourceMerge.hidden(rows)
+            total += rows.filter { $0.source == source && hidden.contains($0.id) }.count
+            flipped.append(contentsOf: rows.filter { $0.hidden != hidden.contains($0.id) }.map(\.id))
+        }
+        if !flipped.isEmpty {
+            try link.execute("UPDATE programme SET hidden = NOT hidden WHERE id = ANY(\(flipped)::bigint[])")
+        }
+        // A channel left with one source shows all of it.
+        let single = Array(Set(channels).subtracting(shared))
+        if !single.isEmpty {
+            try link.execute("UPDATE programme SET hidden = false WHERE channel_key = ANY(\(single)::bigint[]) AND hidden")
+        }
+        return total
+    }
+
+    /// Re-merges every channel `source` lists.
+    static func remergeAll(_ link: PostgresLink, source: Int64) throws {
+        try remerge(link, channels: try link.query("SELECT channel_key FROM source_coverage WHERE source_id = \(source)")
+            .map { try $0.decode(Int64.self) })
+        try link.execute("UPDATE guide_state SET generation = generation + 1")
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import NIOCore
+import PostgresNIO
+
+extension PostgresListingStore: ResponseCache {
+    public func cachedResponse(for key: String) throws -> CachedResponse? {
+        try pool.withConnection { link in
+            guard let row = try link.query("SELECT status, body, fetched_at FROM api_cache WHERE key = \(key)").first else { return nil }
+            let (status, body, fetched) = try row.decode((Int, ByteBuffer, Int64).self)
+            return CachedResponse(status: status, body: Data(body.readableBytesView), fetched: Date(timeIntervalSince1970: TimeInterval(fetched)))
+        }
+    }
+
+    public func storeResponse(_ response: CachedResponse, for key: String) throws {
+        let body = ByteBuffer(bytes: response.body)
+        try pool.withConnection { link in
+            try link.execute("""
+                INSERT INTO api_cache (key, status, body, fetched_at)
+                VALUES (\(key), \(response.status), \(body), \(Int64(response.fetched.timeIntervalSince1970)))
+                ON CONFLICT (key) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at
+                """)
+        }
+    }
+
+    public func forgetResponses(keys: [String], prefixes: [String]) throws -> Int {
+        try pool.transaction { link in
+            var removed = try link.execute("DELETE FROM api_cache WHERE key = ANY(\(keys)::text[])")
+            for prefix in prefixes {
+                // starts_with, not LIKE: keys hold "_" and "%" freely.
+                removed += try link.execute("DELETE FROM api_cache WHERE starts_with(key, \(prefix))")
+            }
+            return removed
+        }
+    }
+}

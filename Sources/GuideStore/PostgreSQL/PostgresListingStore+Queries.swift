@@ -1,0 +1,135 @@
+import Foundation
+import GuideCore
+import NIOCore
+import PostgresNIO
+
+extension PostgresListingStore {
+    public func channels() throws -> [GuideCore.Channel] {
+        try pool.withConnection { link in
+            try link.query("SELECT id, details FROM channel ORDER BY position").compactMap { row in
+                let (id, details) = try row.decode((String, ByteBuffer).self)
+                return details.withUnsafeReadableBytes { DetailsCodec.decode($0, id: ChannelID(id)) }
+            }
+        }
+    }
+
+    public func listedChannels() throws -> [ChannelID] {
+        try pool.withConnection { link in
+            try link.query("""
+                SELECT id FROM channel c WHERE EXISTS (SELECT 1 FROM programme WHERE channel_key = c.key AND NOT hidden) ORDER BY position
+                """).map { ChannelID(try $0.decode(String.self)) }
+        }
+    }
+
+    public func programmes(on channel: ChannelID, in window: TimeWindow) throws -> [StoredProgramme] {
+        try guide(in: window, channels: [channel]).first?.programmes ?? []
+    }
+
+    public func guide(in window: TimeWindow, channels: [ChannelID]?, detail: ProgrammeDetail) throws -> [ChannelListings] {
+        let start = Int64(window.start.timeIntervalSince1970.rounded(.down))
+        let end = Int64(window.end.timeIntervalSince1970.rounded(.up))
+        return try snapshot { link in
+            let schedule = try scheduleIndex(link)
+            let slots = schedule.slots(for: channels)
+            var ids: [Int64] = []
+            var owners: [Int] = []
+            var ends: [Int] = []
+            for (index, slot) in slots.enumerated() {
+                ids.append(contentsOf: schedule.window(slot, from: start, to: end))
+                owners.append(contentsOf: repeatElement(index, count: ids.count - owners.count))
+                ends.append(ids.count)
+            }
+            var found = try PostgresProgrammeRows(link, detail: detail).fetch(link, ids: ids) { slots[owners[$0]].channel }
+            var from = 0
+            return zip(slots, ends).map { slot, end in
+                var programmes: [StoredProgramme] = []
+                for position in from..<end {
+                    if let programme = found[position].take() { programmes.append(programme) }
+                }
+                from = end
+                return ChannelListings(channel: slot.channel, programmes: programmes)
+            }
+        }
+    }
+
+    public func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail) throws -> [NowNext] {
+        let time = Int64(instant.timeIntervalSince1970.rounded(.down))
+        return try snapshot { link in
+            let schedule = try scheduleIndex(link)
+            let found = schedule.nowNext(at: time, in: schedule.slots(for: channels))
+            let ids = found.flatMap { [$0.now ?? 0, $0.next ?? 0] as [Int64] }
+            var rows = try PostgresProgrammeRows(link, detail: detail).fetch(link, ids: ids) { found[$0 / 2].channel }
+            return found.indices.map { index in
+                NowNext(channel: found[index].channel, now: rows[2 * index].take(), next: rows[2 * index + 1].take())
+            }
+        }
+    }
+
+    public func coverage() throws -> TimeWindow? {
+        try pool.withConnection { link in
+            let row = try link.query("""
+                SELECT min(first), max(last) FROM (
+                    SELECT (SELECT start FROM programme WHERE channel_key = c.key AND NOT hidden ORDER BY start LIMIT 1) AS first,
+                           (SELECT stop FROM programme WHERE channel_key = c.key AND NOT hidden ORDER BY start DESC LIMIT 1) AS last
+                    FROM channel c) AS ends
+                """).first
+            guard let (first, last) = try row?.decode((Int64?, Int64?).self), let first, let last else { return nil }
+            return TimeWindow(start: Date(timeIntervalSince1970: TimeInterval(first)), end: Date(timeIntervalSince1970: TimeInterval(last)))
+        }
+    }
+
+    public func search(_ query: SearchQuery) throws -> [StoredProgramme] {
+        guard !query.terms.isEmpty else { return [] }
+        // Every term is a substring of the folded title (or, searching everything, of the folded sub-titles and
+        // descriptions too). LIKE with a pattern the trigram index on titles answers; terms are escaped, so "%"
+        // and "_" match only themselves.
+        var bindings = PostgresBindings()
+        var conditions = ["NOT p.hidden"]
+        for term in query.terms {
+            bindings.append("%" + Self.escapeLike(term) + "%")
+            let pattern = "$\(bindings.count)"
+            conditions.append(query.scope == .title ? "t.folded LIKE \(pattern)"
+                              : "(t.folded LIKE \(pattern) OR p.search_text LIKE \(pattern))")
+        }
+        bindings.append(query.limit)
+        let sql = """
+            SELECT \(PostgresProgrammeRows.columns()) FROM programme p JOIN title t ON t.id = p.title_id
+            JOIN channel c ON c.key = p.channel_key
+            WHERE \(conditions.joined(separator: " AND ")) ORDER BY p.start, p.id LIMIT $\(bindings.count)
+            """
+        return try pool.withConnection { link in
+            try PostgresProgrammeRows(link).fetchAll(link, PostgresQuery(unsafeSQL: sql, binds: bindings))
+        }
+    }
+
+    /// `text` with LIKE's wildcards and escape character escaped.
+    static func escapeLike(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+
+    public func programme(_ id: ProgrammeID) throws -> StoredProgramme? {
+        try pool.withConnection { link in
+            try PostgresProgrammeRows(link).fetchAll(link, """
+                SELECT \(unescaped: PostgresProgrammeRows.columns()) FROM programme p JOIN channel c ON c.key = p.channel_key
+                WHERE p.id = \(id.rawValue)
+                """).first
+        }
+    }
+
+    public func forEachProgramme(_ body: (StoredProgramme) throws -> Void) throws {
+        try snapshot { link in
+            let rows = try PostgresProgrammeRows(link)
+            try link.forEachRow("""
+                SELECT \(unescaped: PostgresProgrammeRows.columns()) FROM channel c JOIN programme p ON p.channel_key = c.key
+                WHERE NOT p.hidden ORDER BY c.position, p.start, p.id
+                """) { row in
+                if let programme = try rows.programme(row, channel: nil) { try body(programme) }
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import GuideCore
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+/// The shared store: one PostgreSQL database that several tvguide instances use at once. Every import is one
+/// transaction (readers see the old listings or the new, never a mix); imports take turns through an advisory lock;
+/// each instance keeps its own in-memory schedule, reloaded when the shared generation moves on.
+public final class PostgresListingStore: ListingStore {
+    let pool: PostgresPool
+    public let location: PostgresLocation
+    /// Wall-clock time, for import timestamps; tests fix it.
+    let now: @Sendable () -> Date
+    private let schedule = Mutex<ScheduleIndex?>(nil)
+
+    /// Connects to `location` (at most `connections` at once), creating the schema if needed and bringing it up to date.
+    public init(location: PostgresLocation, connections: Int = 16, now: @escaping @Sendable () -> Date = Date.init) throws {
+        self.location = location
+        self.now = now
+        pool = PostgresPool(location, limit: connections)
+        try PostgresMigrations.migrate(pool, schema: location.schema)
+    }
+
+    deinit {
+        pool.close()
+    }
+
+    public func importListings(from source: SourceName, _ body: (ListingSink) throws -> Void) throws -> ImportSummary {
+        let startedAt = Int64(now().timeIntervalSince1970)
+        return try pool.transaction { link in
+            try link.execute("SELECT pg_advisory_xact_lock(\(PostgresLocks.imports))")
+            let session = try PostgresImportSession(link: link, source: source, startedAt: startedAt)
+            try body(session)
+            return try session.finish()
+        }
+    }
+
+    public func counts() throws -> (channels: Int, programmes: Int) {
+        try pool.withConnection { link in
+            let row = try link.query("""
+                SELECT (SELECT count(*) FROM channel), (SELECT count(*) FROM programme WHERE NOT hidden)
+                """).first
+            let counts = try row?.decode((Int, Int).self) ?? (0, 0)
+            return (counts.0, counts.1)
+        }
+    }
+
+    public func version() throws -> GuideVersion {
+        try pool.withConnection { link in
+            let row = try link.query("SELECT (SELECT generation FROM guide_state), (SELECT max(imported_at) FROM source)").first
+            let (generation, updated) = try row?.decode((Int64, Int64?).self) ?? (Int64(0), nil)
+            return GuideVersion(generation: generation, updated: updated.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+        }
+    }
+
+    /// Runs `body` in one read-only snapshot, so the schedule and the rows it reads are of one generation.
+    func snapshot<T>(_ body: (PostgresLink) throws -> T) throws -> T {
+        try pool.withConnection { link in
+            try link.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            do {
+                let result = try body(link)
+                try link.execute("COMMIT")
+                return result
+            } catch {
+                _ = try? link.execute("ROLLBACK")   // The read failed already; that error is the one to report.
+                throw error
+            }
+        }
+    }
+
+    /// The in-memory schedule for the snapshot `link` reads, loading it if the listings changed since the last one.
+    func scheduleIndex(_ link: PostgresLink) throws -> ScheduleIndex {
+        let generation = try link.value("SELECT generation FROM guide_state", as: Int64.self) ?? 0
+        if let cached = schedule.withLock({ $0 }), cached.generation == generation { return cached }
+        var channels: [(key: Int64, id: ChannelID)] = []
+        for row in try link.query("SELECT key, id FROM channel ORDER BY position, key") {
+            let (key, id) = try row.decode((Int64, String).self)
+            channels.append((key, ChannelID(id)))
+        }
+        var entries: [ScheduleIndex.Entry] = []
+        var spans: [Int64: Range<Int>] = [:]
+        var longest: Int64 = 0
+        var currentKey: Int64?
+        var firstOfKey = 0
+        try link.forEachRow("SELECT channel_key, start, stop, id FROM programme WHERE NOT hidden ORDER BY channel_key, start, stop, id",
+                            batch: 20_000) { row in
+            let (key, start, stop, id) = try row.decode((Int64, Int64, Int64, Int64).self)
+            if key != currentKey {
+                if let currentKey { spans[currentKey] = firstOfKey..<entries.count }
+                currentKey = key
+                firstOfKey = entries.count
+            }
+            longest = max(longest, stop - start)
+            entries.append(ScheduleIndex.Entry(start: start, stop: stop, id: id))
+        }
+        if let currentKey { spans[currentKey] = firstOfKey..<entries.count }
+        let slots = channels.map { ScheduleIndex.Slot(channel: $0.id, entries: spans[$0.key] ?? 0..<0) }
+        let loaded = ScheduleIndex(generation: generation, slots: slots, entries: entries, longest: longest)
+        schedule.withLock { $0 = loaded }
+        return loaded
+    }
+}

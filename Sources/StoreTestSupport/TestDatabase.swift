@@ -1,0 +1,26 @@
+import Foundation
+import GuideStore
+
+/// Where a test's database goes: SQLite by default; PostgreSQL when `TVGUIDE_TEST_POSTGRES` names a database
+/// (`scripts/test` starts a throwaway server and runs the suite once with each store).
+public enum TestDatabase {
+    /// The PostgreSQL database the suite runs against, if any.
+    public static var postgres: String? {
+        ProcessInfo.processInfo.environment["TVGUIDE_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Which store this run tests, for messages.
+    public static var kind: String { postgres == nil ? "SQLite" : "PostgreSQL" }
+
+    /// A new, empty database's location: a schema of its own in the PostgreSQL database, or `folder/guide.sqlite`.
+    public static func location(in folder: String) -> String {
+        guard let postgres else { return folder + "/guide.sqlite" }
+        let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        return postgres + (postgres.contains("?") ? "&" : "?") + "schema=" + schema
+    }
+
+    /// A new, empty database (see ``location(in:)``).
+    public static func open(in folder: String, now: @escaping @Sendable () -> Date = Date.init) throws -> any GuideDatabase {
+        try openGuideDatabase(location(in: folder), now: now)
+    }
+}
