@@ -13,7 +13,9 @@ public enum TestDatabase {
     public static var kind: String { postgres == nil ? "SQLite" : "PostgreSQL" }
 
     /// A new, empty database's location: a schema of its own in the PostgreSQL database, or `folder/guide.sqlite`.
+    /// `folder` is created either way: tests keep their other files there.
     public static func location(in folder: String) -> String {
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)  // A test's scratch folder; a failure shows as the test's own.
         guard let postgres else { return folder + "/guide.sqlite" }
         let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         return postgres + (postgres.contains("?") ? "&" : "?") + "schema=" + schema

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import uuid
 import unittest
 
 from selenium import webdriver
@@ -29,6 +30,15 @@ NOW_EPOCH = 1771187400
 DAY = "2026-02-15"
 
 
+
+def fresh_database(folder):
+    """A fresh database: a file in `folder`, or, when TVGUIDE_TEST_POSTGRES names a PostgreSQL database (scripts/test's
+    second run), a schema of its own in it."""
+    postgres = os.environ.get("TVGUIDE_TEST_POSTGRES")
+    if not postgres:
+        return os.path.join(folder, "guide.sqlite")
+    return postgres + ("&" if "?" in postgres else "?") + "schema=b_" + uuid.uuid4().hex
+
 class Server:
     """`tvguide serve` on a free port with a fresh database (the sample listings import on first run)."""
 
@@ -40,7 +50,7 @@ class Server:
         self.log = open(os.path.join(self.folder, "serve.log"), "w+")
         environment = dict(os.environ, TZ="UTC")
         self.process = subprocess.Popen(
-            [BINARY, "serve", "--database", os.path.join(self.folder, "guide.sqlite"), "--port", str(self.port),
+            [BINARY, "serve", "--database", fresh_database(self.folder), "--port", str(self.port),
              "--pretend-now", NOW], stdout=self.log, stderr=subprocess.STDOUT, env=environment)
         deadline = time.time() + 120
         while time.time() < deadline:

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import uuid
 import unittest
 import urllib.request
 
@@ -31,6 +32,15 @@ def free_port():
         return probe.getsockname()[1]
 
 
+
+def fresh_database(folder):
+    """A fresh database: a file in `folder`, or, when TVGUIDE_TEST_POSTGRES names a PostgreSQL database (scripts/test's
+    second run), a schema of its own in it."""
+    postgres = os.environ.get("TVGUIDE_TEST_POSTGRES")
+    if not postgres:
+        return os.path.join(folder, "guide.sqlite")
+    return postgres + ("&" if "?" in postgres else "?") + "schema=b_" + uuid.uuid4().hex
+
 class SeriesServer:
     """The replay server, then `tvguide import` of the test listings, then `tvguide serve` pointed at the replay."""
 
@@ -39,7 +49,7 @@ class SeriesServer:
         self.replay = subprocess.Popen([REPLAY, "0"], stdout=subprocess.PIPE, text=True)
         line = self.replay.stdout.readline()
         self.replay_port = int(re.search(r"listening on (\d+)", line).group(1))
-        database = os.path.join(self.folder, "guide.sqlite")
+        database = fresh_database(self.folder)
         environment = dict(os.environ, TZ="UTC")
         subprocess.run([BINARY, "import", "--database", database, os.path.join(ROOT, "Tests", "Browser", "under-the-dome.xml")],
                        check=True, capture_output=True, env=environment)

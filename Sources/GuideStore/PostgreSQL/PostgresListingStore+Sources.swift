@@ -70,7 +70,7 @@ extension PostgresListingStore: SourceStore {
     public func removeSource(_ name: SourceName) throws -> Int {
         try pool.transaction { link in
             // Imports take the same lock: a source is not removed under an import of it.
-            try link.execute("SELECT pg_advisory_xact_lock(\(PostgresLocks.imports))")
+            try link.execute(locks.imports)
             guard let id = try link.value("SELECT id FROM source WHERE name = \(name.rawValue)", as: Int64.self) else {
                 throw StoreError(.notFound, "there is no source called \(name)")
             }
@@ -213,8 +213,8 @@ extension PostgresListingStore: SourceStore {
     }
 
     public func claimRefresh(of name: SourceName) throws -> RefreshClaim? {
-        try pool.claim("SELECT pg_try_advisory_lock(hashtextextended(\(name.rawValue), \(PostgresLocks.refreshSeed)))",
-                       release: "SELECT pg_advisory_unlock(hashtextextended(\(name.rawValue), \(PostgresLocks.refreshSeed)))")
+        let refresh = locks.refresh(name.rawValue)
+        return try pool.claim(refresh.lock, release: refresh.unlock)
     }
 
     private func check(_ definition: SourceDefinition) throws {

@@ -9,6 +9,7 @@ import Synchronization
 /// each instance keeps its own in-memory schedule, reloaded when the shared generation moves on.
 public final class PostgresListingStore: ListingStore {
     let pool: PostgresPool
+    let locks: PostgresLocks
     public let location: PostgresLocation
     /// Wall-clock time, for import timestamps; tests fix it.
     let now: @Sendable () -> Date
@@ -19,6 +20,7 @@ public final class PostgresListingStore: ListingStore {
         self.location = location
         self.now = now
         pool = PostgresPool(location, limit: connections)
+        locks = PostgresLocks(schema: location.schema)
         try PostgresMigrations.migrate(pool, schema: location.schema)
     }
 
@@ -29,7 +31,7 @@ public final class PostgresListingStore: ListingStore {
     public func importListings(from source: SourceName, _ body: (ListingSink) throws -> Void) throws -> ImportSummary {
         let startedAt = Int64(now().timeIntervalSince1970)
         return try pool.transaction { link in
-            try link.execute("SELECT pg_advisory_xact_lock(\(PostgresLocks.imports))")
+            try link.execute(locks.imports)
             let session = try PostgresImportSession(link: link, source: source, startedAt: startedAt)
             try body(session)
             return try session.finish()

@@ -186,7 +186,7 @@ enum PostgresMigrations {
     /// Brings the schema up to date, one transaction per migration; instances starting together take turns.
     static func migrate(_ pool: PostgresPool, schema: String?) throws {
         try pool.transaction { link in
-            try link.execute("SELECT pg_advisory_xact_lock(\(PostgresLocks.migration))")
+            try link.execute(PostgresLocks(schema: schema).migration)
             if let schema {
                 // The name was checked to be a plain identifier (PostgresLocation.isIdentifier).
                 try link.execute(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"))
@@ -204,12 +204,23 @@ enum PostgresMigrations {
     }
 }
 
-/// Advisory lock keys: every tvguide instance on one database uses the same numbers.
-enum PostgresLocks {
+/// Advisory locks, named per guide (schema), hashed to PostgreSQL's 64-bit keys by `hashtextextended`: every instance
+/// of one guide takes the same locks, and guides in other schemas of the database never wait for them.
+struct PostgresLocks: Sendable {
+    let scope: String
+
+    init(schema: String?) {
+        scope = "tvguide/" + (schema ?? "public") + "/"
+    }
+
     /// Held while migrating.
-    static let migration: Int64 = 0x7476_6775_6964_0001
-    /// Held for the whole of an import's transaction: imports take turns, as SQLite's writers do.
-    static let imports: Int64 = 0x7476_6775_6964_0002
-    /// Refreshes lock `hashtextextended(name, refreshSeed)`: one instance refreshes a source at a time.
-    static let refreshSeed: Int64 = 0x7476_6775_6964
+    var migration: PostgresQuery { "SELECT pg_advisory_xact_lock(hashtextextended(\(scope + "migration"), 0))" }
+    /// Held for the whole of an import's transaction (and a source's removal): writers of listings take turns, as
+    /// SQLite's do.
+    var imports: PostgresQuery { "SELECT pg_advisory_xact_lock(hashtextextended(\(scope + "imports"), 0))" }
+    /// Held by the instance refreshing a source, for as long as it refreshes it.
+    func refresh(_ source: String) -> (lock: PostgresQuery, unlock: PostgresQuery) {
+        let name = scope + "refresh/" + source
+        return ("SELECT pg_try_advisory_lock(hashtextextended(\(name), 0))", "SELECT pg_advisory_unlock(hashtextextended(\(name), 0))")
+    }
 }
