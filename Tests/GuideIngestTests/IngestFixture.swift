@@ -6,11 +6,14 @@ import StoreTestSupport
 
 /// A fresh store with an importer, and where the test data lives.
 struct IngestFixture {
+    /// Where the database is, for a second instance on it.
+    let location: String
     let store: any GuideDatabase
     let importer: ListingImporter
 
     init() throws {
-        store = try TestDatabase.open(in: FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-ingest-\(UUID().uuidString)").path)
+        location = TestDatabase.location(in: FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-ingest-\(UUID().uuidString)").path)
+        store = try openGuideDatabase(location)
         importer = ListingImporter(store: store)
     }
 

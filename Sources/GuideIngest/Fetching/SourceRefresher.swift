@@ -91,11 +91,12 @@ public final class SourceRefresher: Sendable {
     /// Refreshes the named sources (all when nil), together; one report per source, in the order asked.
     public func refresh(_ names: [SourceName]? = nil,
                         progress: @escaping @Sendable (RefreshProgress) -> Void = { _ in }) async throws -> [SourceReport] {
-        let all = try store.sources().map(\.definition)
-        let chosen: [SourceDefinition]
+        // As things stood when the refresh was asked for: another instance may refresh a source meanwhile.
+        let all = try store.sources()
+        let chosen: [SourceStatus]
         if let names {
             chosen = try names.map { name in
-                guard let definition = all.first(where: { $0.name == name }) else {
+                guard let definition = all.first(where: { $0.definition.name == name }) else {
                     throw StoreError(.notFound, "there is no source called \(name); `tvguide sources list` shows them")
                 }
                 return definition
@@ -103,10 +104,10 @@ public final class SourceRefresher: Sendable {
         } else {
             chosen = all
         }
-        let tracker = ProgressTracker(chosen.map(\.name.rawValue), report: progress)
+        let tracker = ProgressTracker(chosen.map(\.definition.name.rawValue), report: progress)
         return await withTaskGroup(of: (Int, SourceReport).self) { group in
-            for (index, definition) in chosen.enumerated() {
-                group.addTask { (index, await self.refresh(definition, tracker: tracker)) }
+            for (index, status) in chosen.enumerated() {
+                group.addTask { (index, await self.refresh(status, tracker: tracker)) }
             }
             var reports = [SourceReport?](repeating: nil, count: chosen.count)
             for await (index, report) in group { reports[index] = report }
@@ -134,13 +135,26 @@ public final class SourceRefresher: Sendable {
         }
     }
 
-    private func refresh(_ definition: SourceDefinition, tracker: ProgressTracker) async -> SourceReport {
+    private func refresh(_ status: SourceStatus, tracker: ProgressTracker) async -> SourceReport {
+        let definition = status.definition
         let name = definition.name
         guard running.withLock({ $0.insert(name).inserted }) else {
             tracker.update(name.rawValue) { $0.phase = .failed; $0.error = "already being refreshed" }
             return SourceReport(source: name.rawValue, outcome: .alreadyRunning)
         }
         defer { running.withLock { _ = $0.remove(name) } }
+        // Instances sharing a database refresh each source one at a time, and not again right after another did.
+        let claim: RefreshClaim
+        switch othersRefreshing(status) {
+        case .success(let held):
+            claim = held
+        case .failure(let skipped):
+            tracker.update(name.rawValue) { $0.phase = .failed; $0.error = skipped.message }
+            var report = SourceReport(source: name.rawValue, outcome: skipped.outcome)
+            report.error = skipped.message
+            return report
+        }
+        defer { claim.release() }
         let began = ContinuousClock.now
         let startedAt = now()
         var report = SourceReport(source: name.rawValue, outcome: .failed)
@@ -161,6 +175,31 @@ public final class SourceRefresher: Sendable {
             source.error = error
         }
         return report
+    }
+
+    private struct Skipped: Error {
+        var outcome: SourceReport.Outcome
+        var message: String
+    }
+
+    /// The claim on refreshing `status`'s source, or why this instance leaves it: another instance is refreshing it,
+    /// or refreshed it after `status` was read.
+    private func othersRefreshing(_ status: SourceStatus) -> Result<RefreshClaim, Skipped> {
+        let name = status.definition.name
+        do {
+            guard let claim = try store.claimRefresh(of: name) else {
+                return .failure(Skipped(outcome: .alreadyRunning, message: "being refreshed by another tvguide instance"))
+            }
+            let now = try store.sources().first { $0.definition.name == name }
+            if let attempt = now?.lastAttempt, attempt != status.lastAttempt {
+                claim.release()
+                return .failure(Skipped(outcome: .alreadyRunning,
+                                        message: "refreshed by another tvguide instance at \(CivilTime.iso8601(attempt))"))
+            }
+            return .success(claim)
+        } catch {
+            return .failure(Skipped(outcome: .failed, message: "\(error)"))
+        }
     }
 
     /// The refresh itself: its report, and the validators of the feeds it downloaded whole.
