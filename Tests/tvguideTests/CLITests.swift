@@ -35,6 +35,18 @@ struct CLI {
                       stderr: String(decoding: stderr, as: UTF8.self))
     }
 
+    /// Starts the binary without waiting for it, its output discarded: for a test that kills it.
+    func launch(_ arguments: String...) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = arguments
+        process.environment = ["TVGUIDE_DATABASE": database, "PATH": "/usr/bin:/bin", "TZ": "UTC"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     static func fixture(_ path: String) -> String { fixtures.appendingPathComponent(path).path }
 }
 
