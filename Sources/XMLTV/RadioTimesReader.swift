@@ -46,7 +46,12 @@ public struct RadioTimesReader {
 
     private mutating func readLine(_ bytes: ArraySlice<UInt8>, _ emit: (XMLTVItem) throws -> Void) throws {
         line += 1
-        var text = String(decoding: bytes, as: UTF8.self)
+        var invalid = 0
+        var text = bytes.withUnsafeBytes { XMLText.decode($0, invalid: &invalid) }
+        if invalid > 0 {
+            issues.record(ListingIssue(kind: .invalidEncoding, line: line, channel: channel.id,
+                                       message: "bytes that are not UTF-8 (or NUL) were replaced with U+FFFD"))
+        }
         if text.hasSuffix("\r") { text.removeLast() }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty || trimmed.hasPrefix("In accessing this XML feed") { return }

@@ -3,6 +3,9 @@ import GuideCore
 
 /// Turns the scanner's tags and text into channels and programmes, one element at a time.
 struct XMLTVBuilder {
+    /// How deep elements may nest: XMLTV needs five levels (tv, programme, credits, actor, image); deeper is hostile.
+    static let maximumDepth = 64
+
     var issues = IssueLog()
     /// See ``XMLTVReader/localZone``.
     var localZone: TimeZone?
@@ -78,6 +81,9 @@ struct XMLTVBuilder {
         let hash = ElementName.hash(p, nameRange)
         let name = ElementName.named(hash)
         let parent = stack.last?.name
+        guard stack.count < Self.maximumDepth else {
+            throw XMLTVError(.tooLarge, "elements nested more than \(Self.maximumDepth) deep; XMLTV needs 5, so the file is broken or hostile")
+        }
         stack.append(Frame(hash: hash, name: name))
         if skipDepth > 0 {
             skipDepth += 1

@@ -28,6 +28,9 @@ public struct XMLTVReader {
     }
     /// The largest single token (a tag, a text run) accepted; a bigger one is hostile or broken input.
     public var maximumTokenBytes = 16 << 20
+    /// The largest start tag, attributes and all: real ones are a few hundred bytes, so a megabyte is an attack
+    /// (a 10 MB attribute value) or a broken file.
+    public var maximumTagBytes = 1 << 20
     /// When set, times are read as wall-clock times in this zone and whatever offset they state is ignored: for
     /// feeds that write local times with a wrong offset.
     public var localZone: TimeZone? {
@@ -271,6 +274,7 @@ public struct XMLTVReader {
             guard let close = firstIndex(of: quote, p, from: index + 1) else {
                 return try incomplete(final, "an attribute value", start, p)
             }
+            try checkTagSize(from: start, to: close, p)
             attributeRanges.append((attributeName, (index + 1)..<close))
             index = close + 1
         }
@@ -324,7 +328,16 @@ public struct XMLTVReader {
 
     private func incomplete(_ final: Bool, _ what: String, _ start: Int, _ p: UnsafeBufferPointer<UInt8>) throws -> Int? {
         if final { throw error(.truncated, "the file ends inside \(what)", at: start, p) }
+        try checkTagSize(from: start, to: p.count, p)
         return nil
+    }
+
+    /// Refuses a start tag longer than ``maximumTagBytes``, whether it is complete or still arriving.
+    private func checkTagSize(from start: Int, to end: Int, _ p: UnsafeBufferPointer<UInt8>) throws {
+        if end - start > maximumTagBytes {
+            throw error(.tooLarge, "a start tag is over \(maximumTagBytes >> 10) KB (an attribute value that long is broken or hostile)",
+                        at: start, p)
+        }
     }
 
     /// Runs a builder step, adding the line and column of `offset` to any error it throws.

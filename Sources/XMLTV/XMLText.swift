@@ -117,8 +117,13 @@ enum XMLText {
     /// Makes a String from UTF-8, counting it in `invalid` when bytes had to be replaced with U+FFFD.
     /// `String(validating:)` would say so directly, but it is not specialised and showed up in profiles;
     /// decoding (which repairs) and comparing the bytes costs less.
+    /// NUL, which XML does not allow (and PostgreSQL's text cannot hold), counts as invalid and becomes U+FFFD too.
     @inline(__always)
     static func decode(_ bytes: UnsafeRawBufferPointer, invalid: inout Int) -> String {
+        if let base = bytes.baseAddress, memchr(base, 0, bytes.count) != nil {
+            invalid += 1
+            return String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\u{0}", with: "\u{FFFD}")
+        }
         var text = String(decoding: bytes, as: UTF8.self)
         let same = text.withUTF8 { utf8 in
             guard utf8.count == bytes.count else { return false }

@@ -1,0 +1,59 @@
+import Foundation
+import GuideCore
+import GuideIngest
+import GuideStore
+import Testing
+import XMLTV
+
+/// Hostile files through the importer into the store this run tests: a refused file changes nothing stored, and a
+/// repaired one stores what any store can hold (PostgreSQL's text cannot hold NUL; SQLite's can, but neither gets it).
+@Suite struct HostileImportTests {
+    static func write(_ bytes: [UInt8]) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString).xml")
+        try Data(bytes).write(to: url)
+        return url
+    }
+
+    static let good = """
+        <tv><programme start="20240101180000 +0000" stop="20240101190000 +0000" channel="c"><title>Kept</title></programme></tv>
+        """
+
+    @Test(arguments: ["attribute", "nesting", "laughs"])
+    func aRefusedFileChangesNothing(kind: String) throws {
+        let fixture = try IngestFixture()
+        let good = try Self.write(Array(Self.good.utf8))
+        defer { try? FileManager.default.removeItem(at: good) }  // Test scratch file.
+        try fixture.importer.importFile(at: good.path, as: SourceName("feed"))
+        let before = try fixture.all()
+
+        var text = "<tv><programme start=\"20240101180000 +0000\" stop=\"20240101190000 +0000\" channel=\"c\"><title>Bad</title>"
+        switch kind {
+        case "attribute":
+            text = "<tv><programme start=\"20240101180000 +0000\" channel=\"" + String(repeating: "A", count: 10 << 20) + "\">"
+        case "nesting":
+            text += String(repeating: "<desc>", count: 10_000)
+        default:
+            // Entities never expand, but the file is cut off in the middle: refused as truncated.
+            text = "<!DOCTYPE tv [<!ENTITY lol \"lol\"><!ENTITY lol1 \"&lol;&lol;&lol;\">]>" + text + "<desc>&lol1;"
+        }
+        let hostile = try Self.write(Array(text.utf8))
+        defer { try? FileManager.default.removeItem(at: hostile) }  // Test scratch file.
+        #expect(throws: (any Error).self) { try fixture.importer.importFile(at: hostile.path, as: SourceName("feed")) }
+        #expect(try fixture.all() == before)
+    }
+
+    @Test func nulAndInvalidBytesAreStoredRepaired() throws {
+        let fixture = try IngestFixture()
+        let bytes = Array("<tv><programme start=\"20240101180000 +0000\" stop=\"20240101190000 +0000\" channel=\"c\"><title>A".utf8)
+            + [0x00, 0xFF] + Array("B</title><desc>x&#0;y</desc></programme></tv>".utf8)
+        let file = try Self.write(bytes)
+        defer { try? FileManager.default.removeItem(at: file) }  // Test scratch file.
+        let summary = try fixture.importer.importFile(at: file.path, as: SourceName("feed"))
+        #expect(summary.programmes == 1)
+        #expect((summary.issues.counts[.invalidEncoding] ?? 0) >= 1)
+        let stored = try #require(try fixture.all().first)
+        #expect(stored.programme.title == "A\u{FFFD}\u{FFFD}B")
+        #expect(!(stored.programme.description ?? "").contains("\u{0}"))
+        #expect(try fixture.store.search(SearchQuery(["a\u{FFFD}"])).count == 1)
+    }
+}
