@@ -78,6 +78,10 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
         ]),
+        // scripts/fuzz's targets: the XMLTV and Radio Times readers and the query-string parsers, under libFuzzer.
+        .executableTarget(name: "GuideFuzz", dependencies: ["GuideCore", "XMLTV", "CLibFuzzer"]),
+        // libFuzzer's driver, declared for GuideFuzz (linked by -sanitize=fuzzer).
+        .target(name: "CLibFuzzer"),
         // scripts/bench's driver: parse and query timings in a release build.
         .executableTarget(name: "GuideBench", dependencies: ["GuideCore", "XMLTV", "GuideStore", "GuideIngest"]),
         .testTarget(name: "GuideCoreTests", dependencies: ["GuideCore"]),

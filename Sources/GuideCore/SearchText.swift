@@ -103,7 +103,8 @@ public struct SearchQuery: Hashable, Sendable {
         for argument in arguments {
             for word in argument.split(whereSeparator: \.isWhitespace) {
                 let folded = SearchText.fold(String(word))
-                if !terms.contains(folded) { terms.append(folded) }
+                // A word of combining marks folds to nothing: no term (found by scripts/fuzz).
+                if !folded.isEmpty, !terms.contains(folded) { terms.append(folded) }
             }
         }
         self.terms = terms

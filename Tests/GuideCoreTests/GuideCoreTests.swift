@@ -24,6 +24,9 @@ import Testing
         #expect(SearchText.fold("Café CRÈME Ñandú") == "cafe creme nandu")
         #expect(SearchText.fold("ABC def") == "abc def")
         #expect(SearchQuery(["Doctor  Who", "who"]).terms == ["doctor", "who"])
+        // A word that folds to nothing (lone combining marks; scripts/fuzz found one) is no term:
+        // an empty one would match every programme.
+        #expect(SearchQuery(["\u{301}", "\u{301}\u{308}", "news"]).terms == ["news"])
     }
 
     @Test func resolvesLocalTimesAroundClockChanges() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 import Hummingbird
 import HTTPTypes
 

@@ -1,0 +1,98 @@
+import Foundation
+import GuideCore
+import XMLTV
+
+/// What the fuzzer feeds, and the properties that must hold for any input: no crash, no hang, and the same answer
+/// whether the bytes arrive whole or in two pieces (an import reads in chunks, so a chunk boundary must never change
+/// what is read). A property that fails stops the run with the input saved, which is the point of a fuzz target.
+enum FuzzTarget: String, CaseIterable {
+    case xmltv, radiotimes, query
+
+    func run(_ bytes: [UInt8]) {
+        switch self {
+        case .xmltv: Self.xmltv(bytes)
+        case .radiotimes: Self.radioTimes(bytes)
+        case .query: Self.query(bytes)
+        }
+    }
+
+    /// Where to cut the input in two: decided by its first byte, so the fuzzer explores cuts too.
+    private static func cut(_ bytes: [UInt8]) -> Int {
+        bytes.isEmpty ? 0 : Int(bytes[0]) * 7 % (bytes.count + 1)
+    }
+
+    private static func xmltv(_ bytes: [UInt8]) {
+        let whole = try? XMLTVReader.read(bytes)
+        var reader = XMLTVReader()
+        var channels: [Channel] = [], programmes: [Programme] = []
+        let collect: (XMLTVItem) -> Void = {
+            switch $0 {
+            case .channel(let channel): channels.append(channel)
+            case .programme(let programme, _): programmes.append(programme)
+            }
+        }
+        let split = cut(bytes)
+        let pieces: Void? = try? {
+            try reader.feed(Array(bytes[..<split]), collect)
+            try reader.feed(Array(bytes[split...]), collect)
+            try reader.finish(collect)
+        }()
+        if let whole {
+            check(pieces != nil, "read whole but refused in two pieces cut at \(split)")
+            check(whole.programmes == programmes && whole.channels == channels, "two pieces cut at \(split) read differently")
+        }
+        // Whatever was read holds no NUL: PostgreSQL's text could not store it.
+        for programme in whole?.programmes ?? [] {
+            check(!programme.title.contains("\u{0}"), "a title kept a NUL")
+        }
+    }
+
+    private static func radioTimes(_ bytes: [UInt8]) {
+        func read(_ pieces: [[UInt8]]) -> [Programme]? {
+            var reader = RadioTimesReader(channel: Channel(id: ChannelID("fuzz")))
+            var programmes: [Programme] = []
+            let collect: (XMLTVItem) -> Void = { if case .programme(let programme, _) = $0 { programmes.append(programme) } }
+            do {
+                for piece in pieces { try reader.feed(piece, collect) }
+                try reader.finish(collect)
+                return programmes
+            } catch {
+                return nil
+            }
+        }
+        let split = cut(bytes)
+        let whole = read([bytes])
+        let pieces = read([Array(bytes[..<split]), Array(bytes[split...])])
+        check(whole == pieces, "two pieces cut at \(split) read differently")
+    }
+
+    /// The query-string parsers: form fields, ISO 8601 instants, XMLTV timestamps, search terms and channel lists.
+    private static func query(_ bytes: [UInt8]) {
+        let fields = FormFields(encoded: String(decoding: bytes, as: UTF8.self))
+        for (name, value) in fields.values {
+            _ = fields[name]
+            _ = fields.all(name)
+            if let instant = CivilTime.parseISO8601(value) {
+                // What the API writes back for an instant it read must read as the same instant.
+                let written = CivilTime.iso8601(instant)
+                check(CivilTime.parseISO8601(written) == instant.rounded, "\(value) wrote back as \(written), which reads differently")
+            }
+            _ = XMLTVTimestamp.date(value)
+            let search = SearchQuery(value.split(separator: " ").map(String.init))
+            for term in search.terms { check(!term.isEmpty, "an empty search term from \(value)") }
+            _ = value.split(separator: ",").map { ChannelID(String($0)) }
+            _ = Int(value)
+        }
+    }
+
+    private static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+        guard !condition else { return }
+        // The fuzz target's report: libFuzzer saves the input that got here.
+        preconditionFailure("fuzz property failed: \(message())")
+    }
+}
+
+extension Date {
+    /// To the whole second, as the API writes instants.
+    fileprivate var rounded: Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)) }
+}
