@@ -35,6 +35,7 @@ final class PostgresPool: Sendable {
     }
 
     /// Runs `body` with a connection of its own; the connection goes back to the pool afterwards unless it broke.
+    @discardableResult
     func withConnection<T>(_ body: (PostgresLink) throws -> T) throws -> T {
         permits.wait()
         defer { permits.signal() }
@@ -50,6 +51,7 @@ final class PostgresPool: Sendable {
     }
 
     /// Runs `body` inside one transaction: committed when it returns, rolled back when it throws.
+    @discardableResult
     func transaction<T>(_ body: (PostgresLink) throws -> T) throws -> T {
         try withConnection { link in try link.transaction { try body(link) } }
     }
