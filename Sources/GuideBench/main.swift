@@ -67,9 +67,10 @@ case "import":
     }
     print("import\t\(path)\t\(programmes)\t\(String(format: "%.3f", best))\t\(String(format: "%.0f", Double(programmes) / best))")
 case "queries":
-    // Query latency on an imported database: now/next for every channel, one channel's day, a two-term search.
+    // Query latency on an imported database (a file or a postgres:// address): now/next for every channel, one
+    // channel's day, a two-term search.
     guard let path = arguments.dropFirst().first else { exit(2) }
-    let store = try SQLiteListingStore(path: path)
+    let store = try openGuideDatabase(path)
     let channels = try store.channels()
     guard let coverage = try store.coverage() else { exit(1) }
     let instant = coverage.start.addingTimeInterval(coverage.duration / 2)
@@ -88,7 +89,7 @@ case "queries":
 case "window":
     // The store's side of a guide window: 1,000 channels x 6 hours from the middle of the listings, p50 and p99.
     guard let path = arguments.dropFirst().first else { exit(2) }
-    let store = try SQLiteListingStore(path: path)
+    let store = try openGuideDatabase(path)
     let channels = Array(try store.channels().prefix(1000).map(\.id))
     guard let coverage = try store.coverage() else { exit(1) }
     let start = coverage.start.addingTimeInterval(coverage.duration / 2)

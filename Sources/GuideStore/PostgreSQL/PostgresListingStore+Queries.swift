@@ -13,11 +13,10 @@ extension PostgresListingStore {
         }
     }
 
+    /// From the in-memory schedule: a query per channel costs a round trip's worth of index probes on every page.
     public func listedChannels() throws -> [ChannelID] {
-        try pool.withConnection { link in
-            try link.query("""
-                SELECT id FROM channel c WHERE EXISTS (SELECT 1 FROM programme WHERE channel_key = c.key AND NOT hidden) ORDER BY position
-                """).map { ChannelID(try $0.decode(String.self)) }
+        try snapshot { link in
+            try scheduleIndex(link).slots.filter { !$0.entries.isEmpty }.map(\.channel)
         }
     }
 
@@ -65,15 +64,17 @@ extension PostgresListingStore {
         }
     }
 
+    /// From the in-memory schedule, as SQLite's query: the earliest start, and the stop of each channel's last programme.
     public func coverage() throws -> TimeWindow? {
-        try pool.withConnection { link in
-            let row = try link.query("""
-                SELECT min(first), max(last) FROM (
-                    SELECT (SELECT start FROM programme WHERE channel_key = c.key AND NOT hidden ORDER BY start LIMIT 1) AS first,
-                           (SELECT stop FROM programme WHERE channel_key = c.key AND NOT hidden ORDER BY start DESC LIMIT 1) AS last
-                    FROM channel c) AS ends
-                """).first
-            guard let (first, last) = try row?.decode((Int64?, Int64?).self), let first, let last else { return nil }
+        try snapshot { link in
+            let schedule = try scheduleIndex(link)
+            var first: Int64?, last: Int64?
+            for slot in schedule.slots where !slot.entries.isEmpty {
+                let head = schedule.entries[slot.entries.lowerBound], tail = schedule.entries[slot.entries.upperBound - 1]
+                first = min(first ?? head.start, head.start)
+                last = max(last ?? tail.stop, tail.stop)
+            }
+            guard let first, let last else { return nil }
             return TimeWindow(start: Date(timeIntervalSince1970: TimeInterval(first)), end: Date(timeIntervalSince1970: TimeInterval(last)))
         }
     }
