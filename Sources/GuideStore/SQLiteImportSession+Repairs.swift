@@ -22,7 +22,7 @@ extension SQLiteImportSession {
                 isStopKnown: sqlite3_column_int64(row, 4) == 1, title: DirectBinding.text(row, 5) ?? "",
                 clump: DirectBinding.text(row, 6),
                 line: sqlite3_column_type(row, 7) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(row, 7)))
-            repair.add(airing, channelKey: key, channel: channelIDs[key])
+            repair.add(airing, channelKey: key, channel: tally.channelIDs[key])
         }
         repair.finish()
         issues = repair.issues

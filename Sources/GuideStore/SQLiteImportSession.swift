@@ -9,15 +9,7 @@ final class SQLiteImportSession: ListingSink {
     let sourceID: Int64
     let importID: Int64
     var issues = IssueLog()
-    /// Channels the file described; a channel its programmes only name gets a row named by its id.
-    private var describedChannels: Set<ChannelID> = []
-    /// The integer key of each channel this import touched, and back.
-    private var channelKeys: [ChannelID: Int64] = [:]
-    private(set) var channelIDs: [Int64: ChannelID] = [:]
-    private var lastChannel: (id: ChannelID, key: Int64)?
-    private(set) var programmeCount = 0
-    /// Per channel key, the span the new listings cover: what they replace of the source's older listings.
-    private var coverage: [Int64: (start: Int64, end: Int64)] = [:]
+    private(set) var tally = ImportTally()
     private var nextChannelPosition: Int64
     /// Programmes and channels ``retire(allBut:)`` removed.
     private var retired = 0
@@ -65,32 +57,20 @@ final class SQLiteImportSession: ListingSink {
                                                                 nextChannelPosition, Data(DetailsCodec.encode(channel))])
         guard let key else { throw DatabaseError(message: "channel \(channel.id.rawValue) was not stored") }
         nextChannelPosition += 1
-        describedChannels.insert(channel.id)
-        remember(channel.id, key: key)
+        tally.remember(channel.id, key: key, described: true)
     }
 
     /// The key of a channel a programme names, adding a row named by its id if the guide has none yet.
     private func channelKey(_ channel: ChannelID) throws -> Int64 {
-        // Files list a channel's programmes together: most lookups are the channel just seen.
-        if let last = lastChannel, last.id == channel { return last.key }
-        if let key = channelKeys[channel] {
-            lastChannel = (channel, key)
-            return key
-        }
+        if let key = tally.key(of: channel) { return key }
         try addNamedChannel.execute(arguments: [channel.rawValue, channel.rawValue, nextChannelPosition,
                                                 Data(DetailsCodec.encode(Channel(id: channel)))])
         if db.changesCount > 0 { nextChannelPosition += 1 }
         guard let key = try Int64.fetchOne(db, sql: "SELECT key FROM channel WHERE id = ?", arguments: [channel.rawValue]) else {
             throw DatabaseError(message: "channel \(channel.rawValue) was not stored")
         }
-        remember(channel, key: key)
-        lastChannel = (channel, key)
+        tally.remember(channel, key: key)
         return key
-    }
-
-    private func remember(_ channel: ChannelID, key: Int64) {
-        channelKeys[channel] = key
-        channelIDs[key] = channel
     }
 
     func add(_ prepared: PreparedProgramme) throws {
@@ -112,13 +92,7 @@ final class SQLiteImportSession: ListingSink {
         insert.bind(11, prepared.foldedBody)
         insert.bind(12, bytes: prepared.details)
         try insert.step(db)
-        programmeCount += 1
-        let end = max(stop, start + 1)
-        if let span = coverage[channelKey] {
-            coverage[channelKey] = (min(span.start, start), max(span.end, end))
-        } else {
-            coverage[channelKey] = (start, end)
-        }
+        tally.add(channel: channelKey, start: start, stop: stop)
     }
 
     /// The id of a folded title, adding it (and its trigrams) the first time it is seen.
@@ -161,20 +135,20 @@ final class SQLiteImportSession: ListingSink {
             DELETE FROM programme
             WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start < ? AND (stop > ? OR start >= ?)
             """)
-        for (channel, span) in coverage {
+        for (channel, span) in tally.coverage {
             try delete.execute(arguments: [sourceID, channel, importID, span.end, span.start, span.start])
             replaced += db.changesCount
         }
-        let stored = programmeCount - removed
+        let stored = tally.programmeCount - removed
         let spread = try db.makeStatement(sql: """
             INSERT INTO source_coverage (source_id, channel_key, first, last) VALUES (?, ?, ?, ?)
             ON CONFLICT DO UPDATE SET first = min(first, excluded.first), last = max(last, excluded.last)
             """)
-        for (channel, span) in coverage {
+        for (channel, span) in tally.coverage {
             try spread.execute(arguments: [sourceID, channel, span.start, span.end])
         }
-        let hidden = try SourceMerge.remerge(db, channels: Array(retiredChannels.union(coverage.keys)), counting: sourceID)
-        let channelCount = describedChannels.union(coverage.keys.compactMap { channelIDs[$0] }).count
+        let hidden = try SourceMerge.remerge(db, channels: Array(retiredChannels.union(tally.coverage.keys)), counting: sourceID)
+        let channelCount = tally.channelCount
         try db.execute(sql: "UPDATE import_run SET channels = ?, programmes = ?, issues = ? WHERE id = ?",
                        arguments: [channelCount, stored, issues.total, importID])
         try db.execute(sql: "UPDATE guide_state SET generation = generation + 1")

@@ -38,16 +38,17 @@ public struct XMLTVReader {
         set { builder.localZone = newValue }
     }
 
-    private var buffer: [UInt8] = []
+    // Internal, not private: XMLTVReader+Positions.swift reads them.
+    var buffer: [UInt8] = []
     private var position = 0
     private var encoding: TextEncoding = .utf8
     private var hasReadPrologue = false
     private var builder = XMLTVBuilder()
     private var attributeRanges: [(name: Range<Int>, value: Range<Int>)] = []
     // Line bookkeeping: `lineCursor` is an offset into `buffer` whose line is `lineAtCursor`.
-    private var lineCursor = 0
-    private var lineAtCursor = 1
-    private var columnBase = 1
+    var lineCursor = 0
+    var lineAtCursor = 1
+    var columnBase = 1
 
     public init() {}
 
@@ -351,54 +352,5 @@ public struct XMLTVReader {
             failure.column = place.column
             throw failure
         }
-    }
-
-    // MARK: - Lines and columns
-
-    /// The line of `offset`, counting newlines forward from the last offset asked about (offsets only grow).
-    private mutating func lineNumber(at offset: Int, _ p: UnsafeBufferPointer<UInt8>) -> Int {
-        line(at: offset, p)
-    }
-
-    private mutating func line(at offset: Int, _ p: UnsafeBufferPointer<UInt8>) -> Int {
-        guard offset > lineCursor, let base = p.baseAddress else { return lineAtCursor }
-        var index = lineCursor
-        var lines = lineAtCursor
-        while index < offset, let found = memchr(base + index, 0x0A, offset - index) {
-            lines += 1
-            index = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
-        }
-        lineCursor = offset
-        lineAtCursor = lines
-        return lines
-    }
-
-    private func column(at offset: Int, _ bytes: [UInt8]) -> Int {
-        var index = offset
-        while index > 0 {
-            if bytes[index - 1] == 0x0A { return offset - index + 1 }
-            index -= 1
-        }
-        return columnBase + offset
-    }
-
-    private func location(_ offset: Int, _ p: UnsafeBufferPointer<UInt8>) -> (line: Int, column: Int) {
-        var copy = self
-        let line = copy.line(at: offset, p)
-        var index = offset
-        while index > 0 {
-            if p[index - 1] == 0x0A { return (line, offset - index + 1) }
-            index -= 1
-        }
-        return (line, columnBase + offset)
-    }
-
-    private func error(_ code: XMLTVError.Code, _ message: String, at offset: Int, _ p: UnsafeBufferPointer<UInt8>) -> XMLTVError {
-        let (line, column) = location(min(offset, p.count), p)
-        return XMLTVError(code, message, line: line, column: column)
-    }
-
-    private func error(_ code: XMLTVError.Code, _ message: String, at offset: Int, in bytes: [UInt8]? = nil) -> XMLTVError {
-        (bytes ?? buffer).withUnsafeBufferPointer { error(code, message, at: offset, $0) }
     }
 }

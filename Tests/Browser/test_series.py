@@ -13,14 +13,13 @@ import socket
 import subprocess
 import tempfile
 import time
-import uuid
 import unittest
 import urllib.request
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from test_guide import ROOT, BINARY, SHOTS, browser
+from test_guide import ROOT, BINARY, SHOTS, browser, fresh_database
 
 REPLAY = os.environ.get("TVMAZE_REPLAY_BINARY", os.path.join(os.path.dirname(BINARY), "tvmaze-replay"))
 NOW = "2013-06-24T20:00:00Z"
@@ -32,14 +31,6 @@ def free_port():
         return probe.getsockname()[1]
 
 
-
-def fresh_database(folder):
-    """A fresh database: a file in `folder`, or, when TVGUIDE_TEST_POSTGRES names a PostgreSQL database (scripts/test's
-    second run), a schema of its own in it."""
-    postgres = os.environ.get("TVGUIDE_TEST_POSTGRES")
-    if not postgres:
-        return os.path.join(folder, "guide.sqlite")
-    return postgres + ("&" if "?" in postgres else "?") + "schema=b_" + uuid.uuid4().hex
 
 class SeriesServer:
     """The replay server, then `tvguide import` of the test listings, then `tvguide serve` pointed at the replay."""

@@ -13,13 +13,7 @@ final class PostgresImportSession: ListingSink {
     let sourceID: Int64
     let importID: Int64
     var issues = IssueLog()
-    private var describedChannels: Set<ChannelID> = []
-    private var channelKeys: [ChannelID: Int64] = [:]
-    private var channelIDs: [Int64: ChannelID] = [:]
-    private var lastChannel: (id: ChannelID, key: Int64)?
-    private var programmeCount = 0
-    /// Per channel key, the span the new listings cover: what they replace of the source's older listings.
-    private var coverage: [Int64: (start: Int64, end: Int64)] = [:]
+    private var tally = ImportTally()
     private var nextChannelPosition: Int64
     private var retired = 0
     private var retiredChannels: Set<Int64> = []
@@ -51,17 +45,12 @@ final class PostgresImportSession: ListingSink {
             throw StoreError(.failed, "channel \(channel.id.rawValue) was not stored")
         }
         nextChannelPosition += 1
-        describedChannels.insert(channel.id)
-        remember(channel.id, key: key)
+        tally.remember(channel.id, key: key, described: true)
     }
 
     /// The key of a channel a programme names, adding a row named by its id if the guide has none yet.
     private func channelKey(_ channel: ChannelID) throws -> Int64 {
-        if let last = lastChannel, last.id == channel { return last.key }
-        if let key = channelKeys[channel] {
-            lastChannel = (channel, key)
-            return key
-        }
+        if let key = tally.key(of: channel) { return key }
         let details = ByteBuffer(bytes: DetailsCodec.encode(GuideCore.Channel(id: channel)))
         let row = try link.query("""
             WITH added AS (
@@ -75,26 +64,14 @@ final class PostgresImportSession: ListingSink {
             throw StoreError(.failed, "channel \(channel.rawValue) was not stored")
         }
         if isAdded { nextChannelPosition += 1 }
-        remember(channel, key: key)
-        lastChannel = (channel, key)
+        tally.remember(channel, key: key)
         return key
-    }
-
-    private func remember(_ channel: ChannelID, key: Int64) {
-        channelKeys[channel] = key
-        channelIDs[key] = channel
     }
 
     func add(_ prepared: PreparedProgramme) throws {
         let key = try channelKey(prepared.channel)
         pending.append((prepared, key))
-        programmeCount += 1
-        let start = prepared.start, end = max(prepared.provisionalStop, start + 1)
-        if let span = coverage[key] {
-            coverage[key] = (min(span.start, start), max(span.end, end))
-        } else {
-            coverage[key] = (start, end)
-        }
+        tally.add(channel: key, start: prepared.start, stop: prepared.provisionalStop)
         if pending.count >= Self.batchSize { try flush() }
     }
 
@@ -162,7 +139,7 @@ final class PostgresImportSession: ListingSink {
     func finish() throws -> ImportSummary {
         try flush()
         let removed = try repair()
-        let spans = coverage.map { (key: $0.key, start: $0.value.start, end: $0.value.end) }
+        let spans = tally.coverage.map { (key: $0.key, start: $0.value.start, end: $0.value.end) }
         let keys = spans.map(\.key), firsts = spans.map(\.start), lasts = spans.map(\.end)
         let replaced = try link.execute("""
             DELETE FROM programme p USING unnest(\(keys)::bigint[], \(firsts)::bigint[], \(lasts)::bigint[]) AS c(key, first, last)
@@ -175,9 +152,9 @@ final class PostgresImportSession: ListingSink {
             ON CONFLICT (channel_key, source_id) DO UPDATE
             SET first = least(source_coverage.first, excluded.first), last = greatest(source_coverage.last, excluded.last)
             """)
-        let stored = programmeCount - removed
-        let hidden = try PostgresMerge.remerge(link, channels: Array(retiredChannels.union(coverage.keys)), counting: sourceID)
-        let channelCount = describedChannels.union(coverage.keys.compactMap { channelIDs[$0] }).count
+        let stored = tally.programmeCount - removed
+        let hidden = try PostgresMerge.remerge(link, channels: Array(retiredChannels.union(tally.coverage.keys)), counting: sourceID)
+        let channelCount = tally.channelCount
         try link.execute("""
             UPDATE import_run SET channels = \(channelCount), programmes = \(stored), issues = \(issues.total) WHERE id = \(importID)
             """)
@@ -200,7 +177,7 @@ final class PostgresImportSession: ListingSink {
                 (Int64, Int64, Int64, Int64, Bool, String, String?, Int64?).self)
             repair.add(ListingRepair.Airing(id: id, start: start, stop: stop, isStopKnown: isStopKnown, title: title, clump: clump,
                                             line: line.map(Int.init)),
-                       channelKey: key, channel: channelIDs[key])
+                       channelKey: key, channel: tally.channelIDs[key])
         }
         repair.finish()
         issues = repair.issues

@@ -30,24 +30,9 @@ extension PostgresListingStore {
         return try snapshot { link in
             let schedule = try scheduleIndex(link)
             let slots = schedule.slots(for: channels)
-            var ids: [Int64] = []
-            var owners: [Int] = []
-            var ends: [Int] = []
-            for (index, slot) in slots.enumerated() {
-                ids.append(contentsOf: schedule.window(slot, from: start, to: end))
-                owners.append(contentsOf: repeatElement(index, count: ids.count - owners.count))
-                ends.append(ids.count)
-            }
-            var found = try PostgresProgrammeRows(link, detail: detail).fetch(link, ids: ids) { slots[owners[$0]].channel }
-            var from = 0
-            return zip(slots, ends).map { slot, end in
-                var programmes: [StoredProgramme] = []
-                for position in from..<end {
-                    if let programme = found[position].take() { programmes.append(programme) }
-                }
-                from = end
-                return ChannelListings(channel: slot.channel, programmes: programmes)
-            }
+            let (ids, owners, ends) = schedule.windows(slots, from: start, to: end)
+            let rows = try PostgresProgrammeRows(link, detail: detail).fetch(link, ids: ids) { slots[owners[$0]].channel }
+            return ScheduleIndex.listings(slots, ends: ends, rows: rows)
         }
     }
 
@@ -56,11 +41,8 @@ extension PostgresListingStore {
         return try snapshot { link in
             let schedule = try scheduleIndex(link)
             let found = schedule.nowNext(at: time, in: schedule.slots(for: channels))
-            let ids = found.flatMap { [$0.now ?? 0, $0.next ?? 0] as [Int64] }
-            var rows = try PostgresProgrammeRows(link, detail: detail).fetch(link, ids: ids) { found[$0 / 2].channel }
-            return found.indices.map { index in
-                NowNext(channel: found[index].channel, now: rows[2 * index].take(), next: rows[2 * index + 1].take())
-            }
+            let rows = try PostgresProgrammeRows(link, detail: detail).fetch(link, ids: ScheduleIndex.ids(found)) { found[$0 / 2].channel }
+            return ScheduleIndex.nowNext(found, rows: rows)
         }
     }
 

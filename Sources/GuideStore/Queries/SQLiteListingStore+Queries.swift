@@ -36,28 +36,9 @@ extension SQLiteListingStore {
             try pool.read { db in
                 let schedule = try scheduleIndex(db)
                 let slots = schedule.slots(for: channels)
-                // Every channel's ids end to end, in guide and start order; channel c's end at `ends[c]`, and
-                // `owners` says whose each one is.
-                var ids: [Int64] = []
-                var owners: [Int] = []
-                var ends: [Int] = []
-                ends.reserveCapacity(slots.count)
-                for (index, slot) in slots.enumerated() {
-                    ids.append(contentsOf: schedule.window(slot, from: start, to: end))
-                    owners.append(contentsOf: repeatElement(index, count: ids.count - owners.count))
-                    ends.append(ids.count)
-                }
-                var found = try ProgrammeRows(db, detail: detail).fetch(db, ids: ids) { slots[owners[$0]].channel }
-                var from = 0
-                return zip(slots, ends).map { slot, end in
-                    var programmes: [StoredProgramme] = []
-                    programmes.reserveCapacity(end - from)
-                    for position in from..<end {
-                        if let programme = found[position].take() { programmes.append(programme) }
-                    }
-                    from = end
-                    return ChannelListings(channel: slot.channel, programmes: programmes)
-                }
+                let (ids, owners, ends) = schedule.windows(slots, from: start, to: end)
+                let rows = try ProgrammeRows(db, detail: detail).fetch(db, ids: ids) { slots[owners[$0]].channel }
+                return ScheduleIndex.listings(slots, ends: ends, rows: rows)
             }
         }
     }
@@ -68,12 +49,8 @@ extension SQLiteListingStore {
             try pool.read { db in
                 let schedule = try scheduleIndex(db)
                 let found = schedule.nowNext(at: time, in: schedule.slots(for: channels))
-                // Each channel's now and next ids side by side (0, which no programme has, for none), in one statement.
-                let ids = found.flatMap { [$0.now ?? 0, $0.next ?? 0] as [Int64] }
-                var rows = try ProgrammeRows(db, detail: detail).fetch(db, ids: ids) { found[$0 / 2].channel }
-                return found.indices.map { index in
-                    NowNext(channel: found[index].channel, now: rows[2 * index].take(), next: rows[2 * index + 1].take())
-                }
+                let rows = try ProgrammeRows(db, detail: detail).fetch(db, ids: ScheduleIndex.ids(found)) { found[$0 / 2].channel }
+                return ScheduleIndex.nowNext(found, rows: rows)
             }
         }
     }

@@ -1,0 +1,48 @@
+import GuideCore
+
+/// How a store turns the in-memory schedule into the grid's listings and now/next: the schedule picks the ids, the
+/// store fetches their rows in one statement (in the order given), and these put the rows back in place.
+extension ScheduleIndex {
+    /// The ids of every slot's programmes overlapping `start..<end`, end to end in slot order; `owners` says which
+    /// slot each id is of, and slot `i`'s ids end at `ends[i]`.
+    func windows(_ slots: [Slot], from start: Int64, to end: Int64) -> (ids: [Int64], owners: [Int], ends: [Int]) {
+        var ids: [Int64] = []
+        var owners: [Int] = []
+        var ends: [Int] = []
+        ends.reserveCapacity(slots.count)
+        for (index, slot) in slots.enumerated() {
+            ids.append(contentsOf: window(slot, from: start, to: end))
+            owners.append(contentsOf: repeatElement(index, count: ids.count - owners.count))
+            ends.append(ids.count)
+        }
+        return (ids, owners, ends)
+    }
+
+    /// Each slot's listings from the rows fetched for ``windows(_:from:to:)``'s ids (nil rows are left out).
+    static func listings(_ slots: [Slot], ends: [Int], rows: [StoredProgramme?]) -> [ChannelListings] {
+        var rows = rows
+        var from = 0
+        return zip(slots, ends).map { slot, end in
+            var programmes: [StoredProgramme] = []
+            programmes.reserveCapacity(end - from)
+            for position in from..<end {
+                if let programme = rows[position].take() { programmes.append(programme) }
+            }
+            from = end
+            return ChannelListings(channel: slot.channel, programmes: programmes)
+        }
+    }
+
+    /// Each channel's now and next ids side by side, 0 (which no programme has) for none: what to fetch for them.
+    static func ids(_ found: [(channel: ChannelID, now: Int64?, next: Int64?)]) -> [Int64] {
+        found.flatMap { [$0.now ?? 0, $0.next ?? 0] }
+    }
+
+    /// Now/next from the rows fetched for ``ids(_:)``.
+    static func nowNext(_ found: [(channel: ChannelID, now: Int64?, next: Int64?)], rows: [StoredProgramme?]) -> [NowNext] {
+        var rows = rows
+        return found.indices.map { index in
+            NowNext(channel: found[index].channel, now: rows[2 * index].take(), next: rows[2 * index + 1].take())
+        }
+    }
+}
