@@ -20,6 +20,10 @@ struct CLI {
     }
 
     func run(_ arguments: String...) throws -> Result {
+        try run(arguments: arguments)
+    }
+
+    func run(arguments: [String]) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = arguments
@@ -36,7 +40,7 @@ struct CLI {
     }
 
     /// Starts the binary without waiting for it, its output discarded: for a test that kills it.
-    func launch(_ arguments: String...) throws -> Process {
+    func launch(_ arguments: [String]) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = arguments

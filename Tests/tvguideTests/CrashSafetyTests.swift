@@ -36,7 +36,7 @@ import Testing
     /// What the guide holds, as the programme titles of `tvguide export`, sorted.
     static func titles(_ cli: CLI) throws -> [String] {
         let export = try cli.run("export")
-        try #require(export.status == 0, "export failed: \(export.stderr)")
+        guard export.status == 0 else { throw ExportFailed(message: export.stderr) }
         // The text between each "<title ...>" and its "</title>".
         return export.stdout.components(separatedBy: "</title>").dropLast().compactMap { piece in
             piece.range(of: "<title", options: .backwards).flatMap { piece[$0.upperBound...].components(separatedBy: ">").last }
@@ -64,56 +64,68 @@ import Testing
     /// kill that comes too late (the process had finished) ends the kills; the final import checks its outcome.
     static let new = listings("New", channels: 100, perChannel: 600)
 
-    @Test func killedImportsLeaveThePreviousListings() throws {
-        let cli = CLI()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-crash-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }  // The test's own scratch folder.
-        let path = try Self.feed(Self.old, in: folder)
-        #expect(try cli.run("import", path).status == 0)
-        let before = try Self.titles(cli)
-        #expect(before.count == 20 * 48)
-
-        _ = try Self.feed(Self.new, in: folder)
-        var killed = 0
-        for delay in [200, 500, 800] as [Int] {
-            guard try Self.kill(try cli.launch("import", path), after: .milliseconds(delay)) else { break }
-            killed += 1
-            #expect(try Self.titles(cli) == before, "after a kill at \(delay) ms the guide must be exactly the previous listings")
-        }
-        #expect(killed > 0, "the import finished before any kill: make the file bigger")
-
-        #expect(try cli.run("import", path).status == 0)
-        let after = try Self.titles(cli)
-        #expect(after.count == 100 * 600)
-        #expect(after.filter { !$0.hasPrefix("New ") }.isEmpty)
+    struct ExportFailed: Error {
+        var message: String
     }
 
-    @Test func killedRefreshesLeaveThePreviousListings() throws {
-        let cli = CLI()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-crash-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }  // The test's own scratch folder.
-        let path = try Self.feed(Self.old, in: folder)
-        #expect(try cli.run("sources", "add", "feed", path).status == 0)
-        #expect(try cli.run("refresh", "feed").status == 0)
-        let before = try Self.titles(cli)
-        #expect(before.count == 20 * 48)
+    /// What a kill scenario saw, checked afterwards in the test's own task.
+    struct Outcome: Sendable {
+        var setup: [CLI.Result] = []
+        var before: [String] = []
+        /// The guide's titles after each kill that landed while the command ran.
+        var afterKills: [[String]] = []
+        var final = CLI.Result(status: -1, stdout: "", stderr: "")
+        var after: [String] = []
 
-        _ = try Self.feed(Self.new, in: folder)
-        var killed = 0
-        for delay in [300, 700] as [Int] {
-            guard try Self.kill(try cli.launch("refresh", "feed"), after: .milliseconds(delay)) else { break }
-            killed += 1
-            #expect(try Self.titles(cli) == before, "after a kill at \(delay) ms the guide must be exactly the previous listings")
+        func check(_ what: String) {
+            #expect(setup.allSatisfy { $0.status == 0 }, "\(setup.map(\.stderr))")
+            #expect(before.count == 20 * 48)
+            #expect(!afterKills.isEmpty, "every \(what) finished before its kill: make the file bigger")
+            for (index, titles) in afterKills.enumerated() {
+                #expect(titles == before, "after kill \(index + 1) of the \(what) the guide must be exactly the previous listings")
+            }
+            // The killed runs' locks and transactions went with their processes: this one is not turned away.
+            #expect(final.status == 0, "\(final.stderr)")
+            #expect(after.count == 100 * 600)
+            #expect(after.filter { !$0.hasPrefix("New ") }.isEmpty)
         }
-        #expect(killed > 0, "the refresh finished before any kill: make the file bigger")
+    }
 
-        // The killed refreshes' locks went with their processes: this one is not turned away.
-        let refresh = try cli.run("refresh", "feed")
-        #expect(refresh.status == 0, "\(refresh.stderr)")
-        let after = try Self.titles(cli)
-        #expect(after.count == 100 * 600)
-        #expect(after.filter { !$0.hasPrefix("New ") }.isEmpty)
+    /// Runs `setup` (FEED standing for the feed file's path) on the old listings, then `command` on the new ones,
+    /// killing it after each delay in turn, then `command` to the end. On a thread of its own: processes and sleeps
+    /// must not hold one of Swift's few cooperative threads, which the tests running beside this one need.
+    static func killing(setup: [[String]], command: [String], delays: [Int]) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result {
+                    let cli = CLI()
+                    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-crash-\(UUID().uuidString)")
+                    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                    defer { try? FileManager.default.removeItem(at: folder) }  // The test's own scratch folder.
+                    let path = try feed(old, in: folder)
+                    let arguments = { (words: [String]) in words.map { $0 == "FEED" ? path : $0 } }
+                    var outcome = Outcome()
+                    outcome.setup = try setup.map { try cli.run(arguments: arguments($0)) }
+                    outcome.before = try titles(cli)
+                    _ = try feed(new, in: folder)
+                    for delay in delays {
+                        guard try kill(try cli.launch(arguments(command)), after: .milliseconds(delay)) else { break }
+                        outcome.afterKills.append(try titles(cli))
+                    }
+                    outcome.final = try cli.run(arguments: arguments(command))
+                    outcome.after = try titles(cli)
+                    return outcome
+                })
+            }.start()
+        }
+    }
+
+    @Test func killedImportsLeaveThePreviousListings() async throws {
+        try await Self.killing(setup: [["import", "FEED"]], command: ["import", "FEED"], delays: [200, 500, 800]).check("import")
+    }
+
+    @Test func killedRefreshesLeaveThePreviousListings() async throws {
+        try await Self.killing(setup: [["sources", "add", "feed", "FEED"], ["refresh", "feed"]], command: ["refresh", "feed"],
+                               delays: [300, 700]).check("refresh")
     }
 }
