@@ -3,6 +3,7 @@ import GuideCore
 import GuideIngest
 import GuideStore
 import StoreTestSupport
+import Synchronization
 import Testing
 
 /// Several tvguide instances on one database, as behind a load balancer: each test opens a second store on the
@@ -49,5 +50,30 @@ import Testing
         #expect(try other.sessionProfile(tokenHash: "token-hash", at: now.addingTimeInterval(60))?.name == "Sam")
         try other.deleteSession(tokenHash: "token-hash")
         #expect(try fixture.store.sessionProfile(tokenHash: "token-hash", at: now.addingTimeInterval(60)) == nil)
+    }
+
+    /// The first instances on a new database create its extension and tables once, in turn: six stores opened at
+    /// once, each in a schema of its own (two first runs used to collide on CREATE EXTENSION).
+    @Test(.enabled(if: TestDatabase.postgres != nil)) func instancesStartingTogetherOnANewDatabaseTakeTurns() throws {
+        let server = try #require(TestDatabase.postgres.flatMap(URLComponents.init(string:)))
+        let name = "tvguide_start_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let create = Process()
+        create.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+        create.arguments = [server.string ?? "", "-qc", "CREATE DATABASE \(name)"]
+        try create.run()
+        create.waitUntilExit()
+        try #require(create.terminationStatus == 0, "psql could not create the database")
+        var components = server
+        components.path = "/" + name
+        let fresh = components.string ?? ""
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { index in
+            do {
+                _ = try openGuideDatabase(fresh + "?schema=s\(index)")
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
     }
 }

@@ -213,8 +213,9 @@ struct PostgresLocks: Sendable {
         scope = "tvguide/" + (schema ?? "public") + "/"
     }
 
-    /// Held while migrating.
-    var migration: PostgresQuery { "SELECT pg_advisory_xact_lock(hashtextextended(\(scope + "migration"), 0))" }
+    /// Held while migrating, by every guide in the database: `CREATE EXTENSION IF NOT EXISTS` is database-wide and
+    /// not safe to run at once (two first runs in two schemas collided on pg_extension's unique index).
+    var migration: PostgresQuery { "SELECT pg_advisory_xact_lock(hashtextextended('tvguide/migration', 0))" }
     /// Held for the whole of an import's transaction (and a source's removal): writers of listings take turns, as
     /// SQLite's do.
     var imports: PostgresQuery { "SELECT pg_advisory_xact_lock(hashtextextended(\(scope + "imports"), 0))" }
