@@ -26,3 +26,13 @@ public enum TestDatabase {
         try openGuideDatabase(location(in: folder), now: now)
     }
 }
+
+/// Runs long blocking work (a big import, processes) on a thread of its own and waits for it without holding a
+/// thread: Swift has as many cooperative threads as cores (two here), and a test blocking one for a minute starves
+/// the tests beside it (a streamed HTTP body nobody reads long enough hits its read timeout). Assert on the result
+/// afterwards, in the test's own task.
+public func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}

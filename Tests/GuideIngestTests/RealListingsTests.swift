@@ -2,27 +2,34 @@ import Foundation
 import GuideCore
 import GuideIngest
 import GuideStore
+import StoreTestSupport
 import Testing
 
 /// Every real guide in ../shared imports, and agrees with an independent reading on counts, now-at-T and search.
 @Suite(.enabled(if: IngestFixture.hasShared, "needs ../shared/data (developers and CI have it)"))
 struct RealListingsTests {
     @Test(arguments: IngestFixture.realFiles())
-    func agreesWithAnIndependentReading(path: String) throws {
+    func agreesWithAnIndependentReading(path: String) async throws {
         let fixture = try IngestFixture()
-        let summary = try fixture.importer.importFile(at: path)
-        let reference = try IndependentReading.read(URL(fileURLWithPath: path))
+        // The import and the reference reading take seconds each (more on PostgreSQL): off the cooperative threads.
+        let importer = fixture.importer
+        let summary: ImportSummary = try await offThePool { try importer.importFile(at: path) }
+        let reading: (airings: [IndependentReading.Airing], channelIDs: Set<String>) = try await offThePool {
+            let reference = try IndependentReading.read(URL(fileURLWithPath: path))
+            return (reference.airings, reference.channelIDs)
+        }
+        let airings = reading.airings, channelIDs = reading.channelIDs
 
         // Counts: every programme is stored, less the duplicates the import removed and reported.
         let removed = summary.issues.counts[.duplicate, default: 0] + summary.issues.counts[.skipped, default: 0]
-        #expect(summary.programmes == reference.airings.count - removed)
+        #expect(summary.programmes == airings.count - removed)
         #expect(try fixture.store.counts().programmes == summary.programmes)
-        #expect(Set(try fixture.store.channels().map(\.id.rawValue)) == reference.channelIDs)
+        #expect(Set(try fixture.store.channels().map(\.id.rawValue)) == channelIDs)
 
         // Now at the median start: where exactly one programme is on by the file, the store says the same.
-        let starts = reference.airings.map(\.start).sorted()
+        let starts = airings.map(\.start).sorted()
         let instant = starts[starts.count / 2].addingTimeInterval(60)
-        let onAir = Dictionary(grouping: reference.airings.filter { $0.start <= instant && ($0.stop ?? .distantPast) > instant },
+        let onAir = Dictionary(grouping: airings.filter { $0.start <= instant && ($0.stop ?? .distantPast) > instant },
                                by: \.channel).compactMapValues { $0.count == 1 ? $0[0] : nil }
         let nowNext = try fixture.store.nowNext(at: instant, channels: nil)
         var compared = 0
@@ -38,7 +45,7 @@ struct RealListingsTests {
         let sample = try #require(onAir.values.sorted { $0.title.count > $1.title.count }.first)
         let words = sample.title.split(separator: " ").map(String.init).filter { $0.count >= 2 }.prefix(2)
         let query = SearchQuery(Array(words), limit: 100_000)
-        let expected = Set(reference.airings.filter { query.matches(folded: SearchText.fold($0.title)) }
+        let expected = Set(airings.filter { query.matches(folded: SearchText.fold($0.title)) }
             .map { "\($0.channel) \($0.start.timeIntervalSince1970) \($0.title)" })
         let found = try fixture.store.search(query)
         #expect(Set(found.map { "\($0.programme.channel) \($0.programme.start.timeIntervalSince1970) \($0.programme.title)" }) == expected)
