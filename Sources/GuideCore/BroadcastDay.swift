@@ -10,16 +10,13 @@ public struct BroadcastDay: Hashable, Sendable, Comparable, CustomStringConverti
 
     /// The day named `text` (`YYYY-MM-DD`); nil when that is not a real date.
     public init?(_ text: String, zone: TimeZone, startHour: Int) {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-              (1...12).contains(month), (1...CivilTime.daysIn(month: month, year: year)).contains(day) else { return nil }
-        self.init(year: year, month: month, day: day, zone: zone, startHour: startHour)
+        guard let date = CivilDate(text) else { return nil }
+        self.init(year: date.year, month: date.month, day: date.day, zone: zone, startHour: startHour)
     }
 
     /// The broadcast day `instant` falls in: before the start hour it still belongs to the previous date.
     public init(containing instant: Date, zone: TimeZone, startHour: Int) {
-        let local = Int64(instant.timeIntervalSince1970.rounded(.down)) + Int64(zone.secondsFromGMT(for: instant))
+        let local = instant.unixSeconds + Int64(zone.secondsFromGMT(for: instant))
         let civil = CivilTime.components(local - Int64(startHour) * 3600)
         self.init(year: civil.year, month: civil.month, day: civil.day, zone: zone, startHour: startHour)
     }
@@ -76,6 +73,6 @@ public struct BroadcastDay: Hashable, Sendable, Comparable, CustomStringConverti
 
     private static func instant(daysSince1970 days: Int, hour: Int, zone: TimeZone) -> Date {
         let local = Int64(days) * 86_400 + Int64(hour) * 3600
-        return Date(timeIntervalSince1970: TimeInterval(ZonedTime.utc(localSeconds: local, in: zone)))
+        return Date(unixSeconds: ZonedTime.utc(localSeconds: local, in: zone))
     }
 }

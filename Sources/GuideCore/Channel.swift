@@ -29,6 +29,9 @@ public struct Icon: Hashable, Codable, Sendable {
     public var width: Int?
     public var height: Int?
 
+    /// The widths and heights in pixels a feed may state; others are left out.
+    public static let sizeRange = 0...100_000
+
     public init(src: String, width: Int? = nil, height: Int? = nil) {
         self.src = src
         self.width = width

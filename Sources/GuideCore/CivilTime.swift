@@ -51,7 +51,7 @@ public enum CivilTime {
 
     /// Appends ``iso8601(_:)``'s text without making a string: the JSON API writes thousands per answer.
     public static func appendISO8601(_ date: Date, to bytes: inout [UInt8]) {
-        let c = components(Int64(date.timeIntervalSince1970.rounded(.down)))
+        let c = components(date.unixSeconds)
         append(c.year, width: 4, to: &bytes); bytes.append(UInt8(ascii: "-"))
         append(c.month, width: 2, to: &bytes); bytes.append(UInt8(ascii: "-"))
         append(c.day, width: 2, to: &bytes); bytes.append(UInt8(ascii: "T"))
@@ -120,7 +120,7 @@ public enum CivilTime {
         guard utf8.isEmpty, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
               hour <= 23, minute <= 59, second <= 60 else { return nil }
         let seconds = days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
-        return Date(timeIntervalSince1970: TimeInterval(seconds))
+        return Date(unixSeconds: Int64(seconds))
     }
 
     static func pad(_ value: Int, _ width: Int) -> String {

@@ -35,6 +35,9 @@ public struct XMLTVNSNumber: Hashable, Codable, Sendable {
         self.partCount = partCount
     }
 
+    /// The indexes and totals a feed may write: a number outside makes the whole value unreadable (kept as text).
+    public static let numberRange = 0...99_999_999
+
     /// Reads `season[/count].episode[/count].part[/count]`; whitespace is ignored, every part may be empty.
     public init?(parsing value: String) {
         let fields = value.filter { !$0.isWhitespace }.split(separator: ".", omittingEmptySubsequences: false)
@@ -42,8 +45,8 @@ public struct XMLTVNSNumber: Hashable, Codable, Sendable {
         var numbers: [(index: Int?, count: Int?)] = []
         for field in fields {
             let halves = field.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-            let index = halves.first.flatMap { Int($0) }
-            let count = halves.count > 1 ? Int(halves[1]) : nil
+            let index = halves.first.flatMap { Bounded.integer($0, in: Self.numberRange) }
+            let count = halves.count > 1 ? Bounded.integer(halves[1], in: Self.numberRange) : nil
             if let first = halves.first, !first.isEmpty, index == nil { return nil }
             if halves.count > 1, !halves[1].isEmpty, count == nil { return nil }
             numbers.append((index.map { $0 + 1 }, count))

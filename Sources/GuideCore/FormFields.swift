@@ -36,3 +36,45 @@ public struct FormFields: Sendable {
         return spaced.removingPercentEncoding ?? spaced
     }
 }
+
+/// A form or query field that does not hold what it must: its message says what to send instead.
+public struct FieldError: Error, Sendable {
+    public let name: String
+    public let message: String
+
+    public init(name: String, message: String) {
+        self.name = name
+        self.message = message
+    }
+}
+
+extension FormFields {
+    /// The whole number in field `name`, nil when absent or blank; a ``FieldError`` naming `label` and the range when
+    /// it is anything else.
+    public func integer(_ name: String, in range: ClosedRange<Int>, label: String? = nil) throws(FieldError) -> Int? {
+        guard let text = self[name] else { return nil }
+        guard let value = Bounded.integer(text, in: range) else {
+            throw FieldError(name: name, message: "\(label ?? name) takes a whole number \(Bounded.describe(range)), not \(Self.quoted(text))")
+        }
+        return value
+    }
+
+    /// The decimal number in field `name` (`1.5`), nil when absent or blank; a ``FieldError`` when it is anything else.
+    public func decimal(_ name: String, in range: ClosedRange<Double>, label: String? = nil) throws(FieldError) -> Double? {
+        guard let text = self[name] else { return nil }
+        guard let value = Bounded.decimal(text, in: range) else {
+            let bounds = "from \(Self.plain(range.lowerBound)) to \(Self.plain(range.upperBound))"
+            throw FieldError(name: name, message: "\(label ?? name) takes a number \(bounds), not \(Self.quoted(text))")
+        }
+        return value
+    }
+
+    /// A value for a message: quoted, and cut short when long.
+    static func quoted(_ text: String) -> String {
+        "\"\(text.count > 40 ? text.prefix(40) + "…" : Substring(text))\""
+    }
+
+    private static func plain(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}

@@ -47,6 +47,25 @@ public struct SourceDefinition: Codable, Hashable, Sendable {
         self.days = days
     }
 
+    /// The priorities an admin may give.
+    public static let priorityRange = -1_000_000...1_000_000
+    /// How often a source may be refreshed, in seconds: every 5 minutes to once a year.
+    public static let refreshIntervalRange = 300...(366 * 86_400)
+    /// The time shifts that are shifts, in seconds: up to 48 hours either way.
+    public static let timeShiftRange = -(48 * 3600)...(48 * 3600)
+    /// How many days of a TVmaze schedule to fetch.
+    public static let daysRange = 1...30
+    /// ``refreshIntervalRange`` in hours, as forms and the CLI take it.
+    public static let refreshHoursRange = (Double(refreshIntervalRange.lowerBound) / 3600)...(Double(refreshIntervalRange.upperBound) / 3600)
+    /// ``timeShiftRange`` in minutes, as forms and the CLI take it.
+    public static let timeShiftMinutesRange = (timeShiftRange.lowerBound / 60)...(timeShiftRange.upperBound / 60)
+
+    /// Seconds for an interval given in hours within ``refreshHoursRange`` (checked: an hours figure from outside).
+    public static func refreshInterval(hours: Double) -> Int? {
+        guard Bounded.decimal(String(hours), in: refreshHoursRange) != nil else { return nil }
+        return Int((hours * 3600).rounded())
+    }
+
     /// Why the definition cannot work, or nil. Checked before it is stored.
     public var problem: String? {
         if name.rawValue.isEmpty || name.rawValue.count > 100 { return "a source's name has 1 to 100 characters" }
@@ -55,10 +74,11 @@ public struct SourceDefinition: Codable, Hashable, Sendable {
            !["http", "https", "file"].contains(scheme) {
             return "\(name): only http, https and file locations can be fetched, not \(scheme)"
         }
-        if refreshInterval < 300 { return "\(name): refresh at most every 5 minutes (--interval 300 or more)" }
-        if abs(timeShift) > 48 * 3600 { return "\(name): a time shift of more than 48 hours is not a time shift" }
+        if !Self.priorityRange.contains(priority) { return "\(name): the priority is \(Bounded.describe(Self.priorityRange))" }
+        if !Self.refreshIntervalRange.contains(refreshInterval) { return "\(name): refresh every 5 minutes to once a year" }
+        if !Self.timeShiftRange.contains(timeShift) { return "\(name): a time shift of more than 48 hours is not a time shift" }
         if let localZone, TimeZone(identifier: localZone) == nil { return "\(name): \(localZone) is not a time zone (try Europe/London)" }
-        if !(1...30).contains(days) { return "\(name): fetch 1 to 30 days" }
+        if !Self.daysRange.contains(days) { return "\(name): fetch 1 to 30 days" }
         if format == .radiotimes, location.contains("{channel}"), channels.isEmpty {
             return "\(name): name the Radio Times channels to fetch (--channels 26,92)"
         }

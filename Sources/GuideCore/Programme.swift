@@ -21,6 +21,12 @@ public struct Programme: Hashable, Codable, Sendable {
     public var originalLanguage: LocalizedText?
     /// Running time without adverts, in seconds.
     public var length: Int?
+
+    /// The lengths a programme may state, in seconds: up to 31 days. A feed saying more is repaired (the length is
+    /// ignored, and the stop comes from the next programme).
+    public static let lengthRange = 0...(31 * 86_400)
+    /// ``lengthRange`` in minutes, for feeds that count in minutes (Radio Times, TVmaze runtimes).
+    public static let lengthMinutesRange = 0...(lengthRange.upperBound / 60)
     public var icons: [Icon] = []
     public var urls: [String] = []
     public var countries: [LocalizedText] = []

@@ -19,14 +19,12 @@ public struct TimeWindow: Hashable, Codable, Sendable {
 
     /// The calendar day `day` (`YYYY-MM-DD`) in `timeZone`, from midnight (or `startHour`) to the next.
     public static func day(_ day: String, in timeZone: TimeZone, startHour: Int = 0) -> TimeWindow? {
-        let parts = day.split(separator: "-")
-        guard parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let dayOfMonth = Int(parts[2]),
-              (1...12).contains(month), (1...31).contains(dayOfMonth) else { return nil }
+        guard let date = CivilDate(day) else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        let components = DateComponents(year: year, month: month, day: dayOfMonth, hour: startHour)
+        let components = DateComponents(year: date.year, month: date.month, day: date.day, hour: startHour)
         guard let start = calendar.date(from: components),
-              calendar.component(.day, from: start) == dayOfMonth,
+              calendar.component(.day, from: start) == date.day,
               let end = calendar.date(byAdding: .day, value: 1, to: start) else { return nil }
         return TimeWindow(start: start, end: end)
     }

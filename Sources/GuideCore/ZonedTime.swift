@@ -28,6 +28,6 @@ public enum ZonedTime {
     }
 
     static func offset(_ zone: TimeZone, _ seconds: Int64) -> Int {
-        zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        zone.secondsFromGMT(for: Date(unixSeconds: seconds))
     }
 }

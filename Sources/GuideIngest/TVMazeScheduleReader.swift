@@ -61,7 +61,7 @@ struct TVMazeScheduleReader {
                 try emit(.channel(Channel(id: channel, displayNames: [LocalizedText(outlet.name)])))
             }
             var programme = Programme(channel: channel, start: start,
-                                      stop: episode.runtime.map { start.addingTimeInterval(TimeInterval($0 * 60)) },
+                                      stop: episode.runtime.flatMap { Bounded.clamped($0, to: Programme.lengthMinutesRange) }.map { start.addingTimeInterval(TimeInterval($0) * 60) },
                                       titles: [LocalizedText(show.name)])
             if let name = episode.name, !name.isEmpty, name != show.name { programme.subTitles = [LocalizedText(name)] }
             if let summary = episode.summary.map(HTMLText.plain), !summary.isEmpty {
@@ -83,8 +83,8 @@ struct TVMazeScheduleReader {
         guard let airtime = episode.airtime, !airtime.isEmpty else { return nil }
         if let localZone, let airdate = episode.airdate,
            let local = CivilTime.parseISO8601("\(airdate)T\(airtime)Z") {
-            let seconds = Int64(local.timeIntervalSince1970)
-            return Date(timeIntervalSince1970: TimeInterval(seconds - Int64(XMLTVTimestamp.offset(in: localZone, localSeconds: seconds))))
+            let seconds = local.unixSeconds
+            return Date(unixSeconds: seconds - Int64(XMLTVTimestamp.offset(in: localZone, localSeconds: seconds)))
         }
         return episode.airstamp.flatMap(CivilTime.parseISO8601)
     }

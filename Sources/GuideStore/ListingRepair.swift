@@ -127,6 +127,6 @@ struct ListingRepair {
     }
 
     private static func date(_ seconds: Int64) -> Date {
-        Date(timeIntervalSince1970: TimeInterval(seconds))
+        Date(unixSeconds: seconds)
     }
 }

@@ -23,9 +23,10 @@ public struct PreparedProgramme: Sendable {
 
     public init(_ programme: Programme, line: Int?) {
         channel = programme.channel
-        start = Int64(programme.start.timeIntervalSince1970)
-        knownStop = programme.stop.map { Int64($0.timeIntervalSince1970) }
-        provisionalStop = knownStop ?? start + Int64(programme.length.flatMap { $0 > 0 ? $0 : nil } ?? 3600)
+        start = programme.start.unixSeconds
+        knownStop = programme.stop?.unixSeconds
+        let length = programme.length.map { Bounded.clamped($0, to: Programme.lengthRange) }.flatMap { $0 > 0 ? $0 : nil } ?? 3600
+        provisionalStop = knownStop ?? start + Int64(length)
         title = programme.title
         clumpIndex = programme.clumpIndex
         self.line = line

@@ -36,7 +36,7 @@ public final class SQLiteListingStore: ListingStore {
     }
 
     public func importListings(from source: SourceName, _ body: (ListingSink) throws -> Void) throws -> ImportSummary {
-        let startedAt = Int64(now().timeIntervalSince1970)
+        let startedAt = now().unixSeconds
         return try mapErrors {
             try pool.write { db in
                 let session = try SQLiteImportSession(db: db, source: source, startedAt: startedAt)
@@ -60,7 +60,7 @@ public final class SQLiteListingStore: ListingStore {
             try pool.read { db in
                 let generation = try ScheduleIndex.generation(db)
                 let updated = try Int64.fetchOne(db, sql: "SELECT max(imported_at) FROM source")
-                return GuideVersion(generation: generation, updated: updated.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+                return GuideVersion(generation: generation, updated: updated.map { Date(unixSeconds: $0) })
             }
         }
     }

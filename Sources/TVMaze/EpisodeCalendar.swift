@@ -80,7 +80,7 @@ public enum EpisodeCalendar {
     }
 
     static func utc(_ instant: Date) -> String {
-        let parts = CivilTime.components(Int64(instant.timeIntervalSince1970.rounded(.down)))
+        let parts = CivilTime.components(instant.unixSeconds)
         return String(format: "%04d%02d%02dT%02d%02d%02dZ", parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second)
     }
 

@@ -13,7 +13,7 @@ public struct Airing: Hashable, Sendable {
 
     /// When it ends: the start plus the runtime (an hour when TVmaze has none); nil for all-day releases.
     public var end: Date? {
-        time.instant.map { $0.addingTimeInterval(TimeInterval(episode.runtime ?? 60) * 60) }
+        time.instant.map { $0.addingTimeInterval(TimeInterval(Bounded.clamped(episode.runtime ?? 60, to: Programme.lengthMinutesRange)) * 60) }
     }
 
     /// Whether it has not yet finished at `instant`.

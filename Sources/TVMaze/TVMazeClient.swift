@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 import GuideIngest
 import GuideStore
 import NIOCore
@@ -12,6 +13,11 @@ import NIOCore
 /// URLs are built from ids and the configured base URL, never from the `_links` in answers (they name
 /// api.tvmaze.com), so a mirror or a test server can stand in.
 public final class TVMazeClient: Sendable {
+    /// The show, episode and person ids a request may ask about (TVmaze's run to a few million); others are not asked.
+    public static let idRange = 1...999_999_999
+    /// The season numbers a request may name (TVmaze numbers some seasons by year).
+    public static let seasonRange = 0...99_999
+
     public struct Policy: Sendable {
         /// Tries in all for one request (429, 5xx, dropped connections).
         public var tries = 3
@@ -253,7 +259,7 @@ public final class TVMazeClient: Sendable {
                 case 429, 500...599:
                     _ = try? await read(reply, url: url)
                     lastError = .status(reply.status, url: url.absoluteString)
-                    if let retryAfter = reply.headers["retry-after"].flatMap(Self.seconds) {
+                    if let retryAfter = reply.headers["retry-after"].flatMap({ HTTPDate.retryAfter($0, now: Date()) }) {
                         guard retryAfter <= policy.longestRetryAfter else { throw lastError }
                         wait = max(retryAfter, .zero)
                     }
@@ -280,11 +286,6 @@ public final class TVMazeClient: Sendable {
             }
         }
         return body
-    }
-
-    /// `Retry-After` in seconds (the HTTP-date form is not used by TVmaze and is treated as absent).
-    static func seconds(_ text: String) -> Duration? {
-        Int(text.trimmingCharacters(in: .whitespaces)).map { .seconds(max(0, $0)) }
     }
 
     static func describe(_ error: any Error) -> String {

@@ -15,7 +15,7 @@ struct RadioTimesNumbering {
         var episodePart = text
         var season: Int?
         if let range = text.range(of: #"(,\s*)?series\s+(\d+)"#, options: [.regularExpression, .caseInsensitive]) {
-            season = Int(text[range].filter(\.isNumber))
+            season = Bounded.integer(String(text[range].filter(\.isNumber)), in: XMLTVNSNumber.numberRange)
             episodePart = String(text[..<range.lowerBound]) + String(text[range.upperBound...])
         }
         episodePart = episodePart.trimmingCharacters(in: .whitespaces)
@@ -25,7 +25,7 @@ struct RadioTimesNumbering {
         if let range = episodePart.range(of: #"^(\d+)[A-Za-z`]?((\s*(&|and)\s*\d+)|(/\d+(?=/)))?(/(\d+))?"#,
                                          options: .regularExpression) {
             let matched = String(episodePart[range])
-            let numbers = matched.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+            let numbers = matched.split(whereSeparator: { !$0.isNumber }).compactMap { Bounded.integer($0, in: XMLTVNSNumber.numberRange) }
             episode = numbers.first
             if matched.contains("/"), let last = numbers.last, numbers.count >= 2 { total = last }
             episodePart = String(episodePart[range.upperBound...]).trimmingCharacters(in: .whitespaces)

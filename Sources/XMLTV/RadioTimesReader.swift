@@ -82,14 +82,14 @@ public struct RadioTimesReader {
         }
         while title.hasSuffix("|") || title.hasSuffix(":") { title.removeLast() }
         guard !title.isEmpty, let local = Self.localSeconds(date: fields[19], time: fields[20]),
-              let minutes = Int(fields[22]), minutes >= 0 else {
+              let minutes = Bounded.integer(fields[22], in: Programme.lengthMinutesRange) else {
             issues.record(ListingIssue(kind: .skipped, line: line, channel: channel.id, title: title.isEmpty ? nil : title,
-                                       message: "a programme without a readable title, date (DD/MM/YYYY), start (HH:MM) or duration was skipped"))
+                                       message: "a programme without a readable title, date (DD/MM/YYYY), start (HH:MM) or duration (whole minutes \(Bounded.describe(Programme.lengthMinutesRange))) was skipped"))
             return nil
         }
         let start = ZonedTime.utc(localSeconds: local, in: zone, prefer: preference)
-        var programme = Programme(channel: channel.id, start: Date(timeIntervalSince1970: TimeInterval(start)),
-                                  stop: Date(timeIntervalSince1970: TimeInterval(start + Int64(minutes) * 60)),
+        var programme = Programme(channel: channel.id, start: Date(unixSeconds: start),
+                                  stop: Date(unixSeconds: start + Int64(minutes) * 60),
                                   titles: [LocalizedText(title)])
         let flags = (6...13).map { flag(fields[$0], name: Self.flagNames[$0 - 6]) }
         let isFilm = flags[1]
@@ -107,7 +107,7 @@ public struct RadioTimesReader {
             episodeTitle = episodeTitle.isEmpty ? numbering.leftover : "\(numbering.leftover): \(episodeTitle)"
         }
         if !episodeTitle.isEmpty { programme.subTitles = [LocalizedText(episodeTitle)] }
-        if fields[3].count == 4, Int(fields[3]) != nil { programme.date = fields[3] }
+        if fields[3].count == 4, Bounded.integer(fields[3], in: 0...9999) != nil { programme.date = fields[3] }
         if !fields[4].isEmpty {
             programme.credits += fields[4].split(separator: ",").map {
                 Credit(role: .director, name: $0.trimmingCharacters(in: .whitespaces))
@@ -122,7 +122,7 @@ public struct RadioTimesReader {
         }
         if flags[5] { programme.isNew = true }
         if flags[6] { programme.subtitles.append(Subtitles(type: "deaf-signed")) }
-        if isFilm, let stars = Int(fields[14]), (0...5).contains(stars) {
+        if isFilm, let stars = Bounded.integer(fields[14], in: 0...5) {
             programme.starRatings.append(Rating(system: "Radio Times Film Rating", value: "\(stars)/5"))
         }
         if !fields[15].isEmpty { programme.ratings.append(Rating(system: "BBFC", value: fields[15])) }
@@ -173,10 +173,10 @@ public struct RadioTimesReader {
     /// `DD/MM/YYYY` and `HH:MM` as seconds, counting the local time as if it were UTC.
     static func localSeconds(date: String, time: String) -> Int64? {
         let d = date.split(separator: "/"), t = time.split(separator: ":")
-        guard d.count == 3, t.count == 2, let day = Int(d[0]), let month = Int(d[1]), let year = Int(d[2]),
-              let hour = Int(t[0]), let minute = Int(t[1]), (1...12).contains(month),
-              (1...CivilTime.daysIn(month: month, year: year)).contains(day), (0...23).contains(hour),
-              (0...59).contains(minute) else { return nil }
+        guard d.count == 3, t.count == 2, let year = Bounded.integer(d[2], in: 1...9999),
+              let month = Bounded.integer(d[1], in: 1...12),
+              let day = Bounded.integer(d[0], in: 1...CivilTime.daysIn(month: month, year: year)),
+              let hour = Bounded.integer(t[0], in: 0...23), let minute = Bounded.integer(t[1], in: 0...59) else { return nil }
         return Int64(CivilTime.days(year: year, month: month, day: day)) * 86_400 + Int64(hour * 3600 + minute * 60)
     }
 }

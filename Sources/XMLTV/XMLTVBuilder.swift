@@ -308,12 +308,12 @@ struct XMLTVBuilder {
             stop = XMLTVTimestamp.parse(stopRaw, localZone: localZone)
             if stop == nil {
                 issues.record(ListingIssue(kind: .invalidValue, line: line, channel: ChannelID(channelID),
-                                           start: Date(timeIntervalSince1970: TimeInterval(start)),
+                                           start: Date(unixSeconds: start),
                                            message: "stop \"\(String(decoding: stopRaw, as: UTF8.self))\" is not an XMLTV time; treated as missing"))
             }
         }
-        programme = Programme(channel: ChannelID(channelID), start: Date(timeIntervalSince1970: TimeInterval(start)),
-                              stop: stop.map { Date(timeIntervalSince1970: TimeInterval($0)) }, titles: [])
+        programme = Programme(channel: ChannelID(channelID), start: Date(unixSeconds: start),
+                              stop: stop.map { Date(unixSeconds: $0) }, titles: [])
         if let clump = attributes.string("clumpidx", issues: &entityIssues), clump != "0/1" {
             programme?.clumpIndex = clump
         }
@@ -338,16 +338,14 @@ struct XMLTVBuilder {
 
     private mutating func finishLength() {
         let value = textString()
-        guard let number = Int(value), number >= 0 else {
+        let unit = switch secondaryAttribute { case "seconds": 1; case "hours": 3600; default: 60 }
+        let range = Programme.lengthRange.lowerBound...(Programme.lengthRange.upperBound / unit)
+        guard let number = Bounded.integer(value, in: range) else {
             issues.record(ListingIssue(kind: .invalidValue, line: programmeLine, channel: programme?.channel,
-                                       message: "length \"\(value)\" is not a whole number; ignored"))
+                                       message: "length \"\(value)\" is not a whole number \(Bounded.describe(range)) (\(secondaryAttribute ?? "minutes")); ignored"))
             return
         }
-        switch secondaryAttribute {
-        case "seconds": programme?.length = number
-        case "hours": programme?.length = number * 3600
-        default: programme?.length = number * 60
-        }
+        programme?.length = number * unit
     }
 
     // MARK: - Small pieces
@@ -381,8 +379,8 @@ struct XMLTVBuilder {
     private func icon(_ attributes: Attributes) -> Icon? {
         var ignored = EntityIssues()
         guard let src = attributes.string("src", issues: &ignored), !src.isEmpty else { return nil }
-        return Icon(src: src, width: attributes.string("width", issues: &ignored).flatMap { Int($0) },
-                    height: attributes.string("height", issues: &ignored).flatMap { Int($0) })
+        return Icon(src: src, width: attributes.string("width", issues: &ignored).flatMap { Bounded.integer($0, in: Icon.sizeRange) },
+                    height: attributes.string("height", issues: &ignored).flatMap { Bounded.integer($0, in: Icon.sizeRange) })
     }
 
     static func yesNo(_ value: String) -> Bool? {

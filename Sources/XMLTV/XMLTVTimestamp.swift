@@ -49,12 +49,12 @@ public enum XMLTVTimestamp {
 
     /// Parses a timestamp given as text.
     public static func date(_ text: String) -> Date? {
-        parse(Array(text.utf8)).map { Date(timeIntervalSince1970: TimeInterval($0)) }
+        parse(Array(text.utf8)).map { Date(unixSeconds: $0) }
     }
 
     /// Writes an instant as `YYYYMMDDhhmmss +0000`, the form every reader understands.
     public static func format(_ date: Date) -> String {
-        let c = CivilTime.components(Int64(date.timeIntervalSince1970.rounded(.down)))
+        let c = CivilTime.components(date.unixSeconds)
         func pad(_ value: Int, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text

@@ -39,7 +39,7 @@ struct ListingsCommand: ParsableCommand {
 enum DayOption {
     static func window(_ day: String?, zone: TimeZone = .current, now: Date = Date()) throws -> TimeWindow {
         let text = day ?? {
-            let c = CivilTime.components(Int64(now.timeIntervalSince1970) + Int64(zone.secondsFromGMT(for: now)))
+            let c = CivilTime.components(now.unixSeconds + Int64(zone.secondsFromGMT(for: now)))
             return String(format: "%04d-%02d-%02d", c.year, c.month, c.day)
         }()
         guard let window = TimeWindow.day(text, in: zone) else {

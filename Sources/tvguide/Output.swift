@@ -22,7 +22,7 @@ enum Output {
 
     /// `18:30` in the viewer's zone.
     static func clock(_ date: Date, _ zone: TimeZone = .current) -> String {
-        let seconds = Int64(date.timeIntervalSince1970) + Int64(zone.secondsFromGMT(for: date))
+        let seconds = date.unixSeconds + Int64(zone.secondsFromGMT(for: date))
         let c = CivilTime.components(seconds)
         return String(format: "%02d:%02d", c.hour, c.minute)
     }

@@ -32,10 +32,25 @@ struct SourcesCommand: ParsableCommand {
         @Option(help: ArgumentHelp("TVmaze: days to fetch from today (default 7).", valueName: "n"))
         var days: Int?
 
-        func apply(to definition: inout SourceDefinition) {
-            if let priority { definition.priority = priority }
-            if let interval { definition.refreshInterval = Int(interval * 3600) }
-            if let shiftMinutes { definition.timeShift = shiftMinutes * 60 }
+        func apply(to definition: inout SourceDefinition) throws {
+            if let priority {
+                guard SourceDefinition.priorityRange.contains(priority) else {
+                    throw ValidationError("--priority takes a whole number \(Bounded.describe(SourceDefinition.priorityRange))")
+                }
+                definition.priority = priority
+            }
+            if let interval {
+                guard let seconds = SourceDefinition.refreshInterval(hours: interval) else {
+                    throw ValidationError("--interval takes hours from 0.083 (5 minutes) to \(Int(SourceDefinition.refreshHoursRange.upperBound)) (a year)")
+                }
+                definition.refreshInterval = seconds
+            }
+            if let shiftMinutes {
+                guard SourceDefinition.timeShiftMinutesRange.contains(shiftMinutes) else {
+                    throw ValidationError("--shift takes whole minutes \(Bounded.describe(SourceDefinition.timeShiftMinutesRange))")
+                }
+                definition.timeShift = shiftMinutes * 60
+            }
             if let localZone { definition.localZone = localZone == "none" ? nil : localZone }
             if let channels {
                 definition.channels = channels.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -43,7 +58,12 @@ struct SourcesCommand: ParsableCommand {
                 // Naming channels for a feed that offers many means: only these.
                 if definition.format != .radiotimes { definition.keepNewChannels = definition.channels.isEmpty }
             }
-            if let days { definition.days = days }
+            if let days {
+                guard SourceDefinition.daysRange.contains(days) else {
+                    throw ValidationError("--days takes a whole number \(Bounded.describe(SourceDefinition.daysRange))")
+                }
+                definition.days = days
+            }
         }
     }
 
@@ -65,7 +85,7 @@ struct SourcesCommand: ParsableCommand {
 
         func run() throws {
             var definition = SourceDefinition(name: SourceName(name), format: format, location: location)
-            settings.apply(to: &definition)
+            try settings.apply(to: &definition)
             let database = try store.open()
             try CLIFailure.translating { try database.addSource(definition) }
             Output.line("Added \(name). Fetch it now with: tvguide refresh \(name)")
@@ -128,7 +148,7 @@ struct SourcesCommand: ParsableCommand {
                     throw StoreError(.notFound, "there is no source called \(name); `tvguide sources list` shows them")
                 }
                 if let location { definition.location = location }
-                settings.apply(to: &definition)
+                try settings.apply(to: &definition)
                 try database.updateSource(definition)
             }
             Output.line("Changed \(name).")

@@ -131,7 +131,7 @@ struct FeedFetcher: Sendable {
         case 304 where validators.map { !$0.isEmpty } ?? false: return .notModified
         case 429, 503, 500...599:
             throw Retryable(message: "\(location) answered \(reply.status)\(reply.status == 429 ? " (too many requests)" : "")",
-                            retryAfter: reply.headers["retry-after"].flatMap(Self.retryAfter))
+                            retryAfter: reply.headers["retry-after"].flatMap { HTTPDate.retryAfter($0, now: Date()) })
         default:
             throw IngestError(.download, "\(location) answered \(reply.status); nothing was imported")
         }
@@ -287,16 +287,5 @@ struct FeedFetcher: Sendable {
         // Mid-body, anything else the connection does (an early end, a reset) is a connection breaking off.
         if bytes != nil { return Retryable(message: "the connection to \(location) broke off\(broke): \(error)") }
         return Retryable(message: "cannot reach \(location): \(error)")
-    }
-
-    /// Retry-After as seconds or an HTTP date.
-    static func retryAfter(_ value: String) -> Duration? {
-        if let seconds = Int(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 { return .seconds(seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: value) else { return nil }
-        return .seconds(max(0, Int(date.timeIntervalSinceNow.rounded(.up))))
     }
 }

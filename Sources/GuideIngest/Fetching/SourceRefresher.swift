@@ -127,7 +127,7 @@ public final class SourceRefresher: Sendable {
             let base = definition.location.contains("://") ? definition.location
                 : "\(tvmazeBase)/schedule?country=\(definition.location.uppercased())"
             let separator = base.contains("?") ? "&" : "?"
-            let today = Int(date.timeIntervalSince1970) / 86_400
+            let today = Int(date.unixSeconds) / 86_400
             return (0..<definition.days).map { day in
                 let (year, month, dayOfMonth) = CivilTime.date(days: today + day)
                 return base + separator + "date=" + String(format: "%04d-%02d-%02d", year, month, dayOfMonth)

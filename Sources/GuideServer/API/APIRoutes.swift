@@ -113,7 +113,7 @@ struct APIRoutes: Sendable {
     }
 
     func programme(_ text: String) async throws -> ProgrammeDocument {
-        guard let id = Int64(text) else {
+        guard let id = Bounded.integer(text, in: 1...Int64.max) else {
             throw HTTPError(.badRequest, message: "\(text) is not a programme id: ids are whole numbers")
         }
         return try await blocking {

@@ -37,10 +37,10 @@ struct QueryParameters {
 
     /// A whole number in `range`, or `fallback` when absent.
     func integer(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws -> Int {
-        guard let text = string(name) else { return fallback }
-        guard let value = Int(text), range.contains(value) else {
-            throw HTTPError(.badRequest, message: "\(name)=\(text) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        do {
+            return try fields.integer(name, in: range) ?? fallback
+        } catch {
+            throw HTTPError(.badRequest, message: error.message)
         }
-        return value
     }
 }

@@ -80,9 +80,13 @@ struct CalendarFeed: Sendable {
     }
 
     static func number(_ form: FormFields, _ name: String, _ range: ClosedRange<Int>, _ label: String) throws -> Int {
-        guard let value = form[name].flatMap(Int.init), range.contains(value) else {
-            throw HTTPError(.badRequest, message: "\(label) takes a whole number from \(range.lowerBound) to \(range.upperBound).")
+        do throws(FieldError) {
+            guard let value = try form.integer(name, in: range, label: label) else {
+                throw FieldError(name: name, message: "\(label) takes a whole number \(Bounded.describe(range)).")
+            }
+            return value
+        } catch {
+            throw HTTPError(.badRequest, message: error.message)
         }
-        return value
     }
 }

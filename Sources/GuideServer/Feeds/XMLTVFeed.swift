@@ -26,7 +26,7 @@ struct XMLTVFeed: Sendable {
         let version = try await blocking { try site.store.version() }
         let tag = "\"tvguide-\(version.generation)\(compressed ? "-gz" : "")\""
         var headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache"]
-        if let updated = version.updated { headers[.lastModified] = Self.httpDate(updated) }
+        if let updated = version.updated { headers[.lastModified] = HTTPDate.format(updated) }
         headers[.contentType] = compressed ? "application/gzip" : "application/xml; charset=utf-8"
         if Self.isUnchanged(request, tag: tag, updated: version.updated) {
             return Response(status: .notModified, headers: headers)
@@ -42,31 +42,10 @@ struct XMLTVFeed: Sendable {
         if let match = request.headers[.ifNoneMatch] {
             return match == "*" || match.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == tag }
         }
-        if let since = request.headers[.ifModifiedSince].flatMap(parseHTTPDate), let updated {
+        if let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.parse), let updated {
             return updated.timeIntervalSince1970.rounded(.down) <= since.timeIntervalSince1970
         }
         return false
-    }
-
-    /// `Sat, 15 Feb 2026 20:00:00 GMT`.
-    static func httpDate(_ date: Date) -> String {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
-        let parts = CivilTime.components(seconds)
-        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][Int(((seconds / 86_400) % 7 + 7) % 7)]
-        let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][parts.month - 1]
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
-        return "\(weekday), \(two(parts.day)) \(month) \(parts.year) \(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)) GMT"
-    }
-
-    static func parseHTTPDate(_ text: String) -> Date? {
-        let parts = text.split(separator: " ")
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let monthIndex = months.firstIndex(of: String(parts[2])),
-              let year = Int(parts[3]) else { return nil }
-        let time = parts[4].split(separator: ":").compactMap { Int($0) }
-        guard time.count == 3 else { return nil }
-        let days = CivilTime.days(year: year, month: monthIndex + 1, day: day)
-        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + time[0] * 3600 + time[1] * 60 + time[2]))
     }
 }
 

@@ -100,7 +100,7 @@ struct AdminPages: Sendable {
     func deleteProfile(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
         let admin = try site.requireAdmin(request, context)
         let form = try await site.form(request, context)
-        guard let id = form["id"].flatMap(Int64.init).map(ProfileID.init(rawValue:)), id != admin.id else {
+        guard let id = form["id"].flatMap({ Bounded.integer($0, in: 1...Int64.max) }).map(ProfileID.init(rawValue:)), id != admin.id else {
             return try await adminPage(request, context, message: "Choose another profile to remove; you cannot remove your own.",
                                        isError: true, status: .badRequest)
         }
@@ -124,7 +124,7 @@ struct AdminPages: Sendable {
     func revokeToken(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
         let admin = try site.requireAdmin(request, context)
         let form = try await site.form(request, context)
-        guard let id = form["id"].flatMap(Int64.init) else { throw HTTPError(.badRequest, message: "Which token? The form sent none.") }
+        guard let id = form["id"].flatMap({ Bounded.integer($0, in: 1...Int64.max) }) else { throw HTTPError(.badRequest, message: "Which token? The form sent none.") }
         let site = self.site
         try await blocking { try site.store.revokeAPIToken(id, of: admin.id) }
         return try await adminPage(request, context, message: "Revoked the token: programs using it are refused from now on.")
@@ -162,7 +162,7 @@ struct AdminPages: Sendable {
     func saveSettings(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
         let profile = try site.requireProfile(request, context)
         let form = try await site.form(request, context)
-        guard let hour = form["dayStart"].flatMap(Int.init), (0...23).contains(hour) else {
+        guard let hour = form["dayStart"].flatMap({ Bounded.integer($0, in: 0...23) }) else {
             throw HTTPError(.badRequest, message: "The day starts at an hour from 0 to 23.")
         }
         let zone = form["zone"]

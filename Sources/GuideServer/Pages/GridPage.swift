@@ -80,7 +80,7 @@ struct GridPage: Sendable {
         let focusChannel = query.string("channel")
         let focusTime = try query.instant("at")
         let requestedPage = try query.integer("page", in: 0...100_000, default: 0)
-        let panelID = query.string("p").flatMap(Int64.init)
+        let panelID = query.string("p").flatMap { Bounded.integer($0, in: 1...Int64.max) }
         let site = self.site
 
         return try await blocking {
@@ -131,8 +131,8 @@ struct GridPage: Sendable {
                 previousDay: dayIndex > 0 ? link(days[dayIndex - 1], zoom, 0) : nil,
                 nextDay: dayIndex + 1 < days.count ? link(days[dayIndex + 1], zoom, 0) : nil,
                 todayLink: days.contains(today) ? link(today, zoom, 0) + "&at=\(CivilTime.iso8601(now))" : nil,
-                dayStart: Int64(window.start.timeIntervalSince1970), dayEnd: Int64(window.end.timeIntervalSince1970),
-                dayMinutes: Int(window.duration / 60), now: Int64(now.timeIntervalSince1970),
+                dayStart: window.start.unixSeconds, dayEnd: window.end.unixSeconds,
+                dayMinutes: Int(window.duration / 60), now: now.unixSeconds,
                 nowOffset: window.start <= now && now < window.end ? Int(now.timeIntervalSince(window.start) / 60) : nil,
                 zoom: zoom,
                 zooms: Self.zooms.map { ZoomLink(label: $0 < 60 ? "\($0) min" : "\($0 / 60) h", minutes: $0, link: link(day, $0, page),
@@ -143,7 +143,7 @@ struct GridPage: Sendable {
                 previousPage: page > 0 ? link(day, zoom, page - 1) : nil,
                 nextPage: page + 1 < pageCount ? link(day, zoom, page + 1) : nil,
                 legend: Genre.allCases.map { LegendEntry(genre: $0.rawValue, label: $0.label) },
-                focusChannel: focusChannel ?? "", focusTime: focusTime.map { Int64($0.timeIntervalSince1970) },
+                focusChannel: focusChannel ?? "", focusTime: focusTime.map(\.unixSeconds),
                 panel: panel, closePanel: link(day, zoom, page), notice: notice, isChosenLineup: lineup.isChosen,
                 zone: clock.zone.identifier)
             return try site.page("grid", model)

@@ -19,7 +19,7 @@ struct ProgrammePage: Sendable {
     }
 
     func render(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        guard let text = context.parameters.get("id"), let id = Int64(text) else {
+        guard let text = context.parameters.get("id"), let id = Bounded.integer(text, in: 1...Int64.max) else {
             throw HTTPError(.badRequest, message: "A programme's address ends in its number, like /programmes/42.")
         }
         let isPanel = request.uri.queryParameters.get("part") == "panel"

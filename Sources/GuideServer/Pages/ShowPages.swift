@@ -167,7 +167,7 @@ struct ShowPages: Sendable {
 
     func season(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
         let id = try Self.id(context)
-        guard let number = context.parameters.get("number").flatMap(Int.init) else { throw HTTPError(.notFound) }
+        guard let number = context.parameters.get("number").flatMap({ Bounded.integer($0, in: TVMazeClient.seasonRange) }) else { throw HTTPError(.notFound) }
         let client = site.series.client
         guard let show = try await site.tvmaze({ try await client.show(id) }) else { throw HTTPError(.notFound, message: "TVmaze has no show \(id).") }
         let episodes = try await site.tvmaze { try await client.episodes(ofShow: id) }
@@ -196,7 +196,9 @@ struct ShowPages: Sendable {
     }
 
     static func id(_ context: GuideRequestContext) throws -> Int {
-        guard let id = context.parameters.get("id").flatMap(Int.init), id > 0 else { throw HTTPError(.notFound, message: "No such show.") }
+        guard let id = context.parameters.get("id").flatMap({ Bounded.integer($0, in: TVMazeClient.idRange) }) else {
+            throw HTTPError(.notFound, message: "No such show.")
+        }
         return id
     }
 

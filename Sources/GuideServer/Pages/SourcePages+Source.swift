@@ -67,7 +67,7 @@ extension SourcePages {
         init(query: (String) -> String?) {
             filter = query("q")?.trimmingCharacters(in: .whitespaces) ?? ""
             show = query("show").flatMap { Self.shows.map(\.value).contains($0) ? $0 : nil } ?? "all"
-            page = max(1, query("page").flatMap(Int.init) ?? 1)
+            page = query("page").flatMap { Bounded.integer($0, in: 1...100_000) } ?? 1
         }
 
         static let shows = [("all", "All"), ("kept", "Kept"), ("dropped", "Dropped"), ("suggested", "With a suggestion"),
@@ -161,30 +161,17 @@ extension SourcePages {
                 }
                 if let location = form["location"] { definition.location = location }
                 if let format = form["format"].flatMap(SourceFormat.init(rawValue:)) { definition.format = format }
-                if let text = form["priority"] {
-                    guard let priority = Int(text) else { throw StoreError(.invalid, "the priority is a whole number, not \(text)") }
-                    definition.priority = priority
-                }
-                if let text = form["interval"] {
-                    guard let hours = Double(text), hours.isFinite else { throw StoreError(.invalid, "the interval is a number of hours, not \(text)") }
-                    definition.refreshInterval = Int(hours * 3600)
-                }
-                if let text = form["shift"] {
-                    guard let minutes = Int(text) else { throw StoreError(.invalid, "the shift is whole minutes, not \(text)") }
-                    definition.timeShift = minutes * 60
-                } else {
-                    definition.timeShift = 0
-                }
+                if form["shift"] == nil { definition.timeShift = 0 }
+                try Self.applyNumbers(form, to: &definition)
                 definition.localZone = form["zone"]
                 definition.keepNewChannels = form["keepNew"] != nil
                 if let channels = form.raw("channels") { definition.channels = Self.list(channels) }
-                if let text = form["days"] {
-                    guard let days = Int(text) else { throw StoreError(.invalid, "days is a whole number, not \(text)") }
-                    definition.days = days
-                }
                 if let problem = definition.problem { throw StoreError(.invalid, problem) }
                 try site.store.updateSource(definition)
             }
+        } catch let error as FieldError {
+            return try await editPage(request, context, name: name, view: ChannelView(), message: "Not saved: \(error.message)",
+                                      isError: true, status: .badRequest)
         } catch let error as StoreError {
             let status: HTTPResponse.Status = error.code == .notFound ? .notFound : .badRequest
             if error.code == .notFound { throw HTTPError(status, message: "There is no source called \(name).") }

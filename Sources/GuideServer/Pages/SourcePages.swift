@@ -78,16 +78,17 @@ struct SourcePages: Sendable {
         let name = form["name"] ?? ""
         var definition = SourceDefinition(name: SourceName(name), format: SourceFormat(rawValue: form["format"] ?? "") ?? .xmltv,
                                           location: form["location"] ?? "")
-        if let priority = form["priority"].flatMap(Int.init) { definition.priority = priority }
-        if let hours = form["interval"].flatMap(Double.init) { definition.refreshInterval = Int(hours * 3600) }
         if let channels = form["channels"] { definition.channels = Self.list(channels) }
         do {
+            try Self.applyNumbers(form, to: &definition)
             let site = self.site
             try await blocking { [definition] in
                 if let problem = definition.problem { throw StoreError(.invalid, problem) }
                 try site.store.addSource(definition)
             }
         } catch let error as StoreError {
+            return try await listPage(request, context, message: "Could not add \(name): \(error.message)", isError: true, status: .badRequest)
+        } catch let error as FieldError {
             return try await listPage(request, context, message: "Could not add \(name): \(error.message)", isError: true, status: .badRequest)
         }
         if form["refresh"] != nil, (try? await site.scheduler.start([definition.name])) != nil {
@@ -165,6 +166,22 @@ struct SourcePages: Sendable {
 
     static func megabytes(_ bytes: Int64) -> String {
         String(format: "%.1f MB", Double(bytes) / 1_000_000)
+    }
+
+    /// The form's priority, interval (hours), shift (minutes) and days, each within its range; a field left out
+    /// keeps the definition's value.
+    static func applyNumbers(_ form: FormFields, to definition: inout SourceDefinition) throws(FieldError) {
+        if let priority = try form.integer("priority", in: SourceDefinition.priorityRange, label: "The priority") {
+            definition.priority = priority
+        }
+        if let hours = try form.decimal("interval", in: SourceDefinition.refreshHoursRange, label: "The interval (hours)"),
+           let seconds = SourceDefinition.refreshInterval(hours: hours) {
+            definition.refreshInterval = seconds
+        }
+        if let minutes = try form.integer("shift", in: SourceDefinition.timeShiftMinutesRange, label: "The shift (minutes)") {
+            definition.timeShift = minutes * 60
+        }
+        if let days = try form.integer("days", in: SourceDefinition.daysRange, label: "Days") { definition.days = days }
     }
 
     static func list(_ text: String) -> [String] {

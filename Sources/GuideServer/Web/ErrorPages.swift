@@ -1,3 +1,4 @@
+import GuideCore
 import Hummingbird
 
 /// Errors on pages become pages: a readable message with a way back, or a trip to the sign-in page when a page
@@ -20,15 +21,23 @@ struct ErrorPages: RouterMiddleware {
         } catch let required as SignInRequired {
             let back = required.returnTo.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"
             return Response.redirect(to: "/signin?next=\(back)")
-        } catch let error as HTTPError where !request.uri.path.hasPrefix("/api/") && !request.uri.path.hasPrefix("/grid/") {
-            let chrome = Chrome(csrf: context.csrfToken, signedInName: context.viewer?.profile.name,
-                                isAdmin: context.viewer?.profile.isAdmin ?? false, section: "", assets: assets.version)
-            let message = error.body ?? error.status.reasonPhrase
-            let html = try renderer.render("error", Model(chrome: chrome, title: error.status.reasonPhrase,
-                                                          status: error.status.code, message: message))
-            var response = try HTMLPage(html: html, status: error.status).response(from: request, context: context)
-            for field in error.headers { response.headers.append(field) }
-            return response
+        } catch let error as FieldError {
+            return try page(HTTPError(.badRequest, message: error.message), request, context)
+        } catch let error as HTTPError {
+            return try page(error, request, context)
         }
+    }
+
+    /// `error` as a page; on the API and the grid's row requests it stays an error, for Hummingbird's JSON.
+    private func page(_ error: HTTPError, _ request: Request, _ context: Context) throws -> Response {
+        guard !request.uri.path.hasPrefix("/api/"), !request.uri.path.hasPrefix("/grid/") else { throw error }
+        let chrome = Chrome(csrf: context.csrfToken, signedInName: context.viewer?.profile.name,
+                            isAdmin: context.viewer?.profile.isAdmin ?? false, section: "", assets: assets.version)
+        let message = error.body ?? error.status.reasonPhrase
+        let html = try renderer.render("error", Model(chrome: chrome, title: error.status.reasonPhrase,
+                                                      status: error.status.code, message: message))
+        var response = try HTMLPage(html: html, status: error.status).response(from: request, context: context)
+        for field in error.headers { response.headers.append(field) }
+        return response
     }
 }

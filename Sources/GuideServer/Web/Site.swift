@@ -116,7 +116,7 @@ struct ViewerClock: Sendable {
     }
 
     private func local(_ instant: Date) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
-        CivilTime.components(Int64(instant.timeIntervalSince1970.rounded(.down)) + Int64(zone.secondsFromGMT(for: instant)))
+        CivilTime.components(instant.unixSeconds + Int64(zone.secondsFromGMT(for: instant)))
     }
 
     private static func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }

@@ -26,13 +26,13 @@ extension PostgresListingStore: AccountStore {
                 """).first else { return nil }
             let (_, _, _, _, _, _, hash, failures, lockedUntil) = try row.decode((Int64, String, String, String, Int, String?, String, Int, Int64).self)
             return Credentials(profile: try Self.profile(row), secretHash: hash, failures: failures,
-                               lockedUntil: lockedUntil > 0 ? Date(timeIntervalSince1970: TimeInterval(lockedUntil)) : nil)
+                               lockedUntil: lockedUntil > 0 ? Date(unixSeconds: lockedUntil) : nil)
         }
     }
 
     public func createProfile(name: String, role: Profile.Role, secretKind: Profile.SecretKind, secretHash: String) throws -> Profile {
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        let createdAt = Int64(now().timeIntervalSince1970)
+        let createdAt = now().unixSeconds
         return try pool.withConnection { link in
             do {
                 guard let id = try link.value("""
@@ -56,7 +56,7 @@ extension PostgresListingStore: AccountStore {
     }
 
     public func recordSignIn(_ id: ProfileID, failures: Int, lockedUntil: Date?) throws {
-        let until = lockedUntil.map { Int64($0.timeIntervalSince1970.rounded(.up)) } ?? 0
+        let until = lockedUntil.map(\.unixSecondsRoundedUp) ?? 0
         try change("UPDATE profile SET failed_attempts = \(failures), locked_until = \(until) WHERE id = \(id.rawValue)",
                    missing: "no profile \(id)")
     }
@@ -81,12 +81,12 @@ extension PostgresListingStore: AccountStore {
     }
 
     public func createSession(tokenHash: String, for id: ProfileID, at instant: Date, expires: Date) throws {
-        let createdAt = Int64(instant.timeIntervalSince1970)
+        let createdAt = instant.unixSeconds
         try pool.transaction { link in
             try link.execute("DELETE FROM session WHERE expires_at < \(createdAt)")
             try link.execute("""
                 INSERT INTO session (token_hash, profile_id, created_at, expires_at)
-                VALUES (\(tokenHash), \(id.rawValue), \(createdAt), \(Int64(expires.timeIntervalSince1970)))
+                VALUES (\(tokenHash), \(id.rawValue), \(createdAt), \(expires.unixSeconds))
                 """)
         }
     }
@@ -96,7 +96,7 @@ extension PostgresListingStore: AccountStore {
             try link.query("""
                 SELECT p.id, p.name, p.role, p.secret_kind, p.day_start_hour, p.time_zone
                 FROM session s JOIN profile p ON p.id = s.profile_id
-                WHERE s.token_hash = \(tokenHash) AND s.expires_at > \(Int64(instant.timeIntervalSince1970))
+                WHERE s.token_hash = \(tokenHash) AND s.expires_at > \(instant.unixSeconds)
                 """).first.map(Self.profile)
         }
     }
@@ -106,13 +106,13 @@ extension PostgresListingStore: AccountStore {
     }
 
     public func createAPIToken(tokenHash: String, name: String, for id: ProfileID) throws -> APIToken {
-        let createdAt = Int64(now().timeIntervalSince1970)
+        let createdAt = now().unixSeconds
         return try pool.withConnection { link in
             guard let tokenID = try link.value("""
                 INSERT INTO api_token (token_hash, profile_id, name, created_at) VALUES (\(tokenHash), \(id.rawValue), \(name), \(createdAt))
                 RETURNING id
                 """, as: Int64.self) else { throw StoreError(.failed, "the API token was not stored") }
-            return APIToken(id: tokenID, name: name, created: Date(timeIntervalSince1970: TimeInterval(createdAt)), lastUsed: nil)
+            return APIToken(id: tokenID, name: name, created: Date(unixSeconds: createdAt), lastUsed: nil)
         }
     }
 
@@ -120,8 +120,8 @@ extension PostgresListingStore: AccountStore {
         try pool.withConnection { link in
             try link.query("SELECT id, name, created_at, last_used_at FROM api_token WHERE profile_id = \(id.rawValue) ORDER BY id").map { row in
                 let (tokenID, name, created, lastUsed) = try row.decode((Int64, String, Int64, Int64?).self)
-                return APIToken(id: tokenID, name: name, created: Date(timeIntervalSince1970: TimeInterval(created)),
-                                lastUsed: lastUsed.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+                return APIToken(id: tokenID, name: name, created: Date(unixSeconds: created),
+                                lastUsed: lastUsed.map { Date(unixSeconds: $0) })
             }
         }
     }
@@ -134,7 +134,7 @@ extension PostgresListingStore: AccountStore {
         try pool.withConnection { link in
             try link.query("""
                 WITH used AS (
-                    UPDATE api_token SET last_used_at = \(Int64(instant.timeIntervalSince1970)) WHERE token_hash = \(tokenHash)
+                    UPDATE api_token SET last_used_at = \(instant.unixSeconds) WHERE token_hash = \(tokenHash)
                     RETURNING profile_id
                 )
                 SELECT p.id, p.name, p.role, p.secret_kind, p.day_start_hour, p.time_zone FROM used JOIN profile p ON p.id = used.profile_id

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 import NIOCore
 import PostgresNIO
 
@@ -7,7 +8,7 @@ extension PostgresListingStore: ResponseCache {
         try pool.withConnection { link in
             guard let row = try link.query("SELECT status, body, fetched_at FROM api_cache WHERE key = \(key)").first else { return nil }
             let (status, body, fetched) = try row.decode((Int, ByteBuffer, Int64).self)
-            return CachedResponse(status: status, body: Data(body.readableBytesView), fetched: Date(timeIntervalSince1970: TimeInterval(fetched)))
+            return CachedResponse(status: status, body: Data(body.readableBytesView), fetched: Date(unixSeconds: fetched))
         }
     }
 
@@ -16,7 +17,7 @@ extension PostgresListingStore: ResponseCache {
         try pool.withConnection { link in
             try link.execute("""
                 INSERT INTO api_cache (key, status, body, fetched_at)
-                VALUES (\(key), \(response.status), \(body), \(Int64(response.fetched.timeIntervalSince1970)))
+                VALUES (\(key), \(response.status), \(body), \(response.fetched.unixSeconds))
                 ON CONFLICT (key) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at
                 """)
         }

@@ -25,8 +25,8 @@ extension PostgresListingStore {
     }
 
     public func guide(in window: TimeWindow, channels: [ChannelID]?, detail: ProgrammeDetail) throws -> [ChannelListings] {
-        let start = Int64(window.start.timeIntervalSince1970.rounded(.down))
-        let end = Int64(window.end.timeIntervalSince1970.rounded(.up))
+        let start = window.start.unixSeconds
+        let end = window.end.unixSecondsRoundedUp
         return try snapshot { link in
             let schedule = try scheduleIndex(link)
             let slots = schedule.slots(for: channels)
@@ -37,7 +37,7 @@ extension PostgresListingStore {
     }
 
     public func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail) throws -> [NowNext] {
-        let time = Int64(instant.timeIntervalSince1970.rounded(.down))
+        let time = instant.unixSeconds
         return try snapshot { link in
             let schedule = try scheduleIndex(link)
             let found = schedule.nowNext(at: time, in: schedule.slots(for: channels))
@@ -57,7 +57,7 @@ extension PostgresListingStore {
                 last = max(last ?? tail.stop, tail.stop)
             }
             guard let first, let last else { return nil }
-            return TimeWindow(start: Date(timeIntervalSince1970: TimeInterval(first)), end: Date(timeIntervalSince1970: TimeInterval(last)))
+            return TimeWindow(start: Date(unixSeconds: first), end: Date(unixSeconds: last))
         }
     }
 

@@ -81,7 +81,7 @@ extension PostgresListingStore: SeriesStore {
                 """).map { row in
                 let columns = row.makeRandomAccess()
                 return FollowedShow(show: try Self.show(row), reminders: try columns[9].decode(Bool.self),
-                                    added: Date(timeIntervalSince1970: TimeInterval(try columns[10].decode(Int64.self))))
+                                    added: Date(unixSeconds: try columns[10].decode(Int64.self)))
             }
         }
     }
@@ -139,7 +139,7 @@ extension PostgresListingStore: SeriesStore {
         }
     }
 
-    private static func seconds(_ instant: Date) -> Int64 { Int64(instant.timeIntervalSince1970.rounded(.down)) }
+    private static func seconds(_ instant: Date) -> Int64 { instant.unixSeconds }
 
     private static func show(_ row: PostgresRow) throws -> TrackedShow {
         let columns = row.makeRandomAccess()
@@ -147,7 +147,7 @@ extension PostgresListingStore: SeriesStore {
                            status: try columns[2].decode(String?.self), channel: try columns[3].decode(String?.self),
                            zone: try columns[4].decode(String?.self), url: try columns[5].decode(String?.self),
                            image: try columns[6].decode(String?.self), updated: try columns[7].decode(Int?.self),
-                           checked: Date(timeIntervalSince1970: TimeInterval(try columns[8].decode(Int64.self))))
+                           checked: Date(unixSeconds: try columns[8].decode(Int64.self)))
     }
 
     private static func episode(_ row: PostgresRow) throws -> TrackedEpisode {

@@ -111,7 +111,7 @@ extension PostgresListingStore: SourceStore {
 
     public func recordOffer(_ offered: [OfferedChannel], of name: SourceName, at instant: Date,
                             complete: Bool) throws -> ChannelPlan {
-        let seen = Int64(instant.timeIntervalSince1970)
+        let seen = instant.unixSeconds
         return try pool.transaction { link in
             let id = try configuredSourceID(link, name)
             let definition = StoredDefinition.definition(try link.value("SELECT definition FROM source WHERE id = \(id) FOR UPDATE",
@@ -161,7 +161,7 @@ extension PostgresListingStore: SourceStore {
     public func recordRefresh(_ record: RefreshRecord, of name: SourceName) throws {
         try pool.transaction { link in
             let id = try configuredSourceID(link, name)
-            let at = Int64(record.at.timeIntervalSince1970)
+            let at = record.at.unixSeconds
             if record.outcome == .failed {
                 try link.execute("""
                     UPDATE source SET last_attempt = \(at), last_outcome = \(record.outcome.rawValue), last_error = \(record.error),
@@ -186,7 +186,7 @@ extension PostgresListingStore: SourceStore {
     }
 
     public func channelHealth(at instant: Date) throws -> [ChannelHealth] {
-        let now = Int64(instant.timeIntervalSince1970)
+        let now = instant.unixSeconds
         return try snapshot { link in
             let schedule = try scheduleIndex(link)
             var names: [ChannelID: (key: Int64, name: String)] = [:]
@@ -234,6 +234,6 @@ extension PostgresListingStore: SourceStore {
     }
 
     static func date(_ seconds: Int64?) -> Date? {
-        seconds.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+        seconds.map { Date(unixSeconds: $0) }
     }
 }

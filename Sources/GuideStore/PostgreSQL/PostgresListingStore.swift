@@ -29,7 +29,7 @@ public final class PostgresListingStore: ListingStore {
     }
 
     public func importListings(from source: SourceName, _ body: (ListingSink) throws -> Void) throws -> ImportSummary {
-        let startedAt = Int64(now().timeIntervalSince1970)
+        let startedAt = now().unixSeconds
         return try pool.transaction { link in
             try link.execute(locks.imports)
             let session = try PostgresImportSession(link: link, source: source, startedAt: startedAt)
@@ -52,7 +52,7 @@ public final class PostgresListingStore: ListingStore {
         try pool.withConnection { link in
             let row = try link.query("SELECT (SELECT generation FROM guide_state), (SELECT max(imported_at) FROM source)").first
             let (generation, updated) = try row?.decode((Int64, Int64?).self) ?? (Int64(0), nil)
-            return GuideVersion(generation: generation, updated: updated.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+            return GuideVersion(generation: generation, updated: updated.map { Date(unixSeconds: $0) })
         }
     }
 

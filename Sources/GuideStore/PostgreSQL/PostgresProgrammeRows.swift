@@ -54,8 +54,8 @@ struct PostgresProgrammeRows {
             guard let text = try columns[1].decode(String?.self) else { return nil }
             channel = ChannelID(text)
         }
-        let start = Date(timeIntervalSince1970: TimeInterval(try columns[2].decode(Int64.self)))
-        let end = Date(timeIntervalSince1970: TimeInterval(try columns[3].decode(Int64.self)))
+        let start = Date(unixSeconds: try columns[2].decode(Int64.self))
+        let end = Date(unixSeconds: try columns[3].decode(Int64.self))
         let isStopKnown = try columns[4].decode(Bool.self)
         let details = try columns[5].decode(ByteBuffer.self)
         let source = try columns[6].decode(Int64.self)

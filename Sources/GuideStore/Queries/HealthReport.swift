@@ -64,6 +64,6 @@ enum HealthReport {
     }
 
     private static func date(_ seconds: Int64) -> Date {
-        Date(timeIntervalSince1970: TimeInterval(seconds))
+        Date(unixSeconds: seconds)
     }
 }

@@ -74,8 +74,8 @@ struct ProgrammeRows {
             guard let text = DirectBinding.text(handle, 1) else { return nil }
             channel = ChannelID(text)
         }
-        let start = Date(timeIntervalSince1970: TimeInterval(sqlite3_column_int64(handle, 2)))
-        let end = Date(timeIntervalSince1970: TimeInterval(sqlite3_column_int64(handle, 3)))
+        let start = Date(unixSeconds: sqlite3_column_int64(handle, 2))
+        let end = Date(unixSeconds: sqlite3_column_int64(handle, 3))
         let isStopKnown = sqlite3_column_int64(handle, 4) != 0
         // Decoded straight from SQLite's buffer, without copying the blob.
         let blob = sqlite3_column_blob(handle, 5)

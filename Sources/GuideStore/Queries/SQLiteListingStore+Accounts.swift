@@ -30,7 +30,7 @@ extension SQLiteListingStore: AccountStore {
                     """, arguments: [name.trimmingCharacters(in: .whitespaces)]).map { row in
                     let lockedUntil: Int64 = row[8]
                     return Credentials(profile: Self.profile(row), secretHash: row[6], failures: row[7],
-                                       lockedUntil: lockedUntil > 0 ? Date(timeIntervalSince1970: TimeInterval(lockedUntil)) : nil)
+                                       lockedUntil: lockedUntil > 0 ? Date(unixSeconds: lockedUntil) : nil)
                 }
             }
         }
@@ -38,7 +38,7 @@ extension SQLiteListingStore: AccountStore {
 
     public func createProfile(name: String, role: Profile.Role, secretKind: Profile.SecretKind, secretHash: String) throws -> Profile {
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        let createdAt = Int64(now().timeIntervalSince1970)
+        let createdAt = now().unixSeconds
         return try mapErrors {
             try pool.write { db in
                 if try Bool.fetchOne(db, sql: "SELECT 1 FROM profile WHERE name = ?", arguments: [name]) == true {
@@ -62,7 +62,7 @@ extension SQLiteListingStore: AccountStore {
     }
 
     public func recordSignIn(_ id: ProfileID, failures: Int, lockedUntil: Date?) throws {
-        let until = lockedUntil.map { Int64($0.timeIntervalSince1970.rounded(.up)) } ?? 0
+        let until = lockedUntil.map(\.unixSecondsRoundedUp) ?? 0
         try change("UPDATE profile SET failed_attempts = ?, locked_until = ? WHERE id = ?", [failures, until, id.rawValue],
                    missing: "no profile \(id)")
     }
@@ -91,13 +91,13 @@ extension SQLiteListingStore: AccountStore {
 
     public func createSession(tokenHash: String, for id: ProfileID, at instant: Date, expires: Date) throws {
         // The server's clock, not the store's: `serve --pretend-now` may run it days away from the real one.
-        let createdAt = Int64(instant.timeIntervalSince1970)
+        let createdAt = instant.unixSeconds
         try mapErrors {
             try pool.write { db in
                 // Sign-ins are rare: a good moment to forget expired sessions.
                 try db.execute(sql: "DELETE FROM session WHERE expires_at < ?", arguments: [createdAt])
                 try db.execute(sql: "INSERT INTO session (token_hash, profile_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
-                               arguments: [tokenHash, id.rawValue, createdAt, Int64(expires.timeIntervalSince1970)])
+                               arguments: [tokenHash, id.rawValue, createdAt, expires.unixSeconds])
             }
         }
     }
@@ -108,7 +108,7 @@ extension SQLiteListingStore: AccountStore {
                 try Row.fetchOne(db, sql: """
                     SELECT \(Self.profileColumns.split(separator: ",").map { "p." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
                     FROM session s JOIN profile p ON p.id = s.profile_id WHERE s.token_hash = ? AND s.expires_at > ?
-                    """, arguments: [tokenHash, Int64(instant.timeIntervalSince1970)]).map(Self.profile)
+                    """, arguments: [tokenHash, instant.unixSeconds]).map(Self.profile)
             }
         }
     }
@@ -122,7 +122,7 @@ extension SQLiteListingStore: AccountStore {
         return try mapErrors {
             try pool.write { db in
                 try db.execute(sql: "INSERT INTO api_token (token_hash, profile_id, name, created_at) VALUES (?, ?, ?, ?)",
-                               arguments: [tokenHash, id.rawValue, name, Int64(createdAt.timeIntervalSince1970)])
+                               arguments: [tokenHash, id.rawValue, name, createdAt.unixSeconds])
                 return APIToken(id: db.lastInsertedRowID, name: name,
                                 created: Date(timeIntervalSince1970: createdAt.timeIntervalSince1970.rounded(.down)), lastUsed: nil)
             }
@@ -135,8 +135,8 @@ extension SQLiteListingStore: AccountStore {
                 try Row.fetchAll(db, sql: "SELECT id, name, created_at, last_used_at FROM api_token WHERE profile_id = ? ORDER BY id",
                                  arguments: [id.rawValue]).map { row in
                     let lastUsed: Int64? = row[3]
-                    return APIToken(id: row[0], name: row[1], created: Date(timeIntervalSince1970: TimeInterval(row[2] as Int64)),
-                                    lastUsed: lastUsed.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+                    return APIToken(id: row[0], name: row[1], created: Date(unixSeconds: row[2] as Int64),
+                                    lastUsed: lastUsed.map { Date(unixSeconds: $0) })
                 }
             }
         }
@@ -152,7 +152,7 @@ extension SQLiteListingStore: AccountStore {
                 guard let profileID = try Int64.fetchOne(db, sql: "SELECT profile_id FROM api_token WHERE token_hash = ?",
                                                          arguments: [tokenHash]) else { return nil }
                 try db.execute(sql: "UPDATE api_token SET last_used_at = ? WHERE token_hash = ?",
-                               arguments: [Int64(instant.timeIntervalSince1970), tokenHash])
+                               arguments: [instant.unixSeconds, tokenHash])
                 return try Row.fetchOne(db, sql: "SELECT \(Self.profileColumns) FROM profile WHERE id = ?", arguments: [profileID])
                     .map(Self.profile)
             }

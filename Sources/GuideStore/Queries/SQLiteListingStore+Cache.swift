@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 import GRDB
 
 extension SQLiteListingStore: ResponseCache {
@@ -7,7 +8,7 @@ extension SQLiteListingStore: ResponseCache {
             try pool.read { db in
                 try Row.fetchOne(db, sql: "SELECT status, body, fetched_at FROM api_cache WHERE key = ?", arguments: [key]).map { row in
                     let fetched: Int64 = row[2]
-                    return CachedResponse(status: row[0], body: row[1], fetched: Date(timeIntervalSince1970: TimeInterval(fetched)))
+                    return CachedResponse(status: row[0], body: row[1], fetched: Date(unixSeconds: fetched))
                 }
             }
         }
@@ -19,7 +20,7 @@ extension SQLiteListingStore: ResponseCache {
                 try db.execute(sql: """
                     INSERT INTO api_cache (key, status, body, fetched_at) VALUES (?, ?, ?, ?)
                     ON CONFLICT (key) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at
-                    """, arguments: [key, response.status, response.body, Int64(response.fetched.timeIntervalSince1970)])
+                    """, arguments: [key, response.status, response.body, response.fetched.unixSeconds])
             }
         }
     }

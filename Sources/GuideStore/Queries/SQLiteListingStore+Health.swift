@@ -4,7 +4,7 @@ import GuideCore
 
 extension SQLiteListingStore {
     public func channelHealth(at instant: Date) throws -> [ChannelHealth] {
-        let now = Int64(instant.timeIntervalSince1970)
+        let now = instant.unixSeconds
         return try mapErrors {
             try pool.read { db in
                 let schedule = try scheduleIndex(db)

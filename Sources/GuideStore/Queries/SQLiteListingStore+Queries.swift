@@ -30,8 +30,8 @@ extension SQLiteListingStore {
     }
 
     public func guide(in window: TimeWindow, channels: [ChannelID]?, detail: ProgrammeDetail) throws -> [ChannelListings] {
-        let start = Int64(window.start.timeIntervalSince1970.rounded(.down))
-        let end = Int64(window.end.timeIntervalSince1970.rounded(.up))
+        let start = window.start.unixSeconds
+        let end = window.end.unixSecondsRoundedUp
         return try mapErrors {
             try pool.read { db in
                 let schedule = try scheduleIndex(db)
@@ -44,7 +44,7 @@ extension SQLiteListingStore {
     }
 
     public func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail) throws -> [NowNext] {
-        let time = Int64(instant.timeIntervalSince1970.rounded(.down))
+        let time = instant.unixSeconds
         return try mapErrors {
             try pool.read { db in
                 let schedule = try scheduleIndex(db)
@@ -66,8 +66,8 @@ extension SQLiteListingStore {
                         FROM channel c)
                     """)
                 guard let first = row?[0] as Int64?, let last = row?[1] as Int64? else { return nil }
-                return TimeWindow(start: Date(timeIntervalSince1970: TimeInterval(first)),
-                                  end: Date(timeIntervalSince1970: TimeInterval(last)))
+                return TimeWindow(start: Date(unixSeconds: first),
+                                  end: Date(unixSeconds: last))
             }
         }
     }

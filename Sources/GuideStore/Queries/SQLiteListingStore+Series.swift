@@ -97,7 +97,7 @@ extension SQLiteListingStore: SeriesStore {
                     WHERE f.profile_id = ? ORDER BY s.name COLLATE NOCASE
                     """, arguments: [profile.rawValue]).map { row in
                     let added: Int64 = row[10]
-                    return FollowedShow(show: Self.show(row), reminders: row[9], added: Date(timeIntervalSince1970: TimeInterval(added)))
+                    return FollowedShow(show: Self.show(row), reminders: row[9], added: Date(unixSeconds: added))
                 }
             }
         }
@@ -167,12 +167,12 @@ extension SQLiteListingStore: SeriesStore {
         }
     }
 
-    private static func seconds(_ instant: Date) -> Int64 { Int64(instant.timeIntervalSince1970.rounded(.down)) }
+    private static func seconds(_ instant: Date) -> Int64 { instant.unixSeconds }
 
     private static func show(_ row: Row) -> TrackedShow {
         let checked: Int64 = row[8]
         return TrackedShow(id: row[0], name: row[1], status: row[2], channel: row[3], zone: row[4], url: row[5], image: row[6],
-                           updated: row[7], checked: Date(timeIntervalSince1970: TimeInterval(checked)))
+                           updated: row[7], checked: Date(unixSeconds: checked))
     }
 
     private static func episode(_ row: Row) -> TrackedEpisode {

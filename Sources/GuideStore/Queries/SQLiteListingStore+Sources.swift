@@ -119,7 +119,7 @@ extension SQLiteListingStore: SourceStore {
 
     public func recordOffer(_ offered: [OfferedChannel], of name: SourceName, at instant: Date,
                             complete: Bool) throws -> ChannelPlan {
-        let seen = Int64(instant.timeIntervalSince1970)
+        let seen = instant.unixSeconds
         return try mapErrors {
             try pool.write { db in
                 let id = try configuredSourceID(db, name)
@@ -170,7 +170,7 @@ extension SQLiteListingStore: SourceStore {
         try mapErrors {
             try pool.write { db in
                 let id = try configuredSourceID(db, name)
-                let at = Int64(record.at.timeIntervalSince1970)
+                let at = record.at.unixSeconds
                 if record.outcome == .failed {
                     try db.execute(sql: """
                         UPDATE source SET last_attempt = ?, last_outcome = ?, last_error = ?, last_duration = ? WHERE id = ?
@@ -225,7 +225,7 @@ extension SQLiteListingStore: SourceStore {
     }
 
     private static func date(_ seconds: Int64?) -> Date? {
-        seconds.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+        seconds.map { Date(unixSeconds: $0) }
     }
 }
 

@@ -1,0 +1,79 @@
+import Foundation
+import GuideCore
+import GuideServer
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Requests an attacker on the network would send: numbers that trapped Swift's overflow check in headers, query
+/// strings and forms. Each is answered (a 4xx saying what to send, or the page as if the value were absent), never
+/// a crash, and the server answers the next request.
+@Suite struct HostileRequestTests {
+    static let hugeNumbers = ["9223372036854775807", "9223372036854775808", "-9223372036854775809", "99999999999999999999",
+                              "1e308", "nan", "-1"]
+
+    /// The header that stopped `serve` from one unauthenticated request.
+    @Test func absurdIfModifiedSinceIsIgnored() async throws {
+        try await WebTests.server().run { client in
+            for header in ["Thu, 01 Jan 2026 99999999999999999:00:00 GMT", "Thu, 01 Jan 99999999999999999 00:00:00 GMT",
+                           "Thu, 99999999999999999 Jan 2026 00:00:00 GMT", "Sat, 01 Jan 2026 23:59:61 GMT"] {
+                let response = try await client.execute(uri: "/xmltv.xml", method: .get, headers: [.ifModifiedSince: header])
+                #expect(response.status == .ok, "\(header)")
+            }
+            let fresh = try await client.execute(uri: "/xmltv.xml", method: .get)
+            let lastModified = try #require(fresh.headers[.lastModified])
+            let again = try await client.execute(uri: "/xmltv.xml", method: .get, headers: [.ifModifiedSince: lastModified])
+            #expect(again.status == .notModified)
+        }
+    }
+
+    @Test func absurdNumbersInQueriesAreRefusedOrIgnored() async throws {
+        try await WebTests.server().run { client in
+            var uris: [String] = []
+            for number in Self.hugeNumbers {
+                uris += ["/?day=\(number)-01-01", "/?zoom=\(number)", "/?page=\(number)", "/?p=\(number)",
+                         "/grid/rows?day=2024-01-01&from=\(number)&count=\(number)", "/now?page=\(number)",
+                         "/api/programmes/\(number)", "/programmes/\(number)", "/api/search?q=news&limit=\(number)",
+                         "/calendar?date=\(number)-01-01&view=month", "/shows/\(number)", "/shows/1/seasons/\(number)",
+                         "/channels?page=\(number)", "/search?q=\(number)"]
+            }
+            uris += ["/api/guide?from=9999-12-31T23:59:59Z", "/api/now?at=0001-01-01T00:00:00%2B14:00",
+                     "/api/guide?from=0001-01-01T00:00:00%2B14:00&to=0001-01-02T00:00:00Z", "/calendar?date=9999-12-31&view=month",
+                     "/?day=9999-12-31", "/?day=0001-01-01", "/grid/rows?day=9999-12-31"]
+            for uri in uris {
+                let response = try await client.execute(uri: uri, method: .get)
+                #expect(response.status.code < 500, "\(uri) answered \(response.status.code)")
+            }
+            let bad = try await client.execute(uri: "/api/search?q=news&limit=9223372036854775808", method: .get)
+            #expect(bad.status == .badRequest)
+            #expect(String(buffer: bad.body).contains("limit takes a whole number from 1 to 500"))
+            #expect(try await client.execute(uri: "/", method: .get).status == .ok)
+        }
+    }
+
+    @Test func absurdNumbersInAdminFormsSayWhatToSend() async throws {
+        let (server, path) = try SourcePagesTests.server()
+        try await server.run { client in
+            let admin = try await AccountTests.admin(client)
+            let added = try await admin.send(client, "/admin/sources", method: .post,
+                                             form: ["name": "other", "format": "xmltv", "location": path, "interval": "1e308"])
+            #expect(added.status == .badRequest)
+            #expect(String(buffer: added.body).contains("The interval (hours) takes a number from"))
+            #expect(try server.store.sources().isEmpty)
+            _ = try await admin.send(client, "/admin/sources", method: .post, form: ["name": "other", "format": "xmltv", "location": path])
+            for (field, value, says) in [("priority", "9223372036854775808", "The priority takes a whole number"),
+                                         ("interval", "nan", "The interval (hours) takes a number"),
+                                         ("shift", "9223372036854775807", "The shift (minutes) takes a whole number from -2880 to 2880"),
+                                         ("days", "-9223372036854775808", "Days takes a whole number from 1 to 30")] {
+                let saved = try await admin.send(client, "/admin/source", method: .post,
+                                                 form: ["name": "other", "location": path, field: value])
+                #expect(saved.status == .badRequest, "\(field)=\(value)")
+                #expect(String(buffer: saved.body).contains(says), "\(field)=\(value)")
+            }
+            let stored = try #require(try server.store.sources().first?.definition)
+            #expect(stored.priority == 0 && stored.refreshInterval == 12 * 3600 && stored.timeShift == 0 && stored.days == 7)
+            let settings = try await admin.send(client, "/settings", method: .post, form: ["dayStart": "9223372036854775808"])
+            #expect(settings.status == .badRequest)
+        }
+    }
+}

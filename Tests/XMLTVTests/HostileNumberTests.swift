@@ -1,0 +1,73 @@
+import Foundation
+import GuideCore
+import Testing
+@testable import XMLTV
+
+/// Numbers in listings that once trapped the reader (Swift's overflow check): each is now a repair in the report.
+@Suite struct HostileNumberTests {
+    static func programme(_ inner: String) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <tv><programme start="20240101180000 +0000" channel="c"><title>T</title>\(inner)</programme>
+        <programme start="20240101190000 +0000" stop="20240101200000 +0000" channel="c"><title>U</title></programme></tv>
+        """
+    }
+
+    @Test(arguments: ["hours", "minutes", "seconds"], ["9223372036854775807", "9223372036854775808", "-1", "1e308", "nan", "745"])
+    func absurdLengthsAreIgnoredAndReported(units: String, value: String) throws {
+        let result = try XMLTVReader.read(Array(Self.programme("<length units=\"\(units)\">\(value)</length>").utf8))
+        #expect(result.programmes.count == 2)
+        if units == "hours" || value != "745" {
+            #expect(result.programmes[0].length == nil)
+            #expect(result.issues.counts[.invalidValue] == 1)
+            #expect(result.issues.issues.first?.message.contains("length") == true)
+        }
+    }
+
+    @Test func lengthsInRangeAreKept() throws {
+        let result = try XMLTVReader.read(Array(Self.programme("<length units=\"hours\">744</length>").utf8))
+        #expect(result.programmes[0].length == 744 * 3600)
+    }
+
+    @Test func absurdEpisodeNumbersAndIconSizesAreLeftUnread() throws {
+        let inner = """
+            <episode-num system="xmltv_ns">9223372036854775807.9223372036854775807/9223372036854775807.</episode-num>
+            <icon src="http://example.org/a.png" width="9223372036854775808" height="-9223372036854775809"/>
+            """
+        let result = try XMLTVReader.read(Array(Self.programme(inner).utf8))
+        let programme = try #require(result.programmes.first)
+        #expect(programme.episodeNumbers.first?.value.hasPrefix("9223372036854775807") == true, "the text is kept")
+        #expect(programme.episodeNumbers.first?.xmltvNS == nil)
+        #expect(programme.episodeLabel == nil)
+        #expect(programme.icons.first?.width == nil && programme.icons.first?.height == nil)
+    }
+
+    /// A Radio Times row (23 tilde-separated fields) with `duration` and `date` set.
+    static func radioTimesRow(duration: String, date: String = "10/03/2011", time: String = "19:00") -> String {
+        var fields = Array(repeating: "", count: 23)
+        fields[0] = "Emmerdale"
+        fields[19] = date
+        fields[20] = time
+        fields[22] = duration
+        for flag in 6...13 { fields[flag] = "false" }
+        return fields.joined(separator: "~")
+    }
+
+    @Test(arguments: ["9223372036854775807", "-1", "1e308", "44641"])
+    func absurdRadioTimesDurationsSkipTheRow(duration: String) throws {
+        let text = "In accessing this XML feed, you agree...\n" + Self.radioTimesRow(duration: duration) + "\n"
+            + Self.radioTimesRow(duration: "30", time: "20:00") + "\n"
+        let result = try RadioTimesReaderTests.read(Array(text.utf8))
+        #expect(result.programmes.map(\.title) == ["Emmerdale"])
+        #expect(result.programmes.first?.stop?.timeIntervalSince(result.programmes[0].start) == 1800)
+        #expect(result.issues.counts[.skipped] == 1)
+    }
+
+    @Test(arguments: ["10/03/99999999999999999", "99999999999999999/03/2011", "10/99999999999999999/2011", "29/02/2011"])
+    func absurdRadioTimesDatesSkipTheRow(date: String) throws {
+        let text = "In accessing this XML feed, you agree...\n" + Self.radioTimesRow(duration: "30", date: date) + "\n"
+        let result = try RadioTimesReaderTests.read(Array(text.utf8))
+        #expect(result.programmes.isEmpty)
+        #expect(result.issues.counts[.skipped] == 1)
+    }
+}
