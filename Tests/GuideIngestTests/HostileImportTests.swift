@@ -56,4 +56,23 @@ import XMLTV
         #expect(!(stored.programme.description ?? "").contains("\u{0}"))
         #expect(try fixture.store.search(SearchQuery(["a\u{FFFD}"])).count == 1)
     }
+
+    /// The listings value that stopped `tvguide import` (and `serve`, at every refresh of such a source).
+    @Test func absurdNumbersAreRepairsNotCrashes() throws {
+        let fixture = try IngestFixture()
+        let text = """
+            <tv><programme start="20240101180000 +0000" channel="c"><title>A</title><length units="hours">9223372036854775807</length>
+            <episode-num system="xmltv_ns">9223372036854775807.0.</episode-num></programme>
+            <programme start="20240101190000 +0000" stop="20240101200000 +0000" channel="c"><title>B</title></programme></tv>
+            """
+        let file = try Self.write(Array(text.utf8))
+        defer { try? FileManager.default.removeItem(at: file) }  // Test scratch file.
+        let summary = try fixture.importer.importFile(at: file.path, as: SourceName("feed"))
+        #expect(summary.programmes == 2)
+        #expect(summary.issues.counts[.invalidValue] == 1)
+        let stored = try fixture.all()
+        #expect(stored.map(\.programme.title) == ["A", "B"])
+        #expect(stored.first?.programme.length == nil)
+        #expect(stored.first?.end == stored.last?.programme.start, "the stop comes from the next programme")
+    }
 }
