@@ -65,22 +65,45 @@ public struct Profile: Hashable, Codable, Sendable {
     }
 }
 
-/// How long a profile waits after wrong passwords or PINs: free tries first, then a doubling wait, so guessing a
-/// 4-digit PIN takes years while a family member who mistypes twice never notices.
+/// How sign-in tries are throttled, counted before any secret is checked. Three counts, each with free tries and
+/// then a doubling wait: one client address trying one name (a family member who mistypes twice never notices;
+/// a 4-digit PIN takes years), one address trying any names, and every address together trying one name. The last
+/// bounds a distributed attack; an address that signed in to the name within ``trustFor`` is exempt from it, so an
+/// attack from elsewhere never locks the owner out of their own devices.
 public struct SignInThrottle: Sendable {
-    /// Wrong tries allowed before the first wait.
-    public var freeTries = 5
-    /// The wait after the first try over; each further wrong try doubles it.
-    public var firstWait: TimeInterval = 30
-    /// The longest wait.
-    public var longestWait: TimeInterval = 3600
+    /// Free tries, then a wait that doubles with each further try.
+    public struct Rule: Sendable {
+        /// Tries allowed before the first wait (the try that reaches it is still checked).
+        public var freeTries: Int
+        /// The wait after the last free try; each further try doubles it.
+        public var firstWait: TimeInterval
+        /// The longest wait.
+        public var longestWait: TimeInterval
+
+        public init(freeTries: Int, firstWait: TimeInterval, longestWait: TimeInterval) {
+            self.freeTries = freeTries
+            self.firstWait = firstWait
+            self.longestWait = longestWait
+        }
+
+        /// How long to wait after `failures` tries counted in a row; nil while tries are still free.
+        public func wait(afterFailures failures: Int) -> TimeInterval? {
+            guard failures >= freeTries else { return nil }
+            return min(longestWait, firstWait * Double(1 << Bounded.clamped(failures - freeTries, to: 0...20)))
+        }
+    }
+
+    /// One client address trying one name: 5 free, then 30 s doubling to an hour.
+    public var addressAndName = Rule(freeTries: 5, firstWait: 30, longestWait: 3600)
+    /// One client address trying any names (spraying): 20 free, then 30 s doubling to an hour.
+    public var address = Rule(freeTries: 20, firstWait: 30, longestWait: 3600)
+    /// Every address together trying one name: 50 free, then 60 s doubling to an hour (at most 55 guesses in the
+    /// first hour of an attack, 1 an hour after).
+    public var name = Rule(freeTries: 50, firstWait: 60, longestWait: 3600)
+    /// How long an address that signed in to a name stays exempt from that name's shared count.
+    public var trustFor: TimeInterval = 30 * 86_400
+    /// Counts idle this long are forgotten.
+    public var forgetAfter: TimeInterval = 86_400
 
     public init() {}
-
-    /// How long to wait after `failures` wrong tries in a row; nil while tries are still free.
-    public func wait(afterFailures failures: Int) -> TimeInterval? {
-        guard failures >= freeTries else { return nil }
-        let doublings = min(failures - freeTries, 20)
-        return min(longestWait, firstWait * Double(1 << doublings))
-    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import Hummingbird
+import NIOCore
 
 /// The context of every request: who is asking, the form token for its pages, JSON written as the CLI writes it,
 /// and request bodies kept small.
@@ -12,9 +13,12 @@ public struct GuideRequestContext: RequestContext {
     var csrfToken = ""
     /// The zone the browser reports (the `tz` cookie the page's script sets), when it names a real zone.
     var browserZone: TimeZone?
+    /// The connection's other end (a browser, or a reverse proxy: ``ClientAddress``).
+    let peer: SocketAddress?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        peer = source.channel.remoteAddress
     }
 
     /// Forms and API calls are a few kilobytes; anything much larger is refused with 413.

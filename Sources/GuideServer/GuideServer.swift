@@ -2,6 +2,7 @@ import Foundation
 import GuideIngest
 import GuideStore
 import Hummingbird
+import HummingbirdBcrypt
 import Logging
 
 /// The web guide and its API, served by Hummingbird.
@@ -47,6 +48,16 @@ public enum GuideServer {
             try assets.response(for: context.parameters.get("file") ?? "", request: request)
         }
         return router
+    }
+
+    /// A secret's bcrypt hash at the server's cost (12), for `tvguide profiles reset-secret`.
+    public static func hashSecret(_ secret: String) -> String {
+        Bcrypt.hash(secret, cost: ServerSettings().secretCost)
+    }
+
+    /// Whether `text` is an IPv4 or IPv6 address, as `--trusted-proxy` takes.
+    public static func isIPAddress(_ text: String) -> Bool {
+        ClientAddress.canonical(text) != nil
     }
 
     /// A one-time code for creating the first admin (`xxxx-xxxx-xxxx`, 48 random bits), for `serve` to print.

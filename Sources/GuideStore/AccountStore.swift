@@ -7,15 +7,32 @@ public protocol AccountStore: Sendable {
     /// Every profile, by name.
     func profiles() throws -> [Profile]
     func profile(_ id: ProfileID) throws -> Profile?
-    /// A profile by name (case-insensitive), with its secret's hash and its sign-in record.
+    /// A profile by name (case-insensitive), with its secret's hash.
     func credentials(named name: String) throws -> Credentials?
-    /// Adds a profile; fails with `.conflict` when the name is taken.
-    func createProfile(name: String, role: Profile.Role, secretKind: Profile.SecretKind, secretHash: String) throws -> Profile
+    /// Adds a profile; fails with `.conflict` when the name is taken. With `onlyIfFirst`, fails with `.conflict` when
+    /// any profile exists, decided atomically: of two first-run setups at once, one succeeds.
+    func createProfile(name: String, role: Profile.Role, secretKind: Profile.SecretKind, secretHash: String,
+                       onlyIfFirst: Bool) throws -> Profile
+    /// Replaces a profile's secret (an owner who forgot it, from the command line).
+    func resetSecret(of id: ProfileID, secretKind: Profile.SecretKind, secretHash: String) throws
     func deleteProfile(_ id: ProfileID) throws
     /// Saves the day start hour and zone.
     func updateSettings(of id: ProfileID, dayStartHour: Int, timeZone: String?) throws
-    /// Records a sign-in attempt's outcome: `failures` wrong tries in a row, and until when further tries wait.
-    func recordSignIn(_ id: ProfileID, failures: Int, lockedUntil: Date?) throws
+
+    /// Counts one sign-in try against `key` in one statement that increments and returns, so tries at the same time
+    /// are each counted and at most `rule.freeTries` of them go on to be checked; a key that is waiting is not
+    /// counted and says until when.
+    func countSignInTry(_ key: ThrottleKey, rule: SignInThrottle.Rule, at instant: Date) throws -> SignInCount
+    /// After a right secret from `address` for `name`: that address's counts start again, it is exempt from the
+    /// name's shared count until `trustedUntil`, and the shared count starts again unless the name is waiting.
+    func recordSignInSuccess(address: String, name: String, trustedUntil: Date, at instant: Date) throws
+    /// The counts of one name (from every address, and the shared one), for `tvguide profiles list`.
+    func signInCounts(name: String) throws -> [ThrottleKey: (failures: Int, waitingUntil: Date?)]
+    /// Forgets every count of `name`: `tvguide profiles unlock`. The number forgotten.
+    @discardableResult
+    func clearSignInCounts(name: String) throws -> Int
+    /// Forgets counts idle since before `instant` (trusted addresses stay until their trust ends).
+    func pruneSignInCounts(idleSince instant: Date) throws
 
     /// The channels a profile chose, in its order; empty when it has not chosen (the guide then shows all).
     func lineup(of id: ProfileID) throws -> [ChannelID]
@@ -34,21 +51,43 @@ public protocol AccountStore: Sendable {
     func tokenProfile(tokenHash: String, at instant: Date) throws -> Profile?
 }
 
+extension AccountStore {
+    /// Adds a profile beside any others.
+    public func createProfile(name: String, role: Profile.Role, secretKind: Profile.SecretKind, secretHash: String) throws -> Profile {
+        try createProfile(name: name, role: role, secretKind: secretKind, secretHash: secretHash, onlyIfFirst: false)
+    }
+}
+
 /// A profile with what signing in checks.
 public struct Credentials: Sendable {
     public var profile: Profile
     public var secretHash: String
-    /// Wrong tries in a row since the last success.
-    public var failures: Int
-    /// Tries before this instant are refused without checking.
-    public var lockedUntil: Date?
 
-    public init(profile: Profile, secretHash: String, failures: Int, lockedUntil: Date?) {
+    public init(profile: Profile, secretHash: String) {
         self.profile = profile
         self.secretHash = secretHash
-        self.failures = failures
-        self.lockedUntil = lockedUntil
     }
+}
+
+/// What one sign-in count is kept for: a client address and a name, either of them "" for "any".
+public struct ThrottleKey: Hashable, Sendable {
+    public var address: String
+    public var name: String
+
+    /// `name` folded as names match (case-insensitive) and cut at 41 characters, longer than any profile name: a
+    /// megabyte of name is stored as a short key.
+    public init(address: String, name: String) {
+        self.address = String(address.prefix(64))
+        self.name = String(name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().prefix(41))
+    }
+}
+
+/// The outcome of counting one sign-in try.
+public enum SignInCount: Sendable, Equatable {
+    /// Counted: the tries counted in a row, this one included; whether the key is exempt from the name's shared count.
+    case counted(failures: Int, trusted: Bool)
+    /// Not counted, and not to be checked: the key waits until then.
+    case waiting(until: Date)
 }
 
 /// A token a program sends as `Authorization: Bearer ...`; only its hash is stored.

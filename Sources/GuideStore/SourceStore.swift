@@ -26,7 +26,12 @@ public protocol SourceStore: Sendable {
 
     /// The validators saved with each URL's last successful download.
     func validators(of name: SourceName) throws -> [String: HTTPValidators]
-    /// Records a refresh's outcome, and on success the validators to send next time.
+    /// Marks a refresh of `name` as started at `instant`, before anything is fetched. A start still marked from
+    /// before (the process stopped during that refresh) is first recorded as a failure, so a feed that stops the
+    /// process is backed off like any other failure instead of being fetched again at every start.
+    func recordRefreshStart(of name: SourceName, at instant: Date) throws
+    /// Records a refresh's outcome, and on success the validators to send next time; ends the mark of its start
+    /// and counts failures in a row (a success resets them).
     func recordRefresh(_ record: RefreshRecord, of name: SourceName) throws
 
     /// Claims the refresh of `name` among every tvguide process using this store, until the claim is released; nil
@@ -131,6 +136,11 @@ public struct HTTPValidators: Hashable, Sendable, Codable {
     public var isEmpty: Bool { etag == nil && lastModified == nil }
 }
 
+extension SourceStatus {
+    /// The error recorded for a refresh that started and never recorded an outcome.
+    public static let unfinishedRefresh = "the refresh never finished: tvguide stopped during it"
+}
+
 /// How a refresh of one source ended.
 public enum RefreshOutcome: String, Codable, Sendable {
     /// New listings were imported.
@@ -180,10 +190,15 @@ public struct SourceStatus: Sendable, Codable {
     /// Programmes the guide holds from it now, shown or hidden behind a higher-priority source.
     public var programmes: Int
     public var hidden: Int
+    /// Failed refreshes since the last success (a refresh the process stopped during counts as one).
+    public var failuresInRow: Int
+    /// When a refresh started that has recorded no outcome yet: running now, or the process stopped during it.
+    public var unfinishedSince: Date?
 
     public init(definition: SourceDefinition, lastAttempt: Date? = nil, lastSuccess: Date? = nil,
                 lastOutcome: RefreshOutcome? = nil, lastError: String? = nil, lastBytes: Int64 = 0, lastProgrammes: Int = 0,
-                lastRepairs: Int = 0, lastDuration: TimeInterval = 0, programmes: Int = 0, hidden: Int = 0) {
+                lastRepairs: Int = 0, lastDuration: TimeInterval = 0, programmes: Int = 0, hidden: Int = 0,
+                failuresInRow: Int = 0, unfinishedSince: Date? = nil) {
         self.definition = definition
         self.lastAttempt = lastAttempt
         self.lastSuccess = lastSuccess
@@ -195,10 +210,28 @@ public struct SourceStatus: Sendable, Codable {
         self.lastDuration = lastDuration
         self.programmes = programmes
         self.hidden = hidden
+        self.failuresInRow = failuresInRow
+        self.unfinishedSince = unfinishedSince
     }
 
-    /// When the next scheduled refresh is due.
+    /// The first retry of a failed source comes after this at most, whatever its interval.
+    public static let firstRetry: TimeInterval = 30 * 60
+    /// Retries of a source that keeps failing double up to this.
+    public static let longestRetry: TimeInterval = 24 * 3600
+
+    /// When the next scheduled refresh is due: its interval after the last try; after failures in a row, 30 minutes
+    /// (or the interval, when shorter) doubling with each further failure up to a day; after a refresh that never
+    /// finished (the process stopped during it), the same, counting that refresh as a failure. Never "at once".
     public var nextDue: Date {
-        (lastAttempt ?? .distantPast).addingTimeInterval(TimeInterval(definition.refreshInterval))
+        if let unfinishedSince { return unfinishedSince.addingTimeInterval(retryWait(afterFailures: failuresInRow + 1)) }
+        guard let lastAttempt else { return .distantPast }
+        if lastOutcome == .failed { return lastAttempt.addingTimeInterval(retryWait(afterFailures: max(1, failuresInRow))) }
+        return lastAttempt.addingTimeInterval(TimeInterval(definition.refreshInterval))
+    }
+
+    /// The wait before retrying after `failures` failures in a row.
+    public func retryWait(afterFailures failures: Int) -> TimeInterval {
+        let first = min(TimeInterval(definition.refreshInterval), Self.firstRetry)
+        return min(Self.longestRetry, first * Double(1 << Bounded.clamped(failures - 1, to: 0...20)))
     }
 }

@@ -17,15 +17,26 @@ public actor RateLimiter {
         self.clock = clock
     }
 
-    /// Waits for a slot; returns its time on the limiter's clock.
+    /// A slot further off than the caller would wait: it was not taken.
+    public struct Busy: Error, Sendable {
+        /// How long until the first free slot, in whole seconds.
+        public let retryAfter: Int
+    }
+
+    /// Waits for a slot; returns its time on the limiter's clock. With `longest`, a slot further off than that is
+    /// not taken and ``Busy`` is thrown instead: a guest's page never queues behind a burst, and the slots handed out
+    /// stay bounded (`limit` for each `window` of `longest`).
     @discardableResult
-    public func acquire() async throws -> Duration {
+    public func acquire(waitingAtMost longest: Duration? = nil) async throws -> Duration {
         let now = clock.now()
         granted.removeAll { $0 <= now - window }
         var slot = now
         if granted.count >= limit {
             // Free a window after the slot `limit` places back.
             slot = max(now, granted[granted.count - limit] + window)
+        }
+        if let longest, slot - now > longest {
+            throw Busy(retryAfter: Int((slot - now).components.seconds) + 1)
         }
         granted.append(slot)
         if slot > now { try await clock.sleep(until: slot) }

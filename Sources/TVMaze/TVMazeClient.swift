@@ -31,8 +31,20 @@ public final class TVMazeClient: Sendable {
         public var indexFreshFor: TimeInterval = 24 * 3600
         /// The largest body read.
         public var largestBody = 32 * 1024 * 1024
+        /// The longest a request may take, queueing for the limiter and retries included; nil for no limit (the
+        /// tracker's background work). Past it the request fails with ``TVMazeError/busy(retryAfter:)``.
+        public var deadline: Duration?
 
         public init() {}
+
+        /// For requests a page makes while someone waits for it: at most 10 s in all, one retry.
+        public static var interactive: Policy {
+            var policy = Policy()
+            policy.tries = 2
+            policy.longestRetryAfter = .seconds(3)
+            policy.deadline = .seconds(10)
+            return policy
+        }
     }
 
     public static let defaultBase = "https://api.tvmaze.com"
@@ -240,8 +252,23 @@ public final class TVMazeClient: Sendable {
         }
     }
 
-    /// One GET through the limiter, retried on 429, 5xx and dropped connections.
+    /// One GET through the limiter, retried on 429, 5xx and dropped connections, within the policy's deadline.
     func download(_ key: String) async throws -> CachedResponse {
+        guard let deadline = policy.deadline else { return try await tries(key, until: nil) }
+        let end = ContinuousClock.now + deadline
+        return try await withThrowingTaskGroup(of: CachedResponse.self) { group in
+            group.addTask { try await self.tries(key, until: end) }
+            group.addTask {
+                try await Task.sleep(until: end)
+                throw TVMazeError.busy(retryAfter: 10)
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw TVMazeError.busy(retryAfter: 10) }
+            return first
+        }
+    }
+
+    private func tries(_ key: String, until end: ContinuousClock.Instant?) async throws -> CachedResponse {
         guard let url = URL(string: base + key) else { throw TVMazeError.badURL(base + key) }
         var wait = policy.backoff
         var lastError = TVMazeError.unreachable(url: url.absoluteString, detail: "no try was made")
@@ -250,7 +277,11 @@ public final class TVMazeClient: Sendable {
                 try await Task.sleep(for: wait)
                 wait *= 2
             }
-            try await limiter.acquire()
+            do {
+                try await limiter.acquire(waitingAtMost: end.map { $0 - ContinuousClock.now })
+            } catch let busy as RateLimiter.Busy {
+                throw TVMazeError.busy(retryAfter: busy.retryAfter)
+            }
             do {
                 let reply = try await transport.get(url, headers: [("Accept", "application/json")])
                 switch reply.status {
@@ -316,12 +347,14 @@ public enum TVMazeError: Error, CustomStringConvertible, Equatable {
     case unreadable(path: String, detail: String)
     /// TVmaze has no such thing (a show or episode id it does not know).
     case notFound(path: String)
+    /// Not asked: the request could not be made in time (too many before it); try again after so many seconds.
+    case busy(retryAfter: Int)
 
     /// Whether asking later may work (so a stale cached answer stands in).
     public var isTemporary: Bool {
         switch self {
         case .status(let code, _): code == 429 || code >= 500
-        case .unreachable: true
+        case .unreachable, .busy: true
         case .badURL, .unreadable, .notFound: false
         }
     }
@@ -334,6 +367,7 @@ public enum TVMazeError: Error, CustomStringConvertible, Equatable {
         case .unreachable(let url, let detail): "TVmaze could not be reached for \(url): \(detail)"
         case .unreadable(let path, let detail): "TVmaze's answer for \(path) could not be read: \(detail)"
         case .notFound(let path): "TVmaze has nothing at \(path)"
+        case .busy(let seconds): "tvguide is busy asking TVmaze for others; try again in \(seconds) seconds"
         }
     }
 }

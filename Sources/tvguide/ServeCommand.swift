@@ -35,12 +35,19 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "time"))
     var pretendNow: String?
 
+    @Option(name: .customLong("trusted-proxy"), parsing: .singleValue,
+            help: ArgumentHelp("A reverse proxy in front of tvguide (its address, e.g. 127.0.0.1): only its X-Forwarded-For header names the client, which sign-in throttling counts by. Repeat for several.", valueName: "address"))
+    var trustedProxies: [String] = []
+
     @Flag(help: "Send cookies without Secure, for plain http beyond this machine (a home network without TLS). Browsers keep Secure cookies on https and on 127.0.0.1/localhost.")
     var insecureCookies = false
 
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be from 1 to 65535") }
         guard (0...23).contains(dayStart) else { throw ValidationError("--day-start must be an hour from 0 to 23") }
+        for proxy in trustedProxies where !GuideServer.isIPAddress(proxy) {
+            throw ValidationError("--trusted-proxy \(proxy) is not an IP address (like 127.0.0.1 or ::1)")
+        }
         if let pretendNow, CivilTime.parseISO8601(pretendNow) == nil {
             throw ValidationError("--pretend-now \(pretendNow) is not a time: use ISO 8601, like 2026-02-15T20:00:00Z")
         }
@@ -52,11 +59,13 @@ struct ServeCommand: AsyncParsableCommand {
                                         tvmazeBase: tvmaze.base)
         let scheduler = RefreshScheduler(refresher: refresher)
         let sources = try CLIFailure.translating { try database.sources() }
-        if try CLIFailure.translating({ try database.counts().programmes }) == 0, !sources.isEmpty {
-            // The first run with sources fetches them before showing an empty guide.
-            Output.error("The guide is empty: fetching its \(sources.count) source\(sources.count == 1 ? "" : "s") first ...")
+        let due = sources.filter { $0.nextDue <= Date() }.map(\.definition.name)
+        if try CLIFailure.translating({ try database.counts().programmes }) == 0, !due.isEmpty {
+            // The first run with sources fetches them before showing an empty guide; a source whose last refresh
+            // failed, or never finished (the process stopped during it), waits for its retry like any other.
+            Output.error("The guide is empty: fetching its \(due.count) due source\(due.count == 1 ? "" : "s") first ...")
             let bar = RefreshBar()
-            let reports = try await refresher.refresh { bar.show($0) }
+            let reports = try await refresher.refresh(due) { bar.show($0) }
             bar.done()
             for report in reports { Output.error(RefreshCommand.line(report)) }
         }
@@ -72,6 +81,7 @@ struct ServeCommand: AsyncParsableCommand {
                                       secureCookies: !insecureCookies,
                                       exportDirectory: store.localFiles + ".export", tvmazeURL: tvmaze.base,
                                       imageDirectory: store.localFiles + ".images")
+        settings.trustedProxies = trustedProxies
         let address = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)"
         if try CLIFailure.translating({ try database.profiles().isEmpty }) {
             let code = GuideServer.newSetupCode()

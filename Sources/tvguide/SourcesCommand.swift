@@ -248,15 +248,22 @@ extension SourceFormat: ExpressibleByArgument {}
 extension SourceStatus {
     /// "last refreshed ... : ..." in one line.
     static func lastRefresh(_ status: SourceStatus) -> String {
-        guard let attempt = status.lastAttempt else { return "never refreshed" }
-        var text = "last refresh \(Output.day(attempt)) \(Output.clock(attempt)): "
+        var text = ""
+        if let since = status.unfinishedSince {
+            text = "a refresh started \(Output.day(since)) \(Output.clock(since)) NEVER FINISHED (tvguide stopped during it, "
+                + "or another instance is refreshing it); next try \(Output.day(status.nextDue)) \(Output.clock(status.nextDue)); "
+        }
+        guard let attempt = status.lastAttempt else { return text + "never refreshed" }
+        text += "last refresh \(Output.day(attempt)) \(Output.clock(attempt)): "
         switch status.lastOutcome {
         case .failed?: text += "FAILED: \(status.lastError ?? "unknown error")"
         case .unchanged?: text += "unchanged"
         default: text += "\(status.lastProgrammes) programmes, \(ProgressMeter.megabytes(status.lastBytes)), \(status.lastRepairs) repairs"
         }
-        if status.lastOutcome == .failed, let success = status.lastSuccess {
-            text += " (last success \(Output.day(success)) \(Output.clock(success)))"
+        if status.lastOutcome == .failed {
+            if status.failuresInRow > 1 { text += " (\(status.failuresInRow) failures in a row)" }
+            text += status.lastSuccess.map { " (last success \(Output.day($0)) \(Output.clock($0)))" } ?? " (never succeeded)"
+            text += "; next try \(Output.day(status.nextDue)) \(Output.clock(status.nextDue))"
         }
         return text + "; holds \(status.programmes) programmes" + (status.hidden > 0 ? " (\(status.hidden) behind higher sources)" : "")
     }

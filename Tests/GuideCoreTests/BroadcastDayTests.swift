@@ -56,12 +56,18 @@ import Testing
 
 @Suite struct SignInThrottleTests {
     @Test func fiveFreeTriesThenDoublingWaitsUpToAnHour() {
-        let throttle = SignInThrottle()
-        #expect((0...4).map { throttle.wait(afterFailures: $0) } == [nil, nil, nil, nil, nil])
+        let throttle = SignInThrottle().addressAndName
+        #expect((0...4).map { throttle.wait(afterFailures: $0) } == [TimeInterval?](repeating: nil, count: 5))
         #expect(throttle.wait(afterFailures: 5) == 30)
         #expect(throttle.wait(afterFailures: 6) == 60)
         #expect(throttle.wait(afterFailures: 8) == 240)
         #expect(throttle.wait(afterFailures: 40) == 3600)
+        #expect(throttle.wait(afterFailures: .max) == 3600)
+        // Every address together: at most 55 guesses at one name in the first hour of an attack.
+        let shared = SignInThrottle().name
+        var elapsed: TimeInterval = 0, guesses = 0
+        while elapsed < 3600 { guesses += 1; elapsed += shared.wait(afterFailures: guesses) ?? 0 }
+        #expect(guesses == 55)
     }
 
     @Test func pinsAndPasswordsHaveRules() {

@@ -67,12 +67,14 @@ import Testing
                 #expect(response.status == .unauthorized)
                 #expect(String(buffer: response.body).contains("\(5 - attempt) more wrong"))
             }
+            // The fifth wrong try is checked (401) and starts the wait.
             let fifth = try await kid.send(client, "/signin", method: .post, form: ["name": "kid", "secret": "0005"])
-            #expect(fifth.status == .tooManyRequests)
+            #expect(fifth.status == .unauthorized)
             #expect(String(buffer: fifth.body).contains("this profile has to wait 30 seconds before the next try"))
-            // The right PIN is not even checked while the profile waits.
+            // The right PIN is not even checked while the profile waits: 429, and when to come back.
             let early = try await kid.send(client, "/signin", method: .post, form: ["name": "Kid", "secret": "2468"])
             #expect(early.status == .tooManyRequests && kid["tvguide_session"] == nil)
+            #expect(early.headers[.retryAfter] == "30")
             // After the wait one more wrong try doubles it; then, after that wait, the right PIN works.
             server.advance(by: 31)
             let sixth = try await kid.send(client, "/signin", method: .post, form: ["name": "Kid", "secret": "0006"])

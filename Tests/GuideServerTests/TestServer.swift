@@ -18,9 +18,12 @@ final class TestServer: Sendable {
     static let setupCode = "1234-5678-9abc"
     /// TVmaze's address: by default one where nothing listens, so a page asking TVmaze fails fast.
     let tvmazeURL: String
+    /// bcrypt's cost: the lowest (4) by default, as the tests check the rules, not the hash's strength.
+    let secretCost: UInt8
 
-    init(listings: String, now: Date, tvmazeURL: String = "http://127.0.0.1:9") throws {
+    init(listings: String, now: Date, tvmazeURL: String = "http://127.0.0.1:9", secretCost: UInt8 = 4) throws {
         self.tvmazeURL = tvmazeURL
+        self.secretCost = secretCost
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-web-\(UUID().uuidString)").path
         store = try TestDatabase.open(in: folder)
         clock = TestClock(now)
@@ -42,10 +45,13 @@ final class TestServer: Sendable {
     }
 
     var settings: ServerSettings {
-        // bcrypt's lowest cost: the tests check the rules, not the hash's strength.
-        ServerSettings(now: { [clock] in clock.now }, timeZone: TimeZone(identifier: "UTC")!, dayStartHour: 5,
-                       secureCookies: true, secretCost: 4, setupCode: Self.setupCode, exportDirectory: folder + "/export",
-                       tvmazeURL: tvmazeURL, imageDirectory: folder + "/images")
+        // Requests through a live server come from loopback, which the tests treat as a reverse proxy: the client
+        // addresses they sign in from are the X-Forwarded-For they send.
+        var settings = ServerSettings(now: { [clock] in clock.now }, timeZone: TimeZone(identifier: "UTC")!, dayStartHour: 5,
+                                      secureCookies: true, secretCost: secretCost, setupCode: Self.setupCode,
+                                      exportDirectory: folder + "/export", tvmazeURL: tvmazeURL, imageDirectory: folder + "/images")
+        settings.trustedProxies = ["127.0.0.1"]
+        return settings
     }
 
     func advance(by seconds: TimeInterval) {

@@ -23,15 +23,21 @@ struct CLI {
         try run(arguments: arguments)
     }
 
-    func run(arguments: [String]) throws -> Result {
+    /// Runs the binary with `input` on its standard input (nothing when nil).
+    func run(arguments: [String], input: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = arguments
         process.environment = ["TVGUIDE_DATABASE": database, "PATH": "/usr/bin:/bin", "TZ": "UTC"]
-        let out = Pipe(), err = Pipe()
+        let out = Pipe(), err = Pipe(), into = Pipe()
         process.standardOutput = out
         process.standardError = err
+        process.standardInput = input == nil ? FileHandle.nullDevice : into
         try process.run()
+        if let input {
+            into.fileHandleForWriting.write(Data(input.utf8))
+            try into.fileHandleForWriting.close()
+        }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

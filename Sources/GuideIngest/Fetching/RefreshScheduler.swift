@@ -3,8 +3,8 @@ import GuideCore
 import GuideStore
 import Synchronization
 
-/// Keeps a running server's sources fresh: refreshes each when its interval has passed since its last try (a
-/// failed one again after at most 30 minutes), and on demand. The refresher never runs two refreshes of one source
+/// Keeps a running server's sources fresh: refreshes each when it is due (``SourceStatus/nextDue``: its interval
+/// after the last try, failures retried after 30 minutes doubling to a day), and on demand. The refresher never runs two refreshes of one source
 /// at once. Progress goes to whoever listens (the admin page's live view).
 public actor RefreshScheduler {
     let refresher: SourceRefresher
@@ -14,27 +14,16 @@ public actor RefreshScheduler {
     /// has them), so two quick starts never both take one.
     private var claimed: Set<SourceName> = []
 
-    /// A failed source is tried again after this at most, whatever its interval.
-    static let retryFailedAfter: TimeInterval = 30 * 60
-
     public init(refresher: SourceRefresher, now: @escaping @Sendable () -> Date = Date.init) {
         self.refresher = refresher
         self.now = now
-    }
-
-    /// When `status`'s source should next be refreshed.
-    public static func due(_ status: SourceStatus) -> Date {
-        guard let attempt = status.lastAttempt else { return .distantPast }
-        var wait = TimeInterval(status.definition.refreshInterval)
-        if status.lastOutcome == .failed { wait = min(wait, retryFailedAfter) }
-        return attempt.addingTimeInterval(wait)
     }
 
     /// Refreshes the sources that are due; their reports (none when nothing was due).
     @discardableResult
     public func refreshDue() async throws -> [SourceReport] {
         let instant = now()
-        let due = try refresher.store.sources().filter { Self.due($0) <= instant }.map(\.definition.name)
+        let due = try refresher.store.sources().filter { $0.nextDue <= instant }.map(\.definition.name)
         guard !due.isEmpty else { return [] }
         return try await refresh(due)
     }
@@ -96,7 +85,7 @@ public actor RefreshScheduler {
     public func run(check: Duration = .seconds(60)) async {
         while !Task.isCancelled {
             _ = try? await refreshDue()
-            let next = (try? refresher.store.sources().map(Self.due).min()) ?? nil
+            let next = (try? refresher.store.sources().map(\.nextDue).min()) ?? nil
             var wait = check
             if let next {
                 let seconds = max(1, next.timeIntervalSince(now()))

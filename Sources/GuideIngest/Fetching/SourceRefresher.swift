@@ -160,6 +160,7 @@ public final class SourceRefresher: Sendable {
         var report = SourceReport(source: name.rawValue, outcome: .failed)
         var validators: [String: HTTPValidators] = [:]
         do {
+            try store.recordRefreshStart(of: name, at: startedAt)
             (report, validators) = try await run(definition, startedAt: startedAt, tracker: tracker)
         } catch {
             report.error = "\(error)"

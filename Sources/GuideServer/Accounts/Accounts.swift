@@ -3,7 +3,6 @@ import Foundation
 import GuideCore
 import GuideStore
 import HummingbirdBcrypt
-import NIOPosix
 
 /// Signing in and out, profiles, sessions and API tokens: the policy over an ``AccountStore``. Secrets people type
 /// are hashed with bcrypt (slow, salted); the long random tokens browsers and programs hold are stored as SHA-256.
@@ -13,13 +12,16 @@ struct Accounts: Sendable {
     /// bcrypt's cost: 12 (about a quarter of a second) by default; tests lower it.
     let cost: UInt8
     let throttle = SignInThrottle()
+    /// bcrypt's own thread and queue.
+    let hasher: SecretHasher
     /// A bcrypt hash of nothing anyone knows, checked for unknown names so they take as long as known ones.
     private let decoyHash: String
 
-    init(store: any AccountStore, now: @escaping @Sendable () -> Date, cost: UInt8) {
+    init(store: any AccountStore, now: @escaping @Sendable () -> Date, cost: UInt8, hasher: SecretHasher = SecretHasher()) {
         self.store = store
         self.now = now
         self.cost = cost
+        self.hasher = hasher
         decoyHash = Bcrypt.hash(Self.randomToken(), cost: cost)
     }
     /// How long a sign-in lasts.
@@ -27,34 +29,55 @@ struct Accounts: Sendable {
 
     enum SignIn: Sendable {
         case signedIn(Profile, sessionToken: String)
-        /// Wrong name or secret; `triesLeft` before waits begin (0 when they have).
-        case wrong(triesLeft: Int)
-        /// Too many wrong tries: no try is checked until `until`.
-        case locked(until: Date)
+        /// Wrong name or secret, checked; `triesLeft` before waits begin, or the wait this try started.
+        case wrong(triesLeft: Int, waitUntil: Date?)
+        /// Not checked: too many tries from this address, or for this name; no try is checked until `until`.
+        case waiting(until: Date)
+        /// Not checked: too many sign-ins at once; try again in `retryAfter` seconds.
+        case busy(retryAfter: Int)
     }
 
-    /// Checks `secret` for the profile called `name`. A locked profile is refused without checking, so waiting is
-    /// the only way on; an unknown name costs the same bcrypt time as a known one.
-    func signIn(name: String, secret: String) async throws -> SignIn {
+    /// Checks `secret` for the profile called `name`, tried from `address`. The try is counted first, atomically,
+    /// for the address and name, the address, and (unless the address signed in to the name lately) the name from
+    /// everywhere; a try that has to wait is refused without checking. Unknown and known names are counted, checked
+    /// (against a decoy) and answered alike.
+    func signIn(name: String, secret: String, from address: String) async throws -> SignIn {
         let instant = now()
-        guard let credentials = try await blocking({ try store.credentials(named: name) }) else {
-            _ = await hashing { [decoyHash] in Bcrypt.verify(secret, hash: decoyHash) }
-            return .wrong(triesLeft: throttle.freeTries)
+        guard hasher.hasRoom else { return .busy(retryAfter: 2) }
+        let pair = ThrottleKey(address: address, name: name)
+        var pairFailures = 0, pairTrusted = false
+        let counts: [(ThrottleKey, SignInThrottle.Rule)] = [
+            (ThrottleKey(address: address, name: ""), throttle.address), (pair, throttle.addressAndName),
+            (ThrottleKey(address: "", name: name), throttle.name),
+        ]
+        for (key, rule) in counts {
+            // The name's shared count (address "") is for addresses that have not signed in to it lately.
+            if key.address.isEmpty, pairTrusted { continue }
+            switch try await blocking({ try store.countSignInTry(key, rule: rule, at: instant) }) {
+            case .waiting(let until):
+                return .waiting(until: until)
+            case .counted(let failures, let trusted) where key == pair:
+                (pairFailures, pairTrusted) = (failures, trusted)
+            case .counted:
+                break
+            }
         }
-        if let until = credentials.lockedUntil, until > instant { return .locked(until: until) }
-        let matches = await hashing { Bcrypt.verify(secret, hash: credentials.secretHash) }
-        let profile = credentials.profile
-        guard matches else {
-            let failures = credentials.failures + 1
-            let wait = throttle.wait(afterFailures: failures)
-            let until = wait.map { instant.addingTimeInterval($0) }
-            try await blocking { try store.recordSignIn(profile.id, failures: failures, lockedUntil: until) }
-            if let until { return .locked(until: until) }
-            return .wrong(triesLeft: throttle.freeTries - failures)
+        let credentials = try await blocking { try store.credentials(named: name) }
+        let matches: Bool
+        do {
+            matches = try await hasher.verify(secret, hash: credentials?.secretHash ?? decoyHash)
+        } catch {
+            return .busy(retryAfter: error.retryAfter)
+        }
+        guard matches, let profile = credentials?.profile else {
+            let wait = throttle.addressAndName.wait(afterFailures: pairFailures)
+            return .wrong(triesLeft: max(0, throttle.addressAndName.freeTries - pairFailures), waitUntil: wait.map { instant.addingTimeInterval($0) })
         }
         let token = Self.randomToken()
         try await blocking {
-            try store.recordSignIn(profile.id, failures: 0, lockedUntil: nil)
+            try store.recordSignInSuccess(address: address, name: name, trustedUntil: instant.addingTimeInterval(throttle.trustFor),
+                                          at: instant)
+            try store.pruneSignInCounts(idleSince: instant.addingTimeInterval(-throttle.forgetAfter))
             try store.createSession(tokenHash: Self.digest(token), for: profile.id, at: instant, expires: instant.addingTimeInterval(Self.sessionLength))
         }
         return .signedIn(profile, sessionToken: token)
@@ -82,15 +105,25 @@ struct Accounts: Sendable {
     }
 
     /// A new profile, after checking its name and secret; the error's message is for the form.
-    func createProfile(name: String, role: Profile.Role, kind: Profile.SecretKind, secret: String) async throws -> Profile {
+    /// `onlyIfFirst`: the first-run setup, which fails when any profile exists (one setup ever succeeds).
+    func createProfile(name: String, role: Profile.Role, kind: Profile.SecretKind, secret: String,
+                       onlyIfFirst: Bool = false) async throws -> Profile {
         if let problem = Profile.problem(withName: name) ?? Profile.problem(with: secret, as: kind) {
             throw AccountError(problem)
         }
-        let hash = await hashing { [cost] in Bcrypt.hash(secret, cost: cost) }
+        let hash: String
         do {
-            return try await blocking { try store.createProfile(name: name, role: role, secretKind: kind, secretHash: hash) }
+            hash = try await hasher.hash(secret, cost: cost)
+        } catch {
+            throw AccountError("tvguide is busy checking sign-ins; try again in a few seconds.")
+        }
+        do {
+            return try await blocking {
+                try store.createProfile(name: name, role: role, secretKind: kind, secretHash: hash, onlyIfFirst: onlyIfFirst)
+            }
         } catch let error as StoreError where error.code == .conflict {
-            throw AccountError("There is already a profile called \(name.trimmingCharacters(in: .whitespaces)).")
+            throw AccountError(onlyIfFirst ? "tvguide is already set up: sign in, and ask an admin for a profile."
+                                           : "There is already a profile called \(name.trimmingCharacters(in: .whitespaces)).")
         }
     }
 
@@ -111,13 +144,6 @@ struct Accounts: Sendable {
 
     static func digest(_ token: String) -> String {
         SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
-
-
-    private func hashing<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        // bcrypt takes a quarter of a second of CPU: off the event loops, like the store's work. The pool is only
-        // inactive while the server shuts down; then hashing here is the intended fallback.
-        (try? await NIOThreadPool.singleton.runIfActive(body)) ?? body()
     }
 }
 

@@ -44,25 +44,42 @@ struct SignInPages: Sendable {
         let form = try await site.form(request, context)
         let name = form["name"] ?? ""
         let returnTo = Self.safeReturn(form["next"])
-        let outcome = try await site.accounts.signIn(name: name, secret: form.raw("secret") ?? "")
+        let outcome = try await site.accounts.signIn(name: name, secret: form.raw("secret") ?? "", from: site.clientAddress(request, context))
         var model = Model(chrome: site.chrome(context, section: "signin"), title: "Sign in", name: name, returnTo: returnTo,
                           message: nil, isLocked: false, needsSetup: false)
+        var retryAfter: Int?
         switch outcome {
         case .signedIn(_, let token):
             var response = Response.redirect(to: returnTo)
             response.setCookie(sessions.sessionCookie(token))
             return response
-        case .wrong(let triesLeft):
+        case .wrong(let triesLeft, nil):
             model.message = "Wrong name, password or PIN." + (triesLeft > 0 && triesLeft < 5
                 ? " \(triesLeft) more wrong \(triesLeft == 1 ? "try" : "tries") and this profile has to wait before trying again." : "")
-        case .locked(let until):
-            let seconds = Int(until.timeIntervalSince(site.settings.now()).rounded(.up))
-            model.message = "Too many wrong tries: this profile has to wait \(Self.wording(seconds: seconds)) before the next try "
-                + "(until \(site.clock(context).time(until))). Tries before then are not checked."
+        case .wrong(_, let until?):
+            model.message = "Wrong name, password or PIN. " + waiting(until, context)
             model.isLocked = true
+        case .waiting(let until):
+            model.message = waiting(until, context) + " Tries before then are not checked."
+            model.isLocked = true
+            retryAfter = seconds(until)
+        case .busy(let seconds):
+            model.message = "Too many sign-ins at once: try again in \(seconds) seconds."
+            retryAfter = seconds
         }
-        return try site.page("signin", model, status: model.isLocked ? .tooManyRequests : .unauthorized)
+        var response = try site.page("signin", model, status: retryAfter == nil ? .unauthorized : .tooManyRequests)
             .response(from: request, context: context)
+        if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+        return response
+    }
+
+    private func seconds(_ until: Date) -> Int {
+        Int(Bounded.clamped(until.timeIntervalSince(site.settings.now()).rounded(.up), to: 1...86_400))
+    }
+
+    private func waiting(_ until: Date, _ context: GuideRequestContext) -> String {
+        "Too many wrong tries: this profile has to wait \(Self.wording(seconds: seconds(until))) before the next try "
+            + "(until \(site.clock(context).time(until)))."
     }
 
     func signOut(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
@@ -89,15 +106,17 @@ struct SignInPages: Sendable {
             throw HTTPError(.forbidden, message: "tvguide is already set up: sign in, and ask an admin for a profile.")
         }
         guard let expected = site.settings.setupCode, let code = form["code"],
-              code.replacingOccurrences(of: "-", with: "") == expected.replacingOccurrences(of: "-", with: "") else {
+              Self.sameCode(code.replacingOccurrences(of: "-", with: ""), expected.replacingOccurrences(of: "-", with: "")) else {
             model.message = "That is not the setup code. tvguide serve printed it when it started."
             return try site.page("setup", model, status: .forbidden).response(from: request, context: context)
         }
         let kind = Profile.SecretKind(rawValue: form["kind"] ?? "") ?? .password
         do {
             let secret = form.raw("secret") ?? ""
-            let profile = try await site.accounts.createProfile(name: form["name"] ?? "", role: .admin, kind: kind, secret: secret)
-            guard case .signedIn(_, let token) = try await site.accounts.signIn(name: profile.name, secret: secret) else {
+            let profile = try await site.accounts.createProfile(name: form["name"] ?? "", role: .admin, kind: kind, secret: secret,
+                                                                onlyIfFirst: true)
+            guard case .signedIn(_, let token) = try await site.accounts.signIn(name: profile.name, secret: secret,
+                                                                                 from: site.clientAddress(request, context)) else {
                 return Response.redirect(to: "/signin")
             }
             var response = Response.redirect(to: "/admin")
@@ -109,10 +128,21 @@ struct SignInPages: Sendable {
         }
     }
 
-    /// Only a path on this site: never an address elsewhere (`//evil.example`, `https:...`).
+    /// Only a path on this site: never an address elsewhere (`//evil.example`, `https:...`), nor one with spaces or
+    /// control characters, which browsers drop (`/<TAB>/evil.example` is `//evil.example` to them).
     static func safeReturn(_ path: String?) -> String {
-        guard let path, path.hasPrefix("/"), !path.hasPrefix("//"), !path.contains("\\") else { return "/" }
+        guard let path, path.hasPrefix("/"), !path.hasPrefix("//"), !path.contains("\\"), path.utf8.count <= 2_000,
+              !path.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control
+                                                    || $0.properties.generalCategory == .format }) else { return "/" }
         return path
+    }
+
+    /// Whether the codes are equal, in time that does not depend on where they differ.
+    static func sameCode(_ given: String, _ expected: String) -> Bool {
+        let a = Array(given.utf8.prefix(64)), b = Array(expected.utf8)
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for index in 0..<b.count { difference |= (index < a.count ? a[index] : 0) ^ b[index] }
+        return difference == 0
     }
 
     static func wording(seconds: Int) -> String {

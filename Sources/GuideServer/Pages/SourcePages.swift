@@ -126,17 +126,23 @@ struct SourcePages: Sendable {
         if let attempt = status.lastAttempt {
             switch status.lastOutcome {
             case .failed?: last = "\(at(attempt)): failed: \(status.lastError ?? "unknown error")"
+                + (status.failuresInRow > 1 ? "; \(status.failuresInRow) failures in a row, retries spaced out" : "")
                 + (status.lastSuccess.map { " (last success \(at($0)))" } ?? " (never succeeded)")
             case .unchanged?: last = "\(at(attempt)): unchanged since the last download"
             default: last = "\(at(attempt)): \(status.lastProgrammes) programmes, \(megabytes(status.lastBytes)), "
                 + "\(status.lastRepairs) repair\(status.lastRepairs == 1 ? "" : "s"), \(String(format: "%.1f", status.lastDuration)) s"
             }
         }
-        let due = RefreshScheduler.due(status)
+        if let since = status.unfinishedSince, !refreshing.contains(definition.name) {
+            last = "\(at(since)): started and never finished (tvguide stopped during it, or another instance is refreshing it); "
+                + "counted as a failure, retried later. Before: " + last
+        }
+        let due = status.nextDue
         return SourceEntry(
             name: definition.name.rawValue, link: ChannelView().link(definition.name.rawValue, page: 1),
             format: label(definition.format), location: definition.location, priority: definition.priority,
-            schedule: schedule, lastRefresh: last, isFailed: status.lastOutcome == .failed,
+            schedule: schedule, lastRefresh: last,
+            isFailed: status.lastOutcome == .failed || (status.unfinishedSince != nil && !refreshing.contains(definition.name)),
             holds: "\(status.programmes) programmes" + (status.hidden > 0 ? " (\(status.hidden) behind higher-priority sources)" : ""),
             nextDue: refreshing.contains(definition.name) ? "refreshing now" : due <= now ? "due now" : at(due))
     }

@@ -62,6 +62,10 @@ extension Site {
             return try await body()
         } catch let error as TVMazeError {
             if case .notFound = error { throw HTTPError(.notFound, message: error.description) }
+            if case .busy(let seconds) = error {
+                throw HTTPError(.serviceUnavailable, headers: [.retryAfter: String(seconds)],
+                                message: "Busy: \(error.description). Pages you have opened before still show from the cache.")
+            }
             throw HTTPError(.badGateway, message: "\(error.description). Pages you have opened before still show from the cache.")
         }
     }

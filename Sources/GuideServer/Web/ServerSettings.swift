@@ -22,6 +22,8 @@ public struct ServerSettings: Sendable {
     public var tvmazeURL: String
     /// Where TVmaze's images are kept once fetched.
     public var imageDirectory: String
+    /// Reverse proxies in front of the server (`--trusted-proxy`): only their `X-Forwarded-For` names the client.
+    public var trustedProxies: [String] = []
 
     public init(now: @escaping @Sendable () -> Date = Date.init, timeZone: TimeZone = .current, dayStartHour: Int = 5,
                 secureCookies: Bool = true, secretCost: UInt8 = 12, setupCode: String? = nil,

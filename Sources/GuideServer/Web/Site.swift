@@ -18,6 +18,11 @@ struct Site: Sendable {
     /// TVmaze: the client, following shows, and the image cache.
     let series: SeriesServices
 
+    /// Where the request comes from, for sign-in throttling (``ClientAddress``).
+    func clientAddress(_ request: Request, _ context: GuideRequestContext) -> String {
+        ClientAddress(trustedProxies: settings.trustedProxies).of(request, peer: context.peer)
+    }
+
     /// A page: `template` with `page`, as the response.
     func page(_ template: String, _ page: some Any, status: HTTPResponse.Status = .ok) throws -> HTMLPage {
         HTMLPage(html: try renderer.render(template, page), status: status)

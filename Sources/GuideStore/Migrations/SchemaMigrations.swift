@@ -260,6 +260,28 @@ enum SchemaMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v7: refreshes that never finished, sign-in throttles per address and profile") { db in
+            // A refresh marks its start, so one the process died in is seen at the next start (and backed off);
+            // failures_in_row spaces out the retries of a source that keeps failing.
+            // Sign-in throttles replace the per-profile counters: one row per (client address, name), per address
+            // ('' name) and per name ('' address), counted before any secret is checked.
+            try db.execute(sql: """
+                ALTER TABLE source ADD COLUMN refresh_started_at INTEGER;
+                ALTER TABLE source ADD COLUMN failures_in_row INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE profile DROP COLUMN failed_attempts;
+                ALTER TABLE profile DROP COLUMN locked_until;
+                CREATE TABLE signin_throttle (
+                    address TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    failures INTEGER NOT NULL,
+                    locked_until INTEGER NOT NULL,
+                    trusted_until INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    PRIMARY KEY (address, name)
+                ) WITHOUT ROWID;
+                CREATE INDEX signin_throttle_by_age ON signin_throttle(updated_at);
+                """)
+        }
         return migrator
     }
 }

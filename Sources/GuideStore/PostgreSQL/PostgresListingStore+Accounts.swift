@@ -22,18 +22,24 @@ extension PostgresListingStore: AccountStore {
         let name = name.trimmingCharacters(in: .whitespaces)
         return try pool.withConnection { link in
             guard let row = try link.query("""
-                SELECT \(unescaped: Self.profileColumns), secret_hash, failed_attempts, locked_until FROM profile WHERE lower(name) = lower(\(name))
+                SELECT \(unescaped: Self.profileColumns), secret_hash FROM profile WHERE lower(name) = lower(\(name))
                 """).first else { return nil }
-            let (_, _, _, _, _, _, hash, failures, lockedUntil) = try row.decode((Int64, String, String, String, Int, String?, String, Int, Int64).self)
-            return Credentials(profile: try Self.profile(row), secretHash: hash, failures: failures,
-                               lockedUntil: lockedUntil > 0 ? Date(unixSeconds: lockedUntil) : nil)
+            return Credentials(profile: try Self.profile(row), secretHash: try row.makeRandomAccess()[6].decode(String.self))
         }
     }
 
-    public func createProfile(name: String, role: Profile.Role, secretKind: Profile.SecretKind, secretHash: String) throws -> Profile {
+    public func createProfile(name: String, role: Profile.Role, secretKind: Profile.SecretKind, secretHash: String,
+                              onlyIfFirst: Bool) throws -> Profile {
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         let createdAt = now().unixSeconds
-        return try pool.withConnection { link in
+        return try pool.transaction { link in
+            if onlyIfFirst {
+                // First-run setups take turns on one lock, so the second sees the first's profile.
+                try link.execute(locks.accounts)
+                if try link.value("SELECT count(*) FROM profile", as: Int64.self) != 0 {
+                    throw StoreError(.conflict, "tvguide is already set up")
+                }
+            }
             do {
                 guard let id = try link.value("""
                     INSERT INTO profile (name, role, secret_kind, secret_hash, created_at)
@@ -55,10 +61,78 @@ extension PostgresListingStore: AccountStore {
                    missing: "no profile \(id)")
     }
 
-    public func recordSignIn(_ id: ProfileID, failures: Int, lockedUntil: Date?) throws {
-        let until = lockedUntil.map(\.unixSecondsRoundedUp) ?? 0
-        try change("UPDATE profile SET failed_attempts = \(failures), locked_until = \(until) WHERE id = \(id.rawValue)",
+    public func resetSecret(of id: ProfileID, secretKind: Profile.SecretKind, secretHash: String) throws {
+        try change("UPDATE profile SET secret_kind = \(secretKind.rawValue), secret_hash = \(secretHash) WHERE id = \(id.rawValue)",
                    missing: "no profile \(id)")
+    }
+
+    public func countSignInTry(_ key: ThrottleKey, rule: SignInThrottle.Rule, at instant: Date) throws -> SignInCount {
+        let now = instant.unixSeconds
+        let firstLock = rule.wait(afterFailures: 1).map { now + Int64($0) } ?? 0
+        let (free, first, longest) = (Int64(rule.freeTries), Int64(rule.firstWait), Int64(rule.longestWait))
+        return try pool.withConnection { link in
+            // The increment and the wait it starts are one statement; a waiting key matches no row to update.
+            if let row = try link.query("""
+                INSERT INTO signin_throttle AS t (address, name, failures, locked_until, trusted_until, updated_at)
+                VALUES (\(key.address), \(key.name), 1, \(firstLock), 0, \(now))
+                ON CONFLICT (address, name) DO UPDATE SET
+                    failures = t.failures + 1,
+                    locked_until = CASE WHEN t.failures + 1 >= \(free)
+                                        THEN \(now) + LEAST(\(longest), \(first) * (1::bigint << LEAST(t.failures + 1 - \(free), 20)::integer))
+                                        ELSE 0 END,
+                    updated_at = \(now)
+                WHERE t.locked_until <= \(now)
+                RETURNING failures, trusted_until
+                """).first {
+                let (failures, trustedUntil) = try row.decode((Int, Int64).self)
+                return .counted(failures: failures, trusted: trustedUntil > now)
+            }
+            let until = try link.value("SELECT locked_until FROM signin_throttle WHERE address = \(key.address) AND name = \(key.name)",
+                                       as: Int64.self) ?? now
+            return .waiting(until: Date(unixSeconds: until))
+        }
+    }
+
+    public func recordSignInSuccess(address: String, name: String, trustedUntil: Date, at instant: Date) throws {
+        let pair = ThrottleKey(address: address, name: name), now = instant.unixSeconds
+        try pool.transaction { link in
+            try link.execute("""
+                INSERT INTO signin_throttle (address, name, failures, locked_until, trusted_until, updated_at)
+                VALUES (\(pair.address), \(pair.name), 0, 0, \(trustedUntil.unixSeconds), \(now))
+                ON CONFLICT (address, name) DO UPDATE SET failures = 0, locked_until = 0,
+                                                          trusted_until = excluded.trusted_until, updated_at = excluded.updated_at
+                """)
+            try link.execute("DELETE FROM signin_throttle WHERE address = \(pair.address) AND name = ''")
+            try link.execute("DELETE FROM signin_throttle WHERE address = '' AND name = \(pair.name) AND locked_until <= \(now)")
+        }
+    }
+
+    public func signInCounts(name: String) throws -> [ThrottleKey: (failures: Int, waitingUntil: Date?)] {
+        let folded = ThrottleKey(address: "", name: name).name
+        return try pool.withConnection { link in
+            var counts: [ThrottleKey: (failures: Int, waitingUntil: Date?)] = [:]
+            for row in try link.query("SELECT address, failures, locked_until FROM signin_throttle WHERE name = \(folded)") {
+                let (address, failures, until) = try row.decode((String, Int, Int64).self)
+                counts[ThrottleKey(address: address, name: folded)] = (failures, until > 0 ? Date(unixSeconds: until) : nil)
+            }
+            return counts
+        }
+    }
+
+    @discardableResult
+    public func clearSignInCounts(name: String) throws -> Int {
+        let folded = ThrottleKey(address: "", name: name).name
+        return try pool.transaction { link in
+            let deleted = try link.execute("DELETE FROM signin_throttle WHERE name = \(folded) AND trusted_until = 0")
+            return deleted + (try link.execute("UPDATE signin_throttle SET failures = 0, locked_until = 0 WHERE name = \(folded)"))
+        }
+    }
+
+    public func pruneSignInCounts(idleSince instant: Date) throws {
+        let cutoff = instant.unixSeconds
+        try pool.withConnection { link in
+            _ = try link.execute("DELETE FROM signin_throttle WHERE updated_at < \(cutoff) AND trusted_until < \(cutoff)")
+        }
     }
 
     public func lineup(of id: ProfileID) throws -> [ChannelID] {

@@ -12,17 +12,17 @@ extension PostgresListingStore: SourceStore {
             }
             return try link.query("""
                 SELECT id, definition, last_attempt, last_success, last_outcome, last_error, last_bytes, last_programmes,
-                       last_repairs, last_duration
+                       last_repairs, last_duration, failures_in_row, refresh_started_at
                 FROM source WHERE definition IS NOT NULL ORDER BY priority DESC, name COLLATE "C"
                 """).compactMap { row in
-                let (id, text, attempt, success, outcome, error, bytes, programmes, repairs, duration) = try row.decode(
-                    (Int64, String?, Int64?, Int64?, String?, String?, Int64, Int, Int, Double).self)
+                let (id, text, attempt, success, outcome, error, bytes, programmes, repairs, duration, failures, started) = try row.decode(
+                    (Int64, String?, Int64?, Int64?, String?, String?, Int64, Int, Int, Double, Int, Int64?).self)
                 guard let definition = StoredDefinition.definition(text) else { return nil }
                 let count = counts[id] ?? (0, 0)
                 return SourceStatus(definition: definition, lastAttempt: Self.date(attempt), lastSuccess: Self.date(success),
                                     lastOutcome: outcome.flatMap(RefreshOutcome.init(rawValue:)), lastError: error, lastBytes: bytes,
                                     lastProgrammes: programmes, lastRepairs: repairs, lastDuration: duration,
-                                    programmes: count.0, hidden: count.1)
+                                    programmes: count.0, hidden: count.1, failuresInRow: failures, unfinishedSince: Self.date(started))
             }
         }
     }
@@ -158,6 +158,21 @@ extension PostgresListingStore: SourceStore {
         }
     }
 
+    public func recordRefreshStart(of name: SourceName, at instant: Date) throws {
+        try pool.transaction { link in
+            let id = try configuredSourceID(link, name)
+            try link.execute("""
+                UPDATE source SET
+                    last_attempt = coalesce(refresh_started_at, last_attempt),
+                    last_outcome = CASE WHEN refresh_started_at IS NULL THEN last_outcome ELSE 'failed' END,
+                    last_error = CASE WHEN refresh_started_at IS NULL THEN last_error ELSE \(SourceStatus.unfinishedRefresh) END,
+                    failures_in_row = failures_in_row + CASE WHEN refresh_started_at IS NULL THEN 0 ELSE 1 END,
+                    refresh_started_at = \(instant.unixSeconds)
+                WHERE id = \(id)
+                """)
+        }
+    }
+
     public func recordRefresh(_ record: RefreshRecord, of name: SourceName) throws {
         try pool.transaction { link in
             let id = try configuredSourceID(link, name)
@@ -165,7 +180,8 @@ extension PostgresListingStore: SourceStore {
             if record.outcome == .failed {
                 try link.execute("""
                     UPDATE source SET last_attempt = \(at), last_outcome = \(record.outcome.rawValue), last_error = \(record.error),
-                                      last_duration = \(record.duration)
+                                      last_duration = \(record.duration), failures_in_row = failures_in_row + 1,
+                                      refresh_started_at = NULL
                     WHERE id = \(id)
                     """)
                 return
@@ -173,7 +189,7 @@ extension PostgresListingStore: SourceStore {
             try link.execute("""
                 UPDATE source SET last_attempt = \(at), last_success = \(at), last_outcome = \(record.outcome.rawValue), last_error = NULL,
                                   last_bytes = \(record.bytes), last_programmes = \(record.programmes), last_repairs = \(record.repairs),
-                                  last_duration = \(record.duration)
+                                  last_duration = \(record.duration), failures_in_row = 0, refresh_started_at = NULL
                 WHERE id = \(id)
                 """)
             for (url, validators) in record.validators {

@@ -181,6 +181,22 @@ enum PostgresMigrations {
                 calendar_token text UNIQUE
             );
             """),
+        ("v7: refreshes that never finished, sign-in throttles per address and profile", """
+            ALTER TABLE source ADD COLUMN refresh_started_at bigint;
+            ALTER TABLE source ADD COLUMN failures_in_row bigint NOT NULL DEFAULT 0;
+            ALTER TABLE profile DROP COLUMN failed_attempts;
+            ALTER TABLE profile DROP COLUMN locked_until;
+            CREATE TABLE signin_throttle (
+                address text NOT NULL,
+                name text NOT NULL,
+                failures bigint NOT NULL,
+                locked_until bigint NOT NULL,
+                trusted_until bigint NOT NULL,
+                updated_at bigint NOT NULL,
+                PRIMARY KEY (address, name)
+            );
+            CREATE INDEX signin_throttle_by_age ON signin_throttle(updated_at);
+            """),
     ]
 
     /// Brings the schema up to date, one transaction per migration; instances starting together take turns.
@@ -219,6 +235,8 @@ struct PostgresLocks: Sendable {
     /// Held for the whole of an import's transaction (and a source's removal): writers of listings take turns, as
     /// SQLite's do.
     var imports: PostgresQuery { "SELECT pg_advisory_xact_lock(hashtextextended(\(scope + "imports"), 0))" }
+    /// Held while the first profile is created, so only one first-run setup succeeds.
+    var accounts: PostgresQuery { "SELECT pg_advisory_xact_lock(hashtextextended(\(scope + "accounts"), 0))" }
     /// Held by the instance refreshing a source, for as long as it refreshes it.
     func refresh(_ source: String) -> (lock: PostgresQuery, unlock: PostgresQuery) {
         let name = scope + "refresh/" + source

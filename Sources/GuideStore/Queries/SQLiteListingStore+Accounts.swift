@@ -25,22 +25,24 @@ extension SQLiteListingStore: AccountStore {
     public func credentials(named name: String) throws -> Credentials? {
         try mapErrors {
             try pool.read { db in
-                try Row.fetchOne(db, sql: """
-                    SELECT \(Self.profileColumns), secret_hash, failed_attempts, locked_until FROM profile WHERE name = ?
-                    """, arguments: [name.trimmingCharacters(in: .whitespaces)]).map { row in
-                    let lockedUntil: Int64 = row[8]
-                    return Credentials(profile: Self.profile(row), secretHash: row[6], failures: row[7],
-                                       lockedUntil: lockedUntil > 0 ? Date(unixSeconds: lockedUntil) : nil)
+                try Row.fetchOne(db, sql: "SELECT \(Self.profileColumns), secret_hash FROM profile WHERE name = ?",
+                                 arguments: [name.trimmingCharacters(in: .whitespaces)]).map { row in
+                    Credentials(profile: Self.profile(row), secretHash: row[6])
                 }
             }
         }
     }
 
-    public func createProfile(name: String, role: Profile.Role, secretKind: Profile.SecretKind, secretHash: String) throws -> Profile {
+    public func createProfile(name: String, role: Profile.Role, secretKind: Profile.SecretKind, secretHash: String,
+                              onlyIfFirst: Bool) throws -> Profile {
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         let createdAt = now().unixSeconds
         return try mapErrors {
+            // Writes are serialized: the check and the insert are one step for every other writer.
             try pool.write { db in
+                if onlyIfFirst, try Bool.fetchOne(db, sql: "SELECT 1 FROM profile LIMIT 1") == true {
+                    throw StoreError(.conflict, "tvguide is already set up")
+                }
                 if try Bool.fetchOne(db, sql: "SELECT 1 FROM profile WHERE name = ?", arguments: [name]) == true {
                     throw StoreError(.conflict, "there is already a profile called \(name)")
                 }
@@ -61,10 +63,91 @@ extension SQLiteListingStore: AccountStore {
                    missing: "no profile \(id)")
     }
 
-    public func recordSignIn(_ id: ProfileID, failures: Int, lockedUntil: Date?) throws {
-        let until = lockedUntil.map(\.unixSecondsRoundedUp) ?? 0
-        try change("UPDATE profile SET failed_attempts = ?, locked_until = ? WHERE id = ?", [failures, until, id.rawValue],
+    public func resetSecret(of id: ProfileID, secretKind: Profile.SecretKind, secretHash: String) throws {
+        try change("UPDATE profile SET secret_kind = ?, secret_hash = ? WHERE id = ?", [secretKind.rawValue, secretHash, id.rawValue],
                    missing: "no profile \(id)")
+    }
+
+    public func countSignInTry(_ key: ThrottleKey, rule: SignInThrottle.Rule, at instant: Date) throws -> SignInCount {
+        let now = instant.unixSeconds
+        let firstLock = rule.wait(afterFailures: 1).map { now + Int64($0) } ?? 0
+        return try mapErrors {
+            try pool.write { db in
+                // The increment and the wait it starts are one statement; a waiting key matches no row to update.
+                if let row = try Row.fetchOne(db, sql: """
+                    INSERT INTO signin_throttle (address, name, failures, locked_until, trusted_until, updated_at)
+                    VALUES (?, ?, 1, ?, 0, ?)
+                    ON CONFLICT (address, name) DO UPDATE SET
+                        failures = failures + 1,
+                        locked_until = CASE WHEN failures + 1 >= ?
+                                            THEN ? + min(?, ? << min(failures + 1 - ?, 20)) ELSE 0 END,
+                        updated_at = ?
+                    WHERE locked_until <= ?
+                    RETURNING failures, trusted_until
+                    """, arguments: [key.address, key.name, firstLock, now, rule.freeTries, now, Int64(rule.longestWait),
+                                     Int64(rule.firstWait), rule.freeTries, now, now]) {
+                    let trustedUntil: Int64 = row[1]
+                    return .counted(failures: row[0], trusted: trustedUntil > now)
+                }
+                let until = try Int64.fetchOne(db, sql: "SELECT locked_until FROM signin_throttle WHERE address = ? AND name = ?",
+                                               arguments: [key.address, key.name]) ?? now
+                return .waiting(until: Date(unixSeconds: until))
+            }
+        }
+    }
+
+    public func recordSignInSuccess(address: String, name: String, trustedUntil: Date, at instant: Date) throws {
+        let pair = ThrottleKey(address: address, name: name), now = instant.unixSeconds
+        try mapErrors {
+            try pool.write { db in
+                try db.execute(sql: """
+                    INSERT INTO signin_throttle (address, name, failures, locked_until, trusted_until, updated_at)
+                    VALUES (?, ?, 0, 0, ?, ?)
+                    ON CONFLICT (address, name) DO UPDATE SET failures = 0, locked_until = 0,
+                                                              trusted_until = excluded.trusted_until, updated_at = excluded.updated_at
+                    """, arguments: [pair.address, pair.name, trustedUntil.unixSeconds, now])
+                try db.execute(sql: "DELETE FROM signin_throttle WHERE address = ? AND name = ''", arguments: [pair.address])
+                try db.execute(sql: "DELETE FROM signin_throttle WHERE address = '' AND name = ? AND locked_until <= ?",
+                               arguments: [pair.name, now])
+            }
+        }
+    }
+
+    public func signInCounts(name: String) throws -> [ThrottleKey: (failures: Int, waitingUntil: Date?)] {
+        let folded = ThrottleKey(address: "", name: name).name
+        return try mapErrors {
+            try pool.read { db in
+                var counts: [ThrottleKey: (failures: Int, waitingUntil: Date?)] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT address, failures, locked_until FROM signin_throttle WHERE name = ?",
+                                            arguments: [folded]) {
+                    let until: Int64 = row[2]
+                    counts[ThrottleKey(address: row[0], name: folded)] = (row[1], until > 0 ? Date(unixSeconds: until) : nil)
+                }
+                return counts
+            }
+        }
+    }
+
+    @discardableResult
+    public func clearSignInCounts(name: String) throws -> Int {
+        let folded = ThrottleKey(address: "", name: name).name
+        return try mapErrors {
+            try pool.write { db in
+                try db.execute(sql: "DELETE FROM signin_throttle WHERE name = ? AND trusted_until = 0", arguments: [folded])
+                let cleared = db.changesCount
+                try db.execute(sql: "UPDATE signin_throttle SET failures = 0, locked_until = 0 WHERE name = ?", arguments: [folded])
+                return cleared + db.changesCount
+            }
+        }
+    }
+
+    public func pruneSignInCounts(idleSince instant: Date) throws {
+        let cutoff = instant.unixSeconds
+        try mapErrors {
+            try pool.write { db in
+                try db.execute(sql: "DELETE FROM signin_throttle WHERE updated_at < ? AND trusted_until < ?", arguments: [cutoff, cutoff])
+            }
+        }
     }
 
     public func lineup(of id: ProfileID) throws -> [ChannelID] {

@@ -11,7 +11,7 @@ extension SQLiteListingStore: SourceStore {
                     """).map { row -> (Int64, (Int, Int)) in (row[0], (row[1], row[2] ?? 0)) })
                 return try Row.fetchAll(db, sql: """
                     SELECT id, definition, last_attempt, last_success, last_outcome, last_error, last_bytes, last_programmes,
-                           last_repairs, last_duration
+                           last_repairs, last_duration, failures_in_row, refresh_started_at
                     FROM source WHERE definition IS NOT NULL ORDER BY priority DESC, name
                     """).compactMap { row in
                     guard let definition = StoredDefinition.definition(row[1]) else { return nil }
@@ -19,7 +19,8 @@ extension SQLiteListingStore: SourceStore {
                     return SourceStatus(definition: definition, lastAttempt: Self.date(row[2]), lastSuccess: Self.date(row[3]),
                                         lastOutcome: (row[4] as String?).flatMap(RefreshOutcome.init(rawValue:)),
                                         lastError: row[5], lastBytes: row[6], lastProgrammes: row[7], lastRepairs: row[8],
-                                        lastDuration: row[9], programmes: count.0, hidden: count.1)
+                                        lastDuration: row[9], programmes: count.0, hidden: count.1, failuresInRow: row[10],
+                                        unfinishedSince: Self.date(row[11]))
                 }
             }
         }
@@ -166,6 +167,23 @@ extension SQLiteListingStore: SourceStore {
         }
     }
 
+    public func recordRefreshStart(of name: SourceName, at instant: Date) throws {
+        try mapErrors {
+            try pool.write { db in
+                let id = try configuredSourceID(db, name)
+                try db.execute(sql: """
+                    UPDATE source SET
+                        last_attempt = coalesce(refresh_started_at, last_attempt),
+                        last_outcome = CASE WHEN refresh_started_at IS NULL THEN last_outcome ELSE 'failed' END,
+                        last_error = CASE WHEN refresh_started_at IS NULL THEN last_error ELSE ? END,
+                        failures_in_row = failures_in_row + (refresh_started_at IS NOT NULL),
+                        refresh_started_at = ?
+                    WHERE id = ?
+                    """, arguments: [SourceStatus.unfinishedRefresh, instant.unixSeconds, id])
+            }
+        }
+    }
+
     public func recordRefresh(_ record: RefreshRecord, of name: SourceName) throws {
         try mapErrors {
             try pool.write { db in
@@ -173,13 +191,16 @@ extension SQLiteListingStore: SourceStore {
                 let at = record.at.unixSeconds
                 if record.outcome == .failed {
                     try db.execute(sql: """
-                        UPDATE source SET last_attempt = ?, last_outcome = ?, last_error = ?, last_duration = ? WHERE id = ?
+                        UPDATE source SET last_attempt = ?, last_outcome = ?, last_error = ?, last_duration = ?,
+                                          failures_in_row = failures_in_row + 1, refresh_started_at = NULL
+                        WHERE id = ?
                         """, arguments: [at, record.outcome.rawValue, record.error, record.duration, id])
                     return
                 }
                 try db.execute(sql: """
                     UPDATE source SET last_attempt = ?, last_success = ?, last_outcome = ?, last_error = NULL, last_bytes = ?,
-                                      last_programmes = ?, last_repairs = ?, last_duration = ?
+                                      last_programmes = ?, last_repairs = ?, last_duration = ?, failures_in_row = 0,
+                                      refresh_started_at = NULL
                     WHERE id = ?
                     """, arguments: [at, at, record.outcome.rawValue, record.bytes, record.programmes, record.repairs,
                                      record.duration, id])

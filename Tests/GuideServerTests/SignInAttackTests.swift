@@ -1,0 +1,189 @@
+import AsyncHTTPClient
+import Foundation
+import GuideCore
+@testable import GuideServer
+import GuideStore
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// Sign-in as an attacker tries it, over a real loopback server: bursts that once were all checked, an attack that
+/// once locked the owner out, bcrypt that once held up every page, names that once answered differently.
+@Suite struct SignInAttackTests {
+    /// A client that shows redirects instead of following them (the process's one; it lives as long as the tests).
+    static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        // A burst arrives at once, not 8 connections at a time.
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    /// A browser at `address` (sent as X-Forwarded-For through the loopback proxy the tests trust).
+    struct Browser {
+        let port: Int
+        let address: String
+        let csrf: String
+
+        static func at(_ address: String, port: Int) async throws -> Browser {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/signin")
+            request.headers.add(name: "X-Forwarded-For", value: address)
+            let response = try await SignInAttackTests.http.execute(request, timeout: .seconds(60))
+            let cookie = response.headers["set-cookie"].first { $0.hasPrefix("tvguide_csrf=") } ?? ""
+            let token = cookie.dropFirst("tvguide_csrf=".count).prefix { $0 != ";" }
+            return Browser(port: port, address: address, csrf: String(token))
+        }
+
+        /// Posts the sign-in form; the status, and Location and Retry-After when sent.
+        func signIn(_ name: String, _ secret: String, next: String? = nil) async throws -> (status: Int, location: String?, retryAfter: String?) {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/signin")
+            request.method = .POST
+            request.headers.add(name: "X-Forwarded-For", value: address)
+            request.headers.add(name: "Cookie", value: "tvguide_csrf=\(csrf)")
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            var form = "csrf=\(csrf)&name=\(name)&secret=\(secret)"
+            if let next { form += "&next=\(next)" }
+            request.body = .bytes(ByteBuffer(string: form))
+            let response = try await SignInAttackTests.http.execute(request, timeout: .seconds(60))
+            _ = try await response.body.collect(upTo: 1 << 20)
+            return (Int(response.status.code), response.headers.first(name: "location"), response.headers.first(name: "retry-after"))
+        }
+    }
+
+    /// A server whose admin Ada signs in with "correct horse", and a viewer Kid with PIN 2468.
+    static func withProfiles(cost: UInt8 = 4, _ body: @escaping @Sendable (TestServer, Int) async throws -> Void) async throws {
+        let server = try TestServer(listings: WebTests.listings, now: WebTests.evening, secretCost: cost)
+        try await server.run(.live) { client in
+            let admin = try await AccountTests.admin(client)
+            _ = try await admin.send(client, "/admin/profiles", method: .post, form: ["name": "Kid", "role": "viewer", "kind": "pin", "secret": "2468"])
+            try await body(server, try #require(client.port))
+        }
+    }
+
+    @Test func aBurstOfWrongTriesIsCheckedAtMostFiveTimes() async throws {
+        try await Self.withProfiles { _, port in
+            let attacker = try await Browser.at("127.0.0.2", port: port)
+            // 40 wrong PINs at once: before, every one was checked and the count rose by one.
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for guess in 0..<40 { group.addTask { try await attacker.signIn("Kid", String(format: "%04d", 3000 + guess)).status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 401 }.count <= 5, "checked: \(statuses.filter { $0 == 401 }.count)")
+            #expect(statuses.filter { $0 == 401 }.count + statuses.filter { $0 == 429 }.count == 40)
+            // Even the right PIN is not checked from there now.
+            let right = try await attacker.signIn("Kid", "2468")
+            #expect(right.status == 429 && right.retryAfter != nil)
+        }
+    }
+
+    @Test func theOwnerSignsInFromAnotherAddressDuringAnAttack() async throws {
+        try await Self.withProfiles { _, port in
+            let owner = try await Browser.at("127.0.0.3", port: port)
+            #expect(try await owner.signIn("Kid", "2468").status == 303, "the owner's device signed in before")
+            // An attack from one address, then from 60 addresses together (more than the name's shared count allows).
+            let attacker = try await Browser.at("127.0.0.2", port: port)
+            for guess in 0..<10 { _ = try await attacker.signIn("Kid", String(format: "%04d", guess)) }
+            for host in 0..<60 {
+                _ = try await Browser.at("10.0.\(host / 250).\(host % 250 + 1)", port: port).signIn("Kid", "1111")
+            }
+            let stranger = try await Browser.at("10.9.9.9", port: port)
+            #expect(try await stranger.signIn("Kid", "2468").status == 429, "a new address waits while the name is attacked")
+            // The owner's own address is not locked out by any of it.
+            #expect(try await owner.signIn("Kid", "2468").status == 303)
+            // Nor is the admin, whose name was not attacked, from a new address.
+            let admin = try await Browser.at("127.0.0.4", port: port)
+            #expect(try await admin.signIn("Ada", "correct%20horse").status == 303)
+        }
+    }
+
+    @Test func unknownAndKnownNamesAnswerAlike() async throws {
+        try await Self.withProfiles { _, port in
+            let browser = try await Browser.at("127.0.0.5", port: port)
+            var known: [(Int, String?)] = [], unknown: [(Int, String?)] = []
+            for guess in 0..<7 {
+                let a = try await browser.signIn("Kid", "99\(guess)9"), b = try await browser.signIn("Nobody", "99\(guess)9")
+                known.append((a.status, a.retryAfter))
+                unknown.append((b.status, b.retryAfter))
+            }
+            #expect(known.map(\.0) == unknown.map(\.0))
+            #expect(known.map(\.1) == unknown.map(\.1))
+            #expect(known.map(\.0) == [401, 401, 401, 401, 401, 429, 429])
+        }
+    }
+
+    /// bcrypt on its own thread with a bounded queue: 50 sign-ins at a real cost never hold up the API.
+    @Test func signInBurstsDoNotDelayTheAPI() async throws {
+        try await Self.withProfiles(cost: 11) { _, port in
+            var browsers: [Browser] = []
+            for host in 0..<50 { browsers.append(try await Browser.at("10.1.0.\(host + 1)", port: port)) }
+            let burst = Task {
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    for browser in browsers { group.addTask { try await browser.signIn("Kid", "0000").status } }
+                    return try await group.reduce(into: [Int]()) { $0.append($1) }
+                }
+            }
+            var slowest: Duration = .zero
+            for _ in 0..<5 {
+                let began = ContinuousClock.now
+                let response = try await SignInAttackTests.http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/api/now"),
+                                                                        timeout: .seconds(30))
+                _ = try await response.body.collect(upTo: 1 << 22)
+                slowest = max(slowest, ContinuousClock.now - began)
+                #expect(response.status == .ok)
+            }
+            let statuses = try await burst.value
+            #expect(slowest < .seconds(1), "the slowest /api/now took \(slowest) during the burst")
+            #expect(Set(statuses).isSubset(of: [401, 429]))
+            #expect(statuses.contains(429), "50 at once into the hasher's queue of 8: some are turned away")
+        }
+    }
+
+    @Test func theHasherTurnsAwayWorkBeyondItsQueue() async throws {
+        let hasher = SecretHasher(capacity: 3)
+        let hash = try await hasher.hash("secret", cost: 4)
+        let outcomes = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<12 {
+                group.addTask { (try? await hasher.verify("secret", hash: hash)) != nil }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 }.count >= 3)
+        #expect(outcomes.contains(false), "12 at once into a queue of 3")
+        #expect(try await hasher.verify("secret", hash: hash), "room again once the queue drained")
+    }
+
+    @Test func signingInNeverLeadsOffTheSite() async throws {
+        try await Self.withProfiles { _, port in
+            let browser = try await Browser.at("127.0.0.6", port: port)
+            for next in ["/%09/evil.example", "/%0d%0a/evil.example", "/%20/evil.example", "//evil.example", "/%5Cevil.example",
+                         "https://evil.example", "/%E2%80%8B/evil.example"] {
+                let result = try await browser.signIn("Ada", "correct%20horse", next: next)
+                #expect(result.status == 303 && result.location == "/", "\(next) led to \(result.location ?? "nothing")")
+            }
+            #expect(try await browser.signIn("Ada", "correct%20horse", next: "/now%3Fpage%3D2").location == "/now?page=2")
+        }
+    }
+
+    @Test func onlyOneSetupEverSucceeds() async throws {
+        let server = try TestServer(listings: WebTests.listings, now: WebTests.evening)
+        try await server.run(.live) { client in
+            let port = try #require(client.port)
+            let browser = try await Browser.at("127.0.0.7", port: port)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/setup")
+                        request.method = .POST
+                        request.headers.add(name: "Cookie", value: "tvguide_csrf=\(browser.csrf)")
+                        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+                        request.body = .bytes(ByteBuffer(string: "csrf=\(browser.csrf)&code=\(TestServer.setupCode)&name=Admin\(index)&kind=pin&secret=1234"))
+                        return Int(try await SignInAttackTests.http.execute(request, timeout: .seconds(30)).status.code)
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 303 }.count == 1, "\(statuses)")
+            #expect(try server.store.profiles().count == 1)
+        }
+    }
+}
