@@ -92,6 +92,19 @@ public struct SearchQuery: Hashable, Sendable {
         case all
     }
 
+    /// The most characters a person's search may have (the page, the API and the CLI alike).
+    public static let longestText = 200
+    /// The most words a person's search may have: each is a scan of the titles.
+    public static let mostTerms = 10
+
+    /// Why `text`, typed by a person, is not a search to run; nil when it is.
+    public static func problem(withText text: String) -> String? {
+        if text.count > longestText { return "a search has at most \(longestText) characters; this one has \(text.count)" }
+        let words = text.split(whereSeparator: \.isWhitespace).count
+        if words > mostTerms { return "a search has at most \(mostTerms) words; this one has \(words)" }
+        return nil
+    }
+
     /// The folded terms, without empty ones or repeats.
     public let terms: [String]
     public var scope: Scope

@@ -9,6 +9,10 @@ public protocol ResponseCache: Sendable {
     /// Forgets the answers for `keys` and those whose keys start with any of `prefixes`; how many.
     @discardableResult
     func forgetResponses(keys: [String], prefixes: [String]) throws -> Int
+    /// Forgets answers fetched before `instant`, then the oldest until the bodies kept add up to at most `bytes`;
+    /// how many were forgotten.
+    @discardableResult
+    func pruneResponses(fetchedBefore instant: Date, keepingAtMost bytes: Int) throws -> Int
 }
 
 /// One saved answer: its status (200, or 404 for "there is none"), its body, and when it was fetched.

@@ -3,6 +3,7 @@ import GuideCore
 import GuideIngest
 import GuideStore
 import NIOCore
+import Synchronization
 
 /// The TVmaze API (https://www.tvmaze.com/api), politely: every request waits for a slot of the shared
 /// ``RateLimiter`` (20 per 10 s), a 429 or 5xx is retried up to 3 tries in all (after `Retry-After` when given,
@@ -31,6 +32,11 @@ public final class TVMazeClient: Sendable {
         public var indexFreshFor: TimeInterval = 24 * 3600
         /// The largest body read.
         public var largestBody = 32 * 1024 * 1024
+        /// Answers kept in the store at most this long, and at most this many bytes of them (the oldest go first),
+        /// checked every `pruneEvery` answers stored.
+        public var cacheAge: TimeInterval = 30 * 86_400
+        public var cacheBytes = 64 * 1024 * 1024
+        public var pruneEvery = 100
         /// The longest a request may take, queueing for the limiter and retries included; nil for no limit (the
         /// tracker's background work). Past it the request fails with ``TVMazeError/busy(retryAfter:)``.
         public var deadline: Duration?
@@ -56,6 +62,8 @@ public final class TVMazeClient: Sendable {
     let cache: (any ResponseCache)?
     let policy: Policy
     let now: @Sendable () -> Date
+    /// Answers stored since the cache was last pruned.
+    private let storedSincePrune = Mutex(0)
 
     public init(base: String = TVMazeClient.defaultBase, transport: any HTTPTransport = AsyncHTTPTransport.shared,
                 limiter: RateLimiter = RateLimiter(), cache: (any ResponseCache)? = nil, policy: Policy = Policy(),
@@ -244,12 +252,26 @@ public final class TVMazeClient: Sendable {
         do {
             let answer = try await download(key)
             try cache?.storeResponse(answer, for: key)
+            try pruneNowAndThen()
             return answer
         } catch let error as TVMazeError {
             // Offline, or TVmaze is struggling: what we had is better than nothing.
             if let cached, error.isTemporary { return cached }
             throw error
         }
+    }
+
+    /// Every `pruneEvery` answers stored, forgets those past the cache's age and size: guests' searches each store
+    /// an answer, and must not fill the disk.
+    private func pruneNowAndThen() throws {
+        guard let cache else { return }
+        let due = storedSincePrune.withLock { count in
+            count += 1
+            guard count >= policy.pruneEvery else { return false }
+            count = 0
+            return true
+        }
+        if due { try cache.pruneResponses(fetchedBefore: now().addingTimeInterval(-policy.cacheAge), keepingAtMost: policy.cacheBytes) }
     }
 
     /// One GET through the limiter, retried on 429, 5xx and dropped connections, within the policy's deadline.

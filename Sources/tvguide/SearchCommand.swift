@@ -30,6 +30,7 @@ struct SearchCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let problem = SearchQuery.problem(withText: terms.joined(separator: " ")) { throw ValidationError(problem) }
         let database = try store.open()
         let (results, channels) = try CLIFailure.translating {
             (try database.search(SearchQuery(terms, scope: scope, limit: limit)), try database.channels())

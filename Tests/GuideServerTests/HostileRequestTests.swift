@@ -51,6 +51,21 @@ import Testing
         }
     }
 
+    /// The API's search has the page's caps: at most 200 characters and 10 words.
+    @Test func searchesAreCappedAlike() async throws {
+        try await WebTests.server().run { client in
+            let long = String(repeating: "a", count: 201), many = (1...11).map { "w\($0)" }.joined(separator: "+")
+            for q in [long, many] {
+                let api = try await client.execute(uri: "/api/search?q=\(q)", method: .get)
+                #expect(api.status == .badRequest)
+                #expect(String(buffer: api.body).contains("a search has at most"))
+                let page = try await client.execute(uri: "/search?q=\(q)", method: .get)
+                #expect(page.status == .ok && String(buffer: page.body).contains("A search has at most"))
+            }
+            #expect(try await client.execute(uri: "/api/search?q=" + (1...10).map { "w\($0)" }.joined(separator: "+"), method: .get).status == .ok)
+        }
+    }
+
     @Test func absurdNumbersInAdminFormsSayWhatToSend() async throws {
         let (server, path) = try SourcePagesTests.server()
         try await server.run { client in

@@ -221,18 +221,34 @@ import TVMazeReplay
         let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 1000)
         // SYNTHETIC image bytes (the fixtures hold no images).
         server.script("/uploads/images/medium_portrait/0/1815.jpg", .init(status: 200, headers: [("Content-Type", "image/jpeg")], body: jpeg))
-        let cache = ImageCache(directory: folder, hosts: ["127.0.0.1"])
-        let url = server.base + "/uploads/images/medium_portrait/0/1815.jpg"
+        let cache = ImageCache(directory: folder, origins: [server.base], largestTotal: 2_500)
+        let url = try #require(cache.canonical(server.base + "/uploads/images/medium_portrait/0/1815.jpg"))
         let first = try #require(try await cache.file(for: url))
         #expect(first.contentType == "image/jpeg")
         #expect(try Data(contentsOf: URL(fileURLWithPath: first.path)) == Data(jpeg))
         #expect(try await cache.file(for: url)?.path == first.path)
         #expect(server.requests(to: "/uploads/images/medium_portrait/0/1815.jpg").count == 1)
-        // Not an open proxy: other hosts and schemes are refused without a request.
-        #expect(try await cache.file(for: "http://example.org/a.jpg") == nil)
-        #expect(try await cache.file(for: "file:///etc/passwd") == nil)
+        // Not an open proxy: other hosts, schemes and ports, queries, users and odd paths are refused without a request.
+        let port = try #require(URL(string: server.base)?.port)
+        for refused in ["http://example.org/a.jpg", "file:///etc/passwd", "https://static.tvmaze.com:9/a.jpg",
+                        server.base + "/uploads/a.jpg?v=1", server.base + "/uploads/a.jpg#x", "http://user@127.0.0.1:\(port)/a.jpg",
+                        server.base + "/uploads/../a.jpg", server.base + "/uploads/a b.jpg", "http://127.0.0.1:\(port + 1)/a.jpg"] {
+            #expect(cache.canonical(refused) == nil, "\(refused)")
+        }
+        #expect(ImageCache(directory: folder).canonical("https://STATIC.tvmaze.com:443/uploads/a.jpg")?.absoluteString
+                == "https://static.tvmaze.com/uploads/a.jpg")
         // A missing image is not stored.
-        #expect(try await cache.file(for: server.base + "/uploads/none.jpg") == nil)
+        #expect(try await cache.file(for: try #require(cache.canonical(server.base + "/uploads/none.jpg"))) == nil)
+        // Full: the image used longest ago makes room (1,004 bytes each, 2,500 at most).
+        for index in 2...3 {
+            server.script("/uploads/\(index).jpg", .init(status: 200, headers: [("Content-Type", "image/jpeg")], body: jpeg))
+        }
+        _ = try await cache.file(for: try #require(cache.canonical(server.base + "/uploads/2.jpg")))
+        _ = try await cache.file(for: url)
+        _ = try await cache.file(for: try #require(cache.canonical(server.base + "/uploads/3.jpg")))
+        #expect(cache.totalBytes <= 2_500)
+        #expect(cache.isCached(url), "used lately: kept")
+        #expect(!cache.isCached(try #require(cache.canonical(server.base + "/uploads/2.jpg"))), "used longest ago: removed")
         try await server.stop()
         try? FileManager.default.removeItem(atPath: folder)  // The test's own scratch folder.
     }

@@ -45,7 +45,9 @@ struct SearchPage: Sendable {
 
     func render(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
         let query = QueryParameters(request: request)
-        let text = String((query.string("q") ?? "").prefix(200))
+        let typed = query.string("q") ?? ""
+        let problem = SearchQuery.problem(withText: typed)
+        let text = problem == nil ? typed : ""
         let searchAll = query.string("in") == "all"
         let clock = site.clock(context)
         let site = self.site
@@ -56,6 +58,7 @@ struct SearchPage: Sendable {
                               query: text, searchAll: searchAll, searched: !search.terms.isEmpty, count: 0, countLabel: "", days: [],
                               limited: false, message: nil)
             guard !search.terms.isEmpty else {
+                if let problem { model.message = problem.prefix(1).uppercased() + problem.dropFirst() + "." }
                 if !text.isEmpty { model.message = "Type a word to look for; punctuation alone finds nothing." }
                 return try site.page("search", model)
             }

@@ -10,24 +10,34 @@ struct SeriesServices: Sendable {
     let client: TVMazeClient
     let tracker: SeriesTracker
     let images: ImageCache
+    /// Images a guest may make the server fetch: 60 new ones a minute per client address (cached ones are free).
+    let imageFetches = ClientQuota(limit: 60, per: 60)
+    let clientAddress: ClientAddress
 
     /// Images get their own client with short timeouts (a poster that cannot be fetched must not hold a page up),
     /// one for the process and never shut down, like `AsyncHTTPTransport.shared`.
     static let imageTransport = AsyncHTTPTransport(connectTimeout: .seconds(3), readTimeout: .seconds(10))
 
     init(store: any GuideDatabase, settings: ServerSettings) {
-        client = TVMazeClient(base: settings.tvmazeURL, cache: store, now: settings.now)
+        // Pages ask while someone waits: at most 10 s a request, or 503 "busy" (TVMazeClient.Policy.interactive).
+        client = TVMazeClient(base: settings.tvmazeURL, cache: store, policy: .interactive, now: settings.now)
         tracker = SeriesTracker(client: client, store: store, now: settings.now)
         images = ImageCache(directory: settings.imageDirectory, transport: Self.imageTransport)
+        clientAddress = ClientAddress(trustedProxies: settings.trustedProxies)
     }
 
     /// `/images?u=`: a TVmaze image through the cache, so the browser never asks TVmaze and each image is fetched
     /// once. Other hosts get 404.
     func register(on router: Router<GuideRequestContext>) {
-        router.get("images") { request, _ -> Response in
-            guard let url = request.uri.queryParameters.get("u"),
-                  let file = try? await images.file(for: url),
-                  let bytes = FileManager.default.contents(atPath: file.path) else {
+        router.get("images") { request, context -> Response in
+            guard let url = request.uri.queryParameters.get("u").flatMap({ images.canonical(String($0)) }) else {
+                throw HTTPError(.notFound, message: "No such image: only TVmaze's images are shown here.")
+            }
+            if !images.isCached(url), !imageFetches.take(clientAddress.of(request, peer: context.peer)) {
+                throw HTTPError(.tooManyRequests, headers: [.retryAfter: String(imageFetches.retryAfter())],
+                                message: "Too many new images at once; try again shortly.")
+            }
+            guard let file = try? await images.file(for: url), let bytes = FileManager.default.contents(atPath: file.path) else {
                 throw HTTPError(.notFound, message: "No such image.")
             }
             return Response(status: .ok, headers: [.contentType: file.contentType, .cacheControl: "public, max-age=31536000, immutable"],

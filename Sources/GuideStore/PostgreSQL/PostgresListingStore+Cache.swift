@@ -33,4 +33,16 @@ extension PostgresListingStore: ResponseCache {
             return removed
         }
     }
+
+    public func pruneResponses(fetchedBefore instant: Date, keepingAtMost bytes: Int) throws -> Int {
+        try pool.transaction { link in
+            let old = try link.execute("DELETE FROM api_cache WHERE fetched_at < \(instant.unixSeconds)")
+            return old + (try link.execute("""
+                DELETE FROM api_cache WHERE key IN (
+                    SELECT key FROM (SELECT key, sum(octet_length(body)) OVER (ORDER BY fetched_at DESC, key COLLATE "C") AS running
+                                     FROM api_cache) AS sized
+                    WHERE running > \(Int64(bytes)))
+                """))
+        }
+    }
 }

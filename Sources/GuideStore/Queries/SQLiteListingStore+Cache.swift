@@ -42,4 +42,19 @@ extension SQLiteListingStore: ResponseCache {
             }
         }
     }
+
+    public func pruneResponses(fetchedBefore instant: Date, keepingAtMost bytes: Int) throws -> Int {
+        try mapErrors {
+            try pool.write { db in
+                try db.execute(sql: "DELETE FROM api_cache WHERE fetched_at < ?", arguments: [instant.unixSeconds])
+                let old = db.changesCount
+                try db.execute(sql: """
+                    DELETE FROM api_cache WHERE key IN (
+                        SELECT key FROM (SELECT key, sum(length(body)) OVER (ORDER BY fetched_at DESC, key) AS running FROM api_cache)
+                        WHERE running > ?)
+                    """, arguments: [bytes])
+                return old + db.changesCount
+            }
+        }
+    }
 }

@@ -1,0 +1,34 @@
+import Foundation
+import Synchronization
+
+/// At most `limit` uses per client address in each `window`, counted for at most `clients` addresses at a time: what
+/// one guest may make the server do for them (fetch images it has not got). A window past its end starts again.
+final class ClientQuota: Sendable {
+    let limit: Int
+    let window: TimeInterval
+    let clients: Int
+    private let state: Mutex<(start: Date, counts: [String: Int])>
+
+    init(limit: Int, per window: TimeInterval, clients: Int = 10_000) {
+        self.limit = limit
+        self.window = window
+        self.clients = clients
+        state = Mutex((.distantPast, [:]))
+    }
+
+    /// Takes one use for `client`; false when its quota for this window is spent (or too many clients are counted).
+    func take(_ client: String, at now: Date = Date()) -> Bool {
+        state.withLock { state in
+            if now.timeIntervalSince(state.start) >= window || now < state.start { state = (now, [:]) }
+            let used = state.counts[client] ?? 0
+            guard used < limit, used > 0 || state.counts.count < clients else { return false }
+            state.counts[client] = used + 1
+            return true
+        }
+    }
+
+    /// Seconds until the window starts again.
+    func retryAfter(at now: Date = Date()) -> Int {
+        state.withLock { max(1, Int((window - now.timeIntervalSince($0.start)).rounded(.up))) }
+    }
+}

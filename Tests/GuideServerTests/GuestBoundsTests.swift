@@ -1,0 +1,57 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TVMazeReplay
+
+/// What a guest can make the server do on their behalf is bounded: TVmaze requests queue for at most 10 s (then
+/// 503 with Retry-After), the image cache fetches only TVmaze's images and keeps a bounded size, the answer cache is
+/// pruned, and searches are capped.
+@Suite struct GuestBoundsTests {
+    @Test func guestSearchesNeverQueueLongerThanTenSeconds() async throws {
+        let replay = try await ReplayServer()
+        let server = try TestServer(listings: SeriesPagesTests.listings, now: SeriesPagesTests.now, tvmazeURL: replay.base)
+        defer { Task { try? await replay.stop() } }
+        try await server.run { client in
+            // 60 different searches at once: TVmaze allows 20 in 10 s; before, the other 40 waited in line for 20 s.
+            let results = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String?, Duration).self) { group in
+                for index in 0..<60 {
+                    group.addTask {
+                        let began = ContinuousClock.now
+                        let response = try await client.execute(uri: "/shows?q=guest+\(index)", method: .get)
+                        return (response.status, response.headers[.retryAfter], ContinuousClock.now - began)
+                    }
+                }
+                return try await group.reduce(into: [(HTTPResponse.Status, String?, Duration)]()) { $0.append($1) }
+            }
+            #expect(results.allSatisfy { $0.0 == .ok || $0.0 == .serviceUnavailable }, "\(results.map(\.0.code))")
+            let busy = results.filter { $0.0 == .serviceUnavailable }
+            #expect(busy.count >= 30, "\(busy.count) of 60 were turned away")
+            #expect(busy.allSatisfy { $0.1 != nil }, "\(busy.map(\.1))")
+            #expect(results.filter { $0.0 == .ok }.count >= 20)
+            let slowest = results.map(\.2).max() ?? .zero
+            #expect(slowest < .seconds(12), "the slowest guest waited \(slowest)")
+        }
+    }
+
+    @Test func imagesComeOnlyFromTVmazeAndEachGuestFetchesFewAtATime() async throws {
+        try await WebTests.server().run { client in
+            for refused in ["https://static.tvmaze.com/uploads/a.jpg?v=1", "https://static.tvmaze.com:9/uploads/a.jpg",
+                            "http://static.tvmaze.com/uploads/a.jpg", "https://example.org/a.jpg", "https://static.tvmaze.com/../etc/passwd"] {
+                let response = try await client.execute(uri: "/images?u=" + (refused.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),
+                                                        method: .get)
+                #expect(response.status == .notFound, "\(refused)")
+            }
+            // 60 new images a minute per client; the 61st waits (this machine has no network: each is a 404).
+            var statuses: [HTTPResponse.Status] = []
+            for index in 0..<61 {
+                statuses.append(try await client.execute(uri: "/images?u=https%3A%2F%2Fstatic.tvmaze.com%2Fuploads%2F\(index).jpg",
+                                                         method: .get).status)
+            }
+            #expect(statuses.prefix(60).allSatisfy { $0 == .notFound })
+            #expect(statuses.last == .tooManyRequests)
+        }
+    }
+}
