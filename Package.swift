@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
@@ -61,8 +62,11 @@ let package = Package(
         .target(name: "GuideServer", dependencies: [
             "GuideCore", "XMLTV", "GuideStore", "GuideIngest", "TVMaze",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
+            // The HTTP parts a connection's own handler (ConnectionGuard) sees between the decoder and Hummingbird.
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "Mustache", package: "swift-mustache"),
             // Graceful shutdown ends long-lived responses (the refresh progress events).
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

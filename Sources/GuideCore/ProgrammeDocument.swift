@@ -54,7 +54,7 @@ public struct ProgrammeDocument: Codable, Hashable, Sendable {
     public init(_ stored: StoredProgramme) {
         self.init(stored.programme, end: stored.end)
         id = stored.id.rawValue
-        source = stored.source.rawValue
+        source = stored.source.shown
     }
 
     public init(_ programme: Programme, end: Date? = nil) {

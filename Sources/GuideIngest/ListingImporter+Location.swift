@@ -11,7 +11,7 @@ extension ListingImporter {
                                progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportSummary {
         // A local file is imported as it is: the fetcher's parse-while-reading check would only read it twice.
         guard let url = URL(string: location), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            return try await NIOThreadPool.singleton.runIfActive { try importFile(at: location, progress: progress) }
+            return try await NIOThreadPool.singleton.runIfActive { try importFile(at: location, as: SourceName(location: location), progress: progress) }
         }
         let fetcher = FeedFetcher(transport: transport, policy: FetchPolicy())
         guard case .fetched(let feed) = try await fetcher.fetch(location, validators: nil, localZone: nil, progress: { feed in
@@ -21,7 +21,7 @@ extension ListingImporter {
         }
         defer { feed.discard() }
         return try await NIOThreadPool.singleton.runIfActive {
-            try importFiles([(feed.path, feed.location)], as: SourceName(location), transform: ListingTransform(),
+            try importFiles([(feed.path, feed.location)], as: SourceName(location: location), transform: ListingTransform(),
                             progress: progress)
         }
     }

@@ -28,10 +28,10 @@ public struct ListingImporter: Sendable {
         self.store = store
     }
 
-    /// Imports the file at `path` under the source name `source` (the path itself by default).
+    /// Imports the file at `path` under the source name `source` (by default its file name: ``SourceName/init(location:)``).
     public func importFile(at path: String, as source: SourceName? = nil,
                            progress: (ImportProgress) -> Void = { _ in }) throws -> ImportSummary {
-        try importFiles([(path, path)], as: source ?? SourceName(path), transform: ListingTransform(), progress: progress)
+        try importFiles([(path, path)], as: source ?? SourceName(location: path), transform: ListingTransform(), progress: progress)
     }
 
     /// Imports files as one import of `source`: each file's path, and the name it goes by (a Radio Times file's

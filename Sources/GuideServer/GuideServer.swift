@@ -2,6 +2,7 @@ import Foundation
 import GuideIngest
 import GuideStore
 import Hummingbird
+import HummingbirdCore
 import HummingbirdBcrypt
 import Logging
 
@@ -71,12 +72,21 @@ public enum GuideServer {
         Bundle.module.url(forResource: "sample-listings.xml", withExtension: "gz")
     }
 
-    /// The server on `host`:`port`.
+    /// The server on `host`:`port`, every connection within `limits`.
     public static func application(store: any GuideDatabase, settings: ServerSettings, scheduler: RefreshScheduler? = nil,
-                                   host: String, port: Int,
+                                   host: String, port: Int, limits: ConnectionLimits = ConnectionLimits(),
                                    logger: Logger = Logger(label: "tvguide")) throws -> some ApplicationProtocol {
-        Application(router: try router(store: store, settings: settings, scheduler: scheduler),
+        Application(router: try router(store: store, settings: settings, scheduler: scheduler), server: server(limits),
                     configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "tvguide"),
                     logger: logger)
+    }
+
+    /// HTTP/1.1 with the connection limits: header sizes, idle and slow-client timeouts, counts per address and in all.
+    public static func server(_ limits: ConnectionLimits) -> HTTPServerBuilder {
+        let census = ConnectionGuard.Census(limits: limits)
+        return .http1(configuration: HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ConnectionGuard(census: census)], idleTimeout: limits.idleTimeout,
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.largestHeaderField, maxHeaderListSize: limits.largestHeaders,
+                                            maxHeaderFieldCount: limits.mostHeaderFields)))
     }
 }

@@ -91,4 +91,30 @@ import Testing
             #expect(settings.status == .badRequest)
         }
     }
+
+    /// A one-off import of a provider's URL with credentials once showed that URL to every guest.
+    @Test func sourceNamesNeverShowSecretsOrServerPaths() async throws {
+        #expect(SourceName(location: "https://user:pw@host.example:8080/xmltv.php?username=U&password=P#x").rawValue
+                == "host.example/xmltv.php")
+        #expect(SourceName(location: "/srv/private/epg/guide.xml.gz").rawValue == "guide.xml.gz")
+        #expect(SourceName(location: "my-feed").rawValue == "my-feed")
+        #expect(SourceName("https://host.example/get.php?password=P").shown == "host.example/get.php")
+        // Stored under the whole URL (as one-off imports were named before): shown without its secrets.
+        let server = try TestServer(listings: WebTests.listings, now: WebTests.evening)
+        try server.importListings("""
+            <tv><channel id="three.uk"><display-name>Three</display-name></channel>
+            <programme channel="three.uk" start="20240101180000 +0000" stop="20240101230000 +0000"><title>Quiz Night</title></programme></tv>
+            """, as: "http://host.example/xmltv.php?username=U&password=P")
+        try await server.run { client in
+            let api = try await client.execute(uri: "/api/search?q=quiz", method: .get)
+            let page = try await client.execute(uri: "/search?q=quiz", method: .get)
+            let id = try #require(String(buffer: api.body).firstMatch(of: /"id":(\d+)/)?.1)
+            let details = try await client.execute(uri: "/programmes/\(id)", method: .get)
+            let document = try await client.execute(uri: "/api/programmes/\(id)", method: .get)
+            for body in [api.body, page.body, details.body, document.body] {
+                #expect(!String(buffer: body).contains("password"))
+            }
+            #expect(String(buffer: document.body).contains(#""source":"host.example/xmltv.php""#))
+        }
+    }
 }

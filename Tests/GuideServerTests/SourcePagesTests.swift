@@ -173,4 +173,24 @@ import Testing
             #expect(feeds.first?["percent"] as? Int == 100)
         }
     }
+
+    @Test func progressWatchersAreCappedPerClient() async throws {
+        let (server, _) = try Self.server()
+        try await server.run(.live) { client in
+            let admin = try await AccountTests.admin(client)
+            let port = try #require(client.port)
+            func watch(from address: String) async throws -> HTTPClientResponse {
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/admin/refresh/events")
+                request.headers.add(name: "Cookie", value: "tvguide_session=\(admin["tvguide_session"] ?? "")")
+                request.headers.add(name: "X-Forwarded-For", value: address)
+                return try await SignInAttackTests.http.execute(request, timeout: .seconds(30))
+            }
+            var open: [HTTPClientResponse] = []
+            for _ in 0..<4 { open.append(try await watch(from: "192.0.2.10")) }
+            #expect(open.allSatisfy { $0.status == .ok })
+            let fifth = try await watch(from: "192.0.2.10")
+            #expect(fifth.status == .tooManyRequests && fifth.headers.first(name: "retry-after") == "10")
+            #expect(try await watch(from: "192.0.2.11").status == .ok, "another client still gets one")
+        }
+    }
 }

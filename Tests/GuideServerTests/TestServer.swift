@@ -59,8 +59,10 @@ final class TestServer: Sendable {
     }
 
     /// Runs `body` against the router (`.router`) or a real server on a loopback port (`.live`).
-    func run(_ mode: TestingSetup, _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = Application(router: try GuideServer.router(store: store, settings: settings, scheduler: scheduler))
+    func run(_ mode: TestingSetup, limits: ConnectionLimits = ConnectionLimits(),
+             _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = Application(router: try GuideServer.router(store: store, settings: settings, scheduler: scheduler),
+                              server: GuideServer.server(limits))
         try await app.test(mode) { client in try await body(client) }
     }
 

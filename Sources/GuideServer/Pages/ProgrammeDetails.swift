@@ -57,7 +57,7 @@ struct ProgrammeDetails: Sendable {
         flags = Self.flags(programme)
         facts = Self.facts(programme)
         credits = Self.credits(programme.credits)
-        source = stored.source.rawValue
+        source = stored.source.shown
         guideLink = Self.guideLink(programme, clock: clock)
         airings = try Self.otherAirings(of: stored, site: site, channels: snapshot, clock: clock, now: now)
     }

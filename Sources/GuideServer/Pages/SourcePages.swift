@@ -49,7 +49,7 @@ struct SourcePages: Sendable {
         router.post("admin/refresh") { request, context in try await refreshNow(request, context) }
         router.get("admin/refresh/events") { request, context in
             _ = try site.requireAdmin(request, context)
-            return RefreshEvents.response(site.scheduler)
+            return try RefreshEvents.response(site.scheduler, slots: site.refreshWatchers, client: site.clientAddress(request, context))
         }
         router.get("admin/health") { request, context in try await healthPage(request, context) }
     }

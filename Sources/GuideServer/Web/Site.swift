@@ -17,6 +17,8 @@ struct Site: Sendable {
     let scheduler: RefreshScheduler
     /// TVmaze: the client, following shows, and the image cache.
     let series: SeriesServices
+    /// The refresh progress streams open now (``RefreshEvents``).
+    let refreshWatchers = RefreshEvents.slots()
 
     /// Where the request comes from, for sign-in throttling (``ClientAddress``).
     func clientAddress(_ request: Request, _ context: GuideRequestContext) -> String {

@@ -1,0 +1,32 @@
+import Synchronization
+
+/// Long-lived things held open at once (server-sent event streams), at most `total` in all and `perClient` for one
+/// client address: a watcher beyond either is turned away instead of holding a connection and a task.
+final class OpenSlots: Sendable {
+    let total: Int
+    let perClient: Int
+    private let open = Mutex<(total: Int, byClient: [String: Int])>((0, [:]))
+
+    init(total: Int, perClient: Int) {
+        self.total = total
+        self.perClient = perClient
+    }
+
+    /// Takes a slot for `client`; false when none is free.
+    func take(_ client: String) -> Bool {
+        open.withLock { open in
+            guard open.total < total, open.byClient[client, default: 0] < perClient else { return false }
+            open.total += 1
+            open.byClient[client, default: 0] += 1
+            return true
+        }
+    }
+
+    func give(back client: String) {
+        open.withLock { open in
+            open.total -= 1
+            let left = open.byClient[client, default: 1] - 1
+            open.byClient[client] = left > 0 ? left : nil
+        }
+    }
+}
