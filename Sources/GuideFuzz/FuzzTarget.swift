@@ -41,9 +41,26 @@ enum FuzzTarget: String, CaseIterable {
             check(pieces != nil, "read whole but refused in two pieces cut at \(split)")
             check(whole.programmes == programmes && whole.channels == channels, "two pieces cut at \(split) read differently")
         }
-        // Whatever was read holds no NUL: PostgreSQL's text could not store it.
+        // Whatever was read holds no NUL (PostgreSQL's text could not store it), and its numbers are in their ranges.
         for programme in whole?.programmes ?? [] {
             check(!programme.title.contains("\u{0}"), "a title kept a NUL")
+            numbersInRange(programme)
+        }
+    }
+
+    /// The numbers a reader keeps are within the ranges the rest of tvguide counts on.
+    private static func numbersInRange(_ programme: Programme) {
+        check(programme.length.map(Programme.lengthRange.contains) ?? true, "a length of \(programme.length ?? 0) was kept")
+        check(Date.guideRange.contains(programme.start.unixSeconds), "a start outside years 1-9999")
+        check((programme.stop.map { $0.timeIntervalSince(programme.start) } ?? 0) <= Double(Programme.lengthRange.upperBound) * 400_000,
+              "a stop beyond any year")
+        for number in programme.episodeNumbers.compactMap(\.xmltvNS) {
+            for value in [number.season, number.seasonCount, number.episode, number.episodeCount, number.part, number.partCount] {
+                check(value.map { (0...(XMLTVNSNumber.numberRange.upperBound + 1)).contains($0) } ?? true, "an episode number \(value ?? 0)")
+            }
+        }
+        for icon in programme.icons {
+            check([icon.width, icon.height].allSatisfy { $0.map(Icon.sizeRange.contains) ?? true }, "an icon size out of range")
         }
     }
 
@@ -64,12 +81,36 @@ enum FuzzTarget: String, CaseIterable {
         let whole = read([bytes])
         let pieces = read([Array(bytes[..<split]), Array(bytes[split...])])
         check(whole == pieces, "two pieces cut at \(split) read differently")
+        for programme in whole ?? [] {
+            numbersInRange(programme)
+            check((programme.stop ?? programme.start).timeIntervalSince(programme.start) <= Double(Programme.lengthRange.upperBound),
+                  "a Radio Times duration over 31 days")
+        }
     }
 
-    /// The query-string parsers: form fields, ISO 8601 instants, XMLTV timestamps, search terms and channel lists.
+    /// The query-string, header and form parsers: form fields and their numbers, ISO 8601 instants, HTTP dates and
+    /// Retry-After, dates, XMLTV timestamps and episode numbers, search terms and caps, channel lists, source names.
     private static func query(_ bytes: [UInt8]) {
         let fields = FormFields(encoded: String(decoding: bytes, as: UTF8.self))
         for (name, value) in fields.values {
+            let number = try? fields.integer(name, in: -2880...2880)
+            check(number.map((-2880...2880).contains) ?? true, "an integer outside its range from \(value)")
+            let decimal = try? fields.decimal(name, in: 0.08...8784)
+            check(decimal.map { $0.isFinite && (0.08...8784).contains($0) } ?? true, "a decimal outside its range")
+            check(Bounded.integer(value, in: Int64.min...Int64.max).map { String($0) == value || value.hasPrefix("+") || value.hasPrefix("-0") || value.hasPrefix("0") } ?? true,
+                  "\(value) read as another number")
+            if let date = HTTPDate.parse(value) {
+                check(Date.guideRange.contains(date.unixSeconds), "an HTTP date outside the guide's years")
+                check(HTTPDate.parse(HTTPDate.format(date)) == date, "\(value) wrote back as \(HTTPDate.format(date)), which reads differently")
+            }
+            if let wait = HTTPDate.retryAfter(value, now: Date(timeIntervalSince1970: 1_771_185_600)) {
+                check(wait >= .zero && wait <= .seconds(HTTPDate.retryAfterRange.upperBound), "a Retry-After of \(wait)")
+            }
+            if let date = CivilDate(value) { check(CivilDate(date.description) == date, "\(value) wrote back differently") }
+            _ = BroadcastDay(value, zone: TimeZone(identifier: "UTC")!, startHour: 5)
+            _ = XMLTVNSNumber(parsing: value)?.xmltvValue
+            _ = SearchQuery.problem(withText: value)
+            _ = SourceName(location: value).shown
             _ = fields[name]
             _ = fields.all(name)
             if let instant = CivilTime.parseISO8601(value) {

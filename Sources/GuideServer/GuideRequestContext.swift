@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideStore
 import Hummingbird
 import NIOCore
 
@@ -37,8 +38,8 @@ struct Viewer: Sendable {
     enum Credential: Sendable {
         /// A browser's session cookie, holding this token.
         case session(String)
-        /// A program's `Authorization: Bearer` token.
-        case apiToken
+        /// A program's `Authorization: Bearer` token, and what it may do.
+        case apiToken(APIToken.Scope)
     }
 
     var profile: Profile

@@ -44,11 +44,11 @@ public protocol AccountStore: Sendable {
     func sessionProfile(tokenHash: String, at instant: Date) throws -> Profile?
     func deleteSession(tokenHash: String) throws
 
-    func createAPIToken(tokenHash: String, name: String, for id: ProfileID) throws -> APIToken
+    func createAPIToken(tokenHash: String, name: String, scope: APIToken.Scope, for id: ProfileID) throws -> APIToken
     func apiTokens(of id: ProfileID) throws -> [APIToken]
     func revokeAPIToken(_ tokenID: Int64, of id: ProfileID) throws
-    /// The profile an API token belongs to, noting its use; nil when unknown or revoked.
-    func tokenProfile(tokenHash: String, at instant: Date) throws -> Profile?
+    /// The profile an API token belongs to and what the token may do, noting its use; nil when unknown or revoked.
+    func tokenProfile(tokenHash: String, at instant: Date) throws -> (profile: Profile, scope: APIToken.Scope)?
 }
 
 extension AccountStore {
@@ -92,14 +92,30 @@ public enum SignInCount: Sendable, Equatable {
 
 /// A token a program sends as `Authorization: Bearer ...`; only its hash is stored.
 public struct APIToken: Hashable, Sendable {
+    /// What a token may do, each including the ones before: a media server gets `read`, a scheduler `refresh`.
+    public enum Scope: String, Sendable, CaseIterable, Comparable {
+        /// Read what admins read (sources, health, refresh progress); the guide itself needs no token.
+        case read
+        /// Also start refreshes.
+        case refresh
+        /// Also import any location and change the profile's lineup.
+        case admin
+
+        public static func < (lhs: Scope, rhs: Scope) -> Bool {
+            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+        }
+    }
+
     public var id: Int64
     public var name: String
+    public var scope: Scope
     public var created: Date
     public var lastUsed: Date?
 
-    public init(id: Int64, name: String, created: Date, lastUsed: Date?) {
+    public init(id: Int64, name: String, scope: Scope, created: Date, lastUsed: Date?) {
         self.id = id
         self.name = name
+        self.scope = scope
         self.created = created
         self.lastUsed = lastUsed
     }

@@ -6,9 +6,12 @@ public typealias GuideDatabase = ListingStore & SourceStore & AccountStore & Ser
 
 /// Opens the database `location` names: a `postgres://` address (``PostgresLocation``) for PostgreSQL, anything else
 /// the path of an SQLite file (created if missing).
-public func openGuideDatabase(_ location: String, now: @escaping @Sendable () -> Date = Date.init) throws -> any GuideDatabase {
+public func openGuideDatabase(_ location: String, password: String? = nil,
+                              now: @escaping @Sendable () -> Date = Date.init) throws -> any GuideDatabase {
     if PostgresLocation.isURL(location) {
-        return try PostgresListingStore(location: PostgresLocation(url: location), now: now)
+        var address = try PostgresLocation(url: location)
+        if address.password == nil { address.password = password }
+        return try PostgresListingStore(location: address, now: now)
     }
     return try SQLiteListingStore(path: location, now: now)
 }

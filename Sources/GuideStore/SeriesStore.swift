@@ -28,8 +28,8 @@ public protocol SeriesStore: Sendable {
 
     func seriesSettings(of profile: ProfileID) throws -> SeriesSettings
     func saveSeriesSettings(_ settings: SeriesSettings, of profile: ProfileID) throws
-    /// The profile whose calendar feed `token` opens; nil when unknown or revoked.
-    func calendarProfile(token: String) throws -> ProfileID?
+    /// The profile whose calendar feed opens with the token of this SHA-256 hash; nil when unknown or revoked.
+    func calendarProfile(tokenHash: String) throws -> ProfileID?
 }
 
 /// A show as tvguide keeps it for following: what the upcoming list, the grid and the calendar need.
@@ -134,8 +134,9 @@ public struct SeriesSettings: Hashable, Sendable, Codable {
     /// Days back and ahead the calendar feed covers.
     public var pastDays = 7
     public var futureDays = 60
-    /// The calendar feed's secret; nil until made, and replaced to revoke the old address.
-    public var calendarToken: String?
+    /// The SHA-256 of the calendar feed's secret (the secret itself is shown once, like an API token's); nil until
+    /// made, and replaced to revoke the old address.
+    public var calendarTokenHash: String?
 
     public init() {}
 

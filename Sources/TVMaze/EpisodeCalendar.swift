@@ -29,7 +29,7 @@ public enum EpisodeCalendar {
             let link = airing.episode.url ?? airing.show.url
             let description = [airing.show.channel, airing.episode.name.map { "“\($0)”" }, link].compactMap { $0 }
             if !description.isEmpty { event.append("DESCRIPTION:" + text(description.joined(separator: "\n"))) }
-            if let link, link.hasPrefix("http") { event.append("URL:" + link) }
+            if let link = link.flatMap(uri) { event.append("URL:" + link) }
             if airing.reminders {
                 let trigger = airing.time.instant == nil ? "PT9H" : "-PT\(leadMinutes)M"
                 let when = airing.time.instant == nil ? "today" : leadMinutes == 0 ? "now" : "in \(leadMinutes) minutes"
@@ -48,7 +48,8 @@ public enum EpisodeCalendar {
         [airing.show.name, airing.episode.code, airing.episode.name].compactMap { $0 }.joined(separator: " ")
     }
 
-    /// TEXT values escape backslashes, semicolons, commas and line breaks (RFC 5545 3.3.11).
+    /// TEXT values escape backslashes, semicolons, commas and line breaks (RFC 5545 3.3.11); other control
+    /// characters, which TEXT may not hold, are left out.
     static func text(_ value: String) -> String {
         var escaped = ""
         for character in value {
@@ -57,10 +58,23 @@ public enum EpisodeCalendar {
             case ";": escaped += "\\;"
             case ",": escaped += "\\,"
             case "\n", "\r\n", "\r": escaped += "\\n"
+            case _ where character != "\t" && character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }):
+                continue
             default: escaped.append(character)
             }
         }
         return escaped
+    }
+
+    /// A URI value: an http(s) address with nothing a line could break on (a TVmaze link is data from outside); nil
+    /// for anything else.
+    static func uri(_ text: String) -> String? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+              url.host?.isEmpty == false,
+              !text.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) else {
+            return nil
+        }
+        return text
     }
 
     /// Lines longer than 75 octets continue on lines starting with a space, never splitting a character (3.1).

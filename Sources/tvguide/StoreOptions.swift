@@ -4,7 +4,7 @@ import GuideStore
 
 /// `--database`, shared by every subcommand; falls back to `TVGUIDE_DATABASE`, then a per-user data folder.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The guide database: an SQLite file, or postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?schema=NAME] for a database several instances share (default: $TVGUIDE_DATABASE, else ~/.local/share/tvguide/guide.sqlite).",
+    @Option(name: .long, help: ArgumentHelp("The guide database: an SQLite file, or postgres://USER@HOST[:PORT]/DATABASE[?schema=NAME&sslmode=require|verify-full&sslrootcert=PATH] for a database several instances share, its password in $TVGUIDE_DATABASE_PASSWORD or the file $TVGUIDE_DATABASE_PASSWORD_FILE names (default: $TVGUIDE_DATABASE, else ~/.local/share/tvguide/guide.sqlite).",
                                            valueName: "path-or-url"))
     var database: String?
 
@@ -35,7 +35,20 @@ struct StoreOptions: ParsableArguments {
     }
 
     func open() throws -> any GuideDatabase {
-        try CLIFailure.translating { try openGuideDatabase(path) }
+        let password = try Self.password(ProcessInfo.processInfo.environment)
+        return try CLIFailure.translating { try openGuideDatabase(path, password: password) }
+    }
+
+    /// The PostgreSQL password kept off the command line (where `ps` shows it to everyone on the machine):
+    /// `TVGUIDE_DATABASE_PASSWORD`, or the first line of the file `TVGUIDE_DATABASE_PASSWORD_FILE` names (a
+    /// container secret). A password in the address itself wins.
+    static func password(_ environment: [String: String]) throws -> String? {
+        if let password = environment["TVGUIDE_DATABASE_PASSWORD"], !password.isEmpty { return password }
+        guard let file = environment["TVGUIDE_DATABASE_PASSWORD_FILE"], !file.isEmpty else { return nil }
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+            throw CLIFailure("TVGUIDE_DATABASE_PASSWORD_FILE names \(file), which cannot be read")
+        }
+        return String(text.split(whereSeparator: \.isNewline).first ?? "")
     }
 }
 

@@ -109,7 +109,7 @@ import Testing
     @Test func apiTokensChangeDataAndCookiesDoNot() async throws {
         try await Self.server().run { client in
             let admin = try await Self.admin(client)
-            let created = String(buffer: try await admin.send(client, "/admin/tokens", method: .post, form: ["name": "Jellyfin"]).body)
+            let created = String(buffer: try await admin.send(client, "/admin/tokens", method: .post, form: ["name": "Script", "scope": "admin"]).body)
             let token = try #require(created.firstMatch(of: /<code id="new-token">(tvg_[0-9a-f]{64})<\/code>/)?.1)
             let body = ByteBuffer(string: #"{"channels":["two.uk","one.uk"]}"#)
             // A signed-in browser's cookie cannot change data through the API; a bearer token can.
@@ -131,6 +131,32 @@ import Testing
             let revoked = try await client.execute(uri: "/api/lineup", method: .put,
                                                    headers: [.authorization: "Bearer \(token)"], body: body)
             #expect(revoked.status == .unauthorized)
+        }
+    }
+
+    /// A token given to a media server reads; it cannot refresh, import or change lineups. Each scope adds to the last.
+    @Test func tokenScopesLimitWhatAProgramMayDo() async throws {
+        try await Self.server().run { client in
+            let admin = try await Self.admin(client)
+            var tokens: [String: String] = [:]
+            for scope in ["read", "refresh", "admin"] {
+                let created = String(buffer: try await admin.send(client, "/admin/tokens", method: .post, form: ["name": scope, "scope": scope]).body)
+                tokens[scope] = try #require(created.firstMatch(of: /<code id="new-token">(tvg_[0-9a-f]{64})<\/code>/)).output.1.description
+            }
+            #expect(String(buffer: try await admin.send(client, "/admin").body).contains("read · read · created"))
+            func status(_ scope: String, _ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil) async throws -> HTTPResponse.Status {
+                try await client.execute(uri: uri, method: method, headers: [.authorization: "Bearer \(tokens[scope] ?? "")", .contentType: "application/json"],
+                                         body: body.map { ByteBuffer(string: $0) }).status
+            }
+            let imports = #"{"location": "/etc/passwd"}"#, lineup = #"{"channels":["one.uk"]}"#
+            #expect(try await status("read", .get, "/api/sources") == .ok)
+            #expect(try await status("read", .post, "/api/refresh") == .forbidden)
+            #expect(try await status("read", .post, "/api/imports", imports) == .forbidden)
+            #expect(try await status("read", .put, "/api/lineup", lineup) == .forbidden)
+            #expect(try await status("refresh", .post, "/api/refresh") == .accepted)
+            #expect(try await status("refresh", .post, "/api/imports", imports) == .forbidden)
+            #expect(try await status("admin", .put, "/api/lineup", lineup) == .ok)
+            #expect(try await status("admin", .post, "/api/imports", imports) == .unprocessableContent, "tried: not XMLTV")
         }
     }
 

@@ -91,9 +91,14 @@ import TVMazeReplay
             #expect(try await jar.send(client, "/settings/series", method: .post,
                                        form: ["lead": "5000", "shift": "0", "pastDays": "7", "futureDays": "60"]).status == .badRequest)
             _ = try await jar.send(client, "/settings/series", method: .post, form: ["lead": "30", "shift": "0", "pastDays": "7", "futureDays": "60"])
-            _ = try await jar.send(client, "/settings/calendar", method: .post, form: ["action": "new"])
+            // The address is shown once, when made; only its SHA-256 is stored, and the settings page never shows it again.
+            let made = String(buffer: try await jar.send(client, "/settings/calendar", method: .post, form: ["action": "new"]).body)
+            let address = try #require(made.firstMatch(of: /\/calendar\/([0-9a-f]+)\.ics/)).output.0
+            let secret = String(address.dropFirst("/calendar/".count).dropLast(4))
+            #expect(try server.store.seriesSettings(of: ProfileID(rawValue: 1)).calendarTokenHash?.count == 64)
+            #expect(try server.store.seriesSettings(of: ProfileID(rawValue: 1)).calendarTokenHash != secret)
             let settings = String(buffer: try await jar.send(client, "/settings").body)
-            let address = try #require(settings.firstMatch(of: /\/calendar\/([0-9a-f]+)\.ics/)).output.0
+            #expect(!settings.contains(secret) && settings.contains("Your calendar feed is on"))
             let feed = try await CookieJar().send(client, String(address))  // a calendar app: no cookies
             #expect(feed.status == .ok && feed.headers[.contentType] == "text/calendar; charset=utf-8")
             let text = String(buffer: feed.body)
@@ -103,7 +108,7 @@ import TVMazeReplay
             _ = try await jar.send(client, "/settings/calendar", method: .post, form: ["action": "new"])
             #expect(try await CookieJar().send(client, String(address)).status == .notFound)
             _ = try await jar.send(client, "/settings/calendar", method: .post, form: ["action": "revoke"])
-            #expect(try server.store.seriesSettings(of: ProfileID(rawValue: 1)).calendarToken == nil)
+            #expect(try server.store.seriesSettings(of: ProfileID(rawValue: 1)).calendarTokenHash == nil)
         }
     }
 }

@@ -132,7 +132,7 @@ import Testing
         try await server.run(.live) { client in
             let admin = try await AccountTests.admin(client)
             let port = try #require(client.port)
-            let token = String(buffer: try await admin.send(client, "/admin/tokens", method: .post, form: ["name": "bench"]).body)
+            let token = String(buffer: try await admin.send(client, "/admin/tokens", method: .post, form: ["name": "bench", "scope": "refresh"]).body)
                 .firstMatch(of: /<code id="new-token">([^<]+)<\/code>/).map { String($0.1) }
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/admin/refresh/events")
             request.headers.add(name: "Cookie", value: "tvguide_session=\(admin["tvguide_session"] ?? "")")

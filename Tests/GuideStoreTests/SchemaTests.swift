@@ -39,6 +39,31 @@ import Testing
         #expect(try store.search(SearchQuery(["who"])).map(\.programme.title) == ["Doctor Who"])
     }
 
+    /// A v7 database's calendar feed addresses keep working once their secrets are stored hashed (v8), and its API
+    /// tokens keep the power they had (scope admin).
+    @Test func feedSecretsAreHashedAndOldTokensKeepTheirPower() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-v7-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }  // Scratch.
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try SchemaMigrations.migrator.migrate(queue, upTo: "v7: refreshes that never finished, sign-in throttles per address and profile")
+            try queue.write { db in
+                try db.execute(sql: "INSERT INTO profile (id, name, role, secret_kind, secret_hash, created_at) VALUES (1, 'Sam', 'admin', 'pin', 'x', 0)")
+                try db.execute(sql: """
+                    INSERT INTO series_settings (profile_id, lead_minutes, shift_minutes, past_days, future_days, calendar_token)
+                    VALUES (1, 15, 0, 7, 60, 'abc123')
+                    """)
+                try db.execute(sql: "INSERT INTO api_token (token_hash, profile_id, name, created_at) VALUES ('h', 1, 'old', 0)")
+            }
+        }
+        let store = try SQLiteListingStore(path: path)
+        // SHA-256 of "abc123".
+        let hash = "6ca13d52ca70c883e0f0bb101e425a89e8624de51db2d2392593af6a84118090"
+        #expect(try store.calendarProfile(tokenHash: hash) == ProfileID(rawValue: 1))
+        #expect(try store.calendarProfile(tokenHash: "abc123") == nil)
+        #expect(try store.apiTokens(of: ProfileID(rawValue: 1)).first?.scope == .admin)
+    }
+
     /// Now/next keeps the schedule in memory; an import, also one through another connection (another instance of
     /// tvguide on the same database), must show at once.
     @Test func nowNextSeesEveryImport() throws {

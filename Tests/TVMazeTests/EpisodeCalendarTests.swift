@@ -26,6 +26,23 @@ import Testing
 
     var feed: String { EpisodeCalendar.feed([Self.pilot, Self.release, Self.quiet], calendarName: "Sam's shows", leadMinutes: 15, now: Self.now) }
 
+    /// Names and links from TVmaze are data from outside: none can start a line of its own.
+    @Test func hostileNamesAndLinksCannotAddLines() {
+        let hostile = Airing(
+            show: TrackedShow(id: 9, name: "Show\r\nBEGIN:VEVENT", channel: "CBS;X", url: "https://example.org/\r\nATTACH:file:///etc/passwd",
+                              checked: Date(timeIntervalSince1970: 0)),
+            episode: TrackedEpisode(id: 9, showID: 9, season: 1, number: 1, name: "A\u{0}B\u{7}C\nEND:VCALENDAR", runtime: 60,
+                                    url: "javascript:alert(1)"),
+            reminders: true, time: .instant(Date(timeIntervalSince1970: 1_372_125_600)))
+        let feed = EpisodeCalendar.feed([hostile], calendarName: "Sam\r\nX-EVIL:1", leadMinutes: 15, now: Self.now)
+        let lines = feed.replacingOccurrences(of: "\r\n ", with: "").components(separatedBy: "\r\n")
+        #expect(lines.filter { $0 == "BEGIN:VEVENT" }.count == 1)
+        #expect(lines.filter { $0.hasPrefix("END:VCALENDAR") }.count == 1)
+        #expect(!lines.contains { $0.hasPrefix("ATTACH") || $0.hasPrefix("X-EVIL") || $0.hasPrefix("URL:") })
+        #expect(!feed.unicodeScalars.contains { $0.value < 0x20 && $0 != "\r" && $0 != "\n" })
+        #expect(lines.contains(#"SUMMARY:Show\nBEGIN:VEVENT S01E01 ABC\nEND:VCALENDAR"#))
+    }
+
     @Test func linesAreCRLFFoldedAt75OctetsAndEscaped() {
         let feed = self.feed
         #expect(feed.hasPrefix("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n") && feed.hasSuffix("END:VCALENDAR\r\n"))

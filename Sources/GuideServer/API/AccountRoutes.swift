@@ -40,7 +40,7 @@ struct AccountRoutes: Sendable {
     }
 
     func setLineup(_ request: Request, _ context: GuideRequestContext) async throws -> LineupDocument {
-        let profile = try context.tokenProfile()
+        let profile = try context.tokenProfile(allowing: .admin)
         let document = try await context.decodeBody(LineupDocument.self, of: request)
         let site = self.site
         return try await blocking {
@@ -54,7 +54,7 @@ struct AccountRoutes: Sendable {
     }
 
     func importListings(_ request: Request, _ context: GuideRequestContext) async throws -> ImportDocument {
-        let profile = try context.tokenProfile()
+        let profile = try context.tokenProfile(allowing: .admin)
         guard profile.isAdmin else { throw HTTPError(.forbidden, message: "only an admin's token can import listings") }
         let body = try await context.decodeBody(ImportRequest.self, of: request)
         do {

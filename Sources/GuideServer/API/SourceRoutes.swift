@@ -43,7 +43,7 @@ struct SourceRoutes: Sendable {
     }
 
     func refresh(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
-        let profile = try context.tokenProfile()
+        let profile = try context.tokenProfile(allowing: .refresh)
         guard profile.isAdmin else { throw HTTPError(.forbidden, message: "only an admin's token can refresh sources") }
         // No body: every source.
         let names = try await context.decodeBodyIfPresent(RefreshRequest.self, of: request)?.sources.map { $0.map { SourceName($0) } }

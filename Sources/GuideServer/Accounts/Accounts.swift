@@ -93,8 +93,8 @@ struct Accounts: Sendable {
         return try await blocking { try store.sessionProfile(tokenHash: Self.digest(sessionToken), at: instant) }
     }
 
-    /// The profile a program's bearer token belongs to, if it is not revoked.
-    func profile(apiToken: String) async throws -> Profile? {
+    /// The profile a program's bearer token belongs to and what the token may do, if it is not revoked.
+    func profile(apiToken: String) async throws -> (profile: Profile, scope: APIToken.Scope)? {
         let instant = now()
         return try await blocking { try store.tokenProfile(tokenHash: Self.digest(apiToken), at: instant) }
     }
@@ -128,11 +128,11 @@ struct Accounts: Sendable {
     }
 
     /// A new API token for `profile`: the token itself is shown once and never stored.
-    func createAPIToken(named name: String, for profile: ProfileID) async throws -> (token: String, record: APIToken) {
+    func createAPIToken(named name: String, scope: APIToken.Scope, for profile: ProfileID) async throws -> (token: String, record: APIToken) {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, trimmed.count <= 60 else { throw AccountError("Name the token (up to 60 characters), like \"Jellyfin\".") }
         let token = "tvg_" + Self.randomToken()
-        let record = try await blocking { try store.createAPIToken(tokenHash: Self.digest(token), name: trimmed, for: profile) }
+        let record = try await blocking { try store.createAPIToken(tokenHash: Self.digest(token), name: trimmed, scope: scope, for: profile) }
         return (token, record)
     }
 

@@ -16,8 +16,11 @@ struct CalendarFeed: Sendable {
         var shift: Int
         var pastDays: Int
         var futureDays: Int
+        /// The address, only right after it was made: only its hash is stored.
         var feedURL: String?
         var webcalURL: String?
+        /// Whether an address exists (shown or not).
+        var hasFeed: Bool
     }
 
     func register(on router: Router<GuideRequestContext>) {
@@ -32,7 +35,7 @@ struct CalendarFeed: Sendable {
         let token = String(file.dropLast(4))
         let site = self.site
         let body = try await blocking { () -> String? in
-            guard let id = try site.store.calendarProfile(token: token), let profile = try site.store.profile(id) else { return nil }
+            guard let id = try site.store.calendarProfile(tokenHash: Accounts.digest(token)), let profile = try site.store.profile(id) else { return nil }
             let settings = try site.store.seriesSettings(of: id)
             let zone = profile.timeZone.flatMap(TimeZone.init(identifier:)) ?? site.settings.timeZone
             let now = site.settings.now()
@@ -48,13 +51,15 @@ struct CalendarFeed: Sendable {
                                                    .contentDisposition: "inline; filename=\"tvguide.ics\""])
     }
 
-    func view(of profile: Profile, request: Request) throws -> SettingsView {
+    /// The settings as the page shows them; `newToken`, the address's secret just made, is shown this once.
+    func view(of profile: Profile, request: Request, newToken: String? = nil) throws -> SettingsView {
         let settings = try site.store.seriesSettings(of: profile.id)
         let host = request.head.authority ?? "127.0.0.1"
         let scheme = request.headers[.init("X-Forwarded-Proto")!] == "https" ? "https" : "http"
         return SettingsView(lead: settings.leadMinutes, shift: settings.shiftMinutes, pastDays: settings.pastDays, futureDays: settings.futureDays,
-                            feedURL: settings.calendarToken.map { "\(scheme)://\(host)/calendar/\($0).ics" },
-                            webcalURL: settings.calendarToken.map { "webcal://\(host)/calendar/\($0).ics" })
+                            feedURL: newToken.map { "\(scheme)://\(host)/calendar/\($0).ics" },
+                            webcalURL: newToken.map { "webcal://\(host)/calendar/\($0).ics" },
+                            hasFeed: settings.calendarTokenHash != nil)
     }
 
     func saveSettings(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
@@ -69,14 +74,17 @@ struct CalendarFeed: Sendable {
         return .redirect(to: "/settings?saved=1#series")
     }
 
-    /// `action=new` makes a new address (the old one stops working); `action=revoke` removes it.
+    /// `action=new` makes a new address (the old one stops working) and shows it this once; `action=revoke` removes it.
     func changeAddress(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
         let profile = try site.requireProfile(request, context)
         let form = try await site.form(request, context)
         var settings = try site.store.seriesSettings(of: profile.id)
-        settings.calendarToken = form["action"] == "revoke" ? nil : Accounts.randomToken()
+        let token = form["action"] == "revoke" ? nil : Accounts.randomToken()
+        settings.calendarTokenHash = token.map(Accounts.digest)
         try site.store.saveSeriesSettings(settings, of: profile.id)
-        return .redirect(to: "/settings?saved=1#calendar")
+        guard let token else { return .redirect(to: "/settings?saved=1#calendar") }
+        return try await AdminPages(site: site).settingsPage(request, context, message: "Copy your feed address now: it is not shown again.",
+                                                             newFeedToken: token).response(from: request, context: context)
     }
 
     static func number(_ form: FormFields, _ name: String, _ range: ClosedRange<Int>, _ label: String) throws -> Int {

@@ -32,6 +32,7 @@ struct AdminPages: Sendable {
     struct TokenEntry {
         var id: Int64
         var name: String
+        var scope: String
         var created: String
         var lastUsed: String
     }
@@ -74,7 +75,7 @@ struct AdminPages: Sendable {
                                  kind: $0.secretKind == .pin ? "PIN" : "password", isSelf: $0.id == admin.id)
                 },
                 tokens: try site.store.apiTokens(of: admin.id).map {
-                    TokenEntry(id: $0.id, name: $0.name, created: "\(clock.date($0.created)) \(clock.time($0.created))",
+                    TokenEntry(id: $0.id, name: $0.name, scope: $0.scope.rawValue, created: "\(clock.date($0.created)) \(clock.time($0.created))",
                                lastUsed: $0.lastUsed.map { "\(clock.date($0)) \(clock.time($0))" } ?? "never")
                 },
                 newToken: newToken, message: message, isError: isError,
@@ -113,7 +114,8 @@ struct AdminPages: Sendable {
         let admin = try site.requireAdmin(request, context)
         let form = try await site.form(request, context)
         do {
-            let created = try await site.accounts.createAPIToken(named: form["name"] ?? "", for: admin.id)
+            let scope = APIToken.Scope(rawValue: form["scope"] ?? "") ?? .read
+            let created = try await site.accounts.createAPIToken(named: form["name"] ?? "", scope: scope, for: admin.id)
             return try await adminPage(request, context, message: "Created the token \(created.record.name). Copy it now: it is not shown again.",
                                        newToken: created.token)
         } catch let error as AccountError {
@@ -148,14 +150,15 @@ struct AdminPages: Sendable {
         }
     }
 
-    func settingsPage(_ request: Request, _ context: GuideRequestContext, message: String?) async throws -> HTMLPage {
+    func settingsPage(_ request: Request, _ context: GuideRequestContext, message: String?,
+                      newFeedToken: String? = nil) async throws -> HTMLPage {
         let profile = try site.requireProfile(request, context)
         let model = SettingsModel(
             chrome: site.chrome(context, section: "settings"), title: "Settings",
             hours: (0...23).map { Choice(value: String($0), label: ($0 < 10 ? "0\($0)" : "\($0)") + ":00", isSelected: $0 == profile.dayStartHour) },
             zones: [Choice(value: "", label: "My browser's zone", isSelected: profile.timeZone == nil)]
                 + TimeZone.knownTimeZoneIdentifiers.sorted().map { Choice(value: $0, label: $0, isSelected: $0 == profile.timeZone) },
-            series: try CalendarFeed(site: site).view(of: profile, request: request), message: message)
+            series: try CalendarFeed(site: site).view(of: profile, request: request, newToken: newFeedToken), message: message)
         return try site.page("settings", model)
     }
 

@@ -25,10 +25,10 @@ struct SessionMiddleware: RouterMiddleware {
         }
         if let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") {
             let token = String(authorization.dropFirst("Bearer ".count))
-            guard let profile = try await accounts.profile(apiToken: token) else {
+            guard let holder = try await accounts.profile(apiToken: token) else {
                 throw HTTPError(.unauthorized, message: "the API token is unknown or was revoked")
             }
-            context.viewer = Viewer(profile: profile, credential: .apiToken)
+            context.viewer = Viewer(profile: holder.profile, credential: .apiToken(holder.scope))
         }
         if let zone = request.cookies[Self.zoneCookie]?.value.removingPercentEncoding, let timeZone = TimeZone(identifier: zone) {
             context.browserZone = timeZone

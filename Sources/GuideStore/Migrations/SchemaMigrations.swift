@@ -1,3 +1,5 @@
+import Foundation
+import Crypto
 import GRDB
 
 /// The schema, one append-only migration at a time. Times are whole seconds since 1970 (UTC).
@@ -281,6 +283,16 @@ enum SchemaMigrations {
                 ) WITHOUT ROWID;
                 CREATE INDEX signin_throttle_by_age ON signin_throttle(updated_at);
                 """)
+        }
+        migrator.registerMigration("v8: API token scopes, calendar feed secrets stored hashed") { db in
+            // Tokens made before scopes could do everything: they keep that. Feed secrets become their SHA-256, as
+            // session and API tokens are stored; the addresses people subscribed to keep working.
+            try db.execute(sql: "ALTER TABLE api_token ADD COLUMN scope TEXT NOT NULL DEFAULT 'admin'")
+            for row in try Row.fetchAll(db, sql: "SELECT profile_id, calendar_token FROM series_settings WHERE calendar_token IS NOT NULL") {
+                let token: String = row[1]
+                let hash = SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+                try db.execute(sql: "UPDATE series_settings SET calendar_token = ? WHERE profile_id = ?", arguments: [hash, row[0]])
+            }
         }
         return migrator
     }

@@ -179,22 +179,23 @@ extension PostgresListingStore: AccountStore {
         try pool.withConnection { try $0.execute("DELETE FROM session WHERE token_hash = \(tokenHash)") }
     }
 
-    public func createAPIToken(tokenHash: String, name: String, for id: ProfileID) throws -> APIToken {
+    public func createAPIToken(tokenHash: String, name: String, scope: APIToken.Scope, for id: ProfileID) throws -> APIToken {
         let createdAt = now().unixSeconds
         return try pool.withConnection { link in
             guard let tokenID = try link.value("""
-                INSERT INTO api_token (token_hash, profile_id, name, created_at) VALUES (\(tokenHash), \(id.rawValue), \(name), \(createdAt))
+                INSERT INTO api_token (token_hash, profile_id, name, scope, created_at)
+                VALUES (\(tokenHash), \(id.rawValue), \(name), \(scope.rawValue), \(createdAt))
                 RETURNING id
                 """, as: Int64.self) else { throw StoreError(.failed, "the API token was not stored") }
-            return APIToken(id: tokenID, name: name, created: Date(unixSeconds: createdAt), lastUsed: nil)
+            return APIToken(id: tokenID, name: name, scope: scope, created: Date(unixSeconds: createdAt), lastUsed: nil)
         }
     }
 
     public func apiTokens(of id: ProfileID) throws -> [APIToken] {
         try pool.withConnection { link in
-            try link.query("SELECT id, name, created_at, last_used_at FROM api_token WHERE profile_id = \(id.rawValue) ORDER BY id").map { row in
-                let (tokenID, name, created, lastUsed) = try row.decode((Int64, String, Int64, Int64?).self)
-                return APIToken(id: tokenID, name: name, created: Date(unixSeconds: created),
+            try link.query("SELECT id, name, scope, created_at, last_used_at FROM api_token WHERE profile_id = \(id.rawValue) ORDER BY id").map { row in
+                let (tokenID, name, scope, created, lastUsed) = try row.decode((Int64, String, String, Int64, Int64?).self)
+                return APIToken(id: tokenID, name: name, scope: APIToken.Scope(rawValue: scope) ?? .read, created: Date(unixSeconds: created),
                                 lastUsed: lastUsed.map { Date(unixSeconds: $0) })
             }
         }
@@ -204,15 +205,18 @@ extension PostgresListingStore: AccountStore {
         try change("DELETE FROM api_token WHERE id = \(tokenID) AND profile_id = \(id.rawValue)", missing: "no API token \(tokenID)")
     }
 
-    public func tokenProfile(tokenHash: String, at instant: Date) throws -> Profile? {
+    public func tokenProfile(tokenHash: String, at instant: Date) throws -> (profile: Profile, scope: APIToken.Scope)? {
         try pool.withConnection { link in
             try link.query("""
                 WITH used AS (
                     UPDATE api_token SET last_used_at = \(instant.unixSeconds) WHERE token_hash = \(tokenHash)
-                    RETURNING profile_id
+                    RETURNING profile_id, scope
                 )
-                SELECT p.id, p.name, p.role, p.secret_kind, p.day_start_hour, p.time_zone FROM used JOIN profile p ON p.id = used.profile_id
-                """).first.map(Self.profile)
+                SELECT p.id, p.name, p.role, p.secret_kind, p.day_start_hour, p.time_zone, used.scope
+                FROM used JOIN profile p ON p.id = used.profile_id
+                """).first.map { row in
+                (try Self.profile(row), APIToken.Scope(rawValue: try row.makeRandomAccess()[6].decode(String.self)) ?? .read)
+            }
         }
     }
 

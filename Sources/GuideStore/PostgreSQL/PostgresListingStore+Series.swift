@@ -114,7 +114,7 @@ extension PostgresListingStore: SeriesStore {
                 WHERE profile_id = \(profile.rawValue)
                 """).first else { return SeriesSettings() }
             var settings = SeriesSettings()
-            (settings.leadMinutes, settings.shiftMinutes, settings.pastDays, settings.futureDays, settings.calendarToken)
+            (settings.leadMinutes, settings.shiftMinutes, settings.pastDays, settings.futureDays, settings.calendarTokenHash)
                 = try row.decode((Int, Int, Int, Int, String?).self)
             return settings
         }
@@ -125,17 +125,17 @@ extension PostgresListingStore: SeriesStore {
             try link.execute("""
                 INSERT INTO series_settings (profile_id, lead_minutes, shift_minutes, past_days, future_days, calendar_token)
                 VALUES (\(profile.rawValue), \(settings.leadMinutes), \(settings.shiftMinutes), \(settings.pastDays), \(settings.futureDays),
-                        \(settings.calendarToken))
+                        \(settings.calendarTokenHash))
                 ON CONFLICT (profile_id) DO UPDATE SET lead_minutes = excluded.lead_minutes, shift_minutes = excluded.shift_minutes,
                     past_days = excluded.past_days, future_days = excluded.future_days, calendar_token = excluded.calendar_token
                 """)
         }
     }
 
-    public func calendarProfile(token: String) throws -> ProfileID? {
-        guard !token.isEmpty else { return nil }
+    public func calendarProfile(tokenHash: String) throws -> ProfileID? {
+        guard !tokenHash.isEmpty else { return nil }
         return try pool.withConnection { link in
-            try link.value("SELECT profile_id FROM series_settings WHERE calendar_token = \(token)", as: Int64.self).map(ProfileID.init(rawValue:))
+            try link.value("SELECT profile_id FROM series_settings WHERE calendar_token = \(tokenHash)", as: Int64.self).map(ProfileID.init(rawValue:))
         }
     }
 

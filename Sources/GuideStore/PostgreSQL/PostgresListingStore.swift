@@ -19,7 +19,7 @@ public final class PostgresListingStore: ListingStore {
     public init(location: PostgresLocation, connections: Int = 16, now: @escaping @Sendable () -> Date = Date.init) throws {
         self.location = location
         self.now = now
-        pool = PostgresPool(location, limit: connections)
+        pool = try PostgresPool(location, limit: connections)
         locks = PostgresLocks(schema: location.schema)
         try PostgresMigrations.migrate(pool, schema: location.schema)
     }

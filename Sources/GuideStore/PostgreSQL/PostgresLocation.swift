@@ -1,24 +1,39 @@
 import Foundation
 
-/// Where a PostgreSQL store lives: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?schema=NAME]`.
+/// Where a PostgreSQL store lives: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?schema=NAME&sslmode=MODE&sslrootcert=PATH]`.
 ///
 /// `schema` keeps tvguide's tables in their own schema (created if missing): several guides, or the test suite's
-/// throwaway stores, in one database.
+/// throwaway stores, in one database. `sslmode` is libpq's: `disable` (the default), `require` (encrypted, the
+/// server's certificate not checked) or `verify-full` (encrypted, the certificate checked against the system's
+/// authorities or `sslrootcert`'s, and the host name against it).
 public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
+    /// How the connection is protected.
+    public enum TLSMode: String, Sendable, Equatable {
+        case disable
+        case require
+        case verifyFull = "verify-full"
+    }
+
     public var host: String
     public var port: Int
     public var user: String
     public var password: String?
     public var database: String
     public var schema: String?
+    public var tls: TLSMode
+    /// The certificate authorities (PEM) to check the server's certificate against, for `verify-full`.
+    public var rootCertificate: String?
 
-    public init(host: String, port: Int = 5432, user: String, password: String? = nil, database: String, schema: String? = nil) {
+    public init(host: String, port: Int = 5432, user: String, password: String? = nil, database: String, schema: String? = nil,
+                tls: TLSMode = .disable, rootCertificate: String? = nil) {
         self.host = host
         self.port = port
         self.user = user
         self.password = password
         self.database = database
         self.schema = schema
+        self.tls = tls
+        self.rootCertificate = rootCertificate
     }
 
     /// Whether `text` names a PostgreSQL database rather than an SQLite file.
@@ -39,8 +54,14 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         if let schema, !Self.isIdentifier(schema) {
             throw StoreError(.invalid, "schema \(schema) is not a plain name (letters, digits and _, starting with a letter)")
         }
-        self.init(host: host, port: components.port ?? 5432, user: components.user ?? "postgres", password: components.password,
-                  database: database, schema: schema)
+        let modeText = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "disable"
+        guard let tls = TLSMode(rawValue: modeText) else {
+            throw StoreError(.invalid, "sslmode=\(modeText) is not one tvguide knows: use disable, require or verify-full")
+        }
+        let rootCertificate = components.queryItems?.first { $0.name == "sslrootcert" }?.value
+        self.init(host: host, port: components.port ?? 5432, user: components.user.map { $0.removingPercentEncoding ?? $0 } ?? "postgres",
+                  password: components.password.map { $0.removingPercentEncoding ?? $0 }, database: database, schema: schema,
+                  tls: tls, rootCertificate: rootCertificate)
     }
 
     /// Letters, digits and underscores, starting with a letter or underscore: safe to put into SQL unquoted.
@@ -53,7 +74,8 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
 
     /// The address without its password, for messages and logs.
     public var description: String {
-        "postgres://\(user)@\(host):\(port)/\(database)" + (schema.map { "?schema=\($0)" } ?? "")
+        let options = [schema.map { "schema=\($0)" }, tls == .disable ? nil : "sslmode=\(tls.rawValue)"].compactMap { $0 }
+        return "postgres://\(user)@\(host):\(port)/\(database)" + (options.isEmpty ? "" : "?" + options.joined(separator: "&"))
     }
 
     private static func redacted(_ text: String) -> String {

@@ -197,6 +197,10 @@ enum PostgresMigrations {
             );
             CREATE INDEX signin_throttle_by_age ON signin_throttle(updated_at);
             """),
+        ("v8: API token scopes, calendar feed secrets stored hashed", """
+            ALTER TABLE api_token ADD COLUMN scope text NOT NULL DEFAULT 'admin';
+            UPDATE series_settings SET calendar_token = encode(sha256(convert_to(calendar_token, 'UTF8')), 'hex') WHERE calendar_token IS NOT NULL;
+            """),
     ]
 
     /// Brings the schema up to date, one transaction per migration; instances starting together take turns.

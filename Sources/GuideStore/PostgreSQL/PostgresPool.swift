@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import PostgresNIO
 import Synchronization
 
@@ -18,10 +19,10 @@ final class PostgresPool: Sendable {
     private let permits: DispatchSemaphore
     private let nextID = Atomic<Int>(1)
 
-    init(_ location: PostgresLocation, limit: Int) {
+    init(_ location: PostgresLocation, limit: Int) throws {
         var configuration = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.user,
                                                              password: location.password, database: location.database,
-                                                             tls: .disable)
+                                                             tls: try Self.tls(location))
         if let schema = location.schema {
             configuration.options.additionalStartupParameters = [("search_path", "\(schema), public")]
         }
@@ -32,6 +33,29 @@ final class PostgresPool: Sendable {
         logger.logLevel = .critical
         self.logger = logger
         permits = DispatchSemaphore(value: max(1, limit))
+    }
+
+    /// TLS as `sslmode` asks: none, encryption only, or encryption with the certificate and host name checked.
+    private static func tls(_ location: PostgresLocation) throws -> PostgresConnection.Configuration.TLS {
+        switch location.tls {
+        case .disable:
+            return .disable
+        case .require:
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .none
+            return .require(try NIOSSLContext(configuration: tls))
+        case .verifyFull:
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .fullVerification
+            if let path = location.rootCertificate {
+                do {
+                    tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path))
+                } catch {
+                    throw StoreError(.invalid, "sslrootcert=\(path) is not a readable PEM certificate file: \(error)")
+                }
+            }
+            return .require(try NIOSSLContext(configuration: tls))
+        }
     }
 
     /// Runs `body` with a connection of its own; the connection goes back to the pool afterwards unless it broke.
@@ -176,6 +200,8 @@ struct PostgresLink: Sendable {
         if let message = error.serverInfo?[.message] {
             return message + (error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
         }
+        // A connection that failed below PostgreSQL (refused, TLS: an untrusted certificate) says so in its cause.
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
         return "\(error.code)"
     }
 }

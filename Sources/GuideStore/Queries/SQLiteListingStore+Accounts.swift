@@ -200,14 +200,14 @@ extension SQLiteListingStore: AccountStore {
         try mapErrors { try pool.write { try $0.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash]) } }
     }
 
-    public func createAPIToken(tokenHash: String, name: String, for id: ProfileID) throws -> APIToken {
+    public func createAPIToken(tokenHash: String, name: String, scope: APIToken.Scope, for id: ProfileID) throws -> APIToken {
         let createdAt = now()
         return try mapErrors {
             try pool.write { db in
-                try db.execute(sql: "INSERT INTO api_token (token_hash, profile_id, name, created_at) VALUES (?, ?, ?, ?)",
-                               arguments: [tokenHash, id.rawValue, name, createdAt.unixSeconds])
-                return APIToken(id: db.lastInsertedRowID, name: name,
-                                created: Date(timeIntervalSince1970: createdAt.timeIntervalSince1970.rounded(.down)), lastUsed: nil)
+                try db.execute(sql: "INSERT INTO api_token (token_hash, profile_id, name, scope, created_at) VALUES (?, ?, ?, ?, ?)",
+                               arguments: [tokenHash, id.rawValue, name, scope.rawValue, createdAt.unixSeconds])
+                return APIToken(id: db.lastInsertedRowID, name: name, scope: scope,
+                                created: Date(unixSeconds: createdAt.unixSeconds), lastUsed: nil)
             }
         }
     }
@@ -215,11 +215,11 @@ extension SQLiteListingStore: AccountStore {
     public func apiTokens(of id: ProfileID) throws -> [APIToken] {
         try mapErrors {
             try pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT id, name, created_at, last_used_at FROM api_token WHERE profile_id = ? ORDER BY id",
+                try Row.fetchAll(db, sql: "SELECT id, name, scope, created_at, last_used_at FROM api_token WHERE profile_id = ? ORDER BY id",
                                  arguments: [id.rawValue]).map { row in
-                    let lastUsed: Int64? = row[3]
-                    return APIToken(id: row[0], name: row[1], created: Date(unixSeconds: row[2] as Int64),
-                                    lastUsed: lastUsed.map { Date(unixSeconds: $0) })
+                    let lastUsed: Int64? = row[4]
+                    return APIToken(id: row[0], name: row[1], scope: APIToken.Scope(rawValue: row[2]) ?? .read,
+                                    created: Date(unixSeconds: row[3] as Int64), lastUsed: lastUsed.map { Date(unixSeconds: $0) })
                 }
             }
         }
@@ -229,15 +229,16 @@ extension SQLiteListingStore: AccountStore {
         try change("DELETE FROM api_token WHERE id = ? AND profile_id = ?", [tokenID, id.rawValue], missing: "no API token \(tokenID)")
     }
 
-    public func tokenProfile(tokenHash: String, at instant: Date) throws -> Profile? {
+    public func tokenProfile(tokenHash: String, at instant: Date) throws -> (profile: Profile, scope: APIToken.Scope)? {
         try mapErrors {
             try pool.write { db in
-                guard let profileID = try Int64.fetchOne(db, sql: "SELECT profile_id FROM api_token WHERE token_hash = ?",
-                                                         arguments: [tokenHash]) else { return nil }
+                guard let token = try Row.fetchOne(db, sql: "SELECT profile_id, scope FROM api_token WHERE token_hash = ?",
+                                                   arguments: [tokenHash]) else { return nil }
                 try db.execute(sql: "UPDATE api_token SET last_used_at = ? WHERE token_hash = ?",
                                arguments: [instant.unixSeconds, tokenHash])
+                let profileID: Int64 = token[0]
                 return try Row.fetchOne(db, sql: "SELECT \(Self.profileColumns) FROM profile WHERE id = ?", arguments: [profileID])
-                    .map(Self.profile)
+                    .map { (Self.profile($0), APIToken.Scope(rawValue: token[1]) ?? .read) }
             }
         }
     }

@@ -137,7 +137,7 @@ extension SQLiteListingStore: SeriesStore {
                 settings.shiftMinutes = row[1]
                 settings.pastDays = row[2]
                 settings.futureDays = row[3]
-                settings.calendarToken = row[4]
+                settings.calendarTokenHash = row[4]
                 return settings
             }
         }
@@ -152,16 +152,16 @@ extension SQLiteListingStore: SeriesStore {
                     ON CONFLICT (profile_id) DO UPDATE SET lead_minutes = excluded.lead_minutes, shift_minutes = excluded.shift_minutes,
                         past_days = excluded.past_days, future_days = excluded.future_days, calendar_token = excluded.calendar_token
                     """, arguments: [profile.rawValue, settings.leadMinutes, settings.shiftMinutes, settings.pastDays, settings.futureDays,
-                                     settings.calendarToken])
+                                     settings.calendarTokenHash])
             }
         }
     }
 
-    public func calendarProfile(token: String) throws -> ProfileID? {
-        guard !token.isEmpty else { return nil }
+    public func calendarProfile(tokenHash: String) throws -> ProfileID? {
+        guard !tokenHash.isEmpty else { return nil }
         return try mapErrors {
             try pool.read { db in
-                try Int64.fetchOne(db, sql: "SELECT profile_id FROM series_settings WHERE calendar_token = ?", arguments: [token])
+                try Int64.fetchOne(db, sql: "SELECT profile_id FROM series_settings WHERE calendar_token = ?", arguments: [tokenHash])
                     .map(ProfileID.init(rawValue:))
             }
         }
