@@ -110,11 +110,13 @@ public struct SearchQuery: Hashable, Sendable {
     public var scope: Scope
     public var limit: Int
 
-    /// Splits each argument on whitespace, so `["doctor who"]` and `["doctor", "who"]` mean the same.
+    /// Splits each argument on whitespace, so `["doctor who"]` and `["doctor", "who"]` mean the same. Control
+    /// characters separate words too: stored text holds none (a NUL was read as U+FFFD), and the title index's query
+    /// language cannot take them (a NUL there was a 500, found by schemathesis).
     public init(_ arguments: [String], scope: Scope = .title, limit: Int = 100) {
         var terms: [String] = []
         for argument in arguments {
-            for word in argument.split(whereSeparator: \.isWhitespace) {
+            for word in argument.split(whereSeparator: { $0.isWhitespace || $0.unicodeScalars.contains { $0.properties.generalCategory == .control } }) {
                 let folded = SearchText.fold(String(word))
                 // A word of combining marks folds to nothing: no term (found by scripts/fuzz).
                 if !folded.isEmpty, !terms.contains(folded) { terms.append(folded) }

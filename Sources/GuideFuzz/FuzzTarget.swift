@@ -120,7 +120,10 @@ enum FuzzTarget: String, CaseIterable {
             }
             _ = XMLTVTimestamp.date(value)
             let search = SearchQuery(value.split(separator: " ").map(String.init))
-            for term in search.terms { check(!term.isEmpty, "an empty search term from \(value)") }
+            for term in search.terms {
+                check(!term.isEmpty, "an empty search term from \(value)")
+                check(!term.unicodeScalars.contains { $0.properties.generalCategory == .control }, "a control character in a search term")
+            }
             _ = value.split(separator: ",").map { ChannelID(String($0)) }
             _ = Int(value)
         }

@@ -8,11 +8,7 @@ Screenshots go to docs/screenshots/ (or $TVGUIDE_SCREENSHOTS), where the README 
 import os
 import re
 import shutil
-import socket
-import subprocess
-import tempfile
 import time
-import uuid
 import unittest
 
 from selenium import webdriver
@@ -22,58 +18,10 @@ from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BINARY = os.environ.get("TVGUIDE_BINARY", os.path.join(ROOT, ".build", "debug", "tvguide"))
+from tvguide_server import ROOT, BINARY, NOW, fresh_database, Server
 SHOTS = os.environ.get("TVGUIDE_SCREENSHOTS", os.path.join(ROOT, "docs", "screenshots"))
-NOW = "2026-02-15T20:30:00Z"
 NOW_EPOCH = 1771187400
 DAY = "2026-02-15"
-
-
-
-def fresh_database(folder):
-    """A fresh database: a file in `folder`, or, when TVGUIDE_TEST_POSTGRES names a PostgreSQL database (scripts/test's
-    second run), a schema of its own in it."""
-    postgres = os.environ.get("TVGUIDE_TEST_POSTGRES")
-    if not postgres:
-        return os.path.join(folder, "guide.sqlite")
-    return postgres + ("&" if "?" in postgres else "?") + "schema=b_" + uuid.uuid4().hex
-
-class Server:
-    """`tvguide serve` on a free port with a fresh database (the sample listings import on first run)."""
-
-    def __init__(self):
-        self.folder = tempfile.mkdtemp(prefix="tvguide-browser-")
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        self.log = open(os.path.join(self.folder, "serve.log"), "w+")
-        environment = dict(os.environ, TZ="UTC")
-        self.process = subprocess.Popen(
-            [BINARY, "serve", "--database", fresh_database(self.folder), "--port", str(self.port),
-             "--pretend-now", NOW], stdout=self.log, stderr=subprocess.STDOUT, env=environment)
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            text = self.text()
-            if "Server started" in text:
-                self.setup_code = re.search(r"setup code (\S+)", text).group(1)
-                return
-            if self.process.poll() is not None:
-                raise RuntimeError("tvguide serve exited:\n" + text)
-            time.sleep(0.2)
-        raise RuntimeError("tvguide serve did not start:\n" + self.text())
-
-    def text(self):
-        self.log.seek(0)
-        return self.log.read()
-
-    def url(self, path):
-        return "http://127.0.0.1:%d%s" % (self.port, path)
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=20)
-        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def browser(width, height, javascript=True):

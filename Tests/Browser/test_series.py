@@ -9,7 +9,6 @@ Run by scripts/test after test_guide.py: /usr/bin/python3 Tests/Browser/test_ser
 import os
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -20,15 +19,10 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from test_guide import ROOT, BINARY, SHOTS, browser, fresh_database
+from tvguide_server import free_port
 
 REPLAY = os.environ.get("TVMAZE_REPLAY_BINARY", os.path.join(os.path.dirname(BINARY), "tvmaze-replay"))
 NOW = "2013-06-24T20:00:00Z"
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 

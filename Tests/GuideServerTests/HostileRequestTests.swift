@@ -63,6 +63,14 @@ import Testing
                 #expect(page.status == .ok && String(buffer: page.body).contains("A search has at most"))
             }
             #expect(try await client.execute(uri: "/api/search?q=" + (1...10).map { "w\($0)" }.joined(separator: "+"), method: .get).status == .ok)
+            // Found by schemathesis: a NUL or other control character in a search.
+            for q in ["%C2%BD%C2%8A%C3%8F%00%0BO%C2%AC%2F", "a%00b", "%00", "doc%07tor"] {
+                let api = try await client.execute(uri: "/api/search?q=\(q)&in=title", method: .get)
+                #expect(api.status.code < 500, "\(q): \(api.status)")
+                let all = try await client.execute(uri: "/api/search?q=\(q)&in=all", method: .get)
+                #expect(all.status.code < 500, "\(q): \(all.status)")
+                #expect(try await client.execute(uri: "/search?q=\(q)", method: .get).status.code < 500)
+            }
         }
     }
 

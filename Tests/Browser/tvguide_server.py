@@ -1,0 +1,68 @@
+"""`tvguide serve` for the tests that drive it from outside: the browser tests, the HTTP fuzzers and the soak.
+
+Imported by Tests/Browser/*.py and Tests/Fuzz/*.py; needs nothing beyond Python's standard library.
+"""
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BINARY = os.environ.get("TVGUIDE_BINARY", os.path.join(ROOT, ".build", "debug", "tvguide"))
+NOW = "2026-02-15T20:30:00Z"
+
+
+def fresh_database(folder):
+    """A fresh database: a file in `folder`, or, when TVGUIDE_TEST_POSTGRES names a PostgreSQL database (scripts/test's
+    second run), a schema of its own in it."""
+    postgres = os.environ.get("TVGUIDE_TEST_POSTGRES")
+    if not postgres:
+        return os.path.join(folder, "guide.sqlite")
+    return postgres + ("&" if "?" in postgres else "?") + "schema=b_" + uuid.uuid4().hex
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    """`tvguide serve` on a free port with a fresh database (the sample listings import on first run), its clock at
+    NOW; `extra` adds serve options."""
+
+    def __init__(self, extra=()):
+        self.folder = tempfile.mkdtemp(prefix="tvguide-serve-")
+        self.port = free_port()
+        self.database = fresh_database(self.folder)
+        self.log = open(os.path.join(self.folder, "serve.log"), "w+")
+        environment = dict(os.environ, TZ="UTC")
+        self.process = subprocess.Popen(
+            [BINARY, "serve", "--database", self.database, "--port", str(self.port), "--pretend-now", NOW] + list(extra),
+            stdout=self.log, stderr=subprocess.STDOUT, env=environment)
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            text = self.text()
+            if "Server started" in text:
+                self.setup_code = re.search(r"setup code (\S+)", text).group(1)
+                return
+            if self.process.poll() is not None:
+                raise RuntimeError("tvguide serve exited:\n" + text)
+            time.sleep(0.2)
+        raise RuntimeError("tvguide serve did not start:\n" + self.text())
+
+    def text(self):
+        self.log.seek(0)
+        return self.log.read()
+
+    def url(self, path):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=20)
+        shutil.rmtree(self.folder, ignore_errors=True)
