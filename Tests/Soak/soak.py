@@ -1,0 +1,297 @@
+#!/usr/bin/python3
+"""One `tvguide serve` under mixed traffic for MINUTES, as a home server lives: guests browsing, hostile requests
+(the raw HTTP fuzzer's), sign-in bursts from several client addresses (127.0.0.2 to 127.0.0.9, real peers on
+loopback) while the owner signs in from 127.0.0.10, imports and refreshes from a misbehaving loopback feed server
+(cut, slow, 500, 429, not XML, absurd numbers, and whole), and watchers of the refresh progress stream.
+
+It asserts that the process stays up, its memory stays flat (start, peak and end RSS printed), no answer is a 5xx
+(but the designed busy 503 with Retry-After), the owner always gets in, and the guide is complete at the end (a last
+refresh from the feed, whole again, imports every programme). Run by scripts/soak.
+
+    /usr/bin/python3 Tests/Soak/soak.py [MINUTES]
+"""
+import gzip
+import http.server
+import json
+import os
+import random
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Browser"))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Fuzz"))
+from tvguide_server import ROOT, Server, free_port  # noqa: E402
+from http_fuzz import Fuzzer, REPLAY  # noqa: E402
+
+SAMPLE = os.path.join(ROOT, "Sources", "GuideServer", "Resources", "sample-listings.xml.gz")
+
+
+class Feed:
+    """A loopback feed server that misbehaves in turn: whole, slow, cut off, 500, 429, not XML, absurd numbers."""
+
+    MODES = ["whole", "slow", "cut", "500", "429", "garbage", "absurd"]
+
+    def __init__(self):
+        self.body = open(SAMPLE, "rb").read()
+        self.xml = gzip.decompress(self.body)
+        self.absurd = self.xml.replace(b"<title", b'<length units="hours">9223372036854775807</length><title', 200)
+        self.turn = 0
+        self.always_whole = False
+        feed = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                mode = "whole" if feed.always_whole else feed.MODES[feed.turn % len(feed.MODES)]
+                feed.turn += 1
+                try:
+                    if mode in ("500", "429"):
+                        self.send_response(int(mode))
+                        if mode == "429":
+                            self.send_header("Retry-After", "99999999999999999999")
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return
+                    body = {"garbage": os.urandom(200_000), "absurd": gzip.compress(feed.absurd)}.get(mode, feed.body)
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/gzip")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    if mode == "cut":
+                        self.wfile.write(body[: len(body) // 2])
+                        self.wfile.flush()
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    elif mode == "slow":
+                        for start in range(0, len(body), 65536):
+                            self.wfile.write(body[start:start + 65536])
+                            time.sleep(0.2)
+                    else:
+                        self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError, OSError):
+                    pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def url(self):
+        return "http://127.0.0.1:%d/guide.xml.gz" % self.port
+
+
+class Soak:
+    def __init__(self, minutes):
+        self.minutes = minutes
+        self.lock = threading.Lock()
+        self.statuses = {}
+        self.failures = []
+        self.owner_ok = 0
+        self.owner_tries = 0
+        self.rss = []
+        self.stop = threading.Event()
+        self.feed = Feed()
+        self.replay_port = free_port()
+        self.replay = subprocess.Popen([REPLAY, str(self.replay_port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.server = Server(["--tvmaze-url", "http://127.0.0.1:%d" % self.replay_port])
+        self.fuzzer = Fuzzer(self.server, 7)  # sets up the admin Ada
+        self.token = self.make_token()
+        # The owner: a viewer who signs in from 127.0.0.10 throughout.
+        self.form("/admin/profiles", {"name": "Owner", "role": "viewer", "kind": "pin", "secret": "2468"})
+        self.form("/admin/sources", {"name": "feed", "format": "xmltv", "location": self.feed.url(), "priority": "10", "interval": "0.0834"})
+
+    # Plumbing.
+
+    def send(self, method, path, headers=(), body=b"", source="127.0.0.1", timeout=30, read_body=False):
+        """One request from `source`; (status or None, head, body)."""
+        lines = ["%s %s HTTP/1.1" % (method, path), "Host: 127.0.0.1", "Connection: close"] + ["%s: %s" % h for h in headers]
+        if body or method == "POST":
+            lines.append("Content-Length: %d" % len(body))
+        raw = ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+        data = b""
+        try:
+            with socket.socket() as connection:
+                connection.settimeout(timeout)
+                connection.bind((source, 0))
+                connection.connect(("127.0.0.1", self.server.port))
+                connection.sendall(raw)
+                while True:
+                    chunk = connection.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+                    if not read_body and b"\r\n\r\n" in data:
+                        break
+        except OSError:
+            pass
+        match = re.match(rb"HTTP/1\.[01] (\d{3})", data)
+        head, _, rest = data.partition(b"\r\n\r\n")
+        status = int(match.group(1)) if match else None
+        self.count(status, head.decode("latin-1"), "%s %s" % (method, path[:100]))
+        return status, head.decode("latin-1"), rest
+
+    def count(self, status, head, what):
+        with self.lock:
+            key = str(status)
+            self.statuses[key] = self.statuses.get(key, 0) + 1
+            if status is not None and status >= 500 and not (status == 503 and "retry-after" in head.lower()):
+                self.failures.append("%d for %s" % (status, what))
+
+    def admin_headers(self):
+        return [("Cookie", "tvguide_session=%s; tvguide_csrf=%s" % (self.fuzzer.session, self.fuzzer.csrf)),
+                ("Content-Type", "application/x-www-form-urlencoded")]
+
+    def form(self, path, fields):
+        fields = dict(fields, csrf=self.fuzzer.csrf)
+        return self.send("POST", path, self.admin_headers(), urllib.parse.urlencode(fields).encode(), read_body=True)
+
+    def make_token(self):
+        _, _, body = self.form("/admin/tokens", {"name": "soak", "scope": "admin"})
+        return re.search(rb'<code id="new-token">(tvg_[0-9a-f]+)</code>', body).group(1).decode()
+
+    def api(self, method, path, payload=None):
+        body = json.dumps(payload).encode() if payload is not None else b""
+        status, _, data = self.send(method, path, [("Authorization", "Bearer " + self.token), ("Content-Type", "application/json")],
+                                    body, read_body=True, timeout=120)
+        return status, data
+
+    # The traffic.
+
+    def guests(self):
+        paths = ["/", "/now", "/search?q=news", "/search?q=doctor+who&in=all", "/channels", "/grid/rows?day=2026-02-15&from=0&count=40",
+                 "/api/now", "/api/guide?from=2026-02-15T20:00:00Z&to=2026-02-15T23:00:00Z", "/api/channels", "/api/coverage",
+                 "/xmltv.xml.gz", "/shows?q=under+the+dome", "/shows/1", "/openapi.json", "/?day=2026-02-16&zoom=2"]
+        while not self.stop.is_set():
+            self.send("GET", random.choice(paths), [("Accept-Encoding", "gzip")], read_body=True)
+
+    def hostile(self):
+        while not self.stop.is_set():
+            raw = self.fuzzer.one()
+            try:
+                status, head = self.fuzzer.exchange(raw)
+            except OSError:
+                status, head = None, ""
+            self.count(status, head, raw.split(b"\r\n")[0][:100].decode("latin-1"))
+
+    def sign_in_bursts(self):
+        while not self.stop.wait(15):
+            threads = []
+            for host in range(2, 10):
+                for guess in range(6):
+                    body = urllib.parse.urlencode({"csrf": "x", "name": random.choice(["Owner", "Ada", "nobody"]),
+                                                   "secret": "%04d" % random.randrange(10000)}).encode()
+                    threads.append(threading.Thread(target=self.send, args=(
+                        "POST", "/signin", [("Cookie", "tvguide_csrf=x"), ("Content-Type", "application/x-www-form-urlencoded")],
+                        body, "127.0.0.%d" % host)))
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            # The owner, from their own address, during and after each burst.
+            body = urllib.parse.urlencode({"csrf": "o", "name": "Owner", "secret": "2468"}).encode()
+            for _ in range(10):
+                status, _, _ = self.send("POST", "/signin", [("Cookie", "tvguide_csrf=o"), ("Content-Type", "application/x-www-form-urlencoded")],
+                                         body, source="127.0.0.10")
+                if status != 429:
+                    break
+                time.sleep(2)  # the bcrypt queue was full: a busy answer, not a lockout
+            with self.lock:
+                self.owner_tries += 1
+                self.owner_ok += status == 303
+
+    def refreshes_and_imports(self):
+        while not self.stop.wait(20):
+            self.api("POST", "/api/refresh", {"sources": ["feed"]})
+            if random.random() < 0.5:
+                self.api("POST", "/api/imports", {"location": self.feed.url()})
+
+    def watchers(self):
+        while not self.stop.is_set():
+            # A stream lasts a minute; the page reconnects, as this does.
+            self.send("GET", "/admin/refresh/events", self.admin_headers(), read_body=True, timeout=90)
+
+    def memory(self):
+        while not self.stop.wait(5):
+            try:
+                with open("/proc/%d/status" % self.server.process.pid) as status:
+                    kilobytes = int(re.search(r"VmRSS:\s+(\d+)", status.read()).group(1))
+                self.rss.append((time.time(), kilobytes / 1024))
+            except (OSError, AttributeError):
+                self.failures.append("the server process is gone")
+                return
+
+    def run(self):
+        began = time.time()
+        workers = [self.guests, self.guests, self.hostile, self.sign_in_bursts, self.refreshes_and_imports, self.watchers,
+                   self.watchers, self.memory]
+        threads = [threading.Thread(target=worker, daemon=True) for worker in workers]
+        for thread in threads:
+            thread.start()
+        while time.time() - began < self.minutes * 60 and self.server.process.poll() is None:
+            time.sleep(5)
+        self.stop.set()
+        for thread in threads:
+            thread.join(timeout=120)
+        alive = self.server.process.poll() is None
+        # The guide complete at the end: the feed whole again, one more refresh imports every programme.
+        self.feed.always_whole = True
+        status, data = self.api("POST", "/api/refresh", {"sources": ["feed"]})
+        deadline = time.time() + 300
+        source = {}
+        while time.time() < deadline:
+            time.sleep(3)
+            _, data = self.api("GET", "/api/sources")
+            sources = json.loads(data or b"[]")
+            source = next((s for s in sources if s.get("definition", {}).get("name") == "feed"), {})
+            _, progress = self.api("GET", "/api/refresh")
+            if source.get("lastOutcome") == "imported" and b'"running":false' in progress:
+                break
+        expected = self.feed.xml.count(b"<programme ")
+        complete = source.get("lastOutcome") == "imported" and source.get("lastProgrammes", 0) >= expected * 0.9
+        took = time.time() - began
+        warm = [mb for at, mb in self.rss if at - began >= 60] or [mb for _, mb in self.rss]
+        start, peak, end = (warm[0], max(mb for _, mb in self.rss), warm[-1]) if warm else (0, 0, 0)
+        total = sum(self.statuses.values())
+        print("soak: %.1f minutes, %d requests (%s)" % (took / 60, total, ", ".join("%s: %d" % item for item in sorted(self.statuses.items()))))
+        print("soak: RSS after the first minute %.0f MB, peak %.0f MB, end %.0f MB" % (start, peak, end))
+        print("soak: the owner signed in %d of %d times during sign-in bursts from 8 other addresses" % (self.owner_ok, self.owner_tries))
+        print("soak: last refresh %s with %s programmes (the feed has %d); server %s; %d answers >= 500"
+              % (source.get("lastOutcome"), source.get("lastProgrammes"), expected, "up" if alive else "DOWN", len(self.failures)))
+        problems = list(self.failures[:20])
+        if not alive:
+            problems.append("the server stopped")
+        if end > start * 1.5 + 64:
+            problems.append("memory grew from %.0f MB to %.0f MB" % (start, end))
+        if self.owner_ok < self.owner_tries:
+            problems.append("the owner was kept out %d times" % (self.owner_tries - self.owner_ok))
+        if not complete:
+            problems.append("the guide is not complete at the end: %s" % json.dumps(source)[:500])
+        for problem in problems:
+            print("soak: FAILED: " + problem)
+        if problems:
+            print("soak: the server's log ends: " + self.server.text()[-3000:])
+        return 1 if problems else 0
+
+    def close(self):
+        self.server.stop()
+        self.replay.terminate()
+        self.feed.server.shutdown()
+
+
+def main():
+    minutes = float(sys.argv[1]) if len(sys.argv) > 1 else 5
+    soak = Soak(minutes)
+    try:
+        return soak.run()
+    finally:
+        soak.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
