@@ -8,61 +8,35 @@ Run by scripts/test after test_guide.py: /usr/bin/python3 Tests/Browser/test_ser
 """
 import os
 import re
-import shutil
 import subprocess
-import tempfile
-import time
 import unittest
 import urllib.request
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from test_guide import ROOT, BINARY, SHOTS, browser, fresh_database
-from tvguide_server import free_port
+from test_guide import ROOT, BINARY, SHOTS, browser
+from tvguide_server import Server
 
 REPLAY = os.environ.get("TVMAZE_REPLAY_BINARY", os.path.join(os.path.dirname(BINARY), "tvmaze-replay"))
 NOW = "2013-06-24T20:00:00Z"
 
 
 
-class SeriesServer:
+class SeriesServer(Server):
     """The replay server, then `tvguide import` of the test listings, then `tvguide serve` pointed at the replay."""
 
     def __init__(self):
-        self.folder = tempfile.mkdtemp(prefix="tvguide-series-")
         self.replay = subprocess.Popen([REPLAY, "0"], stdout=subprocess.PIPE, text=True)
         line = self.replay.stdout.readline()
         self.replay_port = int(re.search(r"listening on (\d+)", line).group(1))
-        database = fresh_database(self.folder)
-        environment = dict(os.environ, TZ="UTC")
-        subprocess.run([BINARY, "import", "--database", database, os.path.join(ROOT, "Tests", "Browser", "under-the-dome.xml")],
-                       check=True, capture_output=True, env=environment)
-        self.port = free_port()
-        self.log = open(os.path.join(self.folder, "serve.log"), "w+")
-        self.process = subprocess.Popen(
-            [BINARY, "serve", "--database", database, "--port", str(self.port), "--pretend-now", NOW,
-             "--tvmaze-url", "http://127.0.0.1:%d" % self.replay_port], stdout=self.log, stderr=subprocess.STDOUT, env=environment)
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            self.log.seek(0)
-            text = self.log.read()
-            if "Server started" in text:
-                self.setup_code = re.search(r"setup code (\S+)", text).group(1)
-                return
-            if self.process.poll() is not None:
-                raise RuntimeError("tvguide serve exited:\n" + text)
-            time.sleep(0.2)
-        raise RuntimeError("tvguide serve did not start")
-
-    def url(self, path):
-        return "http://127.0.0.1:%d%s" % (self.port, path)
+        super().__init__(["--tvmaze-url", "http://127.0.0.1:%d" % self.replay_port],
+                         listings=os.path.join(ROOT, "Tests", "Browser", "under-the-dome.xml"), now=NOW)
 
     def stop(self):
-        for process in (self.process, self.replay):
-            process.terminate()
-            process.wait(timeout=20)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        super().stop()
+        self.replay.terminate()
+        self.replay.wait(timeout=20)
 
 
 class SeriesTests(unittest.TestCase):

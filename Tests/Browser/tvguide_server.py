@@ -32,17 +32,19 @@ def free_port():
 
 
 class Server:
-    """`tvguide serve` on a free port with a fresh database (the sample listings import on first run), its clock at
-    NOW; `extra` adds serve options."""
+    """`tvguide serve` on a free port with a fresh database, its clock at `now`: the file `listings` imported first,
+    else the bundled sample listings (which serve imports into an empty guide); `extra` adds serve options."""
 
-    def __init__(self, extra=()):
+    def __init__(self, extra=(), listings=None, now=NOW):
         self.folder = tempfile.mkdtemp(prefix="tvguide-serve-")
         self.port = free_port()
         self.database = fresh_database(self.folder)
         self.log = open(os.path.join(self.folder, "serve.log"), "w+")
         environment = dict(os.environ, TZ="UTC")
+        if listings:
+            subprocess.run([BINARY, "import", "--database", self.database, listings], check=True, capture_output=True, env=environment)
         self.process = subprocess.Popen(
-            [BINARY, "serve", "--database", self.database, "--port", str(self.port), "--pretend-now", NOW] + list(extra),
+            [BINARY, "serve", "--database", self.database, "--port", str(self.port), "--pretend-now", now] + list(extra),
             stdout=self.log, stderr=subprocess.STDOUT, env=environment)
         deadline = time.time() + 120
         while time.time() < deadline:

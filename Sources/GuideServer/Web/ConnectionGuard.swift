@@ -1,7 +1,6 @@
 import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
-import Synchronization
 
 /// The bounds every connection lives within, whoever opens it.
 public struct ConnectionLimits: Sendable {
@@ -33,34 +32,15 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    /// Open connections, shared by every guard of one server.
-    final class Census: Sendable {
+    /// Open connections, shared by every guard of one server: the limits, and the slots they allow.
+    struct Census: Sendable {
         let limits: ConnectionLimits
-        private let open = Mutex<(total: Int, byAddress: [String: Int])>((0, [:]))
+        let slots: OpenSlots
 
         init(limits: ConnectionLimits) {
             self.limits = limits
+            slots = OpenSlots(total: limits.total, perClient: limits.perAddress)
         }
-
-        /// Counts a new connection from `address`; false (not counted) when it is one too many.
-        func admit(_ address: String) -> Bool {
-            open.withLock { open in
-                guard open.total < limits.total, open.byAddress[address, default: 0] < limits.perAddress else { return false }
-                open.total += 1
-                open.byAddress[address, default: 0] += 1
-                return true
-            }
-        }
-
-        func leave(_ address: String) {
-            open.withLock { open in
-                open.total -= 1
-                let left = open.byAddress[address, default: 1] - 1
-                open.byAddress[address] = left > 0 ? left : nil
-            }
-        }
-
-        var count: Int { open.withLock { $0.total } }
     }
 
     private let census: Census
@@ -74,7 +54,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         address = context.channel.remoteAddress?.ipAddress ?? "unknown"
-        guard census.admit(address) else {
+        guard census.slots.take(address) else {
             context.close(promise: nil)
             return
         }
@@ -84,7 +64,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         deadline?.cancel()
-        if isCounted { census.leave(address) }
+        if isCounted { census.slots.give(back: address) }
         isCounted = false
     }
 

@@ -1,7 +1,7 @@
 import Synchronization
 
-/// Long-lived things held open at once (server-sent event streams), at most `total` in all and `perClient` for one
-/// client address: a watcher beyond either is turned away instead of holding a connection and a task.
+/// Long-lived things held open at once (connections, server-sent event streams), at most `total` in all and
+/// `perClient` for one client address: one beyond either is turned away instead of holding a connection and a task.
 final class OpenSlots: Sendable {
     let total: Int
     let perClient: Int
