@@ -123,6 +123,15 @@ public enum CivilTime {
         return Date(unixSeconds: Int64(seconds))
     }
 
+    /// Minutes since midnight of a time of day written `HH:MM` (00:00 to 23:59); nil for anything else.
+    public static func minutes(ofDay text: some StringProtocol) -> Int? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let hour = Bounded.integer(parts[0], in: 0...23), let minute = Bounded.integer(parts[1], in: 0...59) else {
+            return nil
+        }
+        return hour * 60 + minute
+    }
+
     static func pad(_ value: Int, _ width: Int) -> String {
         let text = String(value)
         return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text

@@ -125,7 +125,6 @@ enum FuzzTarget: String, CaseIterable {
                 check(!term.unicodeScalars.contains { $0.properties.generalCategory == .control }, "a control character in a search term")
             }
             _ = value.split(separator: ",").map { ChannelID(String($0)) }
-            _ = Int(value)
         }
     }
 

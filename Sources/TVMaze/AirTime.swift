@@ -19,7 +19,7 @@ public enum AirTime: Hashable, Sendable {
             self = date.map(AirTime.day) ?? .unknown
         } else if let stamp = airstamp.flatMap(CivilTime.parseISO8601) {
             self = .instant(stamp)
-        } else if let date, let time, let zone, let minutes = Self.minutes(time) {
+        } else if let date, let time, let zone, let minutes = CivilTime.minutes(ofDay: time) {
             let local = Int64(date.dayNumber) * 86_400 + Int64(minutes) * 60
             self = .instant(Date(unixSeconds: ZonedTime.utc(localSeconds: local, in: zone)))
         } else {
@@ -58,14 +58,6 @@ public enum AirTime: Hashable, Sendable {
         case .day(let date): date.start(in: zone)
         case .unknown: .distantFuture
         }
-    }
-
-    private static func minutes(_ text: String) -> Int? {
-        let parts = text.split(separator: ":")
-        guard parts.count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]), (0...23).contains(hour), (0...59).contains(minute) else {
-            return nil
-        }
-        return hour * 60 + minute
     }
 }
 

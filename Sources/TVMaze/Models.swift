@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 import GuideStore
 
 // What TVmaze sends, decoded leniently: the fixtures span 2017 to 2024 and fields came and went (API-NOTES §3).
@@ -48,7 +49,7 @@ public struct TVMazeLinks: Codable, Hashable, Sendable {
         /// The number at the end of the href (`.../episodes/1767393` -> 1767393).
         public var id: Int? {
             guard let href, let last = href.split(separator: "/").last else { return nil }
-            return Int(last)
+            return Bounded.integer(last, in: TVMazeClient.idRange)
         }
     }
 

@@ -200,7 +200,7 @@ public final class TVMazeClient: Sendable {
     /// Show id to the Unix time of its last change (a change to an episode counts for its show).
     public func showUpdates(since: UpdatesSince? = nil) async throws -> [Int: Int] {
         let raw: [String: Int] = try await fetch("/updates/shows", since.map { [("since", $0.rawValue)] } ?? []) ?? [:]
-        return Dictionary(raw.compactMap { key, value in Int(key).map { ($0, value) } }, uniquingKeysWith: max)
+        return Dictionary(raw.compactMap { key, value in Bounded.integer(key, in: Self.idRange).map { ($0, value) } }, uniquingKeysWith: max)
     }
 
     /// Forgets the cached answers about a show (itself, its episodes, seasons, cast and crew), so the next request

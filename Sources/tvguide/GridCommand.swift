@@ -67,12 +67,10 @@ struct GridCommand: ParsableCommand {
 
     private func startTime(dayWindow: TimeWindow, now: Date) throws -> Date {
         if let from {
-            let parts = from.split(separator: ":")
-            guard parts.count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]), (0...23).contains(hour),
-                  (0...59).contains(minute) else {
+            guard let minutes = CivilTime.minutes(ofDay: from) else {
                 throw CLIFailure("--from \"\(from)\" is not a time; write it like 18:30.")
             }
-            return dayWindow.start.addingTimeInterval(TimeInterval(hour * 3600 + minute * 60))
+            return dayWindow.start.addingTimeInterval(TimeInterval(minutes * 60))
         }
         if day == nil || (dayWindow.start...dayWindow.end).contains(now) {
             let seconds = now.timeIntervalSince(dayWindow.start)
@@ -118,7 +116,7 @@ struct GridCommand: ParsableCommand {
     }
 
     static func terminalWidth() -> Int {
-        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns >= 40 { return columns }
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap({ Bounded.integer($0, in: 40...10_000) }) { return columns }
         var size = winsize()
         if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 40 { return Int(size.ws_col) }
         return 100

@@ -82,7 +82,7 @@ struct FollowCommand: AsyncParsableCommand {
         let text = show.joined(separator: " ")
         let followed = try await CLIFailure.translating(context: text) {
             let id: Int
-            if let number = Int(text) {
+            if let number = Bounded.integer(text, in: TVMazeClient.idRange) {
                 id = number
             } else if let match = try await client.searchShows(text).first {
                 id = match.show.id
@@ -181,7 +181,7 @@ struct EpisodeCommand: AsyncParsableCommand {
         let (database, client, _) = try options.open()
         let zone = (try? options.chosenProfile(in: database)).map(options.zone) ?? .current
         try await CLIFailure.translating(context: show) {
-            let found: TVMazeShow? = if let id = Int(show) { try await client.show(id) } else { try await client.searchShows(show).first?.show }
+            let found: TVMazeShow? = if let id = Bounded.integer(show, in: TVMazeClient.idRange) { try await client.show(id) } else { try await client.searchShows(show).first?.show }
             guard let found else { throw CLIFailure("TVmaze knows no show called \(show)") }
             guard let episode = try await client.episode(ofShow: found.id, season: season, number: episodeNumber) else {
                 throw CLIFailure("\(found.name) has no \(number) on TVmaze")
@@ -198,7 +198,8 @@ struct EpisodeCommand: AsyncParsableCommand {
     static func parse(_ text: String) -> (Int, Int)? {
         let lower = text.lowercased()
         let parts: [Substring] = lower.hasPrefix("s") ? lower.dropFirst().split(separator: "e") : lower.split(separator: "x")
-        guard parts.count == 2, let season = Int(parts[0]), let number = Int(parts[1]), season >= 0, number > 0 else { return nil }
+        guard parts.count == 2, let season = Bounded.integer(parts[0], in: TVMazeClient.seasonRange),
+              let number = Bounded.integer(parts[1], in: 1...XMLTVNSNumber.numberRange.upperBound) else { return nil }
         return (season, number)
     }
 }
@@ -214,7 +215,7 @@ struct PersonCommand: AsyncParsableCommand {
         let (_, client, _) = try options.open()
         let text = name.joined(separator: " ")
         try await CLIFailure.translating(context: text) {
-            let person: TVMazePerson? = if let id = Int(text) { try await client.person(id) } else { try await client.searchPeople(text).first?.person }
+            let person: TVMazePerson? = if let id = Bounded.integer(text, in: TVMazeClient.idRange) { try await client.person(id) } else { try await client.searchPeople(text).first?.person }
             guard let person else { throw CLIFailure("TVmaze knows nobody called \(text)") }
             Output.line(person.name + ([person.birthday.map { "born \($0)" }, person.country?.name].compactMap { $0 }.map { ", \($0)" }.joined()))
             for credit in try await client.castCredits(ofPerson: person.id, withCharacters: true) {

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GuideCore
 import NIOCore
 
 /// The one thing refreshes need from HTTP: a GET whose body arrives as it is read. AsyncHTTPClient behind it in
@@ -26,7 +27,7 @@ public struct HTTPReply: Sendable {
     public func next() async throws -> ByteBuffer? { try await body.next() }
 
     /// The declared body length, when the server sent one.
-    public var contentLength: Int64? { headers["content-length"].flatMap { Int64($0) } }
+    public var contentLength: Int64? { headers["content-length"].flatMap { Bounded.integer($0, in: 0...Int64.max) } }
 
     private final class BodyReader: Sendable {
         let next: @Sendable () async throws -> ByteBuffer?
