@@ -50,6 +50,8 @@ struct Accounts: Sendable {
             (ThrottleKey(address: address, name: ""), throttle.address), (pair, throttle.addressAndName),
             (ThrottleKey(address: "", name: name), throttle.name),
         ]
+        // Counts idle for a day go first (one indexed delete): an attack that never succeeds leaves no lasting rows.
+        try await blocking { try store.pruneSignInCounts(idleSince: instant.addingTimeInterval(-throttle.forgetAfter)) }
         for (key, rule) in counts {
             // The name's shared count (address "") is for addresses that have not signed in to it lately.
             if key.address.isEmpty, pairTrusted { continue }
@@ -77,7 +79,6 @@ struct Accounts: Sendable {
         try await blocking {
             try store.recordSignInSuccess(address: address, name: name, trustedUntil: instant.addingTimeInterval(throttle.trustFor),
                                           at: instant)
-            try store.pruneSignInCounts(idleSince: instant.addingTimeInterval(-throttle.forgetAfter))
             try store.createSession(tokenHash: Self.digest(token), for: profile.id, at: instant, expires: instant.addingTimeInterval(Self.sessionLength))
         }
         return .signedIn(profile, sessionToken: token)

@@ -18,14 +18,14 @@ enum RefreshEvents {
 
     /// The stream, holding one of `slots` for `client` while it lasts; 429 when none is free.
     static func response(_ scheduler: RefreshScheduler, slots: OpenSlots, client: String) throws -> Response {
-        guard slots.take(client) else {
+        guard let hold = slots.hold(client) else {
             throw HTTPError(.tooManyRequests, headers: [.retryAfter: "10"],
                             message: "Too many progress watchers are open; close a tab or try again shortly.")
         }
         let headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store",
                                    HTTPField.Name("X-Accel-Buffering")!: "no"]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            defer { slots.give(back: client) }
+            withExtendedLifetime(hold) {}
             let (events, sink) = AsyncStream.makeStream(of: String.self)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {

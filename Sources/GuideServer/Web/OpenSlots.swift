@@ -22,6 +22,25 @@ final class OpenSlots: Sendable {
         }
     }
 
+    /// A slot taken for `client`, given back when the hold is released (whoever held it last): a stream's body that
+    /// is never written still frees its slot.
+    final class Hold: Sendable {
+        let slots: OpenSlots
+        let client: String
+
+        init(_ slots: OpenSlots, _ client: String) {
+            self.slots = slots
+            self.client = client
+        }
+
+        deinit { slots.give(back: client) }
+    }
+
+    /// A ``Hold`` on a slot for `client`; nil when none is free.
+    func hold(_ client: String) -> Hold? {
+        take(client) ? Hold(self, client) : nil
+    }
+
     func give(back client: String) {
         open.withLock { open in
             open.total -= 1
