@@ -102,6 +102,8 @@ class Soak:
         self.server = Server(["--tvmaze-url", "http://127.0.0.1:%d" % self.replay_port])
         self.fuzzer = Fuzzer(self.server, 7)  # sets up the admin Ada
         self.token = self.make_token()
+        # The watchers' own session: the hostile requests carry the fuzzer's, and may sign it out.
+        self.watcher_session = self.sign_in("Ada", "correct horse")
         # The owner: a viewer who signs in from 127.0.0.10 throughout.
         self.form("/admin/profiles", {"name": "Owner", "role": "viewer", "kind": "pin", "secret": "2468"})
         self.form("/admin/sources", {"name": "feed", "format": "xmltv", "location": self.feed.url(), "priority": "10", "interval": "0.0834"})
@@ -150,6 +152,11 @@ class Soak:
     def form(self, path, fields):
         fields = dict(fields, csrf=self.fuzzer.csrf)
         return self.send("POST", path, self.admin_headers(), urllib.parse.urlencode(fields).encode(), read_body=True)
+
+    def sign_in(self, name, secret):
+        body = urllib.parse.urlencode({"csrf": "w", "name": name, "secret": secret}).encode()
+        _, head, _ = self.send("POST", "/signin", [("Cookie", "tvguide_csrf=w"), ("Content-Type", "application/x-www-form-urlencoded")], body)
+        return re.search(r"tvguide_session=([^;]+)", head).group(1)
 
     def make_token(self):
         _, _, body = self.form("/admin/tokens", {"name": "soak", "scope": "admin"})
@@ -214,7 +221,12 @@ class Soak:
     def watchers(self):
         while not self.stop.is_set():
             # A stream lasts a minute; the page reconnects, as this does.
-            self.send("GET", "/admin/refresh/events", self.admin_headers(), read_body=True, timeout=90)
+            status, _, _ = self.send("GET", "/admin/refresh/events", [("Cookie", "tvguide_session=" + self.watcher_session)],
+                                     read_body=True, timeout=90)
+            with self.lock:
+                self.streams = getattr(self, "streams", 0) + (status == 200)
+            if status != 200:
+                self.stop.wait(5)
 
     def memory(self):
         while not self.stop.wait(5):
@@ -261,6 +273,7 @@ class Soak:
         print("soak: %.1f minutes, %d requests (%s)" % (took / 60, total, ", ".join("%s: %d" % item for item in sorted(self.statuses.items()))))
         print("soak: RSS after the first minute %.0f MB, peak %.0f MB, end %.0f MB" % (start, peak, end))
         print("soak: the owner signed in %d of %d times during sign-in bursts from 8 other addresses" % (self.owner_ok, self.owner_tries))
+        print("soak: %d progress streams watched to their end" % getattr(self, "streams", 0))
         print("soak: last refresh %s with %s programmes (the feed has %d); server %s; %d answers >= 500"
               % (source.get("lastOutcome"), source.get("lastProgrammes"), expected, "up" if alive else "DOWN", len(self.failures)))
         problems = list(self.failures[:20])
