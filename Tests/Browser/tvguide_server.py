@@ -65,6 +65,12 @@ class Server:
         return "http://127.0.0.1:%d%s" % (self.port, path)
 
     def stop(self):
+        """Stops it as a service manager does: SIGTERM, then, past the grace a slow request may hold it (its body has
+        30 s: ConnectionLimits), SIGKILL."""
         self.process.terminate()
-        self.process.wait(timeout=20)
+        try:
+            self.process.wait(timeout=45)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=20)
         shutil.rmtree(self.folder, ignore_errors=True)
