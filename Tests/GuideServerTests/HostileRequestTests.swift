@@ -97,6 +97,11 @@ import Testing
             #expect(stored.priority == 0 && stored.refreshInterval == 12 * 3600 && stored.timeShift == 0 && stored.days == 7)
             let settings = try await admin.send(client, "/settings", method: .post, form: ["dayStart": "9223372036854775808"])
             #expect(settings.status == .badRequest)
+            // Found by the raw HTTP fuzzer: ids of things that are not there were 500s.
+            for (path, id) in [("/admin/tokens/revoke", "+5"), ("/admin/tokens/revoke", "999"), ("/admin/profiles/delete", "999")] {
+                let response = try await admin.send(client, path, method: .post, form: ["id": id])
+                #expect(response.status == .notFound, "\(path) id=\(id): \(response.status)")
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import GuideCore
+import GuideStore
 import Hummingbird
 
 /// Errors on pages become pages: a readable message with a way back, or a trip to the sign-in page when a page
@@ -23,6 +24,12 @@ struct ErrorPages: RouterMiddleware {
             return Response.redirect(to: "/signin?next=\(back)")
         } catch let error as FieldError {
             return try page(HTTPError(.badRequest, message: error.message), request, context)
+        } catch let error as StoreError where error.code == .notFound || error.code == .invalid || error.code == .conflict {
+            // What a request named that is not there, not valid, or taken: the asker's mistake, never a 500 (the raw
+            // HTTP fuzzer found revoking a token that does not exist answered 500).
+            let status: HTTPResponse.Status = error.code == .notFound ? .notFound : error.code == .conflict ? .conflict : .badRequest
+            return try page(HTTPError(status, message: error.message.prefix(1).uppercased() + error.message.dropFirst() + "."),
+                            request, context)
         } catch let error as HTTPError {
             return try page(error, request, context)
         }
