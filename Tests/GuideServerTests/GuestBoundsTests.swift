@@ -15,10 +15,11 @@ import TVMazeReplay
         let server = try TestServer(listings: SeriesPagesTests.listings, now: SeriesPagesTests.now, tvmazeURL: replay.base)
         defer { Task { try? await replay.stop() } }
         try await server.run { client in
-            // 100 different searches at once: TVmaze allows 20 in 10 s; before, the last 20 waited in line for 40 s. Now
-            // none queues past 10 s (the bound below leaves the page's own work room on a loaded machine).
+            // 60 different searches at once: TVmaze allows 20 in 10 s; before, the last 20 waited in line for 20 s and
+            // more. Now none queues past 10 s (the bound below leaves the page's own work room on a loaded machine:
+            // 12.3 s was seen on PostgreSQL beside the other suites).
             let results = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String?, Duration).self) { group in
-                for index in 0..<100 {
+                for index in 0..<60 {
                     group.addTask {
                         let began = ContinuousClock.now
                         let response = try await client.execute(uri: "/shows?q=guest+\(index)", method: .get)
@@ -29,11 +30,11 @@ import TVMazeReplay
             }
             #expect(results.allSatisfy { $0.0 == .ok || $0.0 == .serviceUnavailable }, "\(results.map(\.0.code))")
             let busy = results.filter { $0.0 == .serviceUnavailable }
-            #expect(busy.count >= 50, "\(busy.count) of 100 were turned away")
+            #expect(busy.count >= 30, "\(busy.count) of 60 were turned away")
             #expect(busy.allSatisfy { $0.1 != nil }, "\(busy.map(\.1))")
             #expect(results.filter { $0.0 == .ok }.count >= 20)
             let slowest = results.map(\.2).max() ?? .zero
-            #expect(slowest < .seconds(20), "the slowest guest waited \(slowest)")
+            #expect(slowest < .seconds(18), "the slowest guest waited \(slowest)")
         }
     }
 
