@@ -62,7 +62,7 @@ public struct SourceDefinition: Codable, Hashable, Sendable {
 
     /// Seconds for an interval given in hours within ``refreshHoursRange`` (checked: an hours figure from outside).
     public static func refreshInterval(hours: Double) -> Int? {
-        guard Bounded.decimal(String(hours), in: refreshHoursRange) != nil else { return nil }
+        guard hours.isFinite, refreshHoursRange.contains(hours) else { return nil }
         return Int((hours * 3600).rounded())
     }
 

@@ -101,9 +101,16 @@ public struct APIToken: Hashable, Sendable {
         /// Also import any location and change the profile's lineup.
         case admin
 
-        public static func < (lhs: Scope, rhs: Scope) -> Bool {
-            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+        /// Each scope's place in the order read < refresh < admin.
+        private var rank: Int {
+            switch self {
+            case .read: 0
+            case .refresh: 1
+            case .admin: 2
+            }
         }
+
+        public static func < (lhs: Scope, rhs: Scope) -> Bool { lhs.rank < rhs.rank }
     }
 
     public var id: Int64

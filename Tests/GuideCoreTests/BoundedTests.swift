@@ -88,6 +88,15 @@ import Testing
         #expect(XMLTVNSNumber(parsing: value) == nil)
     }
 
+    /// The CLI's --interval, in hours, as a Double argument parser gives it.
+    @Test func refreshIntervalsFromHoursAreInRange() {
+        for hours in [Double.nan, .infinity, -.infinity, 1e308, -1, 0, 0.05, 8785] {
+            #expect(SourceDefinition.refreshInterval(hours: hours) == nil, "\(hours)")
+        }
+        #expect(SourceDefinition.refreshInterval(hours: 1.5) == 5400)
+        #expect(SourceDefinition.refreshInterval(hours: 8784) == 366 * 86_400)
+    }
+
     @Test func formNumbersSayWhatToSend() throws {
         let form = FormFields(encoded: "interval=1e308&shift=9223372036854775807&days=7&priority=nan")
         #expect(try form.integer("days", in: 1...30) == 7)

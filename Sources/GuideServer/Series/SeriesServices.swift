@@ -12,6 +12,7 @@ struct SeriesServices: Sendable {
     let images: ImageCache
     /// Images a guest may make the server fetch: 60 new ones a minute per client address (cached ones are free).
     let imageFetches = ClientQuota(limit: 60, per: 60)
+    /// Who is asking, as the server counts clients (one instance for every page: ``Site/clientAddress(_:_:)``).
     let clientAddress: ClientAddress
 
     /// Images get their own client with short timeouts (a poster that cannot be fetched must not hold a page up),

@@ -22,7 +22,7 @@ struct Site: Sendable {
 
     /// Where the request comes from, for sign-in throttling (``ClientAddress``).
     func clientAddress(_ request: Request, _ context: GuideRequestContext) -> String {
-        ClientAddress(trustedProxies: settings.trustedProxies).of(request, peer: context.peer)
+        series.clientAddress.of(request, peer: context.peer)
     }
 
     /// A page: `template` with `page`, as the response.
