@@ -49,7 +49,8 @@ let package = Package(
             // SHA-256, for the migration that stores calendar feed secrets hashed.
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
+            // A database is a service: PostgreSQL's client runs in the application's service group.
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Reading sources (files, URLs, gzip) into the store.
         .target(name: "GuideIngest", dependencies: [
@@ -111,7 +112,7 @@ let package = Package(
         ], exclude: ["Fixtures/PROVENANCE.md"], resources: [.copy("Fixtures/tvmaze"), .copy("Fixtures/composed")]),
         .executableTarget(name: "tvmaze-replay", dependencies: ["TVMazeReplay"]),
         // Test support: each test's database, SQLite or (with TVGUIDE_TEST_POSTGRES) a schema of its own in PostgreSQL.
-        .target(name: "StoreTestSupport", dependencies: ["GuideStore"]),
+        .target(name: "StoreTestSupport", dependencies: ["GuideStore", "GuideCore"]),
         .testTarget(name: "TVMazeTests", dependencies: [
             "TVMaze", "TVMazeReplay", "GuideStore", "GuideIngest", "GuideCore", "StoreTestSupport",
             .product(name: "NIOCore", package: "swift-nio"),

@@ -7,11 +7,11 @@ import GuideStore
 import XMLTV
 
 /// Median of `runs` timings of `body`, in milliseconds.
-func medianMilliseconds(runs: Int, _ body: () throws -> Void) rethrows -> Double {
+func medianMilliseconds(runs: Int, _ body: @Sendable () async throws -> Void) async rethrows -> Double {
     var times: [Double] = []
     for _ in 0..<runs {
         let start = DispatchTime.now().uptimeNanoseconds
-        try body()
+        try await body()
         times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
     }
     return times.sorted()[times.count / 2]
@@ -61,7 +61,7 @@ case "import":
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
         let store = try SQLiteListingStore(path: database)
         let start = DispatchTime.now().uptimeNanoseconds
-        programmes = try ListingImporter(store: store).importFile(at: path).programmes
+        programmes = try await ListingImporter(store: store).importFile(at: path).programmes
         best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
     }
@@ -70,39 +70,43 @@ case "queries":
     // Query latency on an imported database (a file or a postgres:// address): now/next for every channel, one
     // channel's day, a two-term search.
     guard let path = arguments.dropFirst().first else { exit(2) }
-    let store = try openGuideDatabase(path)
-    let channels = try store.channels()
-    guard let coverage = try store.coverage() else { exit(1) }
-    let instant = coverage.start.addingTimeInterval(coverage.duration / 2)
-    // The first now/next after an import also loads the in-memory schedule; the median is every one after it.
-    let first = try medianMilliseconds(runs: 1) { _ = try store.nowNext(at: instant, channels: nil) }
-    let nowNext = try medianMilliseconds(runs: 21) { _ = try store.nowNext(at: instant, channels: nil) }
-    let sample = try store.nowNext(at: instant, channels: nil).compactMap(\.now).max { $0.programme.title.count < $1.programme.title.count }
-    let day = TimeWindow(start: instant.addingTimeInterval(-12 * 3600), end: instant.addingTimeInterval(12 * 3600))
-    let channel = sample?.programme.channel ?? channels[0].id
-    let channelDay = try medianMilliseconds(runs: 21) { _ = try store.programmes(on: channel, in: day) }
-    let words = (sample?.programme.title ?? "the news").split(separator: " ").map(String.init).filter { $0.count >= 3 }.prefix(2)
-    let query = SearchQuery(Array(words), limit: 100)
-    let search = try medianMilliseconds(runs: 21) { _ = try store.search(query) }
-    let found = try store.search(query).count
-    print("queries\t\(channels.count)\t\(String(format: "%.2f", nowNext))\t\(String(format: "%.2f", channelDay))\t\(String(format: "%.2f", search))\t\(words.joined(separator: " "))\t\(found)\t\(String(format: "%.1f", first))")
+    let store = try await openGuideDatabase(path)
+    do {
+        let channels = try await store.channels()
+        guard let coverage = try await store.coverage() else { exit(1) }
+        let instant = coverage.start.addingTimeInterval(coverage.duration / 2)
+        // The first now/next after an import also loads the in-memory schedule; the median is every one after it.
+        let first = try await medianMilliseconds(runs: 1) { _ = try await store.nowNext(at: instant, channels: nil) }
+        let nowNext = try await medianMilliseconds(runs: 21) { _ = try await store.nowNext(at: instant, channels: nil) }
+        let sample = try await store.nowNext(at: instant, channels: nil).compactMap(\.now).max { $0.programme.title.count < $1.programme.title.count }
+        let day = TimeWindow(start: instant.addingTimeInterval(-12 * 3600), end: instant.addingTimeInterval(12 * 3600))
+        let channel = sample?.programme.channel ?? channels[0].id
+        let channelDay = try await medianMilliseconds(runs: 21) { _ = try await store.programmes(on: channel, in: day) }
+        let words = (sample?.programme.title ?? "the news").split(separator: " ").map(String.init).filter { $0.count >= 3 }.prefix(2)
+        let query = SearchQuery(Array(words), limit: 100)
+        let search = try await medianMilliseconds(runs: 21) { _ = try await store.search(query) }
+        let found = try await store.search(query).count
+        print("queries\t\(channels.count)\t\(String(format: "%.2f", nowNext))\t\(String(format: "%.2f", channelDay))\t\(String(format: "%.2f", search))\t\(words.joined(separator: " "))\t\(found)\t\(String(format: "%.1f", first))")
+    }
 case "window":
     // The store's side of a guide window: 1,000 channels x 6 hours from the middle of the listings, p50 and p99.
     guard let path = arguments.dropFirst().first else { exit(2) }
-    let store = try openGuideDatabase(path)
-    let channels = Array(try store.channels().prefix(1000).map(\.id))
-    guard let coverage = try store.coverage() else { exit(1) }
-    let start = coverage.start.addingTimeInterval(coverage.duration / 2)
-    let window = TimeWindow(start: start, end: start.addingTimeInterval(6 * 3600))
-    var times: [Double] = []
-    var programmes = 0
-    for run in 0..<110 {
-        let began = DispatchTime.now().uptimeNanoseconds
-        programmes = try store.guide(in: window, channels: channels, detail: .summary).reduce(0) { $0 + $1.programmes.count }
-        if run >= 10 { times.append(Double(DispatchTime.now().uptimeNanoseconds - began) / 1e6) }
+    let store = try await openGuideDatabase(path)
+    do {
+        let channels = Array(try await store.channels().prefix(1000).map(\.id))
+        guard let coverage = try await store.coverage() else { exit(1) }
+        let start = coverage.start.addingTimeInterval(coverage.duration / 2)
+        let window = TimeWindow(start: start, end: start.addingTimeInterval(6 * 3600))
+        var times: [Double] = []
+        var programmes = 0
+        for run in 0..<110 {
+            let began = DispatchTime.now().uptimeNanoseconds
+            programmes = try await store.guide(in: window, channels: channels, detail: .summary).reduce(0) { $0 + $1.programmes.count }
+            if run >= 10 { times.append(Double(DispatchTime.now().uptimeNanoseconds - began) / 1e6) }
+        }
+        times.sort()
+        print("window\t\(channels.count)\t\(programmes)\t\(String(format: "%.1f", times[times.count / 2]))\t\(String(format: "%.1f", times[times.count * 99 / 100]))")
     }
-    times.sort()
-    print("window\t\(channels.count)\t\(programmes)\t\(String(format: "%.1f", times[times.count / 2]))\t\(String(format: "%.1f", times[times.count * 99 / 100]))")
 default:
     FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
     exit(2)

@@ -13,11 +13,11 @@ public struct GuideExport: Sendable {
     }
 
     /// Writes the guide to `path`, gzip-compressed when `compressed`.
-    public func write(to path: String, compressed: Bool) throws {
+    public func write(to path: String, compressed: Bool) async throws {
         let partial = path + ".partial"
         let output = try ExportOutput(path: partial, compressed: compressed)
         do {
-            try write { try output.write($0) }
+            try await write { try output.write($0) }
             try output.close()
         } catch {
             try? output.close()  // The partial file is removed next; closing it is all that is left to do.
@@ -28,21 +28,36 @@ public struct GuideExport: Sendable {
         try FileManager.default.moveItem(atPath: partial, toPath: path)
     }
 
-    /// Hands the guide's XMLTV text to `sink` in pieces of about 64 KB.
-    public func write(_ sink: @escaping (String) throws -> Void) throws {
-        var pending = ""
-        let writer = XMLTVWriter { text in
+    /// Hands the guide's XMLTV text to `sink` in pieces of about 64 KB, on the thread the store hands programmes
+    /// over on (SQLite's reader) or this task's.
+    public func write(_ sink: @escaping (String) throws -> Void) async throws {
+        let text = ExportText(sink)
+        try text.writer.begin()
+        for channel in try await store.channels() { try text.writer.write(channel) }
+        try await store.forEachProgramme { try text.writer.write($0.programme) }
+        try text.writer.end()
+        try text.flush()
+    }
+}
+
+/// One export's XMLTV writer and the text it has not handed over yet. The store hands programmes over one at a time,
+/// never two at once, so it is only ever used by one thread at a time.
+private final class ExportText: @unchecked Sendable {
+    private var pending = ""
+    private let sink: (String) throws -> Void
+    private(set) var writer: XMLTVWriter!
+
+    init(_ sink: @escaping (String) throws -> Void) {
+        self.sink = sink
+        writer = XMLTVWriter { [unowned self] text in
             pending += text
-            if pending.utf8.count > 1 << 16 {
-                try sink(pending)
-                pending = ""
-            }
+            if pending.utf8.count > 1 << 16 { try flush() }
         }
-        try writer.begin()
-        for channel in try store.channels() { try writer.write(channel) }
-        try store.forEachProgramme { try writer.write($0.programme) }
-        try writer.end()
+    }
+
+    func flush() throws {
         try sink(pending)
+        pending = ""
     }
 }
 

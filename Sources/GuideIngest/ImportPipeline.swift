@@ -3,65 +3,6 @@ import GuideCore
 import GuideStore
 import XMLTV
 
-/// What the reading thread hands the writing thread.
-enum ImportItem: Sendable {
-    case channel(Channel)
-    case programme(PreparedProgramme)
-    /// Drop the source's earlier listings on every channel but these.
-    case retire(allBut: Set<ChannelID>)
-}
-
-enum ImportBatch: Sendable {
-    case items([ImportItem])
-    /// The input was read to its end; the reader's issues go into the report.
-    case finished(IssueLog)
-    case failed(any Error)
-}
-
-/// The store's side of an import, on its own thread: one transaction that takes batches from `handoff` until the
-/// reader closes it. A batch saying the reading failed fails the transaction, so nothing changes; a failing store
-/// cancels `handoff`, which stops the reader.
-final class ImportWriter: @unchecked Sendable {
-    private let finished = DispatchSemaphore(value: 0)
-    /// Written by the writing thread before it signals `finished`, read only after waiting for it.
-    private var outcome: Result<ImportSummary, any Error> = .failure(CancellationError())
-
-    init(store: any ListingStore, source: SourceName, handoff: Handoff<ImportBatch>) {
-        let thread = Thread { [self] in
-            outcome = Result { try store.importListings(from: source) { sink in try Self.drain(handoff, into: sink) } }
-            if case .failure = outcome { handoff.cancel() }
-            finished.signal()
-        }
-        thread.stackSize = 8 << 20
-        thread.start()
-    }
-
-    /// Waits for the transaction to end; its summary, or why it failed.
-    func summary() throws -> ImportSummary {
-        finished.wait()
-        return try outcome.get()
-    }
-
-    private static func drain(_ handoff: Handoff<ImportBatch>, into sink: any ListingSink) throws {
-        while let batch = handoff.take() {
-            switch batch {
-            case .items(let items):
-                for item in items {
-                    switch item {
-                    case .channel(let channel): try sink.add(channel)
-                    case .programme(let programme): try sink.add(programme)
-                    case .retire(let kept): try sink.retire(allBut: kept)
-                    }
-                }
-            case .finished(let issues):
-                sink.record(issues)
-            case .failed(let error):
-                throw error
-            }
-        }
-    }
-}
-
 private let batchSize = 512
 
 /// One input of an import: raw (possibly gzip) bytes read chunk by chunk, empty data at the end.
@@ -69,13 +10,15 @@ struct ImportInput {
     /// Names the input in messages; a Radio Times file's name gives its channel.
     var name: String
     var next: () throws -> Data
+    /// Lets go of what `next` reads from (a file).
+    var close: () -> Void
 }
 
-/// The reading side of an import, on the calling thread: reads each input to its end (gunzipping and picking the
+/// The reading side of an import, on a thread of ``BlockingWork``: reads each input to its end (gunzipping and picking the
 /// format), passes what it reads through `transform`, prepares programmes in batches for `handoff`, ends with
 /// `.finished` or `.failed`, and closes it. Stops early, quietly, when the writer cancelled. `progress` gets bytes
 /// and programmes read so far after each chunk.
-func readBatches(from inputs: [ImportInput], transform: ListingTransform, into handoff: Handoff<ImportBatch>,
+func readBatches(from inputs: [ImportInput], transform: ListingTransform, into handoff: ImportFeed,
                  progress: (_ bytesRead: Int64, _ programmes: Int) -> Void) {
     defer { handoff.close() }
     var batch: [ImportItem] = []

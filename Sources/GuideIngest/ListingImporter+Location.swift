@@ -1,17 +1,16 @@
 import Foundation
 import GuideCore
 import GuideStore
-import NIOPosix
 
 extension ListingImporter {
     /// Imports a file path or an http(s) URL (downloaded first, with the retries and limits of a refresh, and named
-    /// as the source by its URL). The import itself runs on NIO's thread pool, so a server's event loops and Swift's
+    /// as the source by its URL). The import reads on a thread of its own, so a server's event loops and Swift's
     /// executor stay free.
     public func importLocation(_ location: String, transport: any HTTPTransport = AsyncHTTPTransport.shared,
                                progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportSummary {
         // A local file is imported as it is: the fetcher's parse-while-reading check would only read it twice.
         guard let url = URL(string: location), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            return try await NIOThreadPool.singleton.runIfActive { try importFile(at: location, as: SourceName(location: location), progress: progress) }
+            return try await importFile(at: location, as: SourceName(location: location), progress: progress)
         }
         let fetcher = FeedFetcher(transport: transport, policy: FetchPolicy())
         guard case .fetched(let feed) = try await fetcher.fetch(location, validators: nil, localZone: nil, progress: { feed in
@@ -20,9 +19,7 @@ extension ListingImporter {
             throw IngestError(.download, "\(location) answered 304 Not Modified to a request that asked for the whole feed")
         }
         defer { feed.discard() }
-        return try await NIOThreadPool.singleton.runIfActive {
-            try importFiles([(feed.path, feed.location)], as: SourceName(location: location), transform: ListingTransform(),
-                            progress: progress)
-        }
+        return try await importFiles([(feed.path, feed.location)], as: SourceName(location: location), transform: ListingTransform(),
+                                     progress: progress)
     }
 }

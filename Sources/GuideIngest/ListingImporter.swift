@@ -29,17 +29,25 @@ public struct ListingImporter: Sendable {
     }
 
     /// Imports the file at `path` under the source name `source` (by default its file name: ``SourceName/init(location:)``).
+    @discardableResult
     public func importFile(at path: String, as source: SourceName? = nil,
-                           progress: (ImportProgress) -> Void = { _ in }) throws -> ImportSummary {
-        try importFiles([(path, path)], as: source ?? SourceName(location: path), transform: ListingTransform(), progress: progress)
+                           progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportSummary {
+        try await importFiles([(path, path)], as: source ?? SourceName(location: path), transform: ListingTransform(), progress: progress)
     }
 
     /// Imports files as one import of `source`: each file's path, and the name it goes by (a Radio Times file's
     /// name gives its channel).
     func importFiles(_ files: [(path: String, name: String)], as source: SourceName, transform: ListingTransform,
-                     progress: (ImportProgress) -> Void = { _ in }) throws -> ImportSummary {
+                     progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportSummary {
+        let size = chunkSize
+        return try await importInputs(source: source, transform: transform, progress: progress) {
+            try Self.open(files, chunkSize: size)
+        }
+    }
+
+    /// Opens the files of an import (on its reading thread): their inputs and their size in all.
+    private static func open(_ files: [(path: String, name: String)], chunkSize size: Int) throws -> (inputs: [ImportInput], total: Int64?) {
         var handles: [FileHandle] = []
-        defer { for handle in handles { try? handle.close() } }  // Closing files we only read cannot lose data.
         var total: Int64 = 0
         for file in files {
             guard let handle = FileHandle(forReadingAtPath: file.path) else {
@@ -50,34 +58,51 @@ public struct ListingImporter: Sendable {
             handles.append(handle)
             total += (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0
         }
-        let size = chunkSize
         let inputs = zip(files, handles).map { file, handle in
-            ImportInput(name: file.name) { try handle.read(upToCount: size) ?? Data() }
+            ImportInput(name: file.name, next: { try handle.read(upToCount: size) ?? Data() }, close: { try? handle.close() })
         }
-        return try importInputs(source: source, inputs, transform: transform, totalBytes: total, progress: progress)
+        return (inputs, total)
     }
 
     /// Imports from `next`, which returns the following chunk of raw (possibly gzip) bytes and empty data at the end.
     public func importStream(source: SourceName, name: String, totalBytes: Int64?,
-                             progress: (ImportProgress) -> Void = { _ in },
-                             next: @escaping () throws -> Data) throws -> ImportSummary {
-        try importInputs(source: source, [ImportInput(name: name, next: next)], transform: ListingTransform(),
-                         totalBytes: totalBytes, progress: progress)
+                             progress: @escaping @Sendable (ImportProgress) -> Void = { _ in },
+                             next: @escaping @Sendable () throws -> Data) async throws -> ImportSummary {
+        try await importInputs(source: source, transform: ListingTransform(), progress: progress) {
+            ([ImportInput(name: name, next: next, close: {})], totalBytes)
+        }
     }
 
-    /// Imports every input as one import of `source`, through `transform`.
+    /// Imports every input `open` gives (with their size in all, when known) as one import of `source`, through
+    /// `transform`.
     ///
-    /// Two threads share the work: this one reads, unpacks, parses and prepares programmes (details blob, folded
-    /// search text) in batches while the store's writer, on its own thread, inserts the batch before; the batches
-    /// in between are bounded, so memory stays flat. `progress` is called on this thread, once per chunk read.
-    func importInputs(source: SourceName, _ inputs: [ImportInput], transform: ListingTransform, totalBytes: Int64?,
-                      progress: (ImportProgress) -> Void) throws -> ImportSummary {
-        let handoff = Handoff<ImportBatch>(capacity: 4)
-        let writer = ImportWriter(store: store, source: source, handoff: handoff)
-        readBatches(from: inputs, transform: transform, into: handoff) { bytesRead, programmes in
-            progress(ImportProgress(bytesRead: bytesRead, totalBytes: totalBytes, programmes: programmes))
+    /// Two threads share the work: one of ``BlockingWork`` opens the inputs, reads, unpacks, parses and prepares
+    /// programmes (details blob, folded search text) in batches while the store writes the batch before (SQLite on
+    /// its writer thread, PostgreSQL from this task); the batches in between are bounded, so memory stays flat.
+    /// `progress` is called on the reading thread, once per chunk read.
+    func importInputs(source: SourceName, transform: ListingTransform, progress: @escaping @Sendable (ImportProgress) -> Void,
+                      open: @escaping @Sendable () throws -> (inputs: [ImportInput], total: Int64?)) async throws -> ImportSummary {
+        let feed = ImportFeed(capacity: 4)
+        let reading = Task {
+            try await BlockingWork.run("tvguide.import-reader") {
+                let opened: (inputs: [ImportInput], total: Int64?)
+                do {
+                    opened = try open()
+                } catch {
+                    _ = feed.put(.failed(error))
+                    feed.close()
+                    return
+                }
+                defer { for input in opened.inputs { input.close() } }
+                readBatches(from: opened.inputs, transform: transform, into: feed) { bytesRead, programmes in
+                    progress(ImportProgress(bytesRead: bytesRead, totalBytes: opened.total, programmes: programmes))
+                }
+            }
         }
-        return try writer.summary()
+        defer { reading.cancel() }
+        let summary = try await store.importListings(from: source, reading: feed)
+        try await reading.value
+        return summary
     }
 
     /// A Radio Times file is named after its channel number (`26.dat`), which becomes the channel id.

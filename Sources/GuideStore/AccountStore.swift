@@ -5,56 +5,56 @@ import GuideCore
 /// hashing is the caller's policy, storing is this protocol's.
 public protocol AccountStore: Sendable {
     /// Every profile, by name.
-    func profiles() throws -> [Profile]
-    func profile(_ id: ProfileID) throws -> Profile?
+    func profiles() async throws -> [Profile]
+    func profile(_ id: ProfileID) async throws -> Profile?
     /// A profile by name (case-insensitive), with its secret's hash.
-    func credentials(named name: String) throws -> Credentials?
+    func credentials(named name: String) async throws -> Credentials?
     /// Adds a profile; fails with `.conflict` when the name is taken. With `onlyIfFirst`, fails with `.conflict` when
     /// any profile exists, decided atomically: of two first-run setups at once, one succeeds.
     func createProfile(name: String, role: Profile.Role, secretKind: Profile.SecretKind, secretHash: String,
-                       onlyIfFirst: Bool) throws -> Profile
+                       onlyIfFirst: Bool) async throws -> Profile
     /// Replaces a profile's secret (an owner who forgot it, from the command line).
-    func resetSecret(of id: ProfileID, secretKind: Profile.SecretKind, secretHash: String) throws
-    func deleteProfile(_ id: ProfileID) throws
+    func resetSecret(of id: ProfileID, secretKind: Profile.SecretKind, secretHash: String) async throws
+    func deleteProfile(_ id: ProfileID) async throws
     /// Saves the day start hour and zone.
-    func updateSettings(of id: ProfileID, dayStartHour: Int, timeZone: String?) throws
+    func updateSettings(of id: ProfileID, dayStartHour: Int, timeZone: String?) async throws
 
     /// Counts one sign-in try against `key` in one statement that increments and returns, so tries at the same time
     /// are each counted and at most `rule.freeTries` of them go on to be checked; a key that is waiting is not
     /// counted and says until when.
-    func countSignInTry(_ key: ThrottleKey, rule: SignInThrottle.Rule, at instant: Date) throws -> SignInCount
+    func countSignInTry(_ key: ThrottleKey, rule: SignInThrottle.Rule, at instant: Date) async throws -> SignInCount
     /// After a right secret from `address` for `name`: that address's counts start again, it is exempt from the
     /// name's shared count until `trustedUntil`, and the shared count starts again unless the name is waiting.
-    func recordSignInSuccess(address: String, name: String, trustedUntil: Date, at instant: Date) throws
+    func recordSignInSuccess(address: String, name: String, trustedUntil: Date, at instant: Date) async throws
     /// The counts of one name (from every address, and the shared one), for `tvguide profiles list`.
-    func signInCounts(name: String) throws -> [ThrottleKey: (failures: Int, waitingUntil: Date?)]
+    func signInCounts(name: String) async throws -> [ThrottleKey: (failures: Int, waitingUntil: Date?)]
     /// Forgets every count of `name`: `tvguide profiles unlock`. The number forgotten.
     @discardableResult
-    func clearSignInCounts(name: String) throws -> Int
+    func clearSignInCounts(name: String) async throws -> Int
     /// Forgets counts idle since before `instant` (trusted addresses stay until their trust ends).
-    func pruneSignInCounts(idleSince instant: Date) throws
+    func pruneSignInCounts(idleSince instant: Date) async throws
 
     /// The channels a profile chose, in its order; empty when it has not chosen (the guide then shows all).
-    func lineup(of id: ProfileID) throws -> [ChannelID]
-    func setLineup(_ channels: [ChannelID], of id: ProfileID) throws
+    func lineup(of id: ProfileID) async throws -> [ChannelID]
+    func setLineup(_ channels: [ChannelID], of id: ProfileID) async throws
 
     /// Starts a session at `instant` (forgetting sessions expired by then).
-    func createSession(tokenHash: String, for id: ProfileID, at instant: Date, expires: Date) throws
+    func createSession(tokenHash: String, for id: ProfileID, at instant: Date, expires: Date) async throws
     /// The profile a live session belongs to; nil when unknown or expired.
-    func sessionProfile(tokenHash: String, at instant: Date) throws -> Profile?
-    func deleteSession(tokenHash: String) throws
+    func sessionProfile(tokenHash: String, at instant: Date) async throws -> Profile?
+    func deleteSession(tokenHash: String) async throws
 
-    func createAPIToken(tokenHash: String, name: String, scope: APIToken.Scope, for id: ProfileID) throws -> APIToken
-    func apiTokens(of id: ProfileID) throws -> [APIToken]
-    func revokeAPIToken(_ tokenID: Int64, of id: ProfileID) throws
+    func createAPIToken(tokenHash: String, name: String, scope: APIToken.Scope, for id: ProfileID) async throws -> APIToken
+    func apiTokens(of id: ProfileID) async throws -> [APIToken]
+    func revokeAPIToken(_ tokenID: Int64, of id: ProfileID) async throws
     /// The profile an API token belongs to and what the token may do, noting its use; nil when unknown or revoked.
-    func tokenProfile(tokenHash: String, at instant: Date) throws -> (profile: Profile, scope: APIToken.Scope)?
+    func tokenProfile(tokenHash: String, at instant: Date) async throws -> (profile: Profile, scope: APIToken.Scope)?
 }
 
 extension AccountStore {
     /// Adds a profile beside any others.
-    public func createProfile(name: String, role: Profile.Role, secretKind: Profile.SecretKind, secretHash: String) throws -> Profile {
-        try createProfile(name: name, role: role, secretKind: secretKind, secretHash: secretHash, onlyIfFirst: false)
+    public func createProfile(name: String, role: Profile.Role, secretKind: Profile.SecretKind, secretHash: String) async throws -> Profile {
+        try await createProfile(name: name, role: role, secretKind: secretKind, secretHash: secretHash, onlyIfFirst: false)
     }
 }
 

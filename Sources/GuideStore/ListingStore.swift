@@ -3,45 +3,47 @@ import GuideCore
 
 /// Where listings live. SQLite is the embedded default; every implementation passes the same contract tests.
 public protocol ListingStore: Sendable {
-    /// Runs one import as one transaction: `body` adds what the source says now, which replaces what the same
-    /// source said before for the channels and time range it covers. If `body` throws, nothing changes.
-    func importListings(from source: SourceName, _ body: (ListingSink) throws -> Void) throws -> ImportSummary
+    /// Runs one import as one transaction: `feed` brings what the source says now, batch by batch, which replaces
+    /// what the same source said before for the channels and time range it covers. A `.failed` batch, or a store
+    /// failure, changes nothing; on a store failure the feed is cancelled, which stops its producer.
+    func importListings(from source: SourceName, reading feed: ImportFeed) async throws -> ImportSummary
 
     /// Every channel, in the order they were first imported.
-    func channels() throws -> [Channel]
+    func channels() async throws -> [Channel]
     /// The channels that have at least one programme, in guide order: what a guide shows until a viewer chooses.
-    func listedChannels() throws -> [ChannelID]
+    func listedChannels() async throws -> [ChannelID]
     /// A channel's programmes that overlap `window`, by start.
-    func programmes(on channel: ChannelID, in window: TimeWindow) throws -> [StoredProgramme]
+    func programmes(on channel: ChannelID, in window: TimeWindow) async throws -> [StoredProgramme]
     /// For each channel (all in guide order, or those given, in that order): its programmes that overlap `window`,
     /// by start, as ``programmes(on:in:)`` gives them, with `detail`'s fields. What the guide grid shows.
-    func guide(in window: TimeWindow, channels: [ChannelID]?, detail: ProgrammeDetail) throws -> [ChannelListings]
+    func guide(in window: TimeWindow, channels: [ChannelID]?, detail: ProgrammeDetail) async throws -> [ChannelListings]
     /// For each channel (all, or those given, in that order): what is on at `instant` and what follows.
-    func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail) throws -> [NowNext]
+    func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail) async throws -> [NowNext]
     /// The first and last instant with listings; nil when the store is empty.
-    func coverage() throws -> TimeWindow?
+    func coverage() async throws -> TimeWindow?
     /// Programmes matching every term of `query`, by start.
-    func search(_ query: SearchQuery) throws -> [StoredProgramme]
+    func search(_ query: SearchQuery) async throws -> [StoredProgramme]
     /// One programme by id.
-    func programme(_ id: ProgrammeID) throws -> StoredProgramme?
+    func programme(_ id: ProgrammeID) async throws -> StoredProgramme?
     /// Every programme the guide shows, by channel and start, handed over one at a time so an export needs no memory
     /// for them.
-    func forEachProgramme(_ body: (StoredProgramme) throws -> Void) throws
+    /// `body` runs on the store's own thread for SQLite, between fetches for PostgreSQL: it must be quick.
+    func forEachProgramme(_ body: @escaping @Sendable (StoredProgramme) throws -> Void) async throws
     /// How many channels are stored and how many programmes the guide shows (not those a higher-priority source hides).
-    func counts() throws -> (channels: Int, programmes: Int)
+    func counts() async throws -> (channels: Int, programmes: Int)
     /// Which listings the store holds: changes with every import, so caches and feeds know when to refresh.
-    func version() throws -> GuideVersion
+    func version() async throws -> GuideVersion
 }
 
 extension ListingStore {
     /// ``guide(in:channels:detail:)`` with every field.
-    public func guide(in window: TimeWindow, channels: [ChannelID]?) throws -> [ChannelListings] {
-        try guide(in: window, channels: channels, detail: .full)
+    public func guide(in window: TimeWindow, channels: [ChannelID]?) async throws -> [ChannelListings] {
+        try await guide(in: window, channels: channels, detail: .full)
     }
 
     /// ``nowNext(at:channels:detail:)`` with every field.
-    public func nowNext(at instant: Date, channels: [ChannelID]?) throws -> [NowNext] {
-        try nowNext(at: instant, channels: channels, detail: .full)
+    public func nowNext(at instant: Date, channels: [ChannelID]?) async throws -> [NowNext] {
+        try await nowNext(at: instant, channels: channels, detail: .full)
     }
 }
 
@@ -83,20 +85,64 @@ public struct GuideVersion: Hashable, Sendable {
     }
 }
 
-/// Receives what an import reads, as it reads it.
-public protocol ListingSink: AnyObject {
-    func add(_ channel: Channel) throws
-    func add(_ programme: PreparedProgramme) throws
-    /// Issues the reader found, to go into the import's report.
-    func record(_ issues: IssueLog)
-    /// Removes what the same source said before about channels other than `kept`: a configured source's channels
-    /// an admin dropped or mapped elsewhere.
-    func retire(allBut kept: Set<ChannelID>) throws
+/// What an import reads, in the order it read it.
+public enum ImportItem: Sendable {
+    case channel(Channel)
+    case programme(PreparedProgramme)
+    /// Drop the source's earlier listings on every channel but these: a configured source's channels an admin
+    /// dropped or mapped elsewhere.
+    case retire(allBut: Set<ChannelID>)
 }
 
-extension ListingSink {
-    public func add(_ programme: Programme, line: Int?) throws {
-        try add(PreparedProgramme(programme, line: line))
+/// One hand-over from an import's reader to the store.
+public enum ImportBatch: Sendable {
+    case items([ImportItem])
+    /// The input was read to its end; the reader's issues go into the report.
+    case finished(IssueLog)
+    /// The reading failed: the import changes nothing.
+    case failed(any Error)
+}
+
+/// Batches from an import's reading thread to the store, bounded so memory stays flat whatever the guide's size.
+public typealias ImportFeed = BlockingChannel<ImportBatch>
+
+extension ListingStore {
+    /// Imports what `body` adds, as one import: for listings built in memory (samples, tests).
+    public func importListings(from source: SourceName, _ body: (ListingSink) throws -> Void) async throws -> ImportSummary {
+        let sink = ListingSink()
+        try body(sink)
+        let feed = ImportFeed(capacity: 2)
+        _ = feed.put(.items(sink.items))
+        _ = feed.put(.finished(sink.issues))
+        feed.close()
+        return try await importListings(from: source, reading: feed)
+    }
+}
+
+/// Collects listings built in memory for ``ListingStore/importListings(from:_:)``.
+public final class ListingSink {
+    fileprivate var items: [ImportItem] = []
+    fileprivate var issues = IssueLog()
+
+    public func add(_ channel: Channel) {
+        items.append(.channel(channel))
+    }
+
+    public func add(_ programme: PreparedProgramme) {
+        items.append(.programme(programme))
+    }
+
+    public func add(_ programme: Programme, line: Int?) {
+        add(PreparedProgramme(programme, line: line))
+    }
+
+    /// Issues found while reading, to go into the import's report.
+    public func record(_ issues: IssueLog) {
+        self.issues.merge(issues)
+    }
+
+    public func retire(allBut kept: Set<ChannelID>) {
+        items.append(.retire(allBut: kept))
     }
 }
 

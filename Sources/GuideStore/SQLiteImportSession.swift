@@ -3,7 +3,7 @@ import GRDB
 import GuideCore
 
 /// One import inside one write transaction: inserts as the reader goes, then repairs and replaces at the end.
-final class SQLiteImportSession: ListingSink {
+final class SQLiteImportSession {
     let db: Database
     let source: SourceName
     let sourceID: Int64
@@ -50,6 +50,14 @@ final class SQLiteImportSession: ListingSink {
         addNamedChannel = try db.makeStatement(sql: """
             INSERT INTO channel (id, name, position, details) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO NOTHING
             """)
+    }
+
+    func apply(_ item: ImportItem) throws {
+        switch item {
+        case .channel(let channel): try add(channel)
+        case .programme(let programme): try add(programme)
+        case .retire(let kept): try retire(allBut: kept)
+        }
     }
 
     func add(_ channel: Channel) throws {

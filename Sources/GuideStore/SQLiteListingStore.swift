@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
 import GuideCore
+import ServiceLifecycle
 import Synchronization
 
 /// The embedded store: one SQLite file in WAL mode, so the guide stays readable while an import writes.
-public final class SQLiteListingStore: ListingStore {
+public final class SQLiteListingStore: GuideDatabase {
     let pool: DatabasePool
     /// Wall-clock time, for import timestamps; tests fix it.
     let now: @Sendable () -> Date
@@ -35,29 +36,53 @@ public final class SQLiteListingStore: ListingStore {
         }
     }
 
-    public func importListings(from source: SourceName, _ body: (ListingSink) throws -> Void) throws -> ImportSummary {
+    /// The transaction runs on GRDB's writer thread (not one of Swift's), taking batches as the reader's thread
+    /// hands them over.
+    /// Nothing to keep open beyond the file: waits until cancelled or shut down.
+    public func run() async throws {
+        try? await gracefulShutdown()
+    }
+
+    /// The schema was brought up to date when the file was opened.
+    public func prepare() async throws {}
+
+    /// Nothing runs beside the file.
+    public func runOnItsOwn() {}
+
+    public func importListings(from source: SourceName, reading feed: ImportFeed) async throws -> ImportSummary {
         let startedAt = now().unixSeconds
-        return try mapErrors {
-            try pool.write { db in
-                let session = try SQLiteImportSession(db: db, source: source, startedAt: startedAt)
-                try body(session)
-                return try session.finish()
+        do {
+            return try await mapErrors {
+                try await pool.write { db in
+                    let session = try SQLiteImportSession(db: db, source: source, startedAt: startedAt)
+                    while let batch = feed.take() {
+                        switch batch {
+                        case .items(let items): for item in items { try session.apply(item) }
+                        case .finished(let issues): session.record(issues)
+                        case .failed(let error): throw error
+                        }
+                    }
+                    return try session.finish()
+                }
             }
+        } catch {
+            feed.cancel()
+            throw error
         }
     }
 
-    public func counts() throws -> (channels: Int, programmes: Int) {
-        try mapErrors {
-            try pool.read { db in
+    public func counts() async throws -> (channels: Int, programmes: Int) {
+        try await mapErrors {
+            try await pool.read { db in
                 (try Int.fetchOne(db, sql: "SELECT count(*) FROM channel") ?? 0,
                  try Int.fetchOne(db, sql: "SELECT count(*) FROM programme WHERE hidden = 0") ?? 0)
             }
         }
     }
 
-    public func version() throws -> GuideVersion {
-        try mapErrors {
-            try pool.read { db in
+    public func version() async throws -> GuideVersion {
+        try await mapErrors {
+            try await pool.read { db in
                 let generation = try ScheduleIndex.generation(db)
                 let updated = try Int64.fetchOne(db, sql: "SELECT max(imported_at) FROM source")
                 return GuideVersion(generation: generation, updated: updated.map { Date(unixSeconds: $0) })
@@ -74,9 +99,9 @@ public final class SQLiteListingStore: ListingStore {
         return loaded
     }
 
-    func mapErrors<T>(_ body: () throws -> T) throws -> T {
+    func mapErrors<T>(_ body: () async throws -> T) async throws -> T {
         do {
-            return try body()
+            return try await body()
         } catch let error as DatabaseError {
             throw StoreError(error.resultCode == .SQLITE_CORRUPT ? .corrupt : .failed,
                              "the database failed: \(error.message ?? error.description)")

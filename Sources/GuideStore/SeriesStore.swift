@@ -5,31 +5,31 @@ import GuideCore
 /// calendar settings. Shows are kept while anyone follows them.
 public protocol SeriesStore: Sendable {
     /// Saves a show and replaces its episodes, in one transaction.
-    func saveShow(_ show: TrackedShow, episodes: [TrackedEpisode]) throws
+    func saveShow(_ show: TrackedShow, episodes: [TrackedEpisode]) async throws
     /// Notes that TVmaze was asked about a show at `instant` and nothing had changed.
-    func markChecked(show id: Int, at instant: Date) throws
+    func markChecked(show id: Int, at instant: Date) async throws
     /// Every show someone follows.
-    func trackedShows() throws -> [TrackedShow]
-    func trackedShow(_ id: Int) throws -> TrackedShow?
+    func trackedShows() async throws -> [TrackedShow]
+    func trackedShow(_ id: Int) async throws -> TrackedShow?
 
     /// Follows a saved show (again: keeps the first date and the reminder choice).
-    func follow(show id: Int, by profile: ProfileID, at instant: Date) throws
+    func follow(show id: Int, by profile: ProfileID, at instant: Date) async throws
     /// Stops following; forgets the show when nobody else follows it.
-    func unfollow(show id: Int, by profile: ProfileID) throws
-    func setReminders(_ on: Bool, show id: Int, by profile: ProfileID) throws
+    func unfollow(show id: Int, by profile: ProfileID) async throws
+    func setReminders(_ on: Bool, show id: Int, by profile: ProfileID) async throws
     /// The shows a profile follows, by name.
-    func following(_ profile: ProfileID) throws -> [FollowedShow]
+    func following(_ profile: ProfileID) async throws -> [FollowedShow]
 
     /// Episodes of the shows a profile follows whose air date (TVmaze's, in the network's zone) is within `from`
     /// through `through` (`YYYY-MM-DD`, both included), by air date.
-    func episodes(followedBy profile: ProfileID, from: String, through: String) throws -> [TrackedEpisode]
+    func episodes(followedBy profile: ProfileID, from: String, through: String) async throws -> [TrackedEpisode]
     /// A show's saved episodes in air order.
-    func episodes(ofShow id: Int) throws -> [TrackedEpisode]
+    func episodes(ofShow id: Int) async throws -> [TrackedEpisode]
 
-    func seriesSettings(of profile: ProfileID) throws -> SeriesSettings
-    func saveSeriesSettings(_ settings: SeriesSettings, of profile: ProfileID) throws
+    func seriesSettings(of profile: ProfileID) async throws -> SeriesSettings
+    func saveSeriesSettings(_ settings: SeriesSettings, of profile: ProfileID) async throws
     /// The profile whose calendar feed opens with the token of this SHA-256 hash; nil when unknown or revoked.
-    func calendarProfile(tokenHash: String) throws -> ProfileID?
+    func calendarProfile(tokenHash: String) async throws -> ProfileID?
 }
 
 /// A show as tvguide keeps it for following: what the upcoming list, the grid and the calendar need.

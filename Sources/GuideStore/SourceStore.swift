@@ -4,48 +4,44 @@ import GuideCore
 /// Where configured sources, their channels, fetch validators and refresh outcomes live.
 public protocol SourceStore: Sendable {
     /// Every configured source with its last refresh, by priority (highest first), then name.
-    func sources() throws -> [SourceStatus]
+    func sources() async throws -> [SourceStatus]
     /// Adds a source; `.conflict` when the name is taken by a configured source. Its channel list (Radio Times
     /// numbers, a filter) is stored as channels chosen to keep.
-    func addSource(_ definition: SourceDefinition) throws
+    func addSource(_ definition: SourceDefinition) async throws
     /// Replaces a source's definition; `.notFound` when there is none. A new priority re-merges the guide.
-    func updateSource(_ definition: SourceDefinition) throws
+    func updateSource(_ definition: SourceDefinition) async throws
     /// Removes a source and its listings (what other sources hid behind them shows again); the number of
     /// programmes removed. `.notFound` when there is none.
     @discardableResult
-    func removeSource(_ name: SourceName) throws -> Int
+    func removeSource(_ name: SourceName) async throws -> Int
 
     /// The channels a source offered on its last refreshes and those an admin named, by name.
-    func sourceChannels(of name: SourceName) throws -> [SourceChannel]
+    func sourceChannels(of name: SourceName) async throws -> [SourceChannel]
     /// Saves an admin's choices (keep, mapped to) for the channels given; other channels keep theirs.
-    func chooseSourceChannels(_ channels: [SourceChannel], of name: SourceName) throws
+    func chooseSourceChannels(_ channels: [SourceChannel], of name: SourceName) async throws
     /// Records what a refresh found offered and returns the plan for its import: new channels are kept as the
     /// source's definition says, and, when the offer is `complete` (every feed of the source read), a channel whose
     /// id changed but whose name did not keeps its choices and keeps feeding the same guide channel.
-    func recordOffer(_ offered: [OfferedChannel], of name: SourceName, at instant: Date, complete: Bool) throws -> ChannelPlan
+    func recordOffer(_ offered: [OfferedChannel], of name: SourceName, at instant: Date, complete: Bool) async throws -> ChannelPlan
 
     /// The validators saved with each URL's last successful download.
-    func validators(of name: SourceName) throws -> [String: HTTPValidators]
+    func validators(of name: SourceName) async throws -> [String: HTTPValidators]
     /// Marks a refresh of `name` as started at `instant`, before anything is fetched. A start still marked from
     /// before (the process stopped during that refresh) is first recorded as a failure, so a feed that stops the
     /// process is backed off like any other failure instead of being fetched again at every start.
-    func recordRefreshStart(of name: SourceName, at instant: Date) throws
+    func recordRefreshStart(of name: SourceName, at instant: Date) async throws
     /// Records a refresh's outcome, and on success the validators to send next time; ends the mark of its start
     /// and counts failures in a row (a success resets them).
-    func recordRefresh(_ record: RefreshRecord, of name: SourceName) throws
+    func recordRefresh(_ record: RefreshRecord, of name: SourceName) async throws
 
-    /// Claims the refresh of `name` among every tvguide process using this store, until the claim is released; nil
-    /// while another process holds it. A claim ends with its process, however that ends.
-    func claimRefresh(of name: SourceName) throws -> RefreshClaim?
+    /// Runs `body` holding the right to refresh `name` among every tvguide process using this store, and returns what
+    /// it returned; nil, without running it, while another process holds that right. The right ends with `body`, or
+    /// with its process, however that ends.
+    func withRefreshClaim<T: Sendable>(of name: SourceName, _ body: @Sendable () async throws -> T) async throws -> T?
 
     /// For each channel with listings, as of `instant`: where its listings end, the gaps ahead, and a warning when
     /// one source's times look shifted against another's for it.
-    func channelHealth(at instant: Date) throws -> [ChannelHealth]
-}
-
-/// The right to refresh one source, held until ``release()``.
-public protocol RefreshClaim: Sendable {
-    func release()
+    func channelHealth(at instant: Date) async throws -> [ChannelHealth]
 }
 
 /// How one channel's listings look.

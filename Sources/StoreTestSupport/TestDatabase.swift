@@ -1,5 +1,7 @@
 import Foundation
+import GuideCore
 import GuideStore
+import Synchronization
 
 /// Where a test's database goes: SQLite by default; PostgreSQL when `TVGUIDE_TEST_POSTGRES` names a database
 /// (`scripts/test` starts a throwaway server and runs the suite once with each store).
@@ -21,18 +23,30 @@ public enum TestDatabase {
         return postgres + (postgres.contains("?") ? "&" : "?") + "schema=" + schema
     }
 
-    /// A new, empty database (see ``location(in:)``).
-    public static func open(in folder: String, now: @escaping @Sendable () -> Date = Date.init) throws -> any GuideDatabase {
-        try openGuideDatabase(location(in: folder), now: now)
+    /// A new, empty database (see ``location(in:)``), open until released.
+    public static func open(in folder: String, now: @escaping @Sendable () -> Date = Date.init) async throws -> any GuideDatabase {
+        try await open(location(in: folder), now: now)
+    }
+
+    /// The database at `location`, open until released (``openGuideDatabase(_:password:now:)``).
+    public static func open(_ location: String, now: @escaping @Sendable () -> Date = Date.init) async throws -> any GuideDatabase {
+        try await openGuideDatabase(location, now: now)
     }
 }
 
-/// Runs long blocking work (a big import, processes) on a thread of its own and waits for it without holding a
+/// Runs long blocking work (processes, a reference parser) on a thread of its own and waits for it without holding a
 /// thread: Swift has as many cooperative threads as cores (two here), and a test blocking one for a minute starves
 /// the tests beside it (a streamed HTTP body nobody reads long enough hits its read timeout). Assert on the result
 /// afterwards, in the test's own task.
 public func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try work() }) }.start()
+    try await BlockingWork.run("tvguide.test") { try work() }
+}
+
+extension ListingStore {
+    /// Every programme ``ListingStore/forEachProgramme(_:)`` hands over, in its order.
+    public func everyProgramme() async throws -> [StoredProgramme] {
+        let collected = Mutex<[StoredProgramme]>([])
+        try await forEachProgramme { programme in collected.withLock { $0.append(programme) } }
+        return collected.withLock { $0 }
     }
 }

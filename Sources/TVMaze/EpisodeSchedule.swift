@@ -60,14 +60,15 @@ public struct EpisodeSchedule: Sendable {
 
     /// Each followed show with its next episode after `instant`; dated ones soonest first, then "no date
     /// announced", then ended shows.
-    public func upcoming(at instant: Date) throws -> [Upcoming] {
-        try store.following(profile).map { followed in
-            let next = try store.episodes(ofShow: followed.show.id).lazy
+    public func upcoming(at instant: Date) async throws -> [Upcoming] {
+        var upcoming: [Upcoming] = []
+        for followed in try await store.following(profile) {
+            let next = try await store.episodes(ofShow: followed.show.id).lazy
                 .map { airing(of: $0, show: followed) }
                 .first { $0.isCurrentOrUpcoming(at: instant, in: zone) }
-            if let next { return Upcoming(followed: followed, state: .next(next)) }
-            return Upcoming(followed: followed, state: followed.show.hasEnded ? .ended : .noDate)
-        }.sorted { left, right in
+            upcoming.append(Upcoming(followed: followed, state: next.map { .next($0) } ?? (followed.show.hasEnded ? .ended : .noDate)))
+        }
+        return upcoming.sorted { left, right in
             switch (left.next, right.next) {
             case let (l?, r?): l.time.sortKey(in: zone) < r.time.sortKey(in: zone)
             case (_?, nil): true
@@ -78,11 +79,11 @@ public struct EpisodeSchedule: Sendable {
     }
 
     /// Episodes airing on the viewer's days `from` through `through`, in air order.
-    public func airings(from: CivilDate, through: CivilDate) throws -> [Airing] {
+    public func airings(from: CivilDate, through: CivilDate) async throws -> [Airing] {
         // Air dates are the network's and the shift moves them: widen the stored range by both, then place each.
         let slack = 1 + abs(settings.shiftMinutes) / 1440 + 1
-        let following = Dictionary(try store.following(profile).map { ($0.show.id, $0) }, uniquingKeysWith: { first, _ in first })
-        return try store.episodes(followedBy: profile, from: from.adding(days: -slack).description,
+        let following = Dictionary(try await store.following(profile).map { ($0.show.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return try await store.episodes(followedBy: profile, from: from.adding(days: -slack).description,
                                   through: through.adding(days: slack).description)
             .compactMap { episode -> Airing? in
                 guard let followed = following[episode.showID] else { return nil }
@@ -94,9 +95,9 @@ public struct EpisodeSchedule: Sendable {
     }
 
     /// How many followed episodes air on the viewer's calendar day containing `instant`.
-    public func airingToday(at instant: Date) throws -> Int {
+    public func airingToday(at instant: Date) async throws -> Int {
         let today = CivilDate(instant, in: zone)
-        return try airings(from: today, through: today).count
+        return try await airings(from: today, through: today).count
     }
 
     private func airing(of episode: TrackedEpisode, show followed: FollowedShow) -> Airing {

@@ -20,13 +20,13 @@ public struct SeriesTracker: Sendable {
     @discardableResult
     public func follow(show id: Int, by profile: ProfileID) async throws -> TrackedShow {
         let show: TrackedShow
-        if let kept = try store.trackedShow(id) { show = kept } else { show = try await fetch(show: id) }
-        try store.follow(show: id, by: profile, at: now())
+        if let kept = try await store.trackedShow(id) { show = kept } else { show = try await fetch(show: id) }
+        try await store.follow(show: id, by: profile, at: now())
         return show
     }
 
-    public func unfollow(show id: Int, by profile: ProfileID) throws {
-        try store.unfollow(show: id, by: profile)
+    public func unfollow(show id: Int, by profile: ProfileID) async throws {
+        try await store.unfollow(show: id, by: profile)
     }
 
     /// Fetches a show and its episodes from TVmaze and keeps them; `TVMazeError.notFound` when there is no such show.
@@ -37,7 +37,7 @@ public struct SeriesTracker: Sendable {
         guard let show = try await client.show(id) else { throw TVMazeError.notFound(path: "/shows/\(id)") }
         let episodes = try await client.episodes(ofShow: id)
         let tracked = TrackedShow(show, checked: now())
-        try store.saveShow(tracked, episodes: episodes.map { TrackedEpisode($0, show: id) })
+        try await store.saveShow(tracked, episodes: episodes.map { TrackedEpisode($0, show: id) })
         return tracked
     }
 
@@ -57,7 +57,7 @@ public struct SeriesTracker: Sendable {
     /// or a month, by the oldest copy), then a fetch for each show changed since its copy.
     public func refresh() async throws -> Report {
         var report = Report()
-        let shows = try store.trackedShows()
+        let shows = try await store.trackedShows()
         report.ended = shows.filter(\.hasEnded).map(\.id)
         let polled = shows.filter { !$0.hasEnded }
         guard let oldest = polled.map(\.checked).min() else { return report }
@@ -66,12 +66,12 @@ public struct SeriesTracker: Sendable {
         let updates = try await client.showUpdates(since: since)
         for show in polled {
             guard let changed = updates[show.id], changed > (show.updated ?? 0) else {
-                try store.markChecked(show: show.id, at: now())
+                try await store.markChecked(show: show.id, at: now())
                 report.unchanged.append(show.id)
                 continue
             }
             do {
-                try client.forget(show: show.id)
+                try await client.forget(show: show.id)
                 try await fetch(show: show.id)
                 report.refetched.append(show.id)
             } catch {

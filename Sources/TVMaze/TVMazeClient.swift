@@ -205,8 +205,8 @@ public final class TVMazeClient: Sendable {
 
     /// Forgets the cached answers about a show (itself, its episodes, seasons, cast and crew), so the next request
     /// asks TVmaze: for shows `/updates/shows` says changed.
-    public func forget(show id: Int) throws {
-        try cache?.forgetResponses(keys: ["/shows/\(id)"], prefixes: ["/shows/\(id)?", "/shows/\(id)/"])
+    public func forget(show id: Int) async throws {
+        try await cache?.forgetResponses(keys: ["/shows/\(id)"], prefixes: ["/shows/\(id)?", "/shows/\(id)/"])
     }
 
     // MARK: Requests
@@ -245,14 +245,14 @@ public final class TVMazeClient: Sendable {
 
     /// A fresh cached answer, or TVmaze's; a stale cached one when TVmaze cannot answer.
     func response(for key: String, freshFor: TimeInterval) async throws -> CachedResponse {
-        let cached = try cache?.cachedResponse(for: key)
+        let cached = try await cache?.cachedResponse(for: key)
         if let cached, now().timeIntervalSince(cached.fetched) < freshFor, now() >= cached.fetched {
             return cached
         }
         do {
             let answer = try await download(key)
-            try cache?.storeResponse(answer, for: key)
-            try pruneNowAndThen()
+            try await cache?.storeResponse(answer, for: key)
+            try await pruneNowAndThen()
             return answer
         } catch let error as TVMazeError {
             // Offline, or TVmaze is struggling: what we had is better than nothing.
@@ -263,7 +263,7 @@ public final class TVMazeClient: Sendable {
 
     /// Every `pruneEvery` answers stored, forgets those past the cache's age and size: guests' searches each store
     /// an answer, and must not fill the disk.
-    private func pruneNowAndThen() throws {
+    private func pruneNowAndThen() async throws {
         guard let cache else { return }
         let due = storedSincePrune.withLock { count in
             count += 1
@@ -271,7 +271,7 @@ public final class TVMazeClient: Sendable {
             count = 0
             return true
         }
-        if due { try cache.pruneResponses(fetchedBefore: now().addingTimeInterval(-policy.cacheAge), keepingAtMost: policy.cacheBytes) }
+        if due { try await cache.pruneResponses(fetchedBefore: now().addingTimeInterval(-policy.cacheAge), keepingAtMost: policy.cacheBytes) }
     }
 
     /// One GET through the limiter, retried on 429, 5xx and dropped connections, within the policy's deadline.

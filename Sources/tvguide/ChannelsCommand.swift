@@ -1,7 +1,7 @@
 import ArgumentParser
 import GuideCore
 
-struct ChannelsCommand: ParsableCommand {
+struct ChannelsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "channels", abstract: "List the guide's channels.")
 
     @OptionGroup var store: StoreOptions
@@ -17,8 +17,8 @@ struct ChannelsCommand: ParsableCommand {
         var icon: String?
     }
 
-    func run() throws {
-        let channels = try CLIFailure.translating { try store.open().channels() }
+    func run() async throws {
+        let channels = try await store.withDatabase { try await $0.channels() }
         if json {
             try Output.json(channels.map {
                 Document(id: $0.id.rawValue, name: $0.name, names: $0.displayNames, number: $0.number, icon: $0.icons.first?.src)

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import GuideIngest
 
-struct ExportCommand: ParsableCommand {
+struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "export", abstract: "Write the whole guide as XMLTV.")
 
     @OptionGroup var store: StoreOptions
@@ -10,13 +10,15 @@ struct ExportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The file to write (default: standard output); gzip-compressed when it ends in .gz.", valueName: "file"))
     var output: String?
 
-    func run() throws {
-        let export = GuideExport(store: try store.open())
-        try CLIFailure.translating(context: "cannot export") {
-            if let output {
-                try export.write(to: output, compressed: output.hasSuffix(".gz"))
-            } else {
-                try export.write { try FileHandle.standardOutput.write(contentsOf: Data($0.utf8)) }
+    func run() async throws {
+        try await store.withDatabase { database in
+            let export = GuideExport(store: database)
+            try await CLIFailure.translating(context: "cannot export") {
+                if let output {
+                    try await export.write(to: output, compressed: output.hasSuffix(".gz"))
+                } else {
+                    try await export.write { try FileHandle.standardOutput.write(contentsOf: Data($0.utf8)) }
+                }
             }
         }
     }

@@ -6,7 +6,7 @@ import GuideCore
 import Glibc
 #endif
 
-struct GridCommand: ParsableCommand {
+struct GridCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "grid",
         abstract: "The guide as a grid in the terminal: channels down, time across, each programme as wide as it is long."
@@ -34,34 +34,35 @@ struct GridCommand: ParsableCommand {
         if let width, width < 40 { throw ValidationError("--width must be at least 40.") }
     }
 
-    func run() throws {
+    func run() async throws {
         let zone = TimeZone.current
         let now = Date()
         let dayWindow = try DayOption.window(day, zone: zone, now: now)
         let start = try startTime(dayWindow: dayWindow, now: now)
         let window = TimeWindow(start: start, end: start.addingTimeInterval(hours * 3600))
-        let database = try store.open()
-        var lineup = try CLIFailure.translating { try database.channels() }
-        if let channels {
-            let wanted = channels.split(separator: ",").map { ChannelID(String($0).trimmingCharacters(in: .whitespaces)) }
-            let known = Dictionary(lineup.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            let missing = wanted.filter { known[$0] == nil }
-            if !missing.isEmpty {
-                throw CLIFailure("Unknown channel(s): \(missing.map(\.rawValue).joined(separator: ", ")). See the ids with: tvguide channels")
+        try await store.withDatabase { database in
+            var lineup = try await database.channels()
+            if let channels {
+                let wanted = channels.split(separator: ",").map { ChannelID(String($0).trimmingCharacters(in: .whitespaces)) }
+                let known = Dictionary(lineup.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+                let missing = wanted.filter { known[$0] == nil }
+                if !missing.isEmpty {
+                    throw CLIFailure("Unknown channel(s): \(missing.map(\.rawValue).joined(separator: ", ")). See the ids with: tvguide channels")
+                }
+                lineup = wanted.compactMap { known[$0] }
             }
-            lineup = wanted.compactMap { known[$0] }
-        }
-        guard !lineup.isEmpty else {
-            throw CLIFailure("The guide has no channels yet. Import listings first: tvguide import FILE-OR-URL")
-        }
-        let totalWidth = width ?? Self.terminalWidth()
-        let nameWidth = min(18, max(8, lineup.map(\.name.count).max() ?? 8))
-        let timeWidth = totalWidth - nameWidth - 1
-        Output.line("\(Output.day(window.start, zone))".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + " " + ruler(window, width: timeWidth, zone: zone))
-        for channel in lineup {
-            let programmes = try CLIFailure.translating { try database.programmes(on: channel.id, in: window) }
-            let row = Self.row(programmes.map { ($0.programme.start, $0.end, $0.programme.title) }, window: window, width: timeWidth)
-            Output.line(Self.fit(channel.name, nameWidth) + " " + row)
+            guard !lineup.isEmpty else {
+                throw CLIFailure("The guide has no channels yet. Import listings first: tvguide import FILE-OR-URL")
+            }
+            let totalWidth = width ?? Self.terminalWidth()
+            let nameWidth = min(18, max(8, lineup.map(\.name.count).max() ?? 8))
+            let timeWidth = totalWidth - nameWidth - 1
+            Output.line("\(Output.day(window.start, zone))".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + " " + ruler(window, width: timeWidth, zone: zone))
+            for channel in lineup {
+                let programmes = try await database.programmes(on: channel.id, in: window)
+                let row = Self.row(programmes.map { ($0.programme.start, $0.end, $0.programme.title) }, window: window, width: timeWidth)
+                Output.line(Self.fit(channel.name, nameWidth) + " " + row)
+            }
         }
     }
 

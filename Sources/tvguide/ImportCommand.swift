@@ -24,33 +24,34 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let database = try store.open()
-        let importer = ListingImporter(store: database)
-        var summaries: [ImportSummary] = []
-        for input in inputs {
-            let meter = ProgressMeter(label: input)
-            let summary = try await CLIFailure.translating(context: "cannot import \(input)") {
-                try await importer.importLocation(input) { meter.update($0) }
-            }
-            meter.done()
-            summaries.append(summary)
-        }
-        let totals = try CLIFailure.translating { try database.counts() }
-        if json {
-            try Output.json(ImportReportDocument(summaries, totals: totals))
-        } else {
-            for summary in summaries {
-                Output.line("\(summary.source): \(summary.channels) channels, \(summary.programmes) programmes"
-                            + (summary.replaced > 0 ? ", replacing \(summary.replaced)" : ""))
-                let counts = summary.issues.counts.sorted { $0.key.rawValue < $1.key.rawValue }
-                for (kind, count) in counts {
-                    Output.line("  \(count) \(kind.rawValue)")
+        try await store.withDatabase { database in
+            let importer = ListingImporter(store: database)
+            var summaries: [ImportSummary] = []
+            for input in inputs {
+                let meter = ProgressMeter(label: input)
+                let summary = try await CLIFailure.translating(context: "cannot import \(input)") {
+                    try await importer.importLocation(input) { meter.update($0) }
                 }
-                for issue in summary.issues.issues.prefix(10) {
-                    Output.line("    " + (issue.line.map { "line \($0): " } ?? "") + issue.message)
-                }
+                meter.done()
+                summaries.append(summary)
             }
-            Output.line("The guide now holds \(totals.channels) channels and \(totals.programmes) programmes.")
+            let totals = try await database.counts()
+            if json {
+                try Output.json(ImportReportDocument(summaries, totals: totals))
+            } else {
+                for summary in summaries {
+                    Output.line("\(summary.source): \(summary.channels) channels, \(summary.programmes) programmes"
+                                + (summary.replaced > 0 ? ", replacing \(summary.replaced)" : ""))
+                    let counts = summary.issues.counts.sorted { $0.key.rawValue < $1.key.rawValue }
+                    for (kind, count) in counts {
+                        Output.line("  \(count) \(kind.rawValue)")
+                    }
+                    for issue in summary.issues.issues.prefix(10) {
+                        Output.line("    " + (issue.line.map { "line \($0): " } ?? "") + issue.message)
+                    }
+                }
+                Output.line("The guide now holds \(totals.channels) channels and \(totals.programmes) programmes.")
+            }
         }
     }
 }

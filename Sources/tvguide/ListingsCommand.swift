@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import GuideCore
 
-struct ListingsCommand: ParsableCommand {
+struct ListingsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "listings", abstract: "A channel's programmes for one day.")
 
     @OptionGroup var store: StoreOptions
@@ -16,22 +16,23 @@ struct ListingsCommand: ParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let window = try DayOption.window(day)
-        let database = try store.open()
-        let channels = try CLIFailure.translating { try database.channels() }
-        guard let match = channels.first(where: { $0.id.rawValue == channel })
-                ?? channels.first(where: { $0.name.caseInsensitiveCompare(channel) == .orderedSame }) else {
-            throw CLIFailure("There is no channel \"\(channel)\". See the ids with: tvguide channels")
+        try await store.withDatabase { database in
+            let channels = try await database.channels()
+            guard let match = channels.first(where: { $0.id.rawValue == channel })
+                    ?? channels.first(where: { $0.name.caseInsensitiveCompare(channel) == .orderedSame }) else {
+                throw CLIFailure("There is no channel \"\(channel)\". See the ids with: tvguide channels")
+            }
+            let programmes = try await database.programmes(on: match.id, in: window)
+            if json {
+                try Output.json(programmes.map(ProgrammeDocument.init))
+                return
+            }
+            Output.line("\(match.name), \(Output.day(window.start))")
+            if programmes.isEmpty { Output.line("  no listings for this day") }
+            for programme in programmes { Output.line("  " + Output.summary(programme)) }
         }
-        let programmes = try CLIFailure.translating { try database.programmes(on: match.id, in: window) }
-        if json {
-            try Output.json(programmes.map(ProgrammeDocument.init))
-            return
-        }
-        Output.line("\(match.name), \(Output.day(window.start))")
-        if programmes.isEmpty { Output.line("  no listings for this day") }
-        for programme in programmes { Output.line("  " + Output.summary(programme)) }
     }
 }
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import GuideCore
 
-struct NowCommand: ParsableCommand {
+struct NowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "now", abstract: "What is on every channel now, and what is next.")
 
     @OptionGroup var store: StoreOptions
@@ -13,26 +13,27 @@ struct NowCommand: ParsableCommand {
     @Flag(help: "Print JSON: one object per channel with channel, now and next.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let instant = try Self.instant(at)
-        let database = try store.open()
-        let (rows, channels) = try CLIFailure.translating { (try database.nowNext(at: instant, channels: nil), try database.channels()) }
-        let names = Dictionary(channels.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-        if json {
-            try Output.json(rows.map {
-                NowNextDocument(channel: $0.channel.rawValue, name: names[$0.channel] ?? $0.channel.rawValue,
-                                now: $0.now.map(ProgrammeDocument.init), next: $0.next.map(ProgrammeDocument.init))
-            })
-            return
-        }
-        guard !rows.isEmpty else {
-            Output.error("The guide has no channels yet. Import listings first: tvguide import FILE-OR-URL")
-            return
-        }
-        for row in rows {
-            Output.line(names[row.channel] ?? row.channel.rawValue)
-            Output.line("  now   " + (row.now.map(Output.summary) ?? "-"))
-            Output.line("  next  " + (row.next.map(Output.summary) ?? "-"))
+        try await store.withDatabase { database in
+            let (rows, channels) = try await CLIFailure.translating { (try await database.nowNext(at: instant, channels: nil), try await database.channels()) }
+            let names = Dictionary(channels.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+            if json {
+                try Output.json(rows.map {
+                    NowNextDocument(channel: $0.channel.rawValue, name: names[$0.channel] ?? $0.channel.rawValue,
+                                    now: $0.now.map(ProgrammeDocument.init), next: $0.next.map(ProgrammeDocument.init))
+                })
+                return
+            }
+            guard !rows.isEmpty else {
+                Output.error("The guide has no channels yet. Import listings first: tvguide import FILE-OR-URL")
+                return
+            }
+            for row in rows {
+                Output.line(names[row.channel] ?? row.channel.rawValue)
+                Output.line("  now   " + (row.now.map(Output.summary) ?? "-"))
+                Output.line("  next  " + (row.next.map(Output.summary) ?? "-"))
+            }
         }
     }
 

@@ -6,59 +6,61 @@ import GuideStore
 
 /// `tvguide profiles list|unlock|reset-secret`: for an owner locked out of signing in, or who forgot the PIN. Works
 /// on the database directly, so it needs the machine, not the web.
-struct ProfilesCommand: ParsableCommand {
+struct ProfilesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "profiles",
         abstract: "List profiles, lift sign-in waits, set a new password or PIN.",
         subcommands: [List.self, Unlock.self, ResetSecret.self]
     )
 
-    struct List: ParsableCommand {
+    struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Every profile, with its sign-in waits.")
 
         @OptionGroup var store: StoreOptions
 
-        func run() throws {
-            let database = try store.open()
-            let now = Date()
-            let profiles = try CLIFailure.translating { try database.profiles() }
-            if profiles.isEmpty { Output.line("No profiles yet: tvguide serve prints a setup code for the first.") }
-            for profile in profiles {
-                let counts = try CLIFailure.translating { try database.signInCounts(name: profile.name) }
-                var line = "\(profile.name)  \(profile.role.rawValue)  \(profile.secretKind.rawValue)"
-                let waiting = counts.filter { ($0.value.waitingUntil ?? .distantPast) > now }
-                for (key, count) in waiting.sorted(by: { $0.key.address < $1.key.address }) {
-                    let until = count.waitingUntil ?? now
-                    line += "\n    waiting until \(Output.day(until)) \(Output.clock(until)) after \(count.failures) tries "
-                        + (key.address.isEmpty ? "from many addresses" : "from \(key.address)")
+        func run() async throws {
+            try await store.withDatabase { database in
+                let now = Date()
+                let profiles = try await database.profiles()
+                if profiles.isEmpty { Output.line("No profiles yet: tvguide serve prints a setup code for the first.") }
+                for profile in profiles {
+                    let counts = try await database.signInCounts(name: profile.name)
+                    var line = "\(profile.name)  \(profile.role.rawValue)  \(profile.secretKind.rawValue)"
+                    let waiting = counts.filter { ($0.value.waitingUntil ?? .distantPast) > now }
+                    for (key, count) in waiting.sorted(by: { $0.key.address < $1.key.address }) {
+                        let until = count.waitingUntil ?? now
+                        line += "\n    waiting until \(Output.day(until)) \(Output.clock(until)) after \(count.failures) tries "
+                            + (key.address.isEmpty ? "from many addresses" : "from \(key.address)")
+                    }
+                    Output.line(line)
                 }
-                Output.line(line)
             }
         }
     }
 
-    struct Unlock: ParsableCommand {
+    struct Unlock: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Forget a profile's wrong tries, so it can sign in at once from anywhere.")
 
         @OptionGroup var store: StoreOptions
         @Argument(help: "The profile's name.") var name: String
 
-        func run() throws {
-            let database = try store.open()
-            let profile = try Self.profile(named: name, in: database)
-            let cleared = try CLIFailure.translating { try database.clearSignInCounts(name: profile.name) }
-            Output.line(cleared == 0 ? "\(profile.name) had no wrong tries to forget." : "\(profile.name) can sign in again.")
+        func run() async throws {
+            try await store.withDatabase { database in
+                let profile = try await Self.profile(named: name, in: database)
+                let cleared = try await database.clearSignInCounts(name: profile.name)
+                Output.line(cleared == 0 ? "\(profile.name) had no wrong tries to forget." : "\(profile.name) can sign in again.")
+            }
         }
 
-        static func profile(named name: String, in database: any GuideDatabase) throws -> Profile {
-            guard let profile = try CLIFailure.translating({ try database.credentials(named: name)?.profile }) else {
+        static func profile(named name: String, in database: any GuideDatabase) async throws -> Profile {
+            guard let profile = try await database.credentials(named: name)?.profile else {
                 throw CLIFailure("there is no profile called \(name); tvguide profiles list shows them")
             }
             return profile
         }
     }
 
-    struct ResetSecret: ParsableCommand {
+    struct ResetSecret: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "reset-secret",
             abstract: "Give a profile a new password or PIN, read from standard input (never from the command line).")
@@ -67,18 +69,19 @@ struct ProfilesCommand: ParsableCommand {
         @Argument(help: "The profile's name.") var name: String
         @Flag(help: "The new secret is a 4-8 digit PIN (default: a password of 8 or more characters).") var pin = false
 
-        func run() throws {
-            let database = try store.open()
-            let profile = try Unlock.profile(named: name, in: database)
-            Output.error("New \(pin ? "PIN" : "password") for \(profile.name), then Enter:")
-            let secret = readLine(strippingNewline: true) ?? ""
-            let kind: Profile.SecretKind = pin ? .pin : .password
-            if let problem = Profile.problem(with: secret, as: kind) { throw CLIFailure(problem) }
-            try CLIFailure.translating {
-                try database.resetSecret(of: profile.id, secretKind: kind, secretHash: GuideServer.hashSecret(secret))
-                try database.clearSignInCounts(name: profile.name)
+        func run() async throws {
+            try await store.withDatabase { database in
+                let profile = try await Unlock.profile(named: name, in: database)
+                Output.error("New \(pin ? "PIN" : "password") for \(profile.name), then Enter:")
+                let secret = readLine(strippingNewline: true) ?? ""
+                let kind: Profile.SecretKind = pin ? .pin : .password
+                if let problem = Profile.problem(with: secret, as: kind) { throw CLIFailure(problem) }
+                try await CLIFailure.translating {
+                    try await database.resetSecret(of: profile.id, secretKind: kind, secretHash: GuideServer.hashSecret(secret))
+                    try await database.clearSignInCounts(name: profile.name)
+                }
+                Output.line("\(profile.name) has a new \(pin ? "PIN" : "password"), and can sign in at once.")
             }
-            Output.line("\(profile.name) has a new \(pin ? "PIN" : "password"), and can sign in at once.")
         }
     }
 }

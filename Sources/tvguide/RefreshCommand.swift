@@ -21,22 +21,23 @@ struct RefreshCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let database = try store.open()
-        let refresher = SourceRefresher(store: database, transport: AsyncHTTPTransport.shared,
-                                        tvmazeBase: ProcessInfo.processInfo.environment["TVGUIDE_TVMAZE_URL"] ?? "https://api.tvmaze.com")
-        let bar = RefreshBar()
-        let reports = try await CLIFailure.translating {
-            try await refresher.refresh(names.isEmpty ? nil : names.map { SourceName($0) }) { bar.show($0) }
+        try await store.withDatabase { database in
+            let refresher = SourceRefresher(store: database, transport: AsyncHTTPTransport.shared,
+                                            tvmazeBase: ProcessInfo.processInfo.environment["TVGUIDE_TVMAZE_URL"] ?? "https://api.tvmaze.com")
+            let bar = RefreshBar()
+            let reports = try await CLIFailure.translating {
+                try await refresher.refresh(names.isEmpty ? nil : names.map { SourceName($0) }) { bar.show($0) }
+            }
+            bar.done()
+            if json {
+                try Output.json(reports)
+            } else if reports.isEmpty {
+                Output.line("No sources to refresh. Add one: tvguide sources add NAME URL-OR-PATH")
+            } else {
+                for report in reports { Output.line(Self.line(report)) }
+            }
+            if reports.contains(where: { $0.outcome == .failed }) { throw ExitCode(1) }
         }
-        bar.done()
-        if json {
-            try Output.json(reports)
-        } else if reports.isEmpty {
-            Output.line("No sources to refresh. Add one: tvguide sources add NAME URL-OR-PATH")
-        } else {
-            for report in reports { Output.line(Self.line(report)) }
-        }
-        if reports.contains(where: { $0.outcome == .failed }) { throw ExitCode(1) }
     }
 
     static func line(_ report: SourceReport) -> String {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import GuideCore
 
-struct SearchCommand: ParsableCommand {
+struct SearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
         abstract: "Find programmes whose title (or, with --in all, any text) contains every term.",
@@ -29,29 +29,30 @@ struct SearchCommand: ParsableCommand {
         if limit < 1 { throw ValidationError("--limit must be at least 1.") }
     }
 
-    func run() throws {
+    func run() async throws {
         if let problem = SearchQuery.problem(withText: terms.joined(separator: " ")) { throw ValidationError(problem) }
-        let database = try store.open()
-        let (results, channels) = try CLIFailure.translating {
-            (try database.search(SearchQuery(terms, scope: scope, limit: limit)), try database.channels())
-        }
-        if json {
-            try Output.json(results.map(ProgrammeDocument.init))
-            return
-        }
-        if results.isEmpty {
-            Output.line("Nothing found for \(terms.joined(separator: " ")).")
-            return
-        }
-        let names = Dictionary(channels.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-        var lastDay = ""
-        for result in results {
-            let day = Output.day(result.programme.start)
-            if day != lastDay {
-                Output.line(day)
-                lastDay = day
+        try await store.withDatabase { database in
+            let (results, channels) = try await CLIFailure.translating {
+                (try await database.search(SearchQuery(terms, scope: scope, limit: limit)), try await database.channels())
             }
-            Output.line("  \(Output.summary(result))  [\(names[result.programme.channel] ?? result.programme.channel.rawValue)]")
+            if json {
+                try Output.json(results.map(ProgrammeDocument.init))
+                return
+            }
+            if results.isEmpty {
+                Output.line("Nothing found for \(terms.joined(separator: " ")).")
+                return
+            }
+            let names = Dictionary(channels.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+            var lastDay = ""
+            for result in results {
+                let day = Output.day(result.programme.start)
+                if day != lastDay {
+                    Output.line(day)
+                    lastDay = day
+                }
+                Output.line("  \(Output.summary(result))  [\(names[result.programme.channel] ?? result.programme.channel.rawValue)]")
+            }
         }
     }
 }

@@ -12,15 +12,16 @@ struct SeriesOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Whose followed shows (default: the only profile, else the first admin).", valueName: "name"))
     var profile: String?
 
-    /// The database, a TVmaze client caching in it, and the tracker.
-    func open() throws -> (any GuideDatabase, TVMazeClient, SeriesTracker) {
-        let database = try store.open()
-        let client = TVMazeClient(base: tvmaze.base, cache: database)
-        return (database, client, SeriesTracker(client: client, store: database))
+    /// Runs `body` with the database open, a TVmaze client caching in it, and the tracker.
+    func withOpened<T>(_ body: (any GuideDatabase, TVMazeClient, SeriesTracker) async throws -> T) async throws -> T {
+        try await store.withDatabase { database in
+            let client = TVMazeClient(base: tvmaze.base, cache: database)
+            return try await body(database, client, SeriesTracker(client: client, store: database))
+        }
     }
 
-    func chosenProfile(in database: any GuideDatabase) throws -> Profile {
-        let profiles = try CLIFailure.translating { try database.profiles() }
+    func chosenProfile(in database: any GuideDatabase) async throws -> Profile {
+        let profiles = try await database.profiles()
         if let profile {
             guard let found = profiles.first(where: { $0.name.caseInsensitiveCompare(profile) == .orderedSame }) else {
                 throw CLIFailure("There is no profile called \(profile); profiles: \(profiles.map(\.name).joined(separator: ", ")).")
@@ -52,17 +53,18 @@ struct ShowsCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let (_, client, _) = try options.open()
-            let results = try await CLIFailure.translating { try await client.searchShows(words.joined(separator: " ")) }
-            if json {
-                try Output.json(results.map { ShowDocument($0.show) })
-                return
-            }
-            if results.isEmpty { Output.line("TVmaze knows no show called \(words.joined(separator: " ")).") }
-            for result in results {
-                let show = result.show
-                let details = [TVMazeText.year(show.premiered), show.channel?.name, show.status].compactMap { $0 }.joined(separator: ", ")
-                Output.line("\(show.id)\t\(show.name)" + (details.isEmpty ? "" : " (\(details))"))
+            try await options.withOpened { _, client, _ in
+                let results = try await CLIFailure.translating { try await client.searchShows(words.joined(separator: " ")) }
+                if json {
+                    try Output.json(results.map { ShowDocument($0.show) })
+                    return
+                }
+                if results.isEmpty { Output.line("TVmaze knows no show called \(words.joined(separator: " ")).") }
+                for result in results {
+                    let show = result.show
+                    let details = [TVMazeText.year(show.premiered), show.channel?.name, show.status].compactMap { $0 }.joined(separator: ", ")
+                    Output.line("\(show.id)\t\(show.name)" + (details.isEmpty ? "" : " (\(details))"))
+                }
             }
         }
     }
@@ -77,21 +79,22 @@ struct FollowCommand: AsyncParsableCommand {
     @Argument(help: "A TVmaze show id or the show's name.") var show: [String]
 
     func run() async throws {
-        let (database, client, tracker) = try options.open()
-        let profile = try options.chosenProfile(in: database)
-        let text = show.joined(separator: " ")
-        let followed = try await CLIFailure.translating(context: text) {
-            let id: Int
-            if let number = Bounded.integer(text, in: TVMazeClient.idRange) {
-                id = number
-            } else if let match = try await client.searchShows(text).first {
-                id = match.show.id
-            } else {
-                throw CLIFailure("TVmaze knows no show called \(text); try tvguide shows search")
+        try await options.withOpened { database, client, tracker in
+            let profile = try await options.chosenProfile(in: database)
+            let text = show.joined(separator: " ")
+            let followed = try await CLIFailure.translating(context: text) {
+                let id: Int
+                if let number = Bounded.integer(text, in: TVMazeClient.idRange) {
+                    id = number
+                } else if let match = try await client.searchShows(text).first {
+                    id = match.show.id
+                } else {
+                    throw CLIFailure("TVmaze knows no show called \(text); try tvguide shows search")
+                }
+                return try await tracker.follow(show: id, by: profile.id)
             }
-            return try await tracker.follow(show: id, by: profile.id)
+            Output.line("\(profile.name) follows \(followed.name) (TVmaze \(followed.id)" + (followed.channel.map { ", \($0)" } ?? "") + ").")
         }
-        Output.line("\(profile.name) follows \(followed.name) (TVmaze \(followed.id)" + (followed.channel.map { ", \($0)" } ?? "") + ").")
     }
 }
 
@@ -103,15 +106,16 @@ struct UnfollowCommand: AsyncParsableCommand {
     @Argument(help: "A followed show's TVmaze id or name.") var show: [String]
 
     func run() async throws {
-        let (database, _, tracker) = try options.open()
-        let profile = try options.chosenProfile(in: database)
-        let text = show.joined(separator: " ")
-        let following = try CLIFailure.translating { try database.following(profile.id) }
-        guard let match = following.first(where: { String($0.show.id) == text || SearchText.fold($0.show.name) == SearchText.fold(text) }) else {
-            throw CLIFailure("\(profile.name) does not follow \(text); following: \(following.map(\.show.name).joined(separator: ", ")).")
+        try await options.withOpened { database, _, tracker in
+            let profile = try await options.chosenProfile(in: database)
+            let text = show.joined(separator: " ")
+            let following = try await database.following(profile.id)
+            guard let match = following.first(where: { String($0.show.id) == text || SearchText.fold($0.show.name) == SearchText.fold(text) }) else {
+                throw CLIFailure("\(profile.name) does not follow \(text); following: \(following.map(\.show.name).joined(separator: ", ")).")
+            }
+            try await tracker.unfollow(show: match.show.id, by: profile.id)
+            Output.line("\(profile.name) no longer follows \(match.show.name).")
         }
-        try CLIFailure.translating { try tracker.unfollow(show: match.show.id, by: profile.id) }
-        Output.line("\(profile.name) no longer follows \(match.show.name).")
     }
 }
 
@@ -132,27 +136,27 @@ struct UpcomingCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (database, _, tracker) = try options.open()
-        let profile = try options.chosenProfile(in: database)
-        if refresh { _ = try await CLIFailure.translating { try await tracker.refresh() } }
-        let zone = options.zone(of: profile)
-        let now = at.flatMap(CivilTime.parseISO8601) ?? Date()
-        let list = try CLIFailure.translating {
-            try EpisodeSchedule(store: database, profile: profile.id, zone: zone, settings: database.seriesSettings(of: profile.id)).upcoming(at: now)
-        }
-        if json {
-            try Output.json(list.map { UpcomingDocument($0, zone: zone) })
-            return
-        }
-        if list.isEmpty { Output.line("\(profile.name) follows no shows yet: tvguide follow SHOW.") }
-        for entry in list {
-            let show = entry.followed.show.name
-            switch entry.state {
-            case .next(let airing):
-                Output.line("\(Self.when(airing.time, zone))  \(show) \(airing.episode.code)" + (airing.episode.name.map { " \($0)" } ?? "")
-                            + (airing.show.channel.map { "  [\($0)]" } ?? ""))
-            case .noDate: Output.line("no date announced  \(show)")
-            case .ended: Output.line("ended  \(show)")
+        try await options.withOpened { database, _, tracker in
+            let profile = try await options.chosenProfile(in: database)
+            if refresh { _ = try await CLIFailure.translating { try await tracker.refresh() } }
+            let zone = options.zone(of: profile)
+            let now = at.flatMap(CivilTime.parseISO8601) ?? Date()
+            let settings = try await database.seriesSettings(of: profile.id)
+            let list = try await EpisodeSchedule(store: database, profile: profile.id, zone: zone, settings: settings).upcoming(at: now)
+            if json {
+                try Output.json(list.map { UpcomingDocument($0, zone: zone) })
+                return
+            }
+            if list.isEmpty { Output.line("\(profile.name) follows no shows yet: tvguide follow SHOW.") }
+            for entry in list {
+                let show = entry.followed.show.name
+                switch entry.state {
+                case .next(let airing):
+                    Output.line("\(Self.when(airing.time, zone))  \(show) \(airing.episode.code)" + (airing.episode.name.map { " \($0)" } ?? "")
+                                + (airing.show.channel.map { "  [\($0)]" } ?? ""))
+                case .noDate: Output.line("no date announced  \(show)")
+                case .ended: Output.line("ended  \(show)")
+                }
             }
         }
     }
@@ -178,19 +182,20 @@ struct EpisodeCommand: AsyncParsableCommand {
         guard let (season, episodeNumber) = Self.parse(number) else {
             throw ValidationError("\(number) is not an episode number: use S1E3 or 1x03")
         }
-        let (database, client, _) = try options.open()
-        let zone = (try? options.chosenProfile(in: database)).map(options.zone) ?? .current
-        try await CLIFailure.translating(context: show) {
-            let found: TVMazeShow? = if let id = Bounded.integer(show, in: TVMazeClient.idRange) { try await client.show(id) } else { try await client.searchShows(show).first?.show }
-            guard let found else { throw CLIFailure("TVmaze knows no show called \(show)") }
-            guard let episode = try await client.episode(ofShow: found.id, season: season, number: episodeNumber) else {
-                throw CLIFailure("\(found.name) has no \(number) on TVmaze")
+        try await options.withOpened { database, client, _ in
+            let zone = (try? await options.chosenProfile(in: database)).map(options.zone) ?? .current
+            try await CLIFailure.translating(context: show) {
+                let found: TVMazeShow? = if let id = Bounded.integer(show, in: TVMazeClient.idRange) { try await client.show(id) } else { try await client.searchShows(show).first?.show }
+                guard let found else { throw CLIFailure("TVmaze knows no show called \(show)") }
+                guard let episode = try await client.episode(ofShow: found.id, season: season, number: episodeNumber) else {
+                    throw CLIFailure("\(found.name) has no \(number) on TVmaze")
+                }
+                let time = AirTime(airdate: episode.airdate, airtime: episode.airtime, airstamp: episode.airstamp, zone: found.timeZone)
+                Output.line("\(found.name) \(episode.code)" + (episode.name.map { " \($0)" } ?? ""))
+                Output.line([UpcomingCommand.when(time, zone), found.channel?.name, episode.runtime.map { "\($0) min" }].compactMap { $0 }.joined(separator: ", "))
+                for paragraph in HTMLText.paragraphs(episode.summary) { Output.line("\n" + paragraph) }
+                if let url = episode.url { Output.line("\n\(url) (data: TVmaze, CC BY-SA)") }
             }
-            let time = AirTime(airdate: episode.airdate, airtime: episode.airtime, airstamp: episode.airstamp, zone: found.timeZone)
-            Output.line("\(found.name) \(episode.code)" + (episode.name.map { " \($0)" } ?? ""))
-            Output.line([UpcomingCommand.when(time, zone), found.channel?.name, episode.runtime.map { "\($0) min" }].compactMap { $0 }.joined(separator: ", "))
-            for paragraph in HTMLText.paragraphs(episode.summary) { Output.line("\n" + paragraph) }
-            if let url = episode.url { Output.line("\n\(url) (data: TVmaze, CC BY-SA)") }
         }
     }
 
@@ -212,18 +217,19 @@ struct PersonCommand: AsyncParsableCommand {
     @Argument(help: "The person's name, or their TVmaze id.") var name: [String]
 
     func run() async throws {
-        let (_, client, _) = try options.open()
-        let text = name.joined(separator: " ")
-        try await CLIFailure.translating(context: text) {
-            let person: TVMazePerson? = if let id = Bounded.integer(text, in: TVMazeClient.idRange) { try await client.person(id) } else { try await client.searchPeople(text).first?.person }
-            guard let person else { throw CLIFailure("TVmaze knows nobody called \(text)") }
-            Output.line(person.name + ([person.birthday.map { "born \($0)" }, person.country?.name].compactMap { $0 }.map { ", \($0)" }.joined()))
-            for credit in try await client.castCredits(ofPerson: person.id, withCharacters: true) {
-                guard let show = credit._embedded?.show else { continue }
-                Output.line("  \(show.name)" + (TVMazeText.year(show.premiered).map { " (\($0))" } ?? "")
-                            + (credit._embedded?.character?.name.map { " as \($0)" } ?? ""))
+        try await options.withOpened { _, client, _ in
+            let text = name.joined(separator: " ")
+            try await CLIFailure.translating(context: text) {
+                let person: TVMazePerson? = if let id = Bounded.integer(text, in: TVMazeClient.idRange) { try await client.person(id) } else { try await client.searchPeople(text).first?.person }
+                guard let person else { throw CLIFailure("TVmaze knows nobody called \(text)") }
+                Output.line(person.name + ([person.birthday.map { "born \($0)" }, person.country?.name].compactMap { $0 }.map { ", \($0)" }.joined()))
+                for credit in try await client.castCredits(ofPerson: person.id, withCharacters: true) {
+                    guard let show = credit._embedded?.show else { continue }
+                    Output.line("  \(show.name)" + (TVMazeText.year(show.premiered).map { " (\($0))" } ?? "")
+                                + (credit._embedded?.character?.name.map { " as \($0)" } ?? ""))
+                }
+                if let url = person.url { Output.line("\(url) (data: TVmaze, CC BY-SA)") }
             }
-            if let url = person.url { Output.line("\(url) (data: TVmaze, CC BY-SA)") }
         }
     }
 }

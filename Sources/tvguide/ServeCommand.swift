@@ -54,47 +54,48 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let database = try store.open()
-        let refresher = SourceRefresher(store: database, transport: AsyncHTTPTransport.shared,
-                                        tvmazeBase: tvmaze.base)
-        let scheduler = RefreshScheduler(refresher: refresher)
-        let sources = try CLIFailure.translating { try database.sources() }
-        let due = sources.filter { $0.nextDue <= Date() }.map(\.definition.name)
-        if try CLIFailure.translating({ try database.counts().programmes }) == 0, !due.isEmpty {
-            // The first run with sources fetches them before showing an empty guide; a source whose last refresh
-            // failed, or never finished (the process stopped during it), waits for its retry like any other.
-            Output.error("The guide is empty: fetching its \(due.count) due source\(due.count == 1 ? "" : "s") first ...")
-            let bar = RefreshBar()
-            let reports = try await refresher.refresh(due) { bar.show($0) }
-            bar.done()
-            for report in reports { Output.error(RefreshCommand.line(report)) }
-        }
-        if try CLIFailure.translating({ try database.counts().programmes }) == 0, sources.isEmpty, let sample = GuideServer.sampleListings {
-            Output.error("The guide is empty: importing the bundled sample listings (\(sample.lastPathComponent)) ...")
-            let summary = try CLIFailure.translating {
-                try ListingImporter(store: database).importFile(at: sample.path, as: SourceName("sample"))
+        try await store.withDatabase { database in
+            let refresher = SourceRefresher(store: database, transport: AsyncHTTPTransport.shared,
+                                            tvmazeBase: tvmaze.base)
+            let scheduler = RefreshScheduler(refresher: refresher)
+            let sources = try await database.sources()
+            let due = sources.filter { $0.nextDue <= Date() }.map(\.definition.name)
+            if try await database.counts().programmes == 0, !due.isEmpty {
+                // The first run with sources fetches them before showing an empty guide; a source whose last refresh
+                // failed, or never finished (the process stopped during it), waits for its retry like any other.
+                Output.error("The guide is empty: fetching its \(due.count) due source\(due.count == 1 ? "" : "s") first ...")
+                let bar = RefreshBar()
+                let reports = try await refresher.refresh(due) { bar.show($0) }
+                bar.done()
+                for report in reports { Output.error(RefreshCommand.line(report)) }
             }
-            Output.error("Imported \(summary.programmes) programmes on \(summary.channels) channels. Add your own: tvguide import FILE-OR-URL")
+            if try await database.counts().programmes == 0, sources.isEmpty, let sample = GuideServer.sampleListings {
+                Output.error("The guide is empty: importing the bundled sample listings (\(sample.lastPathComponent)) ...")
+                let summary = try await CLIFailure.translating {
+                    try await ListingImporter(store: database).importFile(at: sample.path, as: SourceName("sample"))
+                }
+                Output.error("Imported \(summary.programmes) programmes on \(summary.channels) channels. Add your own: tvguide import FILE-OR-URL")
+            }
+            let offset = pretendNow.flatMap(CivilTime.parseISO8601).map { $0.timeIntervalSinceNow } ?? 0
+            var settings = ServerSettings(now: { Date().addingTimeInterval(offset) }, dayStartHour: dayStart,
+                                          secureCookies: !insecureCookies,
+                                          exportDirectory: store.localFiles + ".export", tvmazeURL: tvmaze.base,
+                                          imageDirectory: store.localFiles + ".images")
+            settings.trustedProxies = trustedProxies
+            let address = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)"
+            if try await database.profiles().isEmpty {
+                let code = GuideServer.newSetupCode()
+                settings.setupCode = code
+                Output.error("No profiles yet. To create the admin, open \(address)/setup and enter the setup code \(code)")
+            }
+            Output.error("tvguide: serving \(address)/ (API at /api, XMLTV at /xmltv.xml), database \(store.described)")
+            if !sources.isEmpty { Output.error("Refreshing \(sources.count) source(s) on their intervals (tvguide sources list).") }
+            let refreshing = Task { await scheduler.run() }
+            defer { refreshing.cancel() }
+            let following = Task { await Self.keepFollowedShowsCurrent(database: database, settings: settings) }
+            defer { following.cancel() }
+            try await GuideServer.application(store: database, settings: settings, scheduler: scheduler, host: host, port: port).runService()
         }
-        let offset = pretendNow.flatMap(CivilTime.parseISO8601).map { $0.timeIntervalSinceNow } ?? 0
-        var settings = ServerSettings(now: { Date().addingTimeInterval(offset) }, dayStartHour: dayStart,
-                                      secureCookies: !insecureCookies,
-                                      exportDirectory: store.localFiles + ".export", tvmazeURL: tvmaze.base,
-                                      imageDirectory: store.localFiles + ".images")
-        settings.trustedProxies = trustedProxies
-        let address = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)"
-        if try CLIFailure.translating({ try database.profiles().isEmpty }) {
-            let code = GuideServer.newSetupCode()
-            settings.setupCode = code
-            Output.error("No profiles yet. To create the admin, open \(address)/setup and enter the setup code \(code)")
-        }
-        Output.error("tvguide: serving \(address)/ (API at /api, XMLTV at /xmltv.xml), database \(store.described)")
-        if !sources.isEmpty { Output.error("Refreshing \(sources.count) source(s) on their intervals (tvguide sources list).") }
-        let refreshing = Task { await scheduler.run() }
-        defer { refreshing.cancel() }
-        let following = Task { await Self.keepFollowedShowsCurrent(database: database, settings: settings) }
-        defer { following.cancel() }
-        try await GuideServer.application(store: database, settings: settings, scheduler: scheduler, host: host, port: port).runService()
     }
 
     /// Every 6 hours (first a minute after starting), brings followed shows up to date through `/updates/shows`.
@@ -105,7 +106,7 @@ struct ServeCommand: AsyncParsableCommand {
         while !Task.isCancelled {
             try? await Task.sleep(for: wait)
             wait = .seconds(6 * 3600)
-            guard !Task.isCancelled, (try? database.trackedShows().isEmpty) == false else { continue }
+            guard !Task.isCancelled, (try? await database.trackedShows().isEmpty) == false else { continue }
             do {
                 let report = try await tracker.refresh()
                 if !report.refetched.isEmpty || !report.failed.isEmpty {

@@ -3,7 +3,7 @@ import Foundation
 import GuideCore
 import GuideStore
 
-struct SourcesCommand: ParsableCommand {
+struct SourcesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sources",
         abstract: "Configure where listings come from: XMLTV files or URLs, Radio Times channels, TVmaze schedules.",
@@ -67,7 +67,7 @@ struct SourcesCommand: ParsableCommand {
         }
     }
 
-    struct Add: ParsableCommand {
+    struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a source.")
 
         @OptionGroup var store: StoreOptions
@@ -83,16 +83,17 @@ struct SourcesCommand: ParsableCommand {
 
         @OptionGroup var settings: Settings
 
-        func run() throws {
+        func run() async throws {
             var definition = SourceDefinition(name: SourceName(name), format: format, location: location)
             try settings.apply(to: &definition)
-            let database = try store.open()
-            try CLIFailure.translating { try database.addSource(definition) }
-            Output.line("Added \(name). Fetch it now with: tvguide refresh \(name)")
+            try await store.withDatabase { database in
+                try await database.addSource(definition)
+                Output.line("Added \(name). Fetch it now with: tvguide refresh \(name)")
+            }
         }
     }
 
-    struct List: ParsableCommand {
+    struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the sources and how their last refresh went.")
 
         @OptionGroup var store: StoreOptions
@@ -100,8 +101,8 @@ struct SourcesCommand: ParsableCommand {
         @Flag(help: "Print JSON.")
         var json = false
 
-        func run() throws {
-            let sources = try CLIFailure.translating { try store.open().sources() }
+        func run() async throws {
+            let sources = try await store.withDatabase { try await $0.sources() }
             if json {
                 try Output.json(sources)
                 return
@@ -128,7 +129,7 @@ struct SourcesCommand: ParsableCommand {
         }
     }
 
-    struct Edit: ParsableCommand {
+    struct Edit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Change a source's settings.")
 
         @OptionGroup var store: StoreOptions
@@ -141,21 +142,22 @@ struct SourcesCommand: ParsableCommand {
 
         @OptionGroup var settings: Settings
 
-        func run() throws {
-            let database = try store.open()
-            try CLIFailure.translating {
-                guard var definition = try database.sources().first(where: { $0.definition.name.rawValue == name })?.definition else {
-                    throw StoreError(.notFound, "there is no source called \(name); `tvguide sources list` shows them")
+        func run() async throws {
+            try await store.withDatabase { database in
+                try await CLIFailure.translating {
+                    guard var definition = try await database.sources().first(where: { $0.definition.name.rawValue == name })?.definition else {
+                        throw StoreError(.notFound, "there is no source called \(name); `tvguide sources list` shows them")
+                    }
+                    if let location { definition.location = location }
+                    try settings.apply(to: &definition)
+                    try await database.updateSource(definition)
                 }
-                if let location { definition.location = location }
-                try settings.apply(to: &definition)
-                try database.updateSource(definition)
+                Output.line("Changed \(name).")
             }
-            Output.line("Changed \(name).")
         }
     }
 
-    struct Remove: ParsableCommand {
+    struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a source and its listings.")
 
         @OptionGroup var store: StoreOptions
@@ -163,13 +165,13 @@ struct SourcesCommand: ParsableCommand {
         @Argument(help: "The source's name.")
         var name: String
 
-        func run() throws {
-            let removed = try CLIFailure.translating { try store.open().removeSource(SourceName(name)) }
+        func run() async throws {
+            let removed = try await store.withDatabase { try await $0.removeSource(SourceName(name)) }
             Output.line("Removed \(name) and its \(removed) programmes.")
         }
     }
 
-    struct Channels: ParsableCommand {
+    struct Channels: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the channels a source offers; choose which to keep and map them to guide channels.",
             discussion: "Channels appear here after the source's first refresh. A mapping survives the provider renaming a channel's id as long as its name stays the same. Channels not yet mapped are shown with a guide channel of the same name, when there is one, as a suggestion."
@@ -192,47 +194,48 @@ struct SourcesCommand: ParsableCommand {
         @Flag(help: "Print JSON.")
         var json = false
 
-        func run() throws {
-            let database = try store.open()
-            let source = SourceName(name)
-            try CLIFailure.translating {
-                var channels = Dictionary(uniqueKeysWithValues: try database.sourceChannels(of: source).map { ($0.id, $0) })
-                var changed: [ChannelID: SourceChannel] = [:]
-                func named(_ id: String) -> SourceChannel {
-                    changed[ChannelID(id)] ?? channels[ChannelID(id)] ?? SourceChannel(id: ChannelID(id), name: id, keep: true)
-                }
-                for id in Self.list(keep) { var channel = named(id); channel.keep = true; changed[channel.id] = channel }
-                for id in Self.list(drop) { var channel = named(id); channel.keep = false; changed[channel.id] = channel }
-                for mapping in map {
-                    let parts = mapping.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-                    guard parts.count == 2, !parts[0].isEmpty else {
-                        throw CLIFailure("--map takes SOURCE-ID=GUIDE-ID, not \(mapping)")
+        func run() async throws {
+            try await store.withDatabase { database in
+                let source = SourceName(name)
+                try await CLIFailure.translating {
+                    var channels = Dictionary(uniqueKeysWithValues: try await database.sourceChannels(of: source).map { ($0.id, $0) })
+                    var changed: [ChannelID: SourceChannel] = [:]
+                    func named(_ id: String) -> SourceChannel {
+                        changed[ChannelID(id)] ?? channels[ChannelID(id)] ?? SourceChannel(id: ChannelID(id), name: id, keep: true)
                     }
-                    var channel = named(parts[0])
-                    channel.mappedTo = parts[1].isEmpty ? nil : ChannelID(parts[1])
-                    changed[channel.id] = channel
-                }
-                if !changed.isEmpty {
-                    try database.chooseSourceChannels(Array(changed.values), of: source)
-                    for (id, channel) in changed { channels[id] = channel }
-                }
-                let guide = try database.channels()
-                let suggestions = SourceChannel.suggestions(for: Array(channels.values), guide: guide)
-                let sorted = channels.values.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
-                if json {
-                    try Output.json(sorted.map { SourceChannelDocument($0, suggestion: suggestions[$0.id]) })
-                    return
-                }
-                guard !sorted.isEmpty else {
-                    Output.line("\(name) has offered no channels yet: run tvguide refresh \(name) first.")
-                    return
-                }
-                for channel in sorted {
-                    var line = "\(channel.keep ? "keep" : "drop")  \(channel.id)  \(channel.name)"
-                    if let mapped = channel.mappedTo { line += "  -> \(mapped)" } else if let suggestion = suggestions[channel.id] {
-                        line += "  (same name as guide channel \(suggestion): --map \(channel.id)=\(suggestion))"
+                    for id in Self.list(keep) { var channel = named(id); channel.keep = true; changed[channel.id] = channel }
+                    for id in Self.list(drop) { var channel = named(id); channel.keep = false; changed[channel.id] = channel }
+                    for mapping in map {
+                        let parts = mapping.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                        guard parts.count == 2, !parts[0].isEmpty else {
+                            throw CLIFailure("--map takes SOURCE-ID=GUIDE-ID, not \(mapping)")
+                        }
+                        var channel = named(parts[0])
+                        channel.mappedTo = parts[1].isEmpty ? nil : ChannelID(parts[1])
+                        changed[channel.id] = channel
                     }
-                    Output.line(line)
+                    if !changed.isEmpty {
+                        try await database.chooseSourceChannels(Array(changed.values), of: source)
+                        for (id, channel) in changed { channels[id] = channel }
+                    }
+                    let guide = try await database.channels()
+                    let suggestions = SourceChannel.suggestions(for: Array(channels.values), guide: guide)
+                    let sorted = channels.values.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
+                    if json {
+                        try Output.json(sorted.map { SourceChannelDocument($0, suggestion: suggestions[$0.id]) })
+                        return
+                    }
+                    guard !sorted.isEmpty else {
+                        Output.line("\(name) has offered no channels yet: run tvguide refresh \(name) first.")
+                        return
+                    }
+                    for channel in sorted {
+                        var line = "\(channel.keep ? "keep" : "drop")  \(channel.id)  \(channel.name)"
+                        if let mapped = channel.mappedTo { line += "  -> \(mapped)" } else if let suggestion = suggestions[channel.id] {
+                            line += "  (same name as guide channel \(suggestion): --map \(channel.id)=\(suggestion))"
+                        }
+                        Output.line(line)
+                    }
                 }
             }
         }

@@ -34,9 +34,12 @@ struct StoreOptions: ParsableArguments {
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share").path
     }
 
-    func open() throws -> any GuideDatabase {
+    /// Runs `body` with the database open; a failure to open it, or of the store, is told as a CLI failure.
+    func withDatabase<T>(_ body: (any GuideDatabase) async throws -> T) async throws -> T {
         let password = try Self.password(ProcessInfo.processInfo.environment)
-        return try CLIFailure.translating { try openGuideDatabase(path, password: password) }
+        return try await CLIFailure.translating {
+            try await body(try await openGuideDatabase(path, password: password))
+        }
     }
 
     /// The PostgreSQL password kept off the command line (where `ps` shows it to everyone on the machine):

@@ -11,9 +11,9 @@ struct IngestFixture {
     let store: any GuideDatabase
     let importer: ListingImporter
 
-    init() throws {
+    init() async throws {
         location = TestDatabase.location(in: FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-ingest-\(UUID().uuidString)").path)
-        store = try openGuideDatabase(location)
+        store = try await openGuideDatabase(location)
         importer = ListingImporter(store: store)
     }
 
@@ -33,9 +33,7 @@ struct IngestFixture {
             .map { folder.appendingPathComponent($0).path }
     }
 
-    func all() throws -> [StoredProgramme] {
-        var programmes: [StoredProgramme] = []
-        try store.forEachProgramme { programmes.append($0) }
-        return programmes
+    func all() async throws -> [StoredProgramme] {
+        try await store.everyProgramme()
     }
 }

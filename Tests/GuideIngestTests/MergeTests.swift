@@ -19,14 +19,18 @@ import XMLTV
     static let shifted = original.replacingOccurrences(of: " +0300\"", with: " +0200\"")
 
     struct Rig {
-        let fixture = try! IngestFixture()
+        let fixture: IngestFixture
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-merge-\(UUID().uuidString)")
 
-        func add(_ name: String, _ text: String, priority: Int) throws {
+        init() async throws {
+            fixture = try await IngestFixture()
+        }
+
+        func add(_ name: String, _ text: String, priority: Int) async throws {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let path = folder.appendingPathComponent("\(name).xml").path
             try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-            try fixture.store.addSource(SourceDefinition(name: SourceName(name), format: .xmltv, location: path, priority: priority))
+            try await fixture.store.addSource(SourceDefinition(name: SourceName(name), format: .xmltv, location: path, priority: priority))
         }
 
         func refresh() async throws -> [SourceReport] {
@@ -42,10 +46,10 @@ import XMLTV
     }
 
     @Test func theHigherSourceWinsTheLowerFillsGapsAndAShiftedFeedIsReported() async throws {
-        let rig = Rig()
+        let rig = try await Rig()
         let primary = Self.withoutLast(30)
-        try rig.add("primary", primary, priority: 10)
-        try rig.add("late-by-an-hour", Self.shifted, priority: 0)
+        try await rig.add("primary", primary, priority: 10)
+        try await rig.add("late-by-an-hour", Self.shifted, priority: 0)
         let reports = try await rig.refresh()
         #expect(reports.allSatisfy { $0.outcome == .imported }, "\(reports)")
 
@@ -54,7 +58,7 @@ import XMLTV
         let low = try Rig.airings(Self.shifted)
         let fillers = low.filter { airing in !high.contains { $0.start < airing.stop && $0.stop > airing.start } }
         #expect(!fillers.isEmpty && fillers.count < 40)
-        let shown = try rig.fixture.all()
+        let shown = try await rig.fixture.all()
         #expect(shown.count == high.count + fillers.count)
         #expect(shown.filter { $0.source == SourceName("primary") }.count == high.count)
         #expect(Set(shown.filter { $0.source == SourceName("late-by-an-hour") }.map { Int64($0.programme.start.timeIntervalSince1970) })
@@ -63,11 +67,11 @@ import XMLTV
         let sorted = shown.sorted { $0.programme.start < $1.programme.start }
         #expect(zip(sorted, sorted.dropFirst()).allSatisfy { $0.end <= $1.programme.start })
         // The sources refreshed together, so either may have imported first: what is hidden now is the store's count.
-        #expect(try rig.fixture.store.sources().first { $0.definition.name.rawValue == "late-by-an-hour" }?.hidden
+        #expect(try await rig.fixture.store.sources().first { $0.definition.name.rawValue == "late-by-an-hour" }?.hidden
                 == low.count - fillers.count)
 
         // Health sees the hour.
-        let health = try rig.fixture.store.channelHealth(at: Date(timeIntervalSince1970: TimeInterval(high[0].start)))
+        let health = try await rig.fixture.store.channelHealth(at: Date(timeIntervalSince1970: TimeInterval(high[0].start)))
         let channel = try #require(health.first)
         #expect(channel.sources == ["primary", "late-by-an-hour"])
         #expect(channel.warnings.count == 1)
@@ -75,29 +79,29 @@ import XMLTV
     }
 
     @Test func aDuplicateFeedAddsNothingAndRaisingItsPriorityShowsItInstead() async throws {
-        let rig = Rig()
-        try rig.add("first", Self.original, priority: 5)
-        try rig.add("copy", Self.original, priority: 1)
+        let rig = try await Rig()
+        try await rig.add("first", Self.original, priority: 5)
+        try await rig.add("copy", Self.original, priority: 1)
         _ = try await rig.refresh()
-        let shown = try rig.fixture.all()
+        let shown = try await rig.fixture.all()
         #expect(shown.count == 230)
         #expect(shown.allSatisfy { $0.source == SourceName("first") })
         // No shift between identical feeds.
-        #expect(try rig.fixture.store.channelHealth(at: Date(timeIntervalSince1970: 0)).first?.warnings == [])
+        #expect(try await rig.fixture.store.channelHealth(at: Date(timeIntervalSince1970: 0)).first?.warnings == [])
 
-        var copy = try #require(try rig.fixture.store.sources().first { $0.definition.name.rawValue == "copy" }).definition
+        var copy = try #require(try await rig.fixture.store.sources().first { $0.definition.name.rawValue == "copy" }).definition
         copy.priority = 9
-        try rig.fixture.store.updateSource(copy)
-        #expect(try rig.fixture.all().allSatisfy { $0.source == SourceName("copy") })
-        #expect(try rig.fixture.store.removeSource(SourceName("copy")) == 230)
-        #expect(try rig.fixture.all().count == 230)
+        try await rig.fixture.store.updateSource(copy)
+        #expect(try await rig.fixture.all().allSatisfy { $0.source == SourceName("copy") })
+        #expect(try await rig.fixture.store.removeSource(SourceName("copy")) == 230)
+        #expect(try await rig.fixture.all().count == 230)
     }
 
     @Test func aRenamedChannelKeepsItsChoicesAndItsGuideChannel() async throws {
-        let rig = Rig()
-        try rig.add("feed", Self.original, priority: 0)
+        let rig = try await Rig()
+        try await rig.add("feed", Self.original, priority: 0)
         _ = try await rig.refresh()
-        let offered = try rig.fixture.store.sourceChannels(of: SourceName("feed"))
+        let offered = try await rig.fixture.store.sourceChannels(of: SourceName("feed"))
         let old = try #require(offered.first)
         // The provider renames the channel's id; its display name stays.
         let renamed = Self.original.replacingOccurrences(of: "\"\(old.id.rawValue)\"", with: "\"renamed.id\"")
@@ -105,21 +109,21 @@ import XMLTV
         try Data(renamed.utf8).write(to: rig.folder.appendingPathComponent("feed.xml"))
         let report = try #require(try await rig.refresh().first)
         #expect(report.renamedChannels == [old.id.rawValue: "renamed.id"])
-        #expect(try rig.fixture.store.channels().map(\.id) == [old.id])
-        #expect(try rig.fixture.all().count == 230)
-        #expect(try rig.fixture.all().allSatisfy { $0.programme.channel == old.id })
+        #expect(try await rig.fixture.store.channels().map(\.id) == [old.id])
+        #expect(try await rig.fixture.all().count == 230)
+        #expect(try await rig.fixture.all().allSatisfy { $0.programme.channel == old.id })
     }
 
     @Test func aChannelFilterKeepsOnlyTheChosen() async throws {
-        let rig = Rig()
+        let rig = try await Rig()
         let text = String(decoding: RefreshTests.other, as: UTF8.self)   // five EnerGeek channels
-        try rig.add("feed", text, priority: 0)
-        var definition = try #require(try rig.fixture.store.sources().first).definition
+        try await rig.add("feed", text, priority: 0)
+        var definition = try #require(try await rig.fixture.store.sources().first).definition
         definition.keepNewChannels = false
         definition.channels = ["EnerGeek Retro"]
-        try rig.fixture.store.updateSource(definition)
+        try await rig.fixture.store.updateSource(definition)
         _ = try await rig.refresh()
-        #expect(Set(try rig.fixture.all().map(\.programme.channel.rawValue)) == ["EnerGeek Retro"])
-        #expect(try rig.fixture.store.sourceChannels(of: SourceName("feed")).filter(\.keep).map(\.id.rawValue) == ["EnerGeek Retro"])
+        #expect(await Set(try rig.fixture.all().map(\.programme.channel.rawValue)) == ["EnerGeek Retro"])
+        #expect(try await rig.fixture.store.sourceChannels(of: SourceName("feed")).filter(\.keep).map(\.id.rawValue) == ["EnerGeek Retro"])
     }
 }

@@ -20,13 +20,13 @@ import XMLTV
     }
 
     @Test(arguments: inputs)
-    func agreesWithTvSort(input: String) throws {
+    func agreesWithTvSort(input: String) async throws {
         let expectedName = "tv_sort_" + input.replacingOccurrences(of: ".xml", with: "_xml.expected").replacingOccurrences(of: "-", with: "_")
         let expectedURL = IngestFixture.fixtures.appendingPathComponent("peer-xmltv-tests/expected/\(expectedName)")
         let expected = try XMLTVReader.read([UInt8](try Data(contentsOf: expectedURL)))
-        let fixture = try IngestFixture()
-        try fixture.importer.importFile(at: IngestFixture.fixtures.appendingPathComponent("peer-xmltv-tests/inputs/\(input)").path)
-        let stored = try fixture.all().map { Self.key($0.programme) }
+        let fixture = try await IngestFixture()
+        try await fixture.importer.importFile(at: IngestFixture.fixtures.appendingPathComponent("peer-xmltv-tests/inputs/\(input)").path)
+        let stored = try await fixture.all().map { Self.key($0.programme) }
         let wanted = expected.programmes.map(Self.key)
         if Self.overlapRepairs.contains(input) {
             // Same programmes and starts; only the stops of overlapping ones differ, by design.

@@ -26,7 +26,7 @@ import Testing
         let transport: AsyncHTTPTransport
 
         init(policy: FetchPolicy = Rig.quickPolicy, readTimeout: Duration = .seconds(5)) async throws {
-            fixture = try IngestFixture()
+            fixture = try await IngestFixture()
             server = try await MisbehavingServer()
             transport = AsyncHTTPTransport(readTimeout: .milliseconds(Int64(readTimeout / .milliseconds(1))))
             refresher = SourceRefresher(store: fixture.store, transport: transport, policy: policy)
@@ -39,8 +39,8 @@ import Testing
         }
 
         func add(_ name: String, _ path: String, format: SourceFormat = .xmltv, priority: Int = 0, channels: [String] = [],
-                 timeShift: Int = 0) throws {
-            try fixture.store.addSource(SourceDefinition(name: SourceName(name), format: format, location: server.url(path),
+                 timeShift: Int = 0) async throws {
+            try await fixture.store.addSource(SourceDefinition(name: SourceName(name), format: format, location: server.url(path),
                                                          priority: priority, timeShift: timeShift, channels: channels))
         }
 
@@ -50,8 +50,8 @@ import Testing
         }
 
         /// The stored guide, as what a user would see of it.
-        func guide() throws -> [String] {
-            try fixture.all().map { "\($0.programme.channel) \($0.programme.start.timeIntervalSince1970) \($0.programme.title)" }
+        func guide() async throws -> [String] {
+            try await fixture.all().map { "\($0.programme.channel) \($0.programme.start.timeIntervalSince1970) \($0.programme.title)" }
         }
 
         func close() async throws {
@@ -67,9 +67,9 @@ import Testing
         // The first refresh with generous limits, so a busy machine cannot fail it; the strict ones for the second.
         let rig = try await Rig()
         rig.server.script("/guide.xml", .file(first))
-        try rig.add("feed", "/guide.xml")
+        try await rig.add("feed", "/guide.xml")
         #expect(try await rig.refresh("feed").outcome == .imported)
-        let before = try rig.guide()
+        let before = try await rig.guide()
         #expect(!before.isEmpty)
         rig.server.script("/guide.xml", reply)
         let strictTransport = AsyncHTTPTransport(readTimeout: .milliseconds(Int64(readTimeout / .milliseconds(1))))
@@ -78,8 +78,8 @@ import Testing
         try await strictTransport.shutdown()
         #expect(report.outcome == .failed)
         #expect(report.error?.contains(expected) == true, "\(report.error ?? "no error")")
-        #expect(try rig.guide() == before)
-        let status = try #require(try rig.fixture.store.sources().first)
+        #expect(try await rig.guide() == before)
+        let status = try #require(try await rig.fixture.store.sources().first)
         #expect(status.lastOutcome == .failed)
         #expect(status.lastError == report.error)
         #expect(status.lastSuccess != nil)
@@ -89,7 +89,7 @@ import Testing
     @Test func noContentLengthShowsBytesAndProgrammesAndImports() async throws {
         let rig = try await Rig()
         rig.server.script("/26.dat", .file(Self.radioTimes, sendsLength: false))
-        try rig.add("rt", "/{channel}.dat", format: .radiotimes, channels: ["26"])
+        try await rig.add("rt", "/{channel}.dat", format: .radiotimes, channels: ["26"])
         let progress = ProgressLog()
         let report = try await rig.refresh("rt", progress: progress)
         #expect(report.outcome == .imported, "\(report.error ?? "")")
@@ -102,14 +102,14 @@ import Testing
         #expect((feeds.last?.programmes ?? 0) > 300)
         #expect(feeds.map(\.bytes) == feeds.map(\.bytes).sorted())
         #expect(progress.last?.downloadsDone == 1 && progress.last?.downloadsTotal == 1)
-        #expect(try rig.fixture.store.channels().map(\.id) == [ChannelID("26")])
+        #expect(try await rig.fixture.store.channels().map(\.id) == [ChannelID("26")])
         try await rig.close()
     }
 
     @Test func withContentLengthProgressHasAPercentage() async throws {
         let rig = try await Rig()
         rig.server.script("/guide.xml", MisbehavingServer.Reply(body: Self.small, chunk: 16 * 1024))
-        try rig.add("feed", "/guide.xml")
+        try await rig.add("feed", "/guide.xml")
         let progress = ProgressLog()
         #expect(try await rig.refresh("feed", progress: progress).outcome == .imported)
         let fractions = progress.feeds.compactMap(\.fraction)
@@ -122,8 +122,8 @@ import Testing
         let rig = try await Rig()
         rig.server.script("/slow.xml", MisbehavingServer.Reply(body: Self.other, chunk: 8 * 1024, pause: .milliseconds(20)))
         rig.server.script("/quick.xml", .file(Self.small))
-        try rig.add("slow", "/slow.xml")
-        try rig.add("quick", "/quick.xml")
+        try await rig.add("slow", "/slow.xml")
+        try await rig.add("quick", "/quick.xml")
         let scheduler = RefreshScheduler(refresher: rig.refresher)
         #expect(try await scheduler.start([SourceName("slow")]) == [SourceName("slow")])
         #expect(scheduler.latest?.sources.map(\.name) == ["slow"])
@@ -140,7 +140,7 @@ import Testing
     @Test func aSlowDripWithinTheLimitsImports() async throws {
         let rig = try await Rig()
         rig.server.script("/guide.xml", MisbehavingServer.Reply(body: Self.other, chunk: 8 * 1024, pause: .milliseconds(10)))
-        try rig.add("feed", "/guide.xml")
+        try await rig.add("feed", "/guide.xml")
         let progress = ProgressLog()
         let report = try await rig.refresh("feed", progress: progress)
         #expect(report.outcome == .imported)
@@ -163,7 +163,7 @@ import Testing
     @Test func aConnectionCutMidBodyIsRetriedThenSucceeds() async throws {
         let rig = try await Rig()
         rig.server.script("/guide.xml", MisbehavingServer.Reply(body: Self.small, cutAfter: 50_000), .file(Self.small))
-        try rig.add("feed", "/guide.xml")
+        try await rig.add("feed", "/guide.xml")
         let progress = ProgressLog()
         let report = try await rig.refresh("feed", progress: progress)
         #expect(report.outcome == .imported)
@@ -180,7 +180,7 @@ import Testing
     @Test func aTooManyRequestsAnswerIsRetriedAfterItsRetryAfter() async throws {
         let rig = try await Rig()
         rig.server.script("/guide.xml", .status(429, headers: [("Retry-After", "1")]), .file(Self.small))
-        try rig.add("feed", "/guide.xml")
+        try await rig.add("feed", "/guide.xml")
         let began = ContinuousClock.now
         let report = try await rig.refresh("feed")
         #expect(report.outcome == .imported)
@@ -196,7 +196,7 @@ import Testing
     @Test func serverErrorsThenSuccessImports() async throws {
         let rig = try await Rig()
         rig.server.script("/guide.xml", .status(500), .status(502), .file(Self.small))
-        try rig.add("feed", "/guide.xml")
+        try await rig.add("feed", "/guide.xml")
         let report = try await rig.refresh("feed")
         #expect(report.outcome == .imported)
         #expect(rig.server.requests(to: "/guide.xml").count == 3)
@@ -209,7 +209,7 @@ import Testing
 
     @Test func aNotFoundIsNotRetried() async throws {
         let rig = try await Rig()
-        try rig.add("feed", "/missing.xml")
+        try await rig.add("feed", "/missing.xml")
         let report = try await rig.refresh("feed")
         #expect(report.outcome == .failed)
         #expect(report.error?.contains("answered 404") == true)
@@ -220,7 +220,7 @@ import Testing
     @Test func gzipImportsWhateverItsName() async throws {
         let rig = try await Rig()
         rig.server.script("/guide", .file(Self.smallGzip, headers: [("Content-Type", "application/octet-stream")]))
-        try rig.add("feed", "/guide")
+        try await rig.add("feed", "/guide")
         let report = try await rig.refresh("feed")
         #expect(report.outcome == .imported)
         #expect(report.bytes == Int64(Self.smallGzip.count))
@@ -232,32 +232,32 @@ import Testing
         let rig = try await Rig()
         rig.server.script("/guide.xml", MisbehavingServer.Reply(headers: [("Last-Modified", "Sat, 21 Nov 2026 10:00:00 GMT")],
                                                                  body: Self.small, etag: "\"v1\""))
-        try rig.add("feed", "/guide.xml")
+        try await rig.add("feed", "/guide.xml")
         #expect(try await rig.refresh("feed").outcome == .imported)
-        let version = try rig.fixture.store.version()
+        let version = try await rig.fixture.store.version()
         let report = try await rig.refresh("feed")
         #expect(report.outcome == .unchanged)
         #expect(report.notModified == 1 && report.bytes == 0 && report.programmes == 0)
         let second = try #require(rig.server.requests(to: "/guide.xml").last)
         #expect(second.headers["if-none-match"] == "\"v1\"")
         #expect(second.headers["if-modified-since"] == "Sat, 21 Nov 2026 10:00:00 GMT")
-        #expect(try rig.fixture.store.version().generation == version.generation)
-        #expect(try rig.fixture.store.sources().first?.lastOutcome == .unchanged)
+        #expect(try await rig.fixture.store.version().generation == version.generation)
+        #expect(try await rig.fixture.store.sources().first?.lastOutcome == .unchanged)
         try await rig.close()
     }
 
     @Test func aRedirectLoopIsAClearError() async throws {
         let rig = try await Rig()
         rig.server.script("/guide.xml", .file(Self.small))
-        try rig.add("feed", "/guide.xml")
+        try await rig.add("feed", "/guide.xml")
         #expect(try await rig.refresh("feed").outcome == .imported)
-        let before = try rig.guide()
+        let before = try await rig.guide()
         rig.server.script("/guide.xml", .status(302, headers: [("Location", rig.server.url("/elsewhere.xml"))]))
         rig.server.script("/elsewhere.xml", .status(302, headers: [("Location", rig.server.url("/guide.xml"))]))
         let report = try await rig.refresh("feed")
         #expect(report.outcome == .failed)
         #expect(report.error?.contains("redirects in a loop") == true, "\(report.error ?? "")")
-        #expect(try rig.guide() == before)
+        #expect(try await rig.guide() == before)
         try await rig.close()
     }
 
@@ -284,14 +284,14 @@ import Testing
         let rig = try await Rig()
         rig.server.script("/26.dat", .file(Self.radioTimes))
         rig.server.script("/27.dat", .file(Self.radioTimes))
-        try rig.add("rt", "/{channel}.dat", format: .radiotimes, channels: ["26", "27"])
+        try await rig.add("rt", "/{channel}.dat", format: .radiotimes, channels: ["26", "27"])
         let first = try await rig.refresh("rt")
         #expect(first.outcome == .imported && first.downloads == 2)
-        let before = try rig.guide()
+        let before = try await rig.guide()
         rig.server.script("/27.dat", MisbehavingServer.Reply(body: Self.radioTimes, cutAfter: 10_000))
         let report = try await rig.refresh("rt")
         #expect(report.outcome == .failed)
-        #expect(try rig.guide() == before)
+        #expect(try await rig.guide() == before)
         try await rig.close()
     }
 }
@@ -300,14 +300,14 @@ extension RefreshTests {
     /// A TVmaze country schedule source: one request per day, networks as channels, episodes as programmes, times
     /// from `airstamp`. Replays a real recorded response.
     @Test func aTVmazeScheduleBecomesChannelsAndProgrammes() async throws {
-        let fixture = try IngestFixture()
+        let fixture = try await IngestFixture()
         let server = try await MisbehavingServer()
         let transport = AsyncHTTPTransport()
         let day = Date(timeIntervalSince1970: 1_547_856_000)   // 2019-01-19T00:00:00Z, the recording's date
         let refresher = SourceRefresher(store: fixture.store, transport: transport, policy: Rig.quickPolicy, now: { day })
         server.script("/schedule?country=US&date=2019-01-19", .file(Self.bytes("tvmaze/schedule_US_2019-01-19.json")))
         server.script("/schedule?country=US&date=2019-01-20", .file(Array("[]".utf8)))
-        try fixture.store.addSource(SourceDefinition(name: SourceName("tvmaze-us"), format: .tvmaze,
+        try await fixture.store.addSource(SourceDefinition(name: SourceName("tvmaze-us"), format: .tvmaze,
                                                      location: server.url("/schedule?country=US"), days: 2))
         let report = try #require(try await refresher.refresh().first)
         #expect(report.outcome == .imported, "\(report.error ?? "")")
@@ -318,9 +318,9 @@ extension RefreshTests {
             let show = episode["show"] as? [String: Any]
             return ((show?["network"] as? [String: Any]) ?? (show?["webChannel"] as? [String: Any]))?["name"] as? String
         })
-        #expect(Set(try fixture.store.channels().map(\.name)) == networks)
+        #expect(await Set(try fixture.store.channels().map(\.name)) == networks)
         let first = recorded[0], show = try #require(first["show"] as? [String: Any])
-        let stored = try fixture.all().first { $0.programme.title == show["name"] as? String }
+        let stored = try await fixture.all().first { $0.programme.title == show["name"] as? String }
         #expect(stored?.programme.subTitle == first["name"] as? String)
         #expect(stored.map { CivilTime.iso8601($0.programme.start) } == "2019-01-19T13:00:00Z")   // airstamp 13:00+00:00
         #expect(stored?.programme.episodeLabel == "S13 E3")
@@ -353,10 +353,10 @@ final class ProgressLog: Sendable {
     }
 
     @Test func refreshesWhatIsDueOnlyAndRetriesAFailureSooner() async throws {
-        let fixture = try IngestFixture()
+        let fixture = try await IngestFixture()
         let clock = TestClock()
         let path = IngestFixture.fixtures.appendingPathComponent("peer-fixtures/iptv-org-epg/epg.iptvx.one.content.xml").path
-        try fixture.store.addSource(SourceDefinition(name: SourceName("feed"), format: .xmltv, location: path, refreshInterval: 300))
+        try await fixture.store.addSource(SourceDefinition(name: SourceName("feed"), format: .xmltv, location: path, refreshInterval: 300))
         let refresher = SourceRefresher(store: fixture.store, transport: AsyncHTTPTransport.shared, now: { clock.now() })
         let scheduler = RefreshScheduler(refresher: refresher, now: { clock.now() })
         let updates = scheduler.updates()
@@ -367,7 +367,7 @@ final class ProgressLog: Sendable {
         #expect(try await scheduler.refreshDue().map(\.source) == ["feed"])
 
         // A source that fails is tried again after 30 minutes, not after its 12-hour interval.
-        try fixture.store.addSource(SourceDefinition(name: SourceName("broken"), format: .xmltv, location: "/no/such/file.xml"))
+        try await fixture.store.addSource(SourceDefinition(name: SourceName("broken"), format: .xmltv, location: "/no/such/file.xml"))
         #expect(try await scheduler.refreshDue().map(\.outcome) == [.failed])
         clock.advance(1799)
         #expect(try await scheduler.refreshDue().map(\.source) == ["feed"])

@@ -27,7 +27,7 @@ import Testing
         """
 
     static func withAPI(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let server = try TestServer(listings: listings, now: Date(timeIntervalSince1970: 1_704_131_100))  // 2024-01-01 17:45 UTC
+        let server = try await TestServer(listings: listings, now: Date(timeIntervalSince1970: 1_704_131_100))  // 2024-01-01 17:45 UTC
         try await server.run(body)
     }
 

@@ -7,7 +7,7 @@ import Testing
 
 /// Setup, signing in, the wrong-PIN lockout, form tokens, channel choice, API tokens and the XMLTV feed.
 @Suite struct AccountTests {
-    static func server() throws -> TestServer { try TestServer(listings: WebTests.listings, now: WebTests.evening) }
+    static func server() async throws -> TestServer { try await TestServer(listings: WebTests.listings, now: WebTests.evening) }
 
     /// Sets up the admin (password "correct horse") and returns its signed-in jar.
     static func admin(_ client: any TestClientProtocol) async throws -> CookieJar {
@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func fiveWrongPINsMakeTheProfileWaitLongerEachTime() async throws {
-        let server = try Self.server()
+        let server = try await Self.server()
         try await server.run { client in
             let admin = try await Self.admin(client)
             _ = try await admin.send(client, "/admin/profiles", method: .post, form: ["name": "Kid", "role": "viewer", "kind": "pin", "secret": "2468"])
@@ -169,7 +169,7 @@ import Testing
     }
 
     @Test func xmltvFeedHasValidatorsAndChangesWithTheListings() async throws {
-        let server = try Self.server()
+        let server = try await Self.server()
         try await server.run { client in
             let first = try await client.execute(uri: "/xmltv.xml", method: .get)
             #expect(first.status == .ok)
@@ -183,7 +183,7 @@ import Testing
             #expect(Array(packed.body.readableBytesView.prefix(2)) == [0x1F, 0x8B])
             #expect(packed.headers[.eTag] != tag)
             // A new import changes the tag, so a media server fetches again.
-            try server.importListings("""
+            try await server.importListings("""
                 <tv><programme channel="one.uk" start="20240103180000 +0000" stop="20240103190000 +0000"><title>Extra</title></programme></tv>
                 """, as: "second")
             let changed = try await client.execute(uri: "/xmltv.xml", method: .get, headers: [.ifNoneMatch: tag])

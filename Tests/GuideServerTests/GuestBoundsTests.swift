@@ -12,7 +12,7 @@ import TVMazeReplay
 @Suite struct GuestBoundsTests {
     @Test func guestSearchesNeverQueueLongerThanTenSeconds() async throws {
         let replay = try await ReplayServer()
-        let server = try TestServer(listings: SeriesPagesTests.listings, now: SeriesPagesTests.now, tvmazeURL: replay.base)
+        let server = try await TestServer(listings: SeriesPagesTests.listings, now: SeriesPagesTests.now, tvmazeURL: replay.base)
         defer { Task { try? await replay.stop() } }
         try await server.run { client in
             // 60 different searches at once: TVmaze allows 20 in 10 s; before, the last 20 waited in line for 20 s and
@@ -30,7 +30,8 @@ import TVMazeReplay
             }
             #expect(results.allSatisfy { $0.0 == .ok || $0.0 == .serviceUnavailable }, "\(results.map(\.0.code))")
             let busy = results.filter { $0.0 == .serviceUnavailable }
-            #expect(busy.count >= 30, "\(busy.count) of 60 were turned away")
+            // At most 40 can be asked within 10 s (20 at once, 20 more as TVmaze's window frees): 20 or more wait no longer.
+            #expect(busy.count >= 20, "\(busy.count) of 60 were turned away")
             #expect(busy.allSatisfy { $0.1 != nil }, "\(busy.map(\.1))")
             #expect(results.filter { $0.0 == .ok }.count >= 20)
             let slowest = results.map(\.2).max() ?? .zero

@@ -75,14 +75,14 @@ import Testing
     }
 
     @Test func absurdNumbersInAdminFormsSayWhatToSend() async throws {
-        let (server, path) = try SourcePagesTests.server()
+        let (server, path) = try await SourcePagesTests.server()
         try await server.run { client in
             let admin = try await AccountTests.admin(client)
             let added = try await admin.send(client, "/admin/sources", method: .post,
                                              form: ["name": "other", "format": "xmltv", "location": path, "interval": "1e308"])
             #expect(added.status == .badRequest)
             #expect(String(buffer: added.body).contains("The interval (hours) takes a number from"))
-            #expect(try server.store.sources().isEmpty)
+            #expect(try await server.store.sources().isEmpty)
             _ = try await admin.send(client, "/admin/sources", method: .post, form: ["name": "other", "format": "xmltv", "location": path])
             for (field, value, says) in [("priority", "9223372036854775808", "The priority takes a whole number"),
                                          ("interval", "nan", "The interval (hours) takes a number"),
@@ -93,7 +93,7 @@ import Testing
                 #expect(saved.status == .badRequest, "\(field)=\(value)")
                 #expect(String(buffer: saved.body).contains(says), "\(field)=\(value)")
             }
-            let stored = try #require(try server.store.sources().first?.definition)
+            let stored = try #require(try await server.store.sources().first?.definition)
             #expect(stored.priority == 0 && stored.refreshInterval == 12 * 3600 && stored.timeShift == 0 && stored.days == 7)
             let settings = try await admin.send(client, "/settings", method: .post, form: ["dayStart": "9223372036854775808"])
             #expect(settings.status == .badRequest)
@@ -113,8 +113,8 @@ import Testing
         #expect(SourceName(location: "my-feed").rawValue == "my-feed")
         #expect(SourceName("https://host.example/get.php?password=P").shown == "host.example/get.php")
         // Stored under the whole URL (as one-off imports were named before): shown without its secrets.
-        let server = try TestServer(listings: WebTests.listings, now: WebTests.evening)
-        try server.importListings("""
+        let server = try await TestServer(listings: WebTests.listings, now: WebTests.evening)
+        try await server.importListings("""
             <tv><channel id="three.uk"><display-name>Three</display-name></channel>
             <programme channel="three.uk" start="20240101180000 +0000" stop="20240101230000 +0000"><title>Quiz Night</title></programme></tv>
             """, as: "http://host.example/xmltv.php?username=U&password=P")

@@ -20,7 +20,7 @@ import TVMazeReplay
 
     func withServer(_ body: @Sendable (TestServer, ReplayServer, any TestClientProtocol) async throws -> Void) async throws {
         let replay = try await ReplayServer()
-        let server = try TestServer(listings: Self.listings, now: Self.now, tvmazeURL: replay.base)
+        let server = try await TestServer(listings: Self.listings, now: Self.now, tvmazeURL: replay.base)
         do {
             try await server.run { client in try await body(server, replay, client) }
         } catch {
@@ -38,7 +38,7 @@ import TVMazeReplay
             let admin = try await AccountTests.admin(client)
             let forged = try await admin.send(client, "/shows/1/follow", method: .post, form: [:], withToken: false)
             #expect(forged.status == .forbidden)
-            #expect(try server.store.trackedShows().isEmpty)
+            #expect(try await server.store.trackedShows().isEmpty)
             #expect(try await guest.send(client, "/upcoming").status == .seeOther)
             #expect(try await guest.send(client, "/calendar").status == .seeOther)
         }
@@ -80,7 +80,7 @@ import TVMazeReplay
             let requests = replay.requests.count
             #expect(try await jar.send(client, "/shows/1/unfollow", method: .post, form: ["next": "/upcoming"]).status == .seeOther)
             #expect(String(buffer: try await jar.send(client, "/upcoming").body).contains("You follow no shows yet"))
-            #expect(try server.store.trackedShows().isEmpty && replay.requests.count == requests)
+            #expect(try await server.store.trackedShows().isEmpty && replay.requests.count == requests)
         }
     }
 
@@ -95,8 +95,8 @@ import TVMazeReplay
             let made = String(buffer: try await jar.send(client, "/settings/calendar", method: .post, form: ["action": "new"]).body)
             let address = try #require(made.firstMatch(of: /\/calendar\/([0-9a-f]+)\.ics/)).output.0
             let secret = String(address.dropFirst("/calendar/".count).dropLast(4))
-            #expect(try server.store.seriesSettings(of: ProfileID(rawValue: 1)).calendarTokenHash?.count == 64)
-            #expect(try server.store.seriesSettings(of: ProfileID(rawValue: 1)).calendarTokenHash != secret)
+            #expect(try await server.store.seriesSettings(of: ProfileID(rawValue: 1)).calendarTokenHash?.count == 64)
+            #expect(try await server.store.seriesSettings(of: ProfileID(rawValue: 1)).calendarTokenHash != secret)
             let settings = String(buffer: try await jar.send(client, "/settings").body)
             #expect(!settings.contains(secret) && settings.contains("Your calendar feed is on"))
             let feed = try await CookieJar().send(client, String(address))  // a calendar app: no cookies
@@ -108,7 +108,7 @@ import TVMazeReplay
             _ = try await jar.send(client, "/settings/calendar", method: .post, form: ["action": "new"])
             #expect(try await CookieJar().send(client, String(address)).status == .notFound)
             _ = try await jar.send(client, "/settings/calendar", method: .post, form: ["action": "revoke"])
-            #expect(try server.store.seriesSettings(of: ProfileID(rawValue: 1)).calendarTokenHash == nil)
+            #expect(try await server.store.seriesSettings(of: ProfileID(rawValue: 1)).calendarTokenHash == nil)
         }
     }
 }

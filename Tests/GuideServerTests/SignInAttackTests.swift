@@ -52,7 +52,7 @@ import Testing
 
     /// A server whose admin Ada signs in with "correct horse", and a viewer Kid with PIN 2468.
     static func withProfiles(cost: UInt8 = 4, _ body: @escaping @Sendable (TestServer, Int) async throws -> Void) async throws {
-        let server = try TestServer(listings: WebTests.listings, now: WebTests.evening, secretCost: cost)
+        let server = try await TestServer(listings: WebTests.listings, now: WebTests.evening, secretCost: cost)
         try await server.run(.live) { client in
             let admin = try await AccountTests.admin(client)
             _ = try await admin.send(client, "/admin/profiles", method: .post, form: ["name": "Kid", "role": "viewer", "kind": "pin", "secret": "2468"])
@@ -166,7 +166,7 @@ import Testing
     }
 
     @Test func onlyOneSetupEverSucceeds() async throws {
-        let server = try TestServer(listings: WebTests.listings, now: WebTests.evening)
+        let server = try await TestServer(listings: WebTests.listings, now: WebTests.evening)
         try await server.run(.live) { client in
             let port = try #require(client.port)
             let browser = try await Browser.at("127.0.0.7", port: port)
@@ -184,7 +184,7 @@ import Testing
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
             #expect(statuses.filter { $0 == 303 }.count == 1, "\(statuses)")
-            #expect(try server.store.profiles().count == 1)
+            #expect(try await server.store.profiles().count == 1)
         }
     }
 }

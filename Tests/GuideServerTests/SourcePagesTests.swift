@@ -24,8 +24,8 @@ import Testing
         </tv>
         """
 
-    static func server() throws -> (TestServer, String) {
-        let server = try TestServer(listings: WebTests.listings, now: WebTests.evening)
+    static func server() async throws -> (TestServer, String) {
+        let server = try await TestServer(listings: WebTests.listings, now: WebTests.evening)
         let path = server.folder + "/other.xml"
         try Data(feed.utf8).write(to: URL(fileURLWithPath: path))
         return (server, path)
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func onlyAdminsReachSourcesAndFormsNeedTheirToken() async throws {
-        let (server, path) = try Self.server()
+        let (server, path) = try await Self.server()
         try await server.run { client in
             let admin = try await AccountTests.admin(client)
             _ = try await admin.send(client, "/admin/profiles", method: .post, form: ["name": "Kid", "role": "viewer", "kind": "pin", "secret": "2468"])
@@ -58,7 +58,7 @@ import Testing
                 // An admin's own browser, led by another site without the form token, is refused too.
                 #expect(try await admin.send(client, path, method: .post, form: form, withToken: false).status == .forbidden)
             }
-            #expect(try server.store.sources().isEmpty)
+            #expect(try await server.store.sources().isEmpty)
             // The API: reading needs an admin; refreshing needs an admin's token, not a cookie.
             #expect(try await guest.send(client, "/api/sources").status == .unauthorized)
             #expect(try await kid.send(client, "/api/health").status == .forbidden)
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func anAdminAddsASourceMapsItsChannelsAndSeesHealth() async throws {
-        let (server, path) = try Self.server()
+        let (server, path) = try await Self.server()
         try await server.run { client in
             let admin = try await AccountTests.admin(client)
             let bad = try await admin.send(client, "/admin/sources", method: .post,
@@ -93,7 +93,7 @@ import Testing
             let mapped = try await admin.send(client, "/admin/source/channels", method: .post,
                                               form: ["name": "other", "id": "1.other", "keep": "1.other", "accept": "1.other"])
             #expect(String(buffer: mapped.body).contains("Saved 1 channel."))
-            #expect(try server.store.sourceChannels(of: SourceName("other")).first { $0.id == ChannelID("1.other") }?.mappedTo == ChannelID("one.uk"))
+            #expect(try await server.store.sourceChannels(of: SourceName("other")).first { $0.id == ChannelID("1.other") }?.mappedTo == ChannelID("one.uk"))
             let refused = try await admin.send(client, "/admin/source/channels", method: .post,
                                                form: ["name": "other", "id": "three.other", "keep": "three.other", "map.three.other": "nowhere"])
             #expect(refused.status == .badRequest)
@@ -104,7 +104,7 @@ import Testing
             #expect(String(buffer: refresh.body).contains("Refreshing other; progress below."))
             try await Self.settle(server)
             let window = TimeWindow(start: WebTests.evening, end: WebTests.evening.addingTimeInterval(3 * 3600))
-            let one = try server.store.guide(in: window, channels: [ChannelID("one.uk")], detail: .summary).first?.programmes.map(\.programme.title)
+            let one = try await server.store.guide(in: window, channels: [ChannelID("one.uk")], detail: .summary).first?.programmes.map(\.programme.title)
             #expect(one == ["Doctor Who", "Evening News", "Late Film"])
 
             // Health: per source and per channel, channels needing a look first.
@@ -122,13 +122,13 @@ import Testing
             #expect(zone.status == .badRequest && String(buffer: zone.body).contains("Mars/Olympus is not a time zone"))
             let removed = try await admin.send(client, "/admin/source/remove", method: .post, form: ["name": "other"])
             #expect(String(buffer: removed.body).contains("Removed other and its 3 programmes"))
-            #expect(try server.store.guide(in: window, channels: [ChannelID("one.uk")], detail: .summary).first?.programmes.map(\.programme.title) == ["Doctor Who"])
+            #expect(try await server.store.guide(in: window, channels: [ChannelID("one.uk")], detail: .summary).first?.programmes.map(\.programme.title) == ["Doctor Who"])
         }
     }
 
     @Test func progressArrivesLiveAsServerSentEvents() async throws {
-        let (server, path) = try Self.server()
-        try server.store.addSource(SourceDefinition(name: SourceName("other"), format: .xmltv, location: path))
+        let (server, path) = try await Self.server()
+        try await server.store.addSource(SourceDefinition(name: SourceName("other"), format: .xmltv, location: path))
         try await server.run(.live) { client in
             let admin = try await AccountTests.admin(client)
             let port = try #require(client.port)
@@ -175,7 +175,7 @@ import Testing
     }
 
     @Test func progressWatchersAreCappedPerClient() async throws {
-        let (server, _) = try Self.server()
+        let (server, _) = try await Self.server()
         try await server.run(.live) { client in
             let admin = try await AccountTests.admin(client)
             let port = try #require(client.port)

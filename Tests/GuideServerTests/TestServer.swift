@@ -21,26 +21,26 @@ final class TestServer: Sendable {
     /// bcrypt's cost: the lowest (4) by default, as the tests check the rules, not the hash's strength.
     let secretCost: UInt8
 
-    init(listings: String, now: Date, tvmazeURL: String = "http://127.0.0.1:9", secretCost: UInt8 = 4) throws {
+    init(listings: String, now: Date, tvmazeURL: String = "http://127.0.0.1:9", secretCost: UInt8 = 4) async throws {
         self.tvmazeURL = tvmazeURL
         self.secretCost = secretCost
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-web-\(UUID().uuidString)").path
-        store = try TestDatabase.open(in: folder)
+        store = try await TestDatabase.open(in: folder)
         clock = TestClock(now)
         scheduler = RefreshScheduler(
             refresher: SourceRefresher(store: store, transport: AsyncHTTPTransport.shared, now: { [clock] in clock.now }),
             now: { [clock] in clock.now })
-        try importListings(listings, as: "test")
+        try await importListings(listings, as: "test")
     }
 
     deinit {
         try? FileManager.default.removeItem(atPath: folder)  // Scratch space of one test.
     }
 
-    func importListings(_ text: String, as source: String) throws {
-        var chunks = [Data(text.utf8)]
-        _ = try ListingImporter(store: store).importStream(source: SourceName(source), name: "\(source).xml", totalBytes: nil) {
-            chunks.isEmpty ? Data() : chunks.removeFirst()
+    func importListings(_ text: String, as source: String) async throws {
+        let chunks = Mutex([Data(text.utf8)])
+        _ = try await ListingImporter(store: store).importStream(source: SourceName(source), name: "\(source).xml", totalBytes: nil) {
+            chunks.withLock { $0.isEmpty ? Data() : $0.removeFirst() }
         }
     }
 

@@ -28,7 +28,7 @@ import Testing
     /// 2024-01-01 18:45 UTC, during Doctor Who.
     static let evening = Date(timeIntervalSince1970: 1_704_134_700)
 
-    static func server() throws -> TestServer { try TestServer(listings: listings, now: evening) }
+    static func server() async throws -> TestServer { try await TestServer(listings: listings, now: evening) }
 
     @Test func gridPlacesProgrammesByMinuteAndClipsAtTheDayStart() async throws {
         try await Self.server().run { client in

@@ -5,85 +5,84 @@ import Testing
 import XMLTV
 
 @Suite struct ImportTests {
-    @Test func storesChannelsAndProgrammes() throws {
-        let fixture = try StoreFixture()
-        let summary = try fixture.importFixture("peer-xmltv-tests/inputs/test.xml")
+    @Test func storesChannelsAndProgrammes() async throws {
+        let fixture = try await StoreFixture()
+        let summary = try await fixture.importFixture("peer-xmltv-tests/inputs/test.xml")
         #expect(summary.channels == 2)
         #expect(summary.programmes == 1)
-        #expect(try fixture.store.channels().map(\.id.rawValue) == ["3sat.de", "das-erste.de"])
-        #expect(try fixture.store.counts().programmes == 1)
+        #expect(try await fixture.store.channels().map(\.id.rawValue) == ["3sat.de", "das-erste.de"])
+        #expect(try await fixture.store.counts().programmes == 1)
     }
 
-    @Test func keepsEveryFieldThroughTheStore() throws {
-        let fixture = try StoreFixture()
-        try fixture.importFixture("ours/out-of-order.xml")
+    @Test func keepsEveryFieldThroughTheStore() async throws {
+        let fixture = try await StoreFixture()
+        try await fixture.importFixture("ours/out-of-order.xml")
         let read = try XMLTVReader.read([UInt8](try Data(contentsOf: StoreFixture.fixtures.appendingPathComponent("ours/out-of-order.xml"))))
-        var stored: [Programme] = []
-        try fixture.store.forEachProgramme { stored.append($0.programme) }
+        let stored = try await fixture.store.everyProgramme().map(\.programme)
         #expect(stored == read.programmes)
-        #expect(try fixture.store.channels() == read.channels)
+        #expect(try await fixture.store.channels() == read.channels)
         // and a summary reading walks past the rest: every field is set somewhere in the file.
-        let window = try #require(try fixture.store.coverage())
-        let summaries = try fixture.store.guide(in: window, channels: nil, detail: .summary).flatMap(\.programmes)
+        let window = try #require(try await fixture.store.coverage())
+        let summaries = try await fixture.store.guide(in: window, channels: nil, detail: .summary).flatMap(\.programmes)
         #expect(Set(summaries.map(\.programme)) == Set(read.programmes.map(\.summary)))
         #expect(read.programmes.contains { !$0.credits.isEmpty && !$0.descriptions.isEmpty && $0.isRepeat })
     }
 
-    @Test func replacesWhatTheSameSourceSaidForTheRangeItCovers() throws {
+    @Test func replacesWhatTheSameSourceSaidForTheRangeItCovers() async throws {
         // Given a source with two days on channel a and one on b,
-        let fixture = try StoreFixture()
-        try fixture.importXML(StoreFixture.xml([
+        let fixture = try await StoreFixture()
+        try await fixture.importXML(StoreFixture.xml([
             ("a", "20240101200000", "20240101210000", "Old Monday"),
             ("a", "20240102200000", "20240102210000", "Old Tuesday"),
             ("b", "20240101200000", "20240101210000", "Old B"),
         ]), source: "feed")
         // when it sends only Tuesday on a again,
-        let summary = try fixture.importXML(StoreFixture.xml([
+        let summary = try await fixture.importXML(StoreFixture.xml([
             ("a", "20240102200000", "20240102203000", "New Tuesday"),
             ("a", "20240102203000", "20240102210000", "New Tuesday late"),
         ]), source: "feed")
         // then Tuesday is replaced, Monday and channel b are kept.
         #expect(summary.replaced == 1)
         let all = TimeWindow(start: StoreFixture.date("2024"), end: StoreFixture.date("2025"))
-        #expect(try fixture.store.programmes(on: ChannelID("a"), in: all).map(\.programme.title)
+        #expect(try await fixture.store.programmes(on: ChannelID("a"), in: all).map(\.programme.title)
                 == ["Old Monday", "New Tuesday", "New Tuesday late"])
-        #expect(try fixture.store.programmes(on: ChannelID("b"), in: all).map(\.programme.title) == ["Old B"])
+        #expect(try await fixture.store.programmes(on: ChannelID("b"), in: all).map(\.programme.title) == ["Old B"])
     }
 
-    @Test func anotherSourceDoesNotReplaceItHidesBehindTheFirst() throws {
-        let fixture = try StoreFixture()
+    @Test func anotherSourceDoesNotReplaceItHidesBehindTheFirst() async throws {
+        let fixture = try await StoreFixture()
         let all = TimeWindow(start: StoreFixture.date("2024"), end: StoreFixture.date("2025"))
-        func titles() throws -> [String] { try fixture.store.programmes(on: ChannelID("a"), in: all).map(\.programme.title) }
-        try fixture.importXML(StoreFixture.xml([("a", "20240101200000", "20240101210000", "One")]), source: "first")
-        let summary = try fixture.importXML(StoreFixture.xml([("a", "20240101200000", "20240101210000", "Two"),
+        func titles() async throws -> [String] { try await fixture.store.programmes(on: ChannelID("a"), in: all).map(\.programme.title) }
+        try await fixture.importXML(StoreFixture.xml([("a", "20240101200000", "20240101210000", "One")]), source: "first")
+        let summary = try await fixture.importXML(StoreFixture.xml([("a", "20240101200000", "20240101210000", "Two"),
                                                              ("a", "20240101210000", "20240101220000", "Later")]), source: "second")
         // Equal priorities: the source first seen wins the shared hour; the second fills the hour after it.
         #expect(summary.hidden == 1)
-        #expect(try titles() == ["One", "Later"])
-        #expect(try fixture.store.counts().programmes == 2)
+        #expect(try await titles() == ["One", "Later"])
+        #expect(try await fixture.store.counts().programmes == 2)
         // Removing the first shows what hid behind it.
-        #expect(try fixture.store.removeSource(SourceName("first")) == 1)
-        #expect(try titles() == ["Two", "Later"])
+        #expect(try await fixture.store.removeSource(SourceName("first")) == 1)
+        #expect(try await titles() == ["Two", "Later"])
     }
 
-    @Test func aFailedImportChangesNothing() throws {
-        let fixture = try StoreFixture()
-        try fixture.importXML(StoreFixture.xml([("a", "20240101200000", "20240101210000", "Kept")], channels: ["a"]), source: "feed")
+    @Test func aFailedImportChangesNothing() async throws {
+        let fixture = try await StoreFixture()
+        try await fixture.importXML(StoreFixture.xml([("a", "20240101200000", "20240101210000", "Kept")], channels: ["a"]), source: "feed")
         // Given a file from the same source that breaks half-way,
         let broken = StoreFixture.xml([("a", "20240101200000", "20240101210000", "Replacement")], channels: ["a", "b"])
             .replacingOccurrences(of: "</tv>", with: "<programme start=\"2024\" channel=\"a\"><title>cut")
-        #expect(throws: XMLTVError.self) { try fixture.importXML(broken, source: "feed") }
+        await #expect(throws: XMLTVError.self) { try await fixture.importXML(broken, source: "feed") }
         // then the guide is exactly as before.
         let all = TimeWindow(start: StoreFixture.date("2024"), end: StoreFixture.date("2025"))
-        #expect(try fixture.store.programmes(on: ChannelID("a"), in: all).map(\.programme.title) == ["Kept"])
-        #expect(try fixture.store.channels().map(\.id.rawValue) == ["a"])
+        #expect(try await fixture.store.programmes(on: ChannelID("a"), in: all).map(\.programme.title) == ["Kept"])
+        #expect(try await fixture.store.channels().map(\.id.rawValue) == ["a"])
     }
 
-    @Test func repairsAndReportsProblemProgrammes() throws {
-        let fixture = try StoreFixture()
-        let summary = try fixture.importFixture("ours/repairs.xml")
+    @Test func repairsAndReportsProblemProgrammes() async throws {
+        let fixture = try await StoreFixture()
+        let summary = try await fixture.importFixture("ours/repairs.xml")
         let all = TimeWindow(start: StoreFixture.date("2024"), end: StoreFixture.date("2025"))
-        let stored = try fixture.store.programmes(on: ChannelID("c1"), in: all)
+        let stored = try await fixture.store.programmes(on: ChannelID("c1"), in: all)
         let rows = stored.map { "\($0.programme.title) \(CivilTime.iso8601($0.programme.start))-\($0.programme.stop.map(CivilTime.iso8601) ?? "open")" }
         #expect(rows == [
             "No stop 2024-01-01T18:00:00Z-2024-01-01T19:00:00Z",
@@ -100,24 +99,25 @@ import XMLTV
         #expect(summary.programmes == 6)
     }
 
-    @Test func readersAreNotBlockedDuringAnImport() throws {
-        let fixture = try StoreFixture()
-        try fixture.importXML(StoreFixture.xml([("a", "20240101200000", "20240101210000", "Before")], channels: ["a"]))
-        var seenDuringImport: [String] = []
-        try fixture.store.importListings(from: SourceName("second")) { sink in
-            try sink.add(Channel(id: ChannelID("b")))
-            // While this write transaction is open, another thread reads the guide as it was.
-            let done = DispatchSemaphore(value: 0)
-            let store = fixture.store
-            nonisolated(unsafe) var names: [String] = []
-            Thread.detachNewThread {
-                names = (try? store.channels().map(\.id.rawValue)) ?? ["read failed"]
-                done.signal()
-            }
-            #expect(done.wait(timeout: .now() + 10) == .success)
-            seenDuringImport = names
+    @Test func readersAreNotBlockedDuringAnImport() async throws {
+        let fixture = try await StoreFixture()
+        try await fixture.importXML(StoreFixture.xml([("a", "20240101200000", "20240101210000", "Before")], channels: ["a"]))
+        // A feed of one: the second hand-over returns only once the store took the first, inside its transaction.
+        let feed = ImportFeed(capacity: 1)
+        let store = fixture.store
+        let importing = Task { try await store.importListings(from: SourceName("second"), reading: feed) }
+        try await BlockingWork.run("test.feed") {
+            _ = feed.put(.items([.channel(Channel(id: ChannelID("b")))]))
+            _ = feed.put(.items([]))
         }
+        // While the import's transaction is open, waiting for more, a reader sees the guide as it was.
+        let seenDuringImport = try await store.channels().map(\.id.rawValue)
+        try await BlockingWork.run("test.feed") {
+            _ = feed.put(.finished(IssueLog()))
+            feed.close()
+        }
+        _ = try await importing.value
         #expect(seenDuringImport == ["a"])
-        #expect(try fixture.store.channels().map(\.id.rawValue) == ["a", "b"])
+        #expect(try await fixture.store.channels().map(\.id.rawValue) == ["a", "b"])
     }
 }

@@ -17,23 +17,23 @@ import Testing
         #expect(throws: StoreError.self) { try PostgresLocation(url: "postgres://u@h/db?sslmode=prefer") }
     }
 
-    @Test func requireEncryptsAndVerifyFullChecksTheCertificate() throws {
+    @Test func requireEncryptsAndVerifyFullChecksTheCertificate() async throws {
         let base = TestDatabase.location(in: Self.folder)
         // Encrypted, certificate not checked.
-        let required = try openGuideDatabase(base + "&sslmode=require")
-        #expect(try required.channels().isEmpty)
+        let required = try await TestDatabase.open(base + "&sslmode=require")
+        #expect(try await required.channels().isEmpty)
         // Checked against the system's authorities: a self-signed certificate is refused, saying why.
         do {
-            _ = try openGuideDatabase(base + "&sslmode=verify-full").channels()
+            _ = try await TestDatabase.open(base + "&sslmode=verify-full").channels()
             Issue.record("a self-signed certificate was accepted")
         } catch {
             #expect("\(error)".lowercased().contains("certificate"), "\(error)")
         }
         // Checked against the server's own certificate as the authority: accepted.
         if let ca = ProcessInfo.processInfo.environment["TVGUIDE_TEST_POSTGRES_CA"] {
-            let verified = try openGuideDatabase(base + "&sslmode=verify-full&sslrootcert=\(ca)")
-            #expect(try verified.channels().isEmpty)
+            let verified = try await TestDatabase.open(base + "&sslmode=verify-full&sslrootcert=\(ca)")
+            #expect(try await verified.channels().isEmpty)
         }
-        #expect(throws: StoreError.self) { try openGuideDatabase(base + "&sslmode=verify-full&sslrootcert=/nonexistent.pem") }
+        await #expect(throws: StoreError.self) { try await TestDatabase.open(base + "&sslmode=verify-full&sslrootcert=/nonexistent.pem") }
     }
 }

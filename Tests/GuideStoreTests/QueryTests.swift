@@ -4,9 +4,9 @@ import GuideStore
 import Testing
 
 @Suite struct QueryTests {
-    static func guide() throws -> StoreFixture {
-        let fixture = try StoreFixture()
-        try fixture.importXML(StoreFixture.xml([
+    static func guide() async throws -> StoreFixture {
+        let fixture = try await StoreFixture()
+        try await fixture.importXML(StoreFixture.xml([
             ("a", "20240101180000", "20240101183000", "Früh News"),
             ("a", "20240101183000", "20240101183000", "Weather"),
             ("a", "20240101183000", "20240101190000", "Doctor Who"),
@@ -18,9 +18,9 @@ import Testing
         return fixture
     }
 
-    @Test func nowAndNextFollowStartInclusiveStopExclusive() throws {
-        let store = try Self.guide().store
-        let at1830 = try store.nowNext(at: StoreFixture.date("20240101183000"), channels: nil)
+    @Test func nowAndNextFollowStartInclusiveStopExclusive() async throws {
+        let store = try await Self.guide().store
+        let at1830 = try await store.nowNext(at: StoreFixture.date("20240101183000"), channels: nil)
         #expect(at1830.map(\.channel.rawValue) == ["a", "b", "c"])
         #expect(at1830[0].now?.programme.title == "Doctor Who")
         #expect(at1830[0].next?.programme.title == "Café Society")
@@ -28,25 +28,25 @@ import Testing
         #expect(at1830[1].next?.programme.title == "ニュース７")
         #expect(at1830[2].now == nil && at1830[2].next == nil)
         // Just before the stop it is still on; at the stop the next one is.
-        let at1929 = try store.nowNext(at: StoreFixture.date("20240101192959"), channels: [ChannelID("b")])
+        let at1929 = try await store.nowNext(at: StoreFixture.date("20240101192959"), channels: [ChannelID("b")])
         #expect(at1929.first?.now?.programme.title == "ニュース７")
         #expect(at1929.first?.next?.programme.title == "Doctor Foster")
-        let gap = try store.nowNext(at: StoreFixture.date("20240101194500"), channels: [ChannelID("b")])
+        let gap = try await store.nowNext(at: StoreFixture.date("20240101194500"), channels: [ChannelID("b")])
         #expect(gap.first?.now == nil)
         #expect(gap.first?.next?.programme.title == "Doctor Foster")
     }
 
-    @Test func windowIncludesProgrammesCrossingItsEdges() throws {
-        let store = try Self.guide().store
+    @Test func windowIncludesProgrammesCrossingItsEdges() async throws {
+        let store = try await Self.guide().store
         let window = TimeWindow(start: StoreFixture.date("20240101182000"), end: StoreFixture.date("20240101190000"))
-        #expect(try store.programmes(on: ChannelID("a"), in: window).map(\.programme.title)
+        #expect(try await store.programmes(on: ChannelID("a"), in: window).map(\.programme.title)
                 == ["Früh News", "Weather", "Doctor Who"])
     }
 
-    @Test func coverageIsFirstStartToLastStop() throws {
-        let coverage = try #require(try Self.guide().store.coverage())
+    @Test func coverageIsFirstStartToLastStop() async throws {
+        let coverage = try #require(try await Self.guide().store.coverage())
         #expect(coverage == TimeWindow(start: StoreFixture.date("20240101170000"), end: StoreFixture.date("20240101210000")))
-        #expect(try StoreFixture().store.coverage() == nil)
+        #expect(try await StoreFixture().store.coverage() == nil)
     }
 
     @Test(arguments: [
@@ -61,19 +61,19 @@ import Testing
         (["w"], ["Früh News", "Weather", "Doctor Who"]),
         (["doctor", "nobody"], []),
     ] as [([String], [String])])
-    func searchFindsTitlesHoldingEveryTerm(terms: [String], titles: [String]) throws {
-        let results = try Self.guide().store.search(SearchQuery(terms))
+    func searchFindsTitlesHoldingEveryTerm(terms: [String], titles: [String]) async throws {
+        let results = try await Self.guide().store.search(SearchQuery(terms))
         #expect(results.map(\.programme.title) == titles)
     }
 
-    @Test func searchCanLookInDescriptions() throws {
-        let store = try Self.guide().store
-        #expect(try store.search(SearchQuery(["about", "film"], scope: .title)).isEmpty)
-        #expect(try store.search(SearchQuery(["about", "film"], scope: .all)).map(\.programme.title) == ["The Big Film"])
+    @Test func searchCanLookInDescriptions() async throws {
+        let store = try await Self.guide().store
+        #expect(try await store.search(SearchQuery(["about", "film"], scope: .title)).isEmpty)
+        #expect(try await store.search(SearchQuery(["about", "film"], scope: .all)).map(\.programme.title) == ["The Big Film"])
     }
 
-    @Test func searchHonoursTheLimitInStartOrder() throws {
-        let results = try Self.guide().store.search(SearchQuery(["o"], limit: 2))
+    @Test func searchHonoursTheLimitInStartOrder() async throws {
+        let results = try await Self.guide().store.search(SearchQuery(["o"], limit: 2))
         #expect(results.map(\.programme.title) == ["Doctor Who", "Café Society"])
     }
 }

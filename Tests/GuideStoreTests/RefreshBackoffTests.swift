@@ -8,19 +8,19 @@ import Testing
 @Suite struct RefreshBackoffTests {
     static let t0 = Date(timeIntervalSince1970: 1_771_185_600)
 
-    @Test func aRefreshThatNeverFinishedCountsAsAFailureAtTheNextStart() throws {
-        let fixture = try StoreFixture()
-        try fixture.store.addSource(SourceDefinition(name: SourceName("feed"), format: .xmltv, location: "/srv/feed.xml"))
-        try fixture.store.recordRefreshStart(of: SourceName("feed"), at: Self.t0)
-        var status = try #require(try fixture.store.sources().first)
+    @Test func aRefreshThatNeverFinishedCountsAsAFailureAtTheNextStart() async throws {
+        let fixture = try await StoreFixture()
+        try await fixture.store.addSource(SourceDefinition(name: SourceName("feed"), format: .xmltv, location: "/srv/feed.xml"))
+        try await fixture.store.recordRefreshStart(of: SourceName("feed"), at: Self.t0)
+        var status = try #require(try await fixture.store.sources().first)
         #expect(status.unfinishedSince == Self.t0)
         #expect(status.failuresInRow == 0)
         // Killed before it recorded an outcome: the start is there at the next one, and is due 30 min after, not now.
         #expect(status.nextDue == Self.t0.addingTimeInterval(30 * 60))
 
         let t1 = Self.t0.addingTimeInterval(3600)
-        try fixture.store.recordRefreshStart(of: SourceName("feed"), at: t1)
-        status = try #require(try fixture.store.sources().first)
+        try await fixture.store.recordRefreshStart(of: SourceName("feed"), at: t1)
+        status = try #require(try await fixture.store.sources().first)
         #expect(status.lastOutcome == .failed)
         #expect(status.lastError == SourceStatus.unfinishedRefresh)
         #expect(status.lastAttempt == Self.t0)
@@ -28,13 +28,13 @@ import Testing
         #expect(status.unfinishedSince == t1)
         #expect(status.nextDue == t1.addingTimeInterval(3600), "a second failure in a row waits twice as long")
 
-        try fixture.store.recordRefresh(RefreshRecord(outcome: .failed, at: t1, duration: 1, error: "cut off"), of: SourceName("feed"))
-        status = try #require(try fixture.store.sources().first)
+        try await fixture.store.recordRefresh(RefreshRecord(outcome: .failed, at: t1, duration: 1, error: "cut off"), of: SourceName("feed"))
+        status = try #require(try await fixture.store.sources().first)
         #expect(status.failuresInRow == 2 && status.unfinishedSince == nil && status.lastError == "cut off")
         #expect(status.nextDue == t1.addingTimeInterval(3600))
 
-        try fixture.store.recordRefresh(RefreshRecord(outcome: .imported, at: t1, duration: 1, programmes: 5), of: SourceName("feed"))
-        status = try #require(try fixture.store.sources().first)
+        try await fixture.store.recordRefresh(RefreshRecord(outcome: .imported, at: t1, duration: 1, programmes: 5), of: SourceName("feed"))
+        status = try #require(try await fixture.store.sources().first)
         #expect(status.failuresInRow == 0 && status.lastOutcome == .imported)
         #expect(status.nextDue == t1.addingTimeInterval(12 * 3600))
     }

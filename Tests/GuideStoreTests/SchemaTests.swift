@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
 import GuideCore
+import StoreTestSupport
 import Testing
 @testable import GuideStore
 
 @Suite struct SchemaTests {
     /// A database written by the first schema opens with everything it held, under the current schema.
-    @Test func aVersionOneDatabaseIsCarriedForward() throws {
+    @Test func aVersionOneDatabaseIsCarriedForward() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-v1-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }  // Scratch.
         let programme = Programme(channel: ChannelID("bbc1.uk"), start: StoreFixture.date("20240101180000"),
@@ -14,7 +15,7 @@ import Testing
         do {
             let queue = try DatabaseQueue(path: path)
             try SchemaMigrations.migrator.migrate(queue, upTo: "v1: sources, channels, programmes, search")
-            try queue.write { db in
+            try await queue.write { db in
                 try db.execute(sql: "INSERT INTO source (id, name) VALUES (1, 'old')")
                 try db.execute(sql: "INSERT INTO import_run (source_id, started_at, longest) VALUES (1, 0, 1800)")
                 try db.execute(sql: "INSERT INTO channel (id, name, position, details) VALUES (?, 'BBC One', 1, ?)",
@@ -31,23 +32,23 @@ import Testing
             }
         }
         let store = try SQLiteListingStore(path: path)
-        #expect(try store.channels().map(\.name) == ["BBC One"])
-        let now = try store.nowNext(at: StoreFixture.date("20240101181500"), channels: nil)
+        #expect(try await store.channels().map(\.name) == ["BBC One"])
+        let now = try await store.nowNext(at: StoreFixture.date("20240101181500"), channels: nil)
         #expect(now.first?.channel == ChannelID("bbc1.uk"))
         #expect(now.first?.now?.programme == programme)
         #expect(now.first?.now?.source == SourceName("old"))
-        #expect(try store.search(SearchQuery(["who"])).map(\.programme.title) == ["Doctor Who"])
+        #expect(try await store.search(SearchQuery(["who"])).map(\.programme.title) == ["Doctor Who"])
     }
 
     /// A v7 database's calendar feed addresses keep working once their secrets are stored hashed (v8), and its API
     /// tokens keep the power they had (scope admin).
-    @Test func feedSecretsAreHashedAndOldTokensKeepTheirPower() throws {
+    @Test func feedSecretsAreHashedAndOldTokensKeepTheirPower() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-v7-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }  // Scratch.
         do {
             let queue = try DatabaseQueue(path: path)
             try SchemaMigrations.migrator.migrate(queue, upTo: "v7: refreshes that never finished, sign-in throttles per address and profile")
-            try queue.write { db in
+            try await queue.write { db in
                 try db.execute(sql: "INSERT INTO profile (id, name, role, secret_kind, secret_hash, created_at) VALUES (1, 'Sam', 'admin', 'pin', 'x', 0)")
                 try db.execute(sql: """
                     INSERT INTO series_settings (profile_id, lead_minutes, shift_minutes, past_days, future_days, calendar_token)
@@ -59,25 +60,25 @@ import Testing
         let store = try SQLiteListingStore(path: path)
         // SHA-256 of "abc123".
         let hash = "6ca13d52ca70c883e0f0bb101e425a89e8624de51db2d2392593af6a84118090"
-        #expect(try store.calendarProfile(tokenHash: hash) == ProfileID(rawValue: 1))
-        #expect(try store.calendarProfile(tokenHash: "abc123") == nil)
-        #expect(try store.apiTokens(of: ProfileID(rawValue: 1)).first?.scope == .admin)
+        #expect(try await store.calendarProfile(tokenHash: hash) == ProfileID(rawValue: 1))
+        #expect(try await store.calendarProfile(tokenHash: "abc123") == nil)
+        #expect(try await store.apiTokens(of: ProfileID(rawValue: 1)).first?.scope == .admin)
     }
 
     /// Now/next keeps the schedule in memory; an import, also one through another connection (another instance of
     /// tvguide on the same database), must show at once.
-    @Test func nowNextSeesEveryImport() throws {
-        let fixture = try StoreFixture()
+    @Test func nowNextSeesEveryImport() async throws {
+        let fixture = try await StoreFixture()
         let instant = StoreFixture.date("20240101181500")
-        try fixture.importXML(StoreFixture.xml([("a", "20240101180000", "20240101190000", "First")]))
-        #expect(try fixture.store.nowNext(at: instant, channels: nil).first?.now?.programme.title == "First")
-        try fixture.importXML(StoreFixture.xml([("a", "20240101180000", "20240101190000", "Second")]))
-        #expect(try fixture.store.nowNext(at: instant, channels: nil).first?.now?.programme.title == "Second")
-        let other = try openGuideDatabase(fixture.location)
-        _ = try other.importListings(from: SourceName("test")) { sink in
-            try sink.add(Programme(channel: ChannelID("a"), start: StoreFixture.date("20240101180000"),
+        try await fixture.importXML(StoreFixture.xml([("a", "20240101180000", "20240101190000", "First")]))
+        #expect(try await fixture.store.nowNext(at: instant, channels: nil).first?.now?.programme.title == "First")
+        try await fixture.importXML(StoreFixture.xml([("a", "20240101180000", "20240101190000", "Second")]))
+        #expect(try await fixture.store.nowNext(at: instant, channels: nil).first?.now?.programme.title == "Second")
+        let other = try await TestDatabase.open(fixture.location)
+        _ = try await other.importListings(from: SourceName("test")) { sink in
+            sink.add(Programme(channel: ChannelID("a"), start: StoreFixture.date("20240101180000"),
                                    stop: StoreFixture.date("20240101190000"), titles: [LocalizedText("Third")]), line: nil)
         }
-        #expect(try fixture.store.nowNext(at: instant, channels: nil).first?.now?.programme.title == "Third")
+        #expect(try await fixture.store.nowNext(at: instant, channels: nil).first?.now?.programme.title == "Third")
     }
 }

@@ -10,9 +10,9 @@ struct StoreFixture {
     let location: String
     let store: any GuideDatabase
 
-    init() throws {
+    init() async throws {
         location = TestDatabase.location(in: FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-test-\(UUID().uuidString)").path)
-        store = try openGuideDatabase(location)
+        store = try await openGuideDatabase(location)
     }
 
     /// The XMLTV fixtures shared with the XMLTV tests.
@@ -20,23 +20,23 @@ struct StoreFixture {
         .deletingLastPathComponent().appendingPathComponent("XMLTVTests/Fixtures")
 
     @discardableResult
-    func importXML(_ text: String, source: String = "test") throws -> ImportSummary {
-        try importBytes(Array(text.utf8), source: source)
+    func importXML(_ text: String, source: String = "test") async throws -> ImportSummary {
+        try await importBytes(Array(text.utf8), source: source)
     }
 
     @discardableResult
-    func importFixture(_ path: String, source: String? = nil) throws -> ImportSummary {
-        try importBytes([UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent(path))), source: source ?? path)
+    func importFixture(_ path: String, source: String? = nil) async throws -> ImportSummary {
+        try await importBytes([UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent(path))), source: source ?? path)
     }
 
     @discardableResult
-    func importBytes(_ bytes: [UInt8], source: String) throws -> ImportSummary {
-        try store.importListings(from: SourceName(source)) { sink in
+    func importBytes(_ bytes: [UInt8], source: String) async throws -> ImportSummary {
+        try await store.importListings(from: SourceName(source)) { sink in
             var reader = XMLTVReader()
             let emit: (XMLTVItem) throws -> Void = { item in
                 switch item {
-                case .channel(let channel): try sink.add(channel)
-                case .programme(let programme, let line): try sink.add(programme, line: line)
+                case .channel(let channel): sink.add(channel)
+                case .programme(let programme, let line): sink.add(programme, line: line)
                 }
             }
             try reader.feed(bytes, emit)

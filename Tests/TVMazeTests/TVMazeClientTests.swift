@@ -22,7 +22,7 @@ import TVMazeReplay
              transport: AsyncHTTPTransport = .shared) async throws {
             server = try await ReplayServer()
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-tvmaze-\(UUID().uuidString)").path
-            store = cached ? try TestDatabase.open(in: folder) : nil
+            store = cached ? try await TestDatabase.open(in: folder) : nil
             let clock = WallClock()
             self.clock = clock
             client = TVMazeClient(base: server.base + "/", transport: transport, limiter: limiter, cache: store, policy: policy,
@@ -206,7 +206,7 @@ import TVMazeReplay
         #expect(try await rig.client.show(1)?.name == "Under the Dome")
         #expect(rig.server.requests(to: "/shows/1").count == 5)
         // Forgetting a show (as /updates/shows says it changed) asks again at once.
-        try rig.client.forget(show: 1)
+        try await rig.client.forget(show: 1)
         #expect(try await rig.client.show(1) != nil)
         #expect(rig.server.requests(to: "/shows/1").count == 6)
         try await rig.close()

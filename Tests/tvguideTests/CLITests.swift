@@ -11,7 +11,7 @@ struct CLI {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("XMLTVTests/Fixtures")
 
-    struct Result {
+    struct Result: Sendable {
         var status: Int32
         var stdout: String
         var stderr: String
@@ -19,12 +19,18 @@ struct CLI {
         func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
     }
 
-    func run(_ arguments: String...) throws -> Result {
-        try run(arguments: arguments)
+    func run(_ arguments: String...) async throws -> Result {
+        try await run(arguments: arguments)
     }
 
-    /// Runs the binary with `input` on its standard input (nothing when nil).
-    func run(arguments: [String], input: String? = nil) throws -> Result {
+    /// Runs the binary with `input` on its standard input (nothing when nil), waiting for it on a thread of its own:
+    /// a test holding one of Swift's two cooperative threads while the binary waits for a lock this process holds
+    /// would never see it let go.
+    func run(arguments: [String], input: String? = nil) async throws -> Result {
+        try await offThePool { try runWaiting(arguments: arguments, input: input) }
+    }
+
+    private func runWaiting(arguments: [String], input: String?) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = arguments
@@ -61,9 +67,9 @@ struct CLI {
 }
 
 @Suite struct CLITests {
-    @Test func importPrintsOneJSONObjectWithCountsAndRepairs() throws {
+    @Test func importPrintsOneJSONObjectWithCountsAndRepairs() async throws {
         let cli = CLI()
-        let result = try cli.run("import", "--json", CLI.fixture("ours/repairs.xml"))
+        let result = try await cli.run("import", "--json", CLI.fixture("ours/repairs.xml"))
         #expect(result.status == 0)
         let object = try #require(try result.json() as? [String: Any])
         #expect(object["channels"] as? Int == 1)
@@ -74,10 +80,10 @@ struct CLI {
         #expect(issues.contains { $0["kind"] as? String == "stop-before-start" && $0["line"] as? Int == 4 })
     }
 
-    @Test func nowGivesEveryChannelWithNowAndNext() throws {
+    @Test func nowGivesEveryChannelWithNowAndNext() async throws {
         let cli = CLI()
-        #expect(try cli.run("import", CLI.fixture("radiotimes/26.dat")).status == 0)
-        let result = try cli.run("now", "--at", "2011-03-10T20:10:00Z", "--json")
+        #expect(try await cli.run("import", CLI.fixture("radiotimes/26.dat")).status == 0)
+        let result = try await cli.run("now", "--at", "2011-03-10T20:10:00Z", "--json")
         let rows = try #require(try result.json() as? [[String: Any]])
         #expect(rows.count == 1)
         #expect(rows[0]["channel"] as? String == "26")
@@ -88,15 +94,15 @@ struct CLI {
         #expect((rows[0]["next"] as? [String: Any])?["title"] as? String == "Coronation Street")
     }
 
-    @Test func searchListingsAndGrid() throws {
+    @Test func searchListingsAndGrid() async throws {
         let cli = CLI()
-        #expect(try cli.run("import", CLI.fixture("radiotimes/26.dat")).status == 0)
-        let search = try #require(try cli.run("search", "casino", "ROYALE", "--json").json() as? [[String: Any]])
+        #expect(try await cli.run("import", CLI.fixture("radiotimes/26.dat")).status == 0)
+        let search = try #require(try await cli.run("search", "casino", "ROYALE", "--json").json() as? [[String: Any]])
         #expect(search.map { $0["start"] as? String } == ["2011-03-19T22:15:00Z", "2011-03-19T23:45:00Z"])
-        let day = try #require(try cli.run("listings", "26", "--day", "2011-03-07", "--json").json() as? [[String: Any]])
+        let day = try #require(try await cli.run("listings", "26", "--day", "2011-03-07", "--json").json() as? [[String: Any]])
         #expect(day.first?["title"] as? String == "Daybreak")
         #expect(day.allSatisfy { ($0["channel"] as? String) == "26" })
-        let grid = try cli.run("grid", "--day", "2011-03-10", "--from", "19:00", "--hours", "2", "--width", "100")
+        let grid = try await cli.run("grid", "--day", "2011-03-10", "--from", "19:00", "--hours", "2", "--width", "100")
         let lines = grid.stdout.split(separator: "\n")
         #expect(lines.count == 2)
         // Two hours over 81 columns: each half-hour programme gets about 20 columns, starting with '|'.
@@ -105,50 +111,50 @@ struct CLI {
         #expect(row.hasPrefix("|Emmerdale"))
     }
 
-    @Test func exportWritesXMLTVThatImportsBackTheSame() throws {
+    @Test func exportWritesXMLTVThatImportsBackTheSame() async throws {
         let cli = CLI()
-        #expect(try cli.run("import", CLI.fixture("peer-xmltv-tests/inputs/test.xml"), CLI.fixture("ours/out-of-order.xml")).status == 0)
+        #expect(try await cli.run("import", CLI.fixture("peer-xmltv-tests/inputs/test.xml"), CLI.fixture("ours/out-of-order.xml")).status == 0)
         let exported = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).xml").path
         defer { try? FileManager.default.removeItem(atPath: exported) }  // Test scratch file.
-        #expect(try cli.run("export", "--output", exported).status == 0)
+        #expect(try await cli.run("export", "--output", exported).status == 0)
         let again = CLI()
-        #expect(try again.run("import", exported).status == 0)
+        #expect(try await again.run("import", exported).status == 0)
         // A one-off import is named by its file name (never the folders it sits in).
         let exportedName = (exported as NSString).lastPathComponent
-        #expect(try cli.run("search", "blah", "--json").stdout
+        await #expect(try cli.run("search", "blah", "--json").stdout
                 == again.run("search", "blah", "--json").stdout.replacingOccurrences(of: exportedName, with: "test.xml"))
         // Channels come back with their names and icons; the channel number is not in xmltv.dtd, so not exported.
-        let before = try #require(try cli.run("channels", "--json").json() as? [[String: Any]])
-        let after = try #require(try again.run("channels", "--json").json() as? [[String: Any]])
+        let before = try #require(try await cli.run("channels", "--json").json() as? [[String: Any]])
+        let after = try #require(try await again.run("channels", "--json").json() as? [[String: Any]])
         #expect(before.map { "\($0["id"]!) \($0["name"]!) \($0["icon"] ?? "-")" } == after.map { "\($0["id"]!) \($0["name"]!) \($0["icon"] ?? "-")" })
     }
 
-    @Test func errorsSayWhatToDoAndExitNonZero() throws {
+    @Test func errorsSayWhatToDoAndExitNonZero() async throws {
         let cli = CLI()
-        let missing = try cli.run("import", "/nonexistent/guide.xml")
+        let missing = try await cli.run("import", "/nonexistent/guide.xml")
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("no file at /nonexistent/guide.xml"))
-        let broken = try cli.run("import", CLI.fixture("ours/malformed-mismatch.xml"))
+        let broken = try await cli.run("import", CLI.fixture("ours/malformed-mismatch.xml"))
         #expect(broken.status != 0)
         #expect(broken.stderr.contains("line 4, column 18"))
         #expect(broken.stderr.contains("Nothing was changed"))
-        let badTime = try cli.run("now", "--at", "yesterday")
+        let badTime = try await cli.run("now", "--at", "yesterday")
         #expect(badTime.status != 0)
         #expect(badTime.stderr.contains("2026-11-21T20:00:00Z"))
     }
 
-    @Test func sourcesRefreshAndHealth() throws {
+    @Test func sourcesRefreshAndHealth() async throws {
         let cli = CLI()
-        #expect(try cli.run("sources", "add", "rt", CLI.fixture("radiotimes/{channel}.dat"), "--format", "radiotimes",
+        await #expect(try cli.run("sources", "add", "rt", CLI.fixture("radiotimes/{channel}.dat"), "--format", "radiotimes",
                             "--channels", "26", "--priority", "5").status == 0)
-        #expect(try cli.run("sources", "add", "gone", "/no/such/guide.xml", "--interval", "6").status == 0)
-        let duplicate = try cli.run("sources", "add", "rt", "/elsewhere.xml")
+        #expect(try await cli.run("sources", "add", "gone", "/no/such/guide.xml", "--interval", "6").status == 0)
+        let duplicate = try await cli.run("sources", "add", "rt", "/elsewhere.xml")
         #expect(duplicate.status != 0 && duplicate.stderr.contains("already a source called rt"))
-        let badZone = try cli.run("sources", "add", "zoned", "/x.xml", "--local-zone", "Mars/Olympus")
+        let badZone = try await cli.run("sources", "add", "zoned", "/x.xml", "--local-zone", "Mars/Olympus")
         #expect(badZone.status != 0 && badZone.stderr.contains("Mars/Olympus is not a time zone"))
 
         // One source fails: the exit code says so, the JSON says which and why, the other imports.
-        let refresh = try cli.run("refresh", "--json")
+        let refresh = try await cli.run("refresh", "--json")
         #expect(refresh.status == 1)
         let reports = try #require(try refresh.json() as? [[String: Any]])
         #expect(reports.map { $0["source"] as? String } == ["rt", "gone"])
@@ -157,17 +163,17 @@ struct CLI {
         #expect(reports[1]["outcome"] as? String == "failed")
         #expect((reports[1]["error"] as? String)?.contains("no file at /no/such/guide.xml") == true)
 
-        #expect(try cli.run("refresh", "rt").status == 0)
-        #expect(try cli.run("sources", "remove", "gone").status == 0)
-        let sources = try #require(try cli.run("sources", "list", "--json").json() as? [[String: Any]])
+        #expect(try await cli.run("refresh", "rt").status == 0)
+        #expect(try await cli.run("sources", "remove", "gone").status == 0)
+        let sources = try #require(try await cli.run("sources", "list", "--json").json() as? [[String: Any]])
         #expect(sources.count == 1)
         #expect((sources.first?["definition"] as? [String: Any])?["priority"] as? Int == 5)
         #expect(sources.first?["lastOutcome"] as? String == "imported")
 
-        let channels = try cli.run("sources", "channels", "rt", "--map", "26=itv1.london")
+        let channels = try await cli.run("sources", "channels", "rt", "--map", "26=itv1.london")
         #expect(channels.status == 0 && channels.stdout.contains("keep  26  Radio Times channel 26  -> itv1.london"))
-        #expect(try cli.run("refresh", "rt").status == 0)
-        let health = try #require(try cli.run("health", "--at", "2011-03-10T12:00:00Z", "--json").json() as? [String: Any])
+        #expect(try await cli.run("refresh", "rt").status == 0)
+        let health = try #require(try await cli.run("health", "--at", "2011-03-10T12:00:00Z", "--json").json() as? [String: Any])
         let rows = try #require(health["channels"] as? [[String: Any]])
         #expect(rows.map { $0["channel"] as? String } == ["itv1.london"])
         #expect(rows.first?["listingsEnd"] as? String == "2011-03-21T05:30:00Z")   // the last programme: 04:20 GMT + 70 min

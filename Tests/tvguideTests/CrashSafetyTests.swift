@@ -34,8 +34,8 @@ import Testing
     }
 
     /// What the guide holds, as the programme titles of `tvguide export`, sorted.
-    static func titles(_ cli: CLI) throws -> [String] {
-        let export = try cli.run("export")
+    static func titles(_ cli: CLI) async throws -> [String] {
+        let export = try await cli.run("export")
         guard export.status == 0 else { throw ExportFailed(message: export.stderr) }
         // The text between each "<title ...>" and its "</title>".
         return export.stdout.components(separatedBy: "</title>").dropLast().compactMap { piece in
@@ -44,12 +44,16 @@ import Testing
     }
 
     /// Kills `process` with SIGKILL after `delay`; whether it was still running then (killed mid-way, not after).
-    static func kill(_ process: Process, after delay: Duration) throws -> Bool {
-        Thread.sleep(forTimeInterval: Double(delay / .milliseconds(1)) / 1000)
-        guard process.isRunning else { return false }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        return process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
+    /// Waits for it on a thread of its own: a process must not hold one of Swift's few cooperative threads.
+    static func kill(_ process: Process, after delay: Duration) async throws -> Bool {
+        try await Task.sleep(for: delay)
+        nonisolated(unsafe) let process = process
+        return try await offThePool {
+            guard process.isRunning else { return false }
+            Foundation.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
+        }
     }
 
     /// A folder with the feed file the import or the source reads.
@@ -94,33 +98,26 @@ import Testing
     }
 
     /// Runs `setup` (FEED standing for the feed file's path) on the old listings, then `command` on the new ones,
-    /// killing it after each delay in turn, then `command` to the end. On a thread of its own: processes and sleeps
-    /// must not hold one of Swift's few cooperative threads, which the tests running beside this one need.
+    /// killing it after each delay in turn, then `command` to the end.
     static func killing(setup: [[String]], command: [String], delays: [Int]) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result {
-                    let cli = CLI()
-                    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-crash-\(UUID().uuidString)")
-                    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                    defer { try? FileManager.default.removeItem(at: folder) }  // The test's own scratch folder.
-                    let path = try feed(old, in: folder)
-                    let arguments = { (words: [String]) in words.map { $0 == "FEED" ? path : $0 } }
-                    var outcome = Outcome()
-                    outcome.setup = try setup.map { try cli.run(arguments: arguments($0)) }
-                    outcome.before = try titles(cli)
-                    _ = try feed(new, in: folder)
-                    for delay in delays {
-                        guard try kill(try cli.launch(arguments(command)), after: .milliseconds(delay)) else { break }
-                        outcome.afterKills.append(try titles(cli))
-                        if outcome.healthAfterKill.isEmpty { outcome.healthAfterKill = try cli.run("health").stdout }
-                    }
-                    outcome.final = try cli.run(arguments: arguments(command))
-                    outcome.after = try titles(cli)
-                    return outcome
-                })
-            }.start()
+        let cli = CLI()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-crash-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }  // The test's own scratch folder.
+        let path = try feed(old, in: folder)
+        let arguments = { (words: [String]) in words.map { $0 == "FEED" ? path : $0 } }
+        var outcome = Outcome()
+        for words in setup { outcome.setup.append(try await cli.run(arguments: arguments(words))) }
+        outcome.before = try await titles(cli)
+        _ = try feed(new, in: folder)
+        for delay in delays {
+            guard try await kill(try cli.launch(arguments(command)), after: .milliseconds(delay)) else { break }
+            outcome.afterKills.append(try await titles(cli))
+            if outcome.healthAfterKill.isEmpty { outcome.healthAfterKill = try await cli.run("health").stdout }
         }
+        outcome.final = try await cli.run(arguments: arguments(command))
+        outcome.after = try await titles(cli)
+        return outcome
     }
 
     @Test func killedImportsLeaveThePreviousListings() async throws {

@@ -1,37 +1,38 @@
 import Foundation
 import GuideCore
 import GuideStore
+import StoreTestSupport
 import Testing
 
 /// `tvguide profiles`: what an owner locked out of the web, or who forgot the PIN, does on the machine.
 @Suite struct ProfilesCLITests {
-    @Test func anOwnerUnlocksAndResetsTheirPIN() throws {
+    @Test func anOwnerUnlocksAndResetsTheirPIN() async throws {
         let cli = CLI()
-        let store = try openGuideDatabase(cli.database)
-        _ = try store.createProfile(name: "Sam", role: .admin, secretKind: .pin, secretHash: "x")
+        let store = try await TestDatabase.open(cli.database)
+        _ = try await store.createProfile(name: "Sam", role: .admin, secretKind: .pin, secretHash: "x")
         // An attack from two addresses left Sam waiting.
         let rule = SignInThrottle().addressAndName
         for address in ["192.0.2.1", "192.0.2.2"] {
-            for _ in 0..<6 { _ = try store.countSignInTry(ThrottleKey(address: address, name: "sam"), rule: rule, at: Date()) }
+            for _ in 0..<6 { _ = try await store.countSignInTry(ThrottleKey(address: address, name: "sam"), rule: rule, at: Date()) }
         }
-        let listed = try cli.run("profiles", "list")
+        let listed = try await cli.run("profiles", "list")
         #expect(listed.status == 0)
         #expect(listed.stdout.contains("Sam  admin  pin"))
         #expect(listed.stdout.contains("waiting until") && listed.stdout.contains("from 192.0.2.2"), "\(listed.stdout)")
 
-        let unlocked = try cli.run("profiles", "unlock", "sam")
+        let unlocked = try await cli.run("profiles", "unlock", "sam")
         #expect(unlocked.status == 0 && unlocked.stdout.contains("Sam can sign in again."))
-        #expect(try store.countSignInTry(ThrottleKey(address: "192.0.2.1", name: "sam"), rule: rule, at: Date())
+        #expect(try await store.countSignInTry(ThrottleKey(address: "192.0.2.1", name: "sam"), rule: rule, at: Date())
                 == .counted(failures: 1, trusted: false))
 
         // A new PIN from standard input, checked like the web's; a bad one changes nothing.
-        let short = try cli.run(arguments: ["profiles", "reset-secret", "Sam", "--pin"], input: "12\n")
+        let short = try await cli.run(arguments: ["profiles", "reset-secret", "Sam", "--pin"], input: "12\n")
         #expect(short.status != 0 && short.stderr.contains("4 to 8 digits"), "\(short.stderr)")
-        #expect(try store.credentials(named: "Sam")?.secretHash == "x")
-        let reset = try cli.run(arguments: ["profiles", "reset-secret", "Sam", "--pin"], input: "8642\n")
+        #expect(try await store.credentials(named: "Sam")?.secretHash == "x")
+        let reset = try await cli.run(arguments: ["profiles", "reset-secret", "Sam", "--pin"], input: "8642\n")
         #expect(reset.status == 0, "\(reset.stderr)")
-        let hash = try #require(try store.credentials(named: "Sam")?.secretHash)
+        let hash = try #require(try await store.credentials(named: "Sam")?.secretHash)
         #expect(hash.hasPrefix("$2b$12$"))
-        #expect(try cli.run("profiles", "unlock", "nobody").stderr.contains("there is no profile called nobody"))
+        await #expect(try cli.run("profiles", "unlock", "nobody").stderr.contains("there is no profile called nobody"))
     }
 }

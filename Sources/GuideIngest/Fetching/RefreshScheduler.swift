@@ -23,7 +23,7 @@ public actor RefreshScheduler {
     @discardableResult
     public func refreshDue() async throws -> [SourceReport] {
         let instant = now()
-        let due = try refresher.store.sources().filter { $0.nextDue <= instant }.map(\.definition.name)
+        let due = try await refresher.store.sources().filter { $0.nextDue <= instant }.map(\.definition.name)
         guard !due.isEmpty else { return [] }
         return try await refresh(due)
     }
@@ -31,18 +31,15 @@ public actor RefreshScheduler {
     /// Refreshes the named sources (all when nil) now. Sources already being refreshed are left to that refresh.
     @discardableResult
     public func refresh(_ names: [SourceName]? = nil) async throws -> [SourceReport] {
-        let idle = try idleSources(names)
-        guard !idle.isEmpty else { return [] }
-        return try await refresh(idle, run: announce(idle))
+        guard let (idle, run) = try await claimIdle(names) else { return [] }
+        return try await refresh(idle, run: run)
     }
 
     /// Starts refreshing the named sources (all when nil) in the background; the names it started, leaving out
     /// those already being refreshed. Progress arrives through ``updates()``, and ``latest`` shows them waiting
     /// from the moment this returns.
-    public func start(_ names: [SourceName]? = nil) throws -> [SourceName] {
-        let idle = try idleSources(names)
-        guard !idle.isEmpty else { return [] }
-        let run = announce(idle)
+    public func start(_ names: [SourceName]? = nil) async throws -> [SourceName] {
+        guard let (idle, run) = try await claimIdle(names) else { return [] }
         Task { try? await self.refresh(idle, run: run) }
         return idle
     }
@@ -72,20 +69,24 @@ public actor RefreshScheduler {
         }
     }
 
-    /// The named sources (all when nil) that are not being refreshed now; `.notFound` for a name not configured.
-    private func idleSources(_ names: [SourceName]?) throws -> [SourceName] {
-        let configured = try refresher.store.sources().map(\.definition.name)
+    /// Claims the named sources (all when nil) that are not being refreshed now, and announces their run; nil when
+    /// there are none. `.notFound` for a name not configured.
+    private func claimIdle(_ names: [SourceName]?) async throws -> (names: [SourceName], run: Int)? {
+        let configured = try await refresher.store.sources().map(\.definition.name)
+        // Nothing suspends from here to the claim, so two quick starts never both take one source.
         if let unknown = names?.first(where: { !configured.contains($0) }) {
             throw StoreError(.notFound, "there is no source called \(unknown)")
         }
-        return (names ?? configured).filter { !claimed.contains($0) && !refresher.isRefreshing($0) }
+        let idle = (names ?? configured).filter { !claimed.contains($0) && !refresher.isRefreshing($0) }
+        guard !idle.isEmpty else { return nil }
+        return (idle, announce(idle))
     }
 
     /// Refreshes due sources until cancelled, looking again when the next one is due and at least every `check`.
     public func run(check: Duration = .seconds(60)) async {
         while !Task.isCancelled {
             _ = try? await refreshDue()
-            let next = (try? refresher.store.sources().map(\.nextDue).min()) ?? nil
+            let next = (try? await refresher.store.sources().map(\.nextDue).min()) ?? nil
             var wait = check
             if let next {
                 let seconds = max(1, next.timeIntervalSince(now()))
@@ -96,8 +97,8 @@ public actor RefreshScheduler {
     }
 
     /// The sources being refreshed now (or about to be).
-    public func refreshing() throws -> Set<SourceName> {
-        claimed.union(try refresher.store.sources().map(\.definition.name).filter(refresher.isRefreshing))
+    public func refreshing() async throws -> Set<SourceName> {
+        claimed.union(try await refresher.store.sources().map(\.definition.name).filter(refresher.isRefreshing))
     }
 
     /// Progress snapshots from now on, starting with the latest.

@@ -1,7 +1,6 @@
 import Foundation
 import GuideCore
 import GuideStore
-import NIOPosix
 import Synchronization
 
 /// What a refresh of one source did: what `tvguide refresh --json` prints, one object per source.
@@ -92,7 +91,7 @@ public final class SourceRefresher: Sendable {
     public func refresh(_ names: [SourceName]? = nil,
                         progress: @escaping @Sendable (RefreshProgress) -> Void = { _ in }) async throws -> [SourceReport] {
         // As things stood when the refresh was asked for: another instance may refresh a source meanwhile.
-        let all = try store.sources()
+        let all = try await store.sources()
         let chosen: [SourceStatus]
         if let names {
             chosen = try names.map { name in
@@ -144,23 +143,39 @@ public final class SourceRefresher: Sendable {
         }
         defer { running.withLock { _ = $0.remove(name) } }
         // Instances sharing a database refresh each source one at a time, and not again right after another did.
-        let claim: RefreshClaim
-        switch othersRefreshing(status) {
-        case .success(let held):
-            claim = held
+        let outcome: Result<SourceReport, Skipped>
+        do {
+            outcome = try await store.withRefreshClaim(of: name) { () -> Result<SourceReport, Skipped> in
+                let now = try await store.sources().first { $0.definition.name == name }
+                if let attempt = now?.lastAttempt, attempt != status.lastAttempt {
+                    return .failure(Skipped(outcome: .alreadyRunning,
+                                            message: "refreshed by another tvguide instance at \(CivilTime.iso8601(attempt))"))
+                }
+                return .success(await refreshClaimed(definition, tracker: tracker))
+            } ?? .failure(Skipped(outcome: .alreadyRunning, message: "being refreshed by another tvguide instance"))
+        } catch {
+            outcome = .failure(Skipped(outcome: .failed, message: "\(error)"))
+        }
+        switch outcome {
+        case .success(let report):
+            return report
         case .failure(let skipped):
             tracker.update(name.rawValue) { $0.phase = .failed; $0.error = skipped.message }
             var report = SourceReport(source: name.rawValue, outcome: skipped.outcome)
             report.error = skipped.message
             return report
         }
-        defer { claim.release() }
+    }
+
+    /// Refreshes a source this instance holds the claim on.
+    private func refreshClaimed(_ definition: SourceDefinition, tracker: ProgressTracker) async -> SourceReport {
+        let name = definition.name
         let began = ContinuousClock.now
         let startedAt = now()
         var report = SourceReport(source: name.rawValue, outcome: .failed)
         var validators: [String: HTTPValidators] = [:]
         do {
-            try store.recordRefreshStart(of: name, at: startedAt)
+            try await store.recordRefreshStart(of: name, at: startedAt)
             (report, validators) = try await run(definition, startedAt: startedAt, tracker: tracker)
         } catch {
             report.error = "\(error)"
@@ -169,7 +184,7 @@ public final class SourceRefresher: Sendable {
         let record = RefreshRecord(outcome: RefreshOutcome(rawValue: report.outcome.rawValue) ?? .failed, at: startedAt,
                                    duration: report.seconds, bytes: report.bytes, programmes: report.programmes,
                                    repairs: report.repairs, error: report.error, validators: validators)
-        try? store.recordRefresh(record, of: name)
+        try? await store.recordRefresh(record, of: name)
         let error = report.error
         tracker.update(name.rawValue) { source in
             source.phase = report.outcome == .imported ? .imported : report.outcome == .unchanged ? .unchanged : .failed
@@ -183,32 +198,12 @@ public final class SourceRefresher: Sendable {
         var message: String
     }
 
-    /// The claim on refreshing `status`'s source, or why this instance leaves it: another instance is refreshing it,
-    /// or refreshed it after `status` was read.
-    private func othersRefreshing(_ status: SourceStatus) -> Result<RefreshClaim, Skipped> {
-        let name = status.definition.name
-        do {
-            guard let claim = try store.claimRefresh(of: name) else {
-                return .failure(Skipped(outcome: .alreadyRunning, message: "being refreshed by another tvguide instance"))
-            }
-            let now = try store.sources().first { $0.definition.name == name }
-            if let attempt = now?.lastAttempt, attempt != status.lastAttempt {
-                claim.release()
-                return .failure(Skipped(outcome: .alreadyRunning,
-                                        message: "refreshed by another tvguide instance at \(CivilTime.iso8601(attempt))"))
-            }
-            return .success(claim)
-        } catch {
-            return .failure(Skipped(outcome: .failed, message: "\(error)"))
-        }
-    }
-
     /// The refresh itself: its report, and the validators of the feeds it downloaded whole.
     private func run(_ definition: SourceDefinition, startedAt: Date,
                      tracker: ProgressTracker) async throws -> (SourceReport, [String: HTTPValidators]) {
         let name = definition.name
         let locations = locations(of: definition, on: startedAt)
-        let validators = try store.validators(of: name)
+        let validators = try await store.validators(of: name)
         let zone = definition.localZone.flatMap(TimeZone.init(identifier:))
         tracker.update(name.rawValue) { $0.phase = .downloading; $0.downloadsTotal = locations.count }
         // Every feed, concurrently within the download bound; the first failure cancels the rest.
@@ -249,13 +244,11 @@ public final class SourceRefresher: Sendable {
         var seen: Set<ChannelID> = []
         for channel in feeds.flatMap(\.channels) where seen.insert(channel.id).inserted { offered.append(channel) }
         // Renames are judged only on a complete offer: a feed that did not change says nothing about its channels.
-        let plan = try store.recordOffer(offered, of: name, at: startedAt, complete: report.notModified == 0)
+        let plan = try await store.recordOffer(offered, of: name, at: startedAt, complete: report.notModified == 0)
         tracker.update(name.rawValue) { $0.phase = .importing }
         let transform = ListingTransform(plan: plan, timeShift: definition.timeShift, localZone: zone)
         let importer = ListingImporter(store: store)
-        let summary = try await NIOThreadPool.singleton.runIfActive {
-            try importer.importFiles(feeds.map { ($0.path, $0.location) }, as: name, transform: transform)
-        }
+        let summary = try await importer.importFiles(feeds.map { ($0.path, $0.location) }, as: name, transform: transform)
         report.outcome = .imported
         report.channels = summary.channels
         report.programmes = summary.programmes

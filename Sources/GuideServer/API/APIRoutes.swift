@@ -41,38 +41,34 @@ struct APIRoutes: Sendable {
         .flatMap { try? Data(contentsOf: $0) }.map { [UInt8]($0) }
 
     func channels() async throws -> [ChannelDocument] {
-        try await blocking { try directory.snapshot().channels.map(ChannelDocument.init) }
+        try await directory.snapshot().channels.map(ChannelDocument.init)
     }
 
     func coverage() async throws -> CoverageDocument {
-        try await blocking {
-            let window = try store.coverage()
-            return CoverageDocument(start: window.map { CivilTime.iso8601($0.start) }, end: window.map { CivilTime.iso8601($0.end) })
-        }
+        let window = try await store.coverage()
+        return CoverageDocument(start: window.map { CivilTime.iso8601($0.start) }, end: window.map { CivilTime.iso8601($0.end) })
     }
 
     func nowNext(_ query: QueryParameters, request: Request) async throws -> Response {
         let instant = try query.instant("at") ?? now()
         let channels = try query.channels(limit: Self.mostChannels)
-        let body = try await blocking {
-            let known = try directory.snapshot()
-            try requireKnown(channels, in: known)
-            let found = try store.nowNext(at: instant, channels: channels, detail: .summary)
-            var json = JSONWriter(capacity: found.count * 400)
-            json.array { json in
-                for entry in found {
-                    json.object { json in
-                        json.key("channel"); json.string(entry.channel.rawValue)
-                        json.key("name"); json.string(known.channel(entry.channel)?.name ?? entry.channel.rawValue)
-                        json.key("next")
-                        if let next = entry.next { ProgrammeSummary.write(next, into: &json) } else { json.null() }
-                        json.key("now")
-                        if let current = entry.now { ProgrammeSummary.write(current, into: &json) } else { json.null() }
-                    }
+        let known = try await directory.snapshot()
+        try requireKnown(channels, in: known)
+        let found = try await store.nowNext(at: instant, channels: channels, detail: .summary)
+        var json = JSONWriter(capacity: found.count * 400)
+        json.array { json in
+            for entry in found {
+                json.object { json in
+                    json.key("channel"); json.string(entry.channel.rawValue)
+                    json.key("name"); json.string(known.channel(entry.channel)?.name ?? entry.channel.rawValue)
+                    json.key("next")
+                    if let next = entry.next { ProgrammeSummary.write(next, into: &json) } else { json.null() }
+                    json.key("now")
+                    if let current = entry.now { ProgrammeSummary.write(current, into: &json) } else { json.null() }
                 }
             }
-            return json.bytes
         }
+        let body = json.bytes
         return CompressibleBody.response(body, for: request, headers: [.contentType: "application/json; charset=utf-8"])
     }
 
@@ -86,29 +82,27 @@ struct APIRoutes: Sendable {
             throw HTTPError(.badRequest, message: "the window is \(Int(to.timeIntervalSince(from) / 3600)) hours; ask for 48 hours at most")
         }
         let channels = try query.channels(limit: Self.mostChannels)
-        let body = try await blocking {
-            let known = try directory.snapshot()
-            try requireKnown(channels, in: known)
-            let chosen = channels ?? Array(known.channels.prefix(Self.mostChannels).map(\.id))
-            let rows = try store.guide(in: TimeWindow(start: from, end: to), channels: chosen, detail: .summary)
-            var json = JSONWriter(capacity: rows.count * 2048)
-            json.object { json in
-                json.key("channels")
-                json.array { json in
-                    for listings in rows {
-                        json.object { json in
-                            json.key("channel")
-                            ChannelDocument(known.channel(listings.channel) ?? Channel(id: listings.channel)).write(into: &json)
-                            json.key("programmes")
-                            json.array { json in for programme in listings.programmes { ProgrammeSummary.write(programme, into: &json) } }
-                        }
+        let known = try await directory.snapshot()
+        try requireKnown(channels, in: known)
+        let chosen = channels ?? Array(known.channels.prefix(Self.mostChannels).map(\.id))
+        let rows = try await store.guide(in: TimeWindow(start: from, end: to), channels: chosen, detail: .summary)
+        var json = JSONWriter(capacity: rows.count * 2048)
+        json.object { json in
+            json.key("channels")
+            json.array { json in
+                for listings in rows {
+                    json.object { json in
+                        json.key("channel")
+                        ChannelDocument(known.channel(listings.channel) ?? Channel(id: listings.channel)).write(into: &json)
+                        json.key("programmes")
+                        json.array { json in for programme in listings.programmes { ProgrammeSummary.write(programme, into: &json) } }
                     }
                 }
-                json.key("from"); json.instant(from)
-                json.key("to"); json.instant(to)
             }
-            return json.bytes
+            json.key("from"); json.instant(from)
+            json.key("to"); json.instant(to)
         }
+        let body = json.bytes
         return CompressibleBody.response(body, for: request, headers: [.contentType: "application/json; charset=utf-8"])
     }
 
@@ -116,12 +110,10 @@ struct APIRoutes: Sendable {
         guard let id = Bounded.integer(text, in: 1...Int64.max) else {
             throw HTTPError(.badRequest, message: "\(text) is not a programme id: ids are whole numbers")
         }
-        return try await blocking {
-            guard let stored = try store.programme(ProgrammeID(rawValue: id)) else {
-                throw HTTPError(.notFound, message: "no programme \(id): it may have been replaced by a newer import")
-            }
-            return ProgrammeDocument(stored)
+        guard let stored = try await store.programme(ProgrammeID(rawValue: id)) else {
+            throw HTTPError(.notFound, message: "no programme \(id): it may have been replaced by a newer import")
         }
+        return ProgrammeDocument(stored)
     }
 
     func search(_ query: QueryParameters) async throws -> [ProgrammeDocument] {
@@ -138,7 +130,7 @@ struct APIRoutes: Sendable {
         guard !search.terms.isEmpty else {
             throw HTTPError(.badRequest, message: "q has no words to find")
         }
-        return try await blocking { try store.search(search).map(ProgrammeDocument.init) }
+        return try await store.search(search).map(ProgrammeDocument.init)
     }
 
     private func requireKnown(_ channels: [ChannelID]?, in known: ChannelDirectory.Snapshot) throws {
@@ -146,5 +138,4 @@ struct APIRoutes: Sendable {
             throw HTTPError(.notFound, message: "no channel \(unknown.rawValue): GET /api/channels lists them")
         }
     }
-
 }

@@ -36,21 +36,19 @@ struct AccountRoutes: Sendable {
             throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: "send Authorization: Bearer with an API token, or sign in")
         }
         let site = self.site
-        return try await blocking { LineupDocument(channels: try site.store.lineup(of: profile.id).map(\.rawValue)) }
+        return LineupDocument(channels: try await site.store.lineup(of: profile.id).map(\.rawValue))
     }
 
     func setLineup(_ request: Request, _ context: GuideRequestContext) async throws -> LineupDocument {
         let profile = try context.tokenProfile(allowing: .admin)
         let document = try await context.decodeBody(LineupDocument.self, of: request)
         let site = self.site
-        return try await blocking {
-            let known = try site.directory.snapshot()
-            if let unknown = document.channels.first(where: { known.channel(ChannelID($0)) == nil }) {
-                throw HTTPError(.notFound, message: "no channel \(unknown): GET /api/channels lists them")
-            }
-            try site.store.setLineup(document.channels.map { ChannelID($0) }, of: profile.id)
-            return LineupDocument(channels: try site.store.lineup(of: profile.id).map(\.rawValue))
+        let known = try await site.directory.snapshot()
+        if let unknown = document.channels.first(where: { known.channel(ChannelID($0)) == nil }) {
+            throw HTTPError(.notFound, message: "no channel \(unknown): GET /api/channels lists them")
         }
+        try await site.store.setLineup(document.channels.map { ChannelID($0) }, of: profile.id)
+        return LineupDocument(channels: try await site.store.lineup(of: profile.id).map(\.rawValue))
     }
 
     func importListings(_ request: Request, _ context: GuideRequestContext) async throws -> ImportDocument {

@@ -27,13 +27,13 @@ struct SourceRoutes: Sendable {
         let api = router.group("api")
         api.get("sources") { _, context in
             try admin(context)
-            return try await blocking { [site] in try site.store.sources() }
+            return try await site.store.sources()
         }
         api.get("health") { _, context in
             try admin(context)
             let site = self.site
             let instant = site.settings.now()
-            return try await blocking { HealthDocument(sources: try site.store.sources(), channels: try site.store.channelHealth(at: instant)) }
+            return HealthDocument(sources: try await site.store.sources(), channels: try await site.store.channelHealth(at: instant))
         }
         api.get("refresh") { _, context in
             try admin(context)

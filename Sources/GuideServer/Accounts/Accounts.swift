@@ -51,11 +51,11 @@ struct Accounts: Sendable {
             (ThrottleKey(address: "", name: name), throttle.name),
         ]
         // Counts idle for a day go first (one indexed delete): an attack that never succeeds leaves no lasting rows.
-        try await blocking { try store.pruneSignInCounts(idleSince: instant.addingTimeInterval(-throttle.forgetAfter)) }
+        try await store.pruneSignInCounts(idleSince: instant.addingTimeInterval(-throttle.forgetAfter))
         for (key, rule) in counts {
             // The name's shared count (address "") is for addresses that have not signed in to it lately.
             if key.address.isEmpty, pairTrusted { continue }
-            switch try await blocking({ try store.countSignInTry(key, rule: rule, at: instant) }) {
+            switch try await store.countSignInTry(key, rule: rule, at: instant) {
             case .waiting(let until):
                 return .waiting(until: until)
             case .counted(let failures, let trusted) where key == pair:
@@ -64,7 +64,7 @@ struct Accounts: Sendable {
                 break
             }
         }
-        let credentials = try await blocking { try store.credentials(named: name) }
+        let credentials = try await store.credentials(named: name)
         let matches: Bool
         do {
             matches = try await hasher.verify(secret, hash: credentials?.secretHash ?? decoyHash)
@@ -76,33 +76,32 @@ struct Accounts: Sendable {
             return .wrong(triesLeft: max(0, throttle.addressAndName.freeTries - pairFailures), waitUntil: wait.map { instant.addingTimeInterval($0) })
         }
         let token = Self.randomToken()
-        try await blocking {
-            try store.recordSignInSuccess(address: address, name: name, trustedUntil: instant.addingTimeInterval(throttle.trustFor),
-                                          at: instant)
-            try store.createSession(tokenHash: Self.digest(token), for: profile.id, at: instant, expires: instant.addingTimeInterval(Self.sessionLength))
-        }
+        try await store.recordSignInSuccess(address: address, name: name, trustedUntil: instant.addingTimeInterval(throttle.trustFor),
+                                      at: instant)
+        try await store.createSession(tokenHash: Self.digest(token), for: profile.id, at: instant, expires: instant.addingTimeInterval(Self.sessionLength))
+
         return .signedIn(profile, sessionToken: token)
     }
 
     func signOut(sessionToken: String) async throws {
-        try await blocking { try store.deleteSession(tokenHash: Self.digest(sessionToken)) }
+        try await store.deleteSession(tokenHash: Self.digest(sessionToken))
     }
 
     /// The profile signed in with this session cookie, if it is live.
     func profile(sessionToken: String) async throws -> Profile? {
         let instant = now()
-        return try await blocking { try store.sessionProfile(tokenHash: Self.digest(sessionToken), at: instant) }
+        return try await store.sessionProfile(tokenHash: Self.digest(sessionToken), at: instant)
     }
 
     /// The profile a program's bearer token belongs to and what the token may do, if it is not revoked.
     func profile(apiToken: String) async throws -> (profile: Profile, scope: APIToken.Scope)? {
         let instant = now()
-        return try await blocking { try store.tokenProfile(tokenHash: Self.digest(apiToken), at: instant) }
+        return try await store.tokenProfile(tokenHash: Self.digest(apiToken), at: instant)
     }
 
     /// Whether anyone can sign in yet; until then the server offers the one-time setup.
     func hasProfiles() async throws -> Bool {
-        try await blocking { try !store.profiles().isEmpty }
+        try await !store.profiles().isEmpty
     }
 
     /// A new profile, after checking its name and secret; the error's message is for the form.
@@ -119,9 +118,7 @@ struct Accounts: Sendable {
             throw AccountError("tvguide is busy checking sign-ins; try again in a few seconds.")
         }
         do {
-            return try await blocking {
-                try store.createProfile(name: name, role: role, secretKind: kind, secretHash: hash, onlyIfFirst: onlyIfFirst)
-            }
+            return try await store.createProfile(name: name, role: role, secretKind: kind, secretHash: hash, onlyIfFirst: onlyIfFirst)
         } catch let error as StoreError where error.code == .conflict {
             throw AccountError(onlyIfFirst ? "tvguide is already set up: sign in, and ask an admin for a profile."
                                            : "There is already a profile called \(name.trimmingCharacters(in: .whitespaces)).")
@@ -133,7 +130,7 @@ struct Accounts: Sendable {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, trimmed.count <= 60 else { throw AccountError("Name the token (up to 60 characters), like \"Jellyfin\".") }
         let token = "tvg_" + Self.randomToken()
-        let record = try await blocking { try store.createAPIToken(tokenHash: Self.digest(token), name: trimmed, scope: scope, for: profile) }
+        let record = try await store.createAPIToken(tokenHash: Self.digest(token), name: trimmed, scope: scope, for: profile)
         return (token, record)
     }
 

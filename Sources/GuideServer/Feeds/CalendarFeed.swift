@@ -34,26 +34,25 @@ struct CalendarFeed: Sendable {
         guard file.hasSuffix(".ics") else { throw HTTPError(.notFound) }
         let token = String(file.dropLast(4))
         let site = self.site
-        let body = try await blocking { () -> String? in
-            guard let id = try site.store.calendarProfile(tokenHash: Accounts.digest(token)), let profile = try site.store.profile(id) else { return nil }
-            let settings = try site.store.seriesSettings(of: id)
-            let zone = profile.timeZone.flatMap(TimeZone.init(identifier:)) ?? site.settings.timeZone
-            let now = site.settings.now()
-            let today = CivilDate(now, in: zone)
-            let airings = try EpisodeSchedule(store: site.store, profile: id, zone: zone, settings: settings)
-                .airings(from: today.adding(days: -settings.pastDays), through: today.adding(days: settings.futureDays))
-            return EpisodeCalendar.feed(airings, calendarName: "tvguide: \(profile.name)'s shows", leadMinutes: settings.leadMinutes, now: now)
-        }
         // An unknown or revoked address looks like any missing page.
-        guard let body else { throw HTTPError(.notFound, message: "No such calendar. Its address may have been replaced in Settings.") }
+        guard let id = try await site.store.calendarProfile(tokenHash: Accounts.digest(token)), let profile = try await site.store.profile(id) else {
+            throw HTTPError(.notFound, message: "No such calendar. Its address may have been replaced in Settings.")
+        }
+        let settings = try await site.store.seriesSettings(of: id)
+        let zone = profile.timeZone.flatMap(TimeZone.init(identifier:)) ?? site.settings.timeZone
+        let now = site.settings.now()
+        let today = CivilDate(now, in: zone)
+        let airings = try await EpisodeSchedule(store: site.store, profile: id, zone: zone, settings: settings)
+            .airings(from: today.adding(days: -settings.pastDays), through: today.adding(days: settings.futureDays))
+        let body = EpisodeCalendar.feed(airings, calendarName: "tvguide: \(profile.name)'s shows", leadMinutes: settings.leadMinutes, now: now)
         return CompressibleBody.response(Array(body.utf8), for: request,
                                          headers: [.contentType: "text/calendar; charset=utf-8", .cacheControl: "private, max-age=300",
                                                    .contentDisposition: "inline; filename=\"tvguide.ics\""])
     }
 
     /// The settings as the page shows them; `newToken`, the address's secret just made, is shown this once.
-    func view(of profile: Profile, request: Request, newToken: String? = nil) throws -> SettingsView {
-        let settings = try site.store.seriesSettings(of: profile.id)
+    func view(of profile: Profile, request: Request, newToken: String? = nil) async throws -> SettingsView {
+        let settings = try await site.store.seriesSettings(of: profile.id)
         let host = request.head.authority ?? "127.0.0.1"
         let scheme = request.headers[.init("X-Forwarded-Proto")!] == "https" ? "https" : "http"
         return SettingsView(lead: settings.leadMinutes, shift: settings.shiftMinutes, pastDays: settings.pastDays, futureDays: settings.futureDays,
@@ -65,12 +64,12 @@ struct CalendarFeed: Sendable {
     func saveSettings(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
         let profile = try site.requireProfile(request, context)
         let form = try await site.form(request, context)
-        var settings = try site.store.seriesSettings(of: profile.id)
+        var settings = try await site.store.seriesSettings(of: profile.id)
         settings.leadMinutes = try Self.number(form, "lead", SeriesSettings.leadRange, "Remind me")
         settings.shiftMinutes = try Self.number(form, "shift", SeriesSettings.shiftRange, "Shift")
         settings.pastDays = try Self.number(form, "pastDays", SeriesSettings.pastRange, "Days back")
         settings.futureDays = try Self.number(form, "futureDays", SeriesSettings.futureRange, "Days ahead")
-        try site.store.saveSeriesSettings(settings, of: profile.id)
+        try await site.store.saveSeriesSettings(settings, of: profile.id)
         return .redirect(to: "/settings?saved=1#series")
     }
 
@@ -78,10 +77,10 @@ struct CalendarFeed: Sendable {
     func changeAddress(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
         let profile = try site.requireProfile(request, context)
         let form = try await site.form(request, context)
-        var settings = try site.store.seriesSettings(of: profile.id)
+        var settings = try await site.store.seriesSettings(of: profile.id)
         let token = form["action"] == "revoke" ? nil : Accounts.randomToken()
         settings.calendarTokenHash = token.map(Accounts.digest)
-        try site.store.saveSeriesSettings(settings, of: profile.id)
+        try await site.store.saveSeriesSettings(settings, of: profile.id)
         guard let token else { return .redirect(to: "/settings?saved=1#calendar") }
         return try await AdminPages(site: site).settingsPage(request, context, message: "Copy your feed address now: it is not shown again.",
                                                              newFeedToken: token).response(from: request, context: context)

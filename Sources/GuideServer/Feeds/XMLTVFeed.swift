@@ -3,7 +3,6 @@ import GuideCore
 import GuideIngest
 import GuideStore
 import Hummingbird
-import NIOPosix
 
 /// `/xmltv.xml` and `/xmltv.xml.gz`: the whole guide for Jellyfin, Plex, Kodi and friends. Written to a file once per
 /// version of the listings and served from it; `ETag` and `Last-Modified` let a media server skip an unchanged guide.
@@ -23,7 +22,7 @@ struct XMLTVFeed: Sendable {
 
     func serve(_ request: Request, _ context: GuideRequestContext, compressed: Bool) async throws -> Response {
         let site = self.site
-        let version = try await blocking { try site.store.version() }
+        let version = try await site.store.version()
         let tag = "\"tvguide-\(version.generation)\(compressed ? "-gz" : "")\""
         var headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache"]
         if let updated = version.updated { headers[.lastModified] = HTTPDate.format(updated) }
@@ -67,9 +66,7 @@ actor ExportCache {
         let store = self.store, directory = self.directory
         let task = Task<String, any Error> {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try await NIOThreadPool.singleton.runIfActive {
-                try GuideExport(store: store).write(to: path, compressed: compressed)
-            }
+            try await GuideExport(store: store).write(to: path, compressed: compressed)
             // Older generations' files are no longer served.
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             where name.hasPrefix("guide-") && !name.hasPrefix("guide-\(generation).") && !name.hasSuffix(".partial") {

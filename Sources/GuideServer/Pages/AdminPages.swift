@@ -65,24 +65,22 @@ struct AdminPages: Sendable {
         let admin = try site.requireAdmin(request, context)
         let site = self.site
         let clock = site.clock(context)
-        return try await blocking {
-            let counts = try site.store.counts()
-            let coverage = try site.store.coverage()
-            let model = Model(
-                chrome: site.chrome(context, section: "admin"), title: "Admin",
-                profiles: try site.store.profiles().map {
-                    ProfileEntry(id: $0.id.rawValue, name: $0.name, role: $0.role.rawValue,
-                                 kind: $0.secretKind == .pin ? "PIN" : "password", isSelf: $0.id == admin.id)
-                },
-                tokens: try site.store.apiTokens(of: admin.id).map {
-                    TokenEntry(id: $0.id, name: $0.name, scope: $0.scope.rawValue, created: "\(clock.date($0.created)) \(clock.time($0.created))",
-                               lastUsed: $0.lastUsed.map { "\(clock.date($0)) \(clock.time($0))" } ?? "never")
-                },
-                newToken: newToken, message: message, isError: isError,
-                counts: "\(counts.programmes) programmes on \(counts.channels) channels",
-                coverage: coverage.map { "\(clock.date($0.start)) \(clock.time($0.start)) to \(clock.date($0.end)) \(clock.time($0.end))" } ?? "no listings")
-            return try site.page("admin", model, status: status)
-        }
+        let counts = try await site.store.counts()
+        let coverage = try await site.store.coverage()
+        let model = await Model(
+            chrome: site.chrome(context, section: "admin"), title: "Admin",
+            profiles: try site.store.profiles().map {
+                ProfileEntry(id: $0.id.rawValue, name: $0.name, role: $0.role.rawValue,
+                             kind: $0.secretKind == .pin ? "PIN" : "password", isSelf: $0.id == admin.id)
+            },
+            tokens: try await site.store.apiTokens(of: admin.id).map {
+                TokenEntry(id: $0.id, name: $0.name, scope: $0.scope.rawValue, created: "\(clock.date($0.created)) \(clock.time($0.created))",
+                           lastUsed: $0.lastUsed.map { "\(clock.date($0)) \(clock.time($0))" } ?? "never")
+            },
+            newToken: newToken, message: message, isError: isError,
+            counts: "\(counts.programmes) programmes on \(counts.channels) channels",
+            coverage: coverage.map { "\(clock.date($0.start)) \(clock.time($0.start)) to \(clock.date($0.end)) \(clock.time($0.end))" } ?? "no listings")
+        return try site.page("admin", model, status: status)
     }
 
     func createProfile(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
@@ -106,7 +104,7 @@ struct AdminPages: Sendable {
                                        isError: true, status: .badRequest)
         }
         let site = self.site
-        try await blocking { try site.store.deleteProfile(id) }
+        try await site.store.deleteProfile(id)
         return try await adminPage(request, context, message: "Removed the profile, its sessions and its tokens.")
     }
 
@@ -128,7 +126,7 @@ struct AdminPages: Sendable {
         let form = try await site.form(request, context)
         guard let id = form["id"].flatMap({ Bounded.integer($0, in: 1...Int64.max) }) else { throw HTTPError(.badRequest, message: "Which token? The form sent none.") }
         let site = self.site
-        try await blocking { try site.store.revokeAPIToken(id, of: admin.id) }
+        try await site.store.revokeAPIToken(id, of: admin.id)
         return try await adminPage(request, context, message: "Revoked the token: programs using it are refused from now on.")
     }
 
@@ -153,12 +151,12 @@ struct AdminPages: Sendable {
     func settingsPage(_ request: Request, _ context: GuideRequestContext, message: String?,
                       newFeedToken: String? = nil) async throws -> HTMLPage {
         let profile = try site.requireProfile(request, context)
-        let model = SettingsModel(
+        let model = await SettingsModel(
             chrome: site.chrome(context, section: "settings"), title: "Settings",
             hours: (0...23).map { Choice(value: String($0), label: ($0 < 10 ? "0\($0)" : "\($0)") + ":00", isSelected: $0 == profile.dayStartHour) },
             zones: [Choice(value: "", label: "My browser's zone", isSelected: profile.timeZone == nil)]
                 + TimeZone.knownTimeZoneIdentifiers.sorted().map { Choice(value: $0, label: $0, isSelected: $0 == profile.timeZone) },
-            series: try CalendarFeed(site: site).view(of: profile, request: request, newToken: newFeedToken), message: message)
+            series: try await CalendarFeed(site: site).view(of: profile, request: request, newToken: newFeedToken), message: message)
         return try site.page("settings", model)
     }
 
@@ -173,7 +171,7 @@ struct AdminPages: Sendable {
             throw HTTPError(.badRequest, message: "\(zone) is not a time zone; choose one from the list.")
         }
         let site = self.site
-        try await blocking { try site.store.updateSettings(of: profile.id, dayStartHour: hour, timeZone: zone) }
+        try await site.store.updateSettings(of: profile.id, dayStartHour: hour, timeZone: zone)
         return Response.redirect(to: "/settings?saved=1")
     }
 }

@@ -63,38 +63,36 @@ struct CalendarPage: Sendable {
         let date = query.string("date").flatMap(CivilDate.init) ?? today
         let premieres = query.string("premieres") == "1"
         let site = self.site
-        return try await blocking {
-            let (from, through, step) = Self.range(view, around: date)
-            let airings = try site.schedule(profile, context).airings(from: from, through: through)
-                .filter { !premieres || $0.episode.isPremiere }
-            var byDay: [CivilDate: [EpisodeLine]] = [:]
-            for airing in airings {
-                guard let day = airing.time.day(in: clock.zone) else { continue }
-                byDay[day, default: []].append(EpisodeLine(airing, clock: clock, now: now))
-            }
-            let days = (0...(through.dayNumber - from.dayNumber)).map { offset -> Day in
-                let day = from.adding(days: offset)
-                return Day(date: day.description, label: clock.civil(day), number: day.day, isToday: day == today,
-                           isOutside: view == .month && day.month != date.month, episodes: byDay[day] ?? [])
-            }
-            let link = { (view: View, date: CivilDate, premieres: Bool) in
-                "/calendar?view=\(view.rawValue)&date=\(date)" + (premieres ? "&premieres=1" : "")
-            }
-            let heading = switch view {
-            case .day: clock.civil(date)
-            case .week: "Week of \(clock.civil(from))"
-            case .month: "\(ViewerClock.longMonths[date.month - 1]) \(date.year)"
-            }
-            let model = Model(
-                chrome: site.chrome(context, section: "upcoming"), title: "Calendar: \(heading)", heading: heading,
-                views: View.allCases.map { ViewLink(label: $0.rawValue.capitalized, link: link($0, date, premieres), isCurrent: $0 == view) },
-                isMonth: view == .month, days: days,
-                weeks: stride(from: 0, to: days.count, by: 7).map { Week(days: Array(days[$0..<min(days.count, $0 + 7)])) },
-                previous: link(view, step(date, -1), premieres), next: link(view, step(date, 1), premieres), today: link(view, today, premieres),
-                premieres: premieres, premieresLink: link(view, date, !premieres),
-                count: airings.count == 1 ? "1 episode" : "\(airings.count) episodes", view: view.rawValue, date: date.description)
-            return try site.page("calendar", model)
+        let (from, through, step) = Self.range(view, around: date)
+        let airings = try await site.schedule(profile, context).airings(from: from, through: through)
+            .filter { !premieres || $0.episode.isPremiere }
+        var byDay: [CivilDate: [EpisodeLine]] = [:]
+        for airing in airings {
+            guard let day = airing.time.day(in: clock.zone) else { continue }
+            byDay[day, default: []].append(EpisodeLine(airing, clock: clock, now: now))
         }
+        let days = (0...(through.dayNumber - from.dayNumber)).map { offset -> Day in
+            let day = from.adding(days: offset)
+            return Day(date: day.description, label: clock.civil(day), number: day.day, isToday: day == today,
+                       isOutside: view == .month && day.month != date.month, episodes: byDay[day] ?? [])
+        }
+        let link = { (view: View, date: CivilDate, premieres: Bool) in
+            "/calendar?view=\(view.rawValue)&date=\(date)" + (premieres ? "&premieres=1" : "")
+        }
+        let heading = switch view {
+        case .day: clock.civil(date)
+        case .week: "Week of \(clock.civil(from))"
+        case .month: "\(ViewerClock.longMonths[date.month - 1]) \(date.year)"
+        }
+        let model = await Model(
+            chrome: site.chrome(context, section: "upcoming"), title: "Calendar: \(heading)", heading: heading,
+            views: View.allCases.map { ViewLink(label: $0.rawValue.capitalized, link: link($0, date, premieres), isCurrent: $0 == view) },
+            isMonth: view == .month, days: days,
+            weeks: stride(from: 0, to: days.count, by: 7).map { Week(days: Array(days[$0..<min(days.count, $0 + 7)])) },
+            previous: link(view, step(date, -1), premieres), next: link(view, step(date, 1), premieres), today: link(view, today, premieres),
+            premieres: premieres, premieresLink: link(view, date, !premieres),
+            count: airings.count == 1 ? "1 episode" : "\(airings.count) episodes", view: view.rawValue, date: date.description)
+        return try site.page("calendar", model)
     }
 
     /// The days a view shows around `date` (a month view runs from the Monday before the 1st to the Sunday after

@@ -96,7 +96,7 @@ struct EpisodePages: Sendable {
         if let runtime = episode.runtime { facts.append(ShowPages.Fact(label: "Runtime", value: "\(runtime) minutes")) }
         if let rating = episode.rating?.average { facts.append(ShowPages.Fact(label: "Rating", value: String(format: "%.1f / 10", rating))) }
         let name = episode.name ?? "Episode \(id)"
-        let model = EpisodeModel(
+        let model = await EpisodeModel(
             chrome: site.chrome(context, section: "shows"), title: [show?.name, episode.code, name].compactMap { $0 }.joined(separator: " "),
             id: id, name: name, code: episode.code, showID: show?.id, showName: show?.name, season: episode.season,
             airs: clock.airs(time), facts: facts, summary: HTMLText.paragraphs(episode.summary),
@@ -138,7 +138,7 @@ struct EpisodePages: Sendable {
             return GuestRole(episodeID: episode.id, episode: [episode.code, episode.name].compactMap { $0 }.joined(separator: " "),
                              showID: show?.id, showName: show?.name, character: credit._embedded?.character?.name)
         }
-        let model = PersonModel(chrome: site.chrome(context, section: "shows"), title: person.name, name: person.name,
+        let model = await PersonModel(chrome: site.chrome(context, section: "shows"), title: person.name, name: person.name,
                                 image: SeriesServices.image(person.image?.preferred), facts: facts, credits: entries,
                                 guestRoles: guestRoles, hasGuestRoles: !guestRoles.isEmpty, tvmazeLink: person.url)
         return try site.page("person", model)
@@ -146,7 +146,7 @@ struct EpisodePages: Sendable {
 
     func people(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
         let text = String((QueryParameters(request: request).string("q") ?? "").prefix(100)).trimmingCharacters(in: .whitespaces)
-        var model = PeopleModel(chrome: site.chrome(context, section: "shows"), title: text.isEmpty ? "People" : "People: \(text)",
+        var model = await PeopleModel(chrome: site.chrome(context, section: "shows"), title: text.isEmpty ? "People" : "People: \(text)",
                                 query: text, searched: !text.isEmpty, people: [])
         if !text.isEmpty {
             let clock = site.clock(context)

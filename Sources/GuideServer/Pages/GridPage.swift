@@ -83,71 +83,68 @@ struct GridPage: Sendable {
         let panelID = query.string("p").flatMap { Bounded.integer($0, in: 1...Int64.max) }
         let site = self.site
 
-        return try await blocking {
-            let chrome = site.chrome(context, section: "guide")
-            guard let coverage = try site.store.coverage() else {
-                return try site.page("grid", Self.emptyModel(chrome: chrome, zone: clock.zone.identifier))
-            }
-            let days = BroadcastDay.days(covering: coverage, zone: clock.zone, startHour: clock.dayStartHour)
-            let today = clock.day(containing: now)
-            var notice: String?
-            var day = days.contains(today) ? today : days[0]
-            if let focusTime { day = clock.day(containing: focusTime) }
-            if let requestedDay {
-                if let asked = clock.day(requestedDay) {
-                    day = asked
-                } else {
-                    notice = "\(requestedDay) is not a date; showing \(day)."
-                }
-            }
-            if day < days[0] || day > days[days.count - 1] {
-                let nearest = day < days[0] ? days[0] : days[days.count - 1]
-                notice = "There are no listings for \(day): they cover \(days[0]) to \(days[days.count - 1]). Showing \(nearest)."
-                day = nearest
-            }
-            let window = day.window
-            let lineup = try site.lineup(context)
-            var page = requestedPage
-            if let focusChannel, let index = lineup.channels.firstIndex(where: { $0.id.rawValue == focusChannel }) {
-                page = index / Self.rowsPerPage
-            }
-            let pageCount = max(1, (lineup.channels.count + Self.rowsPerPage - 1) / Self.rowsPerPage)
-            page = min(page, pageCount - 1)
-            let rows = try Self.rows(site: site, lineup: lineup.channels, from: page * Self.rowsPerPage, count: Self.rowsPerPage,
-                                     day: window, clock: clock, viewer: context.viewer?.profile.id)
-            let link = { (day: BroadcastDay, zoom: Int, page: Int) -> String in
-                "/?day=\(day)&zoom=\(zoom)" + (page > 0 ? "&page=\(page)" : "")
-            }
-            let dayIndex = days.firstIndex(of: day) ?? 0
-            let panel = try panelID.flatMap { id in
-                try site.store.programme(ProgrammeID(rawValue: id)).map {
-                    try ProgrammeDetails($0, site: site, clock: clock, now: now)
-                }
-            }
-            let model = Model(
-                chrome: chrome, title: "Guide for \(clock.longDate(day))", empty: false, day: day.description,
-                dayLabel: clock.longDate(day), firstDay: days[0].description, lastDay: days[days.count - 1].description,
-                coverageLabel: "Listings from \(clock.date(coverage.start)) to \(clock.date(coverage.end))",
-                previousDay: dayIndex > 0 ? link(days[dayIndex - 1], zoom, 0) : nil,
-                nextDay: dayIndex + 1 < days.count ? link(days[dayIndex + 1], zoom, 0) : nil,
-                todayLink: days.contains(today) ? link(today, zoom, 0) + "&at=\(CivilTime.iso8601(now))" : nil,
-                dayStart: window.start.unixSeconds, dayEnd: window.end.unixSeconds,
-                dayMinutes: Int(window.duration / 60), now: now.unixSeconds,
-                nowOffset: window.start <= now && now < window.end ? Int(now.timeIntervalSince(window.start) / 60) : nil,
-                zoom: zoom,
-                zooms: Self.zooms.map { ZoomLink(label: $0 < 60 ? "\($0) min" : "\($0 / 60) h", minutes: $0, link: link(day, $0, page),
-                                                 isCurrent: $0 == zoom) },
-                total: lineup.channels.count, rowsFrom: page * Self.rowsPerPage + 1,
-                rowsTo: page * Self.rowsPerPage + rows.count, rowCount: lineup.channels.count + 1, rowsHTML: GridRowsHTML.render(rows),
-                ruler: GridRow.ruler(for: window, clock: clock),
-                previousPage: page > 0 ? link(day, zoom, page - 1) : nil,
-                nextPage: page + 1 < pageCount ? link(day, zoom, page + 1) : nil,
-                legend: Genre.allCases.map { LegendEntry(genre: $0.rawValue, label: $0.label) },
-                focusChannel: focusChannel ?? "", focusTime: focusTime.map(\.unixSeconds),
-                panel: panel, closePanel: link(day, zoom, page), notice: notice, isChosenLineup: lineup.isChosen,
-                zone: clock.zone.identifier)
-            return try site.page("grid", model)
+        let chrome = await site.chrome(context, section: "guide")
+        guard let coverage = try await site.store.coverage() else {
+            return try site.page("grid", Self.emptyModel(chrome: chrome, zone: clock.zone.identifier))
         }
+        let days = BroadcastDay.days(covering: coverage, zone: clock.zone, startHour: clock.dayStartHour)
+        let today = clock.day(containing: now)
+        var notice: String?
+        var day = days.contains(today) ? today : days[0]
+        if let focusTime { day = clock.day(containing: focusTime) }
+        if let requestedDay {
+            if let asked = clock.day(requestedDay) {
+                day = asked
+            } else {
+                notice = "\(requestedDay) is not a date; showing \(day)."
+            }
+        }
+        if day < days[0] || day > days[days.count - 1] {
+            let nearest = day < days[0] ? days[0] : days[days.count - 1]
+            notice = "There are no listings for \(day): they cover \(days[0]) to \(days[days.count - 1]). Showing \(nearest)."
+            day = nearest
+        }
+        let window = day.window
+        let lineup = try await site.lineup(context)
+        var page = requestedPage
+        if let focusChannel, let index = lineup.channels.firstIndex(where: { $0.id.rawValue == focusChannel }) {
+            page = index / Self.rowsPerPage
+        }
+        let pageCount = max(1, (lineup.channels.count + Self.rowsPerPage - 1) / Self.rowsPerPage)
+        page = min(page, pageCount - 1)
+        let rows = try await Self.rows(site: site, lineup: lineup.channels, from: page * Self.rowsPerPage, count: Self.rowsPerPage,
+                                 day: window, clock: clock, viewer: context.viewer?.profile.id)
+        let link = { (day: BroadcastDay, zoom: Int, page: Int) -> String in
+            "/?day=\(day)&zoom=\(zoom)" + (page > 0 ? "&page=\(page)" : "")
+        }
+        let dayIndex = days.firstIndex(of: day) ?? 0
+        var panel: ProgrammeDetails?
+        if let panelID, let stored = try await site.store.programme(ProgrammeID(rawValue: panelID)) {
+            panel = try await ProgrammeDetails(stored, site: site, clock: clock, now: now)
+        }
+        let model = Model(
+            chrome: chrome, title: "Guide for \(clock.longDate(day))", empty: false, day: day.description,
+            dayLabel: clock.longDate(day), firstDay: days[0].description, lastDay: days[days.count - 1].description,
+            coverageLabel: "Listings from \(clock.date(coverage.start)) to \(clock.date(coverage.end))",
+            previousDay: dayIndex > 0 ? link(days[dayIndex - 1], zoom, 0) : nil,
+            nextDay: dayIndex + 1 < days.count ? link(days[dayIndex + 1], zoom, 0) : nil,
+            todayLink: days.contains(today) ? link(today, zoom, 0) + "&at=\(CivilTime.iso8601(now))" : nil,
+            dayStart: window.start.unixSeconds, dayEnd: window.end.unixSeconds,
+            dayMinutes: Int(window.duration / 60), now: now.unixSeconds,
+            nowOffset: window.start <= now && now < window.end ? Int(now.timeIntervalSince(window.start) / 60) : nil,
+            zoom: zoom,
+            zooms: Self.zooms.map { ZoomLink(label: $0 < 60 ? "\($0) min" : "\($0 / 60) h", minutes: $0, link: link(day, $0, page),
+                                             isCurrent: $0 == zoom) },
+            total: lineup.channels.count, rowsFrom: page * Self.rowsPerPage + 1,
+            rowsTo: page * Self.rowsPerPage + rows.count, rowCount: lineup.channels.count + 1, rowsHTML: GridRowsHTML.render(rows),
+            ruler: GridRow.ruler(for: window, clock: clock),
+            previousPage: page > 0 ? link(day, zoom, page - 1) : nil,
+            nextPage: page + 1 < pageCount ? link(day, zoom, page + 1) : nil,
+            legend: Genre.allCases.map { LegendEntry(genre: $0.rawValue, label: $0.label) },
+            focusChannel: focusChannel ?? "", focusTime: focusTime.map(\.unixSeconds),
+            panel: panel, closePanel: link(day, zoom, page), notice: notice, isChosenLineup: lineup.isChosen,
+            zone: clock.zone.identifier)
+        return try site.page("grid", model)
     }
 
     /// `GET /grid/rows?day=&from=&count=`: rows of the viewer's lineup for the grid's script.
@@ -160,10 +157,8 @@ struct GridPage: Sendable {
         let from = try query.integer("from", in: 0...1_000_000, default: 0)
         let count = try query.integer("count", in: 1...Self.rowsPerPage, default: 40)
         let site = self.site
-        let rows = try await blocking {
-            try Self.rows(site: site, lineup: site.lineup(context).channels, from: from, count: count, day: day.window, clock: clock,
-                          viewer: context.viewer?.profile.id)
-        }
+        let rows = try await Self.rows(site: site, lineup: site.lineup(context).channels, from: from, count: count, day: day.window,
+                                       clock: clock, viewer: context.viewer?.profile.id)
         let body = try JSONEncoder().encode(RowsDocument(from: from, rows: rows))
         return CompressibleBody.response(Array(body), for: request,
                                          headers: [.contentType: "application/json", .cacheControl: "no-store"])
@@ -175,11 +170,11 @@ struct GridPage: Sendable {
     }
 
     static func rows(site: Site, lineup: [Channel], from: Int, count: Int, day: TimeWindow, clock: ViewerClock,
-                     viewer: ProfileID?) throws -> [GridRow] {
+                     viewer: ProfileID?) async throws -> [GridRow] {
         guard from < lineup.count else { return [] }
         let slice = Array(lineup[from..<min(lineup.count, from + count)])
-        let listings = try site.store.guide(in: day, channels: slice.map(\.id), detail: .summary)
-        let followed = ListingMatches.followedTitles(of: viewer, in: site.store)
+        let listings = try await site.store.guide(in: day, channels: slice.map(\.id), detail: .summary)
+        let followed = await ListingMatches.followedTitles(of: viewer, in: site.store)
         return zip(slice.indices, zip(slice, listings)).map { offset, pair in
             GridRow(index: from + offset, channel: pair.0, programmes: pair.1.programmes, day: day, clock: clock, followed: followed)
         }

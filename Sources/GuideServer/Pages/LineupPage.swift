@@ -42,32 +42,30 @@ struct LineupPage: Sendable {
         let filter = query.string("q") ?? ""
         let page = try query.integer("page", in: 0...100_000, default: 0)
         let site = self.site
-        return try await blocking {
-            let snapshot = try site.directory.snapshot()
-            let chosenIDs = try site.store.lineup(of: profile.id)
-            let chosen = chosenIDs.compactMap(snapshot.channel)
-            let chosenSet = Set(chosenIDs)
-            let folded = SearchText.fold(filter)
-            let others = snapshot.channels.filter { channel in
-                !chosenSet.contains(channel.id)
-                    && (folded.isEmpty || SearchText.fold(channel.name).contains(folded) || channel.id.rawValue.lowercased().contains(folded))
-            }
-            let from = min(page * Self.perPage, others.count)
-            let shown = others[from..<min(others.count, from + Self.perPage)]
-            let filterQuery = filter.isEmpty ? "" : "q=\(ProgrammeDetails.query(filter))&"
-            let model = Model(
-                chrome: site.chrome(context, section: "channels"), title: "Your channels",
-                chosen: chosen.enumerated().map { index, channel in
-                    Entry(id: channel.id.rawValue, name: channel.name, number: channel.number, position: index + 1,
-                          isFirst: index == 0, isLast: index == chosen.count - 1)
-                },
-                isChosen: !chosen.isEmpty, total: snapshot.channels.count, listed: snapshot.listed.count, filter: filter,
-                available: shown.map { Entry(id: $0.id.rawValue, name: $0.name, number: $0.number, position: 0, isFirst: false, isLast: false) },
-                previousPage: page > 0 ? "/channels?\(filterQuery)page=\(page - 1)" : nil,
-                nextPage: from + Self.perPage < others.count ? "/channels?\(filterQuery)page=\(page + 1)" : nil,
-                message: message)
-            return try site.page("channels", model)
+        let snapshot = try await site.directory.snapshot()
+        let chosenIDs = try await site.store.lineup(of: profile.id)
+        let chosen = chosenIDs.compactMap(snapshot.channel)
+        let chosenSet = Set(chosenIDs)
+        let folded = SearchText.fold(filter)
+        let others = snapshot.channels.filter { channel in
+            !chosenSet.contains(channel.id)
+                && (folded.isEmpty || SearchText.fold(channel.name).contains(folded) || channel.id.rawValue.lowercased().contains(folded))
         }
+        let from = min(page * Self.perPage, others.count)
+        let shown = others[from..<min(others.count, from + Self.perPage)]
+        let filterQuery = filter.isEmpty ? "" : "q=\(ProgrammeDetails.query(filter))&"
+        let model = await Model(
+            chrome: site.chrome(context, section: "channels"), title: "Your channels",
+            chosen: chosen.enumerated().map { index, channel in
+                Entry(id: channel.id.rawValue, name: channel.name, number: channel.number, position: index + 1,
+                      isFirst: index == 0, isLast: index == chosen.count - 1)
+            },
+            isChosen: !chosen.isEmpty, total: snapshot.channels.count, listed: snapshot.listed.count, filter: filter,
+            available: shown.map { Entry(id: $0.id.rawValue, name: $0.name, number: $0.number, position: 0, isFirst: false, isLast: false) },
+            previousPage: page > 0 ? "/channels?\(filterQuery)page=\(page - 1)" : nil,
+            nextPage: from + Self.perPage < others.count ? "/channels?\(filterQuery)page=\(page + 1)" : nil,
+            message: message)
+        return try site.page("channels", model)
     }
 
     /// Applies the button pressed: `add`, `remove`, `up`, `down` (each naming a channel id) or `clear`.
@@ -75,22 +73,21 @@ struct LineupPage: Sendable {
         let profile = try site.requireProfile(request, context)
         let form = try await site.form(request, context)
         let site = self.site
-        try await blocking {
-            let known = try site.directory.snapshot()
-            var lineup = try site.store.lineup(of: profile.id).filter { known.channel($0) != nil }
-            if let id = form.raw("add").map(ChannelID.init(_:)), known.channel(id) != nil, !lineup.contains(id) {
-                lineup.append(id)
-            }
-            if let id = form.raw("remove").map(ChannelID.init(_:)) { lineup.removeAll { $0 == id } }
-            if let id = form.raw("up").map(ChannelID.init(_:)), let index = lineup.firstIndex(of: id), index > 0 {
-                lineup.swapAt(index, index - 1)
-            }
-            if let id = form.raw("down").map(ChannelID.init(_:)), let index = lineup.firstIndex(of: id), index + 1 < lineup.count {
-                lineup.swapAt(index, index + 1)
-            }
-            if form["clear"] != nil { lineup = [] }
-            try site.store.setLineup(lineup, of: profile.id)
+        let known = try await site.directory.snapshot()
+        var lineup = try await site.store.lineup(of: profile.id).filter { known.channel($0) != nil }
+        if let id = form.raw("add").map(ChannelID.init(_:)), known.channel(id) != nil, !lineup.contains(id) {
+            lineup.append(id)
         }
+        if let id = form.raw("remove").map(ChannelID.init(_:)) { lineup.removeAll { $0 == id } }
+        if let id = form.raw("up").map(ChannelID.init(_:)), let index = lineup.firstIndex(of: id), index > 0 {
+            lineup.swapAt(index, index - 1)
+        }
+        if let id = form.raw("down").map(ChannelID.init(_:)), let index = lineup.firstIndex(of: id), index + 1 < lineup.count {
+            lineup.swapAt(index, index + 1)
+        }
+        if form["clear"] != nil { lineup = [] }
+        try await site.store.setLineup(lineup, of: profile.id)
+
         let back = [form["q"].map { "q=\(ProgrammeDetails.query($0))" }, form["page"].map { "page=\($0)" }].compactMap { $0 }
         return Response.redirect(to: "/channels" + (back.isEmpty ? "" : "?" + back.joined(separator: "&")))
     }

@@ -45,23 +45,21 @@ struct NowPage: Sendable {
         let page = try QueryParameters(request: request).integer("page", in: 0...100_000, default: 0)
         let clock = site.clock(context)
         let site = self.site
-        return try await blocking {
-            let now = site.settings.now()
-            let channels = try site.lineup(context).channels
-            let from = min(page * Self.perPage, max(0, channels.count - 1))
-            let slice = Array(channels[from..<min(channels.count, from + Self.perPage)])
-            let found = try site.store.nowNext(at: now, channels: slice.map(\.id), detail: .summary)
-            let rows = zip(slice, found).map { channel, nowNext in
-                Row(channel: channel.name, number: channel.number, logo: GridRow.safeImage(channel.icons),
-                    now: nowNext.now.map { slot($0, now: now, clock: clock) }, next: nowNext.next.map { slot($0, now: now, clock: clock) })
-            }
-            let model = Model(chrome: site.chrome(context, section: "now"), title: "On now",
-                              at: "\(clock.date(now)), \(clock.time(now))", rows: rows,
-                              previousPage: from > 0 ? "/now?page=\(page - 1)" : nil,
-                              nextPage: from + Self.perPage < channels.count ? "/now?page=\(page + 1)" : nil,
-                              from: from + 1, to: from + slice.count, total: channels.count)
-            return try site.page("now", model)
+        let now = site.settings.now()
+        let channels = try await site.lineup(context).channels
+        let from = min(page * Self.perPage, max(0, channels.count - 1))
+        let slice = Array(channels[from..<min(channels.count, from + Self.perPage)])
+        let found = try await site.store.nowNext(at: now, channels: slice.map(\.id), detail: .summary)
+        let rows = zip(slice, found).map { channel, nowNext in
+            Row(channel: channel.name, number: channel.number, logo: GridRow.safeImage(channel.icons),
+                now: nowNext.now.map { slot($0, now: now, clock: clock) }, next: nowNext.next.map { slot($0, now: now, clock: clock) })
         }
+        let model = await Model(chrome: site.chrome(context, section: "now"), title: "On now",
+                          at: "\(clock.date(now)), \(clock.time(now))", rows: rows,
+                          previousPage: from > 0 ? "/now?page=\(page - 1)" : nil,
+                          nextPage: from + Self.perPage < channels.count ? "/now?page=\(page + 1)" : nil,
+                          from: from + 1, to: from + slice.count, total: channels.count)
+        return try site.page("now", model)
     }
 
     private func slot(_ stored: StoredProgramme, now: Date, clock: ViewerClock) -> Slot {

@@ -36,9 +36,9 @@ struct ProgrammeDetails: Sendable {
     var guideLink: String
     var source: String
 
-    init(_ stored: StoredProgramme, site: Site, clock: ViewerClock, now: Date) throws {
+    init(_ stored: StoredProgramme, site: Site, clock: ViewerClock, now: Date) async throws {
         let programme = stored.programme
-        let snapshot = try site.directory.snapshot()
+        let snapshot = try await site.directory.snapshot()
         let channel = snapshot.channel(programme.channel)
         id = stored.id.rawValue
         title = programme.title
@@ -59,7 +59,7 @@ struct ProgrammeDetails: Sendable {
         credits = Self.credits(programme.credits)
         source = stored.source.shown
         guideLink = Self.guideLink(programme, clock: clock)
-        airings = try Self.otherAirings(of: stored, site: site, channels: snapshot, clock: clock, now: now)
+        airings = try await Self.otherAirings(of: stored, site: site, channels: snapshot, clock: clock, now: now)
     }
 
     static func flags(_ programme: Programme) -> [String] {
@@ -116,10 +116,10 @@ struct ProgrammeDetails: Sendable {
 
     /// The same title's other airings in the listings, upcoming first.
     static func otherAirings(of stored: StoredProgramme, site: Site, channels snapshot: ChannelDirectory.Snapshot,
-                             clock: ViewerClock, now: Date) throws -> [Airing] {
+                             clock: ViewerClock, now: Date) async throws -> [Airing] {
         let folded = SearchText.fold(stored.programme.title)
         guard !folded.isEmpty else { return [] }
-        let matches = try site.store.search(SearchQuery([stored.programme.title], scope: .title, limit: 500))
+        let matches = try await site.store.search(SearchQuery([stored.programme.title], scope: .title, limit: 500))
             .filter { $0.id != stored.id && SearchText.fold($0.programme.title) == folded }
         let upcoming = matches.filter { $0.end > now }, past = matches.filter { $0.end <= now }
         return (upcoming + past.reversed()).prefix(20).map { airing in

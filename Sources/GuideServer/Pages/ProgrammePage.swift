@@ -25,13 +25,11 @@ struct ProgrammePage: Sendable {
         let isPanel = request.uri.queryParameters.get("part") == "panel"
         let clock = site.clock(context)
         let site = self.site
-        return try await blocking {
-            guard let stored = try site.store.programme(ProgrammeID(rawValue: id)) else {
-                throw HTTPError(.notFound, message: "There is no programme \(id): a newer import may have replaced it.")
-            }
-            let details = try ProgrammeDetails(stored, site: site, clock: clock, now: site.settings.now())
-            let model = Model(chrome: site.chrome(context, section: "guide"), title: details.title, panel: details, isPage: !isPanel)
-            return try site.page(isPanel ? "panel" : "programme", model)
+        guard let stored = try await site.store.programme(ProgrammeID(rawValue: id)) else {
+            throw HTTPError(.notFound, message: "There is no programme \(id): a newer import may have replaced it.")
         }
+        let details = try await ProgrammeDetails(stored, site: site, clock: clock, now: site.settings.now())
+        let model = await Model(chrome: site.chrome(context, section: "guide"), title: details.title, panel: details, isPage: !isPanel)
+        return try site.page(isPanel ? "panel" : "programme", model)
     }
 }

@@ -51,37 +51,35 @@ struct SearchPage: Sendable {
         let searchAll = query.string("in") == "all"
         let clock = site.clock(context)
         let site = self.site
-        return try await blocking {
-            let now = site.settings.now()
-            let search = SearchQuery([text], scope: searchAll ? .all : .title, limit: Self.limit)
-            var model = Model(chrome: site.chrome(context, section: "search"), title: text.isEmpty ? "Search" : "Search: \(text)",
-                              query: text, searchAll: searchAll, searched: !search.terms.isEmpty, count: 0, countLabel: "", days: [],
-                              limited: false, message: nil)
-            guard !search.terms.isEmpty else {
-                if let problem { model.message = problem.prefix(1).uppercased() + problem.dropFirst() + "." }
-                if !text.isEmpty { model.message = "Type a word to look for; punctuation alone finds nothing." }
-                return try site.page("search", model)
-            }
-            let snapshot = try site.directory.snapshot()
-            let found = try site.store.search(search)
-            var days: [Day] = []
-            for stored in found {
-                let programme = stored.programme
-                let day = clock.day(containing: programme.start)
-                let label = clock.longDate(day)
-                let result = Result(
-                    id: stored.id.rawValue, time: clock.time(programme.start), title: programme.title, subTitle: programme.subTitle,
-                    episode: programme.episodeLabel,
-                    channel: snapshot.channel(programme.channel)?.name ?? programme.channel.rawValue,
-                    guideLink: ProgrammeDetails.guideLink(programme, clock: clock),
-                    genre: Genre(categories: programme.categories.map(\.text)).rawValue, isPast: stored.end <= now)
-                if days.last?.label == label { days[days.count - 1].results.append(result) } else { days.append(Day(label: label, results: [result])) }
-            }
-            model.count = found.count
-            model.countLabel = found.count == 1 ? "1 programme" : "\(found.count) programmes"
-            model.days = days
-            model.limited = found.count == Self.limit
+        let now = site.settings.now()
+        let search = SearchQuery([text], scope: searchAll ? .all : .title, limit: Self.limit)
+        var model = await Model(chrome: site.chrome(context, section: "search"), title: text.isEmpty ? "Search" : "Search: \(text)",
+                          query: text, searchAll: searchAll, searched: !search.terms.isEmpty, count: 0, countLabel: "", days: [],
+                          limited: false, message: nil)
+        guard !search.terms.isEmpty else {
+            if let problem { model.message = problem.prefix(1).uppercased() + problem.dropFirst() + "." }
+            if !text.isEmpty { model.message = "Type a word to look for; punctuation alone finds nothing." }
             return try site.page("search", model)
         }
+        let snapshot = try await site.directory.snapshot()
+        let found = try await site.store.search(search)
+        var days: [Day] = []
+        for stored in found {
+            let programme = stored.programme
+            let day = clock.day(containing: programme.start)
+            let label = clock.longDate(day)
+            let result = Result(
+                id: stored.id.rawValue, time: clock.time(programme.start), title: programme.title, subTitle: programme.subTitle,
+                episode: programme.episodeLabel,
+                channel: snapshot.channel(programme.channel)?.name ?? programme.channel.rawValue,
+                guideLink: ProgrammeDetails.guideLink(programme, clock: clock),
+                genre: Genre(categories: programme.categories.map(\.text)).rawValue, isPast: stored.end <= now)
+            if days.last?.label == label { days[days.count - 1].results.append(result) } else { days.append(Day(label: label, results: [result])) }
+        }
+        model.count = found.count
+        model.countLabel = found.count == 1 ? "1 programme" : "\(found.count) programmes"
+        model.days = days
+        model.limited = found.count == Self.limit
+        return try site.page("search", model)
     }
 }

@@ -92,10 +92,10 @@ struct ShowPages: Sendable {
             try await site.series.tracker.follow(show: id, by: profile.id)
         } }
         router.post("shows/:id/unfollow") { request, context in try await change(request, context) { id, profile, _ in
-            try site.series.tracker.unfollow(show: id, by: profile.id)
+            try await site.series.tracker.unfollow(show: id, by: profile.id)
         } }
         router.post("shows/:id/reminders") { request, context in try await change(request, context) { id, profile, form in
-            try site.store.setReminders(form["on"] == "1", show: id, by: profile.id)
+            try await site.store.setReminders(form["on"] == "1", show: id, by: profile.id)
         } }
     }
 
@@ -103,8 +103,8 @@ struct ShowPages: Sendable {
         let query = QueryParameters(request: request)
         let text = String((query.string("q") ?? "").prefix(100)).trimmingCharacters(in: .whitespaces)
         let page = try query.integer("page", in: 0...10_000, default: 0)
-        let followed = try site.followedIDs(context)
-        var model = ListModel(chrome: site.chrome(context, section: "shows"), title: text.isEmpty ? "All shows" : "Shows: \(text)", query: text,
+        let followed = try await site.followedIDs(context)
+        var model = await ListModel(chrome: site.chrome(context, section: "shows"), title: text.isEmpty ? "All shows" : "Shows: \(text)", query: text,
                               searched: !text.isEmpty, shows: [], page: page + 1, previousPage: nil, nextPage: nil, message: nil)
         if text.isEmpty {
             let shows = try await site.tvmaze { try await site.series.client.showIndex(page: page) }
@@ -127,12 +127,12 @@ struct ShowPages: Sendable {
         }
         let seasons = try await site.tvmaze { try await client.seasons(ofShow: id) }
         let profile = context.viewer?.profile
-        let following = try profile.map { try site.store.following($0.id) } ?? []
+        let following = if let profile { try await site.store.following(profile.id) } else { [FollowedShow]() }
         let mine = following.first { $0.show.id == id }
         let clock = site.clock(context)
         let now = site.settings.now()
         var next: EpisodeLine?
-        if let profile, mine != nil, let upcoming = try site.schedule(profile, context).upcoming(at: now).first(where: { $0.followed.show.id == id }),
+        if let profile, mine != nil, let upcoming = try await site.schedule(profile, context).upcoming(at: now).first(where: { $0.followed.show.id == id }),
            let airing = upcoming.next {
             next = EpisodeLine(airing, clock: clock, now: now)
         }
@@ -147,7 +147,7 @@ struct ShowPages: Sendable {
         if let days = show.schedule?.days, !days.isEmpty, let time = show.schedule?.time, !time.isEmpty {
             facts.append(Fact(label: "Airs", value: "\(days.joined(separator: ", ")) at \(time)" + (show.timeZone.map { " (\($0.identifier))" } ?? "")))
         }
-        let model = ShowModel(
+        let model = await ShowModel(
             chrome: site.chrome(context, section: "shows"), title: show.name,
             show: Self.entry(show, followed: Set(following.map(\.show.id))), canFollow: profile != nil, reminders: mine?.reminders ?? false,
             summary: HTMLText.paragraphs(show.summary), facts: facts,
@@ -180,7 +180,7 @@ struct ShowPages: Sendable {
                         show: (id, show.name), clock: clock, now: now, isPremiere: episode.number == 1)
         }
         guard !lines.isEmpty else { throw HTTPError(.notFound, message: "\(show.name) has no season \(number) on TVmaze.") }
-        return try site.page("season", SeasonModel(chrome: site.chrome(context, section: "shows"), title: "\(show.name): season \(number)",
+        return try await site.page("season", SeasonModel(chrome: site.chrome(context, section: "shows"), title: "\(show.name): season \(number)",
                                                    showID: id, showName: show.name, season: number, episodes: lines,
                                                    seasons: numbers.map { SeasonLink(number: $0, isCurrent: $0 == number) }))
     }

@@ -36,7 +36,7 @@ struct SignInPages: Sendable {
     func signInPage(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
         let returnTo = Self.safeReturn(request.uri.queryParameters.get("next").map { String($0) })
         let needsSetup = try await !site.accounts.hasProfiles()
-        return try site.page("signin", Model(chrome: site.chrome(context, section: "signin"), title: "Sign in", name: "",
+        return try await site.page("signin", Model(chrome: site.chrome(context, section: "signin"), title: "Sign in", name: "",
                                              returnTo: returnTo, message: nil, isLocked: false, needsSetup: needsSetup))
     }
 
@@ -45,7 +45,7 @@ struct SignInPages: Sendable {
         let name = form["name"] ?? ""
         let returnTo = Self.safeReturn(form["next"])
         let outcome = try await site.accounts.signIn(name: name, secret: form.raw("secret") ?? "", from: site.clientAddress(request, context))
-        var model = Model(chrome: site.chrome(context, section: "signin"), title: "Sign in", name: name, returnTo: returnTo,
+        var model = await Model(chrome: site.chrome(context, section: "signin"), title: "Sign in", name: name, returnTo: returnTo,
                           message: nil, isLocked: false, needsSetup: false)
         var retryAfter: Int?
         switch outcome {
@@ -93,14 +93,14 @@ struct SignInPages: Sendable {
 
     func setupPage(_ context: GuideRequestContext) async throws -> HTMLPage {
         let available = try await !site.accounts.hasProfiles()
-        return try site.page("setup", SetupModel(chrome: site.chrome(context, section: "setup"), title: "Set up tvguide", name: "",
+        return try await site.page("setup", SetupModel(chrome: site.chrome(context, section: "setup"), title: "Set up tvguide", name: "",
                                                  message: nil, isAvailable: available))
     }
 
     /// Creates the first (admin) profile, for whoever knows the setup code `serve` printed.
     func setup(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
         let form = try await site.form(request, context)
-        var model = SetupModel(chrome: site.chrome(context, section: "setup"), title: "Set up tvguide", name: form["name"] ?? "",
+        var model = await SetupModel(chrome: site.chrome(context, section: "setup"), title: "Set up tvguide", name: form["name"] ?? "",
                                message: nil, isAvailable: true)
         guard try await !site.accounts.hasProfiles() else {
             throw HTTPError(.forbidden, message: "tvguide is already set up: sign in, and ask an admin for a profile.")

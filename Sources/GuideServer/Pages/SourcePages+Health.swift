@@ -32,7 +32,7 @@ extension SourcePages {
         let clock = site.clock(context)
         let instant = site.settings.now()
         let showsAll = request.uri.queryParameters.get("all") != nil
-        let (statuses, health) = try await blocking { (try site.store.sources(), try site.store.channelHealth(at: instant)) }
+        let (statuses, health) = (try await site.store.sources(), try await site.store.channelHealth(at: instant))
         let busy = try await site.scheduler.refreshing()
         let attention = health.filter { $0.needsAttention(at: instant) }
         // Problems first: the soonest ending, then by name.
@@ -40,7 +40,7 @@ extension SourcePages {
             ($0.needsAttention(at: instant) ? 0 : 1, $0.listingsEnd ?? .distantPast, $0.name) < ($1.needsAttention(at: instant) ? 0 : 1, $1.listingsEnd ?? .distantPast, $1.name)
         }
         let soon = instant.addingTimeInterval(24 * 3600)
-        let model = HealthModel(
+        let model = await HealthModel(
             chrome: site.chrome(context, section: "admin"), title: "Health",
             sources: statuses.map { Self.entry($0, clock: clock, now: instant, refreshing: busy) },
             channels: listed.map { channel in

@@ -104,13 +104,12 @@ extension SourcePages {
         let site = self.site
         let clock = site.clock(context)
         let source = SourceName(name)
-        let (status_, channels, guide) = try await blocking {
-            guard let found = try site.store.sources().first(where: { $0.definition.name == source }) else {
-                throw HTTPError(.notFound, message: "There is no source called \(name).")
-            }
-            return (found, try site.store.sourceChannels(of: source), try site.store.channels())
+        guard let found = try await site.store.sources().first(where: { $0.definition.name == source }) else {
+            throw HTTPError(.notFound, message: "There is no source called \(name).")
         }
-        let definition = status_.definition
+        let channels = try await site.store.sourceChannels(of: source)
+        let guide = try await site.store.channels()
+        let definition = found.definition
         let suggestions = SourceChannel.suggestions(for: channels, guide: guide)
         let guideNames = Dictionary(guide.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let shown = channels.filter { view.includes($0, suggestion: suggestions[$0.id]) }
@@ -119,7 +118,7 @@ extension SourcePages {
         let page = min(view.page, pages)
         let onPage = shown.dropFirst((page - 1) * Self.channelsPerPage).prefix(Self.channelsPerPage)
         let kept = channels.filter(\.keep).count
-        let model = EditModel(
+        let model = await EditModel(
             chrome: site.chrome(context, section: "admin"), title: "Source \(name)", message: message, isError: isError,
             name: name, link: view.link(name, page: 1), location: definition.location,
             formats: Self.formats(selected: definition.format), priority: definition.priority,
@@ -155,20 +154,18 @@ extension SourcePages {
         let name = form["name"] ?? ""
         let site = self.site
         do {
-            try await blocking {
-                guard var definition = try site.store.sources().first(where: { $0.definition.name.rawValue == name })?.definition else {
-                    throw StoreError(.notFound, "there is no source called \(name)")
-                }
-                if let location = form["location"] { definition.location = location }
-                if let format = form["format"].flatMap(SourceFormat.init(rawValue:)) { definition.format = format }
-                if form["shift"] == nil { definition.timeShift = 0 }
-                try Self.applyNumbers(form, to: &definition)
-                definition.localZone = form["zone"]
-                definition.keepNewChannels = form["keepNew"] != nil
-                if let channels = form.raw("channels") { definition.channels = Self.list(channels) }
-                if let problem = definition.problem { throw StoreError(.invalid, problem) }
-                try site.store.updateSource(definition)
+            guard var definition = try await site.store.sources().first(where: { $0.definition.name.rawValue == name })?.definition else {
+                throw StoreError(.notFound, "there is no source called \(name)")
             }
+            if let location = form["location"] { definition.location = location }
+            if let format = form["format"].flatMap(SourceFormat.init(rawValue:)) { definition.format = format }
+            if form["shift"] == nil { definition.timeShift = 0 }
+            try Self.applyNumbers(form, to: &definition)
+            definition.localZone = form["zone"]
+            definition.keepNewChannels = form["keepNew"] != nil
+            if let channels = form.raw("channels") { definition.channels = Self.list(channels) }
+            if let problem = definition.problem { throw StoreError(.invalid, problem) }
+            try await site.store.updateSource(definition)
         } catch let error as FieldError {
             return try await editPage(request, context, name: name, view: ChannelView(), message: "Not saved: \(error.message)",
                                       isError: true, status: .badRequest)
@@ -187,7 +184,7 @@ extension SourcePages {
         let name = form["name"] ?? ""
         let site = self.site
         do {
-            let removed = try await blocking { try site.store.removeSource(SourceName(name)) }
+            let removed = try await site.store.removeSource(SourceName(name))
             return try await listPage(request, context, message: "Removed \(name) and its \(removed) programmes; what other sources list for those channels shows again.")
         } catch let error as StoreError {
             return try await listPage(request, context, message: "Could not remove \(name): \(error.message)", isError: true, status: .notFound)
@@ -207,32 +204,29 @@ extension SourcePages {
         let acceptOne = form["accept"]
         let acceptAll = form["acceptAll"] != nil
         do {
-            let changed = try await blocking {
-                let channels = try site.store.sourceChannels(of: source).filter { onPage.contains($0.id.rawValue) }
-                let guide = try site.store.channels()
-                let known = Set(guide.map(\.id))
-                let suggestions = SourceChannel.suggestions(for: channels, guide: guide)
-                var changed: [SourceChannel] = []
-                for var channel in channels {
-                    let before = channel
-                    channel.keep = kept.contains(channel.id.rawValue)
-                    channel.mappedTo = form["map." + channel.id.rawValue].map { ChannelID($0) }
-                    if channel.mappedTo == nil, acceptAll || acceptOne == channel.id.rawValue, let suggestion = suggestions[channel.id] {
-                        channel.mappedTo = suggestion
-                        channel.keep = true
-                    }
-                    if let target = channel.mappedTo, target == channel.id {
-                        channel.mappedTo = nil
-                    } else if let target = channel.mappedTo, !known.contains(target) {
-                        throw StoreError(.invalid, "\(target) is not a guide channel: map \(channel.name) to one listed in the guide")
-                    }
-                    if channel != before { changed.append(channel) }
+            let channels = try await site.store.sourceChannels(of: source).filter { onPage.contains($0.id.rawValue) }
+            let guide = try await site.store.channels()
+            let known = Set(guide.map(\.id))
+            let suggestions = SourceChannel.suggestions(for: channels, guide: guide)
+            var changed: [SourceChannel] = []
+            for var channel in channels {
+                let before = channel
+                channel.keep = kept.contains(channel.id.rawValue)
+                channel.mappedTo = form["map." + channel.id.rawValue].map { ChannelID($0) }
+                if channel.mappedTo == nil, acceptAll || acceptOne == channel.id.rawValue, let suggestion = suggestions[channel.id] {
+                    channel.mappedTo = suggestion
+                    channel.keep = true
                 }
-                if !changed.isEmpty { try site.store.chooseSourceChannels(changed, of: source) }
-                return changed.count
+                if let target = channel.mappedTo, target == channel.id {
+                    channel.mappedTo = nil
+                } else if let target = channel.mappedTo, !known.contains(target) {
+                    throw StoreError(.invalid, "\(target) is not a guide channel: map \(channel.name) to one listed in the guide")
+                }
+                if channel != before { changed.append(channel) }
             }
-            let message = changed == 0 ? "Nothing changed."
-                : "Saved \(changed) channel\(changed == 1 ? "" : "s"). The guide follows at the source's next refresh."
+            if !changed.isEmpty { try await site.store.chooseSourceChannels(changed, of: source) }
+            let message = changed.isEmpty ? "Nothing changed."
+                : "Saved \(changed.count) channel\(changed.count == 1 ? "" : "s"). The guide follows at the source's next refresh."
             return try await editPage(request, context, name: name, view: view, message: message)
         } catch let error as StoreError {
             return try await editPage(request, context, name: name, view: view, message: "Not saved: \(error.message)", isError: true,

@@ -62,9 +62,9 @@ struct SourcePages: Sendable {
         let site = self.site
         let clock = site.clock(context)
         let instant = site.settings.now()
-        let statuses = try await blocking { try site.store.sources() }
+        let statuses = try await site.store.sources()
         let busy = try await site.scheduler.refreshing()
-        let model = ListModel(
+        let model = await ListModel(
             chrome: site.chrome(context, section: "admin"), title: "Sources", message: message, isError: isError,
             sources: statuses.map { Self.entry($0, clock: clock, now: instant, refreshing: busy) },
             formats: Self.formats(selected: .xmltv),
@@ -82,10 +82,8 @@ struct SourcePages: Sendable {
         do {
             try Self.applyNumbers(form, to: &definition)
             let site = self.site
-            try await blocking { [definition] in
-                if let problem = definition.problem { throw StoreError(.invalid, problem) }
-                try site.store.addSource(definition)
-            }
+            if let problem = definition.problem { throw StoreError(.invalid, problem) }
+            try await site.store.addSource(definition)
         } catch let error as StoreError {
             return try await listPage(request, context, message: "Could not add \(name): \(error.message)", isError: true, status: .badRequest)
         } catch let error as FieldError {
@@ -104,7 +102,7 @@ struct SourcePages: Sendable {
         do {
             let started = try await site.scheduler.start(names)
             if started.isEmpty {
-                let sources = try await blocking { [site] in try site.store.sources() }
+                let sources = try await site.store.sources()
                 return try await listPage(request, context, message: sources.isEmpty ? "There are no sources to refresh: add one below."
                                           : "Already refreshing; its progress is below.")
             }

@@ -46,29 +46,28 @@ struct UpcomingPage: Sendable {
         let profile = try site.requireProfile(request, context)
         let site = self.site
         let clock = site.clock(context)
-        return try await blocking {
-            let now = site.settings.now()
-            let schedule = try site.schedule(profile, context)
-            let snapshot = try site.directory.snapshot()
-            let entries = try schedule.upcoming(at: now).map { upcoming in
-                let show = upcoming.followed.show
-                let listings = try ListingMatches.airings(of: show.name, in: site.store, after: now).map { stored in
-                    let programme = stored.programme
-                    return ListingEntry(
-                        id: stored.id.rawValue, when: "\(clock.date(programme.start)) \(clock.time(programme.start))",
-                        channel: snapshot.channel(programme.channel)?.name ?? programme.channel.rawValue, episode: programme.episodeLabel,
-                        isThisEpisode: ListingMatches.isEpisode(programme, season: upcoming.next?.episode.season,
-                                                                number: upcoming.next?.episode.number) ?? false)
-                }
-                return Entry(showID: show.id, name: show.name, channel: show.channel, image: SeriesServices.image(show.image),
-                             next: upcoming.next.map { EpisodeLine($0, clock: clock, now: now) },
-                             state: upcoming.state == .ended ? "Ended" : upcoming.state == .noDate ? "No date announced" : nil,
-                             reminders: upcoming.followed.reminders, listings: listings, hasListings: !listings.isEmpty)
+        let now = site.settings.now()
+        let schedule = try await site.schedule(profile, context)
+        let snapshot = try await site.directory.snapshot()
+        var entries: [Entry] = []
+        for upcoming in try await schedule.upcoming(at: now) {
+            let show = upcoming.followed.show
+            let listings = try await ListingMatches.airings(of: show.name, in: site.store, after: now).map { stored in
+                let programme = stored.programme
+                return ListingEntry(
+                    id: stored.id.rawValue, when: "\(clock.date(programme.start)) \(clock.time(programme.start))",
+                    channel: snapshot.channel(programme.channel)?.name ?? programme.channel.rawValue, episode: programme.episodeLabel,
+                    isThisEpisode: ListingMatches.isEpisode(programme, season: upcoming.next?.episode.season,
+                                                            number: upcoming.next?.episode.number) ?? false)
             }
-            let shift = schedule.settings.shiftMinutes
-            return try site.page("upcoming", Model(
-                chrome: site.chrome(context, section: "upcoming"), title: "Upcoming", shows: entries, isEmpty: entries.isEmpty,
-                zone: clock.zone.identifier, shift: shift == 0 ? nil : "Times are shifted by \(shift) minutes (Settings)."))
+            entries.append(Entry(showID: show.id, name: show.name, channel: show.channel, image: SeriesServices.image(show.image),
+                                 next: upcoming.next.map { EpisodeLine($0, clock: clock, now: now) },
+                                 state: upcoming.state == .ended ? "Ended" : upcoming.state == .noDate ? "No date announced" : nil,
+                                 reminders: upcoming.followed.reminders, listings: listings, hasListings: !listings.isEmpty))
         }
+        let shift = schedule.settings.shiftMinutes
+        return try await site.page("upcoming", Model(
+            chrome: site.chrome(context, section: "upcoming"), title: "Upcoming", shows: entries, isEmpty: entries.isEmpty,
+            zone: clock.zone.identifier, shift: shift == 0 ? nil : "Times are shifted by \(shift) minutes (Settings)."))
     }
 }

@@ -6,10 +6,10 @@ import GuideStore
 /// ignored), and whether one is a given episode when the listings number their episodes.
 enum ListingMatches {
     /// The show's airings not yet over at `now`, soonest first, at most `limit`.
-    static func airings(of name: String, in store: any ListingStore, after now: Date, limit: Int = 5) throws -> [StoredProgramme] {
+    static func airings(of name: String, in store: any ListingStore, after now: Date, limit: Int = 5) async throws -> [StoredProgramme] {
         let wanted = SearchText.fold(name)
         guard !wanted.isEmpty else { return [] }
-        return try store.search(SearchQuery([name], scope: .title, limit: 1000))
+        return try await store.search(SearchQuery([name], scope: .title, limit: 1000))
             .filter { $0.end > now && SearchText.fold($0.programme.title) == wanted }
             .sorted { $0.programme.start < $1.programme.start }
             .prefix(limit).map { $0 }
@@ -22,8 +22,8 @@ enum ListingMatches {
     }
 
     /// The folded names of the shows `profile` follows, for marking the grid.
-    static func followedTitles(of profile: ProfileID?, in store: any SeriesStore) -> Set<String> {
-        guard let profile, let following = try? store.following(profile) else { return [] }
+    static func followedTitles(of profile: ProfileID?, in store: any SeriesStore) async -> Set<String> {
+        guard let profile, let following = try? await store.following(profile) else { return [] }
         return Set(following.map { SearchText.fold($0.show.name) })
     }
 }

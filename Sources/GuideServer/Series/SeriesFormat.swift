@@ -71,8 +71,8 @@ extension Site {
     }
 
     /// The ids of the shows the viewer follows; empty when signed out.
-    func followedIDs(_ context: GuideRequestContext) throws -> Set<Int> {
+    func followedIDs(_ context: GuideRequestContext) async throws -> Set<Int> {
         guard let profile = context.viewer?.profile else { return [] }
-        return Set(try store.following(profile.id).map(\.show.id))
+        return await Set(try store.following(profile.id).map(\.show.id))
     }
 }

@@ -24,13 +24,13 @@ final class ChannelDirectory: Sendable {
     }
 
     /// The channels as of the store's current version.
-    func snapshot() throws -> Snapshot {
-        let generation = try store.version().generation
+    func snapshot() async throws -> Snapshot {
+        let generation = try await store.version().generation
         if let snapshot = cached.withLock({ $0 }), snapshot.generation == generation { return snapshot }
-        let channels = try store.channels()
+        let channels = try await store.channels()
         var positions: [ChannelID: Int] = [:]
         for (index, channel) in channels.enumerated() where positions[channel.id] == nil { positions[channel.id] = index }
-        let listed = try store.listedChannels().compactMap { positions[$0].map { channels[$0] } }
+        let listed = try await store.listedChannels().compactMap { positions[$0].map { channels[$0] } }
         let snapshot = Snapshot(generation: generation, channels: channels, positions: positions, listed: listed)
         cached.withLock { $0 = snapshot }
         return snapshot

@@ -30,19 +30,19 @@ struct Site: Sendable {
         HTMLPage(html: try renderer.render(template, page), status: status)
     }
 
-    func chrome(_ context: GuideRequestContext, section: String) -> Chrome {
+    func chrome(_ context: GuideRequestContext, section: String) async -> Chrome {
         var chrome = Chrome(csrf: context.csrfToken, signedInName: context.viewer?.profile.name,
                             isAdmin: context.viewer?.profile.isAdmin ?? false, section: section, assets: assets.version)
         // A count for the header, so a failure to count leaves it out rather than failing the page.
-        if let profile = context.viewer?.profile, let count = try? schedule(profile, context).airingToday(at: settings.now()), count > 0 {
+        if let profile = context.viewer?.profile, let count = try? await schedule(profile, context).airingToday(at: settings.now()), count > 0 {
             chrome.airingToday = count
         }
         return chrome
     }
 
     /// The profile's followed episodes in its zone and shift.
-    func schedule(_ profile: Profile, _ context: GuideRequestContext) throws -> EpisodeSchedule {
-        EpisodeSchedule(store: store, profile: profile.id, zone: clock(context).zone, settings: try store.seriesSettings(of: profile.id))
+    func schedule(_ profile: Profile, _ context: GuideRequestContext) async throws -> EpisodeSchedule {
+        EpisodeSchedule(store: store, profile: profile.id, zone: clock(context).zone, settings: try await store.seriesSettings(of: profile.id))
     }
 
     /// The zone and day start the viewer sees the guide in: their profile's, else their browser's zone, else the server's.
@@ -54,10 +54,10 @@ struct Site: Sendable {
 
     /// The channels the viewer sees, in their order: their chosen ones that still exist, else every channel with
     /// listings (a feed describing 3,000 channels may list programmes for 160 of them).
-    func lineup(_ context: GuideRequestContext) throws -> (channels: [Channel], isChosen: Bool) {
-        let snapshot = try directory.snapshot()
+    func lineup(_ context: GuideRequestContext) async throws -> (channels: [Channel], isChosen: Bool) {
+        let snapshot = try await directory.snapshot()
         guard let profile = context.viewer?.profile else { return (snapshot.listed, false) }
-        let chosen = try store.lineup(of: profile.id).compactMap(snapshot.channel)
+        let chosen = try await store.lineup(of: profile.id).compactMap(snapshot.channel)
         return chosen.isEmpty ? (snapshot.listed, false) : (chosen, true)
     }
 

@@ -5,7 +5,7 @@ import PostgresNIO
 
 /// One import inside one PostgreSQL transaction: programmes go in batches of ``batchSize`` (one INSERT of arrays
 /// each, never a row at a time), then the same repairs, replacement and merge as SQLite's import session.
-final class PostgresImportSession: ListingSink {
+final class PostgresImportSession {
     static let batchSize = 2_000
 
     let link: PostgresLink
@@ -22,21 +22,29 @@ final class PostgresImportSession: ListingSink {
     /// Programmes read but not yet sent, with their channel keys.
     private var pending: [(programme: PreparedProgramme, channel: Int64)] = []
 
-    init(link: PostgresLink, source: SourceName, startedAt: Int64) throws {
+    init(link: PostgresLink, source: SourceName, startedAt: Int64) async throws {
         self.link = link
         self.source = source
-        try link.execute("INSERT INTO source (name) VALUES (\(source.rawValue)) ON CONFLICT (name) DO NOTHING")
-        sourceID = try link.value("SELECT id FROM source WHERE name = \(source.rawValue)", as: Int64.self) ?? 0
-        importID = try link.value("""
+        try await link.execute("INSERT INTO source (name) VALUES (\(source.rawValue)) ON CONFLICT (name) DO NOTHING")
+        sourceID = try await link.value("SELECT id FROM source WHERE name = \(source.rawValue)", as: Int64.self) ?? 0
+        importID = try await link.value("""
             INSERT INTO import_run (source_id, started_at) VALUES (\(sourceID), \(startedAt)) RETURNING id
             """, as: Int64.self) ?? 0
-        nextChannelPosition = (try link.value("SELECT max(position) FROM channel", as: Int64.self) ?? 0) + 1
+        nextChannelPosition = (try await link.value("SELECT max(position) FROM channel", as: Int64.self) ?? 0) + 1
         pending.reserveCapacity(Self.batchSize)
     }
 
-    func add(_ channel: GuideCore.Channel) throws {
+    func apply(_ item: ImportItem) async throws {
+        switch item {
+        case .channel(let channel): try await add(channel)
+        case .programme(let programme): try await add(programme)
+        case .retire(let kept): try await retire(allBut: kept)
+        }
+    }
+
+    func add(_ channel: GuideCore.Channel) async throws {
         let details = ByteBuffer(bytes: DetailsCodec.encode(channel))
-        guard let key = try link.value("""
+        guard let key = try await link.value("""
             INSERT INTO channel (id, name, number, position, details)
             VALUES (\(channel.id.rawValue), \(channel.name), \(channel.number), \(nextChannelPosition), \(details))
             ON CONFLICT (id) DO UPDATE SET name = excluded.name, number = excluded.number, details = excluded.details
@@ -49,10 +57,10 @@ final class PostgresImportSession: ListingSink {
     }
 
     /// The key of a channel a programme names, adding a row named by its id if the guide has none yet.
-    private func channelKey(_ channel: ChannelID) throws -> Int64 {
+    private func channelKey(_ channel: ChannelID) async throws -> Int64 {
         if let key = tally.key(of: channel) { return key }
         let details = ByteBuffer(bytes: DetailsCodec.encode(GuideCore.Channel(id: channel)))
-        let row = try link.query("""
+        let row = try await link.query("""
             WITH added AS (
                 INSERT INTO channel (id, name, position, details)
                 VALUES (\(channel.rawValue), \(channel.rawValue), \(nextChannelPosition), \(details))
@@ -68,21 +76,21 @@ final class PostgresImportSession: ListingSink {
         return key
     }
 
-    func add(_ prepared: PreparedProgramme) throws {
-        let key = try channelKey(prepared.channel)
+    func add(_ prepared: PreparedProgramme) async throws {
+        let key = try await channelKey(prepared.channel)
         pending.append((prepared, key))
         tally.add(channel: key, start: prepared.start, stop: prepared.provisionalStop)
-        if pending.count >= Self.batchSize { try flush() }
+        if pending.count >= Self.batchSize { try await flush() }
     }
 
     /// Sends the pending programmes: their new titles in one statement, then the rows in one.
-    private func flush() throws {
+    private func flush() async throws {
         guard !pending.isEmpty else { return }
         let newTitles = Array(Set(pending.map(\.programme.foldedTitle)).filter { titleIDs[$0] == nil })
         if !newTitles.isEmpty {
             // Joins on the arrays, not "= ANY(array)": inside the import's transaction the planner's statistics still
             // describe the tables before it, and a scan comparing every row with the whole array took 17 s a batch.
-            for row in try link.query("""
+            for row in try await link.query("""
                 WITH wanted AS (SELECT DISTINCT folded FROM unnest(\(newTitles)::text[]) AS w(folded)),
                 added AS (INSERT INTO title (folded) SELECT folded FROM wanted ON CONFLICT (folded) DO NOTHING RETURNING id, folded)
                 SELECT id, folded FROM added UNION ALL SELECT t.id, t.folded FROM title t JOIN wanted w ON w.folded = t.folded
@@ -107,7 +115,7 @@ final class PostgresImportSession: ListingSink {
             texts.append(programme.foldedBody)
             details.append(ByteBuffer(bytes: programme.details))
         }
-        try link.execute("""
+        try await link.execute("""
             INSERT INTO programme (source_id, import_id, channel_key, start, stop, stop_known, title, title_id, clump, line,
                                    search_text, details)
             SELECT \(sourceID), \(importID), k, s, e, sk, t, ti, nullif(cl, ''), nullif(ln, -1), st, d
@@ -122,44 +130,44 @@ final class PostgresImportSession: ListingSink {
         issues.merge(log)
     }
 
-    func retire(allBut kept: Set<ChannelID>) throws {
-        try flush()
-        for row in try link.query("""
+    func retire(allBut kept: Set<ChannelID>) async throws {
+        try await flush()
+        for row in try await link.query("""
             SELECT s.channel_key, c.id FROM source_coverage s JOIN channel c ON c.key = s.channel_key WHERE s.source_id = \(sourceID)
             """) {
             let (key, id) = try row.decode((Int64, String).self)
             guard !kept.contains(ChannelID(id)) else { continue }
-            retired += try link.execute("DELETE FROM programme WHERE source_id = \(sourceID) AND channel_key = \(key)")
-            try link.execute("DELETE FROM source_coverage WHERE source_id = \(sourceID) AND channel_key = \(key)")
+            retired += try await link.execute("DELETE FROM programme WHERE source_id = \(sourceID) AND channel_key = \(key)")
+            try await link.execute("DELETE FROM source_coverage WHERE source_id = \(sourceID) AND channel_key = \(key)")
             retiredChannels.insert(key)
         }
     }
 
     /// Repairs the new rows, drops what they replace, merges, and returns the summary.
-    func finish() throws -> ImportSummary {
-        try flush()
-        let removed = try repair()
+    func finish() async throws -> ImportSummary {
+        try await flush()
+        let removed = try await repair()
         let spans = tally.coverage.map { (key: $0.key, start: $0.value.start, end: $0.value.end) }
         let keys = spans.map(\.key), firsts = spans.map(\.start), lasts = spans.map(\.end)
-        let replaced = try link.execute("""
+        let replaced = try await link.execute("""
             DELETE FROM programme p USING unnest(\(keys)::bigint[], \(firsts)::bigint[], \(lasts)::bigint[]) AS c(key, first, last)
             WHERE p.source_id = \(sourceID) AND p.channel_key = c.key AND p.import_id <> \(importID)
               AND p.start < c.last AND (p.stop > c.first OR p.start >= c.first)
             """)
-        try link.execute("""
+        try await link.execute("""
             INSERT INTO source_coverage (source_id, channel_key, first, last)
             SELECT \(sourceID), key, first, last FROM unnest(\(keys)::bigint[], \(firsts)::bigint[], \(lasts)::bigint[]) AS c(key, first, last)
             ON CONFLICT (channel_key, source_id) DO UPDATE
             SET first = least(source_coverage.first, excluded.first), last = greatest(source_coverage.last, excluded.last)
             """)
         let stored = tally.programmeCount - removed
-        let hidden = try PostgresMerge.remerge(link, channels: Array(retiredChannels.union(tally.coverage.keys)), counting: sourceID)
+        let hidden = try await PostgresMerge.remerge(link, channels: Array(retiredChannels.union(tally.coverage.keys)), counting: sourceID)
         let channelCount = tally.channelCount
-        try link.execute("""
+        try await link.execute("""
             UPDATE import_run SET channels = \(channelCount), programmes = \(stored), issues = \(issues.total) WHERE id = \(importID)
             """)
-        try link.execute("UPDATE guide_state SET generation = generation + 1")
-        try link.execute("""
+        try await link.execute("UPDATE guide_state SET generation = generation + 1")
+        try await link.execute("""
             UPDATE source SET imported_at = (SELECT started_at FROM import_run WHERE id = \(importID)) WHERE id = \(sourceID)
             """)
         return ImportSummary(source: source, channels: channelCount, programmes: stored, replaced: replaced + retired, hidden: hidden,
@@ -167,9 +175,9 @@ final class PostgresImportSession: ListingSink {
     }
 
     /// Applies the documented repairs (``ListingRepair``) to this import's rows; how many it deleted.
-    private func repair() throws -> Int {
+    private func repair() async throws -> Int {
         var repair = ListingRepair(issues: issues)
-        try link.forEachRow("""
+        try await link.forEachRow("""
             SELECT id, channel_key, start, stop, stop_known, title, clump, line FROM programme
             WHERE import_id = \(importID) ORDER BY channel_key, start, stop, id
             """, batch: 20_000) { row in
@@ -183,13 +191,13 @@ final class PostgresImportSession: ListingSink {
         issues = repair.issues
         if !repair.stops.isEmpty {
             let ids = repair.stops.map(\.id), stops = repair.stops.map(\.stop)
-            try link.execute("""
+            try await link.execute("""
                 UPDATE programme p SET stop = s.stop, stop_known = true FROM unnest(\(ids)::bigint[], \(stops)::bigint[]) AS s(id, stop)
                 WHERE p.id = s.id
                 """)
         }
         if !repair.duplicates.isEmpty {
-            try link.execute("DELETE FROM programme p USING unnest(\(repair.duplicates)::bigint[]) AS d(id) WHERE p.id = d.id")
+            try await link.execute("DELETE FROM programme p USING unnest(\(repair.duplicates)::bigint[]) AS d(id) WHERE p.id = d.id")
         }
         return repair.duplicates.count
     }
@@ -199,16 +207,16 @@ final class PostgresImportSession: ListingSink {
 enum PostgresMerge {
     /// Re-merges the channels (by key); returns how many of `source`'s programmes are hidden in them.
     @discardableResult
-    static func remerge(_ link: PostgresLink, channels: [Int64], counting source: Int64? = nil) throws -> Int {
+    static func remerge(_ link: PostgresLink, channels: [Int64], counting source: Int64? = nil) async throws -> Int {
         guard !channels.isEmpty else { return 0 }
-        let shared = try link.query("""
+        let shared = try await link.query("""
             SELECT s.channel_key FROM source_coverage s JOIN unnest(\(channels)::bigint[]) AS c(key) ON s.channel_key = c.key
             GROUP BY s.channel_key HAVING count(*) > 1
             """).map { try $0.decode(Int64.self) }
         var total = 0
         var flipped: [Int64] = []
         for channel in shared {
-            let rows = try link.query("""
+            let rows = try await link.query("""
                 SELECT p.id, p.start, p.stop, s.priority, p.source_id, p.hidden FROM programme p JOIN source s ON s.id = p.source_id
                 WHERE p.channel_key = \(channel)
                 """).map { row in
@@ -220,12 +228,12 @@ enum PostgresMerge {
             flipped.append(contentsOf: rows.filter { $0.hidden != hidden.contains($0.id) }.map(\.id))
         }
         if !flipped.isEmpty {
-            try link.execute("UPDATE programme p SET hidden = NOT p.hidden FROM unnest(\(flipped)::bigint[]) AS f(id) WHERE p.id = f.id")
+            try await link.execute("UPDATE programme p SET hidden = NOT p.hidden FROM unnest(\(flipped)::bigint[]) AS f(id) WHERE p.id = f.id")
         }
         // A channel left with one source shows all of it.
         let single = Array(Set(channels).subtracting(shared))
         if !single.isEmpty {
-            try link.execute("""
+            try await link.execute("""
                 UPDATE programme p SET hidden = false FROM unnest(\(single)::bigint[]) AS c(key) WHERE p.channel_key = c.key AND p.hidden
                 """)
         }
@@ -233,9 +241,9 @@ enum PostgresMerge {
     }
 
     /// Re-merges every channel `source` lists.
-    static func remergeAll(_ link: PostgresLink, source: Int64) throws {
-        try remerge(link, channels: try link.query("SELECT channel_key FROM source_coverage WHERE source_id = \(source)")
+    static func remergeAll(_ link: PostgresLink, source: Int64) async throws {
+        try await remerge(link, channels: try await link.query("SELECT channel_key FROM source_coverage WHERE source_id = \(source)")
             .map { try $0.decode(Int64.self) })
-        try link.execute("UPDATE guide_state SET generation = generation + 1")
+        try await link.execute("UPDATE guide_state SET generation = generation + 1")
     }
 }

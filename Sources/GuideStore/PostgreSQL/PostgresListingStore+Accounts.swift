@@ -2,26 +2,26 @@ import Foundation
 import GuideCore
 import PostgresNIO
 
-extension PostgresListingStore: AccountStore {
+extension PostgresListingStore {
     private static let profileColumns = "id, name, role, secret_kind, day_start_hour, time_zone"
 
-    public func profiles() throws -> [Profile] {
-        try pool.withConnection { link in
-            try link.query("SELECT \(unescaped: Self.profileColumns) FROM profile ORDER BY lower(name) COLLATE \"C\", name COLLATE \"C\"")
+    public func profiles() async throws -> [Profile] {
+        try await pool.withConnection { link in
+            try await link.query("SELECT \(unescaped: Self.profileColumns) FROM profile ORDER BY lower(name) COLLATE \"C\", name COLLATE \"C\"")
                 .map(Self.profile)
         }
     }
 
-    public func profile(_ id: ProfileID) throws -> Profile? {
-        try pool.withConnection { link in
-            try link.query("SELECT \(unescaped: Self.profileColumns) FROM profile WHERE id = \(id.rawValue)").first.map(Self.profile)
+    public func profile(_ id: ProfileID) async throws -> Profile? {
+        try await pool.withConnection { link in
+            try await link.query("SELECT \(unescaped: Self.profileColumns) FROM profile WHERE id = \(id.rawValue)").first.map(Self.profile)
         }
     }
 
-    public func credentials(named name: String) throws -> Credentials? {
+    public func credentials(named name: String) async throws -> Credentials? {
         let name = name.trimmingCharacters(in: .whitespaces)
-        return try pool.withConnection { link in
-            guard let row = try link.query("""
+        return try await pool.withConnection { link in
+            guard let row = try await link.query("""
                 SELECT \(unescaped: Self.profileColumns), secret_hash FROM profile WHERE lower(name) = lower(\(name))
                 """).first else { return nil }
             return Credentials(profile: try Self.profile(row), secretHash: try row.makeRandomAccess()[6].decode(String.self))
@@ -29,19 +29,19 @@ extension PostgresListingStore: AccountStore {
     }
 
     public func createProfile(name: String, role: Profile.Role, secretKind: Profile.SecretKind, secretHash: String,
-                              onlyIfFirst: Bool) throws -> Profile {
+                              onlyIfFirst: Bool) async throws -> Profile {
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         let createdAt = now().unixSeconds
-        return try pool.transaction { link in
+        return try await pool.transaction { link in
             if onlyIfFirst {
                 // First-run setups take turns on one lock, so the second sees the first's profile.
-                try link.execute(locks.accounts)
-                if try link.value("SELECT count(*) FROM profile", as: Int64.self) != 0 {
+                try await link.execute(locks.accounts)
+                if try await link.value("SELECT count(*) FROM profile", as: Int64.self) != 0 {
                     throw StoreError(.conflict, "tvguide is already set up")
                 }
             }
             do {
-                guard let id = try link.value("""
+                guard let id = try await link.value("""
                     INSERT INTO profile (name, role, secret_kind, secret_hash, created_at)
                     VALUES (\(name), \(role.rawValue), \(secretKind.rawValue), \(secretHash), \(createdAt)) RETURNING id
                     """, as: Int64.self) else { throw StoreError(.failed, "the profile \(name) was not stored") }
@@ -52,27 +52,27 @@ extension PostgresListingStore: AccountStore {
         }
     }
 
-    public func deleteProfile(_ id: ProfileID) throws {
-        try change("DELETE FROM profile WHERE id = \(id.rawValue)", missing: "no profile \(id)")
+    public func deleteProfile(_ id: ProfileID) async throws {
+        try await change("DELETE FROM profile WHERE id = \(id.rawValue)", missing: "no profile \(id)")
     }
 
-    public func updateSettings(of id: ProfileID, dayStartHour: Int, timeZone: String?) throws {
-        try change("UPDATE profile SET day_start_hour = \(dayStartHour), time_zone = \(timeZone) WHERE id = \(id.rawValue)",
+    public func updateSettings(of id: ProfileID, dayStartHour: Int, timeZone: String?) async throws {
+        try await change("UPDATE profile SET day_start_hour = \(dayStartHour), time_zone = \(timeZone) WHERE id = \(id.rawValue)",
                    missing: "no profile \(id)")
     }
 
-    public func resetSecret(of id: ProfileID, secretKind: Profile.SecretKind, secretHash: String) throws {
-        try change("UPDATE profile SET secret_kind = \(secretKind.rawValue), secret_hash = \(secretHash) WHERE id = \(id.rawValue)",
+    public func resetSecret(of id: ProfileID, secretKind: Profile.SecretKind, secretHash: String) async throws {
+        try await change("UPDATE profile SET secret_kind = \(secretKind.rawValue), secret_hash = \(secretHash) WHERE id = \(id.rawValue)",
                    missing: "no profile \(id)")
     }
 
-    public func countSignInTry(_ key: ThrottleKey, rule: SignInThrottle.Rule, at instant: Date) throws -> SignInCount {
+    public func countSignInTry(_ key: ThrottleKey, rule: SignInThrottle.Rule, at instant: Date) async throws -> SignInCount {
         let now = instant.unixSeconds
         let firstLock = rule.wait(afterFailures: 1).map { now + Int64($0) } ?? 0
         let (free, first, longest) = (Int64(rule.freeTries), Int64(rule.firstWait), Int64(rule.longestWait))
-        return try pool.withConnection { link in
+        return try await pool.withConnection { link in
             // The increment and the wait it starts are one statement; a waiting key matches no row to update.
-            if let row = try link.query("""
+            if let row = try await link.query("""
                 INSERT INTO signin_throttle AS t (address, name, failures, locked_until, trusted_until, updated_at)
                 VALUES (\(key.address), \(key.name), 1, \(firstLock), 0, \(now))
                 ON CONFLICT (address, name) DO UPDATE SET
@@ -87,31 +87,31 @@ extension PostgresListingStore: AccountStore {
                 let (failures, trustedUntil) = try row.decode((Int, Int64).self)
                 return .counted(failures: failures, trusted: trustedUntil > now)
             }
-            let until = try link.value("SELECT locked_until FROM signin_throttle WHERE address = \(key.address) AND name = \(key.name)",
+            let until = try await link.value("SELECT locked_until FROM signin_throttle WHERE address = \(key.address) AND name = \(key.name)",
                                        as: Int64.self) ?? now
             return .waiting(until: Date(unixSeconds: until))
         }
     }
 
-    public func recordSignInSuccess(address: String, name: String, trustedUntil: Date, at instant: Date) throws {
+    public func recordSignInSuccess(address: String, name: String, trustedUntil: Date, at instant: Date) async throws {
         let pair = ThrottleKey(address: address, name: name), now = instant.unixSeconds
-        try pool.transaction { link in
-            try link.execute("""
+        try await pool.transaction { link in
+            try await link.execute("""
                 INSERT INTO signin_throttle (address, name, failures, locked_until, trusted_until, updated_at)
                 VALUES (\(pair.address), \(pair.name), 0, 0, \(trustedUntil.unixSeconds), \(now))
                 ON CONFLICT (address, name) DO UPDATE SET failures = 0, locked_until = 0,
                                                           trusted_until = excluded.trusted_until, updated_at = excluded.updated_at
                 """)
-            try link.execute("DELETE FROM signin_throttle WHERE address = \(pair.address) AND name = ''")
-            try link.execute("DELETE FROM signin_throttle WHERE address = '' AND name = \(pair.name) AND locked_until <= \(now)")
+            try await link.execute("DELETE FROM signin_throttle WHERE address = \(pair.address) AND name = ''")
+            try await link.execute("DELETE FROM signin_throttle WHERE address = '' AND name = \(pair.name) AND locked_until <= \(now)")
         }
     }
 
-    public func signInCounts(name: String) throws -> [ThrottleKey: (failures: Int, waitingUntil: Date?)] {
+    public func signInCounts(name: String) async throws -> [ThrottleKey: (failures: Int, waitingUntil: Date?)] {
         let folded = ThrottleKey(address: "", name: name).name
-        return try pool.withConnection { link in
+        return try await pool.withConnection { link in
             var counts: [ThrottleKey: (failures: Int, waitingUntil: Date?)] = [:]
-            for row in try link.query("SELECT address, failures, locked_until FROM signin_throttle WHERE name = \(folded)") {
+            for row in try await link.query("SELECT address, failures, locked_until FROM signin_throttle WHERE name = \(folded)") {
                 let (address, failures, until) = try row.decode((String, Int, Int64).self)
                 counts[ThrottleKey(address: address, name: folded)] = (failures, until > 0 ? Date(unixSeconds: until) : nil)
             }
@@ -120,54 +120,54 @@ extension PostgresListingStore: AccountStore {
     }
 
     @discardableResult
-    public func clearSignInCounts(name: String) throws -> Int {
+    public func clearSignInCounts(name: String) async throws -> Int {
         let folded = ThrottleKey(address: "", name: name).name
-        return try pool.transaction { link in
-            let deleted = try link.execute("DELETE FROM signin_throttle WHERE name = \(folded) AND trusted_until = 0")
-            return deleted + (try link.execute("UPDATE signin_throttle SET failures = 0, locked_until = 0 WHERE name = \(folded)"))
+        return try await pool.transaction { link in
+            let deleted = try await link.execute("DELETE FROM signin_throttle WHERE name = \(folded) AND trusted_until = 0")
+            return deleted + (try await link.execute("UPDATE signin_throttle SET failures = 0, locked_until = 0 WHERE name = \(folded)"))
         }
     }
 
-    public func pruneSignInCounts(idleSince instant: Date) throws {
+    public func pruneSignInCounts(idleSince instant: Date) async throws {
         let cutoff = instant.unixSeconds
-        try pool.withConnection { link in
-            _ = try link.execute("DELETE FROM signin_throttle WHERE updated_at < \(cutoff) AND trusted_until < \(cutoff)")
+        try await pool.withConnection { link in
+            _ = try await link.execute("DELETE FROM signin_throttle WHERE updated_at < \(cutoff) AND trusted_until < \(cutoff)")
         }
     }
 
-    public func lineup(of id: ProfileID) throws -> [ChannelID] {
-        try pool.withConnection { link in
-            try link.query("SELECT channel_id FROM profile_channel WHERE profile_id = \(id.rawValue) ORDER BY position")
+    public func lineup(of id: ProfileID) async throws -> [ChannelID] {
+        try await pool.withConnection { link in
+            try await link.query("SELECT channel_id FROM profile_channel WHERE profile_id = \(id.rawValue) ORDER BY position")
                 .map { ChannelID(try $0.decode(String.self)) }
         }
     }
 
-    public func setLineup(_ channels: [ChannelID], of id: ProfileID) throws {
+    public func setLineup(_ channels: [ChannelID], of id: ProfileID) async throws {
         var seen = Set<ChannelID>()
         let unique = channels.filter { seen.insert($0).inserted }.map(\.rawValue)
-        try pool.transaction { link in
-            try link.execute("DELETE FROM profile_channel WHERE profile_id = \(id.rawValue)")
-            try link.execute("""
+        try await pool.transaction { link in
+            try await link.execute("DELETE FROM profile_channel WHERE profile_id = \(id.rawValue)")
+            try await link.execute("""
                 INSERT INTO profile_channel (profile_id, position, channel_id)
                 SELECT \(id.rawValue), n, channel FROM unnest(\(unique)::text[]) WITH ORDINALITY AS l(channel, n)
                 """)
         }
     }
 
-    public func createSession(tokenHash: String, for id: ProfileID, at instant: Date, expires: Date) throws {
+    public func createSession(tokenHash: String, for id: ProfileID, at instant: Date, expires: Date) async throws {
         let createdAt = instant.unixSeconds
-        try pool.transaction { link in
-            try link.execute("DELETE FROM session WHERE expires_at < \(createdAt)")
-            try link.execute("""
+        try await pool.transaction { link in
+            try await link.execute("DELETE FROM session WHERE expires_at < \(createdAt)")
+            try await link.execute("""
                 INSERT INTO session (token_hash, profile_id, created_at, expires_at)
                 VALUES (\(tokenHash), \(id.rawValue), \(createdAt), \(expires.unixSeconds))
                 """)
         }
     }
 
-    public func sessionProfile(tokenHash: String, at instant: Date) throws -> Profile? {
-        try pool.withConnection { link in
-            try link.query("""
+    public func sessionProfile(tokenHash: String, at instant: Date) async throws -> Profile? {
+        try await pool.withConnection { link in
+            try await link.query("""
                 SELECT p.id, p.name, p.role, p.secret_kind, p.day_start_hour, p.time_zone
                 FROM session s JOIN profile p ON p.id = s.profile_id
                 WHERE s.token_hash = \(tokenHash) AND s.expires_at > \(instant.unixSeconds)
@@ -175,14 +175,14 @@ extension PostgresListingStore: AccountStore {
         }
     }
 
-    public func deleteSession(tokenHash: String) throws {
-        try pool.withConnection { try $0.execute("DELETE FROM session WHERE token_hash = \(tokenHash)") }
+    public func deleteSession(tokenHash: String) async throws {
+        try await pool.withConnection { try await $0.execute("DELETE FROM session WHERE token_hash = \(tokenHash)") }
     }
 
-    public func createAPIToken(tokenHash: String, name: String, scope: APIToken.Scope, for id: ProfileID) throws -> APIToken {
+    public func createAPIToken(tokenHash: String, name: String, scope: APIToken.Scope, for id: ProfileID) async throws -> APIToken {
         let createdAt = now().unixSeconds
-        return try pool.withConnection { link in
-            guard let tokenID = try link.value("""
+        return try await pool.withConnection { link in
+            guard let tokenID = try await link.value("""
                 INSERT INTO api_token (token_hash, profile_id, name, scope, created_at)
                 VALUES (\(tokenHash), \(id.rawValue), \(name), \(scope.rawValue), \(createdAt))
                 RETURNING id
@@ -191,9 +191,9 @@ extension PostgresListingStore: AccountStore {
         }
     }
 
-    public func apiTokens(of id: ProfileID) throws -> [APIToken] {
-        try pool.withConnection { link in
-            try link.query("SELECT id, name, scope, created_at, last_used_at FROM api_token WHERE profile_id = \(id.rawValue) ORDER BY id").map { row in
+    public func apiTokens(of id: ProfileID) async throws -> [APIToken] {
+        try await pool.withConnection { link in
+            try await link.query("SELECT id, name, scope, created_at, last_used_at FROM api_token WHERE profile_id = \(id.rawValue) ORDER BY id").map { row in
                 let (tokenID, name, scope, created, lastUsed) = try row.decode((Int64, String, String, Int64, Int64?).self)
                 return APIToken(id: tokenID, name: name, scope: APIToken.Scope(rawValue: scope) ?? .read, created: Date(unixSeconds: created),
                                 lastUsed: lastUsed.map { Date(unixSeconds: $0) })
@@ -201,13 +201,13 @@ extension PostgresListingStore: AccountStore {
         }
     }
 
-    public func revokeAPIToken(_ tokenID: Int64, of id: ProfileID) throws {
-        try change("DELETE FROM api_token WHERE id = \(tokenID) AND profile_id = \(id.rawValue)", missing: "no API token \(tokenID)")
+    public func revokeAPIToken(_ tokenID: Int64, of id: ProfileID) async throws {
+        try await change("DELETE FROM api_token WHERE id = \(tokenID) AND profile_id = \(id.rawValue)", missing: "no API token \(tokenID)")
     }
 
-    public func tokenProfile(tokenHash: String, at instant: Date) throws -> (profile: Profile, scope: APIToken.Scope)? {
-        try pool.withConnection { link in
-            try link.query("""
+    public func tokenProfile(tokenHash: String, at instant: Date) async throws -> (profile: Profile, scope: APIToken.Scope)? {
+        try await pool.withConnection { link in
+            try await link.query("""
                 WITH used AS (
                     UPDATE api_token SET last_used_at = \(instant.unixSeconds) WHERE token_hash = \(tokenHash)
                     RETURNING profile_id, scope
@@ -221,9 +221,9 @@ extension PostgresListingStore: AccountStore {
     }
 
     /// Runs one changing statement; `missing` is the error when it touched no row.
-    private func change(_ query: PostgresQuery, missing: String) throws {
-        try pool.withConnection { link in
-            if try link.execute(query) == 0 { throw StoreError(.notFound, missing) }
+    private func change(_ query: PostgresQuery, missing: String) async throws {
+        try await pool.withConnection { link in
+            if try await link.execute(query) == 0 { throw StoreError(.notFound, missing) }
         }
     }
 

@@ -4,9 +4,9 @@ import NIOCore
 import PostgresNIO
 
 extension PostgresListingStore {
-    public func channels() throws -> [GuideCore.Channel] {
-        try pool.withConnection { link in
-            try link.query("SELECT id, details FROM channel ORDER BY position").compactMap { row in
+    public func channels() async throws -> [GuideCore.Channel] {
+        try await pool.withConnection { link in
+            try await link.query("SELECT id, details FROM channel ORDER BY position").compactMap { row in
                 let (id, details) = try row.decode((String, ByteBuffer).self)
                 return details.withUnsafeReadableBytes { DetailsCodec.decode($0, id: ChannelID(id)) }
             }
@@ -14,42 +14,42 @@ extension PostgresListingStore {
     }
 
     /// From the in-memory schedule: a query per channel costs a round trip's worth of index probes on every page.
-    public func listedChannels() throws -> [ChannelID] {
-        try snapshot { link in
-            try scheduleIndex(link).slots.filter { !$0.entries.isEmpty }.map(\.channel)
+    public func listedChannels() async throws -> [ChannelID] {
+        try await snapshot { link in
+            try await scheduleIndex(link).slots.filter { !$0.entries.isEmpty }.map(\.channel)
         }
     }
 
-    public func programmes(on channel: ChannelID, in window: TimeWindow) throws -> [StoredProgramme] {
-        try guide(in: window, channels: [channel]).first?.programmes ?? []
+    public func programmes(on channel: ChannelID, in window: TimeWindow) async throws -> [StoredProgramme] {
+        try await guide(in: window, channels: [channel]).first?.programmes ?? []
     }
 
-    public func guide(in window: TimeWindow, channels: [ChannelID]?, detail: ProgrammeDetail) throws -> [ChannelListings] {
+    public func guide(in window: TimeWindow, channels: [ChannelID]?, detail: ProgrammeDetail) async throws -> [ChannelListings] {
         let start = window.start.unixSeconds
         let end = window.end.unixSecondsRoundedUp
-        return try snapshot { link in
-            let schedule = try scheduleIndex(link)
+        return try await snapshot { link in
+            let schedule = try await scheduleIndex(link)
             let slots = schedule.slots(for: channels)
             let (ids, owners, ends) = schedule.windows(slots, from: start, to: end)
-            let rows = try PostgresProgrammeRows(link, detail: detail).fetch(link, ids: ids) { slots[owners[$0]].channel }
+            let rows = try await PostgresProgrammeRows(link, detail: detail).fetch(link, ids: ids) { slots[owners[$0]].channel }
             return ScheduleIndex.listings(slots, ends: ends, rows: rows)
         }
     }
 
-    public func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail) throws -> [NowNext] {
+    public func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail) async throws -> [NowNext] {
         let time = instant.unixSeconds
-        return try snapshot { link in
-            let schedule = try scheduleIndex(link)
+        return try await snapshot { link in
+            let schedule = try await scheduleIndex(link)
             let found = schedule.nowNext(at: time, in: schedule.slots(for: channels))
-            let rows = try PostgresProgrammeRows(link, detail: detail).fetch(link, ids: ScheduleIndex.ids(found)) { found[$0 / 2].channel }
+            let rows = try await PostgresProgrammeRows(link, detail: detail).fetch(link, ids: ScheduleIndex.ids(found)) { found[$0 / 2].channel }
             return ScheduleIndex.nowNext(found, rows: rows)
         }
     }
 
     /// From the in-memory schedule, as SQLite's query: the earliest start, and the stop of each channel's last programme.
-    public func coverage() throws -> TimeWindow? {
-        try snapshot { link in
-            let schedule = try scheduleIndex(link)
+    public func coverage() async throws -> TimeWindow? {
+        try await snapshot { link in
+            let schedule = try await scheduleIndex(link)
             var first: Int64?, last: Int64?
             for slot in schedule.slots where !slot.entries.isEmpty {
                 let head = schedule.entries[slot.entries.lowerBound], tail = schedule.entries[slot.entries.upperBound - 1]
@@ -61,7 +61,7 @@ extension PostgresListingStore {
         }
     }
 
-    public func search(_ query: SearchQuery) throws -> [StoredProgramme] {
+    public func search(_ query: SearchQuery) async throws -> [StoredProgramme] {
         guard !query.terms.isEmpty else { return [] }
         // Every term is a substring of the folded title (or, searching everything, of the folded sub-titles and
         // descriptions too). LIKE with a pattern the trigram index on titles answers; terms are escaped, so "%"
@@ -80,8 +80,8 @@ extension PostgresListingStore {
             JOIN channel c ON c.key = p.channel_key
             WHERE \(conditions.joined(separator: " AND ")) ORDER BY p.start, p.id LIMIT $\(bindings.count)
             """
-        return try pool.withConnection { link in
-            try PostgresProgrammeRows(link).fetchAll(link, PostgresQuery(unsafeSQL: sql, binds: bindings))
+        return try await pool.withConnection { link in
+            try await PostgresProgrammeRows(link).fetchAll(link, PostgresQuery(unsafeSQL: sql, binds: bindings))
         }
     }
 
@@ -95,19 +95,19 @@ extension PostgresListingStore {
         return escaped
     }
 
-    public func programme(_ id: ProgrammeID) throws -> StoredProgramme? {
-        try pool.withConnection { link in
-            try PostgresProgrammeRows(link).fetchAll(link, """
+    public func programme(_ id: ProgrammeID) async throws -> StoredProgramme? {
+        try await pool.withConnection { link in
+            try await PostgresProgrammeRows(link).fetchAll(link, """
                 SELECT \(unescaped: PostgresProgrammeRows.columns()) FROM programme p JOIN channel c ON c.key = p.channel_key
                 WHERE p.id = \(id.rawValue)
                 """).first
         }
     }
 
-    public func forEachProgramme(_ body: (StoredProgramme) throws -> Void) throws {
-        try snapshot { link in
-            let rows = try PostgresProgrammeRows(link)
-            try link.forEachRow("""
+    public func forEachProgramme(_ body: (StoredProgramme) throws -> Void) async throws {
+        try await snapshot { link in
+            let rows = try await PostgresProgrammeRows(link)
+            try await link.forEachRow("""
                 SELECT \(unescaped: PostgresProgrammeRows.columns()) FROM channel c JOIN programme p ON p.channel_key = c.key
                 WHERE NOT p.hidden ORDER BY c.position, p.start, p.id
                 """) { row in

@@ -2,13 +2,13 @@ import Foundation
 import GuideCore
 import PostgresNIO
 
-extension PostgresListingStore: SeriesStore {
+extension PostgresListingStore {
     private static let showColumns = "s.id, s.name, s.status, s.channel, s.zone, s.url, s.image, s.updated, s.checked_at"
     private static let episodeColumns = "e.id, e.show_id, e.season, e.number, e.name, e.type, e.airdate, e.airtime, e.airstamp, e.runtime, e.url"
 
-    public func saveShow(_ show: TrackedShow, episodes: [TrackedEpisode]) throws {
-        try pool.transaction { link in
-            try link.execute("""
+    public func saveShow(_ show: TrackedShow, episodes: [TrackedEpisode]) async throws {
+        try await pool.transaction { link in
+            try await link.execute("""
                 INSERT INTO series_show (id, name, status, channel, zone, url, image, updated, checked_at)
                 VALUES (\(show.id), \(show.name), \(show.status), \(show.channel), \(show.zone), \(show.url), \(show.image), \(show.updated),
                         \(Self.seconds(show.checked)))
@@ -16,9 +16,9 @@ extension PostgresListingStore: SeriesStore {
                     zone = excluded.zone, url = excluded.url, image = excluded.image, updated = excluded.updated,
                     checked_at = excluded.checked_at
                 """)
-            try link.execute("DELETE FROM series_episode WHERE show_id = \(show.id)")
+            try await link.execute("DELETE FROM series_episode WHERE show_id = \(show.id)")
             for episode in episodes {
-                try link.execute("""
+                try await link.execute("""
                     INSERT INTO series_episode (id, show_id, season, number, name, type, airdate, airtime, airstamp, runtime, url)
                     VALUES (\(episode.id), \(show.id), \(episode.season), \(episode.number), \(episode.name), \(episode.type),
                             \(episode.airdate), \(episode.airtime), \(episode.airstamp), \(episode.runtime), \(episode.url))
@@ -30,52 +30,52 @@ extension PostgresListingStore: SeriesStore {
         }
     }
 
-    public func markChecked(show id: Int, at instant: Date) throws {
-        try pool.withConnection { try $0.execute("UPDATE series_show SET checked_at = \(Self.seconds(instant)) WHERE id = \(id)") }
+    public func markChecked(show id: Int, at instant: Date) async throws {
+        try await pool.withConnection { try await $0.execute("UPDATE series_show SET checked_at = \(Self.seconds(instant)) WHERE id = \(id)") }
     }
 
-    public func trackedShows() throws -> [TrackedShow] {
-        try pool.withConnection { link in
-            try link.query("SELECT \(unescaped: Self.showColumns) FROM series_show s ORDER BY s.name COLLATE \"C\"").map(Self.show)
+    public func trackedShows() async throws -> [TrackedShow] {
+        try await pool.withConnection { link in
+            try await link.query("SELECT \(unescaped: Self.showColumns) FROM series_show s ORDER BY s.name COLLATE \"C\"").map(Self.show)
         }
     }
 
-    public func trackedShow(_ id: Int) throws -> TrackedShow? {
-        try pool.withConnection { link in
-            try link.query("SELECT \(unescaped: Self.showColumns) FROM series_show s WHERE s.id = \(id)").first.map(Self.show)
+    public func trackedShow(_ id: Int) async throws -> TrackedShow? {
+        try await pool.withConnection { link in
+            try await link.query("SELECT \(unescaped: Self.showColumns) FROM series_show s WHERE s.id = \(id)").first.map(Self.show)
         }
     }
 
-    public func follow(show id: Int, by profile: ProfileID, at instant: Date) throws {
-        try pool.transaction { link in
-            guard try link.value("SELECT 1 FROM series_show WHERE id = \(id)", as: Int32.self) != nil else {
+    public func follow(show id: Int, by profile: ProfileID, at instant: Date) async throws {
+        try await pool.transaction { link in
+            guard try await link.value("SELECT 1 FROM series_show WHERE id = \(id)", as: Int32.self) != nil else {
                 throw StoreError(.notFound, "show \(id) has not been fetched")
             }
-            try link.execute("""
+            try await link.execute("""
                 INSERT INTO followed_show (profile_id, show_id, added_at) VALUES (\(profile.rawValue), \(id), \(Self.seconds(instant)))
                 ON CONFLICT (profile_id, show_id) DO NOTHING
                 """)
         }
     }
 
-    public func unfollow(show id: Int, by profile: ProfileID) throws {
-        try pool.transaction { link in
-            try link.execute("DELETE FROM followed_show WHERE profile_id = \(profile.rawValue) AND show_id = \(id)")
-            try link.execute("DELETE FROM series_show WHERE id = \(id) AND NOT EXISTS (SELECT 1 FROM followed_show WHERE show_id = \(id))")
+    public func unfollow(show id: Int, by profile: ProfileID) async throws {
+        try await pool.transaction { link in
+            try await link.execute("DELETE FROM followed_show WHERE profile_id = \(profile.rawValue) AND show_id = \(id)")
+            try await link.execute("DELETE FROM series_show WHERE id = \(id) AND NOT EXISTS (SELECT 1 FROM followed_show WHERE show_id = \(id))")
         }
     }
 
-    public func setReminders(_ on: Bool, show id: Int, by profile: ProfileID) throws {
-        try pool.withConnection { link in
-            if try link.execute("UPDATE followed_show SET reminders = \(on) WHERE profile_id = \(profile.rawValue) AND show_id = \(id)") == 0 {
+    public func setReminders(_ on: Bool, show id: Int, by profile: ProfileID) async throws {
+        try await pool.withConnection { link in
+            if try await link.execute("UPDATE followed_show SET reminders = \(on) WHERE profile_id = \(profile.rawValue) AND show_id = \(id)") == 0 {
                 throw StoreError(.notFound, "the profile does not follow show \(id)")
             }
         }
     }
 
-    public func following(_ profile: ProfileID) throws -> [FollowedShow] {
-        try pool.withConnection { link in
-            try link.query("""
+    public func following(_ profile: ProfileID) async throws -> [FollowedShow] {
+        try await pool.withConnection { link in
+            try await link.query("""
                 SELECT \(unescaped: Self.showColumns), f.reminders, f.added_at FROM followed_show f JOIN series_show s ON s.id = f.show_id
                 WHERE f.profile_id = \(profile.rawValue) ORDER BY lower(s.name) COLLATE "C"
                 """).map { row in
@@ -86,9 +86,9 @@ extension PostgresListingStore: SeriesStore {
         }
     }
 
-    public func episodes(followedBy profile: ProfileID, from: String, through: String) throws -> [TrackedEpisode] {
-        try pool.withConnection { link in
-            try link.query("""
+    public func episodes(followedBy profile: ProfileID, from: String, through: String) async throws -> [TrackedEpisode] {
+        try await pool.withConnection { link in
+            try await link.query("""
                 SELECT \(unescaped: Self.episodeColumns) FROM followed_show f JOIN series_episode e ON e.show_id = f.show_id
                 WHERE f.profile_id = \(profile.rawValue) AND e.airdate >= \(from) AND e.airdate <= \(through)
                 ORDER BY e.airdate COLLATE "C", e.airstamp COLLATE "C", e.id
@@ -96,10 +96,10 @@ extension PostgresListingStore: SeriesStore {
         }
     }
 
-    public func episodes(ofShow id: Int) throws -> [TrackedEpisode] {
-        try pool.withConnection { link in
+    public func episodes(ofShow id: Int) async throws -> [TrackedEpisode] {
+        try await pool.withConnection { link in
             // Undated episodes (announced, no date yet) last.
-            try link.query("""
+            try await link.query("""
                 SELECT \(unescaped: Self.episodeColumns) FROM series_episode e WHERE e.show_id = \(id)
                 ORDER BY coalesce(nullif(e.airdate, ''), '9999') COLLATE "C", e.airstamp COLLATE "C" NULLS FIRST,
                          e.season NULLS FIRST, e.number NULLS FIRST, e.id
@@ -107,9 +107,9 @@ extension PostgresListingStore: SeriesStore {
         }
     }
 
-    public func seriesSettings(of profile: ProfileID) throws -> SeriesSettings {
-        try pool.withConnection { link in
-            guard let row = try link.query("""
+    public func seriesSettings(of profile: ProfileID) async throws -> SeriesSettings {
+        try await pool.withConnection { link in
+            guard let row = try await link.query("""
                 SELECT lead_minutes, shift_minutes, past_days, future_days, calendar_token FROM series_settings
                 WHERE profile_id = \(profile.rawValue)
                 """).first else { return SeriesSettings() }
@@ -120,9 +120,9 @@ extension PostgresListingStore: SeriesStore {
         }
     }
 
-    public func saveSeriesSettings(_ settings: SeriesSettings, of profile: ProfileID) throws {
-        try pool.withConnection { link in
-            try link.execute("""
+    public func saveSeriesSettings(_ settings: SeriesSettings, of profile: ProfileID) async throws {
+        try await pool.withConnection { link in
+            try await link.execute("""
                 INSERT INTO series_settings (profile_id, lead_minutes, shift_minutes, past_days, future_days, calendar_token)
                 VALUES (\(profile.rawValue), \(settings.leadMinutes), \(settings.shiftMinutes), \(settings.pastDays), \(settings.futureDays),
                         \(settings.calendarTokenHash))
@@ -132,10 +132,10 @@ extension PostgresListingStore: SeriesStore {
         }
     }
 
-    public func calendarProfile(tokenHash: String) throws -> ProfileID? {
+    public func calendarProfile(tokenHash: String) async throws -> ProfileID? {
         guard !tokenHash.isEmpty else { return nil }
-        return try pool.withConnection { link in
-            try link.value("SELECT profile_id FROM series_settings WHERE calendar_token = \(tokenHash)", as: Int64.self).map(ProfileID.init(rawValue:))
+        return try await pool.withConnection { link in
+            try await link.value("SELECT profile_id FROM series_settings WHERE calendar_token = \(tokenHash)", as: Int64.self).map(ProfileID.init(rawValue:))
         }
     }
 

@@ -7,40 +7,73 @@ import Synchronization
 /// The shared store: one PostgreSQL database that several tvguide instances use at once. Every import is one
 /// transaction (readers see the old listings or the new, never a mix); imports take turns through an advisory lock;
 /// each instance keeps its own in-memory schedule, reloaded when the shared generation moves on.
-public final class PostgresListingStore: ListingStore {
-    let pool: PostgresPool
+public final class PostgresListingStore: GuideDatabase {
+    let pool: PostgresConnections
     let locks: PostgresLocks
     public let location: PostgresLocation
     /// Wall-clock time, for import timestamps; tests fix it.
     let now: @Sendable () -> Date
     private let schedule = Mutex<ScheduleIndex?>(nil)
+    /// The task running the connections when the store runs on its own (``runOnItsOwn()``).
+    private let ownRunner = Mutex<Task<Void, Never>?>(nil)
 
-    /// Connects to `location` (at most `connections` at once), creating the schema if needed and bringing it up to date.
+    /// A store for `location` that keeps at most `connections` open. Nothing is asked of the server until
+    /// ``run()`` runs and ``prepare()`` has checked the connection and brought the schema up to date.
     public init(location: PostgresLocation, connections: Int = 16, now: @escaping @Sendable () -> Date = Date.init) throws {
         self.location = location
         self.now = now
-        pool = try PostgresPool(location, limit: connections)
+        pool = try PostgresConnections(location, limit: connections)
         locks = PostgresLocks(schema: location.schema)
-        try PostgresMigrations.migrate(pool, schema: location.schema)
     }
 
-    deinit {
-        pool.close()
+    public func run() async throws {
+        await pool.run()
     }
 
-    public func importListings(from source: SourceName, _ body: (ListingSink) throws -> Void) throws -> ImportSummary {
-        let startedAt = now().unixSeconds
-        return try pool.transaction { link in
-            try link.execute(locks.imports)
-            let session = try PostgresImportSession(link: link, source: source, startedAt: startedAt)
-            try body(session)
-            return try session.finish()
+    /// The client runs in a task that holds the connections, not the store: releasing the store cancels it.
+    public func runOnItsOwn() {
+        let pool = self.pool
+        ownRunner.withLock { runner in
+            guard runner == nil else { return }
+            runner = Task { await pool.run() }
         }
     }
 
-    public func counts() throws -> (channels: Int, programmes: Int) {
-        try pool.withConnection { link in
-            let row = try link.query("""
+    deinit {
+        ownRunner.withLock { $0?.cancel() }
+    }
+
+    /// Connects once (so a wrong address, password or certificate is reported at once rather than after the
+    /// client's minute of retries), then creates the schema if needed and brings it up to date.
+    public func prepare() async throws {
+        try await pool.probe()
+        try await PostgresMigrations.migrate(pool, schema: location.schema)
+    }
+
+    public func importListings(from source: SourceName, reading feed: ImportFeed) async throws -> ImportSummary {
+        let startedAt = now().unixSeconds
+        do {
+            return try await pool.transaction { link in
+                try await link.execute(locks.imports)
+                let session = try await PostgresImportSession(link: link, source: source, startedAt: startedAt)
+                while let batch = await feed.next() {
+                    switch batch {
+                    case .items(let items): for item in items { try await session.apply(item) }
+                    case .finished(let issues): session.record(issues)
+                    case .failed(let error): throw error
+                    }
+                }
+                return try await session.finish()
+            }
+        } catch {
+            feed.cancel()
+            throw error
+        }
+    }
+
+    public func counts() async throws -> (channels: Int, programmes: Int) {
+        try await pool.withConnection { link in
+            let row = try await link.query("""
                 SELECT (SELECT count(*) FROM channel), (SELECT count(*) FROM programme WHERE NOT hidden)
                 """).first
             let counts = try row?.decode((Int, Int).self) ?? (0, 0)
@@ -48,35 +81,35 @@ public final class PostgresListingStore: ListingStore {
         }
     }
 
-    public func version() throws -> GuideVersion {
-        try pool.withConnection { link in
-            let row = try link.query("SELECT (SELECT generation FROM guide_state), (SELECT max(imported_at) FROM source)").first
+    public func version() async throws -> GuideVersion {
+        try await pool.withConnection { link in
+            let row = try await link.query("SELECT (SELECT generation FROM guide_state), (SELECT max(imported_at) FROM source)").first
             let (generation, updated) = try row?.decode((Int64, Int64?).self) ?? (Int64(0), nil)
             return GuideVersion(generation: generation, updated: updated.map { Date(unixSeconds: $0) })
         }
     }
 
     /// Runs `body` in one read-only snapshot, so the schedule and the rows it reads are of one generation.
-    func snapshot<T>(_ body: (PostgresLink) throws -> T) throws -> T {
-        try pool.withConnection { link in
-            try link.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    func snapshot<T: Sendable>(_ body: (PostgresLink) async throws -> T) async throws -> T {
+        try await pool.withConnection { link in
+            try await link.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             do {
-                let result = try body(link)
-                try link.execute("COMMIT")
+                let result = try await body(link)
+                try await link.execute("COMMIT")
                 return result
             } catch {
-                _ = try? link.execute("ROLLBACK")   // The read failed already; that error is the one to report.
+                _ = try? await link.execute("ROLLBACK")   // The read failed already; that error is the one to report.
                 throw error
             }
         }
     }
 
     /// The in-memory schedule for the snapshot `link` reads, loading it if the listings changed since the last one.
-    func scheduleIndex(_ link: PostgresLink) throws -> ScheduleIndex {
-        let generation = try link.value("SELECT generation FROM guide_state", as: Int64.self) ?? 0
+    func scheduleIndex(_ link: PostgresLink) async throws -> ScheduleIndex {
+        let generation = try await link.value("SELECT generation FROM guide_state", as: Int64.self) ?? 0
         if let cached = schedule.withLock({ $0 }), cached.generation == generation { return cached }
         var channels: [(key: Int64, id: ChannelID)] = []
-        for row in try link.query("SELECT key, id FROM channel ORDER BY position, key") {
+        for row in try await link.query("SELECT key, id FROM channel ORDER BY position, key") {
             let (key, id) = try row.decode((Int64, String).self)
             channels.append((key, ChannelID(id)))
         }
@@ -85,7 +118,7 @@ public final class PostgresListingStore: ListingStore {
         var longest: Int64 = 0
         var currentKey: Int64?
         var firstOfKey = 0
-        try link.forEachRow("SELECT channel_key, start, stop, id FROM programme WHERE NOT hidden ORDER BY channel_key, start, stop, id",
+        try await link.forEachRow("SELECT channel_key, start, stop, id FROM programme WHERE NOT hidden ORDER BY channel_key, start, stop, id",
                             batch: 20_000) { row in
             let (key, start, stop, id) = try row.decode((Int64, Int64, Int64, Int64).self)
             if key != currentKey {

@@ -204,21 +204,21 @@ enum PostgresMigrations {
     ]
 
     /// Brings the schema up to date, one transaction per migration; instances starting together take turns.
-    static func migrate(_ pool: PostgresPool, schema: String?) throws {
-        try pool.transaction { link in
-            try link.execute(PostgresLocks(schema: schema).migration)
+    static func migrate(_ pool: PostgresConnections, schema: String?) async throws {
+        try await pool.transaction { link in
+            try await link.execute(PostgresLocks(schema: schema).migration)
             if let schema {
                 // The name was checked to be a plain identifier (PostgresLocation.isIdentifier).
-                try link.execute(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"))
+                try await link.execute(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"))
             }
-            try link.execute("CREATE TABLE IF NOT EXISTS schema_migration (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
-            let applied = Set(try link.query("SELECT name FROM schema_migration").map { try $0.decode(String.self) })
+            try await link.execute("CREATE TABLE IF NOT EXISTS schema_migration (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+            let applied = Set(try await link.query("SELECT name FROM schema_migration").map { try $0.decode(String.self) })
             for migration in all where !applied.contains(migration.name) {
                 // PostgresNIO sends one statement per query; the migrations end each with ";" at the end of a line.
                 for statement in migration.sql.components(separatedBy: ";\n") where !statement.allSatisfy(\.isWhitespace) {
-                    try link.execute(PostgresQuery(unsafeSQL: statement))
+                    try await link.execute(PostgresQuery(unsafeSQL: statement))
                 }
-                try link.execute("INSERT INTO schema_migration (name) VALUES (\(migration.name))")
+                try await link.execute("INSERT INTO schema_migration (name) VALUES (\(migration.name))")
             }
         }
     }

@@ -9,10 +9,10 @@ struct PostgresProgrammeRows {
     let sources: [Int64: SourceName]
     let detail: ProgrammeDetail
 
-    init(_ link: PostgresLink, detail: ProgrammeDetail = .full) throws {
+    init(_ link: PostgresLink, detail: ProgrammeDetail = .full) async throws {
         self.detail = detail
         var names: [Int64: SourceName] = [:]
-        for row in try link.query("SELECT id, name FROM source") {
+        for row in try await link.query("SELECT id, name FROM source") {
             let (id, name) = try row.decode((Int64, String).self)
             names[id] = SourceName(name)
         }
@@ -24,15 +24,15 @@ struct PostgresProgrammeRows {
     }
 
     /// All the programmes `query` selects, in its order.
-    func fetchAll(_ link: PostgresLink, _ query: PostgresQuery) throws -> [StoredProgramme] {
-        try link.query(query).compactMap { try programme($0, channel: nil) }
+    func fetchAll(_ link: PostgresLink, _ query: PostgresQuery) async throws -> [StoredProgramme] {
+        try await link.query(query).compactMap { try programme($0, channel: nil) }
     }
 
     /// The programmes with the given ids, in one statement, in the order given (nil where none or unreadable).
-    func fetch(_ link: PostgresLink, ids: [Int64], channel: (Int) -> ChannelID) throws -> [StoredProgramme?] {
+    func fetch(_ link: PostgresLink, ids: [Int64], channel: (Int) -> ChannelID) async throws -> [StoredProgramme?] {
         var found = [StoredProgramme?](repeating: nil, count: ids.count)
         guard !ids.isEmpty else { return found }
-        let rows = try link.query("""
+        let rows = try await link.query("""
             SELECT \(unescaped: Self.columns(channelID: "NULL::text")), j.n
             FROM unnest(\(ids)::bigint[]) WITH ORDINALITY AS j(id, n) JOIN programme p ON p.id = j.id
             """)

@@ -2,29 +2,29 @@ import Foundation
 import GRDB
 import GuideCore
 
-extension SQLiteListingStore: AccountStore {
+extension SQLiteListingStore {
     private static let profileColumns = "id, name, role, secret_kind, day_start_hour, time_zone"
 
-    public func profiles() throws -> [Profile] {
-        try mapErrors {
-            try pool.read { db in
+    public func profiles() async throws -> [Profile] {
+        try await mapErrors {
+            try await pool.read { db in
                 try Row.fetchAll(db, sql: "SELECT \(Self.profileColumns) FROM profile ORDER BY name").map(Self.profile)
             }
         }
     }
 
-    public func profile(_ id: ProfileID) throws -> Profile? {
-        try mapErrors {
-            try pool.read { db in
+    public func profile(_ id: ProfileID) async throws -> Profile? {
+        try await mapErrors {
+            try await pool.read { db in
                 try Row.fetchOne(db, sql: "SELECT \(Self.profileColumns) FROM profile WHERE id = ?", arguments: [id.rawValue])
                     .map(Self.profile)
             }
         }
     }
 
-    public func credentials(named name: String) throws -> Credentials? {
-        try mapErrors {
-            try pool.read { db in
+    public func credentials(named name: String) async throws -> Credentials? {
+        try await mapErrors {
+            try await pool.read { db in
                 try Row.fetchOne(db, sql: "SELECT \(Self.profileColumns), secret_hash FROM profile WHERE name = ?",
                                  arguments: [name.trimmingCharacters(in: .whitespaces)]).map { row in
                     Credentials(profile: Self.profile(row), secretHash: row[6])
@@ -34,12 +34,12 @@ extension SQLiteListingStore: AccountStore {
     }
 
     public func createProfile(name: String, role: Profile.Role, secretKind: Profile.SecretKind, secretHash: String,
-                              onlyIfFirst: Bool) throws -> Profile {
+                              onlyIfFirst: Bool) async throws -> Profile {
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         let createdAt = now().unixSeconds
-        return try mapErrors {
+        return try await mapErrors {
             // Writes are serialized: the check and the insert are one step for every other writer.
-            try pool.write { db in
+            try await pool.write { db in
                 if onlyIfFirst, try Bool.fetchOne(db, sql: "SELECT 1 FROM profile LIMIT 1") == true {
                     throw StoreError(.conflict, "tvguide is already set up")
                 }
@@ -54,25 +54,25 @@ extension SQLiteListingStore: AccountStore {
         }
     }
 
-    public func deleteProfile(_ id: ProfileID) throws {
-        try change("DELETE FROM profile WHERE id = ?", [id.rawValue], missing: "no profile \(id)")
+    public func deleteProfile(_ id: ProfileID) async throws {
+        try await change("DELETE FROM profile WHERE id = ?", [id.rawValue], missing: "no profile \(id)")
     }
 
-    public func updateSettings(of id: ProfileID, dayStartHour: Int, timeZone: String?) throws {
-        try change("UPDATE profile SET day_start_hour = ?, time_zone = ? WHERE id = ?", [dayStartHour, timeZone, id.rawValue],
+    public func updateSettings(of id: ProfileID, dayStartHour: Int, timeZone: String?) async throws {
+        try await change("UPDATE profile SET day_start_hour = ?, time_zone = ? WHERE id = ?", [dayStartHour, timeZone, id.rawValue],
                    missing: "no profile \(id)")
     }
 
-    public func resetSecret(of id: ProfileID, secretKind: Profile.SecretKind, secretHash: String) throws {
-        try change("UPDATE profile SET secret_kind = ?, secret_hash = ? WHERE id = ?", [secretKind.rawValue, secretHash, id.rawValue],
+    public func resetSecret(of id: ProfileID, secretKind: Profile.SecretKind, secretHash: String) async throws {
+        try await change("UPDATE profile SET secret_kind = ?, secret_hash = ? WHERE id = ?", [secretKind.rawValue, secretHash, id.rawValue],
                    missing: "no profile \(id)")
     }
 
-    public func countSignInTry(_ key: ThrottleKey, rule: SignInThrottle.Rule, at instant: Date) throws -> SignInCount {
+    public func countSignInTry(_ key: ThrottleKey, rule: SignInThrottle.Rule, at instant: Date) async throws -> SignInCount {
         let now = instant.unixSeconds
         let firstLock = rule.wait(afterFailures: 1).map { now + Int64($0) } ?? 0
-        return try mapErrors {
-            try pool.write { db in
+        return try await mapErrors {
+            try await pool.write { db in
                 // The increment and the wait it starts are one statement; a waiting key matches no row to update.
                 if let row = try Row.fetchOne(db, sql: """
                     INSERT INTO signin_throttle (address, name, failures, locked_until, trusted_until, updated_at)
@@ -96,10 +96,10 @@ extension SQLiteListingStore: AccountStore {
         }
     }
 
-    public func recordSignInSuccess(address: String, name: String, trustedUntil: Date, at instant: Date) throws {
+    public func recordSignInSuccess(address: String, name: String, trustedUntil: Date, at instant: Date) async throws {
         let pair = ThrottleKey(address: address, name: name), now = instant.unixSeconds
-        try mapErrors {
-            try pool.write { db in
+        try await mapErrors {
+            try await pool.write { db in
                 try db.execute(sql: """
                     INSERT INTO signin_throttle (address, name, failures, locked_until, trusted_until, updated_at)
                     VALUES (?, ?, 0, 0, ?, ?)
@@ -113,10 +113,10 @@ extension SQLiteListingStore: AccountStore {
         }
     }
 
-    public func signInCounts(name: String) throws -> [ThrottleKey: (failures: Int, waitingUntil: Date?)] {
+    public func signInCounts(name: String) async throws -> [ThrottleKey: (failures: Int, waitingUntil: Date?)] {
         let folded = ThrottleKey(address: "", name: name).name
-        return try mapErrors {
-            try pool.read { db in
+        return try await mapErrors {
+            try await pool.read { db in
                 var counts: [ThrottleKey: (failures: Int, waitingUntil: Date?)] = [:]
                 for row in try Row.fetchAll(db, sql: "SELECT address, failures, locked_until FROM signin_throttle WHERE name = ?",
                                             arguments: [folded]) {
@@ -129,10 +129,10 @@ extension SQLiteListingStore: AccountStore {
     }
 
     @discardableResult
-    public func clearSignInCounts(name: String) throws -> Int {
+    public func clearSignInCounts(name: String) async throws -> Int {
         let folded = ThrottleKey(address: "", name: name).name
-        return try mapErrors {
-            try pool.write { db in
+        return try await mapErrors {
+            try await pool.write { db in
                 try db.execute(sql: "DELETE FROM signin_throttle WHERE name = ? AND trusted_until = 0", arguments: [folded])
                 let cleared = db.changesCount
                 try db.execute(sql: "UPDATE signin_throttle SET failures = 0, locked_until = 0 WHERE name = ?", arguments: [folded])
@@ -141,27 +141,27 @@ extension SQLiteListingStore: AccountStore {
         }
     }
 
-    public func pruneSignInCounts(idleSince instant: Date) throws {
+    public func pruneSignInCounts(idleSince instant: Date) async throws {
         let cutoff = instant.unixSeconds
-        try mapErrors {
-            try pool.write { db in
+        try await mapErrors {
+            try await pool.write { db in
                 try db.execute(sql: "DELETE FROM signin_throttle WHERE updated_at < ? AND trusted_until < ?", arguments: [cutoff, cutoff])
             }
         }
     }
 
-    public func lineup(of id: ProfileID) throws -> [ChannelID] {
-        try mapErrors {
-            try pool.read { db in
+    public func lineup(of id: ProfileID) async throws -> [ChannelID] {
+        try await mapErrors {
+            try await pool.read { db in
                 try String.fetchAll(db, sql: "SELECT channel_id FROM profile_channel WHERE profile_id = ? ORDER BY position",
                                     arguments: [id.rawValue]).map { ChannelID($0) }
             }
         }
     }
 
-    public func setLineup(_ channels: [ChannelID], of id: ProfileID) throws {
-        try mapErrors {
-            try pool.write { db in
+    public func setLineup(_ channels: [ChannelID], of id: ProfileID) async throws {
+        try await mapErrors {
+            try await pool.write { db in
                 try db.execute(sql: "DELETE FROM profile_channel WHERE profile_id = ?", arguments: [id.rawValue])
                 var seen = Set<ChannelID>()
                 for channel in channels where seen.insert(channel).inserted {
@@ -172,11 +172,11 @@ extension SQLiteListingStore: AccountStore {
         }
     }
 
-    public func createSession(tokenHash: String, for id: ProfileID, at instant: Date, expires: Date) throws {
+    public func createSession(tokenHash: String, for id: ProfileID, at instant: Date, expires: Date) async throws {
         // The server's clock, not the store's: `serve --pretend-now` may run it days away from the real one.
         let createdAt = instant.unixSeconds
-        try mapErrors {
-            try pool.write { db in
+        try await mapErrors {
+            try await pool.write { db in
                 // Sign-ins are rare: a good moment to forget expired sessions.
                 try db.execute(sql: "DELETE FROM session WHERE expires_at < ?", arguments: [createdAt])
                 try db.execute(sql: "INSERT INTO session (token_hash, profile_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
@@ -185,9 +185,9 @@ extension SQLiteListingStore: AccountStore {
         }
     }
 
-    public func sessionProfile(tokenHash: String, at instant: Date) throws -> Profile? {
-        try mapErrors {
-            try pool.read { db in
+    public func sessionProfile(tokenHash: String, at instant: Date) async throws -> Profile? {
+        try await mapErrors {
+            try await pool.read { db in
                 try Row.fetchOne(db, sql: """
                     SELECT \(Self.profileColumns.split(separator: ",").map { "p." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
                     FROM session s JOIN profile p ON p.id = s.profile_id WHERE s.token_hash = ? AND s.expires_at > ?
@@ -196,14 +196,14 @@ extension SQLiteListingStore: AccountStore {
         }
     }
 
-    public func deleteSession(tokenHash: String) throws {
-        try mapErrors { try pool.write { try $0.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash]) } }
+    public func deleteSession(tokenHash: String) async throws {
+        try await mapErrors { try await pool.write { try $0.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash]) } }
     }
 
-    public func createAPIToken(tokenHash: String, name: String, scope: APIToken.Scope, for id: ProfileID) throws -> APIToken {
+    public func createAPIToken(tokenHash: String, name: String, scope: APIToken.Scope, for id: ProfileID) async throws -> APIToken {
         let createdAt = now()
-        return try mapErrors {
-            try pool.write { db in
+        return try await mapErrors {
+            try await pool.write { db in
                 try db.execute(sql: "INSERT INTO api_token (token_hash, profile_id, name, scope, created_at) VALUES (?, ?, ?, ?, ?)",
                                arguments: [tokenHash, id.rawValue, name, scope.rawValue, createdAt.unixSeconds])
                 return APIToken(id: db.lastInsertedRowID, name: name, scope: scope,
@@ -212,9 +212,9 @@ extension SQLiteListingStore: AccountStore {
         }
     }
 
-    public func apiTokens(of id: ProfileID) throws -> [APIToken] {
-        try mapErrors {
-            try pool.read { db in
+    public func apiTokens(of id: ProfileID) async throws -> [APIToken] {
+        try await mapErrors {
+            try await pool.read { db in
                 try Row.fetchAll(db, sql: "SELECT id, name, scope, created_at, last_used_at FROM api_token WHERE profile_id = ? ORDER BY id",
                                  arguments: [id.rawValue]).map { row in
                     let lastUsed: Int64? = row[4]
@@ -225,13 +225,13 @@ extension SQLiteListingStore: AccountStore {
         }
     }
 
-    public func revokeAPIToken(_ tokenID: Int64, of id: ProfileID) throws {
-        try change("DELETE FROM api_token WHERE id = ? AND profile_id = ?", [tokenID, id.rawValue], missing: "no API token \(tokenID)")
+    public func revokeAPIToken(_ tokenID: Int64, of id: ProfileID) async throws {
+        try await change("DELETE FROM api_token WHERE id = ? AND profile_id = ?", [tokenID, id.rawValue], missing: "no API token \(tokenID)")
     }
 
-    public func tokenProfile(tokenHash: String, at instant: Date) throws -> (profile: Profile, scope: APIToken.Scope)? {
-        try mapErrors {
-            try pool.write { db in
+    public func tokenProfile(tokenHash: String, at instant: Date) async throws -> (profile: Profile, scope: APIToken.Scope)? {
+        try await mapErrors {
+            try await pool.write { db in
                 guard let token = try Row.fetchOne(db, sql: "SELECT profile_id, scope FROM api_token WHERE token_hash = ?",
                                                    arguments: [tokenHash]) else { return nil }
                 try db.execute(sql: "UPDATE api_token SET last_used_at = ? WHERE token_hash = ?",
@@ -244,9 +244,9 @@ extension SQLiteListingStore: AccountStore {
     }
 
     /// Runs one changing statement; `missing` is the error when it touched no row.
-    private func change(_ sql: String, _ arguments: StatementArguments, missing: String) throws {
-        try mapErrors {
-            try pool.write { db in
+    private func change(_ sql: String, _ arguments: StatementArguments, missing: String) async throws {
+        try await mapErrors {
+            try await pool.write { db in
                 try db.execute(sql: sql, arguments: arguments)
                 if db.changesCount == 0 { throw StoreError(.notFound, missing) }
             }

@@ -2,10 +2,10 @@ import Foundation
 import GuideCore
 import GRDB
 
-extension SQLiteListingStore: ResponseCache {
-    public func cachedResponse(for key: String) throws -> CachedResponse? {
-        try mapErrors {
-            try pool.read { db in
+extension SQLiteListingStore {
+    public func cachedResponse(for key: String) async throws -> CachedResponse? {
+        try await mapErrors {
+            try await pool.read { db in
                 try Row.fetchOne(db, sql: "SELECT status, body, fetched_at FROM api_cache WHERE key = ?", arguments: [key]).map { row in
                     let fetched: Int64 = row[2]
                     return CachedResponse(status: row[0], body: row[1], fetched: Date(unixSeconds: fetched))
@@ -14,9 +14,9 @@ extension SQLiteListingStore: ResponseCache {
         }
     }
 
-    public func storeResponse(_ response: CachedResponse, for key: String) throws {
-        try mapErrors {
-            try pool.write { db in
+    public func storeResponse(_ response: CachedResponse, for key: String) async throws {
+        try await mapErrors {
+            try await pool.write { db in
                 try db.execute(sql: """
                     INSERT INTO api_cache (key, status, body, fetched_at) VALUES (?, ?, ?, ?)
                     ON CONFLICT (key) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at
@@ -25,9 +25,9 @@ extension SQLiteListingStore: ResponseCache {
         }
     }
 
-    public func forgetResponses(keys: [String], prefixes: [String]) throws -> Int {
-        try mapErrors {
-            try pool.write { db in
+    public func forgetResponses(keys: [String], prefixes: [String]) async throws -> Int {
+        try await mapErrors {
+            try await pool.write { db in
                 var removed = 0
                 for key in keys {
                     try db.execute(sql: "DELETE FROM api_cache WHERE key = ?", arguments: [key])
@@ -43,9 +43,9 @@ extension SQLiteListingStore: ResponseCache {
         }
     }
 
-    public func pruneResponses(fetchedBefore instant: Date, keepingAtMost bytes: Int) throws -> Int {
-        try mapErrors {
-            try pool.write { db in
+    public func pruneResponses(fetchedBefore instant: Date, keepingAtMost bytes: Int) async throws -> Int {
+        try await mapErrors {
+            try await pool.write { db in
                 try db.execute(sql: "DELETE FROM api_cache WHERE fetched_at < ?", arguments: [instant.unixSeconds])
                 let old = db.changesCount
                 try db.execute(sql: """

@@ -3,10 +3,10 @@ import GRDB
 import GuideCore
 
 extension SQLiteListingStore {
-    public func channelHealth(at instant: Date) throws -> [ChannelHealth] {
+    public func channelHealth(at instant: Date) async throws -> [ChannelHealth] {
         let now = instant.unixSeconds
-        return try mapErrors {
-            try pool.read { db in
+        return try await mapErrors {
+            try await pool.read { db in
                 let schedule = try scheduleIndex(db)
                 var names: [ChannelID: (key: Int64, name: String)] = [:]
                 for row in try Row.fetchAll(db, sql: "SELECT key, id, name FROM channel") {

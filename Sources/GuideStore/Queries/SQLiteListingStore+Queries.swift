@@ -3,9 +3,9 @@ import GRDB
 import GuideCore
 
 extension SQLiteListingStore {
-    public func channels() throws -> [Channel] {
-        try mapErrors {
-            try pool.read { db in
+    public func channels() async throws -> [Channel] {
+        try await mapErrors {
+            try await pool.read { db in
                 try Row.fetchAll(db, sql: "SELECT id, details FROM channel ORDER BY position").compactMap { row in
                     let id = ChannelID(row[0] as String)
                     return (row[1] as Data).withUnsafeBytes { DetailsCodec.decode($0, id: id) }
@@ -14,9 +14,9 @@ extension SQLiteListingStore {
         }
     }
 
-    public func listedChannels() throws -> [ChannelID] {
-        try mapErrors {
-            try pool.read { db in
+    public func listedChannels() async throws -> [ChannelID] {
+        try await mapErrors {
+            try await pool.read { db in
                 try String.fetchAll(db, sql: """
                     SELECT id FROM channel c WHERE EXISTS (SELECT 1 FROM programme WHERE channel_key = c.key AND hidden = 0) ORDER BY position
                     """).map { ChannelID($0) }
@@ -24,16 +24,16 @@ extension SQLiteListingStore {
         }
     }
 
-    public func programmes(on channel: ChannelID, in window: TimeWindow) throws -> [StoredProgramme] {
+    public func programmes(on channel: ChannelID, in window: TimeWindow) async throws -> [StoredProgramme] {
         // The same window rule as the grid's, in one place: ScheduleIndex.window.
-        try guide(in: window, channels: [channel]).first?.programmes ?? []
+        try await guide(in: window, channels: [channel]).first?.programmes ?? []
     }
 
-    public func guide(in window: TimeWindow, channels: [ChannelID]?, detail: ProgrammeDetail) throws -> [ChannelListings] {
+    public func guide(in window: TimeWindow, channels: [ChannelID]?, detail: ProgrammeDetail) async throws -> [ChannelListings] {
         let start = window.start.unixSeconds
         let end = window.end.unixSecondsRoundedUp
-        return try mapErrors {
-            try pool.read { db in
+        return try await mapErrors {
+            try await pool.read { db in
                 let schedule = try scheduleIndex(db)
                 let slots = schedule.slots(for: channels)
                 let (ids, owners, ends) = schedule.windows(slots, from: start, to: end)
@@ -43,10 +43,10 @@ extension SQLiteListingStore {
         }
     }
 
-    public func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail) throws -> [NowNext] {
+    public func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail) async throws -> [NowNext] {
         let time = instant.unixSeconds
-        return try mapErrors {
-            try pool.read { db in
+        return try await mapErrors {
+            try await pool.read { db in
                 let schedule = try scheduleIndex(db)
                 let found = schedule.nowNext(at: time, in: schedule.slots(for: channels))
                 let rows = try ProgrammeRows(db, detail: detail).fetch(db, ids: ScheduleIndex.ids(found)) { found[$0 / 2].channel }
@@ -55,9 +55,9 @@ extension SQLiteListingStore {
         }
     }
 
-    public func coverage() throws -> TimeWindow? {
-        try mapErrors {
-            try pool.read { db in
+    public func coverage() async throws -> TimeWindow? {
+        try await mapErrors {
+            try await pool.read { db in
                 // One index seek per channel at each end, rather than a scan of every programme.
                 let row = try Row.fetchOne(db, sql: """
                     SELECT min(first), max(last) FROM (
@@ -72,7 +72,7 @@ extension SQLiteListingStore {
         }
     }
 
-    public func search(_ query: SearchQuery) throws -> [StoredProgramme] {
+    public func search(_ query: SearchQuery) async throws -> [StoredProgramme] {
         guard !query.terms.isEmpty else { return [] }
         // Titles are found through the trigram index of distinct titles (terms of three or more characters);
         // shorter terms, and sub-titles and descriptions, are checked on the folded text.
@@ -104,16 +104,17 @@ extension SQLiteListingStore {
             WHERE \(conditions.joined(separator: " AND "))
             ORDER BY p.start, p.id LIMIT ?
             """
-        return try mapErrors {
-            try pool.read { db in
-                try ProgrammeRows(db).fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
+        let statementArguments = StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? })
+        return try await mapErrors {
+            try await pool.read { db in
+                try ProgrammeRows(db).fetchAll(db, sql: sql, arguments: statementArguments)
             }
         }
     }
 
-    public func programme(_ id: ProgrammeID) throws -> StoredProgramme? {
-        try mapErrors {
-            try pool.read { db in
+    public func programme(_ id: ProgrammeID) async throws -> StoredProgramme? {
+        try await mapErrors {
+            try await pool.read { db in
                 try ProgrammeRows(db).fetchAll(db, sql: """
                     SELECT \(ProgrammeRows.columns()) FROM programme p JOIN channel c ON c.key = p.channel_key WHERE p.id = ?
                     """, arguments: [id.rawValue]).first
@@ -121,9 +122,9 @@ extension SQLiteListingStore {
         }
     }
 
-    public func forEachProgramme(_ body: (StoredProgramme) throws -> Void) throws {
-        try mapErrors {
-            try pool.read { db in
+    public func forEachProgramme(_ body: @escaping @Sendable (StoredProgramme) throws -> Void) async throws {
+        try await mapErrors {
+            try await pool.read { db in
                 // In guide order, channel by channel, each channel's programmes by start: the programme index's order.
                 try ProgrammeRows(db).forEach(db, sql: """
                     SELECT \(ProgrammeRows.columns()) FROM channel c JOIN programme p ON p.channel_key = c.key

@@ -2,13 +2,13 @@ import Foundation
 import GRDB
 import GuideCore
 
-extension SQLiteListingStore: SeriesStore {
+extension SQLiteListingStore {
     private static let showColumns = "s.id, s.name, s.status, s.channel, s.zone, s.url, s.image, s.updated, s.checked_at"
     private static let episodeColumns = "e.id, e.show_id, e.season, e.number, e.name, e.type, e.airdate, e.airtime, e.airstamp, e.runtime, e.url"
 
-    public func saveShow(_ show: TrackedShow, episodes: [TrackedEpisode]) throws {
-        try mapErrors {
-            try pool.write { db in
+    public func saveShow(_ show: TrackedShow, episodes: [TrackedEpisode]) async throws {
+        try await mapErrors {
+            try await pool.write { db in
                 try db.execute(sql: """
                     INSERT INTO series_show (id, name, status, channel, zone, url, image, updated, checked_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -30,33 +30,33 @@ extension SQLiteListingStore: SeriesStore {
         }
     }
 
-    public func markChecked(show id: Int, at instant: Date) throws {
-        try mapErrors {
-            try pool.write { db in
+    public func markChecked(show id: Int, at instant: Date) async throws {
+        try await mapErrors {
+            try await pool.write { db in
                 try db.execute(sql: "UPDATE series_show SET checked_at = ? WHERE id = ?", arguments: [Self.seconds(instant), id])
             }
         }
     }
 
-    public func trackedShows() throws -> [TrackedShow] {
-        try mapErrors {
-            try pool.read { db in
+    public func trackedShows() async throws -> [TrackedShow] {
+        try await mapErrors {
+            try await pool.read { db in
                 try Row.fetchAll(db, sql: "SELECT \(Self.showColumns) FROM series_show s ORDER BY s.name").map(Self.show)
             }
         }
     }
 
-    public func trackedShow(_ id: Int) throws -> TrackedShow? {
-        try mapErrors {
-            try pool.read { db in
+    public func trackedShow(_ id: Int) async throws -> TrackedShow? {
+        try await mapErrors {
+            try await pool.read { db in
                 try Row.fetchOne(db, sql: "SELECT \(Self.showColumns) FROM series_show s WHERE s.id = ?", arguments: [id]).map(Self.show)
             }
         }
     }
 
-    public func follow(show id: Int, by profile: ProfileID, at instant: Date) throws {
-        try mapErrors {
-            try pool.write { db in
+    public func follow(show id: Int, by profile: ProfileID, at instant: Date) async throws {
+        try await mapErrors {
+            try await pool.write { db in
                 guard try Bool.fetchOne(db, sql: "SELECT 1 FROM series_show WHERE id = ?", arguments: [id]) == true else {
                     throw StoreError(.notFound, "show \(id) has not been fetched")
                 }
@@ -68,9 +68,9 @@ extension SQLiteListingStore: SeriesStore {
         }
     }
 
-    public func unfollow(show id: Int, by profile: ProfileID) throws {
-        try mapErrors {
-            try pool.write { db in
+    public func unfollow(show id: Int, by profile: ProfileID) async throws {
+        try await mapErrors {
+            try await pool.write { db in
                 try db.execute(sql: "DELETE FROM followed_show WHERE profile_id = ? AND show_id = ?", arguments: [profile.rawValue, id])
                 try db.execute(sql: """
                     DELETE FROM series_show WHERE id = ? AND NOT EXISTS (SELECT 1 FROM followed_show WHERE show_id = ?)
@@ -79,9 +79,9 @@ extension SQLiteListingStore: SeriesStore {
         }
     }
 
-    public func setReminders(_ on: Bool, show id: Int, by profile: ProfileID) throws {
-        try mapErrors {
-            try pool.write { db in
+    public func setReminders(_ on: Bool, show id: Int, by profile: ProfileID) async throws {
+        try await mapErrors {
+            try await pool.write { db in
                 try db.execute(sql: "UPDATE followed_show SET reminders = ? WHERE profile_id = ? AND show_id = ?",
                                arguments: [on, profile.rawValue, id])
                 if db.changesCount == 0 { throw StoreError(.notFound, "the profile does not follow show \(id)") }
@@ -89,9 +89,9 @@ extension SQLiteListingStore: SeriesStore {
         }
     }
 
-    public func following(_ profile: ProfileID) throws -> [FollowedShow] {
-        try mapErrors {
-            try pool.read { db in
+    public func following(_ profile: ProfileID) async throws -> [FollowedShow] {
+        try await mapErrors {
+            try await pool.read { db in
                 try Row.fetchAll(db, sql: """
                     SELECT \(Self.showColumns), f.reminders, f.added_at FROM followed_show f JOIN series_show s ON s.id = f.show_id
                     WHERE f.profile_id = ? ORDER BY s.name COLLATE NOCASE
@@ -103,9 +103,9 @@ extension SQLiteListingStore: SeriesStore {
         }
     }
 
-    public func episodes(followedBy profile: ProfileID, from: String, through: String) throws -> [TrackedEpisode] {
-        try mapErrors {
-            try pool.read { db in
+    public func episodes(followedBy profile: ProfileID, from: String, through: String) async throws -> [TrackedEpisode] {
+        try await mapErrors {
+            try await pool.read { db in
                 try Row.fetchAll(db, sql: """
                     SELECT \(Self.episodeColumns) FROM followed_show f JOIN series_episode e ON e.show_id = f.show_id
                     WHERE f.profile_id = ? AND e.airdate >= ? AND e.airdate <= ? ORDER BY e.airdate, e.airstamp, e.id
@@ -114,9 +114,9 @@ extension SQLiteListingStore: SeriesStore {
         }
     }
 
-    public func episodes(ofShow id: Int) throws -> [TrackedEpisode] {
-        try mapErrors {
-            try pool.read { db in
+    public func episodes(ofShow id: Int) async throws -> [TrackedEpisode] {
+        try await mapErrors {
+            try await pool.read { db in
                 // Undated episodes (announced, no date yet) last.
                 try Row.fetchAll(db, sql: """
                     SELECT \(Self.episodeColumns) FROM series_episode e WHERE e.show_id = ?
@@ -126,9 +126,9 @@ extension SQLiteListingStore: SeriesStore {
         }
     }
 
-    public func seriesSettings(of profile: ProfileID) throws -> SeriesSettings {
-        try mapErrors {
-            try pool.read { db in
+    public func seriesSettings(of profile: ProfileID) async throws -> SeriesSettings {
+        try await mapErrors {
+            try await pool.read { db in
                 guard let row = try Row.fetchOne(db, sql: """
                     SELECT lead_minutes, shift_minutes, past_days, future_days, calendar_token FROM series_settings WHERE profile_id = ?
                     """, arguments: [profile.rawValue]) else { return SeriesSettings() }
@@ -143,9 +143,9 @@ extension SQLiteListingStore: SeriesStore {
         }
     }
 
-    public func saveSeriesSettings(_ settings: SeriesSettings, of profile: ProfileID) throws {
-        try mapErrors {
-            try pool.write { db in
+    public func saveSeriesSettings(_ settings: SeriesSettings, of profile: ProfileID) async throws {
+        try await mapErrors {
+            try await pool.write { db in
                 try db.execute(sql: """
                     INSERT INTO series_settings (profile_id, lead_minutes, shift_minutes, past_days, future_days, calendar_token)
                     VALUES (?, ?, ?, ?, ?, ?)
@@ -157,10 +157,10 @@ extension SQLiteListingStore: SeriesStore {
         }
     }
 
-    public func calendarProfile(tokenHash: String) throws -> ProfileID? {
+    public func calendarProfile(tokenHash: String) async throws -> ProfileID? {
         guard !tokenHash.isEmpty else { return nil }
-        return try mapErrors {
-            try pool.read { db in
+        return try await mapErrors {
+            try await pool.read { db in
                 try Int64.fetchOne(db, sql: "SELECT profile_id FROM series_settings WHERE calendar_token = ?", arguments: [tokenHash])
                     .map(ProfileID.init(rawValue:))
             }

@@ -2,10 +2,10 @@ import Foundation
 import GRDB
 import GuideCore
 
-extension SQLiteListingStore: SourceStore {
-    public func sources() throws -> [SourceStatus] {
-        try mapErrors {
-            try pool.read { db in
+extension SQLiteListingStore {
+    public func sources() async throws -> [SourceStatus] {
+        try await mapErrors {
+            try await pool.read { db in
                 let counts = try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: """
                     SELECT source_id, count(*), sum(hidden) FROM programme GROUP BY source_id
                     """).map { row -> (Int64, (Int, Int)) in (row[0], (row[1], row[2] ?? 0)) })
@@ -26,10 +26,10 @@ extension SQLiteListingStore: SourceStore {
         }
     }
 
-    public func addSource(_ definition: SourceDefinition) throws {
+    public func addSource(_ definition: SourceDefinition) async throws {
         try check(definition)
-        try mapErrors {
-            try pool.write { db in
+        try await mapErrors {
+            try await pool.write { db in
                 let existing = try Row.fetchOne(db, sql: "SELECT id, definition FROM source WHERE name = ?",
                                                 arguments: [definition.name.rawValue])
                 if let existing, (existing[1] as String?) != nil {
@@ -52,10 +52,10 @@ extension SQLiteListingStore: SourceStore {
         }
     }
 
-    public func updateSource(_ definition: SourceDefinition) throws {
+    public func updateSource(_ definition: SourceDefinition) async throws {
         try check(definition)
-        try mapErrors {
-            try pool.write { db in
+        try await mapErrors {
+            try await pool.write { db in
                 let id = try configuredSourceID(db, definition.name)
                 let old = try Int.fetchOne(db, sql: "SELECT priority FROM source WHERE id = ?", arguments: [id])
                 try db.execute(sql: "UPDATE source SET priority = ?, definition = ? WHERE id = ?",
@@ -71,9 +71,9 @@ extension SQLiteListingStore: SourceStore {
         }
     }
 
-    public func removeSource(_ name: SourceName) throws -> Int {
-        try mapErrors {
-            try pool.write { db in
+    public func removeSource(_ name: SourceName) async throws -> Int {
+        try await mapErrors {
+            try await pool.write { db in
                 guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE name = ?", arguments: [name.rawValue]) else {
                     throw StoreError(.notFound, "there is no source called \(name)")
                 }
@@ -91,9 +91,9 @@ extension SQLiteListingStore: SourceStore {
         }
     }
 
-    public func sourceChannels(of name: SourceName) throws -> [SourceChannel] {
-        try mapErrors {
-            try pool.read { db in
+    public func sourceChannels(of name: SourceName) async throws -> [SourceChannel] {
+        try await mapErrors {
+            try await pool.read { db in
                 let id = try configuredSourceID(db, name)
                 return try Row.fetchAll(db, sql: """
                     SELECT channel_id, name, keep, mapped_to, last_seen FROM source_channel WHERE source_id = ?
@@ -103,9 +103,9 @@ extension SQLiteListingStore: SourceStore {
         }
     }
 
-    public func chooseSourceChannels(_ channels: [SourceChannel], of name: SourceName) throws {
-        try mapErrors {
-            try pool.write { db in
+    public func chooseSourceChannels(_ channels: [SourceChannel], of name: SourceName) async throws {
+        try await mapErrors {
+            try await pool.write { db in
                 let id = try configuredSourceID(db, name)
                 for channel in channels {
                     let mapped = channel.mappedTo.flatMap { $0 == channel.id || $0.rawValue.isEmpty ? nil : $0.rawValue }
@@ -119,10 +119,10 @@ extension SQLiteListingStore: SourceStore {
     }
 
     public func recordOffer(_ offered: [OfferedChannel], of name: SourceName, at instant: Date,
-                            complete: Bool) throws -> ChannelPlan {
+                            complete: Bool) async throws -> ChannelPlan {
         let seen = instant.unixSeconds
-        return try mapErrors {
-            try pool.write { db in
+        return try await mapErrors {
+            try await pool.write { db in
                 let id = try configuredSourceID(db, name)
                 let definition = try StoredDefinition.definition(String.fetchOne(db, sql: "SELECT definition FROM source WHERE id = ?",
                                                                      arguments: [id]))
@@ -153,9 +153,9 @@ extension SQLiteListingStore: SourceStore {
         }
     }
 
-    public func validators(of name: SourceName) throws -> [String: HTTPValidators] {
-        try mapErrors {
-            try pool.read { db in
+    public func validators(of name: SourceName) async throws -> [String: HTTPValidators] {
+        try await mapErrors {
+            try await pool.read { db in
                 let id = try configuredSourceID(db, name)
                 var validators: [String: HTTPValidators] = [:]
                 for row in try Row.fetchAll(db, sql: "SELECT url, etag, last_modified FROM source_fetch WHERE source_id = ?",
@@ -167,9 +167,9 @@ extension SQLiteListingStore: SourceStore {
         }
     }
 
-    public func recordRefreshStart(of name: SourceName, at instant: Date) throws {
-        try mapErrors {
-            try pool.write { db in
+    public func recordRefreshStart(of name: SourceName, at instant: Date) async throws {
+        try await mapErrors {
+            try await pool.write { db in
                 let id = try configuredSourceID(db, name)
                 try db.execute(sql: """
                     UPDATE source SET
@@ -184,9 +184,9 @@ extension SQLiteListingStore: SourceStore {
         }
     }
 
-    public func recordRefresh(_ record: RefreshRecord, of name: SourceName) throws {
-        try mapErrors {
-            try pool.write { db in
+    public func recordRefresh(_ record: RefreshRecord, of name: SourceName) async throws {
+        try await mapErrors {
+            try await pool.write { db in
                 let id = try configuredSourceID(db, name)
                 let at = record.at.unixSeconds
                 if record.outcome == .failed {
@@ -216,8 +216,8 @@ extension SQLiteListingStore: SourceStore {
 
     /// One process writes an SQLite guide (instances sharing a guide share PostgreSQL): the refresher's own guard is
     /// the only one needed, so the claim is always granted.
-    public func claimRefresh(of name: SourceName) throws -> RefreshClaim? {
-        SoleProcessClaim()
+    public func withRefreshClaim<T: Sendable>(of name: SourceName, _ body: @Sendable () async throws -> T) async throws -> T? {
+        try await body()
     }
 
     private func check(_ definition: SourceDefinition) throws {
@@ -248,9 +248,4 @@ extension SQLiteListingStore: SourceStore {
     private static func date(_ seconds: Int64?) -> Date? {
         seconds.map { Date(unixSeconds: $0) }
     }
-}
-
-/// The claim of a store only one process uses.
-struct SoleProcessClaim: RefreshClaim {
-    func release() {}
 }

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import GuideCore
+
+@Suite struct BlockingChannelTests {
+    /// An element whose release the test can observe.
+    final class Token: Sendable {
+        let number: Int
+        init(_ number: Int) { self.number = number }
+    }
+
+    final class WeakToken: @unchecked Sendable {
+        weak var token: Token?
+    }
+
+    @Test func deliversEverythingInOrderAndEndsWhenClosed() async throws {
+        let channel = BlockingChannel<Int>(capacity: 2)
+        let producer = Task {
+            try await BlockingWork.run("test.producer") {
+                for number in 0..<1_000 { _ = channel.put(number) }
+                channel.close()
+            }
+        }
+        let received = try await BlockingWork.run("test.consumer") {
+            var received: [Int] = []
+            while let number = channel.take() { received.append(number) }
+            return received
+        }
+        try await producer.value
+        #expect(received == Array(0..<1_000))
+    }
+
+    /// An async consumer suspends for each element instead of holding a thread, and sees the end.
+    @Test func anAsyncConsumerGetsEverythingInOrder() async throws {
+        let channel = BlockingChannel<Int>(capacity: 2)
+        let producer = Task {
+            try await BlockingWork.run("test.producer") {
+                for number in 0..<1_000 { _ = channel.put(number) }
+                channel.close()
+            }
+        }
+        var received: [Int] = []
+        while let number = await channel.next() { received.append(number) }
+        try await producer.value
+        #expect(received == Array(0..<1_000))
+    }
+
+    /// The queue must let go of what the consumer took while the producer keeps it full: an import holds a
+    /// bounded number of batches, never the whole file.
+    @Test func holdsNoElementAfterItIsTaken() throws {
+        let channel = BlockingChannel<Token>(capacity: 2)
+        let producer = Thread {
+            for number in 0..<50 { _ = channel.put(Token(number)) }
+            channel.close()
+        }
+        producer.start()
+        let firstTaken = WeakToken()
+        do {
+            let first = try #require(channel.take())
+            firstTaken.token = first
+            #expect(first.number == 0)
+        }
+        // Wait until the producer has filled the queue again, so it is never empty in between.
+        let deadline = Date().addingTimeInterval(10)
+        while channel.count < 2 && Date() < deadline { usleep(1_000) }
+        #expect(channel.count == 2)
+        #expect(firstTaken.token == nil)
+        var count = 1
+        while channel.take() != nil { count += 1 }
+        #expect(count == 50)
+    }
+
+    @Test func cancellingReleasesAWaitingProducer() throws {
+        let channel = BlockingChannel<Int>(capacity: 1)
+        let finished = DispatchSemaphore(value: 0)
+        let refused = WeakBox()
+        let producer = Thread {
+            var accepted = 0
+            while channel.put(accepted) { accepted += 1 }
+            refused.value = accepted
+            finished.signal()
+        }
+        producer.start()
+        #expect(channel.take() == 0)
+        channel.cancel()
+        #expect(finished.wait(timeout: .now() + 10) == .success)
+        #expect(refused.value ?? 0 >= 1)
+    }
+
+    final class WeakBox: @unchecked Sendable {
+        var value: Int?
+    }
+}
