@@ -15,8 +15,8 @@ extension PostgresListingStore {
 
     /// From the in-memory schedule: a query per channel costs a round trip's worth of index probes on every page.
     public func listedChannels() async throws -> [ChannelID] {
-        try await snapshot { link in
-            try await scheduleIndex(link).slots.filter { !$0.entries.isEmpty }.map(\.channel)
+        try await pool.withConnection { link in
+            try await currentSchedule(link).index.slots.filter { !$0.entries.isEmpty }.map(\.channel)
         }
     }
 
@@ -27,29 +27,55 @@ extension PostgresListingStore {
     public func guide(in window: TimeWindow, channels: [ChannelID]?, detail: ProgrammeDetail) async throws -> [ChannelListings] {
         let start = window.start.unixSeconds
         let end = window.end.unixSecondsRoundedUp
-        return try await snapshot { link in
-            let schedule = try await scheduleIndex(link)
+        return try await scheduled(detail) { schedule in
             let slots = schedule.slots(for: channels)
             let (ids, owners, ends) = schedule.windows(slots, from: start, to: end)
-            let rows = try await PostgresProgrammeRows(link, detail: detail).fetch(link, ids: ids) { slots[owners[$0]].channel }
-            return ScheduleIndex.listings(slots, ends: ends, rows: rows)
+            return (ids, { slots[owners[$0]].channel }, { ScheduleIndex.listings(slots, ends: ends, rows: $0) })
         }
     }
 
     public func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail) async throws -> [NowNext] {
         let time = instant.unixSeconds
+        return try await scheduled(detail) { schedule in
+            let found = schedule.nowNext(at: time, in: schedule.slots(for: channels))
+            return (ScheduleIndex.ids(found), { found[$0 / 2].channel }, { ScheduleIndex.nowNext(found, rows: $0) })
+        }
+    }
+
+    /// What `plan` makes of the current schedule's programmes: it names the ids to read (0 for none), each one's
+    /// channel, and how to assemble the rows. Rows come from ``ProgrammeCache`` where it has them, the rest in one
+    /// query, outside any transaction: an id missing from the answer was replaced by an import since the schedule was
+    /// read, and the read starts again (after three tries, in one snapshot).
+    func scheduled<T: Sendable>(_ detail: ProgrammeDetail,
+                                _ plan: @Sendable (ScheduleIndex) -> (ids: [Int64], channel: (Int) -> ChannelID,
+                                                                      assemble: ([StoredProgramme?]) -> T)) async throws -> T {
+        for _ in 0..<3 {
+            let result: T? = try await pool.withConnection { link in
+                let schedule = try await currentSchedule(link)
+                let (ids, channel, assemble) = plan(schedule.index)
+                var rows = cache.lookup(ids, detail: detail)
+                let missing = ids.indices.filter { rows[$0] == nil && ids[$0] != 0 }
+                guard !missing.isEmpty else { return assemble(rows) }
+                let fetched = try await PostgresProgrammeRows(sources: schedule.sources, detail: detail)
+                    .fetch(link, ids: missing.map { ids[$0] }) { channel(missing[$0]) }
+                guard !fetched.contains(where: { $0 == nil }) else { return nil }
+                for (index, programme) in zip(missing, fetched) { rows[index] = programme }
+                cache.keep(fetched.compactMap { $0 }, detail: detail)
+                return assemble(rows)
+            }
+            if let result { return result }
+        }
         return try await snapshot { link in
             let schedule = try await scheduleIndex(link)
-            let found = schedule.nowNext(at: time, in: schedule.slots(for: channels))
-            let rows = try await PostgresProgrammeRows(link, detail: detail).fetch(link, ids: ScheduleIndex.ids(found)) { found[$0 / 2].channel }
-            return ScheduleIndex.nowNext(found, rows: rows)
+            let (ids, channel, assemble) = plan(schedule.index)
+            return assemble(try await PostgresProgrammeRows(sources: schedule.sources, detail: detail).fetch(link, ids: ids, channel: channel))
         }
     }
 
     /// From the in-memory schedule, as SQLite's query: the earliest start, and the stop of each channel's last programme.
     public func coverage() async throws -> TimeWindow? {
-        try await snapshot { link in
-            let schedule = try await scheduleIndex(link)
+        try await pool.withConnection { link in
+            let schedule = try await currentSchedule(link).index
             var first: Int64?, last: Int64?
             for slot in schedule.slots where !slot.entries.isEmpty {
                 let head = schedule.entries[slot.entries.lowerBound], tail = schedule.entries[slot.entries.upperBound - 1]

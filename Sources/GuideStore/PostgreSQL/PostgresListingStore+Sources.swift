@@ -204,7 +204,7 @@ extension PostgresListingStore {
     public func channelHealth(at instant: Date) async throws -> [ChannelHealth] {
         let now = instant.unixSeconds
         return try await snapshot { link in
-            let schedule = try await scheduleIndex(link)
+            let schedule = try await scheduleIndex(link).index
             var names: [ChannelID: (key: Int64, name: String)] = [:]
             for row in try await link.query("SELECT key, id, name FROM channel") {
                 let (key, id, name) = try row.decode((Int64, String, String).self)

@@ -13,7 +13,9 @@ public final class PostgresListingStore: GuideDatabase {
     public let location: PostgresLocation
     /// Wall-clock time, for import timestamps; tests fix it.
     let now: @Sendable () -> Date
-    private let schedule = Mutex<ScheduleIndex?>(nil)
+    private let schedule = Mutex<PostgresSchedule?>(nil)
+    /// Programmes already read, by id (``ProgrammeCache``).
+    let cache = ProgrammeCache()
     /// The task running the connections when the store runs on its own (``runOnItsOwn()``).
     private let ownRunner = Mutex<Task<Void, Never>?>(nil)
 
@@ -104,10 +106,26 @@ public final class PostgresListingStore: GuideDatabase {
         }
     }
 
-    /// The in-memory schedule for the snapshot `link` reads, loading it if the listings changed since the last one.
-    func scheduleIndex(_ link: PostgresLink) async throws -> ScheduleIndex {
+    /// The in-memory schedule of the listings as they are now: the one kept when the generation has not moved since,
+    /// else one loaded in a snapshot of its own.
+    func currentSchedule(_ link: PostgresLink) async throws -> PostgresSchedule {
         let generation = try await link.value("SELECT generation FROM guide_state", as: Int64.self) ?? 0
-        if let cached = schedule.withLock({ $0 }), cached.generation == generation { return cached }
+        if let cached = schedule.withLock({ $0 }), cached.index.generation == generation { return cached }
+        try await link.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        do {
+            let loaded = try await scheduleIndex(link)
+            try await link.execute("COMMIT")
+            return loaded
+        } catch {
+            _ = try? await link.execute("ROLLBACK")   // The read failed already; that error is the one to report.
+            throw error
+        }
+    }
+
+    /// The in-memory schedule for the snapshot `link` reads, loading it if the listings changed since the last one.
+    func scheduleIndex(_ link: PostgresLink) async throws -> PostgresSchedule {
+        let generation = try await link.value("SELECT generation FROM guide_state", as: Int64.self) ?? 0
+        if let cached = schedule.withLock({ $0 }), cached.index.generation == generation { return cached }
         var channels: [(key: Int64, id: ChannelID)] = []
         for row in try await link.query("SELECT key, id FROM channel ORDER BY position, key") {
             let (key, id) = try row.decode((Int64, String).self)
@@ -131,8 +149,20 @@ public final class PostgresListingStore: GuideDatabase {
         }
         if let currentKey { spans[currentKey] = firstOfKey..<entries.count }
         let slots = channels.map { ScheduleIndex.Slot(channel: $0.id, entries: spans[$0.key] ?? 0..<0) }
-        let loaded = ScheduleIndex(generation: generation, slots: slots, entries: entries, longest: longest)
+        var sources: [Int64: SourceName] = [:]
+        for row in try await link.query("SELECT id, name FROM source") {
+            let (id, name) = try row.decode((Int64, String).self)
+            sources[id] = SourceName(name)
+        }
+        let loaded = PostgresSchedule(index: ScheduleIndex(generation: generation, slots: slots, entries: entries, longest: longest),
+                                      sources: sources)
         schedule.withLock { $0 = loaded }
         return loaded
     }
+}
+
+/// A generation's schedule and the names of the sources its programmes come from.
+struct PostgresSchedule: Sendable {
+    let index: ScheduleIndex
+    let sources: [Int64: SourceName]
 }

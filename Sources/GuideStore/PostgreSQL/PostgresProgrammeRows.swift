@@ -10,13 +10,17 @@ struct PostgresProgrammeRows {
     let detail: ProgrammeDetail
 
     init(_ link: PostgresLink, detail: ProgrammeDetail = .full) async throws {
-        self.detail = detail
         var names: [Int64: SourceName] = [:]
         for row in try await link.query("SELECT id, name FROM source") {
             let (id, name) = try row.decode((Int64, String).self)
             names[id] = SourceName(name)
         }
-        sources = names
+        self.init(sources: names, detail: detail)
+    }
+
+    init(sources: [Int64: SourceName], detail: ProgrammeDetail) {
+        self.sources = sources
+        self.detail = detail
     }
 
     static func columns(_ p: String = "p", channelID: String = "c.id") -> String {
