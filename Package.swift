@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Virtual time for the tests of what waits: retries, the rate limiter, the refresh scheduler.
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
         // Values and pure rules. Foundation only.
@@ -87,6 +89,7 @@ let package = Package(
             "GuideCore", "XMLTV", "GuideStore", "GuideIngest", "GuideServer", "TVMaze",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // scripts/fuzz's targets: the XMLTV and Radio Times readers and the query-string parsers, under libFuzzer.
         .executableTarget(name: "GuideFuzz", dependencies: ["GuideCore", "XMLTV", "CLibFuzzer"]),
@@ -99,7 +102,7 @@ let package = Package(
         .testTarget(name: "GuideStoreTests", dependencies: ["GuideStore", "GuideCore", "XMLTV", "StoreTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "tvguideTests", dependencies: ["tvguide", "GuideCore", "GuideStore", "TVMazeReplay", "StoreTestSupport"]),
         .testTarget(name: "GuideServerTests", dependencies: [
-            "GuideServer", "GuideStore", "GuideIngest", "GuideCore", "TVMazeReplay", "StoreTestSupport",
+            "GuideServer", "GuideStore", "GuideIngest", "GuideCore", "TVMaze", "TVMazeReplay", "StoreTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
@@ -112,13 +115,15 @@ let package = Package(
         ], exclude: ["Fixtures/PROVENANCE.md"], resources: [.copy("Fixtures/tvmaze"), .copy("Fixtures/composed")]),
         .executableTarget(name: "tvmaze-replay", dependencies: ["TVMazeReplay"]),
         // Test support: each test's database, SQLite or (with TVGUIDE_TEST_POSTGRES) a schema of its own in PostgreSQL.
-        .target(name: "StoreTestSupport", dependencies: ["GuideStore", "GuideCore"]),
+        .target(name: "StoreTestSupport", dependencies: ["GuideStore", "GuideCore", "GuideIngest"]),
         .testTarget(name: "TVMazeTests", dependencies: [
             "TVMaze", "TVMazeReplay", "GuideStore", "GuideIngest", "GuideCore", "StoreTestSupport",
+            .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         .testTarget(name: "GuideIngestTests", dependencies: [
             "GuideIngest", "GuideStore", "XMLTV", "GuideCore", "StoreTestSupport",
+            .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -5,22 +5,46 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdBcrypt
 import Logging
+import ServiceLifecycle
+import TVMaze
+
+/// What the server is made of, built by a composition root (`tvguide serve`, or a test) and handed to
+/// ``GuideServer/buildApplication(_:host:port:limits:services:logger:)``: nothing in the server makes its own.
+public struct GuideServices: Sendable {
+    public var store: any GuideDatabase
+    public var settings: ServerSettings
+    /// Refreshes the configured sources, on their intervals and when an admin asks.
+    public var scheduler: RefreshScheduler
+    /// Fetches what an admin imports by URL.
+    public var feeds: any HTTPTransport
+    /// TVmaze for the pages: a client whose policy bounds how long a page waits (``TVMazeClient/Policy/interactive``).
+    public var tvmaze: TVMazeClient
+    /// TVmaze's images, kept on disk.
+    public var images: ImageCache
+
+    public init(store: any GuideDatabase, settings: ServerSettings, scheduler: RefreshScheduler, feeds: any HTTPTransport,
+                tvmaze: TVMazeClient, images: ImageCache) {
+        self.store = store
+        self.settings = settings
+        self.scheduler = scheduler
+        self.feeds = feeds
+        self.tvmaze = tvmaze
+        self.images = images
+    }
+}
 
 /// The web guide and its API, served by Hummingbird.
 public enum GuideServer {
-    /// Every route, behind the security headers, the error pages and the session and form-token checks. `scheduler`
-    /// refreshes sources when an admin asks (by default one fetching over the network, on `settings.now`'s clock).
-    public static func router(store: any GuideDatabase, settings: ServerSettings = ServerSettings(),
-                              scheduler: RefreshScheduler? = nil) throws -> Router<GuideRequestContext> {
-        let scheduler = scheduler ?? RefreshScheduler(
-            refresher: SourceRefresher(store: store, transport: AsyncHTTPTransport.shared, now: settings.now), now: settings.now)
+    /// Every route, behind the security headers, the error pages and the session and form-token checks.
+    public static func router(_ services: GuideServices) throws -> Router<GuideRequestContext> {
+        let store = services.store, settings = services.settings
         let renderer = try PageRenderer()
         let assets = try StaticAssets()
         let accounts = Accounts(store: store, now: settings.now, cost: settings.secretCost)
         let directory = ChannelDirectory(store: store)
-        let series = SeriesServices(store: store, settings: settings)
+        let series = SeriesServices(store: store, settings: settings, client: services.tvmaze, images: services.images)
         let site = Site(store: store, accounts: accounts, renderer: renderer, assets: assets, directory: directory, settings: settings,
-                        scheduler: scheduler, series: series)
+                        scheduler: services.scheduler, series: series, feeds: services.feeds)
         let sessions = SessionMiddleware(accounts: accounts, secureCookies: settings.secureCookies)
 
         let router = Router(context: GuideRequestContext.self)
@@ -72,13 +96,17 @@ public enum GuideServer {
         Bundle.module.url(forResource: "sample-listings.xml", withExtension: "gz")
     }
 
-    /// The server on `host`:`port`, every connection within `limits`.
-    public static func application(store: any GuideDatabase, settings: ServerSettings, scheduler: RefreshScheduler? = nil,
-                                   host: String, port: Int, limits: ConnectionLimits = ConnectionLimits(),
-                                   logger: Logger = Logger(label: "tvguide")) throws -> some ApplicationProtocol {
-        Application(router: try router(store: store, settings: settings, scheduler: scheduler), server: server(limits),
-                    configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "tvguide"),
-                    logger: logger)
+    /// The server on `host`:`port`, every connection within `limits`, with `services` running beside it (they start
+    /// with it and stop after it, in reverse order: put the database first) and `startup` run once they have
+    /// started, before the server listens.
+    public static func buildApplication(_ guide: GuideServices, host: String, port: Int, limits: ConnectionLimits = ConnectionLimits(),
+                                        services: [any Service] = [], startup: (@Sendable () async throws -> Void)? = nil,
+                                        logger: Logger = Logger(label: "tvguide")) throws -> some ApplicationProtocol {
+        var application = Application(router: try router(guide), server: server(limits),
+                                      configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "tvguide"),
+                                      services: services, logger: logger)
+        if let startup { application.beforeServerStarts(perform: startup) }
+        return application
     }
 
     /// HTTP/1.1 with the connection limits: header sizes, idle and slow-client timeouts, counts per address and in all.

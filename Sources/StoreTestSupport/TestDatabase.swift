@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideIngest
 import GuideStore
 import Synchronization
 
@@ -49,4 +50,10 @@ extension ListingStore {
         try await forEachProgramme { programme in collected.withLock { $0.append(programme) } }
         return collected.withLock { $0 }
     }
+}
+
+/// HTTP for tests: one client for the whole test process, never shut down (the process ends first), where the
+/// product makes one per command or server and shuts it down.
+public enum TestHTTP {
+    public static let transport = AsyncHTTPTransport()
 }

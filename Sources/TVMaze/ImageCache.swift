@@ -25,7 +25,7 @@ public final class ImageCache: Sendable {
     /// The files on disk, by name: size and last use (read from the folder once).
     private let index = Mutex<[String: (bytes: Int, used: Date)]?>(nil)
 
-    public init(directory: String, transport: any HTTPTransport = AsyncHTTPTransport.shared,
+    public init(directory: String, transport: any HTTPTransport,
                 origins: Set<String> = ["https://static.tvmaze.com"], largestTotal: Int = 256 * 1024 * 1024,
                 pause: TimeInterval = 300) {
         self.directory = directory

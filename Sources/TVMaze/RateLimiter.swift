@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 
 /// At most `limit` requests in any `window` (TVmaze: 20 in 10 s per IP address), shared by every caller of one
 /// client. Each caller gets the next free slot, in the order they asked, and waits until then: a burst of 100
@@ -6,15 +7,18 @@ import Foundation
 public actor RateLimiter {
     public let limit: Int
     public let window: Duration
-    private let clock: any LimiterClock
+    private let clock: any Clock<Duration>
+    /// Time since the limiter was made, on `clock`: what slots are measured in.
+    private let elapsed: @Sendable () -> Duration
     /// The slots handed out that still count, ascending (they never decrease).
     private var granted: [Duration] = []
 
     /// - Parameter clock: how time passes; tests use one that jumps instead of sleeping.
-    public init(limit: Int = 20, per window: Duration = .seconds(10), clock: any LimiterClock = MonotonicClock()) {
+    public init(limit: Int = 20, per window: Duration = .seconds(10), clock: any Clock<Duration> = ContinuousClock()) {
         self.limit = max(1, limit)
         self.window = window
         self.clock = clock
+        elapsed = stopwatch(on: clock)
     }
 
     /// A slot further off than the caller would wait: it was not taken.
@@ -23,12 +27,12 @@ public actor RateLimiter {
         public let retryAfter: Int
     }
 
-    /// Waits for a slot; returns its time on the limiter's clock. With `longest`, a slot further off than that is
+    /// Waits for a slot; returns its time on the limiter's clock (since the limiter was made). With `longest`, a slot further off than that is
     /// not taken and ``Busy`` is thrown instead: a guest's page never queues behind a burst, and the slots handed out
     /// stay bounded (`limit` for each `window` of `longest`).
     @discardableResult
     public func acquire(waitingAtMost longest: Duration? = nil) async throws -> Duration {
-        let now = clock.now()
+        let now = elapsed()
         granted.removeAll { $0 <= now - window }
         var slot = now
         if granted.count >= limit {
@@ -39,29 +43,7 @@ public actor RateLimiter {
             throw Busy(retryAfter: Int((slot - now).components.seconds) + 1)
         }
         granted.append(slot)
-        if slot > now { try await clock.sleep(until: slot) }
+        if slot > now { try await clock.sleep(for: slot - now) }
         return slot
-    }
-}
-
-/// The time a ``RateLimiter`` goes by.
-public protocol LimiterClock: Sendable {
-    /// Time since a fixed point.
-    func now() -> Duration
-    /// Returns once `now()` has reached `deadline`.
-    func sleep(until deadline: Duration) async throws
-}
-
-/// Real time, from when it was made.
-public struct MonotonicClock: LimiterClock {
-    private let start = ContinuousClock.now
-
-    public init() {}
-
-    public func now() -> Duration { ContinuousClock.now - start }
-
-    public func sleep(until deadline: Duration) async throws {
-        let wait = deadline - now()
-        if wait > .zero { try await Task.sleep(for: wait) }
     }
 }

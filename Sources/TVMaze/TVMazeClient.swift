@@ -61,13 +61,16 @@ public final class TVMazeClient: Sendable {
     let limiter: RateLimiter
     let cache: (any ResponseCache)?
     let policy: Policy
+    /// Wall time, for how old a cached answer is.
     let now: @Sendable () -> Date
+    /// How long tries wait, and the deadline; tests use one that jumps instead of sleeping.
+    let clock: any Clock<Duration>
     /// Answers stored since the cache was last pruned.
     private let storedSincePrune = Mutex(0)
 
-    public init(base: String = TVMazeClient.defaultBase, transport: any HTTPTransport = AsyncHTTPTransport.shared,
+    public init(base: String = TVMazeClient.defaultBase, transport: any HTTPTransport,
                 limiter: RateLimiter = RateLimiter(), cache: (any ResponseCache)? = nil, policy: Policy = Policy(),
-                now: @escaping @Sendable () -> Date = Date.init) {
+                now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock()) {
         var base = base
         while base.hasSuffix("/") { base.removeLast() }
         self.base = base
@@ -76,6 +79,7 @@ public final class TVMazeClient: Sendable {
         self.cache = cache
         self.policy = policy
         self.now = now
+        self.clock = clock
     }
 
     // MARK: Shows
@@ -276,12 +280,12 @@ public final class TVMazeClient: Sendable {
 
     /// One GET through the limiter, retried on 429, 5xx and dropped connections, within the policy's deadline.
     func download(_ key: String) async throws -> CachedResponse {
-        guard let deadline = policy.deadline else { return try await tries(key, until: nil) }
-        let end = ContinuousClock.now + deadline
+        guard let deadline = policy.deadline else { return try await tries(key, within: nil) }
+        let elapsed = stopwatch(on: clock)
         return try await withThrowingTaskGroup(of: CachedResponse.self) { group in
-            group.addTask { try await self.tries(key, until: end) }
+            group.addTask { try await self.tries(key, within: { deadline - elapsed() }) }
             group.addTask {
-                try await Task.sleep(until: end)
+                try await self.clock.sleep(for: deadline)
                 throw TVMazeError.busy(retryAfter: 10)
             }
             defer { group.cancelAll() }
@@ -290,17 +294,18 @@ public final class TVMazeClient: Sendable {
         }
     }
 
-    private func tries(_ key: String, until end: ContinuousClock.Instant?) async throws -> CachedResponse {
+    /// `left` says how much of the deadline is left, when there is one.
+    private func tries(_ key: String, within left: (@Sendable () -> Duration)?) async throws -> CachedResponse {
         guard let url = URL(string: base + key) else { throw TVMazeError.badURL(base + key) }
         var wait = policy.backoff
         var lastError = TVMazeError.unreachable(url: url.absoluteString, detail: "no try was made")
         for attempt in 1...max(1, policy.tries) {
             if attempt > 1 {
-                try await Task.sleep(for: wait)
+                try await clock.sleep(for: wait)
                 wait *= 2
             }
             do {
-                try await limiter.acquire(waitingAtMost: end.map { $0 - ContinuousClock.now })
+                try await limiter.acquire(waitingAtMost: left?())
             } catch let busy as RateLimiter.Busy {
                 throw TVMazeError.busy(retryAfter: busy.retryAfter)
             }

@@ -24,13 +24,13 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await store.withDatabase { database in
+        try await store.withDatabase { database in try await withHTTPTransport { transport in
             let importer = ListingImporter(store: database)
             var summaries: [ImportSummary] = []
             for input in inputs {
                 let meter = ProgressMeter(label: input)
                 let summary = try await CLIFailure.translating(context: "cannot import \(input)") {
-                    try await importer.importLocation(input) { meter.update($0) }
+                    try await importer.importLocation(input, transport: transport) { meter.update($0) }
                 }
                 meter.done()
                 summaries.append(summary)
@@ -52,7 +52,7 @@ struct ImportCommand: AsyncParsableCommand {
                 }
                 Output.line("The guide now holds \(totals.channels) channels and \(totals.programmes) programmes.")
             }
-        }
+        } }
     }
 }
 

@@ -21,8 +21,8 @@ struct RefreshCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        try await store.withDatabase { database in
-            let refresher = SourceRefresher(store: database, transport: AsyncHTTPTransport.shared,
+        try await store.withDatabase { database in try await withHTTPTransport { transport in
+            let refresher = SourceRefresher(store: database, transport: transport,
                                             tvmazeBase: ProcessInfo.processInfo.environment["TVGUIDE_TVMAZE_URL"] ?? "https://api.tvmaze.com")
             let bar = RefreshBar()
             let reports = try await CLIFailure.translating {
@@ -37,7 +37,7 @@ struct RefreshCommand: AsyncParsableCommand {
                 for report in reports { Output.line(Self.line(report)) }
             }
             if reports.contains(where: { $0.outcome == .failed }) { throw ExitCode(1) }
-        }
+        } }
     }
 
     static func line(_ report: SourceReport) -> String {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GuideCore
+import GuideIngest
 import GuideStore
 import TVMaze
 
@@ -15,8 +16,10 @@ struct SeriesOptions: ParsableArguments {
     /// Runs `body` with the database open, a TVmaze client caching in it, and the tracker.
     func withOpened<T>(_ body: (any GuideDatabase, TVMazeClient, SeriesTracker) async throws -> T) async throws -> T {
         try await store.withDatabase { database in
-            let client = TVMazeClient(base: tvmaze.base, cache: database)
-            return try await body(database, client, SeriesTracker(client: client, store: database))
+            try await withHTTPTransport { transport in
+                let client = TVMazeClient(base: tvmaze.base, transport: transport, cache: database)
+                return try await body(database, client, SeriesTracker(client: client, store: database))
+            }
         }
     }
 

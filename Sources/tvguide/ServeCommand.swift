@@ -5,6 +5,7 @@ import GuideIngest
 import GuideServer
 import GuideStore
 import Hummingbird
+import ServiceLifecycle
 import TVMaze
 
 struct ServeCommand: AsyncParsableCommand {
@@ -53,11 +54,50 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    /// The composition root: the database, the HTTP clients, TVmaze, the image cache and the refresh scheduler are
+    /// made here and nowhere else, and handed to the server; the database runs in the application's service group.
     func run() async throws {
-        try await store.withDatabase { database in
-            let refresher = SourceRefresher(store: database, transport: AsyncHTTPTransport.shared,
-                                            tvmazeBase: tvmaze.base)
-            let scheduler = RefreshScheduler(refresher: refresher)
+        let password = try StoreOptions.password(ProcessInfo.processInfo.environment)
+        let database = try CLIFailure.translating { try makeGuideDatabase(store.path, password: password) }
+        let offset = pretendNow.flatMap(CivilTime.parseISO8601).map { $0.timeIntervalSinceNow } ?? 0
+        let now: @Sendable () -> Date = { Date().addingTimeInterval(offset) }
+        // A code is made at every start; it works only while no profile exists, and is shown only then.
+        var configured = ServerSettings(now: now, dayStartHour: dayStart, secureCookies: !insecureCookies,
+                                        setupCode: GuideServer.newSetupCode(), exportDirectory: store.localFiles + ".export")
+        configured.trustedProxies = trustedProxies
+        let settings = configured
+        try await withHTTPTransport { feeds in
+            // Images get their own client with short timeouts: a poster that cannot be fetched must not hold a page up.
+            try await withHTTPTransport(connectTimeout: .seconds(3), readTimeout: .seconds(10)) { imageFetches in
+                let scheduler = RefreshScheduler(refresher: SourceRefresher(store: database, transport: feeds, tvmazeBase: tvmaze.base))
+                let guide = GuideServices(
+                    store: database, settings: settings, scheduler: scheduler, feeds: feeds,
+                    // Pages ask while someone waits: at most 10 s a request, or 503 "busy".
+                    tvmaze: TVMazeClient(base: tvmaze.base, transport: feeds, cache: database, policy: .interactive, now: now),
+                    images: ImageCache(directory: store.localFiles + ".images", transport: imageFetches))
+                let followed = SeriesTracker(client: TVMazeClient(base: tvmaze.base, transport: feeds, cache: database, now: now),
+                                             store: database, now: now)
+                // The scheduler starts once the first run's work is done, so the two never fetch a source at once.
+                let (started, starting) = AsyncStream<Void>.makeStream()
+                let application = try GuideServer.buildApplication(
+                    guide, host: host, port: port,
+                    services: [database,
+                               Background { for await _ in started {}; await scheduler.run() },
+                               Background { await Self.keepFollowedShowsCurrent(followed, database: database) }],
+                    startup: {
+                        try await firstRun(database: database, scheduler: scheduler, settings: settings)
+                        starting.finish()
+                    })
+                try await application.runService()
+            }
+        }
+    }
+
+    /// Before the server listens: the schema brought up to date; an empty guide filled (its due sources fetched, or
+    /// the bundled sample imported when there are none); the setup code shown while no profile exists.
+    private func firstRun(database: any GuideDatabase, scheduler: RefreshScheduler, settings: ServerSettings) async throws {
+        try await CLIFailure.translating {
+            try await database.prepare()
             let sources = try await database.sources()
             let due = sources.filter { $0.nextDue <= Date() }.map(\.definition.name)
             if try await database.counts().programmes == 0, !due.isEmpty {
@@ -65,43 +105,26 @@ struct ServeCommand: AsyncParsableCommand {
                 // failed, or never finished (the process stopped during it), waits for its retry like any other.
                 Output.error("The guide is empty: fetching its \(due.count) due source\(due.count == 1 ? "" : "s") first ...")
                 let bar = RefreshBar()
-                let reports = try await refresher.refresh(due) { bar.show($0) }
+                let reports = try await scheduler.refresher.refresh(due) { bar.show($0) }
                 bar.done()
                 for report in reports { Output.error(RefreshCommand.line(report)) }
             }
             if try await database.counts().programmes == 0, sources.isEmpty, let sample = GuideServer.sampleListings {
                 Output.error("The guide is empty: importing the bundled sample listings (\(sample.lastPathComponent)) ...")
-                let summary = try await CLIFailure.translating {
-                    try await ListingImporter(store: database).importFile(at: sample.path, as: SourceName("sample"))
-                }
+                let summary = try await ListingImporter(store: database).importFile(at: sample.path, as: SourceName("sample"))
                 Output.error("Imported \(summary.programmes) programmes on \(summary.channels) channels. Add your own: tvguide import FILE-OR-URL")
             }
-            let offset = pretendNow.flatMap(CivilTime.parseISO8601).map { $0.timeIntervalSinceNow } ?? 0
-            var settings = ServerSettings(now: { Date().addingTimeInterval(offset) }, dayStartHour: dayStart,
-                                          secureCookies: !insecureCookies,
-                                          exportDirectory: store.localFiles + ".export", tvmazeURL: tvmaze.base,
-                                          imageDirectory: store.localFiles + ".images")
-            settings.trustedProxies = trustedProxies
             let address = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)"
-            if try await database.profiles().isEmpty {
-                let code = GuideServer.newSetupCode()
-                settings.setupCode = code
+            if try await database.profiles().isEmpty, let code = settings.setupCode {
                 Output.error("No profiles yet. To create the admin, open \(address)/setup and enter the setup code \(code)")
             }
             Output.error("tvguide: serving \(address)/ (API at /api, XMLTV at /xmltv.xml), database \(store.described)")
             if !sources.isEmpty { Output.error("Refreshing \(sources.count) source(s) on their intervals (tvguide sources list).") }
-            let refreshing = Task { await scheduler.run() }
-            defer { refreshing.cancel() }
-            let following = Task { await Self.keepFollowedShowsCurrent(database: database, settings: settings) }
-            defer { following.cancel() }
-            try await GuideServer.application(store: database, settings: settings, scheduler: scheduler, host: host, port: port).runService()
         }
     }
 
     /// Every 6 hours (first a minute after starting), brings followed shows up to date through `/updates/shows`.
-    static func keepFollowedShowsCurrent(database: any GuideDatabase, settings: ServerSettings) async {
-        let tracker = SeriesTracker(client: TVMazeClient(base: settings.tvmazeURL, cache: database, now: settings.now), store: database,
-                                    now: settings.now)
+    static func keepFollowedShowsCurrent(_ tracker: SeriesTracker, database: any GuideDatabase) async {
         var wait: Duration = .seconds(60)
         while !Task.isCancelled {
             try? await Task.sleep(for: wait)
@@ -116,5 +139,18 @@ struct ServeCommand: AsyncParsableCommand {
                 Output.error("Followed shows could not be brought up to date: \(error)")
             }
         }
+    }
+}
+
+/// Work that runs for as long as the server does, as a service of its group: cancelled when the group shuts down.
+struct Background: Service {
+    let work: @Sendable () async -> Void
+
+    init(_ work: @escaping @Sendable () async -> Void) {
+        self.work = work
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await work() }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import GuideCore
 import GuideIngest
 import GuideStore
+import StoreTestSupport
 import Testing
 import XMLTV
 
@@ -34,7 +35,7 @@ import XMLTV
         }
 
         func refresh() async throws -> [SourceReport] {
-            try await SourceRefresher(store: fixture.store, transport: AsyncHTTPTransport.shared).refresh()
+            try await SourceRefresher(store: fixture.store, transport: TestHTTP.transport).refresh()
         }
 
         /// Each source's programmes as the reader sees its file: (start, stop) pairs.

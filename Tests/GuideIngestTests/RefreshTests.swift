@@ -1,7 +1,9 @@
+import Clocks
 import Foundation
 import GuideCore
 import GuideIngest
 import GuideStore
+import StoreTestSupport
 import Synchronization
 import Testing
 
@@ -25,11 +27,13 @@ import Testing
         let refresher: SourceRefresher
         let transport: AsyncHTTPTransport
 
-        init(policy: FetchPolicy = Rig.quickPolicy, readTimeout: Duration = .seconds(5)) async throws {
+        /// `clock`: how long retries wait and downloads take; virtual for a test of a long wait.
+        init(policy: FetchPolicy = Rig.quickPolicy, readTimeout: Duration = .seconds(5),
+             clock: any Clock<Duration> = ContinuousClock()) async throws {
             fixture = try await IngestFixture()
             server = try await MisbehavingServer()
             transport = AsyncHTTPTransport(readTimeout: .milliseconds(Int64(readTimeout / .milliseconds(1))))
-            refresher = SourceRefresher(store: fixture.store, transport: transport, policy: policy)
+            refresher = SourceRefresher(store: fixture.store, transport: transport, policy: policy, clock: clock)
         }
 
         static var quickPolicy: FetchPolicy {
@@ -178,13 +182,15 @@ import Testing
     }
 
     @Test func aTooManyRequestsAnswerIsRetriedAfterItsRetryAfter() async throws {
-        let rig = try await Rig()
+        // Virtual time: the retry waits its second without the test waiting it.
+        let clock = ImmediateClock()
+        let rig = try await Rig(clock: clock)
         rig.server.script("/guide.xml", .status(429, headers: [("Retry-After", "1")]), .file(Self.small))
         try await rig.add("feed", "/guide.xml")
-        let began = ContinuousClock.now
+        let began = clock.now
         let report = try await rig.refresh("feed")
         #expect(report.outcome == .imported)
-        #expect(ContinuousClock.now - began >= .seconds(1))
+        #expect(began.duration(to: clock.now) >= .seconds(1))
         #expect(rig.server.requests(to: "/guide.xml").count == 2)
         try await rig.close()
     }
@@ -352,12 +358,43 @@ final class ProgressLog: Sendable {
         func advance(_ seconds: TimeInterval) { instant.withLock { $0 += seconds } }
     }
 
+    /// The loop `serve` runs, on virtual time: it refreshes a source when it is due and sleeps in between, the
+    /// source's five minutes passing in no time.
+    @Test func theLoopRefreshesASourceEachTimeItIsDue() async throws {
+        let fixture = try await IngestFixture()
+        let clock = Clocks.TestClock()
+        let origin = clock.now
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let now: @Sendable () -> Date = { start.addingTimeInterval(origin.duration(to: clock.now) / .seconds(1)) }
+        let path = IngestFixture.fixtures.appendingPathComponent("peer-fixtures/iptv-org-epg/epg.iptvx.one.content.xml").path
+        try await fixture.store.addSource(SourceDefinition(name: SourceName("feed"), format: .xmltv, location: path, refreshInterval: 300))
+        let scheduler = RefreshScheduler(refresher: SourceRefresher(store: fixture.store, transport: TestHTTP.transport, now: now, clock: clock),
+                                         now: now, clock: clock)
+        let loop = Task { await scheduler.run(check: .seconds(60)) }
+        defer { loop.cancel() }
+        let store = fixture.store
+        /// When the source was last tried, once the loop has tried it at `expected` (real time for the refresh itself).
+        func attempt(_ expected: Date) async throws -> Date? {
+            for _ in 0..<500 {
+                if let last = try await store.sources().first?.lastAttempt, last >= expected { return last }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            return try await store.sources().first?.lastAttempt
+        }
+        #expect(try await attempt(start) == start)   // Due at once.
+        await clock.advance(by: .seconds(299))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try await store.sources().first?.lastAttempt == start)   // Not yet.
+        await clock.advance(by: .seconds(1))
+        #expect(try await attempt(start.addingTimeInterval(300)) == start.addingTimeInterval(300))
+    }
+
     @Test func refreshesWhatIsDueOnlyAndRetriesAFailureSooner() async throws {
         let fixture = try await IngestFixture()
         let clock = TestClock()
         let path = IngestFixture.fixtures.appendingPathComponent("peer-fixtures/iptv-org-epg/epg.iptvx.one.content.xml").path
         try await fixture.store.addSource(SourceDefinition(name: SourceName("feed"), format: .xmltv, location: path, refreshInterval: 300))
-        let refresher = SourceRefresher(store: fixture.store, transport: AsyncHTTPTransport.shared, now: { clock.now() })
+        let refresher = SourceRefresher(store: fixture.store, transport: TestHTTP.transport, now: { clock.now() })
         let scheduler = RefreshScheduler(refresher: refresher, now: { clock.now() })
         let updates = scheduler.updates()
 

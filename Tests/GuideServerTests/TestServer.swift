@@ -7,6 +7,7 @@ import Hummingbird
 import StoreTestSupport
 import HummingbirdTesting
 import Synchronization
+import TVMaze
 
 /// A real store (SQLite, or PostgreSQL: StoreTestSupport) with listings imported, a clock the test moves, and the server's router.
 final class TestServer: Sendable {
@@ -28,7 +29,7 @@ final class TestServer: Sendable {
         store = try await TestDatabase.open(in: folder)
         clock = TestClock(now)
         scheduler = RefreshScheduler(
-            refresher: SourceRefresher(store: store, transport: AsyncHTTPTransport.shared, now: { [clock] in clock.now }),
+            refresher: SourceRefresher(store: store, transport: TestHTTP.transport, now: { [clock] in clock.now }),
             now: { [clock] in clock.now })
         try await importListings(listings, as: "test")
     }
@@ -49,9 +50,18 @@ final class TestServer: Sendable {
         // addresses they sign in from are the X-Forwarded-For they send.
         var settings = ServerSettings(now: { [clock] in clock.now }, timeZone: TimeZone(identifier: "UTC")!, dayStartHour: 5,
                                       secureCookies: true, secretCost: secretCost, setupCode: Self.setupCode,
-                                      exportDirectory: folder + "/export", tvmazeURL: tvmazeURL, imageDirectory: folder + "/images")
+                                      exportDirectory: folder + "/export")
         settings.trustedProxies = ["127.0.0.1"]
         return settings
+    }
+
+    /// The server's parts, as `serve` makes them: TVmaze at `tvmazeURL` (pages wait 10 s at most), images kept in
+    /// the test's folder.
+    var services: GuideServices {
+        GuideServices(store: store, settings: settings, scheduler: scheduler, feeds: TestHTTP.transport,
+                      tvmaze: TVMazeClient(base: tvmazeURL, transport: TestHTTP.transport, cache: store, policy: .interactive,
+                                           now: { [clock] in clock.now }),
+                      images: ImageCache(directory: folder + "/images", transport: TestHTTP.transport))
     }
 
     func advance(by seconds: TimeInterval) {
@@ -61,8 +71,7 @@ final class TestServer: Sendable {
     /// Runs `body` against the router (`.router`) or a real server on a loopback port (`.live`).
     func run(_ mode: TestingSetup, limits: ConnectionLimits = ConnectionLimits(),
              _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = Application(router: try GuideServer.router(store: store, settings: settings, scheduler: scheduler),
-                              server: GuideServer.server(limits))
+        let app = Application(router: try GuideServer.router(services), server: GuideServer.server(limits))
         try await app.test(mode) { client in try await body(client) }
     }
 

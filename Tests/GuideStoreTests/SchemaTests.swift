@@ -65,8 +65,9 @@ import Testing
         #expect(try await store.apiTokens(of: ProfileID(rawValue: 1)).first?.scope == .admin)
     }
 
-    /// Now/next keeps the schedule in memory; an import, also one through another connection (another instance of
-    /// tvguide on the same database), must show at once.
+    /// Now/next keeps the schedule in memory; an import must show at once on the instance that made it, and on
+    /// another instance of tvguide on the same (PostgreSQL) database as soon as that one has loaded the new schedule,
+    /// which its first read after the import starts: until then it answers with the listings as they were.
     @Test func nowNextSeesEveryImport() async throws {
         let fixture = try await StoreFixture()
         let instant = StoreFixture.date("20240101181500")
@@ -79,6 +80,13 @@ import Testing
             sink.add(Programme(channel: ChannelID("a"), start: StoreFixture.date("20240101180000"),
                                    stop: StoreFixture.date("20240101190000"), titles: [LocalizedText("Third")]), line: nil)
         }
-        #expect(try await fixture.store.nowNext(at: instant, channels: nil).first?.now?.programme.title == "Third")
+        let first = try await fixture.store.nowNext(at: instant, channels: nil).first?.now?.programme.title
+        #expect(first == "Second" || first == "Third", "\(first ?? "nothing")")
+        var title = first
+        for _ in 0..<100 where title != "Third" {
+            try await Task.sleep(for: .milliseconds(20))
+            title = try await fixture.store.nowNext(at: instant, channels: nil).first?.now?.programme.title
+        }
+        #expect(title == "Third")
     }
 }

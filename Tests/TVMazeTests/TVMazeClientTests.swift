@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import GuideCore
 import GuideIngest
@@ -17,16 +18,18 @@ import TVMazeReplay
         let store: (any GuideDatabase)?
         let folder: String
         let clock: WallClock
+        /// How long the client's tries wait: virtual, so a retry after 1 s takes no time.
+        let time = ImmediateClock()
 
         init(cached: Bool = false, policy: TVMazeClient.Policy = Rig.quick, limiter: RateLimiter = RateLimiter(),
-             transport: AsyncHTTPTransport = .shared) async throws {
+             transport: AsyncHTTPTransport = TestHTTP.transport) async throws {
             server = try await ReplayServer()
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-tvmaze-\(UUID().uuidString)").path
             store = cached ? try await TestDatabase.open(in: folder) : nil
             let clock = WallClock()
             self.clock = clock
             client = TVMazeClient(base: server.base + "/", transport: transport, limiter: limiter, cache: store, policy: policy,
-                                  now: { clock.now })
+                                  now: { clock.now }, clock: time)
         }
 
         static var quick: TVMazeClient.Policy {
@@ -127,14 +130,14 @@ import TVMazeReplay
                 group.addTask {
                     let episode = try await rig.client.episode(ofShow: 13, season: 2, number: 2)
                     #expect(episode?.name != nil)
-                    return clock.now()
+                    return clock.elapsed()
                 }
             }
             return try await group.reduce(into: [Duration]()) { $0.append($1) }
         }
         #expect(rig.server.requests(to: "/shows/13/episodebynumber").count == 100)
         // 20 at once, then 20 more every 10 s: the last leave at 40 s, none before its slot.
-        #expect(clock.now() == .seconds(40))
+        #expect(clock.elapsed() == .seconds(40))
         let times = sent.sorted()
         for (index, time) in times.enumerated() {
             #expect(time >= .seconds(10 * (index / 20)))
@@ -161,9 +164,9 @@ import TVMazeReplay
         let rig = try await Rig()
         // SYNTHETIC 429s: the first says wait 1 s, the second gives no Retry-After (backoff).
         rig.server.script("/shows/1", .tooManyRequests(retryAfter: 1), .tooManyRequests())
-        let started = ContinuousClock.now
+        let started = rig.time.now
         #expect(try await rig.client.show(1)?.name == "Under the Dome")
-        #expect(ContinuousClock.now - started >= .seconds(1))
+        #expect(started.duration(to: rig.time.now) >= .seconds(1))
         #expect(rig.server.requests(to: "/shows/1").count == 3)
         // Three in a row: the user is told to slow down; nothing made up.
         rig.server.script("/shows/13", .tooManyRequests(retryAfter: 0), .tooManyRequests(retryAfter: 0), .tooManyRequests(retryAfter: 0))
@@ -221,7 +224,7 @@ import TVMazeReplay
         let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 1000)
         // SYNTHETIC image bytes (the fixtures hold no images).
         server.script("/uploads/images/medium_portrait/0/1815.jpg", .init(status: 200, headers: [("Content-Type", "image/jpeg")], body: jpeg))
-        let cache = ImageCache(directory: folder, origins: [server.base], largestTotal: 2_500)
+        let cache = ImageCache(directory: folder, transport: TestHTTP.transport, origins: [server.base], largestTotal: 2_500)
         let url = try #require(cache.canonical(server.base + "/uploads/images/medium_portrait/0/1815.jpg"))
         let first = try #require(try await cache.file(for: url))
         #expect(first.contentType == "image/jpeg")
@@ -235,7 +238,7 @@ import TVMazeReplay
                         server.base + "/uploads/../a.jpg", server.base + "/uploads/a b.jpg", "http://127.0.0.1:\(port + 1)/a.jpg"] {
             #expect(cache.canonical(refused) == nil, "\(refused)")
         }
-        #expect(ImageCache(directory: folder).canonical("https://STATIC.tvmaze.com:443/uploads/a.jpg")?.absoluteString
+        #expect(ImageCache(directory: folder, transport: TestHTTP.transport).canonical("https://STATIC.tvmaze.com:443/uploads/a.jpg")?.absoluteString
                 == "https://static.tvmaze.com/uploads/a.jpg")
         // A missing image is not stored.
         #expect(try await cache.file(for: try #require(cache.canonical(server.base + "/uploads/none.jpg"))) == nil)
@@ -292,11 +295,26 @@ import TVMazeReplay
 }
 
 /// A clock for the limiter that jumps to the end of a sleep at once.
-final class JumpingClock: LimiterClock {
+/// Virtual time that jumps to where a sleeper wakes instead of waiting, as swift-clocks' ImmediateClock does, but
+/// never goes back when many tasks sleep at once (ImmediateClock's time is the last sleeper's deadline).
+final class JumpingClock: Clock, Sendable {
+    struct Instant: InstantProtocol {
+        let offset: Duration
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (left: Instant, right: Instant) -> Bool { left.offset < right.offset }
+    }
+
     private let time = Mutex(Duration.zero)
-    func now() -> Duration { time.withLock { $0 } }
-    func sleep(until deadline: Duration) async throws {
-        time.withLock { $0 = max($0, deadline) }
+    var now: Instant { Instant(offset: time.withLock { $0 }) }
+    var minimumResolution: Duration { .zero }
+
+    /// Time since the clock was made.
+    func elapsed() -> Duration { time.withLock { $0 } }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        try Task.checkCancellation()
+        time.withLock { $0 = max($0, deadline.offset) }
         await Task.yield()
     }
 }

@@ -67,8 +67,8 @@ enum FetchResult: Sendable {
 struct FeedFetcher: Sendable {
     var transport: any HTTPTransport
     var policy: FetchPolicy
-    /// Waits between retries; tests shorten it.
-    var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    /// How long retries wait and downloads take; tests use one that jumps instead of sleeping.
+    var clock: any Clock<Duration>
 
     func fetch(_ location: String, validators: HTTPValidators?, localZone: TimeZone?,
                progress: @escaping @Sendable (FeedProgress) -> Void) async throws -> FetchResult {
@@ -95,7 +95,7 @@ struct FeedFetcher: Sendable {
                 reason = failure.message
                 progress(FeedProgress(location: location, bytes: 0, totalBytes: nil, programmes: 0, attempt: attempt + 1,
                                       retryReason: reason))
-                try await sleep(wait)
+                try await clock.sleep(for: wait)
                 attempt += 1
             }
         }
@@ -119,7 +119,7 @@ struct FeedFetcher: Sendable {
         var headers: [(String, String)] = []
         if let etag = validators?.etag { headers.append(("If-None-Match", etag)) }
         if let lastModified = validators?.lastModified { headers.append(("If-Modified-Since", lastModified)) }
-        let began = ContinuousClock.now
+        let elapsed = stopwatch(on: clock)
         let reply: HTTPReply
         do {
             reply = try await transport.get(url, headers: headers)
@@ -160,7 +160,7 @@ struct FeedFetcher: Sendable {
                 if state.bytes > policy.maximumBytes {
                     throw IngestError(.download, "\(location) sent more than the \(Self.size(policy.maximumBytes)) allowed; stopped and discarded")
                 }
-                if ContinuousClock.now - began > policy.maximumDuration {
+                if elapsed() > policy.maximumDuration {
                     throw IngestError(.download, "\(location) took longer than \(policy.maximumDuration.components.seconds) s "
                                       + "(\(state.bytes) bytes so far); stopped and discarded")
                 }

@@ -35,13 +35,24 @@ public struct HTTPReply: Sendable {
     }
 }
 
+/// Runs `body` with a transport of its own, shut down when `body` is done: how a command or the server gets one.
+public func withHTTPTransport<T>(connectTimeout: TimeAmount = .seconds(15), readTimeout: TimeAmount = .seconds(60),
+                                 _ body: (AsyncHTTPTransport) async throws -> T) async throws -> T {
+    let transport = AsyncHTTPTransport(connectTimeout: connectTimeout, readTimeout: readTimeout)
+    do {
+        let result = try await body(transport)
+        try await transport.shutdown()
+        return result
+    } catch {
+        try? await transport.shutdown()   // The body's failure is the one to report.
+        throw error
+    }
+}
+
 /// ``HTTPTransport`` over AsyncHTTPClient: redirects followed up to 5 times (a cycle is an error), no other
 /// schemes than http and https, a connect timeout and a read timeout that catches a server that stops sending.
 public final class AsyncHTTPTransport: HTTPTransport {
     private let client: HTTPClient
-
-    /// One for the whole process, never shut down: what the CLI and the server use.
-    public static let shared = AsyncHTTPTransport()
 
     public init(connectTimeout: TimeAmount = .seconds(15), readTimeout: TimeAmount = .seconds(60)) {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .follow(max: 5, allowCycles: false))

@@ -7,16 +7,21 @@ import Synchronization
 /// after the last try, failures retried after 30 minutes doubling to a day), and on demand. The refresher never runs two refreshes of one source
 /// at once. Progress goes to whoever listens (the admin page's live view).
 public actor RefreshScheduler {
-    let refresher: SourceRefresher
+    public let refresher: SourceRefresher
+    /// Wall time, for which sources are due.
     let now: @Sendable () -> Date
+    /// How long the loop waits between looks; tests use a virtual one.
     private let broadcast = ProgressBroadcast()
     /// Sources a refresh started here is responsible for, from the moment it was started (before the refresher
     /// has them), so two quick starts never both take one.
     private var claimed: Set<SourceName> = []
 
-    public init(refresher: SourceRefresher, now: @escaping @Sendable () -> Date = Date.init) {
+    let clock: any Clock<Duration>
+
+    public init(refresher: SourceRefresher, now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock()) {
         self.refresher = refresher
         self.now = now
+        self.clock = clock
     }
 
     /// Refreshes the sources that are due; their reports (none when nothing was due).
@@ -92,7 +97,7 @@ public actor RefreshScheduler {
                 let seconds = max(1, next.timeIntervalSince(now()))
                 wait = min(check, .milliseconds(Int64(seconds * 1000)))
             }
-            try? await Task.sleep(for: wait)
+            try? await clock.sleep(for: wait)
         }
     }
 

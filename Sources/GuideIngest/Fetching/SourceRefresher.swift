@@ -70,13 +70,18 @@ public final class SourceRefresher: Sendable {
     let slots: DownloadSlots
     /// Where a TVmaze source given as a country code fetches from.
     let tvmazeBase: String
+    /// Wall time, for when a refresh started.
     let now: @Sendable () -> Date
+    /// How long a refresh and its retries take; tests use one that jumps instead of sleeping.
+    let clock: any Clock<Duration>
     private let running = Mutex<Set<SourceName>>([])
 
     public init(store: any Store, transport: any HTTPTransport, policy: FetchPolicy = FetchPolicy(), concurrency: Int = 4,
-                tvmazeBase: String = "https://api.tvmaze.com", now: @escaping @Sendable () -> Date = Date.init) {
+                tvmazeBase: String = "https://api.tvmaze.com", now: @escaping @Sendable () -> Date = Date.init,
+                clock: any Clock<Duration> = ContinuousClock()) {
         self.store = store
-        fetcher = FeedFetcher(transport: transport, policy: policy)
+        self.clock = clock
+        fetcher = FeedFetcher(transport: transport, policy: policy, clock: clock)
         slots = DownloadSlots(max(1, concurrency))
         self.tvmazeBase = tvmazeBase
         self.now = now
@@ -170,7 +175,7 @@ public final class SourceRefresher: Sendable {
     /// Refreshes a source this instance holds the claim on.
     private func refreshClaimed(_ definition: SourceDefinition, tracker: ProgressTracker) async -> SourceReport {
         let name = definition.name
-        let began = ContinuousClock.now
+        let elapsed = stopwatch(on: clock)
         let startedAt = now()
         var report = SourceReport(source: name.rawValue, outcome: .failed)
         var validators: [String: HTTPValidators] = [:]
@@ -180,7 +185,7 @@ public final class SourceRefresher: Sendable {
         } catch {
             report.error = "\(error)"
         }
-        report.seconds = (ContinuousClock.now - began) / .seconds(1)
+        report.seconds = elapsed() / .seconds(1)
         let record = RefreshRecord(outcome: RefreshOutcome(rawValue: report.outcome.rawValue) ?? .failed, at: startedAt,
                                    duration: report.seconds, bytes: report.bytes, programmes: report.programmes,
                                    repairs: report.repairs, error: report.error, validators: validators)

@@ -56,7 +56,7 @@ struct AccountRoutes: Sendable {
         guard profile.isAdmin else { throw HTTPError(.forbidden, message: "only an admin's token can import listings") }
         let body = try await context.decodeBody(ImportRequest.self, of: request)
         do {
-            let summary = try await ListingImporter(store: site.store).importLocation(body.location)
+            let summary = try await ListingImporter(store: site.store).importLocation(body.location, transport: site.feeds)
             return ImportDocument(source: summary.source.rawValue, channels: summary.channels, programmes: summary.programmes,
                                   replaced: summary.replaced, repairs: summary.issues.total)
         } catch {

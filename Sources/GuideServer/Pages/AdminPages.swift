@@ -139,7 +139,7 @@ struct AdminPages: Sendable {
                                        isError: true, status: .badRequest)
         }
         do {
-            let summary = try await ListingImporter(store: site.store).importLocation(location)
+            let summary = try await ListingImporter(store: site.store).importLocation(location, transport: site.feeds)
             return try await adminPage(request, context, message: "Imported \(summary.programmes) programmes on \(summary.channels) channels from \(location)"
                                        + (summary.issues.total > 0 ? " (\(summary.issues.total) repairs)." : "."))
         } catch {

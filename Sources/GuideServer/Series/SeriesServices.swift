@@ -15,15 +15,10 @@ struct SeriesServices: Sendable {
     /// Who is asking, as the server counts clients (one instance for every page: ``Site/clientAddress(_:_:)``).
     let clientAddress: ClientAddress
 
-    /// Images get their own client with short timeouts (a poster that cannot be fetched must not hold a page up),
-    /// one for the process and never shut down, like `AsyncHTTPTransport.shared`.
-    static let imageTransport = AsyncHTTPTransport(connectTimeout: .seconds(3), readTimeout: .seconds(10))
-
-    init(store: any GuideDatabase, settings: ServerSettings) {
-        // Pages ask while someone waits: at most 10 s a request, or 503 "busy" (TVMazeClient.Policy.interactive).
-        client = TVMazeClient(base: settings.tvmazeURL, cache: store, policy: .interactive, now: settings.now)
+    init(store: any GuideDatabase, settings: ServerSettings, client: TVMazeClient, images: ImageCache) {
+        self.client = client
         tracker = SeriesTracker(client: client, store: store, now: settings.now)
-        images = ImageCache(directory: settings.imageDirectory, transport: Self.imageTransport)
+        self.images = images
         clientAddress = ClientAddress(trustedProxies: settings.trustedProxies)
     }
 

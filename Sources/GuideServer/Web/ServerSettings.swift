@@ -18,18 +18,12 @@ public struct ServerSettings: Sendable {
     public var setupCode: String?
     /// Where `/xmltv.xml` and `/xmltv.xml.gz` are written, once per version of the listings.
     public var exportDirectory: String
-    /// TVmaze's API (`--tvmaze-url`, `TVGUIDE_TVMAZE_URL`): tests and mirrors point it elsewhere.
-    public var tvmazeURL: String
-    /// Where TVmaze's images are kept once fetched.
-    public var imageDirectory: String
     /// Reverse proxies in front of the server (`--trusted-proxy`): only their `X-Forwarded-For` names the client.
     public var trustedProxies: [String] = []
 
     public init(now: @escaping @Sendable () -> Date = Date.init, timeZone: TimeZone = .current, dayStartHour: Int = 5,
                 secureCookies: Bool = true, secretCost: UInt8 = 12, setupCode: String? = nil,
-                exportDirectory: String = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-export").path,
-                tvmazeURL: String = "https://api.tvmaze.com",
-                imageDirectory: String = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-images").path) {
+                exportDirectory: String = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-export").path) {
         self.now = now
         self.timeZone = timeZone
         self.dayStartHour = dayStartHour
@@ -37,7 +31,5 @@ public struct ServerSettings: Sendable {
         self.secretCost = secretCost
         self.setupCode = setupCode
         self.exportDirectory = exportDirectory
-        self.tvmazeURL = tvmazeURL
-        self.imageDirectory = imageDirectory
     }
 }

@@ -17,6 +17,8 @@ struct Site: Sendable {
     let scheduler: RefreshScheduler
     /// TVmaze: the client, following shows, and the image cache.
     let series: SeriesServices
+    /// Fetches what an admin imports by URL.
+    let feeds: any HTTPTransport
     /// The refresh progress streams open now (``RefreshEvents``).
     let refreshWatchers = RefreshEvents.slots()
 

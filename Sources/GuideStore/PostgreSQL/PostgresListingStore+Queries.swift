@@ -49,9 +49,11 @@ extension PostgresListingStore {
     func scheduled<T: Sendable>(_ detail: ProgrammeDetail,
                                 _ plan: @Sendable (ScheduleIndex) -> (ids: [Int64], channel: (Int) -> ChannelID,
                                                                       assemble: ([StoredProgramme?]) -> T)) async throws -> T {
-        for _ in 0..<3 {
+        for attempt in 0..<3 {
             let result: T? = try await pool.withConnection { link in
-                let schedule = try await currentSchedule(link)
+                // The first try may use the schedule from before an import whose new one is loading; a try after
+                // rows were found gone waits for the new one.
+                let schedule = try await currentSchedule(link, stale: attempt == 0)
                 let (ids, channel, assemble) = plan(schedule.index)
                 var rows = cache.lookup(ids, detail: detail)
                 let missing = ids.indices.filter { rows[$0] == nil && ids[$0] != 0 }

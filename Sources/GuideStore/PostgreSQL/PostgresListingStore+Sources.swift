@@ -30,7 +30,7 @@ extension PostgresListingStore {
     public func addSource(_ definition: SourceDefinition) async throws {
         try check(definition)
         let json = try StoredDefinition.json(definition)
-        try await pool.transaction { link in
+        try await writing { link in
             let existing = try await link.query("SELECT id, definition FROM source WHERE name = \(definition.name.rawValue) FOR UPDATE").first
             if let existing, try existing.decode((Int64, String?).self).1 != nil {
                 throw StoreError(.conflict, "there is already a source called \(definition.name)")
@@ -53,7 +53,7 @@ extension PostgresListingStore {
     public func updateSource(_ definition: SourceDefinition) async throws {
         try check(definition)
         let json = try StoredDefinition.json(definition)
-        try await pool.transaction { link in
+        try await writing { link in
             let id = try await configuredSourceID(link, definition.name)
             let old = try await link.value("SELECT priority FROM source WHERE id = \(id)", as: Int.self)
             try await link.execute("UPDATE source SET priority = \(definition.priority), definition = \(json) WHERE id = \(id)")
@@ -68,7 +68,7 @@ extension PostgresListingStore {
     }
 
     public func removeSource(_ name: SourceName) async throws -> Int {
-        try await pool.transaction { link in
+        try await writing { link in
             // Imports take the same lock: a source is not removed under an import of it.
             try await link.execute(locks.imports)
             guard let id = try await link.value("SELECT id FROM source WHERE name = \(name.rawValue)", as: Int64.self) else {

@@ -13,7 +13,8 @@ public final class PostgresListingStore: GuideDatabase {
     public let location: PostgresLocation
     /// Wall-clock time, for import timestamps; tests fix it.
     let now: @Sendable () -> Date
-    private let schedule = Mutex<PostgresSchedule?>(nil)
+    /// The schedule kept, and the load of a newer one when one runs.
+    private let schedules = Mutex(ScheduleState())
     /// Programmes already read, by id (``ProgrammeCache``).
     let cache = ProgrammeCache()
     /// The task running the connections when the store runs on its own (``runOnItsOwn()``).
@@ -52,10 +53,21 @@ public final class PostgresListingStore: GuideDatabase {
         try await PostgresMigrations.migrate(pool, schema: location.schema)
     }
 
+    /// Runs `body` in one write transaction and notes the generation it committed (``ScheduleState/ownWrite``).
+    func writing<T: Sendable>(_ body: (PostgresLink) async throws -> T) async throws -> T {
+        let (result, generation) = try await pool.transaction { link in
+            let result = try await body(link)
+            // The guide_state row is locked by this transaction if it moved the generation on: this is what commits.
+            return (result, try await link.value("SELECT generation FROM guide_state", as: Int64.self) ?? 0)
+        }
+        schedules.withLock { $0.ownWrite = max($0.ownWrite, generation) }
+        return result
+    }
+
     public func importListings(from source: SourceName, reading feed: ImportFeed) async throws -> ImportSummary {
         let startedAt = now().unixSeconds
         do {
-            return try await pool.transaction { link in
+            return try await writing { link in
                 try await link.execute(locks.imports)
                 let session = try await PostgresImportSession(link: link, source: source, startedAt: startedAt)
                 while let batch = await feed.next() {
@@ -106,26 +118,47 @@ public final class PostgresListingStore: GuideDatabase {
         }
     }
 
-    /// The in-memory schedule of the listings as they are now: the one kept when the generation has not moved since,
-    /// else one loaded in a snapshot of its own.
-    func currentSchedule(_ link: PostgresLink) async throws -> PostgresSchedule {
+    /// The in-memory schedule for the listings as they are now. When an import has moved the generation on, one
+    /// load of the new schedule runs (on a connection of its own) while every request meanwhile, with `stale`, gets
+    /// the schedule it replaces: a consistent view of the listings just before the import, whose rows the programme
+    /// cache mostly holds. Without `stale` (a read that found rows gone), the caller waits for the load.
+    func currentSchedule(_ link: PostgresLink, stale: Bool = true) async throws -> PostgresSchedule {
         let generation = try await link.value("SELECT generation FROM guide_state", as: Int64.self) ?? 0
-        if let cached = schedule.withLock({ $0 }), cached.index.generation == generation { return cached }
+        let (kept, loading) = schedules.withLock { state -> (PostgresSchedule?, Task<PostgresSchedule, any Error>?) in
+            // Never older than what this instance wrote itself: an admin sees their import at once.
+            let usable = state.current.flatMap { stale && $0.index.generation >= state.ownWrite ? $0 : nil }
+            if let current = state.current, current.index.generation >= generation { return (current, nil) }
+            if let loading = state.loading, loading.generation >= generation { return (usable, loading.task) }
+            let task = Task<PostgresSchedule, any Error> { [pool] in
+                try await pool.withConnection { link in try await self.loadSchedule(link) }
+            }
+            state.loading = (generation, task)
+            return (usable, task)
+        }
+        if let kept { return kept }
+        guard let loading else { throw StoreError(.failed, "the schedule could not be read") }
+        return try await loading.value
+    }
+
+    /// Loads the schedule in a snapshot of its own on `link`, and keeps it unless a newer one was kept meanwhile.
+    private func loadSchedule(_ link: PostgresLink) async throws -> PostgresSchedule {
         try await link.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        let loaded: PostgresSchedule
         do {
-            let loaded = try await scheduleIndex(link)
+            loaded = try await scheduleIndex(link)
             try await link.execute("COMMIT")
-            return loaded
         } catch {
             _ = try? await link.execute("ROLLBACK")   // The read failed already; that error is the one to report.
+            schedules.withLock { $0.loading = nil }
             throw error
         }
+        return loaded
     }
 
     /// The in-memory schedule for the snapshot `link` reads, loading it if the listings changed since the last one.
     func scheduleIndex(_ link: PostgresLink) async throws -> PostgresSchedule {
         let generation = try await link.value("SELECT generation FROM guide_state", as: Int64.self) ?? 0
-        if let cached = schedule.withLock({ $0 }), cached.index.generation == generation { return cached }
+        if let current = schedules.withLock({ $0.current }), current.index.generation == generation { return current }
         var channels: [(key: Int64, id: ChannelID)] = []
         for row in try await link.query("SELECT key, id FROM channel ORDER BY position, key") {
             let (key, id) = try row.decode((Int64, String).self)
@@ -156,9 +189,20 @@ public final class PostgresListingStore: GuideDatabase {
         }
         let loaded = PostgresSchedule(index: ScheduleIndex(generation: generation, slots: slots, entries: entries, longest: longest),
                                       sources: sources)
-        schedule.withLock { $0 = loaded }
+        schedules.withLock { state in
+            if (state.current?.index.generation ?? -1) < generation { state.current = loaded }
+            if let loading = state.loading, loading.generation <= generation { state.loading = nil }
+        }
         return loaded
     }
+}
+
+/// The schedule a store keeps, and the load of a newer one that is running (with the generation it was started for).
+struct ScheduleState {
+    var current: PostgresSchedule?
+    var loading: (generation: Int64, task: Task<PostgresSchedule, any Error>)?
+    /// The generation this instance's own last write committed: no read here is served an older schedule.
+    var ownWrite: Int64 = 0
 }
 
 /// A generation's schedule and the names of the sources its programmes come from.
