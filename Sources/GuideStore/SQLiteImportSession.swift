@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import GuideCore
 
 /// One import inside one write transaction: inserts as the reader goes, then repairs and replaces at the end.
@@ -17,13 +18,14 @@ final class SQLiteImportSession {
     /// Rows with a larger id are this import's (SQLite gives new rows ids above the largest).
     let firstNewID: Int64
     private let insertProgramme: DirectBinding
-    private let findTitle: Statement
-    private let insertTitle: Statement
-    private let indexTitle: Statement
+    private let findTitle: DirectBinding
+    private let insertTitle: DirectBinding
+    private let indexTitle: DirectBinding
     private let upsertChannel: Statement
     private let addNamedChannel: Statement
-    /// Folded titles already in the title table, by id; a guide has far fewer titles than programmes.
-    private var titleIDs: [String: Int64] = [:]
+    /// Folded titles already in the title table, by id; a guide has far fewer titles than programmes (but a
+    /// high-cardinality one has one for every other programme).
+    private var titleIDs: [UTF8Key: Int64] = [:]
 
     init(db: Database, source: SourceName, startedAt: Int64) throws {
         self.db = db
@@ -39,9 +41,9 @@ final class SQLiteImportSession {
                                    line, search_text, details)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """))
-        findTitle = try db.makeStatement(sql: "SELECT id FROM title WHERE folded = ?")
-        insertTitle = try db.makeStatement(sql: "INSERT INTO title (folded) VALUES (?)")
-        indexTitle = try db.makeStatement(sql: "INSERT INTO title_search (rowid, folded) VALUES (?, ?)")
+        findTitle = DirectBinding(try db.makeStatement(sql: "SELECT id FROM title WHERE folded = ?"))
+        insertTitle = DirectBinding(try db.makeStatement(sql: "INSERT INTO title (folded) VALUES (?)"))
+        indexTitle = DirectBinding(try db.makeStatement(sql: "INSERT INTO title_search (rowid, folded) VALUES (?, ?)"))
         upsertChannel = try db.makeStatement(sql: """
             INSERT INTO channel (id, name, number, position, details) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT(id) DO UPDATE SET name = excluded.name, number = excluded.number, details = excluded.details
@@ -105,17 +107,35 @@ final class SQLiteImportSession {
 
     /// The id of a folded title, adding it (and its trigrams) the first time it is seen.
     private func titleID(_ folded: String) throws -> Int64 {
-        if let id = titleIDs[folded] { return id }
+        let key = UTF8Key(folded)
+        if let id = titleIDs[key] { return id }
+        // There from an earlier import, or new to the table and its trigram index.
         let id: Int64
-        if let existing = try Int64.fetchOne(findTitle, arguments: [folded]) {
+        if let existing = try firstInteger(findTitle, folded) {
             id = existing
         } else {
-            try insertTitle.execute(arguments: [folded])
+            insertTitle.reset()
+            insertTitle.bind(1, folded)
+            try insertTitle.step(db)
             id = db.lastInsertedRowID
-            try indexTitle.execute(arguments: [id, folded])
+            indexTitle.reset()
+            indexTitle.bind(1, id)
+            indexTitle.bind(2, folded)
+            try indexTitle.step(db)
         }
-        titleIDs[folded] = id
+        titleIDs[key] = id
         return id
+    }
+
+    /// The first column of the first row `statement` returns for `text`.
+    private func firstInteger(_ statement: DirectBinding, _ text: String) throws -> Int64? {
+        statement.reset()
+        statement.bind(1, text)
+        var value: Int64?
+        try statement.forEachRow(db) { row in
+            if value == nil { value = sqlite3_column_int64(row, 0) }
+        }
+        return value
     }
 
     func record(_ log: IssueLog) {
@@ -164,5 +184,26 @@ final class SQLiteImportSession {
                        arguments: [importID, sourceID])
         return ImportSummary(source: source, channels: channelCount, programmes: stored, replaced: replaced + retired, hidden: hidden,
                              issues: issues)
+    }
+}
+
+/// A string as a dictionary key compared and hashed by its UTF-8 bytes: folded titles are already in one normal form,
+/// and a `String` key hashes non-ASCII text (a guide of Chinese titles) through Unicode normalization each time.
+struct UTF8Key: Hashable {
+    let text: String
+
+    init(_ text: String) {
+        var text = text
+        text.makeContiguousUTF8()
+        self.text = text
+    }
+
+    static func == (left: UTF8Key, right: UTF8Key) -> Bool {
+        left.text.utf8.elementsEqual(right.text.utf8)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        var text = self.text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }

@@ -20,6 +20,10 @@ public final class SQLiteListingStore: GuideDatabase {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             var configuration = Configuration()
             configuration.prepareDatabase { db in
+                // 32 KB pages for a new database (an existing one keeps its size until VACUUM): an import writes a
+                // page per pwrite to the WAL and again at the checkpoint, and 8 times fewer of them made imports
+                // 10-40% faster (docs/performance.md); now/next and windows read as fast as with 4 KB.
+                try db.execute(sql: "PRAGMA page_size = 32768")
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 // A 32 MB page cache keeps the guide's hot indexes in memory. No memory-mapping: it made now/next a
                 // fifth faster but counts the mapped file as resident memory, 200 MB after one scan of a big guide.
