@@ -80,7 +80,7 @@ class GridTests(unittest.TestCase):
             var length = Number(guide.dataset.dayEnd) - Number(guide.dataset.dayStart);
             return Array.from(document.querySelectorAll('#rows .p')).map(function (cell) {
               var box = cell.getBoundingClientRect(), track = cell.parentElement.getBoundingClientRect();
-              return {left: box.left - track.left, width: box.width, s: Number(cell.dataset.s), e: Number(cell.dataset.e),
+              return {left: box.left - track.left, width: box.width, s: Number(cell.dataset.start), e: Number(cell.dataset.end),
                       length: length};
             });""")
 
@@ -199,7 +199,7 @@ class GridTests(unittest.TestCase):
         moved = active()
         moved.send_keys(Keys.ARROW_DOWN)
         below = self.run_js("""
-            var a = document.activeElement; return [a.closest('.row').dataset.index, Number(a.dataset.s), Number(a.dataset.e)]""")
+            var a = document.activeElement; return [a.closest('.row').dataset.index, Number(a.dataset.start), Number(a.dataset.end)]""")
         self.assertEqual(below[0], "3")
         active().send_keys(Keys.ARROW_UP)
         self.assertEqual(self.run_js("return document.activeElement.closest('.row').dataset.index"), "2")

@@ -64,7 +64,7 @@ import TVMazeReplay
             // The grid marks the followed show, in the page and in the rows the script fetches.
             #expect(String(buffer: try await jar.send(client, "/?day=2013-06-24").body).contains("p g-other o1260 d60 followed"))
             let rows = String(buffer: try await jar.send(client, "/grid/rows?day=2013-06-24&from=0&count=1").body)
-            #expect(rows.contains(#""title":"Under the Dome""#) && rows.contains(#""f":true"#) && rows.contains(#""f":false"#))
+            #expect(rows.contains(#""title":"Under the Dome""#) && rows.contains(#""followed":true"#) && rows.contains(#""followed":false"#))
 
             let month = String(buffer: try await jar.send(client, "/calendar?view=month&date=2013-07-01").body)
             #expect(month.contains("Under the Dome S01E02") && month.contains("5 episodes"))

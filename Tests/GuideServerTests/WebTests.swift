@@ -39,7 +39,7 @@ import Testing
             #expect(html.contains(#"class="p g-drama o810 d30" href="/programmes/"#))
             #expect(html.contains("Night Film"))
             #expect(html.contains(#"g-film o0 d60 clip-start""#))
-            #expect(html.contains(#"data-s="-3600" data-e="3600""#))
+            #expect(html.contains(#"data-start="-3600" data-end="3600""#))
             // The channel without listings is left out of a guest's guide; the ruler has 24 hours from 05:00.
             #expect(!html.contains("Nothing Here"))
             #expect(html.components(separatedBy: #"role="columnheader">"#).count - 1 == 25)
@@ -73,7 +73,7 @@ import Testing
             #expect(rows.map { $0["id"] as? String } == ["two.uk"])
             let cells = try #require(rows.first?["cells"] as? [[String: Any]])
             #expect(cells.map { $0["title"] as? String } == ["Café Society"])
-            #expect(cells.first?["s"] as? Int == 46_800 && cells.first?["e"] as? Int == 54_000)
+            #expect(cells.first?["start"] as? Int == 46_800 && cells.first?["end"] as? Int == 54_000)
             let bad = try await CookieJar().send(client, "/grid/rows?day=yesterday")
             #expect(bad.status == .badRequest)
         }
@@ -82,7 +82,7 @@ import Testing
     @Test func detailsShowEveryFieldAndOtherAirings() async throws {
         try await Self.server().run { client in
             let grid = String(buffer: try await CookieJar().send(client, "/?day=2024-01-01").body)
-            let id = try #require(grid.firstMatch(of: /href="\/programmes\/(\d+)" data-s="[-0-9]+" data-e="[0-9]+"><span class="t">Doctor Who/)?.1)
+            let id = try #require(grid.firstMatch(of: /href="\/programmes\/(\d+)" data-start="[-0-9]+" data-end="[0-9]+"><span class="t">Doctor Who/)?.1)
             let html = String(buffer: try await CookieJar().send(client, "/programmes/\(id)").body)
             for text in ["Doctor Who", "The Giggle", "S2 E5 of 8", "The Toymaker returns.", "Mon 1 Jan, 18:30–19:00", "30 min",
                          "On now", "<li>New</li>", "<li>Subtitles</li>", "BBFC PG", "4/5", "Rachel Talalay", "David Tennant (The Doctor)",

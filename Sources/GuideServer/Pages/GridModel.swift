@@ -32,24 +32,18 @@ struct GridRow: Encodable, Sendable {
     }
 }
 
-/// A programme on the grid: seconds from the day's start (negative when it began the day before), and the same
-/// clipped to the day in whole minutes for the server-rendered layout's classes.
+/// A programme on the grid, placed by ``GridLayout/span(start:end:in:)``: the script places cells from the seconds,
+/// the server-rendered rows from the minutes (CSS classes).
 struct GridCell: Encodable, Sendable {
     var id: Int64
     var title: String
     var sub: String?
+    /// "20:00–21:00" in the viewer's zone.
     var time: String
-    /// Start and end in seconds from the start of the day; the script places cells exactly from these.
-    var s: Int
-    var e: Int
     var genre: String
-    /// Offset and length in minutes, clipped to the day.
-    var o: Int
-    var d: Int
-    var clipStart: Bool
-    var clipEnd: Bool
+    var span: GridLayout.Span
     /// A show the viewer follows.
-    var f: Bool
+    var isFollowed: Bool
 
     init(_ stored: StoredProgramme, day: TimeWindow, clock: ViewerClock, followed: Set<String>) {
         let programme = stored.programme
@@ -57,20 +51,26 @@ struct GridCell: Encodable, Sendable {
         title = programme.title
         sub = programme.subTitle
         time = "\(clock.time(programme.start))–\(clock.time(stored.end))"
-        s = Int(programme.start.timeIntervalSince(day.start).rounded())
-        e = Int(stored.end.timeIntervalSince(day.start).rounded())
         genre = Genre(categories: programme.categories.map(\.text)).rawValue
-        let length = Int(day.duration.rounded())
-        let start = min(max(s, 0), length), end = min(max(e, 0), length)
-        o = start / 60
-        d = max(0, (end + 30) / 60 - o)
-        clipStart = s < 0
-        clipEnd = e > length
-        f = !followed.isEmpty && followed.contains(SearchText.fold(programme.title))
+        span = GridLayout.span(start: programme.start, end: stored.end, in: day)
+        isFollowed = !followed.isEmpty && followed.contains(SearchText.fold(programme.title))
     }
 
+    /// The rows' JSON: start and end in seconds from the day's start, as the script places cells.
     private enum CodingKeys: String, CodingKey {
-        case id, title, sub, time, s, e, genre, f
+        case id, title, sub, time, genre, start, end, followed
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encodeIfPresent(sub, forKey: .sub)
+        try container.encode(time, forKey: .time)
+        try container.encode(genre, forKey: .genre)
+        try container.encode(span.startSecond, forKey: .start)
+        try container.encode(span.endSecond, forKey: .end)
+        try container.encode(isFollowed, forKey: .followed)
     }
 }
 

@@ -13,11 +13,12 @@ enum GridRowsHTML {
             html += #"<span class="num">\#(escape(row.number ?? ""))</span><span class="name">\#(escape(row.name))</span></div>"#
             html += #"<div class="track" role="presentation">"#
             for cell in row.cells {
-                html += #"<a role="gridcell" tabindex="-1" class="p g-\#(cell.genre) o\#(cell.o) d\#(cell.d)"#
-                if cell.clipStart { html += " clip-start" }
-                if cell.clipEnd { html += " clip-end" }
-                if cell.f { html += " followed" }
-                html += #"" href="/programmes/\#(cell.id)" data-s="\#(cell.s)" data-e="\#(cell.e)"><span class="t">\#(escape(cell.title))</span><span class="tm">\#(cell.time)</span></a>"#
+                let span = cell.span
+                html += #"<a role="gridcell" tabindex="-1" class="p g-\#(cell.genre) o\#(span.offsetMinutes) d\#(span.lengthMinutes)"#
+                if span.isClippedAtStart { html += " clip-start" }
+                if span.isClippedAtEnd { html += " clip-end" }
+                if cell.isFollowed { html += " followed" }
+                html += #"" href="/programmes/\#(cell.id)" data-start="\#(span.startSecond)" data-end="\#(span.endSecond)"><span class="t">\#(escape(cell.title))</span><span class="tm">\#(cell.time)</span></a>"#
             }
             if row.cells.isEmpty { html += #"<span class="no-listings" role="gridcell">No listings</span>"# }
             html += "</div></div>\n"

@@ -212,8 +212,8 @@ Grid.prototype.timeAtLeft = function () {
 Grid.prototype.placeCells = function (row) {
   var ppm = this.ppm, length = this.dayLength;
   Array.prototype.forEach.call(row.querySelectorAll(".p"), function (cell) {
-    var start = Math.min(Math.max(Number(cell.dataset.s), 0), length);
-    var end = Math.min(Math.max(Number(cell.dataset.e), 0), length);
+    var start = Math.min(Math.max(Number(cell.dataset.start), 0), length);
+    var end = Math.min(Math.max(Number(cell.dataset.end), 0), length);
     var width = Math.max(0, end - start) / 60 * ppm;
     cell.style.left = start / 60 * ppm + "px";
     cell.style.width = width + "px";
@@ -248,7 +248,7 @@ Grid.prototype.scrollToStart = function () {
       this.scroller.scrollTop = Math.max(0, Number(row.dataset.index) * this.rowHeight - this.rowHeight);
       var self = this;
       var cell = Array.prototype.find.call(row.querySelectorAll(".p"), function (c) {
-        return self.dayStart + Number(c.dataset.s) <= target && target < self.dayStart + Number(c.dataset.e);
+        return self.dayStart + Number(c.dataset.start) <= target && target < self.dayStart + Number(c.dataset.end);
       });
       if (cell) this.focusCell(cell, true);
     }
@@ -358,12 +358,12 @@ Grid.prototype.buildRow = function (data) {
   track.setAttribute("role", "presentation");
   var length = this.dayLength;
   data.cells.forEach(function (cell) {
-    var link = element("a", "p g-" + cell.genre + (cell.s < 0 ? " clip-start" : "") + (cell.e > length ? " clip-end" : "") + (cell.f ? " followed" : ""));
+    var link = element("a", "p g-" + cell.genre + (cell.start < 0 ? " clip-start" : "") + (cell.end > length ? " clip-end" : "") + (cell.followed ? " followed" : ""));
     link.href = "/programmes/" + cell.id;
     link.setAttribute("role", "gridcell");
     link.tabIndex = -1;
-    link.dataset.s = cell.s;
-    link.dataset.e = cell.e;
+    link.dataset.start = cell.start;
+    link.dataset.end = cell.end;
     link.appendChild(element("span", "t", cell.title));
     link.appendChild(element("span", "tm", cell.time));
     track.appendChild(link);
@@ -483,8 +483,8 @@ Grid.prototype.focusCell = function (cell, quietly) {
 Grid.prototype.moveVertically = function (cell, by) {
   var index = Number(cell.closest(".row").dataset.index) + by;
   index = Math.max(0, Math.min(this.total - 1, index));
-  var visibleStart = Math.max(Number(cell.dataset.s), this.scroller.scrollLeft / this.ppm * 60);
-  var visibleEnd = Math.min(Number(cell.dataset.e), (this.scroller.scrollLeft + this.scroller.clientWidth - this.channelWidth) / this.ppm * 60);
+  var visibleStart = Math.max(Number(cell.dataset.start), this.scroller.scrollLeft / this.ppm * 60);
+  var visibleEnd = Math.min(Number(cell.dataset.end), (this.scroller.scrollLeft + this.scroller.clientWidth - this.channelWidth) / this.ppm * 60);
   var moment = (visibleStart + Math.max(visibleStart, visibleEnd)) / 2;
   var self = this;
   var attempt = function () {
@@ -495,10 +495,10 @@ Grid.prototype.moveVertically = function (cell, by) {
     if (!row || row.classList.contains("loading")) return false;
     var cells = Array.prototype.slice.call(row.querySelectorAll(".p"));
     if (!cells.length) { index += by > 0 ? 1 : -1; return index < 0 || index >= self.total ? true : attempt(); }
-    var target = cells.find(function (c) { return Number(c.dataset.s) <= moment && moment < Number(c.dataset.e); })
+    var target = cells.find(function (c) { return Number(c.dataset.start) <= moment && moment < Number(c.dataset.end); })
       || cells.reduce(function (best, c) {
-        var distance = Math.abs(Number(c.dataset.s) - moment);
-        return !best || distance < Math.abs(Number(best.dataset.s) - moment) ? c : best;
+        var distance = Math.abs(Number(c.dataset.start) - moment);
+        return !best || distance < Math.abs(Number(best.dataset.start) - moment) ? c : best;
       }, null);
     self.focusCell(target);
     return true;
