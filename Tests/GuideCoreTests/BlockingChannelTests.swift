@@ -13,7 +13,8 @@ import GuideCore
         weak var token: Token?
     }
 
-    @Test func deliversEverythingInOrderAndEndsWhenClosed() async throws {
+    /// A channel of two that a thread of its own fills with 0..<1,000 and closes.
+    static func producing() -> (BlockingChannel<Int>, Task<Void, any Error>) {
         let channel = BlockingChannel<Int>(capacity: 2)
         let producer = Task {
             try await BlockingWork.run("test.producer") {
@@ -21,6 +22,11 @@ import GuideCore
                 channel.close()
             }
         }
+        return (channel, producer)
+    }
+
+    @Test func deliversEverythingInOrderAndEndsWhenClosed() async throws {
+        let (channel, producer) = Self.producing()
         let received = try await BlockingWork.run("test.consumer") {
             var received: [Int] = []
             while let number = channel.take() { received.append(number) }
@@ -32,13 +38,7 @@ import GuideCore
 
     /// An async consumer suspends for each element instead of holding a thread, and sees the end.
     @Test func anAsyncConsumerGetsEverythingInOrder() async throws {
-        let channel = BlockingChannel<Int>(capacity: 2)
-        let producer = Task {
-            try await BlockingWork.run("test.producer") {
-                for number in 0..<1_000 { _ = channel.put(number) }
-                channel.close()
-            }
-        }
+        let (channel, producer) = Self.producing()
         var received: [Int] = []
         while let number = await channel.next() { received.append(number) }
         try await producer.value

@@ -10,11 +10,15 @@ import Testing
         let cli = CLI()
         let store = try await TestDatabase.open(cli.database)
         _ = try await store.createProfile(name: "Sam", role: .admin, secretKind: .pin, secretHash: "x")
-        // An attack from two addresses left Sam waiting: 12 wrong tries each, half an hour (the list below must come
-        // within it however loaded the machine, so not the 30 s that 6 tries earn).
+        // An attack from two addresses left Sam waiting: 12 wrong tries from each, an hour apart (a try during a wait
+        // is not counted), so the last one's wait is an hour: the list below comes within it however loaded the machine.
         let rule = SignInThrottle().addressAndName
+        let now = Date()
         for address in ["192.0.2.1", "192.0.2.2"] {
-            for _ in 0..<12 { _ = try await store.countSignInTry(ThrottleKey(address: address, name: "sam"), rule: rule, at: Date()) }
+            for hour in 0..<12 {
+                _ = try await store.countSignInTry(ThrottleKey(address: address, name: "sam"), rule: rule,
+                                                   at: now.addingTimeInterval(Double(hour - 11) * 3600))
+            }
         }
         let listed = try await cli.run("profiles", "list")
         #expect(listed.status == 0)

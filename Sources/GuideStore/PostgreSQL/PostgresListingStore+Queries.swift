@@ -15,9 +15,7 @@ extension PostgresListingStore {
 
     /// From the in-memory schedule: a query per channel costs a round trip's worth of index probes on every page.
     public func listedChannels() async throws -> [ChannelID] {
-        try await pool.withConnection { link in
-            try await currentSchedule(link).index.slots.filter { !$0.entries.isEmpty }.map(\.channel)
-        }
+        try await currentSchedule().index.slots.filter { !$0.entries.isEmpty }.map(\.channel)
     }
 
     public func programmes(on channel: ChannelID, in window: TimeWindow) async throws -> [StoredProgramme] {
@@ -44,28 +42,25 @@ extension PostgresListingStore {
 
     /// What `plan` makes of the current schedule's programmes: it names the ids to read (0 for none), each one's
     /// channel, and how to assemble the rows. Rows come from ``ProgrammeCache`` where it has them, the rest in one
-    /// query, outside any transaction: an id missing from the answer was replaced by an import since the schedule was
+    /// query (``read(_:sources:detail:)``), outside any transaction: an id missing from the answer was replaced by an import since the schedule was
     /// read, and the read starts again (after three tries, in one snapshot).
     func scheduled<T: Sendable>(_ detail: ProgrammeDetail,
                                 _ plan: @Sendable (ScheduleIndex) -> (ids: [Int64], channel: (Int) -> ChannelID,
                                                                       assemble: ([StoredProgramme?]) -> T)) async throws -> T {
-        for attempt in 0..<3 {
-            let result: T? = try await pool.withConnection { link in
-                // The first try may use the schedule from before an import whose new one is loading; a try after
-                // rows were found gone waits for the new one.
-                let schedule = try await currentSchedule(link, stale: attempt == 0)
-                let (ids, channel, assemble) = plan(schedule.index)
-                var rows = cache.lookup(ids, detail: detail)
-                let missing = ids.indices.filter { rows[$0] == nil && ids[$0] != 0 }
-                guard !missing.isEmpty else { return assemble(rows) }
-                let fetched = try await PostgresProgrammeRows(sources: schedule.sources, detail: detail)
-                    .fetch(link, ids: missing.map { ids[$0] }) { channel(missing[$0]) }
-                guard !fetched.contains(where: { $0 == nil }) else { return nil }
-                for (index, programme) in zip(missing, fetched) { rows[index] = programme }
-                cache.keep(fetched.compactMap { $0 }, detail: detail)
-                return assemble(rows)
+        tries: for attempt in 0..<3 {
+            // The first try may use the schedule from before an import whose new one is loading; a try after rows
+            // were found gone waits for the new one.
+            let schedule = try await currentSchedule(stale: attempt == 0)
+            let (ids, channel, assemble) = plan(schedule.index)
+            var rows = cache.lookup(ids, detail: detail)
+            let missing = ids.indices.filter { rows[$0] == nil && ids[$0] != 0 }
+            guard !missing.isEmpty else { return assemble(rows) }
+            let fetched = try await read(missing.map { (ids[$0], channel($0)) }, sources: schedule.sources, detail: detail)
+            for index in missing {
+                guard let programme = fetched[ids[index]] else { continue tries }
+                rows[index] = programme
             }
-            if let result { return result }
+            return assemble(rows)
         }
         return try await snapshot { link in
             let schedule = try await scheduleIndex(link)
@@ -74,19 +69,54 @@ extension PostgresListingStore {
         }
     }
 
+    /// The programmes `wanted` (by id, with the channel each is on), read once however many requests want them at once:
+    /// those another request is reading now are awaited, the rest read in one query (on a connection of its own)
+    /// and kept in the cache. An id missing from the answer is gone (an import replaced it).
+    private func read(_ wanted: [(id: Int64, channel: ChannelID)], sources: [Int64: SourceName],
+                      detail: ProgrammeDetail) async throws -> [Int64: StoredProgramme] {
+        typealias Reading = Task<[Int64: StoredProgramme], any Error>
+        let (others, mine, fresh) = reading.withLock { reading -> ([Reading], Reading?, [Int64]) in
+            var others: Set<Reading> = []
+            var fresh: [(id: Int64, channel: ChannelID)] = []
+            for row in wanted {
+                if let other = reading[RowKey(id: row.id, detail: detail)] { others.insert(other) } else { fresh.append(row) }
+            }
+            guard !fresh.isEmpty else { return (Array(others), nil, []) }
+            let pool = self.pool, cache = self.cache, toRead = fresh
+            let task = Reading {
+                let rows = try await pool.withConnection { link in
+                    try await PostgresProgrammeRows(sources: sources, detail: detail).fetch(link, ids: toRead.map(\.id)) { toRead[$0].channel }
+                }
+                let found = rows.compactMap { $0 }
+                cache.keep(found, detail: detail)
+                return Dictionary(found.map { ($0.id.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
+            }
+            for row in fresh { reading[RowKey(id: row.id, detail: detail)] = task }
+            return (Array(others), task, fresh.map(\.id))
+        }
+        var found: [Int64: StoredProgramme] = [:]
+        if let mine {
+            let result = await mine.result
+            reading.withLock { reading in
+                for id in fresh where reading[RowKey(id: id, detail: detail)] == mine { reading[RowKey(id: id, detail: detail)] = nil }
+            }
+            found.merge(try result.get()) { first, _ in first }
+        }
+        for other in others { found.merge(try await other.value) { first, _ in first } }
+        return found
+    }
+
     /// From the in-memory schedule, as SQLite's query: the earliest start, and the stop of each channel's last programme.
     public func coverage() async throws -> TimeWindow? {
-        try await pool.withConnection { link in
-            let schedule = try await currentSchedule(link).index
-            var first: Int64?, last: Int64?
-            for slot in schedule.slots where !slot.entries.isEmpty {
-                let head = schedule.entries[slot.entries.lowerBound], tail = schedule.entries[slot.entries.upperBound - 1]
-                first = min(first ?? head.start, head.start)
-                last = max(last ?? tail.stop, tail.stop)
-            }
-            guard let first, let last else { return nil }
-            return TimeWindow(start: Date(unixSeconds: first), end: Date(unixSeconds: last))
+        let schedule = try await currentSchedule().index
+        var first: Int64?, last: Int64?
+        for slot in schedule.slots where !slot.entries.isEmpty {
+            let head = schedule.entries[slot.entries.lowerBound], tail = schedule.entries[slot.entries.upperBound - 1]
+            first = min(first ?? head.start, head.start)
+            last = max(last ?? tail.stop, tail.stop)
         }
+        guard let first, let last else { return nil }
+        return TimeWindow(start: Date(unixSeconds: first), end: Date(unixSeconds: last))
     }
 
     public func search(_ query: SearchQuery) async throws -> [StoredProgramme] {

@@ -17,6 +17,8 @@ public final class PostgresListingStore: GuideDatabase {
     private let schedules = Mutex(ScheduleState())
     /// Programmes already read, by id (``ProgrammeCache``).
     let cache = ProgrammeCache()
+    /// Programmes being read now, by id and detail: another request wanting one waits for that read.
+    let reading = Mutex<[RowKey: Task<[Int64: StoredProgramme], any Error>]>([:])
     /// The task running the connections when the store runs on its own (``runOnItsOwn()``).
     private let ownRunner = Mutex<Task<Void, Never>?>(nil)
 
@@ -122,8 +124,13 @@ public final class PostgresListingStore: GuideDatabase {
     /// load of the new schedule runs (on a connection of its own) while every request meanwhile, with `stale`, gets
     /// the schedule it replaces: a consistent view of the listings just before the import, whose rows the programme
     /// cache mostly holds. Without `stale` (a read that found rows gone), the caller waits for the load.
-    func currentSchedule(_ link: PostgresLink, stale: Bool = true) async throws -> PostgresSchedule {
-        let generation = try await link.value("SELECT generation FROM guide_state", as: Int64.self) ?? 0
+    ///
+    /// No connection is held while waiting for the load: requests holding connections while a load waits for one
+    /// could take every connection there is.
+    func currentSchedule(stale: Bool = true) async throws -> PostgresSchedule {
+        let generation = try await pool.withConnection { link in
+            try await link.value("SELECT generation FROM guide_state", as: Int64.self)
+        } ?? 0
         let (kept, loading) = schedules.withLock { state -> (PostgresSchedule?, Task<PostgresSchedule, any Error>?) in
             // Never older than what this instance wrote itself: an admin sees their import at once.
             let usable = state.current.flatMap { stale && $0.index.generation >= state.ownWrite ? $0 : nil }
@@ -195,6 +202,12 @@ public final class PostgresListingStore: GuideDatabase {
         }
         return loaded
     }
+}
+
+/// A programme row at one detail.
+struct RowKey: Hashable {
+    let id: Int64
+    let detail: ProgrammeDetail
 }
 
 /// The schedule a store keeps, and the load of a newer one that is running (with the generation it was started for).
