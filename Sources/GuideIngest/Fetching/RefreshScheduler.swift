@@ -10,13 +10,12 @@ public actor RefreshScheduler {
     public let refresher: SourceRefresher
     /// Wall time, for which sources are due.
     let now: @Sendable () -> Date
-    /// How long the loop waits between looks; tests use a virtual one.
+    /// How long the loop waits between looks, and how its progress is paced; tests use a virtual one.
+    nonisolated public let clock: any Clock<Duration>
     private let broadcast = ProgressBroadcast()
     /// Sources a refresh started here is responsible for, from the moment it was started (before the refresher
     /// has them), so two quick starts never both take one.
     private var claimed: Set<SourceName> = []
-
-    let clock: any Clock<Duration>
 
     public init(refresher: SourceRefresher, now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock()) {
         self.refresher = refresher

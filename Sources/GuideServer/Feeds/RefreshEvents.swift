@@ -24,6 +24,8 @@ enum RefreshEvents {
         }
         let headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store",
                                    HTTPField.Name("X-Accel-Buffering")!: "no"]
+        // Paced by the scheduler's clock, as everything that waits is.
+        let clock = scheduler.clock
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             withExtendedLifetime(hold) {}
             let (events, sink) = AsyncStream.makeStream(of: String.self)
@@ -31,17 +33,17 @@ enum RefreshEvents {
                 group.addTask {
                     for await progress in scheduler.updates() {
                         sink.yield(event(progress))
-                        try await Task.sleep(for: spacing)
+                        try await clock.sleep(for: spacing)
                     }
                 }
                 group.addTask {
                     while true {
-                        try await Task.sleep(for: heartbeat)
+                        try await clock.sleep(for: heartbeat)
                         sink.yield(": still here\n\n")
                     }
                 }
                 group.addTask {
-                    try await Task.sleep(for: lifetime)
+                    try await clock.sleep(for: lifetime)
                     sink.finish()
                 }
                 try await withGracefulShutdownHandler {
