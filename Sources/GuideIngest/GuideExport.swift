@@ -43,21 +43,37 @@ public struct GuideExport: Sendable {
 /// One export's XMLTV writer and the text it has not handed over yet. The store hands programmes over one at a time,
 /// never two at once, so it is only ever used by one thread at a time.
 private final class ExportText: @unchecked Sendable {
-    private var pending = ""
-    private let sink: (String) throws -> Void
-    private(set) var writer: XMLTVWriter!
+    let writer: XMLTVWriter
+    private let pending: Pending
 
     init(_ sink: @escaping (String) throws -> Void) {
-        self.sink = sink
-        writer = XMLTVWriter { [unowned self] text in
-            pending += text
-            if pending.utf8.count > 1 << 16 { try flush() }
-        }
+        let pending = Pending(sink)
+        self.pending = pending
+        writer = XMLTVWriter { text in try pending.append(text) }
     }
 
     func flush() throws {
-        try sink(pending)
-        pending = ""
+        try pending.flush()
+    }
+
+    /// Text written but not yet handed to the sink: handed over in pieces of about 64 KB.
+    private final class Pending {
+        private var text = ""
+        private let sink: (String) throws -> Void
+
+        init(_ sink: @escaping (String) throws -> Void) {
+            self.sink = sink
+        }
+
+        func append(_ more: String) throws {
+            text += more
+            if text.utf8.count > 1 << 16 { try flush() }
+        }
+
+        func flush() throws {
+            try sink(text)
+            text = ""
+        }
     }
 }
 

@@ -199,7 +199,14 @@ struct UTF8Key: Hashable {
     }
 
     static func == (left: UTF8Key, right: UTF8Key) -> Bool {
-        left.text.utf8.elementsEqual(right.text.utf8)
+        var left = left.text, right = right.text
+        return left.withUTF8 { a in
+            right.withUTF8 { b in
+                guard a.count == b.count else { return false }
+                guard let first = a.baseAddress, let second = b.baseAddress else { return true }   // Both empty.
+                return memcmp(first, second, a.count) == 0
+            }
+        }
     }
 
     func hash(into hasher: inout Hasher) {

@@ -136,8 +136,13 @@ public final class PostgresListingStore: GuideDatabase {
             let usable = state.current.flatMap { stale && $0.index.generation >= state.ownWrite ? $0 : nil }
             if let current = state.current, current.index.generation >= generation { return (current, nil) }
             if let loading = state.loading, loading.generation >= generation { return (usable, loading.task) }
-            let task = Task<PostgresSchedule, any Error> { [pool] in
-                try await pool.withConnection { link in try await self.loadSchedule(link) }
+            let task = Task<PostgresSchedule, any Error> {
+                do {
+                    return try await self.snapshot { link in try await self.scheduleIndex(link) }
+                } catch {
+                    self.schedules.withLock { $0.loading = nil }   // The next request tries again.
+                    throw error
+                }
             }
             state.loading = (generation, task)
             return (usable, task)
@@ -145,21 +150,6 @@ public final class PostgresListingStore: GuideDatabase {
         if let kept { return kept }
         guard let loading else { throw StoreError(.failed, "the schedule could not be read") }
         return try await loading.value
-    }
-
-    /// Loads the schedule in a snapshot of its own on `link`, and keeps it unless a newer one was kept meanwhile.
-    private func loadSchedule(_ link: PostgresLink) async throws -> PostgresSchedule {
-        try await link.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        let loaded: PostgresSchedule
-        do {
-            loaded = try await scheduleIndex(link)
-            try await link.execute("COMMIT")
-        } catch {
-            _ = try? await link.execute("ROLLBACK")   // The read failed already; that error is the one to report.
-            schedules.withLock { $0.loading = nil }
-            throw error
-        }
-        return loaded
     }
 
     /// The in-memory schedule for the snapshot `link` reads, loading it if the listings changed since the last one.
