@@ -288,6 +288,12 @@ class Forms:
         WebDriverWait(self.driver, 15).until(lambda d: d.execute_script(
             "return !window.tvguideOldPage && document.readyState === 'complete'"))
 
+    def live_text(self, selector):
+        """The text of an element the page's script may replace at any moment (the refresh view's rows and
+        summary), read in one script call: an element found first and read after may be gone by then."""
+        return self.driver.execute_script(
+            "var e = document.querySelector(arguments[0]); return e ? e.innerText : '';", selector)
+
     def fill(self, fields):
         for name, value in fields.items():
             element = self.driver.find_element(By.NAME, name)
@@ -423,15 +429,15 @@ class SourceTests(Forms, unittest.TestCase):
                     seen.add(int(match.group(1)))
             return len([p for p in seen if 0 < p < 100]) >= 2
         WebDriverWait(driver, 20, poll_frequency=0.1).until(downloading)
-        self.assertIn("Refreshing:", driver.find_element(By.CSS_SELECTOR, "#refresh-progress .progress-summary").text)
+        self.assertIn("Refreshing:", self.live_text("#refresh-progress .progress-summary"))
         os.makedirs(SHOTS, exist_ok=True)
         driver.save_screenshot(os.path.join(SHOTS, "sources-refreshing.png"))
         # ... until it is imported, and the sources table then tells the outcome without a reload.
         WebDriverWait(driver, 30).until(lambda d: d.find_elements(
             By.CSS_SELECTOR, "#refresh-progress li[data-source=drip][data-phase=imported]"))
         WebDriverWait(driver, 10).until(lambda d: re.search(
-            r"\d+ programmes, 0\.5 MB", d.find_element(By.CSS_SELECTOR, "tr[data-source=drip]").text))
-        self.assertIn("Last refresh: 1 of 1 downloads done", driver.find_element(By.CSS_SELECTOR, "#refresh-progress .progress-summary").text)
+            r"\d+ programmes, 0\.5 MB", self.live_text("tr[data-source=drip]")))
+        self.assertIn("Last refresh: 1 of 1 downloads done", self.live_text("#refresh-progress .progress-summary"))
         # Its channels: dropping all on the page is one click, and saving keeps the choice.
         driver.get(SERVER.url("/admin/source?name=drip"))
         offered, kept = map(int, re.match(r"^(\d+) channels offered, (\d+) kept", driver.find_element(By.ID, "channel-summary").text).groups())
