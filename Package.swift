@@ -38,22 +38,35 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // XMLTV and Radio Times bytes <-> GuideCore values.
         .target(name: "XMLTV", dependencies: ["GuideCore"]),
-        // The ListingStore and its SQLite (embedded) and PostgreSQL (shared) implementations.
+        // The stores' protocols, values and the rules both backends share (merge, repairs, health, offers, tallies,
+        // schedule assembly): what the rest of tvguide sees of a database.
         .target(name: "GuideStore", dependencies: [
             "GuideCore",
+            // A database is a service: PostgreSQL's client runs in the application's service group.
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // The embedded store: SQLite through GRDB.
+        .target(name: "GuideStoreSQLite", dependencies: [
+            "GuideCore", "GuideStore",
             .product(name: "GRDB", package: "GRDB.swift"),
             // The SQLite C API GRDB wraps, for binding the import's hot INSERT directly.
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            // SHA-256, for the migration that stores calendar feed secrets hashed.
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // The shared store: PostgreSQL through PostgresNIO's PostgresClient.
+        .target(name: "GuideStorePostgres", dependencies: [
+            "GuideCore", "GuideStore",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
             // TLS to PostgreSQL (sslmode=require|verify-full).
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            // SHA-256, for the migration that stores calendar feed secrets hashed.
-            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOCore", package: "swift-nio"),
-            // A database is a service: PostgreSQL's client runs in the application's service group.
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // Opens a database by its location: the one place that names the backends.
+        .target(name: "GuideStoreBackends", dependencies: ["GuideStore", "GuideStoreSQLite", "GuideStorePostgres"]),
         // Reading sources (files, URLs, gzip) into the store.
         .target(name: "GuideIngest", dependencies: [
             "GuideCore", "XMLTV", "GuideStore", "CZlib",
@@ -86,7 +99,7 @@ let package = Package(
             .copy("Resources/templates"), .copy("Resources/static"),
         ]),
         .executableTarget(name: "tvguide", dependencies: [
-            "GuideCore", "XMLTV", "GuideStore", "GuideIngest", "GuideServer", "TVMaze",
+            "GuideCore", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideIngest", "GuideServer", "TVMaze",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -96,10 +109,12 @@ let package = Package(
         // libFuzzer's driver, declared for GuideFuzz (linked by -sanitize=fuzzer).
         .target(name: "CLibFuzzer"),
         // scripts/bench's driver: parse and query timings in a release build.
-        .executableTarget(name: "GuideBench", dependencies: ["GuideCore", "XMLTV", "GuideStore", "GuideIngest"]),
+        .executableTarget(name: "GuideBench", dependencies: ["GuideCore", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideIngest"]),
         .testTarget(name: "GuideCoreTests", dependencies: ["GuideCore"]),
         .testTarget(name: "XMLTVTests", dependencies: ["XMLTV", "GuideCore"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "GuideStoreTests", dependencies: ["GuideStore", "GuideCore", "XMLTV", "StoreTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "GuideStoreTests", dependencies: [
+            "GuideStore", "GuideStoreSQLite", "GuideStorePostgres", "GuideCore", "XMLTV", "StoreTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "tvguideTests", dependencies: ["tvguide", "GuideCore", "GuideStore", "TVMazeReplay", "StoreTestSupport"]),
         .testTarget(name: "GuideServerTests", dependencies: [
             "GuideServer", "GuideStore", "GuideIngest", "GuideCore", "TVMaze", "TVMazeReplay", "StoreTestSupport",
@@ -115,7 +130,7 @@ let package = Package(
         ], exclude: ["Fixtures/PROVENANCE.md"], resources: [.copy("Fixtures/tvmaze"), .copy("Fixtures/composed")]),
         .executableTarget(name: "tvmaze-replay", dependencies: ["TVMazeReplay"]),
         // Test support: each test's database, SQLite or (with TVGUIDE_TEST_POSTGRES) a schema of its own in PostgreSQL.
-        .target(name: "StoreTestSupport", dependencies: ["GuideStore", "GuideCore", "GuideIngest"]),
+        .target(name: "StoreTestSupport", dependencies: ["GuideStore", "GuideStoreBackends", "GuideCore", "GuideIngest"]),
         .testTarget(name: "TVMazeTests", dependencies: [
             "TVMaze", "TVMazeReplay", "GuideStore", "GuideIngest", "GuideCore", "StoreTestSupport",
             .product(name: "Clocks", package: "swift-clocks"),

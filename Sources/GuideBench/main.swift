@@ -4,6 +4,7 @@ import Foundation
 import GuideCore
 import GuideIngest
 import GuideStore
+import GuideStoreBackends
 import XMLTV
 
 /// Median of `runs` timings of `body`, in milliseconds.
@@ -59,7 +60,7 @@ case "import":
     for run in 0..<3 {
         let database = "\(scratch)/import-\(run).sqlite"
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
-        let store = try SQLiteListingStore(path: database)
+        let store = try await openGuideDatabase(database)
         let start = DispatchTime.now().uptimeNanoseconds
         programmes = try await ListingImporter(store: store).importFile(at: path).programmes
         best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)

@@ -6,7 +6,7 @@ import GuideCore
 /// JSON would be simpler to read in the database shell, but encoding it dominated import time and decoding it
 /// dominated now/next; this form costs about a microsecond each way. The first byte is a version so old rows stay
 /// readable when fields are added.
-enum DetailsCodec {
+package enum DetailsCodec {
     static let version: UInt8 = 1
 
     static func encode(_ programme: Programme) -> [UInt8] {
@@ -63,7 +63,7 @@ enum DetailsCodec {
     }
 
     /// Rebuilds a programme from its columns and details, with `detail`'s fields; nil when the details are unreadable.
-    static func decode(_ bytes: UnsafeRawBufferPointer, channel: ChannelID, start: Date, stop: Date?,
+    package static func decode(_ bytes: UnsafeRawBufferPointer, channel: ChannelID, start: Date, stop: Date?,
                        detail: ProgrammeDetail = .full) -> Programme? {
         var reader = BinaryReader(bytes: bytes)
         guard reader.byte() == version else { return nil }
@@ -154,7 +154,7 @@ enum DetailsCodec {
         programme.isNew = reader.byte() == 1
     }
 
-    static func encode(_ channel: Channel) -> [UInt8] {
+    package static func encode(_ channel: Channel) -> [UInt8] {
         var writer = BinaryWriter()
         writer.byte(version)
         writer.texts(channel.displayNames)
@@ -164,7 +164,7 @@ enum DetailsCodec {
         return writer.bytes
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer, id: ChannelID) -> Channel? {
+    package static func decode(_ bytes: UnsafeRawBufferPointer, id: ChannelID) -> Channel? {
         var reader = BinaryReader(bytes: bytes)
         guard reader.byte() == version else { return nil }
         let channel = Channel(id: id, displayNames: reader.texts(), icons: reader.icons(), urls: reader.strings(),

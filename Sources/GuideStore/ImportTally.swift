@@ -2,25 +2,27 @@ import GuideCore
 
 /// What an import session keeps track of, whichever store it writes: the integer keys of the channels it touched,
 /// the span its programmes cover on each (what they replace of the source's older listings), and its counts.
-struct ImportTally {
+package struct ImportTally {
     /// Channels the file described; a channel its programmes only name gets a row named by its id.
-    private(set) var describedChannels: Set<ChannelID> = []
+    package private(set) var describedChannels: Set<ChannelID> = []
     private var channelKeys: [ChannelID: Int64] = [:]
-    private(set) var channelIDs: [Int64: ChannelID] = [:]
+    package private(set) var channelIDs: [Int64: ChannelID] = [:]
     private var lastChannel: (id: ChannelID, key: Int64)?
-    private(set) var programmeCount = 0
+    package private(set) var programmeCount = 0
     /// Per channel key, the span the new listings cover.
-    private(set) var coverage: [Int64: (start: Int64, end: Int64)] = [:]
+    package private(set) var coverage: [Int64: (start: Int64, end: Int64)] = [:]
+
+    package init() {}
 
     /// The key of a channel seen before; files list a channel's programmes together, so most lookups are the last.
-    mutating func key(of channel: ChannelID) -> Int64? {
+    package mutating func key(of channel: ChannelID) -> Int64? {
         if let last = lastChannel, last.id == channel { return last.key }
         guard let key = channelKeys[channel] else { return nil }
         lastChannel = (channel, key)
         return key
     }
 
-    mutating func remember(_ channel: ChannelID, key: Int64, described: Bool = false) {
+    package mutating func remember(_ channel: ChannelID, key: Int64, described: Bool = false) {
         channelKeys[channel] = key
         channelIDs[key] = channel
         lastChannel = (channel, key)
@@ -28,7 +30,7 @@ struct ImportTally {
     }
 
     /// Counts a programme on channel `key` from `start` to `stop` (a zero-length one covers its second).
-    mutating func add(channel key: Int64, start: Int64, stop: Int64) {
+    package mutating func add(channel key: Int64, start: Int64, stop: Int64) {
         programmeCount += 1
         let end = max(stop, start + 1)
         if let span = coverage[key] {
@@ -39,7 +41,7 @@ struct ImportTally {
     }
 
     /// Channels the import stored: those it described and those its programmes name.
-    var channelCount: Int {
+    package var channelCount: Int {
         describedChannels.union(coverage.keys.compactMap { channelIDs[$0] }).count
     }
 }

@@ -9,8 +9,8 @@ import GuideCore
 ///   counts as the same, and the one without a stop goes;
 /// - a programme still running when the next slot starts is cut there (zero-length ones never cut anything);
 /// - zero-length programmes are kept and reported.
-struct ListingRepair {
-    struct Airing {
+package struct ListingRepair {
+    package struct Airing {
         var id: Int64
         var start: Int64
         var stop: Int64
@@ -18,13 +18,18 @@ struct ListingRepair {
         var title: String
         var clump: String?
         var line: Int?
+
+        package init(id: Int64, start: Int64, stop: Int64, isStopKnown: Bool, title: String, clump: String?, line: Int?) {
+            (self.id, self.start, self.stop, self.isStopKnown, self.title, self.clump, self.line) =
+                (id, start, stop, isStopKnown, title, clump, line)
+        }
     }
 
     /// New stops for rows, by id.
-    private(set) var stops: [(id: Int64, stop: Int64)] = []
+    package private(set) var stops: [(id: Int64, stop: Int64)] = []
     /// Rows to delete.
-    private(set) var duplicates: [Int64] = []
-    private(set) var issues: IssueLog
+    package private(set) var duplicates: [Int64] = []
+    package private(set) var issues: IssueLog
     private var channelKey: Int64?
     private var channel: ChannelID?
     /// The programmes starting at one time (a "slot").
@@ -32,12 +37,12 @@ struct ListingRepair {
     /// The previous slot's programmes, once their stops are settled.
     private var previous: [Airing] = []
 
-    init(issues: IssueLog) {
+    package init(issues: IssueLog) {
         self.issues = issues
     }
 
     /// The next row: of channel `key` (named `channel`), in order.
-    mutating func add(_ airing: Airing, channelKey key: Int64, channel name: ChannelID?) {
+    package mutating func add(_ airing: Airing, channelKey key: Int64, channel name: ChannelID?) {
         if key != channelKey {
             settle(nextStart: nil)
             previous.removeAll()
@@ -53,7 +58,7 @@ struct ListingRepair {
     }
 
     /// Settles the last slot; call after the last row.
-    mutating func finish() {
+    package mutating func finish() {
         settle(nextStart: nil)
     }
 

@@ -3,8 +3,8 @@ import GuideCore
 
 /// What recording a refresh's offer changes in a source's channel list, worked out without a database: every store
 /// applies ``changes`` in order and returns ``plan``.
-struct OfferChanges {
-    enum Change {
+package struct OfferChanges {
+    package enum Change {
         /// The provider renamed a channel's id: its row (and choices) move to the new id.
         case rename(old: ChannelID, new: ChannelID)
         /// A channel seen for the first time.
@@ -15,11 +15,11 @@ struct OfferChanges {
         case seen(ChannelID, name: String)
     }
 
-    private(set) var changes: [Change] = []
-    let plan: ChannelPlan
+    package private(set) var changes: [Change] = []
+    package let plan: ChannelPlan
 
     /// `known`: the source's channels as stored; `existing`: the guide's channels.
-    init(known stored: [SourceChannel], offered: [OfferedChannel], complete: Bool, keepNewChannels: Bool,
+    package init(known stored: [SourceChannel], offered: [OfferedChannel], complete: Bool, keepNewChannels: Bool,
          existing: Set<ChannelID>) {
         var known = Dictionary(stored.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let offeredIDs = Set(offered.map(\.id))

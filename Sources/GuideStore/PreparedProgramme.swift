@@ -5,21 +5,21 @@ import GuideCore
 /// previous ones. It holds a handful of values rather than the programme itself, so handing it over and releasing
 /// it on the writing thread costs a few reference counts, not one per field of the programme.
 public struct PreparedProgramme: Sendable {
-    let channel: ChannelID
+    package let channel: ChannelID
     /// Seconds since 1970.
-    let start: Int64
+    package let start: Int64
     /// The stop the listings gave, if any.
-    let knownStop: Int64?
+    package let knownStop: Int64?
     /// Until a repair derives it, an open-ended programme lasts its stated length, or an hour.
-    let provisionalStop: Int64
-    let title: String
-    let clumpIndex: String?
+    package let provisionalStop: Int64
+    package let title: String
+    package let clumpIndex: String?
     /// The line of the input the programme started on, for the import report.
-    let line: Int?
-    let details: [UInt8]
-    let foldedTitle: String
+    package let line: Int?
+    package let details: [UInt8]
+    package let foldedTitle: String
     /// Folded sub-titles and descriptions.
-    let foldedBody: String
+    package let foldedBody: String
 
     public init(_ programme: Programme, line: Int?) {
         channel = programme.channel

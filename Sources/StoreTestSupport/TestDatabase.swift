@@ -2,6 +2,7 @@ import Foundation
 import GuideCore
 import GuideIngest
 import GuideStore
+import GuideStoreBackends
 import Synchronization
 
 /// Where a test's database goes: SQLite by default; PostgreSQL when `TVGUIDE_TEST_POSTGRES` names a database

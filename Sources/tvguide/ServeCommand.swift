@@ -4,6 +4,7 @@ import GuideCore
 import GuideIngest
 import GuideServer
 import GuideStore
+import GuideStoreBackends
 import Hummingbird
 import ServiceLifecycle
 import TVMaze

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GuideStore
+import GuideStoreBackends
 
 /// `--database`, shared by every subcommand; falls back to `TVGUIDE_DATABASE`, then a per-user data folder.
 struct StoreOptions: ParsableArguments {
@@ -19,14 +20,14 @@ struct StoreOptions: ParsableArguments {
     /// Where this instance keeps its own files (XMLTV exports, cached images): beside an SQLite file; for PostgreSQL,
     /// a folder per database in the data folder (each instance keeps its own).
     var localFiles: String {
-        guard let location = try? PostgresLocation(url: path) else { return path }
+        guard case .postgres(let location)? = try? DatabaseLocation(path) else { return path }
         let name = [location.host, String(location.port), location.database, location.schema].compactMap { $0 }.joined(separator: "-")
         return Self.dataHome + "/tvguide/postgres-" + name
     }
 
     /// The database for messages: a path, or the address without its password.
     var described: String {
-        (try? PostgresLocation(url: path))?.description ?? path
+        (try? DatabaseLocation(path))?.description ?? path
     }
 
     private static var dataHome: String {

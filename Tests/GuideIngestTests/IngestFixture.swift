@@ -13,7 +13,7 @@ struct IngestFixture {
 
     init() async throws {
         location = TestDatabase.location(in: FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-ingest-\(UUID().uuidString)").path)
-        store = try await openGuideDatabase(location)
+        store = try await TestDatabase.open(location)
         importer = ListingImporter(store: store)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import Testing
+@testable import GuideStorePostgres
 @testable import GuideStore
 
 /// PostgreSQL's programme cache keeps at most its capacity, keeps what is asked for again, and keeps each detail apart.

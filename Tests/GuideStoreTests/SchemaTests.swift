@@ -3,6 +3,7 @@ import GRDB
 import GuideCore
 import StoreTestSupport
 import Testing
+@testable import GuideStoreSQLite
 @testable import GuideStore
 
 @Suite struct SchemaTests {

@@ -12,7 +12,7 @@ struct StoreFixture {
 
     init() async throws {
         location = TestDatabase.location(in: FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-test-\(UUID().uuidString)").path)
-        store = try await openGuideDatabase(location)
+        store = try await TestDatabase.open(location)
     }
 
     /// The XMLTV fixtures shared with the XMLTV tests.

@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideStore
 import Synchronization
 
 /// Programmes read from PostgreSQL, kept by id between requests. A programme row never changes once its import

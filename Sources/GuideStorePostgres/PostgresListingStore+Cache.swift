@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideStore
 import NIOCore
 import PostgresNIO
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GuideCore
+import GuideStore
 import ServiceLifecycle
 import Synchronization
 

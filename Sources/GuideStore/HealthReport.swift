@@ -2,16 +2,16 @@ import Foundation
 import GuideCore
 
 /// Channel health worked out from a store's schedule, without a database: each store gathers the rows, this judges.
-enum HealthReport {
+package enum HealthReport {
     /// Gaps shorter than this are breaks between programmes, not missing listings.
     static let shortestGap: Int64 = 30 * 60
 
     /// A channel's sources, highest priority first.
-    typealias Listing = [(id: Int64, name: String)]
+    package typealias Listing = [(id: Int64, name: String)]
 
     /// Each channel with listings in `schedule`, as of `now`; `warnings` compares a channel's sources (called only
     /// for channels with more than one).
-    static func channels(_ schedule: ScheduleIndex, at now: Int64, names: [ChannelID: (key: Int64, name: String)],
+    package static func channels(_ schedule: ScheduleIndex, at now: Int64, names: [ChannelID: (key: Int64, name: String)],
                          sources: [Int64: Listing], warnings: (Int64, Listing) throws -> [String]) rethrows -> [ChannelHealth] {
         try schedule.slots.compactMap { slot -> ChannelHealth? in
             guard !slot.entries.isEmpty, let channel = names[slot.channel] else { return nil }
@@ -36,7 +36,7 @@ enum HealthReport {
     /// Compares each lower source's times with the highest source's for the same titles (`starts`: source -> title
     /// -> starts): when most pairs differ by the same amount (a quarter of an hour or more), the lower source's times
     /// look shifted.
-    static func shiftWarnings(_ starts: [Int64: [Int64: [Int64]]], sources: Listing) -> [String] {
+    package static func shiftWarnings(_ starts: [Int64: [Int64: [Int64]]], sources: Listing) -> [String] {
         guard let reference = sources.first, let referenceStarts = starts[reference.id] else { return [] }
         var warnings: [String] = []
         for other in sources.dropFirst() {

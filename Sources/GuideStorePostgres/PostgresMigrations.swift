@@ -1,4 +1,5 @@
 import PostgresNIO
+import GuideStore
 
 /// The schema for PostgreSQL, one append-only migration at a time, recorded in `schema_migration`.
 ///

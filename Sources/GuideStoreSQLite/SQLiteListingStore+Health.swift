@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GuideCore
+import GuideStore
 
 extension SQLiteListingStore {
     public func channelHealth(at instant: Date) async throws -> [ChannelHealth] {

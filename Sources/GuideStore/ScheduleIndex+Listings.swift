@@ -5,7 +5,7 @@ import GuideCore
 extension ScheduleIndex {
     /// The ids of every slot's programmes overlapping `start..<end`, end to end in slot order; `owners` says which
     /// slot each id is of, and slot `i`'s ids end at `ends[i]`.
-    func windows(_ slots: [Slot], from start: Int64, to end: Int64) -> (ids: [Int64], owners: [Int], ends: [Int]) {
+    package func windows(_ slots: [Slot], from start: Int64, to end: Int64) -> (ids: [Int64], owners: [Int], ends: [Int]) {
         var ids: [Int64] = []
         var owners: [Int] = []
         var ends: [Int] = []
@@ -19,7 +19,7 @@ extension ScheduleIndex {
     }
 
     /// Each slot's listings from the rows fetched for ``windows(_:from:to:)``'s ids (nil rows are left out).
-    static func listings(_ slots: [Slot], ends: [Int], rows: [StoredProgramme?]) -> [ChannelListings] {
+    package static func listings(_ slots: [Slot], ends: [Int], rows: [StoredProgramme?]) -> [ChannelListings] {
         var rows = rows
         var from = 0
         return zip(slots, ends).map { slot, end in
@@ -34,12 +34,12 @@ extension ScheduleIndex {
     }
 
     /// Each channel's now and next ids side by side, 0 (which no programme has) for none: what to fetch for them.
-    static func ids(_ found: [(channel: ChannelID, now: Int64?, next: Int64?)]) -> [Int64] {
+    package static func ids(_ found: [(channel: ChannelID, now: Int64?, next: Int64?)]) -> [Int64] {
         found.flatMap { [$0.now ?? 0, $0.next ?? 0] }
     }
 
     /// Now/next from the rows fetched for ``ids(_:)``.
-    static func nowNext(_ found: [(channel: ChannelID, now: Int64?, next: Int64?)], rows: [StoredProgramme?]) -> [NowNext] {
+    package static func nowNext(_ found: [(channel: ChannelID, now: Int64?, next: Int64?)], rows: [StoredProgramme?]) -> [NowNext] {
         var rows = rows
         return found.indices.map { index in
             NowNext(channel: found[index].channel, now: rows[2 * index].take(), next: rows[2 * index + 1].take())

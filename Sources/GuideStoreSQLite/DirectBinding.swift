@@ -1,5 +1,6 @@
 import GRDB
 import GRDBSQLite
+import GuideStore
 
 /// Binds, steps and reads a GRDB statement through the SQLite C API.
 ///

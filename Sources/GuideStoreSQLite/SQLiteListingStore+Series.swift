@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GuideCore
+import GuideStore
 
 extension SQLiteListingStore {
     private static let showColumns = "s.id, s.name, s.status, s.channel, s.zone, s.url, s.image, s.updated, s.checked_at"

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import GuideCore
+import GuideStore
 
 /// One import inside one write transaction: inserts as the reader goes, then repairs and replaces at the end.
 final class SQLiteImportSession {

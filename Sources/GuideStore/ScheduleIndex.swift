@@ -1,5 +1,3 @@
-import GRDB
-import GRDBSQLite
 import GuideCore
 
 /// Every channel's programmes as (start, stop, id), in memory, ordered like the `programme_by_channel` index.
@@ -8,29 +6,37 @@ import GuideCore
 /// it"). Asked of SQLite, that is four B-tree operations per channel, ~1.5 µs each, 16-20 ms for 3,000 channels;
 /// here it is two binary searches per channel, and SQLite only fetches the rows found. 24 bytes per programme
 /// (17 MB for 700,000), loaded once per change of the listings (``generation``) in ~0.1 s.
-struct ScheduleIndex: Sendable {
-    struct Entry: Sendable {
-        var start: Int64
-        var stop: Int64
-        var id: Int64
+package struct ScheduleIndex: Sendable {
+    package struct Entry: Sendable {
+        package var start: Int64
+        package var stop: Int64
+        package var id: Int64
+
+        package init(start: Int64, stop: Int64, id: Int64) {
+            (self.start, self.stop, self.id) = (start, stop, id)
+        }
     }
 
-    struct Slot: Sendable {
-        var channel: ChannelID
-        var entries: Range<Int>
+    package struct Slot: Sendable {
+        package var channel: ChannelID
+        package var entries: Range<Int>
+
+        package init(channel: ChannelID, entries: Range<Int>) {
+            (self.channel, self.entries) = (channel, entries)
+        }
     }
 
     /// The `guide_state.generation` the index was read at.
-    let generation: Int64
+    package let generation: Int64
     /// Channels in guide order, each with its span of ``entries``.
-    let slots: [Slot]
-    let entries: [Entry]
+    package let slots: [Slot]
+    package let entries: [Entry]
     /// The longest programme: how far back "on now" has to look.
-    let longest: Int64
+    package let longest: Int64
     /// Where each channel is in ``slots``.
-    let slotIndex: [ChannelID: Int]
+    package let slotIndex: [ChannelID: Int]
 
-    init(generation: Int64, slots: [Slot], entries: [Entry], longest: Int64) {
+    package init(generation: Int64, slots: [Slot], entries: [Entry], longest: Int64) {
         self.generation = generation
         self.slots = slots
         self.entries = entries
@@ -39,46 +45,9 @@ struct ScheduleIndex: Sendable {
     }
 
     /// The slots of `channels` in that order (an unknown channel gets an empty slot), or every slot.
-    func slots(for channels: [ChannelID]?) -> [Slot] {
+    package func slots(for channels: [ChannelID]?) -> [Slot] {
         guard let channels else { return slots }
         return channels.map { channel in slotIndex[channel].map { slots[$0] } ?? Slot(channel: channel, entries: 0..<0) }
-    }
-
-    /// The current generation of the listings; every write that changes programmes increments it.
-    static func generation(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT generation FROM guide_state") ?? 0
-    }
-
-    static func load(_ db: Database) throws -> ScheduleIndex {
-        let generation = try generation(db)
-        var channels: [(key: Int64, id: ChannelID)] = []
-        for row in try Row.fetchAll(db, sql: "SELECT key, id FROM channel ORDER BY position, key") {
-            channels.append((row[0], ChannelID(row[1] as String)))
-        }
-        var entries: [Entry] = []
-        var spans: [Int64: Range<Int>] = [:]
-        var longest: Int64 = 0
-        // Stepped through the C API: GRDB's row decoding costs more than SQLite's index scan here.
-        let rows = DirectBinding(try db.makeStatement(sql: """
-            SELECT channel_key, start, stop, id FROM programme INDEXED BY programme_by_channel
-            WHERE hidden = 0 ORDER BY channel_key, start, stop, hidden, id
-            """))
-        var currentKey: Int64?
-        var firstOfKey = 0
-        try rows.forEachRow(db) { row in
-            let key = sqlite3_column_int64(row, 0)
-            if key != currentKey {
-                if let currentKey { spans[currentKey] = firstOfKey..<entries.count }
-                currentKey = key
-                firstOfKey = entries.count
-            }
-            let entry = Entry(start: sqlite3_column_int64(row, 1), stop: sqlite3_column_int64(row, 2), id: sqlite3_column_int64(row, 3))
-            longest = max(longest, entry.stop - entry.start)
-            entries.append(entry)
-        }
-        if let currentKey { spans[currentKey] = firstOfKey..<entries.count }
-        let slots = channels.map { Slot(channel: $0.id, entries: spans[$0.key] ?? 0..<0) }
-        return ScheduleIndex(generation: generation, slots: slots, entries: entries, longest: longest)
     }
 
     /// The ids of the programmes in `slot` that overlap `start..<end` (a zero-length one counts when it is inside),
@@ -95,7 +64,7 @@ struct ScheduleIndex: Sendable {
     }
 
     /// The ids of what is on at `time` (`start <= time < stop`) and what follows it, for each slot.
-    func nowNext(at time: Int64, in slots: [Slot]) -> [(channel: ChannelID, now: Int64?, next: Int64?)] {
+    package func nowNext(at time: Int64, in slots: [Slot]) -> [(channel: ChannelID, now: Int64?, next: Int64?)] {
         slots.map { slot in
             let range = slot.entries
             // Walking back from the last start at or before `time`, in the index's descending order, the first one

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import GuideCore
+import GuideStore
 
 extension SQLiteImportSession {
     /// Walks the new programmes channel by channel and applies the documented repairs (``ListingRepair``).

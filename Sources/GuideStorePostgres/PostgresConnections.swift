@@ -4,6 +4,7 @@ import NIOCore
 import NIOSSL
 import PostgresNIO
 import Synchronization
+import GuideStore
 
 /// Connections to one PostgreSQL database: PostgresNIO's `PostgresClient`, which keeps at most `limit` open and
 /// lends them to async callers. Its ``run()`` must be running (in the service group, or on its own: ``openGuideDatabase``) for

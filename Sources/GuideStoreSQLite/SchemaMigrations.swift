@@ -1,6 +1,7 @@
 import Foundation
 import Crypto
 import GRDB
+import GuideStore
 
 /// The schema, one append-only migration at a time. Times are whole seconds since 1970 (UTC).
 enum SchemaMigrations {

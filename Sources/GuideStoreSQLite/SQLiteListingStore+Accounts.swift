@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GuideCore
+import GuideStore
 
 extension SQLiteListingStore {
     private static let profileColumns = "id, name, role, secret_kind, day_start_hour, time_zone"

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GuideCore
+import GuideStore
 
 extension SQLiteListingStore {
     public func channels() async throws -> [Channel] {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import GuideCore
+import GuideStore
 
 /// Reads programme rows through the SQLite C API: GRDB's per-value row access cost about as much as decoding the
 /// programme itself when now/next reads 6,000 of them.

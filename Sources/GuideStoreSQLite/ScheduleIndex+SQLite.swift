@@ -1,0 +1,43 @@
+import GRDB
+import GRDBSQLite
+import GuideCore
+import GuideStore
+
+extension ScheduleIndex {
+    /// The current generation of the listings; every write that changes programmes increments it.
+    static func generation(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT generation FROM guide_state") ?? 0
+    }
+
+    static func load(_ db: Database) throws -> ScheduleIndex {
+        let generation = try generation(db)
+        var channels: [(key: Int64, id: ChannelID)] = []
+        for row in try Row.fetchAll(db, sql: "SELECT key, id FROM channel ORDER BY position, key") {
+            channels.append((row[0], ChannelID(row[1] as String)))
+        }
+        var entries: [Entry] = []
+        var spans: [Int64: Range<Int>] = [:]
+        var longest: Int64 = 0
+        // Stepped through the C API: GRDB's row decoding costs more than SQLite's index scan here.
+        let rows = DirectBinding(try db.makeStatement(sql: """
+            SELECT channel_key, start, stop, id FROM programme INDEXED BY programme_by_channel
+            WHERE hidden = 0 ORDER BY channel_key, start, stop, hidden, id
+            """))
+        var currentKey: Int64?
+        var firstOfKey = 0
+        try rows.forEachRow(db) { row in
+            let key = sqlite3_column_int64(row, 0)
+            if key != currentKey {
+                if let currentKey { spans[currentKey] = firstOfKey..<entries.count }
+                currentKey = key
+                firstOfKey = entries.count
+            }
+            let entry = Entry(start: sqlite3_column_int64(row, 1), stop: sqlite3_column_int64(row, 2), id: sqlite3_column_int64(row, 3))
+            longest = max(longest, entry.stop - entry.start)
+            entries.append(entry)
+        }
+        if let currentKey { spans[currentKey] = firstOfKey..<entries.count }
+        let slots = channels.map { Slot(channel: $0.id, entries: spans[$0.key] ?? 0..<0) }
+        return ScheduleIndex(generation: generation, slots: slots, entries: entries, longest: longest)
+    }
+}
