@@ -50,4 +50,44 @@ package enum SourceMerge {
         guard low < shown.count else { return false }
         return row.stop > row.start ? shown[low].start < row.stop : shown[low].start <= row.start
     }
+
+    /// Re-merges the channels (by key) that more than one source lists, and shows all of a channel left with one;
+    /// returns how many of `source`'s programmes are hidden in them.
+    @discardableResult
+    package static func remerge(_ db: some SQLStatements, channels: [Int64], counting source: Int64? = nil) async throws -> Int {
+        guard !channels.isEmpty else { return 0 }
+        let shared = try await db.column("""
+            SELECT channel_key FROM source_coverage WHERE channel_key IN \(keys: channels)
+            GROUP BY channel_key HAVING count(*) > 1
+            """, as: Int64.self)
+        var total = 0
+        var flipped: [Int64] = []
+        for channel in shared {
+            let rows = try await db.rows("""
+                SELECT p.id, p.start, p.stop, s.priority, p.source_id, p.hidden FROM programme p JOIN source s ON s.id = p.source_id
+                WHERE p.channel_key = \(channel)
+                """).map { row in
+                Row(id: try row.value(0), start: try row.value(1), stop: try row.value(2), priority: try row.value(3),
+                    source: try row.value(4), hidden: try row.value(5))
+            }
+            let hidden = Self.hidden(rows)
+            total += rows.filter { $0.source == source && hidden.contains($0.id) }.count
+            flipped.append(contentsOf: rows.filter { $0.hidden != hidden.contains($0.id) }.map(\.id))
+        }
+        if !flipped.isEmpty {
+            try await db.execute("UPDATE programme SET hidden = NOT hidden WHERE id IN \(keys: flipped)")
+        }
+        let single = Array(Set(channels).subtracting(shared))
+        if !single.isEmpty {
+            try await db.execute("UPDATE programme SET hidden = \(false) WHERE channel_key IN \(keys: single) AND hidden = \(true)")
+        }
+        return total
+    }
+
+    /// Re-merges every channel `source` lists (its priority changed) and moves the generation on.
+    package static func remergeAll(_ db: some SQLStatements, source: Int64) async throws {
+        try await remerge(db, channels: try await db.column("SELECT channel_key FROM source_coverage WHERE source_id = \(source)",
+                                                            as: Int64.self))
+        try await db.execute("UPDATE guide_state SET generation = generation + 1")
+    }
 }

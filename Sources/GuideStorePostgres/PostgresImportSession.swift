@@ -144,8 +144,8 @@ final class PostgresImportSession {
         }
     }
 
-    /// Repairs the new rows, drops what they replace, merges, and returns the summary.
-    func finish() async throws -> ImportSummary {
+    /// Repairs the new rows and drops what they replace; the shared end of the import (``ImportFinish``) does the rest.
+    func finish() async throws -> ImportFinish {
         try await flush()
         let removed = try await repair()
         let spans = tally.coverage.map { (key: $0.key, start: $0.value.start, end: $0.value.end) }
@@ -161,18 +161,9 @@ final class PostgresImportSession {
             ON CONFLICT (channel_key, source_id) DO UPDATE
             SET first = least(source_coverage.first, excluded.first), last = greatest(source_coverage.last, excluded.last)
             """)
-        let stored = tally.programmeCount - removed
-        let hidden = try await PostgresMerge.remerge(link, channels: Array(retiredChannels.union(tally.coverage.keys)), counting: sourceID)
-        let channelCount = tally.channelCount
-        try await link.execute("""
-            UPDATE import_run SET channels = \(channelCount), programmes = \(stored), issues = \(issues.total) WHERE id = \(importID)
-            """)
-        try await link.execute("UPDATE guide_state SET generation = generation + 1")
-        try await link.execute("""
-            UPDATE source SET imported_at = (SELECT started_at FROM import_run WHERE id = \(importID)) WHERE id = \(sourceID)
-            """)
-        return ImportSummary(source: source, channels: channelCount, programmes: stored, replaced: replaced + retired, hidden: hidden,
-                             issues: issues)
+        return ImportFinish(source: source, sourceID: sourceID, importID: importID,
+                            touchedChannels: Array(retiredChannels.union(tally.coverage.keys)), channels: tally.channelCount,
+                            programmes: tally.programmeCount - removed, replaced: replaced + retired, issues: issues)
     }
 
     /// Applies the documented repairs (``ListingRepair``) to this import's rows; how many it deleted.
@@ -201,50 +192,5 @@ final class PostgresImportSession {
             try await link.execute("DELETE FROM programme p USING unnest(\(repair.duplicates)::bigint[]) AS d(id) WHERE p.id = d.id")
         }
         return repair.duplicates.count
-    }
-}
-
-/// ``SourceMerge`` for PostgreSQL: which programmes the guide shows where several sources list a channel.
-enum PostgresMerge {
-    /// Re-merges the channels (by key); returns how many of `source`'s programmes are hidden in them.
-    @discardableResult
-    static func remerge(_ link: PostgresLink, channels: [Int64], counting source: Int64? = nil) async throws -> Int {
-        guard !channels.isEmpty else { return 0 }
-        let shared = try await link.query("""
-            SELECT s.channel_key FROM source_coverage s JOIN unnest(\(channels)::bigint[]) AS c(key) ON s.channel_key = c.key
-            GROUP BY s.channel_key HAVING count(*) > 1
-            """).map { try $0.decode(Int64.self) }
-        var total = 0
-        var flipped: [Int64] = []
-        for channel in shared {
-            let rows = try await link.query("""
-                SELECT p.id, p.start, p.stop, s.priority, p.source_id, p.hidden FROM programme p JOIN source s ON s.id = p.source_id
-                WHERE p.channel_key = \(channel)
-                """).map { row in
-                let (id, start, stop, priority, source, hidden) = try row.decode((Int64, Int64, Int64, Int, Int64, Bool).self)
-                return SourceMerge.Row(id: id, start: start, stop: stop, priority: priority, source: source, hidden: hidden)
-            }
-            let hidden = SourceMerge.hidden(rows)
-            total += rows.filter { $0.source == source && hidden.contains($0.id) }.count
-            flipped.append(contentsOf: rows.filter { $0.hidden != hidden.contains($0.id) }.map(\.id))
-        }
-        if !flipped.isEmpty {
-            try await link.execute("UPDATE programme p SET hidden = NOT p.hidden FROM unnest(\(flipped)::bigint[]) AS f(id) WHERE p.id = f.id")
-        }
-        // A channel left with one source shows all of it.
-        let single = Array(Set(channels).subtracting(shared))
-        if !single.isEmpty {
-            try await link.execute("""
-                UPDATE programme p SET hidden = false FROM unnest(\(single)::bigint[]) AS c(key) WHERE p.channel_key = c.key AND p.hidden
-                """)
-        }
-        return total
-    }
-
-    /// Re-merges every channel `source` lists.
-    static func remergeAll(_ link: PostgresLink, source: Int64) async throws {
-        try await remerge(link, channels: try await link.query("SELECT channel_key FROM source_coverage WHERE source_id = \(source)")
-            .map { try $0.decode(Int64.self) })
-        try await link.execute("UPDATE guide_state SET generation = generation + 1")
     }
 }

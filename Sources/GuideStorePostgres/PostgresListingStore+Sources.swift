@@ -3,203 +3,48 @@ import GuideCore
 import GuideStore
 import PostgresNIO
 
+/// The shared scripts (``SourceScripts``) in PostgreSQL's transactions and reads; health and refresh claims are
+/// PostgreSQL's own.
 extension PostgresListingStore {
     public func sources() async throws -> [SourceStatus] {
-        try await pool.withConnection { link in
-            var counts: [Int64: (Int, Int)] = [:]
-            for row in try await link.query("SELECT source_id, count(*), count(*) FILTER (WHERE hidden) FROM programme GROUP BY source_id") {
-                let (id, total, hidden) = try row.decode((Int64, Int, Int).self)
-                counts[id] = (total, hidden)
-            }
-            return try await link.query("""
-                SELECT id, definition, last_attempt, last_success, last_outcome, last_error, last_bytes, last_programmes,
-                       last_repairs, last_duration, failures_in_row, refresh_started_at
-                FROM source WHERE definition IS NOT NULL ORDER BY priority DESC, name COLLATE "C"
-                """).compactMap { row in
-                let (id, text, attempt, success, outcome, error, bytes, programmes, repairs, duration, failures, started) = try row.decode(
-                    (Int64, String?, Int64?, Int64?, String?, String?, Int64, Int, Int, Double, Int, Int64?).self)
-                guard let definition = StoredDefinition.definition(text) else { return nil }
-                let count = counts[id] ?? (0, 0)
-                return SourceStatus(definition: definition, lastAttempt: Self.date(attempt), lastSuccess: Self.date(success),
-                                    lastOutcome: outcome.flatMap(RefreshOutcome.init(rawValue:)), lastError: error, lastBytes: bytes,
-                                    lastProgrammes: programmes, lastRepairs: repairs, lastDuration: duration,
-                                    programmes: count.0, hidden: count.1, failuresInRow: failures, unfinishedSince: Self.date(started))
-            }
-        }
+        try await reading { try await SourceScripts.sources($0) }
     }
 
     public func addSource(_ definition: SourceDefinition) async throws {
-        try check(definition)
-        let json = try StoredDefinition.json(definition)
-        try await writing { link in
-            let existing = try await link.query("SELECT id, definition FROM source WHERE name = \(definition.name.rawValue) FOR UPDATE").first
-            if let existing, try existing.decode((Int64, String?).self).1 != nil {
-                throw StoreError(.conflict, "there is already a source called \(definition.name)")
-            }
-            // A path or URL imported by hand before becomes this configured source, listings and all.
-            guard let id = try await link.value("""
-                INSERT INTO source (name, priority, definition) VALUES (\(definition.name.rawValue), \(definition.priority), \(json))
-                ON CONFLICT (name) DO UPDATE SET priority = excluded.priority, definition = excluded.definition RETURNING id
-                """, as: Int64.self) else { throw StoreError(.failed, "the source \(definition.name) was not stored") }
-            for channel in definition.channels {
-                try await link.execute("""
-                    INSERT INTO source_channel (source_id, channel_id, name, keep) VALUES (\(id), \(channel), \(channel), true)
-                    ON CONFLICT (source_id, channel_id) DO UPDATE SET keep = true
-                    """)
-            }
-            if existing != nil { try await PostgresMerge.remergeAll(link, source: id) }
-        }
+        try await transaction { try await SourceScripts.add(definition, $0) }
     }
 
     public func updateSource(_ definition: SourceDefinition) async throws {
-        try check(definition)
-        let json = try StoredDefinition.json(definition)
-        try await writing { link in
-            let id = try await configuredSourceID(link, definition.name)
-            let old = try await link.value("SELECT priority FROM source WHERE id = \(id)", as: Int.self)
-            try await link.execute("UPDATE source SET priority = \(definition.priority), definition = \(json) WHERE id = \(id)")
-            for channel in definition.channels {
-                try await link.execute("""
-                    INSERT INTO source_channel (source_id, channel_id, name, keep) VALUES (\(id), \(channel), \(channel), true)
-                    ON CONFLICT DO NOTHING
-                    """)
-            }
-            if old != definition.priority { try await PostgresMerge.remergeAll(link, source: id) }
-        }
+        try await transaction { try await SourceScripts.update(definition, $0) }
     }
 
     public func removeSource(_ name: SourceName) async throws -> Int {
-        try await writing { link in
-            // Imports take the same lock: a source is not removed under an import of it.
-            try await link.execute(locks.imports)
-            guard let id = try await link.value("SELECT id FROM source WHERE name = \(name.rawValue)", as: Int64.self) else {
-                throw StoreError(.notFound, "there is no source called \(name)")
-            }
-            let channels = try await link.query("SELECT channel_key FROM source_coverage WHERE source_id = \(id)").map { try $0.decode(Int64.self) }
-            let removed = try await link.execute("DELETE FROM programme WHERE source_id = \(id)")
-            try await link.execute("DELETE FROM source_coverage WHERE source_id = \(id)")
-            try await link.execute("DELETE FROM import_run WHERE source_id = \(id)")
-            try await link.execute("DELETE FROM source WHERE id = \(id)")
-            try await PostgresMerge.remerge(link, channels: channels)
-            try await link.execute("UPDATE guide_state SET generation = generation + 1")
-            return removed
-        }
+        try await transaction { try await SourceScripts.remove(name, $0) }
     }
 
     public func sourceChannels(of name: SourceName) async throws -> [SourceChannel] {
-        try await pool.withConnection { link in
-            let id = try await configuredSourceID(link, name)
-            return try await link.query("""
-                SELECT channel_id, name, keep, mapped_to, last_seen FROM source_channel WHERE source_id = \(id)
-                ORDER BY lower(name) COLLATE "C", channel_id COLLATE "C"
-                """).map(Self.sourceChannel)
-        }
+        try await reading { try await SourceScripts.channels(of: name, $0) }
     }
 
     public func chooseSourceChannels(_ channels: [SourceChannel], of name: SourceName) async throws {
-        try await pool.transaction { link in
-            let id = try await configuredSourceID(link, name)
-            for channel in channels {
-                let mapped = channel.mappedTo.flatMap { $0 == channel.id || $0.rawValue.isEmpty ? nil : $0.rawValue }
-                try await link.execute("""
-                    INSERT INTO source_channel (source_id, channel_id, name, keep, mapped_to)
-                    VALUES (\(id), \(channel.id.rawValue), \(channel.name), \(channel.keep), \(mapped))
-                    ON CONFLICT (source_id, channel_id) DO UPDATE SET keep = excluded.keep, mapped_to = excluded.mapped_to
-                    """)
-            }
-        }
+        try await transaction { try await SourceScripts.choose(channels, of: name, $0) }
     }
 
     public func recordOffer(_ offered: [OfferedChannel], of name: SourceName, at instant: Date,
                             complete: Bool) async throws -> ChannelPlan {
-        let seen = instant.unixSeconds
-        return try await pool.transaction { link in
-            let id = try await configuredSourceID(link, name)
-            let definition = StoredDefinition.definition(try await link.value("SELECT definition FROM source WHERE id = \(id) FOR UPDATE",
-                                                                        as: String.self))
-            let known = try await link.query("""
-                SELECT channel_id, name, keep, mapped_to, last_seen FROM source_channel WHERE source_id = \(id)
-                """).map(Self.sourceChannel)
-            let existing = Set(try await link.query("SELECT id FROM channel").map { ChannelID(try $0.decode(String.self)) })
-            let offer = OfferChanges(known: known, offered: offered, complete: complete,
-                                     keepNewChannels: definition?.keepNewChannels ?? true, existing: existing)
-            for change in offer.changes {
-                switch change {
-                case .rename(let old, let new):
-                    try await link.execute("""
-                        UPDATE source_channel SET channel_id = \(new.rawValue) WHERE source_id = \(id) AND channel_id = \(old.rawValue)
-                        """)
-                case .add(let channel, let name, let keep):
-                    try await link.execute("""
-                        INSERT INTO source_channel (source_id, channel_id, name, keep) VALUES (\(id), \(channel.rawValue), \(name), \(keep))
-                        """)
-                case .map(let channel, let target):
-                    try await link.execute("""
-                        UPDATE source_channel SET mapped_to = \(target.rawValue) WHERE source_id = \(id) AND channel_id = \(channel.rawValue)
-                        """)
-                case .seen(let channel, let name):
-                    try await link.execute("""
-                        UPDATE source_channel SET name = \(name), last_seen = \(seen) WHERE source_id = \(id) AND channel_id = \(channel.rawValue)
-                        """)
-                }
-            }
-            return offer.plan
-        }
+        try await transaction { try await SourceScripts.recordOffer(offered, of: name, at: instant, complete: complete, $0) }
     }
 
     public func validators(of name: SourceName) async throws -> [String: HTTPValidators] {
-        try await pool.withConnection { link in
-            let id = try await configuredSourceID(link, name)
-            var validators: [String: HTTPValidators] = [:]
-            for row in try await link.query("SELECT url, etag, last_modified FROM source_fetch WHERE source_id = \(id)") {
-                let (url, etag, lastModified) = try row.decode((String, String?, String?).self)
-                validators[url] = HTTPValidators(etag: etag, lastModified: lastModified)
-            }
-            return validators
-        }
+        try await reading { try await SourceScripts.validators(of: name, $0) }
     }
 
     public func recordRefreshStart(of name: SourceName, at instant: Date) async throws {
-        try await pool.transaction { link in
-            let id = try await configuredSourceID(link, name)
-            try await link.execute("""
-                UPDATE source SET
-                    last_attempt = coalesce(refresh_started_at, last_attempt),
-                    last_outcome = CASE WHEN refresh_started_at IS NULL THEN last_outcome ELSE 'failed' END,
-                    last_error = CASE WHEN refresh_started_at IS NULL THEN last_error ELSE \(SourceStatus.unfinishedRefresh) END,
-                    failures_in_row = failures_in_row + CASE WHEN refresh_started_at IS NULL THEN 0 ELSE 1 END,
-                    refresh_started_at = \(instant.unixSeconds)
-                WHERE id = \(id)
-                """)
-        }
+        try await transaction { try await SourceScripts.recordRefreshStart(of: name, at: instant, $0) }
     }
 
     public func recordRefresh(_ record: RefreshRecord, of name: SourceName) async throws {
-        try await pool.transaction { link in
-            let id = try await configuredSourceID(link, name)
-            let at = record.at.unixSeconds
-            if record.outcome == .failed {
-                try await link.execute("""
-                    UPDATE source SET last_attempt = \(at), last_outcome = \(record.outcome.rawValue), last_error = \(record.error),
-                                      last_duration = \(record.duration), failures_in_row = failures_in_row + 1,
-                                      refresh_started_at = NULL
-                    WHERE id = \(id)
-                    """)
-                return
-            }
-            try await link.execute("""
-                UPDATE source SET last_attempt = \(at), last_success = \(at), last_outcome = \(record.outcome.rawValue), last_error = NULL,
-                                  last_bytes = \(record.bytes), last_programmes = \(record.programmes), last_repairs = \(record.repairs),
-                                  last_duration = \(record.duration), failures_in_row = 0, refresh_started_at = NULL
-                WHERE id = \(id)
-                """)
-            for (url, validators) in record.validators {
-                try await link.execute("""
-                    INSERT INTO source_fetch (source_id, url, etag, last_modified) VALUES (\(id), \(url), \(validators.etag), \(validators.lastModified))
-                    ON CONFLICT (source_id, url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified
-                    """)
-            }
-        }
+        try await transaction { try await SourceScripts.recordRefresh(record, of: name, $0) }
     }
 
     public func channelHealth(at instant: Date) async throws -> [ChannelHealth] {
@@ -249,22 +94,6 @@ extension PostgresListingStore {
                 throw error
             }
         }
-    }
-
-    private func check(_ definition: SourceDefinition) throws {
-        if let problem = definition.problem { throw StoreError(.invalid, problem) }
-    }
-
-    private func configuredSourceID(_ link: PostgresLink, _ name: SourceName) async throws -> Int64 {
-        guard let id = try await link.value("SELECT id FROM source WHERE name = \(name.rawValue) AND definition IS NOT NULL", as: Int64.self) else {
-            throw StoreError(.notFound, "there is no source called \(name); `tvguide sources list` shows them")
-        }
-        return id
-    }
-
-    private static func sourceChannel(_ row: PostgresRow) throws -> SourceChannel {
-        let (id, name, keep, mapped, seen) = try row.decode((String, String, Bool, String?, Int64?).self)
-        return SourceChannel(id: ChannelID(id), name: name, keep: keep, mappedTo: mapped.map { ChannelID($0) }, lastSeen: date(seen))
     }
 
     static func date(_ seconds: Int64?) -> Date? {

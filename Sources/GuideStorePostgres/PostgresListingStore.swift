@@ -70,9 +70,9 @@ public final class PostgresListingStore: GuideDatabase {
     public func importListings(from source: SourceName, reading feed: ImportFeed) async throws -> ImportSummary {
         let startedAt = now().unixSeconds
         do {
-            return try await writing { link in
-                try await link.execute(locks.imports)
-                let session = try await PostgresImportSession(link: link, source: source, startedAt: startedAt)
+            return try await transaction { statements in
+                try await statements.takeListingsTurn()
+                let session = try await PostgresImportSession(link: statements.link, source: source, startedAt: startedAt)
                 while let batch = await feed.next() {
                     switch batch {
                     case .items(let items): for item in items { try await session.apply(item) }
@@ -80,7 +80,7 @@ public final class PostgresListingStore: GuideDatabase {
                     case .failed(let error): throw error
                     }
                 }
-                return try await session.finish()
+                return try await session.finish().run(statements)
             }
         } catch {
             feed.cancel()

@@ -156,8 +156,8 @@ final class SQLiteImportSession {
         }
     }
 
-    /// Repairs the new rows, drops what they replace, and returns the summary.
-    func finish() throws -> ImportSummary {
+    /// Repairs the new rows and drops what they replace; the shared end of the import (``ImportFinish``) does the rest.
+    func finish() throws -> ImportFinish {
         let removed = try repair()
         var replaced = 0
         let delete = try db.makeStatement(sql: """
@@ -168,7 +168,6 @@ final class SQLiteImportSession {
             try delete.execute(arguments: [sourceID, channel, importID, span.end, span.start, span.start])
             replaced += db.changesCount
         }
-        let stored = tally.programmeCount - removed
         let spread = try db.makeStatement(sql: """
             INSERT INTO source_coverage (source_id, channel_key, first, last) VALUES (?, ?, ?, ?)
             ON CONFLICT DO UPDATE SET first = min(first, excluded.first), last = max(last, excluded.last)
@@ -176,15 +175,9 @@ final class SQLiteImportSession {
         for (channel, span) in tally.coverage {
             try spread.execute(arguments: [sourceID, channel, span.start, span.end])
         }
-        let hidden = try SourceMerge.remerge(db, channels: Array(retiredChannels.union(tally.coverage.keys)), counting: sourceID)
-        let channelCount = tally.channelCount
-        try db.execute(sql: "UPDATE import_run SET channels = ?, programmes = ?, issues = ? WHERE id = ?",
-                       arguments: [channelCount, stored, issues.total, importID])
-        try db.execute(sql: "UPDATE guide_state SET generation = generation + 1")
-        try db.execute(sql: "UPDATE source SET imported_at = (SELECT started_at FROM import_run WHERE id = ?) WHERE id = ?",
-                       arguments: [importID, sourceID])
-        return ImportSummary(source: source, channels: channelCount, programmes: stored, replaced: replaced + retired, hidden: hidden,
-                             issues: issues)
+        return ImportFinish(source: source, sourceID: sourceID, importID: importID,
+                            touchedChannels: Array(retiredChannels.union(tally.coverage.keys)), channels: tally.channelCount,
+                            programmes: tally.programmeCount - removed, replaced: replaced + retired, issues: issues)
     }
 }
 

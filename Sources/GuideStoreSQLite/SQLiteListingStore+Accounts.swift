@@ -40,7 +40,7 @@ extension SQLiteListingStore {
         let createdAt = now().unixSeconds
         return try await mapErrors {
             // Writes are serialized: the check and the insert are one step for every other writer.
-            try await pool.write { db in
+            try await write { db in
                 if onlyIfFirst, try Bool.fetchOne(db, sql: "SELECT 1 FROM profile LIMIT 1") == true {
                     throw StoreError(.conflict, "tvguide is already set up")
                 }
@@ -73,7 +73,7 @@ extension SQLiteListingStore {
         let now = instant.unixSeconds
         let firstLock = rule.wait(afterFailures: 1).map { now + Int64($0) } ?? 0
         return try await mapErrors {
-            try await pool.write { db in
+            try await write { db in
                 // The increment and the wait it starts are one statement; a waiting key matches no row to update.
                 if let row = try Row.fetchOne(db, sql: """
                     INSERT INTO signin_throttle (address, name, failures, locked_until, trusted_until, updated_at)
@@ -100,7 +100,7 @@ extension SQLiteListingStore {
     public func recordSignInSuccess(address: String, name: String, trustedUntil: Date, at instant: Date) async throws {
         let pair = ThrottleKey(address: address, name: name), now = instant.unixSeconds
         try await mapErrors {
-            try await pool.write { db in
+            try await write { db in
                 try db.execute(sql: """
                     INSERT INTO signin_throttle (address, name, failures, locked_until, trusted_until, updated_at)
                     VALUES (?, ?, 0, 0, ?, ?)
@@ -133,7 +133,7 @@ extension SQLiteListingStore {
     public func clearSignInCounts(name: String) async throws -> Int {
         let folded = ThrottleKey(address: "", name: name).name
         return try await mapErrors {
-            try await pool.write { db in
+            try await write { db in
                 try db.execute(sql: "DELETE FROM signin_throttle WHERE name = ? AND trusted_until = 0", arguments: [folded])
                 let cleared = db.changesCount
                 try db.execute(sql: "UPDATE signin_throttle SET failures = 0, locked_until = 0 WHERE name = ?", arguments: [folded])
@@ -145,7 +145,7 @@ extension SQLiteListingStore {
     public func pruneSignInCounts(idleSince instant: Date) async throws {
         let cutoff = instant.unixSeconds
         try await mapErrors {
-            try await pool.write { db in
+            try await write { db in
                 try db.execute(sql: "DELETE FROM signin_throttle WHERE updated_at < ? AND trusted_until < ?", arguments: [cutoff, cutoff])
             }
         }
@@ -162,7 +162,7 @@ extension SQLiteListingStore {
 
     public func setLineup(_ channels: [ChannelID], of id: ProfileID) async throws {
         try await mapErrors {
-            try await pool.write { db in
+            try await write { db in
                 try db.execute(sql: "DELETE FROM profile_channel WHERE profile_id = ?", arguments: [id.rawValue])
                 var seen = Set<ChannelID>()
                 for channel in channels where seen.insert(channel).inserted {
@@ -177,7 +177,7 @@ extension SQLiteListingStore {
         // The server's clock, not the store's: `serve --pretend-now` may run it days away from the real one.
         let createdAt = instant.unixSeconds
         try await mapErrors {
-            try await pool.write { db in
+            try await write { db in
                 // Sign-ins are rare: a good moment to forget expired sessions.
                 try db.execute(sql: "DELETE FROM session WHERE expires_at < ?", arguments: [createdAt])
                 try db.execute(sql: "INSERT INTO session (token_hash, profile_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
@@ -198,13 +198,13 @@ extension SQLiteListingStore {
     }
 
     public func deleteSession(tokenHash: String) async throws {
-        try await mapErrors { try await pool.write { try $0.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash]) } }
+        try await mapErrors { try await write { try $0.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash]) } }
     }
 
     public func createAPIToken(tokenHash: String, name: String, scope: APIToken.Scope, for id: ProfileID) async throws -> APIToken {
         let createdAt = now()
         return try await mapErrors {
-            try await pool.write { db in
+            try await write { db in
                 try db.execute(sql: "INSERT INTO api_token (token_hash, profile_id, name, scope, created_at) VALUES (?, ?, ?, ?, ?)",
                                arguments: [tokenHash, id.rawValue, name, scope.rawValue, createdAt.unixSeconds])
                 return APIToken(id: db.lastInsertedRowID, name: name, scope: scope,
@@ -232,7 +232,7 @@ extension SQLiteListingStore {
 
     public func tokenProfile(tokenHash: String, at instant: Date) async throws -> (profile: Profile, scope: APIToken.Scope)? {
         try await mapErrors {
-            try await pool.write { db in
+            try await write { db in
                 guard let token = try Row.fetchOne(db, sql: "SELECT profile_id, scope FROM api_token WHERE token_hash = ?",
                                                    arguments: [tokenHash]) else { return nil }
                 try db.execute(sql: "UPDATE api_token SET last_used_at = ? WHERE token_hash = ?",
@@ -247,7 +247,7 @@ extension SQLiteListingStore {
     /// Runs one changing statement; `missing` is the error when it touched no row.
     private func change(_ sql: String, _ arguments: StatementArguments, missing: String) async throws {
         try await mapErrors {
-            try await pool.write { db in
+            try await write { db in
                 try db.execute(sql: sql, arguments: arguments)
                 if db.changesCount == 0 { throw StoreError(.notFound, missing) }
             }

@@ -17,7 +17,7 @@ extension SQLiteListingStore {
 
     public func storeResponse(_ response: CachedResponse, for key: String) async throws {
         try await mapErrors {
-            try await pool.write { db in
+            try await write { db in
                 try db.execute(sql: """
                     INSERT INTO api_cache (key, status, body, fetched_at) VALUES (?, ?, ?, ?)
                     ON CONFLICT (key) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at = excluded.fetched_at
@@ -28,7 +28,7 @@ extension SQLiteListingStore {
 
     public func forgetResponses(keys: [String], prefixes: [String]) async throws -> Int {
         try await mapErrors {
-            try await pool.write { db in
+            try await write { db in
                 var removed = 0
                 for key in keys {
                     try db.execute(sql: "DELETE FROM api_cache WHERE key = ?", arguments: [key])
@@ -46,7 +46,7 @@ extension SQLiteListingStore {
 
     public func pruneResponses(fetchedBefore instant: Date, keepingAtMost bytes: Int) async throws -> Int {
         try await mapErrors {
-            try await pool.write { db in
+            try await write { db in
                 try db.execute(sql: "DELETE FROM api_cache WHERE fetched_at < ?", arguments: [instant.unixSeconds])
                 let old = db.changesCount
                 try db.execute(sql: """

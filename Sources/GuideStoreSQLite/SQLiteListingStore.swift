@@ -12,6 +12,9 @@ public final class SQLiteListingStore: GuideDatabase {
     let now: @Sendable () -> Date
     /// The schedule as of the last now/next, reloaded when the listings' generation moves on.
     private let schedule = Mutex<ScheduleIndex?>(nil)
+    /// Every write takes this one slot: GRDB serializes its closures, but a shared script's transaction spans many
+    /// (``transaction(_:)``).
+    let writeSlot = Slots(1)
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     public init(path: String, now: @escaping @Sendable () -> Date = Date.init) throws {
@@ -31,6 +34,8 @@ public final class SQLiteListingStore: GuideDatabase {
                 try db.execute(sql: "PRAGMA cache_size = -32768")
             }
             configuration.busyMode = .timeout(10)
+            // A shared script's transaction stays open between GRDB's closures (``transaction(_:)``).
+            configuration.allowsUnsafeTransactions = true
             pool = try DatabasePool(path: path, configuration: configuration)
             try SchemaMigrations.migrator.migrate(pool)
         } catch let error as DatabaseError {
@@ -41,8 +46,6 @@ public final class SQLiteListingStore: GuideDatabase {
         }
     }
 
-    /// The transaction runs on GRDB's writer thread (not one of Swift's), taking batches as the reader's thread
-    /// hands them over.
     /// Nothing to keep open beyond the file: waits until cancelled or shut down.
     public func run() async throws {
         try? await gracefulShutdown()
@@ -54,11 +57,13 @@ public final class SQLiteListingStore: GuideDatabase {
     /// Nothing runs beside the file.
     public func runOnItsOwn() {}
 
+    /// The session's inserts run in one closure on GRDB's writer thread (not one of Swift's), taking batches as the
+    /// reader's thread hands them over; the shared end of the import follows in the same transaction.
     public func importListings(from source: SourceName, reading feed: ImportFeed) async throws -> ImportSummary {
         let startedAt = now().unixSeconds
         do {
-            return try await mapErrors {
-                try await pool.write { db in
+            return try await transaction { statements in
+                let finish = try await statements.onWriter { db in
                     let session = try SQLiteImportSession(db: db, source: source, startedAt: startedAt)
                     while let batch = feed.take() {
                         switch batch {
@@ -69,6 +74,7 @@ public final class SQLiteListingStore: GuideDatabase {
                     }
                     return try session.finish()
                 }
+                return try await finish.run(statements)
             }
         } catch {
             feed.cancel()

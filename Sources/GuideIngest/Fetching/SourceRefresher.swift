@@ -67,7 +67,7 @@ public final class SourceRefresher: Sendable {
 
     let store: any Store
     let fetcher: FeedFetcher
-    let slots: DownloadSlots
+    let slots: Slots
     /// Where a TVmaze source given as a country code fetches from.
     let tvmazeBase: String
     /// Wall time, for when a refresh started.
@@ -82,7 +82,7 @@ public final class SourceRefresher: Sendable {
         self.store = store
         self.clock = clock
         fetcher = FeedFetcher(transport: transport, policy: policy, clock: clock)
-        slots = DownloadSlots(max(1, concurrency))
+        slots = Slots(concurrency)
         self.tvmazeBase = tvmazeBase
         self.now = now
     }
@@ -262,26 +262,6 @@ public final class SourceRefresher: Sendable {
         report.repairs = summary.issues.total
         report.renamedChannels = Dictionary(uniqueKeysWithValues: plan.renamed.map { ($0.key.rawValue, $0.value.rawValue) })
         return (report, Dictionary(feeds.map { ($0.location, $0.validators) }, uniquingKeysWith: { $1 }))
-    }
-}
-
-/// Bounds how many downloads run at once.
-actor DownloadSlots {
-    private var free: Int
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    init(_ count: Int) { free = count }
-
-    func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        if free > 0 {
-            free -= 1
-        } else {
-            await withCheckedContinuation { waiting.append($0) }
-        }
-        defer {
-            if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
-        }
-        return try await body()
     }
 }
 

@@ -1,0 +1,74 @@
+import Foundation
+import GuideCore
+import GuideStore
+import PostgresNIO
+
+/// PostgreSQL's statements for the scripts both stores share: a borrowed connection, `$n` for each value.
+package struct PostgresStatements: SQLStatements {
+    let link: PostgresLink
+    let locks: PostgresLocks
+
+    package func rows(_ sql: SQLText) async throws -> [SQLRow] {
+        try await link.query(try Self.render(sql)).map(Self.row)
+    }
+
+    package func execute(_ sql: SQLText) async throws -> Int {
+        try await link.execute(try Self.render(sql))
+    }
+
+    /// The advisory lock imports hold for their whole transaction (``PostgresLocks/imports``).
+    package func takeListingsTurn() async throws {
+        try await link.execute(locks.imports)
+    }
+
+    static func render(_ sql: SQLText) throws -> PostgresQuery {
+        var text = ""
+        var binds = PostgresBindings()
+        for part in sql.parts {
+            switch part {
+            case .text(let piece):
+                text += piece
+            case .value(let value):
+                switch value {
+                case .integer(let value): try binds.append(value)
+                case .real(let value): try binds.append(value)
+                case .text(let value): try binds.append(value)
+                case .boolean(let value): try binds.append(value)
+                case .null: binds.appendNull()
+                }
+                text += "$\(binds.count)"
+            case .keys(let keys):
+                try binds.append(keys)
+                text += "(SELECT unnest($\(binds.count)::bigint[]))"
+            case .fragment(.lockRows):
+                text += " FOR UPDATE"
+            case .fragment(.binaryOrder):
+                text += " COLLATE \"C\""
+            }
+        }
+        return PostgresQuery(unsafeSQL: text, binds: binds)
+    }
+
+    static func row(_ row: PostgresRow) throws -> SQLRow {
+        SQLRow(try row.map { cell -> SQLValue in
+            guard cell.bytes != nil else { return .null }
+            switch cell.dataType {
+            case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
+            case .bool: return .boolean(try cell.decode(Bool.self))
+            case .float4, .float8: return .real(try cell.decode(Double.self))
+            default: return .text(try cell.decode(String.self))
+            }
+        })
+    }
+}
+
+extension PostgresListingStore: SQLBackend {
+    /// A write transaction that notes the generation it committed (``writing(_:)``).
+    package func transaction<T: Sendable>(_ body: (PostgresStatements) async throws -> T) async throws -> T {
+        try await writing { link in try await body(PostgresStatements(link: link, locks: locks)) }
+    }
+
+    package func reading<T: Sendable>(_ body: (PostgresStatements) async throws -> T) async throws -> T {
+        try await pool.withConnection { link in try await body(PostgresStatements(link: link, locks: locks)) }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import GRDB
+import GuideCore
+import GuideStore
+
+/// SQLite's statements for the scripts both stores share. GRDB runs one closure at a time on its writer connection,
+/// and a shared script's transaction spans many: ``SQLiteListingStore/transaction(_:)`` opens it in one closure,
+/// each statement runs in another, and the store's one write slot (``SQLiteListingStore/writeSlot``) keeps every
+/// other write out until it commits.
+package struct SQLiteStatements: SQLStatements {
+    let pool: DatabasePool
+    /// Inside a transaction on the writer connection; otherwise each statement reads on its own.
+    let isWriting: Bool
+
+    package func rows(_ sql: SQLText) async throws -> [SQLRow] {
+        let (text, arguments) = Self.render(sql)
+        let fetch: @Sendable (Database) throws -> [SQLRow] = { db in
+            try Row.fetchAll(db, sql: text, arguments: arguments).map(Self.row)
+        }
+        return try await isWriting ? pool.writeWithoutTransaction(fetch) : pool.read(fetch)
+    }
+
+    package func execute(_ sql: SQLText) async throws -> Int {
+        guard isWriting else { throw StoreError(.failed, "a statement that writes ran outside a transaction") }
+        let (text, arguments) = Self.render(sql)
+        return try await pool.writeWithoutTransaction { db in
+            try db.execute(sql: text, arguments: arguments)
+            return db.changesCount
+        }
+    }
+
+    /// SQLite has one writer: the transaction already has the turn.
+    package func takeListingsTurn() async throws {}
+
+    /// GRDB runs work on the writer connection that needs no transaction of its own (the import's inserts) inside
+    /// the open one.
+    func onWriter<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.writeWithoutTransaction(body)
+    }
+
+    /// The text with `?` for each value, and the values.
+    static func render(_ sql: SQLText) -> (String, StatementArguments) {
+        var text = ""
+        var values: [(any DatabaseValueConvertible)?] = []
+        for part in sql.parts {
+            switch part {
+            case .text(let piece):
+                text += piece
+            case .value(let value):
+                text += "?"
+                values.append(databaseValue(value))
+            case .keys(let keys):
+                text += "(SELECT value FROM json_each(?))"
+                values.append("[" + keys.map(String.init).joined(separator: ",") + "]")
+            case .fragment(.lockRows):
+                break
+            case .fragment(.binaryOrder):
+                text += " COLLATE BINARY"
+            }
+        }
+        return (text, StatementArguments(values))
+    }
+
+    private static func databaseValue(_ value: SQLValue) -> DatabaseValue {
+        switch value {
+        case .integer(let value): value.databaseValue
+        case .real(let value): value.databaseValue
+        case .text(let value): value.databaseValue
+        case .boolean(let value): value.databaseValue
+        case .null: .null
+        }
+    }
+
+    private static func row(_ row: Row) -> SQLRow {
+        SQLRow(row.databaseValues.map { value in
+            switch value.storage {
+            case .null: .null
+            case .int64(let value): .integer(value)
+            case .double(let value): .real(value)
+            case .string(let value): .text(value)
+            case .blob(let data): .text(String(decoding: data, as: UTF8.self))
+            }
+        })
+    }
+}
+
+extension SQLiteListingStore: SQLBackend {
+    /// Runs `body` as one write transaction (``SQLiteStatements``), in the store's write slot.
+    package func transaction<T: Sendable>(_ body: (SQLiteStatements) async throws -> T) async throws -> T {
+        try await writeSlot.run {
+            try await mapErrors {
+                try await pool.writeWithoutTransaction { try $0.beginTransaction(.immediate) }
+                do {
+                    let result = try await body(SQLiteStatements(pool: pool, isWriting: true))
+                    try await pool.writeWithoutTransaction { try $0.commit() }
+                    return result
+                } catch {
+                    await rollBack()
+                    throw error
+                }
+            }
+        }
+    }
+
+    package func reading<T: Sendable>(_ body: (SQLiteStatements) async throws -> T) async throws -> T {
+        try await mapErrors { try await body(SQLiteStatements(pool: pool, isWriting: false)) }
+    }
+
+    /// A write as one GRDB closure (in its own transaction), in the store's write slot.
+    func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        try await writeSlot.run { try await mapErrors { try await pool.write(body) } }
+    }
+
+    /// Rolls back the open transaction, in a task of its own: GRDB refuses a cancelled task's access, and a
+    /// transaction left open would take every later write with it.
+    private func rollBack() async {
+        let pool = self.pool
+        await Task {
+            try? await pool.writeWithoutTransaction { db in
+                if db.isInsideTransaction { try db.rollback() }
+            }
+        }.value
+    }
+}
