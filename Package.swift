@@ -67,21 +67,27 @@ let package = Package(
         ]),
         // Opens a database by its location: the one place that names the backends.
         .target(name: "GuideStoreBackends", dependencies: ["GuideStore", "GuideStoreSQLite", "GuideStorePostgres"]),
-        // Reading sources (files, URLs, gzip) into the store.
+        // HTTP for everything tvguide fetches (feeds, TVmaze, images): a GET whose body arrives as it is read.
+        .target(name: "GuideHTTP", dependencies: [
+            "GuideCore",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
+        // Reading sources (files, URLs, gzip, TVmaze schedules) into the store.
         .target(name: "GuideIngest", dependencies: [
-            "GuideCore", "XMLTV", "GuideStore", "CZlib",
+            "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "TVMaze", "CZlib",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         // The TVmaze API: shows, episodes, people, schedules; rate-limited, retried, cached in the store.
         .target(name: "TVMaze", dependencies: [
-            "GuideCore", "GuideStore", "GuideIngest",
+            "GuideCore", "XMLTV", "GuideStore", "GuideHTTP",
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // The web guide and the JSON API, on Hummingbird.
         .target(name: "GuideServer", dependencies: [
-            "GuideCore", "XMLTV", "GuideStore", "GuideIngest", "TVMaze",
+            "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -99,7 +105,7 @@ let package = Package(
             .copy("Resources/templates"), .copy("Resources/static"),
         ]),
         .executableTarget(name: "tvguide", dependencies: [
-            "GuideCore", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideIngest", "GuideServer", "TVMaze",
+            "GuideCore", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideHTTP", "GuideIngest", "GuideServer", "TVMaze",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -130,14 +136,14 @@ let package = Package(
         ], exclude: ["Fixtures/PROVENANCE.md"], resources: [.copy("Fixtures/tvmaze"), .copy("Fixtures/composed")]),
         .executableTarget(name: "tvmaze-replay", dependencies: ["TVMazeReplay"]),
         // Test support: each test's database, SQLite or (with TVGUIDE_TEST_POSTGRES) a schema of its own in PostgreSQL.
-        .target(name: "StoreTestSupport", dependencies: ["GuideStore", "GuideStoreBackends", "GuideCore", "GuideIngest"]),
+        .target(name: "StoreTestSupport", dependencies: ["GuideStore", "GuideStoreBackends", "GuideCore", "GuideHTTP"]),
         .testTarget(name: "TVMazeTests", dependencies: [
-            "TVMaze", "TVMazeReplay", "GuideStore", "GuideIngest", "GuideCore", "StoreTestSupport",
+            "TVMaze", "TVMazeReplay", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport",
             .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         .testTarget(name: "GuideIngestTests", dependencies: [
-            "GuideIngest", "GuideStore", "XMLTV", "GuideCore", "StoreTestSupport",
+            "GuideIngest", "GuideHTTP", "GuideStore", "XMLTV", "GuideCore", "StoreTestSupport",
             .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import TVMaze
 import XMLTV
 
 /// Picks the reader for a feed from its first bytes (`<` means XMLTV, `[` a TVmaze schedule, anything else the
@@ -47,7 +48,7 @@ struct ListingDecoder {
                 state = .xmltv(reader)
             } else if first == UInt8(ascii: "[") {
                 var reader = TVMazeScheduleReader(localZone: localZone)
-                try reader.feed(head)
+                try Self.tvmaze { try reader.feed(head) }
                 state = .tvmaze(reader)
             } else {
                 var reader = localZone.map { RadioTimesReader(channel: radioTimesChannel, zone: $0) }
@@ -66,7 +67,7 @@ struct ListingDecoder {
         case .tvmaze(var reader):
             state = .undecided([])
             defer { state = .tvmaze(reader) }
-            try reader.feed(chunk)
+            try Self.tvmaze { try reader.feed(chunk) }
         }
     }
 
@@ -81,8 +82,17 @@ struct ListingDecoder {
             try reader.finish(emit)
             state = .radioTimes(reader)
         case .tvmaze(var reader):
-            try reader.finish(emit)
+            try Self.tvmaze { try reader.finish(emit) }
             state = .tvmaze(reader)
+        }
+    }
+
+    /// A TVmaze schedule that cannot be read is a feed of an unknown format, as for the other readers.
+    private static func tvmaze(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as TVMazeScheduleReader.Unreadable {
+            throw IngestError(.unknownFormat, error.description)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GuideHTTP
 import GuideIngest
 import GuideStore
 import Hummingbird

@@ -101,13 +101,7 @@ public struct TrackedEpisode: Hashable, Sendable, Codable {
     public var isPremiere: Bool { number == 1 }
 
     /// `S01E02`, or `Special` for episodes without a number.
-    public var code: String { Self.code(season: season, number: number) }
-
-    /// `S01E02`; `E2` without a season; `Special` without a number.
-    public static func code(season: Int?, number: Int?) -> String {
-        guard let number else { return "Special" }
-        return season.map { String(format: "S%02dE%02d", $0, number) } ?? "E\(number)"
-    }
+    public var code: String { Episode.code(season: season, number: number) }
 }
 
 /// A show a profile follows.

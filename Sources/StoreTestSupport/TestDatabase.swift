@@ -1,6 +1,6 @@
 import Foundation
 import GuideCore
-import GuideIngest
+import GuideHTTP
 import GuideStore
 import GuideStoreBackends
 import Synchronization

@@ -1,5 +1,5 @@
 import Foundation
-import GuideIngest
+import GuideHTTP
 import Synchronization
 
 /// Show, episode and person images on disk. TVmaze never changes what an image URL shows (a new image gets a new

@@ -83,9 +83,9 @@ public struct SeriesTracker: Sendable {
 }
 
 extension TrackedShow {
-    public init(_ show: TVMazeShow, checked: Date) {
-        self.init(id: show.id, name: show.name, status: show.status, channel: show.channel?.name, zone: show.channel?.country?.timezone,
-                  url: show.url, image: show.image?.preferred, updated: show.updated, checked: checked)
+    public init(_ show: Show, checked: Date) {
+        self.init(id: show.id, name: show.name, status: show.status, channel: show.channel?.name, zone: show.channel?.zone,
+                  url: show.url, image: show.image, updated: show.updated, checked: checked)
     }
 
     /// The network's zone, which TVmaze's air dates and times are in (UTC when unknown, as for web channels).
@@ -93,7 +93,7 @@ extension TrackedShow {
 }
 
 extension TrackedEpisode {
-    public init(_ episode: TVMazeEpisode, show id: Int) {
+    public init(_ episode: Episode, show id: Int) {
         self.init(id: episode.id, showID: id, season: episode.season, number: episode.number, name: episode.name, type: episode.type,
                   airdate: episode.airdate, airtime: episode.airtime, airstamp: episode.airstamp, runtime: episode.runtime,
                   url: episode.url)

@@ -1,6 +1,6 @@
 import Foundation
 import GuideCore
-import GuideIngest
+import GuideHTTP
 import GuideStore
 import NIOCore
 import Synchronization
@@ -83,71 +83,89 @@ public final class TVMazeClient: Sendable {
     }
 
     // MARK: Shows
+    // Every answer is mapped to GuideCore's series values (TVMazeMapping.swift) here: nothing past the client sees
+    // TVmaze's wire format.
 
     /// Shows matching `query`, best first; empty when none match.
-    public func searchShows(_ query: String) async throws -> [TVMazeShowResult] {
-        try await list("/search/shows", [("q", query)])
+    public func searchShows(_ query: String) async throws -> [Show] {
+        let found: [TVMazeShowResult] = try await list("/search/shows", [("q", query)])
+        return found.map { Show($0.show) }
     }
 
     /// The one show matching `query` best, or nil (TVmaze's 404 with an empty body).
-    public func singleSearch(_ query: String, embed: [ShowEmbed] = []) async throws -> TVMazeShow? {
-        try await fetch("/singlesearch/shows", [("q", query)] + Self.embed(embed))
+    public func singleSearch(_ query: String, embed: [ShowEmbed] = []) async throws -> Show? {
+        let found: TVMazeShow? = try await fetch("/singlesearch/shows", [("q", query)] + Self.embed(embed))
+        return found.map(Show.init)
     }
 
     /// The show TheTVDB knows as `id` (TVmaze answers with a redirect to it), or nil.
-    public func show(thetvdb id: Int) async throws -> TVMazeShow? {
-        try await fetch("/lookup/shows", [("thetvdb", String(id))])
+    public func show(thetvdb id: Int) async throws -> Show? {
+        let found: TVMazeShow? = try await fetch("/lookup/shows", [("thetvdb", String(id))])
+        return found.map(Show.init)
     }
 
     /// The show IMDb knows as `id` (`tt0944947`), or nil.
-    public func show(imdb id: String) async throws -> TVMazeShow? {
-        try await fetch("/lookup/shows", [("imdb", id)])
+    public func show(imdb id: String) async throws -> Show? {
+        let found: TVMazeShow? = try await fetch("/lookup/shows", [("imdb", id)])
+        return found.map(Show.init)
     }
 
     /// One page of the index of all shows (ids 250·page to 250·page+249); nil past the last page.
-    public func showIndex(page: Int) async throws -> [TVMazeShow]? {
-        try await fetch("/shows", [("page", String(page))], freshFor: policy.indexFreshFor)
+    public func showIndex(page: Int) async throws -> [Show]? {
+        let found: [TVMazeShow]? = try await fetch("/shows", [("page", String(page))], freshFor: policy.indexFreshFor)
+        return found.map { $0.map(Show.init) }
     }
 
     public enum ShowEmbed: String, Sendable, CaseIterable {
         case episodes, seasons, cast, crew, nextepisode, previousepisode
     }
 
-    /// A show, with what `embed` asks for under `_embedded`; nil when there is none.
-    public func show(_ id: Int, embed: [ShowEmbed] = []) async throws -> TVMazeShow? {
-        try await fetch("/shows/\(id)", Self.embed(embed))
+    /// A show, with what `embed` asks for; nil when there is none.
+    public func show(_ id: Int, embed: [ShowEmbed] = []) async throws -> Show? {
+        let found: TVMazeShow? = try await fetch("/shows/\(id)", Self.embed(embed))
+        return found.map(Show.init)
     }
 
     /// A show's episodes in air order; specials only when asked for.
-    public func episodes(ofShow id: Int, specials: Bool = false) async throws -> [TVMazeEpisode] {
-        try await list("/shows/\(id)/episodes", specials ? [("specials", "1")] : [])
+    public func episodes(ofShow id: Int, specials: Bool = false) async throws -> [Episode] {
+        let found: [TVMazeEpisode] = try await list("/shows/\(id)/episodes", specials ? [("specials", "1")] : [])
+        return found.map { Episode($0) }
     }
 
-    public func seasons(ofShow id: Int) async throws -> [TVMazeSeason] {
-        try await list("/shows/\(id)/seasons", [])
+    public func seasons(ofShow id: Int) async throws -> [Season] {
+        let found: [TVMazeSeason] = try await list("/shows/\(id)/seasons", [])
+        return found.map(Season.init)
     }
 
     /// A season's episodes, specials included, with each episode's guest cast and crew when asked for.
-    public func episodes(ofSeason id: Int, withGuests: Bool = false) async throws -> [TVMazeEpisode] {
-        try await list("/seasons/\(id)/episodes", withGuests ? [("embed[]", "guestcast"), ("embed[]", "guestcrew")] : [])
+    public func episodes(ofSeason id: Int, withGuests: Bool = false) async throws -> [Episode] {
+        let found: [TVMazeEpisode] = try await list("/seasons/\(id)/episodes",
+                                                    withGuests ? [("embed[]", "guestcast"), ("embed[]", "guestcrew")] : [])
+        return found.map { Episode($0) }
     }
 
     /// Season `season`'s episode `number` of a show, or nil (a 404 with an error body).
-    public func episode(ofShow id: Int, season: Int, number: Int) async throws -> TVMazeEpisode? {
-        try await fetch("/shows/\(id)/episodebynumber", [("season", String(season)), ("number", String(number))])
+    public func episode(ofShow id: Int, season: Int, number: Int) async throws -> Episode? {
+        let found: TVMazeEpisode? = try await fetch("/shows/\(id)/episodebynumber", [("season", String(season)), ("number", String(number))])
+        return found.map { Episode($0) }
     }
 
     /// A daily show's episodes on a date.
-    public func episodes(ofShow id: Int, on date: CivilDate) async throws -> [TVMazeEpisode] {
-        try await list("/shows/\(id)/episodesbydate", [("date", date.description)])
+    public func episodes(ofShow id: Int, on date: CivilDate) async throws -> [Episode] {
+        let found: [TVMazeEpisode] = try await list("/shows/\(id)/episodesbydate", [("date", date.description)])
+        return found.map { Episode($0) }
     }
 
-    public func cast(ofShow id: Int) async throws -> [TVMazeCastMember] {
-        try await list("/shows/\(id)/cast", [])
+    /// The regular cast: each credit's person and character.
+    public func cast(ofShow id: Int) async throws -> [Role] {
+        let found: [TVMazeCastMember] = try await list("/shows/\(id)/cast", [])
+        return found.map(Role.init)
     }
 
-    public func crew(ofShow id: Int) async throws -> [TVMazeCrewMember] {
-        try await list("/shows/\(id)/crew", [])
+    /// Creators, producers and the like: each credit's person and job.
+    public func crew(ofShow id: Int) async throws -> [Role] {
+        let found: [TVMazeCrewMember] = try await list("/shows/\(id)/crew", [])
+        return found.map(Role.init)
     }
 
     // MARK: Episodes
@@ -157,44 +175,55 @@ public final class TVMazeClient: Sendable {
     }
 
     /// An episode, with its show and guest cast and crew when asked for; nil when there is none.
-    public func episode(_ id: Int, embed: [EpisodeEmbed] = []) async throws -> TVMazeEpisode? {
-        try await fetch("/episodes/\(id)", embed.map { ("embed[]", $0.rawValue) })
+    public func episode(_ id: Int, embed: [EpisodeEmbed] = []) async throws -> Episode? {
+        let found: TVMazeEpisode? = try await fetch("/episodes/\(id)", embed.map { ("embed[]", $0.rawValue) })
+        return found.map { Episode($0) }
     }
 
-    public func guestCast(ofEpisode id: Int) async throws -> [TVMazeCastMember] {
-        try await list("/episodes/\(id)/guestcast", [])
+    public func guestCast(ofEpisode id: Int) async throws -> [Role] {
+        let found: [TVMazeCastMember] = try await list("/episodes/\(id)/guestcast", [])
+        return found.map(Role.init)
     }
 
-    /// Directors, writers and the like (`guestCrewType`).
-    public func guestCrew(ofEpisode id: Int) async throws -> [TVMazeGuestCrew] {
-        try await list("/episodes/\(id)/guestcrew", [])
+    /// Directors, writers and the like (each credit's job).
+    public func guestCrew(ofEpisode id: Int) async throws -> [Role] {
+        let found: [TVMazeGuestCrew] = try await list("/episodes/\(id)/guestcrew", [])
+        return found.map(Role.init)
     }
 
     // MARK: People
 
-    public func person(_ id: Int, withCastCredits: Bool = false) async throws -> TVMazePerson? {
-        try await fetch("/people/\(id)", withCastCredits ? [("embed", "castcredits")] : [])
+    public func person(_ id: Int, withCastCredits: Bool = false) async throws -> Person? {
+        let found: TVMazePerson? = try await fetch("/people/\(id)", withCastCredits ? [("embed", "castcredits")] : [])
+        return found.map(Person.init)
     }
 
-    /// A person's roles with each show (and the character, when asked for) embedded: one request, not one per show.
-    public func castCredits(ofPerson id: Int, withCharacters: Bool = false) async throws -> [TVMazeCastCredit] {
-        try await list("/people/\(id)/castcredits", withCharacters ? [("embed[]", "show"), ("embed[]", "character")] : [("embed", "show")])
+    /// A person's parts in shows, each naming its show (and the character, when asked for): one request, not one per show.
+    public func castCredits(ofPerson id: Int, withCharacters: Bool = false) async throws -> [Role] {
+        let found: [TVMazeCastCredit] = try await list(
+            "/people/\(id)/castcredits", withCharacters ? [("embed[]", "show"), ("embed[]", "character")] : [("embed", "show")])
+        return found.map(Role.init)
     }
 
-    /// A person's guest roles, each with its episode (and character) embedded.
-    public func guestCastCredits(ofPerson id: Int) async throws -> [TVMazeGuestCastCredit] {
-        try await list("/people/\(id)/guestcastcredits", [("embed[]", "episode"), ("embed[]", "character")])
+    /// A person's guest parts, each naming its episode (and character).
+    public func guestCastCredits(ofPerson id: Int) async throws -> [Role] {
+        let found: [TVMazeGuestCastCredit] = try await list("/people/\(id)/guestcastcredits",
+                                                            [("embed[]", "episode"), ("embed[]", "character")])
+        return found.map(Role.init)
     }
 
-    public func searchPeople(_ query: String) async throws -> [TVMazePersonResult] {
-        try await list("/search/people", [("q", query)])
+    /// People matching `query`, best first.
+    public func searchPeople(_ query: String) async throws -> [Person] {
+        let found: [TVMazePersonResult] = try await list("/search/people", [("q", query)])
+        return found.map { Person($0.person) }
     }
 
     // MARK: Schedules and updates
 
     /// What airs in `country` (ISO 3166-1: GB, US) on `date`, each episode with its show.
-    public func schedule(country: String, on date: CivilDate) async throws -> [TVMazeEpisode] {
-        try await list("/schedule", [("country", country), ("date", date.description)])
+    public func schedule(country: String, on date: CivilDate) async throws -> [Episode] {
+        let found: [TVMazeEpisode] = try await list("/schedule", [("country", country), ("date", date.description)])
+        return found.map { Episode($0) }
     }
 
     public enum UpdatesSince: String, Sendable {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GuideCore
+import GuideHTTP
 import GuideIngest
 import GuideStore
 import TVMaze
@@ -59,13 +60,12 @@ struct ShowsCommand: AsyncParsableCommand {
             try await options.withOpened { _, client, _ in
                 let results = try await CLIFailure.translating { try await client.searchShows(words.joined(separator: " ")) }
                 if json {
-                    try Output.json(results.map { ShowDocument($0.show) })
+                    try Output.json(results.map(ShowDocument.init))
                     return
                 }
                 if results.isEmpty { Output.line("TVmaze knows no show called \(words.joined(separator: " ")).") }
-                for result in results {
-                    let show = result.show
-                    let details = [TVMazeText.year(show.premiered), show.channel?.name, show.status].compactMap { $0 }.joined(separator: ", ")
+                for show in results {
+                    let details = [show.premiered.map { String($0.year) }, show.channel?.name, show.status].compactMap { $0 }.joined(separator: ", ")
                     Output.line("\(show.id)\t\(show.name)" + (details.isEmpty ? "" : " (\(details))"))
                 }
             }
@@ -90,7 +90,7 @@ struct FollowCommand: AsyncParsableCommand {
                 if let number = Bounded.integer(text, in: TVMazeClient.idRange) {
                     id = number
                 } else if let match = try await client.searchShows(text).first {
-                    id = match.show.id
+                    id = match.id
                 } else {
                     throw CLIFailure("TVmaze knows no show called \(text); try tvguide shows search")
                 }
@@ -188,12 +188,12 @@ struct EpisodeCommand: AsyncParsableCommand {
         try await options.withOpened { database, client, _ in
             let zone = (try? await options.chosenProfile(in: database)).map(options.zone) ?? .current
             try await CLIFailure.translating(context: show) {
-                let found: TVMazeShow? = if let id = Bounded.integer(show, in: TVMazeClient.idRange) { try await client.show(id) } else { try await client.searchShows(show).first?.show }
+                let found: Show? = if let id = Bounded.integer(show, in: TVMazeClient.idRange) { try await client.show(id) } else { try await client.searchShows(show).first }
                 guard let found else { throw CLIFailure("TVmaze knows no show called \(show)") }
                 guard let episode = try await client.episode(ofShow: found.id, season: season, number: episodeNumber) else {
                     throw CLIFailure("\(found.name) has no \(number) on TVmaze")
                 }
-                let time = AirTime(airdate: episode.airdate, airtime: episode.airtime, airstamp: episode.airstamp, zone: found.timeZone)
+                let time = episode.airTime(zone: found.timeZone)
                 Output.line("\(found.name) \(episode.code)" + (episode.name.map { " \($0)" } ?? ""))
                 Output.line([UpcomingCommand.when(time, zone), found.channel?.name, episode.runtime.map { "\($0) min" }].compactMap { $0 }.joined(separator: ", "))
                 for paragraph in HTMLText.paragraphs(episode.summary) { Output.line("\n" + paragraph) }
@@ -223,13 +223,13 @@ struct PersonCommand: AsyncParsableCommand {
         try await options.withOpened { _, client, _ in
             let text = name.joined(separator: " ")
             try await CLIFailure.translating(context: text) {
-                let person: TVMazePerson? = if let id = Bounded.integer(text, in: TVMazeClient.idRange) { try await client.person(id) } else { try await client.searchPeople(text).first?.person }
+                let person: Person? = if let id = Bounded.integer(text, in: TVMazeClient.idRange) { try await client.person(id) } else { try await client.searchPeople(text).first }
                 guard let person else { throw CLIFailure("TVmaze knows nobody called \(text)") }
-                Output.line(person.name + ([person.birthday.map { "born \($0)" }, person.country?.name].compactMap { $0 }.map { ", \($0)" }.joined()))
+                Output.line(person.name + ([person.birthday.map { "born \($0)" }, person.country].compactMap { $0 }.map { ", \($0)" }.joined()))
                 for credit in try await client.castCredits(ofPerson: person.id, withCharacters: true) {
-                    guard let show = credit._embedded?.show else { continue }
-                    Output.line("  \(show.name)" + (TVMazeText.year(show.premiered).map { " (\($0))" } ?? "")
-                                + (credit._embedded?.character?.name.map { " as \($0)" } ?? ""))
+                    guard let show = credit.show, let showName = show.name else { continue }
+                    Output.line("  \(showName)" + (show.premiered.map { " (\($0.year))" } ?? "")
+                                + (credit.character.map { " as \($0)" } ?? ""))
                 }
                 if let url = person.url { Output.line("\(url) (data: TVmaze, CC BY-SA)") }
             }
@@ -246,10 +246,10 @@ struct ShowDocument: Encodable {
     var status: String?
     var url: String?
 
-    init(_ show: TVMazeShow) {
+    init(_ show: Show) {
         id = show.id
         name = show.name
-        premiered = show.premiered
+        premiered = show.premiered?.description
         channel = show.channel?.name
         status = show.status
         url = show.url

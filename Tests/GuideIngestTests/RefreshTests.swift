@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import GuideCore
+import GuideHTTP
 import GuideIngest
 import GuideStore
 import StoreTestSupport

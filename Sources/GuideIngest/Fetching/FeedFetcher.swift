@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GuideCore
+import GuideHTTP
 import GuideStore
 import NIOCore
 import XMLTV

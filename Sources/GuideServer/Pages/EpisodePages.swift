@@ -88,27 +88,24 @@ struct EpisodePages: Sendable {
         guard let episode = try await site.tvmaze({ try await site.series.client.episode(id, embed: [.show, .guestcast, .guestcrew]) }) else {
             throw HTTPError(.notFound, message: "TVmaze has no episode \(id).")
         }
-        let show = episode._embedded?.show
+        let show = episode.show
         let clock = site.clock(context)
-        let time = AirTime(airdate: episode.airdate, airtime: episode.airtime, airstamp: episode.airstamp, zone: show?.timeZone)
+        let time = episode.airTime()
         var facts: [ShowPages.Fact] = []
         if let channel = show?.channel?.name { facts.append(ShowPages.Fact(label: "On", value: channel)) }
         if let runtime = episode.runtime { facts.append(ShowPages.Fact(label: "Runtime", value: "\(runtime) minutes")) }
-        if let rating = episode.rating?.average { facts.append(ShowPages.Fact(label: "Rating", value: String(format: "%.1f / 10", rating))) }
+        if let rating = episode.rating { facts.append(ShowPages.Fact(label: "Rating", value: String(format: "%.1f / 10", rating))) }
         let name = episode.name ?? "Episode \(id)"
         let model = await EpisodeModel(
             chrome: site.chrome(context, section: "shows"), title: [show?.name, episode.code, name].compactMap { $0 }.joined(separator: " "),
             id: id, name: name, code: episode.code, showID: show?.id, showName: show?.name, season: episode.season,
             airs: clock.airs(time), facts: facts, summary: HTMLText.paragraphs(episode.summary),
-            image: SeriesServices.image(episode.image?.preferred),
-            guests: (episode._embedded?.guestcast ?? []).map {
-                ShowPages.CastEntry(personID: $0.person.id, name: $0.person.name, character: $0.character?.name,
-                                    image: SeriesServices.image($0.person.image?.preferred))
-            },
-            crew: (episode._embedded?.guestcrew ?? []).map {
-                CrewEntry(personID: $0.person.id, name: $0.person.name, role: $0.guestCrewType ?? "Crew")
+            image: SeriesServices.image(episode.image),
+            guests: episode.guests.compactMap(ShowPages.CastEntry.init),
+            crew: episode.crew.compactMap { role in
+                role.person.map { CrewEntry(personID: $0.id, name: $0.name, role: role.job ?? "Crew") }
             }.sorted { ($0.role, $0.name) < ($1.role, $1.name) },
-            hasGuests: !(episode._embedded?.guestcast ?? []).isEmpty, hasCrew: !(episode._embedded?.guestcrew ?? []).isEmpty,
+            hasGuests: !episode.guests.isEmpty, hasCrew: !episode.crew.isEmpty,
             tvmazeLink: episode.url)
         return try site.page("episode", model)
     }
@@ -123,23 +120,20 @@ struct EpisodePages: Sendable {
         let guestCredits = try await site.tvmaze { try await client.guestCastCredits(ofPerson: id) }
         let clock = site.clock(context)
         var facts: [ShowPages.Fact] = []
-        if let born = person.birthday.flatMap(CivilDate.init) { facts.append(ShowPages.Fact(label: "Born", value: clock.civil(born))) }
-        if let died = person.deathday.flatMap(CivilDate.init) { facts.append(ShowPages.Fact(label: "Died", value: clock.civil(died))) }
-        if let country = person.country?.name { facts.append(ShowPages.Fact(label: "Country", value: country)) }
+        if let born = person.birthday { facts.append(ShowPages.Fact(label: "Born", value: clock.civil(born))) }
+        if let died = person.deathday { facts.append(ShowPages.Fact(label: "Died", value: clock.civil(died))) }
+        if let country = person.country { facts.append(ShowPages.Fact(label: "Country", value: country)) }
         let entries = credits.compactMap { credit -> CreditEntry? in
-            guard let show = credit._embedded?.show else { return nil }
-            let years = [TVMazeText.year(show.premiered), TVMazeText.year(show.ended)].compactMap { $0 }
-            return CreditEntry(showID: show.id, showName: show.name, years: years.isEmpty ? nil : years.joined(separator: "–"),
-                               character: credit._embedded?.character?.name, isVoice: credit.voice ?? false)
+            guard let show = credit.show, let showID = show.id, let showName = show.name else { return nil }
+            return CreditEntry(showID: showID, showName: showName, years: show.years, character: credit.character, isVoice: credit.isVoice)
         }
         let guestRoles = guestCredits.compactMap { credit -> GuestRole? in
-            guard let episode = credit._embedded?.episode else { return nil }
-            let show = episode._links?.show
+            guard let episode = credit.episode else { return nil }
             return GuestRole(episodeID: episode.id, episode: [episode.code, episode.name].compactMap { $0 }.joined(separator: " "),
-                             showID: show?.id, showName: show?.name, character: credit._embedded?.character?.name)
+                             showID: episode.show?.id, showName: episode.show?.name, character: credit.character)
         }
         let model = await PersonModel(chrome: site.chrome(context, section: "shows"), title: person.name, name: person.name,
-                                image: SeriesServices.image(person.image?.preferred), facts: facts, credits: entries,
+                                image: SeriesServices.image(person.image), facts: facts, credits: entries,
                                 guestRoles: guestRoles, hasGuestRoles: !guestRoles.isEmpty, tvmazeLink: person.url)
         return try site.page("person", model)
     }
@@ -150,11 +144,10 @@ struct EpisodePages: Sendable {
                                 query: text, searched: !text.isEmpty, people: [])
         if !text.isEmpty {
             let clock = site.clock(context)
-            model.people = try await site.tvmaze { try await site.series.client.searchPeople(text) }.map { result in
-                let person = result.person
-                let details = [person.country?.name, person.birthday.flatMap(CivilDate.init).map { "born \(clock.civil($0))" }].compactMap { $0 }
+            model.people = try await site.tvmaze { try await site.series.client.searchPeople(text) }.map { person in
+                let details = [person.country, person.birthday.map { "born \(clock.civil($0))" }].compactMap { $0 }
                 return PersonEntry(id: person.id, name: person.name, details: details.joined(separator: ", "),
-                                   image: SeriesServices.image(person.image?.preferred))
+                                   image: SeriesServices.image(person.image))
             }
         }
         return try site.page("people", model)

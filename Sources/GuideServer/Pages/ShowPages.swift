@@ -67,6 +67,12 @@ struct ShowPages: Sendable {
         var name: String
         var character: String?
         var image: String?
+
+        /// A cast role; nil for one that names no person.
+        init?(_ role: Role) {
+            guard let person = role.person else { return nil }
+            (personID, name, character, image) = (person.id, person.name, role.character, SeriesServices.image(person.image))
+        }
     }
 
     struct SeasonModel {
@@ -113,7 +119,7 @@ struct ShowPages: Sendable {
             model.nextPage = shows == nil ? nil : "/shows?page=\(page + 1)"
             if shows == nil { model.message = "There is no page \(page + 1) of TVmaze's index." }
         } else {
-            model.shows = try await site.tvmaze { try await site.series.client.searchShows(text) }.map { Self.entry($0.show, followed: followed) }
+            model.shows = try await site.tvmaze { try await site.series.client.searchShows(text) }.map { Self.entry($0, followed: followed) }
             if model.shows.isEmpty { model.message = "TVmaze knows no show called “\(text)”." }
         }
         return try site.page("shows", model)
@@ -137,15 +143,15 @@ struct ShowPages: Sendable {
             next = EpisodeLine(airing, clock: clock, now: now)
         }
         var facts: [Fact] = []
-        if let channel = show.channel?.name { facts.append(Fact(label: show.webChannel != nil && show.network == nil ? "Web channel" : "Network", value: channel)) }
+        if let channel = show.channel { facts.append(Fact(label: channel.isWebChannel ? "Web channel" : "Network", value: channel.name)) }
         if let status = show.status { facts.append(Fact(label: "Status", value: status)) }
-        if let runtime = show.runtime ?? show.averageRuntime { facts.append(Fact(label: "Runtime", value: "\(runtime) minutes")) }
-        if let genres = show.genres, !genres.isEmpty { facts.append(Fact(label: "Genres", value: genres.joined(separator: ", "))) }
-        if let rating = show.rating?.average { facts.append(Fact(label: "Rating", value: String(format: "%.1f / 10", rating))) }
-        if let premiered = show.premiered.flatMap(CivilDate.init) { facts.append(Fact(label: "Premiered", value: clock.civil(premiered))) }
-        if let ended = show.ended.flatMap(CivilDate.init) { facts.append(Fact(label: "Ended", value: clock.civil(ended))) }
-        if let days = show.schedule?.days, !days.isEmpty, let time = show.schedule?.time, !time.isEmpty {
-            facts.append(Fact(label: "Airs", value: "\(days.joined(separator: ", ")) at \(time)" + (show.timeZone.map { " (\($0.identifier))" } ?? "")))
+        if let runtime = show.runtime { facts.append(Fact(label: "Runtime", value: "\(runtime) minutes")) }
+        if !show.genres.isEmpty { facts.append(Fact(label: "Genres", value: show.genres.joined(separator: ", "))) }
+        if let rating = show.rating { facts.append(Fact(label: "Rating", value: String(format: "%.1f / 10", rating))) }
+        if let premiered = show.premiered { facts.append(Fact(label: "Premiered", value: clock.civil(premiered))) }
+        if let ended = show.ended { facts.append(Fact(label: "Ended", value: clock.civil(ended))) }
+        if let airs = show.airs {
+            facts.append(Fact(label: "Airs", value: "\(airs.days.joined(separator: ", ")) at \(airs.time)" + (show.timeZone.map { " (\($0.identifier))" } ?? "")))
         }
         let model = await ShowModel(
             chrome: site.chrome(context, section: "shows"), title: show.name,
@@ -153,15 +159,12 @@ struct ShowPages: Sendable {
             summary: HTMLText.paragraphs(show.summary), facts: facts,
             seasons: seasons.compactMap { season in
                 guard let number = season.number else { return nil }
-                let dates = [season.premiereDate, season.endDate].compactMap { $0.flatMap(CivilDate.init).map(clock.civil) }
-                return SeasonEntry(number: number, label: season.name.flatMap { $0.isEmpty ? nil : $0 } ?? "Season \(number)",
-                                   episodes: season.episodeOrder.map { "\($0) episodes" } ?? "", dates: dates.joined(separator: " – "))
+                let dates = [season.premiered, season.ended].compactMap { $0.map(clock.civil) }
+                return SeasonEntry(number: number, label: season.name ?? "Season \(number)",
+                                   episodes: season.episodeCount.map { "\($0) episodes" } ?? "", dates: dates.joined(separator: " – "))
             },
-            cast: (show._embedded?.cast ?? []).prefix(24).map {
-                CastEntry(personID: $0.person.id, name: $0.person.name, character: $0.character?.name,
-                          image: SeriesServices.image($0.person.image?.preferred))
-            },
-            hasCast: !(show._embedded?.cast ?? []).isEmpty, next: next, tvmazeLink: show.url, returnTo: "/shows/\(id)", message: nil)
+            cast: show.cast.prefix(24).compactMap(CastEntry.init),
+            hasCast: !show.cast.isEmpty, next: next, tvmazeLink: show.url, returnTo: "/shows/\(id)", message: nil)
         return try site.page("show", model)
     }
 
@@ -175,8 +178,7 @@ struct ShowPages: Sendable {
         let now = site.settings.now()
         let numbers = Array(Set(episodes.compactMap(\.season))).sorted()
         let lines = episodes.filter { $0.season == number }.map { episode in
-            EpisodeLine(id: episode.id, code: episode.code, name: episode.name,
-                        time: AirTime(airdate: episode.airdate, airtime: episode.airtime, airstamp: episode.airstamp, zone: show.timeZone),
+            EpisodeLine(id: episode.id, code: episode.code, name: episode.name, time: episode.airTime(zone: show.timeZone),
                         show: (id, show.name), clock: clock, now: now, isPremiere: episode.number == 1)
         }
         guard !lines.isEmpty else { throw HTTPError(.notFound, message: "\(show.name) has no season \(number) on TVmaze.") }
@@ -202,9 +204,9 @@ struct ShowPages: Sendable {
         return id
     }
 
-    static func entry(_ show: TVMazeShow, followed: Set<Int>) -> ShowEntry {
-        ShowEntry(id: show.id, name: show.name, year: TVMazeText.year(show.premiered), channel: show.channel?.name, status: show.status,
-                  genres: (show.genres ?? []).joined(separator: ", "), image: SeriesServices.image(show.image?.preferred),
+    static func entry(_ show: Show, followed: Set<Int>) -> ShowEntry {
+        ShowEntry(id: show.id, name: show.name, year: show.premiered.map { String($0.year) }, channel: show.channel?.name, status: show.status,
+                  genres: show.genres.joined(separator: ", "), image: SeriesServices.image(show.image),
                   isFollowed: followed.contains(show.id))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideHTTP
 import GuideIngest
 import GuideStore
 import Hummingbird

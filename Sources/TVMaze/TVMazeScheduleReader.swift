@@ -9,49 +9,54 @@ import XMLTV
 /// quirks documented in ../shared/data/tvmaze/API-NOTES.md: an episode with no air time (`airtime` empty, a
 /// streaming release whose `airstamp` is a noon placeholder or null) has no place in a grid and is skipped and
 /// reported; `runtime` may be null (the stop then comes from the next programme); summaries are HTML.
-struct TVMazeScheduleReader {
-    private(set) var issues = IssueLog()
+public struct TVMazeScheduleReader {
+    /// What is not a day's schedule.
+    public struct Unreadable: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public private(set) var issues = IssueLog()
     private var bytes: [UInt8] = []
     /// When set, `airdate` and `airtime` are read as wall-clock times there instead of using `airstamp`.
     let localZone: TimeZone?
     static let maximumBytes = 64 << 20
 
-    init(localZone: TimeZone?) {
+    public init(localZone: TimeZone?) {
         self.localZone = localZone
     }
 
-    mutating func feed(_ chunk: UnsafeRawBufferPointer) throws {
+    public mutating func feed(_ chunk: UnsafeRawBufferPointer) throws {
         bytes.append(contentsOf: chunk)
         try checkSize()
     }
 
-    mutating func feed(_ chunk: [UInt8]) throws {
+    public mutating func feed(_ chunk: [UInt8]) throws {
         bytes.append(contentsOf: chunk)
         try checkSize()
     }
 
     private func checkSize() throws {
         if bytes.count > Self.maximumBytes {
-            throw IngestError(.unknownFormat, "a TVmaze schedule of over \(Self.maximumBytes >> 20) MB: not a day's schedule")
+            throw Unreadable(description: "a TVmaze schedule of over \(Self.maximumBytes >> 20) MB: not a day's schedule")
         }
     }
 
-    mutating func finish(_ emit: (XMLTVItem) throws -> Void) throws {
-        let episodes: [Episode]
+    public mutating func finish(_ emit: (XMLTVItem) throws -> Void) throws {
+        let episodes: [TVMazeEpisode]
         do {
-            episodes = try JSONDecoder().decode([Episode].self, from: Data(bytes))
+            episodes = try JSONDecoder().decode([TVMazeEpisode].self, from: Data(bytes))
         } catch {
-            throw IngestError(.unknownFormat, "not a TVmaze schedule (a JSON array of episodes): \(error)")
+            throw Unreadable(description: "not a TVmaze schedule (a JSON array of episodes): \(error)")
         }
         bytes = []
         var sent: Set<ChannelID> = []
         for (index, episode) in episodes.enumerated() {
-            guard let show = episode.show, let outlet = show.network ?? show.webChannel else {
+            guard let show = episode.show, let outlet = show.channel, let outletID = outlet.id else {
                 issues.record(ListingIssue(kind: .skipped, line: index + 1, title: episode.show?.name,
                                            message: "episode \(episode.id) names no network or web channel; skipped"))
                 continue
             }
-            let channel = ChannelID("tvmaze.\(show.network != nil ? "network" : "web").\(outlet.id)")
+            let channel = ChannelID("tvmaze.\(show.network != nil ? "network" : "web").\(outletID)")
             guard let start = start(of: episode) else {
                 issues.record(ListingIssue(kind: .skipped, line: index + 1, channel: channel, title: show.name,
                                            message: "no air time (a streaming release?); not placed in the guide"))
@@ -79,7 +84,7 @@ struct TVMazeScheduleReader {
     }
 
     /// `airstamp`, unless the episode has no air time or the source says its local times are in another zone.
-    private func start(of episode: Episode) -> Date? {
+    private func start(of episode: TVMazeEpisode) -> Date? {
         guard let airtime = episode.airtime, !airtime.isEmpty else { return nil }
         if let localZone, let airdate = episode.airdate,
            let local = CivilTime.parseISO8601("\(airdate)T\(airtime)Z") {
@@ -87,37 +92,5 @@ struct TVMazeScheduleReader {
             return Date(unixSeconds: seconds - Int64(XMLTVTimestamp.offset(in: localZone, localSeconds: seconds)))
         }
         return episode.airstamp.flatMap(CivilTime.parseISO8601)
-    }
-
-    private struct Episode: Decodable {
-        var id: Int
-        var url: String?
-        var name: String?
-        var season: Int?
-        var number: Int?
-        var airdate: String?
-        var airtime: String?
-        var airstamp: String?
-        var runtime: Int?
-        var image: Image?
-        var summary: String?
-        var show: Show?
-    }
-
-    private struct Show: Decodable {
-        var name: String
-        var genres: [String]?
-        var network: Outlet?
-        var webChannel: Outlet?
-        var image: Image?
-    }
-
-    private struct Outlet: Decodable {
-        var id: Int
-        var name: String
-    }
-
-    private struct Image: Decodable {
-        var medium: String?
     }
 }

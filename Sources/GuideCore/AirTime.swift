@@ -1,5 +1,4 @@
 import Foundation
-import GuideCore
 
 /// When an episode airs, as far as TVmaze knows (API-NOTES §5).
 public enum AirTime: Hashable, Sendable {
