@@ -7,7 +7,7 @@ import Foundation
 /// Inside ``SQLBackend/transaction(_:)`` every statement runs in one transaction; inside ``SQLBackend/reading(_:)``
 /// each statement reads the committed listings on its own (a read script that needs one consistent view of several
 /// tables stays with its backend).
-package protocol SQLStatements {
+public protocol SQLStatements {
     /// Every row `sql` returns.
     func rows(_ sql: SQLText) async throws -> [SQLRow]
     /// Runs a statement; how many rows it changed.
@@ -20,19 +20,19 @@ package protocol SQLStatements {
 
 extension SQLStatements {
     /// The first row's first column, if there is a row.
-    package func value<T: SQLDecodable>(_ sql: SQLText, as type: T.Type = T.self) async throws -> T? {
+    public func value<T: SQLDecodable>(_ sql: SQLText, as type: T.Type = T.self) async throws -> T? {
         guard let row = try await rows(sql).first else { return nil }
         return try row.value(0, as: T?.self)
     }
 
     /// The first column of every row.
-    package func column<T: SQLDecodable>(_ sql: SQLText, as type: T.Type = T.self) async throws -> [T] {
+    public func column<T: SQLDecodable>(_ sql: SQLText, as type: T.Type = T.self) async throws -> [T] {
         try await rows(sql).map { try $0.value(0) }
     }
 }
 
 /// A backend that runs shared scripts: a transaction, or reads on their own.
-package protocol SQLBackend: Sendable {
+public protocol SQLBackend: Sendable {
     associatedtype Statements: SQLStatements
     /// Runs `body` as one transaction: committed when it returns, rolled back when it throws.
     func transaction<T: Sendable>(_ body: (Statements) async throws -> T) async throws -> T
@@ -41,7 +41,7 @@ package protocol SQLBackend: Sendable {
 }
 
 /// A value bound into a statement (never pasted into its text).
-package enum SQLValue: Sendable, Equatable {
+public enum SQLValue: Sendable, Equatable {
     case integer(Int64)
     case real(Double)
     case text(String)
@@ -53,60 +53,60 @@ package enum SQLValue: Sendable, Equatable {
 /// integer keys as a one-column subquery (`channel_key IN \(keys: channels)`); `\(.lockRows)` locks the rows a
 /// SELECT reads until the transaction ends where a backend locks rows (PostgreSQL's FOR UPDATE; SQLite's writer
 /// holds the whole database); `\(.binaryOrder)` orders text by its bytes, as SQLite does by default.
-package struct SQLText: Sendable, ExpressibleByStringInterpolation {
-    package enum Part: Sendable {
+public struct SQLText: Sendable, ExpressibleByStringInterpolation {
+    public enum Part: Sendable {
         case text(String)
         case value(SQLValue)
         case keys([Int64])
         case fragment(SQLFragment)
     }
 
-    package var parts: [Part]
+    public var parts: [Part]
 
-    package init(stringLiteral text: String) {
+    public init(stringLiteral text: String) {
         parts = [.text(text)]
     }
 
-    package init(stringInterpolation: StringInterpolation) {
+    public init(stringInterpolation: StringInterpolation) {
         parts = stringInterpolation.parts
     }
 
-    package struct StringInterpolation: StringInterpolationProtocol {
+    public struct StringInterpolation: StringInterpolationProtocol {
         var parts: [Part] = []
 
-        package init(literalCapacity: Int, interpolationCount: Int) {
+        public init(literalCapacity: Int, interpolationCount: Int) {
             parts.reserveCapacity(interpolationCount * 2 + 1)
         }
 
-        package mutating func appendLiteral(_ literal: String) {
+        public mutating func appendLiteral(_ literal: String) {
             parts.append(.text(literal))
         }
 
-        package mutating func appendInterpolation<T: SQLBindable>(_ value: T) {
+        public mutating func appendInterpolation<T: SQLBindable>(_ value: T) {
             parts.append(.value(value.sqlValue))
         }
 
-        package mutating func appendInterpolation<T: SQLBindable>(_ value: T?) {
+        public mutating func appendInterpolation<T: SQLBindable>(_ value: T?) {
             parts.append(.value(value?.sqlValue ?? .null))
         }
 
         /// Text both backends read alike that the script itself wrote (a list of columns), never a value.
-        package mutating func appendInterpolation(raw text: StaticString) {
+        public mutating func appendInterpolation(raw text: StaticString) {
             parts.append(.text(text.description))
         }
 
-        package mutating func appendInterpolation(keys: [Int64]) {
+        public mutating func appendInterpolation(keys: [Int64]) {
             parts.append(.keys(keys))
         }
 
-        package mutating func appendInterpolation(_ fragment: SQLFragment) {
+        public mutating func appendInterpolation(_ fragment: SQLFragment) {
             parts.append(.fragment(fragment))
         }
     }
 }
 
 /// Where the two dialects differ inside one statement's text.
-package enum SQLFragment: Sendable {
+public enum SQLFragment: Sendable {
     /// After a SELECT: keep its rows for this transaction (`FOR UPDATE`), where a backend locks rows.
     case lockRows
     /// After a text column in ORDER BY: by its bytes.
@@ -114,26 +114,26 @@ package enum SQLFragment: Sendable {
 }
 
 /// A Swift value a statement can bind.
-package protocol SQLBindable {
+public protocol SQLBindable {
     var sqlValue: SQLValue { get }
 }
 
-extension Int64: SQLBindable { package var sqlValue: SQLValue { .integer(self) } }
-extension Int: SQLBindable { package var sqlValue: SQLValue { .integer(Int64(self)) } }
-extension Double: SQLBindable { package var sqlValue: SQLValue { .real(self) } }
-extension String: SQLBindable { package var sqlValue: SQLValue { .text(self) } }
-extension Bool: SQLBindable { package var sqlValue: SQLValue { .boolean(self) } }
+extension Int64: SQLBindable { public var sqlValue: SQLValue { .integer(self) } }
+extension Int: SQLBindable { public var sqlValue: SQLValue { .integer(Int64(self)) } }
+extension Double: SQLBindable { public var sqlValue: SQLValue { .real(self) } }
+extension String: SQLBindable { public var sqlValue: SQLValue { .text(self) } }
+extension Bool: SQLBindable { public var sqlValue: SQLValue { .boolean(self) } }
 
 /// One row of an answer: its values in column order.
-package struct SQLRow: Sendable {
-    package let values: [SQLValue]
+public struct SQLRow: Sendable {
+    public let values: [SQLValue]
 
-    package init(_ values: [SQLValue]) {
+    public init(_ values: [SQLValue]) {
         self.values = values
     }
 
     /// Column `index` as a `T`; a StoreError when the row has no such column or it holds something else.
-    package func value<T: SQLDecodable>(_ index: Int, as type: T.Type = T.self) throws -> T {
+    public func value<T: SQLDecodable>(_ index: Int, as type: T.Type = T.self) throws -> T {
         guard values.indices.contains(index) else {
             throw StoreError(.failed, "the database answered \(values.count) columns where \(index + 1) were expected")
         }
@@ -142,7 +142,7 @@ package struct SQLRow: Sendable {
 }
 
 /// A Swift value a column decodes to.
-package protocol SQLDecodable {
+public protocol SQLDecodable {
     init(sqlValue: SQLValue) throws
 }
 
@@ -153,21 +153,21 @@ extension SQLDecodable {
 }
 
 extension Int64: SQLDecodable {
-    package init(sqlValue: SQLValue) throws {
+    public init(sqlValue: SQLValue) throws {
         guard case .integer(let value) = sqlValue else { throw Self.mismatch(sqlValue) }
         self = value
     }
 }
 
 extension Int: SQLDecodable {
-    package init(sqlValue: SQLValue) throws {
+    public init(sqlValue: SQLValue) throws {
         guard case .integer(let value) = sqlValue, let int = Int(exactly: value) else { throw Self.mismatch(sqlValue) }
         self = int
     }
 }
 
 extension Double: SQLDecodable {
-    package init(sqlValue: SQLValue) throws {
+    public init(sqlValue: SQLValue) throws {
         switch sqlValue {
         case .real(let value): self = value
         case .integer(let value): self = Double(value)
@@ -177,7 +177,7 @@ extension Double: SQLDecodable {
 }
 
 extension String: SQLDecodable {
-    package init(sqlValue: SQLValue) throws {
+    public init(sqlValue: SQLValue) throws {
         guard case .text(let value) = sqlValue else { throw Self.mismatch(sqlValue) }
         self = value
     }
@@ -185,7 +185,7 @@ extension String: SQLDecodable {
 
 /// SQLite keeps booleans as 0 and 1.
 extension Bool: SQLDecodable {
-    package init(sqlValue: SQLValue) throws {
+    public init(sqlValue: SQLValue) throws {
         switch sqlValue {
         case .boolean(let value): self = value
         case .integer(let value): self = value != 0
@@ -195,7 +195,7 @@ extension Bool: SQLDecodable {
 }
 
 extension Optional: SQLDecodable where Wrapped: SQLDecodable {
-    package init(sqlValue: SQLValue) throws {
+    public init(sqlValue: SQLValue) throws {
         self = sqlValue == .null ? nil : try Wrapped(sqlValue: sqlValue)
     }
 }

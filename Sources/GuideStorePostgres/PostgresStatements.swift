@@ -4,20 +4,20 @@ import GuideStore
 import PostgresNIO
 
 /// PostgreSQL's statements for the scripts both stores share: a borrowed connection, `$n` for each value.
-package struct PostgresStatements: SQLStatements {
+public struct PostgresStatements: SQLStatements {
     let link: PostgresLink
     let locks: PostgresLocks
 
-    package func rows(_ sql: SQLText) async throws -> [SQLRow] {
+    public func rows(_ sql: SQLText) async throws -> [SQLRow] {
         try await link.query(try Self.render(sql)).map(Self.row)
     }
 
-    package func execute(_ sql: SQLText) async throws -> Int {
+    public func execute(_ sql: SQLText) async throws -> Int {
         try await link.execute(try Self.render(sql))
     }
 
     /// The advisory lock imports hold for their whole transaction (``PostgresLocks/imports``).
-    package func takeListingsTurn() async throws {
+    public func takeListingsTurn() async throws {
         try await link.execute(locks.imports)
     }
 
@@ -64,11 +64,11 @@ package struct PostgresStatements: SQLStatements {
 
 extension PostgresListingStore: SQLBackend {
     /// A write transaction that notes the generation it committed (``writing(_:)``).
-    package func transaction<T: Sendable>(_ body: (PostgresStatements) async throws -> T) async throws -> T {
+    public func transaction<T: Sendable>(_ body: (PostgresStatements) async throws -> T) async throws -> T {
         try await writing { link in try await body(PostgresStatements(link: link, locks: locks)) }
     }
 
-    package func reading<T: Sendable>(_ body: (PostgresStatements) async throws -> T) async throws -> T {
+    public func reading<T: Sendable>(_ body: (PostgresStatements) async throws -> T) async throws -> T {
         try await pool.withConnection { link in try await body(PostgresStatements(link: link, locks: locks)) }
     }
 }

@@ -7,12 +7,12 @@ import GuideStore
 /// and a shared script's transaction spans many: ``SQLiteListingStore/transaction(_:)`` opens it in one closure,
 /// each statement runs in another, and the store's one write slot (``SQLiteListingStore/writeSlot``) keeps every
 /// other write out until it commits.
-package struct SQLiteStatements: SQLStatements {
+public struct SQLiteStatements: SQLStatements {
     let pool: DatabasePool
     /// Inside a transaction on the writer connection; otherwise each statement reads on its own.
     let isWriting: Bool
 
-    package func rows(_ sql: SQLText) async throws -> [SQLRow] {
+    public func rows(_ sql: SQLText) async throws -> [SQLRow] {
         let (text, arguments) = Self.render(sql)
         let fetch: @Sendable (Database) throws -> [SQLRow] = { db in
             try Row.fetchAll(db, sql: text, arguments: arguments).map(Self.row)
@@ -20,7 +20,7 @@ package struct SQLiteStatements: SQLStatements {
         return try await isWriting ? pool.writeWithoutTransaction(fetch) : pool.read(fetch)
     }
 
-    package func execute(_ sql: SQLText) async throws -> Int {
+    public func execute(_ sql: SQLText) async throws -> Int {
         guard isWriting else { throw StoreError(.failed, "a statement that writes ran outside a transaction") }
         let (text, arguments) = Self.render(sql)
         return try await pool.writeWithoutTransaction { db in
@@ -30,7 +30,7 @@ package struct SQLiteStatements: SQLStatements {
     }
 
     /// SQLite has one writer: the transaction already has the turn.
-    package func takeListingsTurn() async throws {}
+    public func takeListingsTurn() async throws {}
 
     /// GRDB runs work on the writer connection that needs no transaction of its own (the import's inserts) inside
     /// the open one.
@@ -86,7 +86,7 @@ package struct SQLiteStatements: SQLStatements {
 
 extension SQLiteListingStore: SQLBackend {
     /// Runs `body` as one write transaction (``SQLiteStatements``), in the store's write slot.
-    package func transaction<T: Sendable>(_ body: (SQLiteStatements) async throws -> T) async throws -> T {
+    public func transaction<T: Sendable>(_ body: (SQLiteStatements) async throws -> T) async throws -> T {
         try await writeSlot.run {
             try await mapErrors {
                 try await pool.writeWithoutTransaction { try $0.beginTransaction(.immediate) }
@@ -102,7 +102,7 @@ extension SQLiteListingStore: SQLBackend {
         }
     }
 
-    package func reading<T: Sendable>(_ body: (SQLiteStatements) async throws -> T) async throws -> T {
+    public func reading<T: Sendable>(_ body: (SQLiteStatements) async throws -> T) async throws -> T {
         try await mapErrors { try await body(SQLiteStatements(pool: pool, isWriting: false)) }
     }
 
