@@ -1,8 +1,10 @@
 import Foundation
 
-/// What a backend supplies so that the scripts both stores share (``SourceWrites``, ``SeriesWrites``,
-/// ``SourceMerge``) are written once: statements run on one connection, SQL text in, rows out. A backend supplies
-/// SQL, never logic.
+/// What a backend supplies so that the transaction scripts both stores share are written once: statements run on
+/// one connection, SQL text in, rows out. A backend that is an ``SQLBackend`` gets its ``SourceStore``,
+/// ``SeriesStore``, ``AccountStore`` and ``ResponseCache`` from them (SourceScripts.swift, SeriesScripts.swift,
+/// AccountScripts.swift), and runs ``SourceMerge/remerge(_:channels:counting:)`` and ``ImportFinish`` in its imports.
+/// A backend supplies SQL, never logic.
 ///
 /// Inside ``SQLBackend/transaction(_:)`` every statement runs in one transaction; inside ``SQLBackend/reading(_:)``
 /// each statement reads the committed listings on its own (a read script that needs one consistent view of several
@@ -13,9 +15,17 @@ public protocol SQLStatements {
     /// Runs a statement; how many rows it changed.
     @discardableResult
     func execute(_ sql: SQLText) async throws -> Int
-    /// Takes, for the rest of the transaction, the turn imports take: a source is not removed or re-merged under an
-    /// import of it. (SQLite has one writer, so every transaction already has it.)
-    func takeListingsTurn() async throws
+    /// Takes `turn` for the rest of the transaction. (SQLite has one writer, so every transaction already has
+    /// every turn.)
+    func takeTurn(_ turn: StoreTurn) async throws
+}
+
+/// What writers of one kind take turns on, where several instances share a database.
+public enum StoreTurn: Sendable {
+    /// Imports, and removing a source: a source is not removed under an import of it.
+    case listings
+    /// Creating profiles: two first-run setups at once make one admin, not two.
+    case accounts
 }
 
 extension SQLStatements {
@@ -34,6 +44,8 @@ extension SQLStatements {
 /// A backend that runs shared scripts: a transaction, or reads on their own.
 public protocol SQLBackend: Sendable {
     associatedtype Statements: SQLStatements
+    /// Wall-clock time, for the times the store notes itself (a profile's or token's creation); tests fix it.
+    var now: @Sendable () -> Date { get }
     /// Runs `body` as one transaction: committed when it returns, rolled back when it throws.
     func transaction<T: Sendable>(_ body: (Statements) async throws -> T) async throws -> T
     /// Runs `body`'s reads, each statement on its own.
@@ -45,6 +57,7 @@ public enum SQLValue: Sendable, Equatable {
     case integer(Int64)
     case real(Double)
     case text(String)
+    case blob(Data)
     case boolean(Bool)
     case null
 }
@@ -123,6 +136,7 @@ extension Int: SQLBindable { public var sqlValue: SQLValue { .integer(Int64(self
 extension Double: SQLBindable { public var sqlValue: SQLValue { .real(self) } }
 extension String: SQLBindable { public var sqlValue: SQLValue { .text(self) } }
 extension Bool: SQLBindable { public var sqlValue: SQLValue { .boolean(self) } }
+extension Data: SQLBindable { public var sqlValue: SQLValue { .blob(self) } }
 
 /// One row of an answer: its values in column order.
 public struct SQLRow: Sendable {
@@ -179,6 +193,13 @@ extension Double: SQLDecodable {
 extension String: SQLDecodable {
     public init(sqlValue: SQLValue) throws {
         guard case .text(let value) = sqlValue else { throw Self.mismatch(sqlValue) }
+        self = value
+    }
+}
+
+extension Data: SQLDecodable {
+    public init(sqlValue: SQLValue) throws {
+        guard case .blob(let value) = sqlValue else { throw Self.mismatch(sqlValue) }
         self = value
     }
 }

@@ -2,193 +2,165 @@ import Foundation
 import GuideCore
 
 /// The ``SeriesStore`` both stores implement, written once over ``SQLStatements``.
-package enum SeriesScripts {
-    private static let showColumns: StaticString = "s.id, s.name, s.status, s.channel, s.zone, s.url, s.image, s.updated, s.checked_at"
-    private static let episodeColumns: StaticString = """
-        e.id, e.show_id, e.season, e.number, e.name, e.type, e.airdate, e.airtime, e.airstamp, e.runtime, e.url
-        """
-
-    package static func save(_ show: TrackedShow, episodes: [TrackedEpisode], _ db: some SQLStatements) async throws {
-        try await db.execute("""
-            INSERT INTO series_show (id, name, status, channel, zone, url, image, updated, checked_at)
-            VALUES (\(show.id), \(show.name), \(show.status), \(show.channel), \(show.zone), \(show.url), \(show.image),
-                    \(show.updated), \(show.checked.unixSeconds))
-            ON CONFLICT (id) DO UPDATE SET name = excluded.name, status = excluded.status, channel = excluded.channel,
-                zone = excluded.zone, url = excluded.url, image = excluded.image, updated = excluded.updated,
-                checked_at = excluded.checked_at
-            """)
-        try await db.execute("DELETE FROM series_episode WHERE show_id = \(show.id)")
-        for episode in episodes {
+extension SeriesStore where Self: SQLBackend {
+    public func saveShow(_ show: TrackedShow, episodes: [TrackedEpisode]) async throws {
+        try await transaction { db in
             try await db.execute("""
-                INSERT INTO series_episode (id, show_id, season, number, name, type, airdate, airtime, airstamp, runtime, url)
-                VALUES (\(episode.id), \(show.id), \(episode.season), \(episode.number), \(episode.name), \(episode.type),
-                        \(episode.airdate), \(episode.airtime), \(episode.airstamp), \(episode.runtime), \(episode.url))
-                ON CONFLICT (id) DO UPDATE SET show_id = excluded.show_id, season = excluded.season, number = excluded.number,
-                    name = excluded.name, type = excluded.type, airdate = excluded.airdate, airtime = excluded.airtime,
-                    airstamp = excluded.airstamp, runtime = excluded.runtime, url = excluded.url
+                INSERT INTO series_show (id, name, status, channel, zone, url, image, updated, checked_at)
+                VALUES (\(show.id), \(show.name), \(show.status), \(show.channel), \(show.zone), \(show.url), \(show.image),
+                        \(show.updated), \(show.checked.unixSeconds))
+                ON CONFLICT (id) DO UPDATE SET name = excluded.name, status = excluded.status, channel = excluded.channel,
+                    zone = excluded.zone, url = excluded.url, image = excluded.image, updated = excluded.updated,
+                    checked_at = excluded.checked_at
+                """)
+            try await db.execute("DELETE FROM series_episode WHERE show_id = \(show.id)")
+            for episode in episodes {
+                try await db.execute("""
+                    INSERT INTO series_episode (id, show_id, season, number, name, type, airdate, airtime, airstamp, runtime, url)
+                    VALUES (\(episode.id), \(show.id), \(episode.season), \(episode.number), \(episode.name), \(episode.type),
+                            \(episode.airdate), \(episode.airtime), \(episode.airstamp), \(episode.runtime), \(episode.url))
+                    ON CONFLICT (id) DO UPDATE SET show_id = excluded.show_id, season = excluded.season, number = excluded.number,
+                        name = excluded.name, type = excluded.type, airdate = excluded.airdate, airtime = excluded.airtime,
+                        airstamp = excluded.airstamp, runtime = excluded.runtime, url = excluded.url
+                    """)
+            }
+        }
+    }
+
+    public func markChecked(show id: Int, at instant: Date) async throws {
+        try await transaction { db in
+            try await db.execute("UPDATE series_show SET checked_at = \(instant.unixSeconds) WHERE id = \(id)")
+        }
+    }
+
+    public func trackedShows() async throws -> [TrackedShow] {
+        try await reading { db in
+            try await db.rows("SELECT \(raw: showColumns) FROM series_show s ORDER BY s.name\(.binaryOrder)").map(show)
+        }
+    }
+
+    public func trackedShow(_ id: Int) async throws -> TrackedShow? {
+        try await reading { db in
+            try await db.rows("SELECT \(raw: showColumns) FROM series_show s WHERE s.id = \(id)").first.map(show)
+        }
+    }
+
+    public func follow(show id: Int, by profile: ProfileID, at instant: Date) async throws {
+        try await transaction { db in
+            guard try await db.value("SELECT 1 FROM series_show WHERE id = \(id)", as: Int64.self) != nil else {
+                throw StoreError(.notFound, "show \(id) has not been fetched")
+            }
+            try await db.execute("""
+                INSERT INTO followed_show (profile_id, show_id, added_at) VALUES (\(profile.rawValue), \(id), \(instant.unixSeconds))
+                ON CONFLICT (profile_id, show_id) DO NOTHING
                 """)
         }
     }
 
-    package static func markChecked(show id: Int, at instant: Date, _ db: some SQLStatements) async throws {
-        try await db.execute("UPDATE series_show SET checked_at = \(instant.unixSeconds) WHERE id = \(id)")
-    }
-
-    package static func shows(_ db: some SQLStatements) async throws -> [TrackedShow] {
-        try await db.rows("SELECT \(raw: showColumns) FROM series_show s ORDER BY s.name\(.binaryOrder)").map(show)
-    }
-
-    package static func show(_ id: Int, _ db: some SQLStatements) async throws -> TrackedShow? {
-        try await db.rows("SELECT \(raw: showColumns) FROM series_show s WHERE s.id = \(id)").first.map(show)
-    }
-
-    package static func follow(show id: Int, by profile: ProfileID, at instant: Date, _ db: some SQLStatements) async throws {
-        guard try await db.value("SELECT 1 FROM series_show WHERE id = \(id)", as: Int64.self) != nil else {
-            throw StoreError(.notFound, "show \(id) has not been fetched")
-        }
-        try await db.execute("""
-            INSERT INTO followed_show (profile_id, show_id, added_at) VALUES (\(profile.rawValue), \(id), \(instant.unixSeconds))
-            ON CONFLICT (profile_id, show_id) DO NOTHING
-            """)
-    }
-
-    /// Stops following; a show nobody follows any more is forgotten with its episodes.
-    package static func unfollow(show id: Int, by profile: ProfileID, _ db: some SQLStatements) async throws {
-        try await db.execute("DELETE FROM followed_show WHERE profile_id = \(profile.rawValue) AND show_id = \(id)")
-        try await db.execute("""
-            DELETE FROM series_show WHERE id = \(id) AND NOT EXISTS (SELECT 1 FROM followed_show WHERE show_id = \(id))
-            """)
-    }
-
-    package static func setReminders(_ on: Bool, show id: Int, by profile: ProfileID, _ db: some SQLStatements) async throws {
-        if try await db.execute("""
-            UPDATE followed_show SET reminders = \(on) WHERE profile_id = \(profile.rawValue) AND show_id = \(id)
-            """) == 0 {
-            throw StoreError(.notFound, "the profile does not follow show \(id)")
+    public func unfollow(show id: Int, by profile: ProfileID) async throws {
+        try await transaction { db in
+            try await db.execute("DELETE FROM followed_show WHERE profile_id = \(profile.rawValue) AND show_id = \(id)")
+            try await db.execute("""
+                DELETE FROM series_show WHERE id = \(id) AND NOT EXISTS (SELECT 1 FROM followed_show WHERE show_id = \(id))
+                """)
         }
     }
 
-    package static func following(_ profile: ProfileID, _ db: some SQLStatements) async throws -> [FollowedShow] {
-        try await db.rows("""
-            SELECT \(raw: showColumns), f.reminders, f.added_at FROM followed_show f JOIN series_show s ON s.id = f.show_id
-            WHERE f.profile_id = \(profile.rawValue) ORDER BY lower(s.name)\(.binaryOrder)
-            """).map { row in
-            FollowedShow(show: try show(row), reminders: try row.value(9), added: Date(unixSeconds: try row.value(10)))
+    public func setReminders(_ on: Bool, show id: Int, by profile: ProfileID) async throws {
+        try await transaction { db in
+            if try await db.execute("""
+                UPDATE followed_show SET reminders = \(on) WHERE profile_id = \(profile.rawValue) AND show_id = \(id)
+                """) == 0 {
+                throw StoreError(.notFound, "the profile does not follow show \(id)")
+            }
         }
     }
 
-    package static func episodes(followedBy profile: ProfileID, from: String, through: String,
-                                 _ db: some SQLStatements) async throws -> [TrackedEpisode] {
-        try await db.rows("""
-            SELECT \(raw: episodeColumns) FROM followed_show f JOIN series_episode e ON e.show_id = f.show_id
-            WHERE f.profile_id = \(profile.rawValue) AND e.airdate >= \(from) AND e.airdate <= \(through)
-            ORDER BY e.airdate\(.binaryOrder), e.airstamp\(.binaryOrder) NULLS FIRST, e.id
-            """).map(episode)
+    public func following(_ profile: ProfileID) async throws -> [FollowedShow] {
+        try await reading { db in
+            try await db.rows("""
+                SELECT \(raw: showColumns), f.reminders, f.added_at FROM followed_show f JOIN series_show s ON s.id = f.show_id
+                WHERE f.profile_id = \(profile.rawValue) ORDER BY lower(s.name)\(.binaryOrder)
+                """).map { row in
+                FollowedShow(show: try show(row), reminders: try row.value(9), added: Date(unixSeconds: try row.value(10)))
+            }
+        }
     }
 
-    package static func episodes(ofShow id: Int, _ db: some SQLStatements) async throws -> [TrackedEpisode] {
-        // Undated episodes (announced, no date yet) last.
-        try await db.rows("""
-            SELECT \(raw: episodeColumns) FROM series_episode e WHERE e.show_id = \(id)
-            ORDER BY coalesce(nullif(e.airdate, ''), '9999')\(.binaryOrder), e.airstamp\(.binaryOrder) NULLS FIRST,
-                     e.season NULLS FIRST, e.number NULLS FIRST, e.id
-            """).map(episode)
+    public func episodes(followedBy profile: ProfileID, from: String, through: String) async throws -> [TrackedEpisode] {
+        try await reading { db in
+            try await db.rows("""
+                SELECT \(raw: episodeColumns) FROM followed_show f JOIN series_episode e ON e.show_id = f.show_id
+                WHERE f.profile_id = \(profile.rawValue) AND e.airdate >= \(from) AND e.airdate <= \(through)
+                ORDER BY e.airdate\(.binaryOrder), e.airstamp\(.binaryOrder) NULLS FIRST, e.id
+                """).map(episode)
+        }
     }
 
-    package static func settings(of profile: ProfileID, _ db: some SQLStatements) async throws -> SeriesSettings {
-        guard let row = try await db.rows("""
-            SELECT lead_minutes, shift_minutes, past_days, future_days, calendar_token FROM series_settings
-            WHERE profile_id = \(profile.rawValue)
-            """).first else { return SeriesSettings() }
-        var settings = SeriesSettings()
-        settings.leadMinutes = try row.value(0)
-        settings.shiftMinutes = try row.value(1)
-        settings.pastDays = try row.value(2)
-        settings.futureDays = try row.value(3)
-        settings.calendarTokenHash = try row.value(4)
-        return settings
+    public func episodes(ofShow id: Int) async throws -> [TrackedEpisode] {
+        try await reading { db in
+            // Undated episodes (announced, no date yet) last.
+            try await db.rows("""
+                SELECT \(raw: episodeColumns) FROM series_episode e WHERE e.show_id = \(id)
+                ORDER BY coalesce(nullif(e.airdate, ''), '9999')\(.binaryOrder), e.airstamp\(.binaryOrder) NULLS FIRST,
+                         e.season NULLS FIRST, e.number NULLS FIRST, e.id
+                """).map(episode)
+        }
     }
 
-    package static func save(_ settings: SeriesSettings, of profile: ProfileID, _ db: some SQLStatements) async throws {
-        try await db.execute("""
-            INSERT INTO series_settings (profile_id, lead_minutes, shift_minutes, past_days, future_days, calendar_token)
-            VALUES (\(profile.rawValue), \(settings.leadMinutes), \(settings.shiftMinutes), \(settings.pastDays),
-                    \(settings.futureDays), \(settings.calendarTokenHash))
-            ON CONFLICT (profile_id) DO UPDATE SET lead_minutes = excluded.lead_minutes, shift_minutes = excluded.shift_minutes,
-                past_days = excluded.past_days, future_days = excluded.future_days, calendar_token = excluded.calendar_token
-            """)
+    public func seriesSettings(of profile: ProfileID) async throws -> SeriesSettings {
+        try await reading { db in
+            guard let row = try await db.rows("""
+                SELECT lead_minutes, shift_minutes, past_days, future_days, calendar_token FROM series_settings
+                WHERE profile_id = \(profile.rawValue)
+                """).first else { return SeriesSettings() }
+            var settings = SeriesSettings()
+            settings.leadMinutes = try row.value(0)
+            settings.shiftMinutes = try row.value(1)
+            settings.pastDays = try row.value(2)
+            settings.futureDays = try row.value(3)
+            settings.calendarTokenHash = try row.value(4)
+            return settings
+        }
     }
 
-    package static func calendarProfile(tokenHash: String, _ db: some SQLStatements) async throws -> ProfileID? {
-        guard !tokenHash.isEmpty else { return nil }
-        return try await db.value("SELECT profile_id FROM series_settings WHERE calendar_token = \(tokenHash)", as: Int64.self)
-            .map(ProfileID.init(rawValue:))
+    public func saveSeriesSettings(_ settings: SeriesSettings, of profile: ProfileID) async throws {
+        try await transaction { db in
+            try await db.execute("""
+                INSERT INTO series_settings (profile_id, lead_minutes, shift_minutes, past_days, future_days, calendar_token)
+                VALUES (\(profile.rawValue), \(settings.leadMinutes), \(settings.shiftMinutes), \(settings.pastDays),
+                        \(settings.futureDays), \(settings.calendarTokenHash))
+                ON CONFLICT (profile_id) DO UPDATE SET lead_minutes = excluded.lead_minutes, shift_minutes = excluded.shift_minutes,
+                    past_days = excluded.past_days, future_days = excluded.future_days, calendar_token = excluded.calendar_token
+                """)
+        }
     }
 
-    private static func show(_ row: SQLRow) throws -> TrackedShow {
+    public func calendarProfile(tokenHash: String) async throws -> ProfileID? {
+        try await reading { db in
+            guard !tokenHash.isEmpty else { return nil }
+            return try await db.value("SELECT profile_id FROM series_settings WHERE calendar_token = \(tokenHash)", as: Int64.self)
+                .map(ProfileID.init(rawValue:))
+        }
+    }
+
+    private func show(_ row: SQLRow) throws -> TrackedShow {
         TrackedShow(id: try row.value(0), name: try row.value(1), status: try row.value(2), channel: try row.value(3),
                     zone: try row.value(4), url: try row.value(5), image: try row.value(6), updated: try row.value(7),
                     checked: Date(unixSeconds: try row.value(8)))
     }
 
-    private static func episode(_ row: SQLRow) throws -> TrackedEpisode {
+    private func episode(_ row: SQLRow) throws -> TrackedEpisode {
         TrackedEpisode(id: try row.value(0), showID: try row.value(1), season: try row.value(2), number: try row.value(3),
                        name: try row.value(4), type: try row.value(5), airdate: try row.value(6), airtime: try row.value(7),
                        airstamp: try row.value(8), runtime: try row.value(9), url: try row.value(10))
     }
-}
 
-/// A backend that supplies statements gets its ``SeriesStore`` from the shared scripts.
-extension SeriesStore where Self: SQLBackend {
-    public func saveShow(_ show: TrackedShow, episodes: [TrackedEpisode]) async throws {
-        try await transaction { try await SeriesScripts.save(show, episodes: episodes, $0) }
-    }
+    private var showColumns: StaticString { "s.id, s.name, s.status, s.channel, s.zone, s.url, s.image, s.updated, s.checked_at" }
 
-    public func markChecked(show id: Int, at instant: Date) async throws {
-        try await transaction { try await SeriesScripts.markChecked(show: id, at: instant, $0) }
-    }
-
-    public func trackedShows() async throws -> [TrackedShow] {
-        try await reading { try await SeriesScripts.shows($0) }
-    }
-
-    public func trackedShow(_ id: Int) async throws -> TrackedShow? {
-        try await reading { try await SeriesScripts.show(id, $0) }
-    }
-
-    public func follow(show id: Int, by profile: ProfileID, at instant: Date) async throws {
-        try await transaction { try await SeriesScripts.follow(show: id, by: profile, at: instant, $0) }
-    }
-
-    public func unfollow(show id: Int, by profile: ProfileID) async throws {
-        try await transaction { try await SeriesScripts.unfollow(show: id, by: profile, $0) }
-    }
-
-    public func setReminders(_ on: Bool, show id: Int, by profile: ProfileID) async throws {
-        try await transaction { try await SeriesScripts.setReminders(on, show: id, by: profile, $0) }
-    }
-
-    public func following(_ profile: ProfileID) async throws -> [FollowedShow] {
-        try await reading { try await SeriesScripts.following(profile, $0) }
-    }
-
-    public func episodes(followedBy profile: ProfileID, from: String, through: String) async throws -> [TrackedEpisode] {
-        try await reading { try await SeriesScripts.episodes(followedBy: profile, from: from, through: through, $0) }
-    }
-
-    public func episodes(ofShow id: Int) async throws -> [TrackedEpisode] {
-        try await reading { try await SeriesScripts.episodes(ofShow: id, $0) }
-    }
-
-    public func seriesSettings(of profile: ProfileID) async throws -> SeriesSettings {
-        try await reading { try await SeriesScripts.settings(of: profile, $0) }
-    }
-
-    public func saveSeriesSettings(_ settings: SeriesSettings, of profile: ProfileID) async throws {
-        try await transaction { try await SeriesScripts.save(settings, of: profile, $0) }
-    }
-
-    public func calendarProfile(tokenHash: String) async throws -> ProfileID? {
-        try await reading { try await SeriesScripts.calendarProfile(tokenHash: tokenHash, $0) }
+    private var episodeColumns: StaticString {
+        """
+        e.id, e.show_id, e.season, e.number, e.name, e.type, e.airdate, e.airtime, e.airstamp, e.runtime, e.url
+        """
     }
 }

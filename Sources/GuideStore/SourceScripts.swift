@@ -1,205 +1,221 @@
 import Foundation
 import GuideCore
 
-/// The ``SourceStore`` both stores implement, written once over ``SQLStatements``: a backend runs each script in
-/// its transaction (or its reads) and supplies nothing but the statements. Refresh claims and channel health stay
-/// with each backend (an advisory lock; a consistent snapshot).
-package enum SourceScripts {
-    package static func sources(_ db: some SQLStatements) async throws -> [SourceStatus] {
-        var counts: [Int64: (total: Int, hidden: Int)] = [:]
-        for row in try await db.rows("""
-            SELECT source_id, count(*), sum(CASE WHEN hidden THEN 1 ELSE 0 END) FROM programme GROUP BY source_id
-            """) {
-            counts[try row.value(0)] = (try row.value(1), try row.value(2, as: Int?.self) ?? 0)
-        }
-        return try await db.rows("""
-            SELECT id, definition, last_attempt, last_success, last_outcome, last_error, last_bytes, last_programmes,
-                   last_repairs, last_duration, failures_in_row, refresh_started_at
-            FROM source WHERE definition IS NOT NULL ORDER BY priority DESC, name\(.binaryOrder)
-            """).compactMap { row in
-            guard let definition = StoredDefinition.definition(try row.value(1)) else { return nil }
-            let count = counts[try row.value(0)] ?? (0, 0)
-            return SourceStatus(definition: definition, lastAttempt: try date(row, 2), lastSuccess: try date(row, 3),
-                                lastOutcome: try row.value(4, as: String?.self).flatMap(RefreshOutcome.init(rawValue:)),
-                                lastError: try row.value(5), lastBytes: try row.value(6), lastProgrammes: try row.value(7),
-                                lastRepairs: try row.value(8), lastDuration: try row.value(9), programmes: count.total,
-                                hidden: count.hidden, failuresInRow: try row.value(10), unfinishedSince: try date(row, 11))
+/// The ``SourceStore`` both stores implement, written once over ``SQLStatements``: a backend that supplies
+/// statements (``SQLBackend``) gets it, and writes only what is its own (refresh claims, channel health).
+extension SourceStore where Self: SQLBackend {
+    public func sources() async throws -> [SourceStatus] {
+        try await reading { db in
+            var counts: [Int64: (total: Int, hidden: Int)] = [:]
+            for row in try await db.rows("""
+                SELECT source_id, count(*), sum(CASE WHEN hidden THEN 1 ELSE 0 END) FROM programme GROUP BY source_id
+                """) {
+                counts[try row.value(0)] = (try row.value(1), try row.value(2, as: Int?.self) ?? 0)
+            }
+            return try await db.rows("""
+                SELECT id, definition, last_attempt, last_success, last_outcome, last_error, last_bytes, last_programmes,
+                       last_repairs, last_duration, failures_in_row, refresh_started_at
+                FROM source WHERE definition IS NOT NULL ORDER BY priority DESC, name\(.binaryOrder)
+                """).compactMap { row in
+                guard let definition = StoredDefinition.definition(try row.value(1)) else { return nil }
+                let count = counts[try row.value(0)] ?? (0, 0)
+                return SourceStatus(definition: definition, lastAttempt: try date(row, 2), lastSuccess: try date(row, 3),
+                                    lastOutcome: try row.value(4, as: String?.self).flatMap(RefreshOutcome.init(rawValue:)),
+                                    lastError: try row.value(5), lastBytes: try row.value(6), lastProgrammes: try row.value(7),
+                                    lastRepairs: try row.value(8), lastDuration: try row.value(9), programmes: count.total,
+                                    hidden: count.hidden, failuresInRow: try row.value(10), unfinishedSince: try date(row, 11))
+            }
         }
     }
 
-    package static func add(_ definition: SourceDefinition, _ db: some SQLStatements) async throws {
-        try check(definition)
-        let name = definition.name.rawValue
-        let existing = try await db.rows("SELECT id, definition FROM source WHERE name = \(name)\(.lockRows)").first
-        if let existing, try existing.value(1, as: String?.self) != nil {
-            throw StoreError(.conflict, "there is already a source called \(definition.name)")
-        }
-        // A path or URL imported by hand before becomes this configured source, listings and all.
-        try await db.execute("""
-            INSERT INTO source (name, priority, definition) VALUES (\(name), \(definition.priority), \(try StoredDefinition.json(definition)))
-            ON CONFLICT (name) DO UPDATE SET priority = excluded.priority, definition = excluded.definition
-            """)
-        let id = try await sourceID(db, definition.name)
-        for channel in definition.channels {
+    public func addSource(_ definition: SourceDefinition) async throws {
+        try await transaction { db in
+            try check(definition)
+            let name = definition.name.rawValue
+            let existing = try await db.rows("SELECT id, definition FROM source WHERE name = \(name)\(.lockRows)").first
+            if let existing, try existing.value(1, as: String?.self) != nil {
+                throw StoreError(.conflict, "there is already a source called \(definition.name)")
+            }
+            // A path or URL imported by hand before becomes this configured source, listings and all.
             try await db.execute("""
-                INSERT INTO source_channel (source_id, channel_id, name, keep) VALUES (\(id), \(channel), \(channel), \(true))
-                ON CONFLICT (source_id, channel_id) DO UPDATE SET keep = \(true)
+                INSERT INTO source (name, priority, definition) VALUES (\(name), \(definition.priority), \(try StoredDefinition.json(definition)))
+                ON CONFLICT (name) DO UPDATE SET priority = excluded.priority, definition = excluded.definition
                 """)
+            let id = try await sourceID(db, definition.name)
+            for channel in definition.channels {
+                try await db.execute("""
+                    INSERT INTO source_channel (source_id, channel_id, name, keep) VALUES (\(id), \(channel), \(channel), \(true))
+                    ON CONFLICT (source_id, channel_id) DO UPDATE SET keep = \(true)
+                    """)
+            }
+            if existing != nil { try await SourceMerge.remergeAll(db, source: id) }
         }
-        if existing != nil { try await SourceMerge.remergeAll(db, source: id) }
     }
 
-    package static func update(_ definition: SourceDefinition, _ db: some SQLStatements) async throws {
-        try check(definition)
-        let id = try await configuredSourceID(db, definition.name)
-        let old = try await db.value("SELECT priority FROM source WHERE id = \(id)", as: Int.self)
-        try await db.execute("""
-            UPDATE source SET priority = \(definition.priority), definition = \(try StoredDefinition.json(definition)) WHERE id = \(id)
-            """)
-        for channel in definition.channels {
+    public func updateSource(_ definition: SourceDefinition) async throws {
+        try await transaction { db in
+            try check(definition)
+            let id = try await configuredSourceID(db, definition.name)
+            let old = try await db.value("SELECT priority FROM source WHERE id = \(id)", as: Int.self)
             try await db.execute("""
-                INSERT INTO source_channel (source_id, channel_id, name, keep) VALUES (\(id), \(channel), \(channel), \(true))
-                ON CONFLICT (source_id, channel_id) DO NOTHING
+                UPDATE source SET priority = \(definition.priority), definition = \(try StoredDefinition.json(definition)) WHERE id = \(id)
                 """)
-        }
-        if old != definition.priority { try await SourceMerge.remergeAll(db, source: id) }
-    }
-
-    /// Removes a source and its listings; how many programmes went.
-    package static func remove(_ name: SourceName, _ db: some SQLStatements) async throws -> Int {
-        // Not under an import of it.
-        try await db.takeListingsTurn()
-        let id = try await sourceID(db, name)
-        let channels = try await db.column("SELECT channel_key FROM source_coverage WHERE source_id = \(id)", as: Int64.self)
-        let removed = try await db.execute("DELETE FROM programme WHERE source_id = \(id)")
-        try await db.execute("DELETE FROM source_coverage WHERE source_id = \(id)")
-        try await db.execute("DELETE FROM import_run WHERE source_id = \(id)")
-        try await db.execute("DELETE FROM source WHERE id = \(id)")
-        try await SourceMerge.remerge(db, channels: channels)
-        try await db.execute("UPDATE guide_state SET generation = generation + 1")
-        return removed
-    }
-
-    package static func channels(of name: SourceName, _ db: some SQLStatements) async throws -> [SourceChannel] {
-        let id = try await configuredSourceID(db, name)
-        return try await db.rows("""
-            SELECT channel_id, name, keep, mapped_to, last_seen FROM source_channel WHERE source_id = \(id)
-            ORDER BY lower(name)\(.binaryOrder), channel_id\(.binaryOrder)
-            """).map(sourceChannel)
-    }
-
-    package static func choose(_ channels: [SourceChannel], of name: SourceName, _ db: some SQLStatements) async throws {
-        let id = try await configuredSourceID(db, name)
-        for channel in channels {
-            let mapped = channel.mappedTo.flatMap { $0 == channel.id || $0.rawValue.isEmpty ? nil : $0.rawValue }
-            try await db.execute("""
-                INSERT INTO source_channel (source_id, channel_id, name, keep, mapped_to)
-                VALUES (\(id), \(channel.id.rawValue), \(channel.name), \(channel.keep), \(mapped))
-                ON CONFLICT (source_id, channel_id) DO UPDATE SET keep = excluded.keep, mapped_to = excluded.mapped_to
-                """)
+            for channel in definition.channels {
+                try await db.execute("""
+                    INSERT INTO source_channel (source_id, channel_id, name, keep) VALUES (\(id), \(channel), \(channel), \(true))
+                    ON CONFLICT (source_id, channel_id) DO NOTHING
+                    """)
+            }
+            if old != definition.priority { try await SourceMerge.remergeAll(db, source: id) }
         }
     }
 
-    /// Records what a refresh found offered (``OfferChanges``); the plan for its import.
-    package static func recordOffer(_ offered: [OfferedChannel], of name: SourceName, at instant: Date, complete: Bool,
-                                    _ db: some SQLStatements) async throws -> ChannelPlan {
-        let id = try await configuredSourceID(db, name)
-        let definition = StoredDefinition.definition(
-            try await db.value("SELECT definition FROM source WHERE id = \(id)\(.lockRows)", as: String.self))
-        let known = try await db.rows("""
-            SELECT channel_id, name, keep, mapped_to, last_seen FROM source_channel WHERE source_id = \(id)
-            """).map(sourceChannel)
-        let existing = Set(try await db.column("SELECT id FROM channel", as: String.self).map { ChannelID($0) })
-        let offer = OfferChanges(known: known, offered: offered, complete: complete,
-                                 keepNewChannels: definition?.keepNewChannels ?? true, existing: existing)
-        let seen = instant.unixSeconds
-        for change in offer.changes {
-            switch change {
-            case .rename(let old, let new):
+    public func removeSource(_ name: SourceName) async throws -> Int {
+        try await transaction { db in
+            // Not under an import of it.
+            try await db.takeTurn(.listings)
+            let id = try await sourceID(db, name)
+            let channels = try await db.column("SELECT channel_key FROM source_coverage WHERE source_id = \(id)", as: Int64.self)
+            let removed = try await db.execute("DELETE FROM programme WHERE source_id = \(id)")
+            try await db.execute("DELETE FROM source_coverage WHERE source_id = \(id)")
+            try await db.execute("DELETE FROM import_run WHERE source_id = \(id)")
+            try await db.execute("DELETE FROM source WHERE id = \(id)")
+            try await SourceMerge.remerge(db, channels: channels)
+            try await db.execute("UPDATE guide_state SET generation = generation + 1")
+            return removed
+        }
+    }
+
+    public func sourceChannels(of name: SourceName) async throws -> [SourceChannel] {
+        try await reading { db in
+            let id = try await configuredSourceID(db, name)
+            return try await db.rows("""
+                SELECT channel_id, name, keep, mapped_to, last_seen FROM source_channel WHERE source_id = \(id)
+                ORDER BY lower(name)\(.binaryOrder), channel_id\(.binaryOrder)
+                """).map(sourceChannel)
+        }
+    }
+
+    public func chooseSourceChannels(_ channels: [SourceChannel], of name: SourceName) async throws {
+        try await transaction { db in
+            let id = try await configuredSourceID(db, name)
+            for channel in channels {
+                let mapped = channel.mappedTo.flatMap { $0 == channel.id || $0.rawValue.isEmpty ? nil : $0.rawValue }
                 try await db.execute("""
-                    UPDATE source_channel SET channel_id = \(new.rawValue) WHERE source_id = \(id) AND channel_id = \(old.rawValue)
-                    """)
-            case .add(let channel, let name, let keep):
-                try await db.execute("""
-                    INSERT INTO source_channel (source_id, channel_id, name, keep) VALUES (\(id), \(channel.rawValue), \(name), \(keep))
-                    """)
-            case .map(let channel, let target):
-                try await db.execute("""
-                    UPDATE source_channel SET mapped_to = \(target.rawValue) WHERE source_id = \(id) AND channel_id = \(channel.rawValue)
-                    """)
-            case .seen(let channel, let name):
-                try await db.execute("""
-                    UPDATE source_channel SET name = \(name), last_seen = \(seen) WHERE source_id = \(id) AND channel_id = \(channel.rawValue)
+                    INSERT INTO source_channel (source_id, channel_id, name, keep, mapped_to)
+                    VALUES (\(id), \(channel.id.rawValue), \(channel.name), \(channel.keep), \(mapped))
+                    ON CONFLICT (source_id, channel_id) DO UPDATE SET keep = excluded.keep, mapped_to = excluded.mapped_to
                     """)
             }
         }
-        return offer.plan
     }
 
-    package static func validators(of name: SourceName, _ db: some SQLStatements) async throws -> [String: HTTPValidators] {
-        let id = try await configuredSourceID(db, name)
-        var validators: [String: HTTPValidators] = [:]
-        for row in try await db.rows("SELECT url, etag, last_modified FROM source_fetch WHERE source_id = \(id)") {
-            validators[try row.value(0)] = HTTPValidators(etag: try row.value(1), lastModified: try row.value(2))
+    public func recordOffer(_ offered: [OfferedChannel], of name: SourceName, at instant: Date,
+                            complete: Bool) async throws -> ChannelPlan {
+        try await transaction { db in
+            let id = try await configuredSourceID(db, name)
+            let definition = StoredDefinition.definition(
+                try await db.value("SELECT definition FROM source WHERE id = \(id)\(.lockRows)", as: String.self))
+            let known = try await db.rows("""
+                SELECT channel_id, name, keep, mapped_to, last_seen FROM source_channel WHERE source_id = \(id)
+                """).map(sourceChannel)
+            let existing = Set(try await db.column("SELECT id FROM channel", as: String.self).map { ChannelID($0) })
+            let offer = OfferChanges(known: known, offered: offered, complete: complete,
+                                     keepNewChannels: definition?.keepNewChannels ?? true, existing: existing)
+            let seen = instant.unixSeconds
+            for change in offer.changes {
+                switch change {
+                case .rename(let old, let new):
+                    try await db.execute("""
+                        UPDATE source_channel SET channel_id = \(new.rawValue) WHERE source_id = \(id) AND channel_id = \(old.rawValue)
+                        """)
+                case .add(let channel, let name, let keep):
+                    try await db.execute("""
+                        INSERT INTO source_channel (source_id, channel_id, name, keep) VALUES (\(id), \(channel.rawValue), \(name), \(keep))
+                        """)
+                case .map(let channel, let target):
+                    try await db.execute("""
+                        UPDATE source_channel SET mapped_to = \(target.rawValue) WHERE source_id = \(id) AND channel_id = \(channel.rawValue)
+                        """)
+                case .seen(let channel, let name):
+                    try await db.execute("""
+                        UPDATE source_channel SET name = \(name), last_seen = \(seen) WHERE source_id = \(id) AND channel_id = \(channel.rawValue)
+                        """)
+                }
+            }
+            return offer.plan
         }
-        return validators
     }
 
-    /// A refresh starts; one still marked unfinished from before (the process died during it) counts as failed.
-    package static func recordRefreshStart(of name: SourceName, at instant: Date, _ db: some SQLStatements) async throws {
-        let id = try await configuredSourceID(db, name)
-        try await db.execute("""
-            UPDATE source SET
-                last_attempt = coalesce(refresh_started_at, last_attempt),
-                last_outcome = CASE WHEN refresh_started_at IS NULL THEN last_outcome ELSE 'failed' END,
-                last_error = CASE WHEN refresh_started_at IS NULL THEN last_error ELSE \(SourceStatus.unfinishedRefresh) END,
-                failures_in_row = failures_in_row + CASE WHEN refresh_started_at IS NULL THEN 0 ELSE 1 END,
-                refresh_started_at = \(instant.unixSeconds)
-            WHERE id = \(id)
-            """)
+    public func validators(of name: SourceName) async throws -> [String: HTTPValidators] {
+        try await reading { db in
+            let id = try await configuredSourceID(db, name)
+            var validators: [String: HTTPValidators] = [:]
+            for row in try await db.rows("SELECT url, etag, last_modified FROM source_fetch WHERE source_id = \(id)") {
+                validators[try row.value(0)] = HTTPValidators(etag: try row.value(1), lastModified: try row.value(2))
+            }
+            return validators
+        }
     }
 
-    package static func recordRefresh(_ record: RefreshRecord, of name: SourceName, _ db: some SQLStatements) async throws {
-        let id = try await configuredSourceID(db, name)
-        let at = record.at.unixSeconds
-        if record.outcome == .failed {
+    public func recordRefreshStart(of name: SourceName, at instant: Date) async throws {
+        try await transaction { db in
+            let id = try await configuredSourceID(db, name)
             try await db.execute("""
-                UPDATE source SET last_attempt = \(at), last_outcome = \(record.outcome.rawValue), last_error = \(record.error),
-                                  last_duration = \(record.duration), failures_in_row = failures_in_row + 1,
+                UPDATE source SET
+                    last_attempt = coalesce(refresh_started_at, last_attempt),
+                    last_outcome = CASE WHEN refresh_started_at IS NULL THEN last_outcome ELSE 'failed' END,
+                    last_error = CASE WHEN refresh_started_at IS NULL THEN last_error ELSE \(SourceStatus.unfinishedRefresh) END,
+                    failures_in_row = failures_in_row + CASE WHEN refresh_started_at IS NULL THEN 0 ELSE 1 END,
+                    refresh_started_at = \(instant.unixSeconds)
+                WHERE id = \(id)
+                """)
+        }
+    }
+
+    public func recordRefresh(_ record: RefreshRecord, of name: SourceName) async throws {
+        try await transaction { db in
+            let id = try await configuredSourceID(db, name)
+            let at = record.at.unixSeconds
+            if record.outcome == .failed {
+                try await db.execute("""
+                    UPDATE source SET last_attempt = \(at), last_outcome = \(record.outcome.rawValue), last_error = \(record.error),
+                                      last_duration = \(record.duration), failures_in_row = failures_in_row + 1,
+                                      refresh_started_at = NULL
+                    WHERE id = \(id)
+                    """)
+                return
+            }
+            try await db.execute("""
+                UPDATE source SET last_attempt = \(at), last_success = \(at), last_outcome = \(record.outcome.rawValue),
+                                  last_error = NULL, last_bytes = \(record.bytes), last_programmes = \(record.programmes),
+                                  last_repairs = \(record.repairs), last_duration = \(record.duration), failures_in_row = 0,
                                   refresh_started_at = NULL
                 WHERE id = \(id)
                 """)
-            return
-        }
-        try await db.execute("""
-            UPDATE source SET last_attempt = \(at), last_success = \(at), last_outcome = \(record.outcome.rawValue),
-                              last_error = NULL, last_bytes = \(record.bytes), last_programmes = \(record.programmes),
-                              last_repairs = \(record.repairs), last_duration = \(record.duration), failures_in_row = 0,
-                              refresh_started_at = NULL
-            WHERE id = \(id)
-            """)
-        for (url, validators) in record.validators {
-            try await db.execute("""
-                INSERT INTO source_fetch (source_id, url, etag, last_modified)
-                VALUES (\(id), \(url), \(validators.etag), \(validators.lastModified))
-                ON CONFLICT (source_id, url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified
-                """)
+            for (url, validators) in record.validators {
+                try await db.execute("""
+                    INSERT INTO source_fetch (source_id, url, etag, last_modified)
+                    VALUES (\(id), \(url), \(validators.etag), \(validators.lastModified))
+                    ON CONFLICT (source_id, url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified
+                    """)
+            }
         }
     }
 
-    private static func check(_ definition: SourceDefinition) throws {
+    private func check(_ definition: SourceDefinition) throws {
         if let problem = definition.problem { throw StoreError(.invalid, problem) }
     }
 
-    /// A source's key, configured or only imported by hand.
-    private static func sourceID(_ db: some SQLStatements, _ name: SourceName) async throws -> Int64 {
+        /// A source's key, configured or only imported by hand.
+    private func sourceID(_ db: some SQLStatements, _ name: SourceName) async throws -> Int64 {
         guard let id = try await db.value("SELECT id FROM source WHERE name = \(name.rawValue)", as: Int64.self) else {
             throw StoreError(.notFound, "there is no source called \(name)")
         }
         return id
     }
 
-    private static func configuredSourceID(_ db: some SQLStatements, _ name: SourceName) async throws -> Int64 {
+    private func configuredSourceID(_ db: some SQLStatements, _ name: SourceName) async throws -> Int64 {
         guard let id = try await db.value("SELECT id FROM source WHERE name = \(name.rawValue) AND definition IS NOT NULL",
                                           as: Int64.self) else {
             throw StoreError(.notFound, "there is no source called \(name); `tvguide sources list` shows them")
@@ -207,57 +223,12 @@ package enum SourceScripts {
         return id
     }
 
-    private static func sourceChannel(_ row: SQLRow) throws -> SourceChannel {
+    private func sourceChannel(_ row: SQLRow) throws -> SourceChannel {
         SourceChannel(id: ChannelID(try row.value(0, as: String.self)), name: try row.value(1), keep: try row.value(2),
                       mappedTo: try row.value(3, as: String?.self).map { ChannelID($0) }, lastSeen: try date(row, 4))
     }
 
-    private static func date(_ row: SQLRow, _ column: Int) throws -> Date? {
+    private func date(_ row: SQLRow, _ column: Int) throws -> Date? {
         try row.value(column, as: Int64?.self).map { Date(unixSeconds: $0) }
-    }
-}
-
-/// A backend that supplies statements gets its ``SourceStore`` from the shared scripts; it writes only what is its
-/// own (refresh claims, channel health).
-extension SourceStore where Self: SQLBackend {
-    public func sources() async throws -> [SourceStatus] {
-        try await reading { try await SourceScripts.sources($0) }
-    }
-
-    public func addSource(_ definition: SourceDefinition) async throws {
-        try await transaction { try await SourceScripts.add(definition, $0) }
-    }
-
-    public func updateSource(_ definition: SourceDefinition) async throws {
-        try await transaction { try await SourceScripts.update(definition, $0) }
-    }
-
-    public func removeSource(_ name: SourceName) async throws -> Int {
-        try await transaction { try await SourceScripts.remove(name, $0) }
-    }
-
-    public func sourceChannels(of name: SourceName) async throws -> [SourceChannel] {
-        try await reading { try await SourceScripts.channels(of: name, $0) }
-    }
-
-    public func chooseSourceChannels(_ channels: [SourceChannel], of name: SourceName) async throws {
-        try await transaction { try await SourceScripts.choose(channels, of: name, $0) }
-    }
-
-    public func recordOffer(_ offered: [OfferedChannel], of name: SourceName, at instant: Date,
-                            complete: Bool) async throws -> ChannelPlan {
-        try await transaction { try await SourceScripts.recordOffer(offered, of: name, at: instant, complete: complete, $0) }
-    }
-
-    public func validators(of name: SourceName) async throws -> [String: HTTPValidators] {
-        try await reading { try await SourceScripts.validators(of: name, $0) }
-    }
-
-    public func recordRefreshStart(of name: SourceName, at instant: Date) async throws {
-        try await transaction { try await SourceScripts.recordRefreshStart(of: name, at: instant, $0) }
-    }
-
-    public func recordRefresh(_ record: RefreshRecord, of name: SourceName) async throws {
-        try await transaction { try await SourceScripts.recordRefresh(record, of: name, $0) }
     }
 }

@@ -3,7 +3,7 @@ import GuideCore
 import GuideStore
 import PostgresNIO
 
-/// What PostgreSQL's ``SourceStore`` adds to the shared scripts (``SourceScripts``): health and refresh claims.
+/// What PostgreSQL's ``SourceStore`` adds to the shared scripts (SourceScripts.swift): health and refresh claims.
 extension PostgresListingStore {
     public func channelHealth(at instant: Date) async throws -> [ChannelHealth] {
         let now = instant.unixSeconds

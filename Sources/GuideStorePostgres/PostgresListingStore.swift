@@ -13,7 +13,7 @@ public final class PostgresListingStore: GuideDatabase {
     let locks: PostgresLocks
     public let location: PostgresLocation
     /// Wall-clock time, for import timestamps; tests fix it.
-    let now: @Sendable () -> Date
+    public let now: @Sendable () -> Date
     /// The schedule kept, and the load of a newer one when one runs.
     private let schedules = Mutex(ScheduleState())
     /// Programmes already read, by id (``ProgrammeCache``).
@@ -71,7 +71,7 @@ public final class PostgresListingStore: GuideDatabase {
         let startedAt = now().unixSeconds
         do {
             return try await transaction { statements in
-                try await statements.takeListingsTurn()
+                try await statements.takeTurn(.listings)
                 let session = try await PostgresImportSession(link: statements.link, source: source, startedAt: startedAt)
                 while let batch = await feed.next() {
                     switch batch {

@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import GuideStore
+import NIOCore
 import PostgresNIO
 
 /// PostgreSQL's statements for the scripts both stores share: a borrowed connection, `$n` for each value.
@@ -16,9 +17,12 @@ public struct PostgresStatements: SQLStatements {
         try await link.execute(try Self.render(sql))
     }
 
-    /// The advisory lock imports hold for their whole transaction (``PostgresLocks/imports``).
-    public func takeListingsTurn() async throws {
-        try await link.execute(locks.imports)
+    /// An advisory lock held until the transaction ends (``PostgresLocks``).
+    public func takeTurn(_ turn: StoreTurn) async throws {
+        switch turn {
+        case .listings: try await link.execute(locks.imports)
+        case .accounts: try await link.execute(locks.accounts)
+        }
     }
 
     static func render(_ sql: SQLText) throws -> PostgresQuery {
@@ -34,6 +38,7 @@ public struct PostgresStatements: SQLStatements {
                 case .real(let value): try binds.append(value)
                 case .text(let value): try binds.append(value)
                 case .boolean(let value): try binds.append(value)
+                case .blob(let value): try binds.append(ByteBuffer(bytes: value))
                 case .null: binds.appendNull()
                 }
                 text += "$\(binds.count)"
@@ -56,6 +61,7 @@ public struct PostgresStatements: SQLStatements {
             case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
             case .bool: return .boolean(try cell.decode(Bool.self))
             case .float4, .float8: return .real(try cell.decode(Double.self))
+            case .bytea: return .blob(Data(try cell.decode(ByteBuffer.self).readableBytesView))
             default: return .text(try cell.decode(String.self))
             }
         })

@@ -9,7 +9,7 @@ import Synchronization
 public final class SQLiteListingStore: GuideDatabase {
     let pool: DatabasePool
     /// Wall-clock time, for import timestamps; tests fix it.
-    let now: @Sendable () -> Date
+    public let now: @Sendable () -> Date
     /// The schedule as of the last now/next, reloaded when the listings' generation moves on.
     private let schedule = Mutex<ScheduleIndex?>(nil)
     /// Every write takes this one slot: GRDB serializes its closures, but a shared script's transaction spans many

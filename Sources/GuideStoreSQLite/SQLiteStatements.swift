@@ -29,8 +29,8 @@ public struct SQLiteStatements: SQLStatements {
         }
     }
 
-    /// SQLite has one writer: the transaction already has the turn.
-    public func takeListingsTurn() async throws {}
+    /// SQLite has one writer: the transaction already has every turn.
+    public func takeTurn(_ turn: StoreTurn) async throws {}
 
     /// GRDB runs work on the writer connection that needs no transaction of its own (the import's inserts) inside
     /// the open one.
@@ -66,6 +66,7 @@ public struct SQLiteStatements: SQLStatements {
         case .integer(let value): value.databaseValue
         case .real(let value): value.databaseValue
         case .text(let value): value.databaseValue
+        case .blob(let value): value.databaseValue
         case .boolean(let value): value.databaseValue
         case .null: .null
         }
@@ -78,7 +79,7 @@ public struct SQLiteStatements: SQLStatements {
             case .int64(let value): .integer(value)
             case .double(let value): .real(value)
             case .string(let value): .text(value)
-            case .blob(let data): .text(String(decoding: data, as: UTF8.self))
+            case .blob(let data): .blob(data)
             }
         })
     }
