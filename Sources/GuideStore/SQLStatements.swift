@@ -47,6 +47,7 @@ public protocol SQLBackend: Sendable {
     /// Wall-clock time, for the times the store notes itself (a profile's or token's creation); tests fix it.
     var now: @Sendable () -> Date { get }
     /// Runs `body` as one transaction: committed when it returns, rolled back when it throws.
+    @discardableResult
     func transaction<T: Sendable>(_ body: (Statements) async throws -> T) async throws -> T
     /// Runs `body`'s reads, each statement on its own.
     func reading<T: Sendable>(_ body: (Statements) async throws -> T) async throws -> T

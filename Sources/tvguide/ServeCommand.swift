@@ -63,6 +63,11 @@ struct ServeCommand: AsyncParsableCommand {
         let database = try CLIFailure.translating { try makeGuideDatabase(store.path, password: password) }
         let offset = pretendNow.flatMap(CivilTime.parseISO8601).map { $0.timeIntervalSinceNow } ?? 0
         let now: @Sendable () -> Date = { Date().addingTimeInterval(offset) }
+        // What everything that waits sleeps on (retries, the rate limiter, the scheduler, the followed-shows loop).
+        let clock: any Clock<Duration> = ContinuousClock()
+        // One limiter for both TVmaze clients (the pages' and the followed-shows loop's): TVmaze counts 20 requests
+        // in 10 s per address, not per client.
+        let limiter = RateLimiter(clock: clock)
         // A code is made at every start; it works only while no profile exists, and is shown only then.
         var configured = ServerSettings(now: now, dayStartHour: dayStart, secureCookies: !insecureCookies,
                                         setupCode: GuideServer.newSetupCode(), exportDirectory: store.localFiles + ".export")
@@ -71,13 +76,16 @@ struct ServeCommand: AsyncParsableCommand {
         try await withHTTPTransport { feeds in
             // Images get their own client with short timeouts: a poster that cannot be fetched must not hold a page up.
             try await withHTTPTransport(connectTimeout: .seconds(3), readTimeout: .seconds(10)) { imageFetches in
-                let scheduler = RefreshScheduler(refresher: SourceRefresher(store: database, transport: feeds, tvmazeBase: tvmaze.base))
+                let scheduler = RefreshScheduler(
+                    refresher: SourceRefresher(store: database, transport: feeds, tvmazeBase: tvmaze.base, clock: clock), clock: clock)
                 let guide = GuideServices(
                     store: database, settings: settings, scheduler: scheduler, feeds: feeds,
                     // Pages ask while someone waits: at most 10 s a request, or 503 "busy".
-                    tvmaze: TVMazeClient(base: tvmaze.base, transport: feeds, cache: database, policy: .interactive, now: now),
+                    tvmaze: TVMazeClient(base: tvmaze.base, transport: feeds, limiter: limiter, cache: database, policy: .interactive,
+                                         now: now, clock: clock),
                     images: ImageCache(directory: store.localFiles + ".images", transport: imageFetches))
-                let followed = SeriesTracker(client: TVMazeClient(base: tvmaze.base, transport: feeds, cache: database, now: now),
+                let followed = SeriesTracker(client: TVMazeClient(base: tvmaze.base, transport: feeds, limiter: limiter, cache: database,
+                                                                  now: now, clock: clock),
                                              store: database, now: now)
                 // The scheduler starts once the first run's work is done, so the two never fetch a source at once.
                 let (started, starting) = AsyncStream<Void>.makeStream()
@@ -85,7 +93,7 @@ struct ServeCommand: AsyncParsableCommand {
                     guide, host: host, port: port,
                     services: [database,
                                Background { for await _ in started {}; await scheduler.run() },
-                               Background { await Self.keepFollowedShowsCurrent(followed, database: database) }],
+                               Background { await Self.keepFollowedShowsCurrent(followed, database: database, clock: clock) }],
                     startup: {
                         try await firstRun(database: database, scheduler: scheduler, settings: settings)
                         starting.finish()
@@ -126,10 +134,10 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Every 6 hours (first a minute after starting), brings followed shows up to date through `/updates/shows`.
-    static func keepFollowedShowsCurrent(_ tracker: SeriesTracker, database: any GuideDatabase) async {
+    static func keepFollowedShowsCurrent(_ tracker: SeriesTracker, database: any GuideDatabase, clock: any Clock<Duration>) async {
         var wait: Duration = .seconds(60)
         while !Task.isCancelled {
-            try? await Task.sleep(for: wait)
+            try? await clock.sleep(for: wait)
             wait = .seconds(6 * 3600)
             guard !Task.isCancelled, (try? await database.trackedShows().isEmpty) == false else { continue }
             do {

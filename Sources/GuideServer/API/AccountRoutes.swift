@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideHTTP
 import GuideIngest
 import Hummingbird
 
@@ -7,6 +8,8 @@ import Hummingbird
 /// token an admin created on /admin; a browser's cookie is not enough, so no other site can make one change data.
 struct AccountRoutes: Sendable {
     let site: Site
+    /// Fetches what an admin imports by URL.
+    let feeds: any HTTPTransport
 
     struct LineupDocument: ResponseCodable {
         var channels: [String]
@@ -56,7 +59,7 @@ struct AccountRoutes: Sendable {
         guard profile.isAdmin else { throw HTTPError(.forbidden, message: "only an admin's token can import listings") }
         let body = try await context.decodeBody(ImportRequest.self, of: request)
         do {
-            let summary = try await ListingImporter(store: site.store).importLocation(body.location, transport: site.feeds)
+            let summary = try await ListingImporter(store: site.store).importLocation(body.location, transport: feeds)
             return ImportDocument(source: summary.source.rawValue, channels: summary.channels, programmes: summary.programmes,
                                   replaced: summary.replaced, repairs: summary.issues.total)
         } catch {

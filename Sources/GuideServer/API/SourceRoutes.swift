@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideIngest
 import GuideStore
 import Hummingbird
 
@@ -7,6 +8,8 @@ import Hummingbird
 /// session or token; starting a refresh takes an admin's `Authorization: Bearer` token, like every API change.
 struct SourceRoutes: Sendable {
     let site: Site
+    /// Refreshes the configured sources on demand.
+    let scheduler: RefreshScheduler
 
     struct HealthDocument: ResponseEncodable {
         var sources: [SourceStatus]
@@ -37,7 +40,7 @@ struct SourceRoutes: Sendable {
         }
         api.get("refresh") { _, context in
             try admin(context)
-            return ProgressDocument(site.scheduler.latest)
+            return ProgressDocument(scheduler.latest)
         }
         api.post("refresh") { request, context in try await refresh(request, context) }
     }
@@ -49,11 +52,11 @@ struct SourceRoutes: Sendable {
         let names = try await context.decodeBodyIfPresent(RefreshRequest.self, of: request)?.sources.map { $0.map { SourceName($0) } }
         let started: [SourceName]
         do {
-            started = try await site.scheduler.start(names)
+            started = try await scheduler.start(names)
         } catch let error as StoreError {
             throw HTTPError(.notFound, message: "\(error.message): GET /api/sources lists them")
         }
-        let document = StartedDocument(started: started.map(\.rawValue), progress: ProgressDocument(site.scheduler.latest))
+        let document = StartedDocument(started: started.map(\.rawValue), progress: ProgressDocument(scheduler.latest))
         var response = try document.response(from: request, context: context)
         response.status = .accepted
         return response

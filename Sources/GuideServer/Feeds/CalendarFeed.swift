@@ -82,7 +82,7 @@ struct CalendarFeed: Sendable {
         settings.calendarTokenHash = token.map(Accounts.digest)
         try await site.store.saveSeriesSettings(settings, of: profile.id)
         guard let token else { return .redirect(to: "/settings?saved=1#calendar") }
-        return try await AdminPages(site: site).settingsPage(request, context, message: "Copy your feed address now: it is not shown again.",
+        return try await SettingsPage(site: site).page(request, context, message: "Copy your feed address now: it is not shown again.",
                                                              newFeedToken: token).response(from: request, context: context)
     }
 

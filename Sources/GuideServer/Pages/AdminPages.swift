@@ -1,13 +1,15 @@
 import Foundation
 import GuideCore
+import GuideHTTP
 import GuideIngest
 import GuideStore
 import Hummingbird
 
-/// `/admin`: profiles, API tokens and imports, for admin profiles; `/settings`: each profile's own day start and
-/// zone.
+/// `/admin`: profiles, API tokens and imports, for admin profiles.
 struct AdminPages: Sendable {
     let site: Site
+    /// Fetches what an admin imports by URL.
+    let feeds: any HTTPTransport
 
     struct Model {
         var chrome: Chrome
@@ -37,15 +39,6 @@ struct AdminPages: Sendable {
         var lastUsed: String
     }
 
-    struct SettingsModel {
-        var chrome: Chrome
-        var title: String
-        var hours: [Choice]
-        var zones: [Choice]
-        var series: CalendarFeed.SettingsView
-        var message: String?
-    }
-
 
     func register(on router: Router<GuideRequestContext>) {
         router.get("admin") { request, context in try await adminPage(request, context, message: nil) }
@@ -54,10 +47,6 @@ struct AdminPages: Sendable {
         router.post("admin/tokens") { request, context in try await createToken(request, context) }
         router.post("admin/tokens/revoke") { request, context in try await revokeToken(request, context) }
         router.post("admin/import") { request, context in try await importListings(request, context) }
-        router.get("settings") { request, context in
-            try await settingsPage(request, context, message: request.uri.queryParameters.get("saved") == nil ? nil : "Saved.")
-        }
-        router.post("settings") { request, context in try await saveSettings(request, context) }
     }
 
     func adminPage(_ request: Request, _ context: GuideRequestContext, message: String?, isError: Bool = false,
@@ -139,39 +128,12 @@ struct AdminPages: Sendable {
                                        isError: true, status: .badRequest)
         }
         do {
-            let summary = try await ListingImporter(store: site.store).importLocation(location, transport: site.feeds)
+            let summary = try await ListingImporter(store: site.store).importLocation(location, transport: feeds)
             return try await adminPage(request, context, message: "Imported \(summary.programmes) programmes on \(summary.channels) channels from \(location)"
                                        + (summary.issues.total > 0 ? " (\(summary.issues.total) repairs)." : "."))
         } catch {
             return try await adminPage(request, context, message: "Could not import \(location): \(error). The guide is unchanged.",
                                        isError: true, status: .unprocessableContent)
         }
-    }
-
-    func settingsPage(_ request: Request, _ context: GuideRequestContext, message: String?,
-                      newFeedToken: String? = nil) async throws -> HTMLPage {
-        let profile = try site.requireProfile(request, context)
-        let model = await SettingsModel(
-            chrome: site.chrome(context, section: "settings"), title: "Settings",
-            hours: (0...23).map { Choice(value: String($0), label: ($0 < 10 ? "0\($0)" : "\($0)") + ":00", isSelected: $0 == profile.dayStartHour) },
-            zones: [Choice(value: "", label: "My browser's zone", isSelected: profile.timeZone == nil)]
-                + TimeZone.knownTimeZoneIdentifiers.sorted().map { Choice(value: $0, label: $0, isSelected: $0 == profile.timeZone) },
-            series: try await CalendarFeed(site: site).view(of: profile, request: request, newToken: newFeedToken), message: message)
-        return try site.page("settings", model)
-    }
-
-    func saveSettings(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
-        let profile = try site.requireProfile(request, context)
-        let form = try await site.form(request, context)
-        guard let hour = form["dayStart"].flatMap({ Bounded.integer($0, in: 0...23) }) else {
-            throw HTTPError(.badRequest, message: "The day starts at an hour from 0 to 23.")
-        }
-        let zone = form["zone"]
-        if let zone, TimeZone(identifier: zone) == nil {
-            throw HTTPError(.badRequest, message: "\(zone) is not a time zone; choose one from the list.")
-        }
-        let site = self.site
-        try await site.store.updateSettings(of: profile.id, dayStartHour: hour, timeZone: zone)
-        return Response.redirect(to: "/settings?saved=1")
     }
 }

@@ -7,6 +7,8 @@ import TVMaze
 /// shows with the characters they play) and `/people?q=` (people search), from TVmaze.
 struct EpisodePages: Sendable {
     let site: Site
+    /// TVmaze's client and the tracker that follows shows.
+    let series: SeriesServices
 
     struct EpisodeModel {
         var chrome: Chrome
@@ -85,7 +87,7 @@ struct EpisodePages: Sendable {
 
     func episode(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
         let id = try ShowPages.id(context)
-        guard let episode = try await site.tvmaze({ try await site.series.client.episode(id, embed: [.show, .guestcast, .guestcrew]) }) else {
+        guard let episode = try await site.tvmaze({ try await series.client.episode(id, embed: [.show, .guestcast, .guestcrew]) }) else {
             throw HTTPError(.notFound, message: "TVmaze has no episode \(id).")
         }
         let show = episode.show
@@ -112,7 +114,7 @@ struct EpisodePages: Sendable {
 
     func person(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
         let id = try ShowPages.id(context)
-        let client = site.series.client
+        let client = series.client
         guard let person = try await site.tvmaze({ try await client.person(id) }) else {
             throw HTTPError(.notFound, message: "TVmaze has no person \(id).")
         }
@@ -144,7 +146,7 @@ struct EpisodePages: Sendable {
                                 query: text, searched: !text.isEmpty, people: [])
         if !text.isEmpty {
             let clock = site.clock(context)
-            model.people = try await site.tvmaze { try await site.series.client.searchPeople(text) }.map { person in
+            model.people = try await site.tvmaze { try await series.client.searchPeople(text) }.map { person in
                 let details = [person.country, person.birthday.map { "born \(clock.civil($0))" }].compactMap { $0 }
                 return PersonEntry(id: person.id, name: person.name, details: details.joined(separator: ", "),
                                    image: SeriesServices.image(person.image))

@@ -9,6 +9,8 @@ import TVMaze
 /// `/shows/:id/follow`, `/unfollow`, `/reminders`.
 struct ShowPages: Sendable {
     let site: Site
+    /// TVmaze's client and the tracker that follows shows.
+    let series: SeriesServices
 
     struct ListModel {
         var chrome: Chrome
@@ -95,10 +97,10 @@ struct ShowPages: Sendable {
         router.get("shows/:id") { request, context in try await show(request, context) }
         router.get("shows/:id/seasons/:number") { request, context in try await season(request, context) }
         router.post("shows/:id/follow") { request, context in try await change(request, context) { id, profile, _ in
-            try await site.series.tracker.follow(show: id, by: profile.id)
+            try await series.tracker.follow(show: id, by: profile.id)
         } }
         router.post("shows/:id/unfollow") { request, context in try await change(request, context) { id, profile, _ in
-            try await site.series.tracker.unfollow(show: id, by: profile.id)
+            try await series.tracker.unfollow(show: id, by: profile.id)
         } }
         router.post("shows/:id/reminders") { request, context in try await change(request, context) { id, profile, form in
             try await site.store.setReminders(form["on"] == "1", show: id, by: profile.id)
@@ -113,13 +115,13 @@ struct ShowPages: Sendable {
         var model = await ListModel(chrome: site.chrome(context, section: "shows"), title: text.isEmpty ? "All shows" : "Shows: \(text)", query: text,
                               searched: !text.isEmpty, shows: [], page: page + 1, previousPage: nil, nextPage: nil, message: nil)
         if text.isEmpty {
-            let shows = try await site.tvmaze { try await site.series.client.showIndex(page: page) }
+            let shows = try await site.tvmaze { try await series.client.showIndex(page: page) }
             model.shows = (shows ?? []).map { Self.entry($0, followed: followed) }
             model.previousPage = page > 0 ? "/shows?page=\(page - 1)" : nil
             model.nextPage = shows == nil ? nil : "/shows?page=\(page + 1)"
             if shows == nil { model.message = "There is no page \(page + 1) of TVmaze's index." }
         } else {
-            model.shows = try await site.tvmaze { try await site.series.client.searchShows(text) }.map { Self.entry($0, followed: followed) }
+            model.shows = try await site.tvmaze { try await series.client.searchShows(text) }.map { Self.entry($0, followed: followed) }
             if model.shows.isEmpty { model.message = "TVmaze knows no show called “\(text)”." }
         }
         return try site.page("shows", model)
@@ -127,7 +129,7 @@ struct ShowPages: Sendable {
 
     func show(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
         let id = try Self.id(context)
-        let client = site.series.client
+        let client = series.client
         guard let show = try await site.tvmaze({ try await client.show(id, embed: [.cast]) }) else {
             throw HTTPError(.notFound, message: "TVmaze has no show \(id).")
         }
@@ -171,7 +173,7 @@ struct ShowPages: Sendable {
     func season(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
         let id = try Self.id(context)
         guard let number = context.parameters.get("number").flatMap({ Bounded.integer($0, in: TVMazeClient.seasonRange) }) else { throw HTTPError(.notFound) }
-        let client = site.series.client
+        let client = series.client
         guard let show = try await site.tvmaze({ try await client.show(id) }) else { throw HTTPError(.notFound, message: "TVmaze has no show \(id).") }
         let episodes = try await site.tvmaze { try await client.episodes(ofShow: id) }
         let clock = site.clock(context)

@@ -33,7 +33,7 @@ extension SourcePages {
         let instant = site.settings.now()
         let showsAll = request.uri.queryParameters.get("all") != nil
         let (statuses, health) = (try await site.store.sources(), try await site.store.channelHealth(at: instant))
-        let busy = try await site.scheduler.refreshing()
+        let busy = try await scheduler.refreshing()
         let attention = health.filter { $0.needsAttention(at: instant) }
         // Problems first: the soonest ending, then by name.
         let listed = (showsAll ? health : attention).sorted {

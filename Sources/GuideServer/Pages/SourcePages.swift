@@ -9,6 +9,9 @@ import Hummingbird
 /// channel). Everything here is for admin profiles; forms carry the form token like every other.
 struct SourcePages: Sendable {
     let site: Site
+    /// Refreshes the configured sources on demand; the progress streams open now (``RefreshEvents``).
+    let scheduler: RefreshScheduler
+    let refreshWatchers: OpenSlots
 
     /// Channels per page of a source's channel list: a page's choices post well under the 64 KB form limit.
     static let channelsPerPage = 100
@@ -49,7 +52,7 @@ struct SourcePages: Sendable {
         router.post("admin/refresh") { request, context in try await refreshNow(request, context) }
         router.get("admin/refresh/events") { request, context in
             _ = try site.requireAdmin(request, context)
-            return try RefreshEvents.response(site.scheduler, slots: site.refreshWatchers, client: site.clientAddress(request, context))
+            return try RefreshEvents.response(scheduler, slots: refreshWatchers, client: site.clientAddress(request, context))
         }
         router.get("admin/health") { request, context in try await healthPage(request, context) }
     }
@@ -63,12 +66,12 @@ struct SourcePages: Sendable {
         let clock = site.clock(context)
         let instant = site.settings.now()
         let statuses = try await site.store.sources()
-        let busy = try await site.scheduler.refreshing()
+        let busy = try await scheduler.refreshing()
         let model = await ListModel(
             chrome: site.chrome(context, section: "admin"), title: "Sources", message: message, isError: isError,
             sources: statuses.map { Self.entry($0, clock: clock, now: instant, refreshing: busy) },
             formats: Self.formats(selected: .xmltv),
-            progress: site.scheduler.latest.map(Self.describe) ?? "No refresh has run since the server started.")
+            progress: scheduler.latest.map(Self.describe) ?? "No refresh has run since the server started.")
         return try site.page("sources", model, status: status)
     }
 
@@ -89,7 +92,7 @@ struct SourcePages: Sendable {
         } catch let error as FieldError {
             return try await listPage(request, context, message: "Could not add \(name): \(error.message)", isError: true, status: .badRequest)
         }
-        if form["refresh"] != nil, (try? await site.scheduler.start([definition.name])) != nil {
+        if form["refresh"] != nil, (try? await scheduler.start([definition.name])) != nil {
             return try await listPage(request, context, message: "Added \(name); fetching its listings now (progress below).")
         }
         return try await listPage(request, context, message: "Added \(name). Refresh it to fetch its listings, then choose its channels.")
@@ -100,7 +103,7 @@ struct SourcePages: Sendable {
         let form = try await site.form(request, context)
         let names = form["name"].map { [SourceName($0)] }
         do {
-            let started = try await site.scheduler.start(names)
+            let started = try await scheduler.start(names)
             if started.isEmpty {
                 let sources = try await site.store.sources()
                 return try await listPage(request, context, message: sources.isEmpty ? "There are no sources to refresh: add one below."

@@ -12,14 +12,14 @@ struct SeriesServices: Sendable {
     let images: ImageCache
     /// Images a guest may make the server fetch: 60 new ones a minute per client address (cached ones are free).
     let imageFetches = ClientQuota(limit: 60, per: 60)
-    /// Who is asking, as the server counts clients (one instance for every page: ``Site/clientAddress(_:_:)``).
+    /// Who is asking, as the server counts clients (the pages' own: ``Site/addresses``).
     let clientAddress: ClientAddress
 
-    init(store: any GuideDatabase, settings: ServerSettings, client: TVMazeClient, images: ImageCache) {
+    init(store: any GuideDatabase, settings: ServerSettings, client: TVMazeClient, images: ImageCache, addresses: ClientAddress) {
         self.client = client
         tracker = SeriesTracker(client: client, store: store, now: settings.now)
         self.images = images
-        clientAddress = ClientAddress(trustedProxies: settings.trustedProxies)
+        clientAddress = addresses
     }
 
     /// `/images?u=`: a TVmaze image through the cache, so the browser never asks TVmaze and each image is fetched

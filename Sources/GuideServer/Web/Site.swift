@@ -1,12 +1,12 @@
 import Foundation
 import GuideCore
-import GuideHTTP
 import GuideIngest
 import GuideStore
 import Hummingbird
 import TVMaze
 
-/// What every page handler shares: the stores, the templates, the channel directory and the server's settings.
+/// What every page handler shares: the store, accounts, the templates, the channel directory and the server's
+/// settings. What only some need (the refresh scheduler, TVmaze, the feeds' HTTP client) each is given itself.
 struct Site: Sendable {
     let store: any GuideDatabase
     let accounts: Accounts
@@ -14,18 +14,12 @@ struct Site: Sendable {
     let assets: StaticAssets
     let directory: ChannelDirectory
     let settings: ServerSettings
-    /// Refreshes the configured sources on demand and reports their progress.
-    let scheduler: RefreshScheduler
-    /// TVmaze: the client, following shows, and the image cache.
-    let series: SeriesServices
-    /// Fetches what an admin imports by URL.
-    let feeds: any HTTPTransport
-    /// The refresh progress streams open now (``RefreshEvents``).
-    let refreshWatchers = RefreshEvents.slots()
+    /// Who is asking, as the server counts clients (one instance for every page and the image route).
+    let addresses: ClientAddress
 
     /// Where the request comes from, for sign-in throttling (``ClientAddress``).
     func clientAddress(_ request: Request, _ context: GuideRequestContext) -> String {
-        series.clientAddress.of(request, peer: context.peer)
+        addresses.of(request, peer: context.peer)
     }
 
     /// A page: `template` with `page`, as the response.
