@@ -160,8 +160,13 @@ public struct Episode: Hashable, Sendable, Identifiable {
     /// "S02E05" from a season and number ("E5" without a season); "Special" without a number.
     public static func code(season: Int?, number: Int?) -> String {
         guard let number else { return "Special" }
-        return season.map { String(format: "S%02dE%02d", $0, number) } ?? "E\(number)"
+        // Not String(format: "%02d"): %d is 32 bits, and would show a large number as another.
+        let twoDigits = { (value: Int) in (0..<10).contains(value) ? "0\(value)" : String(value) }
+        return season.map { "S\(twoDigits($0))E\(twoDigits(number))" } ?? "E\(number)"
     }
+
+    /// Seasons (a year, for daily shows) and episode numbers as TVmaze can mean them; others are read as unknown.
+    public static let numberRange = 0...99_999
 }
 
 /// A person, with their credits when asked for.

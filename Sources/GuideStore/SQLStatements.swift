@@ -109,6 +109,18 @@ public struct SQLText: Sendable, ExpressibleByStringInterpolation {
             parts.append(.text(text.description))
         }
 
+        /// Rows for a multi-row VALUES: `(?, ?), (?, ?)`, every value bound.
+        public mutating func appendInterpolation(rows: [[SQLValue]]) {
+            for (index, row) in rows.enumerated() {
+                parts.append(.text(index == 0 ? "(" : ", ("))
+                for (column, value) in row.enumerated() {
+                    if column > 0 { parts.append(.text(", ")) }
+                    parts.append(.value(value))
+                }
+                parts.append(.text(")"))
+            }
+        }
+
         public mutating func appendInterpolation(keys: [Int64]) {
             parts.append(.keys(keys))
         }

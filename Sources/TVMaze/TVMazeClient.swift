@@ -16,8 +16,6 @@ import Synchronization
 public final class TVMazeClient: Sendable {
     /// The show, episode and person ids a request may ask about (TVmaze's run to a few million); others are not asked.
     public static let idRange = 1...999_999_999
-    /// The season numbers a request may name (TVmaze numbers some seasons by year).
-    public static let seasonRange = 0...99_999
 
     public struct Policy: Sendable {
         /// Tries in all for one request (429, 5xx, dropped connections).
@@ -66,7 +64,7 @@ public final class TVMazeClient: Sendable {
     /// How long tries wait, and the deadline; tests use one that jumps instead of sleeping.
     let clock: any Clock<Duration>
     /// Answers stored since the cache was last pruned.
-    private let storedSincePrune = Mutex(0)
+    let storedSincePrune = Mutex(0)
 
     public init(base: String = TVMazeClient.defaultBase, transport: any HTTPTransport,
                 limiter: RateLimiter = RateLimiter(), cache: (any ResponseCache)? = nil, policy: Policy = Policy(),
@@ -240,190 +238,5 @@ public final class TVMazeClient: Sendable {
     /// asks TVmaze: for shows `/updates/shows` says changed.
     public func forget(show id: Int) async throws {
         try await cache?.forgetResponses(keys: ["/shows/\(id)"], prefixes: ["/shows/\(id)?", "/shows/\(id)/"])
-    }
-
-    // MARK: Requests
-
-    static func embed(_ embeds: [ShowEmbed]) -> [(String, String)] {
-        embeds.count == 1 ? [("embed", embeds[0].rawValue)] : embeds.map { ("embed[]", $0.rawValue) }
-    }
-
-    /// A list, empty when TVmaze says there is none (404).
-    func list<T: Decodable>(_ path: String, _ query: [(String, String)]) async throws -> [T] {
-        try await fetch(path, query) ?? []
-    }
-
-    /// The decoded answer for `path`, or nil for a 404.
-    func fetch<T: Decodable>(_ path: String, _ query: [(String, String)], freshFor: TimeInterval? = nil) async throws -> T? {
-        let key = Self.key(path, query)
-        let answer = try await response(for: key, freshFor: freshFor ?? policy.freshFor)
-        guard answer.status == 200 else { return nil }
-        do {
-            return try JSONDecoder().decode(T.self, from: answer.body)
-        } catch {
-            throw TVMazeError.unreadable(path: key, detail: Self.describe(error))
-        }
-    }
-
-    /// The path and query as the cache knows it and as it is appended to the base URL.
-    static func key(_ path: String, _ query: [(String, String)]) -> String {
-        guard !query.isEmpty else { return path }
-        var allowed = CharacterSet.urlQueryAllowed
-        allowed.remove(charactersIn: "&=+?#")
-        return path + "?" + query.map { name, value in
-            (name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name) + "="
-                + (value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value)
-        }.joined(separator: "&")
-    }
-
-    /// A fresh cached answer, or TVmaze's; a stale cached one when TVmaze cannot answer.
-    func response(for key: String, freshFor: TimeInterval) async throws -> CachedResponse {
-        let cached = try await cache?.cachedResponse(for: key)
-        if let cached, now().timeIntervalSince(cached.fetched) < freshFor, now() >= cached.fetched {
-            return cached
-        }
-        do {
-            let answer = try await download(key)
-            try await cache?.storeResponse(answer, for: key)
-            try await pruneNowAndThen()
-            return answer
-        } catch let error as TVMazeError {
-            // Offline, or TVmaze is struggling: what we had is better than nothing.
-            if let cached, error.isTemporary { return cached }
-            throw error
-        }
-    }
-
-    /// Every `pruneEvery` answers stored, forgets those past the cache's age and size: guests' searches each store
-    /// an answer, and must not fill the disk.
-    private func pruneNowAndThen() async throws {
-        guard let cache else { return }
-        let due = storedSincePrune.withLock { count in
-            count += 1
-            guard count >= policy.pruneEvery else { return false }
-            count = 0
-            return true
-        }
-        if due { try await cache.pruneResponses(fetchedBefore: now().addingTimeInterval(-policy.cacheAge), keepingAtMost: policy.cacheBytes) }
-    }
-
-    /// One GET through the limiter, retried on 429, 5xx and dropped connections, within the policy's deadline.
-    func download(_ key: String) async throws -> CachedResponse {
-        guard let deadline = policy.deadline else { return try await tries(key, within: nil) }
-        let elapsed = stopwatch(on: clock)
-        return try await withThrowingTaskGroup(of: CachedResponse.self) { group in
-            group.addTask { try await self.tries(key, within: { deadline - elapsed() }) }
-            group.addTask {
-                try await self.clock.sleep(for: deadline)
-                throw TVMazeError.busy(retryAfter: 10)
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw TVMazeError.busy(retryAfter: 10) }
-            return first
-        }
-    }
-
-    /// `left` says how much of the deadline is left, when there is one.
-    private func tries(_ key: String, within left: (@Sendable () -> Duration)?) async throws -> CachedResponse {
-        guard let url = URL(string: base + key) else { throw TVMazeError.badURL(base + key) }
-        var wait = policy.backoff
-        var lastError = TVMazeError.unreachable(url: url.absoluteString, detail: "no try was made")
-        for attempt in 1...max(1, policy.tries) {
-            if attempt > 1 {
-                try await clock.sleep(for: wait)
-                wait *= 2
-            }
-            do {
-                try await limiter.acquire(waitingAtMost: left?())
-            } catch let busy as RateLimiter.Busy {
-                throw TVMazeError.busy(retryAfter: busy.retryAfter)
-            }
-            do {
-                let reply = try await transport.get(url, headers: [("Accept", "application/json")])
-                switch reply.status {
-                case 200, 404:
-                    return CachedResponse(status: reply.status, body: try await read(reply, url: url), fetched: now())
-                case 429, 500...599:
-                    _ = try? await read(reply, url: url)
-                    lastError = .status(reply.status, url: url.absoluteString)
-                    if let retryAfter = reply.headers["retry-after"].flatMap({ HTTPDate.retryAfter($0, now: Date()) }) {
-                        guard retryAfter <= policy.longestRetryAfter else { throw lastError }
-                        wait = max(retryAfter, .zero)
-                    }
-                default:
-                    throw TVMazeError.status(reply.status, url: url.absoluteString)
-                }
-            } catch let error as TVMazeError {
-                throw error
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch {
-                lastError = .unreachable(url: url.absoluteString, detail: Self.describe(error))
-            }
-        }
-        throw lastError
-    }
-
-    private func read(_ reply: HTTPReply, url: URL) async throws -> Data {
-        var body = Data()
-        while let chunk = try await reply.next() {
-            body.append(contentsOf: chunk.readableBytesView)
-            if body.count > policy.largestBody {
-                throw TVMazeError.unreadable(path: url.absoluteString, detail: "the answer is larger than \(policy.largestBody / 1_048_576) MB")
-            }
-        }
-        return body
-    }
-
-    static func describe(_ error: any Error) -> String {
-        if let error = error as? DecodingError {
-            switch error {
-            case .keyNotFound(let key, let context): return "\(key.stringValue) missing at \(path(context))"
-            case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(context.debugDescription) at \(path(context))"
-            case .dataCorrupted(let context): return "not JSON: \(context.debugDescription)"
-            @unknown default: return "\(error)"
-            }
-        }
-        return "\(error)"
-    }
-
-    private static func path(_ context: DecodingError.Context) -> String {
-        context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-    }
-}
-
-/// Why TVmaze could not answer.
-public enum TVMazeError: Error, CustomStringConvertible, Equatable {
-    case badURL(String)
-    /// An answer other than 200 or 404 (after the retries, for 429 and 5xx).
-    case status(Int, url: String)
-    /// No answer: the connection failed or dropped, every try.
-    case unreachable(url: String, detail: String)
-    /// An answer that is not what TVmaze sends.
-    case unreadable(path: String, detail: String)
-    /// TVmaze has no such thing (a show or episode id it does not know).
-    case notFound(path: String)
-    /// Not asked: the request could not be made in time (too many before it); try again after so many seconds.
-    case busy(retryAfter: Int)
-
-    /// Whether asking later may work (so a stale cached answer stands in).
-    public var isTemporary: Bool {
-        switch self {
-        case .status(let code, _): code == 429 || code >= 500
-        case .unreachable, .busy: true
-        case .badURL, .unreadable, .notFound: false
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .badURL(let url): "\(url) is not a URL: check --tvmaze-url"
-        case .status(429, let url): "TVmaze kept asking us to slow down (429) for \(url); try again in a minute"
-        case .status(let code, let url): "TVmaze answered \(code) for \(url)"
-        case .unreachable(let url, let detail): "TVmaze could not be reached for \(url): \(detail)"
-        case .unreadable(let path, let detail): "TVmaze's answer for \(path) could not be read: \(detail)"
-        case .notFound(let path): "TVmaze has nothing at \(path)"
-        case .busy(let seconds): "tvguide is busy asking TVmaze for others; try again in \(seconds) seconds"
-        }
     }
 }

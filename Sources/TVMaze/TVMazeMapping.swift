@@ -56,8 +56,8 @@ extension Episode {
         self.init(id: episode.id)
         url = episode.url.nonEmpty
         name = episode.name.nonEmpty
-        season = episode.season
-        number = episode.number
+        season = episode.season.flatMap { Episode.numberRange.contains($0) ? $0 : nil }
+        number = episode.number.flatMap { Episode.numberRange.contains($0) ? $0 : nil }
         type = episode.type.nonEmpty
         airdate = episode.airdate.nonEmpty
         airtime = episode.airtime.nonEmpty

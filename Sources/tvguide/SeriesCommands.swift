@@ -206,7 +206,7 @@ struct EpisodeCommand: AsyncParsableCommand {
     static func parse(_ text: String) -> (Int, Int)? {
         let lower = text.lowercased()
         let parts: [Substring] = lower.hasPrefix("s") ? lower.dropFirst().split(separator: "e") : lower.split(separator: "x")
-        guard parts.count == 2, let season = Bounded.integer(parts[0], in: TVMazeClient.seasonRange),
+        guard parts.count == 2, let season = Bounded.integer(parts[0], in: Episode.numberRange),
               let number = Bounded.integer(parts[1], in: 1...XMLTVNSNumber.numberRange.upperBound) else { return nil }
         return (season, number)
     }

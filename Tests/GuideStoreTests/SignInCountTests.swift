@@ -3,7 +3,7 @@ import GuideCore
 import GuideStore
 import Testing
 
-/// Sign-in tries are counted in one statement that increments and returns, on every store: of tries at the same
+/// Sign-in tries are counted under a lock on their row, on every store: of tries at the same
 /// time, only the free ones go on to be checked.
 @Suite struct SignInCountTests {
     static let t0 = Date(timeIntervalSince1970: 1_771_185_600)

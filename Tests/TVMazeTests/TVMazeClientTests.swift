@@ -279,6 +279,33 @@ import TVMazeReplay
                 == CivilTime.parseISO8601("2019-03-11T00:00:00Z"))
     }
 
+    @Test func hostileNumbersFromTVmazeAreMappedWithoutTrapping() throws {
+        // What a broken or hostile TVmaze answer could hold: extreme integers, a huge rating, impossible dates.
+        let json = """
+            {"id": 9223372036854775807, "name": "Extreme", "season": -1, "number": 9223372036854775807, "runtime": -9223372036854775808,
+             "airdate": "9999-99-99", "airtime": "99:99", "airstamp": "not a time", "rating": {"average": 1e308},
+             "_embedded": {"show": {"id": 1, "name": "Show", "runtime": 9223372036854775807, "averageRuntime": -1,
+                                    "premiered": "-1", "ended": "1e308", "updated": -9223372036854775808,
+                                    "network": {"id": -1, "name": "Net", "country": {"timezone": "Not/AZone"}}}}}
+            """
+        let episode = Episode(try JSONDecoder().decode(TVMazeEpisode.self, from: Data(json.utf8)))
+        // Out of any season's or episode's range: unknown, so the episode reads as a special.
+        #expect(episode.season == nil && episode.number == nil && episode.code == "Special")
+        #expect(Episode.code(season: 2012, number: 150) == "S2012E150" && Episode.code(season: 1, number: 3) == "S01E03")
+        #expect(episode.airTime() == .unknown)
+        #expect(episode.show?.premiered == nil && episode.show?.ended == nil && episode.show?.channel?.timeZone == nil)
+        #expect(episode.rating == 1e308)
+        // One past Int64: not a number JSONDecoder will give as an Int, so the answer is unreadable, not a trap.
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(TVMazeEpisode.self, from: Data(#"{"id": 9223372036854775808}"#.utf8))
+        }
+        // A stored episode's end clamps its runtime to a programme's range, whatever TVmaze said.
+        let stored = TrackedEpisode(episode, show: 1)
+        let airing = Airing(show: TrackedShow(id: 1, name: "Show", checked: Date()), episode: stored, reminders: false,
+                            time: .instant(Date(timeIntervalSince1970: 0)))
+        #expect(airing.end == Date(timeIntervalSince1970: 0))
+    }
+
     @Test func aStreamingReleaseWithNoAirtimeIsAllDayNotNoon() throws {
         // Ted Lasso 1x03, recorded: Apple TV+ worldwide, airtime "", airstamp a 12:00 UTC placeholder.
         let data = try Data(contentsOf: ReplayServer.fixtures.appendingPathComponent("show_44458_episodebynumber_s1e3.json"))

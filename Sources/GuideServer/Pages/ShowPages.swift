@@ -172,7 +172,7 @@ struct ShowPages: Sendable {
 
     func season(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
         let id = try Self.id(context)
-        guard let number = context.parameters.get("number").flatMap({ Bounded.integer($0, in: TVMazeClient.seasonRange) }) else { throw HTTPError(.notFound) }
+        guard let number = context.parameters.get("number").flatMap({ Bounded.integer($0, in: Episode.numberRange) }) else { throw HTTPError(.notFound) }
         let client = series.client
         guard let show = try await site.tvmaze({ try await client.show(id) }) else { throw HTTPError(.notFound, message: "TVmaze has no show \(id).") }
         let episodes = try await site.tvmaze { try await client.episodes(ofShow: id) }
