@@ -153,6 +153,8 @@ public struct Episode: Hashable, Sendable, Identifiable {
     }
 
     public var isSpecial: Bool { number == nil || (type ?? "regular") != "regular" }
+    /// The first episode of a season (season 1's is the series premiere).
+    public var isPremiere: Bool { number == 1 }
 
     /// "S02E05", or "Special" for specials.
     public var code: String { Self.code(season: season, number: number) }

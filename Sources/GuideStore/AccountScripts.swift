@@ -142,13 +142,8 @@ extension AccountStore where Self: SQLBackend {
         let unique = channels.filter { seen.insert($0).inserted }
         try await transaction { db in
             try await db.execute("DELETE FROM profile_channel WHERE profile_id = \(id.rawValue)")
-            // A thousand rows a statement: one round trip per thousand channels, well under both databases' limits
-            // on bound values (SQLite 32,766; PostgreSQL 65,535).
             let rows = unique.enumerated().map { [id.rawValue.sqlValue, ($0.offset + 1).sqlValue, $0.element.rawValue.sqlValue] }
-            for start in stride(from: 0, to: rows.count, by: 1000) {
-                let chunk = Array(rows[start..<min(start + 1000, rows.count)])
-                try await db.execute("INSERT INTO profile_channel (profile_id, position, channel_id) VALUES \(rows: chunk)")
-            }
+            try await db.insert(rows) { "INSERT INTO profile_channel (profile_id, position, channel_id) VALUES \(rows: $0)" }
         }
     }
 

@@ -3,26 +3,32 @@ import GuideCore
 
 /// The ``SeriesStore`` both stores implement, written once over ``SQLStatements``.
 extension SeriesStore where Self: SQLBackend {
-    public func saveShow(_ show: TrackedShow, episodes: [TrackedEpisode]) async throws {
+    public func saveShow(_ show: Show, checked: Date) async throws {
+        let channel = show.channel
         try await transaction { db in
             try await db.execute("""
-                INSERT INTO series_show (id, name, status, channel, zone, url, image, updated, checked_at)
-                VALUES (\(show.id), \(show.name), \(show.status), \(show.channel), \(show.zone), \(show.url), \(show.image),
-                        \(show.updated), \(show.checked.unixSeconds))
+                INSERT INTO series_show (id, name, status, channel, web_channel, zone, url, image, updated, checked_at)
+                VALUES (\(show.id), \(show.name), \(show.status), \(channel?.name), \(channel?.isWebChannel ?? false), \(channel?.zone),
+                        \(show.url), \(show.image), \(show.updated), \(checked.unixSeconds))
                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, status = excluded.status, channel = excluded.channel,
-                    zone = excluded.zone, url = excluded.url, image = excluded.image, updated = excluded.updated,
-                    checked_at = excluded.checked_at
+                    web_channel = excluded.web_channel, zone = excluded.zone, url = excluded.url, image = excluded.image,
+                    updated = excluded.updated, checked_at = excluded.checked_at
                 """)
             try await db.execute("DELETE FROM series_episode WHERE show_id = \(show.id)")
-            for episode in episodes {
-                try await db.execute("""
-                    INSERT INTO series_episode (id, show_id, season, number, name, type, airdate, airtime, airstamp, runtime, url)
-                    VALUES (\(episode.id), \(show.id), \(episode.season), \(episode.number), \(episode.name), \(episode.type),
-                            \(episode.airdate), \(episode.airtime), \(episode.airstamp), \(episode.runtime), \(episode.url))
-                    ON CONFLICT (id) DO UPDATE SET show_id = excluded.show_id, season = excluded.season, number = excluded.number,
-                        name = excluded.name, type = excluded.type, airdate = excluded.airdate, airtime = excluded.airtime,
-                        airstamp = excluded.airstamp, runtime = excluded.runtime, url = excluded.url
-                    """)
+            // TVmaze lists an episode under one show; ON CONFLICT keeps a save whole if it ever moved one.
+            let rows = show.episodes.map { episode in
+                [episode.id.sqlValue, show.id.sqlValue, episode.season.sqlValue, episode.number.sqlValue, episode.name.sqlValue,
+                 episode.type.sqlValue, episode.airdate.sqlValue, episode.airtime.sqlValue, episode.airstamp.sqlValue,
+                 episode.runtime.sqlValue, episode.url.sqlValue]
+            }
+            try await db.insert(rows) { chunk in
+                """
+                INSERT INTO series_episode (id, show_id, season, number, name, type, airdate, airtime, airstamp, runtime, url)
+                VALUES \(rows: chunk)
+                ON CONFLICT (id) DO UPDATE SET show_id = excluded.show_id, season = excluded.season, number = excluded.number,
+                    name = excluded.name, type = excluded.type, airdate = excluded.airdate, airtime = excluded.airtime,
+                    airstamp = excluded.airstamp, runtime = excluded.runtime, url = excluded.url
+                """
             }
         }
     }
@@ -35,13 +41,13 @@ extension SeriesStore where Self: SQLBackend {
 
     public func trackedShows() async throws -> [TrackedShow] {
         try await reading { db in
-            try await db.rows("SELECT \(raw: showColumns) FROM series_show s ORDER BY s.name\(.binaryOrder)").map(show)
+            try await db.rows("SELECT \(raw: showColumns) FROM series_show s ORDER BY s.name\(.binaryOrder)").map(trackedShow)
         }
     }
 
     public func trackedShow(_ id: Int) async throws -> TrackedShow? {
         try await reading { db in
-            try await db.rows("SELECT \(raw: showColumns) FROM series_show s WHERE s.id = \(id)").first.map(show)
+            try await db.rows("SELECT \(raw: showColumns) FROM series_show s WHERE s.id = \(id)").first.map(trackedShow)
         }
     }
 
@@ -82,26 +88,27 @@ extension SeriesStore where Self: SQLBackend {
                 SELECT \(raw: showColumns), f.reminders, f.added_at FROM followed_show f JOIN series_show s ON s.id = f.show_id
                 WHERE f.profile_id = \(profile.rawValue) ORDER BY lower(s.name)\(.binaryOrder)
                 """).map { row in
-                FollowedShow(show: try show(row), reminders: try row.value(9), added: Date(unixSeconds: try row.value(10)))
+                FollowedShow(show: try show(row), reminders: try row.value(10), added: Date(unixSeconds: try row.value(11)))
             }
         }
     }
 
-    public func episodes(followedBy profile: ProfileID, from: String, through: String) async throws -> [TrackedEpisode] {
+    public func episodes(followedBy profile: ProfileID, from: String, through: String) async throws -> [Episode] {
         try await reading { db in
             try await db.rows("""
                 SELECT \(raw: episodeColumns) FROM followed_show f JOIN series_episode e ON e.show_id = f.show_id
+                JOIN series_show s ON s.id = e.show_id
                 WHERE f.profile_id = \(profile.rawValue) AND e.airdate >= \(from) AND e.airdate <= \(through)
                 ORDER BY e.airdate\(.binaryOrder), e.airstamp\(.binaryOrder) NULLS FIRST, e.id
                 """).map(episode)
         }
     }
 
-    public func episodes(ofShow id: Int) async throws -> [TrackedEpisode] {
+    public func episodes(ofShow id: Int) async throws -> [Episode] {
         try await reading { db in
             // Undated episodes (announced, no date yet) last.
             try await db.rows("""
-                SELECT \(raw: episodeColumns) FROM series_episode e WHERE e.show_id = \(id)
+                SELECT \(raw: episodeColumns) FROM series_episode e JOIN series_show s ON s.id = e.show_id WHERE e.show_id = \(id)
                 ORDER BY coalesce(nullif(e.airdate, ''), '9999')\(.binaryOrder), e.airstamp\(.binaryOrder) NULLS FIRST,
                          e.season NULLS FIRST, e.number NULLS FIRST, e.id
                 """).map(episode)
@@ -144,23 +151,48 @@ extension SeriesStore where Self: SQLBackend {
         }
     }
 
-    private func show(_ row: SQLRow) throws -> TrackedShow {
-        TrackedShow(id: try row.value(0), name: try row.value(1), status: try row.value(2), channel: try row.value(3),
-                    zone: try row.value(4), url: try row.value(5), image: try row.value(6), updated: try row.value(7),
-                    checked: Date(unixSeconds: try row.value(8)))
+    /// A kept show from ``showColumns`` (first, from `offset`).
+    private func show(_ row: SQLRow, from offset: Int = 0) throws -> Show {
+        var show = Show(id: try row.value(offset), name: try row.value(offset + 1))
+        show.status = try row.value(offset + 2)
+        show.channel = try (row.value(offset + 3, as: String?.self)).map { name in
+            ShowChannel(id: nil, name: name, isWebChannel: try row.value(offset + 4), zone: try row.value(offset + 5))
+        }
+        show.url = try row.value(offset + 6)
+        show.image = try row.value(offset + 7)
+        show.updated = try row.value(offset + 8)
+        return show
     }
 
-    private func episode(_ row: SQLRow) throws -> TrackedEpisode {
-        TrackedEpisode(id: try row.value(0), showID: try row.value(1), season: try row.value(2), number: try row.value(3),
-                       name: try row.value(4), type: try row.value(5), airdate: try row.value(6), airtime: try row.value(7),
-                       airstamp: try row.value(8), runtime: try row.value(9), url: try row.value(10))
+    private func trackedShow(_ row: SQLRow) throws -> TrackedShow {
+        TrackedShow(show: try show(row), checked: Date(unixSeconds: try row.value(9)))
     }
 
-    private var showColumns: StaticString { "s.id, s.name, s.status, s.channel, s.zone, s.url, s.image, s.updated, s.checked_at" }
+    /// An episode from ``episodeColumns``, naming its show.
+    private func episode(_ row: SQLRow) throws -> Episode {
+        var episode = Episode(id: try row.value(0))
+        episode.season = try row.value(1)
+        episode.number = try row.value(2)
+        episode.name = try row.value(3)
+        episode.type = try row.value(4)
+        episode.airdate = try row.value(5)
+        episode.airtime = try row.value(6)
+        episode.airstamp = try row.value(7)
+        episode.runtime = try row.value(8)
+        episode.url = try row.value(9)
+        let show = try show(row, from: 10)
+        episode.show = ShowReference(id: show.id, name: show.name, channel: show.channel)
+        return episode
+    }
+
+    private var showColumns: StaticString {
+        "s.id, s.name, s.status, s.channel, s.web_channel, s.zone, s.url, s.image, s.updated, s.checked_at"
+    }
 
     private var episodeColumns: StaticString {
         """
-        e.id, e.show_id, e.season, e.number, e.name, e.type, e.airdate, e.airtime, e.airstamp, e.runtime, e.url
+        e.id, e.season, e.number, e.name, e.type, e.airdate, e.airtime, e.airstamp, e.runtime, e.url, \
+        s.id, s.name, s.status, s.channel, s.web_channel, s.zone, s.url, s.image, s.updated
         """
     }
 }

@@ -4,8 +4,10 @@ import GuideCore
 /// The shows profiles follow, as last fetched from TVmaze, with their episodes; and each profile's reminder and
 /// calendar settings. Shows are kept while anyone follows them.
 public protocol SeriesStore: Sendable {
-    /// Saves a show and replaces its episodes, in one transaction.
-    func saveShow(_ show: TrackedShow, episodes: [TrackedEpisode]) async throws
+    /// Saves a show and replaces its episodes with `show.episodes`, in one transaction, noting it was fetched at
+    /// `checked`. What is kept of a show is ``TrackedShow/show``'s; of an episode, its number, name, type, air date,
+    /// time and stamp, runtime and page.
+    func saveShow(_ show: Show, checked: Date) async throws
     /// Notes that TVmaze was asked about a show at `instant` and nothing had changed.
     func markChecked(show id: Int, at instant: Date) async throws
     /// Every show someone follows.
@@ -22,9 +24,10 @@ public protocol SeriesStore: Sendable {
 
     /// Episodes of the shows a profile follows whose air date (TVmaze's, in the network's zone) is within `from`
     /// through `through` (`YYYY-MM-DD`, both included), by air date.
-    func episodes(followedBy profile: ProfileID, from: String, through: String) async throws -> [TrackedEpisode]
-    /// A show's saved episodes in air order.
-    func episodes(ofShow id: Int) async throws -> [TrackedEpisode]
+    /// Each names its show (id, name and channel, so ``Episode/airTime(zone:)`` reads it in the show's zone).
+    func episodes(followedBy profile: ProfileID, from: String, through: String) async throws -> [Episode]
+    /// A show's saved episodes in air order, each naming its show.
+    func episodes(ofShow id: Int) async throws -> [Episode]
 
     func seriesSettings(of profile: ProfileID) async throws -> SeriesSettings
     func saveSeriesSettings(_ settings: SeriesSettings, of profile: ProfileID) async throws
@@ -32,86 +35,27 @@ public protocol SeriesStore: Sendable {
     func calendarProfile(tokenHash: String) async throws -> ProfileID?
 }
 
-/// A show as tvguide keeps it for following: what the upcoming list, the grid and the calendar need.
-public struct TrackedShow: Hashable, Sendable, Codable {
-    /// TVmaze's id.
-    public var id: Int
-    public var name: String
-    /// "Running", "Ended", "To Be Determined", "In Development".
-    public var status: String?
-    /// The network or web channel.
-    public var channel: String?
-    /// The network's IANA zone: TVmaze's air dates and times are in it.
-    public var zone: String?
-    /// The show's TVmaze page.
-    public var url: String?
-    public var image: String?
-    /// TVmaze's time of its last change (Unix seconds), compared with `/updates/shows`.
-    public var updated: Int?
+/// A show kept for following, and when TVmaze was last asked about it.
+public struct TrackedShow: Hashable, Sendable {
+    /// What is kept of it: its name, status, channel (name, zone, whether a web channel), page, image and TVmaze's
+    /// time of its last change (compared with `/updates/shows`); not its episodes (``SeriesStore/episodes(ofShow:)``).
+    public var show: Show
     /// When tvguide last asked TVmaze about it.
     public var checked: Date
 
-    public init(id: Int, name: String, status: String? = nil, channel: String? = nil, zone: String? = nil, url: String? = nil,
-                image: String? = nil, updated: Int? = nil, checked: Date) {
-        self.id = id
-        self.name = name
-        self.status = status
-        self.channel = channel
-        self.zone = zone
-        self.url = url
-        self.image = image
-        self.updated = updated
-        self.checked = checked
+    public init(show: Show, checked: Date) {
+        (self.show, self.checked) = (show, checked)
     }
-
-    public var hasEnded: Bool { status == "Ended" }
-}
-
-/// One episode of a tracked show, with TVmaze's air date, time and stamp as given (AirTime reads them).
-public struct TrackedEpisode: Hashable, Sendable, Codable {
-    public var id: Int
-    public var showID: Int
-    public var season: Int?
-    public var number: Int?
-    public var name: String?
-    /// "regular", "significant_special", "insignificant_special".
-    public var type: String?
-    public var airdate: String?
-    public var airtime: String?
-    public var airstamp: String?
-    public var runtime: Int?
-    public var url: String?
-
-    public init(id: Int, showID: Int, season: Int? = nil, number: Int? = nil, name: String? = nil, type: String? = nil,
-                airdate: String? = nil, airtime: String? = nil, airstamp: String? = nil, runtime: Int? = nil, url: String? = nil) {
-        self.id = id
-        self.showID = showID
-        self.season = season
-        self.number = number
-        self.name = name
-        self.type = type
-        self.airdate = airdate
-        self.airtime = airtime
-        self.airstamp = airstamp
-        self.runtime = runtime
-        self.url = url
-    }
-
-    /// The first episode of a season (season 1's is the series premiere).
-    public var isPremiere: Bool { number == 1 }
-
-    /// `S01E02`, or `Special` for episodes without a number.
-    public var code: String { Episode.code(season: season, number: number) }
 }
 
 /// A show a profile follows.
 public struct FollowedShow: Hashable, Sendable {
-    public var show: TrackedShow
+    public var show: Show
     /// Whether the calendar feed reminds before its episodes.
     public var reminders: Bool
     public var added: Date
 
-    public init(show: TrackedShow, reminders: Bool, added: Date) {
+    public init(show: Show, reminders: Bool, added: Date) {
         self.show = show
         self.reminders = reminders
         self.added = added

@@ -202,6 +202,9 @@ enum PostgresMigrations {
             ALTER TABLE api_token ADD COLUMN scope text NOT NULL DEFAULT 'admin';
             UPDATE series_settings SET calendar_token = encode(sha256(convert_to(calendar_token, 'UTF8')), 'hex') WHERE calendar_token IS NOT NULL;
             """),
+        ("v9: a followed show's channel may be a web channel", """
+            ALTER TABLE series_show ADD COLUMN web_channel boolean NOT NULL DEFAULT false;
+            """),
     ]
 
     /// Brings the schema up to date, one transaction per migration; instances starting together take turns.

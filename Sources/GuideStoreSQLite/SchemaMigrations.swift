@@ -295,6 +295,9 @@ enum SchemaMigrations {
                 try db.execute(sql: "UPDATE series_settings SET calendar_token = ? WHERE profile_id = ?", arguments: [hash, row[0]])
             }
         }
+        migrator.registerMigration("v9: a followed show's channel may be a web channel") { db in
+            try db.execute(sql: "ALTER TABLE series_show ADD COLUMN web_channel INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 }

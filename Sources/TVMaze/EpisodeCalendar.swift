@@ -27,7 +27,7 @@ public enum EpisodeCalendar {
             }
             event.append("SUMMARY:" + text(summary))
             let link = airing.episode.url ?? airing.show.url
-            let description = [airing.show.channel, airing.episode.name.map { "“\($0)”" }, link].compactMap { $0 }
+            let description = [airing.show.channel?.name, airing.episode.name.map { "“\($0)”" }, link].compactMap { $0 }
             if !description.isEmpty { event.append("DESCRIPTION:" + text(description.joined(separator: "\n"))) }
             if let link = link.flatMap(uri) { event.append("URL:" + link) }
             if airing.reminders {

@@ -4,8 +4,8 @@ import GuideStore
 
 /// A followed show's episode in the viewer's time: the profile's shift applied.
 public struct Airing: Hashable, Sendable {
-    public var show: TrackedShow
-    public var episode: TrackedEpisode
+    public var show: Show
+    public var episode: Episode
     /// Whether the profile wants reminders for the show.
     public var reminders: Bool
     /// When it airs for the viewer: an instant, or a day for releases with no time.
@@ -86,7 +86,7 @@ public struct EpisodeSchedule: Sendable {
         return try await store.episodes(followedBy: profile, from: from.adding(days: -slack).description,
                                   through: through.adding(days: slack).description)
             .compactMap { episode -> Airing? in
-                guard let followed = following[episode.showID] else { return nil }
+                guard let id = episode.show?.id, let followed = following[id] else { return nil }
                 let airing = airing(of: episode, show: followed)
                 guard let day = airing.time.day(in: zone), day >= from, day <= through else { return nil }
                 return airing
@@ -100,8 +100,9 @@ public struct EpisodeSchedule: Sendable {
         return try await airings(from: today, through: today).count
     }
 
-    private func airing(of episode: TrackedEpisode, show followed: FollowedShow) -> Airing {
+    private func airing(of episode: Episode, show followed: FollowedShow) -> Airing {
+        // Times are the network's; a global web channel's (no zone) are UTC's.
         Airing(show: followed.show, episode: episode, reminders: followed.reminders,
-               time: episode.airTime(in: followed.show).shifted(by: settings.shiftMinutes))
+               time: episode.airTime(zone: followed.show.timeZone ?? .gmt).shifted(by: settings.shiftMinutes))
     }
 }

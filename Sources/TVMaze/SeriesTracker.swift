@@ -18,9 +18,9 @@ public struct SeriesTracker: Sendable {
 
     /// Follows a show, fetching it with its episodes unless it is already kept.
     @discardableResult
-    public func follow(show id: Int, by profile: ProfileID) async throws -> TrackedShow {
-        let show: TrackedShow
-        if let kept = try await store.trackedShow(id) { show = kept } else { show = try await fetch(show: id) }
+    public func follow(show id: Int, by profile: ProfileID) async throws -> Show {
+        let show: Show
+        if let kept = try await store.trackedShow(id) { show = kept.show } else { show = try await fetch(show: id) }
         try await store.follow(show: id, by: profile, at: now())
         return show
     }
@@ -33,12 +33,11 @@ public struct SeriesTracker: Sendable {
     /// Two requests (`/shows/:id`, `/shows/:id/episodes`) rather than one with `embed=episodes`: the two paths are
     /// what pages ask for too, so the cache serves them, and `forget(show:)` drops both when the show changes.
     @discardableResult
-    public func fetch(show id: Int) async throws -> TrackedShow {
-        guard let show = try await client.show(id) else { throw TVMazeError.notFound(path: "/shows/\(id)") }
-        let episodes = try await client.episodes(ofShow: id)
-        let tracked = TrackedShow(show, checked: now())
-        try await store.saveShow(tracked, episodes: episodes.map { TrackedEpisode($0, show: id) })
-        return tracked
+    public func fetch(show id: Int) async throws -> Show {
+        guard var show = try await client.show(id) else { throw TVMazeError.notFound(path: "/shows/\(id)") }
+        show.episodes = try await client.episodes(ofShow: id)
+        try await store.saveShow(show, checked: now())
+        return show
     }
 
     /// What a refresh did.
@@ -58,13 +57,13 @@ public struct SeriesTracker: Sendable {
     public func refresh() async throws -> Report {
         var report = Report()
         let shows = try await store.trackedShows()
-        report.ended = shows.filter(\.hasEnded).map(\.id)
-        let polled = shows.filter { !$0.hasEnded }
+        report.ended = shows.filter(\.show.hasEnded).map(\.show.id)
+        let polled = shows.filter { !$0.show.hasEnded }
         guard let oldest = polled.map(\.checked).min() else { return report }
         let age = now().timeIntervalSince(oldest)
         let since: TVMazeClient.UpdatesSince? = age < 86_400 ? .day : age < 7 * 86_400 ? .week : age < 30 * 86_400 ? .month : nil
         let updates = try await client.showUpdates(since: since)
-        for show in polled {
+        for show in polled.map(\.show) {
             guard let changed = updates[show.id], changed > (show.updated ?? 0) else {
                 try await store.markChecked(show: show.id, at: now())
                 report.unchanged.append(show.id)
@@ -79,28 +78,5 @@ public struct SeriesTracker: Sendable {
             }
         }
         return report
-    }
-}
-
-extension TrackedShow {
-    public init(_ show: Show, checked: Date) {
-        self.init(id: show.id, name: show.name, status: show.status, channel: show.channel?.name, zone: show.channel?.zone,
-                  url: show.url, image: show.image, updated: show.updated, checked: checked)
-    }
-
-    /// The network's zone, which TVmaze's air dates and times are in (UTC when unknown, as for web channels).
-    public var timeZone: TimeZone { zone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(secondsFromGMT: 0) ?? .current }
-}
-
-extension TrackedEpisode {
-    public init(_ episode: Episode, show id: Int) {
-        self.init(id: episode.id, showID: id, season: episode.season, number: episode.number, name: episode.name, type: episode.type,
-                  airdate: episode.airdate, airtime: episode.airtime, airstamp: episode.airstamp, runtime: episode.runtime,
-                  url: episode.url)
-    }
-
-    /// When it airs, read in its show's zone.
-    public func airTime(in show: TrackedShow) -> AirTime {
-        AirTime(airdate: airdate, airtime: airtime, airstamp: airstamp, zone: show.timeZone)
     }
 }

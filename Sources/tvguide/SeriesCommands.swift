@@ -96,7 +96,7 @@ struct FollowCommand: AsyncParsableCommand {
                 }
                 return try await tracker.follow(show: id, by: profile.id)
             }
-            Output.line("\(profile.name) follows \(followed.name) (TVmaze \(followed.id)" + (followed.channel.map { ", \($0)" } ?? "") + ").")
+            Output.line("\(profile.name) follows \(followed.name) (TVmaze \(followed.id)" + (followed.channel.map { ", \($0.name)" } ?? "") + ").")
         }
     }
 }
@@ -156,7 +156,7 @@ struct UpcomingCommand: AsyncParsableCommand {
                 switch entry.state {
                 case .next(let airing):
                     Output.line("\(Self.when(airing.time, zone))  \(show) \(airing.episode.code)" + (airing.episode.name.map { " \($0)" } ?? "")
-                                + (airing.show.channel.map { "  [\($0)]" } ?? ""))
+                                + (airing.show.channel.map { "  [\($0.name)]" } ?? ""))
                 case .noDate: Output.line("no date announced  \(show)")
                 case .ended: Output.line("ended  \(show)")
                 }
@@ -273,7 +273,7 @@ struct UpcomingDocument: Encodable {
     init(_ upcoming: Upcoming, zone: TimeZone) {
         showID = upcoming.followed.show.id
         show = upcoming.followed.show.name
-        channel = upcoming.followed.show.channel
+        channel = upcoming.followed.show.channel?.name
         reminders = upcoming.followed.reminders
         switch upcoming.state {
         case .next(let airing):

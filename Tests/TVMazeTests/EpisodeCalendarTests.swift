@@ -7,20 +7,20 @@ import Testing
 /// The iCalendar feed, checked line by line against RFC 5545 and parsed back by an independent parser (Python's
 /// icalendar, Debian's python3-icalendar, which scripts/test installs).
 @Suite struct EpisodeCalendarTests {
-    static let show = TrackedShow(id: 1, name: "Under the Dome", status: "Ended", channel: "CBS", zone: "America/New_York",
-                                  url: "https://www.tvmaze.com/shows/1/under-the-dome", checked: Date(timeIntervalSince1970: 0))
+    static let show = Show.kept(id: 1, name: "Under the Dome", status: "Ended", channel: "CBS", zone: "America/New_York",
+                                url: "https://www.tvmaze.com/shows/1/under-the-dome")
     static let pilot = Airing(
-        show: show, episode: TrackedEpisode(id: 1, showID: 1, season: 1, number: 1, name: "Pilot", airdate: "2013-06-24", airtime: "22:00",
+        show: show, episode: Episode.kept(id: 1, season: 1, number: 1, name: "Pilot", airdate: "2013-06-24", airtime: "22:00",
                                             airstamp: "2013-06-25T02:00:00+00:00", runtime: 60,
                                             url: "https://www.tvmaze.com/episodes/1/under-the-dome-1x01-pilot"),
         reminders: true, time: .instant(Date(timeIntervalSince1970: 1_372_125_600)))
     static let release = Airing(
-        show: TrackedShow(id: 44458, name: "Ted Lasso", channel: "Apple TV+", checked: Date(timeIntervalSince1970: 0)),
-        episode: TrackedEpisode(id: 1_800_000, showID: 44458, season: 3, number: 1,
+        show: Show.kept(id: 44458, name: "Ted Lasso", channel: "Apple TV+", web: true),
+        episode: Episode.kept(id: 1_800_000, season: 3, number: 1,
                                 name: "Smells Like Mean Spirit; with commas, a \\ and “quotes” — and a name long enough to fold twice over",
                                 airdate: "2023-03-15", airtime: ""),
         reminders: true, time: .day(CivilDate(year: 2023, month: 3, day: 15)))
-    static let quiet = Airing(show: show, episode: TrackedEpisode(id: 2, showID: 1, season: 1, number: 2, name: "The Fire", runtime: 60),
+    static let quiet = Airing(show: show, episode: Episode.kept(id: 2, season: 1, number: 2, name: "The Fire", runtime: 60),
                               reminders: false, time: .instant(Date(timeIntervalSince1970: 1_372_730_400)))
     static let now = Date(timeIntervalSince1970: 1_372_000_000)
 
@@ -29,9 +29,8 @@ import Testing
     /// Names and links from TVmaze are data from outside: none can start a line of its own.
     @Test func hostileNamesAndLinksCannotAddLines() {
         let hostile = Airing(
-            show: TrackedShow(id: 9, name: "Show\r\nBEGIN:VEVENT", channel: "CBS;X", url: "https://example.org/\r\nATTACH:file:///etc/passwd",
-                              checked: Date(timeIntervalSince1970: 0)),
-            episode: TrackedEpisode(id: 9, showID: 9, season: 1, number: 1, name: "A\u{0}B\u{7}C\nEND:VCALENDAR", runtime: 60,
+            show: Show.kept(id: 9, name: "Show\r\nBEGIN:VEVENT", channel: "CBS;X", url: "https://example.org/\r\nATTACH:file:///etc/passwd"),
+            episode: Episode.kept(id: 9, season: 1, number: 1, name: "A\u{0}B\u{7}C\nEND:VCALENDAR", runtime: 60,
                                     url: "javascript:alert(1)"),
             reminders: true, time: .instant(Date(timeIntervalSince1970: 1_372_125_600)))
         let feed = EpisodeCalendar.feed([hostile], calendarName: "Sam\r\nX-EVIL:1", leadMinutes: 15, now: Self.now)

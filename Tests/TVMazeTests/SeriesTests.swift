@@ -35,12 +35,13 @@ import TVMazeReplay
     @Test func followingFetchesTheShowAndItsEpisodesOnce() async throws {
         let rig = try await Rig()
         let show = try await rig.tracker.follow(show: 1, by: rig.profile)
-        #expect(show.name == "Under the Dome" && show.channel == "CBS" && show.zone == "America/New_York")
+        #expect(show.name == "Under the Dome" && show.channel?.name == "CBS" && show.channel?.zone == "America/New_York")
         #expect(rig.rig.server.requests.map(\.path) == ["/shows/1", "/shows/1/episodes"])
         let episodes = try await rig.store.episodes(ofShow: 1)
         #expect(episodes.count == 39 && episodes.first?.code == "S01E01" && episodes.last?.code == "S03E13")
         // TVmaze's 2022 answer: 22:00 EDT is 02:00 UTC (its 2019 answer said 03:00, API-NOTES §5).
         #expect(episodes.first?.airstamp == "2013-06-25T02:00:00+00:00")
+        #expect(episodes.first?.show?.channel?.zone == "America/New_York" && episodes.first?.airTime() == .instant(Date(timeIntervalSince1970: 1_372_125_600)))
         // Following again asks TVmaze nothing and keeps one row.
         try await rig.tracker.follow(show: 1, by: rig.profile)
         #expect(rig.rig.server.requests.count == 2)
@@ -79,11 +80,11 @@ import TVMazeReplay
     @Test func runningShowWithoutADateSaysSoAndStreamingReleasesAreAllDay() async throws {
         let rig = try await Rig()
         let checked = Date(timeIntervalSince1970: 1_700_000_000)
-        try await rig.store.saveShow(TrackedShow(id: 44458, name: "Ted Lasso", status: "Running", channel: "Apple TV+", checked: checked),
-                               episodes: [TrackedEpisode(id: 1, showID: 44458, season: 4, number: 1, airdate: "", airtime: "")])
-        try await rig.store.saveShow(TrackedShow(id: 7, name: "Streamer", status: "Running", channel: "Netflix", checked: checked),
-                               episodes: [TrackedEpisode(id: 2, showID: 7, season: 1, number: 1, airdate: "2024-03-01", airtime: "",
-                                                         airstamp: "2024-03-01T12:00:00+00:00")])
+        try await rig.store.saveShow(.kept(id: 44458, name: "Ted Lasso", status: "Running", channel: "Apple TV+", web: true,
+                                           episodes: [.kept(id: 1, season: 4, number: 1, airdate: "", airtime: "")]), checked: checked)
+        try await rig.store.saveShow(.kept(id: 7, name: "Streamer", status: "Running", channel: "Netflix", web: true,
+                                           episodes: [.kept(id: 2, season: 1, number: 1, airdate: "2024-03-01", airtime: "",
+                                                            airstamp: "2024-03-01T12:00:00+00:00")]), checked: checked)
         try await rig.store.follow(show: 44458, by: rig.profile, at: checked)
         try await rig.store.follow(show: 7, by: rig.profile, at: checked)
         let list = try await rig.schedule().upcoming(at: Date(timeIntervalSince1970: 1_709_200_000))  // 2024-02-29
@@ -91,6 +92,14 @@ import TVMazeReplay
         #expect(list[0].next?.time == .day(CivilDate(year: 2024, month: 3, day: 1)) && list[1].state == .noDate)
         let days = try await rig.schedule().airings(from: CivilDate(year: 2024, month: 3, day: 1), through: CivilDate(year: 2024, month: 3, day: 1))
         #expect(days.map(\.episode.id) == [2])
+        // The store keeps the values: a web channel stays one, and each episode names its show and channel.
+        #expect(try await rig.store.trackedShow(44458)?.show.channel == ShowChannel(id: nil, name: "Apple TV+", isWebChannel: true))
+        #expect(try await rig.store.episodes(ofShow: 7).first?.show == ShowReference(id: 7, name: "Streamer",
+                                                                                   channel: ShowChannel(id: nil, name: "Netflix", isWebChannel: true)))
+        // A daily show's thousands of episodes are saved whole (a thousand rows a statement).
+        let daily = (1...2_345).map { Episode.kept(id: 100_000 + $0, season: 2024, number: $0, airdate: "2024-03-01") }
+        try await rig.store.saveShow(.kept(id: 8, name: "Daily", channel: "CBS", zone: "America/New_York", episodes: daily), checked: checked)
+        #expect(try await rig.store.episodes(ofShow: 8).map(\.id) == daily.map(\.id))
         try await rig.rig.close()
     }
 
@@ -98,15 +107,15 @@ import TVMazeReplay
         let rig = try await Rig()
         let longAgo = Date(timeIntervalSince1970: 1_000_000_000)
         // Copies older than a month: the whole /updates/shows map (recorded, 2017) is asked for.
-        try await rig.store.saveShow(TrackedShow(id: 1, name: "Under the Dome", status: "Running", updated: 0, checked: longAgo), episodes: [])
-        try await rig.store.saveShow(TrackedShow(id: 13, name: "The Flash", status: "Running", updated: 2_000_000_000, checked: longAgo), episodes: [])
-        try await rig.store.saveShow(TrackedShow(id: 180, name: "Firefly", status: "Ended", updated: 0, checked: longAgo), episodes: [])
+        try await rig.store.saveShow(.kept(id: 1, name: "Under the Dome", status: "Running", updated: 0), checked: longAgo)
+        try await rig.store.saveShow(.kept(id: 13, name: "The Flash", status: "Running", updated: 2_000_000_000), checked: longAgo)
+        try await rig.store.saveShow(.kept(id: 180, name: "Firefly", status: "Ended", updated: 0), checked: longAgo)
         for id in [1, 13, 180] { try await rig.store.follow(show: id, by: rig.profile, at: longAgo) }
 
         let report = try await rig.tracker.refresh()
         #expect(report.refetched == [1] && report.unchanged == [13] && report.ended == [180] && report.failed.isEmpty)
         #expect(rig.rig.server.requests.map(\.path) == ["/updates/shows", "/shows/1", "/shows/1/episodes"])
-        #expect(try await rig.store.trackedShow(1)?.status == "Ended")
+        #expect(try await rig.store.trackedShow(1)?.show.status == "Ended")
         #expect(try await rig.store.episodes(ofShow: 1).count == 39)
         #expect(try await rig.store.trackedShow(13)?.checked == rig.rig.clock.now)
 

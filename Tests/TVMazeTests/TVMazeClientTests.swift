@@ -300,8 +300,7 @@ import TVMazeReplay
             try JSONDecoder().decode(TVMazeEpisode.self, from: Data(#"{"id": 9223372036854775808}"#.utf8))
         }
         // A stored episode's end clamps its runtime to a programme's range, whatever TVmaze said.
-        let stored = TrackedEpisode(episode, show: 1)
-        let airing = Airing(show: TrackedShow(id: 1, name: "Show", checked: Date()), episode: stored, reminders: false,
+        let airing = Airing(show: Show(id: 1, name: "Show"), episode: episode, reminders: false,
                             time: .instant(Date(timeIntervalSince1970: 0)))
         #expect(airing.end == Date(timeIntervalSince1970: 0))
     }

@@ -60,7 +60,7 @@ struct UpcomingPage: Sendable {
                     isThisEpisode: ListingMatches.isEpisode(programme, season: upcoming.next?.episode.season,
                                                             number: upcoming.next?.episode.number) ?? false)
             }
-            entries.append(Entry(showID: show.id, name: show.name, channel: show.channel, image: SeriesServices.image(show.image),
+            entries.append(Entry(showID: show.id, name: show.name, channel: show.channel?.name, image: SeriesServices.image(show.image),
                                  next: upcoming.next.map { EpisodeLine($0, clock: clock, now: now) },
                                  state: upcoming.state == .ended ? "Ended" : upcoming.state == .noDate ? "No date announced" : nil,
                                  reminders: upcoming.followed.reminders, listings: listings, hasListings: !listings.isEmpty))
