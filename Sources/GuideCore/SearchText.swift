@@ -9,27 +9,49 @@ public enum SearchText {
     /// Folds case and strips combining marks. ASCII takes a byte fast path; other characters are folded once each
     /// and remembered, since Unicode decomposition is slow and listings reuse a small alphabet.
     public static func fold(_ text: String) -> String {
-        var isASCII = true
-        var hasUpper = false
-        for byte in text.utf8 {
-            if byte >= 0x80 { isASCII = false; break }
-            if byte >= 0x41 && byte <= 0x5A { hasUpper = true }
-        }
-        if isASCII {
-            guard hasUpper else { return text }
-            return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 }, as: UTF8.self)
-        }
+        var text = text
+        return text.withUTF8(fold(utf8:)) ?? text
+    }
+
+    /// The folded form of valid UTF-8, or nil when it is already folded (ASCII without capitals). ASCII runs are
+    /// copied whole and lowered in place; only other characters are decoded, one by one, for the cache.
+    private static func fold(utf8 bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let isCapital = { (byte: UInt8) in byte &- 0x41 < 26 }
+        guard let first = bytes.firstIndex(where: { $0 >= 0x80 || isCapital($0) }) else { return nil }
         var output: [UInt8] = []
-        output.reserveCapacity(text.utf8.count)
+        output.reserveCapacity(bytes.count + 8)
+        var index = first
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<index]))
+        func copyASCII() {
+            var end = index
+            while end < bytes.count && bytes[end] < 0x80 { end += 1 }
+            let from = output.count
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+            output.withUnsafeMutableBufferPointer { copied in
+                for position in from..<copied.count where isCapital(copied[position]) { copied[position] += 32 }
+            }
+            index = end
+        }
+        guard bytes[index...].contains(where: { $0 >= 0x80 }) else {
+            copyASCII()
+            return String(decoding: output, as: UTF8.self)
+        }
         // One lock per text, not per character.
         cache.withLock { cache in
-            for scalar in text.unicodeScalars {
-                let value = scalar.value
-                if value < 0x80 {
-                    output.append(value >= 0x41 && value <= 0x5A ? UInt8(value + 32) : UInt8(value))
-                } else {
-                    cache.append(scalar, to: &output)
+            while index < bytes.count {
+                let lead = bytes[index]
+                if lead < 0x80 {
+                    copyASCII()
+                    continue
                 }
+                // Valid UTF-8 (a String's): the lead byte says how many continuation bytes follow.
+                let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+                var value = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+                for offset in 1..<length where index + offset < bytes.count {
+                    value = value << 6 | UInt32(bytes[index + offset] & 0x3F)
+                }
+                cache.append(Unicode.Scalar(value) ?? "\u{FFFD}", to: &output)
+                index += length
             }
         }
         return String(decoding: output, as: UTF8.self)

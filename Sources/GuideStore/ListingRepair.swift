@@ -64,7 +64,42 @@ package struct ListingRepair {
 
     private mutating func settle(nextStart: Int64?) {
         guard let channel else { return }
-        // Duplicates: keep one per title and clump position, preferring one with a stop.
+        // Most slots hold one programme: no duplicates to look for, and no arrays made (the walk is every row).
+        if slot.count > 1 { dropDuplicates(in: channel) }
+        var clumpStop: Int64?
+        for airing in slot where airing.isStopKnown { clumpStop = min(clumpStop ?? airing.stop, airing.stop) }
+        for index in slot.indices where !slot[index].isStopKnown {
+            let airing = slot[index]
+            if let stop = clumpStop ?? nextStart {
+                slot[index].stop = stop
+                slot[index].isStopKnown = true
+                stops.append((airing.id, stop))
+                issues.record(.stopFromNextStart) {
+                    ListingIssue(kind: .stopFromNextStart, line: airing.line, channel: channel, start: Self.date(airing.start),
+                                 title: airing.title,
+                                 message: clumpStop != nil ? "no stop time; it shares the stop of the programme beside it, \(Self.iso(stop))"
+                                     : "no stop time; it ends when the next programme starts, \(Self.iso(stop))")
+                }
+            } else {
+                issues.record(.stopUnknown) {
+                    ListingIssue(kind: .stopUnknown, line: airing.line, channel: channel, start: Self.date(airing.start),
+                                 title: airing.title,
+                                 message: "no stop time and nothing after it on the channel; shown until \(Self.iso(airing.stop))")
+                }
+            }
+        }
+        for airing in slot where airing.isStopKnown && airing.stop == airing.start {
+            issues.record(.zeroLength) {
+                ListingIssue(kind: .zeroLength, line: airing.line, channel: channel, start: Self.date(airing.start),
+                             title: airing.title, message: "starts and stops at the same time; kept, never shown as on now")
+            }
+        }
+        swap(&previous, &slot)
+        slot.removeAll(keepingCapacity: true)
+    }
+
+    /// Keeps one programme per title and clump position in the slot, preferring one with a stop.
+    private mutating func dropDuplicates(in channel: ChannelID) {
         var kept: [Airing] = []
         for airing in slot {
             if let index = kept.firstIndex(where: {
@@ -85,35 +120,7 @@ package struct ListingRepair {
                 kept.append(airing)
             }
         }
-        let clumpStop = kept.filter(\.isStopKnown).map(\.stop).min()
-        for index in kept.indices where !kept[index].isStopKnown {
-            let airing = kept[index]
-            if let stop = clumpStop ?? nextStart {
-                kept[index].stop = stop
-                kept[index].isStopKnown = true
-                stops.append((airing.id, stop))
-                issues.record(.stopFromNextStart) {
-                    ListingIssue(kind: .stopFromNextStart, line: airing.line, channel: channel, start: Self.date(airing.start),
-                                 title: airing.title,
-                                 message: clumpStop != nil ? "no stop time; it shares the stop of the programme beside it, \(Self.iso(stop))"
-                                     : "no stop time; it ends when the next programme starts, \(Self.iso(stop))")
-                }
-            } else {
-                issues.record(.stopUnknown) {
-                    ListingIssue(kind: .stopUnknown, line: airing.line, channel: channel, start: Self.date(airing.start),
-                                 title: airing.title,
-                                 message: "no stop time and nothing after it on the channel; shown until \(Self.iso(airing.stop))")
-                }
-            }
-        }
-        for airing in kept where airing.isStopKnown && airing.stop == airing.start {
-            issues.record(.zeroLength) {
-                ListingIssue(kind: .zeroLength, line: airing.line, channel: channel, start: Self.date(airing.start),
-                             title: airing.title, message: "starts and stops at the same time; kept, never shown as on now")
-            }
-        }
-        previous = kept
-        slot.removeAll()
+        slot = kept
     }
 
     private mutating func cutOverlaps(at start: Int64) {
@@ -133,5 +140,52 @@ package struct ListingRepair {
 
     private static func date(_ seconds: Int64) -> Date {
         Date(unixSeconds: seconds)
+    }
+}
+
+/// An import's new rows as its session inserted them, kept for the repairs so that no store reads them back: on a
+/// detail-heavy guide the read-back fetched every new row again by id, half of the time after the last programme was
+/// parsed (docs/performance.md).
+package struct NewAirings {
+    /// What the rows are ordered by, apart from what they carry: sorting these moves no strings.
+    private struct Key: Comparable {
+        var channel: Int64
+        var start: Int64
+        var stop: Int64
+        var id: Int64
+        var index: Int
+
+        static func < (left: Key, right: Key) -> Bool {
+            (left.channel, left.start, left.stop, left.id) < (right.channel, right.start, right.stop, right.id)
+        }
+    }
+
+    private var keys: [Key] = []
+    private var airings: [ListingRepair.Airing] = []
+
+    package init() {}
+
+    package var count: Int { keys.count }
+
+    package mutating func add(_ airing: ListingRepair.Airing, channel key: Int64) {
+        keys.append(Key(channel: key, start: airing.start, stop: airing.stop, id: airing.id, index: airings.count))
+        airings.append(airing)
+    }
+
+    /// Forgets the rows of channels whose listings the import deleted again (a source's retired channels).
+    package mutating func forget(channels retired: Set<Int64>) {
+        guard !retired.isEmpty else { return }
+        keys.removeAll { retired.contains($0.channel) }
+    }
+
+    /// The repairs they need, worked out channel by channel in (start, stop, id) order; `channels` names the keys in
+    /// what it reports.
+    package func repairs(issues: IssueLog, channels: [Int64: ChannelID]) -> ListingRepair {
+        var repair = ListingRepair(issues: issues)
+        for key in keys.sorted() {
+            repair.add(airings[key.index], channelKey: key.channel, channel: channels[key.channel])
+        }
+        repair.finish()
+        return repair
     }
 }

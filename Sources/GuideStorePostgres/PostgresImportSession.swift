@@ -20,6 +20,8 @@ final class PostgresImportSession {
     private var retiredChannels: Set<Int64> = []
     /// Folded titles already in the title table, by id.
     private var titleIDs: [String: Int64] = [:]
+    /// This import's rows, for the repairs.
+    private var airings = NewAirings()
     /// Programmes read but not yet sent, with their channel keys.
     private var pending: [(programme: PreparedProgramme, channel: Int64)] = []
 
@@ -116,14 +118,22 @@ final class PostgresImportSession {
             texts.append(programme.foldedBody)
             details.append(ByteBuffer(bytes: programme.details))
         }
-        try await link.execute("""
+        // The rows come back as inserted (with their ids), for the repairs.
+        for row in try await link.query("""
             INSERT INTO programme (source_id, import_id, channel_key, start, stop, stop_known, title, title_id, clump, line,
                                    search_text, details)
             SELECT \(sourceID), \(importID), k, s, e, sk, t, ti, nullif(cl, ''), nullif(ln, -1), st, d
             FROM unnest(\(keys)::bigint[], \(starts)::bigint[], \(stops)::bigint[], \(known)::boolean[], \(titles)::text[],
                         \(titleKeys)::bigint[], \(clumps)::text[], \(lines)::bigint[], \(texts)::text[], \(details)::bytea[])
                  AS u(k, s, e, sk, t, ti, cl, ln, st, d)
-            """)
+            RETURNING id, channel_key, start, stop, stop_known, title, clump, line
+            """) {
+            let (id, key, start, stop, isStopKnown, title, clump, line) = try row.decode(
+                (Int64, Int64, Int64, Int64, Bool, String, String?, Int64?).self)
+            airings.add(ListingRepair.Airing(id: id, start: start, stop: stop, isStopKnown: isStopKnown, title: title, clump: clump,
+                                             line: line.map(Int.init)),
+                        channel: key)
+        }
         pending.removeAll(keepingCapacity: true)
     }
 
@@ -141,6 +151,7 @@ final class PostgresImportSession {
             retired += try await link.execute("DELETE FROM programme WHERE source_id = \(sourceID) AND channel_key = \(key)")
             try await link.execute("DELETE FROM source_coverage WHERE source_id = \(sourceID) AND channel_key = \(key)")
             retiredChannels.insert(key)
+            airings.forget(channels: [key])
         }
     }
 
@@ -168,18 +179,7 @@ final class PostgresImportSession {
 
     /// Applies the documented repairs (``ListingRepair``) to this import's rows; how many it deleted.
     private func repair() async throws -> Int {
-        var repair = ListingRepair(issues: issues)
-        try await link.forEachRow("""
-            SELECT id, channel_key, start, stop, stop_known, title, clump, line FROM programme
-            WHERE import_id = \(importID) ORDER BY channel_key, start, stop, id
-            """, batch: 20_000) { row in
-            let (id, key, start, stop, isStopKnown, title, clump, line) = try row.decode(
-                (Int64, Int64, Int64, Int64, Bool, String, String?, Int64?).self)
-            repair.add(ListingRepair.Airing(id: id, start: start, stop: stop, isStopKnown: isStopKnown, title: title, clump: clump,
-                                            line: line.map(Int.init)),
-                       channelKey: key, channel: tally.channelIDs[key])
-        }
-        repair.finish()
+        let repair = airings.repairs(issues: issues, channels: tally.channelIDs)
         issues = repair.issues
         if !repair.stops.isEmpty {
             let ids = repair.stops.map(\.id), stops = repair.stops.map(\.stop)

@@ -16,8 +16,6 @@ final class SQLiteImportSession {
     /// Programmes and channels ``retire(allBut:)`` removed.
     private var retired = 0
     private var retiredChannels: Set<Int64> = []
-    /// Rows with a larger id are this import's (SQLite gives new rows ids above the largest).
-    let firstNewID: Int64
     private let insertProgramme: DirectBinding
     private let findTitle: DirectBinding
     private let insertTitle: DirectBinding
@@ -27,6 +25,8 @@ final class SQLiteImportSession {
     /// Folded titles already in the title table, by id; a guide has far fewer titles than programmes (but a
     /// high-cardinality one has one for every other programme).
     private var titleIDs: [UTF8Key: Int64] = [:]
+    /// This import's rows, for the repairs.
+    var airings = NewAirings()
 
     init(db: Database, source: SourceName, startedAt: Int64) throws {
         self.db = db
@@ -36,7 +36,6 @@ final class SQLiteImportSession {
         try db.execute(sql: "INSERT INTO import_run (source_id, started_at) VALUES (?, ?)", arguments: [sourceID, startedAt])
         importID = db.lastInsertedRowID
         nextChannelPosition = (try Int64.fetchOne(db, sql: "SELECT max(position) FROM channel") ?? 0) + 1
-        firstNewID = (try Int64.fetchOne(db, sql: "SELECT max(id) FROM programme") ?? 0) + 1
         insertProgramme = DirectBinding(try db.makeStatement(sql: """
             INSERT INTO programme (source_id, import_id, channel_key, start, stop, stop_known, title, title_id, clump,
                                    line, search_text, details)
@@ -104,6 +103,9 @@ final class SQLiteImportSession {
         insert.bind(12, bytes: prepared.details)
         try insert.step(db)
         tally.add(channel: channelKey, start: start, stop: stop)
+        airings.add(ListingRepair.Airing(id: db.lastInsertedRowID, start: start, stop: stop, isStopKnown: prepared.knownStop != nil,
+                                         title: prepared.title, clump: prepared.clumpIndex, line: prepared.line),
+                    channel: channelKey)
     }
 
     /// The id of a folded title, adding it (and its trigrams) the first time it is seen.
@@ -147,13 +149,16 @@ final class SQLiteImportSession {
         let rows = try Row.fetchAll(db, sql: """
             SELECT s.channel_key, c.id FROM source_coverage s JOIN channel c ON c.key = s.channel_key WHERE s.source_id = ?
             """, arguments: [sourceID])
+        var keys: Set<Int64> = []
         for row in rows where !kept.contains(ChannelID(row[1] as String)) {
             let key: Int64 = row[0]
             try db.execute(sql: "DELETE FROM programme WHERE source_id = ? AND channel_key = ?", arguments: [sourceID, key])
             retired += db.changesCount
             try db.execute(sql: "DELETE FROM source_coverage WHERE source_id = ? AND channel_key = ?", arguments: [sourceID, key])
-            retiredChannels.insert(key)
+            keys.insert(key)
         }
+        retiredChannels.formUnion(keys)
+        airings.forget(channels: keys)
     }
 
     /// Repairs the new rows and drops what they replace; the shared end of the import (``ImportFinish``) does the rest.

@@ -1,5 +1,5 @@
 import Foundation
-import GuideCore
+@testable import GuideCore
 import Testing
 
 @Suite struct GuideCoreTests {
@@ -27,6 +27,26 @@ import Testing
         // A word that folds to nothing (lone combining marks; scripts/fuzz found one) is no term:
         // an empty one would match every programme.
         #expect(SearchQuery(["\u{301}", "\u{301}\u{308}", "news"]).terms == ["news"])
+    }
+
+    /// The byte-wise fold agrees with folding each character on its own (the definition) on every script the
+    /// fixtures hold and on the edges of UTF-8: 2-, 3- and 4-byte characters, text ending in one, combining marks,
+    /// characters whose folded form is longer.
+    @Test func byteWiseFoldingAgreesWithFoldingEachCharacter() throws {
+        func reference(_ text: String) -> String {
+            text.unicodeScalars.map { $0.value < 0x80 ? String($0).lowercased() : SearchText.foldSlowly($0) }.joined()
+        }
+        var samples = ["", "plain", "ÀB", "Ωmega Ü", "İstanbul", "ﬃ ligature ﬁ", "e\u{301}\u{301}", "ẞ straße", "日本語のテレビ",
+                       "😀 emoji 🇩🇪", "ends in ü", "ü", "\u{FDFA}", "MIXED ascii Then Ѐ Cyrillic", "\u{10FFFF}\u{E000}"]
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("XMLTVTests/Fixtures/peer-fixtures")
+        for name in ["iptv-org-epg/epg.iptvx.one.content.xml", "iptv-org-epg/vantagetv.ee.content.xml", "node-xmltv/eu_listings.xml"] {
+            let text = try String(contentsOf: fixtures.appendingPathComponent(name), encoding: .utf8)
+            samples.append(contentsOf: text.split(separator: "\n").map(String.init))
+        }
+        for sample in samples {
+            #expect(SearchText.fold(sample) == reference(sample), "\(sample)")
+        }
     }
 
     @Test func resolvesLocalTimesAroundClockChanges() throws {
