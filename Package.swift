@@ -72,6 +72,13 @@ let package = Package(
             "GuideCore",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+        // Reminders: due ones claimed and sent, on time and once, to each profile's delivery channels.
+        .target(name: "GuideReminders", dependencies: [
+            "GuideCore", "GuideStore", "GuideHTTP",
+            // HMAC-SHA256 for signed webhooks.
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Reading sources (files, URLs, gzip, TVmaze schedules) into the store.
         .target(name: "GuideIngest", dependencies: [
@@ -87,7 +94,7 @@ let package = Package(
         ]),
         // The web guide and the JSON API, on Hummingbird.
         .target(name: "GuideServer", dependencies: [
-            "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze",
+            "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -106,6 +113,7 @@ let package = Package(
         ]),
         .executableTarget(name: "tvguide", dependencies: [
             "GuideCore", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideHTTP", "GuideIngest", "GuideServer", "TVMaze",
+            "GuideReminders",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -141,6 +149,14 @@ let package = Package(
             "TVMaze", "TVMazeReplay", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport",
             .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "NIOCore", package: "swift-nio"),
+        ]),
+        .testTarget(name: "GuideRemindersTests", dependencies: [
+            "GuideReminders", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport",
+            .product(name: "Clocks", package: "swift-clocks"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         .testTarget(name: "GuideIngestTests", dependencies: [
             "GuideIngest", "GuideHTTP", "GuideStore", "XMLTV", "GuideCore", "StoreTestSupport",

@@ -2,12 +2,20 @@ import AsyncHTTPClient
 import Foundation
 import GuideCore
 import NIOCore
+import NIOHTTP1
 
-/// The one thing refreshes need from HTTP: a GET whose body arrives as it is read. AsyncHTTPClient behind it in
-/// the product; the protocol keeps the refresh logic free of it.
+/// What tvguide needs from HTTP: a request whose reply's body arrives as it is read (a GET for feeds, TVmaze and
+/// images; a POST for reminders). AsyncHTTPClient behind it in the product; the protocol keeps the rest free of it.
 public protocol HTTPTransport: Sendable {
-    /// Sends a GET with `headers`; the reply's body is read through ``HTTPReply/next()``.
-    func get(_ url: URL, headers: [(String, String)]) async throws -> HTTPReply
+    /// Sends `method` to `url` with `headers` and `body`; the reply's body is read through ``HTTPReply/next()``.
+    func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?) async throws -> HTTPReply
+}
+
+extension HTTPTransport {
+    /// Sends a GET with `headers`.
+    public func get(_ url: URL, headers: [(String, String)]) async throws -> HTTPReply {
+        try await send("GET", url, headers: headers, body: nil)
+    }
 }
 
 /// A response whose body has not been read yet.
@@ -67,10 +75,12 @@ public final class AsyncHTTPTransport: HTTPTransport {
         try await client.shutdown()
     }
 
-    public func get(_ url: URL, headers: [(String, String)]) async throws -> HTTPReply {
+    public func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?) async throws -> HTTPReply {
         var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = HTTPMethod(rawValue: method)
         request.headers.add(name: "User-Agent", value: "tvguide")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         // The deadline covers the connection and the response head; the body is bounded by the read timeout and
         // by the refresher's own size and time limits.
         let response = try await client.execute(request, timeout: .minutes(2))

@@ -144,6 +144,9 @@ public struct SQLText: Sendable, ExpressibleByStringInterpolation {
 public enum SQLFragment: Sendable {
     /// After a SELECT: keep its rows for this transaction (`FOR UPDATE`), where a backend locks rows.
     case lockRows
+    /// After a SELECT: take its rows for this transaction, passing over rows another transaction holds
+    /// (`FOR UPDATE SKIP LOCKED`): of instances claiming work at once, each gets different rows.
+    case claimRows
     /// After a text column in ORDER BY: by its bytes.
     case binaryOrder
 }

@@ -47,6 +47,8 @@ public struct PostgresStatements: SQLStatements {
                 text += "(SELECT unnest($\(binds.count)::bigint[]))"
             case .fragment(.lockRows):
                 text += " FOR UPDATE"
+            case .fragment(.claimRows):
+                text += " FOR UPDATE SKIP LOCKED"
             case .fragment(.binaryOrder):
                 text += " COLLATE \"C\""
             }

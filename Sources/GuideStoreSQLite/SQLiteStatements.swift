@@ -52,8 +52,8 @@ public struct SQLiteStatements: SQLStatements {
             case .keys(let keys):
                 text += "(SELECT value FROM json_each(?))"
                 values.append("[" + keys.map(String.init).joined(separator: ",") + "]")
-            case .fragment(.lockRows):
-                break
+            case .fragment(.lockRows), .fragment(.claimRows):
+                break   // One writer: the transaction holds the whole database.
             case .fragment(.binaryOrder):
                 text += " COLLATE BINARY"
             }

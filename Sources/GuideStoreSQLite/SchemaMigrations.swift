@@ -298,6 +298,61 @@ enum SchemaMigrations {
         migrator.registerMigration("v9: a followed show's channel may be a web channel") { db in
             try db.execute(sql: "ALTER TABLE series_show ADD COLUMN web_channel INTEGER NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("v10: reminders, delivery channels, what was sent") { db in
+            try db.execute(sql: """
+                CREATE TABLE reminder (
+                    id INTEGER PRIMARY KEY,
+                    profile_id INTEGER NOT NULL REFERENCES profile(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    channel_id TEXT NOT NULL,
+                    channel_name TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    start INTEGER NOT NULL,
+                    stop INTEGER NOT NULL,
+                    lead_minutes INTEGER NOT NULL,
+                    due_at INTEGER NOT NULL,
+                    state TEXT NOT NULL,
+                    note TEXT,
+                    attempts INTEGER NOT NULL,
+                    lease_owner TEXT,
+                    lease_until INTEGER NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    finished_at INTEGER,
+                    UNIQUE (profile_id, channel_id, start, title)
+                );
+                CREATE INDEX reminder_due ON reminder(state, due_at);
+                CREATE INDEX reminder_by_profile ON reminder(profile_id, state, due_at);
+                CREATE TABLE delivery_channel (
+                    id INTEGER PRIMARY KEY,
+                    profile_id INTEGER NOT NULL REFERENCES profile(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    target TEXT NOT NULL,
+                    secret TEXT,
+                    created_at INTEGER NOT NULL,
+                    last_sent_at INTEGER,
+                    last_error TEXT
+                );
+                CREATE INDEX delivery_channel_by_profile ON delivery_channel(profile_id);
+                CREATE TABLE reminder_delivery (
+                    reminder_id INTEGER NOT NULL REFERENCES reminder(id) ON DELETE CASCADE,
+                    channel_id INTEGER NOT NULL REFERENCES delivery_channel(id) ON DELETE CASCADE,
+                    delivered INTEGER NOT NULL,
+                    at INTEGER NOT NULL,
+                    PRIMARY KEY (reminder_id, channel_id)
+                ) WITHOUT ROWID;
+                CREATE TABLE delivery_log (
+                    id INTEGER PRIMARY KEY,
+                    profile_id INTEGER NOT NULL REFERENCES profile(id) ON DELETE CASCADE,
+                    channel_id INTEGER NOT NULL,
+                    reminder_id INTEGER,
+                    title TEXT NOT NULL,
+                    at INTEGER NOT NULL,
+                    error TEXT
+                );
+                CREATE INDEX delivery_log_by_profile ON delivery_log(profile_id, id);
+                """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,175 @@
+import Foundation
+import GuideCore
+import GuideStore
+
+/// Sends due reminders: every ``interval`` it claims those due (a lease of ``lease``, so of several instances sharing
+/// a database one sends each) and sends each to every channel of its profile that has not had it yet.
+///
+/// The rules:
+/// - on time: a reminder is sent within ``interval`` (10 s) of its due time while the server runs;
+/// - late: one due while the server was down is sent when it comes back, saying how long ago the programme started;
+///   once the programme has ended it is dropped as missed;
+/// - failures: a channel that fails is tried again after 30 s, 2, 5 and 15 minutes (only the channels that have not had
+///   the reminder); after that, or once the programme has ended, the reminder is marked failed with the last error;
+///   a channel set up wrong (404, 410, an address that cannot work) is not retried;
+/// - once: each channel's delivery is recorded as it succeeds, and a message names itself
+///   (``ReminderMessage/id``: ntfy's and the webhook's receivers can drop a repeat, should a process stop between
+///   sending and recording).
+public struct ReminderDispatcher: Sendable {
+    public typealias Store = ReminderStore & AccountStore
+
+    public let store: any Store
+    public let senders: ReminderSenders
+    public let clock: any Clock<Duration>
+    public let now: @Sendable () -> Date
+    /// Names this instance in leases.
+    public let owner: String
+    /// The guide's own address for links, when known (`http://host:port`).
+    public let site: String?
+    public let interval: Duration
+    public let lease: TimeInterval
+    /// The zone and day start for profiles that chose none.
+    public let defaultClock: ViewerClock
+
+    public init(store: any Store, senders: ReminderSenders, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
+                owner: String = UUID().uuidString, site: String? = nil, interval: Duration = .seconds(10), lease: TimeInterval = 900,
+                defaultClock: ViewerClock = ViewerClock(zone: .current, dayStartHour: 5)) {
+        (self.store, self.senders, self.clock, self.now, self.owner, self.site) = (store, senders, clock, now, owner, site)
+        (self.interval, self.lease, self.defaultClock) = (interval, lease, defaultClock)
+    }
+
+    /// Waits after each failed try, by the attempts made before it.
+    public static let retryDelays: [TimeInterval] = [30, 120, 300, 900]
+    /// Reminders one round claims at most; when a round claims this many, the next starts at once.
+    public static let batch = 48
+    /// Reminders sent at once. Even with every receiver taking the full 20 s on each of a profile's ten channels, a
+    /// round (three waves) ends within the lease (900 s), so no other instance takes a reminder still being sent.
+    public static let concurrency = 16
+
+    /// Sends due reminders every ``interval`` until cancelled; `onRound` hears of each round before the loop sleeps.
+    public func run(onRound: (@Sendable (Round) -> Void)? = nil) async {
+        while !Task.isCancelled {
+            do {
+                let round = try await sendDue()
+                onRound?(round)
+                if round.claimed == Self.batch { continue }
+            } catch {
+                FileHandle.standardError.write(Data("tvguide: reminders could not be sent: \(error)\n".utf8))
+            }
+            try? await clock.sleep(for: interval)
+        }
+    }
+
+    /// What one round did.
+    public struct Round: Sendable, Equatable {
+        public var claimed = 0
+        public var sent = 0
+        public var retrying = 0
+        public var missed = 0
+        public var failed = 0
+
+        public init(claimed: Int = 0, sent: Int = 0, retrying: Int = 0, missed: Int = 0, failed: Int = 0) {
+            (self.claimed, self.sent, self.retrying, self.missed, self.failed) = (claimed, sent, retrying, missed, failed)
+        }
+    }
+
+    /// Claims the reminders due now and sends them, ``concurrency`` at a time.
+    public func sendDue() async throws -> Round {
+        let instant = now()
+        let due = try await store.claimDueReminders(at: instant, owner: owner, leaseUntil: instant.addingTimeInterval(lease),
+                                                    limit: Self.batch)
+        var clocks: [ProfileID: ViewerClock] = [:]
+        var channels: [ProfileID: [DeliveryChannel]] = [:]
+        for profile in Set(due.map(\.what.profile)) {
+            let settings = try await store.profile(profile)
+            clocks[profile] = ViewerClock(zone: settings?.timeZone.flatMap(TimeZone.init(identifier:)) ?? defaultClock.zone,
+                                          dayStartHour: settings?.dayStartHour ?? defaultClock.dayStartHour)
+            channels[profile] = try await store.deliveryChannels(of: profile)
+        }
+        let (clocked, routed) = (clocks, channels)
+        return try await withThrowingTaskGroup(of: Outcome.self) { group in
+            var round = Round(claimed: due.count)
+            func count(_ outcome: Outcome) {
+                switch outcome {
+                case .sent: round.sent += 1
+                case .retrying: round.retrying += 1
+                case .missed: round.missed += 1
+                case .failed: round.failed += 1
+                }
+            }
+            for (index, reminder) in due.enumerated() {
+                if index >= Self.concurrency, let outcome = try await group.next() { count(outcome) }
+                let profile = reminder.what.profile
+                group.addTask {
+                    try await send(reminder, to: routed[profile] ?? [], clock: clocked[profile] ?? defaultClock)
+                }
+            }
+            for try await outcome in group { count(outcome) }
+            return round
+        }
+    }
+
+    private enum Outcome { case sent, retrying, missed, failed }
+
+    private func send(_ reminder: Reminder, to channels: [DeliveryChannel], clock: ViewerClock) async throws -> Outcome {
+        let instant = now()
+        guard instant < reminder.what.stop else {
+            try await store.finishReminder(reminder.id, as: .missed, note: "the programme had ended before it could be sent", at: instant)
+            return .missed
+        }
+        guard !channels.isEmpty else {
+            try await store.finishReminder(reminder.id, as: .failed, note: "no delivery channel is set up", at: instant)
+            return .failed
+        }
+        let done = try await store.deliveries(of: reminder.id)
+        var errors: [String] = []
+        var canRetry = false
+        for channel in channels where done[channel.id] == nil {
+            let message = ReminderMessage(reminder, channel: channel.id, at: instant, clock: clock, site: site)
+            var failure: DeliveryFailure?
+            do {
+                try await senders.send(message, to: channel, at: instant)
+            } catch let error as DeliveryFailure {
+                failure = error
+            } catch {
+                return .retrying   // Cancelled: the lease runs out and another round (or instance) takes it.
+            }
+            let givingUp = failure?.isPermanent ?? false
+            try await store.recordDelivery(Delivery(profile: reminder.what.profile, channel: channel.id, reminder: reminder.id,
+                                                    title: reminder.what.title, at: now(), error: failure?.description),
+                                           givingUp: givingUp)
+            if let failure {
+                errors.append("\(channel.what.name): \(failure)")
+                canRetry = canRetry || !givingUp
+            }
+        }
+        // Channels given up on in an earlier round keep the reminder from counting as sent.
+        let gaveUp = channels.filter { done[$0.id] == false }.map { "\($0.what.name): given up (see the delivery log)" }
+        guard !errors.isEmpty || !gaveUp.isEmpty else {
+            try await store.finishReminder(reminder.id, as: .sent, note: nil, at: now())
+            return .sent
+        }
+        let note = (errors + gaveUp).joined(separator: "; ")
+        let retryAt = instant.addingTimeInterval(Self.retryDelays[min(reminder.attempts, Self.retryDelays.count - 1)])
+        guard canRetry, reminder.attempts < Self.retryDelays.count, retryAt < reminder.what.stop else {
+            try await store.finishReminder(reminder.id, as: .failed, note: note, at: now())
+            return .failed
+        }
+        try await store.retryReminder(reminder.id, at: retryAt, note: "trying again at \(clock.time(retryAt)): " + note)
+        return .retrying
+    }
+
+    /// Sends a test message to `channel` now, recording it in the log; the failure, if any.
+    public func test(_ channel: DeliveryChannel) async throws -> String? {
+        let instant = now()
+        var error: String?
+        do {
+            try await senders.send(.test(to: channel, at: instant), to: channel, at: instant)
+        } catch let failure as DeliveryFailure {
+            error = failure.description
+        }
+        try await store.recordDelivery(Delivery(profile: channel.what.profile, channel: channel.id, reminder: nil, title: "Test",
+                                                at: instant, error: error), givingUp: false)
+        return error
+    }
+}

@@ -1,0 +1,143 @@
+import Crypto
+import Foundation
+import GuideCore
+import GuideHTTP
+import GuideStore
+
+/// Why a message did not reach a channel, in words for the delivery log.
+public struct DeliveryFailure: Error, CustomStringConvertible, Equatable {
+    public var description: String
+    /// Whether trying again cannot help (the channel is set up wrong, or the receiver said it is gone).
+    public var isPermanent: Bool
+
+    public init(_ description: String, isPermanent: Bool = false) {
+        (self.description, self.isPermanent) = (description, isPermanent)
+    }
+}
+
+/// Sends messages to each kind of channel. HTTP ones (ntfy, webhooks) through the server's transport.
+public struct ReminderSenders: Sendable {
+    public let transport: any HTTPTransport
+    /// How long a send may take before it counts as failed.
+    public let timeout: Duration
+
+    public init(transport: any HTTPTransport, timeout: Duration = .seconds(20)) {
+        (self.transport, self.timeout) = (transport, timeout)
+    }
+
+    /// The kinds this server can send to.
+    public static let kinds: [NewDeliveryChannel.Kind] = [.ntfy, .webhook]
+
+    /// Sends `message` to `channel`; a ``DeliveryFailure`` when it did not arrive.
+    public func send(_ message: ReminderMessage, to channel: DeliveryChannel, at instant: Date) async throws {
+        switch channel.what.kind {
+        case .ntfy: try await ntfy(message, channel)
+        case .webhook: try await webhook(message, channel, at: instant)
+        case .email, .webPush: throw DeliveryFailure("this server cannot send to \(channel.what.kind.rawValue) channels yet", isPermanent: true)
+        }
+    }
+
+    /// Why `target` (and `secret`) cannot work for `kind`; nil when they can. Checked when a channel is added.
+    public static func problem(kind: NewDeliveryChannel.Kind, target: String, secret: String?) -> String? {
+        guard kinds.contains(kind) else { return "this server cannot send to \(kind.rawValue) channels yet" }
+        guard target.count <= 2048, let url = URL(string: target), let scheme = url.scheme?.lowercased(),
+              scheme == "https" || scheme == "http", url.host?.isEmpty == false else {
+            return "the address must be an http or https URL"
+        }
+        if kind == .ntfy, ntfyParts(url) == nil { return "an ntfy address names a topic: https://ntfy.sh/your-topic" }
+        if let secret, secret.count > 512 { return "the secret is longer than 512 characters" }
+        return nil
+    }
+
+    /// ntfy: the JSON form of publishing (UTF-8 titles need no header encoding), to the server's root with the topic
+    /// in the body; `Authorization: Bearer` with an access token.
+    private func ntfy(_ message: ReminderMessage, _ channel: DeliveryChannel) async throws {
+        guard let url = URL(string: channel.what.target), let (server, topic) = Self.ntfyParts(url) else {
+            throw DeliveryFailure("the ntfy address \(channel.what.target) names no topic", isPermanent: true)
+        }
+        var payload: [String: Any] = ["topic": topic, "title": message.title, "message": message.body, "tags": ["tv"]]
+        if let link = message.link { payload["click"] = link }
+        var headers = [("Content-Type", "application/json")]
+        if let token = channel.what.secret, !token.isEmpty { headers.append(("Authorization", "Bearer " + token)) }
+        try await post(server, headers: headers, body: try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]),
+                       what: "the ntfy server")
+    }
+
+    /// A topic URL's server root and topic: `https://ntfy.example/alerts` is (`https://ntfy.example/`, `alerts`).
+    static func ntfyParts(_ url: URL) -> (server: URL, topic: String)? {
+        let parts = url.path.split(separator: "/").map(String.init)
+        guard let topic = parts.last, !topic.isEmpty, topic.count <= 64,
+              topic.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }),
+              var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
+        components.path = "/" + parts.dropLast().map { $0 + "/" }.joined()
+        components.query = nil
+        guard let server = components.url else { return nil }
+        return (server, topic)
+    }
+
+    /// A webhook: the message and the reminder as JSON; `X-Tvguide-Signature: sha256=HEX`, an HMAC-SHA256 of the body
+    /// with the channel's secret, when it has one; `X-Tvguide-Delivery`, the same for every try of one message.
+    private func webhook(_ message: ReminderMessage, _ channel: DeliveryChannel, at instant: Date) async throws {
+        guard let url = URL(string: channel.what.target) else {
+            throw DeliveryFailure("the webhook address \(channel.what.target) is not a URL", isPermanent: true)
+        }
+        let body = Self.webhookBody(message, at: instant)
+        var headers = [("Content-Type", "application/json"), ("X-Tvguide-Delivery", message.id)]
+        if let secret = channel.what.secret, !secret.isEmpty {
+            headers.append(("X-Tvguide-Signature", "sha256=" + Self.signature(of: body, secret: secret)))
+        }
+        try await post(url, headers: headers, body: body, what: "the webhook")
+    }
+
+    /// The webhook's JSON: `event`, `id`, `title`, `body`, `link`, `sentAt`, and `reminder` (its channel, title,
+    /// start, stop and lead) unless it is a test.
+    static func webhookBody(_ message: ReminderMessage, at instant: Date) -> Data {
+        var payload: [String: Any] = ["event": message.reminder == nil ? "test" : "reminder", "id": message.id, "title": message.title,
+                                      "body": message.body, "sentAt": CivilTime.iso8601(instant)]
+        if let link = message.link { payload["link"] = link }
+        if let reminder = message.reminder {
+            let what = reminder.what
+            payload["reminder"] = ["id": reminder.id.rawValue, "kind": what.kind.rawValue, "channel": what.channel.rawValue,
+                                   "channelName": what.channelName, "title": what.title, "start": CivilTime.iso8601(what.start),
+                                   "stop": CivilTime.iso8601(what.stop), "leadMinutes": what.leadMinutes] as [String: Any]
+        }
+        return (try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])) ?? Data("{}".utf8)
+    }
+
+    /// Lower-case hex HMAC-SHA256 of `body` keyed with `secret`'s UTF-8.
+    public static func signature(of body: Data, secret: String) -> String {
+        HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(secret.utf8))).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// POSTs and reads at most 4 KB of the answer; any 2xx is delivered. 404 and 410 say the receiver is gone.
+    private func post(_ url: URL, headers: [(String, String)], body: Data, what: String) async throws {
+        let reply: HTTPReply
+        do {
+            reply = try await withDeadline(timeout) { try await transport.send("POST", url, headers: headers, body: body) }
+        } catch let failure as DeliveryFailure {
+            throw failure
+        } catch {
+            throw DeliveryFailure("\(what) could not be reached: \(error)")
+        }
+        var read = 0
+        while read < 4096, let part = try? await reply.next() { read += part.readableBytes }
+        guard (200..<300).contains(reply.status) else {
+            throw DeliveryFailure("\(what) answered \(reply.status)", isPermanent: reply.status == 404 || reply.status == 410)
+        }
+    }
+
+    private func withDeadline<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw DeliveryFailure("no answer within \(limit.components.seconds) s")
+            }
+            return value
+        }
+    }
+}
