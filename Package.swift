@@ -131,7 +131,7 @@ let package = Package(
         ]),
         .testTarget(name: "tvguideTests", dependencies: ["tvguide", "GuideCore", "GuideStore", "TVMazeReplay", "StoreTestSupport"]),
         .testTarget(name: "GuideServerTests", dependencies: [
-            "GuideServer", "GuideStore", "GuideIngest", "GuideCore", "TVMaze", "TVMazeReplay", "StoreTestSupport",
+            "GuideServer", "GuideReminders", "TestReceivers", "GuideStore", "GuideIngest", "GuideCore", "TVMaze", "TVMazeReplay", "StoreTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
@@ -150,13 +150,17 @@ let package = Package(
             .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
-        .testTarget(name: "GuideRemindersTests", dependencies: [
-            "GuideReminders", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport",
-            .product(name: "Clocks", package: "swift-clocks"),
-            .product(name: "Crypto", package: "swift-crypto"),
+        // Test support: real receivers on loopback for what reminders are sent to (an HTTP server for ntfy and webhooks).
+        .target(name: "TestReceivers", dependencies: [
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
+        .testTarget(name: "GuideRemindersTests", dependencies: [
+            "GuideReminders", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport", "TestReceivers",
+            .product(name: "Clocks", package: "swift-clocks"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "GuideIngestTests", dependencies: [
             "GuideIngest", "GuideHTTP", "GuideStore", "XMLTV", "GuideCore", "StoreTestSupport",

@@ -1,6 +1,7 @@
 import Foundation
 import GuideHTTP
 import GuideIngest
+import GuideReminders
 import GuideStore
 import Hummingbird
 import HummingbirdCore
@@ -22,15 +23,18 @@ public struct GuideServices: Sendable {
     public var tvmaze: TVMazeClient
     /// TVmaze's images, kept on disk.
     public var images: ImageCache
+    /// Sends due reminders (run as a service beside the server) and the pages' test messages.
+    public var reminders: ReminderDispatcher
 
     public init(store: any GuideDatabase, settings: ServerSettings, scheduler: RefreshScheduler, feeds: any HTTPTransport,
-                tvmaze: TVMazeClient, images: ImageCache) {
+                tvmaze: TVMazeClient, images: ImageCache, reminders: ReminderDispatcher) {
         self.store = store
         self.settings = settings
         self.scheduler = scheduler
         self.feeds = feeds
         self.tvmaze = tvmaze
         self.images = images
+        self.reminders = reminders
     }
 }
 
@@ -72,6 +76,9 @@ public enum GuideServer {
         UpcomingPage(site: site).register(on: router)
         CalendarPage(site: site).register(on: router)
         CalendarFeed(site: site).register(on: router)
+        let reminders = ReminderActions(site: site, dispatcher: services.reminders)
+        RemindersPage(site: site, actions: reminders).register(on: router)
+        ReminderRoutes(actions: reminders).register(on: router)
         router.get("static/:file") { request, context in
             try assets.response(for: context.parameters.get("file") ?? "", request: request)
         }

@@ -3,6 +3,7 @@ import Foundation
 import GuideCore
 import GuideHTTP
 import GuideIngest
+import GuideReminders
 import GuideServer
 import GuideStore
 import GuideStoreBackends
@@ -42,6 +43,10 @@ struct ServeCommand: AsyncParsableCommand {
             help: ArgumentHelp("A reverse proxy in front of tvguide (its address, e.g. 127.0.0.1): only its X-Forwarded-For header names the client, which sign-in throttling counts by. Repeat for several.", valueName: "address"))
     var trustedProxies: [String] = []
 
+    @Option(name: .customLong("public-url"),
+            help: ArgumentHelp("The address people open this guide at (e.g. https://tv.example.org), for links in reminders.", valueName: "url"))
+    var publicURL: String?
+
     @Flag(help: "Send cookies without Secure, for plain http beyond this machine (a home network without TLS). Browsers keep Secure cookies on https and on 127.0.0.1/localhost.")
     var insecureCookies = false
 
@@ -50,6 +55,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...23).contains(dayStart) else { throw ValidationError("--day-start must be an hour from 0 to 23") }
         for proxy in trustedProxies where !GuideServer.isIPAddress(proxy) {
             throw ValidationError("--trusted-proxy \(proxy) is not an IP address (like 127.0.0.1 or ::1)")
+        }
+        if let publicURL, URL(string: publicURL)?.scheme.map({ ["http", "https"].contains($0.lowercased()) }) != true {
+            throw ValidationError("--public-url \(publicURL) is not an http or https address")
         }
         if let pretendNow, CivilTime.parseISO8601(pretendNow) == nil {
             throw ValidationError("--pretend-now \(pretendNow) is not a time: use ISO 8601, like 2026-02-15T20:00:00Z")
@@ -83,20 +91,29 @@ struct ServeCommand: AsyncParsableCommand {
                     // Pages ask while someone waits: at most 10 s a request, or 503 "busy".
                     tvmaze: TVMazeClient(base: tvmaze.base, transport: feeds, limiter: limiter, cache: database, policy: .interactive,
                                          now: now, clock: clock),
-                    images: ImageCache(directory: store.localFiles + ".images", transport: imageFetches))
+                    images: ImageCache(directory: store.localFiles + ".images", transport: imageFetches),
+                    // Reminders go out through the images' client: short timeouts, so one receiver that hangs cannot
+                    // hold a round up.
+                    reminders: ReminderDispatcher(store: database, senders: ReminderSenders(transport: imageFetches), clock: clock,
+                                                  now: now, site: publicURL,
+                                                  defaultClock: ViewerClock(zone: settings.timeZone, dayStartHour: settings.dayStartHour)))
                 let followed = SeriesTracker(client: TVMazeClient(base: tvmaze.base, transport: feeds, limiter: limiter, cache: database,
                                                                   now: now, clock: clock),
                                              store: database, now: now)
-                // The scheduler starts once the first run's work is done, so the two never fetch a source at once.
+                // The scheduler starts once the first run's work is done, so the two never fetch a source at once; the
+                // reminders once the schema is up to date.
                 let (started, starting) = AsyncStream<Void>.makeStream()
+                let (prepared, preparing) = AsyncStream<Void>.makeStream()
                 let application = try GuideServer.buildApplication(
                     guide, host: host, port: port,
                     services: [database,
                                Background { for await _ in started {}; await scheduler.run() },
-                               Background { await Self.keepFollowedShowsCurrent(followed, database: database, clock: clock) }],
+                               Background { await Self.keepFollowedShowsCurrent(followed, database: database, clock: clock) },
+                               Background { [reminders = guide.reminders] in for await _ in prepared {}; await reminders.run() }],
                     startup: {
                         try await firstRun(database: database, scheduler: scheduler, settings: settings)
                         starting.finish()
+                        preparing.finish()
                     })
                 try await application.runService()
             }

@@ -7,6 +7,7 @@ import GuideReminders
 import GuideStore
 import StoreTestSupport
 import Synchronization
+import TestReceivers
 import Testing
 
 /// Reminders delivered to real receivers on loopback (an HTTP server standing in for ntfy and a webhook), on a

@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import GuideIngest
+import GuideReminders
 import GuideServer
 import GuideStore
 import Hummingbird
@@ -61,7 +62,9 @@ final class TestServer: Sendable {
         GuideServices(store: store, settings: settings, scheduler: scheduler, feeds: TestHTTP.transport,
                       tvmaze: TVMazeClient(base: tvmazeURL, transport: TestHTTP.transport, cache: store, policy: .interactive,
                                            now: { [clock] in clock.now }),
-                      images: ImageCache(directory: folder + "/images", transport: TestHTTP.transport))
+                      images: ImageCache(directory: folder + "/images", transport: TestHTTP.transport),
+                      reminders: ReminderDispatcher(store: store, senders: ReminderSenders(transport: TestHTTP.transport),
+                                                    clock: ContinuousClock(), now: { [clock] in clock.now }))
     }
 
     func advance(by seconds: TimeInterval) {

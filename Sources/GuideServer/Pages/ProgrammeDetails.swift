@@ -35,6 +35,9 @@ struct ProgrammeDetails: Sendable {
     var airings: [Airing]
     var guideLink: String
     var source: String
+    /// Whether "Remind me" is offered: it has not ended (and the template offers it to signed-in viewers).
+    var canRemind: Bool
+    var remindLeads: [Choice]
 
     init(_ stored: StoredProgramme, site: Site, clock: ViewerClock, now: Date) async throws {
         let programme = stored.programme
@@ -60,6 +63,8 @@ struct ProgrammeDetails: Sendable {
         source = stored.source.shown
         guideLink = Self.guideLink(programme, clock: clock)
         airings = try await Self.otherAirings(of: stored, site: site, channels: snapshot, clock: clock, now: now)
+        canRemind = stored.end > now
+        remindLeads = RemindersPage.leadChoices
     }
 
     static func flags(_ programme: Programme) -> [String] {

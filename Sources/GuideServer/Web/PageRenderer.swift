@@ -47,6 +47,7 @@ struct Chrome: Sendable {
     var isSettings: Bool
     var isShows: Bool
     var isUpcoming: Bool
+    var isReminders: Bool
     /// Followed episodes airing today (the viewer's calendar day); nil when none or signed out.
     var airingToday: Int?
 
@@ -63,6 +64,7 @@ struct Chrome: Sendable {
         isSettings = section == "settings"
         isShows = section == "shows"
         isUpcoming = section == "upcoming"
+        isReminders = section == "reminders"
     }
 }
 

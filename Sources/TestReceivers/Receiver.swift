@@ -6,22 +6,22 @@ import NIOPosix
 
 /// A real HTTP/1.1 server on 127.0.0.1 standing in for an ntfy server and a webhook's receiver: it records every
 /// request (method, path, headers, body) and answers each path from a script of statuses, the last repeating.
-final class Receiver: Sendable {
-    struct Request: Sendable {
-        var method: String
-        var path: String
+public final class Receiver: Sendable {
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
         /// By lower-case name.
-        var headers: [String: String]
-        var body: Data
+        public var headers: [String: String]
+        public var body: Data
 
-        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+        public var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
     }
 
     private let state = NIOLockedValueBox<(statuses: [String: [Int]], requests: [Request])>(([:], []))
     private let channel: any Channel
-    let port: Int
+    public let port: Int
 
-    init() async throws {
+    public init() async throws {
         let state = self.state
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -32,18 +32,18 @@ final class Receiver: Sendable {
         port = channel.localAddress?.port ?? 0
     }
 
-    func stop() async throws { try await channel.close() }
+    public func stop() async throws { try await channel.close() }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// Answers `path` with these statuses in turn, the last repeating (200 when none is set).
-    func answer(_ path: String, with statuses: [Int]) {
+    public func answer(_ path: String, with statuses: [Int]) {
         state.withLockedValue { $0.statuses[path] = statuses }
     }
 
-    var requests: [Request] { state.withLockedValue { $0.requests } }
+    public var requests: [Request] { state.withLockedValue { $0.requests } }
 
-    func requests(to path: String) -> [Request] { requests.filter { $0.path == path } }
+    public func requests(to path: String) -> [Request] { requests.filter { $0.path == path } }
 
     private final class Handler: ChannelInboundHandler, @unchecked Sendable {
         typealias InboundIn = HTTPServerRequestPart

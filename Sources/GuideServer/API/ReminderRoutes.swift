@@ -1,0 +1,131 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+
+/// The API's reminders and delivery channels, the signed-in (or token's) profile's own. Reading needs a token of any
+/// scope or a session; changes need a token with scope admin, as the lineup does (a browser's cookie is not enough).
+struct ReminderRoutes: Sendable {
+    let actions: ReminderActions
+
+    struct ReminderDocument: ResponseEncodable {
+        var id: Int64
+        var kind: String
+        var channel: String
+        var channelName: String
+        var title: String
+        var start: String
+        var stop: String
+        var leadMinutes: Int
+        var due: String
+        var state: String
+        var note: String?
+
+        init(_ reminder: Reminder) {
+            let what = reminder.what
+            (id, kind, channel, channelName, title) = (reminder.id.rawValue, what.kind.rawValue, what.channel.rawValue, what.channelName, what.title)
+            (start, stop, due) = (CivilTime.iso8601(what.start), CivilTime.iso8601(what.stop), CivilTime.iso8601(what.due))
+            (leadMinutes, state, note) = (what.leadMinutes, reminder.state.rawValue, reminder.note)
+        }
+    }
+
+    struct RemindersDocument: ResponseEncodable {
+        var reminders: [ReminderDocument]
+    }
+
+    struct ReminderRequest: Decodable {
+        var programme: Int64
+        var leadMinutes: Int?
+    }
+
+    /// A channel as the API shows it: never its secret, only whether it has one.
+    struct ChannelDocument: ResponseEncodable {
+        var id: Int64
+        var kind: String
+        var name: String
+        var target: String
+        var hasSecret: Bool
+        var lastSent: String?
+        var lastError: String?
+
+        init(_ channel: DeliveryChannel) {
+            (id, kind, name, target) = (channel.id.rawValue, channel.what.kind.rawValue, channel.what.name, channel.what.target)
+            (hasSecret, lastSent, lastError) = (channel.what.secret != nil, channel.lastSent.map(CivilTime.iso8601), channel.lastError)
+        }
+    }
+
+    struct ChannelsDocument: ResponseEncodable {
+        var channels: [ChannelDocument]
+    }
+
+    struct ChannelRequest: Decodable {
+        var kind: String
+        var name: String
+        var target: String
+        var secret: String?
+    }
+
+    struct TestDocument: ResponseEncodable {
+        var delivered: Bool
+        var error: String?
+    }
+
+    func register(on router: Router<GuideRequestContext>) {
+        let api = router.group("api")
+        let store = actions.site.store
+        api.get("reminders") { _, context in
+            let profile = try reader(context)
+            let found = try await store.reminders(of: profile.id, in: Set(Reminder.State.allCases), limit: 500)
+            return RemindersDocument(reminders: found.map(ReminderDocument.init))
+        }
+        api.post("reminders") { request, context in
+            let profile = try context.tokenProfile(allowing: .admin)
+            let body = try await context.decodeBody(ReminderRequest.self, of: request)
+            guard body.leadMinutes.map(Reminder.leadRange.contains) ?? true else {
+                throw HTTPError(.badRequest, message: "leadMinutes is from 0 to 1440")
+            }
+            let reminder = try await actions.remind(profile, programme: String(body.programme), lead: body.leadMinutes)
+            return try created(ReminderDocument(reminder), request, context)
+        }
+        api.delete("reminders/:id") { _, context in
+            let profile = try context.tokenProfile(allowing: .admin)
+            try await store.cancelReminder(ReminderID(rawValue: try ReminderActions.id(context)), of: profile.id, at: actions.site.settings.now())
+            return Response(status: .noContent)
+        }
+        api.get("delivery-channels") { _, context in
+            let profile = try reader(context)
+            return ChannelsDocument(channels: try await store.deliveryChannels(of: profile.id).map(ChannelDocument.init))
+        }
+        api.post("delivery-channels") { request, context in
+            let profile = try context.tokenProfile(allowing: .admin)
+            let body = try await context.decodeBody(ChannelRequest.self, of: request)
+            let channel = try await actions.addChannel(profile, kind: body.kind, name: body.name, target: body.target, secret: body.secret)
+            return try created(ChannelDocument(channel), request, context)
+        }
+        api.delete("delivery-channels/:id") { _, context in
+            let profile = try context.tokenProfile(allowing: .admin)
+            let channel = try await actions.channel(try ReminderActions.id(context), of: profile)
+            try await store.removeDeliveryChannel(channel.id, of: profile.id)
+            return Response(status: .noContent)
+        }
+        api.post("delivery-channels/:id/test") { _, context in
+            let profile = try context.tokenProfile(allowing: .admin)
+            let error = try await actions.dispatcher.test(try await actions.channel(try ReminderActions.id(context), of: profile))
+            return TestDocument(delivered: error == nil, error: error)
+        }
+    }
+
+    /// The profile reading: a token of any scope, or a session.
+    private func reader(_ context: GuideRequestContext) throws -> Profile {
+        guard let profile = context.viewer?.profile else {
+            throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: "send Authorization: Bearer with an API token, or sign in")
+        }
+        return profile
+    }
+
+    private func created(_ document: some ResponseEncodable, _ request: Request, _ context: GuideRequestContext) throws -> Response {
+        var response = try document.response(from: request, context: context)
+        response.status = .created
+        return response
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import GuideCore
+import GuideReminders
+import GuideStore
+import Hummingbird
+
+/// What the reminders page and the reminders API both do, with the same checks and the same errors.
+struct ReminderActions: Sendable {
+    let site: Site
+    let dispatcher: ReminderDispatcher
+
+    /// "Remind me" on a programme by its id in the guide, `lead` minutes before (15 by default). Kept by channel,
+    /// start and title, so a refresh that replaces the programme's row keeps the reminder.
+    func remind(_ profile: Profile, programme text: String, lead: Int?) async throws -> Reminder {
+        guard let id = Bounded.integer(text, in: 1...Int64.max), let stored = try await site.store.programme(ProgrammeID(rawValue: id)) else {
+            throw HTTPError(.notFound, message: "that programme is not in the guide (a newer import may have replaced it)")
+        }
+        let programme = stored.programme
+        let now = site.settings.now()
+        guard stored.end > now else { throw HTTPError(.badRequest, message: "\(programme.title) has already ended") }
+        let name = try await site.directory.snapshot().channel(programme.channel)?.name ?? programme.channel.rawValue
+        return try await site.store.addReminder(
+            NewReminder(profile: profile.id, kind: .programme, channel: programme.channel, channelName: name, title: programme.title,
+                        start: programme.start, stop: stored.end, leadMinutes: lead ?? 15), at: now)
+    }
+
+    /// A delivery channel, checked: a kind this server sends to, a name of 1 to 60 characters, an address that can work.
+    func addChannel(_ profile: Profile, kind text: String, name: String, target: String, secret: String?) async throws -> DeliveryChannel {
+        guard let kind = NewDeliveryChannel.Kind(rawValue: text) else {
+            throw HTTPError(.badRequest, message: "kind is one of " + ReminderSenders.kinds.map(\.rawValue).joined(separator: ", "))
+        }
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let target = target.trimmingCharacters(in: .whitespacesAndNewlines)
+        let secret = secret.flatMap { $0.isEmpty ? nil : $0 }
+        guard (1...60).contains(name.count) else { throw HTTPError(.badRequest, message: "a channel's name has 1 to 60 characters") }
+        if let problem = ReminderSenders.problem(kind: kind, target: target, secret: secret) {
+            throw HTTPError(.badRequest, message: "that channel cannot work: \(problem)")
+        }
+        return try await site.store.addDeliveryChannel(NewDeliveryChannel(profile: profile.id, kind: kind, name: name, target: target,
+                                                                           secret: secret), at: site.settings.now())
+    }
+
+    /// The profile's channel with this id; 404 for another profile's.
+    func channel(_ id: Int64, of profile: Profile) async throws -> DeliveryChannel {
+        guard let channel = try await site.store.deliveryChannels(of: profile.id).first(where: { $0.id.rawValue == id }) else {
+            throw HTTPError(.notFound, message: "no delivery channel \(id)")
+        }
+        return channel
+    }
+
+    /// The id in a route's path (`reminders/:id`, `delivery-channels/:id`); 404 for anything but a positive whole number.
+    static func id(_ context: GuideRequestContext) throws -> Int64 {
+        guard let id = context.parameters.get("id").flatMap({ Bounded.integer($0, in: 1...Int64.max) }) else {
+            throw HTTPError(.notFound, message: "ids are positive whole numbers")
+        }
+        return id
+    }
+}

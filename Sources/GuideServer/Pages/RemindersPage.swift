@@ -1,0 +1,158 @@
+import Foundation
+import GuideCore
+import GuideReminders
+import GuideStore
+import Hummingbird
+
+/// `/reminders`: "Remind me" on a programme, what is due and what was sent, the profile's delivery channels (with a
+/// test message each) and the delivery log. Signed-in profiles only; every change is a POST with the form token.
+struct RemindersPage: Sendable {
+    let site: Site
+    let actions: ReminderActions
+    var dispatcher: ReminderDispatcher { actions.dispatcher }
+
+    struct RemindersModel {
+        var chrome: Chrome
+        var title: String
+        var message: String?
+        var pending: [ReminderLine]
+        var done: [ReminderLine]
+        var channels: [ChannelLine]
+        var kinds: [Choice]
+        var log: [LogLine]
+        var leadChoices: [Choice]
+    }
+
+    struct ReminderLine {
+        var id: Int64
+        var title: String
+        var channel: String
+        var when: String
+        var lead: String
+        var state: String
+        var note: String?
+        var isPending: Bool
+    }
+
+    struct ChannelLine {
+        var id: Int64
+        var name: String
+        var kind: String
+        var target: String
+        var lastSent: String?
+        var lastError: String?
+    }
+
+    struct LogLine {
+        var when: String
+        var channel: String
+        var title: String
+        var error: String?
+    }
+
+    /// Lead times offered for "Remind me" (minutes), 15 chosen.
+    static let leadChoices: [Choice] = [0, 5, 10, 15, 30, 60, 120, 1440].map { (minutes: Int) -> Choice in
+        let label: String = switch minutes {
+        case 0: "at the start"
+        case 1440: "a day before"
+        default: "\(minutes) min before"
+        }
+        return Choice(value: String(minutes), label: label, isSelected: minutes == 15)
+    }
+
+    func register(on router: Router<GuideRequestContext>) {
+        router.get("reminders") { request, context in
+            // What the last change did, said on the page it returns to (text only, escaped, at most 300 characters).
+            try await page(request, context, message: request.uri.queryParameters.get("done").map { String($0.prefix(300)) })
+        }
+        router.post("reminders") { request, context in try await add(request, context) }
+        router.post("reminders/:id/cancel") { request, context in
+            let profile = try site.requireProfile(request, context)
+            _ = try await site.form(request, context)
+            try await site.store.cancelReminder(ReminderID(rawValue: try ReminderActions.id(context)), of: profile.id, at: site.settings.now())
+            return Response.redirect(to: "/reminders?done=Cancelled.")
+        }
+        router.post("reminders/channels") { request, context in try await addChannel(request, context) }
+        router.post("reminders/channels/:id/test") { request, context in
+            let channel = try await ownChannel(request, context)
+            let error = try await dispatcher.test(channel)
+            return Response.redirect(to: "/reminders?done=" + Self.query(error.map { "The test did not arrive: \($0)" } ?? "Test sent to \(channel.what.name)."))
+        }
+        router.post("reminders/channels/:id/remove") { request, context in
+            let channel = try await ownChannel(request, context)
+            try await site.store.removeDeliveryChannel(channel.id, of: channel.what.profile)
+            return Response.redirect(to: "/reminders?done=" + Self.query("Removed \(channel.what.name)."))
+        }
+    }
+
+    func page(_ request: Request, _ context: GuideRequestContext, message: String?) async throws -> HTMLPage {
+        let profile = try site.requireProfile(request, context)
+        let clock = site.clock(context)
+        let store = site.store
+        let channels = try await store.deliveryChannels(of: profile.id)
+        let names = Dictionary(channels.map { ($0.id, $0.what.name) }, uniquingKeysWith: { first, _ in first })
+        func line(_ reminder: Reminder) -> ReminderLine {
+            ReminderLine(id: reminder.id.rawValue, title: reminder.what.title, channel: reminder.what.channelName,
+                         when: clock.date(reminder.what.start) + " " + clock.time(reminder.what.start),
+                         lead: reminder.what.leadMinutes == 0 ? "at the start" : "\(reminder.what.leadMinutes) min before",
+                         state: reminder.state.rawValue, note: reminder.note, isPending: reminder.state == .pending)
+        }
+        let model = RemindersModel(
+            chrome: await site.chrome(context, section: "reminders"), title: "Reminders", message: message,
+            pending: try await store.reminders(of: profile.id, in: [.pending], limit: 500).map(line),
+            done: try await store.reminders(of: profile.id, in: [.sent, .missed, .failed, .cancelled], limit: 50)
+                .sorted { ($0.finished ?? $0.created) > ($1.finished ?? $1.created) }.map(line),
+            channels: channels.map { channel in
+                ChannelLine(id: channel.id.rawValue, name: channel.what.name, kind: channel.what.kind.rawValue, target: channel.what.target,
+                            lastSent: channel.lastSent.map { clock.date($0) + " " + clock.time($0) }, lastError: channel.lastError)
+            },
+            kinds: ReminderSenders.kinds.map { Choice(value: $0.rawValue, label: Self.label($0), isSelected: false) },
+            log: try await store.deliveryLog(of: profile.id, limit: 30).map { entry in
+                LogLine(when: clock.date(entry.at) + " " + clock.time(entry.at), channel: names[entry.channel] ?? "(removed)",
+                        title: entry.title, error: entry.error)
+            },
+            leadChoices: Self.leadChoices)
+        return try site.page("reminders", model)
+    }
+
+    func add(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+        let profile = try site.requireProfile(request, context)
+        let form = try await site.form(request, context)
+        let reminder = try await actions.remind(profile, programme: form["programme"] ?? "",
+                                                lead: form["lead"].flatMap { Bounded.integer($0, in: Reminder.leadRange) })
+        let clock = site.clock(context)
+        let done = "You will be reminded of \(reminder.what.title) (\(clock.date(reminder.what.start)) \(clock.time(reminder.what.start)))."
+        let next = form["next"] == nil ? "/reminders" : SignInPages.safeReturn(form["next"])
+        return Response.redirect(to: next + (next.contains("?") ? "&" : "?") + "done=" + Self.query(done))
+    }
+
+    func addChannel(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+        let profile = try site.requireProfile(request, context)
+        let form = try await site.form(request, context)
+        let channel = try await actions.addChannel(profile, kind: form["kind"] ?? "", name: form["name"] ?? "", target: form["target"] ?? "",
+                                                   secret: form["secret"])
+        return Response.redirect(to: "/reminders?done=" + Self.query("Added \(channel.what.name). Send it a test to see that it works."))
+    }
+
+    /// The channel in the path, if it is the signed-in profile's; the form read (and its token checked).
+    private func ownChannel(_ request: Request, _ context: GuideRequestContext) async throws -> DeliveryChannel {
+        let profile = try site.requireProfile(request, context)
+        _ = try await site.form(request, context)
+        return try await actions.channel(try ReminderActions.id(context), of: profile)
+    }
+
+    static func label(_ kind: NewDeliveryChannel.Kind) -> String {
+        switch kind {
+        case .ntfy: "ntfy topic"
+        case .webhook: "Webhook (JSON POST)"
+        case .email: "E-mail"
+        case .webPush: "This browser (push)"
+        }
+    }
+
+    static func query(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~ "))).map {
+            $0.replacingOccurrences(of: " ", with: "+")
+        } ?? ""
+    }
+}

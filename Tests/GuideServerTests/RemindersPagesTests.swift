@@ -1,0 +1,121 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+import HummingbirdTesting
+import TestReceivers
+import Testing
+
+/// "Remind me" and /reminders on the web: signed in and with the form token only; a reminder made from a programme,
+/// a webhook channel added, its test arriving at a real receiver, cancelling.
+@Suite struct RemindersPagesTests {
+    static let now = Date(timeIntervalSince1970: 1_771_185_600)   // 2026-02-15 20:00 UTC
+    static let listings = """
+        <tv><channel id="bbc1.uk"><display-name>BBC One</display-name></channel>
+        <programme start="20260215200000 +0000" stop="20260215210000 +0000" channel="bbc1.uk"><title>News</title></programme>
+        <programme start="20260215210000 +0000" stop="20260215223000 +0000" channel="bbc1.uk"><title>The Film</title></programme>
+        </tv>
+        """
+
+    @Test func remindMeNeedsASignedInProfileAndTheFormToken() async throws {
+        let server = try await TestServer(listings: Self.listings, now: Self.now)
+        try await server.run { client in
+            let film = try #require(try await server.store.search(SearchQuery(["film"])).first)
+            let guest = CookieJar()
+            let anonymous = try await guest.send(client, "/reminders", method: .post, form: ["programme": String(film.id.rawValue)])
+            #expect(anonymous.status == .seeOther && anonymous.headers[.location]?.hasPrefix("/signin") == true)
+            #expect(try await guest.send(client, "/reminders").status == .seeOther)
+            let admin = try await AccountTests.admin(client)
+            let forged = try await admin.send(client, "/reminders", method: .post, form: ["programme": String(film.id.rawValue)], withToken: false)
+            #expect(forged.status == .forbidden)
+            let profile = try #require(try await server.store.profiles().first)
+            #expect(try await server.store.reminders(of: profile.id, in: Set(Reminder.State.allCases), limit: 10).isEmpty)
+        }
+    }
+
+    @Test func remindMeThenATestToAWebhookThenCancel() async throws {
+        let server = try await TestServer(listings: Self.listings, now: Self.now)
+        let receiver = try await Receiver()
+        try await server.run { client in
+            let jar = try await AccountTests.admin(client)
+            let film = try #require(try await server.store.search(SearchQuery(["film"])).first)
+            // The details offer "Remind me" to a signed-in viewer, for a programme that has not ended.
+            let panel = String(buffer: try await jar.send(client, "/programmes/\(film.id.rawValue)").body)
+            #expect(panel.contains(#"<form action="/reminders" method="post" class="remind inline">"#))
+            #expect(!String(buffer: try await CookieJar().send(client, "/programmes/\(film.id.rawValue)").body).contains("Remind me"))
+
+            let added = try await jar.send(client, "/reminders", method: .post, form: ["programme": String(film.id.rawValue), "lead": "30"])
+            #expect(added.status == .seeOther && added.headers[.location]?.hasPrefix("/reminders?done=You+will+be+reminded+of+The+Film") == true)
+            let page = String(buffer: try await jar.send(client, "/reminders").body)
+            #expect(page.contains("<strong>The Film</strong> <span class=\"when\">Sun 15 Feb 21:00</span> on BBC One, 30 min before"))
+            let profile = try #require(try await server.store.profiles().first)
+            let reminder = try #require(try await server.store.reminders(of: profile.id, in: [.pending], limit: 1).first)
+            #expect(reminder.what.due == Self.now.addingTimeInterval(30 * 60) && reminder.what.stop == Self.now.addingTimeInterval(9000))
+
+            // A channel that cannot work is refused; a webhook is added, and its test arrives, signed.
+            let bad = try await jar.send(client, "/reminders/channels", method: .post,
+                                         form: ["kind": "ntfy", "name": "Phone", "target": "https://ntfy.sh/"])
+            #expect(bad.status == .badRequest)
+            let hook = try await jar.send(client, "/reminders/channels", method: .post,
+                                          form: ["kind": "webhook", "name": "Home", "target": receiver.url("/hook"), "secret": "k"])
+            #expect(hook.status == .seeOther)
+            let channel = try #require(try await server.store.deliveryChannels(of: profile.id).first)
+            let tested = try await jar.send(client, "/reminders/channels/\(channel.id.rawValue)/test", method: .post, form: [:])
+            #expect(tested.headers[.location] == "/reminders?done=Test+sent+to+Home.")
+            #expect(receiver.requests(to: "/hook").count == 1 && receiver.requests(to: "/hook").first?.json["event"] as? String == "test")
+            #expect(receiver.requests(to: "/hook").first?.headers["x-tvguide-signature"]?.hasPrefix("sha256=") == true)
+            #expect(String(buffer: try await jar.send(client, "/reminders").body).contains("Home: Test delivered"))
+
+            // Cancelled once; a second time finds nothing waiting.
+            let cancelled = try await jar.send(client, "/reminders/\(reminder.id.rawValue)/cancel", method: .post, form: [:])
+            #expect(cancelled.status == .seeOther)
+            #expect(try await server.store.reminders(of: profile.id, in: [.cancelled], limit: 1).first?.id == reminder.id)
+            #expect(try await jar.send(client, "/reminders/\(reminder.id.rawValue)/cancel", method: .post, form: [:]).status == .notFound)
+        }
+        try await receiver.stop()
+    }
+
+    /// The API: reading with any token, changing with an admin-scope token only; a programme reminded twice is one
+    /// reminder; channels never show their secret.
+    @Test func theAPIRemindsCancelsAndManagesChannels() async throws {
+        let server = try await TestServer(listings: Self.listings, now: Self.now)
+        let receiver = try await Receiver()
+        try await server.run { client in
+            let admin = try await AccountTests.admin(client)
+            var tokens: [String: String] = [:]
+            for scope in ["read", "admin"] {
+                let created = String(buffer: try await admin.send(client, "/admin/tokens", method: .post, form: ["name": scope, "scope": scope]).body)
+                tokens[scope] = try #require(created.firstMatch(of: /<code id="new-token">(tvg_[0-9a-f]{64})<\/code>/)).output.1.description
+            }
+            func call(_ scope: String, _ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil) async throws -> (HTTPResponse.Status, [String: Any]) {
+                let response = try await client.execute(uri: uri, method: method,
+                                                        headers: [.authorization: "Bearer \(tokens[scope] ?? "")", .contentType: "application/json"],
+                                                        body: body.map { ByteBuffer(string: $0) })
+                return (response.status, (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:])
+            }
+            let film = try #require(try await server.store.search(SearchQuery(["film"])).first).id.rawValue
+            #expect(try await call("read", .post, "/api/reminders", #"{"programme": \#(film)}"#).0 == .forbidden)
+            #expect(try await call("admin", .post, "/api/reminders", #"{"programme": \#(film), "leadMinutes": 1441}"#).0 == .badRequest)
+            #expect(try await call("admin", .post, "/api/reminders", #"{"programme": 999999}"#).0 == .notFound)
+            let (status, reminder) = try await call("admin", .post, "/api/reminders", #"{"programme": \#(film), "leadMinutes": 5}"#)
+            #expect(status == .created && reminder["title"] as? String == "The Film" && reminder["due"] as? String == "2026-02-15T20:55:00Z")
+            #expect(try await call("admin", .post, "/api/reminders", #"{"programme": \#(film)}"#).1["id"] as? Int == reminder["id"] as? Int)
+            let listed = try await call("read", .get, "/api/reminders").1["reminders"] as? [[String: Any]]
+            #expect(listed?.count == 1 && listed?.first?["state"] as? String == "pending")
+
+            let hook = #"{"kind": "webhook", "name": "Home", "target": "\#(receiver.url("/hook"))", "secret": "k"}"#
+            #expect(try await call("read", .post, "/api/delivery-channels", hook).0 == .forbidden)
+            #expect(try await call("admin", .post, "/api/delivery-channels", #"{"kind": "email", "name": "x", "target": "a@b.c"}"#).0 == .badRequest)
+            let (added, channel) = try await call("admin", .post, "/api/delivery-channels", hook)
+            #expect(added == .created && channel["hasSecret"] as? Bool == true && channel["secret"] == nil)
+            let id = try #require(channel["id"] as? Int)
+            #expect(try await call("admin", .post, "/api/delivery-channels/\(id)/test").1["delivered"] as? Bool == true)
+            #expect(receiver.requests(to: "/hook").count == 1)
+            #expect(try await call("admin", .delete, "/api/delivery-channels/\(id)").0 == .noContent)
+            #expect(try await call("admin", .delete, "/api/delivery-channels/\(id)").0 == .notFound)
+            #expect(try await call("admin", .delete, "/api/reminders/\(reminder["id"] as? Int ?? 0)").0 == .noContent)
+            #expect(try await call("admin", .delete, "/api/reminders/\(reminder["id"] as? Int ?? 0)").0 == .notFound)
+        }
+        try await receiver.stop()
+    }
+}
