@@ -21,7 +21,8 @@ package struct ImportFinish: Sendable {
     }
 
     package func run(_ db: some SQLStatements) async throws -> ImportSummary {
-        let hidden = try await SourceMerge.remerge(db, channels: touchedChannels, counting: sourceID)
+        let started = try await db.value("SELECT started_at FROM import_run WHERE id = \(importID)", as: Int64.self) ?? 0
+        let hidden = try await SourceMerge.remerge(db, channels: touchedChannels, counting: sourceID, at: Date(unixSeconds: started))
         try await db.execute("""
             UPDATE import_run SET channels = \(channels), programmes = \(programmes), issues = \(issues.total) WHERE id = \(importID)
             """)

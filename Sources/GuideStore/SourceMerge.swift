@@ -1,3 +1,4 @@
+import Foundation
 import GuideCore
 
 /// Which programmes the guide shows where several sources list the same channel: per channel and time the
@@ -52,9 +53,10 @@ package enum SourceMerge {
     }
 
     /// Re-merges the channels (by key) that more than one source lists, and shows all of a channel left with one;
-    /// returns how many of `source`'s programmes are hidden in them.
+    /// then waiting reminders on them follow what the guide now shows (``ReminderFollow``). Returns how many of
+    /// `source`'s programmes are hidden in them.
     @discardableResult
-    package static func remerge(_ db: some SQLStatements, channels: [Int64], counting source: Int64? = nil) async throws -> Int {
+    package static func remerge(_ db: some SQLStatements, channels: [Int64], counting source: Int64? = nil, at instant: Date) async throws -> Int {
         guard !channels.isEmpty else { return 0 }
         let shared = try await db.column("""
             SELECT channel_key FROM source_coverage WHERE channel_key IN \(keys: channels)
@@ -81,13 +83,14 @@ package enum SourceMerge {
         if !single.isEmpty {
             try await db.execute("UPDATE programme SET hidden = \(false) WHERE channel_key IN \(keys: single) AND hidden = \(true)")
         }
+        try await ReminderFollow.follow(db, channels: channels, at: instant)
         return total
     }
 
     /// Re-merges every channel `source` lists (its priority changed) and moves the generation on.
-    package static func remergeAll(_ db: some SQLStatements, source: Int64) async throws {
+    package static func remergeAll(_ db: some SQLStatements, source: Int64, at instant: Date) async throws {
         try await remerge(db, channels: try await db.column("SELECT channel_key FROM source_coverage WHERE source_id = \(source)",
-                                                            as: Int64.self))
+                                                            as: Int64.self), at: instant)
         try await db.execute("UPDATE guide_state SET generation = generation + 1")
     }
 }

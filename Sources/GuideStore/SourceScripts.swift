@@ -48,7 +48,7 @@ extension SourceStore where Self: SQLBackend {
                     ON CONFLICT (source_id, channel_id) DO UPDATE SET keep = \(true)
                     """)
             }
-            if existing != nil { try await SourceMerge.remergeAll(db, source: id) }
+            if existing != nil { try await SourceMerge.remergeAll(db, source: id, at: now()) }
         }
     }
 
@@ -66,7 +66,7 @@ extension SourceStore where Self: SQLBackend {
                     ON CONFLICT (source_id, channel_id) DO NOTHING
                     """)
             }
-            if old != definition.priority { try await SourceMerge.remergeAll(db, source: id) }
+            if old != definition.priority { try await SourceMerge.remergeAll(db, source: id, at: now()) }
         }
     }
 
@@ -80,7 +80,7 @@ extension SourceStore where Self: SQLBackend {
             try await db.execute("DELETE FROM source_coverage WHERE source_id = \(id)")
             try await db.execute("DELETE FROM import_run WHERE source_id = \(id)")
             try await db.execute("DELETE FROM source WHERE id = \(id)")
-            try await SourceMerge.remerge(db, channels: channels)
+            try await SourceMerge.remerge(db, channels: channels, at: now())
             try await db.execute("UPDATE guide_state SET generation = generation + 1")
             return removed
         }
