@@ -146,11 +146,12 @@ let package = Package(
         // Test support: each test's database, SQLite or (with TVGUIDE_TEST_POSTGRES) a schema of its own in PostgreSQL.
         .target(name: "StoreTestSupport", dependencies: ["GuideStore", "GuideStoreBackends", "GuideCore", "GuideHTTP"]),
         .testTarget(name: "TVMazeTests", dependencies: [
-            "TVMaze", "TVMazeReplay", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport",
+            "TVMaze", "TVMazeReplay", "TestReceivers", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport",
             .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
-        // Test support: real receivers on loopback for what reminders are sent to (an HTTP server for ntfy and webhooks).
+        // Test support: real peers: receivers on loopback for what reminders are sent to (an HTTP server for ntfy and
+        // webhooks), and an independent iCalendar reader (Python's icalendar).
         .target(name: "TestReceivers", dependencies: [
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

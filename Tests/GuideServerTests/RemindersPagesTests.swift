@@ -118,4 +118,22 @@ import Testing
         }
         try await receiver.stop()
     }
+
+    /// "Add to calendar" gives one event an independent reader reads: the airing's times, its channel, an alarm 15
+    /// minutes before, and a UID of the channel and start that a refresh does not change.
+    @Test(.enabled(if: ICalendarPeer.isAvailable)) func aProgrammeAddsToACalendar() async throws {
+        let server = try await TestServer(listings: Self.listings, now: Self.now)
+        try await server.run { client in
+            let film = try #require(try await server.store.search(SearchQuery(["film"])).first).id.rawValue
+            let response = try await CookieJar().send(client, "/programmes/\(film)/calendar.ics")
+            #expect(response.status == .ok && response.headers[.contentType] == "text/calendar; charset=utf-8")
+            let (_, events) = try ICalendarPeer.read(String(buffer: response.body))
+            #expect(events.count == 1)
+            #expect(events.first?["uid"] as? String == "programme-1771189200-bbc1.uk@tvguide")
+            #expect(events.first?["start"] as? String == "2026-02-15T21:00:00+00:00" && events.first?["end"] as? String == "2026-02-15T22:30:00+00:00")
+            #expect(events.first?["summary"] as? String == "The Film" && events.first?["location"] as? String == "BBC One")
+            #expect(events.first?["alarms"] as? [String] == ["2026-02-15T20:45:00+00:00"])
+            #expect(try await CookieJar().send(client, "/programmes/999999/calendar.ics").status == .notFound)
+        }
+    }
 }

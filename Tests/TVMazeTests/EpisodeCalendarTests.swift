@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import GuideStore
+import TestReceivers
 import Testing
 @testable import TVMaze
 
@@ -54,33 +55,10 @@ import Testing
         #expect(unfolded.components(separatedBy: "BEGIN:VALARM").count == 3)  // not for the show with reminders off
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") && Self.hasICalendar))
+    @Test(.enabled(if: ICalendarPeer.isAvailable))
     func independentParserReadsEveryEventAndTheAlarmFiresAtTheLeadTime() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-ics-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }  // The test's own scratch folder.
-        let file = folder.appendingPathComponent("feed.ics")
-        try Data(feed.utf8).write(to: file)
-        let output = try Self.python("""
-            import datetime, json, sys, icalendar
-            calendar = icalendar.Calendar.from_ical(open(sys.argv[1], 'rb').read())
-            events = []
-            for event in calendar.walk('VEVENT'):
-                start = event.decoded('DTSTART')
-                alarms = []
-                for alarm in event.walk('VALARM'):
-                    trigger = alarm.decoded('TRIGGER')
-                    if isinstance(start, datetime.datetime):
-                        alarms.append((start + trigger).isoformat())
-                    else:
-                        alarms.append(str(trigger))
-                events.append({'uid': str(event['UID']), 'start': start.isoformat(), 'end': event.decoded('DTEND').isoformat(),
-                               'summary': str(event['SUMMARY']), 'description': str(event.get('DESCRIPTION', '')), 'alarms': alarms})
-            print(json.dumps({'name': str(calendar['X-WR-CALNAME']), 'events': events}))
-            """, file.path)
-        let parsed = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
-        let events = try #require(parsed?["events"] as? [[String: Any]])
-        #expect(parsed?["name"] as? String == "Sam's shows")
+        let (name, events) = try ICalendarPeer.read(feed)
+        #expect(name == "Sam's shows")
         #expect(events.map { $0["uid"] as? String } == ["tvmaze-episode-1@tvguide", "tvmaze-episode-1800000@tvguide", "tvmaze-episode-2@tvguide"])
         #expect(events[0]["start"] as? String == "2013-06-25T02:00:00+00:00" && events[0]["end"] as? String == "2013-06-25T03:00:00+00:00")
         #expect(events[0]["alarms"] as? [String] == ["2013-06-25T01:45:00+00:00"])  // 15 minutes before
@@ -90,24 +68,4 @@ import Testing
         #expect(events[1]["alarms"] as? [String] == ["9:00:00"])
         #expect((events[2]["alarms"] as? [String])?.isEmpty == true)
     }
-
-    static var hasICalendar: Bool { (try? python("import icalendar")) != nil }
-
-    /// Runs `script` with Debian's python3; its standard output, or an error with its standard error.
-    static func python(_ script: String, _ arguments: String...) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script] + arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let problem = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw PythonFailed(message: String(decoding: problem, as: UTF8.self)) }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    struct PythonFailed: Error { var message: String }
 }

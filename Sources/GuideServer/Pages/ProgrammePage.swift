@@ -16,6 +16,32 @@ struct ProgrammePage: Sendable {
 
     func register(on router: Router<GuideRequestContext>) {
         router.get("programmes/:id") { request, context in try await render(request, context) }
+        router.get("programmes/:id/calendar.ics") { request, context in try await calendar(request, context) }
+    }
+
+    /// "Add to calendar": the airing as one iCalendar event, with an alarm 15 minutes before. Its UID is the channel
+    /// and start, not the programme's row (a refresh replaces rows), so adding it again after a refresh updates the
+    /// event instead of adding a second.
+    func calendar(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+        guard let text = context.parameters.get("id"), let id = Bounded.integer(text, in: 1...Int64.max),
+              let stored = try await site.store.programme(ProgrammeID(rawValue: id)) else {
+            throw HTTPError(.notFound, message: "There is no such programme: a newer import may have replaced it.")
+        }
+        let programme = stored.programme
+        let channel = try await site.directory.snapshot().channel(programme.channel)?.name ?? programme.channel.rawValue
+        let title = [programme.title, programme.episodeLabel].compactMap { $0 }.joined(separator: " ")
+        var event = ["BEGIN:VEVENT", "UID:" + ICalendar.text("programme-\(programme.start.unixSeconds)-\(programme.channel.rawValue)@tvguide"),
+                     "DTSTAMP:" + ICalendar.utc(site.settings.now()), "DTSTART:" + ICalendar.utc(programme.start),
+                     "DTEND:" + ICalendar.utc(stored.end), "SUMMARY:" + ICalendar.text(title), "LOCATION:" + ICalendar.text(channel)]
+        let description = [programme.subTitle, programme.description].compactMap { $0 }.joined(separator: "\n\n")
+        if !description.isEmpty { event.append("DESCRIPTION:" + ICalendar.text(description)) }
+        event += ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + ICalendar.text("\(title) on \(channel) starts in 15 minutes"),
+                  "TRIGGER:-PT15M", "END:VALARM", "END:VEVENT"]
+        let body = ICalendar.document(["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//tvguide//Programme//EN", "CALSCALE:GREGORIAN",
+                                       "METHOD:PUBLISH"] + event + ["END:VCALENDAR"])
+        return Response(status: .ok, headers: [.contentType: "text/calendar; charset=utf-8",
+                                               .contentDisposition: "attachment; filename=\"programme-\(id).ics\""],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 
     func render(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {

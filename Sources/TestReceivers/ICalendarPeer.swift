@@ -1,0 +1,58 @@
+import Foundation
+
+/// An independent reader of iCalendar for the tests: Python's icalendar (Debian's python3-icalendar, which
+/// scripts/test installs), run on a file the test wrote.
+public enum ICalendarPeer {
+    /// Whether Debian's python3 with icalendar is here.
+    public static var isAvailable: Bool {
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") && (try? python("import icalendar")) != nil
+    }
+
+    /// `text` as icalendar reads it: the calendar's name (`X-WR-CALNAME`, or "") and each VEVENT's uid, start, end,
+    /// summary, description, location and alarms (the instant each fires for timed events, the trigger otherwise).
+    public static func read(_ text: String) throws -> (name: String, events: [[String: Any]]) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-ics-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }  // The read's own scratch folder.
+        let file = folder.appendingPathComponent("calendar.ics")
+        try Data(text.utf8).write(to: file)
+        let output = try python("""
+            import datetime, json, sys, icalendar
+            calendar = icalendar.Calendar.from_ical(open(sys.argv[1], 'rb').read())
+            events = []
+            for event in calendar.walk('VEVENT'):
+                start = event.decoded('DTSTART')
+                alarms = []
+                for alarm in event.walk('VALARM'):
+                    trigger = alarm.decoded('TRIGGER')
+                    if isinstance(start, datetime.datetime):
+                        alarms.append((start + trigger).isoformat())
+                    else:
+                        alarms.append(str(trigger))
+                events.append({'uid': str(event['UID']), 'start': start.isoformat(), 'end': event.decoded('DTEND').isoformat(),
+                               'summary': str(event['SUMMARY']), 'description': str(event.get('DESCRIPTION', '')),
+                               'location': str(event.get('LOCATION', '')), 'alarms': alarms})
+            print(json.dumps({'name': str(calendar.get('X-WR-CALNAME', '')), 'events': events}))
+            """, file.path)
+        let parsed = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+        return (parsed?["name"] as? String ?? "", parsed?["events"] as? [[String: Any]] ?? [])
+    }
+
+    /// Runs `script` with Debian's python3; its standard output, or an error with its standard error.
+    static func python(_ script: String, _ arguments: String...) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script] + arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let problem = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw PythonFailed(message: String(decoding: problem, as: UTF8.self)) }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    public struct PythonFailed: Error { public var message: String }
+}
