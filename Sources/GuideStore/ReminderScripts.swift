@@ -59,6 +59,22 @@ extension ReminderStore where Self: SQLBackend {
         }
     }
 
+    public func dropReminder(_ id: ReminderID) async throws {
+        try await transaction { db in
+            try await db.execute("DELETE FROM reminder WHERE id = \(id.rawValue) AND state = \(Reminder.State.pending.rawValue)")
+        }
+    }
+
+    public func changeLead(of id: ReminderID, to minutes: Int) async throws {
+        let lead = Bounded.clamped(minutes, to: Reminder.leadRange)
+        try await transaction { db in
+            try await db.execute("""
+                UPDATE reminder SET lead_minutes = \(lead), due_at = start - \(lead * 60)
+                WHERE id = \(id.rawValue) AND state = \(Reminder.State.pending.rawValue)
+                """)
+        }
+    }
+
     public func claimDueReminders(at instant: Date, owner: String, leaseUntil: Date, limit: Int) async throws -> [Reminder] {
         let now = instant.unixSeconds, pending = Reminder.State.pending.rawValue
         return try await transaction { db in

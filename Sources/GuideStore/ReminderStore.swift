@@ -12,6 +12,11 @@ public protocol ReminderStore: Sendable {
     func reminders(of profile: ProfileID, in states: Set<Reminder.State>, limit: Int) async throws -> [Reminder]
     /// Cancels a pending reminder of the profile; `.notFound` when it has none pending by that id.
     func cancelReminder(_ id: ReminderID, of profile: ProfileID, at instant: Date) async throws
+    /// Forgets a pending reminder made for the profile rather than by it (an episode's whose airing went away), so
+    /// that it is made again should the airing come back.
+    func dropReminder(_ id: ReminderID) async throws
+    /// Sends a pending reminder `minutes` before its start instead.
+    func changeLead(of id: ReminderID, to minutes: Int) async throws
 
     /// Pending reminders due by `instant` that no one holds, at most `limit`, now held by `owner` until `leaseUntil`.
     func claimDueReminders(at instant: Date, owner: String, leaseUntil: Date, limit: Int) async throws -> [Reminder]

@@ -109,7 +109,13 @@ struct ServeCommand: AsyncParsableCommand {
                     services: [database,
                                Background { for await _ in started {}; await scheduler.run() },
                                Background { await Self.keepFollowedShowsCurrent(followed, database: database, clock: clock) },
-                               Background { [reminders = guide.reminders] in for await _ in prepared {}; await reminders.run() }],
+                               Background { [reminders = guide.reminders] in
+                                   for await _ in prepared {}
+                                   async let episodes: Void = Self.keepEpisodeRemindersCurrent(
+                                       EpisodeReminders(store: database, defaultZone: settings.timeZone), now: now, clock: clock)
+                                   await reminders.run()
+                                   await episodes
+                               }],
                     startup: {
                         try await firstRun(database: database, scheduler: scheduler, settings: settings)
                         starting.finish()
@@ -165,6 +171,22 @@ struct ServeCommand: AsyncParsableCommand {
             } catch {
                 Output.error("Followed shows could not be brought up to date: \(error)")
             }
+        }
+    }
+}
+
+extension ServeCommand {
+    /// Every 5 minutes, every profile's episode reminders made to match its followed shows (TVmaze's times change,
+    /// episodes get dated, the followed-shows loop brings new copies).
+    static func keepEpisodeRemindersCurrent(_ episodes: EpisodeReminders, now: @escaping @Sendable () -> Date,
+                                            clock: any Clock<Duration>) async {
+        while !Task.isCancelled {
+            do {
+                try await episodes.syncAll(at: now())
+            } catch {
+                Output.error("Episode reminders could not be brought up to date: \(error)")
+            }
+            try? await clock.sleep(for: .seconds(300))
         }
     }
 }

@@ -125,4 +125,37 @@ import TVMazeReplay
         #expect(rig.rig.server.requests.last?.query == ["since": ["day"]])
         try await rig.rig.close()
     }
+
+    /// Followed shows' episodes become reminders like any other: the next two days' timed airings of shows with
+    /// reminders on, at the profile's lead time; dropped when reminders are turned off, made again when on, and a
+    /// reminder the profile cancelled stays cancelled.
+    @Test func episodeRemindersFollowTheFollowedShows() async throws {
+        let rig = try await Rig()
+        try await rig.tracker.follow(show: 1, by: rig.profile)
+        let episodes = EpisodeReminders(store: rig.store, defaultZone: Self.london)
+        let profile = try #require(try await rig.store.profile(rig.profile))
+        let evening = Self.pilot.addingTimeInterval(-6 * 3600)
+        #expect(try await episodes.sync(profile, at: evening) == EpisodeReminders.Changes(added: 1))
+        let pending = try await rig.store.reminders(of: rig.profile, in: [.pending], limit: 10)
+        #expect(pending.map(\.what.title) == ["Under the Dome S01E01 Pilot"] && pending.first?.what.kind == .episode)
+        #expect(pending.first?.what.due == Self.pilot.addingTimeInterval(-15 * 60) && pending.first?.what.channelName == "CBS")
+        #expect(try await episodes.sync(profile, at: evening) == EpisodeReminders.Changes())   // Nothing new.
+
+        var settings = try await rig.store.seriesSettings(of: rig.profile)
+        settings.leadMinutes = 60
+        try await rig.store.saveSeriesSettings(settings, of: rig.profile)
+        #expect(try await episodes.sync(profile, at: evening) == EpisodeReminders.Changes(changedLead: 1))
+        #expect(try await rig.store.reminders(of: rig.profile, in: [.pending], limit: 1).first?.what.due == Self.pilot.addingTimeInterval(-3600))
+
+        try await rig.store.setReminders(false, show: 1, by: rig.profile)
+        #expect(try await episodes.sync(profile, at: evening) == EpisodeReminders.Changes(dropped: 1))
+        try await rig.store.setReminders(true, show: 1, by: rig.profile)
+        #expect(try await episodes.sync(profile, at: evening) == EpisodeReminders.Changes(added: 1))
+
+        let again = try #require(try await rig.store.reminders(of: rig.profile, in: [.pending], limit: 1).first)
+        try await rig.store.cancelReminder(again.id, of: rig.profile, at: evening)
+        #expect(try await episodes.sync(profile, at: evening) == EpisodeReminders.Changes())
+        #expect(try await rig.store.reminders(of: rig.profile, in: [.pending], limit: 1).isEmpty)
+        try await rig.rig.close()
+    }
 }

@@ -70,6 +70,7 @@ struct CalendarFeed: Sendable {
         settings.pastDays = try Self.number(form, "pastDays", SeriesSettings.pastRange, "Days back")
         settings.futureDays = try Self.number(form, "futureDays", SeriesSettings.futureRange, "Days ahead")
         try await site.store.saveSeriesSettings(settings, of: profile.id)
+        await site.syncEpisodeReminders(profile)
         return .redirect(to: "/settings?saved=1#series")
     }
 

@@ -196,6 +196,7 @@ struct ShowPages: Sendable {
         let id = try Self.id(context)
         let form = try await site.form(request, context)
         try await site.tvmaze { try await body(id, profile, form) }
+        await site.syncEpisodeReminders(profile)
         return .redirect(to: SignInPages.safeReturn(form["next"] ?? "/shows/\(id)"))
     }
 

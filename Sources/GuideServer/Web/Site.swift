@@ -42,6 +42,12 @@ struct Site: Sendable {
         EpisodeSchedule(store: store, profile: profile.id, zone: clock(context).zone, settings: try await store.seriesSettings(of: profile.id))
     }
 
+    /// Brings the profile's episode reminders in line with its followed shows at once (after following, unfollowing,
+    /// or a change of reminder settings); a failure waits for serve's next sync, a few minutes later.
+    func syncEpisodeReminders(_ profile: Profile) async {
+        _ = try? await EpisodeReminders(store: store, defaultZone: settings.timeZone).sync(profile, at: settings.now())
+    }
+
     /// The zone and day start the viewer sees the guide in: their profile's, else their browser's zone, else the server's.
     func clock(_ context: GuideRequestContext) -> ViewerClock {
         let profile = context.viewer?.profile
