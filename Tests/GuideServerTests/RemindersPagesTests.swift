@@ -43,6 +43,10 @@ import Testing
             let panel = String(buffer: try await jar.send(client, "/programmes/\(film.id.rawValue)").body)
             #expect(panel.contains(#"<form action="/reminders" method="post" class="remind inline">"#))
             #expect(!String(buffer: try await CookieJar().send(client, "/programmes/\(film.id.rawValue)").body).contains("Remind me"))
+            // The now page offers it on what is next, search results on what has not ended; neither to a guest.
+            #expect(String(buffer: try await jar.send(client, "/now").body).contains(#"aria-label="Remind me of The Film""#))
+            #expect(String(buffer: try await jar.send(client, "/search?q=film").body).contains(#"aria-label="Remind me of The Film""#))
+            #expect(!String(buffer: try await CookieJar().send(client, "/search?q=film").body).contains("Remind me"))
 
             let added = try await jar.send(client, "/reminders", method: .post, form: ["programme": String(film.id.rawValue), "lead": "30"])
             #expect(added.status == .seeOther && added.headers[.location]?.hasPrefix("/reminders?done=You+will+be+reminded+of+The+Film") == true)
