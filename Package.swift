@@ -123,7 +123,11 @@ let package = Package(
         // libFuzzer's driver, declared for GuideFuzz (linked by -sanitize=fuzzer).
         .target(name: "CLibFuzzer"),
         // scripts/bench's driver: parse and query timings in a release build.
-        .executableTarget(name: "GuideBench", dependencies: ["GuideCore", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideIngest"]),
+        .executableTarget(name: "GuideBench", dependencies: [
+            "GuideCore", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideIngest", "GuideHTTP", "GuideReminders",
+            // A loopback webhook receiver for the reminders' delivery throughput.
+            "TestReceivers",
+        ]),
         .testTarget(name: "GuideCoreTests", dependencies: ["GuideCore"]),
         .testTarget(name: "XMLTVTests", dependencies: ["XMLTV", "GuideCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GuideStoreTests", dependencies: [

@@ -1,8 +1,12 @@
 // The benchmark driver behind scripts/bench: times parsing, importing and the guide's queries on real files.
 // Run it in a release build; it prints one tab-separated row per file for the script to tabulate.
 import Foundation
+import Synchronization
+import TestReceivers
 import GuideCore
+import GuideHTTP
 import GuideIngest
+import GuideReminders
 import GuideStore
 import GuideStoreBackends
 import XMLTV
@@ -41,7 +45,7 @@ func parseSeconds(_ bytes: [UInt8]) throws -> (seconds: Double, programmes: Int)
 
 let arguments = CommandLine.arguments.dropFirst()
 guard let mode = arguments.first else {
-    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | import FILE SCRATCH-FOLDER | queries DATABASE | window DATABASE\n".utf8))
+    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | import FILE SCRATCH-FOLDER | queries DATABASE | window DATABASE | reminders DATABASE\n".utf8))
     exit(2)
 }
 switch mode {
@@ -108,6 +112,45 @@ case "window":
         times.sort()
         print("window\t\(channels.count)\t\(programmes)\t\(String(format: "%.1f", times[times.count / 2]))\t\(String(format: "%.1f", times[times.count * 99 / 100]))")
     }
+case "reminders":
+    // Reminders into a fresh database (a new file, or a postgres:// address with a schema of its own): 10,000
+    // waiting for 100 profiles, each with one webhook to a loopback receiver; then a round that finds nothing due
+    // (what the dispatcher asks every 10 s), median of 21; then all of them due and sent, rounds back to back.
+    guard let path = arguments.dropFirst().first else { exit(2) }
+    let store = try await openGuideDatabase(path)
+    let receiver = try await Receiver()
+    let t0 = Date(timeIntervalSince1970: 1_900_000_000)
+    let clock = Mutex(t0)
+    var profiles: [Profile] = []
+    for index in 0..<100 {
+        let profile = try await store.createProfile(name: "p\(index)", role: .viewer, secretKind: .pin, secretHash: "x", onlyIfFirst: false)
+        _ = try await store.addDeliveryChannel(NewDeliveryChannel(profile: profile.id, kind: .webhook, name: "hook", target: receiver.url("/hook"),
+                                                                  secret: "k"), at: t0)
+        profiles.append(profile)
+    }
+    let adding = DispatchTime.now().uptimeNanoseconds
+    for index in 0..<10_000 {
+        // Starts spread over 50 minutes, each lasting an hour: at t0 + 1:50 every one is due and none has ended.
+        let start = t0.addingTimeInterval(3600 + TimeInterval(index * 3 / 10))
+        _ = try await store.addReminder(NewReminder(profile: profiles[index % 100].id, kind: .programme, channel: ChannelID("c\(index % 50)"),
+                                                    channelName: "Channel", title: "Programme \(index)", start: start,
+                                                    stop: start.addingTimeInterval(3600), leadMinutes: 15), at: t0)
+    }
+    let addSeconds = Double(DispatchTime.now().uptimeNanoseconds - adding) / 1e9
+    let dispatcher = ReminderDispatcher(store: store, senders: ReminderSenders(transport: AsyncHTTPTransport()), clock: ContinuousClock(),
+                                        now: { clock.withLock { $0 } })
+    let idle = try await medianMilliseconds(runs: 21) { _ = try await dispatcher.sendDue() }
+    clock.withLock { $0 = t0.addingTimeInterval(3600 + 3000) }
+    let sending = DispatchTime.now().uptimeNanoseconds
+    var sent = 0
+    while true {
+        let round = try await dispatcher.sendDue()
+        sent += round.sent
+        if round.claimed == 0 { break }
+    }
+    let sendSeconds = Double(DispatchTime.now().uptimeNanoseconds - sending) / 1e9
+    try await receiver.stop()
+    print("reminders\t\(String(format: "%.0f", 10_000 / addSeconds))\t\(String(format: "%.2f", idle))\t\(sent)\t\(String(format: "%.1f", sendSeconds))\t\(String(format: "%.0f", Double(sent) / sendSeconds))\t\(receiver.requests.count)")
 default:
     FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
     exit(2)

@@ -8,9 +8,16 @@ public enum ICalendarPeer {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") && (try? python("import icalendar")) != nil
     }
 
-    /// `text` as icalendar reads it: the calendar's name (`X-WR-CALNAME`, or "") and each VEVENT's uid, start, end,
-    /// summary, description, location and alarms (the instant each fires for timed events, the trigger otherwise).
-    public static func read(_ text: String) throws -> (name: String, events: [[String: Any]]) {
+    /// One VEVENT as icalendar read it; times as Python's isoformat.
+    public struct Event: Sendable, Equatable {
+        public var uid, start, end, summary, description, location: String
+        /// The instant each alarm fires for timed events; the trigger otherwise.
+        public var alarms: [String]
+    }
+
+    /// `text` as icalendar reads it: the calendar's name (`X-WR-CALNAME`, or "") and its events. Blocks while Python
+    /// runs: call it off Swift's threads in async tests (`offThePool`).
+    public static func read(_ text: String) throws -> (name: String, events: [Event]) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-ics-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }  // The read's own scratch folder.
@@ -35,7 +42,12 @@ public enum ICalendarPeer {
             print(json.dumps({'name': str(calendar.get('X-WR-CALNAME', '')), 'events': events}))
             """, file.path)
         let parsed = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
-        return (parsed?["name"] as? String ?? "", parsed?["events"] as? [[String: Any]] ?? [])
+        let events = (parsed?["events"] as? [[String: Any]] ?? []).map { event in
+            let field = { (name: String) in event[name] as? String ?? "" }
+            return Event(uid: field("uid"), start: field("start"), end: field("end"), summary: field("summary"),
+                         description: field("description"), location: field("location"), alarms: event["alarms"] as? [String] ?? [])
+        }
+        return (parsed?["name"] as? String ?? "", events)
     }
 
     /// Runs `script` with Debian's python3; its standard output, or an error with its standard error.

@@ -3,6 +3,7 @@ import GuideCore
 import GuideStore
 import Hummingbird
 import HummingbirdTesting
+import StoreTestSupport
 import TestReceivers
 import Testing
 
@@ -131,12 +132,13 @@ import Testing
             let film = try #require(try await server.store.search(SearchQuery(["film"])).first).id.rawValue
             let response = try await CookieJar().send(client, "/programmes/\(film)/calendar.ics")
             #expect(response.status == .ok && response.headers[.contentType] == "text/calendar; charset=utf-8")
-            let (_, events) = try ICalendarPeer.read(String(buffer: response.body))
+            let text = String(buffer: response.body)
+            let events = try await offThePool { try ICalendarPeer.read(text).events }
             #expect(events.count == 1)
-            #expect(events.first?["uid"] as? String == "programme-1771189200-bbc1.uk@tvguide")
-            #expect(events.first?["start"] as? String == "2026-02-15T21:00:00+00:00" && events.first?["end"] as? String == "2026-02-15T22:30:00+00:00")
-            #expect(events.first?["summary"] as? String == "The Film" && events.first?["location"] as? String == "BBC One")
-            #expect(events.first?["alarms"] as? [String] == ["2026-02-15T20:45:00+00:00"])
+            #expect(events.first?.uid == "programme-1771189200-bbc1.uk@tvguide")
+            #expect(events.first?.start == "2026-02-15T21:00:00+00:00" && events.first?.end == "2026-02-15T22:30:00+00:00")
+            #expect(events.first?.summary == "The Film" && events.first?.location == "BBC One")
+            #expect(events.first?.alarms == ["2026-02-15T20:45:00+00:00"])
             #expect(try await CookieJar().send(client, "/programmes/999999/calendar.ics").status == .notFound)
         }
     }

@@ -59,13 +59,13 @@ import Testing
     func independentParserReadsEveryEventAndTheAlarmFiresAtTheLeadTime() throws {
         let (name, events) = try ICalendarPeer.read(feed)
         #expect(name == "Sam's shows")
-        #expect(events.map { $0["uid"] as? String } == ["tvmaze-episode-1@tvguide", "tvmaze-episode-1800000@tvguide", "tvmaze-episode-2@tvguide"])
-        #expect(events[0]["start"] as? String == "2013-06-25T02:00:00+00:00" && events[0]["end"] as? String == "2013-06-25T03:00:00+00:00")
-        #expect(events[0]["alarms"] as? [String] == ["2013-06-25T01:45:00+00:00"])  // 15 minutes before
-        #expect(events[0]["description"] as? String == "CBS\n“Pilot”\nhttps://www.tvmaze.com/episodes/1/under-the-dome-1x01-pilot")
-        #expect(events[1]["start"] as? String == "2023-03-15" && events[1]["end"] as? String == "2023-03-16")
-        #expect(events[1]["summary"] as? String == "Ted Lasso S03E01 " + (Self.release.episode.name ?? ""))
-        #expect(events[1]["alarms"] as? [String] == ["9:00:00"])
-        #expect((events[2]["alarms"] as? [String])?.isEmpty == true)
+        #expect(events.map(\.uid) == ["tvmaze-episode-1@tvguide", "tvmaze-episode-1800000@tvguide", "tvmaze-episode-2@tvguide"])
+        #expect(events[0].start == "2013-06-25T02:00:00+00:00" && events[0].end == "2013-06-25T03:00:00+00:00")
+        #expect(events[0].alarms == ["2013-06-25T01:45:00+00:00"])  // 15 minutes before
+        #expect(events[0].description == "CBS\n“Pilot”\nhttps://www.tvmaze.com/episodes/1/under-the-dome-1x01-pilot")
+        #expect(events[1].start == "2023-03-15" && events[1].end == "2023-03-16")
+        #expect(events[1].summary == "Ted Lasso S03E01 " + (Self.release.episode.name ?? ""))
+        #expect(events[1].alarms == ["9:00:00"])
+        #expect(events[2].alarms.isEmpty)
     }
 }
