@@ -453,5 +453,82 @@ class SourceTests(Forms, unittest.TestCase):
         self.assertRegex(driver.find_element(By.CSS_SELECTOR, "#source-health tr[data-source=drip]").text, r"\d+ programmes")
 
 
+class WebhookReceiver:
+    """A real HTTP server on loopback standing in for a webhook: it records every POST's headers and JSON body."""
+
+    def __init__(self):
+        import http.server
+        import json
+        import threading
+        received = self.received = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                received.append((dict(self.headers), json.loads(body)))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *arguments):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d/hook" % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+
+
+class ReminderTests(Forms, unittest.TestCase):
+    """Remind me on a programme in the grid; it appears on /reminders; a webhook channel's test arrives."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.driver = browser(1280, 900)
+        cls.receiver = WebhookReceiver()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+        cls.receiver.stop()
+
+    def test_remind_me_from_the_grid_then_a_test_delivery(self):
+        driver = self.driver
+        self.sign_in_admin()
+        driver.get(SERVER.url("/?day=%s&zoom=180" % DAY))
+        WebDriverWait(driver, 20).until(lambda d: d.execute_script(
+            "return document.querySelectorAll('#rows .row:not(.loading) .p').length > 5"))
+        # A programme starting at least an hour after the server's now, opened as a viewer opens it.
+        title = driver.execute_script("""
+            var start = Number(document.getElementById('guide').dataset.dayStart), now = arguments[0];
+            var cell = Array.from(document.querySelectorAll('#rows .p')).find(function (c) {
+              return start + Number(c.dataset.start) > now + 3600; });
+            cell.click();
+            return cell.querySelector('.t').textContent;""", NOW_EPOCH)
+        WebDriverWait(driver, 10).until(lambda d: not d.find_element(By.ID, "panel").get_attribute("hidden"))
+        form = driver.find_element(By.CSS_SELECTOR, "#panel form.remind")
+        form.find_element(By.CSS_SELECTOR, "option[value='30']").click()
+        self.submit(form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+        self.assertTrue(driver.current_url.startswith(SERVER.url("/reminders")))
+        self.assertIn("You will be reminded of " + title, driver.find_element(By.CSS_SELECTOR, ".notice").text)
+        self.assertIn(title, driver.find_element(By.CSS_SELECTOR, ".reminder-list .reminder").text)
+        self.assertIn("30 min before", driver.find_element(By.CSS_SELECTOR, ".reminder-list .reminder").text)
+        # A webhook, then its test: it arrives at the receiver, signed, and the log says so.
+        self.fill({"kind": "webhook", "name": "Home", "target": self.receiver.url, "secret": "key"})
+        self.submit(driver.find_element(By.CSS_SELECTOR, "form[action='/reminders/channels'] button[type=submit]"))
+        self.assertIn("Added Home.", driver.find_element(By.CSS_SELECTOR, ".notice").text)
+        self.submit(driver.find_element(By.CSS_SELECTOR, ".delivery-channel form[action$='/test'] button"))
+        self.assertIn("Test sent to Home.", driver.find_element(By.CSS_SELECTOR, ".notice").text)
+        self.assertEqual(len(self.receiver.received), 1)
+        headers, body = self.receiver.received[0]
+        self.assertEqual(body["event"], "test")
+        self.assertTrue(headers.get("X-Tvguide-Signature", "").startswith("sha256="))
+        self.assertIn("Home: Test delivered", driver.find_element(By.CSS_SELECTOR, ".delivery-log").text)
+        os.makedirs(SHOTS, exist_ok=True)
+        driver.save_screenshot(os.path.join(SHOTS, "reminders.png"))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

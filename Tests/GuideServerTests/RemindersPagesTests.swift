@@ -15,6 +15,7 @@ import Testing
         <tv><channel id="bbc1.uk"><display-name>BBC One</display-name></channel>
         <programme start="20260215200000 +0000" stop="20260215210000 +0000" channel="bbc1.uk"><title>News</title></programme>
         <programme start="20260215210000 +0000" stop="20260215223000 +0000" channel="bbc1.uk"><title>The Film</title></programme>
+        <programme start="20260215223000 +0000" stop="20260215233000 +0000" channel="bbc1.uk"><title>Téléfilm 电影</title></programme>
         </tv>
         """
 
@@ -50,10 +51,18 @@ import Testing
             #expect(!String(buffer: try await CookieJar().send(client, "/search?q=film").body).contains("Remind me"))
 
             let added = try await jar.send(client, "/reminders", method: .post, form: ["programme": String(film.id.rawValue), "lead": "30"])
-            #expect(added.status == .seeOther && added.headers[.location]?.hasPrefix("/reminders?done=You+will+be+reminded+of+The+Film") == true)
-            let page = String(buffer: try await jar.send(client, "/reminders").body)
+            #expect(added.status == .seeOther && added.headers[.location]?.hasPrefix("/reminders?done=You%20will%20be%20reminded%20of%20The%20Film") == true)
+            let page = String(buffer: try await jar.send(client, try #require(added.headers[.location])).body)
+            #expect(page.contains("You will be reminded of The Film (Sun 15 Feb 21:00)."))
             #expect(page.contains("<strong>The Film</strong> <span class=\"when\">Sun 15 Feb 21:00</span> on BBC One, 30 min before"))
+            // A title beyond ASCII comes back in an ASCII Location and reads the same on the page.
+            let accented = try #require(try await server.store.search(SearchQuery(["telefilm"])).first).id.rawValue
+            let other = try await jar.send(client, "/reminders", method: .post, form: ["programme": String(accented)])
+            #expect(other.headers[.location]?.allSatisfy(\.isASCII) == true)
+            #expect(String(buffer: try await jar.send(client, try #require(other.headers[.location])).body).contains("reminded of Téléfilm 电影"))
             let profile = try #require(try await server.store.profiles().first)
+            try await server.store.cancelReminder(try #require(try await server.store.reminders(of: profile.id, in: [.pending], limit: 2).last).id,
+                                                  of: profile.id, at: Self.now)
             let reminder = try #require(try await server.store.reminders(of: profile.id, in: [.pending], limit: 1).first)
             #expect(reminder.what.due == Self.now.addingTimeInterval(30 * 60) && reminder.what.stop == Self.now.addingTimeInterval(9000))
 
@@ -66,7 +75,7 @@ import Testing
             #expect(hook.status == .seeOther)
             let channel = try #require(try await server.store.deliveryChannels(of: profile.id).first)
             let tested = try await jar.send(client, "/reminders/channels/\(channel.id.rawValue)/test", method: .post, form: [:])
-            #expect(tested.headers[.location] == "/reminders?done=Test+sent+to+Home.")
+            #expect(tested.headers[.location] == "/reminders?done=Test%20sent%20to%20Home.")
             #expect(receiver.requests(to: "/hook").count == 1 && receiver.requests(to: "/hook").first?.json["event"] as? String == "test")
             #expect(receiver.requests(to: "/hook").first?.headers["x-tvguide-signature"]?.hasPrefix("sha256=") == true)
             #expect(String(buffer: try await jar.send(client, "/reminders").body).contains("Home: Test delivered"))
@@ -74,7 +83,7 @@ import Testing
             // Cancelled once; a second time finds nothing waiting.
             let cancelled = try await jar.send(client, "/reminders/\(reminder.id.rawValue)/cancel", method: .post, form: [:])
             #expect(cancelled.status == .seeOther)
-            #expect(try await server.store.reminders(of: profile.id, in: [.cancelled], limit: 1).first?.id == reminder.id)
+            #expect(try await server.store.reminders(of: profile.id, in: [.cancelled], limit: 5).contains { $0.id == reminder.id })
             #expect(try await jar.send(client, "/reminders/\(reminder.id.rawValue)/cancel", method: .post, form: [:]).status == .notFound)
         }
         try await receiver.stop()

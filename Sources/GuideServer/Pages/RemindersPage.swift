@@ -150,9 +150,11 @@ struct RemindersPage: Sendable {
         }
     }
 
+    /// `text` as a query value: everything but ASCII letters, digits and `-._~` percent-encoded (a Location header
+    /// is ASCII; spaces as %20, since Hummingbird's query reader does not turn `+` back into a space).
     static func query(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~ "))).map {
-            $0.replacingOccurrences(of: " ", with: "+")
-        } ?? ""
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }
