@@ -79,6 +79,10 @@ let package = Package(
             "GuideCore", "GuideStore", "GuideHTTP",
             // HMAC-SHA256 for signed webhooks.
             .product(name: "Crypto", package: "swift-crypto"),
+            // E-mail: SMTP over SwiftNIO, STARTTLS or TLS.
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         // Reading sources (files, URLs, gzip, TVmaze schedules) into the store.
         .target(name: "GuideIngest", dependencies: [
@@ -155,8 +159,9 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // Test support: real peers: receivers on loopback for what reminders are sent to (an HTTP server for ntfy and
-        // webhooks), and an independent iCalendar reader (Python's icalendar).
+        // webhooks, Python's aiosmtpd for e-mail), and an independent iCalendar reader (Python's icalendar).
         .target(name: "TestReceivers", dependencies: [
+            "GuideCore",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -15,37 +15,61 @@ public struct DeliveryFailure: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// Sends messages to each kind of channel. HTTP ones (ntfy, webhooks) through the server's transport.
+/// Sends messages to each kind of channel: HTTP ones (ntfy, webhooks) through the server's transport, e-mail
+/// through its SMTP server when one is set up.
 public struct ReminderSenders: Sendable {
     public let transport: any HTTPTransport
+    public let mail: SMTPClient?
     /// How long a send may take before it counts as failed.
     public let timeout: Duration
 
-    public init(transport: any HTTPTransport, timeout: Duration = .seconds(20)) {
-        (self.transport, self.timeout) = (transport, timeout)
+    public init(transport: any HTTPTransport, mail: SMTPClient? = nil, timeout: Duration = .seconds(20)) {
+        (self.transport, self.mail, self.timeout) = (transport, mail, timeout)
     }
 
-    /// The kinds this server can send to.
-    public static let kinds: [NewDeliveryChannel.Kind] = [.ntfy, .webhook]
+    /// The kinds this server can send to: e-mail only with an SMTP server.
+    public var kinds: [NewDeliveryChannel.Kind] { mail == nil ? [.ntfy, .webhook] : [.ntfy, .webhook, .email] }
 
     /// Sends `message` to `channel`; a ``DeliveryFailure`` when it did not arrive.
     public func send(_ message: ReminderMessage, to channel: DeliveryChannel, at instant: Date) async throws {
         switch channel.what.kind {
         case .ntfy: try await ntfy(message, channel)
         case .webhook: try await webhook(message, channel, at: instant)
-        case .email, .webPush: throw DeliveryFailure("this server cannot send to \(channel.what.kind.rawValue) channels yet", isPermanent: true)
+        case .email: try await email(message, channel, at: instant)
+        case .webPush: throw DeliveryFailure("this server cannot send to \(channel.what.kind.rawValue) channels yet", isPermanent: true)
+        }
+    }
+
+    /// E-mail: the message as a plain-text mail whose Message-ID names it.
+    private func email(_ message: ReminderMessage, _ channel: DeliveryChannel, at instant: Date) async throws {
+        guard let mail else { throw DeliveryFailure("this server has no SMTP server set up (serve --smtp)", isPermanent: true) }
+        let text = message.body + (message.link.map { "\n\n" + $0 } ?? "") + "\n\n-- \ntvguide"
+        let id = message.id + "@" + (mail.settings.from.split(separator: "@").last.map(String.init) ?? "tvguide")
+        do {
+            try await withDeadline(mail.settings.timeout) {
+                try await mail.send(SMTPMessage(to: channel.what.target, subject: message.title, body: text, id: id), at: instant)
+            }
+        } catch let failure as SMTPFailure {
+            throw DeliveryFailure(failure.description, isPermanent: failure.isPermanent)
+        } catch let failure as DeliveryFailure {
+            throw failure
+        } catch {
+            throw DeliveryFailure("the mail server could not be reached: \(error)")
         }
     }
 
     /// Why `target` (and `secret`) cannot work for `kind`; nil when they can. Checked when a channel is added.
-    public static func problem(kind: NewDeliveryChannel.Kind, target: String, secret: String?) -> String? {
-        guard kinds.contains(kind) else { return "this server cannot send to \(kind.rawValue) channels yet" }
+    public func problem(kind: NewDeliveryChannel.Kind, target: String, secret: String?) -> String? {
+        guard kinds.contains(kind) else {
+            return kind == .email ? "this server has no SMTP server set up for e-mail" : "this server cannot send to \(kind.rawValue) channels yet"
+        }
+        if let secret, secret.count > 512 { return "the secret is longer than 512 characters" }
+        if kind == .email { return SMTPMessage.isAddress(target) ? nil : "\(target) is not an e-mail address" }
         guard target.count <= 2048, let url = URL(string: target), let scheme = url.scheme?.lowercased(),
               scheme == "https" || scheme == "http", url.host?.isEmpty == false else {
             return "the address must be an http or https URL"
         }
-        if kind == .ntfy, ntfyParts(url) == nil { return "an ntfy address names a topic: https://ntfy.sh/your-topic" }
-        if let secret, secret.count > 512 { return "the secret is longer than 512 characters" }
+        if kind == .ntfy, Self.ntfyParts(url) == nil { return "an ntfy address names a topic: https://ntfy.sh/your-topic" }
         return nil
     }
 

@@ -47,6 +47,15 @@ struct ServeCommand: AsyncParsableCommand {
             help: ArgumentHelp("The address people open this guide at (e.g. https://tv.example.org), for links in reminders.", valueName: "url"))
     var publicURL: String?
 
+    @Option(help: ArgumentHelp("An SMTP server for e-mail reminders: smtp://USER@HOST[:587] (STARTTLS), smtps://USER@HOST[:465], or smtp+plain://127.0.0.1:PORT for a local relay; its password in $TVGUIDE_SMTP_PASSWORD.", valueName: "url"))
+    var smtp: String?
+
+    @Option(name: .customLong("smtp-from"), help: ArgumentHelp("The address e-mail reminders come from.", valueName: "address"))
+    var smtpFrom: String?
+
+    @Option(name: .customLong("smtp-ca"), help: ArgumentHelp("PEM certificates to trust for the SMTP server instead of the system's.", valueName: "file"))
+    var smtpCA: String?
+
     @Flag(help: "Send cookies without Secure, for plain http beyond this machine (a home network without TLS). Browsers keep Secure cookies on https and on 127.0.0.1/localhost.")
     var insecureCookies = false
 
@@ -59,8 +68,29 @@ struct ServeCommand: AsyncParsableCommand {
         if let publicURL, URL(string: publicURL)?.scheme.map({ ["http", "https"].contains($0.lowercased()) }) != true {
             throw ValidationError("--public-url \(publicURL) is not an http or https address")
         }
+        if smtp != nil || smtpFrom != nil {
+            _ = try mailSettings()
+        }
         if let pretendNow, CivilTime.parseISO8601(pretendNow) == nil {
             throw ValidationError("--pretend-now \(pretendNow) is not a time: use ISO 8601, like 2026-02-15T20:00:00Z")
+        }
+    }
+
+    /// The SMTP server for e-mail reminders, if one is set up; a ValidationError for settings that cannot work.
+    func mailSettings() throws -> SMTPSettings? {
+        guard let smtp else {
+            if smtpFrom != nil { throw ValidationError("--smtp-from needs --smtp") }
+            return nil
+        }
+        guard let smtpFrom else { throw ValidationError("--smtp needs --smtp-from, the address reminders come from") }
+        switch SMTPSettings.parse(smtp, from: smtpFrom, password: ProcessInfo.processInfo.environment["TVGUIDE_SMTP_PASSWORD"]) {
+        case .failure(let failure): throw ValidationError("--smtp: \(failure)")
+        case .success(var settings):
+            if let smtpCA {
+                guard let pem = try? String(contentsOfFile: smtpCA, encoding: .utf8) else { throw ValidationError("--smtp-ca: cannot read \(smtpCA)") }
+                settings.trustedCertificates = pem
+            }
+            return settings
         }
     }
 
@@ -94,7 +124,9 @@ struct ServeCommand: AsyncParsableCommand {
                     images: ImageCache(directory: store.localFiles + ".images", transport: imageFetches),
                     // Reminders go out through the images' client: short timeouts, so one receiver that hangs cannot
                     // hold a round up.
-                    reminders: ReminderDispatcher(store: database, senders: ReminderSenders(transport: imageFetches), clock: clock,
+                    reminders: ReminderDispatcher(store: database,
+                                                  senders: ReminderSenders(transport: imageFetches, mail: try mailSettings().map(SMTPClient.init)),
+                                                  clock: clock,
                                                   now: now, site: publicURL,
                                                   defaultClock: ViewerClock(zone: settings.timeZone, dayStartHour: settings.dayStartHour)))
                 let followed = SeriesTracker(client: TVMazeClient(base: tvmaze.base, transport: feeds, limiter: limiter, cache: database,

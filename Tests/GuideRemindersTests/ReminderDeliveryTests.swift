@@ -217,10 +217,10 @@ import Testing
 
     @Test func channelsAreCheckedAndBoundedAndATestMessageIsLogged() async throws {
         let rig = try await Rig()
-        #expect(ReminderSenders.problem(kind: .ntfy, target: "https://ntfy.sh/", secret: nil) != nil)
-        #expect(ReminderSenders.problem(kind: .ntfy, target: "ftp://ntfy.sh/topic", secret: nil) != nil)
-        #expect(ReminderSenders.problem(kind: .webhook, target: "https://example.org/hook?x=1", secret: nil) == nil)
-        #expect(ReminderSenders.problem(kind: .email, target: "sam@example.org", secret: nil) != nil)
+        #expect(ReminderSenders(transport: TestHTTP.transport).problem(kind: .ntfy, target: "https://ntfy.sh/", secret: nil) != nil)
+        #expect(ReminderSenders(transport: TestHTTP.transport).problem(kind: .ntfy, target: "ftp://ntfy.sh/topic", secret: nil) != nil)
+        #expect(ReminderSenders(transport: TestHTTP.transport).problem(kind: .webhook, target: "https://example.org/hook?x=1", secret: nil) == nil)
+        #expect(ReminderSenders(transport: TestHTTP.transport).problem(kind: .email, target: "sam@example.org", secret: nil) != nil)
         for index in 2..<DeliveryChannel.mostPerProfile {
             _ = try await rig.store.addDeliveryChannel(NewDeliveryChannel(profile: rig.profile.id, kind: .webhook, name: "Hook \(index)",
                                                                           target: rig.receiver.url("/more"), secret: nil), at: Self.t0)

@@ -27,13 +27,13 @@ struct ReminderActions: Sendable {
     /// A delivery channel, checked: a kind this server sends to, a name of 1 to 60 characters, an address that can work.
     func addChannel(_ profile: Profile, kind text: String, name: String, target: String, secret: String?) async throws -> DeliveryChannel {
         guard let kind = NewDeliveryChannel.Kind(rawValue: text) else {
-            throw HTTPError(.badRequest, message: "kind is one of " + ReminderSenders.kinds.map(\.rawValue).joined(separator: ", "))
+            throw HTTPError(.badRequest, message: "kind is one of " + dispatcher.senders.kinds.map(\.rawValue).joined(separator: ", "))
         }
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         let target = target.trimmingCharacters(in: .whitespacesAndNewlines)
         let secret = secret.flatMap { $0.isEmpty ? nil : $0 }
         guard (1...60).contains(name.count) else { throw HTTPError(.badRequest, message: "a channel's name has 1 to 60 characters") }
-        if let problem = ReminderSenders.problem(kind: kind, target: target, secret: secret) {
+        if let problem = dispatcher.senders.problem(kind: kind, target: target, secret: secret) {
             throw HTTPError(.badRequest, message: "that channel cannot work: \(problem)")
         }
         return try await site.store.addDeliveryChannel(NewDeliveryChannel(profile: profile.id, kind: kind, name: name, target: target,
