@@ -141,6 +141,10 @@ public struct ReminderDispatcher: Sendable {
             if let failure {
                 errors.append("\(channel.what.name): \(failure)")
                 canRetry = canRetry || !givingUp
+                // A push subscription the push service no longer knows is gone: the browser unsubscribed.
+                if failure.isGone, channel.what.kind == .webPush {
+                    try await store.removeDeliveryChannel(channel.id, of: channel.what.profile)
+                }
             }
         }
         // Channels given up on in an earlier round keep the reminder from counting as sent.

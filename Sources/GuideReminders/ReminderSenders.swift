@@ -9,9 +9,11 @@ public struct DeliveryFailure: Error, CustomStringConvertible, Equatable {
     public var description: String
     /// Whether trying again cannot help (the channel is set up wrong, or the receiver said it is gone).
     public var isPermanent: Bool
+    /// The receiver said the address is gone for good (404, 410): a push subscription is removed.
+    public var isGone: Bool
 
-    public init(_ description: String, isPermanent: Bool = false) {
-        (self.description, self.isPermanent) = (description, isPermanent)
+    public init(_ description: String, isPermanent: Bool = false, isGone: Bool = false) {
+        (self.description, self.isPermanent, self.isGone) = (description, isPermanent || isGone, isGone)
     }
 }
 
@@ -20,15 +22,19 @@ public struct DeliveryFailure: Error, CustomStringConvertible, Equatable {
 public struct ReminderSenders: Sendable {
     public let transport: any HTTPTransport
     public let mail: SMTPClient?
+    /// The key browsers' push services know this server by.
+    public let push: VAPIDKey?
     /// How long a send may take before it counts as failed.
     public let timeout: Duration
 
-    public init(transport: any HTTPTransport, mail: SMTPClient? = nil, timeout: Duration = .seconds(20)) {
-        (self.transport, self.mail, self.timeout) = (transport, mail, timeout)
+    public init(transport: any HTTPTransport, mail: SMTPClient? = nil, push: VAPIDKey? = nil, timeout: Duration = .seconds(20)) {
+        (self.transport, self.mail, self.push, self.timeout) = (transport, mail, push, timeout)
     }
 
-    /// The kinds this server can send to: e-mail only with an SMTP server.
-    public var kinds: [NewDeliveryChannel.Kind] { mail == nil ? [.ntfy, .webhook] : [.ntfy, .webhook, .email] }
+    /// The kinds this server can send to: e-mail only with an SMTP server, push only with a VAPID key.
+    public var kinds: [NewDeliveryChannel.Kind] {
+        [.ntfy, .webhook] + (mail == nil ? [] : [.email]) + (push == nil ? [] : [.webPush])
+    }
 
     /// Sends `message` to `channel`; a ``DeliveryFailure`` when it did not arrive.
     public func send(_ message: ReminderMessage, to channel: DeliveryChannel, at instant: Date) async throws {
@@ -36,8 +42,35 @@ public struct ReminderSenders: Sendable {
         case .ntfy: try await ntfy(message, channel)
         case .webhook: try await webhook(message, channel, at: instant)
         case .email: try await email(message, channel, at: instant)
-        case .webPush: throw DeliveryFailure("this server cannot send to \(channel.what.kind.rawValue) channels yet", isPermanent: true)
+        case .webPush: try await webPush(message, channel, at: instant)
         }
+    }
+
+    /// Web Push: the message as JSON (`title`, `body`, `link`, `id`), encrypted for the subscription, with a VAPID
+    /// signature, a TTL of an hour, high urgency, and a Topic so a push service keeps only the latest of repeats.
+    private func webPush(_ message: ReminderMessage, _ channel: DeliveryChannel, at instant: Date) async throws {
+        guard let push else { throw DeliveryFailure("this server has no push key", isPermanent: true) }
+        guard let subscription = WebPush.Subscription(endpoint: channel.what.target, keysJSON: channel.what.secret),
+              subscription.problem == nil, let url = URL(string: subscription.endpoint) else {
+            throw DeliveryFailure("the browser's subscription cannot be used", isPermanent: true)
+        }
+        var payload: [String: String] = ["title": String(message.title.prefix(200)), "body": String(message.body.prefix(1000)),
+                                         "id": message.id]
+        if let link = message.link { payload["link"] = link }
+        let body: Data
+        let authorization: String
+        do {
+            body = try WebPush.encrypt(try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]), for: subscription)
+            authorization = try WebPush.authorization(for: subscription.endpoint, key: try await push.key(), subject: push.subject, at: instant)
+        } catch let failure as DeliveryFailure {
+            throw failure
+        } catch {
+            throw DeliveryFailure("the push message could not be made: \(error)", isPermanent: true)
+        }
+        let topic = String(WebPush.base64URL(Data(message.id.utf8)).suffix(32))
+        try await post(url, headers: [("Content-Type", "application/octet-stream"), ("Content-Encoding", "aes128gcm"), ("TTL", "3600"),
+                                      ("Urgency", "high"), ("Topic", topic), ("Authorization", authorization)],
+                       body: body, what: "the push service")
     }
 
     /// E-mail: the message as a plain-text mail whose Message-ID names it.
@@ -64,6 +97,12 @@ public struct ReminderSenders: Sendable {
             return kind == .email ? "this server has no SMTP server set up for e-mail" : "this server cannot send to \(kind.rawValue) channels yet"
         }
         if let secret, secret.count > 512 { return "the secret is longer than 512 characters" }
+        if kind == .webPush {
+            guard let subscription = WebPush.Subscription(endpoint: target, keysJSON: secret) else {
+                return "a push subscription needs its p256dh and auth keys"
+            }
+            return subscription.problem
+        }
         if kind == .email { return SMTPMessage.isAddress(target) ? nil : "\(target) is not an e-mail address" }
         guard target.count <= 2048, let url = URL(string: target), let scheme = url.scheme?.lowercased(),
               scheme == "https" || scheme == "http", url.host?.isEmpty == false else {
@@ -146,7 +185,7 @@ public struct ReminderSenders: Sendable {
         var read = 0
         while read < 4096, let part = try? await reply.next() { read += part.readableBytes }
         guard (200..<300).contains(reply.status) else {
-            throw DeliveryFailure("\(what) answered \(reply.status)", isPermanent: reply.status == 404 || reply.status == 410)
+            throw DeliveryFailure("\(what) answered \(reply.status)", isGone: reply.status == 404 || reply.status == 410)
         }
     }
 

@@ -150,6 +150,22 @@ extension ReminderStore where Self: SQLBackend {
         }
     }
 
+    public func serverSecret(named name: String, make: @Sendable () -> String, at instant: Date) async throws -> String {
+        if let kept = try await reading({ db in try await db.value("SELECT value FROM server_secret WHERE name = \(name)", as: String.self) }) {
+            return kept
+        }
+        let made = make()
+        return try await transaction { db in
+            try await db.execute("""
+                INSERT INTO server_secret (name, value, created_at) VALUES (\(name), \(made), \(instant.unixSeconds)) ON CONFLICT DO NOTHING
+                """)
+            guard let kept = try await db.value("SELECT value FROM server_secret WHERE name = \(name)", as: String.self) else {
+                throw StoreError(.failed, "the server's \(name) was not kept")
+            }
+            return kept
+        }
+    }
+
     public func addDeliveryChannel(_ new: NewDeliveryChannel, at instant: Date) async throws -> DeliveryChannel {
         try await transaction { db in
             let count = try await db.value("SELECT count(*) FROM delivery_channel WHERE profile_id = \(new.profile.rawValue)",

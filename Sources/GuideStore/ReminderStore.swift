@@ -30,6 +30,10 @@ public protocol ReminderStore: Sendable {
     /// `givingUp`, a failed one is not to be tried again for this reminder.
     func recordDelivery(_ delivery: Delivery, givingUp: Bool) async throws
 
+    /// The server's secret called `name` (its VAPID key), made by `make` and kept the first time it is asked for; of
+    /// instances asking at once, all get the one that was kept.
+    func serverSecret(named name: String, make: @Sendable () -> String, at instant: Date) async throws -> String
+
     /// Adds a channel; `StoreError(.invalid)` past ``DeliveryChannel/mostPerProfile``.
     func addDeliveryChannel(_ channel: NewDeliveryChannel, at instant: Date) async throws -> DeliveryChannel
     /// A profile's channels, oldest first.

@@ -298,7 +298,7 @@ enum SchemaMigrations {
         migrator.registerMigration("v9: a followed show's channel may be a web channel") { db in
             try db.execute(sql: "ALTER TABLE series_show ADD COLUMN web_channel INTEGER NOT NULL DEFAULT 0")
         }
-        migrator.registerMigration("v10: reminders, delivery channels, what was sent") { db in
+        migrator.registerMigration("v10: reminders, delivery channels, what was sent, the server's push key") { db in
             try db.execute(sql: """
                 CREATE TABLE reminder (
                     id INTEGER PRIMARY KEY,
@@ -351,6 +351,11 @@ enum SchemaMigrations {
                     error TEXT
                 );
                 CREATE INDEX delivery_log_by_profile ON delivery_log(profile_id, id);
+                CREATE TABLE server_secret (
+                    name TEXT PRIMARY KEY,
+                    value TEXT NOT NULL,
+                    created_at INTEGER NOT NULL
+                );
                 """)
         }
         return migrator

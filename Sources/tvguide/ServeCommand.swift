@@ -76,6 +76,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    /// Who push services may contact about this server (VAPID's subject): the guide's https address, else the
+    /// e-mail reminders' sender.
+    var pushContact: String {
+        if let publicURL, publicURL.lowercased().hasPrefix("https://") { return publicURL }
+        return "mailto:" + (smtpFrom ?? "tvguide@localhost")
+    }
+
     /// The SMTP server for e-mail reminders, if one is set up; a ValidationError for settings that cannot work.
     func mailSettings() throws -> SMTPSettings? {
         guard let smtp else {
@@ -125,7 +132,8 @@ struct ServeCommand: AsyncParsableCommand {
                     // Reminders go out through the images' client: short timeouts, so one receiver that hangs cannot
                     // hold a round up.
                     reminders: ReminderDispatcher(store: database,
-                                                  senders: ReminderSenders(transport: imageFetches, mail: try mailSettings().map(SMTPClient.init)),
+                                                  senders: ReminderSenders(transport: imageFetches, mail: try mailSettings().map(SMTPClient.init),
+                                                                           push: VAPIDKey(store: database, subject: pushContact, now: now)),
                                                   clock: clock,
                                                   now: now, site: publicURL,
                                                   defaultClock: ViewerClock(zone: settings.timeZone, dayStartHour: settings.dayStartHour)))

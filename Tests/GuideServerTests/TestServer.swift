@@ -63,7 +63,9 @@ final class TestServer: Sendable {
                       tvmaze: TVMazeClient(base: tvmazeURL, transport: TestHTTP.transport, cache: store, policy: .interactive,
                                            now: { [clock] in clock.now }),
                       images: ImageCache(directory: folder + "/images", transport: TestHTTP.transport),
-                      reminders: ReminderDispatcher(store: store, senders: ReminderSenders(transport: TestHTTP.transport),
+                      reminders: ReminderDispatcher(store: store,
+                                                    senders: ReminderSenders(transport: TestHTTP.transport,
+                                                                             push: VAPIDKey(store: store, subject: "mailto:admin@guide.example")),
                                                     clock: ContinuousClock(), now: { [clock] in clock.now }))
     }
 

@@ -65,6 +65,10 @@ struct ReminderRoutes: Sendable {
         var secret: String?
     }
 
+    struct PushKeyDocument: ResponseEncodable {
+        var publicKey: String
+    }
+
     struct TestDocument: ResponseEncodable {
         var delivered: Bool
         var error: String?
@@ -91,6 +95,11 @@ struct ReminderRoutes: Sendable {
             let profile = try context.tokenProfile(allowing: .admin)
             try await store.cancelReminder(ReminderID(rawValue: try ReminderActions.id(context)), of: profile.id, at: actions.site.settings.now())
             return Response(status: .noContent)
+        }
+        // The server's VAPID public key, for a browser's pushManager.subscribe (applicationServerKey).
+        api.get("push-key") { _, _ -> PushKeyDocument in
+            guard let push = actions.dispatcher.senders.push else { throw HTTPError(.notFound, message: "this server sends no push messages") }
+            return PushKeyDocument(publicKey: try await push.publicKey())
         }
         api.get("delivery-channels") { _, context in
             let profile = try reader(context)

@@ -106,7 +106,8 @@ struct RemindersPage: Sendable {
                 ChannelLine(id: channel.id.rawValue, name: channel.what.name, kind: channel.what.kind.rawValue, target: channel.what.target,
                             lastSent: channel.lastSent.map { clock.date($0) + " " + clock.time($0) }, lastError: channel.lastError)
             },
-            kinds: dispatcher.senders.kinds.map { Choice(value: $0.rawValue, label: Self.label($0), isSelected: false) },
+            // A browser subscribes to push through its own script, not this form.
+            kinds: dispatcher.senders.kinds.filter { $0 != .webPush }.map { Choice(value: $0.rawValue, label: Self.label($0), isSelected: false) },
             log: try await store.deliveryLog(of: profile.id, limit: 30).map { entry in
                 LogLine(when: clock.date(entry.at) + " " + clock.time(entry.at), channel: names[entry.channel] ?? "(removed)",
                         title: entry.title, error: entry.error)
