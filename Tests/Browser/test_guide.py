@@ -364,13 +364,26 @@ class AccountTests(Forms, unittest.TestCase):
         self.assertIn("Sign in", driver.find_element(By.CSS_SELECTOR, ".account").text)
 
 
-class DrippingFeed:
+class LoopbackServer:
+    """A real HTTP server on loopback, answering with `handler` (a BaseHTTPRequestHandler) on a thread of its own."""
+
+    def __init__(self, handler, path):
+        import http.server
+        import threading
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.url = "http://127.0.0.1:%d%s" % (self.server.server_address[1], path)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+
+
+class DrippingFeed(LoopbackServer):
     """A real HTTP server on loopback serving the sample listings (gzip XMLTV, with Content-Length) slowly: 16 KB
     every 0.1 s, about 3 s in all, so a refresh's progress can be watched."""
 
     def __init__(self):
         import http.server
-        import threading
         with open(os.path.join(ROOT, "Sources", "GuideServer", "Resources", "sample-listings.xml.gz"), "rb") as file:
             body = file.read()
 
@@ -388,12 +401,7 @@ class DrippingFeed:
             def log_message(self, *arguments):
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = "http://127.0.0.1:%d/guide.xml.gz" % self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def stop(self):
-        self.server.shutdown()
+        super().__init__(Handler, "/guide.xml.gz")
 
 
 class SourceTests(Forms, unittest.TestCase):
@@ -453,13 +461,12 @@ class SourceTests(Forms, unittest.TestCase):
         self.assertRegex(driver.find_element(By.CSS_SELECTOR, "#source-health tr[data-source=drip]").text, r"\d+ programmes")
 
 
-class WebhookReceiver:
+class WebhookReceiver(LoopbackServer):
     """A real HTTP server on loopback standing in for a webhook: it records every POST's headers and JSON body."""
 
     def __init__(self):
         import http.server
         import json
-        import threading
         received = self.received = []
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -473,12 +480,7 @@ class WebhookReceiver:
             def log_message(self, *arguments):
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = "http://127.0.0.1:%d/hook" % self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def stop(self):
-        self.server.shutdown()
+        super().__init__(Handler, "/hook")
 
 
 class ReminderTests(Forms, unittest.TestCase):

@@ -20,13 +20,11 @@ import Testing
         #expect(senders.problem(kind: .email, target: "sam@example.org", secret: nil) == nil)
         #expect(senders.problem(kind: .email, target: "sam@example.org>\r\nRCPT TO:<x@y.z", secret: nil) != nil)
         #expect(ReminderSenders(transport: TestHTTP.transport).problem(kind: .email, target: "sam@example.org", secret: nil) != nil)
-        for channel in try await rig.store.deliveryChannels(of: rig.profile.id) { try await rig.store.removeDeliveryChannel(channel.id, of: rig.profile.id) }
-        let mailbox = try await rig.store.addDeliveryChannel(NewDeliveryChannel(profile: rig.profile.id, kind: .email, name: "Mail",
-                                                                                target: "sam@example.org", secret: nil), at: ReminderDeliveryTests.t0)
+        let mailbox = try await rig.onlyChannel(.email, name: "Mail", target: "sam@example.org", secret: nil)
         let start = ReminderDeliveryTests.t0.addingTimeInterval(3600)
         let reminder = try await rig.remind("Café Society", at: start)
         rig.set(start.addingTimeInterval(-15 * 60))
-        let dispatcher = ReminderDispatcher(store: rig.store, senders: senders, clock: ContinuousClock(), now: rig.now, site: "http://guide.example")
+        let dispatcher = rig.dispatcher(senders: senders)
         #expect(try await dispatcher.sendDue() == ReminderDispatcher.Round(claimed: 1, sent: 1))
         #expect(try await dispatcher.sendDue().claimed == 0)
         let messages = receiver.messages
@@ -40,8 +38,7 @@ import Testing
 
         // A wrong password is the server's 535: given up, not retried.
         settings.password = "wrong"
-        let refused = ReminderDispatcher(store: rig.store, senders: ReminderSenders(transport: TestHTTP.transport, mail: SMTPClient(settings: settings)),
-                                         clock: ContinuousClock(), now: rig.now)
+        let refused = rig.dispatcher(senders: ReminderSenders(transport: TestHTTP.transport, mail: SMTPClient(settings: settings)))
         _ = try await rig.remind("Later", at: start)
         #expect(try await refused.sendDue() == ReminderDispatcher.Round(claimed: 1, failed: 1))
         #expect(try await rig.store.reminders(of: rig.profile.id, in: [.failed], limit: 1).first?.note?.contains("535") == true)

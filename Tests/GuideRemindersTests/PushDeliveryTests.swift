@@ -17,17 +17,14 @@ import Testing
         let rig = try await ReminderDeliveryTests.Rig()
         let vapid = VAPIDKey(store: rig.store, subject: "mailto:admin@guide.example", now: rig.now)
         let senders = ReminderSenders(transport: TestHTTP.transport, push: vapid)
-        for channel in try await rig.store.deliveryChannels(of: rig.profile.id) { try await rig.store.removeDeliveryChannel(channel.id, of: rig.profile.id) }
         let keys = WebPush.Subscription(endpoint: receiver.url("/push/abc"), p256dh: receiver.p256dh, auth: receiver.auth).keysJSON
         #expect(senders.problem(kind: .webPush, target: receiver.url("/push/abc"), secret: keys) == nil)
         #expect(senders.problem(kind: .webPush, target: receiver.url("/push/abc"), secret: #"{"p256dh":"AAAA","auth":"x"}"#) != nil)
-        let browser = try await rig.store.addDeliveryChannel(NewDeliveryChannel(profile: rig.profile.id, kind: .webPush, name: "Laptop",
-                                                                                target: receiver.url("/push/abc"), secret: keys),
-                                                             at: ReminderDeliveryTests.t0)
+        let browser = try await rig.onlyChannel(.webPush, name: "Laptop", target: receiver.url("/push/abc"), secret: keys)
         let start = ReminderDeliveryTests.t0.addingTimeInterval(3600)
         let reminder = try await rig.remind("Film", at: start)
         rig.set(start.addingTimeInterval(-15 * 60))
-        let dispatcher = ReminderDispatcher(store: rig.store, senders: senders, clock: ContinuousClock(), now: rig.now, site: "http://guide.example")
+        let dispatcher = rig.dispatcher(senders: senders)
         #expect(try await dispatcher.sendDue() == ReminderDispatcher.Round(claimed: 1, sent: 1))
         #expect(try await dispatcher.sendDue().claimed == 0)
 

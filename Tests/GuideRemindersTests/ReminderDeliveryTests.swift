@@ -41,9 +41,16 @@ import Testing
 
         static var t0: Date { ReminderDeliveryTests.t0 }
 
-        func dispatcher(_ store: (any GuideDatabase)? = nil, owner: String = "a") -> ReminderDispatcher {
-            ReminderDispatcher(store: store ?? self.store, senders: ReminderSenders(transport: TestHTTP.transport), clock: ContinuousClock(),
-                               now: now, owner: owner, site: "http://guide.example")
+        func dispatcher(_ store: (any GuideDatabase)? = nil, owner: String = "a", senders: ReminderSenders? = nil) -> ReminderDispatcher {
+            ReminderDispatcher(store: store ?? self.store, senders: senders ?? ReminderSenders(transport: TestHTTP.transport),
+                               clock: ContinuousClock(), now: now, owner: owner, site: "http://guide.example")
+        }
+
+        /// The profile's one channel from now on: the rig's ntfy and webhook removed.
+        func onlyChannel(_ kind: NewDeliveryChannel.Kind, name: String, target: String, secret: String?) async throws -> DeliveryChannel {
+            for channel in try await store.deliveryChannels(of: profile.id) { try await store.removeDeliveryChannel(channel.id, of: profile.id) }
+            return try await store.addDeliveryChannel(NewDeliveryChannel(profile: profile.id, kind: kind, name: name, target: target,
+                                                                         secret: secret), at: Self.t0)
         }
 
         func set(_ date: Date) { instant.withLock { $0 = date } }
