@@ -50,7 +50,7 @@ public final class PushReceiver: Sendable {
         let process = Process(), input = Pipe(), output = Pipe()
         let line = try await BlockingWork.run("tvguide.test-push") { () throws -> String in
             process.executableURL = URL(fileURLWithPath: Self.python)
-            process.arguments = ["-c", Self.script, folder.path]
+            process.arguments = [Self.peers.appendingPathComponent("push_receiver.py").path, folder.path]
             process.standardInput = input
             process.standardOutput = output
             try process.run()
@@ -84,50 +84,7 @@ public final class PushReceiver: Sendable {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    static let script = """
-        import base64, http.server, json, os, sys, threading
-        import http_ece
-        from cryptography.hazmat.primitives import hashes, serialization
-        from cryptography.hazmat.primitives.asymmetric import ec, utils
-        folder = sys.argv[1]
-        def b64(data): return base64.urlsafe_b64encode(data).rstrip(b'=').decode()
-        def unb64(text): return base64.urlsafe_b64decode(text + '=' * (-len(text) % 4))
-        key = ec.generate_private_key(ec.SECP256R1())
-        auth = os.urandom(16)
-        public = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get('Content-Length', '0')))
-                record = {'path': self.path, 'headers': {k.lower(): v for k, v in self.headers.items()}}
-                try:
-                    record['payload'] = http_ece.decrypt(body, private_key=key, auth_secret=auth, version='aes128gcm').decode()
-                except Exception as error:
-                    record['payload'] = 'UNREADABLE: %s' % error
-                try:
-                    scheme, rest = self.headers['Authorization'].split(' ', 1)
-                    parts = dict(part.strip().split('=', 1) for part in rest.split(','))
-                    token, vapid = parts['t'], parts['k']
-                    header, claims, signature = token.split('.')
-                    raw = unb64(signature)
-                    der = utils.encode_dss_signature(int.from_bytes(raw[:32], 'big'), int.from_bytes(raw[32:], 'big'))
-                    signer = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), unb64(vapid))
-                    signer.verify(der, (header + '.' + claims).encode(), ec.ECDSA(hashes.SHA256()))
-                    payload = json.loads(unb64(claims))
-                    record.update({'vapidValid': scheme == 'vapid', 'aud': payload['aud'], 'sub': payload['sub'], 'k': vapid})
-                except Exception as error:
-                    record['vapidValid'] = False
-                name = os.path.join(folder, '%04d.json' % len([f for f in os.listdir(folder) if f.endswith('.json')]))
-                with open(name + '.tmp', 'w') as f: json.dump(record, f)
-                os.rename(name + '.tmp', name)
-                status = 410 if self.path == '/gone' else 201
-                self.send_response(status)
-                self.send_header('Content-Length', '0')
-                self.end_headers()
-            def log_message(self, *arguments): pass
-        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        print(json.dumps({'port': server.server_address[1], 'p256dh': b64(public), 'auth': b64(auth)}), flush=True)
-        sys.stdin.read()
-        server.shutdown()
-        """
+    /// Tests/Peers, where the Python side lives.
+    static let peers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Tests/Peers")
 }
