@@ -4,13 +4,22 @@ import GuideCore
 /// The ``ReminderStore`` both stores implement, written once over ``SQLStatements``.
 extension ReminderStore where Self: SQLBackend {
     public func addReminder(_ new: NewReminder, at instant: Date) async throws -> Reminder {
+        try await add(new, at: instant).reminder
+    }
+
+    public func addReminderIfNew(_ new: NewReminder, at instant: Date) async throws -> Reminder? {
+        let added = try await add(new, at: instant)
+        return added.isNew ? added.reminder : nil
+    }
+
+    private func add(_ new: NewReminder, at instant: Date) async throws -> (reminder: Reminder, isNew: Bool) {
         try await transaction { db in
             if let existing = try await db.rows("""
                 SELECT \(raw: reminderColumns) FROM reminder
                 WHERE profile_id = \(new.profile.rawValue) AND channel_id = \(new.channel.rawValue) AND start = \(new.start.unixSeconds)
                   AND title = \(new.title)
                 """).first {
-                return try reminder(existing)
+                return (try reminder(existing), false)
             }
             let pending = try await db.value("""
                 SELECT count(*) FROM reminder WHERE profile_id = \(new.profile.rawValue) AND state = \(Reminder.State.pending.rawValue)
@@ -26,7 +35,7 @@ extension ReminderStore where Self: SQLBackend {
                         \(Reminder.State.pending.rawValue), 0, 0, \(instant.unixSeconds))
                 RETURNING \(raw: reminderColumns)
                 """).first else { throw StoreError(.failed, "the reminder was not stored") }
-            return try reminder(row)
+            return (try reminder(row), true)
         }
     }
 
@@ -147,6 +156,50 @@ extension ReminderStore where Self: SQLBackend {
                 DELETE FROM delivery_log WHERE profile_id = \(delivery.profile.rawValue) AND id <= (
                     SELECT id FROM delivery_log WHERE profile_id = \(delivery.profile.rawValue) ORDER BY id DESC LIMIT 1 OFFSET \(Delivery.kept))
                 """)
+        }
+    }
+
+    public func addSavedSearch(_ new: NewSavedSearch, at instant: Date) async throws -> SavedSearch {
+        try await transaction { db in
+            let count = try await db.value("SELECT count(*) FROM saved_search WHERE profile_id = \(new.profile.rawValue)", as: Int64.self) ?? 0
+            guard count < SavedSearch.mostPerProfile else {
+                throw StoreError(.invalid, "a profile may have \(SavedSearch.mostPerProfile) saved searches; remove one first")
+            }
+            guard let id = try await db.value("""
+                INSERT INTO saved_search (profile_id, words, channels, lead_minutes, created_at)
+                VALUES (\(new.profile.rawValue), \(new.words), \(new.channels.map(\.rawValue).joined(separator: "\n")), \(new.leadMinutes),
+                        \(instant.unixSeconds))
+                RETURNING id
+                """, as: Int64.self) else { throw StoreError(.failed, "the saved search was not stored") }
+            return SavedSearch(id: id, what: new, created: Date(unixSeconds: instant.unixSeconds))
+        }
+    }
+
+    public func savedSearches(of profile: ProfileID?) async throws -> [SavedSearch] {
+        try await reading { db in
+            let rows = if let profile {
+                try await db.rows("""
+                    SELECT id, profile_id, words, channels, lead_minutes, created_at FROM saved_search WHERE profile_id = \(profile.rawValue) ORDER BY id
+                    """)
+            } else {
+                try await db.rows("SELECT id, profile_id, words, channels, lead_minutes, created_at FROM saved_search ORDER BY id")
+            }
+            return try rows.map { row in
+                let channels: String = try row.value(3)
+                return SavedSearch(id: try row.value(0),
+                                   what: NewSavedSearch(profile: ProfileID(rawValue: try row.value(1)), words: try row.value(2),
+                                                        channels: channels.split(separator: "\n").map { ChannelID(String($0)) },
+                                                        leadMinutes: try row.value(4)),
+                                   created: Date(unixSeconds: try row.value(5)))
+            }
+        }
+    }
+
+    public func removeSavedSearch(_ id: Int64, of profile: ProfileID) async throws {
+        try await transaction { db in
+            guard try await db.execute("DELETE FROM saved_search WHERE id = \(id) AND profile_id = \(profile.rawValue)") == 1 else {
+                throw StoreError(.notFound, "no saved search \(id)")
+            }
         }
     }
 

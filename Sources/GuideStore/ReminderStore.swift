@@ -8,6 +8,9 @@ public protocol ReminderStore: Sendable {
     /// Adds a reminder, or returns the one the profile already has for the same channel, start and title (pressing
     /// "Remind me" twice reminds once). `StoreError(.invalid)` when the profile has ``Reminder/mostPending`` pending.
     func addReminder(_ reminder: NewReminder, at instant: Date) async throws -> Reminder
+    /// Adds a reminder unless the profile has one for the same channel, start and title (in any state); nil then.
+    /// For reminders made for the profile (saved searches, episodes): one it cancelled stays cancelled.
+    func addReminderIfNew(_ reminder: NewReminder, at instant: Date) async throws -> Reminder?
     /// A profile's reminders in `states`, due soonest first for pending ones, most recent first for the rest.
     func reminders(of profile: ProfileID, in states: Set<Reminder.State>, limit: Int) async throws -> [Reminder]
     /// Cancels a pending reminder of the profile; `.notFound` when it has none pending by that id.
@@ -29,6 +32,12 @@ public protocol ReminderStore: Sendable {
     /// Records one send (a reminder's, or a test's when `reminder` is nil) in the channel's state and the log; with
     /// `givingUp`, a failed one is not to be tried again for this reminder.
     func recordDelivery(_ delivery: Delivery, givingUp: Bool) async throws
+
+    /// Saves a search whose matches are reminded; `StoreError(.invalid)` past ``SavedSearch/mostPerProfile``.
+    func addSavedSearch(_ search: NewSavedSearch, at instant: Date) async throws -> SavedSearch
+    /// A profile's saved searches, oldest first; every profile's when `profile` is nil.
+    func savedSearches(of profile: ProfileID?) async throws -> [SavedSearch]
+    func removeSavedSearch(_ id: Int64, of profile: ProfileID) async throws
 
     /// The server's secret called `name` (its VAPID key), made by `make` and kept the first time it is asked for; of
     /// instances asking at once, all get the one that was kept.
@@ -174,4 +183,35 @@ public struct Delivery: Hashable, Sendable {
 
     /// Log entries kept per profile; older ones are dropped as new ones come.
     public static let kept = 200
+}
+
+/// "Tell me when a programme matching these words appears": its title holds every word, on any channel or on the
+/// ones chosen.
+public struct NewSavedSearch: Hashable, Sendable {
+    public var profile: ProfileID
+    /// As typed; folded and split when it runs (``SearchQuery``).
+    public var words: String
+    /// Empty for every channel.
+    public var channels: [ChannelID]
+    public var leadMinutes: Int
+
+    public init(profile: ProfileID, words: String, channels: [ChannelID], leadMinutes: Int) {
+        (self.profile, self.words, self.channels) = (profile, words, channels)
+        self.leadMinutes = Bounded.clamped(leadMinutes, to: Reminder.leadRange)
+    }
+}
+
+public struct SavedSearch: Hashable, Sendable, Identifiable {
+    public var id: Int64
+    public var what: NewSavedSearch
+    public var created: Date
+
+    public init(id: Int64, what: NewSavedSearch, created: Date) {
+        (self.id, self.what, self.created) = (id, what, created)
+    }
+
+    /// Saved searches a profile may have: each is a search after every import.
+    public static let mostPerProfile = 20
+    /// The most channels one may be limited to.
+    public static let mostChannels = 50
 }

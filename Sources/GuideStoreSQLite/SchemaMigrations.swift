@@ -298,7 +298,7 @@ enum SchemaMigrations {
         migrator.registerMigration("v9: a followed show's channel may be a web channel") { db in
             try db.execute(sql: "ALTER TABLE series_show ADD COLUMN web_channel INTEGER NOT NULL DEFAULT 0")
         }
-        migrator.registerMigration("v10: reminders, delivery channels, what was sent, the server's push key") { db in
+        migrator.registerMigration("v10: reminders, delivery channels, what was sent, saved searches, the server's push key") { db in
             try db.execute(sql: """
                 CREATE TABLE reminder (
                     id INTEGER PRIMARY KEY,
@@ -354,6 +354,14 @@ enum SchemaMigrations {
                 CREATE TABLE server_secret (
                     name TEXT PRIMARY KEY,
                     value TEXT NOT NULL,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE TABLE saved_search (
+                    id INTEGER PRIMARY KEY,
+                    profile_id INTEGER NOT NULL REFERENCES profile(id) ON DELETE CASCADE,
+                    words TEXT NOT NULL,
+                    channels TEXT NOT NULL,
+                    lead_minutes INTEGER NOT NULL,
                     created_at INTEGER NOT NULL
                 );
                 """)

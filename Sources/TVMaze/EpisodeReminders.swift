@@ -65,8 +65,8 @@ public struct EpisodeReminders: Sendable {
             }
         }
         for (key, reminder) in wanted where !kept.contains(key) {
-            // One the profile cancelled comes back as it is (cancelled): adding is by channel, start and title.
-            if try await store.addReminder(reminder, at: instant).state == .pending { changes.added += 1 }
+            // One the profile cancelled stays cancelled: adding is by channel, start and title.
+            if try await store.addReminderIfNew(reminder, at: instant) != nil { changes.added += 1 }
         }
         return changes
     }

@@ -153,8 +153,11 @@ struct ServeCommand: AsyncParsableCommand {
                                    for await _ in prepared {}
                                    async let episodes: Void = Self.keepEpisodeRemindersCurrent(
                                        EpisodeReminders(store: database, defaultZone: settings.timeZone), now: now, clock: clock)
+                                   async let searches: Void = Self.keepSavedSearchesCurrent(SavedSearchReminders(store: database),
+                                                                                            database: database, now: now, clock: clock)
                                    await reminders.run()
                                    await episodes
+                                   await searches
                                }],
                     startup: {
                         try await firstRun(database: database, scheduler: scheduler, settings: settings)
@@ -216,6 +219,27 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 extension ServeCommand {
+    /// After every import (a new generation of the listings, looked for each minute) and every hour, every saved
+    /// search's matches reminded.
+    static func keepSavedSearchesCurrent(_ searches: SavedSearchReminders, database: any GuideDatabase,
+                                         now: @escaping @Sendable () -> Date, clock: any Clock<Duration>) async {
+        var seen: Int64?
+        var last = Date.distantPast
+        while !Task.isCancelled {
+            do {
+                let generation = try await database.version().generation
+                // Hourly too: programmes come within the two weeks' reach as time passes.
+                if generation != seen || now().timeIntervalSince(last) >= 3600 {
+                    try await searches.run(at: now())
+                    (seen, last) = (generation, now())
+                }
+            } catch {
+                Output.error("Saved searches could not be checked: \(error)")
+            }
+            try? await clock.sleep(for: .seconds(60))
+        }
+    }
+
     /// Every 5 minutes, every profile's episode reminders made to match its followed shows (TVmaze's times change,
     /// episodes get dated, the followed-shows loop brings new copies).
     static func keepEpisodeRemindersCurrent(_ episodes: EpisodeReminders, now: @escaping @Sendable () -> Date,

@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideReminders
 import GuideStore
 import Hummingbird
 import HummingbirdTesting
@@ -149,6 +150,35 @@ import Testing
             #expect(events.first?.summary == "The Film" && events.first?.location == "BBC One")
             #expect(events.first?.alarms == ["2026-02-15T20:45:00+00:00"])
             #expect(try await CookieJar().send(client, "/programmes/999999/calendar.ics").status == .notFound)
+        }
+    }
+
+    /// "Tell me when a programme appears": what matches now is reminded at once, what a later import brings when
+    /// it is checked, each once; channels are named by name or id; the words and channels are checked.
+    @Test func savedSearchesRemindOfWhatMatches() async throws {
+        let server = try await TestServer(listings: Self.listings, now: Self.now)
+        try await server.run { client in
+            let jar = try await AccountTests.admin(client)
+            let profile = try #require(try await server.store.profiles().first)
+            #expect(try await jar.send(client, "/reminders/searches", method: .post, form: ["words": "film", "channels": "ITV"]).status == .badRequest)
+            #expect(try await jar.send(client, "/reminders/searches", method: .post, form: ["words": "  "]).status == .badRequest)
+            let saved = try await jar.send(client, "/reminders/searches", method: .post, form: ["words": "Film", "channels": "BBC One", "lead": "5"])
+            #expect(saved.headers[.location] == "/reminders?done=Saved.%202%20programmes%20in%20the%20listings%20match%20it%20now.")
+            let titles = { try await server.store.reminders(of: profile.id, in: [.pending], limit: 10).map(\.what.title) }
+            #expect(try await titles() == ["The Film", "Téléfilm 电影"])
+            #expect(try await server.store.reminders(of: profile.id, in: [.pending], limit: 1).first?.what.kind == .search)
+            #expect(String(buffer: try await jar.send(client, "/reminders").body).contains("<strong>Film</strong> on bbc1.uk, 5 min before"))
+
+            // A later import brings another; checking again reminds of it alone.
+            try await server.importListings("""
+                <tv><programme start="20260216210000 +0000" stop="20260216220000 +0000" channel="bbc1.uk"><title>Film Night</title></programme></tv>
+                """, as: "more")
+            #expect(try await SavedSearchReminders(store: server.store).run(at: Self.now) == 1)
+            #expect(try await SavedSearchReminders(store: server.store).run(at: Self.now) == 0)
+            #expect(try await titles() == ["The Film", "Téléfilm 电影", "Film Night"])
+            let id = try #require(try await server.store.savedSearches(of: profile.id).first?.id)
+            #expect(try await jar.send(client, "/reminders/searches/\(id)/remove", method: .post, form: [:]).status == .seeOther)
+            #expect(try await server.store.savedSearches(of: profile.id).isEmpty)
         }
     }
 }

@@ -21,6 +21,14 @@ struct RemindersPage: Sendable {
         var kinds: [Choice]
         var log: [LogLine]
         var leadChoices: [Choice]
+        var searches: [SearchLine]
+    }
+
+    struct SearchLine {
+        var id: Int64
+        var words: String
+        var channels: String?
+        var lead: String
     }
 
     struct ReminderLine {
@@ -73,6 +81,19 @@ struct RemindersPage: Sendable {
             return Response.redirect(to: "/reminders?done=Cancelled.")
         }
         router.post("reminders/channels") { request, context in try await addChannel(request, context) }
+        router.post("reminders/searches") { request, context in
+            let profile = try site.requireProfile(request, context)
+            let form = try await site.form(request, context)
+            let added = try await actions.saveSearch(profile, words: form["words"] ?? "", channels: form["channels"] ?? "",
+                                                     lead: form["lead"].flatMap { Bounded.integer($0, in: Reminder.leadRange) })
+            return Response.redirect(to: "/reminders?done=" + Self.query("Saved. \(added) programme\(added == 1 ? "" : "s") in the listings match it now."))
+        }
+        router.post("reminders/searches/:id/remove") { request, context in
+            let profile = try site.requireProfile(request, context)
+            _ = try await site.form(request, context)
+            try await site.store.removeSavedSearch(try ReminderActions.id(context), of: profile.id)
+            return Response.redirect(to: "/reminders?done=Removed.")
+        }
         router.post("reminders/channels/:id/test") { request, context in
             let channel = try await ownChannel(request, context)
             let error = try await dispatcher.test(channel)
@@ -112,7 +133,12 @@ struct RemindersPage: Sendable {
                 LogLine(when: clock.date(entry.at) + " " + clock.time(entry.at), channel: names[entry.channel] ?? "(removed)",
                         title: entry.title, error: entry.error)
             },
-            leadChoices: Self.leadChoices)
+            leadChoices: Self.leadChoices,
+            searches: try await store.savedSearches(of: profile.id).map { search in
+                SearchLine(id: search.id, words: search.what.words,
+                           channels: search.what.channels.isEmpty ? nil : search.what.channels.map(\.rawValue).joined(separator: ", "),
+                           lead: search.what.leadMinutes == 0 ? "at the start" : "\(search.what.leadMinutes) min before")
+            })
         return try site.page("reminders", model)
     }
 
