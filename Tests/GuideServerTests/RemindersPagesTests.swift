@@ -51,6 +51,9 @@ import Testing
             #expect(String(buffer: try await jar.send(client, "/search?q=film").body).contains(#"aria-label="Remind me of The Film""#))
             #expect(!String(buffer: try await CookieJar().send(client, "/search?q=film").body).contains("Remind me"))
 
+            for hostile in ["9223372036854775807", "-1", "nan"] {
+                #expect(try await jar.send(client, "/reminders", method: .post, form: ["programme": hostile]).status == .notFound)
+            }
             let added = try await jar.send(client, "/reminders", method: .post, form: ["programme": String(film.id.rawValue), "lead": "30"])
             #expect(added.status == .seeOther && added.headers[.location]?.hasPrefix("/reminders?done=You%20will%20be%20reminded%20of%20The%20Film") == true)
             let page = String(buffer: try await jar.send(client, try #require(added.headers[.location])).body)
@@ -112,6 +115,20 @@ import Testing
             #expect(try await call("read", .post, "/api/reminders", #"{"programme": \#(film)}"#).0 == .forbidden)
             #expect(try await call("admin", .post, "/api/reminders", #"{"programme": \#(film), "leadMinutes": 1441}"#).0 == .badRequest)
             #expect(try await call("admin", .post, "/api/reminders", #"{"programme": 999999}"#).0 == .notFound)
+            // Hostile numbers: answered 4xx, nothing stored.
+            for body in [#"{"programme": 9223372036854775807}"#, #"{"programme": -1}"#, #"{"programme": 1e308}"#,
+                         #"{"programme": 9223372036854775808}"#, #"{"programme": \#(film), "leadMinutes": -1}"#,
+                         #"{"programme": \#(film), "leadMinutes": 9223372036854775807}"#, #"{"programme": \#(film), "leadMinutes": 1e308}"#,
+                         #"{"programme": \#(film), "leadMinutes": NaN}"#] {
+                let status = try await call("admin", .post, "/api/reminders", body).0
+                #expect((400..<500).contains(Int(status.code)), "\(body): \(status)")
+            }
+            for path in ["/api/reminders/9223372036854775807", "/api/reminders/-1", "/api/reminders/1e308", "/api/delivery-channels/nan/test"] {
+                let method: HTTPRequest.Method = path.hasSuffix("/test") ? .post : .delete
+                #expect(try await call("admin", method, path).0 == .notFound, "\(path)")
+            }
+            #expect(try await call("read", .get, "/api/reminders").1["reminders"] as? [Any] != nil)
+            #expect((try await call("read", .get, "/api/reminders").1["reminders"] as? [Any])?.isEmpty == true)
             let (status, reminder) = try await call("admin", .post, "/api/reminders", #"{"programme": \#(film), "leadMinutes": 5}"#)
             #expect(status == .created && reminder["title"] as? String == "The Film" && reminder["due"] as? String == "2026-02-15T20:55:00Z")
             #expect(try await call("admin", .post, "/api/reminders", #"{"programme": \#(film)}"#).1["id"] as? Int == reminder["id"] as? Int)

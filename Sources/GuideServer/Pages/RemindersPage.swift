@@ -86,7 +86,7 @@ struct RemindersPage: Sendable {
             let form = try await site.form(request, context)
             let added = try await actions.saveSearch(profile, words: form["words"] ?? "", channels: form["channels"] ?? "",
                                                      lead: form["lead"].flatMap { Bounded.integer($0, in: Reminder.leadRange) })
-            return Response.redirect(to: "/reminders?done=" + Self.query("Saved. \(added) programme\(added == 1 ? "" : "s") in the listings match it now."))
+            return Response.redirect(to: "/reminders?done=" + ProgrammeDetails.query("Saved. \(added) programme\(added == 1 ? "" : "s") in the listings match it now."))
         }
         router.post("reminders/searches/:id/remove") { request, context in
             let profile = try site.requireProfile(request, context)
@@ -97,12 +97,12 @@ struct RemindersPage: Sendable {
         router.post("reminders/channels/:id/test") { request, context in
             let channel = try await ownChannel(request, context)
             let error = try await dispatcher.test(channel)
-            return Response.redirect(to: "/reminders?done=" + Self.query(error.map { "The test did not arrive: \($0)" } ?? "Test sent to \(channel.what.name)."))
+            return Response.redirect(to: "/reminders?done=" + ProgrammeDetails.query(error.map { "The test did not arrive: \($0)" } ?? "Test sent to \(channel.what.name)."))
         }
         router.post("reminders/channels/:id/remove") { request, context in
             let channel = try await ownChannel(request, context)
             try await site.store.removeDeliveryChannel(channel.id, of: channel.what.profile)
-            return Response.redirect(to: "/reminders?done=" + Self.query("Removed \(channel.what.name)."))
+            return Response.redirect(to: "/reminders?done=" + ProgrammeDetails.query("Removed \(channel.what.name)."))
         }
     }
 
@@ -150,7 +150,7 @@ struct RemindersPage: Sendable {
         let clock = site.clock(context)
         let done = "You will be reminded of \(reminder.what.title) (\(clock.date(reminder.what.start)) \(clock.time(reminder.what.start)))."
         let next = form["next"] == nil ? "/reminders" : SignInPages.safeReturn(form["next"])
-        return Response.redirect(to: next + (next.contains("?") ? "&" : "?") + "done=" + Self.query(done))
+        return Response.redirect(to: next + (next.contains("?") ? "&" : "?") + "done=" + ProgrammeDetails.query(done))
     }
 
     func addChannel(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
@@ -158,7 +158,7 @@ struct RemindersPage: Sendable {
         let form = try await site.form(request, context)
         let channel = try await actions.addChannel(profile, kind: form["kind"] ?? "", name: form["name"] ?? "", target: form["target"] ?? "",
                                                    secret: form["secret"])
-        return Response.redirect(to: "/reminders?done=" + Self.query("Added \(channel.what.name). Send it a test to see that it works."))
+        return Response.redirect(to: "/reminders?done=" + ProgrammeDetails.query("Added \(channel.what.name). Send it a test to see that it works."))
     }
 
     /// The channel in the path, if it is the signed-in profile's; the form read (and its token checked).
@@ -176,12 +176,4 @@ struct RemindersPage: Sendable {
         case .webPush: "This browser (push)"
         }
     }
-
-    /// `text` as a query value: everything but ASCII letters, digits and `-._~` percent-encoded (a Location header
-    /// is ASCII; spaces as %20, since Hummingbird's query reader does not turn `+` back into a space).
-    static func query(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
-    }
-
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }
