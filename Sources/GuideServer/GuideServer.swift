@@ -62,6 +62,7 @@ public enum GuideServer {
         GridPage(site: site).register(on: router)
         ProgrammePage(site: site).register(on: router)
         NowPage(site: site).register(on: router)
+        OfflineGuide(site: site).register(on: router)
         SearchPage(site: site).register(on: router)
         LineupPage(site: site).register(on: router)
         SignInPages(site: site, sessions: sessions).register(on: router)

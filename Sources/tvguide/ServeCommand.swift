@@ -56,12 +56,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("smtp-ca"), help: ArgumentHelp("PEM certificates to trust for the SMTP server instead of the system's.", valueName: "file"))
     var smtpCA: String?
 
+    @Option(name: .customLong("offline-days"),
+            help: ArgumentHelp("How many days of listings, from today, an installed guide keeps for use offline (1-7).", valueName: "days"))
+    var offlineDays = 3
+
     @Flag(help: "Send cookies without Secure, for plain http beyond this machine (a home network without TLS). Browsers keep Secure cookies on https and on 127.0.0.1/localhost.")
     var insecureCookies = false
 
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be from 1 to 65535") }
         guard (0...23).contains(dayStart) else { throw ValidationError("--day-start must be an hour from 0 to 23") }
+        guard (1...7).contains(offlineDays) else { throw ValidationError("--offline-days must be from 1 to 7") }
         for proxy in trustedProxies where !GuideServer.isIPAddress(proxy) {
             throw ValidationError("--trusted-proxy \(proxy) is not an IP address (like 127.0.0.1 or ::1)")
         }
@@ -117,6 +122,7 @@ struct ServeCommand: AsyncParsableCommand {
         var configured = ServerSettings(now: now, dayStartHour: dayStart, secureCookies: !insecureCookies,
                                         setupCode: GuideServer.newSetupCode(), exportDirectory: store.localFiles + ".export")
         configured.trustedProxies = trustedProxies
+        configured.offlineDays = offlineDays
         let settings = configured
         try await withHTTPTransport { feeds in
             // Images get their own client with short timeouts: a poster that cannot be fetched must not hold a page up.

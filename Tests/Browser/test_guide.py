@@ -279,6 +279,11 @@ class NoScriptTests(unittest.TestCase):
 class Forms:
     """Filling and submitting forms the way a person does, waiting for the page each leads to."""
 
+    @property
+    def server(self):
+        """The server the forms are on: this module's, unless a test class names its own."""
+        return SERVER
+
     def submit(self, button):
         """Clicks a form's button and waits for the page it leads to."""
         # A mark on the old page's window; the new page has none. (Selenium's staleness_of trips over chromium's
@@ -308,11 +313,11 @@ class Forms:
     def sign_in_admin(self):
         """Signs in as the admin Ada, creating her with the setup code when no profile exists yet."""
         driver = self.driver
-        driver.get(SERVER.url("/setup"))
+        driver.get(self.server.url("/setup"))
         if driver.find_elements(By.NAME, "code"):
-            self.fill({"code": SERVER.setup_code, "name": "Ada", "kind": "password", "secret": "correct horse"})
+            self.fill({"code": self.server.setup_code, "name": "Ada", "kind": "password", "secret": "correct horse"})
         else:
-            driver.get(SERVER.url("/signin"))
+            driver.get(self.server.url("/signin"))
             self.fill({"name": "Ada", "secret": "correct horse"})
         self.submit(driver.find_element(By.CSS_SELECTOR, "form.stacked button[type=submit]"))
 

@@ -99,54 +99,43 @@ import Testing
         let server = try await TestServer(listings: Self.listings, now: Self.now)
         let receiver = try await Receiver()
         try await server.run { client in
-            let admin = try await AccountTests.admin(client)
-            var tokens: [String: String] = [:]
-            for scope in ["read", "admin"] {
-                let created = String(buffer: try await admin.send(client, "/admin/tokens", method: .post, form: ["name": scope, "scope": scope]).body)
-                tokens[scope] = try #require(created.firstMatch(of: /<code id="new-token">(tvg_[0-9a-f]{64})<\/code>/)).output.1.description
-            }
-            func call(_ scope: String, _ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil) async throws -> (HTTPResponse.Status, [String: Any]) {
-                let response = try await client.execute(uri: uri, method: method,
-                                                        headers: [.authorization: "Bearer \(tokens[scope] ?? "")", .contentType: "application/json"],
-                                                        body: body.map { ByteBuffer(string: $0) })
-                return (response.status, (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:])
-            }
+            let api = try await TokenCalls(client)
             let film = try #require(try await server.store.search(SearchQuery(["film"])).first).id.rawValue
-            #expect(try await call("read", .post, "/api/reminders", #"{"programme": \#(film)}"#).0 == .forbidden)
-            #expect(try await call("admin", .post, "/api/reminders", #"{"programme": \#(film), "leadMinutes": 1441}"#).0 == .badRequest)
-            #expect(try await call("admin", .post, "/api/reminders", #"{"programme": 999999}"#).0 == .notFound)
+            #expect(try await api.call("read", .post, "/api/reminders", #"{"programme": \#(film)}"#).0 == .forbidden)
+            #expect(try await api.call("admin", .post, "/api/reminders", #"{"programme": \#(film), "leadMinutes": 1441}"#).0 == .badRequest)
+            #expect(try await api.call("admin", .post, "/api/reminders", #"{"programme": 999999}"#).0 == .notFound)
             // Hostile numbers: answered 4xx, nothing stored.
             for body in [#"{"programme": 9223372036854775807}"#, #"{"programme": -1}"#, #"{"programme": 1e308}"#,
                          #"{"programme": 9223372036854775808}"#, #"{"programme": \#(film), "leadMinutes": -1}"#,
                          #"{"programme": \#(film), "leadMinutes": 9223372036854775807}"#, #"{"programme": \#(film), "leadMinutes": 1e308}"#,
                          #"{"programme": \#(film), "leadMinutes": NaN}"#] {
-                let status = try await call("admin", .post, "/api/reminders", body).0
+                let status = try await api.call("admin", .post, "/api/reminders", body).0
                 #expect((400..<500).contains(Int(status.code)), "\(body): \(status)")
             }
             for path in ["/api/reminders/9223372036854775807", "/api/reminders/-1", "/api/reminders/1e308", "/api/delivery-channels/nan/test"] {
                 let method: HTTPRequest.Method = path.hasSuffix("/test") ? .post : .delete
-                #expect(try await call("admin", method, path).0 == .notFound, "\(path)")
+                #expect(try await api.call("admin", method, path).0 == .notFound, "\(path)")
             }
-            #expect(try await call("read", .get, "/api/reminders").1["reminders"] as? [Any] != nil)
-            #expect((try await call("read", .get, "/api/reminders").1["reminders"] as? [Any])?.isEmpty == true)
-            let (status, reminder) = try await call("admin", .post, "/api/reminders", #"{"programme": \#(film), "leadMinutes": 5}"#)
+            #expect(try await api.call("read", .get, "/api/reminders").1["reminders"] as? [Any] != nil)
+            #expect((try await api.call("read", .get, "/api/reminders").1["reminders"] as? [Any])?.isEmpty == true)
+            let (status, reminder) = try await api.call("admin", .post, "/api/reminders", #"{"programme": \#(film), "leadMinutes": 5}"#)
             #expect(status == .created && reminder["title"] as? String == "The Film" && reminder["due"] as? String == "2026-02-15T20:55:00Z")
-            #expect(try await call("admin", .post, "/api/reminders", #"{"programme": \#(film)}"#).1["id"] as? Int == reminder["id"] as? Int)
-            let listed = try await call("read", .get, "/api/reminders").1["reminders"] as? [[String: Any]]
+            #expect(try await api.call("admin", .post, "/api/reminders", #"{"programme": \#(film)}"#).1["id"] as? Int == reminder["id"] as? Int)
+            let listed = try await api.call("read", .get, "/api/reminders").1["reminders"] as? [[String: Any]]
             #expect(listed?.count == 1 && listed?.first?["state"] as? String == "pending")
 
             let hook = #"{"kind": "webhook", "name": "Home", "target": "\#(receiver.url("/hook"))", "secret": "k"}"#
-            #expect(try await call("read", .post, "/api/delivery-channels", hook).0 == .forbidden)
-            #expect(try await call("admin", .post, "/api/delivery-channels", #"{"kind": "email", "name": "x", "target": "a@b.c"}"#).0 == .badRequest)
-            let (added, channel) = try await call("admin", .post, "/api/delivery-channels", hook)
+            #expect(try await api.call("read", .post, "/api/delivery-channels", hook).0 == .forbidden)
+            #expect(try await api.call("admin", .post, "/api/delivery-channels", #"{"kind": "email", "name": "x", "target": "a@b.c"}"#).0 == .badRequest)
+            let (added, channel) = try await api.call("admin", .post, "/api/delivery-channels", hook)
             #expect(added == .created && channel["hasSecret"] as? Bool == true && channel["secret"] == nil)
             let id = try #require(channel["id"] as? Int)
-            #expect(try await call("admin", .post, "/api/delivery-channels/\(id)/test").1["delivered"] as? Bool == true)
+            #expect(try await api.call("admin", .post, "/api/delivery-channels/\(id)/test").1["delivered"] as? Bool == true)
             #expect(receiver.requests(to: "/hook").count == 1)
-            #expect(try await call("admin", .delete, "/api/delivery-channels/\(id)").0 == .noContent)
-            #expect(try await call("admin", .delete, "/api/delivery-channels/\(id)").0 == .notFound)
-            #expect(try await call("admin", .delete, "/api/reminders/\(reminder["id"] as? Int ?? 0)").0 == .noContent)
-            #expect(try await call("admin", .delete, "/api/reminders/\(reminder["id"] as? Int ?? 0)").0 == .notFound)
+            #expect(try await api.call("admin", .delete, "/api/delivery-channels/\(id)").0 == .noContent)
+            #expect(try await api.call("admin", .delete, "/api/delivery-channels/\(id)").0 == .notFound)
+            #expect(try await api.call("admin", .delete, "/api/reminders/\(reminder["id"] as? Int ?? 0)").0 == .noContent)
+            #expect(try await api.call("admin", .delete, "/api/reminders/\(reminder["id"] as? Int ?? 0)").0 == .notFound)
         }
         try await receiver.stop()
     }
@@ -197,5 +186,56 @@ import Testing
             #expect(try await jar.send(client, "/reminders/searches/\(id)/remove", method: .post, form: [:]).status == .seeOther)
             #expect(try await server.store.savedSearches(of: profile.id).isEmpty)
         }
+    }
+
+    @Test func theAPISavesListsAndRemovesSearches() async throws {
+        let server = try await TestServer(listings: Self.listings, now: Self.now)
+        try await server.run { client in
+            let api = try await TokenCalls(client)
+            #expect(try await api.call("read", .post, "/api/saved-searches", #"{"words": "film"}"#).0 == .forbidden)
+            for bad in [#"{"words": " "}"#, #"{"words": "film", "channels": ["ITV"]}"#, #"{"words": "film", "leadMinutes": 1441}"#,
+                        #"{"words": "film", "leadMinutes": -1}"#, #"{"words": "film", "leadMinutes": 1e308}"#,
+                        #"{"words": "film", "leadMinutes": 9223372036854775808}"#, #"{"words": "\#(String(repeating: "a", count: 201))"}"#,
+                        #"{"words": "film", "channels": [\#(Array(repeating: #""bbc1.uk""#, count: 51).joined(separator: ","))]}"#] {
+                #expect(try await api.call("admin", .post, "/api/saved-searches", bad).0 == .badRequest, "\(bad.prefix(80))")
+            }
+            let (status, saved) = try await api.call("admin", .post, "/api/saved-searches", #"{"words": "Film", "channels": ["BBC One"], "leadMinutes": 5}"#)
+            #expect(status == .created && saved["matched"] as? Int == 2 && saved["channels"] as? [String] == ["bbc1.uk"])
+            let listed = try #require(try await api.call("read", .get, "/api/saved-searches").1["searches"] as? [[String: Any]])
+            #expect(listed.count == 1 && listed[0]["words"] as? String == "Film" && listed[0]["leadMinutes"] as? Int == 5 && listed[0]["matched"] == nil)
+            let reminders = try #require(try await api.call("read", .get, "/api/reminders").1["reminders"] as? [[String: Any]])
+            #expect(reminders.map { $0["kind"] as? String } == ["search", "search"])
+            let id = try #require(saved["id"] as? Int)
+            for path in ["/api/saved-searches/9223372036854775807", "/api/saved-searches/-1", "/api/saved-searches/1e308"] {
+                #expect([.badRequest, .notFound].contains(try await api.call("admin", .delete, path).0))
+            }
+            #expect(try await api.call("read", .delete, "/api/saved-searches/\(id)").0 == .forbidden)
+            #expect(try await api.call("admin", .delete, "/api/saved-searches/\(id)").0 == .noContent)
+            #expect(try await api.call("admin", .delete, "/api/saved-searches/\(id)").0 == .notFound)
+            #expect((try await api.call("read", .get, "/api/saved-searches").1["searches"] as? [Any])?.isEmpty == true)
+        }
+    }
+}
+
+/// The API as a program calls it: an admin signs in and makes a token of each scope, read and admin.
+struct TokenCalls {
+    let client: any TestClientProtocol
+    var tokens: [String: String] = [:]
+
+    init(_ client: any TestClientProtocol) async throws {
+        self.client = client
+        let admin = try await AccountTests.admin(client)
+        for scope in ["read", "admin"] {
+            let created = String(buffer: try await admin.send(client, "/admin/tokens", method: .post, form: ["name": scope, "scope": scope]).body)
+            tokens[scope] = try #require(created.firstMatch(of: /<code id="new-token">(tvg_[0-9a-f]{64})<\/code>/)).output.1.description
+        }
+    }
+
+    /// `method` on `uri` with the token of `scope` and a JSON `body`: the status and the JSON object answered.
+    func call(_ scope: String, _ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil) async throws -> (HTTPResponse.Status, [String: Any]) {
+        let response = try await client.execute(uri: uri, method: method,
+                                                headers: [.authorization: "Bearer \(tokens[scope] ?? "")", .contentType: "application/json"],
+                                                body: body.map { ByteBuffer(string: $0) })
+        return (response.status, (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:])
     }
 }

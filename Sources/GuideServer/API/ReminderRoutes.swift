@@ -3,7 +3,7 @@ import GuideCore
 import GuideStore
 import Hummingbird
 
-/// The API's reminders and delivery channels, the signed-in (or token's) profile's own. Reading needs a token of any
+/// The API's reminders, saved searches and delivery channels, the signed-in (or token's) profile's own. Reading needs a token of any
 /// scope or a session; changes need a token with scope admin, as the lineup does (a browser's cookie is not enough).
 struct ReminderRoutes: Sendable {
     let actions: ReminderActions
@@ -74,6 +74,31 @@ struct ReminderRoutes: Sendable {
         var error: String?
     }
 
+    struct SavedSearchDocument: ResponseEncodable {
+        var id: Int64
+        var words: String
+        var channels: [String]
+        var leadMinutes: Int
+        var created: String
+        /// How many reminders saving it made (programmes already in the listings); only when it was just saved.
+        var matched: Int?
+
+        init(_ search: SavedSearch, matched: Int? = nil) {
+            (id, words, channels) = (search.id, search.what.words, search.what.channels.map(\.rawValue))
+            (leadMinutes, created, self.matched) = (search.what.leadMinutes, CivilTime.iso8601(search.created), matched)
+        }
+    }
+
+    struct SavedSearchesDocument: ResponseEncodable {
+        var searches: [SavedSearchDocument]
+    }
+
+    struct SavedSearchRequest: Decodable {
+        var words: String
+        var channels: [String]?
+        var leadMinutes: Int?
+    }
+
     func register(on router: Router<GuideRequestContext>) {
         let api = router.group("api")
         let store = actions.site.store
@@ -115,6 +140,28 @@ struct ReminderRoutes: Sendable {
             let profile = try context.tokenProfile(allowing: .admin)
             let channel = try await actions.channel(try ReminderActions.id(context), of: profile)
             try await store.removeDeliveryChannel(channel.id, of: profile.id)
+            return Response(status: .noContent)
+        }
+        api.get("saved-searches") { _, context in
+            let profile = try reader(context)
+            return SavedSearchesDocument(searches: try await store.savedSearches(of: profile.id).map { SavedSearchDocument($0) })
+        }
+        api.post("saved-searches") { request, context in
+            let profile = try context.tokenProfile(allowing: .admin)
+            let body = try await context.decodeBody(SavedSearchRequest.self, of: request)
+            guard body.leadMinutes.map(Reminder.leadRange.contains) ?? true else {
+                throw HTTPError(.badRequest, message: "leadMinutes is from 0 to 1440")
+            }
+            let saved = try await actions.saveSearch(profile, words: body.words, channels: body.channels ?? [], lead: body.leadMinutes)
+            return try created(SavedSearchDocument(saved.search, matched: saved.matched), request, context)
+        }
+        api.delete("saved-searches/:id") { _, context in
+            let profile = try context.tokenProfile(allowing: .admin)
+            let id = try ReminderActions.id(context)
+            guard try await store.savedSearches(of: profile.id).contains(where: { $0.id == id }) else {
+                throw HTTPError(.notFound, message: "this profile has no saved search \(id)")
+            }
+            try await store.removeSavedSearch(id, of: profile.id)
             return Response(status: .noContent)
         }
         api.post("delivery-channels/:id/test") { _, context in

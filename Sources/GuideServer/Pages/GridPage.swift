@@ -105,7 +105,9 @@ struct GridPage: Sendable {
             day = nearest
         }
         let window = day.window
-        let lineup = try await site.lineup(context)
+        // `offline=1`: the page an installed guide keeps, with the channels it keeps.
+        var lineup = try await site.lineup(context)
+        if query.string("offline") == "1" { lineup.channels = OfflineGuide.kept(lineup) }
         var page = requestedPage
         if let focusChannel, let index = lineup.channels.firstIndex(where: { $0.id.rawValue == focusChannel }) {
             page = index / Self.rowsPerPage

@@ -40,9 +40,14 @@ struct ProgrammeDetails: Sendable {
     var remindLeads: [Choice]
 
     init(_ stored: StoredProgramme, site: Site, clock: ViewerClock, now: Date) async throws {
-        let programme = stored.programme
         let snapshot = try await site.directory.snapshot()
-        let channel = snapshot.channel(programme.channel)
+        self.init(stored, channel: snapshot.channel(stored.programme.channel), clock: clock, now: now,
+                  airings: try await Self.otherAirings(of: stored, site: site, channels: snapshot, clock: clock, now: now))
+    }
+
+    /// The details with `airings` found by the caller (the offline copy finds them among the programmes it keeps).
+    init(_ stored: StoredProgramme, channel: Channel?, clock: ViewerClock, now: Date, airings: [Airing]) {
+        let programme = stored.programme
         id = stored.id.rawValue
         title = programme.title
         subTitle = programme.subTitle
@@ -62,7 +67,7 @@ struct ProgrammeDetails: Sendable {
         credits = Self.credits(programme.credits)
         source = stored.source.shown
         guideLink = Self.guideLink(programme, clock: clock)
-        airings = try await Self.otherAirings(of: stored, site: site, channels: snapshot, clock: clock, now: now)
+        self.airings = airings
         canRemind = stored.end > now
         remindLeads = RemindersPage.leadChoices
     }
@@ -125,8 +130,16 @@ struct ProgrammeDetails: Sendable {
         let folded = SearchText.fold(stored.programme.title)
         guard !folded.isEmpty else { return [] }
         let matches = try await site.store.search(SearchQuery([stored.programme.title], scope: .title, limit: 500))
-            .filter { $0.id != stored.id && SearchText.fold($0.programme.title) == folded }
-        let upcoming = matches.filter { $0.end > now }, past = matches.filter { $0.end <= now }
+            .filter { SearchText.fold($0.programme.title) == folded }
+        return airings(of: stored, among: matches, channels: snapshot, clock: clock, now: now)
+    }
+
+    /// Of `matches` (the same title's airings, by start), those other than `stored`: upcoming first, then the past
+    /// from the latest, 20 at most.
+    static func airings(of stored: StoredProgramme, among matches: [StoredProgramme], channels snapshot: ChannelDirectory.Snapshot,
+                        clock: ViewerClock, now: Date) -> [Airing] {
+        let others = matches.filter { $0.id != stored.id }
+        let upcoming = others.filter { $0.end > now }, past = others.filter { $0.end <= now }
         return (upcoming + past.reversed()).prefix(20).map { airing in
             Airing(id: airing.id.rawValue,
                    when: "\(clock.date(airing.programme.start)), \(clock.time(airing.programme.start))",

@@ -36,30 +36,36 @@ struct ReminderActions: Sendable {
         if let problem = dispatcher.senders.problem(kind: kind, target: target, secret: secret) {
             throw HTTPError(.badRequest, message: "that channel cannot work: \(problem)")
         }
+        // One channel per browser: subscribing it again names the channel it already has.
+        if kind == .webPush, let existing = try await site.store.deliveryChannels(of: profile.id)
+            .first(where: { $0.what.kind == .webPush && $0.what.target == target }) {
+            return existing
+        }
         return try await site.store.addDeliveryChannel(NewDeliveryChannel(profile: profile.id, kind: kind, name: name, target: target,
                                                                            secret: secret), at: site.settings.now())
     }
 
-    /// Saves "tell me when a programme matching these words appears", on the channels named (ids or names, comma
-    /// separated; none for all), and reminds of what already matches; how many reminders that made.
-    func saveSearch(_ profile: Profile, words: String, channels text: String, lead: Int?) async throws -> Int {
+    /// Saves "tell me when a programme matching these words appears", on the channels named (ids or names; none for
+    /// all), and reminds of what already matches: the search, and how many reminders that made.
+    func saveSearch(_ profile: Profile, words: String, channels names: [String], lead: Int?) async throws -> (search: SavedSearch, matched: Int) {
         let words = words.trimmingCharacters(in: .whitespacesAndNewlines)
         if let problem = SearchQuery.problem(withText: words) { throw HTTPError(.badRequest, message: problem) }
         guard !SearchQuery([words]).terms.isEmpty else { throw HTTPError(.badRequest, message: "say what to look for: a word or two of a title") }
-        let snapshot = try await site.directory.snapshot()
-        var channels: [ChannelID] = []
-        for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
-            guard let channel = snapshot.channel(ChannelID(name)) ?? snapshot.channels.first(where: { $0.name.lowercased() == name.lowercased() }) else {
-                throw HTTPError(.badRequest, message: "there is no channel \(name) in the guide")
-            }
-            channels.append(channel.id)
-        }
-        guard channels.count <= SavedSearch.mostChannels else {
+        let names = names.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard names.count <= SavedSearch.mostChannels else {
             throw HTTPError(.badRequest, message: "a saved search names at most \(SavedSearch.mostChannels) channels")
         }
+        let snapshot = try await site.directory.snapshot()
+        let channels = try names.map { name in
+            guard let channel = snapshot.channel(ChannelID(name)) ?? snapshot.channels.first(where: { $0.name.lowercased() == name.lowercased() }) else {
+                throw HTTPError(.badRequest, message: "there is no channel \(name.prefix(100)) in the guide")
+            }
+            return channel.id
+        }
         let now = site.settings.now()
-        _ = try await site.store.addSavedSearch(NewSavedSearch(profile: profile.id, words: words, channels: channels, leadMinutes: lead ?? 15), at: now)
-        return try await SavedSearchReminders(store: site.store).run(for: profile.id, at: now)
+        let search = try await site.store.addSavedSearch(NewSavedSearch(profile: profile.id, words: words, channels: channels, leadMinutes: lead ?? 15),
+                                                         at: now)
+        return (search, try await SavedSearchReminders(store: site.store).run(for: profile.id, at: now))
     }
 
     /// The profile's channel with this id; 404 for another profile's.

@@ -19,6 +19,8 @@ struct RemindersPage: Sendable {
         var done: [ReminderLine]
         var channels: [ChannelLine]
         var kinds: [Choice]
+        /// Whether this server sends push messages: the page then offers to subscribe this browser.
+        var canPush: Bool
         var log: [LogLine]
         var leadChoices: [Choice]
         var searches: [SearchLine]
@@ -84,8 +86,9 @@ struct RemindersPage: Sendable {
         router.post("reminders/searches") { request, context in
             let profile = try site.requireProfile(request, context)
             let form = try await site.form(request, context)
-            let added = try await actions.saveSearch(profile, words: form["words"] ?? "", channels: form["channels"] ?? "",
-                                                     lead: form["lead"].flatMap { Bounded.integer($0, in: Reminder.leadRange) })
+            let added = try await actions.saveSearch(profile, words: form["words"] ?? "",
+                                                     channels: (form["channels"] ?? "").split(separator: ",").map(String.init),
+                                                     lead: form["lead"].flatMap { Bounded.integer($0, in: Reminder.leadRange) }).matched
             return Response.redirect(to: "/reminders?done=" + ProgrammeDetails.query("Saved. \(added) programme\(added == 1 ? "" : "s") in the listings match it now."))
         }
         router.post("reminders/searches/:id/remove") { request, context in
@@ -129,6 +132,7 @@ struct RemindersPage: Sendable {
             },
             // A browser subscribes to push through its own script, not this form.
             kinds: dispatcher.senders.kinds.filter { $0 != .webPush }.map { Choice(value: $0.rawValue, label: Self.label($0), isSelected: false) },
+            canPush: dispatcher.senders.kinds.contains(.webPush),
             log: try await store.deliveryLog(of: profile.id, limit: 30).map { entry in
                 LogLine(when: clock.date(entry.at) + " " + clock.time(entry.at), channel: names[entry.channel] ?? "(removed)",
                         title: entry.title, error: entry.error)

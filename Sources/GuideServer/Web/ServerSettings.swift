@@ -20,6 +20,8 @@ public struct ServerSettings: Sendable {
     public var exportDirectory: String
     /// Reverse proxies in front of the server (`--trusted-proxy`): only their `X-Forwarded-For` names the client.
     public var trustedProxies: [String] = []
+    /// How many days of listings, from today, installed guides keep for use offline (`--offline-days`, 1-7).
+    public var offlineDays: Int = 3
 
     public init(now: @escaping @Sendable () -> Date = Date.init, timeZone: TimeZone = .current, dayStartHour: Int = 5,
                 secureCookies: Bool = true, secretCost: UInt8 = 12, setupCode: String? = nil,

@@ -43,9 +43,12 @@ struct StaticAssets: Sendable {
         return css
     }
 
-    func response(for name: String, request: Request) throws -> Response {
+    /// The file `name`; `isVersioned` when its address carries ``version`` (kept a week, never asked again), else
+    /// checked with the server every time (the service worker, whose address cannot change).
+    func response(for name: String, request: Request, isVersioned: Bool = true) throws -> Response {
         guard let asset = assets[name] else { throw HTTPError(.notFound, message: "no file \(name)") }
-        var headers: HTTPFields = [.contentType: asset.contentType, .cacheControl: "public, max-age=604800, immutable", .vary: "Accept-Encoding"]
+        var headers: HTTPFields = [.contentType: asset.contentType, .vary: "Accept-Encoding",
+                                   .cacheControl: isVersioned ? "public, max-age=604800, immutable" : "no-cache"]
         if let compressed = asset.compressed, CompressibleBody.accepts(request) {
             headers[.contentEncoding] = "gzip"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: compressed)))

@@ -1,0 +1,219 @@
+import Crypto
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+
+/// The guide installed on a phone and used without a network: the web app manifest, the service worker
+/// (Resources/static/sw.js), the page shown for what is not kept, and `/offline/listings`, the copy of the listings
+/// the service worker keeps: the viewer's channels (a chosen lineup's first 120, else the guide's first 60) for the
+/// next `offlineDays` days, as the grid's rows and each programme's details panel.
+struct OfflineGuide: Sendable {
+    let site: Site
+    /// Builds the copies on a thread of their own, a few at once: rendering thousands of panels must not hold the
+    /// threads pages run on.
+    let lane: BlockingLane
+    /// Copies built for one client address (an unchanged copy is answered 304 without building).
+    let builds: ClientQuota
+
+    /// Channels kept for a chosen lineup, and for everyone else.
+    static let chosenChannels = 120
+    static let guestChannels = 60
+    /// Details panels in one copy at most (the earliest programmes first): about 1.5 KB each.
+    static let mostPanels = 8_000
+    /// The channels of `lineup` an installed guide keeps.
+    static func kept(_ lineup: (channels: [Channel], isChosen: Bool)) -> [Channel] {
+        Array(lineup.channels.prefix(lineup.isChosen ? chosenChannels : guestChannels))
+    }
+
+    /// What the copy's JSON is; the service worker drops copies in another format.
+    static let format = 1
+
+    init(site: Site) {
+        self.site = site
+        lane = BlockingLane(label: "tvguide.offline-copy", capacity: 4)
+        builds = ClientQuota(limit: 12, per: 600)
+    }
+
+    func register(on router: Router<GuideRequestContext>) {
+        router.get("manifest.webmanifest") { _, _ in manifest() }
+        router.get("sw.js") { request, _ in try site.assets.response(for: "sw.js", request: request, isVersioned: false) }
+        router.get("offline") { _, context in try await page(context) }
+        router.get("offline/listings") { request, context in try await listings(request, context) }
+    }
+
+    /// The web app manifest: what a phone needs to install the guide and open it on its own, at the now page.
+    func manifest() -> Response {
+        let icon = { (name: String, size: Int, purpose: String) -> [String: String] in
+            ["src": "/static/\(name)?v=\(site.assets.version)", "sizes": "\(size)x\(size)", "type": "image/png", "purpose": purpose]
+        }
+        let document: [String: Any] = [
+            "id": "/", "name": "tvguide", "short_name": "tvguide",
+            "description": "What is on television now and for the next two weeks, on your channels.",
+            "start_url": "/now", "scope": "/", "display": "standalone", "orientation": "any",
+            "background_color": Self.themeColour, "theme_color": Self.themeColour,
+            "icons": [icon("icon-192.png", 192, "any"), icon("icon-512.png", 512, "any"), icon("icon-maskable-512.png", 512, "maskable")],
+            "shortcuts": [["name": "On now", "url": "/now"], ["name": "Guide", "url": "/"], ["name": "Reminders", "url": "/reminders"]],
+        ]
+        let body = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data()
+        return Response(status: .ok, headers: [.contentType: "application/manifest+json", .cacheControl: "no-cache"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// The guide's background (guide.css's `--bg`), for the phone's title bar and splash screen.
+    static let themeColour = "#101418"
+
+    struct PageModel {
+        var chrome: Chrome
+        var title: String
+        var days: Int
+    }
+
+    /// `/offline`: what the service worker shows for a page it does not keep (and, around a programme's panel, for a
+    /// programme's own page).
+    func page(_ context: GuideRequestContext) async throws -> HTMLPage {
+        try site.page("offline", PageModel(chrome: await site.chrome(context, section: "offline"), title: "Offline", days: site.settings.offlineDays))
+    }
+
+    /// The copy: JSON with the days (each with its grid page's address and its rows), the panels by programme id, and
+    /// the pages and files the service worker keeps beside them. Its ETag names everything it was made from, so an
+    /// unchanged copy costs a 304.
+    func listings(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+        // `?kept` is the service worker's own copy, which it answers itself; reaching the server, there is none.
+        if request.uri.queryParameters.has("kept") {
+            throw HTTPError(.notFound, message: "This browser keeps no copy of the listings.")
+        }
+        let site = self.site
+        let clock = site.clock(context)
+        let now = site.settings.now()
+        let channels = Self.kept(try await site.lineup(context))
+        let followed = await ListingMatches.followedTitles(of: context.viewer?.profile.id, in: site.store)
+        let version = try await site.store.version()
+        let days = try await Self.days(site: site, clock: clock, now: now)
+        let chrome = await site.chrome(context, section: "guide")
+
+        var hasher = SHA256()
+        for part in ["\(Self.format)", "\(version.generation)", site.assets.version, clock.zone.identifier, "\(clock.dayStartHour)",
+                     context.viewer.map { "\($0.profile.id.rawValue) \(chrome.csrf)" } ?? "guest"]
+            + days.map(\.description) + channels.map(\.id.rawValue) + followed.sorted() {
+            hasher.update(data: Data(part.utf8))
+            hasher.update(data: [0])
+        }
+        let tag = "\"offline-" + hasher.finalize().prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+        let headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache", .contentType: "application/json"]
+        if XMLTVFeed.isUnchanged(request, tag: tag, updated: nil) { return Response(status: .notModified, headers: headers) }
+        guard builds.take(site.clientAddress(request, context), at: now) else {
+            throw HTTPError(.tooManyRequests, headers: [.retryAfter: "\(builds.retryAfter(at: now))"],
+                            message: "This address has asked for many offline copies lately; try again in a few minutes.")
+        }
+        var listings: [ChannelListings] = []
+        if let first = days.first, let last = days.last {
+            listings = try await site.store.guide(in: TimeWindow(start: first.window.start, end: last.window.end), channels: channels.map(\.id),
+                                                  detail: .full)
+        }
+        let copy = Copy(takenAt: now, clock: clock, days: days, channels: channels, listings: listings, followed: followed, tag: tag,
+                        chrome: chrome, snapshot: try await site.directory.snapshot(), assets: site.assets.version)
+        let renderer = site.renderer
+        let built: Result<[UInt8], any Error>
+        do {
+            built = try await lane.run { Result { try copy.encoded(renderer: renderer) } }
+        } catch {
+            throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "10"], message: "The server is making other offline copies; try again shortly.")
+        }
+        return CompressibleBody.response(try built.get(), for: request, headers: headers)
+    }
+
+    /// The broadcast days kept: today and the following ones, as far as the listings go.
+    static func days(site: Site, clock: ViewerClock, now: Date) async throws -> [BroadcastDay] {
+        guard let coverage = try await site.store.coverage() else { return [] }
+        let listed = Set(BroadcastDay.days(covering: coverage, zone: clock.zone, startHour: clock.dayStartHour))
+        var day = clock.day(containing: now)
+        var days: [BroadcastDay] = []
+        for _ in 0..<site.settings.offlineDays {
+            if listed.contains(day) { days.append(day) }
+            day = day.adding(days: 1)
+        }
+        return days
+    }
+
+    /// What a copy is made from, and its making (pure work, run on the lane).
+    struct Copy: Sendable {
+        var takenAt: Date
+        var clock: ViewerClock
+        var days: [BroadcastDay]
+        var channels: [Channel]
+        var listings: [ChannelListings]
+        var followed: Set<String>
+        var tag: String
+        var chrome: Chrome
+        var snapshot: ChannelDirectory.Snapshot
+        var assets: String
+
+        struct Document: Encodable {
+            var format: Int
+            var tag: String
+            /// The server's clock when the copy was made (Unix seconds): offline pages tell the time from it.
+            var takenAt: Int64
+            var zone: String
+            /// Whose copy it is: the profile's name, empty for a guest.
+            var viewer: String
+            /// The version of the app's files.
+            var assets: String
+            var channels: Int
+            var days: [Day]
+            /// Each programme's details panel, by id, as `/programmes/ID?part=panel` answers.
+            var panels: [String: String]
+            var panelsLeftOut: Int
+            /// Pages kept as they are: the now page and the page for what is not kept.
+            var pages: [String]
+            /// The stylesheets, script and icons.
+            var files: [String]
+        }
+
+        struct Day: Encodable {
+            var day: String
+            var start: Int64
+            var end: Int64
+            /// The day's grid page, with the kept channels only.
+            var page: String
+            var rows: [GridRow]
+        }
+
+        func encoded(renderer: PageRenderer) throws -> [UInt8] {
+            let documentDays = days.map { day in
+                Day(day: day.description, start: day.window.start.unixSeconds, end: day.window.end.unixSeconds,
+                    page: "/?day=\(day)&offline=1",
+                    rows: zip(channels.indices, zip(channels, listings)).map { index, pair in
+                        GridRow(index: index, channel: pair.0, programmes: pair.1.programmes.filter { $0.overlaps(day.window) },
+                                day: day.window, clock: clock, followed: followed)
+                    })
+            }
+            let programmes = listings.flatMap(\.programmes).sorted { $0.programme.start < $1.programme.start }
+            let byTitle = Dictionary(grouping: programmes) { SearchText.fold($0.programme.title) }
+            var panels: [String: String] = [:]
+            for stored in programmes.prefix(OfflineGuide.mostPanels) {
+                let details = ProgrammeDetails(
+                    stored, channel: snapshot.channel(stored.programme.channel), clock: clock, now: takenAt,
+                    airings: ProgrammeDetails.airings(of: stored, among: byTitle[SearchText.fold(stored.programme.title)] ?? [],
+                                                      channels: snapshot, clock: clock, now: takenAt))
+                panels["\(stored.id.rawValue)"] = try renderer.render(
+                    "panel", ProgrammePage.Model(chrome: chrome, title: details.title, panel: details, isPage: false))
+            }
+            let document = Document(
+                format: OfflineGuide.format, tag: tag, takenAt: takenAt.unixSeconds, zone: clock.zone.identifier,
+                viewer: chrome.signedInName ?? "", assets: assets, channels: channels.count,
+                days: documentDays, panels: panels, panelsLeftOut: max(0, programmes.count - OfflineGuide.mostPanels),
+                pages: ["/now", "/offline"],
+                files: ["guide.css", "grid-units.css", "guide.js"].map { "/static/\($0)?v=\(assets)" }
+                    + ["icon-192.png", "icon-512.png", "favicon-32.png"].map { "/static/\($0)?v=\(assets)" })
+            return Array(try JSONEncoder().encode(document))
+        }
+    }
+}
+
+extension StoredProgramme {
+    /// Whether it is on at some point of `window`.
+    func overlaps(_ window: TimeWindow) -> Bool {
+        programme.start < window.end && end > window.start
+    }
+}
