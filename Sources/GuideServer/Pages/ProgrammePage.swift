@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import Hummingbird
+import Mustache
 
 /// `/programmes/ID`: one airing's details as a page of its own; with `?part=panel`, just the panel the grid's
 /// script shows over the grid.
@@ -57,5 +58,17 @@ struct ProgrammePage: Sendable {
         let details = try await ProgrammeDetails(stored, site: site, clock: clock, now: site.settings.now())
         let model = await Model(chrome: site.chrome(context, section: "guide"), title: details.title, panel: details, isPage: !isPanel)
         return try site.page(isPanel ? "panel" : "programme", model)
+    }
+}
+
+extension ProgrammePage.Model: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "chrome": chrome
+        case "title": title
+        case "panel": panel
+        case "isPage": isPage
+        default: nil
+        }
     }
 }

@@ -32,8 +32,8 @@ struct TemplateError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// What the header of every page needs: who is signed in, the form token, and which section is open. Stored
-/// properties only: templates read values by reflection, which sees no computed ones.
+/// What the header of every page needs: who is signed in, the form token, and which section is open. Templates read
+/// it through `child(named:)` (every page has one; reflection costs far more), so a new field is named there too.
 struct Chrome: Sendable {
     var csrf: String
     var signedInName: String?
@@ -73,4 +73,37 @@ struct Choice: Sendable {
     var value: String
     var label: String
     var isSelected: Bool
+}
+
+extension Chrome: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "csrf": csrf
+        case "signedInName": signedInName
+        case "isAdmin": isAdmin
+        case "assets": assets
+        case "isGuide": isGuide
+        case "isNow": isNow
+        case "isSearch": isSearch
+        case "isChannels": isChannels
+        case "isAdminSection": isAdminSection
+        case "isSettings": isSettings
+        case "isShows": isShows
+        case "isUpcoming": isUpcoming
+        case "isReminders": isReminders
+        case "airingToday": airingToday
+        default: nil
+        }
+    }
+}
+
+extension Choice: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "value": value
+        case "label": label
+        case "isSelected": isSelected
+        default: nil
+        }
+    }
 }

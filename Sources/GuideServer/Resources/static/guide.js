@@ -81,7 +81,7 @@ document.addEventListener("DOMContentLoaded", function () {
   var nowList = document.querySelector(".now-list");
   if (nowList && Offline.isKept()) new OfflineNow(nowList);
   var push = document.getElementById("push-subscribe");
-  if (push) new PushSubscription(push);
+  if (push) new PushButton(push);
   var refresh = document.getElementById("refresh");
   if (refresh && window.EventSource) new RefreshView(refresh);
   adminForms();
@@ -707,7 +707,7 @@ OfflineNow.link = function (cell, className) {
 /* "Notify this browser" on /reminders: asks for permission to notify, subscribes this browser with the server's
    VAPID key (GET /api/push-key) through the service worker, and adds the subscription as a delivery channel with
    the page's own form (its form token), once per browser. */
-function PushSubscription(box) {
+function PushButton(box) {
   if (!("serviceWorker" in navigator) || !("PushManager" in window) || !window.Notification) return;
   var status = box.querySelector(".push-status");
   box.hidden = false;
@@ -725,7 +725,7 @@ function PushSubscription(box) {
             if (!response.ok) throw new Error("the server has no push key");
             return response.json();
           }).then(function (key) {
-            return registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: PushSubscription.bytes(key.publicKey) });
+            return registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: PushButton.bytes(key.publicKey) });
           });
         });
       })
@@ -745,7 +745,7 @@ function PushSubscription(box) {
 }
 
 /// A base64url string (the VAPID key) as bytes.
-PushSubscription.bytes = function (text) {
+PushButton.bytes = function (text) {
   var binary = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4));
   return Uint8Array.from(binary, function (c) { return c.charCodeAt(0); });
 };
