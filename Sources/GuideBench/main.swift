@@ -45,7 +45,7 @@ func parseSeconds(_ bytes: [UInt8]) throws -> (seconds: Double, programmes: Int)
 
 let arguments = CommandLine.arguments.dropFirst()
 guard let mode = arguments.first else {
-    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | import FILE SCRATCH-FOLDER | queries DATABASE | window DATABASE | reminders DATABASE\n".utf8))
+    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | import FILE SCRATCH-FOLDER | queries DATABASE | window DATABASE | reminders DATABASE | m3u FILE ENTRIES\n".utf8))
     exit(2)
 }
 switch mode {
@@ -56,6 +56,35 @@ case "parse":
         let (seconds, programmes) = try parseSeconds(bytes)
         print("parse\t\(path)\t\(bytes.count)\t\(programmes)\t\(String(format: "%.1f", Double(bytes.count) / seconds / 1e6))")
     }
+case "m3u":
+    // A playlist of ENTRIES entries made from a real one (its entries again and again, after one header), read in
+    // 64 KB chunks as a download arrives, each entry's name made a match key; time, and peak RSS (flat: the reader
+    // keeps one line and one entry).
+    guard let path = arguments.dropFirst().first, let wanted = arguments.dropFirst(2).first.flatMap({ Int($0) }) else { exit(2) }
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    let body = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1).last.map(Array.init) ?? []
+    let perCopy = try M3UReader.read(bytes).entries.count
+    var reader = M3UReader()
+    var entries = 0, keys = Set<String>()
+    let start = DispatchTime.now().uptimeNanoseconds
+    let count = { (entry: PlaylistEntry) in
+        entries += 1
+        keys.insert(PlaylistEntry.matchKey(entry.guideName ?? entry.name))
+    }
+    reader.read(bytes.prefix(while: { $0 != UInt8(ascii: "\n") }) + [UInt8(ascii: "\n")], entry: count)
+    for _ in 0..<max(1, (wanted + perCopy - 1) / max(1, perCopy)) {
+        var offset = 0
+        while offset < body.count {
+            reader.read(body[offset..<min(body.count, offset + 65_536)], entry: count)
+            offset += 65_536
+        }
+        reader.read([UInt8(ascii: "\n")], entry: count)
+    }
+    try reader.finish(entry: count)
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.map { String($0.dropFirst(6)).trimmingCharacters(in: .whitespaces) } ?? "?"
+    print("m3u\t\(path)\t\(entries)\t\(keys.count)\t\(String(format: "%.3f", seconds))\t\(String(format: "%.0f", Double(entries) / seconds))\t\(peak)")
 case "import":
     // Import throughput inside one process (no process start): a fresh database per run, best of 3.
     guard let path = arguments.dropFirst().first, let scratch = arguments.dropFirst(2).first else { exit(2) }

@@ -6,12 +6,13 @@ import XMLTV
 /// whether the bytes arrive whole or in two pieces (an import reads in chunks, so a chunk boundary must never change
 /// what is read). A property that fails stops the run with the input saved, which is the point of a fuzz target.
 enum FuzzTarget: String, CaseIterable {
-    case xmltv, radiotimes, query
+    case xmltv, radiotimes, m3u, query
 
     func run(_ bytes: [UInt8]) {
         switch self {
         case .xmltv: Self.xmltv(bytes)
         case .radiotimes: Self.radioTimes(bytes)
+        case .m3u: Self.m3u(bytes)
         case .query: Self.query(bytes)
         }
     }
@@ -85,6 +86,27 @@ enum FuzzTarget: String, CaseIterable {
             numbersInRange(programme)
             check((programme.stop ?? programme.start).timeIntervalSince(programme.start) <= Double(Programme.lengthRange.upperBound),
                   "a Radio Times duration over 31 days")
+        }
+    }
+
+    /// M3U playlists: the same entries whole and in two pieces, numbers in their ranges, nothing kept from a line
+    /// over the reader's limit.
+    private static func m3u(_ bytes: [UInt8]) {
+        func read(_ pieces: [[UInt8]]) -> [PlaylistEntry]? {
+            var reader = M3UReader()
+            var entries: [PlaylistEntry] = []
+            for piece in pieces { reader.read(piece) { entries.append($0) } }
+            return (try? reader.finish { entries.append($0) }) == nil ? nil : entries
+        }
+        let split = cut(bytes)
+        let whole = read([bytes])
+        check(whole == read([Array(bytes[..<split]), Array(bytes[split...])]), "two pieces cut at \(split) read differently")
+        for entry in whole ?? [] {
+            check(entry.shiftHours.map(PlaylistEntry.shiftRange.contains) ?? true, "a tvg-shift of \(entry.shiftHours ?? 0)")
+            check(entry.catchup?.days.map(PlaylistEntry.catchupDaysRange.contains) ?? true, "catch-up days out of range")
+            check((entry.number?.count ?? 0) <= 16, "a channel number of \(entry.number?.count ?? 0) characters")
+            check(!entry.stream.isEmpty && entry.stream.utf8.count <= M3UReader.longestLine, "a stream line of \(entry.stream.utf8.count) bytes")
+            _ = PlaylistEntry.matchKey(entry.name)
         }
     }
 
