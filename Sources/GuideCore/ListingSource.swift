@@ -8,6 +8,8 @@ public enum SourceFormat: String, Codable, Sendable, CaseIterable {
     case radiotimes
     /// TVmaze's country schedule (`/schedule?country=XX&date=`), one request per day.
     case tvmaze
+    /// An M3U (IPTV) playlist: no programmes, but the channels' numbers, logos, groups and stream addresses.
+    case m3u
 }
 
 /// A listings source an admin configured: where its listings come from and how they are treated.

@@ -3,14 +3,17 @@ import GuideCore
 import TVMaze
 import XMLTV
 
-/// Picks the reader for a feed from its first bytes (`<` means XMLTV, `[` a TVmaze schedule, anything else the
-/// Radio Times format) and feeds it, so the caller never trusts a file name or a Content-Type.
+/// Picks the reader for a feed from its first bytes (`<` means XMLTV, `[` a TVmaze schedule, `#EXTM3U` or `#EXTINF`
+/// an M3U playlist, anything else the Radio Times format) and feeds it, so the caller never trusts a file name or a
+/// Content-Type. A playlist's entries come out as channels (its programmes: none), and only when `playlists` says
+/// so (a refresh surveying what a source offers); an import of listings refuses one.
 struct ListingDecoder {
     private enum State {
         case undecided([UInt8])
         case xmltv(XMLTVReader)
         case radioTimes(RadioTimesReader)
         case tvmaze(TVMazeScheduleReader)
+        case playlist(M3UReader)
     }
 
     private var state: State = .undecided([])
@@ -19,9 +22,13 @@ struct ListingDecoder {
     /// When set, the feed's times are wall-clock times in this zone whatever offset they state.
     let localZone: TimeZone?
 
-    init(radioTimesChannel: Channel, localZone: TimeZone? = nil) {
+    /// Whether an M3U playlist is read (as channels) rather than refused.
+    let playlists: Bool
+
+    init(radioTimesChannel: Channel, localZone: TimeZone? = nil, playlists: Bool = false) {
         self.radioTimesChannel = radioTimesChannel
         self.localZone = localZone
+        self.playlists = playlists
     }
 
     var issues: IssueLog {
@@ -30,6 +37,7 @@ struct ListingDecoder {
         case .xmltv(let reader): reader.issues
         case .radioTimes(let reader): reader.issues
         case .tvmaze(let reader): reader.issues
+        case .playlist: IssueLog()
         }
     }
 
@@ -50,6 +58,14 @@ struct ListingDecoder {
                 var reader = TVMazeScheduleReader(localZone: localZone)
                 try Self.tvmaze { try reader.feed(head) }
                 state = .tvmaze(reader)
+            } else if first == UInt8(ascii: "#"), let isPlaylist = Self.isPlaylist(head) {
+                guard isPlaylist else { return try radioTimes(head, emit) }
+                guard playlists else { throw Self.playlistRefused }
+                var reader = M3UReader()
+                try reader.read(head) { try emit(.channel(Self.channel($0))) }
+                state = .playlist(reader)
+            } else if first == UInt8(ascii: "#") {
+                state = .undecided(head)   // Too few bytes yet to tell a playlist from Radio Times.
             } else {
                 var reader = localZone.map { RadioTimesReader(channel: radioTimesChannel, zone: $0) }
                     ?? RadioTimesReader(channel: radioTimesChannel)
@@ -68,13 +84,50 @@ struct ListingDecoder {
             state = .undecided([])
             defer { state = .tvmaze(reader) }
             try Self.tvmaze { try reader.feed(chunk) }
+        case .playlist(var reader):
+            state = .undecided([])
+            defer { state = .playlist(reader) }
+            try reader.read(chunk) { try emit(.channel(Self.channel($0))) }
         }
+    }
+
+    private mutating func radioTimes(_ head: [UInt8], _ emit: (XMLTVItem) throws -> Void) throws {
+        var reader = localZone.map { RadioTimesReader(channel: radioTimesChannel, zone: $0) }
+            ?? RadioTimesReader(channel: radioTimesChannel)
+        try reader.feed(head, emit)
+        state = .radioTimes(reader)
+    }
+
+    static let playlistRefused = IngestError(.unknownFormat, "this is an M3U playlist: it lists channels, not programmes; add it as a source "
+                                             + "of its own (tvguide sources add NAME URL --format m3u)")
+
+    /// Whether `head` (starting, after a BOM and spaces, with `#`) is a playlist; nil while it is too short to tell.
+    static func isPlaylist(_ head: [UInt8]) -> Bool? {
+        var start = head.startIndex
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) { start += 3 }
+        while start < head.endIndex, [0x20, 0x09, 0x0A, 0x0D].contains(head[start]) { start += 1 }
+        let rest = head[start...]
+        let tags = ["#EXTM3U", "#EXTINF"].map { Array($0.utf8) }
+        if tags.contains(where: { rest.starts(with: $0) }) { return true }
+        if tags.contains(where: { $0.starts(with: rest) }) { return nil }
+        return false
+    }
+
+    /// A playlist's entry as the channel a survey counts: its offered id, title, logo and number.
+    static func channel(_ entry: PlaylistEntry) -> Channel {
+        Channel(id: entry.offeredID, displayNames: [LocalizedText(entry.name)], icons: entry.logo.map { [Icon(src: $0)] } ?? [],
+                number: entry.number)
     }
 
     mutating func finish(_ emit: (XMLTVItem) throws -> Void) throws {
         switch state {
-        case .undecided:
-            throw IngestError(.unknownFormat, "the input is empty: no listings to import")
+        case .undecided(let head):
+            // A few bytes starting with "#" that never became a playlist: Radio Times' reader judges them.
+            guard let first = Self.firstMeaningfulByte(head), first == UInt8(ascii: "#"), Self.isPlaylist(head) != true else {
+                throw IngestError(.unknownFormat, "the input is empty: no listings to import")
+            }
+            try radioTimes(head, emit)
+            try finish(emit)
         case .xmltv(var reader):
             try reader.finish(emit)
             state = .xmltv(reader)
@@ -84,6 +137,13 @@ struct ListingDecoder {
         case .tvmaze(var reader):
             try Self.tvmaze { try reader.finish(emit) }
             state = .tvmaze(reader)
+        case .playlist(var reader):
+            do {
+                try reader.finish { try emit(.channel(Self.channel($0))) }
+            } catch let failure as M3UReader.Failure {
+                throw IngestError(.unknownFormat, failure.description)
+            }
+            state = .playlist(reader)
         }
     }
 
@@ -117,8 +177,8 @@ struct ListingStreamDecoder {
     private var inflater: GzipInflater?
     private var isFirst = true
 
-    init(radioTimesChannel: Channel, localZone: TimeZone? = nil) {
-        decoder = ListingDecoder(radioTimesChannel: radioTimesChannel, localZone: localZone)
+    init(radioTimesChannel: Channel, localZone: TimeZone? = nil, playlists: Bool = false) {
+        decoder = ListingDecoder(radioTimesChannel: radioTimesChannel, localZone: localZone, playlists: playlists)
     }
 
     var issues: IssueLog { decoder.issues }

@@ -107,6 +107,10 @@ extension SourceStore where Self: SQLBackend {
                     ON CONFLICT (source_id, channel_id) DO UPDATE SET keep = excluded.keep, mapped_to = excluded.mapped_to
                     """)
             }
+            // A playlist's choices apply as the guide is read, not at its next import: a new version of the listings.
+            if try await db.value("SELECT source_id FROM playlist_entry WHERE source_id = \(id) LIMIT 1", as: Int64.self) != nil {
+                try await db.execute("UPDATE guide_state SET generation = generation + 1")
+            }
         }
     }
 
@@ -215,7 +219,7 @@ extension SourceStore where Self: SQLBackend {
         return id
     }
 
-    private func configuredSourceID(_ db: some SQLStatements, _ name: SourceName) async throws -> Int64 {
+    func configuredSourceID(_ db: some SQLStatements, _ name: SourceName) async throws -> Int64 {
         guard let id = try await db.value("SELECT id FROM source WHERE name = \(name.rawValue) AND definition IS NOT NULL",
                                           as: Int64.self) else {
             throw StoreError(.notFound, "there is no source called \(name); `tvguide sources list` shows them")

@@ -271,6 +271,20 @@ enum PostgresMigrations {
                 created_at bigint NOT NULL
             );
             """),
+        ("v11: IPTV playlists' entries and headers", """
+            CREATE TABLE playlist_entry (
+                source_id bigint NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+                position bigint NOT NULL,
+                channel_id text NOT NULL,
+                match_key text NOT NULL,
+                details text NOT NULL,
+                PRIMARY KEY (source_id, position)
+            );
+            CREATE TABLE playlist_header (
+                source_id bigint PRIMARY KEY REFERENCES source(id) ON DELETE CASCADE,
+                guide_urls text NOT NULL
+            );
+            """),
     ]
 
     /// Brings the schema up to date, one transaction per migration; instances starting together take turns.

@@ -366,6 +366,22 @@ enum SchemaMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v11: IPTV playlists' entries and headers") { db in
+            try db.execute(sql: """
+                CREATE TABLE playlist_entry (
+                    source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    channel_id TEXT NOT NULL,
+                    match_key TEXT NOT NULL,
+                    details TEXT NOT NULL,
+                    PRIMARY KEY (source_id, position)
+                );
+                CREATE TABLE playlist_header (
+                    source_id INTEGER PRIMARY KEY REFERENCES source(id) ON DELETE CASCADE,
+                    guide_urls TEXT NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -21,6 +21,11 @@ public struct M3UReader: Sendable {
         /// Attributes whose number (`tvg-chno`, `tvg-shift`, `catchup-days`) was not one in range.
         public var numbersLeftOut = 0
 
+        /// How many repairs in all (a missing header counts one).
+        public var total: Int {
+            (missingHeader ? 1 : 0) + overlongLines + streamsWithoutInfo + entriesWithoutStream + numbersLeftOut
+        }
+
         public init() {}
     }
 

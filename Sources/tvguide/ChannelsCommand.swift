@@ -1,5 +1,6 @@
 import ArgumentParser
 import GuideCore
+import GuideStore
 
 struct ChannelsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "channels", abstract: "List the guide's channels.")
@@ -15,13 +16,21 @@ struct ChannelsCommand: AsyncParsableCommand {
         var names: [LocalizedText]
         var number: String?
         var icon: String?
+        /// From the playlist describing it (an M3U source): its groups and its stream's address.
+        var groups: [String]
+        var stream: String?
     }
 
     func run() async throws {
-        let channels = try await store.withDatabase { try await $0.channels() }
+        let (stored, playlist) = try await store.withDatabase { database in
+            let channels = try await database.channels()
+            return (channels, PlaylistMatch.entries(try await database.playlistEntries(), for: channels))
+        }
+        let channels = stored.map { $0.described(by: playlist[$0.id]) }
         if json {
             try Output.json(channels.map {
-                Document(id: $0.id.rawValue, name: $0.name, names: $0.displayNames, number: $0.number, icon: $0.icons.first?.src)
+                Document(id: $0.id.rawValue, name: $0.name, names: $0.displayNames, number: $0.number, icon: $0.icons.first?.src,
+                         groups: playlist[$0.id]?.groups ?? [], stream: playlist[$0.id]?.stream)
             })
             return
         }

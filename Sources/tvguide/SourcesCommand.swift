@@ -75,10 +75,10 @@ struct SourcesCommand: AsyncParsableCommand {
         @Argument(help: "A name for the source.")
         var name: String
 
-        @Argument(help: ArgumentHelp("An XMLTV URL or path; Radio Times: a URL with {channel} where the number goes; TVmaze: a country code (GB) or schedule URL.", valueName: "url-or-path"))
+        @Argument(help: ArgumentHelp("An XMLTV URL or path; Radio Times: a URL with {channel} where the number goes; TVmaze: a country code (GB) or schedule URL; M3U: the playlist's URL or path.", valueName: "url-or-path"))
         var location: String
 
-        @Option(help: "xmltv (default), radiotimes or tvmaze.")
+        @Option(help: "xmltv (default), radiotimes, tvmaze or m3u (an IPTV playlist: channel numbers, logos, groups and streams).")
         var format: SourceFormat = .xmltv
 
         @OptionGroup var settings: Settings
@@ -108,7 +108,7 @@ struct SourcesCommand: AsyncParsableCommand {
                 return
             }
             guard !sources.isEmpty else {
-                Output.line("No sources yet. Add one: tvguide sources add NAME URL-OR-PATH [--format xmltv|radiotimes|tvmaze]")
+                Output.line("No sources yet. Add one: tvguide sources add NAME URL-OR-PATH [--format xmltv|radiotimes|tvmaze|m3u]")
                 return
             }
             for status in sources {

@@ -220,7 +220,9 @@ struct FeedFetcher: Sendable {
         var programmes: Int { tally.programmes }
 
         init(location: String, localZone: TimeZone?) {
-            decoder = ListingStreamDecoder(radioTimesChannel: ListingImporter.radioTimesChannel(for: location), localZone: localZone)
+            // A playlist is surveyed too (its entries offered as channels); importing one as listings is refused later.
+            decoder = ListingStreamDecoder(radioTimesChannel: ListingImporter.radioTimesChannel(for: location), localZone: localZone,
+                                           playlists: true)
         }
 
         mutating func feed(_ raw: UnsafeRawBufferPointer) throws {

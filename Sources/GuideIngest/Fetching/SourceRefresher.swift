@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import XMLTV
 import GuideHTTP
 import GuideStore
 import Synchronization
@@ -64,7 +65,7 @@ public struct RefreshProgress: Sendable, Equatable {
 /// failure leaves that source's listings as they were and is recorded for health. Two refreshes of one source never
 /// overlap: the second reports ``SourceReport/Outcome/alreadyRunning``.
 public final class SourceRefresher: Sendable {
-    public typealias Store = ListingStore & SourceStore
+    public typealias Store = ListingStore & SourceStore & PlaylistStore
 
     let store: any Store
     let fetcher: FeedFetcher
@@ -123,7 +124,7 @@ public final class SourceRefresher: Sendable {
     /// The locations a source's refresh reads, as of `date`.
     public func locations(of definition: SourceDefinition, on date: Date) -> [String] {
         switch definition.format {
-        case .xmltv:
+        case .xmltv, .m3u:
             return [definition.location]
         case .radiotimes:
             guard definition.location.contains("{channel}") else { return [definition.location] }
@@ -183,6 +184,9 @@ public final class SourceRefresher: Sendable {
         do {
             try await store.recordRefreshStart(of: name, at: startedAt)
             (report, validators) = try await run(definition, startedAt: startedAt, tracker: tracker)
+        } catch where definition.format == .m3u && Self.isUnreadable(error) {
+            // The survey read it as what it looked like (a web page reads as bad XMLTV); say what it was meant to be.
+            report.error = "\(error)".contains("not an M3U playlist") ? "\(error)" : "this is not an M3U playlist (\(error))"
         } catch {
             report.error = "\(error)"
         }
@@ -197,6 +201,11 @@ public final class SourceRefresher: Sendable {
             source.error = error
         }
         return report
+    }
+
+    /// Whether `error` says what was fetched is not in the format read (rather than that fetching it failed).
+    static func isUnreadable(_ error: any Error) -> Bool {
+        error is XMLTVError || (error as? IngestError)?.code == .unknownFormat
     }
 
     private struct Skipped: Error {
@@ -252,6 +261,14 @@ public final class SourceRefresher: Sendable {
         // Renames are judged only on a complete offer: a feed that did not change says nothing about its channels.
         let plan = try await store.recordOffer(offered, of: name, at: startedAt, complete: report.notModified == 0)
         tracker.update(name.rawValue) { $0.phase = .importing }
+        if definition.format == .m3u {
+            // A playlist's entries replace the ones it had; it has no programmes to import.
+            let file = try PlaylistFile(path: feeds[0].path)
+            report.channels = try await store.replacePlaylist(of: name, next: file.next, header: { file.header })
+            report.repairs = file.repairs.total
+            report.outcome = .imported
+            return (report, Dictionary(feeds.map { ($0.location, $0.validators) }, uniquingKeysWith: { $1 }))
+        }
         let transform = ListingTransform(plan: plan, timeShift: definition.timeShift, localZone: zone)
         let importer = ListingImporter(store: store)
         let summary = try await importer.importFiles(feeds.map { ($0.path, $0.location) }, as: name, transform: transform)

@@ -8,12 +8,17 @@ struct ChannelDocument: Codable, Sendable {
     var name: String
     var number: String?
     var icon: String?
+    /// From the playlist describing it: its groups and its stream's address.
+    var groups: [String]
+    var stream: String?
 
-    init(_ channel: Channel) {
+    init(_ channel: Channel, playlist entry: PlaylistEntry? = nil) {
         id = channel.id.rawValue
         name = channel.name
         number = channel.number
         icon = channel.icons.first?.src
+        groups = entry?.groups ?? []
+        stream = entry?.stream
     }
 }
 

@@ -41,7 +41,8 @@ struct APIRoutes: Sendable {
         .flatMap { try? Data(contentsOf: $0) }.map { [UInt8]($0) }
 
     func channels() async throws -> [ChannelDocument] {
-        try await directory.snapshot().channels.map(ChannelDocument.init)
+        let snapshot = try await directory.snapshot()
+        return snapshot.channels.map { ChannelDocument($0, playlist: snapshot.playlist[$0.id]) }
     }
 
     func coverage() async throws -> CoverageDocument {

@@ -164,6 +164,7 @@ struct SourcePages: Sendable {
         case .xmltv: "XMLTV (file or URL, plain or gzip)"
         case .radiotimes: "Radio Times (per-channel URLs)"
         case .tvmaze: "TVmaze country schedule"
+        case .m3u: "M3U playlist (channel numbers, logos, groups, streams)"
         }
     }
 

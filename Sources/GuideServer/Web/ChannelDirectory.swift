@@ -3,8 +3,8 @@ import GuideCore
 import GuideStore
 import Synchronization
 
-/// Every channel with its place, read once per version of the listings rather than on every request: naming
-/// 3,000 channels means decoding 3,000 detail blobs.
+/// Every channel with its place, as playlists describe it (number, logo; groups and stream in `playlist`), read once
+/// per version of the listings rather than on every request: naming 3,000 channels means decoding 3,000 detail blobs.
 final class ChannelDirectory: Sendable {
     struct Snapshot: Sendable {
         var generation: Int64
@@ -12,14 +12,16 @@ final class ChannelDirectory: Sendable {
         var positions: [ChannelID: Int]
         /// The channels with listings, in guide order: the lineup of anyone who has not chosen one.
         var listed: [Channel]
+        /// The playlist entry describing each channel (``PlaylistMatch``).
+        var playlist: [ChannelID: PlaylistEntry]
 
         func channel(_ id: ChannelID) -> Channel? { positions[id].map { channels[$0] } }
     }
 
-    private let store: any ListingStore
+    private let store: any ListingStore & PlaylistStore
     private let cached = Mutex<Snapshot?>(nil)
 
-    init(store: any ListingStore) {
+    init(store: any ListingStore & PlaylistStore) {
         self.store = store
     }
 
@@ -27,11 +29,13 @@ final class ChannelDirectory: Sendable {
     func snapshot() async throws -> Snapshot {
         let generation = try await store.version().generation
         if let snapshot = cached.withLock({ $0 }), snapshot.generation == generation { return snapshot }
-        let channels = try await store.channels()
+        let stored = try await store.channels()
+        let playlist = PlaylistMatch.entries(try await store.playlistEntries(), for: stored)
+        let channels = stored.map { $0.described(by: playlist[$0.id]) }
         var positions: [ChannelID: Int] = [:]
         for (index, channel) in channels.enumerated() where positions[channel.id] == nil { positions[channel.id] = index }
         let listed = try await store.listedChannels().compactMap { positions[$0].map { channels[$0] } }
-        let snapshot = Snapshot(generation: generation, channels: channels, positions: positions, listed: listed)
+        let snapshot = Snapshot(generation: generation, channels: channels, positions: positions, listed: listed, playlist: playlist)
         cached.withLock { $0 = snapshot }
         return snapshot
     }

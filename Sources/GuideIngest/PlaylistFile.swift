@@ -1,0 +1,62 @@
+import Foundation
+import GuideCore
+import XMLTV
+
+/// A downloaded M3U playlist (plain or gzip, known by its first bytes) read a batch of entries at a time, for
+/// ``PlaylistStore/replacePlaylist(of:next:header:)``: memory holds one 1 MB chunk and one batch, whatever the
+/// playlist's length.
+final class PlaylistFile {
+    static let batchSize = 1000
+
+    private let handle: FileHandle
+    private var reader = M3UReader()
+    private var inflater: GzipInflater?
+    private var isFirst = true
+    private var isDone = false
+    private var waiting: [PlaylistEntry] = []
+
+    init(path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw IngestError(.notFound, "cannot open \(path)") }
+        self.handle = handle
+    }
+
+    deinit {
+        try? handle.close()  // Read-only: nothing is lost when closing fails.
+    }
+
+    /// What the `#EXTM3U` line said, once it has been read.
+    var header: PlaylistHeader? { reader.header }
+    var repairs: M3UReader.Repairs { reader.repairs }
+
+    /// The next batch of entries; nil at the end. Throws ``IngestError`` when the file is not a playlist.
+    func next() async throws -> [PlaylistEntry]? {
+        while waiting.count < Self.batchSize, !isDone {
+            guard let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty else {
+                try inflater?.finish()
+                do {
+                    try reader.finish { waiting.append($0) }
+                } catch let failure as M3UReader.Failure {
+                    throw IngestError(.unknownFormat, failure.description)
+                }
+                isDone = true
+                break
+            }
+            if isFirst {
+                isFirst = false
+                if chunk.count >= 2, chunk[chunk.startIndex] == 0x1F, chunk[chunk.startIndex + 1] == 0x8B { inflater = try GzipInflater() }
+            }
+            try chunk.withUnsafeBytes { raw in
+                if let inflater {
+                    try inflater.inflate(raw) { plain in reader.read(plain.bindMemory(to: UInt8.self)) { waiting.append($0) } }
+                } else {
+                    reader.read(raw.bindMemory(to: UInt8.self)) { waiting.append($0) }
+                }
+            }
+            await Task.yield()   // 1 MB is a few milliseconds of reading; let requests in between
+        }
+        guard !waiting.isEmpty else { return nil }
+        let batch = Array(waiting.prefix(Self.batchSize))
+        waiting.removeFirst(batch.count)
+        return batch
+    }
+}

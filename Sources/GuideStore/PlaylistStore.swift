@@ -1,0 +1,79 @@
+import Foundation
+import GuideCore
+
+/// Where IPTV playlists (sources of format ``SourceFormat/m3u``) keep their entries: the numbers, logos, groups and
+/// stream addresses they add to the guide's channels.
+public protocol PlaylistStore: Sendable {
+    /// Replaces the entries of the playlist source `source` with those `next` hands over, batch by batch until it
+    /// answers nil, in one transaction (a failure keeps the entries there were), then `header()`; how many it holds
+    /// now. Bumps the listings' generation: feeds and pages show what playlists say.
+    func replacePlaylist(of source: SourceName, next: () async throws -> [PlaylistEntry]?,
+                         header: () -> PlaylistHeader?) async throws -> Int
+    /// Every playlist's entries: sources by priority (highest first), then name, each in playlist order, with the
+    /// guide channel an admin mapped each to and whether it is kept (the source's channel choices).
+    func playlistEntries() async throws -> [StoredPlaylistEntry]
+    /// What a playlist's `#EXTM3U` line said on its last refresh.
+    func playlistHeader(of source: SourceName) async throws -> PlaylistHeader?
+}
+
+/// A playlist entry as stored: its source, its place, the channel id it is offered as (``PlaylistEntry/offeredID``)
+/// and the admin's choice for that channel.
+public struct StoredPlaylistEntry: Hashable, Sendable {
+    public var source: SourceName
+    public var position: Int
+    public var entry: PlaylistEntry
+    public var keep: Bool
+    public var mappedTo: ChannelID?
+
+    public init(source: SourceName, position: Int, entry: PlaylistEntry, keep: Bool, mappedTo: ChannelID?) {
+        (self.source, self.position, self.entry, self.keep, self.mappedTo) = (source, position, entry, keep, mappedTo)
+    }
+}
+
+extension PlaylistEntry {
+    /// The channel id a playlist offers this entry as (on the source's channel page, where an admin keeps or maps
+    /// it): its `tvg-id`, else its `tvg-name`, else its title.
+    public var offeredID: ChannelID {
+        ChannelID(guideID ?? guideName ?? name)
+    }
+}
+
+/// Which playlist entry describes each guide channel. Among the kept entries (sources by priority): one an admin
+/// mapped to the channel; else one whose `tvg-id` is the channel's id; else one whose name
+/// (``PlaylistEntry/matchKey(_:)`` of its `tvg-name`, else its title) matches one of the channel's names.
+public enum PlaylistMatch {
+    public static func entries(_ stored: [StoredPlaylistEntry], for channels: [Channel]) -> [ChannelID: PlaylistEntry] {
+        let ids = Set(channels.map(\.id))
+        var byName: [String: ChannelID] = [:]
+        for channel in channels {
+            for name in channel.displayNames.map(\.text) where !name.allSatisfy(\.isNumber) {
+                let key = PlaylistEntry.matchKey(name)
+                if !key.isEmpty, byName[key] == nil { byName[key] = channel.id }
+            }
+        }
+        let kept = stored.filter(\.keep)
+        var found: [ChannelID: PlaylistEntry] = [:]
+        let passes: [(StoredPlaylistEntry) -> ChannelID?] = [
+            { $0.mappedTo.flatMap { ids.contains($0) ? $0 : nil } },
+            { $0.mappedTo == nil ? $0.entry.guideID.map { ChannelID($0) }.flatMap { ids.contains($0) ? $0 : nil } : nil },
+            { $0.mappedTo == nil ? byName[PlaylistEntry.matchKey($0.entry.guideName ?? $0.entry.name)] : nil },
+        ]
+        for target in passes {
+            for entry in kept {
+                if let channel = target(entry), found[channel] == nil { found[channel] = entry.entry }
+            }
+        }
+        return found
+    }
+}
+
+extension Channel {
+    /// The channel as a playlist describes it: the playlist's number and logo (first) where it gives them.
+    public func described(by entry: PlaylistEntry?) -> Channel {
+        guard let entry else { return self }
+        var channel = self
+        if let number = entry.number { channel.number = number }
+        if let logo = entry.logo { channel.icons = [Icon(src: logo)] + channel.icons.filter { $0.src != logo } }
+        return channel
+    }
+}

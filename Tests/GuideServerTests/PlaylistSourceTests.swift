@@ -1,0 +1,114 @@
+import Foundation
+import GuideCore
+import GuideIngest
+import GuideStore
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// An M3U playlist as a source: refreshed like any other, its entries kept (a failed refresh keeps the last ones),
+/// matched to the guide's channels by tvg-id, then by name, or as an admin maps them, and shown by the API. On both
+/// stores.
+@Suite struct PlaylistSourceTests {
+    static let now = Date(timeIntervalSince1970: 1_771_185_600)   // 2026-02-15 20:00 UTC
+    static let listings = """
+        <tv><channel id="bbc1.uk"><display-name>BBC One</display-name></channel>
+        <channel id="itv1.uk"><display-name>ITV1</display-name></channel>
+        <channel id="five.uk"><display-name>5</display-name><display-name>Channel 5</display-name></channel>
+        <programme start="20260215200000 +0000" stop="20260215210000 +0000" channel="bbc1.uk"><title>News</title></programme>
+        <programme start="20260215200000 +0000" stop="20260215210000 +0000" channel="itv1.uk"><title>Soap</title></programme>
+        <programme start="20260215200000 +0000" stop="20260215210000 +0000" channel="five.uk"><title>Film</title></programme>
+        </tv>
+        """
+    static let playlist = """
+        #EXTM3U x-tvg-url="https://guide.example/epg.xml.gz"
+        #EXTINF:-1 tvg-id="bbc1.uk" tvg-name="BBC One" tvg-logo="https://logos.example/bbc1.png" tvg-chno="101" group-title="UK;Favourites",BBC One HD Ⓖ
+        https://streams.example/bbc1.m3u8
+        #EXTINF:-1 tvg-logo="https://logos.example/five.png" tvg-chno="105" group-title="UK",Channel 5 (720p)
+        https://streams.example/five.m3u8
+        #EXTINF:-1 tvg-chno="999",Mystery TV
+        https://streams.example/mystery.m3u8
+        """
+
+    func refresh(_ server: TestServer) async throws -> SourceReport {
+        try #require(try await server.scheduler.refresh([SourceName("iptv")]).first)
+    }
+
+    @Test func aPlaylistNumbersGroupsAndStreamsTheGuidesChannels() async throws {
+        let server = try await TestServer(listings: Self.listings, now: Self.now)
+        let path = server.folder + "/iptv.m3u"
+        try FileManager.default.createDirectory(atPath: server.folder, withIntermediateDirectories: true)
+        try Self.playlist.write(toFile: path, atomically: true, encoding: .utf8)
+        try await server.store.addSource(SourceDefinition(name: SourceName("iptv"), format: .m3u, location: path))
+        let generation = try await server.store.version().generation
+        let report = try await refresh(server)
+        #expect(report.outcome == .imported && report.channels == 3, "\(report)")
+        #expect(try await server.store.version().generation > generation)
+        #expect(try await server.store.playlistHeader(of: SourceName("iptv"))?.guideURLs == ["https://guide.example/epg.xml.gz"])
+        // Offered on the source's channel page like any source's channels, by tvg-id, else by name.
+        #expect(Set(try await server.store.sourceChannels(of: SourceName("iptv")).map(\.id.rawValue)) == ["bbc1.uk", "Channel 5 (720p)", "Mystery TV"])
+
+        try await server.run { client in
+            func channels() async throws -> [String: [String: Any]] {
+                let body = try await client.execute(uri: "/api/channels", method: .get).body
+                let list = try #require(try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [[String: Any]])
+                return Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as? String ?? "", $0) })
+            }
+            var found = try await channels()
+            // By tvg-id: the playlist's number, logo, groups and stream.
+            #expect(found["bbc1.uk"]?["number"] as? String == "101" && found["bbc1.uk"]?["icon"] as? String == "https://logos.example/bbc1.png")
+            #expect(found["bbc1.uk"]?["groups"] as? [String] == ["UK", "Favourites"])
+            #expect(found["bbc1.uk"]?["stream"] as? String == "https://streams.example/bbc1.m3u8")
+            // By name: "Channel 5 (720p)" is the guide's "Channel 5".
+            #expect(found["five.uk"]?["number"] as? String == "105" && found["five.uk"]?["stream"] as? String == "https://streams.example/five.m3u8")
+            #expect(found["itv1.uk"]?["stream"] == nil && found["itv1.uk"]?["groups"] as? [String] == [])
+
+            // An admin maps the one nothing matched; it describes ITV1 at once.
+            try await server.store.chooseSourceChannels([SourceChannel(id: ChannelID("Mystery TV"), name: "Mystery TV", keep: true,
+                                                                       mappedTo: ChannelID("itv1.uk"))], of: SourceName("iptv"))
+            found = try await channels()
+            #expect(found["itv1.uk"]?["number"] as? String == "999" && found["itv1.uk"]?["stream"] as? String == "https://streams.example/mystery.m3u8")
+            // Dropping one takes its description away.
+            try await server.store.chooseSourceChannels([SourceChannel(id: ChannelID("bbc1.uk"), name: "BBC One HD Ⓖ", keep: false)],
+                                                        of: SourceName("iptv"))
+            #expect(try await channels()["bbc1.uk"]?["stream"] == nil)
+        }
+
+        // A refresh that fails (the playlist is now a web page) keeps the entries there were.
+        try "<html><body>Gone</body></html>".write(toFile: path, atomically: true, encoding: .utf8)
+        let failed = try await refresh(server)
+        #expect(failed.outcome == .failed && failed.error?.contains("not an M3U playlist") == true, "\(failed)")
+        #expect(try await server.store.playlistEntries().count == 3)
+    }
+
+    @Test func aPlaylistIsNotImportedAsListings() async throws {
+        let server = try await TestServer(listings: Self.listings, now: Self.now)
+        await #expect(throws: IngestError.self) { try await server.importListings(Self.playlist, as: "wrong") }
+        #expect(try await server.store.channels().count == 3)
+    }
+
+    @Test func aHundredThousandEntriesInBatchesAndAFailureHalfWayKeepsTheOld() async throws {
+        let server = try await TestServer(listings: Self.listings, now: Self.now)
+        try await server.store.addSource(SourceDefinition(name: SourceName("big"), format: .m3u, location: "/nowhere.m3u"))
+        let entry = { (index: Int) in PlaylistEntry(name: "Channel \(index)", guideID: "c\(index).tv", number: "\(index)", groups: ["All"],
+                                                     stream: "http://streams.example/\(index)") }
+        var batch = 0
+        let stored = try await server.store.replacePlaylist(of: SourceName("big"), next: {
+            defer { batch += 1 }
+            return batch < 100 ? (0..<1000).map { entry(batch * 1000 + $0) } : nil
+        }, header: { nil })
+        #expect(stored == 100_000)
+        let entries = try await server.store.playlistEntries()
+        #expect(entries.count == 100_000 && entries[99_999].entry == entry(99_999) && entries[0].position == 0)
+        struct Broken: Error {}
+        batch = 0
+        await #expect(throws: Broken.self) {
+            try await server.store.replacePlaylist(of: SourceName("big"), next: {
+                defer { batch += 1 }
+                if batch == 3 { throw Broken() }
+                return [entry(-1)]
+            }, header: { nil })
+        }
+        #expect(try await server.store.playlistEntries().count == 100_000)
+    }
+}
