@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import GuideIngest
+@testable import GuideServer
 import GuideStore
 import Hummingbird
 import HummingbirdTesting
@@ -28,6 +29,8 @@ import Testing
         https://streams.example/five.m3u8
         #EXTINF:-1 tvg-chno="999",Mystery TV
         https://streams.example/mystery.m3u8
+        #EXTINF:-1 tvg-id="evil.tv",Evil
+        javascript:alert(1)//
         """
 
     func refresh(_ server: TestServer) async throws -> SourceReport {
@@ -42,11 +45,11 @@ import Testing
         try await server.store.addSource(SourceDefinition(name: SourceName("iptv"), format: .m3u, location: path))
         let generation = try await server.store.version().generation
         let report = try await refresh(server)
-        #expect(report.outcome == .imported && report.channels == 3, "\(report)")
+        #expect(report.outcome == .imported && report.channels == 4, "\(report)")
         #expect(try await server.store.version().generation > generation)
         #expect(try await server.store.playlistHeader(of: SourceName("iptv"))?.guideURLs == ["https://guide.example/epg.xml.gz"])
         // Offered on the source's channel page like any source's channels, by tvg-id, else by name.
-        #expect(Set(try await server.store.sourceChannels(of: SourceName("iptv")).map(\.id.rawValue)) == ["bbc1.uk", "Channel 5 (720p)", "Mystery TV"])
+        #expect(Set(try await server.store.sourceChannels(of: SourceName("iptv")).map(\.id.rawValue)) == ["bbc1.uk", "Channel 5 (720p)", "Mystery TV", "evil.tv"])
 
         try await server.run { client in
             func channels() async throws -> [String: [String: Any]] {
@@ -62,6 +65,11 @@ import Testing
             // By name: "Channel 5 (720p)" is the guide's "Channel 5".
             #expect(found["five.uk"]?["number"] as? String == "105" && found["five.uk"]?["stream"] as? String == "https://streams.example/five.m3u8")
             #expect(found["itv1.uk"]?["stream"] == nil && found["itv1.uk"]?["groups"] as? [String] == [])
+            // "Watch" on the now page and a programme's details opens the stream in the viewer's player.
+            let watch = #"<a class="watch" href="https://streams.example/bbc1.m3u8" rel="noreferrer">Watch</a>"#
+            #expect(String(buffer: try await client.execute(uri: "/now", method: .get).body).contains(watch))
+            let news = try #require(try await server.store.search(SearchQuery(["news"])).first)
+            #expect(String(buffer: try await client.execute(uri: "/programmes/\(news.id.rawValue)", method: .get).body).contains(watch))
 
             // An admin maps the one nothing matched; it describes ITV1 at once.
             try await server.store.chooseSourceChannels([SourceChannel(id: ChannelID("Mystery TV"), name: "Mystery TV", keep: true,
@@ -78,7 +86,16 @@ import Testing
         try "<html><body>Gone</body></html>".write(toFile: path, atomically: true, encoding: .utf8)
         let failed = try await refresh(server)
         #expect(failed.outcome == .failed && failed.error?.contains("not an M3U playlist") == true, "\(failed)")
-        #expect(try await server.store.playlistEntries().count == 3)
+        #expect(try await server.store.playlistEntries().count == 4)
+    }
+
+    @Test func onlyStreamsAPlayerOpensAreLinked() {
+        for good in ["https://s.example/a.m3u8", "http://s.example/a", "rtmp://s.example/live", "RTSP://s.example/1", "udp://@239.0.0.1:1234"] {
+            #expect(GridRow.safeStream(good) == good)
+        }
+        for bad in ["javascript:alert(1)//", "javascript://%0aalert(1)", "data:text/html,<script>", "file:///etc/passwd", "vbscript://x", "//s.example/a", "", "stream"] {
+            #expect(GridRow.safeStream(bad) == nil, "\(bad)")
+        }
     }
 
     @Test func aPlaylistIsNotImportedAsListings() async throws {

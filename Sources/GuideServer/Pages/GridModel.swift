@@ -30,6 +30,16 @@ struct GridRow: Encodable, Sendable {
         let lower = source.lowercased()
         return lower.hasPrefix("https://") || lower.hasPrefix("http://") ? source : nil
     }
+
+    /// Stream addresses a page may link to: the schemes players open (a `javascript:` "stream" never reaches a page).
+    static let streamSchemes: Set<String> = ["http", "https", "rtmp", "rtmps", "rtsp", "rtp", "udp", "mms", "mmsh"]
+
+    /// `stream` if its scheme is one of ``streamSchemes``.
+    static func safeStream(_ stream: String?) -> String? {
+        guard let stream, stream.contains("://"), let scheme = URLComponents(string: stream)?.scheme?.lowercased(),
+              streamSchemes.contains(scheme) else { return nil }
+        return stream
+    }
 }
 
 /// A programme on the grid, placed by ``GridLayout/span(start:end:in:)``: the script places cells from the seconds,

@@ -24,6 +24,8 @@ struct NowPage: Sendable {
         var channel: String
         var number: String?
         var logo: String?
+        /// The channel's stream, from the playlist describing it.
+        var watch: String?
         var now: Slot?
         var next: Slot?
     }
@@ -50,8 +52,10 @@ struct NowPage: Sendable {
         let from = min(page * Self.perPage, max(0, channels.count - 1))
         let slice = Array(channels[from..<min(channels.count, from + Self.perPage)])
         let found = try await site.store.nowNext(at: now, channels: slice.map(\.id), detail: .summary)
+        let playlist = try await site.directory.snapshot().playlist
         let rows = zip(slice, found).map { channel, nowNext in
             Row(channel: channel.name, number: channel.number, logo: GridRow.safeImage(channel.icons),
+                watch: GridRow.safeStream(playlist[channel.id]?.stream),
                 now: nowNext.now.map { slot($0, now: now, clock: clock) }, next: nowNext.next.map { slot($0, now: now, clock: clock) })
         }
         let model = await Model(chrome: site.chrome(context, section: "now"), title: "On now",

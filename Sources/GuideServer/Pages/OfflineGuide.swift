@@ -193,7 +193,7 @@ struct OfflineGuide: Sendable {
             var panels: [String: String] = [:]
             for stored in programmes.prefix(OfflineGuide.mostPanels) {
                 let details = ProgrammeDetails(
-                    stored, channel: snapshot.channel(stored.programme.channel), clock: clock, now: takenAt,
+                    stored, channels: snapshot, clock: clock, now: takenAt,
                     airings: ProgrammeDetails.airings(of: stored, among: byTitle[SearchText.fold(stored.programme.title)] ?? [],
                                                       channels: snapshot, clock: clock, now: takenAt))
                 panels["\(stored.id.rawValue)"] = try renderer.render(

@@ -27,6 +27,8 @@ struct ProgrammeDetails: Sendable {
     var channelName: String
     var channelNumber: String?
     var channelLogo: String?
+    /// The channel's stream, from the playlist describing it, for "Watch" (a player opens it).
+    var watch: String?
     var description: String?
     var image: String?
     var genre: String
@@ -42,13 +44,15 @@ struct ProgrammeDetails: Sendable {
 
     init(_ stored: StoredProgramme, site: Site, clock: ViewerClock, now: Date) async throws {
         let snapshot = try await site.directory.snapshot()
-        self.init(stored, channel: snapshot.channel(stored.programme.channel), clock: clock, now: now,
+        self.init(stored, channels: snapshot, clock: clock, now: now,
                   airings: try await Self.otherAirings(of: stored, site: site, channels: snapshot, clock: clock, now: now))
     }
 
     /// The details with `airings` found by the caller (the offline copy finds them among the programmes it keeps).
-    init(_ stored: StoredProgramme, channel: Channel?, clock: ViewerClock, now: Date, airings: [Airing]) {
+    init(_ stored: StoredProgramme, channels snapshot: ChannelDirectory.Snapshot, clock: ViewerClock, now: Date, airings: [Airing]) {
         let programme = stored.programme
+        let channel = snapshot.channel(programme.channel)
+        watch = GridRow.safeStream(snapshot.playlist[programme.channel]?.stream)
         id = stored.id.rawValue
         title = programme.title
         subTitle = programme.subTitle
@@ -174,6 +178,7 @@ extension ProgrammeDetails: MustacheParent {
         case "channelName": channelName
         case "channelNumber": channelNumber
         case "channelLogo": channelLogo
+        case "watch": watch
         case "description": description
         case "image": image
         case "genre": genre
