@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 import time
 import unittest
+import urllib.parse
 import urllib.request
 
 from selenium.webdriver.common.by import By
@@ -181,6 +182,12 @@ class OfflineTests(Forms, unittest.TestCase):
             file.write('<tv><programme start="%s" stop="%s" channel="%s"><title>Breaking Late News</title></programme></tv>'
                        % (stamp(begins), stamp(begins + 3600), row["id"]))
         subprocess.run([BINARY, "import", "--database", self.server.database, late], check=True, capture_output=True)
+        # Another process imported it: the server reads it once it has loaded the new listings (PostgreSQL's schedule
+        # loads in the background, the old one answering meanwhile), as it would for any other visitor.
+        query = "/api/guide?channels=%s&from=%s&to=%s" % (urllib.parse.quote(row["id"]), time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(begins)),
+                                                         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(begins + 3600)))
+        WebDriverWait(driver, 30, poll_frequency=0.5).until(
+            lambda d: b"Breaking Late News" in urllib.request.urlopen(self.server.url(query)).read())
         driver.get(self.server.url("/now"))
         self.network(offline=False)
 

@@ -76,8 +76,10 @@ struct OfflineGuide: Sendable {
     }
 
     /// The copy: JSON with the days (each with its grid page's address and its rows), the panels by programme id, and
-    /// the pages and files the service worker keeps beside them. Its ETag names everything it was made from, so an
-    /// unchanged copy costs a 304.
+    /// the pages and files the service worker keeps beside them. Its ETag names everything it is made from, down to
+    /// the programmes the store answered with (ids and ends: a replaced row has a new id), so an unchanged copy costs
+    /// a 304 after one summary query, and a copy made while the store still read the listings from before an import
+    /// (PostgreSQL's schedule, loading) is never taken for the one after it.
     func listings(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
         // `?kept` is the service worker's own copy, which it answers itself; reaching the server, there is none.
         if request.uri.queryParameters.has("kept") {
@@ -88,31 +90,29 @@ struct OfflineGuide: Sendable {
         let now = site.settings.now()
         let channels = Self.kept(try await site.lineup(context))
         let followed = await ListingMatches.followedTitles(of: context.viewer?.profile.id, in: site.store)
-        let version = try await site.store.version()
         let days = try await Self.days(site: site, clock: clock, now: now)
         let chrome = await site.chrome(context, section: "guide")
-
-        var hasher = SHA256()
-        for part in ["\(Self.format)", "\(version.generation)", site.assets.version, clock.zone.identifier, "\(clock.dayStartHour)",
-                     context.viewer.map { "\($0.profile.id.rawValue) \(chrome.csrf)" } ?? "guest"]
-            + days.map(\.description) + channels.map(\.id.rawValue) + followed.sorted() {
-            hasher.update(data: Data(part.utf8))
-            hasher.update(data: [0])
+        let snapshot = try await site.directory.snapshot()
+        let inputs = ["\(Self.format)", "\(snapshot.generation)", site.assets.version, clock.zone.identifier, "\(clock.dayStartHour)",
+                      context.viewer.map { "\($0.profile.id.rawValue) \(chrome.csrf)" } ?? "guest"]
+            + days.map(\.description) + channels.map(\.id.rawValue) + followed.sorted()
+        let window = days.first.map { TimeWindow(start: $0.window.start, end: days[days.count - 1].window.end) }
+        let read = { (detail: ProgrammeDetail) async throws -> [ChannelListings] in
+            guard let window else { return [] }
+            return try await site.store.guide(in: window, channels: channels.map(\.id), detail: detail)
         }
-        let tag = "\"offline-" + hasher.finalize().prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
-        let headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache", .contentType: "application/json"]
-        if XMLTVFeed.isUnchanged(request, tag: tag, updated: nil) { return Response(status: .notModified, headers: headers) }
+        let unchanged = Self.tag(inputs, try await read(.summary))
+        if XMLTVFeed.isUnchanged(request, tag: unchanged, updated: nil) {
+            return Response(status: .notModified, headers: [.eTag: unchanged, .cacheControl: "no-cache"])
+        }
         guard builds.take(site.clientAddress(request, context), at: now) else {
             throw HTTPError(.tooManyRequests, headers: [.retryAfter: "\(builds.retryAfter(at: now))"],
                             message: "This address has asked for many offline copies lately; try again in a few minutes.")
         }
-        var listings: [ChannelListings] = []
-        if let first = days.first, let last = days.last {
-            listings = try await site.store.guide(in: TimeWindow(start: first.window.start, end: last.window.end), channels: channels.map(\.id),
-                                                  detail: .full)
-        }
+        let listings = try await read(.full)
+        let tag = Self.tag(inputs, listings)
         let copy = Copy(takenAt: now, clock: clock, days: days, channels: channels, listings: listings, followed: followed, tag: tag,
-                        chrome: chrome, snapshot: try await site.directory.snapshot(), assets: site.assets.version)
+                        chrome: chrome, snapshot: snapshot, assets: site.assets.version)
         let renderer = site.renderer
         let built: Result<[UInt8], any Error>
         do {
@@ -120,7 +120,25 @@ struct OfflineGuide: Sendable {
         } catch {
             throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "10"], message: "The server is making other offline copies; try again shortly.")
         }
-        return CompressibleBody.response(try built.get(), for: request, headers: headers)
+        return CompressibleBody.response(try built.get(), for: request,
+                                         headers: [.eTag: tag, .cacheControl: "no-cache", .contentType: "application/json"])
+    }
+
+    /// A copy's ETag: `inputs`, then each programme's id and end.
+    static func tag(_ inputs: [String], _ listings: [ChannelListings]) -> String {
+        var hasher = SHA256()
+        for part in inputs {
+            hasher.update(data: Data(part.utf8))
+            hasher.update(data: [0])
+        }
+        for channel in listings {
+            hasher.update(data: Data(channel.channel.rawValue.utf8))
+            for stored in channel.programmes {
+                withUnsafeBytes(of: stored.id.rawValue.littleEndian) { hasher.update(bufferPointer: $0) }
+                withUnsafeBytes(of: stored.end.unixSeconds.littleEndian) { hasher.update(bufferPointer: $0) }
+            }
+        }
+        return "\"offline-" + hasher.finalize().prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
     }
 
     /// The broadcast days kept: today and the following ones, as far as the listings go.

@@ -22,13 +22,13 @@ self.addEventListener("activate", (event) => {
       if (name.startsWith("tvguide-") && name !== LISTINGS && !name.startsWith(FILES)) await caches.delete(name);
     }
     await self.clients.claim();
-    await refresh({ force: true }).catch(() => {});
+    await refreshTrying({ force: true });
   })());
 });
 
 self.addEventListener("message", (event) => {
   const data = event.data || {};
-  if (data.type === "refresh") event.waitUntil(refresh({ viewer: data.viewer, force: data.force === true }).catch(() => {}));
+  if (data.type === "refresh") event.waitUntil(refreshTrying({ viewer: data.viewer, force: data.force === true }));
 });
 
 self.addEventListener("periodicsync", (event) => {
@@ -136,6 +136,20 @@ function refresh({ force = false, viewer } = {}) {
     memo = null;
   })().finally(() => { refreshing = null; });
   return refreshing;
+}
+
+/// ``refresh``, tried again after 5, 10 and 20 seconds while the server cannot be reached: a network coming back
+/// often answers a moment after it says it is back.
+async function refreshTrying(options) {
+  for (const wait of [0, 5000, 10000, 20000]) {
+    if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
+    try {
+      await refresh(options);
+      return;
+    } catch (error) {
+      // Unreachable (a TypeError from fetch) or a copy that did not arrive whole: try again.
+    }
+  }
 }
 
 /// The copy's JSON with when this device received it (for the offline pages' clock) and whose it is.
