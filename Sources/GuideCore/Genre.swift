@@ -66,3 +66,8 @@ public enum Genre: String, CaseIterable, Sendable {
         return nil
     }
 }
+
+extension Programme {
+    /// The genre the guide colours it by.
+    public var genre: Genre { Genre(categories: categories.map(\.text)) }
+}

@@ -83,10 +83,13 @@ struct APIRoutes: Sendable {
             throw HTTPError(.badRequest, message: "the window is \(Int(to.timeIntervalSince(from) / 3600)) hours; ask for 48 hours at most")
         }
         let channels = try query.channels(limit: Self.mostChannels)
+        let filter = try GenreFilter(query)
         let known = try await directory.snapshot()
         try requireKnown(channels, in: known)
         let chosen = channels ?? Array(known.channels.prefix(Self.mostChannels).map(\.id))
-        let rows = try await store.guide(in: TimeWindow(start: from, end: to), channels: chosen, detail: .summary)
+        let rows = try await store.guide(in: TimeWindow(start: from, end: to), channels: chosen, detail: .summary).map { listings in
+            ChannelListings(channel: listings.channel, programmes: listings.programmes.filter { filter.admits($0.programme) })
+        }
         var json = JSONWriter(capacity: rows.count * 2048)
         json.object { json in
             json.key("channels")

@@ -35,6 +35,16 @@ struct QueryParameters {
         return ids
     }
 
+    /// `genre`: one of the guide's genres (``Genre``), or nil when absent.
+    func genre() throws -> Genre? {
+        guard let text = string("genre") else { return nil }
+        guard let genre = Genre(rawValue: text.lowercased()) else {
+            throw HTTPError(.badRequest, message: "genre=\(text.prefix(40)) is not a genre: use one of "
+                            + Genre.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return genre
+    }
+
     /// A whole number in `range`, or `fallback` when absent.
     func integer(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws -> Int {
         do {

@@ -61,7 +61,7 @@ struct GridCell: Encodable, Sendable {
         title = programme.title
         sub = programme.subTitle
         time = "\(clock.time(programme.start))–\(clock.time(stored.end))"
-        genre = Genre(categories: programme.categories.map(\.text)).rawValue
+        genre = programme.genre.rawValue
         span = GridLayout.span(start: programme.start, end: stored.end, in: day)
         isFollowed = !followed.isEmpty && followed.contains(SearchText.fold(programme.title))
     }

@@ -56,6 +56,9 @@ struct GridPage: Sendable {
         var notice: String?
         var isChosenLineup: Bool
         var zone: String
+        /// `?genre=`: the genre shown, others dimmed; "" for all.
+        var genre: String
+        var genres: [GenreFilter.Link]
     }
 
     struct ZoomLink {
@@ -81,6 +84,7 @@ struct GridPage: Sendable {
         let focusTime = try query.instant("at")
         let requestedPage = try query.integer("page", in: 0...100_000, default: 0)
         let panelID = query.string("p").flatMap { Bounded.integer($0, in: 1...Int64.max) }
+        let filter = try GenreFilter(query)
         let site = self.site
 
         let chrome = await site.chrome(context, section: "guide")
@@ -117,7 +121,7 @@ struct GridPage: Sendable {
         let rows = try await Self.rows(site: site, lineup: lineup.channels, from: page * Self.rowsPerPage, count: Self.rowsPerPage,
                                  day: window, clock: clock, viewer: context.viewer?.profile.id)
         let link = { (day: BroadcastDay, zoom: Int, page: Int) -> String in
-            "/?day=\(day)&zoom=\(zoom)" + (page > 0 ? "&page=\(page)" : "")
+            "/?day=\(day)&zoom=\(zoom)" + (page > 0 ? "&page=\(page)" : "") + filter.parameter
         }
         let dayIndex = days.firstIndex(of: day) ?? 0
         var panel: ProgrammeDetails?
@@ -138,14 +142,15 @@ struct GridPage: Sendable {
             zooms: Self.zooms.map { ZoomLink(label: $0 < 60 ? "\($0) min" : "\($0 / 60) h", minutes: $0, link: link(day, $0, page),
                                              isCurrent: $0 == zoom) },
             total: lineup.channels.count, rowsFrom: page * Self.rowsPerPage + 1,
-            rowsTo: page * Self.rowsPerPage + rows.count, rowCount: lineup.channels.count + 1, rowsHTML: GridRowsHTML.render(rows),
+            rowsTo: page * Self.rowsPerPage + rows.count, rowCount: lineup.channels.count + 1, rowsHTML: GridRowsHTML.render(rows, genre: filter.genre),
             ruler: GridRow.ruler(for: window, clock: clock),
             previousPage: page > 0 ? link(day, zoom, page - 1) : nil,
             nextPage: page + 1 < pageCount ? link(day, zoom, page + 1) : nil,
             legend: Genre.allCases.map { LegendEntry(genre: $0.rawValue, label: $0.label) },
             focusChannel: focusChannel ?? "", focusTime: focusTime.map(\.unixSeconds),
             panel: panel, closePanel: link(day, zoom, page), notice: notice, isChosenLineup: lineup.isChosen,
-            zone: clock.zone.identifier)
+            zone: clock.zone.identifier, genre: filter.genre?.rawValue ?? "",
+            genres: filter.links { genre in "/?day=\(day)&zoom=\(zoom)" + (page > 0 ? "&page=\(page)" : "") + (genre.map { "&genre=\($0.rawValue)" } ?? "") })
         return try site.page("grid", model)
     }
 
@@ -187,6 +192,6 @@ struct GridPage: Sendable {
               nextDay: nil, todayLink: nil, dayStart: 0, dayEnd: 0, dayMinutes: 1440, now: 0, nowOffset: nil,
               zoom: defaultZoom, zooms: [], total: 0, rowsFrom: 0, rowsTo: 0, rowCount: 1, rowsHTML: "", ruler: [],
               previousPage: nil, nextPage: nil, legend: [], focusChannel: "", focusTime: nil, panel: nil, closePanel: "/",
-              notice: nil, isChosenLineup: false, zone: zone)
+              notice: nil, isChosenLineup: false, zone: zone, genre: "", genres: [])
     }
 }

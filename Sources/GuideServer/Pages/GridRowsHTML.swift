@@ -1,9 +1,11 @@
+import GuideCore
 import XMLTV
 
 /// The grid's rows as HTML, written directly: through Mustache's reflection 60 rows of a busy day (2,000 cells)
 /// took ~300 ms, this takes a few. The markup matches what the grid's script builds from `/grid/rows`.
 enum GridRowsHTML {
-    static func render(_ rows: [GridRow]) -> String {
+    /// - Parameter genre: when set, programmes of other genres are dimmed (`?genre=`).
+    static func render(_ rows: [GridRow], genre: Genre? = nil) -> String {
         var html = ""
         html.reserveCapacity(rows.count * 8 * 1024)
         for row in rows {
@@ -18,6 +20,7 @@ enum GridRowsHTML {
                 if span.isClippedAtStart { html += " clip-start" }
                 if span.isClippedAtEnd { html += " clip-end" }
                 if cell.isFollowed { html += " followed" }
+                if let genre, cell.genre != genre.rawValue { html += " dim" }
                 html += #"" href="/programmes/\#(cell.id)" data-start="\#(span.startSecond)" data-end="\#(span.endSecond)"><span class="t">\#(escape(cell.title))</span><span class="tm">\#(cell.time)</span></a>"#
             }
             if row.cells.isEmpty { html += #"<span class="no-listings" role="gridcell">No listings</span>"# }

@@ -18,6 +18,9 @@ struct NowPage: Sendable {
         var from: Int
         var to: Int
         var total: Int
+        var genres: [GenreFilter.Link]
+        /// What the page says when no channel is left.
+        var nothing: String?
     }
 
     struct Row {
@@ -44,25 +47,42 @@ struct NowPage: Sendable {
     }
 
     func render(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        let page = try QueryParameters(request: request).integer("page", in: 0...100_000, default: 0)
+        let query = QueryParameters(request: request)
+        let page = try query.integer("page", in: 0...100_000, default: 0)
+        let filter = try GenreFilter(query)
         let clock = site.clock(context)
         let site = self.site
         let now = site.settings.now()
-        let channels = try await site.lineup(context).channels
+        let lineup = try await site.lineup(context).channels
+        // Unfiltered, only the page's channels are asked about; filtered, every channel, then those whose current
+        // programme is of the genre.
+        var channels = lineup
+        var known: [ChannelID: NowNext] = [:]
+        if filter.genre != nil {
+            let found = try await site.store.nowNext(at: now, channels: lineup.map(\.id), detail: .summary)
+            known = Dictionary(zip(lineup.map(\.id), found), uniquingKeysWith: { first, _ in first })
+            channels = lineup.filter { known[$0.id]?.now.map { filter.admits($0.programme) } ?? false }
+        }
         let from = min(page * Self.perPage, max(0, channels.count - 1))
         let slice = Array(channels[from..<min(channels.count, from + Self.perPage)])
-        let found = try await site.store.nowNext(at: now, channels: slice.map(\.id), detail: .summary)
+        if filter.genre == nil {
+            let found = try await site.store.nowNext(at: now, channels: slice.map(\.id), detail: .summary)
+            known = Dictionary(zip(slice.map(\.id), found), uniquingKeysWith: { first, _ in first })
+        }
         let playlist = try await site.directory.snapshot().playlist
-        let rows = zip(slice, found).map { channel, nowNext in
+        let rows = slice.map { channel in
             Row(channel: channel.name, number: channel.number, logo: GridRow.safeImage(channel.icons),
                 watch: GridRow.safeStream(playlist[channel.id]?.stream),
-                now: nowNext.now.map { slot($0, now: now, clock: clock) }, next: nowNext.next.map { slot($0, now: now, clock: clock) })
+                now: known[channel.id]?.now.map { slot($0, now: now, clock: clock) },
+                next: known[channel.id]?.next.map { slot($0, now: now, clock: clock) })
         }
-        let model = await Model(chrome: site.chrome(context, section: "now"), title: "On now",
+        let model = await Model(chrome: site.chrome(context, section: "now"), title: filter.genre.map { "On now: \($0.label)" } ?? "On now",
                           at: "\(clock.date(now)), \(clock.time(now))", rows: rows,
-                          previousPage: from > 0 ? "/now?page=\(page - 1)" : nil,
-                          nextPage: from + Self.perPage < channels.count ? "/now?page=\(page + 1)" : nil,
-                          from: from + 1, to: from + slice.count, total: channels.count)
+                          previousPage: from > 0 ? "/now?page=\(page - 1)\(filter.parameter)" : nil,
+                          nextPage: from + Self.perPage < channels.count ? "/now?page=\(page + 1)\(filter.parameter)" : nil,
+                          from: channels.isEmpty ? 0 : from + 1, to: from + slice.count, total: channels.count,
+                          genres: filter.links { $0.map { "/now?genre=\($0.rawValue)" } ?? "/now" },
+                          nothing: channels.isEmpty ? (filter.genre.map { "No \($0.label.lowercased()) on now." } ?? "No channels yet.") : nil)
         return try site.page("now", model)
     }
 

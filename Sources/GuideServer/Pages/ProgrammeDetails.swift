@@ -66,7 +66,7 @@ struct ProgrammeDetails: Sendable {
         channelLogo = channel.flatMap { GridRow.safeImage($0.icons) }
         description = programme.description
         image = GridRow.safeImage(programme.icons)
-        genre = Genre(categories: programme.categories.map(\.text)).rawValue
+        genre = programme.genre.rawValue
         flags = Self.flags(programme)
         facts = Self.facts(programme)
         credits = Self.credits(programme.credits)

@@ -18,6 +18,7 @@ struct SearchPage: Sendable {
         var days: [Day]
         var limited: Bool
         var message: String?
+        var genres: [GenreFilter.Link]
     }
 
     struct Day {
@@ -49,20 +50,24 @@ struct SearchPage: Sendable {
         let problem = SearchQuery.problem(withText: typed)
         let text = problem == nil ? typed : ""
         let searchAll = query.string("in") == "all"
+        let filter = try GenreFilter(query)
         let clock = site.clock(context)
         let site = self.site
         let now = site.settings.now()
         let search = SearchQuery([text], scope: searchAll ? .all : .title, limit: Self.limit)
         var model = await Model(chrome: site.chrome(context, section: "search"), title: text.isEmpty ? "Search" : "Search: \(text)",
                           query: text, searchAll: searchAll, searched: !search.terms.isEmpty, count: 0, countLabel: "", days: [],
-                          limited: false, message: nil)
+                          limited: false, message: nil,
+                          genres: filter.links { genre in
+                              "/search?q=\(ProgrammeDetails.query(text))" + (searchAll ? "&in=all" : "") + (genre.map { "&genre=\($0.rawValue)" } ?? "")
+                          })
         guard !search.terms.isEmpty else {
             if let problem { model.message = problem.prefix(1).uppercased() + problem.dropFirst() + "." }
             if !text.isEmpty { model.message = "Type a word to look for; punctuation alone finds nothing." }
             return try site.page("search", model)
         }
         let snapshot = try await site.directory.snapshot()
-        let found = try await site.store.search(search)
+        let found = try await site.store.search(search).filter { filter.admits($0.programme) }
         var days: [Day] = []
         for stored in found {
             let programme = stored.programme
@@ -73,7 +78,7 @@ struct SearchPage: Sendable {
                 episode: programme.episodeLabel,
                 channel: snapshot.channel(programme.channel)?.name ?? programme.channel.rawValue,
                 guideLink: ProgrammeDetails.guideLink(programme, clock: clock),
-                genre: Genre(categories: programme.categories.map(\.text)).rawValue, isPast: stored.end <= now)
+                genre: programme.genre.rawValue, isPast: stored.end <= now)
             if days.last?.label == label { days[days.count - 1].results.append(result) } else { days.append(Day(label: label, results: [result])) }
         }
         model.count = found.count

@@ -184,6 +184,7 @@ function Grid(guide) {
   this.skew = Offline.isKept() ? Offline.skew : Number(guide.dataset.now) * 1000 - Date.now();
   this.zoom = Number(guide.dataset.zoom);
   this.total = Number(guide.dataset.total);
+  this.genre = guide.dataset.genre || "";   // ?genre=: other genres' programmes are dimmed
   this.blockSize = 40;
   this.blocks = new Map();      // block index -> rows (data), most recently used last
   this.pending = new Map();     // block index -> promise
@@ -412,9 +413,10 @@ Grid.prototype.buildRow = function (data) {
   header.appendChild(element("span", "name", data.name));
   var track = element("div", "track");
   track.setAttribute("role", "presentation");
-  var length = this.dayLength;
+  var length = this.dayLength, genre = this.genre;
   data.cells.forEach(function (cell) {
-    var link = element("a", "p g-" + cell.genre + (cell.start < 0 ? " clip-start" : "") + (cell.end > length ? " clip-end" : "") + (cell.followed ? " followed" : ""));
+    var link = element("a", "p g-" + cell.genre + (cell.start < 0 ? " clip-start" : "") + (cell.end > length ? " clip-end" : "")
+      + (cell.followed ? " followed" : "") + (genre && cell.genre !== genre ? " dim" : ""));
     link.href = "/programmes/" + cell.id;
     link.setAttribute("role", "gridcell");
     link.tabIndex = -1;
