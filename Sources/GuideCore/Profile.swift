@@ -14,6 +14,11 @@ public struct Profile: Hashable, Codable, Sendable {
         case viewer, admin
     }
 
+    /// How the pages look: as the device's setting says, or always light or dark.
+    public enum Theme: String, Codable, Sendable, CaseIterable {
+        case system, light, dark
+    }
+
     /// A password, or a PIN of 4 to 8 digits for a family member on the sofa.
     public enum SecretKind: String, Codable, Sendable, CaseIterable {
         case password, pin
@@ -27,6 +32,7 @@ public struct Profile: Hashable, Codable, Sendable {
     public var dayStartHour: Int
     /// An IANA zone name; nil means the zone the browser reports (or the server's).
     public var timeZone: String?
+    public var theme: Theme = .system
 
     public init(id: ProfileID, name: String, role: Role, secretKind: SecretKind, dayStartHour: Int = 5, timeZone: String? = nil) {
         self.id = id
@@ -106,4 +112,13 @@ public struct SignInThrottle: Sendable {
     public var forgetAfter: TimeInterval = 86_400
 
     public init() {}
+}
+
+extension Profile {
+    /// The profile with `theme`.
+    public func themed(_ theme: Theme) -> Profile {
+        var profile = self
+        profile.theme = theme
+        return profile
+    }
 }

@@ -14,6 +14,8 @@ public struct GuideRequestContext: RequestContext {
     var csrfToken = ""
     /// The zone the browser reports (the `tz` cookie the page's script sets), when it names a real zone.
     var browserZone: TimeZone?
+    /// A guest's theme (the `theme` cookie "/theme" sets); a profile's is its own.
+    var browserTheme: Profile.Theme?
     /// The connection's other end (a browser, or a reverse proxy: ``ClientAddress``).
     let peer: SocketAddress?
 

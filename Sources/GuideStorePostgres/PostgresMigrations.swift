@@ -285,6 +285,9 @@ enum PostgresMigrations {
                 guide_urls text NOT NULL
             );
             """),
+        ("v12: a profile's theme", """
+            ALTER TABLE profile ADD COLUMN theme text NOT NULL DEFAULT 'system';
+            """),
     ]
 
     /// Brings the schema up to date, one transaction per migration; instances starting together take turns.

@@ -382,6 +382,9 @@ enum SchemaMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v12: a profile's theme") { db in
+            try db.execute(sql: "ALTER TABLE profile ADD COLUMN theme TEXT NOT NULL DEFAULT 'system'")
+        }
         return migrator
     }
 }

@@ -12,6 +12,7 @@ struct SettingsPage: Sendable {
         var title: String
         var hours: [Choice]
         var zones: [Choice]
+        var themes: [Choice]
         var series: CalendarFeed.SettingsView
         var message: String?
     }
@@ -21,6 +22,7 @@ struct SettingsPage: Sendable {
             try await page(request, context, message: request.uri.queryParameters.get("saved") == nil ? nil : "Saved.")
         }
         router.post("settings") { request, context in try await save(request, context) }
+        router.post("theme") { request, context in try await switchTheme(request, context) }
     }
 
     func page(_ request: Request, _ context: GuideRequestContext, message: String?,
@@ -31,6 +33,7 @@ struct SettingsPage: Sendable {
             hours: (0...23).map { Choice(value: String($0), label: ($0 < 10 ? "0\($0)" : "\($0)") + ":00", isSelected: $0 == profile.dayStartHour) },
             zones: [Choice(value: "", label: "My browser's zone", isSelected: profile.timeZone == nil)]
                 + TimeZone.knownTimeZoneIdentifiers.sorted().map { Choice(value: $0, label: $0, isSelected: $0 == profile.timeZone) },
+            themes: Profile.Theme.allCases.map { Choice(value: $0.rawValue, label: Self.label($0), isSelected: $0 == profile.theme) },
             series: try await CalendarFeed(site: site).view(of: profile, request: request, newToken: newFeedToken), message: message)
         return try site.page("settings", model)
     }
@@ -47,6 +50,35 @@ struct SettingsPage: Sendable {
         }
         let site = self.site
         try await site.store.updateSettings(of: profile.id, dayStartHour: hour, timeZone: zone)
+        if let theme = form["theme"].flatMap(Profile.Theme.init(rawValue:)) { try await site.store.setTheme(theme, of: profile.id) }
         return Response.redirect(to: "/settings?saved=1")
+    }
+
+    static func label(_ theme: Profile.Theme) -> String {
+        switch theme {
+        case .system: "As this device is set (light or dark)"
+        case .light: "Light"
+        case .dark: "Dark"
+        }
+    }
+
+    /// `POST /theme` (the header's button): a profile's theme is saved with it; a guest's is a cookie of this browser.
+    /// Back to the page it came from (its path, from Referer), else the guide.
+    func switchTheme(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+        let form = try await site.form(request, context)
+        guard let theme = form["theme"].flatMap(Profile.Theme.init(rawValue:)) else {
+            throw HTTPError(.badRequest, message: "theme is system, light or dark")
+        }
+        let back = request.headers[.referer].flatMap(URLComponents.init(string:)).map { parts in
+            parts.percentEncodedPath + (parts.percentEncodedQuery.map { "?" + $0 } ?? "")
+        }.flatMap { $0.hasPrefix("/") && !$0.hasPrefix("//") ? $0 : nil } ?? "/"
+        var response = Response.redirect(to: back)
+        if let profile = context.viewer?.profile {
+            try await site.store.setTheme(theme, of: profile.id)
+        } else {
+            response.setCookie(Cookie(name: SessionMiddleware.themeCookie, value: theme.rawValue, maxAge: 366 * 86_400, path: "/",
+                                      secure: site.settings.secureCookies, httpOnly: true, sameSite: .lax))
+        }
+        return response
     }
 }

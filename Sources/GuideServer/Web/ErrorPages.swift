@@ -38,8 +38,7 @@ struct ErrorPages: RouterMiddleware {
     /// `error` as a page; on the API and the grid's row requests it stays an error, for Hummingbird's JSON.
     private func page(_ error: HTTPError, _ request: Request, _ context: Context) throws -> Response {
         guard !request.uri.path.hasPrefix("/api/"), !request.uri.path.hasPrefix("/grid/") else { throw error }
-        let chrome = Chrome(csrf: context.csrfToken, signedInName: context.viewer?.profile.name,
-                            isAdmin: context.viewer?.profile.isAdmin ?? false, section: "", assets: assets.version)
+        let chrome = Chrome(context, section: "", assets: assets.version)
         let message = error.body ?? error.status.reasonPhrase
         let html = try renderer.render("error", Model(chrome: chrome, title: error.status.reasonPhrase,
                                                       status: error.status.code, message: message))

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 import Mustache
 
 /// The Mustache templates in Resources/templates, read once. Every page extends `layout`, which draws the header
@@ -50,8 +51,16 @@ struct Chrome: Sendable {
     var isReminders: Bool
     /// Followed episodes airing today (the viewer's calendar day); nil when none or signed out.
     var airingToday: Int?
+    /// How the page looks ("system", "light", "dark"), and the theme the header's button switches to.
+    var theme: String
+    var nextTheme: String
+    var nextThemeLabel: String
 
-    init(csrf: String, signedInName: String?, isAdmin: Bool, section: String, assets: String) {
+    init(csrf: String, signedInName: String?, isAdmin: Bool, section: String, assets: String, theme: Profile.Theme = .system) {
+        self.theme = theme.rawValue
+        let next: Profile.Theme = switch theme { case .system: .light; case .light: .dark; case .dark: .system }
+        nextTheme = next.rawValue
+        nextThemeLabel = switch next { case .system: "Follow the device's light or dark setting"; case .light: "Light pages"; case .dark: "Dark pages" }
         self.csrf = csrf
         self.signedInName = signedInName
         self.isAdmin = isAdmin
@@ -75,6 +84,14 @@ struct Choice: Sendable {
     var isSelected: Bool
 }
 
+extension Chrome {
+    /// The header for whoever `context` says is asking: their name, role, form token and theme.
+    init(_ context: GuideRequestContext, section: String, assets: String) {
+        self.init(csrf: context.csrfToken, signedInName: context.viewer?.profile.name, isAdmin: context.viewer?.profile.isAdmin ?? false,
+                  section: section, assets: assets, theme: context.viewer?.profile.theme ?? context.browserTheme ?? .system)
+    }
+}
+
 extension Chrome: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
@@ -92,6 +109,9 @@ extension Chrome: MustacheParent {
         case "isUpcoming": isUpcoming
         case "isReminders": isReminders
         case "airingToday": airingToday
+        case "theme": theme
+        case "nextTheme": nextTheme
+        case "nextThemeLabel": nextThemeLabel
         default: nil
         }
     }

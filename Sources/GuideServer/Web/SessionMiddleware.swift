@@ -15,6 +15,7 @@ struct SessionMiddleware: RouterMiddleware {
     static let sessionCookie = "tvguide_session"
     static let csrfCookie = "tvguide_csrf"
     static let zoneCookie = "tz"
+    static let themeCookie = "theme"
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
@@ -33,6 +34,7 @@ struct SessionMiddleware: RouterMiddleware {
         if let zone = request.cookies[Self.zoneCookie]?.value.removingPercentEncoding, let timeZone = TimeZone(identifier: zone) {
             context.browserZone = timeZone
         }
+        context.browserTheme = request.cookies[Self.themeCookie].flatMap { Profile.Theme(rawValue: $0.value) }
         let existing = request.cookies[Self.csrfCookie]?.value
         let csrf = existing.flatMap { Self.isToken($0) ? $0 : nil } ?? Accounts.randomToken()
         context.csrfToken = csrf

@@ -28,8 +28,7 @@ struct Site: Sendable {
     }
 
     func chrome(_ context: GuideRequestContext, section: String) async -> Chrome {
-        var chrome = Chrome(csrf: context.csrfToken, signedInName: context.viewer?.profile.name,
-                            isAdmin: context.viewer?.profile.isAdmin ?? false, section: section, assets: assets.version)
+        var chrome = Chrome(context, section: section, assets: assets.version)
         // A count for the header, so a failure to count leaves it out rather than failing the page.
         if let profile = context.viewer?.profile, let count = try? await schedule(profile, context).airingToday(at: settings.now()), count > 0 {
             chrome.airingToday = count
