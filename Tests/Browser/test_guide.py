@@ -369,6 +369,20 @@ class AccountTests(Forms, unittest.TestCase):
         self.assertIn("Sign in", driver.find_element(By.CSS_SELECTOR, ".account").text)
 
 
+class OwnServer:
+    """A test class with a `tvguide serve` of its own (fresh database, sample listings) and a laptop-sized browser."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server()
+        cls.driver = browser(1280, 900)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+        cls.server.stop()
+
+
 class LoopbackServer:
     """A real HTTP server on loopback, answering with `handler` (a BaseHTTPRequestHandler) on a thread of its own."""
 

@@ -16,20 +16,11 @@ import urllib.request
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from test_guide import DAY, Forms, browser
-from tvguide_server import BINARY, Server
+from test_guide import OwnServer, DAY, Forms, browser
+from tvguide_server import BINARY
 
 
-class LivingRoomTests(Forms, unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = Server()
-        cls.driver = browser(1280, 900)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.driver.quit()
-        cls.server.stop()
+class LivingRoomTests(OwnServer, Forms, unittest.TestCase):
 
     def test_films_only_is_one_tap_and_the_grid_dims_the_rest(self):
         driver = self.driver
@@ -50,7 +41,8 @@ class LivingRoomTests(Forms, unittest.TestCase):
         WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.querySelectorAll('#rows .row:not(.loading) .p').length > 50"))
         driver.execute_script("document.getElementById('grid-scroll').scrollTop = 4000")
         WebDriverWait(driver, 20).until(lambda d: d.execute_script(
-            "return Array.from(document.querySelectorAll('#rows .row')).some(function (r) { return Number(r.dataset.index) > 70; })"))
+            "return Array.from(document.querySelectorAll('#rows .row:not(.loading)')).some(function (r) {"
+            " return Number(r.dataset.index) > 70 && r.querySelector('.p'); })"))
         cells = driver.execute_script("""
             return Array.from(document.querySelectorAll('#rows .p')).map(function (c) {
               return [c.classList.contains('g-film'), c.classList.contains('dim'), Number(c.closest('.row').dataset.index)]; });""")
@@ -81,6 +73,13 @@ class LivingRoomTests(Forms, unittest.TestCase):
         self.assertEqual(row.find_element(By.CSS_SELECTOR, ".num").text, "101")
         watch = row.find_element(By.CSS_SELECTOR, "a.watch")
         self.assertEqual((watch.text, watch.get_attribute("href")), ("Watch", "https://streams.example/first.m3u8"))
+        # The playlist's group is a chip: one tap shows its channels alone, on the now page and the grid.
+        driver.find_element(By.LINK_TEXT, "Living room").click()
+        WebDriverWait(driver, 10).until(lambda d: "group=Living" in d.current_url)
+        self.assertEqual([e.text for e in driver.find_elements(By.CSS_SELECTOR, ".now-list li .name")], [first["name"]])
+        driver.get(self.server.url("/?day=%s&zoom=180&group=Living%%20room" % DAY))
+        WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.querySelectorAll('#rows .row').length === 1"))
+        self.assertEqual(driver.find_element(By.CSS_SELECTOR, "#rows .row .name").text, first["name"])
 
 
 CONTRAST = """
@@ -135,19 +134,9 @@ return [checked, failures.slice(0, 20)];
 """
 
 
-class ThemeTests(Forms, unittest.TestCase):
+class ThemeTests(OwnServer, Forms, unittest.TestCase):
     """A light theme beside the dark one: the device's setting by default, a toggle remembered per profile (and per
     browser for guests), and text at WCAG AA contrast in both on every kind of page."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.server = Server()
-        cls.driver = browser(1280, 900)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.driver.quit()
-        cls.server.stop()
 
     def device(self, scheme):
         self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})

@@ -21,23 +21,13 @@ import urllib.request
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from test_guide import ROOT, DAY, SHOTS, Forms, browser
-from tvguide_server import BINARY, Server
+from test_guide import OwnServer, ROOT, DAY, SHOTS, Forms
+from tvguide_server import BINARY
 
 LISTINGS = "tvguide-listings-v1"
 
 
-class OfflineTests(Forms, unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = Server()
-        cls.driver = browser(1280, 900)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.driver.quit()
-        cls.server.stop()
-
+class OfflineTests(OwnServer, Forms, unittest.TestCase):
     def setUp(self):
         self.network(offline=False)
 
@@ -221,7 +211,7 @@ class OfflineTests(Forms, unittest.TestCase):
         driver.set_window_size(1280, 900)
 
 
-class PushSubscriptionTests(Forms, unittest.TestCase):
+class PushSubscriptionTests(OwnServer, Forms, unittest.TestCase):
     """"Notify this browser" subscribes through the page's script and the service worker and adds the channel; its
     test is encrypted for the subscription's keys and decrypted by an independent implementation (PyPI http-ece).
     Chromium's push service is Google's, out of reach here: the page's PushManager is given the loopback receiver's
@@ -234,13 +224,11 @@ class PushSubscriptionTests(Forms, unittest.TestCase):
         cls.receiver = subprocess.Popen([python, os.path.join(ROOT, "Tests", "Peers", "push_receiver.py"), cls.folder],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         cls.keys = json.loads(cls.receiver.stdout.readline())
-        cls.server = Server()
-        cls.driver = browser(1280, 900)
+        super().setUpClass()
 
     @classmethod
     def tearDownClass(cls):
-        cls.driver.quit()
-        cls.server.stop()
+        super().tearDownClass()
         cls.receiver.stdin.close()
         cls.receiver.wait(timeout=20)
 

@@ -71,6 +71,17 @@ import Testing
             let news = try #require(try await server.store.search(SearchQuery(["news"])).first)
             #expect(String(buffer: try await client.execute(uri: "/programmes/\(news.id.rawValue)", method: .get).body).contains(watch))
 
+            // Its groups switch the now page and the grid to their channels (the script's rows too), in the address.
+            let now = String(buffer: try await client.execute(uri: "/now", method: .get).body)
+            #expect(now.contains(#"<a href="/now?group=Favourites" class="chip">Favourites</a>"#) && now.contains(">All channels</a>"))
+            let favourites = String(buffer: try await client.execute(uri: "/now?group=Favourites", method: .get).body)
+            #expect(favourites.contains("BBC One") && !favourites.contains("Channel 5") && !favourites.contains("ITV1"))
+            let grid = String(buffer: try await client.execute(uri: "/?day=2026-02-15&group=UK&genre=news", method: .get).body)
+            #expect(grid.contains(#"data-total="2""#) && grid.contains(#"data-group="UK""#) && grid.contains("&amp;genre=news&amp;group=UK"))
+            let rows = try await client.execute(uri: "/grid/rows?day=2026-02-15&from=0&count=40&group=UK", method: .get)
+            let rowIDs = ((try JSONSerialization.jsonObject(with: Data(buffer: rows.body)) as? [String: Any])?["rows"] as? [[String: Any]])?
+                .compactMap { $0["id"] as? String }
+            #expect(rowIDs == ["bbc1.uk", "five.uk"])
             // An admin maps the one nothing matched; it describes ITV1 at once.
             try await server.store.chooseSourceChannels([SourceChannel(id: ChannelID("Mystery TV"), name: "Mystery TV", keep: true,
                                                                        mappedTo: ChannelID("itv1.uk"))], of: SourceName("iptv"))

@@ -58,7 +58,10 @@ struct GridPage: Sendable {
         var zone: String
         /// `?genre=`: the genre shown, others dimmed; "" for all.
         var genre: String
-        var genres: [GenreFilter.Link]
+        var genres: ChipSet
+        var groups: ChipSet?
+        /// `?group=`: only a playlist group's channels; "" for all.
+        var group: String
     }
 
     struct ZoomLink {
@@ -85,6 +88,7 @@ struct GridPage: Sendable {
         let requestedPage = try query.integer("page", in: 0...100_000, default: 0)
         let panelID = query.string("p").flatMap { Bounded.integer($0, in: 1...Int64.max) }
         let filter = try GenreFilter(query)
+        let groups = try GroupFilter(query)
         let site = self.site
 
         let chrome = await site.chrome(context, section: "guide")
@@ -111,6 +115,9 @@ struct GridPage: Sendable {
         let window = day.window
         // `offline=1`: the page an installed guide keeps, with the channels it keeps.
         var lineup = try await site.lineup(context)
+        let snapshot = try await site.directory.snapshot()
+        let everyChannel = lineup.channels
+        lineup.channels = groups.channels(lineup.channels, in: snapshot)
         if query.string("offline") == "1" { lineup.channels = OfflineGuide.kept(lineup) }
         var page = requestedPage
         if let focusChannel, let index = lineup.channels.firstIndex(where: { $0.id.rawValue == focusChannel }) {
@@ -121,7 +128,7 @@ struct GridPage: Sendable {
         let rows = try await Self.rows(site: site, lineup: lineup.channels, from: page * Self.rowsPerPage, count: Self.rowsPerPage,
                                  day: window, clock: clock, viewer: context.viewer?.profile.id)
         let link = { (day: BroadcastDay, zoom: Int, page: Int) -> String in
-            "/?day=\(day)&zoom=\(zoom)" + (page > 0 ? "&page=\(page)" : "") + filter.parameter
+            "/?day=\(day)&zoom=\(zoom)" + (page > 0 ? "&page=\(page)" : "") + filter.parameter + groups.parameter
         }
         let dayIndex = days.firstIndex(of: day) ?? 0
         var panel: ProgrammeDetails?
@@ -150,7 +157,11 @@ struct GridPage: Sendable {
             focusChannel: focusChannel ?? "", focusTime: focusTime.map(\.unixSeconds),
             panel: panel, closePanel: link(day, zoom, page), notice: notice, isChosenLineup: lineup.isChosen,
             zone: clock.zone.identifier, genre: filter.genre?.rawValue ?? "",
-            genres: filter.links { genre in "/?day=\(day)&zoom=\(zoom)" + (page > 0 ? "&page=\(page)" : "") + (genre.map { "&genre=\($0.rawValue)" } ?? "") })
+            genres: filter.chips { genre in "/?day=\(day)&zoom=\(zoom)" + (genre.map { "&genre=\($0.rawValue)" } ?? "") + groups.parameter },
+            groups: groups.chips(for: everyChannel, in: snapshot) { group in
+                "/?day=\(day)&zoom=\(zoom)" + filter.parameter + (group.map { "&group=" + ProgrammeDetails.query($0) } ?? "")
+            },
+            group: groups.group ?? "")
         return try site.page("grid", model)
     }
 
@@ -163,8 +174,10 @@ struct GridPage: Sendable {
         }
         let from = try query.integer("from", in: 0...1_000_000, default: 0)
         let count = try query.integer("count", in: 1...Self.rowsPerPage, default: 40)
+        let groups = try GroupFilter(query)
         let site = self.site
-        let rows = try await Self.rows(site: site, lineup: site.lineup(context).channels, from: from, count: count, day: day.window,
+        let lineup = groups.channels(try await site.lineup(context).channels, in: try await site.directory.snapshot())
+        let rows = try await Self.rows(site: site, lineup: lineup, from: from, count: count, day: day.window,
                                        clock: clock, viewer: context.viewer?.profile.id)
         let body = try JSONEncoder().encode(RowsDocument(from: from, rows: rows))
         return CompressibleBody.response(Array(body), for: request,
@@ -192,6 +205,7 @@ struct GridPage: Sendable {
               nextDay: nil, todayLink: nil, dayStart: 0, dayEnd: 0, dayMinutes: 1440, now: 0, nowOffset: nil,
               zoom: defaultZoom, zooms: [], total: 0, rowsFrom: 0, rowsTo: 0, rowCount: 1, rowsHTML: "", ruler: [],
               previousPage: nil, nextPage: nil, legend: [], focusChannel: "", focusTime: nil, panel: nil, closePanel: "/",
-              notice: nil, isChosenLineup: false, zone: zone, genre: "", genres: [])
+              notice: nil, isChosenLineup: false, zone: zone, genre: "",
+              genres: ChipSet(kind: "genre-filter", label: "Only one genre", chips: []), groups: nil, group: "")
     }
 }

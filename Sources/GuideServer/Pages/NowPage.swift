@@ -18,7 +18,8 @@ struct NowPage: Sendable {
         var from: Int
         var to: Int
         var total: Int
-        var genres: [GenreFilter.Link]
+        var genres: ChipSet
+        var groups: ChipSet?
         /// What the page says when no channel is left.
         var nothing: String?
     }
@@ -50,10 +51,13 @@ struct NowPage: Sendable {
         let query = QueryParameters(request: request)
         let page = try query.integer("page", in: 0...100_000, default: 0)
         let filter = try GenreFilter(query)
+        let groups = try GroupFilter(query)
         let clock = site.clock(context)
         let site = self.site
         let now = site.settings.now()
-        let lineup = try await site.lineup(context).channels
+        let snapshot = try await site.directory.snapshot()
+        let everyChannel = try await site.lineup(context).channels
+        let lineup = groups.channels(everyChannel, in: snapshot)
         // Unfiltered, only the page's channels are asked about; filtered, every channel, then those whose current
         // programme is of the genre.
         var channels = lineup
@@ -69,7 +73,7 @@ struct NowPage: Sendable {
             let found = try await site.store.nowNext(at: now, channels: slice.map(\.id), detail: .summary)
             known = Dictionary(zip(slice.map(\.id), found), uniquingKeysWith: { first, _ in first })
         }
-        let playlist = try await site.directory.snapshot().playlist
+        let playlist = snapshot.playlist
         let rows = slice.map { channel in
             Row(channel: channel.name, number: channel.number, logo: GridRow.safeImage(channel.icons),
                 watch: GridRow.safeStream(playlist[channel.id]?.stream),
@@ -78,12 +82,19 @@ struct NowPage: Sendable {
         }
         let model = await Model(chrome: site.chrome(context, section: "now"), title: filter.genre.map { "On now: \($0.label)" } ?? "On now",
                           at: "\(clock.date(now)), \(clock.time(now))", rows: rows,
-                          previousPage: from > 0 ? "/now?page=\(page - 1)\(filter.parameter)" : nil,
-                          nextPage: from + Self.perPage < channels.count ? "/now?page=\(page + 1)\(filter.parameter)" : nil,
+                          previousPage: from > 0 ? "/now?page=\(page - 1)\(filter.parameter)\(groups.parameter)" : nil,
+                          nextPage: from + Self.perPage < channels.count ? "/now?page=\(page + 1)\(filter.parameter)\(groups.parameter)" : nil,
                           from: channels.isEmpty ? 0 : from + 1, to: from + slice.count, total: channels.count,
-                          genres: filter.links { $0.map { "/now?genre=\($0.rawValue)" } ?? "/now" },
+                          genres: filter.chips { Self.address(genre: $0, group: groups.group) },
+                          groups: groups.chips(for: everyChannel, in: snapshot) { Self.address(genre: filter.genre, group: $0) },
                           nothing: channels.isEmpty ? (filter.genre.map { "No \($0.label.lowercased()) on now." } ?? "No channels yet.") : nil)
         return try site.page("now", model)
+    }
+
+    /// `/now` with a genre and a group, either or both.
+    static func address(genre: Genre?, group: String?) -> String {
+        let query = [genre.map { "genre=\($0.rawValue)" }, group.map { "group=" + ProgrammeDetails.query($0) }].compactMap { $0 }
+        return "/now" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }
 
     private func slot(_ stored: StoredProgramme, now: Date, clock: ViewerClock) -> Slot {

@@ -18,7 +18,7 @@ struct SearchPage: Sendable {
         var days: [Day]
         var limited: Bool
         var message: String?
-        var genres: [GenreFilter.Link]
+        var genres: ChipSet
     }
 
     struct Day {
@@ -58,7 +58,7 @@ struct SearchPage: Sendable {
         var model = await Model(chrome: site.chrome(context, section: "search"), title: text.isEmpty ? "Search" : "Search: \(text)",
                           query: text, searchAll: searchAll, searched: !search.terms.isEmpty, count: 0, countLabel: "", days: [],
                           limited: false, message: nil,
-                          genres: filter.links { genre in
+                          genres: filter.chips { genre in
                               "/search?q=\(ProgrammeDetails.query(text))" + (searchAll ? "&in=all" : "") + (genre.map { "&genre=\($0.rawValue)" } ?? "")
                           })
         guard !search.terms.isEmpty else {
