@@ -222,7 +222,7 @@ struct OfflineGuide: Sendable {
                 viewer: chrome.signedInName ?? "", assets: assets, channels: channels.count,
                 days: documentDays, panels: panels, panelsLeftOut: max(0, programmes.count - OfflineGuide.mostPanels),
                 pages: ["/now", "/offline"],
-                files: ["guide.css", "grid-units.css", "guide.js"].map { "/static/\($0)?v=\(assets)" }
+                files: ["guide.css", "grid-units.css", "installed.js", "grid.js", "grid-navigation.js", "guide.js"].map { "/static/\($0)?v=\(assets)" }
                     + ["icon-192.png", "icon-512.png", "favicon-32.png"].map { "/static/\($0)?v=\(assets)" })
             return Array(try JSONEncoder().encode(document))
         }

@@ -1,0 +1,314 @@
+// The guide grid: smooth scrolling over any number of channels (only rows near the viewport exist, fetched from
+// /grid/rows), exact placement, zoom in place, keyboard movement and the details panel. Started by guide.js.
+"use strict";
+
+function Grid(guide) {
+  var self = this;
+  this.guide = guide;
+  this.scroller = document.getElementById("grid-scroll");
+  this.grid = document.getElementById("grid");
+  this.rowsBox = document.getElementById("rows");
+  this.panel = document.getElementById("panel");
+  this.panelBody = document.getElementById("panel-body");
+  this.day = guide.dataset.day;
+  this.dayStart = Number(guide.dataset.dayStart);
+  this.dayEnd = Number(guide.dataset.dayEnd);
+  this.dayLength = this.dayEnd - this.dayStart;
+  // The server's clock: from the page, or, offline, from the copy it came from.
+  this.skew = Offline.isKept() ? Offline.skew : Number(guide.dataset.now) * 1000 - Date.now();
+  this.zoom = Number(guide.dataset.zoom);
+  this.total = Number(guide.dataset.total);
+  this.genre = guide.dataset.genre || "";   // ?genre=: other genres' programmes are dimmed
+  this.blockSize = 40;
+  this.blocks = new Map();      // block index -> rows (data), most recently used last
+  this.pending = new Map();     // block index -> promise
+  this.live = new Map();        // row index -> element
+  this.focusedCell = null;
+
+  this.channelWidth = this.measure("--chw");
+  this.rowHeight = this.measure("--rowh");
+
+  // The server-rendered rows become the first live rows; the rest are drawn on demand.
+  this.rowsBox.classList.add("virtual");
+  this.rowsBox.style.height = this.total * this.rowHeight + "px";
+  Array.prototype.forEach.call(this.rowsBox.querySelectorAll(".row"), function (row) {
+    var index = Number(row.dataset.index);
+    row.style.top = index * self.rowHeight + "px";
+    self.live.set(index, row);
+  });
+  var pager = guide.querySelector(".pager");
+  if (pager) pager.hidden = true;
+
+  // A phone shows an hour across unless the address asks for another zoom.
+  if (!new URL(location.href).searchParams.has("zoom") && this.scroller.clientWidth < 600) {
+    this.grid.classList.remove("zoom-" + this.zoom);
+    this.zoom = 60;
+    this.grid.classList.add("zoom-60");
+    this.guide.querySelectorAll(".zoom a").forEach(function (link) {
+      link.classList.toggle("current", Number(link.dataset.zoom) === 60);
+    });
+  }
+  this.applyZoom();
+  this.placeNowLine();
+  setInterval(function () { self.placeNowLine(); }, 30000);
+
+  var state = history.state;
+  if (state && state.day === this.day && typeof state.left === "number") {
+    this.scroller.scrollLeft = state.left;
+    this.scroller.scrollTop = state.top;
+  } else {
+    this.scrollToStart();
+  }
+  this.scroller.addEventListener("scroll", function () { self.scheduleDraw(); self.rememberScroll(); }, { passive: true });
+  window.addEventListener("resize", function () { self.applyZoom(); });
+  this.draw();
+  this.setupZoomButtons();
+  this.setupKeyboard();
+  this.setupPanel();
+  var first = this.rowsBox.querySelector(".p");
+  if (first) first.tabIndex = 0;
+}
+
+Grid.prototype.measure = function (variable) {
+  var probe = document.createElement("div");
+  probe.style.position = "absolute";
+  probe.style.visibility = "hidden";
+  probe.style.width = "var(" + variable + ")";
+  this.grid.appendChild(probe);
+  var width = probe.getBoundingClientRect().width;
+  probe.remove();
+  return width;
+};
+
+Grid.prototype.now = function () { return (Date.now() + this.skew) / 1000; };
+
+/// Pixels per minute: `zoom` minutes fill the width beside the channel column.
+Grid.prototype.applyZoom = function (keepTime) {
+  var visible = Math.max(120, this.scroller.clientWidth - this.channelWidth);
+  var time = keepTime === undefined ? this.timeAtLeft() : keepTime;
+  this.ppm = visible / this.zoom;
+  this.grid.style.setProperty("--ppm", this.ppm + "px");
+  var self = this;
+  this.live.forEach(function (row) { self.placeCells(row); });
+  this.placeNowLine();
+  if (time !== null) this.scroller.scrollLeft = Math.max(0, (time - this.dayStart) / 60 * this.ppm);
+};
+
+Grid.prototype.timeAtLeft = function () {
+  if (!this.ppm) return null;
+  return this.dayStart + this.scroller.scrollLeft / this.ppm * 60;
+};
+
+/// Exact positions from seconds, clipped to the day: a programme is as wide as it is long.
+Grid.prototype.placeCells = function (row) {
+  var ppm = this.ppm, length = this.dayLength;
+  Array.prototype.forEach.call(row.querySelectorAll(".p"), function (cell) {
+    var start = Math.min(Math.max(Number(cell.dataset.start), 0), length);
+    var end = Math.min(Math.max(Number(cell.dataset.end), 0), length);
+    var width = Math.max(0, end - start) / 60 * ppm;
+    cell.style.left = start / 60 * ppm + "px";
+    cell.style.width = width + "px";
+    cell.classList.toggle("tiny", width < 16);
+  });
+};
+
+Grid.prototype.placeNowLine = function () {
+  var line = document.getElementById("now-line");
+  var now = this.now();
+  if (now < this.dayStart || now >= this.dayEnd) { if (line) line.hidden = true; return; }
+  if (!line) {
+    line = document.createElement("div");
+    line.id = "now-line";
+    line.className = "now-line";
+    line.setAttribute("aria-hidden", "true");
+    this.grid.appendChild(line);
+  }
+  line.hidden = false;
+  line.style.left = this.channelWidth + (now - this.dayStart) / 60 * this.ppm + "px";
+};
+
+Grid.prototype.scrollToStart = function () {
+  var focusTime = Number(this.guide.dataset.focusTime) || null;
+  var now = this.now();
+  var target = focusTime || (now >= this.dayStart && now < this.dayEnd ? now : null);
+  if (target) this.scroller.scrollLeft = Math.max(0, (target - this.dayStart - 1800) / 60 * this.ppm);
+  var channel = this.guide.dataset.focusChannel;
+  if (channel) {
+    var row = this.rowsBox.querySelector('.row[data-channel="' + CSS.escape(channel) + '"]');
+    if (row) {
+      this.scroller.scrollTop = Math.max(0, Number(row.dataset.index) * this.rowHeight - this.rowHeight);
+      var self = this;
+      var cell = Array.prototype.find.call(row.querySelectorAll(".p"), function (c) {
+        return self.dayStart + Number(c.dataset.start) <= target && target < self.dayStart + Number(c.dataset.end);
+      });
+      if (cell) this.focusCell(cell, true);
+    }
+  }
+};
+
+Grid.prototype.rememberScroll = function () {
+  var self = this;
+  clearTimeout(this.rememberTimer);
+  this.rememberTimer = setTimeout(function () {
+    var state = Object.assign({}, history.state || {}, { day: self.day, left: self.scroller.scrollLeft, top: self.scroller.scrollTop });
+    history.replaceState(state, "");
+  }, 150);
+};
+
+Grid.prototype.scheduleDraw = function () {
+  var self = this;
+  if (this.drawQueued) return;
+  this.drawQueued = true;
+  requestAnimationFrame(function () { self.drawQueued = false; self.draw(); });
+};
+
+/// Keeps rows within a screen above and below the viewport, and no others.
+Grid.prototype.draw = function () {
+  var top = this.scroller.scrollTop, height = this.scroller.clientHeight;
+  var first = Math.max(0, Math.floor(top / this.rowHeight) - 10);
+  var last = Math.min(this.total - 1, Math.ceil((top + height) / this.rowHeight) + 10);
+  var self = this;
+  this.live.forEach(function (row, index) {
+    if ((index < first - 20 || index > last + 20) && !row.contains(document.activeElement)) {
+      row.remove();
+      self.live.delete(index);
+    }
+  });
+  for (var index = first; index <= last; index++) {
+    var existing = this.live.get(index);
+    if (existing && !existing.classList.contains("loading")) continue;
+    var data = this.rowData(index);
+    if (data) {
+      var row = this.buildRow(data);
+      if (existing) existing.replaceWith(row); else this.rowsBox.appendChild(row);
+      this.live.set(index, row);
+    } else if (!existing) {
+      var placeholder = this.buildPlaceholder(index);
+      this.rowsBox.appendChild(placeholder);
+      this.live.set(index, placeholder);
+    }
+  }
+};
+
+Grid.prototype.rowData = function (index) {
+  var block = Math.floor(index / this.blockSize);
+  var rows = this.blocks.get(block);
+  if (!rows) { this.fetchBlock(block); return null; }
+  this.blocks.delete(block);
+  this.blocks.set(block, rows);
+  return rows[index - block * this.blockSize] || null;
+};
+
+Grid.prototype.fetchBlock = function (block) {
+  if (this.pending.has(block)) return this.pending.get(block);
+  var self = this;
+  var url = "/grid/rows?day=" + encodeURIComponent(this.day) + "&from=" + block * this.blockSize + "&count=" + this.blockSize
+    + (this.guide.dataset.group ? "&group=" + encodeURIComponent(this.guide.dataset.group) : "");
+  var promise = fetch(url, { credentials: "same-origin" })
+    .then(function (response) { if (!response.ok) throw new Error(response.status); return response.json(); })
+    .then(function (document) {
+      self.blocks.set(block, document.rows);
+      while (self.blocks.size > 60) self.blocks.delete(self.blocks.keys().next().value);
+      self.pending.delete(block);
+      self.draw();
+    })
+    .catch(function () { self.pending.delete(block); });
+  this.pending.set(block, promise);
+  return promise;
+};
+
+Grid.prototype.buildPlaceholder = function (index) {
+  var row = document.createElement("div");
+  row.className = "row loading";
+  row.dataset.index = index;
+  row.setAttribute("role", "row");
+  row.setAttribute("aria-rowindex", index + 2);
+  row.style.top = index * this.rowHeight + "px";
+  row.innerHTML = '<div class="ch" role="rowheader">…</div><div class="track" role="presentation"></div>';
+  return row;
+};
+
+Grid.prototype.buildRow = function (data) {
+  var row = document.createElement("div");
+  row.className = "row";
+  row.id = "row-" + data.index;
+  row.dataset.index = data.index;
+  row.dataset.channel = data.id;
+  row.setAttribute("role", "row");
+  row.setAttribute("aria-rowindex", data.index + 2);
+  row.style.top = data.index * this.rowHeight + "px";
+  var header = element("div", "ch");
+  header.setAttribute("role", "rowheader");
+  if (data.logo) {
+    var logo = element("img");
+    logo.src = data.logo; logo.alt = ""; logo.loading = "lazy"; logo.referrerPolicy = "no-referrer";
+    header.appendChild(logo);
+  }
+  header.appendChild(element("span", "num", data.number || ""));
+  header.appendChild(element("span", "name", data.name));
+  var track = element("div", "track");
+  track.setAttribute("role", "presentation");
+  var length = this.dayLength, genre = this.genre;
+  data.cells.forEach(function (cell) {
+    var link = element("a", "p g-" + cell.genre + (cell.start < 0 ? " clip-start" : "") + (cell.end > length ? " clip-end" : "")
+      + (cell.followed ? " followed" : "") + (genre && cell.genre !== genre ? " dim" : ""));
+    link.href = "/programmes/" + cell.id;
+    link.setAttribute("role", "gridcell");
+    link.tabIndex = -1;
+    link.dataset.start = cell.start;
+    link.dataset.end = cell.end;
+    link.appendChild(element("span", "t", cell.title));
+    link.appendChild(element("span", "tm", cell.time));
+    track.appendChild(link);
+  });
+  if (!data.cells.length) {
+    var none = element("span", "no-listings", "No listings");
+    none.setAttribute("role", "gridcell");
+    track.appendChild(none);
+  }
+  row.appendChild(header);
+  row.appendChild(track);
+  this.placeCells(row);
+  return row;
+};
+
+
+/// Changes the zoom in place, keeping the time at the left edge, and carries it into the day links and the URL.
+Grid.prototype.setZoom = function (minutes) {
+  var self = this;
+  var time = this.timeAtLeft();
+  this.grid.classList.remove("zoom-" + this.zoom);
+  this.zoom = minutes;
+  this.grid.classList.add("zoom-" + minutes);
+  this.guide.dataset.zoom = minutes;
+  this.guide.querySelectorAll(".zoom a").forEach(function (link) {
+    var current = Number(link.dataset.zoom) === minutes;
+    link.classList.toggle("current", current);
+    if (current) link.setAttribute("aria-current", "true"); else link.removeAttribute("aria-current");
+  });
+  this.applyZoom(time);
+  var url = new URL(location.href);
+  url.searchParams.set("zoom", minutes);
+  history.replaceState(history.state, "", url);
+  this.guide.querySelectorAll(".days a, .day-picker input[name=zoom]").forEach(function (node) {
+    if (node.tagName === "A") { var target = new URL(node.href); target.searchParams.set("zoom", minutes); node.href = target; }
+    else node.value = minutes;
+  });
+};
+
+Grid.prototype.setupZoomButtons = function () {
+  var self = this;
+  Array.prototype.forEach.call(this.guide.querySelectorAll(".zoom a[data-zoom]"), function (link) {
+    link.addEventListener("click", function (event) {
+      event.preventDefault();
+      self.setZoom(Number(link.dataset.zoom));
+    });
+  });
+  var nowButton = document.getElementById("now-button");
+  if (nowButton) nowButton.addEventListener("click", function (event) {
+    var target = new URL(nowButton.href);
+    if (target.searchParams.get("day") !== self.day) return;
+    event.preventDefault();
+    self.scroller.scrollTo({ left: Math.max(0, (self.now() - self.dayStart - 1800) / 60 * self.ppm), behavior: "smooth" });
+  });
+};
