@@ -93,6 +93,19 @@ import Testing
             #expect(try await channels()["bbc1.uk"]?["stream"] == nil)
         }
 
+        // The guides its header names are offered as XMLTV sources on its page; one added says so.
+        try await server.run { client in
+            let admin = try await AccountTests.admin(client)
+            let page = String(buffer: try await admin.send(client, "/admin/source?name=iptv").body)
+            #expect(page.contains("<code>https://guide.example/epg.xml.gz</code>") && page.contains("Add as an XMLTV source"))
+            let added = try await admin.send(client, "/admin/sources", method: .post,
+                                             form: ["name": "guide.example/epg.xml.gz", "format": "xmltv", "location": "https://guide.example/epg.xml.gz"])
+            #expect(added.status == .ok)
+            #expect(try await server.store.sources().contains { $0.definition.location == "https://guide.example/epg.xml.gz" && $0.definition.format == .xmltv })
+            let after = String(buffer: try await admin.send(client, "/admin/source?name=iptv").body)
+            #expect(after.contains(#"<span class="muted">added</span>"#) && !after.contains("Add as an XMLTV source"))
+        }
+
         // A refresh that fails (the playlist is now a web page) keeps the entries there were.
         try "<html><body>Gone</body></html>".write(toFile: path, atomically: true, encoding: .utf8)
         let failed = try await refresh(server)

@@ -24,6 +24,8 @@ extension SourcePages {
         var days: Int
         var isRadioTimes: Bool
         var isTVMaze: Bool
+        /// A playlist's `x-tvg-url` guides, each offered as an XMLTV source to add.
+        var guides: [GuideOffer]
         var filter: String
         var shows: [Choice]
         var show: String
@@ -127,6 +129,7 @@ extension SourcePages {
                 + TimeZone.knownTimeZoneIdentifiers.sorted().map { Choice(value: $0, label: $0, isSelected: $0 == definition.localZone) },
             keepNewChannels: definition.keepNewChannels, channelList: definition.channels.joined(separator: ","),
             days: definition.days, isRadioTimes: definition.format == .radiotimes, isTVMaze: definition.format == .tvmaze,
+            guides: try await Self.guides(of: definition, in: site.store),
             filter: view.filter,
             shows: ChannelView.shows.map { Choice(value: $0.value, label: $0.label, isSelected: $0.value == view.show) },
             show: view.show, page: page,
@@ -231,6 +234,23 @@ extension SourcePages {
         } catch let error as StoreError {
             return try await editPage(request, context, name: name, view: view, message: "Not saved: \(error.message)", isError: true,
                                       status: .badRequest)
+        }
+    }
+
+    /// An XMLTV guide a playlist's header names (`x-tvg-url`, `url-tvg`), as an admin can add it.
+    struct GuideOffer {
+        var location: String
+        var name: String
+        /// Whether a source reads it already.
+        var isAdded: Bool
+    }
+
+    /// The first 100 guides the playlist `definition` named on its last refresh; none for other sources.
+    static func guides(of definition: SourceDefinition, in store: any GuideDatabase) async throws -> [GuideOffer] {
+        guard definition.format == .m3u, let header = try await store.playlistHeader(of: definition.name) else { return [] }
+        let locations = Set(try await store.sources().map(\.definition.location))
+        return header.guideURLs.prefix(100).map { location in
+            GuideOffer(location: location, name: String(SourceName(location: location).rawValue.prefix(100)), isAdded: locations.contains(location))
         }
     }
 }
