@@ -109,9 +109,9 @@ import XMLTV
         // Numbers out of range are left out and counted; the entry stays.
         let numbers = """
             #EXTM3U
-            #EXTINF:-1 tvg-chno="99999999999999999999" tvg-shift="1e308" catchup-days="-5",A
+            #EXTINF:-1 tvg-chno="99999999999999999999" tvg-shift="1e308" catchup-days="-1",A
             http://x.example/a
-            #EXTINF:99999999999999999999999 tvg-chno="-" tvg-shift="nan" catchup-days="366",B
+            #EXTINF:99999999999999999999999 tvg-chno="-" tvg-shift="nan" catchup-days="9223372036854775807",B
             http://x.example/b
             #EXTINF:-1 tvg-chno="7" tvg-shift="+2",C
             http://x.example/c
