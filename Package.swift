@@ -139,8 +139,8 @@ let package = Package(
         ]),
         .testTarget(name: "tvguideTests", dependencies: ["tvguide", "GuideCore", "GuideStore", "TVMazeReplay", "StoreTestSupport"]),
         .testTarget(name: "GuideServerTests", dependencies: [
-            "GuideServer", "GuideReminders", "TestReceivers", "GuideStore", "GuideIngest", "GuideCore", "TVMaze", "TVMazeReplay", "StoreTestSupport",
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            "GuideServer", "GuideReminders", "TestReceivers", "GuideStore", "GuideIngest", "GuideCore", "GuideHTTP", "TVMaze", "TVMazeReplay",
+            "StoreTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         // Test support: a loopback server replaying TVmaze's recorded answers, for the Swift and browser tests.

@@ -21,6 +21,14 @@ public struct Channel: Hashable, Codable, Sendable {
         displayNames.first(where: { !$0.text.allSatisfy(\.isNumber) })?.text
             ?? displayNames.first?.text ?? id.rawValue
     }
+
+    /// The channel with `logo` first among its icons (once), when there is one.
+    public func withLogo(_ logo: String?) -> Channel {
+        guard let logo else { return self }
+        var channel = self
+        channel.icons = [Icon(src: logo)] + icons.filter { $0.src != logo }
+        return channel
+    }
 }
 
 /// An image for a channel, programme or rating, as XMLTV's `icon` element gives it.

@@ -23,17 +23,20 @@ public struct GuideServices: Sendable {
     public var tvmaze: TVMazeClient
     /// TVmaze's images, kept on disk.
     public var images: ImageCache
+    /// The channels' logos, kept on disk (``ImageCache/Addresses/listings``).
+    public var logos: ImageCache
     /// Sends due reminders (run as a service beside the server) and the pages' test messages.
     public var reminders: ReminderDispatcher
 
     public init(store: any GuideDatabase, settings: ServerSettings, scheduler: RefreshScheduler, feeds: any HTTPTransport,
-                tvmaze: TVMazeClient, images: ImageCache, reminders: ReminderDispatcher) {
+                tvmaze: TVMazeClient, images: ImageCache, logos: ImageCache, reminders: ReminderDispatcher) {
         self.store = store
         self.settings = settings
         self.scheduler = scheduler
         self.feeds = feeds
         self.tvmaze = tvmaze
         self.images = images
+        self.logos = logos
         self.reminders = reminders
     }
 }
@@ -68,10 +71,12 @@ public enum GuideServer {
         SignInPages(site: site, sessions: sessions).register(on: router)
         AdminPages(site: site, feeds: services.feeds).register(on: router)
         SettingsPage(site: site).register(on: router)
+        ChannelAdminPage(site: site).register(on: router)
         SourcePages(site: site, scheduler: services.scheduler, refreshWatchers: RefreshEvents.slots()).register(on: router)
         SourceRoutes(site: site, scheduler: services.scheduler).register(on: router)
         XMLTVFeed(site: site).register(on: router)
         series.register(on: router)
+        ChannelLogos(cache: services.logos, directory: directory, clientAddress: addresses).register(on: router)
         ShowPages(site: site, series: series).register(on: router)
         EpisodePages(site: site, series: series).register(on: router)
         UpcomingPage(site: site).register(on: router)

@@ -34,4 +34,6 @@ struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
 enum HeaderNames {
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")
     static let frameOptions = HTTPField.Name("X-Frame-Options")
+    /// Where a browser says a request comes from: this site (`same-origin`), typed or bookmarked (`none`), or another.
+    static let fetchSite = HTTPField.Name("Sec-Fetch-Site")
 }

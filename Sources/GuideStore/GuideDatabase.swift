@@ -1,14 +1,15 @@
 import Foundation
 import ServiceLifecycle
 
-/// Everything tvguide keeps: listings, sources, playlists, accounts, followed shows, reminders and cached web answers. SQLite and
+/// Everything tvguide keeps: listings, sources, playlists, admins' channel settings, accounts, followed shows, reminders and cached web answers. SQLite and
 /// PostgreSQL each provide all of it.
 ///
 /// A database is a service: ``run()`` keeps its connections (PostgreSQL's client; nothing for SQLite) until the task
 /// is cancelled or the service group shuts down gracefully, and ``prepare()``, once it runs, checks the connection and
 /// brings the schema up to date. `tvguide serve` runs it in the application's service group; everything else opens
 /// one with `openGuideDatabase` (GuideStoreBackends), which runs on its own.
-public protocol GuideDatabase: ListingStore, SourceStore, AccountStore, SeriesStore, ReminderStore, PlaylistStore, ResponseCache, Service {
+public protocol GuideDatabase: ListingStore, SourceStore, AccountStore, SeriesStore, ReminderStore, PlaylistStore, ChannelSettingsStore,
+                                 ResponseCache, Service {
     /// Checks the connection and brings the schema up to date; ``run()`` (or ``runOnItsOwn()``) must be running.
     func prepare() async throws
     /// Runs what ``run()`` runs in a task of the database's own, which ends when the database is released.

@@ -71,9 +71,8 @@ extension Channel {
     /// The channel as a playlist describes it: the playlist's number and logo (first) where it gives them.
     public func described(by entry: PlaylistEntry?) -> Channel {
         guard let entry else { return self }
-        var channel = self
+        var channel = withLogo(entry.logo)
         if let number = entry.number { channel.number = number }
-        if let logo = entry.logo { channel.icons = [Icon(src: logo)] + channel.icons.filter { $0.src != logo } }
         return channel
     }
 }

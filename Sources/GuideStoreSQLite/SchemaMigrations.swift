@@ -385,6 +385,31 @@ enum SchemaMigrations {
         migrator.registerMigration("v12: a profile's theme") { db in
             try db.execute(sql: "ALTER TABLE profile ADD COLUMN theme TEXT NOT NULL DEFAULT 'system'")
         }
+        migrator.registerMigration("v13: the logos admins choose for channels") { db in
+            try db.execute(sql: "CREATE TABLE channel_logo (channel_id TEXT PRIMARY KEY, url TEXT NOT NULL)")
+        }
+        migrator.registerMigration("v14: channel groups, favourites, the guests' group") { db in
+            try db.execute(sql: """
+                CREATE TABLE channel_group (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+                CREATE TABLE channel_group_member (
+                    group_id INTEGER NOT NULL REFERENCES channel_group(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    channel_id TEXT NOT NULL,
+                    PRIMARY KEY (group_id, position)
+                );
+                CREATE TABLE favourite_channel (
+                    profile_id INTEGER NOT NULL REFERENCES profile(id) ON DELETE CASCADE,
+                    channel_id TEXT NOT NULL,
+                    position INTEGER NOT NULL,
+                    PRIMARY KEY (profile_id, channel_id)
+                );
+                CREATE TABLE remembered_group (
+                    profile_id INTEGER PRIMARY KEY REFERENCES profile(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL
+                );
+                CREATE TABLE guide_setting (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+                """)
+        }
         return migrator
     }
 }

@@ -57,4 +57,7 @@ extension ListingStore {
 /// product makes one per command or server and shuts it down.
 public enum TestHTTP {
     public static let transport = AsyncHTTPTransport()
+    /// With the short timeouts `serve` gives its images' client (3 s to connect there; 1 s here, where hosts are on
+    /// loopback): a host that does not answer costs a test a second.
+    public static let images = AsyncHTTPTransport(connectTimeout: .seconds(1), readTimeout: .seconds(10))
 }

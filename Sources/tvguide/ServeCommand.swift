@@ -135,6 +135,8 @@ struct ServeCommand: AsyncParsableCommand {
                     tvmaze: TVMazeClient(base: tvmaze.base, transport: feeds, limiter: limiter, cache: database, policy: .interactive,
                                          now: now, clock: clock),
                     images: ImageCache(directory: store.localFiles + ".images", transport: imageFetches),
+                    logos: ImageCache(directory: store.localFiles + ".logos", transport: imageFetches, addresses: .listings,
+                                      largest: 1024 * 1024, largestTotal: 64 * 1024 * 1024),
                     // Reminders go out through the images' client: short timeouts, so one receiver that hangs cannot
                     // hold a round up.
                     reminders: ReminderDispatcher(store: database,

@@ -34,7 +34,8 @@ import Testing
         let stored = StoredProgramme(id: ProgrammeID(rawValue: 7), source: SourceName("test"), programme: programme,
                                      end: Date(timeIntervalSince1970: 1_771_189_200))
         let snapshot = ChannelDirectory.Snapshot(generation: 1, channels: [], positions: [:], listed: [],
-                                                 playlist: [ChannelID("bbc1.uk"): PlaylistEntry(name: "BBC One", stream: "https://streams.example/bbc1")])
+                                                 playlist: [ChannelID("bbc1.uk"): PlaylistEntry(name: "BBC One", stream: "https://streams.example/bbc1")],
+                                                 chosenLogos: [:], groups: [], guestGroup: nil)
         let details = ProgrammeDetails(stored, channels: snapshot, clock: ViewerClock(zone: TimeZone(identifier: "UTC")!, dayStartHour: 5),
                                        now: programme.start,
                                        airings: [ProgrammeDetails.Airing(id: 8, when: "Mon 16 Feb, 21:00", channel: "BBC One", isPast: false)])

@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideHTTP
 import GuideIngest
 import GuideReminders
 import GuideServer
@@ -63,6 +64,7 @@ final class TestServer: Sendable {
                       tvmaze: TVMazeClient(base: tvmazeURL, transport: TestHTTP.transport, cache: store, policy: .interactive,
                                            now: { [clock] in clock.now }),
                       images: ImageCache(directory: folder + "/images", transport: TestHTTP.transport),
+                      logos: ImageCache(directory: folder + "/logos", transport: TestHTTP.images, addresses: .listings, largest: 64 * 1024),
                       reminders: ReminderDispatcher(store: store,
                                                     senders: ReminderSenders(transport: TestHTTP.transport,
                                                                              push: VAPIDKey(store: store, subject: "mailto:admin@guide.example")),

@@ -7,7 +7,10 @@ struct ChannelDocument: Codable, Sendable {
     var id: String
     var name: String
     var number: String?
+    /// The logo's address as the source gives it.
     var icon: String?
+    /// The logo through tvguide's cache (``ChannelLogos``), a path on this server.
+    var logo: String?
     /// From the playlist describing it: its groups and its stream's address.
     var groups: [String]
     var stream: String?
@@ -17,6 +20,7 @@ struct ChannelDocument: Codable, Sendable {
         name = channel.name
         number = channel.number
         icon = channel.icons.first?.src
+        logo = ChannelLogos.address(of: channel)
         groups = entry?.groups ?? []
         stream = entry?.stream
     }

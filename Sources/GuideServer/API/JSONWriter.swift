@@ -152,6 +152,7 @@ extension ChannelDocument {
         json.object { json in
             if let icon { json.key("icon"); json.string(icon) }
             json.key("id"); json.string(id)
+            if let logo { json.key("logo"); json.string(logo) }
             json.key("name"); json.string(name)
             if let number { json.key("number"); json.string(number) }
         }

@@ -16,6 +16,11 @@ struct QueryParameters {
         fields[name]
     }
 
+    /// Whether the address names `name` at all (`?group=` is there, blank).
+    func isPresent(_ name: String) -> Bool {
+        fields.values.contains { $0.name == name }
+    }
+
     /// An ISO 8601 instant (`2024-01-01T18:00:00Z`, or with an offset).
     func instant(_ name: String) throws -> Date? {
         guard let text = string(name) else { return nil }

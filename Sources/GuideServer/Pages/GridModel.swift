@@ -20,15 +20,15 @@ struct GridRow: Encodable, Sendable {
         id = channel.id.rawValue
         name = channel.name
         number = channel.number
-        logo = Self.safeImage(channel.icons)
+        logo = ChannelLogos.address(of: channel)
         cells = programmes.map { GridCell($0, day: day, clock: clock, followed: followed) }
     }
 
-    /// The first icon's address if it is http(s): a `javascript:` or `data:` URL from a feed never reaches a page.
+    /// A programme's first image's address if it is http(s): a `javascript:` or `data:` URL from a feed never reaches
+    /// a page. (Channel logos go through tvguide's cache: ``ChannelLogos``.)
     static func safeImage(_ icons: [Icon]) -> String? {
-        guard let source = icons.first?.src else { return nil }
-        let lower = source.lowercased()
-        return lower.hasPrefix("https://") || lower.hasPrefix("http://") ? source : nil
+        guard let source = icons.first?.src, ChannelLogos.isWeb(source) else { return nil }
+        return source
     }
 
     /// Stream addresses a page may link to: the schemes players open (a `javascript:` "stream" never reaches a page).

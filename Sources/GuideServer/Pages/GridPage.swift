@@ -88,8 +88,8 @@ struct GridPage: Sendable {
         let requestedPage = try query.integer("page", in: 0...100_000, default: 0)
         let panelID = query.string("p").flatMap { Bounded.integer($0, in: 1...Int64.max) }
         let filter = try GenreFilter(query)
-        let groups = try GroupFilter(query)
         let site = self.site
+        let groups = try await GroupFilter.resolve(query, request, context, site: site, remembers: true)
 
         let chrome = await site.chrome(context, section: "guide")
         guard let coverage = try await site.store.coverage() else {
@@ -133,7 +133,7 @@ struct GridPage: Sendable {
         let dayIndex = days.firstIndex(of: day) ?? 0
         var panel: ProgrammeDetails?
         if let panelID, let stored = try await site.store.programme(ProgrammeID(rawValue: panelID)) {
-            panel = try await ProgrammeDetails(stored, site: site, clock: clock, now: now)
+            panel = try await ProgrammeDetails(stored, site: site, clock: clock, now: now, viewer: context.viewer?.profile.id)
         }
         let model = Model(
             chrome: chrome, title: "Guide for \(clock.longDate(day))", empty: false, day: day.description,
@@ -159,7 +159,7 @@ struct GridPage: Sendable {
             zone: clock.zone.identifier, genre: filter.genre?.rawValue ?? "",
             genres: filter.chips { genre in "/?day=\(day)&zoom=\(zoom)" + (genre.map { "&genre=\($0.rawValue)" } ?? "") + groups.parameter },
             groups: groups.chips(for: everyChannel, in: snapshot) { group in
-                "/?day=\(day)&zoom=\(zoom)" + filter.parameter + (group.map { "&group=" + ProgrammeDetails.query($0) } ?? "")
+                "/?day=\(day)&zoom=\(zoom)" + filter.parameter + groups.parameter(for: group)
             },
             group: groups.group ?? "")
         return try site.page("grid", model)
@@ -174,8 +174,8 @@ struct GridPage: Sendable {
         }
         let from = try query.integer("from", in: 0...1_000_000, default: 0)
         let count = try query.integer("count", in: 1...Self.rowsPerPage, default: 40)
-        let groups = try GroupFilter(query)
         let site = self.site
+        let groups = try await GroupFilter.resolve(query, request, context, site: site, remembers: false)
         let lineup = groups.channels(try await site.lineup(context).channels, in: try await site.directory.snapshot())
         let rows = try await Self.rows(site: site, lineup: lineup, from: from, count: count, day: day.window,
                                        clock: clock, viewer: context.viewer?.profile.id)

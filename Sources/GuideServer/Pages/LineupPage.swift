@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideStore
 import Hummingbird
 
 /// `/channels`: the signed-in profile chooses which channels its guide shows and in what order. One form, whose
@@ -34,6 +35,26 @@ struct LineupPage: Sendable {
     func register(on router: Router<GuideRequestContext>) {
         router.get("channels") { request, context in try await render(request, context, message: nil) }
         router.post("channels") { request, context in try await change(request, context) }
+        router.post("favourites") { request, context in try await favourite(request, context) }
+    }
+
+    /// `POST /favourites` (`channel`, `favourite` 1 or 0): one click adds a channel to the viewer's favourites or
+    /// takes it out, then back to the page it was made on.
+    func favourite(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+        let profile = try site.requireProfile(request, context)
+        let form = try await site.form(request, context)
+        guard let id = form["channel"], let channel = try await site.directory.snapshot().channel(ChannelID(id)) else {
+            throw HTTPError(.badRequest, message: "There is no such channel in the guide.")
+        }
+        guard let choice = form["favourite"], choice == "1" || choice == "0" else {
+            throw HTTPError(.badRequest, message: "favourite is 1 (add) or 0 (take out)")
+        }
+        do {
+            try await site.store.setFavourite(channel.id, choice == "1", of: profile.id)
+        } catch let error as StoreError where error.code == .invalid {
+            throw HTTPError(.badRequest, message: error.message)
+        }
+        return Response.redirect(to: site.returnPath(request))
     }
 
     func render(_ request: Request, _ context: GuideRequestContext, message: String?) async throws -> HTMLPage {

@@ -25,6 +25,7 @@ struct NowPage: Sendable {
     }
 
     struct Row {
+        var channelID: String
         var channel: String
         var number: String?
         var logo: String?
@@ -32,6 +33,7 @@ struct NowPage: Sendable {
         var watch: String?
         var now: Slot?
         var next: Slot?
+        var isFavourite: Bool
     }
 
     struct Slot {
@@ -51,7 +53,7 @@ struct NowPage: Sendable {
         let query = QueryParameters(request: request)
         let page = try query.integer("page", in: 0...100_000, default: 0)
         let filter = try GenreFilter(query)
-        let groups = try GroupFilter(query)
+        let groups = try await GroupFilter.resolve(query, request, context, site: site, remembers: true)
         let clock = site.clock(context)
         let site = self.site
         let now = site.settings.now()
@@ -75,26 +77,26 @@ struct NowPage: Sendable {
         }
         let playlist = snapshot.playlist
         let rows = slice.map { channel in
-            Row(channel: channel.name, number: channel.number, logo: GridRow.safeImage(channel.icons),
+            Row(channelID: channel.id.rawValue, channel: channel.name, number: channel.number, logo: ChannelLogos.address(of: channel),
                 watch: GridRow.safeStream(playlist[channel.id]?.stream),
                 now: known[channel.id]?.now.map { slot($0, now: now, clock: clock) },
-                next: known[channel.id]?.next.map { slot($0, now: now, clock: clock) })
+                next: known[channel.id]?.next.map { slot($0, now: now, clock: clock) }, isFavourite: groups.isFavourite(channel.id))
         }
         let model = await Model(chrome: site.chrome(context, section: "now"), title: filter.genre.map { "On now: \($0.label)" } ?? "On now",
                           at: "\(clock.date(now)), \(clock.time(now))", rows: rows,
                           previousPage: from > 0 ? "/now?page=\(page - 1)\(filter.parameter)\(groups.parameter)" : nil,
                           nextPage: from + Self.perPage < channels.count ? "/now?page=\(page + 1)\(filter.parameter)\(groups.parameter)" : nil,
                           from: channels.isEmpty ? 0 : from + 1, to: from + slice.count, total: channels.count,
-                          genres: filter.chips { Self.address(genre: $0, group: groups.group) },
-                          groups: groups.chips(for: everyChannel, in: snapshot) { Self.address(genre: filter.genre, group: $0) },
+                          genres: filter.chips { Self.address(genre: $0, group: groups.parameter) },
+                          groups: groups.chips(for: everyChannel, in: snapshot) { Self.address(genre: filter.genre, group: groups.parameter(for: $0)) },
                           nothing: channels.isEmpty ? (filter.genre.map { "No \($0.label.lowercased()) on now." } ?? "No channels yet.") : nil)
         return try site.page("now", model)
     }
 
-    /// `/now` with a genre and a group, either or both.
-    static func address(genre: Genre?, group: String?) -> String {
-        let query = [genre.map { "genre=\($0.rawValue)" }, group.map { "group=" + ProgrammeDetails.query($0) }].compactMap { $0 }
-        return "/now" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+    /// `/now` with a genre and a group's parameter (``GroupFilter/parameter(for:)``), either or both.
+    static func address(genre: Genre?, group: String) -> String {
+        let query = (genre.map { "&genre=\($0.rawValue)" } ?? "") + group
+        return "/now" + (query.isEmpty ? "" : "?" + query.dropFirst())
     }
 
     private func slot(_ stored: StoredProgramme, now: Date, clock: ViewerClock) -> Slot {

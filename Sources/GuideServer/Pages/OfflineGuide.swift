@@ -90,18 +90,21 @@ struct OfflineGuide: Sendable {
         let now = site.settings.now()
         let channels = Self.kept(try await site.lineup(context))
         let followed = await ListingMatches.followedTitles(of: context.viewer?.profile.id, in: site.store)
+        var favourites: [ChannelID] = []
+        if let viewer = context.viewer { favourites = try await site.store.favourites(of: viewer.profile.id) }
         let days = try await Self.days(site: site, clock: clock, now: now)
         let chrome = await site.chrome(context, section: "guide")
         let snapshot = try await site.directory.snapshot()
         let inputs = ["\(Self.format)", "\(snapshot.generation)", site.assets.version, clock.zone.identifier, "\(clock.dayStartHour)",
                       context.viewer.map { "\($0.profile.id.rawValue) \(chrome.csrf)" } ?? "guest"]
             + days.map(\.description) + channels.map(\.id.rawValue) + followed.sorted()
+        let favouriteInputs: [String] = ["favourites"] + favourites.map(\.rawValue)
         let window = days.first.map { TimeWindow(start: $0.window.start, end: days[days.count - 1].window.end) }
         let read = { (detail: ProgrammeDetail) async throws -> [ChannelListings] in
             guard let window else { return [] }
             return try await site.store.guide(in: window, channels: channels.map(\.id), detail: detail)
         }
-        let unchanged = Self.tag(inputs, try await read(.summary))
+        let unchanged = Self.tag(inputs + favouriteInputs, try await read(.summary))
         if XMLTVFeed.isUnchanged(request, tag: unchanged, updated: nil) {
             return Response(status: .notModified, headers: [.eTag: unchanged, .cacheControl: "no-cache"])
         }
@@ -110,8 +113,9 @@ struct OfflineGuide: Sendable {
                             message: "This address has asked for many offline copies lately; try again in a few minutes.")
         }
         let listings = try await read(.full)
-        let tag = Self.tag(inputs, listings)
-        let copy = Copy(takenAt: now, clock: clock, days: days, channels: channels, listings: listings, followed: followed, tag: tag,
+        let tag = Self.tag(inputs + favouriteInputs, listings)
+        let copy = Copy(takenAt: now, clock: clock, days: days, channels: channels, listings: listings, followed: followed,
+                        favourites: Set(favourites), tag: tag,
                         chrome: chrome, snapshot: snapshot, assets: site.assets.version)
         let renderer = site.renderer
         let built: Result<[UInt8], any Error>
@@ -162,6 +166,7 @@ struct OfflineGuide: Sendable {
         var channels: [Channel]
         var listings: [ChannelListings]
         var followed: Set<String>
+        var favourites: Set<ChannelID>
         var tag: String
         var chrome: Chrome
         var snapshot: ChannelDirectory.Snapshot
@@ -210,10 +215,11 @@ struct OfflineGuide: Sendable {
             let byTitle = Dictionary(grouping: programmes) { SearchText.fold($0.programme.title) }
             var panels: [String: String] = [:]
             for stored in programmes.prefix(OfflineGuide.mostPanels) {
-                let details = ProgrammeDetails(
+                var details = ProgrammeDetails(
                     stored, channels: snapshot, clock: clock, now: takenAt,
                     airings: ProgrammeDetails.airings(of: stored, among: byTitle[SearchText.fold(stored.programme.title)] ?? [],
                                                       channels: snapshot, clock: clock, now: takenAt))
+                details.isFavourite = favourites.contains(stored.programme.channel)
                 panels["\(stored.id.rawValue)"] = try renderer.render(
                     "panel", ProgrammePage.Model(chrome: chrome, title: details.title, panel: details, isPage: false))
             }

@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideStore
 import Hummingbird
 
 /// A row of one-tap choices above a page ("All", "News", "Film"... or a playlist's groups), each a link that keeps the
@@ -47,37 +48,83 @@ struct GenreFilter: Sendable {
     }
 }
 
-/// `?group=` on the grid and the now page: only the channels an M3U playlist puts in that group (`group-title`,
-/// `#EXTGRP`), in the viewer's order.
+/// `?group=` on the grid and the now page: only the channels of one group, in the viewer's order. A group is the
+/// viewer's favourites ("Favourites"), one an admin made by hand, or one an M3U playlist names (`group-title`,
+/// `#EXTGRP`); a hand-made group and a playlist group of the same name are one group (a signed-in viewer's own
+/// favourites stand for a playlist group called "Favourites").
+///
+/// Without `group` in the address, a signed-in viewer sees the group they chose last (remembered when they choose one
+/// on this site, never from a link on another: `Sec-Fetch-Site`), and a guest the group an admin chose for guests.
+/// `?group=` (blank) is every channel.
 struct GroupFilter: Sendable {
+    /// The group shown; nil for every channel.
     let group: String?
+    /// The group shown when the address names none; while there is one, "every channel" must be named (`&group=`).
+    private let fallback: String?
+    /// The viewer's favourite channels; nil for a guest.
+    private let favourites: [ChannelID]?
 
-    init(_ query: QueryParameters) throws {
-        group = query.string("group")
-        if let group, group.count > 200 { throw HTTPError(.badRequest, message: "a group's name has at most 200 characters") }
+    /// The filter for `request`; `remembers`: a page (not the grid's script) whose choice of group a signed-in viewer
+    /// keeps.
+    static func resolve(_ query: QueryParameters, _ request: Request, _ context: GuideRequestContext, site: Site,
+                        remembers: Bool) async throws -> GroupFilter {
+        let asked = query.string("group")
+        if let asked, asked.count > ChannelGroup.Limits.nameLength {
+            throw HTTPError(.badRequest, message: "a group's name has at most \(ChannelGroup.Limits.nameLength) characters")
+        }
+        guard let profile = context.viewer?.profile else {
+            let fallback = try await site.directory.snapshot().guestGroup
+            return GroupFilter(group: query.isPresent("group") ? asked : fallback, fallback: fallback, favourites: nil)
+        }
+        var fallback = try await site.store.rememberedGroup(of: profile.id)
+        if remembers, query.isPresent("group"), asked != fallback,
+           HeaderNames.fetchSite.flatMap { request.headers[$0] }.map { ["same-origin", "none"].contains($0) } == true {
+            try await site.store.rememberGroup(asked, of: profile.id)
+            fallback = asked
+        }
+        return GroupFilter(group: query.isPresent("group") ? asked : fallback, fallback: fallback,
+                           favourites: try await site.store.favourites(of: profile.id))
     }
 
     /// `channels` in the group (all of them without one).
     func channels(_ channels: [Channel], in snapshot: ChannelDirectory.Snapshot) -> [Channel] {
         guard let group else { return channels }
-        return channels.filter { snapshot.playlist[$0.id]?.groups.contains(group) == true }
+        if group == ChannelGroup.favouritesName, let favourites {
+            let chosen = Set(favourites)
+            return channels.filter { chosen.contains($0.id) }
+        }
+        let members = Set(snapshot.groups.first { $0.name == group }?.channels ?? [])
+        return channels.filter { members.contains($0.id) || snapshot.playlist[$0.id]?.groups.contains(group) == true }
     }
 
-    /// `&group=News`, or nothing.
-    var parameter: String {
-        group.map { "&group=" + ProgrammeDetails.query($0) } ?? ""
+    /// Whether `channel` is one of the viewer's favourites.
+    func isFavourite(_ channel: ChannelID) -> Bool {
+        favourites?.contains(channel) ?? false
     }
 
-    /// The chips: "All channels", then each group of `channels`' playlists in their order; nil when there is none.
+    /// `&group=News` for `group`; for every channel, nothing, or `&group=` while a remembered or default group would
+    /// otherwise be shown.
+    func parameter(for group: String?) -> String {
+        if let group { return "&group=" + ProgrammeDetails.query(group) }
+        return fallback == nil ? "" : "&group="
+    }
+
+    /// The parameter for the group shown.
+    var parameter: String { parameter(for: group) }
+
+    /// The chips: "All channels", the viewer's "Favourites", the groups an admin made, then each group of `channels`'
+    /// playlists in their order (50 at most); nil when there is none to choose.
     func chips(for channels: [Channel], in snapshot: ChannelDirectory.Snapshot, _ link: (String?) -> String) -> ChipSet? {
-        var groups: [String] = []
-        var seen: Set<String> = []
+        var groups: [String] = favourites == nil ? [] : [ChannelGroup.favouritesName]
+        var seen = Set(groups)
+        for made in snapshot.groups where seen.insert(made.name).inserted { groups.append(made.name) }
         for channel in channels {
             for group in snapshot.playlist[channel.id]?.groups ?? [] where seen.insert(group).inserted { groups.append(group) }
         }
         guard !groups.isEmpty else { return nil }
         return ChipSet(kind: "group-filter", label: "Channel groups",
                        chips: [ChipSet.Chip(label: "All channels", link: link(nil), isCurrent: group == nil)]
-                           + groups.prefix(50).map { ChipSet.Chip(label: $0, link: link($0), isCurrent: group == $0) })
+                           + groups.prefix(50).map { ChipSet.Chip(label: $0 == ChannelGroup.favouritesName && favourites != nil ? "★ Favourites" : $0,
+                                                                 link: link($0), isCurrent: group == $0) })
     }
 }

@@ -24,6 +24,7 @@ struct ProgrammeDetails: Sendable {
     var when: String
     var duration: String
     var isOnNow: Bool
+    var channelID: String
     var channelName: String
     var channelNumber: String?
     var channelLogo: String?
@@ -40,12 +41,16 @@ struct ProgrammeDetails: Sendable {
     var source: String
     /// Whether "Remind me" is offered: it has not ended (and the template offers it to signed-in viewers).
     var canRemind: Bool
+    /// The channel is one of the viewer's favourites (the star shown filled); set by the page for a signed-in viewer.
+    var isFavourite = false
     var remindLeads: [Choice]
 
-    init(_ stored: StoredProgramme, site: Site, clock: ViewerClock, now: Date) async throws {
+    /// - Parameter viewer: the signed-in profile, whose favourites mark the channel.
+    init(_ stored: StoredProgramme, site: Site, clock: ViewerClock, now: Date, viewer: ProfileID?) async throws {
         let snapshot = try await site.directory.snapshot()
         self.init(stored, channels: snapshot, clock: clock, now: now,
                   airings: try await Self.otherAirings(of: stored, site: site, channels: snapshot, clock: clock, now: now))
+        if let viewer { isFavourite = try await site.store.favourites(of: viewer).contains(stored.programme.channel) }
     }
 
     /// The details with `airings` found by the caller (the offline copy finds them among the programmes it keeps).
@@ -61,9 +66,10 @@ struct ProgrammeDetails: Sendable {
         let minutes = Int(stored.end.timeIntervalSince(programme.start) / 60)
         duration = minutes >= 60 ? "\(minutes / 60) h \(minutes % 60 > 0 ? "\(minutes % 60) min" : "")" : "\(minutes) min"
         isOnNow = programme.start <= now && now < stored.end
+        channelID = programme.channel.rawValue
         channelName = channel?.name ?? programme.channel.rawValue
         channelNumber = channel?.number
-        channelLogo = channel.flatMap { GridRow.safeImage($0.icons) }
+        channelLogo = channel.flatMap(ChannelLogos.address)
         description = programme.description
         image = GridRow.safeImage(programme.icons)
         genre = programme.genre.rawValue
@@ -175,6 +181,7 @@ extension ProgrammeDetails: MustacheParent {
         case "when": when
         case "duration": duration
         case "isOnNow": isOnNow
+        case "channelID": channelID
         case "channelName": channelName
         case "channelNumber": channelNumber
         case "channelLogo": channelLogo
@@ -190,6 +197,7 @@ extension ProgrammeDetails: MustacheParent {
         case "source": source
         case "canRemind": canRemind
         case "remindLeads": remindLeads
+        case "isFavourite": isFavourite
         default: nil
         }
     }

@@ -55,7 +55,8 @@ struct ProgrammePage: Sendable {
         guard let stored = try await site.store.programme(ProgrammeID(rawValue: id)) else {
             throw HTTPError(.notFound, message: "There is no programme \(id): a newer import may have replaced it.")
         }
-        let details = try await ProgrammeDetails(stored, site: site, clock: clock, now: site.settings.now())
+        let details = try await ProgrammeDetails(stored, site: site, clock: clock, now: site.settings.now(),
+                                                 viewer: context.viewer?.profile.id)
         let model = await Model(chrome: site.chrome(context, section: "guide"), title: details.title, panel: details, isPage: !isPanel)
         return try site.page(isPanel ? "panel" : "programme", model)
     }

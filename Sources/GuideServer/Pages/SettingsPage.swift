@@ -69,10 +69,7 @@ struct SettingsPage: Sendable {
         guard let theme = form["theme"].flatMap(Profile.Theme.init(rawValue:)) else {
             throw HTTPError(.badRequest, message: "theme is system, light or dark")
         }
-        let back = request.headers[.referer].flatMap(URLComponents.init(string:)).map { parts in
-            parts.percentEncodedPath + (parts.percentEncodedQuery.map { "?" + $0 } ?? "")
-        }.flatMap { $0.hasPrefix("/") && !$0.hasPrefix("//") ? $0 : nil } ?? "/"
-        var response = Response.redirect(to: back)
+        var response = Response.redirect(to: site.returnPath(request))
         if let profile = context.viewer?.profile {
             try await site.store.setTheme(theme, of: profile.id)
         } else {

@@ -1,4 +1,5 @@
 import Foundation
+import GuideHTTP
 import GuideIngest
 import GuideStore
 import Hummingbird
@@ -29,15 +30,12 @@ struct SeriesServices: Sendable {
             guard let url = request.uri.queryParameters.get("u").flatMap({ images.canonical(String($0)) }) else {
                 throw HTTPError(.notFound, message: "No such image: only TVmaze's images are shown here.")
             }
-            if !images.isCached(url), !imageFetches.take(clientAddress.of(request, peer: context.peer)) {
+            if try await !images.isCached(url), !imageFetches.take(clientAddress.of(request, peer: context.peer)) {
                 throw HTTPError(.tooManyRequests, headers: [.retryAfter: String(imageFetches.retryAfter())],
                                 message: "Too many new images at once; try again shortly.")
             }
-            guard let file = try? await images.file(for: url), let bytes = FileManager.default.contents(atPath: file.path) else {
-                throw HTTPError(.notFound, message: "No such image.")
-            }
-            return Response(status: .ok, headers: [.contentType: file.contentType, .cacheControl: "public, max-age=31536000, immutable"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+            guard let stored = try? await images.file(for: url) else { throw HTTPError(.notFound, message: "No such image.") }
+            return try await stored.response(context, cacheControl: "public, max-age=31536000, immutable")
         }
     }
 

@@ -3,7 +3,8 @@ import GuideCore
 import GuideStore
 import Synchronization
 
-/// Every channel with its place, as playlists describe it (number, logo; groups and stream in `playlist`), read once
+/// Every channel with its place, as playlists describe it (number, logo; groups and stream in `playlist`) and with
+/// the logo an admin chose first, read once
 /// per version of the listings rather than on every request: naming 3,000 channels means decoding 3,000 detail blobs.
 final class ChannelDirectory: Sendable {
     struct Snapshot: Sendable {
@@ -14,14 +15,20 @@ final class ChannelDirectory: Sendable {
         var listed: [Channel]
         /// The playlist entry describing each channel (``PlaylistMatch``).
         var playlist: [ChannelID: PlaylistEntry]
+        /// The logos an admin chose (already first among the channels' icons).
+        var chosenLogos: [ChannelID: String]
+        /// The groups an admin made, by name.
+        var groups: [ChannelGroup]
+        /// The group guests see until they choose another.
+        var guestGroup: String?
 
         func channel(_ id: ChannelID) -> Channel? { positions[id].map { channels[$0] } }
     }
 
-    private let store: any ListingStore & PlaylistStore
+    private let store: any ListingStore & PlaylistStore & ChannelSettingsStore
     private let cached = Mutex<Snapshot?>(nil)
 
-    init(store: any ListingStore & PlaylistStore) {
+    init(store: any ListingStore & PlaylistStore & ChannelSettingsStore) {
         self.store = store
     }
 
@@ -31,11 +38,13 @@ final class ChannelDirectory: Sendable {
         if let snapshot = cached.withLock({ $0 }), snapshot.generation == generation { return snapshot }
         let stored = try await store.channels()
         let playlist = PlaylistMatch.entries(try await store.playlistEntries(), for: stored)
-        let channels = stored.map { $0.described(by: playlist[$0.id]) }
+        let chosenLogos = try await store.channelLogos()
+        let channels = stored.map { $0.described(by: playlist[$0.id]).withLogo(chosenLogos[$0.id]) }
         var positions: [ChannelID: Int] = [:]
         for (index, channel) in channels.enumerated() where positions[channel.id] == nil { positions[channel.id] = index }
         let listed = try await store.listedChannels().compactMap { positions[$0].map { channels[$0] } }
-        let snapshot = Snapshot(generation: generation, channels: channels, positions: positions, listed: listed, playlist: playlist)
+        let snapshot = Snapshot(generation: generation, channels: channels, positions: positions, listed: listed, playlist: playlist,
+                                chosenLogos: chosenLogos, groups: try await store.channelGroups(), guestGroup: try await store.guestGroup())
         cached.withLock { $0 = snapshot }
         return snapshot
     }

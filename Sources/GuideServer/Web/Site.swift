@@ -78,6 +78,13 @@ struct Site: Sendable {
         return profile
     }
 
+    /// The page a form was posted from (its `Referer`'s path and query on this site), to go back to; else the guide.
+    func returnPath(_ request: Request) -> String {
+        request.headers[.referer].flatMap(URLComponents.init(string:)).map { parts in
+            parts.percentEncodedPath + (parts.percentEncodedQuery.map { "?" + $0 } ?? "")
+        }.flatMap { $0.hasPrefix("/") && !$0.hasPrefix("//") ? $0 : nil } ?? "/"
+    }
+
     /// The form a request posted (SessionMiddleware has already read and checked it).
     func form(_ request: Request, _ context: GuideRequestContext) async throws -> FormFields {
         var request = request

@@ -1,0 +1,272 @@
+import Foundation
+import GuideCore
+import Synchronization
+
+/// Images on disk, fetched once on viewers' behalf: TVmaze's show, episode and person images, and the channels' logos.
+/// The browser asks tvguide, never the image's host, so a logo whose provider goes away or forbids hotlinking still
+/// shows, and a viewer's address is not handed to third parties.
+///
+/// What may be fetched depends on who chose the address (``Addresses``). What is kept is checked, whatever the host
+/// says it is: the bytes must be a PNG, JPEG, GIF, WebP or ICO image, or an SVG with no script, event handler,
+/// `javascript:` link, foreign object or entity (an error page or a script is not stored). A new address is a new
+/// file: a source that changes a channel's logo changes its address, and the old file ages out.
+///
+/// Bounded: `largest` bytes an image, `largestTotal` bytes in all; the images used longest ago make room. Disk work
+/// runs on a lane of its own (``BlockingLane``), never on the cooperative threads.
+public final class ImageCache: Sendable {
+    /// Which addresses the cache fetches.
+    public enum Addresses: Sendable {
+        /// Only these origins (`scheme://host[:port]`, the port only when not the scheme's default), with a plain path
+        /// and no query, user or fragment: for addresses a guest writes (`/images?u=`), so the server is not an open
+        /// proxy and each image has one address.
+        case origins(Set<String>)
+        /// Any http or https address with no user or password: for addresses the listings give (a guest names a
+        /// channel, never an address).
+        case listings
+    }
+
+    /// A kept image.
+    public struct Stored: Sendable, Equatable {
+        public var path: String
+        public var contentType: String
+    }
+
+    public let directory: String
+    let transport: any HTTPTransport
+    let addresses: Addresses
+    /// The most bytes kept on disk.
+    public let largestTotal: Int
+    /// The largest image fetched.
+    public let largest: Int
+    /// After a host (and port) fails to answer, images from it are not asked for this long: a page of 20 posters offline
+    /// costs one timeout, not 20.
+    let pause: TimeInterval
+    private let downUntil = Mutex<[String: Date]>([:])
+    /// The files on disk by the hash of their address (``name(for:)``): file name, size and last use. Read from the
+    /// folder once.
+    private let index = Mutex<[String: Entry]?>(nil)
+    private let disk: BlockingLane
+
+    struct Entry {
+        var file: String
+        var bytes: Int
+        var used: Date
+    }
+
+    /// Disk work waiting at most; beyond it a request is answered "busy".
+    public static let diskQueue = 64
+
+    public init(directory: String, transport: any HTTPTransport, addresses: Addresses = .origins(["https://static.tvmaze.com"]),
+                largest: Int = 8 * 1024 * 1024, largestTotal: Int = 256 * 1024 * 1024, pause: TimeInterval = 300) {
+        self.directory = directory
+        self.transport = transport
+        self.addresses = addresses
+        self.largest = largest
+        self.largestTotal = largestTotal
+        self.pause = pause
+        disk = BlockingLane(label: "tvguide.images", capacity: Self.diskQueue)
+    }
+
+    /// An image address in its one written form (scheme and host in lower case, a default port left out), or nil when
+    /// it is not one this cache fetches.
+    public func canonical(_ text: String) -> URL? {
+        guard text.utf8.count <= 1024, var parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(),
+              scheme == "https" || scheme == "http", let host = parts.host?.lowercased(), !host.isEmpty,
+              parts.user == nil, parts.password == nil else { return nil }
+        let defaultPort = scheme == "https" ? 443 : 80
+        switch addresses {
+        case .origins(let origins):
+            let origin = "\(scheme)://\(host)" + (parts.port.map { $0 == defaultPort ? "" : ":\($0)" } ?? "")
+            let path = parts.percentEncodedPath
+            guard parts.query == nil, parts.fragment == nil, origins.contains(origin), path.hasPrefix("/"), !path.contains(".."),
+                  path.utf8.allSatisfy({ Self.pathBytes.contains($0) }) else { return nil }
+            return URL(string: origin + path)
+        case .listings:
+            parts.scheme = scheme
+            parts.host = host
+            parts.fragment = nil
+            if parts.port == defaultPort { parts.port = nil }
+            if parts.percentEncodedPath.isEmpty { parts.percentEncodedPath = "/" }
+            return parts.url
+        }
+    }
+
+    /// Whether `url`'s image is on disk (asking for it costs the server nothing).
+    public func isCached(_ url: URL) async throws -> Bool {
+        try await loadedIndex { $0[Self.name(for: url.absoluteString)] != nil }
+    }
+
+    /// The file for `url` (canonical: ``canonical(_:)``), fetched the first time. nil for one that does not answer
+    /// with an image this cache keeps.
+    public func file(for url: URL) async throws -> Stored? {
+        guard let host = url.host.map({ $0 + (url.port.map { ":\($0)" } ?? "") }) else { return nil }
+        let key = Self.name(for: url.absoluteString)
+        if let kept = try await loadedIndex({ index -> String? in
+            index[key]?.used = Date()
+            return index[key]?.file
+        }) {
+            return Stored(path: directory + "/" + kept, contentType: ImageKind(fileName: kept).contentType)
+        }
+        if let until = downUntil.withLock({ $0[host] }), until > Date() { return nil }
+        let reply: HTTPReply
+        do {
+            reply = try await transport.get(url, headers: [("Accept", "image/*")])
+        } catch {
+            downUntil.withLock { $0[host] = Date().addingTimeInterval(pause) }
+            throw error
+        }
+        if let length = reply.contentLength, length > largest { return nil }
+        var body: [UInt8] = []
+        while let chunk = try await reply.next() {
+            body.append(contentsOf: chunk.readableBytesView)
+            if body.count > largest { return nil }
+        }
+        guard reply.status == 200, let kind = ImageKind(sniffing: body) else { return nil }
+        let file = key + "." + kind.fileExtension, image = body
+        let directory = self.directory, path = directory + "/" + file
+        try await onDisk {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            // Written whole under another name, then moved: a reader never sees half an image.
+            let partial = path + ".\(UUID().uuidString).part"
+            try Data(image).write(to: URL(fileURLWithPath: partial))
+            if rename(partial, path) != 0 { throw CocoaError(.fileWriteUnknown) }
+        }
+        try await added(key, Entry(file: file, bytes: image.count, used: Date()))
+        return Stored(path: path, contentType: kind.contentType)
+    }
+
+    /// The bytes the cache holds now.
+    public func totalBytes() async throws -> Int {
+        try await loadedIndex { $0.values.reduce(0) { $0 + $1.bytes } }
+    }
+
+    /// Records a new file, then removes the images used longest ago until the cache is within its size.
+    private func added(_ key: String, _ entry: Entry) async throws {
+        let largestTotal = self.largestTotal
+        let evicted: [String] = try await loadedIndex { index in
+            index[key] = entry
+            var total = index.values.reduce(0) { $0 + $1.bytes }
+            var evicted: [String] = []
+            for (oldest, old) in index.sorted(by: { $0.value.used < $1.value.used }) where total > largestTotal && oldest != key {
+                index[oldest] = nil
+                total -= old.bytes
+                evicted.append(old.file)
+            }
+            return evicted
+        }
+        guard !evicted.isEmpty else { return }
+        let directory = self.directory
+        try await onDisk {
+            for file in evicted { try? FileManager.default.removeItem(atPath: directory + "/" + file) }  // Gone already is as good as removed.
+        }
+    }
+
+    private func loadedIndex<T: Sendable>(_ body: @Sendable (inout [String: Entry]) -> T) async throws -> T {
+        if let answer = index.withLock({ stored -> T? in
+            guard stored != nil else { return nil }
+            return body(&stored!)
+        }) { return answer }
+        let directory = self.directory
+        let scanned = try await onDisk { Self.scan(directory) }
+        return index.withLock { stored in
+            if stored == nil { stored = scanned }
+            return body(&stored!)
+        }
+    }
+
+    /// Runs file-system work on the cache's lane; "busy" when it is full.
+    private func onDisk<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        do {
+            return try await disk.run { Result { try work() } }.get()
+        } catch is BlockingLane.Full {
+            throw ImageCacheBusy()
+        }
+    }
+
+    /// What the folder holds, by hash, its files' modification times standing for their last use.
+    private static func scan(_ directory: String) -> [String: Entry] {
+        var index: [String: Entry] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where !name.hasSuffix(".part") {
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: directory + "/" + name),
+                  let key = name.split(separator: ".").first else { continue }
+            index[String(key)] = Entry(file: name, bytes: (attributes[.size] as? NSNumber)?.intValue ?? 0,
+                                       used: attributes[.modificationDate] as? Date ?? .distantPast)
+        }
+        return index
+    }
+
+    /// Letters, digits and `/._-~`: what TVmaze's image paths are made of.
+    private static let pathBytes: Set<UInt8> = Set(Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-~".utf8))
+
+    /// A stable name for an address: 64-bit FNV-1a of it, in hex.
+    public static func name(for url: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in url.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+}
+
+/// The cache's disk lane is full: try again shortly.
+public struct ImageCacheBusy: Error {}
+
+/// The image formats kept, told by their first bytes (never by the address or the host's `Content-Type`).
+enum ImageKind: String, CaseIterable {
+    case png, jpeg = "jpg", gif, webp, ico, svg
+
+    var fileExtension: String { rawValue }
+
+    var contentType: String {
+        switch self {
+        case .png: "image/png"
+        case .jpeg: "image/jpeg"
+        case .gif: "image/gif"
+        case .webp: "image/webp"
+        case .ico: "image/x-icon"
+        case .svg: "image/svg+xml"
+        }
+    }
+
+    /// The kind a kept file's name ends in (JPEG for one from before kinds were named).
+    init(fileName: String) {
+        self = fileName.split(separator: ".").last.flatMap { ImageKind(rawValue: $0.lowercased()) } ?? .jpeg
+    }
+
+    init?(sniffing bytes: [UInt8]) {
+        func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
+            bytes.count >= offset + prefix.count && Array(bytes[offset..<(offset + prefix.count)]) == prefix
+        }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { self = .png }
+        else if starts([0xFF, 0xD8, 0xFF]) { self = .jpeg }
+        else if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { self = .gif }
+        else if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) { self = .webp }
+        else if starts([0x00, 0x00, 0x01, 0x00]) && bytes.count > 6 { self = .ico }
+        else if Self.isHarmlessSVG(bytes) { self = .svg }
+        else { return nil }
+    }
+
+    /// An SVG document with nothing that runs or reaches out: no `<script>`, no `on…=` event handler, no
+    /// `javascript:` link, no `<foreignObject>` (HTML inside), no entity declarations. Browsers run none of these in
+    /// an `<img>`, but a logo opened on its own is a document.
+    static func isHarmlessSVG(_ bytes: [UInt8]) -> Bool {
+        guard let text = String(validating: bytes, as: UTF8.self)?.lowercased() else { return false }
+        let start = text.drop { $0 == "\u{FEFF}" || $0.isWhitespace }
+        guard start.hasPrefix("<"), text.contains("<svg") else { return false }
+        for banned in ["<script", "javascript:", "<foreignobject", "<!entity", "<iframe", "<embed", "<object"] where text.contains(banned) {
+            return false
+        }
+        // An attribute whose name starts with "on" (onload=, onclick=, ...), after whitespace or a quote.
+        let characters = Array(text.utf8)
+        for index in characters.indices.dropLast(3) where characters[index] == UInt8(ascii: "o") && characters[index + 1] == UInt8(ascii: "n") {
+            guard index > 0, [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\""),
+                              UInt8(ascii: "'"), UInt8(ascii: "/")].contains(characters[index - 1]) else { continue }
+            var end = index + 2
+            while end < characters.count, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(characters[end]) { end += 1 }
+            while end < characters.count, characters[end] == UInt8(ascii: " ") || characters[end] == UInt8(ascii: "\t") { end += 1 }
+            if end > index + 2, end < characters.count, characters[end] == UInt8(ascii: "=") { return false }
+        }
+        return true
+    }
+}

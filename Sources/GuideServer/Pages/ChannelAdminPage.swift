@@ -1,0 +1,169 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+
+/// `/admin/channels`: the guide's channels as pages show them (logo, number, groups), where an admin chooses a
+/// channel's logo over the one its sources give, makes channel groups by hand and chooses the group guests see.
+struct ChannelAdminPage: Sendable {
+    let site: Site
+
+    /// Channels shown at once; a search narrows a long guide down.
+    static let shown = 100
+
+    struct Model {
+        var chrome: Chrome
+        var title: String
+        var query: String
+        var channels: [Entry]
+        var summary: String
+        var message: String?
+        var isError: Bool
+        var groups: [GroupEntry]
+        /// "Every channel", then each hand-made and playlist group, for the guests' group.
+        var guestChoices: [Choice]
+        /// The group form, filled when editing one.
+        var editName: String
+        var editChannels: String
+    }
+
+    struct GroupEntry {
+        var name: String
+        var count: Int
+        var channels: String
+        var isGuests: Bool
+        var editLink: String
+    }
+
+    struct Entry {
+        var id: String
+        var name: String
+        var number: String?
+        var logo: String?
+        /// The address an admin chose, if any.
+        var chosenLogo: String?
+        var groups: String
+    }
+
+    func register(on router: Router<GuideRequestContext>) {
+        router.get("admin/channels") { request, context in
+            try await render(request, context, query: request.uri.queryParameters.get("q").map { String($0) } ?? "")
+        }
+        router.post("admin/channels/logo") { request, context in try await setLogo(request, context) }
+        router.post("admin/channels/groups") { request, context in try await saveGroup(request, context) }
+        router.post("admin/channels/groups/remove") { request, context in try await removeGroup(request, context) }
+        router.post("admin/channels/guests") { request, context in try await setGuestGroup(request, context) }
+    }
+
+    func render(_ request: Request, _ context: GuideRequestContext, query: String, message: String? = nil, isError: Bool = false,
+                status: HTTPResponse.Status = .ok, editing: (name: String, channels: String)? = nil) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let snapshot = try await site.directory.snapshot()
+        let edited = editing ?? request.uri.queryParameters.get("edit").flatMap { name in
+            snapshot.groups.first { $0.name == String(name) }.map { ($0.name, $0.channels.map(\.rawValue).joined(separator: "\n")) }
+        }
+        var playlistGroups: [String] = []
+        var seen = Set(snapshot.groups.map(\.name))
+        for channel in snapshot.channels {
+            for group in snapshot.playlist[channel.id]?.groups ?? [] where seen.insert(group).inserted { playlistGroups.append(group) }
+        }
+        let groupNames = snapshot.groups.map(\.name) + playlistGroups
+        let words = SearchText.fold(query)
+        let matching = words.isEmpty ? snapshot.channels : snapshot.channels.filter {
+            SearchText.fold($0.name + " " + $0.id.rawValue).contains(words)
+        }
+        let model = await Model(
+            chrome: site.chrome(context, section: "admin"), title: "Channels", query: query,
+            channels: matching.prefix(Self.shown).map { channel in
+                Entry(id: channel.id.rawValue, name: channel.name, number: channel.number, logo: ChannelLogos.address(of: channel),
+                      chosenLogo: snapshot.chosenLogos[channel.id],
+                      groups: snapshot.playlist[channel.id]?.groups.joined(separator: ", ") ?? "")
+            },
+            summary: matching.count > Self.shown ? "The first \(Self.shown) of \(matching.count) channels: search to narrow them down."
+                : "\(matching.count) channels.",
+            message: message, isError: isError,
+            groups: snapshot.groups.map { group in
+                GroupEntry(name: group.name, count: group.channels.count,
+                           channels: group.channels.prefix(8).map { snapshot.channel($0)?.name ?? $0.rawValue }.joined(separator: ", ")
+                               + (group.channels.count > 8 ? " and \(group.channels.count - 8) more" : ""),
+                           isGuests: snapshot.guestGroup == group.name,
+                           editLink: "/admin/channels?edit=" + ProgrammeDetails.query(group.name))
+            },
+            guestChoices: [Choice(value: "", label: "Every channel", isSelected: snapshot.guestGroup == nil)]
+                + groupNames.prefix(250).map { Choice(value: $0, label: $0, isSelected: snapshot.guestGroup == $0) },
+            editName: edited?.0 ?? "", editChannels: edited?.1 ?? "")
+        return HTMLPage(html: try site.renderer.render("channel-admin", model), status: status)
+    }
+
+    /// Sets or clears the logo an admin chose for a channel: an http or https address (the image is checked when it is
+    /// first fetched, like any logo).
+    private func setLogo(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let form = try await site.form(request, context)
+        let query = form["q"] ?? ""
+        guard let id = form["channel"], let channel = try await site.directory.snapshot().channel(ChannelID(id)) else {
+            return try await render(request, context, query: query, message: "No such channel.", isError: true, status: .badRequest)
+        }
+        let logo = form["logo"]
+        if let logo, !ChannelLogos.isWeb(logo) || logo.utf8.count > 1024 || URL(string: logo)?.host == nil {
+            return try await render(request, context, query: query, message: "A logo is an http or https address of an image (at most 1,024 characters).",
+                                    isError: true, status: .badRequest)
+        }
+        try await site.store.setChannelLogo(logo, of: channel.id)
+        return try await render(request, context, query: query,
+                                message: logo == nil ? "\(channel.name) shows its sources' logo again." : "\(channel.name) shows the chosen logo.")
+    }
+
+    /// Makes a group, or replaces the one of its name: `name`, and `channels`, one per line, each a channel's id or
+    /// its name. A line that names no channel is an error that keeps what was typed.
+    private func saveGroup(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let form = try await site.form(request, context)
+        let name = form["name"] ?? ""
+        let typed = form.raw("channels") ?? ""
+        let snapshot = try await site.directory.snapshot()
+        var byName: [String: ChannelID] = [:]
+        for channel in snapshot.channels where byName[SearchText.fold(channel.name)] == nil { byName[SearchText.fold(channel.name)] = channel.id }
+        var channels: [ChannelID] = []
+        var unknown: [String] = []
+        for line in typed.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) }) where !line.isEmpty {
+            if let channel = snapshot.channel(ChannelID(line)) ?? byName[SearchText.fold(line)].flatMap(snapshot.channel) {
+                channels.append(channel.id)
+            } else {
+                unknown.append(line)
+            }
+        }
+        let failed = { (message: String) in
+            try await render(request, context, query: "", message: message, isError: true, status: .badRequest, editing: (name, typed))
+        }
+        guard unknown.isEmpty else {
+            return try await failed("No channel is called \(unknown.prefix(5).map { "\"\($0)\"" }.joined(separator: ", "))"
+                                    + (unknown.count > 5 ? " and \(unknown.count - 5) more" : "") + ": give each channel's id or name, one a line.")
+        }
+        guard !channels.isEmpty else { return try await failed("A group needs at least one channel.") }
+        do {
+            try await site.store.saveChannelGroup(ChannelGroup(name: name, channels: channels))
+        } catch let error as StoreError where error.code == .invalid {
+            return try await failed("Not saved: \(error.message).")
+        }
+        return try await render(request, context, query: "", message: "Saved the group \(name.trimmingCharacters(in: .whitespaces)) (\(channels.count) channels).")
+    }
+
+    private func removeGroup(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let name = try await site.form(request, context)["name"] ?? ""
+        try await site.store.removeChannelGroup(named: name)
+        return try await render(request, context, query: "", message: "Removed the group \(name).")
+    }
+
+    /// The group guests see until they choose another: a hand-made or playlist group, or every channel.
+    private func setGuestGroup(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let group = try await site.form(request, context)["group"]
+        if let group, group.count > ChannelGroup.Limits.nameLength {
+            return try await render(request, context, query: "", message: "No such group.", isError: true, status: .badRequest)
+        }
+        try await site.store.setGuestGroup(group)
+        return try await render(request, context, query: "", message: group.map { "Guests see the group \($0) first." } ?? "Guests see every channel.")
+    }
+}
