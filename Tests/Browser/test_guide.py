@@ -395,6 +395,7 @@ class LoopbackServer:
 
     def stop(self):
         self.server.shutdown()
+        self.server.server_close()
 
 
 class DrippingFeed(LoopbackServer):

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The guide beside an IPTV player, in a real browser (Debian's chromium, driven by selenium): genre filters on the
 now page and the grid (rows the script draws too), an M3U playlist source giving channels their numbers and a
-"Watch" link to their streams, and the light theme beside the dark one (contrast measured in both).
+"Watch" link to their streams, favourites and channel groups, logos from tvguide's cache, and the light theme beside the dark one (contrast measured in both).
 
 A real `tvguide serve` on the bundled sample listings, its clock at 2026-02-15 20:30 UTC, the browser in UTC; the
 playlist is added and refreshed with the CLI on the same database, as an admin would.
@@ -11,12 +11,13 @@ import json
 import os
 import subprocess
 import unittest
+import urllib.parse
 import urllib.request
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from test_guide import OwnServer, DAY, Forms, browser
+from test_guide import OwnServer, DAY, Forms, LoopbackServer, browser
 from tvguide_server import BINARY
 
 
@@ -81,6 +82,97 @@ class LivingRoomTests(OwnServer, Forms, unittest.TestCase):
         WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.querySelectorAll('#rows .row').length === 1"))
         self.assertEqual(driver.find_element(By.CSS_SELECTOR, "#rows .row .name").text, first["name"])
 
+
+
+class GroupsAndLogosTests(OwnServer, Forms, unittest.TestCase):
+    """Favourites by one click, a group made by hand, the group guests see, the group a profile chose last, and logos
+    from tvguide's own cache (a loopback host serving the logo, asked once)."""
+
+    def names(self, driver=None):
+        return [e.text for e in (driver or self.driver).find_elements(By.CSS_SELECTOR, ".now-list li .name")]
+
+    def test_favourites_and_groups_switch_the_channels(self):
+        driver = self.driver
+        self.sign_in_admin()
+        driver.get(self.server.url("/now?group="))
+        everything = self.names()
+        self.assertGreater(len(everything), 5)
+        # One click on the star beside the third channel's name; back on the page, it is filled.
+        self.submit(driver.find_elements(By.CSS_SELECTOR, ".now-list li form.favourite button.star")[2])
+        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, ".now-list li form.favourite button.star")[2].get_attribute("aria-pressed"), "true")
+        driver.find_element(By.LINK_TEXT, "\u2605 Favourites").click()
+        WebDriverWait(driver, 10).until(lambda d: "group=Favourites" in d.current_url)
+        self.assertEqual(self.names(), [everything[2]])
+        # Remembered with the profile: On now and the grid open on it, and the grid's script asks for its rows.
+        driver.get(self.server.url("/now"))
+        self.assertEqual(self.names(), [everything[2]])
+        driver.get(self.server.url("/?day=%s&zoom=180" % DAY))
+        WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.querySelectorAll('#rows .row:not(.loading)').length === 1"))
+        self.assertEqual(driver.find_element(By.CSS_SELECTOR, "#rows .row .name").text, everything[2])
+        driver.find_element(By.CSS_SELECTOR, ".group-filter").find_element(By.LINK_TEXT, "All channels").click()
+        WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.querySelectorAll('#rows .row').length > 5"))
+
+        # A group by hand: two channels by name, in this order; guests see it first.
+        driver.get(self.server.url("/admin/channels"))
+        self.fill({"name": "Evening"})
+        driver.find_element(By.NAME, "channels").send_keys(everything[4] + "\n" + everything[1])
+        self.submit(driver.find_element(By.CSS_SELECTOR, "#group-form button[type=submit]"))
+        self.assertIn("Saved the group Evening (2 channels).", driver.find_element(By.ID, "channel-message").text)
+        driver.find_element(By.CSS_SELECTOR, "#guest-group option[value=Evening]").click()
+        self.submit(driver.find_element(By.CSS_SELECTOR, "#guest-group-form button"))
+        guest = browser(800, 600)
+        try:
+            guest.get(self.server.url("/now"))
+            self.assertEqual(self.names(guest), [everything[1], everything[4]])
+            guest.find_element(By.CSS_SELECTOR, ".group-filter").find_element(By.LINK_TEXT, "All channels").click()
+            WebDriverWait(guest, 10).until(lambda d: "group=" in d.current_url)
+            self.assertEqual(self.names(guest), everything)
+            self.assertEqual(guest.find_elements(By.CSS_SELECTOR, "form.favourite"), [], "no star without a profile")
+        finally:
+            guest.quit()
+
+    def test_logos_come_from_tvguides_cache(self):
+        import http.server
+        asked = []
+        with open(os.path.join(os.path.dirname(__file__), "../../Sources/GuideServer/Resources/static/icon-192.png"), "rb") as file:
+            png = file.read()
+
+        class Logo(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                asked.append(self.path)
+                self.send_response(200)
+                self.send_header("Content-Type", "image/png")
+                self.send_header("Content-Length", str(len(png)))
+                self.end_headers()
+                self.wfile.write(png)
+
+            def log_message(self, *arguments):
+                pass
+
+        host = LoopbackServer(Logo, "/logos/first.png")
+        try:
+            driver = self.driver
+            self.sign_in_admin()
+            driver.get(self.server.url("/now?group="))
+            name = self.names()[0]
+            with urllib.request.urlopen(self.server.url("/api/channels")) as answer:
+                channel = next(c for c in json.load(answer) if c["name"] == name)
+            # An admin gives the channel a logo; every page shows tvguide's copy, fetched from the host once.
+            driver.get(self.server.url("/admin/channels?q=" + urllib.parse.quote(channel["id"])))
+            field = driver.find_element(By.ID, "logo-" + channel["id"])
+            field.send_keys(host.url)
+            self.submit(field.find_element(By.XPATH, "./following-sibling::button"))
+            self.assertIn("shows the chosen logo", driver.find_element(By.ID, "channel-message").text)
+            for page in ("/now?group=", "/?day=%s&zoom=180&group=" % DAY):
+                driver.get(self.server.url(page))
+                WebDriverWait(driver, 20).until(lambda d: d.execute_script(
+                    "var i = document.querySelector('img[src^=\"/logo?c=' + encodeURIComponent(arguments[0]) + '&\"]');"
+                    " return i && i.complete && i.naturalWidth === 192;", channel["id"]))
+            self.assertEqual(asked, ["/logos/first.png"])
+            self.assertFalse(driver.execute_script("return Array.from(document.images).some(function (i) { return i.src.indexOf('127.0.0.1:%d') >= 0; })"
+                                                   % host.server.server_address[1]))
+        finally:
+            host.stop()
 
 CONTRAST = """
 // Every visible text's contrast with what is behind it (WCAG 2.x: relative luminance, 4.5:1, or 3:1 for large
