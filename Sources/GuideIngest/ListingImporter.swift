@@ -20,11 +20,11 @@ public struct ImportProgress: Sendable {
 
 /// Reads one listings file (XMLTV or Radio Times, plain or gzip) into the store as one import.
 public struct ListingImporter: Sendable {
-    public let store: any ListingStore
+    public let store: any ListingStore & ChannelSettingsStore
     /// Bytes read per step; memory use does not grow with the file.
     public var chunkSize = 1 << 20
 
-    public init(store: any ListingStore) {
+    public init(store: any ListingStore & ChannelSettingsStore) {
         self.store = store
     }
 
@@ -102,6 +102,9 @@ public struct ListingImporter: Sendable {
         defer { reading.cancel() }
         let summary = try await store.importListings(from: source, reading: feed)
         try await reading.value
+        // The timeshift channels follow their base channels' new listings. A failure keeps the programmes they had
+        // (and the import that succeeded stands); the next import tries again.
+        _ = try? await TimeshiftChannels(store: store).rebuild()
         return summary
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import GuideCore
 
 /// What the guide's own people set on its channels beyond what the sources say: an admin's logos, hand-made channel
-/// groups and the group guests see; each profile's favourites and the group it last chose.
+/// groups, the group guests see and timeshift channels; each profile's favourites and the group it last chose.
 public protocol ChannelSettingsStore: Sendable {
     /// The logos an admin chose, by channel: addresses that win over the sources' icons.
     func channelLogos() async throws -> [ChannelID: String]
@@ -30,6 +30,13 @@ public protocol ChannelSettingsStore: Sendable {
     /// The group the profile chose last on the grid or the now page; nil for every channel.
     func rememberedGroup(of profile: ProfileID) async throws -> String?
     func rememberGroup(_ name: String?, of profile: ProfileID) async throws
+
+    /// The timeshift channels an admin defined, by id. Their programmes are made by GuideIngest's
+    /// `TimeshiftChannels` after every import.
+    func timeshiftChannels() async throws -> [TimeshiftChannel]
+    /// Defines `channel`, or replaces the definition with its id.
+    func saveTimeshiftChannel(_ channel: TimeshiftChannel) async throws
+    func removeTimeshiftChannel(_ id: ChannelID) async throws
 }
 
 /// A group of channels an admin made by hand ("Sport", "Kids"), in the order they gave.
@@ -153,6 +160,34 @@ extension ChannelSettingsStore where Self: SQLBackend {
                 INSERT INTO favourite_channel (profile_id, channel_id, position) VALUES (\(profile.rawValue), \(channel.rawValue), \(last + 1))
                 """)
         }
+    }
+
+    public func timeshiftChannels() async throws -> [TimeshiftChannel] {
+        try await reading { db in
+            try await db.rows("SELECT id, base_id, offset_minutes, name, number, logo FROM timeshift_channel ORDER BY id \(.binaryOrder)").map { row in
+                TimeshiftChannel(id: ChannelID(try row.value(0, as: String.self)), base: ChannelID(try row.value(1, as: String.self)),
+                                 offsetMinutes: Int(try row.value(2, as: Int64.self)), name: try row.value(3, as: String.self),
+                                 number: try row.value(4, as: String?.self), logo: try row.value(5, as: String?.self))
+            }
+        }
+    }
+
+    public func saveTimeshiftChannel(_ channel: TimeshiftChannel) async throws {
+        guard TimeshiftChannel.offsetRange.contains(channel.offsetMinutes), channel.offsetMinutes != 0 else {
+            throw StoreError(.invalid, "a timeshift is 1 to 1,440 minutes later or earlier")
+        }
+        guard channel.id != channel.base else { throw StoreError(.invalid, "a timeshift channel needs an id of its own") }
+        try await transaction { db in
+            try await db.execute("DELETE FROM timeshift_channel WHERE id = \(channel.id.rawValue)")
+            try await db.execute("""
+                INSERT INTO timeshift_channel (id, base_id, offset_minutes, name, number, logo)
+                VALUES (\(channel.id.rawValue), \(channel.base.rawValue), \(Int64(channel.offsetMinutes)), \(channel.name), \(channel.number), \(channel.logo))
+                """)
+        }
+    }
+
+    public func removeTimeshiftChannel(_ id: ChannelID) async throws {
+        try await transaction { db in try await db.execute("DELETE FROM timeshift_channel WHERE id = \(id.rawValue)") }
     }
 
     public func rememberedGroup(of profile: ProfileID) async throws -> String? {

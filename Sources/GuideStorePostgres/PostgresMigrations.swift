@@ -311,6 +311,16 @@ enum PostgresMigrations {
             );
             CREATE TABLE guide_setting (name text PRIMARY KEY, value text NOT NULL);
             """),
+        ("v15: timeshift channels", """
+            CREATE TABLE timeshift_channel (
+                id text PRIMARY KEY,
+                base_id text NOT NULL,
+                offset_minutes bigint NOT NULL,
+                name text NOT NULL,
+                number text,
+                logo text
+            );
+            """),
     ]
 
     /// Brings the schema up to date, one transaction per migration; instances starting together take turns.

@@ -410,6 +410,18 @@ enum SchemaMigrations {
                 CREATE TABLE guide_setting (name TEXT PRIMARY KEY, value TEXT NOT NULL);
                 """)
         }
+        migrator.registerMigration("v15: timeshift channels") { db in
+            try db.execute(sql: """
+                CREATE TABLE timeshift_channel (
+                    id TEXT PRIMARY KEY,
+                    base_id TEXT NOT NULL,
+                    offset_minutes INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    number TEXT,
+                    logo TEXT
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -174,6 +174,45 @@ class GroupsAndLogosTests(OwnServer, Forms, unittest.TestCase):
         finally:
             host.stop()
 
+    def test_a_timeshift_channel_is_in_the_grid_and_search(self):
+        driver = self.driver
+        self.sign_in_admin()
+        driver.get(self.server.url("/now?group="))
+        base = self.names()[0]
+        driver.get(self.server.url("/admin/channels"))
+        self.fill({"base": base, "offset": "60", "number": "901"})
+        self.submit(driver.find_element(By.CSS_SELECTOR, "#timeshift-form button[type=submit]"))
+        self.assertIn("%s +1 shows the programmes of %s +1" % (base, base), driver.find_element(By.ID, "channel-message").text)
+        with urllib.request.urlopen(self.server.url("/api/channels")) as answer:
+            channels = json.load(answer)
+        shifted = next(c for c in channels if c["name"] == base + " +1")
+        original = next(c for c in channels if c["name"] == base)
+        self.assertEqual(shifted["number"], "901")
+        # The grid has its row: every programme of the base channel, an hour later.
+        driver.get(self.server.url("/?day=%s&zoom=180&group=&channel=%s" % (DAY, urllib.parse.quote(shifted["id"]))))
+        WebDriverWait(driver, 20).until(lambda d: d.execute_script(
+            "var wanted = arguments[0];"
+            " return Array.from(document.querySelectorAll('#rows .row .name')).some(function (n) { return n.textContent === wanted; })",
+            base + " +1"))
+        def cells(channel):
+            with urllib.request.urlopen(self.server.url("/api/guide?channels=%s&from=%sT05:00:00Z&to=%sT23:59:00Z"
+                                                        % (urllib.parse.quote(channel), DAY, DAY))) as answer:
+                return [(p["title"], p["start"]) for p in json.load(answer)["channels"][0]["programmes"]]
+        before, after = cells(original["id"]), cells(shifted["id"])
+        self.assertGreater(len(after), 5)
+        import datetime
+        def later(start):
+            return (datetime.datetime.fromisoformat(start.replace("Z", "+00:00")) + datetime.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        self.assertEqual(after[:5], [(title, later(start)) for title, start in before[:5]])
+        row = driver.execute_script(
+            "var wanted = arguments[0];"
+            " var n = Array.from(document.querySelectorAll('#rows .row .name')).find(function (n) { return n.textContent === wanted; });"
+            " return n.closest('.row').querySelectorAll('.p').length;", base + " +1")
+        self.assertGreater(row, 0)
+        # Search finds its airings beside the base channel's.
+        driver.get(self.server.url("/search?q=" + urllib.parse.quote(after[2][0])))
+        self.assertIn(base + " +1", driver.find_element(By.CSS_SELECTOR, "main").text)
+
 CONTRAST = """
 // Every visible text's contrast with what is behind it (WCAG 2.x: relative luminance, 4.5:1, or 3:1 for large
 // text), backgrounds composed from the element up to the first opaque one. Dimmed, disabled and hidden text is left

@@ -65,7 +65,7 @@ public struct RefreshProgress: Sendable, Equatable {
 /// failure leaves that source's listings as they were and is recorded for health. Two refreshes of one source never
 /// overlap: the second reports ``SourceReport/Outcome/alreadyRunning``.
 public final class SourceRefresher: Sendable {
-    public typealias Store = ListingStore & SourceStore & PlaylistStore
+    public typealias Store = ListingStore & SourceStore & PlaylistStore & ChannelSettingsStore
 
     let store: any Store
     let fetcher: FeedFetcher

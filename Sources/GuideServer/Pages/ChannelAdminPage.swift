@@ -4,7 +4,8 @@ import GuideStore
 import Hummingbird
 
 /// `/admin/channels`: the guide's channels as pages show them (logo, number, groups), where an admin chooses a
-/// channel's logo over the one its sources give, makes channel groups by hand and chooses the group guests see.
+/// channel's logo over the one its sources give, makes channel groups by hand, chooses the group guests see and
+/// defines timeshift channels (ChannelAdminPage+Timeshift.swift).
 struct ChannelAdminPage: Sendable {
     let site: Site
 
@@ -25,6 +26,7 @@ struct ChannelAdminPage: Sendable {
         /// The group form, filled when editing one.
         var editName: String
         var editChannels: String
+        var timeshifts: [TimeshiftEntry]
     }
 
     struct GroupEntry {
@@ -53,6 +55,8 @@ struct ChannelAdminPage: Sendable {
         router.post("admin/channels/groups") { request, context in try await saveGroup(request, context) }
         router.post("admin/channels/groups/remove") { request, context in try await removeGroup(request, context) }
         router.post("admin/channels/guests") { request, context in try await setGuestGroup(request, context) }
+        router.post("admin/channels/timeshift") { request, context in try await saveTimeshift(request, context) }
+        router.post("admin/channels/timeshift/remove") { request, context in try await removeTimeshift(request, context) }
     }
 
     func render(_ request: Request, _ context: GuideRequestContext, query: String, message: String? = nil, isError: Bool = false,
@@ -91,7 +95,11 @@ struct ChannelAdminPage: Sendable {
             },
             guestChoices: [Choice(value: "", label: "Every channel", isSelected: snapshot.guestGroup == nil)]
                 + groupNames.prefix(250).map { Choice(value: $0, label: $0, isSelected: snapshot.guestGroup == $0) },
-            editName: edited?.0 ?? "", editChannels: edited?.1 ?? "")
+            editName: edited?.0 ?? "", editChannels: edited?.1 ?? "",
+            timeshifts: try await site.store.timeshiftChannels().map { shift in
+                TimeshiftEntry(id: shift.id.rawValue, name: shift.name, number: shift.number,
+                               base: snapshot.channel(shift.base)?.name ?? shift.base.rawValue, offset: TimeshiftChannel.label(shift.offsetMinutes))
+            })
         return HTMLPage(html: try site.renderer.render("channel-admin", model), status: status)
     }
 

@@ -1,0 +1,69 @@
+import Foundation
+import GuideCore
+import GuideIngest
+import GuideStore
+import Hummingbird
+
+/// `/admin/channels`, timeshift channels: another channel's programmes an hour or more later (or earlier), with a
+/// name, number and logo of their own. Saving one makes its programmes at once (``TimeshiftChannels``).
+extension ChannelAdminPage {
+    struct TimeshiftEntry {
+        var id: String
+        var name: String
+        var number: String?
+        var base: String
+        var offset: String
+    }
+
+    /// `base` (a channel's id or name), `offset` (minutes), `name`, and optionally `number`, `logo` and `id`.
+    func saveTimeshift(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let form = try await site.form(request, context)
+        let failed = { (message: String) in
+            try await render(request, context, query: "", message: message, isError: true, status: .badRequest)
+        }
+        let snapshot = try await site.directory.snapshot()
+        let defined = try await site.store.timeshiftChannels()
+        let typed = form["base"] ?? ""
+        guard let base = snapshot.channel(ChannelID(typed)) ?? snapshot.channels.first(where: { SearchText.fold($0.name) == SearchText.fold(typed) }) else {
+            return try await failed("No channel is called \"\(typed)\": give the id or name of a channel with listings to shift.")
+        }
+        guard !defined.contains(where: { $0.id == base.id }) else {
+            return try await failed("\(base.name) is a timeshift channel itself: shift the channel it shows instead.")
+        }
+        let offset: Int
+        do {
+            offset = try form.integer("offset", in: TimeshiftChannel.offsetRange, label: "The offset in minutes") ?? 0
+        } catch {
+            return try await failed(error.message + ".")
+        }
+        guard offset != 0 else { return try await failed("A timeshift channel is 1 to 1,440 minutes later (or, negative, earlier).") }
+        let logo = form["logo"]
+        if let logo, !ChannelLogos.isWeb(logo) || logo.utf8.count > 1024 {
+            return try await failed("A logo is an http or https address of an image (at most 1,024 characters).")
+        }
+        let name = form["name"] ?? "\(base.name) \(TimeshiftChannel.label(offset))"
+        let id = form["id"].map { ChannelID($0) } ?? TimeshiftChannel.defaultID(base: base.id, offsetMinutes: offset)
+        guard name.count <= 200, id.rawValue.utf8.count <= 200 else { return try await failed("A name or id has at most 200 characters.") }
+        if snapshot.channel(id) != nil, !defined.contains(where: { $0.id == id }) {
+            return try await failed("\(id) is a channel from the listings already: give the timeshift channel another id.")
+        }
+        let channel = TimeshiftChannel(id: id, base: base.id, offsetMinutes: offset, name: name, number: form["number"], logo: logo)
+        do {
+            try await site.store.saveTimeshiftChannel(channel)
+        } catch let error as StoreError where error.code == .invalid {
+            return try await failed("Not saved: \(error.message).")
+        }
+        let made = try await TimeshiftChannels(store: site.store).rebuild(always: true)
+        return try await render(request, context, query: "",
+                                message: "\(name) shows the programmes of \(base.name) \(TimeshiftChannel.label(offset)): \(made?.programmes ?? 0) now.")
+    }
+
+    func removeTimeshift(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let id = ChannelID(try await site.form(request, context)["id"] ?? "")
+        try await site.store.removeTimeshiftChannel(id)
+        try await TimeshiftChannels(store: site.store).rebuild(always: true)
+        return try await render(request, context, query: "", message: "Removed the timeshift channel \(id).")
+    }
+}
