@@ -1,10 +1,12 @@
 import CZlib
 import Foundation
+import GuideCore
 import GuideStore
 import XMLTV
 
-/// Writes the whole guide as an XMLTV file, plain or gzip, beside its destination first and renamed into place, so
-/// a reader (or a failed export) never sees half a file. Programmes stream from the store: memory stays flat.
+/// Writes the guide as an XMLTV file, plain or gzip, beside its destination first and renamed into place, so a reader
+/// (or a failed export) never sees half a file: the whole guide as it is, or some channels for some days, shaped for
+/// a media server (``MediaServerShape``). Programmes stream from the store: memory stays flat.
 public struct GuideExport: Sendable {
     public let store: any ListingStore
 
@@ -12,20 +14,33 @@ public struct GuideExport: Sendable {
         self.store = store
     }
 
-    /// Writes the guide to `path`, gzip-compressed when `compressed`.
+    /// Writes the whole guide to `path`, gzip-compressed when `compressed`.
     public func write(to path: String, compressed: Bool) async throws {
-        let partial = path + ".partial"
-        let output = try ExportOutput(path: partial, compressed: compressed)
-        do {
-            try await write { try output.write($0) }
-            try output.close()
-        } catch {
-            try? output.close()  // The partial file is removed next; closing it is all that is left to do.
-            try? FileManager.default.removeItem(atPath: partial)
-            throw error
+        try await Self.write(to: path, compressed: compressed) { sink in try await write(sink) }
+    }
+
+    /// Writes `channels` and their programmes overlapping `window` to `path`, each shaped by `shape` when given; the
+    /// number of programmes written. The store is read 50 channels at a time.
+    @discardableResult
+    public func write(to path: String, compressed: Bool, channels: [Channel], window: TimeWindow, shape: MediaServerShape?) async throws -> Int {
+        var written = 0
+        try await Self.write(to: path, compressed: compressed) { sink in
+            let text = ExportText(sink)
+            try text.writer.begin()
+            for channel in channels { try text.writer.write(shape?.channel(channel) ?? channel) }
+            for start in stride(from: 0, to: channels.count, by: 50) {
+                let chunk = channels[start..<min(channels.count, start + 50)].map(\.id)
+                for listings in try await store.guide(in: window, channels: chunk, detail: .full) {
+                    for stored in listings.programmes {
+                        try text.writer.write(shape?.programme(stored) ?? stored.programme)
+                        written += 1
+                    }
+                }
+            }
+            try text.writer.end()
+            try text.flush()
         }
-        _ = try? FileManager.default.removeItem(atPath: path)  // Replacing an older export is intended.
-        try FileManager.default.moveItem(atPath: partial, toPath: path)
+        return written
     }
 
     /// Hands the guide's XMLTV text to `sink` in pieces of about 64 KB, on the thread the store hands programmes
@@ -37,6 +52,22 @@ public struct GuideExport: Sendable {
         try await store.forEachProgramme { try text.writer.write($0.programme) }
         try text.writer.end()
         try text.flush()
+    }
+
+    /// Runs `body` with a sink writing to a partial file beside `path`, then renames it into place.
+    private static func write(to path: String, compressed: Bool, _ body: (@escaping (String) throws -> Void) async throws -> Void) async throws {
+        let partial = path + ".partial"
+        let output = try ExportOutput(path: partial, compressed: compressed)
+        do {
+            try await body { try output.write($0) }
+            try output.close()
+        } catch {
+            try? output.close()  // The partial file is removed next; closing it is all that is left to do.
+            try? FileManager.default.removeItem(atPath: partial)
+            throw error
+        }
+        _ = try? FileManager.default.removeItem(atPath: path)  // Replacing an older export is intended.
+        try FileManager.default.moveItem(atPath: partial, toPath: path)
     }
 }
 

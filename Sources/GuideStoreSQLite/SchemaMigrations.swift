@@ -422,6 +422,21 @@ enum SchemaMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v16: feeds for media servers") { db in
+            try db.execute(sql: """
+                CREATE TABLE lineup_feed (
+                    id INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL UNIQUE,
+                    kind TEXT NOT NULL,
+                    profile_id INTEGER REFERENCES profile(id) ON DELETE CASCADE,
+                    group_name TEXT,
+                    days INTEGER NOT NULL,
+                    shape TEXT NOT NULL,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    created_at INTEGER NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -44,7 +44,7 @@ struct ServeCommand: AsyncParsableCommand {
     var trustedProxies: [String] = []
 
     @Option(name: .customLong("public-url"),
-            help: ArgumentHelp("The address people open this guide at (e.g. https://tv.example.org), for links in reminders.", valueName: "url"))
+            help: ArgumentHelp("The address people open this guide at (e.g. https://tv.example.org), for links in reminders and logos in media servers' feeds.", valueName: "url"))
     var publicURL: String?
 
     @Option(help: ArgumentHelp("An SMTP server for e-mail reminders: smtp://USER@HOST[:587] (STARTTLS), smtps://USER@HOST[:465], or smtp+plain://127.0.0.1:PORT for a local relay; its password in $TVGUIDE_SMTP_PASSWORD.", valueName: "url"))
@@ -123,6 +123,7 @@ struct ServeCommand: AsyncParsableCommand {
                                         setupCode: GuideServer.newSetupCode(), exportDirectory: store.localFiles + ".export")
         configured.trustedProxies = trustedProxies
         configured.offlineDays = offlineDays
+        configured.publicURL = publicURL
         let settings = configured
         try await withHTTPTransport { feeds in
             // Images get their own client with short timeouts: a poster that cannot be fetched must not hold a page up.

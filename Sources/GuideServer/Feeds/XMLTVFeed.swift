@@ -60,16 +60,25 @@ actor ExportCache {
     }
 
     func file(generation: Int64, compressed: Bool) async throws -> String {
-        let path = "\(directory)/guide-\(generation).xml\(compressed ? ".gz" : "")"
+        let store = self.store
+        return try await file(kind: "guide", version: "\(generation)", ending: compressed ? "xml.gz" : "xml") { path in
+            try await GuideExport(store: store).write(to: path, compressed: compressed)
+        }
+    }
+
+    /// The file `kind-version.ending`, made by `make` (given the path to write) unless it exists; once made, the
+    /// other versions of `kind` are removed. Concurrent requests for one file wait for the one making it.
+    func file(kind: String, version: String, ending: String, make: @escaping @Sendable (String) async throws -> Void) async throws -> String {
+        let path = "\(directory)/\(kind)-\(version).\(ending)"
         if FileManager.default.fileExists(atPath: path) { return path }
         if let task = pending[path] { return try await task.value }
-        let store = self.store, directory = self.directory
+        let directory = self.directory
         let task = Task<String, any Error> {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try await GuideExport(store: store).write(to: path, compressed: compressed)
-            // Older generations' files are no longer served.
+            try await make(path)
+            // Older versions are no longer served.
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-            where name.hasPrefix("guide-") && !name.hasPrefix("guide-\(generation).") && !name.hasSuffix(".partial") {
+            where name.hasPrefix("\(kind)-") && !name.hasPrefix("\(kind)-\(version).") && !name.hasSuffix(".partial") {
                 try? FileManager.default.removeItem(atPath: "\(directory)/\(name)")  // A file another request still streams stays readable until closed.
             }
             return path

@@ -21,7 +21,7 @@ struct ChannelLogos: Sendable {
     /// address; a `javascript:` or `data:` one from a feed never reaches a page).
     static func address(of channel: Channel) -> String? {
         guard let source = channel.icons.first?.src, isWeb(source) else { return nil }
-        return "/logo?c=" + (channel.id.rawValue.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        return "/logo?c=" + ProgrammeDetails.query(channel.id.rawValue)
             + "&v=" + ImageCache.name(for: source)
     }
 

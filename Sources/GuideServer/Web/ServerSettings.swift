@@ -22,6 +22,9 @@ public struct ServerSettings: Sendable {
     public var trustedProxies: [String] = []
     /// How many days of listings, from today, installed guides keep for use offline (`--offline-days`, 1-7).
     public var offlineDays: Int = 3
+    /// The address people open the guide at (`--public-url`): media servers' feeds name logos under it (else under
+    /// the address the feed was asked for at).
+    public var publicURL: String?
 
     public init(now: @escaping @Sendable () -> Date = Date.init, timeZone: TimeZone = .current, dayStartHour: Int = 5,
                 secureCookies: Bool = true, secretCost: UInt8 = 12, setupCode: String? = nil,

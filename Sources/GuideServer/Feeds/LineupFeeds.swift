@@ -1,0 +1,97 @@
+import Crypto
+import Foundation
+import GuideCore
+import GuideIngest
+import GuideStore
+import Hummingbird
+
+/// `/xmltv/TOKEN.xml` and `/xmltv/TOKEN.xml.gz`: a feed an admin cut for one media server (``LineupFeed``): its
+/// channels from today's broadcast day for its days, written plainly or for Plex and Jellyfin (``MediaServerShape``).
+/// The token in the address only reads this feed. Written to a file once per version of the listings, day and
+/// definition, and served from it with `ETag` and `Last-Modified`.
+struct LineupFeeds: Sendable {
+    let site: Site
+    let cache: ExportCache
+
+    /// What the admin page warns about: reported limits of Plex's guide (an empty guide over 20 MB, a few hundred
+    /// channels a tuner).
+    static let plexBytes: Int64 = 20 * 1024 * 1024
+    static let plexChannels = 480
+
+    /// A feed as written for a request.
+    struct Built: Sendable {
+        var path: String
+        var tag: String
+        var channels: Int
+        var bytes: Int64
+    }
+
+    func register(on router: Router<GuideRequestContext>) {
+        router.get("xmltv/:file") { request, context in try await serve(request, context) }
+    }
+
+    private func serve(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+        let file = context.parameters.get("file") ?? ""
+        let compressed = file.hasSuffix(".xml.gz")
+        guard compressed || file.hasSuffix(".xml") else { throw HTTPError(.notFound) }
+        let token = String(file.dropLast(compressed ? 7 : 4))
+        // An unknown or removed address looks like any missing page.
+        guard token.utf8.count <= 128, let feed = try await site.store.lineupFeed(tokenHash: Accounts.digest(token)) else {
+            throw HTTPError(.notFound, message: "No such feed. Its address may have been removed on the admin page.")
+        }
+        let version = try await site.store.version()
+        let built = try await build(feed, compressed: compressed, base: base(request))
+        var headers: HTTPFields = [.eTag: built.tag, .cacheControl: "no-cache",
+                                   .contentType: compressed ? "application/gzip" : "application/xml; charset=utf-8"]
+        if let updated = version.updated { headers[.lastModified] = HTTPDate.format(updated) }
+        if XMLTVFeed.isUnchanged(request, tag: built.tag, updated: nil) { return Response(status: .notModified, headers: headers) }
+        if compressed { headers[.contentDisposition] = "attachment; filename=\"tvguide.xml.gz\"" }
+        return Response(status: .ok, headers: headers, body: try await FileIO().loadFile(path: built.path, context: context))
+    }
+
+    /// The feed's file for the listings as they are now, written unless it exists.
+    func build(_ feed: LineupFeed, compressed: Bool, base: String) async throws -> Built {
+        let site = self.site
+        let snapshot = try await site.directory.snapshot()
+        let channels = try await self.channels(of: feed, in: snapshot)
+        let clock = ViewerClock(zone: site.settings.timeZone, dayStartHour: site.settings.dayStartHour)
+        let today = clock.day(containing: site.settings.now())
+        let window = TimeWindow(start: today.window.start, end: today.adding(days: feed.days).window.start)
+        var hasher = SHA256()
+        for part in [feed.name, "\(feed.channels)", "\(feed.days)", feed.shape.rawValue, base, today.description] + channels.map(\.id.rawValue) {
+            hasher.update(data: Data(part.utf8))
+            hasher.update(data: [0])
+        }
+        let version = "\(snapshot.generation)-" + hasher.finalize().prefix(8).map { String(format: "%02x", $0) }.joined()
+        let shape = feed.shape == .mediaServer ? MediaServerShape { channel in ChannelLogos.address(of: channel).map { base + $0 } } : nil
+        let store = site.store
+        let path = try await cache.file(kind: "feed\(feed.id)", version: version, ending: compressed ? "xml.gz" : "xml") { path in
+            try await GuideExport(store: store).write(to: path, compressed: compressed, channels: channels, window: window, shape: shape)
+        }
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+        return Built(path: path, tag: "\"feed-\(version)\(compressed ? "-gz" : "")\"", channels: channels.count, bytes: bytes)
+    }
+
+    /// The feed's channels, in guide order (a lineup's own order).
+    func channels(of feed: LineupFeed, in snapshot: ChannelDirectory.Snapshot) async throws -> [Channel] {
+        switch feed.channels {
+        case .lineup(let profile):
+            let chosen = try await site.store.lineup(of: profile).compactMap(snapshot.channel)
+            return chosen.isEmpty ? snapshot.listed : chosen
+        case .favourites(let profile):
+            let favourites = Set(try await site.store.favourites(of: profile))
+            return snapshot.listed.filter { favourites.contains($0.id) }
+        case .group(let name):
+            return GroupFilter.members(of: name, among: snapshot.listed, in: snapshot)
+        }
+    }
+
+    /// Where logos are named: `--public-url`, else the address the feed was asked for at (its `Host`, when it is a
+    /// plain host and port).
+    func base(_ request: Request) -> String {
+        if let configured = site.settings.publicURL { return configured.hasSuffix("/") ? String(configured.dropLast()) : configured }
+        let host = request.head.authority ?? "localhost"
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
+        return "http://" + (host.count <= 255 && host.allSatisfy(allowed.contains) ? host : "localhost")
+    }
+}

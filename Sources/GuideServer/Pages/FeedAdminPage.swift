@@ -1,0 +1,130 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+
+/// `/admin/feeds`: XMLTV feeds cut for media servers (``LineupFeeds``): which channels, how many days, in which
+/// shape; each feed's channel count and size, with a warning near Plex's limits. A new feed's address is shown once.
+struct FeedAdminPage: Sendable {
+    let site: Site
+    let feeds: LineupFeeds
+
+    struct Model {
+        var chrome: Chrome
+        var title: String
+        var feeds: [Entry]
+        var choices: [Choice]
+        var shapes: [Choice]
+        var message: String?
+        var isError: Bool
+        /// A new feed's addresses, shown once.
+        var address: String?
+        var compressedAddress: String?
+    }
+
+    struct Entry {
+        var id: Int64
+        var name: String
+        var carries: String
+        var days: Int
+        var shape: String
+        var channels: Int
+        var size: String
+        var warnings: [String]
+    }
+
+    func register(on router: Router<GuideRequestContext>) {
+        router.get("admin/feeds") { request, context in try await render(request, context) }
+        router.post("admin/feeds") { request, context in try await add(request, context) }
+        router.post("admin/feeds/remove") { request, context in try await remove(request, context) }
+    }
+
+    func render(_ request: Request, _ context: GuideRequestContext, message: String? = nil, isError: Bool = false,
+                status: HTTPResponse.Status = .ok, token: String? = nil) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let profiles = try await site.store.profiles()
+        let names = Dictionary(profiles.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        var entries: [Entry] = []
+        for feed in try await site.store.lineupFeeds() {
+            let built = try await feeds.build(feed, compressed: false, base: feeds.base(request))
+            var warnings: [String] = []
+            if built.bytes > LineupFeeds.plexBytes * 8 / 10 {
+                warnings.append("Near or over 20 MB: Plex is reported to show an empty guide for larger files. Fewer days or channels help.")
+            }
+            if built.channels > LineupFeeds.plexChannels {
+                warnings.append("Over \(LineupFeeds.plexChannels) channels: Plex is reported to take only a few hundred a tuner.")
+            }
+            if built.channels == 0 { warnings.append("No channels: the lineup, favourites or group is empty.") }
+            entries.append(Entry(id: feed.id, name: feed.name, carries: Self.describe(feed.channels, names: names), days: feed.days,
+                                 shape: feed.shape == .mediaServer ? "Plex and Jellyfin" : "XMLTV as listed", channels: built.channels,
+                                 size: ByteCountFormatter.string(fromByteCount: built.bytes, countStyle: .file), warnings: warnings))
+        }
+        let snapshot = try await site.directory.snapshot()
+        var groups = snapshot.groups.map(\.name)
+        var seen = Set(groups)
+        for channel in snapshot.listed {
+            for group in snapshot.playlist[channel.id]?.groups ?? [] where seen.insert(group).inserted { groups.append(group) }
+        }
+        let choices = profiles.flatMap { profile in
+            [Choice(value: "lineup:\(profile.id.rawValue)", label: "\(profile.name)'s channels", isSelected: false),
+             Choice(value: "favourites:\(profile.id.rawValue)", label: "\(profile.name)'s favourites", isSelected: false)]
+        } + groups.prefix(250).map { Choice(value: "group:" + $0, label: "Group: " + $0, isSelected: false) }
+        let base = feeds.base(request)
+        let model = await Model(
+            chrome: site.chrome(context, section: "admin"), title: "Feeds for media servers", feeds: entries, choices: choices,
+            shapes: [Choice(value: LineupFeed.Shape.mediaServer.rawValue, label: "Plex and Jellyfin", isSelected: true),
+                     Choice(value: LineupFeed.Shape.xmltv.rawValue, label: "XMLTV as listed (Kodi, others)", isSelected: false)],
+            message: message, isError: isError,
+            address: token.map { base + "/xmltv/\($0).xml" }, compressedAddress: token.map { base + "/xmltv/\($0).xml.gz" })
+        return HTMLPage(html: try site.renderer.render("feeds", model), status: status)
+    }
+
+    static func describe(_ channels: LineupFeed.Channels, names: [ProfileID: String]) -> String {
+        switch channels {
+        case .lineup(let id): "\(names[id] ?? "A removed profile")'s channels"
+        case .favourites(let id): "\(names[id] ?? "A removed profile")'s favourites"
+        case .group(let name): "Group: \(name)"
+        }
+    }
+
+    private func add(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let form = try await site.form(request, context)
+        let failed = { (message: String) in try await render(request, context, message: message, isError: true, status: .badRequest) }
+        let days: Int
+        do {
+            days = try form.integer("days", in: LineupFeed.dayRange, label: "Days") ?? 7
+        } catch {
+            return try await failed(error.message + ".")
+        }
+        guard let shape = form["shape"].flatMap(LineupFeed.Shape.init(rawValue:)) else { return try await failed("Choose how the feed is written.") }
+        let choice = form["channels"] ?? ""
+        let parts = choice.split(separator: ":", maxSplits: 1).map(String.init)
+        let channels: LineupFeed.Channels
+        switch (parts.first, parts.count > 1 ? parts[1] : nil) {
+        case ("lineup", let id?) where Int64(id) != nil: channels = .lineup(ProfileID(rawValue: Int64(id)!))
+        case ("favourites", let id?) where Int64(id) != nil: channels = .favourites(ProfileID(rawValue: Int64(id)!))
+        case ("group", let name?) where !name.isEmpty && name.count <= ChannelGroup.Limits.nameLength: channels = .group(name)
+        default: return try await failed("Choose the channels the feed carries.")
+        }
+        if case .lineup(let id) = channels, try await site.store.profile(id) == nil { return try await failed("No such profile.") }
+        if case .favourites(let id) = channels, try await site.store.profile(id) == nil { return try await failed("No such profile.") }
+        let token = Accounts.randomToken()
+        do {
+            _ = try await site.store.addLineupFeed(LineupFeed(name: form["name"] ?? "", channels: channels, days: days, shape: shape),
+                                                   tokenHash: Accounts.digest(token))
+        } catch let error as StoreError where error.code == .invalid || error.code == .conflict {
+            return try await failed("Not added: \(error.message).")
+        }
+        return try await render(request, context, message: "Added the feed. Its address is shown once: give it to your media server.", token: token)
+    }
+
+    private func remove(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        guard let id = try await site.form(request, context)["id"].flatMap({ Bounded.integer($0, in: 1...Int64.max) }) else {
+            return try await render(request, context, message: "No such feed.", isError: true, status: .badRequest)
+        }
+        try await site.store.removeLineupFeed(id)
+        return try await render(request, context, message: "Removed the feed: its address no longer answers.")
+    }
+}
