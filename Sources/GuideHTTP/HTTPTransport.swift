@@ -99,3 +99,17 @@ public final class AsyncHTTPTransport: HTTPTransport {
         func next() async throws -> ByteBuffer? { try await iterator.next() }
     }
 }
+
+/// What `body` returns, or nil when it has not finished within `limit` (it is then cancelled): how a call to another
+/// server is kept from holding a page or a background round for long.
+public func withTimeLimit<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            return nil
+        }
+        defer { group.cancelAll() }
+        return try await group.next() ?? nil
+    }
+}

@@ -190,17 +190,9 @@ public struct ReminderSenders: Sendable {
     }
 
     private func withDeadline<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else {
-                throw DeliveryFailure("no answer within \(limit.components.seconds) s")
-            }
-            return value
+        guard let value = try await withTimeLimit(limit, body) else {
+            throw DeliveryFailure("no answer within \(limit.components.seconds) s")
         }
+        return value
     }
 }

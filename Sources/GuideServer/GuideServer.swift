@@ -76,9 +76,11 @@ public enum GuideServer {
         SourceRoutes(site: site, scheduler: services.scheduler).register(on: router)
         let xmltv = XMLTVFeed(site: site)
         xmltv.register(on: router)
-        let lineupFeeds = LineupFeeds(site: site, cache: xmltv.cache)
+        let lineupFeeds = LineupFeeds(store: store, directory: directory, settings: settings, cache: xmltv.cache)
         lineupFeeds.register(on: router)
-        FeedAdminPage(site: site, feeds: lineupFeeds).register(on: router)
+        FeedAdminPage(site: site, feeds: lineupFeeds,
+                      reloads: MediaServerReloads(store: store, feeds: lineupFeeds, transport: services.feeds, now: settings.now))
+            .register(on: router)
         series.register(on: router)
         ChannelLogos(cache: services.logos, directory: directory, clientAddress: addresses).register(on: router)
         ShowPages(site: site, series: series).register(on: router)

@@ -12,6 +12,43 @@ public protocol LineupFeedStore: Sendable {
     /// ``StoreError/Code/invalid`` past ``LineupFeed/mostFeeds``.
     func addLineupFeed(_ feed: LineupFeed, tokenHash: String) async throws -> LineupFeed
     func removeLineupFeed(_ id: Int64) async throws
+
+    /// The media servers told to reload when a feed's listings change, by feed, then as added.
+    func reloadTargets() async throws -> [ReloadTarget]
+    /// Adds `target`; ``StoreError/Code/invalid`` past ``ReloadTarget/mostPerFeed`` for its feed.
+    func addReloadTarget(_ target: ReloadTarget) async throws -> ReloadTarget
+    func removeReloadTarget(_ id: Int64) async throws
+    /// Keeps a call's outcome, and the fingerprint of the listings it told about when it succeeded.
+    func recordReload(of id: Int64, outcome: String, succeeded: Bool, at instant: Date, fingerprint: String?) async throws
+}
+
+/// A media server (or any receiver) told to reload its guide when the listings a feed carries change: Jellyfin's
+/// Refresh Guide task (an API key), Plex's reload-guide call for each DVR (a token), or a webhook (a secret signs it).
+public struct ReloadTarget: Hashable, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case jellyfin, plex, webhook
+    }
+
+    public var id: Int64
+    public var feed: Int64
+    public var kind: Kind
+    /// Jellyfin's or Plex's address (`http://192.168.1.10:8096`), or the webhook's.
+    public var address: String
+    /// The API key, token or signing secret; sent to that server only.
+    public var secret: String?
+    public var lastOutcome: String?
+    public var lastSucceeded: Bool?
+    public var lastAt: Date?
+    /// What the feed's listings were when this target was last told successfully.
+    public var fingerprint: String?
+
+    public static let mostPerFeed = 5
+
+    public init(id: Int64 = 0, feed: Int64, kind: Kind, address: String, secret: String?, lastOutcome: String? = nil,
+                lastSucceeded: Bool? = nil, lastAt: Date? = nil, fingerprint: String? = nil) {
+        (self.id, self.feed, self.kind, self.address, self.secret) = (id, feed, kind, address, secret)
+        (self.lastOutcome, self.lastSucceeded, self.lastAt, self.fingerprint) = (lastOutcome, lastSucceeded, lastAt, fingerprint)
+    }
 }
 
 public struct LineupFeed: Hashable, Sendable {
@@ -93,6 +130,53 @@ extension LineupFeedStore where Self: SQLBackend {
 
     public func removeLineupFeed(_ id: Int64) async throws {
         try await transaction { db in try await db.execute("DELETE FROM lineup_feed WHERE id = \(id)") }
+    }
+
+    public func reloadTargets() async throws -> [ReloadTarget] {
+        try await reading { db in
+            try await db.rows("""
+                SELECT id, feed_id, kind, address, secret, last_outcome, last_succeeded, last_at, fingerprint FROM reload_target ORDER BY feed_id, id
+                """).map { row in
+                ReloadTarget(id: try row.value(0, as: Int64.self), feed: try row.value(1, as: Int64.self),
+                             kind: ReloadTarget.Kind(rawValue: try row.value(2, as: String.self)) ?? .webhook,
+                             address: try row.value(3, as: String.self), secret: try row.value(4, as: String?.self),
+                             lastOutcome: try row.value(5, as: String?.self), lastSucceeded: try row.value(6, as: Bool?.self),
+                             lastAt: try row.value(7, as: Int64?.self).map(Date.init(unixSeconds:)), fingerprint: try row.value(8, as: String?.self))
+            }
+        }
+    }
+
+    public func addReloadTarget(_ target: ReloadTarget) async throws -> ReloadTarget {
+        try await transaction { db in
+            guard try await db.value("SELECT COUNT(*) FROM reload_target WHERE feed_id = \(target.feed)", as: Int64.self) ?? 0 < ReloadTarget.mostPerFeed else {
+                throw StoreError(.invalid, "a feed tells at most \(ReloadTarget.mostPerFeed) servers")
+            }
+            try await db.execute("""
+                INSERT INTO reload_target (feed_id, kind, address, secret) VALUES (\(target.feed), \(target.kind.rawValue), \(target.address), \(target.secret))
+                """)
+            var stored = target
+            stored.id = try await db.value("SELECT MAX(id) FROM reload_target WHERE feed_id = \(target.feed)", as: Int64.self) ?? 0
+            return stored
+        }
+    }
+
+    public func removeReloadTarget(_ id: Int64) async throws {
+        try await transaction { db in try await db.execute("DELETE FROM reload_target WHERE id = \(id)") }
+    }
+
+    public func recordReload(of id: Int64, outcome: String, succeeded: Bool, at instant: Date, fingerprint: String?) async throws {
+        try await transaction { db in
+            if let fingerprint {
+                try await db.execute("""
+                    UPDATE reload_target SET last_outcome = \(outcome), last_succeeded = \(succeeded), last_at = \(instant.unixSeconds),
+                    fingerprint = \(fingerprint) WHERE id = \(id)
+                    """)
+            } else {
+                try await db.execute("""
+                    UPDATE reload_target SET last_outcome = \(outcome), last_succeeded = \(succeeded), last_at = \(instant.unixSeconds) WHERE id = \(id)
+                    """)
+            }
+        }
     }
 
     private static var feedColumns: StaticString { "id, name, kind, profile_id, group_name, days, shape" }

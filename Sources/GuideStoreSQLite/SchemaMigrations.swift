@@ -435,6 +435,17 @@ enum SchemaMigrations {
                     token_hash TEXT NOT NULL UNIQUE,
                     created_at INTEGER NOT NULL
                 );
+                CREATE TABLE reload_target (
+                    id INTEGER PRIMARY KEY,
+                    feed_id INTEGER NOT NULL REFERENCES lineup_feed(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    address TEXT NOT NULL,
+                    secret TEXT,
+                    last_outcome TEXT,
+                    last_succeeded INTEGER,
+                    last_at INTEGER,
+                    fingerprint TEXT
+                );
                 """)
         }
         return migrator

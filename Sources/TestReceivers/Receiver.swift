@@ -4,8 +4,9 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// A real HTTP/1.1 server on 127.0.0.1 standing in for an ntfy server and a webhook's receiver: it records every
-/// request (method, path, headers, body) and answers each path from a script of statuses, the last repeating.
+/// A real HTTP/1.1 server on 127.0.0.1 standing in for an ntfy server, a webhook's receiver, or Jellyfin and Plex
+/// being told to reload: it records every request (method, path, headers, body) and answers each path from a script of
+/// statuses, the last repeating, with a JSON body where one is set.
 public final class Receiver: Sendable {
     public struct Request: Sendable {
         public var method: String
@@ -17,7 +18,7 @@ public final class Receiver: Sendable {
         public var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
     }
 
-    private let state = NIOLockedValueBox<(statuses: [String: [Int]], requests: [Request])>(([:], []))
+    private let state = NIOLockedValueBox<(statuses: [String: [Int]], requests: [Request], bodies: [String: String])>(([:], [], [:]))
     private let channel: any Channel
     public let port: Int
 
@@ -41,6 +42,11 @@ public final class Receiver: Sendable {
         state.withLockedValue { $0.statuses[path] = statuses }
     }
 
+    /// Answers `path` with `json` as the body (and `application/json`).
+    public func answer(_ path: String, json: String) {
+        state.withLockedValue { $0.bodies[path] = json }
+    }
+
     public var requests: [Request] { state.withLockedValue { $0.requests } }
 
     public func requests(to path: String) -> [Request] { requests.filter { $0.path == path } }
@@ -48,11 +54,11 @@ public final class Receiver: Sendable {
     private final class Handler: ChannelInboundHandler, @unchecked Sendable {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
-        let state: NIOLockedValueBox<(statuses: [String: [Int]], requests: [Request])>
+        let state: NIOLockedValueBox<(statuses: [String: [Int]], requests: [Request], bodies: [String: String])>
         var head: HTTPRequestHead?
         var body = Data()
 
-        init(state: NIOLockedValueBox<(statuses: [String: [Int]], requests: [Request])>) { self.state = state }
+        init(state: NIOLockedValueBox<(statuses: [String: [Int]], requests: [Request], bodies: [String: String])>) { self.state = state }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
@@ -66,14 +72,15 @@ public final class Receiver: Sendable {
                 var headers: [String: String] = [:]
                 for (name, value) in head.headers { headers[name.lowercased()] = value }
                 let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
-                let status = state.withLockedValue { state -> Int in
+                let (status, json) = state.withLockedValue { state -> (Int, String?) in
                     state.requests.append(Request(method: head.method.rawValue, path: path, headers: headers, body: body))
-                    guard var script = state.statuses[path], let first = script.first else { return 200 }
+                    guard var script = state.statuses[path], let first = script.first else { return (200, state.bodies[path]) }
                     if script.count > 1 { script.removeFirst(); state.statuses[path] = script }
-                    return first
+                    return (first, state.bodies[path])
                 }
-                let reply = Array("status \(status)\n".utf8)
-                var responseHeaders = HTTPHeaders([("Content-Length", String(reply.count)), ("Content-Type", "text/plain")])
+                let reply = Array((json ?? "status \(status)\n").utf8)
+                var responseHeaders = HTTPHeaders([("Content-Length", String(reply.count)),
+                                                   ("Content-Type", json == nil ? "text/plain" : "application/json")])
                 responseHeaders.add(name: "Connection", value: "keep-alive")
                 context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: status),
                                                                      headers: responseHeaders))), promise: nil)

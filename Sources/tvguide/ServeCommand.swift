@@ -153,11 +153,16 @@ struct ServeCommand: AsyncParsableCommand {
                 // reminders once the schema is up to date.
                 let (started, starting) = AsyncStream<Void>.makeStream()
                 let (prepared, preparing) = AsyncStream<Void>.makeStream()
+                let (schemaReady, readying) = AsyncStream<Void>.makeStream()  // One stream a waiter.
                 let application = try GuideServer.buildApplication(
                     guide, host: host, port: port,
                     services: [database,
                                Background { for await _ in started {}; await scheduler.run() },
                                Background { await Self.keepFollowedShowsCurrent(followed, database: database, clock: clock) },
+                               Background { [reloads = MediaServerReloads(guide)] in
+                                   for await _ in schemaReady {}
+                                   await reloads.run(clock: clock) { Output.error($0) }
+                               },
                                Background { [reminders = guide.reminders] in
                                    for await _ in prepared {}
                                    async let episodes: Void = Self.keepEpisodeRemindersCurrent(
@@ -172,6 +177,7 @@ struct ServeCommand: AsyncParsableCommand {
                         try await firstRun(database: database, scheduler: scheduler, settings: settings)
                         starting.finish()
                         preparing.finish()
+                        readying.finish()
                     })
                 try await application.runService()
             }

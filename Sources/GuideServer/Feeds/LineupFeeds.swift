@@ -10,7 +10,9 @@ import Hummingbird
 /// The token in the address only reads this feed. Written to a file once per version of the listings, day and
 /// definition, and served from it with `ETag` and `Last-Modified`.
 struct LineupFeeds: Sendable {
-    let site: Site
+    let store: any GuideDatabase
+    let directory: ChannelDirectory
+    let settings: ServerSettings
     let cache: ExportCache
 
     /// What the admin page warns about: reported limits of Plex's guide (an empty guide over 20 MB, a few hundred
@@ -36,10 +38,10 @@ struct LineupFeeds: Sendable {
         guard compressed || file.hasSuffix(".xml") else { throw HTTPError(.notFound) }
         let token = String(file.dropLast(compressed ? 7 : 4))
         // An unknown or removed address looks like any missing page.
-        guard token.utf8.count <= 128, let feed = try await site.store.lineupFeed(tokenHash: Accounts.digest(token)) else {
+        guard token.utf8.count <= 128, let feed = try await store.lineupFeed(tokenHash: Accounts.digest(token)) else {
             throw HTTPError(.notFound, message: "No such feed. Its address may have been removed on the admin page.")
         }
-        let version = try await site.store.version()
+        let version = try await store.version()
         let built = try await build(feed, compressed: compressed, base: base(request))
         var headers: HTTPFields = [.eTag: built.tag, .cacheControl: "no-cache",
                                    .contentType: compressed ? "application/gzip" : "application/xml; charset=utf-8"]
@@ -51,12 +53,9 @@ struct LineupFeeds: Sendable {
 
     /// The feed's file for the listings as they are now, written unless it exists.
     func build(_ feed: LineupFeed, compressed: Bool, base: String) async throws -> Built {
-        let site = self.site
-        let snapshot = try await site.directory.snapshot()
+        let snapshot = try await directory.snapshot()
         let channels = try await self.channels(of: feed, in: snapshot)
-        let clock = ViewerClock(zone: site.settings.timeZone, dayStartHour: site.settings.dayStartHour)
-        let today = clock.day(containing: site.settings.now())
-        let window = TimeWindow(start: today.window.start, end: today.adding(days: feed.days).window.start)
+        let (today, window) = self.window(of: feed)
         var hasher = SHA256()
         for part in [feed.name, "\(feed.channels)", "\(feed.days)", feed.shape.rawValue, base, today.description] + channels.map(\.id.rawValue) {
             hasher.update(data: Data(part.utf8))
@@ -64,7 +63,7 @@ struct LineupFeeds: Sendable {
         }
         let version = "\(snapshot.generation)-" + hasher.finalize().prefix(8).map { String(format: "%02x", $0) }.joined()
         let shape = feed.shape == .mediaServer ? MediaServerShape { channel in ChannelLogos.address(of: channel).map { base + $0 } } : nil
-        let store = site.store
+        let store = self.store
         let path = try await cache.file(kind: "feed\(feed.id)", version: version, ending: compressed ? "xml.gz" : "xml") { path in
             try await GuideExport(store: store).write(to: path, compressed: compressed, channels: channels, window: window, shape: shape)
         }
@@ -72,14 +71,38 @@ struct LineupFeeds: Sendable {
         return Built(path: path, tag: "\"feed-\(version)\(compressed ? "-gz" : "")\"", channels: channels.count, bytes: bytes)
     }
 
+    /// The feed's days: from the start of today's broadcast day (the server's zone and day start).
+    func window(of feed: LineupFeed) -> (today: BroadcastDay, window: TimeWindow) {
+        let clock = ViewerClock(zone: settings.timeZone, dayStartHour: settings.dayStartHour)
+        let today = clock.day(containing: settings.now())
+        return (today, TimeWindow(start: today.window.start, end: today.adding(days: feed.days).window.start))
+    }
+
+    /// What a media server would read in the feed now, as a hash: its channels and every programme's id, start and
+    /// end. Another import that changes none of them leaves it the same.
+    func fingerprint(of feed: LineupFeed) async throws -> String {
+        let channels = try await self.channels(of: feed, in: try await directory.snapshot())
+        var hasher = SHA256()
+        for channel in channels { hasher.update(data: Data(channel.id.rawValue.utf8)); hasher.update(data: [0]) }
+        for start in stride(from: 0, to: channels.count, by: 200) {
+            let chunk = channels[start..<min(channels.count, start + 200)].map(\.id)
+            for listings in try await store.guide(in: window(of: feed).window, channels: chunk, detail: .summary) {
+                for programme in listings.programmes {
+                    hasher.update(data: Data("\(programme.id.rawValue) \(programme.programme.start.unixSeconds) \(programme.end.unixSeconds)\n".utf8))
+                }
+            }
+        }
+        return hasher.finalize().prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
     /// The feed's channels, in guide order (a lineup's own order).
     func channels(of feed: LineupFeed, in snapshot: ChannelDirectory.Snapshot) async throws -> [Channel] {
         switch feed.channels {
         case .lineup(let profile):
-            let chosen = try await site.store.lineup(of: profile).compactMap(snapshot.channel)
+            let chosen = try await store.lineup(of: profile).compactMap(snapshot.channel)
             return chosen.isEmpty ? snapshot.listed : chosen
         case .favourites(let profile):
-            let favourites = Set(try await site.store.favourites(of: profile))
+            let favourites = Set(try await store.favourites(of: profile))
             return snapshot.listed.filter { favourites.contains($0.id) }
         case .group(let name):
             return GroupFilter.members(of: name, among: snapshot.listed, in: snapshot)
@@ -89,7 +112,7 @@ struct LineupFeeds: Sendable {
     /// Where logos are named: `--public-url`, else the address the feed was asked for at (its `Host`, when it is a
     /// plain host and port).
     func base(_ request: Request) -> String {
-        if let configured = site.settings.publicURL { return configured.hasSuffix("/") ? String(configured.dropLast()) : configured }
+        if let configured = settings.publicURL { return configured.hasSuffix("/") ? String(configured.dropLast()) : configured }
         let host = request.head.authority ?? "localhost"
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
         return "http://" + (host.count <= 255 && host.allSatisfy(allowed.contains) ? host : "localhost")

@@ -5,9 +5,11 @@ import Hummingbird
 
 /// `/admin/feeds`: XMLTV feeds cut for media servers (``LineupFeeds``): which channels, how many days, in which
 /// shape; each feed's channel count and size, with a warning near Plex's limits. A new feed's address is shown once.
+/// Media servers told to reload: FeedAdminPage+Reloads.swift.
 struct FeedAdminPage: Sendable {
     let site: Site
     let feeds: LineupFeeds
+    let reloads: MediaServerReloads
 
     struct Model {
         var chrome: Chrome
@@ -20,6 +22,9 @@ struct FeedAdminPage: Sendable {
         /// A new feed's addresses, shown once.
         var address: String?
         var compressedAddress: String?
+        var targets: [TargetEntry]
+        var feedChoices: [Choice]
+        var kinds: [Choice]
     }
 
     struct Entry {
@@ -37,6 +42,9 @@ struct FeedAdminPage: Sendable {
         router.get("admin/feeds") { request, context in try await render(request, context) }
         router.post("admin/feeds") { request, context in try await add(request, context) }
         router.post("admin/feeds/remove") { request, context in try await remove(request, context) }
+        router.post("admin/feeds/reloads") { request, context in try await addTarget(request, context) }
+        router.post("admin/feeds/reloads/tell") { request, context in try await tellNow(request, context) }
+        router.post("admin/feeds/reloads/remove") { request, context in try await removeTarget(request, context) }
     }
 
     func render(_ request: Request, _ context: GuideRequestContext, message: String? = nil, isError: Bool = false,
@@ -45,7 +53,8 @@ struct FeedAdminPage: Sendable {
         let profiles = try await site.store.profiles()
         let names = Dictionary(profiles.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         var entries: [Entry] = []
-        for feed in try await site.store.lineupFeeds() {
+        let defined = try await site.store.lineupFeeds()
+        for feed in defined {
             let built = try await feeds.build(feed, compressed: false, base: feeds.base(request))
             var warnings: [String] = []
             if built.bytes > LineupFeeds.plexBytes * 8 / 10 {
@@ -75,7 +84,12 @@ struct FeedAdminPage: Sendable {
             shapes: [Choice(value: LineupFeed.Shape.mediaServer.rawValue, label: "Plex and Jellyfin", isSelected: true),
                      Choice(value: LineupFeed.Shape.xmltv.rawValue, label: "XMLTV as listed (Kodi, others)", isSelected: false)],
             message: message, isError: isError,
-            address: token.map { base + "/xmltv/\($0).xml" }, compressedAddress: token.map { base + "/xmltv/\($0).xml.gz" })
+            address: token.map { base + "/xmltv/\($0).xml" }, compressedAddress: token.map { base + "/xmltv/\($0).xml.gz" },
+            targets: try await targetEntries(feeds: defined, clock: site.clock(context)),
+            feedChoices: defined.map { Choice(value: "\($0.id)", label: $0.name, isSelected: false) },
+            kinds: [Choice(value: "jellyfin", label: "Jellyfin (its API key)", isSelected: true),
+                    Choice(value: "plex", label: "Plex (its token)", isSelected: false),
+                    Choice(value: "webhook", label: "A webhook (an optional signing secret)", isSelected: false)])
         return HTMLPage(html: try site.renderer.render("feeds", model), status: status)
     }
 

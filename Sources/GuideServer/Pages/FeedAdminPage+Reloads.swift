@@ -1,0 +1,78 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+
+/// `/admin/feeds`, the media servers told to reload when a feed's listings change (``MediaServerReloads``): each
+/// added, tried at once ("Tell now"), and shown with its last outcome.
+extension FeedAdminPage {
+    struct TargetEntry {
+        var id: Int64
+        var feed: String
+        var kind: String
+        var address: String
+        var outcome: String
+        var succeeded: Bool
+    }
+
+    func targetEntries(feeds: [LineupFeed], clock: ViewerClock) async throws -> [TargetEntry] {
+        let names = Dictionary(feeds.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        return try await site.store.reloadTargets().map { target in
+            TargetEntry(id: target.id, feed: names[target.feed] ?? "", kind: Self.kindLabel(target.kind), address: target.address,
+                        outcome: target.lastOutcome.map { outcome in
+                            target.lastAt.map { "\(clock.date($0)) \(clock.time($0)): \(outcome)" } ?? outcome
+                        } ?? "Not told yet: it will be after the next change.",
+                        succeeded: target.lastSucceeded ?? true)
+        }
+    }
+
+    static func kindLabel(_ kind: ReloadTarget.Kind) -> String {
+        switch kind {
+        case .jellyfin: "Jellyfin"
+        case .plex: "Plex"
+        case .webhook: "Webhook"
+        }
+    }
+
+    /// `feed`, `kind`, `address` (an http or https address) and `secret` (Jellyfin's API key, Plex's token, or a
+    /// webhook's signing secret).
+    func addTarget(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let form = try await site.form(request, context)
+        let failed = { (message: String) in try await render(request, context, message: message, isError: true, status: .badRequest) }
+        guard let feed = form["feed"].flatMap({ Bounded.integer($0, in: 1...Int64.max) }),
+              try await site.store.lineupFeeds().contains(where: { $0.id == feed }) else { return try await failed("Choose a feed.") }
+        guard let kind = form["kind"].flatMap(ReloadTarget.Kind.init(rawValue:)) else { return try await failed("Choose Jellyfin, Plex or a webhook.") }
+        guard let address = form["address"], address.utf8.count <= 1024, ChannelLogos.isWeb(address), URL(string: address)?.host != nil else {
+            return try await failed("The address is the server's http or https address, like http://192.168.1.10:8096.")
+        }
+        let secret = form["secret"]
+        if kind != .webhook, secret == nil { return try await failed("\(Self.kindLabel(kind)) needs its \(kind == .plex ? "token" : "API key").") }
+        guard (secret?.utf8.count ?? 0) <= 512 else { return try await failed("The key has at most 512 characters.") }
+        do {
+            _ = try await site.store.addReloadTarget(ReloadTarget(feed: feed, kind: kind, address: address, secret: secret))
+        } catch let error as StoreError where error.code == .invalid {
+            return try await failed("Not added: \(error.message).")
+        }
+        return try await render(request, context, message: "\(Self.kindLabel(kind)) will be told to reload when the feed's listings change. Tell it now to check.")
+    }
+
+    /// Calls one target at once, whatever changed, and shows the outcome.
+    func tellNow(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let id = try await site.form(request, context)["id"].flatMap { Bounded.integer($0, in: 1...Int64.max) }
+        guard let target = try await site.store.reloadTargets().first(where: { $0.id == id }),
+              let feed = try await site.store.lineupFeeds().first(where: { $0.id == target.feed }) else {
+            return try await render(request, context, message: "No such server.", isError: true, status: .badRequest)
+        }
+        let outcome = try await reloads.tell(target, feed: feed, fingerprint: try await feeds.fingerprint(of: feed))
+        return try await render(request, context, message: "\(Self.kindLabel(target.kind)): \(outcome.text).", isError: !outcome.succeeded)
+    }
+
+    func removeTarget(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+        _ = try site.requireAdmin(request, context)
+        let id = try await site.form(request, context)["id"].flatMap { Bounded.integer($0, in: 1...Int64.max) } ?? 0
+        try await site.store.removeReloadTarget(id)
+        return try await render(request, context, message: "It will no longer be told.")
+    }
+}
