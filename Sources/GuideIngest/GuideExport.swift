@@ -14,9 +14,10 @@ public struct GuideExport: Sendable {
         self.store = store
     }
 
-    /// Writes the whole guide to `path`, gzip-compressed when `compressed`.
-    public func write(to path: String, compressed: Bool) async throws {
-        try await Self.write(to: path, compressed: compressed) { sink in try await write(sink) }
+    /// Writes the whole guide to `path`, gzip-compressed when `compressed`; `channels` (every channel, as the server
+    /// describes them) instead of the store's own.
+    public func write(to path: String, compressed: Bool, channels: [Channel]? = nil) async throws {
+        try await Self.write(to: path, compressed: compressed) { sink in try await write(sink, channels: channels) }
     }
 
     /// Writes `channels` and their programmes overlapping `window` to `path`, each shaped by `shape` when given; the
@@ -45,10 +46,12 @@ public struct GuideExport: Sendable {
 
     /// Hands the guide's XMLTV text to `sink` in pieces of about 64 KB, on the thread the store hands programmes
     /// over on (SQLite's reader) or this task's.
-    public func write(_ sink: @escaping (String) throws -> Void) async throws {
+    public func write(_ sink: @escaping (String) throws -> Void, channels: [Channel]? = nil) async throws {
         let text = ExportText(sink)
         try text.writer.begin()
-        for channel in try await store.channels() { try text.writer.write(channel) }
+        let described: [Channel]
+        if let channels { described = channels } else { described = try await store.channels() }
+        for channel in described { try text.writer.write(channel) }
         try await store.forEachProgramme { try text.writer.write($0.programme) }
         try text.writer.end()
         try text.flush()

@@ -20,11 +20,11 @@ public struct ImportProgress: Sendable {
 
 /// Reads one listings file (XMLTV or Radio Times, plain or gzip) into the store as one import.
 public struct ListingImporter: Sendable {
-    public let store: any ListingStore & ChannelSettingsStore
+    public let store: any ImportStore
     /// Bytes read per step; memory use does not grow with the file.
     public var chunkSize = 1 << 20
 
-    public init(store: any ListingStore & ChannelSettingsStore) {
+    public init(store: any ImportStore) {
         self.store = store
     }
 

@@ -23,12 +23,19 @@ public struct MediaServerShape: Sendable {
     }
 
     public func channel(_ channel: Channel) -> Channel {
+        var shaped = Self.numberedWithLogo(channel, logo: logo(channel))
+        shaped.displayNames = Self.clean(shaped.displayNames)
+        return shaped
+    }
+
+    /// `channel` with its number as a display name too and `logo` as its only icon: how every feed names a channel
+    /// (a playlist's number and tvguide's cached logo).
+    public static func numberedWithLogo(_ channel: Channel, logo: String?) -> Channel {
         var shaped = channel
-        shaped.displayNames = Self.clean(channel.displayNames)
         if let number = channel.number, !shaped.displayNames.contains(where: { $0.text == number }) {
             shaped.displayNames.append(LocalizedText(number))
         }
-        shaped.icons = logo(channel).map { [Icon(src: $0)] } ?? []
+        shaped.icons = logo.map { [Icon(src: $0)] } ?? []
         return shaped
     }
 

@@ -1,12 +1,21 @@
 import Foundation
 import GuideCore
+import GuideStore
 import XMLTV
 
 /// A downloaded M3U playlist (plain or gzip, known by its first bytes) read a batch of entries at a time, for
 /// ``PlaylistStore/replacePlaylist(of:next:header:)``: memory holds one 1 MB chunk and one batch, whatever the
 /// playlist's length.
-final class PlaylistFile {
+public final class PlaylistFile {
     static let batchSize = 1000
+
+    /// Replaces `source`'s entries with the playlist at `path`, in one transaction: how many it holds now, and how
+    /// many repairs reading it made.
+    public static func store(_ path: String, as source: SourceName, in store: any PlaylistStore) async throws -> (entries: Int, repairs: Int) {
+        let file = try PlaylistFile(path: path)
+        let entries = try await store.replacePlaylist(of: source, next: file.next, header: { file.header })
+        return (entries, file.repairs.total)
+    }
 
     private let handle: FileHandle
     private var reader = M3UReader()

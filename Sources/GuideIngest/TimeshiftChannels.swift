@@ -6,32 +6,47 @@ import GuideStore
 /// (merged from every source), moved by its offset, imported as the listings of the source ``source``. Real rows,
 /// so the grid, On now, search, details, reminders and feeds show a timeshift channel like any other.
 ///
-/// Run after every import (``ListingImporter``) and after an admin changes a definition; one import, so a failure
-/// keeps the programmes there were. A base channel with no listings gives its timeshift channels none.
+/// The definitions are an admin's (``ChannelSettingsStore/timeshiftChannels()``) and those playlists' `tvg-shift`
+/// entries make (``PlaylistMatch/timeshifts(_:for:)``); an admin's wins where both use one id.
+///
+/// Run after every import (``ListingImporter``), after a playlist's refresh and after an admin changes a definition;
+/// one import, so a failure keeps the programmes there were. A base channel with no listings gives its timeshift
+/// channels none.
+/// What an import needs of the store: the listings, and the channel settings and playlists timeshift channels are
+/// made from.
+public typealias ImportStore = ListingStore & ChannelSettingsStore & PlaylistStore
+
 public struct TimeshiftChannels: Sendable {
     /// The source timeshift channels' programmes are listed under.
     public static let source = SourceName("timeshift channels")
 
-    public let store: any ListingStore & ChannelSettingsStore
+    public let store: any ImportStore
 
-    public init(store: any ListingStore & ChannelSettingsStore) {
+    public init(store: any ImportStore) {
         self.store = store
     }
 
-    /// Rebuilds every timeshift channel's programmes; nil when there was nothing to do (no definitions, and
-    /// `always` false: an import's routine call, so a guide without timeshift channels never gets the source).
+    /// The guide setting naming the channels the last rebuild made, one a line: a rebuild with no definitions left
+    /// still runs once, to take them away.
+    static let madeSetting = "timeshift_channels"
+
+    /// Rebuilds every timeshift channel's programmes; nil when there was nothing to do (no definitions now, none
+    /// made before: a guide without timeshift channels never gets the source).
     @discardableResult
-    public func rebuild(always: Bool = false) async throws -> ImportSummary? {
-        let definitions = try await store.timeshiftChannels()
-        guard always || !definitions.isEmpty else { return nil }
+    public func rebuild() async throws -> ImportSummary? {
+        let channels = try await store.channels()
+        let chosen = try await store.timeshiftChannels()
+        let taken = Set(chosen.map(\.id))
+        let definitions = chosen + PlaylistMatch.timeshifts(try await store.playlistEntries(), for: channels).filter { !taken.contains($0.id) }
+        let made = try await store.guideSetting(Self.madeSetting) ?? ""
+        guard !definitions.isEmpty || !made.isEmpty else { return nil }
         let byBase = Dictionary(grouping: definitions, by: \.base)
         var listings: [ChannelListings] = []
         if let coverage = try await store.coverage(), !byBase.isEmpty {
             listings = try await store.guide(in: coverage, channels: Array(byBase.keys), detail: .full)
         }
-        let channels = try await store.channels()
         let known = Dictionary(channels.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        return try await store.importListings(from: Self.source) { sink in
+        let summary = try await store.importListings(from: Self.source) { sink in
             for definition in definitions {
                 let base = known[definition.base]
                 sink.add(Channel(id: definition.id, displayNames: [LocalizedText(definition.name)],
@@ -51,5 +66,7 @@ public struct TimeshiftChannels: Sendable {
             }
             sink.retire(allBut: Set(definitions.map(\.id)))
         }
+        try await store.setGuideSetting(Self.madeSetting, definitions.isEmpty ? nil : definitions.map(\.id.rawValue).joined(separator: "\n"))
+        return summary
     }
 }

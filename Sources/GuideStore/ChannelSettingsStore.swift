@@ -21,6 +21,9 @@ public protocol ChannelSettingsStore: Sendable {
     func guestGroup() async throws -> String?
     /// Sets the guests' group; bumps the generation.
     func setGuestGroup(_ name: String?) async throws
+    /// A setting the guide keeps for itself by `name` (see its users); nil when unset.
+    func guideSetting(_ name: String) async throws -> String?
+    func setGuideSetting(_ name: String, _ value: String?) async throws
 
     /// The profile's favourite channels, in the order they were added.
     func favourites(of profile: ProfileID) async throws -> [ChannelID]
@@ -127,15 +130,27 @@ extension ChannelSettingsStore where Self: SQLBackend {
     }
 
     public func guestGroup() async throws -> String? {
-        try await reading { db in try await db.value("SELECT value FROM guide_setting WHERE name = 'guest_group'", as: String.self) }
+        try await guideSetting("guest_group")
     }
 
     public func setGuestGroup(_ name: String?) async throws {
         try await transaction { db in
-            try await db.execute("DELETE FROM guide_setting WHERE name = 'guest_group'")
-            if let name { try await db.execute("INSERT INTO guide_setting (name, value) VALUES ('guest_group', \(name))") }
+            try await Self.set("guest_group", name, in: db)
             try await db.execute("UPDATE guide_state SET generation = generation + 1")
         }
+    }
+
+    public func guideSetting(_ name: String) async throws -> String? {
+        try await reading { db in try await db.value("SELECT value FROM guide_setting WHERE name = \(name)", as: String.self) }
+    }
+
+    public func setGuideSetting(_ name: String, _ value: String?) async throws {
+        try await transaction { db in try await Self.set(name, value, in: db) }
+    }
+
+    private static func set(_ name: String, _ value: String?, in db: Statements) async throws {
+        try await db.execute("DELETE FROM guide_setting WHERE name = \(name)")
+        if let value { try await db.execute("INSERT INTO guide_setting (name, value) VALUES (\(name), \(value))") }
     }
 
     public func favourites(of profile: ProfileID) async throws -> [ChannelID] {

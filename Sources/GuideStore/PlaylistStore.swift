@@ -41,8 +41,26 @@ extension PlaylistEntry {
 /// Which playlist entry describes each guide channel. Among the kept entries (sources by priority): one an admin
 /// mapped to the channel; else one whose `tvg-id` is the channel's id; else one whose name
 /// (``PlaylistEntry/matchKey(_:)`` of its `tvg-name`, else its title) matches one of the channel's names.
+///
+/// An entry with a `tvg-shift` describes not the channel it matches (by its mapping or `tvg-id`) but that channel moved
+/// by its hours: a timeshift channel (``timeshifts(_:for:)``, made like an admin's), which it gives its name, number,
+/// logo, groups and stream.
 public enum PlaylistMatch {
     public static func entries(_ stored: [StoredPlaylistEntry], for channels: [Channel]) -> [ChannelID: PlaylistEntry] {
+        let (plain, shifted) = matched(stored, for: channels)
+        var found = plain
+        for (timeshift, entry) in shifted where found[timeshift.id] == nil { found[timeshift.id] = entry }
+        return found
+    }
+
+    /// The timeshift channels the kept entries with a `tvg-shift` (of at least a minute) make, each the channel it
+    /// matches moved by its hours.
+    public static func timeshifts(_ stored: [StoredPlaylistEntry], for channels: [Channel]) -> [TimeshiftChannel] {
+        matched(stored, for: channels).shifted.map(\.0)
+    }
+
+    private static func matched(_ stored: [StoredPlaylistEntry], for channels: [Channel])
+        -> (plain: [ChannelID: PlaylistEntry], shifted: [(TimeshiftChannel, PlaylistEntry)]) {
         let ids = Set(channels.map(\.id))
         var byName: [String: ChannelID] = [:]
         for channel in channels {
@@ -53,17 +71,31 @@ public enum PlaylistMatch {
         }
         let kept = stored.filter(\.keep)
         var found: [ChannelID: PlaylistEntry] = [:]
+        var shifted: [(TimeshiftChannel, PlaylistEntry)] = []
+        var shiftedIDs: Set<ChannelID> = []
         let passes: [(StoredPlaylistEntry) -> ChannelID?] = [
             { $0.mappedTo.flatMap { ids.contains($0) ? $0 : nil } },
             { $0.mappedTo == nil ? $0.entry.guideID.map { ChannelID($0) }.flatMap { ids.contains($0) ? $0 : nil } : nil },
             { $0.mappedTo == nil ? byName[PlaylistEntry.matchKey($0.entry.guideName ?? $0.entry.name)] : nil },
         ]
-        for target in passes {
-            for entry in kept {
-                if let channel = target(entry), found[channel] == nil { found[channel] = entry.entry }
+        for (pass, target) in passes.enumerated() {
+            for stored in kept {
+                let minutes = Int(((stored.entry.shiftHours ?? 0) * 60).rounded())
+                // A shifted entry names its channel by id (or an admin's mapping): by name, "BBC One +1" would find the
+                // timeshift channel it made itself.
+                guard minutes == 0 || pass < 2, let channel = target(stored) else { continue }
+                if minutes == 0 {
+                    if found[channel] == nil { found[channel] = stored.entry }
+                } else if TimeshiftChannel.offsetRange.contains(minutes) {
+                    let id = TimeshiftChannel.defaultID(base: channel, offsetMinutes: minutes)
+                    guard shiftedIDs.insert(id).inserted else { continue }
+                    let entry = stored.entry
+                    shifted.append((TimeshiftChannel(id: id, base: channel, offsetMinutes: minutes, name: entry.name, number: entry.number,
+                                                     logo: entry.logo), entry))
+                }
             }
         }
-        return found
+        return (found, shifted)
     }
 }
 

@@ -152,4 +152,43 @@ import Testing
         }
         #expect(try await server.store.playlistEntries().count == 100_000)
     }
+
+    /// `tvg-shift`: an entry an hour later than the channel its tvg-id names is a timeshift channel of its own, with
+    /// the entry's name, number and stream; gone when the playlist no longer has it.
+    @Test func aShiftedEntryIsATimeshiftChannel() async throws {
+        let server = try await TestServer(listings: Self.listings, now: Self.now)
+        let path = server.folder + "/iptv.m3u"
+        try FileManager.default.createDirectory(atPath: server.folder, withIntermediateDirectories: true)
+        try """
+            #EXTM3U
+            #EXTINF:-1 tvg-id="bbc1.uk" tvg-chno="101",BBC One
+            https://streams.example/bbc1.m3u8
+            #EXTINF:-1 tvg-id="bbc1.uk" tvg-shift="1" tvg-chno="801" group-title="Plus one",BBC One +1
+            https://streams.example/bbc1plus1.m3u8
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        try await server.store.addSource(SourceDefinition(name: SourceName("iptv"), format: .m3u, location: path))
+        _ = try await refresh(server)
+        let plusOne = ChannelID("bbc1.uk+1")
+        let day = TimeWindow(start: Self.now, end: Self.now + 86_400)
+        let shifted = try await server.store.programmes(on: plusOne, in: day)
+        #expect(shifted.map(\.programme.title) == ["News"] && shifted.first?.programme.start == Self.now + 3600)
+        try await server.run { client in
+            let body = try await client.execute(uri: "/api/channels", method: .get).body
+            let list = try #require(try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [[String: Any]])
+            let found = Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as? String ?? "", $0) })
+            #expect(found["bbc1.uk+1"]?["name"] as? String == "BBC One +1" && found["bbc1.uk+1"]?["number"] as? String == "801")
+            #expect(found["bbc1.uk+1"]?["stream"] as? String == "https://streams.example/bbc1plus1.m3u8")
+            #expect(found["bbc1.uk+1"]?["groups"] as? [String] == ["Plus one"])
+            #expect(found["bbc1.uk"]?["number"] as? String == "101" && found["bbc1.uk"]?["stream"] as? String == "https://streams.example/bbc1.m3u8")
+        }
+        // The playlist drops it: so does the guide.
+        try """
+            #EXTM3U
+            #EXTINF:-1 tvg-id="bbc1.uk" tvg-chno="101",BBC One
+            https://streams.example/bbc1.m3u8
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        _ = try await refresh(server)
+        #expect(try await server.store.programmes(on: plusOne, in: day).isEmpty)
+        #expect(try await server.store.guideSetting("timeshift_channels") == nil)
+    }
 }

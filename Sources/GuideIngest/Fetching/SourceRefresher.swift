@@ -65,7 +65,7 @@ public struct RefreshProgress: Sendable, Equatable {
 /// failure leaves that source's listings as they were and is recorded for health. Two refreshes of one source never
 /// overlap: the second reports ``SourceReport/Outcome/alreadyRunning``.
 public final class SourceRefresher: Sendable {
-    public typealias Store = ListingStore & SourceStore & PlaylistStore & ChannelSettingsStore
+    public typealias Store = ImportStore & SourceStore
 
     let store: any Store
     let fetcher: FeedFetcher
@@ -263,9 +263,9 @@ public final class SourceRefresher: Sendable {
         tracker.update(name.rawValue) { $0.phase = .importing }
         if definition.format == .m3u {
             // A playlist's entries replace the ones it had; it has no programmes to import.
-            let file = try PlaylistFile(path: feeds[0].path)
-            report.channels = try await store.replacePlaylist(of: name, next: file.next, header: { file.header })
-            report.repairs = file.repairs.total
+            (report.channels, report.repairs) = try await PlaylistFile.store(feeds[0].path, as: name, in: store)
+            // Its tvg-shift entries make timeshift channels, and ones it no longer has go.
+            try await TimeshiftChannels(store: store).rebuild()
             report.outcome = .imported
             return (report, Dictionary(feeds.map { ($0.location, $0.validators) }, uniquingKeysWith: { $1 }))
         }

@@ -112,7 +112,11 @@ struct LineupFeeds: Sendable {
     /// Where logos are named: `--public-url`, else the address the feed was asked for at (its `Host`, when it is a
     /// plain host and port).
     func base(_ request: Request) -> String {
-        if let configured = settings.publicURL { return configured.hasSuffix("/") ? String(configured.dropLast()) : configured }
+        Self.base(request, publicURL: settings.publicURL)
+    }
+
+    static func base(_ request: Request, publicURL: String?) -> String {
+        if let configured = publicURL { return configured.hasSuffix("/") ? String(configured.dropLast()) : configured }
         let host = request.head.authority ?? "localhost"
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
         return "http://" + (host.count <= 255 && host.allSatisfy(allowed.contains) ? host : "localhost")

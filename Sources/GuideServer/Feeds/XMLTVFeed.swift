@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideHTTP
 import GuideIngest
 import GuideStore
 import Hummingbird
@@ -30,7 +31,12 @@ struct XMLTVFeed: Sendable {
         if Self.isUnchanged(request, tag: tag, updated: version.updated) {
             return Response(status: .notModified, headers: headers)
         }
-        let path = try await cache.file(generation: version.generation, compressed: compressed)
+        // Channels as the server describes them: a playlist's numbers, and logos from tvguide's cache at this address.
+        let base = LineupFeeds.base(request, publicURL: site.settings.publicURL)
+        let channels = try await site.directory.snapshot().channels.map {
+            MediaServerShape.numberedWithLogo($0, logo: ChannelLogos.address(of: $0).map { base + $0 })
+        }
+        let path = try await cache.file(generation: version.generation, base: base, compressed: compressed, channels: channels)
         if compressed { headers[.contentDisposition] = "attachment; filename=\"xmltv.xml.gz\"" }
         let body = try await FileIO().loadFile(path: path, context: context)
         return Response(status: .ok, headers: headers, body: body)
@@ -59,10 +65,11 @@ actor ExportCache {
         self.directory = directory
     }
 
-    func file(generation: Int64, compressed: Bool) async throws -> String {
+    func file(generation: Int64, base: String, compressed: Bool, channels: [Channel]) async throws -> String {
         let store = self.store
-        return try await file(kind: "guide", version: "\(generation)", ending: compressed ? "xml.gz" : "xml") { path in
-            try await GuideExport(store: store).write(to: path, compressed: compressed)
+        let version = "\(generation)-" + ImageCache.name(for: base)
+        return try await file(kind: "guide", version: version, ending: compressed ? "xml.gz" : "xml") { path in
+            try await GuideExport(store: store).write(to: path, compressed: compressed, channels: channels)
         }
     }
 

@@ -54,7 +54,7 @@ extension ChannelAdminPage {
         } catch let error as StoreError where error.code == .invalid {
             return try await failed("Not saved: \(error.message).")
         }
-        let made = try await TimeshiftChannels(store: site.store).rebuild(always: true)
+        let made = try await TimeshiftChannels(store: site.store).rebuild()
         return try await render(request, context, query: "",
                                 message: "\(name) shows the programmes of \(base.name) \(TimeshiftChannel.label(offset)): \(made?.programmes ?? 0) now.")
     }
@@ -63,7 +63,7 @@ extension ChannelAdminPage {
         _ = try site.requireAdmin(request, context)
         let id = ChannelID(try await site.form(request, context)["id"] ?? "")
         try await site.store.removeTimeshiftChannel(id)
-        try await TimeshiftChannels(store: site.store).rebuild(always: true)
+        try await TimeshiftChannels(store: site.store).rebuild()
         return try await render(request, context, query: "", message: "Removed the timeshift channel \(id).")
     }
 }

@@ -227,7 +227,11 @@ extension SourcePages {
                 }
                 if channel != before { changed.append(channel) }
             }
-            if !changed.isEmpty { try await site.store.chooseSourceChannels(changed, of: source) }
+            if !changed.isEmpty {
+                try await site.store.chooseSourceChannels(changed, of: source)
+                // A playlist entry kept, dropped or mapped may make or end a timeshift channel (tvg-shift).
+                try await TimeshiftChannels(store: site.store).rebuild()
+            }
             let message = changed.isEmpty ? "Nothing changed."
                 : "Saved \(changed.count) channel\(changed.count == 1 ? "" : "s"). The guide follows at the source's next refresh."
             return try await editPage(request, context, name: name, view: view, message: message)
