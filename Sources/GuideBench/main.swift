@@ -88,7 +88,7 @@ case "m3u":
 case "playlist":
     // A playlist of ENTRIES entries made from a real one, written to disk, stored as an M3U source's entries in a fresh
     // SQLite database holding the real guide GUIDE (as a refresh stores it: read 1 MB at a time, 1,000 entries a
-    // batch, one transaction), then read back and matched to the guide's channels as the pages do.
+    // batch, one transaction), then matched to the guide's channels as the pages do (PlaylistMatch.read).
     guard let path = arguments.dropFirst().first, let wanted = arguments.dropFirst(2).first.flatMap({ Int($0) }),
           let guide = arguments.dropFirst(3).first, let scratch = arguments.dropFirst(4).first else { exit(2) }
     let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -107,15 +107,12 @@ case "playlist":
     let stored = try await PlaylistFile.store(playlist, as: SourceName("iptv"), in: store).entries
     let storeSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     start = DispatchTime.now().uptimeNanoseconds
-    let entries = try await store.playlistEntries()
     let channels = try await store.channels()
-    let readSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    start = DispatchTime.now().uptimeNanoseconds
-    let matched = PlaylistMatch.entries(entries, for: channels).count
+    let matched = try await PlaylistMatch.read(store, for: channels).entries.count
     let matchSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
     let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.map { String($0.dropFirst(6)).trimmingCharacters(in: .whitespaces) } ?? "?"
-    print("playlist\t\(stored)\t\(channels.count)\t\(matched)\t\(String(format: "%.3f", storeSeconds))\t\(String(format: "%.3f", readSeconds))\t\(String(format: "%.3f", matchSeconds))\t\(peak)")
+    print("playlist\t\(stored)\t\(channels.count)\t\(matched)\t\(String(format: "%.3f", storeSeconds))\t\(String(format: "%.3f", matchSeconds))\t\(peak)")
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
     try? FileManager.default.removeItem(atPath: playlist)  // The bench's own scratch files.
 case "import":

@@ -37,7 +37,7 @@ public struct TimeshiftChannels: Sendable {
         let channels = try await store.channels()
         let chosen = try await store.timeshiftChannels()
         let taken = Set(chosen.map(\.id))
-        let definitions = chosen + PlaylistMatch.timeshifts(try await store.playlistEntries(), for: channels).filter { !taken.contains($0.id) }
+        let definitions = chosen + (try await PlaylistMatch.read(store, for: channels).timeshifts).filter { !taken.contains($0.id) }
         let made = try await store.guideSetting(Self.madeSetting) ?? ""
         guard !definitions.isEmpty || !made.isEmpty else { return nil }
         let byBase = Dictionary(grouping: definitions, by: \.base)

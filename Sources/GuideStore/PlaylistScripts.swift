@@ -17,11 +17,12 @@ extension PlaylistStore where Self: SQLBackend & SourceStore {
                 for entry in batch {
                     let details = String(decoding: try encoder.encode(entry), as: UTF8.self)
                     rows.append([.integer(id), .integer(Int64(position)), .text(entry.offeredID.rawValue),
-                                 .text(PlaylistEntry.matchKey(entry.guideName ?? entry.name)), .text(details)])
+                                 entry.guideID.map(SQLValue.text) ?? .null, .text(PlaylistEntry.matchKey(entry.guideName ?? entry.name)),
+                                 .integer(Int64(entry.shiftMinutes)), .text(details)])
                     position += 1
                 }
                 try await db.insert(rows) { chunk in
-                    "INSERT INTO playlist_entry (source_id, position, channel_id, match_key, details) VALUES \(rows: chunk)"
+                    "INSERT INTO playlist_entry (source_id, position, channel_id, guide_id, match_key, shift_minutes, details) VALUES \(rows: chunk)"
                 }
             }
             let urls = (header()?.guideURLs ?? []).joined(separator: "\n")
@@ -32,20 +33,34 @@ extension PlaylistStore where Self: SQLBackend & SourceStore {
         }
     }
 
-    public func playlistEntries() async throws -> [StoredPlaylistEntry] {
+    public func playlistCandidates() async throws -> [PlaylistCandidate] {
         try await reading { db in
-            let decoder = JSONDecoder()
-            return try await db.rows("""
-                SELECT s.name, e.position, e.details, c.keep, c.mapped_to
+            try await db.rows("""
+                SELECT e.source_id, e.position, e.channel_id, e.guide_id, e.match_key, e.shift_minutes, c.keep, c.mapped_to
                 FROM playlist_entry e JOIN source s ON s.id = e.source_id
                 LEFT JOIN source_channel c ON c.source_id = e.source_id AND c.channel_id = e.channel_id
                 ORDER BY s.priority DESC, s.name \(.binaryOrder), e.position
                 """).map { row in
-                StoredPlaylistEntry(source: SourceName(try row.value(0, as: String.self)), position: Int(try row.value(1, as: Int64.self)),
-                                    entry: try decoder.decode(PlaylistEntry.self, from: Data(try row.value(2, as: String.self).utf8)),
-                                    keep: try row.value(3, as: Bool?.self) ?? true,
-                                    mappedTo: try row.value(4, as: String?.self).map { ChannelID($0) })
+                PlaylistCandidate(key: PlaylistCandidate.key(source: try row.value(0, as: Int64.self), position: try row.value(1, as: Int64.self)),
+                                  offeredID: ChannelID(try row.value(2, as: String.self)), guideID: try row.value(3, as: String?.self),
+                                  matchKey: try row.value(4, as: String.self), shiftMinutes: Int(try row.value(5, as: Int64.self)),
+                                  keep: try row.value(6, as: Bool?.self) ?? true, mappedTo: try row.value(7, as: String?.self).map { ChannelID($0) })
             }
+        }
+    }
+
+    public func playlistEntries(_ keys: [Int64]) async throws -> [Int64: PlaylistEntry] {
+        guard !keys.isEmpty else { return [:] }
+        return try await reading { db in
+            let decoder = JSONDecoder()
+            var entries: [Int64: PlaylistEntry] = [:]
+            for row in try await db.rows("""
+                SELECT source_id, position, details FROM playlist_entry WHERE source_id * 4294967296 + position IN \(keys: keys)
+                """) {
+                let key = PlaylistCandidate.key(source: try row.value(0, as: Int64.self), position: try row.value(1, as: Int64.self))
+                entries[key] = try decoder.decode(PlaylistEntry.self, from: Data(try row.value(2, as: String.self).utf8))
+            }
+            return entries
         }
     }
 

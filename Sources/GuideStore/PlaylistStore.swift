@@ -9,25 +9,35 @@ public protocol PlaylistStore: Sendable {
     /// now. Bumps the listings' generation: feeds and pages show what playlists say.
     func replacePlaylist(of source: SourceName, next: () async throws -> [PlaylistEntry]?,
                          header: () -> PlaylistHeader?) async throws -> Int
-    /// Every playlist's entries: sources by priority (highest first), then name, each in playlist order, with the
-    /// guide channel an admin mapped each to and whether it is kept (the source's channel choices).
-    func playlistEntries() async throws -> [StoredPlaylistEntry]
+    /// Every playlist's entries as matching needs them (no stream, logo or attributes): sources by priority (highest
+    /// first), then name, each in playlist order, with the admin's choice for each (the source's channel choices).
+    func playlistCandidates() async throws -> [PlaylistCandidate]
+    /// The whole entries at `keys` (``PlaylistCandidate/key``): what matching chose, read once it has.
+    func playlistEntries(_ keys: [Int64]) async throws -> [Int64: PlaylistEntry]
     /// What a playlist's `#EXTM3U` line said on its last refresh.
     func playlistHeader(of source: SourceName) async throws -> PlaylistHeader?
 }
 
-/// A playlist entry as stored: its source, its place, the channel id it is offered as (``PlaylistEntry/offeredID``)
-/// and the admin's choice for that channel.
-public struct StoredPlaylistEntry: Hashable, Sendable {
-    public var source: SourceName
-    public var position: Int
-    public var entry: PlaylistEntry
+/// A playlist entry as matching reads it: where it is (its ``key``), the channel id it is offered as
+/// (``PlaylistEntry/offeredID``), its `tvg-id`, its name's match key, its `tvg-shift` in minutes, and the admin's choice
+/// for that channel. A 100,000-entry playlist is matched from these, and only the entries chosen are read whole.
+public struct PlaylistCandidate: Hashable, Sendable {
+    /// The entry's source and place in one number: ``PlaylistStore/playlistEntries(_:)`` reads it by this.
+    public var key: Int64
+    public var offeredID: ChannelID
+    public var guideID: String?
+    public var matchKey: String
+    public var shiftMinutes: Int
     public var keep: Bool
     public var mappedTo: ChannelID?
 
-    public init(source: SourceName, position: Int, entry: PlaylistEntry, keep: Bool, mappedTo: ChannelID?) {
-        (self.source, self.position, self.entry, self.keep, self.mappedTo) = (source, position, entry, keep, mappedTo)
+    public init(key: Int64, offeredID: ChannelID, guideID: String?, matchKey: String, shiftMinutes: Int, keep: Bool, mappedTo: ChannelID?) {
+        (self.key, self.offeredID, self.guideID, self.matchKey) = (key, offeredID, guideID, matchKey)
+        (self.shiftMinutes, self.keep, self.mappedTo) = (shiftMinutes, keep, mappedTo)
     }
+
+    /// A source's id and an entry's position as one key (positions stay below 2^32).
+    public static func key(source: Int64, position: Int64) -> Int64 { source << 32 | position }
 }
 
 extension PlaylistEntry {
@@ -36,6 +46,11 @@ extension PlaylistEntry {
     public var offeredID: ChannelID {
         ChannelID(guideID ?? guideName ?? name)
     }
+
+    /// `tvg-shift` in whole minutes (0 without one).
+    public var shiftMinutes: Int {
+        Int(((shiftHours ?? 0) * 60).rounded())
+    }
 }
 
 /// Which playlist entry describes each guide channel. Among the kept entries (sources by priority): one an admin
@@ -43,24 +58,41 @@ extension PlaylistEntry {
 /// (``PlaylistEntry/matchKey(_:)`` of its `tvg-name`, else its title) matches one of the channel's names.
 ///
 /// An entry with a `tvg-shift` describes not the channel it matches (by its mapping or `tvg-id`) but that channel moved
-/// by its hours: a timeshift channel (``timeshifts(_:for:)``, made like an admin's), which it gives its name, number,
+/// by its hours: a timeshift channel (``Result/timeshifts``, made like an admin's), which it gives its name, number,
 /// logo, groups and stream.
 public enum PlaylistMatch {
-    public static func entries(_ stored: [StoredPlaylistEntry], for channels: [Channel]) -> [ChannelID: PlaylistEntry] {
-        let (plain, shifted) = matched(stored, for: channels)
-        var found = plain
-        for (timeshift, entry) in shifted where found[timeshift.id] == nil { found[timeshift.id] = entry }
-        return found
+    /// What the playlists say about the guide's channels.
+    public struct Result: Sendable {
+        /// The entry describing each channel (timeshift channels included).
+        public var entries: [ChannelID: PlaylistEntry] = [:]
+        /// The timeshift channels shifted entries make.
+        public var timeshifts: [TimeshiftChannel] = []
+
+        public init(entries: [ChannelID: PlaylistEntry] = [:], timeshifts: [TimeshiftChannel] = []) {
+            self.entries = entries
+            self.timeshifts = timeshifts
+        }
     }
 
-    /// The timeshift channels the kept entries with a `tvg-shift` (of at least a minute) make, each the channel it
-    /// matches moved by its hours.
-    public static func timeshifts(_ stored: [StoredPlaylistEntry], for channels: [Channel]) -> [TimeshiftChannel] {
-        matched(stored, for: channels).shifted.map(\.0)
+    /// Matches `store`'s playlists to `channels`, reading whole only the entries chosen.
+    public static func read(_ store: any PlaylistStore, for channels: [Channel]) async throws -> Result {
+        let (plain, shifted) = chosen(try await store.playlistCandidates(), for: channels)
+        let entries = try await store.playlistEntries(Array(Set(plain.values).union(shifted.map(\.key))))
+        var result = Result()
+        for (channel, key) in plain { result.entries[channel] = entries[key] }
+        for shift in shifted {
+            guard let entry = entries[shift.key] else { continue }
+            let id = TimeshiftChannel.defaultID(base: shift.base, offsetMinutes: shift.minutes)
+            result.timeshifts.append(TimeshiftChannel(id: id, base: shift.base, offsetMinutes: shift.minutes, name: entry.name,
+                                                      number: entry.number, logo: entry.logo))
+            if result.entries[id] == nil { result.entries[id] = entry }
+        }
+        return result
     }
 
-    private static func matched(_ stored: [StoredPlaylistEntry], for channels: [Channel])
-        -> (plain: [ChannelID: PlaylistEntry], shifted: [(TimeshiftChannel, PlaylistEntry)]) {
+    /// The key of the entry describing each channel, and the shifted entries with the channel each moves.
+    static func chosen(_ candidates: [PlaylistCandidate], for channels: [Channel])
+        -> (plain: [ChannelID: Int64], shifted: [(key: Int64, base: ChannelID, minutes: Int)]) {
         let ids = Set(channels.map(\.id))
         var byName: [String: ChannelID] = [:]
         for channel in channels {
@@ -69,29 +101,26 @@ public enum PlaylistMatch {
                 if !key.isEmpty, byName[key] == nil { byName[key] = channel.id }
             }
         }
-        let kept = stored.filter(\.keep)
-        var found: [ChannelID: PlaylistEntry] = [:]
-        var shifted: [(TimeshiftChannel, PlaylistEntry)] = []
+        let kept = candidates.filter(\.keep)
+        var found: [ChannelID: Int64] = [:]
+        var shifted: [(key: Int64, base: ChannelID, minutes: Int)] = []
         var shiftedIDs: Set<ChannelID> = []
-        let passes: [(StoredPlaylistEntry) -> ChannelID?] = [
+        let passes: [(PlaylistCandidate) -> ChannelID?] = [
             { $0.mappedTo.flatMap { ids.contains($0) ? $0 : nil } },
-            { $0.mappedTo == nil ? $0.entry.guideID.map { ChannelID($0) }.flatMap { ids.contains($0) ? $0 : nil } : nil },
-            { $0.mappedTo == nil ? byName[PlaylistEntry.matchKey($0.entry.guideName ?? $0.entry.name)] : nil },
+            { $0.mappedTo == nil ? $0.guideID.map { ChannelID($0) }.flatMap { ids.contains($0) ? $0 : nil } : nil },
+            { $0.mappedTo == nil ? byName[$0.matchKey] : nil },
         ]
         for (pass, target) in passes.enumerated() {
-            for stored in kept {
-                let minutes = Int(((stored.entry.shiftHours ?? 0) * 60).rounded())
+            for candidate in kept {
+                let minutes = candidate.shiftMinutes
                 // A shifted entry names its channel by id (or an admin's mapping): by name, "BBC One +1" would find the
                 // timeshift channel it made itself.
-                guard minutes == 0 || pass < 2, let channel = target(stored) else { continue }
+                guard minutes == 0 || pass < 2, let channel = target(candidate) else { continue }
                 if minutes == 0 {
-                    if found[channel] == nil { found[channel] = stored.entry }
-                } else if TimeshiftChannel.offsetRange.contains(minutes) {
-                    let id = TimeshiftChannel.defaultID(base: channel, offsetMinutes: minutes)
-                    guard shiftedIDs.insert(id).inserted else { continue }
-                    let entry = stored.entry
-                    shifted.append((TimeshiftChannel(id: id, base: channel, offsetMinutes: minutes, name: entry.name, number: entry.number,
-                                                     logo: entry.logo), entry))
+                    if found[channel] == nil { found[channel] = candidate.key }
+                } else if TimeshiftChannel.offsetRange.contains(minutes),
+                          shiftedIDs.insert(TimeshiftChannel.defaultID(base: channel, offsetMinutes: minutes)).inserted {
+                    shifted.append((candidate.key, channel, minutes))
                 }
             }
         }

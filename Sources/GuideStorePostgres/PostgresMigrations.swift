@@ -311,7 +311,11 @@ enum PostgresMigrations {
             );
             CREATE TABLE guide_setting (name text PRIMARY KEY, value text NOT NULL);
             """),
-        ("v15: timeshift channels", """
+        ("v15: timeshift channels, and what matching reads of a playlist entry in columns", """
+            ALTER TABLE playlist_entry ADD COLUMN guide_id text;
+            ALTER TABLE playlist_entry ADD COLUMN shift_minutes bigint NOT NULL DEFAULT 0;
+            UPDATE playlist_entry SET guide_id = details::jsonb->>'guideID',
+                shift_minutes = ROUND(COALESCE((details::jsonb->>'shiftHours')::float8, 0) * 60)::bigint;
             CREATE TABLE timeshift_channel (
                 id text PRIMARY KEY,
                 base_id text NOT NULL,

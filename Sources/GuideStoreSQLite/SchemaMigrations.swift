@@ -410,7 +410,14 @@ enum SchemaMigrations {
                 CREATE TABLE guide_setting (name TEXT PRIMARY KEY, value TEXT NOT NULL);
                 """)
         }
-        migrator.registerMigration("v15: timeshift channels") { db in
+        migrator.registerMigration("v15: timeshift channels, and what matching reads of a playlist entry in columns") { db in
+            // Matching a 100,000-entry playlist reads these, not every entry's details; entries stored before get them here.
+            try db.execute(sql: """
+                ALTER TABLE playlist_entry ADD COLUMN guide_id TEXT;
+                ALTER TABLE playlist_entry ADD COLUMN shift_minutes INTEGER NOT NULL DEFAULT 0;
+                UPDATE playlist_entry SET guide_id = json_extract(details, '$.guideID'),
+                    shift_minutes = CAST(ROUND(COALESCE(json_extract(details, '$.shiftHours'), 0) * 60) AS INTEGER);
+                """)
             try db.execute(sql: """
                 CREATE TABLE timeshift_channel (
                     id TEXT PRIMARY KEY,

@@ -24,7 +24,7 @@ struct ChannelsCommand: AsyncParsableCommand {
     func run() async throws {
         let (stored, playlist) = try await store.withDatabase { database in
             let channels = try await database.channels()
-            return (channels, PlaylistMatch.entries(try await database.playlistEntries(), for: channels))
+            return (channels, try await PlaylistMatch.read(database, for: channels).entries)
         }
         let channels = stored.map { $0.described(by: playlist[$0.id]) }
         if json {

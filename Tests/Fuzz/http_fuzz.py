@@ -35,7 +35,8 @@ ROUTES = ["/", "/now", "/search", "/channels", "/programmes/{n}", "/grid/rows", 
           "/shows/{n}/seasons/{n}", "/episodes/{n}", "/people", "/people/{n}", "/upcoming", "/calendar", "/calendar/{s}.ics",
           "/images", "/xmltv.xml", "/xmltv.xml.gz", "/static/{s}", "/api/channels", "/api/guide", "/api/now",
           "/api/programmes/{n}", "/api/search", "/api/coverage", "/api/lineup", "/api/sources", "/api/health", "/api/refresh",
-          "/openapi.json", "/{s}", "/{s}/{s}"]
+          "/openapi.json", "/logo", "/xmltv/{s}.xml", "/xmltv/{s}.xml.gz", "/admin/channels", "/admin/feeds", "/favourites",
+          "/theme", "/{s}", "/{s}/{s}"]
 FORMS = {
     "/signin": ["name", "secret", "next"], "/setup": ["code", "name", "kind", "secret"], "/settings": ["dayStart", "zone"],
     "/settings/series": ["lead", "shift", "pastDays", "futureDays"], "/settings/calendar": ["action"],
@@ -46,9 +47,14 @@ FORMS = {
     "/admin/source/channels": ["name", "id", "keep", "map", "page", "accept", "acceptAll", "clear"], "/admin/source/remove": ["name"],
     "/admin/refresh": ["name"], "/channels": ["add", "remove", "up", "down", "q", "page"],
     "/shows/{n}/follow": ["next"], "/shows/{n}/unfollow": ["next"], "/shows/{n}/reminders": ["on", "next"], "/signout": [],
+    "/favourites": ["channel", "favourite"], "/theme": ["theme"], "/admin/channels/logo": ["channel", "logo", "q"],
+    "/admin/channels/groups": ["name", "channels"], "/admin/channels/groups/remove": ["name"], "/admin/channels/guests": ["group"],
+    "/admin/channels/timeshift": ["base", "offset", "name", "number", "logo", "id"], "/admin/channels/timeshift/remove": ["id"],
+    "/admin/feeds": ["name", "channels", "days", "shape"], "/admin/feeds/remove": ["id"],
+    "/admin/feeds/reloads": ["feed", "kind", "address", "secret"], "/admin/feeds/reloads/tell": ["id"], "/admin/feeds/reloads/remove": ["id"],
 }
 QUERY_NAMES = ["day", "zoom", "page", "p", "at", "channel", "from", "count", "q", "in", "limit", "to", "channels", "view", "date",
-               "premieres", "u", "name", "show", "next", "saved"]
+               "premieres", "u", "name", "show", "next", "saved", "c", "v", "group", "genre", "edit"]
 HEADERS = ["If-Modified-Since", "If-None-Match", "Accept-Encoding", "Range", "Content-Type", "X-Forwarded-For",
            "X-Forwarded-Proto", "Authorization", "Accept", "Referer", "User-Agent", "Origin", "Expect"]
 

@@ -63,6 +63,7 @@ import Testing
         var panelsLeftOut: Int
         var pages: [String]
         var files: [String]
+        var logos: [String]
     }
 
     @Test func aGuestsCopyIsTheFirst60ChannelsForThreeDaysWithTheServersPanels() async throws {
@@ -100,6 +101,11 @@ import Testing
             // A new import is a new copy.
             try await server.importListings(#"<tv><programme start="20260216100000 +0000" stop="20260216110000 +0000" channel="c1.tv"><title>Late change</title></programme></tv>"#, as: "late")
             #expect(try await jar.send(client, "/offline/listings", headers: [.ifNoneMatch: tag]).status == .ok)
+            // The kept channels' logos are kept too, at tvguide's addresses.
+            #expect(copy.logos.isEmpty)
+            try await server.store.setChannelLogo("https://logos.example/c1.png", of: ChannelID("c1.tv"))
+            let logos = try JSONDecoder().decode(Copy.self, from: Data(buffer: try await jar.send(client, "/offline/listings").body)).logos
+            #expect(logos.count == 1 && logos[0].hasPrefix("/logo?c=c1.tv&v="))
         }
     }
 

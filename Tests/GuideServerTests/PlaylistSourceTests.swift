@@ -110,7 +110,7 @@ import Testing
         try "<html><body>Gone</body></html>".write(toFile: path, atomically: true, encoding: .utf8)
         let failed = try await refresh(server)
         #expect(failed.outcome == .failed && failed.error?.contains("not an M3U playlist") == true, "\(failed)")
-        #expect(try await server.store.playlistEntries().count == 4)
+        #expect(try await server.store.playlistCandidates().count == 4)
     }
 
     @Test func onlyStreamsAPlayerOpensAreLinked() {
@@ -139,8 +139,10 @@ import Testing
             return batch < 100 ? (0..<1000).map { entry(batch * 1000 + $0) } : nil
         }, header: { nil })
         #expect(stored == 100_000)
-        let entries = try await server.store.playlistEntries()
-        #expect(entries.count == 100_000 && entries[99_999].entry == entry(99_999) && entries[0].position == 0)
+        let candidates = try await server.store.playlistCandidates()
+        #expect(candidates.count == 100_000 && candidates[99_999].offeredID == ChannelID("c99999.tv") && candidates[99_999].matchKey == PlaylistEntry.matchKey("Channel 99999"))
+        let last = try await server.store.playlistEntries([candidates[99_999].key, candidates[0].key])
+        #expect(last[candidates[99_999].key] == entry(99_999) && last[candidates[0].key] == entry(0))
         struct Broken: Error {}
         batch = 0
         await #expect(throws: Broken.self) {
@@ -150,7 +152,7 @@ import Testing
                 return [entry(-1)]
             }, header: { nil })
         }
-        #expect(try await server.store.playlistEntries().count == 100_000)
+        #expect(try await server.store.playlistCandidates().count == 100_000)
     }
 
     /// `tvg-shift`: an entry an hour later than the channel its tvg-id names is a timeshift channel of its own, with

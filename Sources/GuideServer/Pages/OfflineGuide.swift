@@ -191,6 +191,8 @@ struct OfflineGuide: Sendable {
             var pages: [String]
             /// The stylesheets, script and icons.
             var files: [String]
+            /// The kept channels' logos (``ChannelLogos``), kept beside the pages.
+            var logos: [String]
         }
 
         struct Day: Encodable {
@@ -229,7 +231,8 @@ struct OfflineGuide: Sendable {
                 days: documentDays, panels: panels, panelsLeftOut: max(0, programmes.count - OfflineGuide.mostPanels),
                 pages: ["/now", "/offline"],
                 files: ["guide.css", "grid-units.css", "installed.js", "grid.js", "grid-navigation.js", "guide.js"].map { "/static/\($0)?v=\(assets)" }
-                    + ["icon-192.png", "icon-512.png", "favicon-32.png"].map { "/static/\($0)?v=\(assets)" })
+                    + ["icon-192.png", "icon-512.png", "favicon-32.png"].map { "/static/\($0)?v=\(assets)" },
+                logos: channels.compactMap(ChannelLogos.address))
             return Array(try JSONEncoder().encode(document))
         }
     }

@@ -37,7 +37,7 @@ final class ChannelDirectory: Sendable {
         let generation = try await store.version().generation
         if let snapshot = cached.withLock({ $0 }), snapshot.generation == generation { return snapshot }
         let stored = try await store.channels()
-        let playlist = PlaylistMatch.entries(try await store.playlistEntries(), for: stored)
+        let playlist = try await PlaylistMatch.read(store, for: stored).entries
         let chosenLogos = try await store.channelLogos()
         let channels = stored.map { $0.described(by: playlist[$0.id]).withLogo(chosenLogos[$0.id]) }
         var positions: [ChannelID: Int] = [:]

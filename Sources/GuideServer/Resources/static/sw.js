@@ -1,10 +1,10 @@
 // tvguide's service worker, served at /sw.js so it looks after every page. It keeps a copy of the viewer's listings
 // (GET /offline/listings: the grid's rows and every programme's details panel for the next days) with the pages
-// made for it, and the app's files; with the network gone it answers the grid, the now page and programme details
-// from them, marked "offline" for the page's script to say so. It also shows reminders pushed to this browser.
+// made for it and its channels' logos, and the app's files; with the network gone it answers the grid, the now page
+// and programme details from them, marked "offline" for the page's script to say so. It also shows reminders pushed to this browser.
 //
-// Bounded: one copy (the server caps its channels, days and panels), the pages it names, and one version of the
-// app's files; caches of any other name or version are deleted.
+// Bounded: one copy (the server caps its channels, days and panels), the pages and logos it names, and one version of
+// the app's files; caches of any other name or version are deleted.
 "use strict";
 
 const FORMAT = 1;                      // the copy's format this worker reads (OfflineGuide.format)
@@ -46,6 +46,9 @@ self.addEventListener("fetch", (event) => {
   }
   if (url.pathname.startsWith("/static/")) {
     event.respondWith(caches.match(request).then((kept) => kept || fetch(request)));
+  } else if (url.pathname === "/logo") {
+    // A logo's address names its version: a kept one is the one asked for.
+    event.respondWith(caches.match(request, { cacheName: LISTINGS }).then((kept) => kept || fetch(request)));
   } else if (url.pathname === COPY && url.searchParams.has("kept")) {
     event.respondWith(keptCopyResponse());
   } else if (request.mode === "navigate") {
@@ -125,10 +128,20 @@ function refresh({ force = false, viewer } = {}) {
     const filesCache = await caches.open(files);
     await filesCache.addAll(document.files);
     for (let i = 0; i < pages.length; i++) await cache.put(pages[i], fetched[i]);
+    // The channels' logos: a logo that cannot be fetched leaves the channel's name to show.
+    const logos = document.logos || [];
+    for (const logo of logos) {
+      if (await cache.match(logo)) continue;
+      try {
+        const answer = await fetch(logo, { credentials: "same-origin" });
+        if (answer.ok) await cache.put(logo, answer);
+      } catch (error) { /* the next copy tries again */ }
+    }
     await cache.put(COPY, stamped(text, response.headers.get("ETag"), document.viewer));
     for (const request of await cache.keys()) {
       const path = new URL(request.url);
-      if (path.pathname + path.search !== COPY && !pages.includes(path.pathname + path.search)) await cache.delete(request);
+      const key = path.pathname + path.search;
+      if (key !== COPY && !pages.includes(key) && !logos.includes(key)) await cache.delete(request);
     }
     for (const name of await caches.keys()) {
       if (name.startsWith(FILES) && name !== files) await caches.delete(name);
