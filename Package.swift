@@ -133,7 +133,7 @@ let package = Package(
             "TestReceivers",
         ]),
         .testTarget(name: "GuideCoreTests", dependencies: ["GuideCore"]),
-        .testTarget(name: "XMLTVTests", dependencies: ["XMLTV", "GuideCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "XMLTVTests", dependencies: ["XMLTV", "GuideCore", "TestReceivers"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GuideStoreTests", dependencies: [
             "GuideStore", "GuideStoreSQLite", "GuideStorePostgres", "GuideCore", "XMLTV", "StoreTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),

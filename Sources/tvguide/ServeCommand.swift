@@ -238,20 +238,11 @@ extension ServeCommand {
     /// search's matches reminded.
     static func keepSavedSearchesCurrent(_ searches: SavedSearchReminders, database: any GuideDatabase,
                                          now: @escaping @Sendable () -> Date, clock: any Clock<Duration>) async {
-        var seen: Int64?
-        var last = Date.distantPast
-        while !Task.isCancelled {
-            do {
-                let generation = try await database.version().generation
-                // Hourly too: programmes come within the two weeks' reach as time passes.
-                if generation != seen || now().timeIntervalSince(last) >= 3600 {
-                    try await searches.run(at: now())
-                    (seen, last) = (generation, now())
-                }
-            } catch {
-                Output.error("Saved searches could not be checked: \(error)")
-            }
-            try? await clock.sleep(for: .seconds(60))
+        // Hourly too: programmes come within the two weeks' reach as time passes.
+        await afterEveryImport(of: database, atLeastEvery: 3600, now: now, clock: clock) {
+            try await searches.run(at: now())
+        } failed: { error in
+            Output.error("Saved searches could not be checked: \(error)")
         }
     }
 

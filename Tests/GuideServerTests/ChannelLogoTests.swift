@@ -47,12 +47,7 @@ import TVMazeReplay
             host.script("/logos/evil\(index).svg", .init(status: 200, headers: [("Content-Type", "image/svg+xml")], body: Array(svg.utf8)))
         }
         try await server.run { client in
-            func channels() async throws -> [String: [String: Any]] {
-                let body = try await client.execute(uri: "/api/channels", method: .get).body
-                let list = try #require(try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [[String: Any]])
-                return Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as? String ?? "", $0) })
-            }
-            let found = try await channels()
+            let found = try await TestServer.apiChannels(client)
             let logo = try #require(found["png"]?["logo"] as? String)
             #expect(logo.hasPrefix("/logo?c=png&v=") && found["png"]?["icon"] as? String == host.base + "/logos/png.png")
             #expect(found["script"]?["logo"] == nil, "a javascript: icon has no logo")
@@ -98,13 +93,13 @@ import TVMazeReplay
             #expect(refused.status == .badRequest && String(buffer: refused.body).contains("http or https address"))
             let chosen = try await admin.send(client, "/admin/channels/logo", method: .post, form: ["channel": "png", "logo": host.base + "/logos/chosen.svg"])
             #expect(chosen.status == .ok && String(buffer: chosen.body).contains("PNG shows the chosen logo."))
-            let changed = try #require(try await channels()["png"]?["logo"] as? String)
+            let changed = try #require(try await TestServer.apiChannels(client)["png"]?["logo"] as? String)
             #expect(changed != logo && changed.hasPrefix("/logo?c=png&v="))
             #expect(try await client.execute(uri: changed, method: .get).headers[.contentType] == "image/svg+xml")
             let page = String(buffer: try await admin.send(client, "/admin/channels?q=png").body)
             #expect(page.contains(#"value="\#(host.base)/logos/chosen.svg""#) && page.contains("1 channels."))
             _ = try await admin.send(client, "/admin/channels/logo", method: .post, form: ["channel": "png", "logo": ""])
-            #expect(try await channels()["png"]?["logo"] as? String == logo)
+            #expect(try await TestServer.apiChannels(client)["png"]?["logo"] as? String == logo)
             #expect(host.requests(to: "/logos/png.png").count == 1, "the source's logo is still kept")
         }
         try await host.stop()

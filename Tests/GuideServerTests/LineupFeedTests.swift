@@ -4,6 +4,7 @@ import GuideCore
 import GuideStore
 import Hummingbird
 import HummingbirdTesting
+import TestReceivers
 import Testing
 
 /// Feeds cut for media servers: a lineup or a group for some days at a secret address, written for Plex and
@@ -25,21 +26,6 @@ import Testing
         </tv>
         """
 
-    static func validate(_ path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/tv_validate_file")
-        process.arguments = [path]
-        // The validator fetches xmltv.dtd from the network unless pointed at a local copy (the XMLTV tests' fixture).
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("XMLTVTests/Fixtures")
-        process.environment = ["XMLTV_SUPPLEMENT": fixtures.path, "PATH": "/usr/bin:/bin"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return output
-    }
 
     @Test func aPlexFeedForALineupIsShapedAndValid() async throws {
         let server = try await TestServer(listings: Self.listings, now: Self.now)
@@ -72,10 +58,12 @@ import Testing
             #expect(!feed.contains("logos.example"))
 
             // Valid XMLTV, read by the XMLTV project's own validator.
-            if FileManager.default.isExecutableFile(atPath: "/usr/bin/tv_validate_file") {
+            if XMLTVValidator.isAvailable {
                 let file = server.folder + "/feed.xml"
                 try Data(feed.utf8).write(to: URL(fileURLWithPath: file))
-                let output = try Self.validate(file)
+                // The XMLTV tests' copy of xmltv.dtd.
+                let dtd = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("XMLTVTests/Fixtures")
+                let output = try XMLTVValidator.validate(file, dtdFolder: dtd.path).output
                 #expect(output.contains("Validated ok"), "\(output)")
             }
 

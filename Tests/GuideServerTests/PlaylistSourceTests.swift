@@ -52,12 +52,7 @@ import Testing
         #expect(Set(try await server.store.sourceChannels(of: SourceName("iptv")).map(\.id.rawValue)) == ["bbc1.uk", "Channel 5 (720p)", "Mystery TV", "evil.tv"])
 
         try await server.run { client in
-            func channels() async throws -> [String: [String: Any]] {
-                let body = try await client.execute(uri: "/api/channels", method: .get).body
-                let list = try #require(try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [[String: Any]])
-                return Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as? String ?? "", $0) })
-            }
-            var found = try await channels()
+            var found = try await TestServer.apiChannels(client)
             // By tvg-id: the playlist's number, logo, groups and stream.
             #expect(found["bbc1.uk"]?["number"] as? String == "101" && found["bbc1.uk"]?["icon"] as? String == "https://logos.example/bbc1.png")
             #expect(found["bbc1.uk"]?["groups"] as? [String] == ["UK", "Favourites"])
@@ -85,12 +80,12 @@ import Testing
             // An admin maps the one nothing matched; it describes ITV1 at once.
             try await server.store.chooseSourceChannels([SourceChannel(id: ChannelID("Mystery TV"), name: "Mystery TV", keep: true,
                                                                        mappedTo: ChannelID("itv1.uk"))], of: SourceName("iptv"))
-            found = try await channels()
+            found = try await TestServer.apiChannels(client)
             #expect(found["itv1.uk"]?["number"] as? String == "999" && found["itv1.uk"]?["stream"] as? String == "https://streams.example/mystery.m3u8")
             // Dropping one takes its description away.
             try await server.store.chooseSourceChannels([SourceChannel(id: ChannelID("bbc1.uk"), name: "BBC One HD Ⓖ", keep: false)],
                                                         of: SourceName("iptv"))
-            #expect(try await channels()["bbc1.uk"]?["stream"] == nil)
+            #expect(try await TestServer.apiChannels(client)["bbc1.uk"]?["stream"] == nil)
         }
 
         // The guides its header names are offered as XMLTV sources on its page; one added says so.
@@ -175,9 +170,7 @@ import Testing
         let shifted = try await server.store.programmes(on: plusOne, in: day)
         #expect(shifted.map(\.programme.title) == ["News"] && shifted.first?.programme.start == Self.now + 3600)
         try await server.run { client in
-            let body = try await client.execute(uri: "/api/channels", method: .get).body
-            let list = try #require(try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [[String: Any]])
-            let found = Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as? String ?? "", $0) })
+            let found = try await TestServer.apiChannels(client)
             #expect(found["bbc1.uk+1"]?["name"] as? String == "BBC One +1" && found["bbc1.uk+1"]?["number"] as? String == "801")
             #expect(found["bbc1.uk+1"]?["stream"] as? String == "https://streams.example/bbc1plus1.m3u8")
             #expect(found["bbc1.uk+1"]?["groups"] as? [String] == ["Plus one"])

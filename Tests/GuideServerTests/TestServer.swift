@@ -10,6 +10,7 @@ import StoreTestSupport
 import HummingbirdTesting
 import Synchronization
 import TVMaze
+import Testing
 
 /// A real store (SQLite, or PostgreSQL: StoreTestSupport) with listings imported, a clock the test moves, and the server's router.
 final class TestServer: Sendable {
@@ -128,4 +129,13 @@ final class TestClock: Sendable {
     init(_ start: Date) { instant = Mutex(start) }
     var now: Date { instant.withLock { $0 } }
     func advance(by seconds: TimeInterval) { instant.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
+
+extension TestServer {
+    /// `/api/channels` as the API answers it, by channel id.
+    static func apiChannels(_ client: any TestClientProtocol) async throws -> [String: [String: Any]] {
+        let body = try await client.execute(uri: "/api/channels", method: .get).body
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [[String: Any]])
+        return Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as? String ?? "", $0) })
+    }
 }

@@ -26,9 +26,7 @@ import Testing
                                              form: ["base": "BBC One", "offset": "60", "number": "801"])
             #expect(String(buffer: saved.body).contains("BBC One +1 shows the programmes of BBC One +1: 1 now."))
             let plusOne = ChannelID("bbc1.uk+1")
-            let body = try await client.execute(uri: "/api/channels", method: .get).body
-            let channels = try #require(try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [[String: Any]])
-            let described = try #require(channels.first { $0["id"] as? String == "bbc1.uk+1" })
+            let described = try #require(try await TestServer.apiChannels(client)["bbc1.uk+1"])
             #expect(described["name"] as? String == "BBC One +1" && described["number"] as? String == "801")
             var shifted = try await server.store.programmes(on: plusOne, in: TimeWindow(start: PlaylistSourceTests.now, end: PlaylistSourceTests.now + 86_400))
             #expect(shifted.map(\.programme.title) == ["News"] && shifted.first?.programme.start == PlaylistSourceTests.now + 3600)

@@ -42,20 +42,10 @@ public struct MediaServerReloads: Sendable {
     /// After every import (a new generation, looked for each minute) and every 15 minutes (a failed call again; a
     /// new day moves a feed's days), every target whose feed changed is told.
     public func run(clock: any Clock<Duration>, report: @escaping @Sendable (String) -> Void) async {
-        var seen: Int64?
-        var last = Date.distantPast
-        while !Task.isCancelled {
-            do {
-                let generation = try await store.version().generation
-                if generation != seen || now().timeIntervalSince(last) >= 900 {
-                    let told = try await tellChanged()
-                    for (name, outcome) in told where !outcome.succeeded { report("Reloading \(name): \(outcome.text)") }
-                    (seen, last) = (generation, now())
-                }
-            } catch {
-                report("Media servers could not be told about new listings: \(error)")
-            }
-            try? await clock.sleep(for: .seconds(60))
+        await afterEveryImport(of: store, atLeastEvery: 900, now: now, clock: clock) {
+            for (name, outcome) in try await tellChanged() where !outcome.succeeded { report("Reloading \(name): \(outcome.text)") }
+        } failed: { error in
+            report("Media servers could not be told about new listings: \(error)")
         }
     }
 
