@@ -66,7 +66,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Opens a database by its location: the one place that names the backends.
-        .target(name: "GuideStoreBackends", dependencies: ["GuideStore", "GuideStoreSQLite", "GuideStorePostgres"]),
+        .target(name: "GuideStoreBackends", dependencies: ["GuideCore", "GuideStore", "GuideStoreSQLite", "GuideStorePostgres"]),
         // HTTP for everything tvguide fetches (feeds, TVmaze, images): a GET whose body arrives as it is read.
         .target(name: "GuideHTTP", dependencies: [
             "GuideCore",
@@ -110,6 +110,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             // bcrypt for passwords and PINs; SHA-256 for session and API tokens.
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], exclude: ["Resources/PROVENANCE.md"], resources: [
             .copy("Resources/sample-listings.xml.gz"), .copy("Resources/openapi.json"),
@@ -120,6 +121,7 @@ let package = Package(
             "GuideReminders",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // scripts/fuzz's targets: the XMLTV and Radio Times readers and the query-string parsers, under libFuzzer.

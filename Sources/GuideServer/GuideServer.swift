@@ -57,9 +57,11 @@ public enum GuideServer {
         let sessions = SessionMiddleware(accounts: accounts, secureCookies: settings.secureCookies)
 
         let router = Router(context: GuideRequestContext.self)
+        router.add(middleware: RequestLog())
         router.add(middleware: SecurityHeaders())
         router.add(middleware: ErrorPages(renderer: renderer, assets: assets))
         router.add(middleware: sessions)
+        Probes(store: store).register(on: router)
         APIRoutes(store: store, directory: directory, now: settings.now).register(on: router)
         AccountRoutes(site: site, feeds: services.feeds).register(on: router)
         GridPage(site: site).register(on: router)

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 import GuideStore
 import GuideStorePostgres
 import GuideStoreSQLite
@@ -27,4 +28,28 @@ public func openGuideDatabase(_ location: String, password: String? = nil,
     database.runOnItsOwn()
     try await database.prepare()
     return database
+}
+
+/// What a backup or restore holds.
+public typealias BackupSummary = SQLiteBackup.Summary
+
+/// Copies the database at `location` to the new file `file` while it may be in use (``SQLiteBackup``), on a thread of
+/// its own. A PostgreSQL database is backed up with PostgreSQL's own tools: the error says how.
+public func backUpDatabase(_ location: String, to file: String) async throws -> BackupSummary {
+    let path = try sqlitePath(location, doing: "back up", tool: "pg_dump -Fc 'postgres://...' > FILE")
+    return try await BlockingWork.run("tvguide.backup") { try SQLiteBackup.backup(path, to: file) }
+}
+
+/// Replaces the database at `location` with the backup `file`, checked first; the database it replaces is kept
+/// beside it (``SQLiteBackup/restore(_:into:)``).
+public func restoreDatabase(_ location: String, from file: String) async throws -> BackupSummary {
+    let path = try sqlitePath(location, doing: "restore", tool: "pg_restore --clean -d 'postgres://...' FILE")
+    return try await BlockingWork.run("tvguide.restore") { try SQLiteBackup.restore(file, into: path) }
+}
+
+private func sqlitePath(_ location: String, doing action: String, tool: String) throws -> String {
+    switch try DatabaseLocation(location) {
+    case .sqlite(let path): return path
+    case .postgres: throw StoreError(.invalid, "tvguide does not \(action) a PostgreSQL database itself: use PostgreSQL's tools (\(tool))")
+    }
 }

@@ -8,6 +8,7 @@ import GuideServer
 import GuideStore
 import GuideStoreBackends
 import Hummingbird
+import Logging
 import ServiceLifecycle
 import TVMaze
 
@@ -55,6 +56,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("smtp-ca"), help: ArgumentHelp("PEM certificates to trust for the SMTP server instead of the system's.", valueName: "file"))
     var smtpCA: String?
+
+    enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    @Option(name: .customLong("log-format"),
+            help: ArgumentHelp("How log lines look on standard error: text, or json (one object a line, with each request's id).", valueName: "format"))
+    var logFormat: LogFormat = .text
 
     @Option(name: .customLong("offline-days"),
             help: ArgumentHelp("How many days of listings, from today, an installed guide keeps for use offline (1-7).", valueName: "days"))
@@ -109,6 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// The composition root: the database, the HTTP clients, TVmaze, the image cache and the refresh scheduler are
     /// made here and nowhere else, and handed to the server; the database runs in the application's service group.
     func run() async throws {
+        if logFormat == .json { LoggingSystem.bootstrap { JSONLogLines(label: $0) } }
         let password = try StoreOptions.password(ProcessInfo.processInfo.environment)
         let database = try CLIFailure.translating { try makeGuideDatabase(store.path, password: password) }
         let offset = pretendNow.flatMap(CivilTime.parseISO8601).map { $0.timeIntervalSinceNow } ?? 0

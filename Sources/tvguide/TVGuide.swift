@@ -9,7 +9,7 @@ struct TVGuide: AsyncParsableCommand {
             ImportCommand.self, ChannelsCommand.self, NowCommand.self, ListingsCommand.self, SearchCommand.self,
             GridCommand.self, ExportCommand.self, ServeCommand.self, SourcesCommand.self, RefreshCommand.self,
             HealthCommand.self, ShowsCommand.self, FollowCommand.self, UnfollowCommand.self, UpcomingCommand.self,
-            EpisodeCommand.self, PersonCommand.self, ProfilesCommand.self,
+            EpisodeCommand.self, PersonCommand.self, ProfilesCommand.self, BackupCommand.self, RestoreCommand.self,
         ]
     )
 }

@@ -41,6 +41,30 @@ import Testing
         #expect(try await store.search(SearchQuery(["who"])).map(\.programme.title) == ["Doctor Who"])
     }
 
+    /// A v14 database's playlist entries get the columns matching reads (v15) from their details.
+    @Test func playlistEntriesGetTheirMatchingColumns() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-v14-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }  // Scratch.
+        let entries = [PlaylistEntry(name: "BBC One +1", guideID: "bbc1.uk", shiftHours: 1, stream: "https://s.example/1"),
+                       PlaylistEntry(name: "Channel 5 (720p)", stream: "https://s.example/5")]
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try SchemaMigrations.migrator.migrate(queue, upTo: "v14: channel groups, favourites, the guests' group")
+            try await queue.write { db in
+                try db.execute(sql: "INSERT INTO source (id, name) VALUES (1, 'iptv')")
+                for (position, entry) in entries.enumerated() {
+                    try db.execute(sql: "INSERT INTO playlist_entry (source_id, position, channel_id, match_key, details) VALUES (1, ?, ?, ?, ?)",
+                                   arguments: [position, entry.offeredID.rawValue, PlaylistEntry.matchKey(entry.name),
+                                               String(decoding: try JSONEncoder().encode(entry), as: UTF8.self)])
+                }
+            }
+        }
+        let store = try SQLiteListingStore(path: path)
+        let candidates = try await store.playlistCandidates()
+        #expect(candidates.map(\.guideID) == ["bbc1.uk", nil] && candidates.map(\.shiftMinutes) == [60, 0])
+        #expect(try await store.playlistEntries(candidates.map(\.key)).count == 2)
+    }
+
     /// A v7 database's calendar feed addresses keep working once their secrets are stored hashed (v8), and its API
     /// tokens keep the power they had (scope admin).
     @Test func feedSecretsAreHashedAndOldTokensKeepTheirPower() async throws {

@@ -129,6 +129,29 @@ struct CLI {
         #expect(before.map { "\($0["id"]!) \($0["name"]!) \($0["icon"] ?? "-")" } == after.map { "\($0["id"]!) \($0["name"]!) \($0["icon"] ?? "-")" })
     }
 
+    /// `tvguide backup` and `restore`: the embedded store copied and put back (the database replaced kept beside it);
+    /// PostgreSQL's are pointed at pg_dump and pg_restore.
+    @Test func backupAndRestore() async throws {
+        let cli = CLI()
+        #expect(try await cli.run("import", CLI.fixture("radiotimes/26.dat")).status == 0)
+        let backup = FileManager.default.temporaryDirectory.appendingPathComponent("backup-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: backup) }  // Test scratch file.
+        let made = try await cli.run("backup", backup)
+        guard TestDatabase.postgres == nil else {
+            #expect(made.status != 0 && made.stderr.contains("pg_dump"))
+            #expect(try await cli.run("restore", backup).stderr.contains("pg_restore"))
+            return
+        }
+        #expect(made.status == 0 && made.stdout.contains("Backed up") && made.stdout.contains("1 channels"), "\(made)")
+        let before = try await cli.run("now", "--at", "2011-03-10T20:10:00Z", "--json").stdout
+        #expect(try await cli.run("import", CLI.fixture("ours/repairs.xml")).status == 0)
+        let refused = try await cli.run("restore", CLI.fixture("ours/repairs.xml"))
+        #expect(refused.status != 0 && refused.stderr.contains("is not an SQLite database"), "\(refused)")
+        let restored = try await cli.run("restore", backup)
+        #expect(restored.status == 0 && restored.stdout.contains("before-restore"), "\(restored)")
+        #expect(try await cli.run("now", "--at", "2011-03-10T20:10:00Z", "--json").stdout == before)
+    }
+
     @Test func errorsSayWhatToDoAndExitNonZero() async throws {
         let cli = CLI()
         let missing = try await cli.run("import", "/nonexistent/guide.xml")
@@ -157,7 +180,7 @@ struct CLI {
         let refresh = try await cli.run("refresh", "--json")
         #expect(refresh.status == 1)
         let reports = try #require(try refresh.json() as? [[String: Any]])
-        #expect(reports.map { $0["source"] as? String } == ["rt", "gone"])
+        try #require(reports.map { $0["source"] as? String } == ["rt", "gone"])
         #expect(reports[0]["outcome"] as? String == "imported")
         #expect((reports[0]["programmes"] as? Int ?? 0) > 300)
         #expect(reports[1]["outcome"] as? String == "failed")

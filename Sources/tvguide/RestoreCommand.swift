@@ -1,0 +1,22 @@
+import ArgumentParser
+import Foundation
+import GuideStoreBackends
+
+struct RestoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Replace the guide database with a backup.",
+        discussion: "The backup is checked first (an SQLite file passing its integrity check, a tvguide schema no newer than this version's). The database it replaces is kept beside it as DATABASE.before-restore. For PostgreSQL, use pg_restore."
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    @Argument(help: ArgumentHelp("The backup to restore (made by tvguide backup).", valueName: "file"))
+    var file: String
+
+    func run() async throws {
+        let summary = try await CLIFailure.translating(context: "cannot restore") { try await restoreDatabase(store.path, from: file) }
+        Output.line("Restored \(file) into \(store.described): \(summary.channels) channels, \(summary.programmes) programmes. "
+            + "The database it replaced is in \(store.path).before-restore.")
+    }
+}
