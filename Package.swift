@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // Virtual time for the tests of what waits: retries, the rate limiter, the refresh scheduler.
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
@@ -90,6 +92,7 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The TVmaze API: shows, episodes, people, schedules; rate-limited, retried, cached in the store.
         .target(name: "TVMaze", dependencies: [
@@ -111,6 +114,9 @@ let package = Package(
             // bcrypt for passwords and PINs; SHA-256 for session and API tokens.
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             .product(name: "Logging", package: "swift-log"),
+            // Prometheus metrics at /metrics: swift-metrics' API, swift-prometheus' registry and text format.
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], exclude: ["Resources/PROVENANCE.md"], resources: [
             .copy("Resources/sample-listings.xml.gz"), .copy("Resources/openapi.json"),
@@ -122,6 +128,8 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // scripts/fuzz's targets: the XMLTV and Radio Times readers and the query-string parsers, under libFuzzer.

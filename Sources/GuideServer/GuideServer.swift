@@ -7,6 +7,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdBcrypt
 import Logging
+import Prometheus
 import ServiceLifecycle
 import TVMaze
 
@@ -27,9 +28,13 @@ public struct GuideServices: Sendable {
     public var logos: ImageCache
     /// Sends due reminders (run as a service beside the server) and the pages' test messages.
     public var reminders: ReminderDispatcher
+    /// Where the metrics the process records are kept, for `/metrics` (the registry `MetricsSystem` was bootstrapped
+    /// with); nil for none.
+    public var metrics: PrometheusCollectorRegistry?
 
     public init(store: any GuideDatabase, settings: ServerSettings, scheduler: RefreshScheduler, feeds: any HTTPTransport,
-                tvmaze: TVMazeClient, images: ImageCache, logos: ImageCache, reminders: ReminderDispatcher) {
+                tvmaze: TVMazeClient, images: ImageCache, logos: ImageCache, reminders: ReminderDispatcher,
+                metrics: PrometheusCollectorRegistry? = nil) {
         self.store = store
         self.settings = settings
         self.scheduler = scheduler
@@ -38,6 +43,7 @@ public struct GuideServices: Sendable {
         self.images = images
         self.logos = logos
         self.reminders = reminders
+        self.metrics = metrics
     }
 }
 
@@ -58,6 +64,10 @@ public enum GuideServer {
 
         let router = Router(context: GuideRequestContext.self)
         router.add(middleware: RequestLog())
+        if let registry = services.metrics {
+            router.add(middleware: MetricsMiddleware())
+            ServerMetrics(registry: registry, store: store, accounts: accounts, access: settings.metrics).register(on: router)
+        }
         router.add(middleware: SecurityHeaders())
         router.add(middleware: ErrorPages(renderer: renderer, assets: assets))
         router.add(middleware: sessions)

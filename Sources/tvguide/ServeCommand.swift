@@ -9,6 +9,8 @@ import GuideStore
 import GuideStoreBackends
 import Hummingbird
 import Logging
+import Metrics
+import Prometheus
 import ServiceLifecycle
 import TVMaze
 
@@ -60,6 +62,10 @@ struct ServeCommand: AsyncParsableCommand {
     enum LogFormat: String, ExpressibleByArgument, CaseIterable {
         case text, json
     }
+
+    @Option(help: ArgumentHelp("Who may read Prometheus metrics at /metrics: off, loopback (this machine only), or token (an API token as Authorization: Bearer).",
+                               valueName: "access"))
+    var metrics: ServerSettings.MetricsAccess = .loopback
 
     @Option(name: .customLong("log-format"),
             help: ArgumentHelp("How log lines look on standard error: text, or json (one object a line, with each request's id).", valueName: "format"))
@@ -119,6 +125,8 @@ struct ServeCommand: AsyncParsableCommand {
     /// made here and nowhere else, and handed to the server; the database runs in the application's service group.
     func run() async throws {
         if logFormat == .json { LoggingSystem.bootstrap { JSONLogLines(label: $0) } }
+        let registry = metrics == .off ? nil : PrometheusCollectorRegistry()
+        if let registry { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry)) }
         let password = try StoreOptions.password(ProcessInfo.processInfo.environment)
         let database = try CLIFailure.translating { try makeGuideDatabase(store.path, password: password) }
         let offset = pretendNow.flatMap(CivilTime.parseISO8601).map { $0.timeIntervalSinceNow } ?? 0
@@ -134,6 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
         configured.trustedProxies = trustedProxies
         configured.offlineDays = offlineDays
         configured.publicURL = publicURL
+        configured.metrics = metrics
         let settings = configured
         try await withHTTPTransport { feeds in
             // Images get their own client with short timeouts: a poster that cannot be fetched must not hold a page up.
@@ -155,7 +164,8 @@ struct ServeCommand: AsyncParsableCommand {
                                                                            push: VAPIDKey(store: database, subject: pushContact, now: now)),
                                                   clock: clock,
                                                   now: now, site: publicURL,
-                                                  defaultClock: ViewerClock(zone: settings.timeZone, dayStartHour: settings.dayStartHour)))
+                                                  defaultClock: ViewerClock(zone: settings.timeZone, dayStartHour: settings.dayStartHour)),
+                    metrics: registry)
                 let followed = SeriesTracker(client: TVMazeClient(base: tvmaze.base, transport: feeds, limiter: limiter, cache: database,
                                                                   now: now, clock: clock),
                                              store: database, now: now)
@@ -283,3 +293,5 @@ struct Background: Service {
         await cancelWhenGracefulShutdown { await work() }
     }
 }
+
+extension ServerSettings.MetricsAccess: ExpressibleByArgument {}

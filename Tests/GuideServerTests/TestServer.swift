@@ -77,8 +77,11 @@ final class TestServer: Sendable {
     }
 
     /// Runs `body` against the router (`.router`) or a real server on a loopback port (`.live`).
-    func run(_ mode: TestingSetup, limits: ConnectionLimits = ConnectionLimits(),
+    /// `change` adjusts the server's parts first (metrics, settings).
+    func run(_ mode: TestingSetup, limits: ConnectionLimits = ConnectionLimits(), change: (inout GuideServices) -> Void = { _ in },
              _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        var services = self.services
+        change(&services)
         let app = Application(router: try GuideServer.router(services), server: GuideServer.server(limits))
         try await app.test(mode) { client in try await body(client) }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import GuideCore
 import XMLTV
 import GuideHTTP
@@ -195,6 +196,10 @@ public final class SourceRefresher: Sendable {
                                    duration: report.seconds, bytes: report.bytes, programmes: report.programmes,
                                    repairs: report.repairs, error: report.error, validators: validators)
         try? await store.recordRefresh(record, of: name)
+        // For /metrics (swift-metrics: nothing is kept unless the process bootstrapped a backend).
+        let dimensions = [("source", name.rawValue), ("outcome", report.outcome.rawValue)]
+        Counter(label: "tvguide_refreshes_total", dimensions: dimensions).increment()
+        Timer(label: "tvguide_refresh_duration_seconds", dimensions: dimensions).recordSeconds(report.seconds)
         let error = report.error
         tracker.update(name.rawValue) { source in
             source.phase = report.outcome == .imported ? .imported : report.outcome == .unchanged ? .unchanged : .failed

@@ -22,6 +22,14 @@ public struct ServerSettings: Sendable {
     public var trustedProxies: [String] = []
     /// How many days of listings, from today, installed guides keep for use offline (`--offline-days`, 1-7).
     public var offlineDays: Int = 3
+    /// Who may read `/metrics` (`--metrics`).
+    public var metrics: MetricsAccess = .loopback
+
+    /// Who may read `/metrics`: nobody, a client on this machine (the connection's own address, never a forwarded
+    /// one), or any client with an API token.
+    public enum MetricsAccess: String, Sendable, CaseIterable {
+        case off, loopback, token
+    }
     /// The address people open the guide at (`--public-url`): media servers' feeds name logos under it (else under
     /// the address the feed was asked for at).
     public var publicURL: String?

@@ -1,0 +1,52 @@
+import Foundation
+import GuideStore
+import Hummingbird
+import Metrics
+import Prometheus
+
+/// `/metrics`: what the process recorded, in Prometheus' text format, read by Prometheus or any scraper. Requests by
+/// route pattern, method and status with latency (Hummingbird's MetricsMiddleware: a route pattern, never a path, so
+/// the series stay few), refreshes by source and outcome with their durations (``SourceRefresher``), and, measured
+/// when scraped, the channels and programmes stored and each configured source's programmes and last success.
+///
+/// Who may read it is `--metrics`: off (404), loopback (the connection's own address; 403 otherwise), or token (an
+/// API token of any scope as `Authorization: Bearer`; 401 otherwise).
+struct ServerMetrics: Sendable {
+    let registry: PrometheusCollectorRegistry
+    let store: any GuideDatabase
+    let accounts: Accounts
+    let access: ServerSettings.MetricsAccess
+
+    func register(on router: Router<GuideRequestContext>) {
+        router.get("metrics") { request, context in try await metrics(request, context) }
+    }
+
+    private func metrics(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+        switch access {
+        case .off:
+            throw HTTPError(.notFound)
+        case .loopback:
+            let peer = context.peer?.ipAddress ?? ""
+            guard peer == "127.0.0.1" || peer == "::1" || peer.hasPrefix("::ffff:127.") || peer.hasPrefix("127.") else {
+                throw HTTPError(.forbidden, message: "Metrics are read from this machine only (serve --metrics).")
+            }
+        case .token:
+            guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+                  try await accounts.profile(apiToken: String(header.dropFirst(7))) != nil else {
+                throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: "Metrics need an API token.")
+            }
+        }
+        let counts = try await store.counts()
+        Gauge(label: "tvguide_channels").record(counts.channels)
+        Gauge(label: "tvguide_programmes").record(counts.programmes)
+        for status in try await store.sources() {
+            let source = [("source", status.definition.name.rawValue)]
+            Gauge(label: "tvguide_source_programmes", dimensions: source).record(status.programmes)
+            if let success = status.lastSuccess {
+                Gauge(label: "tvguide_source_last_success_seconds", dimensions: source).record(success.timeIntervalSince1970)
+            }
+        }
+        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+    }
+}

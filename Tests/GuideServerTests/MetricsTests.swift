@@ -1,0 +1,48 @@
+import Foundation
+import GuideCore
+@testable import GuideServer
+import GuideStore
+import Hummingbird
+import HummingbirdTesting
+import Metrics
+import Prometheus
+import Testing
+
+/// `/metrics` in Prometheus' text format: requests by route pattern and status, refreshes, what the store holds; who
+/// may read it. On both stores.
+@Suite struct MetricsTests {
+    /// The process's one registry: swift-metrics is bootstrapped once a process.
+    static let registry: PrometheusCollectorRegistry = {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        return registry
+    }()
+
+    @Test func requestsRefreshesAndTheStoreAreMeasured() async throws {
+        let registry = Self.registry  // Bootstrapped before anything is measured.
+        let server = try await TestServer(listings: PlaylistSourceTests.listings, now: PlaylistSourceTests.now)
+        let path = server.folder + "/guide.xml"
+        try PlaylistSourceTests.listings.write(toFile: path, atomically: true, encoding: .utf8)
+        try await server.store.addSource(SourceDefinition(name: SourceName("metered"), format: .xmltv, location: path))
+        _ = try await server.scheduler.refresh([SourceName("metered")])
+        try await server.run(.live, change: { $0.metrics = registry }) { client in
+            for uri in ["/now", "/now", "/programmes/999999"] { _ = try await client.execute(uri: uri, method: .get) }
+            let answer = try await client.execute(uri: "/metrics", method: .get)
+            #expect(answer.status == .ok && answer.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
+            let text = String(buffer: answer.body)
+            // By route pattern, never the path asked for: a missing programme is its pattern's 404.
+            #expect(text.contains(#"hb_requests{http_route="/now",http_request_method="GET",http_response_status_code="200"}"#))
+            #expect(text.contains(#"http_route="/programmes/{id}",http_request_method="GET",http_response_status_code="404""#))
+            #expect(text.contains("http_server_request_duration_bucket{") && !text.contains("/programmes/999999"))
+            #expect(text.contains(#"tvguide_refreshes_total{source="metered",outcome="imported"} 1"#), "\(text.prefix(3000))")
+            #expect(text.contains("tvguide_refresh_duration_seconds"))
+            #expect(text.contains("tvguide_programmes 3.0") && text.contains("tvguide_channels 3.0"))
+            #expect(text.contains(#"tvguide_source_programmes{source="metered"}"#))
+        }
+        // Who may read it.
+        try await server.run(.router, change: { $0.metrics = registry; $0.settings.metrics = .token }) { client in
+            let status = try await client.execute(uri: "/metrics", method: .get).status
+            #expect(status == .unauthorized)
+        }
+    }
+}
