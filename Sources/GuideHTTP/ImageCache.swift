@@ -163,14 +163,16 @@ public final class ImageCache: Sendable {
 
     private func loadedIndex<T: Sendable>(_ body: @Sendable (inout [String: Entry]) -> T) async throws -> T {
         if let answer = index.withLock({ stored -> T? in
-            guard stored != nil else { return nil }
-            return body(&stored!)
+            guard var loaded = stored else { return nil }
+            defer { stored = loaded }
+            return body(&loaded)
         }) { return answer }
         let directory = self.directory
         let scanned = try await onDisk { Self.scan(directory) }
         return index.withLock { stored in
-            if stored == nil { stored = scanned }
-            return body(&stored!)
+            var loaded = stored ?? scanned
+            defer { stored = loaded }
+            return body(&loaded)
         }
     }
 

@@ -102,6 +102,18 @@ import Testing
             #expect(feed.contains("<title>Later</title>") && !feed.contains("<category lang=\"en\">Movie</category>"), "as listed, 14 days")
             let refused = try await admin.send(client, "/admin/feeds", method: .post, form: ["name": "Kodi", "channels": "group:Films", "days": "30", "shape": "xmltv"])
             #expect(refused.status == .badRequest && String(buffer: refused.body).contains("Days takes a whole number"))
+            // Hostile numbers: refused or ignored, never a crash.
+            for days in ["9223372036854775807", "-1", "1e308", "nan", "99999999999999999999"] {
+                let hostile = try await admin.send(client, "/admin/feeds", method: .post, form: ["name": "X", "channels": "group:Films", "days": days, "shape": "xmltv"])
+                #expect(hostile.status == .badRequest, "\(days)")
+            }
+            for id in ["9223372036854775807", "9223372036854775808", "-1", "nan"] {
+                #expect(try await admin.send(client, "/admin/feeds/remove", method: .post, form: ["id": id]).status.code < 500, "\(id)")
+                #expect(try await admin.send(client, "/admin/feeds/reloads/tell", method: .post, form: ["id": id]).status == .badRequest, "\(id)")
+                #expect(try await admin.send(client, "/admin/feeds/reloads", method: .post,
+                                             form: ["feed": id, "kind": "plex", "address": "http://127.0.0.1:9", "secret": "x"]).status == .badRequest, "\(id)")
+            }
+            #expect(try await client.execute(uri: "/logo?c=" + String(repeating: "a", count: 5000) + "&v=9223372036854775808", method: .get).status == .notFound)
         }
     }
 }

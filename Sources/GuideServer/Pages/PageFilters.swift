@@ -76,6 +76,12 @@ struct GroupFilter: Sendable {
             let fallback = try await site.directory.snapshot().guestGroup
             return GroupFilter(group: query.isPresent("group") ? asked : fallback, fallback: fallback, favourites: nil)
         }
+        if !remembers, query.isPresent("group") {
+            // The grid's script names its group on every block of rows: no links to make, so nothing remembered is
+            // read, and the favourites only when they are the group.
+            let favourites = asked == ChannelGroup.favouritesName ? try await site.store.favourites(of: profile.id) : []
+            return GroupFilter(group: asked, fallback: nil, favourites: favourites)
+        }
         var fallback = try await site.store.rememberedGroup(of: profile.id)
         if remembers, query.isPresent("group"), asked != fallback,
            HeaderNames.fetchSite.flatMap { request.headers[$0] }.map { ["same-origin", "none"].contains($0) } == true {
