@@ -34,11 +34,15 @@ public struct TimeshiftChannels: Sendable {
     /// made before: a guide without timeshift channels never gets the source).
     @discardableResult
     public func rebuild() async throws -> ImportSummary? {
-        let channels = try await store.channels()
+        // Every import asks: with no timeshift channel defined, made before or in a playlist, nothing more is read.
         let chosen = try await store.timeshiftChannels()
-        let taken = Set(chosen.map(\.id))
-        let definitions = chosen + (try await PlaylistMatch.read(store, for: channels).timeshifts).filter { !taken.contains($0.id) }
         let made = try await store.guideSetting(Self.madeSetting) ?? ""
+        let shifted = try await store.hasShiftedPlaylistEntries()
+        guard !chosen.isEmpty || !made.isEmpty || shifted else { return nil }
+        let channels = try await store.channels()
+        let taken = Set(chosen.map(\.id))
+        let fromPlaylists = shifted ? try await PlaylistMatch.read(store, for: channels).timeshifts : []
+        let definitions = chosen + fromPlaylists.filter { !taken.contains($0.id) }
         guard !definitions.isEmpty || !made.isEmpty else { return nil }
         let byBase = Dictionary(grouping: definitions, by: \.base)
         var listings: [ChannelListings] = []

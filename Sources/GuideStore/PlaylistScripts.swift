@@ -49,6 +49,12 @@ extension PlaylistStore where Self: SQLBackend & SourceStore {
         }
     }
 
+    public func hasShiftedPlaylistEntries() async throws -> Bool {
+        try await reading { db in
+            try await db.value("SELECT 1 FROM playlist_entry WHERE shift_minutes <> 0 LIMIT 1", as: Int64.self) != nil
+        }
+    }
+
     public func playlistEntries(_ keys: [Int64]) async throws -> [Int64: PlaylistEntry] {
         guard !keys.isEmpty else { return [:] }
         return try await reading { db in

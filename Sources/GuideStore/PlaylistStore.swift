@@ -14,6 +14,9 @@ public protocol PlaylistStore: Sendable {
     func playlistCandidates() async throws -> [PlaylistCandidate]
     /// The whole entries at `keys` (``PlaylistCandidate/key``): what matching chose, read once it has.
     func playlistEntries(_ keys: [Int64]) async throws -> [Int64: PlaylistEntry]
+    /// Whether any playlist has an entry with a `tvg-shift`: one index-free look, so an import without timeshift
+    /// channels does not match playlists.
+    func hasShiftedPlaylistEntries() async throws -> Bool
     /// What a playlist's `#EXTM3U` line said on its last refresh.
     func playlistHeader(of source: SourceName) async throws -> PlaylistHeader?
 }
