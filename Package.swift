@@ -30,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        // FilePath, which swift-configuration's file provider takes.
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         // Virtual time for the tests of what waits: retries, the rate limiter, the refresh scheduler.
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
@@ -131,6 +134,9 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            // serve's settings layered: flags over environment over the configuration file.
+            .product(name: "Configuration", package: "swift-configuration"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // scripts/fuzz's targets: the XMLTV and Radio Times readers and the query-string parsers, under libFuzzer.
         .executableTarget(name: "GuideFuzz", dependencies: ["GuideCore", "XMLTV", "CLibFuzzer"]),

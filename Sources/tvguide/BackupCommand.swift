@@ -15,6 +15,7 @@ struct BackupCommand: AsyncParsableCommand {
     var file: String
 
     func run() async throws {
+        let store = try await store.location()
         let summary = try await CLIFailure.translating(context: "cannot back up") { try await backUpDatabase(store.path, to: file) }
         Output.line("Backed up \(store.described) to \(file): \(summary.channels) channels, \(summary.programmes) programmes, "
             + ByteCountFormatter.string(fromByteCount: summary.bytes, countStyle: .file) + ".")

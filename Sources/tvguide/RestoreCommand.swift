@@ -15,6 +15,7 @@ struct RestoreCommand: AsyncParsableCommand {
     var file: String
 
     func run() async throws {
+        let store = try await store.location()
         let summary = try await CLIFailure.translating(context: "cannot restore") { try await restoreDatabase(store.path, from: file) }
         Output.line("Restored \(file) into \(store.described): \(summary.channels) channels, \(summary.programmes) programmes. "
             + "The database it replaced is in \(store.path).before-restore.")

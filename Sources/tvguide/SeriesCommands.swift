@@ -16,9 +16,10 @@ struct SeriesOptions: ParsableArguments {
 
     /// Runs `body` with the database open, a TVmaze client caching in it, and the tracker.
     func withOpened<T>(_ body: (any GuideDatabase, TVMazeClient, SeriesTracker) async throws -> T) async throws -> T {
-        try await store.withDatabase { database in
+        let base = try await tvmaze.base(store)
+        return try await store.withDatabase { database in
             try await withHTTPTransport { transport in
-                let client = TVMazeClient(base: tvmaze.base, transport: transport, cache: database)
+                let client = TVMazeClient(base: base, transport: transport, cache: database)
                 return try await body(database, client, SeriesTracker(client: client, store: database))
             }
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Configuration
 import Foundation
 import GuideCore
 import GuideHTTP
@@ -26,110 +27,21 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var store: StoreOptions
-    @OptionGroup var tvmaze: TVMazeOptions
-
-    @Option(help: ArgumentHelp("The address to listen on; 0.0.0.0 for every interface.", valueName: "host"))
-    var host = "127.0.0.1"
-
-    @Option(help: ArgumentHelp("The port to listen on.", valueName: "port"))
-    var port = 8080
-
-    @Option(help: ArgumentHelp("The hour a guide day starts for guests (profiles choose their own).", valueName: "hour"))
-    var dayStart = 5
-
-    @Option(help: ArgumentHelp("Show the guide as if it were this instant (ISO 8601), for exploring listings from another week; the clock runs on from there.",
-                               valueName: "time"))
-    var pretendNow: String?
-
-    @Option(name: .customLong("trusted-proxy"), parsing: .singleValue,
-            help: ArgumentHelp("A reverse proxy in front of tvguide (its address, e.g. 127.0.0.1): only its X-Forwarded-For header names the client, which sign-in throttling counts by. Repeat for several.", valueName: "address"))
-    var trustedProxies: [String] = []
-
-    @Option(name: .customLong("public-url"),
-            help: ArgumentHelp("The address people open this guide at (e.g. https://tv.example.org), for links in reminders and logos in media servers' feeds.", valueName: "url"))
-    var publicURL: String?
-
-    @Option(help: ArgumentHelp("An SMTP server for e-mail reminders: smtp://USER@HOST[:587] (STARTTLS), smtps://USER@HOST[:465], or smtp+plain://127.0.0.1:PORT for a local relay; its password in $TVGUIDE_SMTP_PASSWORD.", valueName: "url"))
-    var smtp: String?
-
-    @Option(name: .customLong("smtp-from"), help: ArgumentHelp("The address e-mail reminders come from.", valueName: "address"))
-    var smtpFrom: String?
-
-    @Option(name: .customLong("smtp-ca"), help: ArgumentHelp("PEM certificates to trust for the SMTP server instead of the system's.", valueName: "file"))
-    var smtpCA: String?
-
-    enum LogFormat: String, ExpressibleByArgument, CaseIterable {
-        case text, json
-    }
-
-    @Option(help: ArgumentHelp("Who may read Prometheus metrics at /metrics: off, loopback (this machine only), or token (an API token as Authorization: Bearer).",
-                               valueName: "access"))
-    var metrics: ServerSettings.MetricsAccess = .loopback
-
-    @Option(name: .customLong("log-format"),
-            help: ArgumentHelp("How log lines look on standard error: text, or json (one object a line, with each request's id).", valueName: "format"))
-    var logFormat: LogFormat = .text
-
-    @Option(name: .customLong("offline-days"),
-            help: ArgumentHelp("How many days of listings, from today, an installed guide keeps for use offline (1-7).", valueName: "days"))
-    var offlineDays = 3
-
-    @Flag(help: "Send cookies without Secure, for plain http beyond this machine (a home network without TLS). Browsers keep Secure cookies on https and on 127.0.0.1/localhost.")
-    var insecureCookies = false
-
-    func validate() throws {
-        guard (1...65_535).contains(port) else { throw ValidationError("--port must be from 1 to 65535") }
-        guard (0...23).contains(dayStart) else { throw ValidationError("--day-start must be an hour from 0 to 23") }
-        guard (1...7).contains(offlineDays) else { throw ValidationError("--offline-days must be from 1 to 7") }
-        for proxy in trustedProxies where !GuideServer.isIPAddress(proxy) {
-            throw ValidationError("--trusted-proxy \(proxy) is not an IP address (like 127.0.0.1 or ::1)")
-        }
-        if let publicURL, URL(string: publicURL)?.scheme.map({ ["http", "https"].contains($0.lowercased()) }) != true {
-            throw ValidationError("--public-url \(publicURL) is not an http or https address")
-        }
-        if smtp != nil || smtpFrom != nil {
-            _ = try mailSettings()
-        }
-        if let pretendNow, CivilTime.parseISO8601(pretendNow) == nil {
-            throw ValidationError("--pretend-now \(pretendNow) is not a time: use ISO 8601, like 2026-02-15T20:00:00Z")
-        }
-    }
-
-    /// Who push services may contact about this server (VAPID's subject): the guide's https address, else the
-    /// e-mail reminders' sender.
-    var pushContact: String {
-        if let publicURL, publicURL.lowercased().hasPrefix("https://") { return publicURL }
-        return "mailto:" + (smtpFrom ?? "tvguide@localhost")
-    }
-
-    /// The SMTP server for e-mail reminders, if one is set up; a ValidationError for settings that cannot work.
-    func mailSettings() throws -> SMTPSettings? {
-        guard let smtp else {
-            if smtpFrom != nil { throw ValidationError("--smtp-from needs --smtp") }
-            return nil
-        }
-        guard let smtpFrom else { throw ValidationError("--smtp needs --smtp-from, the address reminders come from") }
-        switch SMTPSettings.parse(smtp, from: smtpFrom, password: ProcessInfo.processInfo.environment["TVGUIDE_SMTP_PASSWORD"]) {
-        case .failure(let failure): throw ValidationError("--smtp: \(failure)")
-        case .success(var settings):
-            if let smtpCA {
-                guard let pem = try? String(contentsOfFile: smtpCA, encoding: .utf8) else { throw ValidationError("--smtp-ca: cannot read \(smtpCA)") }
-                settings.trustedCertificates = pem
-            }
-            return settings
-        }
-    }
+    @OptionGroup var given: ServeOptions
 
     /// The composition root: the database, the HTTP clients, TVmaze, the image cache and the refresh scheduler are
     /// made here and nowhere else, and handed to the server; the database runs in the application's service group.
     func run() async throws {
-        if logFormat == .json { LoggingSystem.bootstrap { JSONLogLines(label: $0) } }
-        let registry = metrics == .off ? nil : PrometheusCollectorRegistry()
+        try await serve(try await given.settings())
+    }
+
+    private func serve(_ options: ServeSettings) async throws {
+        if options.logFormat == .json { LoggingSystem.bootstrap { JSONLogLines(label: $0) } }
+        let registry = options.metrics == .off ? nil : PrometheusCollectorRegistry()
         if let registry { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry)) }
         let password = try StoreOptions.password(ProcessInfo.processInfo.environment)
-        let database = try CLIFailure.translating { try makeGuideDatabase(store.path, password: password) }
-        let offset = pretendNow.flatMap(CivilTime.parseISO8601).map { $0.timeIntervalSinceNow } ?? 0
+        let database = try CLIFailure.translating { try makeGuideDatabase(options.store.path, password: password) }
+        let offset = options.pretendNow.map { $0.timeIntervalSinceNow } ?? 0
         let now: @Sendable () -> Date = { Date().addingTimeInterval(offset) }
         // What everything that waits sleeps on (retries, the rate limiter, the scheduler, the followed-shows loop).
         let clock: any Clock<Duration> = ContinuousClock()
@@ -137,36 +49,36 @@ struct ServeCommand: AsyncParsableCommand {
         // in 10 s per address, not per client.
         let limiter = RateLimiter(clock: clock)
         // A code is made at every start; it works only while no profile exists, and is shown only then.
-        var configured = ServerSettings(now: now, dayStartHour: dayStart, secureCookies: !insecureCookies,
-                                        setupCode: GuideServer.newSetupCode(), exportDirectory: store.localFiles + ".export")
-        configured.trustedProxies = trustedProxies
-        configured.offlineDays = offlineDays
-        configured.publicURL = publicURL
-        configured.metrics = metrics
+        var configured = ServerSettings(now: now, dayStartHour: options.dayStart, secureCookies: !options.insecureCookies,
+                                        setupCode: GuideServer.newSetupCode(), exportDirectory: options.store.localFiles + ".export")
+        configured.trustedProxies = options.trustedProxies
+        configured.offlineDays = options.offlineDays
+        configured.publicURL = options.publicURL
+        configured.metrics = options.metrics
         let settings = configured
         try await withHTTPTransport { feeds in
             // Images get their own client with short timeouts: a poster that cannot be fetched must not hold a page up.
             try await withHTTPTransport(connectTimeout: .seconds(3), readTimeout: .seconds(10)) { imageFetches in
                 let scheduler = RefreshScheduler(
-                    refresher: SourceRefresher(store: database, transport: feeds, tvmazeBase: tvmaze.base, clock: clock), clock: clock)
+                    refresher: SourceRefresher(store: database, transport: feeds, tvmazeBase: options.tvmazeBase, clock: clock), clock: clock)
                 let guide = GuideServices(
                     store: database, settings: settings, scheduler: scheduler, feeds: feeds,
                     // Pages ask while someone waits: at most 10 s a request, or 503 "busy".
-                    tvmaze: TVMazeClient(base: tvmaze.base, transport: feeds, limiter: limiter, cache: database, policy: .interactive,
+                    tvmaze: TVMazeClient(base: options.tvmazeBase, transport: feeds, limiter: limiter, cache: database, policy: .interactive,
                                          now: now, clock: clock),
-                    images: ImageCache(directory: store.localFiles + ".images", transport: imageFetches),
-                    logos: ImageCache(directory: store.localFiles + ".logos", transport: imageFetches, addresses: .listings,
+                    images: ImageCache(directory: options.store.localFiles + ".images", transport: imageFetches),
+                    logos: ImageCache(directory: options.store.localFiles + ".logos", transport: imageFetches, addresses: .listings,
                                       largest: 1024 * 1024, largestTotal: 64 * 1024 * 1024),
                     // Reminders go out through the images' client: short timeouts, so one receiver that hangs cannot
                     // hold a round up.
                     reminders: ReminderDispatcher(store: database,
-                                                  senders: ReminderSenders(transport: imageFetches, mail: try mailSettings().map(SMTPClient.init),
-                                                                           push: VAPIDKey(store: database, subject: pushContact, now: now)),
+                                                  senders: ReminderSenders(transport: imageFetches, mail: options.mail.map(SMTPClient.init),
+                                                                           push: VAPIDKey(store: database, subject: options.pushContact, now: now)),
                                                   clock: clock,
-                                                  now: now, site: publicURL,
+                                                  now: now, site: options.publicURL,
                                                   defaultClock: ViewerClock(zone: settings.timeZone, dayStartHour: settings.dayStartHour)),
                     metrics: registry)
-                let followed = SeriesTracker(client: TVMazeClient(base: tvmaze.base, transport: feeds, limiter: limiter, cache: database,
+                let followed = SeriesTracker(client: TVMazeClient(base: options.tvmazeBase, transport: feeds, limiter: limiter, cache: database,
                                                                   now: now, clock: clock),
                                              store: database, now: now)
                 // The scheduler starts once the first run's work is done, so the two never fetch a source at once; the
@@ -175,7 +87,7 @@ struct ServeCommand: AsyncParsableCommand {
                 let (prepared, preparing) = AsyncStream<Void>.makeStream()
                 let (schemaReady, readying) = AsyncStream<Void>.makeStream()  // One stream a waiter.
                 let application = try GuideServer.buildApplication(
-                    guide, host: host, port: port,
+                    guide, host: options.host, port: options.port,
                     services: [database,
                                Background { for await _ in started {}; await scheduler.run() },
                                Background { await Self.keepFollowedShowsCurrent(followed, database: database, clock: clock) },
@@ -194,7 +106,7 @@ struct ServeCommand: AsyncParsableCommand {
                                    await searches
                                }],
                     startup: {
-                        try await firstRun(database: database, scheduler: scheduler, settings: settings)
+                        try await firstRun(database: database, scheduler: scheduler, settings: settings, options: options)
                         starting.finish()
                         preparing.finish()
                         readying.finish()
@@ -206,7 +118,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// Before the server listens: the schema brought up to date; an empty guide filled (its due sources fetched, or
     /// the bundled sample imported when there are none); the setup code shown while no profile exists.
-    private func firstRun(database: any GuideDatabase, scheduler: RefreshScheduler, settings: ServerSettings) async throws {
+    private func firstRun(database: any GuideDatabase, scheduler: RefreshScheduler, settings: ServerSettings,
+                          options: ServeSettings) async throws {
         try await CLIFailure.translating {
             try await database.prepare()
             let sources = try await database.sources()
@@ -225,11 +138,11 @@ struct ServeCommand: AsyncParsableCommand {
                 let summary = try await ListingImporter(store: database).importFile(at: sample.path, as: SourceName("sample"))
                 Output.error("Imported \(summary.programmes) programmes on \(summary.channels) channels. Add your own: tvguide import FILE-OR-URL")
             }
-            let address = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)"
+            let address = "http://\(options.host == "0.0.0.0" ? "127.0.0.1" : options.host):\(options.port)"
             if try await database.profiles().isEmpty, let code = settings.setupCode {
                 Output.error("No profiles yet. To create the admin, open \(address)/setup and enter the setup code \(code)")
             }
-            Output.error("tvguide: serving \(address)/ (API at /api, XMLTV at /xmltv.xml), database \(store.described)")
+            Output.error("tvguide: serving \(address)/ (API at /api, XMLTV at /xmltv.xml), database \(options.store.described)")
             if !sources.isEmpty { Output.error("Refreshing \(sources.count) source(s) on their intervals (tvguide sources list).") }
         }
     }
@@ -294,4 +207,3 @@ struct Background: Service {
     }
 }
 
-extension ServerSettings.MetricsAccess: ExpressibleByArgument {}

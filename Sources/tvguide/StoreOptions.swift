@@ -1,36 +1,33 @@
 import ArgumentParser
+import Configuration
 import Foundation
 import GuideStore
 import GuideStoreBackends
 
-/// `--database`, shared by every subcommand; falls back to `TVGUIDE_DATABASE`, then a per-user data folder.
+/// `--database` and `--config`, shared by every subcommand: the database is the flag's, else `$TVGUIDE_DATABASE`, else
+/// the configuration file's `database`, else a per-user data folder.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The guide database: an SQLite file, or postgres://USER@HOST[:PORT]/DATABASE[?schema=NAME&sslmode=require|verify-full&sslrootcert=PATH] for a database several instances share, its password in $TVGUIDE_DATABASE_PASSWORD or the file $TVGUIDE_DATABASE_PASSWORD_FILE names (default: $TVGUIDE_DATABASE, else ~/.local/share/tvguide/guide.sqlite).",
+    @Option(name: .long, help: ArgumentHelp("The guide database: an SQLite file, or postgres://USER@HOST[:PORT]/DATABASE[?schema=NAME&sslmode=require|verify-full&sslrootcert=PATH] for a database several instances share, its password in $TVGUIDE_DATABASE_PASSWORD or the file $TVGUIDE_DATABASE_PASSWORD_FILE names (default: $TVGUIDE_DATABASE, else the configuration file's database, else ~/.local/share/tvguide/guide.sqlite).",
                                            valueName: "path-or-url"))
     var database: String?
 
-    /// The file path or postgres:// address.
-    var path: String {
-        if let database { return database }
-        let environment = ProcessInfo.processInfo.environment
-        if let path = environment["TVGUIDE_DATABASE"], !path.isEmpty { return path }
-        return Self.dataHome + "/tvguide/guide.sqlite"
+    @Option(help: ArgumentHelp("The configuration file: key = value lines, keys named as serve's options (default: $TVGUIDE_CONFIG, else /etc/tvguide/tvguide.conf when it exists). Environment variables and flags override it.",
+                               valueName: "file"))
+    var config: String?
+
+    /// The settings' layers over these flags and `flags`.
+    func settings(flags: [SettingKey: ConfigContent] = [:]) async throws -> SettingsLayers {
+        var given = flags
+        if let database { given[.database] = .string(database) }
+        return try await SettingsLayers.load(flags: given, file: config)
     }
 
-    /// Where this instance keeps its own files (XMLTV exports, cached images): beside an SQLite file; for PostgreSQL,
-    /// a folder per database in the data folder (each instance keeps its own).
-    var localFiles: String {
-        guard case .postgres(let location)? = try? DatabaseLocation(path) else { return path }
-        let name = [location.host, String(location.port), location.database, location.schema].compactMap { $0 }.joined(separator: "-")
-        return Self.dataHome + "/tvguide/postgres-" + name
+    /// Where the database is, by the layers.
+    func location() async throws -> StoreLocation {
+        StoreLocation(try await settings())
     }
 
-    /// The database for messages: a path, or the address without its password.
-    var described: String {
-        (try? DatabaseLocation(path))?.description ?? path
-    }
-
-    private static var dataHome: String {
+    static var dataHome: String {
         ProcessInfo.processInfo.environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share").path
     }
@@ -38,6 +35,7 @@ struct StoreOptions: ParsableArguments {
     /// Runs `body` with the database open; a failure to open it, or of the store, is told as a CLI failure.
     func withDatabase<T>(_ body: (any GuideDatabase) async throws -> T) async throws -> T {
         let password = try Self.password(ProcessInfo.processInfo.environment)
+        let path = try await location().path
         return try await CLIFailure.translating {
             try await body(try await openGuideDatabase(path, password: password))
         }
@@ -56,21 +54,50 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
-/// `--tvmaze-url`, for the commands that ask TVmaze; falls back to `TVGUIDE_TVMAZE_URL`, then TVmaze itself.
+/// `--tvmaze-url`, for the commands that ask TVmaze; falls back to `TVGUIDE_TVMAZE_URL`, then the configuration file's
+/// `tvmaze-url`, then TVmaze itself.
 struct TVMazeOptions: ParsableArguments {
     @Option(name: .customLong("tvmaze-url"),
-            help: ArgumentHelp("TVmaze's API address (default: $TVGUIDE_TVMAZE_URL, else https://api.tvmaze.com).", valueName: "url"))
+            help: ArgumentHelp("TVmaze's API address (default: $TVGUIDE_TVMAZE_URL, else the configuration file's tvmaze-url, else https://api.tvmaze.com).", valueName: "url"))
     var tvmazeURL: String?
 
-    var base: String {
-        if let tvmazeURL { return tvmazeURL }
-        if let url = ProcessInfo.processInfo.environment["TVGUIDE_TVMAZE_URL"], !url.isEmpty { return url }
-        return "https://api.tvmaze.com"
+    var flags: [SettingKey: ConfigContent] {
+        tvmazeURL.map { [.tvmazeURL: .string($0)] } ?? [:]
     }
 
-    func validate() throws {
+    /// TVmaze's address by the layers (over `store`'s flags and these).
+    func base(_ store: StoreOptions) async throws -> String {
+        try Self.base(try await store.settings(flags: flags))
+    }
+
+    static func base(_ layers: SettingsLayers) throws -> String {
+        let base = layers.string(.tvmazeURL) ?? "https://api.tvmaze.com"
         guard let url = URL(string: base), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-            throw ValidationError("--tvmaze-url \(base) is not an http(s) address")
+            throw ServeSettings.failure(.tvmazeURL, base, "is not an http(s) address")
         }
+        return base
+    }
+}
+
+/// Where a guide database is, and where this instance keeps its own files beside it.
+struct StoreLocation: Sendable {
+    /// The file path or postgres:// address.
+    let path: String
+
+    init(_ layers: SettingsLayers) {
+        path = layers.string(.database) ?? StoreOptions.dataHome + "/tvguide/guide.sqlite"
+    }
+
+    /// Where this instance keeps its own files (XMLTV exports, cached images): beside an SQLite file; for PostgreSQL,
+    /// a folder per database in the data folder (each instance keeps its own).
+    var localFiles: String {
+        guard case .postgres(let location)? = try? DatabaseLocation(path) else { return path }
+        let name = [location.host, String(location.port), location.database, location.schema].compactMap { $0 }.joined(separator: "-")
+        return StoreOptions.dataHome + "/tvguide/postgres-" + name
+    }
+
+    /// The database for messages: a path, or the address without its password.
+    var described: String {
+        (try? DatabaseLocation(path))?.description ?? path
     }
 }

@@ -6,6 +6,11 @@ import Testing
 struct CLI {
     /// TVGUIDE_DATABASE for every run: a file path, or a postgres:// address when the suite runs on PostgreSQL.
     let database = TestDatabase.location(in: FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-cli-\(UUID().uuidString)").path)
+    /// More environment variables for every run (TVGUIDE_DATABASE, PATH and TZ are always set).
+    var environment: [String: String] = [:]
+    private var fullEnvironment: [String: String] {
+        environment.merging(["TVGUIDE_DATABASE": database, "PATH": "/usr/bin:/bin", "TZ": "UTC"]) { given, _ in given }
+    }
     static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("tvguide").path
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -34,7 +39,7 @@ struct CLI {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = arguments
-        process.environment = ["TVGUIDE_DATABASE": database, "PATH": "/usr/bin:/bin", "TZ": "UTC"]
+        process.environment = fullEnvironment
         let out = Pipe(), err = Pipe(), into = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -56,7 +61,7 @@ struct CLI {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = arguments
-        process.environment = ["TVGUIDE_DATABASE": database, "PATH": "/usr/bin:/bin", "TZ": "UTC"]
+        process.environment = fullEnvironment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

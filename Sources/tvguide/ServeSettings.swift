@@ -1,0 +1,203 @@
+import ArgumentParser
+import Configuration
+import Foundation
+import GuideCore
+import GuideReminders
+import GuideServer
+
+/// Everything `serve` is told, read from the settings' layers (flags, environment, configuration file) and checked:
+/// a value that cannot work is a CLIFailure naming the setting, before anything starts.
+struct ServeSettings: Sendable {
+    enum LogFormat: String, CaseIterable, Sendable {
+        case text, json
+    }
+
+    var store: StoreLocation
+    var tvmazeBase: String
+    var host = "127.0.0.1"
+    var port = 8080
+    var dayStart = 5
+    var pretendNow: Date?
+    var trustedProxies: [String] = []
+    var publicURL: String?
+    var mail: SMTPSettings?
+    var metrics: ServerSettings.MetricsAccess = .loopback
+    var logFormat: LogFormat = .text
+    var offlineDays = 3
+    var insecureCookies = false
+
+    init(_ layers: SettingsLayers, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        store = StoreLocation(layers)
+        tvmazeBase = try TVMazeOptions.base(layers)
+        if let host = layers.string(.host) { self.host = host }
+        port = try Self.integer(layers, .port, in: 1...65_535) ?? port
+        dayStart = try Self.integer(layers, .dayStart, in: 0...23) ?? dayStart
+        offlineDays = try Self.integer(layers, .offlineDays, in: 1...7) ?? offlineDays
+        if let text = layers.string(.pretendNow) {
+            guard let time = CivilTime.parseISO8601(text) else {
+                throw Self.failure(.pretendNow, text, "is not a time: use ISO 8601, like 2026-02-15T20:00:00Z")
+            }
+            pretendNow = time
+        }
+        trustedProxies = layers.strings(.trustedProxy)
+        for proxy in trustedProxies where !GuideServer.isIPAddress(proxy) {
+            throw Self.failure(.trustedProxy, proxy, "is not an IP address (like 127.0.0.1 or ::1)")
+        }
+        publicURL = layers.string(.publicURL)
+        if let publicURL, URL(string: publicURL)?.scheme.map({ ["http", "https"].contains($0.lowercased()) }) != true {
+            throw Self.failure(.publicURL, publicURL, "is not an http or https address")
+        }
+        metrics = try Self.choice(layers, .metrics) ?? metrics
+        logFormat = try Self.choice(layers, .logFormat) ?? logFormat
+        if let text = layers.string(.insecureCookies) {
+            switch text.lowercased() {
+            case "true", "yes", "1": insecureCookies = true
+            case "false", "no", "0": insecureCookies = false
+            default: throw Self.failure(.insecureCookies, text, "is not true or false")
+            }
+        }
+        mail = try Self.mailSettings(layers, password: environment["TVGUIDE_SMTP_PASSWORD"])
+    }
+
+    /// Each setting's value as the file would write it (the SMTP password, which only the environment gives, is not
+    /// among them).
+    func written(_ key: SettingKey) -> String {
+        switch key {
+        case .database: store.described
+        case .host: host
+        case .port: String(port)
+        case .dayStart: String(dayStart)
+        case .pretendNow: pretendNow.map { $0.formatted(.iso8601) } ?? ""
+        case .trustedProxy: trustedProxies.joined(separator: ", ")
+        case .publicURL: publicURL ?? ""
+        case .tvmazeURL: tvmazeBase
+        case .smtp: mail.map { "\($0.security) \($0.host):\($0.port)" } ?? ""
+        case .smtpFrom: mail?.from ?? ""
+        case .smtpCA: mail?.trustedCertificates == nil ? "" : "(read)"
+        case .metrics: metrics.rawValue
+        case .logFormat: logFormat.rawValue
+        case .offlineDays: String(offlineDays)
+        case .insecureCookies: String(insecureCookies)
+        }
+    }
+
+    /// Who push services may contact about this server (VAPID's subject): the guide's https address, else the
+    /// e-mail reminders' sender.
+    var pushContact: String {
+        if let publicURL, publicURL.lowercased().hasPrefix("https://") { return publicURL }
+        return "mailto:" + (mail?.from ?? "tvguide@localhost")
+    }
+
+    /// The SMTP server for e-mail reminders, if one is set up.
+    private static func mailSettings(_ layers: SettingsLayers, password: String?) throws -> SMTPSettings? {
+        let from = layers.string(.smtpFrom)
+        guard let smtp = layers.string(.smtp) else {
+            if from != nil { throw CLIFailure("smtp-from needs smtp, the server e-mail reminders go through") }
+            return nil
+        }
+        guard let from else { throw CLIFailure("smtp needs smtp-from, the address reminders come from") }
+        switch SMTPSettings.parse(smtp, from: from, password: password) {
+        case .failure(let failure): throw CLIFailure("smtp: \(failure)")
+        case .success(var settings):
+            if let file = layers.string(.smtpCA) {
+                guard let pem = try? String(contentsOfFile: file, encoding: .utf8) else { throw CLIFailure("smtp-ca: cannot read \(file)") }
+                settings.trustedCertificates = pem
+            }
+            return settings
+        }
+    }
+
+    private static func integer(_ layers: SettingsLayers, _ key: SettingKey, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text = layers.string(key) else { return nil }
+        guard let value = Bounded.integer(text, in: range) else { throw failure(key, text, "is not a number " + Bounded.describe(range)) }
+        return value
+    }
+
+    private static func choice<T: RawRepresentable & CaseIterable>(_ layers: SettingsLayers, _ key: SettingKey) throws -> T?
+    where T.RawValue == String {
+        guard let text = layers.string(key) else { return nil }
+        guard let value = T(rawValue: text.lowercased()) else {
+            throw failure(key, text, "is not one of " + T.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return value
+    }
+
+    /// "port "abc" (from --port, TVGUIDE_PORT or the configuration file) is not a number from 1 to 65535".
+    static func failure(_ key: SettingKey, _ value: String, _ problem: String) -> CLIFailure {
+        CLIFailure("\(key.rawValue) \"\(value.prefix(200))\" (from --\(key.rawValue), \(key.environmentVariable) or the configuration file) \(problem)")
+    }
+}
+
+/// `serve`'s options, as flags: each is also a configuration file key and an environment variable (SettingKey), and
+/// unset here unless given, so the layers below it show through.
+struct ServeOptions: ParsableArguments {
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var tvmaze: TVMazeOptions
+
+    @Option(help: ArgumentHelp("The address to listen on; 0.0.0.0 for every interface (default: 127.0.0.1).", valueName: "host"))
+    var host: String?
+
+    @Option(help: ArgumentHelp("The port to listen on (default: 8080).", valueName: "port"))
+    var port: String?
+
+    @Option(help: ArgumentHelp("The hour a guide day starts for guests; profiles choose their own (default: 5).", valueName: "hour"))
+    var dayStart: String?
+
+    @Option(help: ArgumentHelp("Show the guide as if it were this instant (ISO 8601), for exploring listings from another week; the clock runs on from there.",
+                               valueName: "time"))
+    var pretendNow: String?
+
+    @Option(name: .customLong("trusted-proxy"), parsing: .singleValue,
+            help: ArgumentHelp("A reverse proxy in front of tvguide (its address, e.g. 127.0.0.1): only its X-Forwarded-For header names the client, which sign-in throttling counts by. Repeat for several.", valueName: "address"))
+    var trustedProxies: [String] = []
+
+    @Option(name: .customLong("public-url"),
+            help: ArgumentHelp("The address people open this guide at (e.g. https://tv.example.org), for links in reminders and logos in media servers' feeds.", valueName: "url"))
+    var publicURL: String?
+
+    @Option(help: ArgumentHelp("An SMTP server for e-mail reminders: smtp://USER@HOST[:587] (STARTTLS), smtps://USER@HOST[:465], or smtp+plain://127.0.0.1:PORT for a local relay; its password in $TVGUIDE_SMTP_PASSWORD.", valueName: "url"))
+    var smtp: String?
+
+    @Option(name: .customLong("smtp-from"), help: ArgumentHelp("The address e-mail reminders come from.", valueName: "address"))
+    var smtpFrom: String?
+
+    @Option(name: .customLong("smtp-ca"), help: ArgumentHelp("PEM certificates to trust for the SMTP server instead of the system's.", valueName: "file"))
+    var smtpCA: String?
+
+    @Option(help: ArgumentHelp("Who may read Prometheus metrics at /metrics: off, loopback (this machine only), or token (an API token as Authorization: Bearer) (default: loopback).",
+                               valueName: "access"))
+    var metrics: String?
+
+    @Option(name: .customLong("log-format"),
+            help: ArgumentHelp("How log lines look on standard error: text, or json (one object a line, with each request's id) (default: text).", valueName: "format"))
+    var logFormat: String?
+
+    @Option(name: .customLong("offline-days"),
+            help: ArgumentHelp("How many days of listings, from today, an installed guide keeps for use offline, 1-7 (default: 3).", valueName: "days"))
+    var offlineDays: String?
+
+    @Flag(help: "Send cookies without Secure, for plain http beyond this machine (a home network without TLS). Browsers keep Secure cookies on https and on 127.0.0.1/localhost.")
+    var insecureCookies = false
+
+    /// The settings given as flags, the top layer; every value is checked with the others' (ServeSettings).
+    private var flags: [SettingKey: ConfigContent] {
+        var flags = tvmaze.flags
+        let given: [(SettingKey, String?)] = [(.host, host), (.port, port), (.dayStart, dayStart), (.pretendNow, pretendNow),
+                                              (.publicURL, publicURL), (.smtp, smtp), (.smtpFrom, smtpFrom), (.smtpCA, smtpCA),
+                                              (.metrics, metrics), (.logFormat, logFormat), (.offlineDays, offlineDays),
+                                              (.insecureCookies, insecureCookies ? "true" : nil)]
+        for case let (key, value?) in given { flags[key] = .string(value) }
+        if !trustedProxies.isEmpty { flags[.trustedProxy] = .stringArray(trustedProxies) }
+        return flags
+    }
+
+    /// The settings' layers, these flags on top.
+    func layers() async throws -> SettingsLayers {
+        try await store.settings(flags: flags)
+    }
+
+    /// The settings, over every layer.
+    func settings() async throws -> ServeSettings {
+        try ServeSettings(try await layers())
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import StoreTestSupport
+import Testing
+
+/// The configuration file and its layers: flags over environment variables over the file over defaults; a file that
+/// names an unknown key, sets one twice, or gives a value serve cannot use is refused with the key and line.
+@Suite struct ConfigFileTests {
+    static func file(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-\(UUID().uuidString).conf").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// `config show`'s lines as key -> (value, where from).
+    static func shown(_ output: String) -> [String: (value: String, origin: String)] {
+        var settings: [String: (value: String, origin: String)] = [:]
+        for line in output.split(separator: "\n") {
+            guard let equals = line.range(of: " = "), let hash = line.range(of: "  # ", options: .backwards) else { continue }
+            settings[String(line[..<equals.lowerBound])] = (String(line[equals.upperBound..<hash.lowerBound]), String(line[hash.upperBound...]))
+        }
+        return settings
+    }
+
+    @Test func flagsOverrideTheEnvironmentWhichOverridesTheFile() async throws {
+        let path = try Self.file("""
+            # tvguide's settings
+            host = 0.0.0.0
+            port = 8099
+            day-start = 6
+            offline-days = "4"
+            trusted-proxy = 10.0.0.1, ::1
+            metrics = token
+
+            database = /var/lib/tvguide/guide.sqlite
+            """)
+        defer { try? FileManager.default.removeItem(atPath: path) }  // Test scratch file.
+        var cli = CLI()
+        // An empty variable is an unset one: the file's database shows through.
+        cli.environment = ["TVGUIDE_PORT": "8100", "TVGUIDE_DAY_START": "7", "TVGUIDE_DATABASE": ""]
+        let result = try await cli.run("config", "show", "--config", path, "--day-start", "8", "--log-format", "json")
+        #expect(result.status == 0, "\(result)")
+        let settings = Self.shown(result.stdout)
+        #expect(settings["host"]?.value == "0.0.0.0" && settings["host"]?.origin == "file \(path)")
+        #expect(settings["port"]?.value == "8100" && settings["port"]?.origin == "environment TVGUIDE_PORT")
+        #expect(settings["day-start"]?.value == "8" && settings["day-start"]?.origin == "flag")
+        #expect(settings["offline-days"]?.value == "4")
+        #expect(settings["trusted-proxy"]?.value == "10.0.0.1, ::1")
+        #expect(settings["metrics"]?.value == "token")
+        #expect(settings["log-format"]?.value == "json" && settings["log-format"]?.origin == "flag")
+        #expect(settings["database"]?.value == "/var/lib/tvguide/guide.sqlite")
+        #expect(settings["tvmaze-url"]?.value == "https://api.tvmaze.com" && settings["tvmaze-url"]?.origin == "default")
+        #expect(settings["insecure-cookies"]?.value == "false")
+
+        // $TVGUIDE_CONFIG names the file when --config does not; a repeated flag replaces the file's whole list.
+        cli.environment = ["TVGUIDE_CONFIG": path]
+        let named = Self.shown(try await cli.run("config", "show", "--trusted-proxy", "192.168.1.1").stdout)
+        #expect(named["host"]?.value == "0.0.0.0")
+        #expect(named["trusted-proxy"]?.value == "192.168.1.1" && named["trusted-proxy"]?.origin == "flag")
+        // Every command reads the database from the layers: here the environment's, over the file's.
+        #expect(named["database"]?.value == cli.database || TestDatabase.postgres != nil)
+    }
+
+    /// serve itself listens where the file says, and a value from the environment that does not parse stops it with
+    /// the setting's name before anything starts.
+    @Test func serveListensOnTheFilesPort() async throws {
+        let port = 20_000 + Int.random(in: 0..<20_000)
+        let path = try Self.file("port = \(port)\nhost = 127.0.0.1\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }  // Test scratch file.
+        var cli = CLI()
+        let server = try cli.launch(["serve", "--config", path])
+        defer { server.terminate() }
+        var answered = false
+        for _ in 0..<300 where !answered {
+            try await Task.sleep(for: .milliseconds(200))
+            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!) {
+                answered = (response as? HTTPURLResponse)?.statusCode == 200
+            }
+        }
+        #expect(answered, "serve never answered on the file's port \(port)")
+        server.terminate()
+        server.waitUntilExit()
+
+        cli.environment = ["TVGUIDE_OFFLINE_DAYS": "99999999999999999999999"]
+        let refused = try await cli.run("serve", "--config", path)
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("offline-days \"99999999999999999999999\"") && refused.stderr.contains("from 1 to 7"), "\(refused)")
+    }
+
+    @Test(arguments: [
+        ("prot = 8080\n", "line 1: unknown key \"prot\" (did you mean port?)"),
+        ("# fine\nport = 1\nport = 2\n", "line 3: port is set a second time"),
+        ("port 8080\n", "line 1: \"port 8080\" is not a setting"),
+        ("host =\n", "line 1: host has no value"),
+        ("colour = blue\n", "unknown key \"colour\"; the keys are database, day-start"),
+        ("port = 65536\n", "port \"65536\""),
+        ("port = -9223372036854775808\n", "is not a number from 1 to 65535"),
+        ("day-start = 1e308\n", "day-start \"1e308\""),
+        ("metrics = everyone\n", "is not one of off, loopback, token"),
+        ("trusted-proxy = proxy.example\n", "trusted-proxy \"proxy.example\""),
+        ("public-url = ftp://x\n", "is not an http or https address"),
+        ("insecure-cookies = maybe\n", "is not true or false"),
+        ("smtp-from = tv@example.org\n", "smtp-from needs smtp"),
+        ("pretend-now = yesterday\n", "is not a time"),
+        ("tvmaze-url = nowhere\n", "tvmaze-url \"nowhere\""),
+    ])
+    func checkRefusesABadFileNamingWhy(text: String, message: String) async throws {
+        let path = try Self.file(text)
+        defer { try? FileManager.default.removeItem(atPath: path) }  // Test scratch file.
+        let result = try await CLI().run("config", "check", path)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        // serve refuses the same file the same way, and so does every command that reads the database from it.
+        let serve = try await CLI().run("serve", "--config", path)
+        #expect(serve.status != 0 && serve.stderr.contains(message), "\(serve.stderr)")
+    }
+
+    @Test func checkAcceptsAGoodFileAndSaysWhatItSets() async throws {
+        let path = try Self.file("# comment\n\nport = 8081\r\nsmtp = smtp+plain://127.0.0.1:2525\nsmtp-from = tv@example.org\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }  // Test scratch file.
+        let result = try await CLI().run("config", "check", path)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("valid; it sets port, smtp, smtp-from"), "\(result.stdout)")
+        let missing = try await CLI().run("config", "check", "/nonexistent/tvguide.conf")
+        #expect(missing.status != 0 && missing.stderr.contains("/nonexistent/tvguide.conf does not exist"))
+        let binary = try Self.file("")
+        defer { try? FileManager.default.removeItem(atPath: binary) }  // Test scratch file.
+        try Data([0xFF, 0xFE, 0x00, 0x70]).write(to: URL(fileURLWithPath: binary))
+        #expect(try await CLI().run("config", "check", binary).stderr.contains("not UTF-8"))
+    }
+}
