@@ -49,6 +49,8 @@ let package = Package(
             "GuideCore",
             // A database is a service: PostgreSQL's client runs in the application's service group.
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            // Each store's connection pool use, for /metrics.
+            .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The embedded store: SQLite through GRDB.
         .target(name: "GuideStoreSQLite", dependencies: [
@@ -88,6 +90,8 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            // Deliveries by channel kind and outcome, for /metrics.
+            .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Reading sources (files, URLs, gzip, TVmaze schedules) into the store.
         .target(name: "GuideIngest", dependencies: [

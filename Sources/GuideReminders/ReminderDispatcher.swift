@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import GuideStore
+import Metrics
 
 /// Sends due reminders: every ``interval`` it claims those due (a lease of ``lease``, so of several instances sharing
 /// a database one sends each) and sends each to every channel of its profile that has not had it yet.
@@ -135,6 +136,9 @@ public struct ReminderDispatcher: Sendable {
                 return .retrying   // Cancelled: the lease runs out and another round (or instance) takes it.
             }
             let givingUp = failure?.isPermanent ?? false
+            Counter(label: "tvguide_reminder_deliveries_total",
+                    dimensions: [("channel", channel.what.kind.rawValue),
+                                 ("outcome", failure == nil ? "sent" : givingUp ? "given-up" : "failed")]).increment()
             try await store.recordDelivery(Delivery(profile: reminder.what.profile, channel: channel.id, reminder: reminder.id,
                                                     title: reminder.what.title, at: now(), error: failure?.description),
                                            givingUp: givingUp)

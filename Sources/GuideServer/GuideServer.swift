@@ -66,7 +66,8 @@ public enum GuideServer {
         router.add(middleware: RequestLog())
         if let registry = services.metrics {
             router.add(middleware: MetricsMiddleware())
-            ServerMetrics(registry: registry, store: store, accounts: accounts, access: settings.metrics).register(on: router)
+            ServerMetrics(registry: registry, store: store, accounts: accounts, access: settings.metrics, now: settings.now)
+                .register(on: router)
         }
         router.add(middleware: SecurityHeaders())
         router.add(middleware: ErrorPages(renderer: renderer, assets: assets))

@@ -15,6 +15,8 @@ final class PostgresConnections: Sendable {
     private let logger: Logger
     /// What ``probe()`` connects with: the client's settings.
     private let probing: PostgresConnection.Configuration
+    /// Its connections' use, for /metrics.
+    private let use: StorePoolUse
 
     init(_ location: PostgresLocation, limit: Int) throws {
         let tls = try Self.tls(location)
@@ -31,6 +33,7 @@ final class PostgresConnections: Sendable {
         }
         configuration.options.connectTimeout = .seconds(10)
         configuration.options.maximumConnections = max(1, limit)
+        use = StorePoolUse(store: "postgres", limit: max(1, limit))
         self.location = location
         var logger = Logger(label: "tvguide.postgres")
         logger.logLevel = .critical
@@ -82,8 +85,11 @@ final class PostgresConnections: Sendable {
     @discardableResult
     func withConnection<T: Sendable>(_ body: (PostgresLink) async throws -> T) async throws -> T {
         do {
+            let asked = ContinuousClock.now
             return try await client.withConnection { connection in
-                try await body(PostgresLink(connection: connection, logger: logger))
+                use.borrowed(askedAt: asked)
+                defer { use.returned() }
+                return try await body(PostgresLink(connection: connection, logger: logger))
             }
         } catch let error as StoreError {
             throw error

@@ -7,7 +7,7 @@ extension SQLiteListingStore {
     public func channelHealth(at instant: Date) async throws -> [ChannelHealth] {
         let now = instant.unixSeconds
         return try await mapErrors {
-            try await pool.read { db in
+            try await read { db in
                 let schedule = try scheduleIndex(db)
                 var names: [ChannelID: (key: Int64, name: String)] = [:]
                 for row in try Row.fetchAll(db, sql: "SELECT key, id, name FROM channel") {

@@ -6,7 +6,7 @@ import GuideStore
 extension SQLiteListingStore {
     public func channels() async throws -> [Channel] {
         try await mapErrors {
-            try await pool.read { db in
+            try await read { db in
                 try Row.fetchAll(db, sql: "SELECT id, details FROM channel ORDER BY position").compactMap { row in
                     let id = ChannelID(row[0] as String)
                     return (row[1] as Data).withUnsafeBytes { DetailsCodec.decode($0, id: id) }
@@ -17,7 +17,7 @@ extension SQLiteListingStore {
 
     public func listedChannels() async throws -> [ChannelID] {
         try await mapErrors {
-            try await pool.read { db in
+            try await read { db in
                 try String.fetchAll(db, sql: """
                     SELECT id FROM channel c WHERE EXISTS (SELECT 1 FROM programme WHERE channel_key = c.key AND hidden = 0) ORDER BY position
                     """).map { ChannelID($0) }
@@ -34,7 +34,7 @@ extension SQLiteListingStore {
         let start = window.start.unixSeconds
         let end = window.end.unixSecondsRoundedUp
         return try await mapErrors {
-            try await pool.read { db in
+            try await read { db in
                 let schedule = try scheduleIndex(db)
                 let slots = schedule.slots(for: channels)
                 let (ids, owners, ends) = schedule.windows(slots, from: start, to: end)
@@ -47,7 +47,7 @@ extension SQLiteListingStore {
     public func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail) async throws -> [NowNext] {
         let time = instant.unixSeconds
         return try await mapErrors {
-            try await pool.read { db in
+            try await read { db in
                 let schedule = try scheduleIndex(db)
                 let found = schedule.nowNext(at: time, in: schedule.slots(for: channels))
                 let rows = try ProgrammeRows(db, detail: detail).fetch(db, ids: ScheduleIndex.ids(found)) { found[$0 / 2].channel }
@@ -58,7 +58,7 @@ extension SQLiteListingStore {
 
     public func coverage() async throws -> TimeWindow? {
         try await mapErrors {
-            try await pool.read { db in
+            try await read { db in
                 // One index seek per channel at each end, rather than a scan of every programme.
                 let row = try Row.fetchOne(db, sql: """
                     SELECT min(first), max(last) FROM (
@@ -107,7 +107,7 @@ extension SQLiteListingStore {
             """
         let statementArguments = StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? })
         return try await mapErrors {
-            try await pool.read { db in
+            try await read { db in
                 try ProgrammeRows(db).fetchAll(db, sql: sql, arguments: statementArguments)
             }
         }
@@ -115,7 +115,7 @@ extension SQLiteListingStore {
 
     public func programme(_ id: ProgrammeID) async throws -> StoredProgramme? {
         try await mapErrors {
-            try await pool.read { db in
+            try await read { db in
                 try ProgrammeRows(db).fetchAll(db, sql: """
                     SELECT \(ProgrammeRows.columns()) FROM programme p JOIN channel c ON c.key = p.channel_key WHERE p.id = ?
                     """, arguments: [id.rawValue]).first
@@ -125,7 +125,7 @@ extension SQLiteListingStore {
 
     public func forEachProgramme(_ body: @escaping @Sendable (StoredProgramme) throws -> Void) async throws {
         try await mapErrors {
-            try await pool.read { db in
+            try await read { db in
                 // In guide order, channel by channel, each channel's programmes by start: the programme index's order.
                 try ProgrammeRows(db).forEach(db, sql: """
                     SELECT \(ProgrammeRows.columns()) FROM channel c JOIN programme p ON p.channel_key = c.key

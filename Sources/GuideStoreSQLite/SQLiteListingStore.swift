@@ -15,6 +15,8 @@ public final class SQLiteListingStore: GuideDatabase {
     /// Every write takes this one slot: GRDB serializes its closures, but a shared script's transaction spans many
     /// (``transaction(_:)``).
     let writeSlot = Slots(1)
+    /// Its readers' and writer's use, for /metrics.
+    let poolUse: StorePoolUse
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     public init(path: String, now: @escaping @Sendable () -> Date = Date.init) throws {
@@ -37,6 +39,7 @@ public final class SQLiteListingStore: GuideDatabase {
             // A shared script's transaction stays open between GRDB's closures (``transaction(_:)``).
             configuration.allowsUnsafeTransactions = true
             pool = try DatabasePool(path: path, configuration: configuration)
+            poolUse = StorePoolUse(store: "sqlite", limit: configuration.maximumReaderCount + 1)
             try SchemaMigrations.migrator.migrate(pool)
         } catch let error as DatabaseError {
             throw StoreError(error.resultCode == .SQLITE_NOTADB ? .corrupt : .cannotOpen,
@@ -44,6 +47,12 @@ public final class SQLiteListingStore: GuideDatabase {
         } catch let error as CocoaError {
             throw StoreError(.cannotOpen, "cannot create the folder for the database at \(path): \(error.localizedDescription)")
         }
+    }
+
+    /// A read on one of the pool's reader connections, measured (``StorePoolUse``).
+    func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        let asked = ContinuousClock.now
+        return try await pool.read { [poolUse] db in try poolUse.lent(askedAt: asked) { try body(db) } }
     }
 
     /// Nothing to keep open beyond the file: waits until cancelled or shut down.
@@ -84,7 +93,7 @@ public final class SQLiteListingStore: GuideDatabase {
 
     public func counts() async throws -> (channels: Int, programmes: Int) {
         try await mapErrors {
-            try await pool.read { db in
+            try await read { db in
                 (try Int.fetchOne(db, sql: "SELECT count(*) FROM channel") ?? 0,
                  try Int.fetchOne(db, sql: "SELECT count(*) FROM programme WHERE hidden = 0") ?? 0)
             }
@@ -93,7 +102,7 @@ public final class SQLiteListingStore: GuideDatabase {
 
     public func version() async throws -> GuideVersion {
         try await mapErrors {
-            try await pool.read { db in
+            try await read { db in
                 let generation = try ScheduleIndex.generation(db)
                 let updated = try Int64.fetchOne(db, sql: "SELECT max(imported_at) FROM source")
                 return GuideVersion(generation: generation, updated: updated.map { Date(unixSeconds: $0) })

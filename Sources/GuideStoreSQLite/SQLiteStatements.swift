@@ -9,6 +9,7 @@ import GuideStore
 /// other write out until it commits.
 public struct SQLiteStatements: SQLStatements {
     let pool: DatabasePool
+    let poolUse: StorePoolUse
     /// Inside a transaction on the writer connection; otherwise each statement reads on its own.
     let isWriting: Bool
 
@@ -17,7 +18,9 @@ public struct SQLiteStatements: SQLStatements {
         let fetch: @Sendable (Database) throws -> [SQLRow] = { db in
             try Row.fetchAll(db, sql: text, arguments: arguments).map(Self.row)
         }
-        return try await isWriting ? pool.writeWithoutTransaction(fetch) : pool.read(fetch)
+        guard !isWriting else { return try await pool.writeWithoutTransaction(fetch) }
+        let asked = ContinuousClock.now
+        return try await pool.read { [poolUse] db in try poolUse.lent(askedAt: asked) { try fetch(db) } }
     }
 
     public func execute(_ sql: SQLText) async throws -> Int {
@@ -88,11 +91,14 @@ public struct SQLiteStatements: SQLStatements {
 extension SQLiteListingStore: SQLBackend {
     /// Runs `body` as one write transaction (``SQLiteStatements``), in the store's write slot.
     public func transaction<T: Sendable>(_ body: (SQLiteStatements) async throws -> T) async throws -> T {
-        try await writeSlot.run {
-            try await mapErrors {
+        let asked = ContinuousClock.now
+        return try await writeSlot.run {
+            poolUse.borrowed(askedAt: asked)
+            defer { poolUse.returned() }
+            return try await mapErrors {
                 try await pool.writeWithoutTransaction { try $0.beginTransaction(.immediate) }
                 do {
-                    let result = try await body(SQLiteStatements(pool: pool, isWriting: true))
+                    let result = try await body(SQLiteStatements(pool: pool, poolUse: poolUse, isWriting: true))
                     try await pool.writeWithoutTransaction { try $0.commit() }
                     return result
                 } catch {
@@ -104,12 +110,17 @@ extension SQLiteListingStore: SQLBackend {
     }
 
     public func reading<T: Sendable>(_ body: (SQLiteStatements) async throws -> T) async throws -> T {
-        try await mapErrors { try await body(SQLiteStatements(pool: pool, isWriting: false)) }
+        try await mapErrors { try await body(SQLiteStatements(pool: pool, poolUse: poolUse, isWriting: false)) }
     }
 
     /// A write as one GRDB closure (in its own transaction), in the store's write slot.
     func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        try await writeSlot.run { try await mapErrors { try await pool.write(body) } }
+        let asked = ContinuousClock.now
+        return try await writeSlot.run {
+            poolUse.borrowed(askedAt: asked)
+            defer { poolUse.returned() }
+            return try await mapErrors { try await pool.write(body) }
+        }
     }
 
     /// Rolls back the open transaction, in a task of its own: GRDB refuses a cancelled task's access, and a

@@ -89,7 +89,11 @@ struct ServeCommand: AsyncParsableCommand {
                 let application = try GuideServer.buildApplication(
                     guide, host: options.host, port: options.port,
                     services: [database,
-                               Background { for await _ in started {}; await scheduler.run() },
+                               // A graceful shutdown lets the import running now finish.
+                               Background(onGracefulShutdown: { scheduler.stopAfterCurrentRefresh() }) {
+                                   for await _ in started {}
+                                   await scheduler.run()
+                               },
                                Background { await Self.keepFollowedShowsCurrent(followed, database: database, clock: clock) },
                                Background { [reloads = MediaServerReloads(guide)] in
                                    for await _ in schemaReady {}
@@ -194,16 +198,23 @@ extension ServeCommand {
     }
 }
 
-/// Work that runs for as long as the server does, as a service of its group: cancelled when the group shuts down.
+/// Work that runs for as long as the server does, as a service of its group: cancelled when the group shuts down, or,
+/// given `onGracefulShutdown`, told so and waited for (the services before it in the group, the store among them, stop
+/// after it).
 struct Background: Service {
     let work: @Sendable () async -> Void
+    let onGracefulShutdown: (@Sendable () -> Void)?
 
-    init(_ work: @escaping @Sendable () async -> Void) {
+    init(onGracefulShutdown: (@Sendable () -> Void)? = nil, _ work: @escaping @Sendable () async -> Void) {
         self.work = work
+        self.onGracefulShutdown = onGracefulShutdown
     }
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { await work() }
+        if let onGracefulShutdown {
+            await withGracefulShutdownHandler { await work() } onGracefulShutdown: { onGracefulShutdown() }
+        } else {
+            await cancelWhenGracefulShutdown { await work() }
+        }
     }
 }
-

@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import Metrics
 import Prometheus
+import StoreTestSupport
 import Testing
 
 /// `/metrics` in Prometheus' text format: requests by route pattern and status, refreshes, what the store holds; who
@@ -38,6 +39,12 @@ import Testing
             #expect(text.contains("tvguide_refresh_duration_seconds"))
             #expect(text.contains("tvguide_programmes 3.0") && text.contains("tvguide_channels 3.0"))
             #expect(text.contains(#"tvguide_source_programmes{source="metered"}"#))
+            #expect(text.contains(#"tvguide_source_listings_end_seconds{source="metered"}"#))
+            // The store's pool: its limit, connections lent now (this scrape's reads are back), and the waits for one.
+            let store = TestDatabase.postgres == nil ? "sqlite" : "postgres"
+            #expect(text.contains(#"tvguide_store_connections_limit{store="\#(store)"}"#))
+            #expect(text.contains(#"tvguide_store_connections_in_use{store="\#(store)"} 0"#), "\(text)")
+            #expect(text.contains(#"tvguide_store_connection_wait_seconds_count{store="\#(store)"}"#))
         }
         // Who may read it.
         try await server.run(.router, change: { $0.metrics = registry; $0.settings.metrics = .token }) { client in

@@ -16,6 +16,9 @@ public actor RefreshScheduler {
     /// Sources a refresh started here is responsible for, from the moment it was started (before the refresher
     /// has them), so two quick starts never both take one.
     private var claimed: Set<SourceName> = []
+    /// Set by ``stopAfterCurrentRefresh()``: the loop ends after the refresh it is in; its wait, if it is waiting,
+    /// is cut short.
+    private let stopping = Mutex<(requested: Bool, wait: Task<Void, any Error>?)>((false, nil))
 
     public init(refresher: SourceRefresher, now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock()) {
         self.refresher = refresher
@@ -88,7 +91,7 @@ public actor RefreshScheduler {
 
     /// Refreshes due sources until cancelled, looking again when the next one is due and at least every `check`.
     public func run(check: Duration = .seconds(60)) async {
-        while !Task.isCancelled {
+        while !Task.isCancelled, !stopping.withLock({ $0.requested }) {
             _ = try? await refreshDue()
             let next = (try? await refresher.store.sources().map(\.nextDue).min()) ?? nil
             var wait = check
@@ -96,8 +99,26 @@ public actor RefreshScheduler {
                 let seconds = max(1, next.timeIntervalSince(now()))
                 wait = min(check, .milliseconds(Int64(seconds * 1000)))
             }
-            try? await clock.sleep(for: wait)
+            let sleep = Task { [clock] in try await clock.sleep(for: wait) }
+            guard stopping.withLock({ state in
+                state.wait = sleep
+                return !state.requested
+            }) else {
+                sleep.cancel()
+                break
+            }
+            await withTaskCancellationHandler { _ = await sleep.result } onCancel: { sleep.cancel() }
+            stopping.withLock { $0.wait = nil }
         }
+    }
+
+    /// Ends ``run(check:)`` once the refresh running now (if any) has finished, and at once if it is waiting: a
+    /// graceful shutdown lets an import finish rather than throwing its work away.
+    public nonisolated func stopAfterCurrentRefresh() {
+        stopping.withLock { state in
+            state.requested = true
+            return state.wait
+        }?.cancel()
     }
 
     /// The sources being refreshed now (or about to be).

@@ -6,8 +6,10 @@ import Prometheus
 
 /// `/metrics`: what the process recorded, in Prometheus' text format, read by Prometheus or any scraper. Requests by
 /// route pattern, method and status with latency (Hummingbird's MetricsMiddleware: a route pattern, never a path, so
-/// the series stay few), refreshes by source and outcome with their durations (``SourceRefresher``), and, measured
-/// when scraped, the channels and programmes stored and each configured source's programmes and last success.
+/// the series stay few), refreshes by source and outcome with their durations (``SourceRefresher``), reminder
+/// deliveries by channel kind and outcome (``ReminderDispatcher``), the store's connections in use, its limit and the
+/// waits for one (``StorePoolUse``), and, measured when scraped, the channels and programmes stored and each
+/// configured source's programmes, last success and where its listings end.
 ///
 /// Who may read it is `--metrics`: off (404), loopback (the connection's own address; 403 otherwise), or token (an
 /// API token of any scope as `Authorization: Bearer`; 401 otherwise).
@@ -16,6 +18,7 @@ struct ServerMetrics: Sendable {
     let store: any GuideDatabase
     let accounts: Accounts
     let access: ServerSettings.MetricsAccess
+    let now: @Sendable () -> Date
 
     func register(on router: Router<GuideRequestContext>) {
         router.get("metrics") { request, context in try await metrics(request, context) }
@@ -39,11 +42,21 @@ struct ServerMetrics: Sendable {
         let counts = try await store.counts()
         Gauge(label: "tvguide_channels").record(counts.channels)
         Gauge(label: "tvguide_programmes").record(counts.programmes)
+        // Where each source's listings end: the latest end among the channels it lists.
+        var ends: [String: Date] = [:]
+        for channel in try await store.channelHealth(at: now()) {
+            guard let end = channel.listingsEnd else { continue }
+            for source in channel.sources { ends[source] = max(ends[source] ?? end, end) }
+        }
         for status in try await store.sources() {
-            let source = [("source", status.definition.name.rawValue)]
+            let name = status.definition.name.rawValue
+            let source = [("source", name)]
             Gauge(label: "tvguide_source_programmes", dimensions: source).record(status.programmes)
             if let success = status.lastSuccess {
                 Gauge(label: "tvguide_source_last_success_seconds", dimensions: source).record(success.timeIntervalSince1970)
+            }
+            if let end = ends[name] {
+                Gauge(label: "tvguide_source_listings_end_seconds", dimensions: source).record(end.timeIntervalSince1970)
             }
         }
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
