@@ -33,9 +33,10 @@ def free_port():
 
 class Server:
     """`tvguide serve` on a free port with a fresh database, its clock at `now`: the file `listings` imported first,
-    else the bundled sample listings (which serve imports into an empty guide); `extra` adds serve options."""
+    else the bundled sample listings (which serve imports into an empty guide); `extra` adds serve options; `before`
+    lists more tvguide commands (argument lists) to run on the database first."""
 
-    def __init__(self, extra=(), listings=None, now=NOW):
+    def __init__(self, extra=(), listings=None, now=NOW, before=()):
         self.folder = tempfile.mkdtemp(prefix="tvguide-serve-")
         self.port = free_port()
         self.database = fresh_database(self.folder)
@@ -43,6 +44,8 @@ class Server:
         environment = dict(os.environ, TZ="UTC")
         if listings:
             subprocess.run([BINARY, "import", "--database", self.database, listings], check=True, capture_output=True, env=environment)
+        for command in before:
+            subprocess.run([BINARY] + list(command) + ["--database", self.database], check=True, capture_output=True, env=environment)
         self.process = subprocess.Popen(
             [BINARY, "serve", "--database", self.database, "--port", str(self.port), "--pretend-now", now] + list(extra),
             stdout=self.log, stderr=subprocess.STDOUT, env=environment)
@@ -73,4 +76,5 @@ class Server:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(timeout=20)
+        self.log.close()
         shutil.rmtree(self.folder, ignore_errors=True)
