@@ -73,6 +73,7 @@ class Chroot:
     def __init__(self, tarball):
         self.path = tempfile.mkdtemp(prefix="tvguide-root-")
         run(["tar", "-C", self.path, "-xf", tarball])
+        os.chmod(self.path, 0o755)  # It is /, which every user walks through (the tarball's "." came from mkdtemp).
         self.mounts = []
         for source, target, kind in [("proc", "proc", ["-t", "proc"]), ("/dev", "dev", ["--bind"])]:
             point = os.path.join(self.path, target)
@@ -138,6 +139,7 @@ class PackageTests(unittest.TestCase):
 
         port = free_port()
         log = tempfile.TemporaryFile("w+")
+        self.addCleanup(log.close)
         server = self.root.popen("tvguide", "serve", "--port", str(port), user="tvguide", log=log)
         try:
             page = None
@@ -169,7 +171,8 @@ class PackageTests(unittest.TestCase):
 
     def test_3_systemd_accepts_the_unit(self):
         self.root.run("systemd-analyze", "verify", "/lib/systemd/system/tvguide.service")
-        unit = open(self.root.file("/lib/systemd/system/tvguide.service")).read()
+        with open(self.root.file("/lib/systemd/system/tvguide.service")) as file:
+            unit = file.read()
         for setting in ["User=tvguide", "ProtectSystem=strict", "ProtectHome=true", "PrivateTmp=true", "NoNewPrivileges=true",
                         "ReadWritePaths=/var/lib/tvguide", "Restart=on-failure"]:
             self.assertIn(setting, unit)

@@ -117,6 +117,14 @@ import Testing
         #expect(serve.status != 0 && serve.stderr.contains(message), "\(serve.stderr)")
     }
 
+    /// The file the package installs as /etc/tvguide/tvguide.conf is one serve accepts.
+    @Test func thePackagedFileIsValid() async throws {
+        let packaged = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("packaging/tvguide.conf").path
+        let result = try await CLI().run("config", "check", packaged)
+        #expect(result.status == 0 && result.stdout.contains("valid; it sets database, host, port"), "\(result)")
+    }
+
     @Test func checkAcceptsAGoodFileAndSaysWhatItSets() async throws {
         let path = try Self.file("# comment\n\nport = 8081\r\nsmtp = smtp+plain://127.0.0.1:2525\nsmtp-from = tv@example.org\n")
         defer { try? FileManager.default.removeItem(atPath: path) }  // Test scratch file.
