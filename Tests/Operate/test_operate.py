@@ -106,10 +106,17 @@ class GracefulShutdownTests(unittest.TestCase):
         folder = tempfile.mkdtemp(prefix="tvguide-operate-")
         small = os.path.join(folder, "small.xml")
         with open(small, "wb") as out:
-            out.write(listings("first.tv", int(time.time()) - 3600, 10))
+            out.write(listings("first.tv", int(time.time()) - 3600, 3000))
         server = Server(listings=small, now=now_iso(), before=[["sources", "add", "slow", feed.url]])
         try:
             self.assertTrue(feed.requested.wait(90), "serve's scheduler never asked for the due source:\n" + server.text())
+            # A request in flight: the whole guide as XMLTV (megabytes), read a little before the signal, through a
+            # small receive window so serve is still writing it when the signal comes.
+            reader = socket.socket()
+            reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            reader.connect(("127.0.0.1", server.port))
+            reader.sendall(b"GET /xmltv.xml HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            received = reader.recv(1024)
             server.process.send_signal(signal.SIGTERM)
             # It stops accepting at once, while the import waits for the rest of the feed.
             deadline = time.time() + 20
@@ -117,6 +124,17 @@ class GracefulShutdownTests(unittest.TestCase):
                 time.sleep(0.2)
             self.assertFalse(accepts(server.port), "serve still accepts connections after SIGTERM")
             self.assertIsNone(server.process.poll(), "serve exited before the import it was running finished")
+            # The request that was running is answered to its end.
+            reader.settimeout(30)
+            while True:
+                chunk = reader.recv(65536)
+                if not chunk:
+                    break
+                received += chunk
+            reader.close()
+            self.assertTrue(received.startswith(b"HTTP/1.1 200"), received[:200])
+            self.assertTrue(received.rstrip().endswith(b"</tv>"), received[-200:])
+            self.assertEqual(received.count(b"<programme "), 3000)
             feed.release()
             self.assertEqual(server.process.wait(timeout=60), 0, server.text())
         finally:
