@@ -2,7 +2,7 @@
 packages (cached between runs), the .deb from scripts/package installed into it with dpkg, and `tvguide serve` run
 inside it (chroot, as the tvguide user the package made) until it answers the grid. Also: systemd-analyze verify
 accepts the unit; removing the package keeps the data, purging removes it and the user; the .tar.gz holds the same
-files.
+files; the Containerfile's runtime stage, built and run by podman (ContainerTests).
 
 Needs root (debootstrap, chroot, mount). The package is dist/*.deb (scripts/package, which scripts/test runs first);
 the root is cached in $TVGUIDE_TEST_CACHE (default ~/.cache/tvguide-test), keyed by the package's dependencies.
@@ -194,6 +194,76 @@ class PackageTests(unittest.TestCase):
         with tarfile.open(self.tarball) as archive:
             in_tar = names(archive.getnames())
         self.assertEqual(in_deb, in_tar)
+
+
+PODMAN = ["podman", "--runtime", "runc", "--cgroup-manager", "cgroupfs"]
+# Limits no higher than this machine's, which a container may not raise.
+LIMITS = ["--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"]
+BASE = "localhost/tvguide-test-debian:" + SUITE
+
+
+def runtime_stage(containerfile):
+    """The Containerfile's runtime stage (its global ARGs and everything from the last FROM), taking the package from
+    the build context's dist/ instead of the build stage, which needs the Swift image from a registry."""
+    lines = containerfile.splitlines()
+    last = max(index for index, line in enumerate(lines) if line.startswith("FROM "))
+    arguments = [line for line in lines[:lines.index(next(l for l in lines if l.startswith("FROM ")))] if line.startswith("ARG ")]
+    stage = "\n".join(lines[last:])
+    if "COPY --from=build /src/dist/ /tmp/dist/" not in stage:
+        raise AssertionError("the Containerfile's runtime stage no longer copies the package from the build stage")
+    return "\n".join(arguments) + "\n" + stage.replace("COPY --from=build /src/dist/ /tmp/dist/", "COPY dist/ /tmp/dist/") + "\n"
+
+
+@unittest.skipUnless(os.geteuid() == 0 and shutil.which("podman"), "needs root and podman")
+class ContainerTests(unittest.TestCase):
+    """The Containerfile's runtime stage built by podman on a Debian base debootstrapped here (what debian:bookworm-slim
+    is), with the package from scripts/package, then run: as the tvguide user, serving the grid, healthy by its own
+    health check, stopped by SIGTERM with exit status 0."""
+
+    def test_the_image_runs_the_guide_as_tvguide(self):
+        if subprocess.run(PODMAN + ["image", "exists", BASE]).returncode != 0:
+            folder = tempfile.mkdtemp(prefix="tvguide-base-")
+            try:
+                run(["debootstrap", "--variant=minbase", SUITE, folder, MIRROR])
+                tar = subprocess.Popen(["tar", "-C", folder, "-c", "."], stdout=subprocess.PIPE)
+                run(PODMAN + ["import", "-", BASE], stdin=tar.stdout)
+                tar.wait()
+            finally:
+                shutil.rmtree(folder, ignore_errors=True)
+        context = tempfile.mkdtemp(prefix="tvguide-image-")
+        name = "tvguide-test-%d" % os.getpid()
+        image = "localhost/tvguide-test:%d" % os.getpid()
+        try:
+            os.makedirs(os.path.join(context, "dist"))
+            shutil.copy(newest("tvguide_*.deb"), os.path.join(context, "dist"))
+            with open(os.path.join(ROOT, "Containerfile")) as file, open(os.path.join(context, "Containerfile"), "w") as out:
+                out.write(runtime_stage(file.read()))
+            run(PODMAN + ["build", "--format", "docker", "--isolation", "chroot", "--network", "host"] + LIMITS
+                + ["--build-arg", "DEBIAN_IMAGE=" + BASE, "-t", image, "-f", os.path.join(context, "Containerfile"), context])
+            self.assertEqual(run(PODMAN + ["image", "inspect", "--format", "{{.Config.User}}", image]).strip(), "tvguide")
+            self.assertIn("/var/lib/tvguide", run(PODMAN + ["image", "inspect", "--format", "{{.Config.Volumes}}", image]))
+
+            port = free_port()
+            run(PODMAN + ["run", "-d", "--name", name, "--network", "host"] + LIMITS + ["-e", "TVGUIDE_PORT=%d" % port, image])
+            page = None
+            deadline = time.time() + 180
+            while page is None and time.time() < deadline:
+                try:
+                    with urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=10) as answer:
+                        page = answer.read().decode()
+                except OSError:
+                    time.sleep(0.5)
+            self.assertIsNotNone(page, "the container never answered:\n" + run(PODMAN + ["logs", name]))
+            self.assertIn('class="grid', page)
+            self.assertEqual(run(PODMAN + ["exec", name, "id", "-un"]).strip(), "tvguide")
+            # Its own health check, as the engine runs it.
+            run(PODMAN + ["healthcheck", "run", name])
+            run(PODMAN + ["stop", "--time", "60", name])
+            self.assertEqual(run(PODMAN + ["inspect", "--format", "{{.State.ExitCode}}", name]).strip(), "0")
+        finally:
+            subprocess.run(PODMAN + ["rm", "--force", name], capture_output=True)
+            subprocess.run(PODMAN + ["rmi", "--force", image], capture_output=True)
+            shutil.rmtree(context, ignore_errors=True)
 
 
 if __name__ == "__main__":
