@@ -1,4 +1,3 @@
-import ArgumentParser
 import Configuration
 import Foundation
 import GuideCore
@@ -125,79 +124,5 @@ struct ServeSettings: Sendable {
     /// "port "abc" (from --port, TVGUIDE_PORT or the configuration file) is not a number from 1 to 65535".
     static func failure(_ key: SettingKey, _ value: String, _ problem: String) -> CLIFailure {
         CLIFailure("\(key.rawValue) \"\(value.prefix(200))\" (from --\(key.rawValue), \(key.environmentVariable) or the configuration file) \(problem)")
-    }
-}
-
-/// `serve`'s options, as flags: each is also a configuration file key and an environment variable (SettingKey), and
-/// unset here unless given, so the layers below it show through.
-struct ServeOptions: ParsableArguments {
-    @OptionGroup var store: StoreOptions
-    @OptionGroup var tvmaze: TVMazeOptions
-
-    @Option(help: ArgumentHelp("The address to listen on; 0.0.0.0 for every interface (default: 127.0.0.1).", valueName: "host"))
-    var host: String?
-
-    @Option(help: ArgumentHelp("The port to listen on (default: 8080).", valueName: "port"))
-    var port: String?
-
-    @Option(help: ArgumentHelp("The hour a guide day starts for guests; profiles choose their own (default: 5).", valueName: "hour"))
-    var dayStart: String?
-
-    @Option(help: ArgumentHelp("Show the guide as if it were this instant (ISO 8601), for exploring listings from another week; the clock runs on from there.",
-                               valueName: "time"))
-    var pretendNow: String?
-
-    @Option(name: .customLong("trusted-proxy"), parsing: .singleValue,
-            help: ArgumentHelp("A reverse proxy in front of tvguide (its address, e.g. 127.0.0.1): only its X-Forwarded-For header names the client, which sign-in throttling counts by. Repeat for several.", valueName: "address"))
-    var trustedProxies: [String] = []
-
-    @Option(name: .customLong("public-url"),
-            help: ArgumentHelp("The address people open this guide at (e.g. https://tv.example.org), for links in reminders and logos in media servers' feeds.", valueName: "url"))
-    var publicURL: String?
-
-    @Option(help: ArgumentHelp("An SMTP server for e-mail reminders: smtp://USER@HOST[:587] (STARTTLS), smtps://USER@HOST[:465], or smtp+plain://127.0.0.1:PORT for a local relay; its password in $TVGUIDE_SMTP_PASSWORD.", valueName: "url"))
-    var smtp: String?
-
-    @Option(name: .customLong("smtp-from"), help: ArgumentHelp("The address e-mail reminders come from.", valueName: "address"))
-    var smtpFrom: String?
-
-    @Option(name: .customLong("smtp-ca"), help: ArgumentHelp("PEM certificates to trust for the SMTP server instead of the system's.", valueName: "file"))
-    var smtpCA: String?
-
-    @Option(help: ArgumentHelp("Who may read Prometheus metrics at /metrics: off, loopback (this machine only), or token (an API token as Authorization: Bearer) (default: loopback).",
-                               valueName: "access"))
-    var metrics: String?
-
-    @Option(name: .customLong("log-format"),
-            help: ArgumentHelp("How log lines look on standard error: text, or json (one object a line, with each request's id) (default: text).", valueName: "format"))
-    var logFormat: String?
-
-    @Option(name: .customLong("offline-days"),
-            help: ArgumentHelp("How many days of listings, from today, an installed guide keeps for use offline, 1-7 (default: 3).", valueName: "days"))
-    var offlineDays: String?
-
-    @Flag(help: "Send cookies without Secure, for plain http beyond this machine (a home network without TLS). Browsers keep Secure cookies on https and on 127.0.0.1/localhost.")
-    var insecureCookies = false
-
-    /// The settings given as flags, the top layer; every value is checked with the others' (ServeSettings).
-    private var flags: [SettingKey: ConfigContent] {
-        var flags = tvmaze.flags
-        let given: [(SettingKey, String?)] = [(.host, host), (.port, port), (.dayStart, dayStart), (.pretendNow, pretendNow),
-                                              (.publicURL, publicURL), (.smtp, smtp), (.smtpFrom, smtpFrom), (.smtpCA, smtpCA),
-                                              (.metrics, metrics), (.logFormat, logFormat), (.offlineDays, offlineDays),
-                                              (.insecureCookies, insecureCookies ? "true" : nil)]
-        for case let (key, value?) in given { flags[key] = .string(value) }
-        if !trustedProxies.isEmpty { flags[.trustedProxy] = .stringArray(trustedProxies) }
-        return flags
-    }
-
-    /// The settings' layers, these flags on top.
-    func layers() async throws -> SettingsLayers {
-        try await store.settings(flags: flags)
-    }
-
-    /// The settings, over every layer.
-    func settings() async throws -> ServeSettings {
-        try ServeSettings(try await layers())
     }
 }

@@ -2,30 +2,6 @@ import Configuration
 import Foundation
 import SystemPackage
 
-/// A setting tvguide reads from its layers: named as the flag (`--day-start`), the configuration file's key
-/// (`day-start = 5`) and the environment variable (`TVGUIDE_DAY_START`).
-enum SettingKey: String, CaseIterable, Sendable {
-    case database, host, port
-    case dayStart = "day-start"
-    case pretendNow = "pretend-now"
-    case trustedProxy = "trusted-proxy"
-    case publicURL = "public-url"
-    case tvmazeURL = "tvmaze-url"
-    case smtp
-    case smtpFrom = "smtp-from"
-    case smtpCA = "smtp-ca"
-    case metrics
-    case logFormat = "log-format"
-    case offlineDays = "offline-days"
-    case insecureCookies = "insecure-cookies"
-
-    /// Whether it takes several values (comma-separated in the file and the environment, repeated as a flag).
-    var isList: Bool { self == .trustedProxy }
-
-    /// Its environment variable, as swift-configuration's environment provider names it under the `tvguide` prefix.
-    var environmentVariable: String { "TVGUIDE_" + rawValue.uppercased().replacingOccurrences(of: "-", with: "_") }
-}
-
 /// tvguide's settings, layered by swift-configuration, the first layer that has a key winning: command-line flags,
 /// then environment variables (`TVGUIDE_PORT`), then the configuration file (`--config`, else `$TVGUIDE_CONFIG`,
 /// else `/etc/tvguide/tvguide.conf` when it exists), then each setting's default.
@@ -77,6 +53,7 @@ struct SettingsLayers: Sendable {
     /// Which layer `key`'s value comes from ("flag", "environment", "file PATH"); nil when none has it.
     func origin(_ key: SettingKey) -> String? {
         let type: ConfigType = key.isList ? .stringArray : .string
+        // A layer that cannot give the key as text has no value for it.
         let name = layers.first { (try? $0.provider.value(forKey: AbsoluteConfigKey([key.rawValue]), type: type).value) != nil }?.name
         return name == "environment" ? "environment " + key.environmentVariable : name
     }

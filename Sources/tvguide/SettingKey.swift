@@ -1,0 +1,25 @@
+import Foundation
+
+/// A setting tvguide reads from its layers: named as the flag (`--day-start`), the configuration file's key
+/// (`day-start = 5`) and the environment variable (`TVGUIDE_DAY_START`).
+enum SettingKey: String, CaseIterable, Sendable {
+    case database, host, port
+    case dayStart = "day-start"
+    case pretendNow = "pretend-now"
+    case trustedProxy = "trusted-proxy"
+    case publicURL = "public-url"
+    case tvmazeURL = "tvmaze-url"
+    case smtp
+    case smtpFrom = "smtp-from"
+    case smtpCA = "smtp-ca"
+    case metrics
+    case logFormat = "log-format"
+    case offlineDays = "offline-days"
+    case insecureCookies = "insecure-cookies"
+
+    /// Whether it takes several values (comma-separated in the file and the environment, repeated as a flag).
+    var isList: Bool { self == .trustedProxy }
+
+    /// Its environment variable, as swift-configuration's environment provider names it under the `tvguide` prefix.
+    var environmentVariable: String { "TVGUIDE_" + rawValue.uppercased().replacingOccurrences(of: "-", with: "_") }
+}
