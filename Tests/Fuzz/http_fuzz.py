@@ -163,20 +163,25 @@ class Fuzzer:
                 headers.append(("Content-Type", "application/x-www-form-urlencoded"))
         raw = self.request(method, target, headers, body)
         if self.random.random() < 0.05:
-            # A malformed request: cut short, a byte flipped, or a wrong length.
+            # A malformed request: cut short, a byte flipped, or a wrong length. One cut short or promising more body
+            # than it sends may rightly get no answer (the server waits for the rest, then drops it).
             spot = self.random.randrange(0, len(raw))
             raw = self.random.choice([raw[:spot], raw[:spot] + bytes([self.random.randrange(0, 256)]) + raw[spot + 1:],
                                       raw.replace(b"Content-Length: ", b"Content-Length: 9")])
-        return raw
+            return raw, True
+        return raw, False
 
     # The run.
 
-    def check(self, raw, status, head):
+    def check(self, raw, malformed, status, head):
         self.sent += 1
-        key = status if status is not None else "no answer"
+        key = status if status is not None else "no answer (malformed)" if malformed else "no answer"
         self.statuses[key] = self.statuses.get(key, 0) + 1
         if status is None:
             self.unanswered += 1
+        if status is None and not malformed:
+            # A whole request left unanswered for 4 s: something hung.
+            self.failures.append("no answer in 4 s to %s" % raw.split(b"\r\n")[0][:200].decode("latin-1"))
         busy = status == 503 and "retry-after:" in head.lower()
         if status is not None and status >= 500 and not busy:
             os.makedirs(FINDINGS, exist_ok=True)
@@ -194,12 +199,12 @@ class Fuzzer:
     def run(self, seconds):
         end = time.time() + seconds
         while time.time() < end:
-            raw = self.one()
+            raw, malformed = self.one()
             try:
                 status, head = self.exchange(raw)
             except OSError:
                 status, head = None, ""
-            self.check(raw, status, head)
+            self.check(raw, malformed, status, head)
             if self.sent % 200 == 0 and not self.alive():
                 self.failures.append("the server stopped answering after %d requests" % self.sent)
                 break
@@ -219,7 +224,8 @@ def main():
         fuzzer.run(seconds)
         took = time.time() - began
         answered = {str(k): v for k, v in sorted(fuzzer.statuses.items(), key=lambda item: str(item[0]))}
-        print("http-fuzz: seed %d, %d requests in %.0f s (%.0f/s), answers %s; %d answers >= 500 (503 busy excepted), server %s"
+        print("http-fuzz: seed %d, %d requests in %.0f s (%.0f/s), answers %s; %d failures (answers >= 500 but a busy 503, "
+              "or a whole request unanswered), server %s"
               % (seed, fuzzer.sent, took, fuzzer.sent / max(took, 1), answered, len(fuzzer.failures),
                  "up" if server.process.poll() is None else "DOWN"))
         for failure in fuzzer.failures[:20]:
