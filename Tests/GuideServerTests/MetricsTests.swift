@@ -2,6 +2,8 @@ import Foundation
 import GuideCore
 @testable import GuideServer
 import GuideStore
+import TestReceivers
+import GuideReminders
 import Hummingbird
 import HummingbirdTesting
 import Metrics
@@ -52,5 +54,36 @@ import Testing
             let status = try await client.execute(uri: "/metrics", method: .get).status
             #expect(status == .unauthorized)
         }
+    }
+
+    /// Each reminder delivery counted by channel kind and outcome: sent to a receiver that takes it, given up on one
+    /// that answers 410, failed (to be retried) on one that answers 500.
+    @Test func reminderDeliveriesAreCountedByChannelAndOutcome() async throws {
+        let registry = Self.registry  // Bootstrapped before anything is measured.
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        let store = try await TestDatabase.open(TestDatabase.location(in: NSTemporaryDirectory() + "metrics-" + UUID().uuidString))
+        let receiver = try await Receiver()
+        receiver.answer("/gone", with: [410])
+        receiver.answer("/broken", with: [500])
+        let profile = try await store.createProfile(name: "Sam", role: .admin, secretKind: .password, secretHash: "x", onlyIfFirst: false)
+        for (kind, name, path) in [(NewDeliveryChannel.Kind.ntfy, "Phone", "/alerts"), (.webhook, "Gone", "/gone"), (.webhook, "Broken", "/broken")] {
+            _ = try await store.addDeliveryChannel(NewDeliveryChannel(profile: profile.id, kind: kind, name: name, target: receiver.url(path),
+                                                                      secret: nil), at: t0)
+        }
+        let start = t0.addingTimeInterval(15 * 60)
+        _ = try await store.addReminder(NewReminder(profile: profile.id, kind: .programme, channel: ChannelID("bbc1.uk"), channelName: "BBC One",
+                                                    title: "Film", start: start, stop: start.addingTimeInterval(3600), leadMinutes: 15), at: t0)
+        let counted = { (channel: String, outcome: String) -> Double in
+            let text = String(decoding: registry.emitToBuffer(), as: UTF8.self)
+            let prefix = #"tvguide_reminder_deliveries_total{channel="\#(channel)",outcome="\#(outcome)"} "#
+            return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Double($0.dropFirst(prefix.count)) } ?? 0
+        }
+        let before = (sent: counted("ntfy", "sent"), gone: counted("webhook", "given-up"), failed: counted("webhook", "failed"))
+        let dispatcher = ReminderDispatcher(store: store, senders: ReminderSenders(transport: TestHTTP.transport), clock: ContinuousClock(),
+                                            now: { t0 })
+        #expect(try await dispatcher.sendDue().claimed == 1)
+        #expect(counted("ntfy", "sent") == before.sent + 1)
+        #expect(counted("webhook", "given-up") == before.gone + 1)
+        #expect(counted("webhook", "failed") == before.failed + 1)
     }
 }
