@@ -87,10 +87,27 @@ class Chroot:
     def succeeds(self, *command):
         return subprocess.run(["chroot", self.path] + list(command), capture_output=True).returncode == 0
 
-    def popen(self, *command, user, log):
-        return subprocess.Popen(["chroot", "--userspec=%s:%s" % (user, user), self.path,
+    def popen(self, *command, user, log, root=None):
+        return subprocess.Popen(["chroot", "--userspec=%s:%s" % (user, user), root or self.path,
                                  "env", "-i", "PATH=/usr/bin:/bin", "HOME=/var/lib/tvguide", "TZ=UTC"] + list(command),
                                 stdout=log, stderr=subprocess.STDOUT)
+
+    def read_only_view(self, writable):
+        """The root again, read-only but for `writable` (what the unit's ProtectSystem=strict, ReadWritePaths and
+        PrivateTmp leave a service): a path to chroot into, unmounted by close()."""
+        view = tempfile.mkdtemp(prefix="tvguide-view-")
+        os.chmod(view, 0o755)
+        run(["mount", "--rbind", self.path, view])
+        # Private, so the mounts made on the view stay off the root itself.
+        run(["mount", "--make-rprivate", view])
+        run(["mount", "-o", "remount,bind,ro", view])
+        for path in writable:
+            run(["mount", "--bind", self.file(path), os.path.join(view, path.lstrip("/"))])
+        return view
+
+    def drop(self, view):
+        subprocess.run(["umount", "--recursive", view], capture_output=True)
+        os.rmdir(view)
 
     def file(self, path):
         return os.path.join(self.path, path.lstrip("/"))
@@ -140,7 +157,11 @@ class PackageTests(unittest.TestCase):
         port = free_port()
         log = tempfile.TemporaryFile("w+")
         self.addCleanup(log.close)
-        server = self.root.popen("tvguide", "serve", "--port", str(port), user="tvguide", log=log)
+        # Everything but /var/lib/tvguide and /tmp read-only, as the unit's sandbox has it.
+        view = self.root.read_only_view(["/var/lib/tvguide", "/tmp"])
+        self.addCleanup(self.root.drop, view)
+        self.assertNotEqual(subprocess.run(["chroot", view, "touch", "/etc/written"], capture_output=True).returncode, 0)
+        server = self.root.popen("tvguide", "serve", "--port", str(port), user="tvguide", log=log, root=view)
         try:
             page = None
             deadline = time.time() + 180
