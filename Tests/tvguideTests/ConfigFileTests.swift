@@ -72,10 +72,12 @@ import Testing
         var cli = CLI()
         let server = try cli.launch(["serve", "--config", path])
         defer { server.terminate() }
+        let health = try #require(URL(string: "http://127.0.0.1:\(port)/healthz"))
         var answered = false
         for _ in 0..<300 where !answered {
             try await Task.sleep(for: .milliseconds(200))
-            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!) {
+            // Not listening yet is an error here, and the reason to ask again.
+            if let (_, response) = try? await URLSession.shared.data(from: health) {
                 answered = (response as? HTTPURLResponse)?.statusCode == 200
             }
         }
