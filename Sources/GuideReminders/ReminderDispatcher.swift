@@ -32,11 +32,15 @@ public struct ReminderDispatcher: Sendable {
     /// The zone and day start for profiles that chose none.
     public let defaultClock: ViewerClock
 
+    /// Where deliveries are counted (`tvguide_reminder_deliveries_total`): the process's metrics system unless a test
+    /// gives its own.
+    let metrics: any MetricsFactory
+
     public init(store: any Store, senders: ReminderSenders, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
                 owner: String = UUID().uuidString, site: String? = nil, interval: Duration = .seconds(10), lease: TimeInterval = 900,
-                defaultClock: ViewerClock = ViewerClock(zone: .current, dayStartHour: 5)) {
+                defaultClock: ViewerClock = ViewerClock(zone: .current, dayStartHour: 5), metrics: any MetricsFactory = MetricsSystem.factory) {
         (self.store, self.senders, self.clock, self.now, self.owner, self.site) = (store, senders, clock, now, owner, site)
-        (self.interval, self.lease, self.defaultClock) = (interval, lease, defaultClock)
+        (self.interval, self.lease, self.defaultClock, self.metrics) = (interval, lease, defaultClock, metrics)
     }
 
     /// Waits after each failed try, by the attempts made before it.
@@ -138,7 +142,8 @@ public struct ReminderDispatcher: Sendable {
             let givingUp = failure?.isPermanent ?? false
             Counter(label: "tvguide_reminder_deliveries_total",
                     dimensions: [("channel", channel.what.kind.rawValue),
-                                 ("outcome", failure == nil ? "sent" : givingUp ? "given-up" : "failed")]).increment()
+                                 ("outcome", failure == nil ? "sent" : givingUp ? "given-up" : "failed")],
+                    factory: metrics).increment()
             try await store.recordDelivery(Delivery(profile: reminder.what.profile, channel: channel.id, reminder: reminder.id,
                                                     title: reminder.what.title, at: now(), error: failure?.description),
                                            givingUp: givingUp)
