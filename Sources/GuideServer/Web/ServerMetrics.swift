@@ -3,6 +3,7 @@ import GuideStore
 import Hummingbird
 import Metrics
 import Prometheus
+import Synchronization
 
 /// `/metrics`: what the process recorded, in Prometheus' text format, read by Prometheus or any scraper. Requests by
 /// route pattern, method and status with latency (Hummingbird's MetricsMiddleware: a route pattern, never a path, so
@@ -19,6 +20,13 @@ struct ServerMetrics: Sendable {
     let accounts: Accounts
     let access: ServerSettings.MetricsAccess
     let now: @Sendable () -> Date
+    /// Each source's listings end as of a generation of the listings: worked out from every channel's health once an
+    /// import, not at every scrape.
+    private let ends = ListingsEnds()
+
+    final class ListingsEnds: Sendable {
+        let latest = Mutex<(generation: Int64, ends: [String: Date])?>(nil)
+    }
 
     func register(on router: Router<GuideRequestContext>) {
         router.get("metrics") { request, context in try await metrics(request, context) }
@@ -42,12 +50,7 @@ struct ServerMetrics: Sendable {
         let counts = try await store.counts()
         Gauge(label: "tvguide_channels").record(counts.channels)
         Gauge(label: "tvguide_programmes").record(counts.programmes)
-        // Where each source's listings end: the latest end among the channels it lists.
-        var ends: [String: Date] = [:]
-        for channel in try await store.channelHealth(at: now()) {
-            guard let end = channel.listingsEnd else { continue }
-            for source in channel.sources { ends[source] = max(ends[source] ?? end, end) }
-        }
+        let ends = try await listingsEnds()
         for status in try await store.sources() {
             let name = status.definition.name.rawValue
             let source = [("source", name)]
@@ -61,5 +64,18 @@ struct ServerMetrics: Sendable {
         }
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+    }
+
+    /// Where each source's listings end: the latest end among the channels it lists.
+    private func listingsEnds() async throws -> [String: Date] {
+        let generation = try await store.version().generation
+        if let cached = ends.latest.withLock({ $0 }), cached.generation == generation { return cached.ends }
+        var found: [String: Date] = [:]
+        for channel in try await store.channelHealth(at: now()) {
+            guard let end = channel.listingsEnd else { continue }
+            for source in channel.sources { found[source] = max(found[source] ?? end, end) }
+        }
+        ends.latest.withLock { $0 = (generation, found) }
+        return found
     }
 }
