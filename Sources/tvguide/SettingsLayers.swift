@@ -21,7 +21,8 @@ struct SettingsLayers: Sendable {
     static func load(flags: [SettingKey: ConfigContent], file explicit: String?,
                      environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> SettingsLayers {
         let named = explicit ?? environment["TVGUIDE_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
-        let path = named ?? (FileManager.default.fileExists(atPath: defaultFile) ? defaultFile : nil)
+        // "none" reads no file, not even the default one.
+        let path = named == "none" ? nil : named ?? (FileManager.default.fileExists(atPath: defaultFile) ? defaultFile : nil)
         var layers: [(name: String, provider: any ConfigProvider)] = [
             ("flag", InMemoryProvider(name: "flags", values: Dictionary(uniqueKeysWithValues: flags.map { key, value in
                 (AbsoluteConfigKey([key.rawValue]), ConfigValue(value, isSecret: false))

@@ -11,7 +11,7 @@ struct StoreOptions: ParsableArguments {
                                            valueName: "path-or-url"))
     var database: String?
 
-    @Option(help: ArgumentHelp("The configuration file: key = value lines, keys named as serve's options (default: $TVGUIDE_CONFIG, else /etc/tvguide/tvguide.conf when it exists). Environment variables and flags override it.",
+    @Option(help: ArgumentHelp("The configuration file: key = value lines, keys named as serve's options (default: $TVGUIDE_CONFIG, else /etc/tvguide/tvguide.conf when it exists; none for no file). Environment variables and flags override it.",
                                valueName: "file"))
     var config: String?
 

@@ -61,6 +61,9 @@ import Testing
         #expect(named["trusted-proxy"]?.value == "192.168.1.1" && named["trusted-proxy"]?.origin == "flag")
         // Every command reads the database from the layers: here the environment's, over the file's.
         #expect(named["database"]?.value == cli.database || TestDatabase.postgres != nil)
+        // "none" leaves every file out, the named one and the default.
+        let none = Self.shown(try await cli.run("config", "show", "--config", "none").stdout)
+        #expect(none["host"]?.value == "127.0.0.1" && none["host"]?.origin == "default")
     }
 
     /// serve itself listens where the file says, and a value from the environment that does not parse stops it with
