@@ -171,8 +171,11 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], exclude: ["Fixtures/PROVENANCE.md"], resources: [.copy("Fixtures/tvmaze"), .copy("Fixtures/composed")]),
         .executableTarget(name: "tvmaze-replay", dependencies: ["TVMazeReplay"]),
-        // Test support: each test's database, SQLite or (with TVGUIDE_TEST_POSTGRES) a schema of its own in PostgreSQL.
-        .target(name: "StoreTestSupport", dependencies: ["GuideStore", "GuideStoreBackends", "GuideCore", "GuideHTTP"]),
+        // Test support: each test's database, SQLite or (with TVGUIDE_TEST_POSTGRES) a schema of its own in PostgreSQL,
+        // and waiting for a loop to sleep on a test clock.
+        .target(name: "StoreTestSupport", dependencies: [
+            "GuideStore", "GuideStoreBackends", "GuideCore", "GuideHTTP", .product(name: "Clocks", package: "swift-clocks"),
+        ]),
         .testTarget(name: "TVMazeTests", dependencies: [
             "TVMaze", "TVMazeReplay", "TestReceivers", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport",
             .product(name: "Clocks", package: "swift-clocks"),

@@ -40,8 +40,9 @@ import Testing
             return try await store.sources().first?.lastAttempt
         }
         #expect(try await attempt(start) == start)   // Due at once.
+        try await clock.untilSomethingSleeps()
         await clock.advance(by: .seconds(299))
-        try await Task.sleep(for: .milliseconds(200))
+        try await clock.untilSomethingSleeps()
         #expect(try await store.sources().first?.lastAttempt == start)   // Not yet.
         await clock.advance(by: .seconds(1))
         #expect(try await attempt(start.addingTimeInterval(300)) == start.addingTimeInterval(300))

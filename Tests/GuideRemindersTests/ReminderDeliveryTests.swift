@@ -212,7 +212,7 @@ import Testing
         // Each 10 s step once the loop has finished its round (and gone to sleep on the clock).
         for step in 1...3 {
             for _ in 0..<500 where rounds.withLock({ $0 }) < step { try await Task.sleep(for: .milliseconds(10)) }
-            try await Task.sleep(for: .milliseconds(50))
+            try await clock.untilSomethingSleeps()
             await clock.advance(by: .seconds(10))
         }
         for _ in 0..<500 where rounds.withLock({ $0 }) < 4 { try await Task.sleep(for: .milliseconds(10)) }
