@@ -2,6 +2,7 @@ import Foundation
 import GuideCore
 import GuideStore
 import Hummingbird
+import HTTPTypes
 import HummingbirdTesting
 import Testing
 import TVMazeReplay
@@ -92,7 +93,11 @@ import TVMazeReplay
                                        form: ["lead": "5000", "shift": "0", "pastDays": "7", "futureDays": "60"]).status == .badRequest)
             _ = try await jar.send(client, "/settings/series", method: .post, form: ["lead": "30", "shift": "0", "pastDays": "7", "futureDays": "60"])
             // The address is shown once, when made; only its SHA-256 is stored, and the settings page never shows it again.
-            let made = String(buffer: try await jar.send(client, "/settings/calendar", method: .post, form: ["action": "new"]).body)
+            // Its scheme and host are the guide's own, whatever a client's forwarded headers claim.
+            let made = String(buffer: try await jar.send(client, "/settings/calendar", method: .post, form: ["action": "new"],
+                                                         headers: [HTTPField.Name("X-Forwarded-Proto")!: "https"]).body)
+            let shown = try #require(made.firstMatch(of: /value="(http[^"]*)"/)).output.1
+            #expect(shown.hasPrefix("http://") && made.contains("href=\"webcal\(shown.dropFirst(4))\""), "\(made)")
             let address = try #require(made.firstMatch(of: /\/calendar\/([0-9a-f]+)\.ics/)).output.0
             let secret = String(address.dropFirst("/calendar/".count).dropLast(4))
             #expect(try await server.store.seriesSettings(of: ProfileID(rawValue: 1)).calendarTokenHash?.count == 64)

@@ -96,8 +96,9 @@ public actor RefreshScheduler {
             let next = (try? await refresher.store.sources().map(\.nextDue).min()) ?? nil
             var wait = check
             if let next {
-                let seconds = max(1, next.timeIntervalSince(now()))
-                wait = min(check, .milliseconds(Int64(seconds * 1000)))
+                // Compared before it becomes a Duration: a clock set far back would make it too many milliseconds for Int64.
+                let seconds = next.timeIntervalSince(now())
+                if seconds < check / .seconds(1) { wait = min(check, .milliseconds(Int64(max(1, seconds) * 1000))) }
             }
             let sleep = Task { [clock] in try await clock.sleep(for: wait) }
             guard stopping.withLock({ state in

@@ -53,11 +53,11 @@ struct CalendarFeed: Sendable {
     /// The settings as the page shows them; `newToken`, the address's secret just made, is shown this once.
     func view(of profile: Profile, request: Request, newToken: String? = nil) async throws -> SettingsView {
         let settings = try await site.store.seriesSettings(of: profile.id)
-        let host = request.head.authority ?? "127.0.0.1"
-        let scheme = request.headers[.init("X-Forwarded-Proto")!] == "https" ? "https" : "http"
+        let feed = newToken.map { "\(site.settings.publicAddress(for: request))/calendar/\($0).ics" }
         return SettingsView(lead: settings.leadMinutes, shift: settings.shiftMinutes, pastDays: settings.pastDays, futureDays: settings.futureDays,
-                            feedURL: newToken.map { "\(scheme)://\(host)/calendar/\($0).ics" },
-                            webcalURL: newToken.map { "webcal://\(host)/calendar/\($0).ics" },
+                            feedURL: feed,
+                            // webcal:// is the same address for calendar apps, which fetch it over https or http.
+                            webcalURL: feed.map { "webcal" + $0.drop { $0 != ":" } },
                             hasFeed: settings.calendarTokenHash != nil)
     }
 

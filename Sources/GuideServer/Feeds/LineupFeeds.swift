@@ -42,7 +42,7 @@ struct LineupFeeds: Sendable {
             throw HTTPError(.notFound, message: "No such feed. Its address may have been removed on the admin page.")
         }
         let version = try await store.version()
-        let built = try await build(feed, compressed: compressed, base: base(request))
+        let built = try await build(feed, compressed: compressed, base: settings.publicAddress(for: request))
         var headers: HTTPFields = [.eTag: built.tag, .cacheControl: "no-cache",
                                    .contentType: compressed ? "application/gzip" : "application/xml; charset=utf-8"]
         if let updated = version.updated { headers[.lastModified] = HTTPDate.format(updated) }
@@ -107,18 +107,5 @@ struct LineupFeeds: Sendable {
         case .group(let name):
             return GroupFilter.members(of: name, among: snapshot.listed, in: snapshot)
         }
-    }
-
-    /// Where logos are named: `--public-url`, else the address the feed was asked for at (its `Host`, when it is a
-    /// plain host and port).
-    func base(_ request: Request) -> String {
-        Self.base(request, publicURL: settings.publicURL)
-    }
-
-    static func base(_ request: Request, publicURL: String?) -> String {
-        if let configured = publicURL { return configured.hasSuffix("/") ? String(configured.dropLast()) : configured }
-        let host = request.head.authority ?? "localhost"
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
-        return "http://" + (host.count <= 255 && host.allSatisfy(allowed.contains) ? host : "localhost")
     }
 }

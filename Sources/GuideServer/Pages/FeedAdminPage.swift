@@ -55,7 +55,7 @@ struct FeedAdminPage: Sendable {
         var entries: [Entry] = []
         let defined = try await site.store.lineupFeeds()
         for feed in defined {
-            let built = try await feeds.build(feed, compressed: false, base: feeds.base(request))
+            let built = try await feeds.build(feed, compressed: false, base: site.settings.publicAddress(for: request))
             var warnings: [String] = []
             if built.bytes > LineupFeeds.plexBytes * 8 / 10 {
                 warnings.append("Near or over 20 MB: Plex is reported to show an empty guide for larger files. Fewer days or channels help.")
@@ -78,7 +78,7 @@ struct FeedAdminPage: Sendable {
             [Choice(value: "lineup:\(profile.id.rawValue)", label: "\(profile.name)'s channels", isSelected: false),
              Choice(value: "favourites:\(profile.id.rawValue)", label: "\(profile.name)'s favourites", isSelected: false)]
         } + groups.prefix(250).map { Choice(value: "group:" + $0, label: "Group: " + $0, isSelected: false) }
-        let base = feeds.base(request)
+        let base = site.settings.publicAddress(for: request)
         let model = await Model(
             chrome: site.chrome(context, section: "admin"), title: "Feeds for media servers", feeds: entries, choices: choices,
             shapes: [Choice(value: LineupFeed.Shape.mediaServer.rawValue, label: "Plex and Jellyfin", isSelected: true),
@@ -115,10 +115,11 @@ struct FeedAdminPage: Sendable {
         let choice = form["channels"] ?? ""
         let parts = choice.split(separator: ":", maxSplits: 1).map(String.init)
         let channels: LineupFeed.Channels
-        switch (parts.first, parts.count > 1 ? parts[1] : nil) {
-        case ("lineup", let id?) where Int64(id) != nil: channels = .lineup(ProfileID(rawValue: Int64(id)!))
-        case ("favourites", let id?) where Int64(id) != nil: channels = .favourites(ProfileID(rawValue: Int64(id)!))
-        case ("group", let name?) where !name.isEmpty && name.count <= ChannelGroup.Limits.nameLength: channels = .group(name)
+        let rest = parts.count > 1 ? parts[1] : nil
+        switch (parts.first, rest.flatMap { Bounded.integer($0, in: 1...Int64.max) }.map(ProfileID.init(rawValue:)), rest) {
+        case ("lineup", let profile?, _): channels = .lineup(profile)
+        case ("favourites", let profile?, _): channels = .favourites(profile)
+        case ("group", _, let name?) where !name.isEmpty && name.count <= ChannelGroup.Limits.nameLength: channels = .group(name)
         default: return try await failed("Choose the channels the feed carries.")
         }
         if case .lineup(let id) = channels, try await site.store.profile(id) == nil { return try await failed("No such profile.") }
