@@ -151,6 +151,9 @@ let package = Package(
             "GuideCore", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideIngest", "GuideHTTP", "GuideReminders",
             // A loopback webhook receiver for the reminders' delivery throughput.
             "TestReceivers",
+            // What recording the store pool's metrics costs.
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         .testTarget(name: "GuideCoreTests", dependencies: ["GuideCore"]),
         .testTarget(name: "XMLTVTests", dependencies: ["XMLTV", "GuideCore", "TestReceivers"], resources: [.copy("Fixtures")]),
