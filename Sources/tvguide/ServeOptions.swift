@@ -25,7 +25,7 @@ struct ServeOptions: ParsableArguments {
     var trustedProxies: [String] = []
 
     @Option(name: .customLong("public-url"),
-            help: ArgumentHelp("The address people open this guide at (e.g. https://tv.example.org), for links in reminders and logos in media servers' feeds.", valueName: "url"))
+            help: ArgumentHelp("The address people open this guide at (e.g. https://tv.example.org), for links in reminders, the calendar feed's address and logos in media servers' feeds.", valueName: "url"))
     var publicURL: String?
 
     @Option(help: ArgumentHelp("An SMTP server for e-mail reminders: smtp://USER@HOST[:587] (STARTTLS), smtps://USER@HOST[:465], or smtp+plain://127.0.0.1:PORT for a local relay; its password in $TVGUIDE_SMTP_PASSWORD.", valueName: "url"))

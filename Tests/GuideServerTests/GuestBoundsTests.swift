@@ -2,6 +2,7 @@ import Foundation
 import GuideCore
 import GuideStore
 import Hummingbird
+import StoreTestSupport
 import HummingbirdTesting
 import Testing
 import TVMazeReplay
@@ -38,6 +39,28 @@ import TVMazeReplay
             #expect(replay.requests(to: "/search/shows").count >= results.filter { $0.0 == .ok }.count)
             let slowest = results.map(\.2).max() ?? .zero
             #expect(slowest < .seconds(60), "the slowest guest waited \(slowest)")
+        }
+    }
+
+    /// The whole guide at /xmltv.xml names logos under the `Host` it was asked at (no --public-url): a guest inventing
+    /// a new one each time is given one of the 4 files written for this version of the listings, not a new export.
+    @Test func inventedHostsMakeAtMostFourExports() async throws {
+        let server = try await TestServer(listings: LineupFeedTests.listings, now: LineupFeedTests.now)
+        try await server.run(.live) { client in
+            let port = try #require(client.port)
+            let answers = try await offThePool {
+                try (0..<8).map { index in
+                    let connection = try ConnectionLimitTests.RawConnection(port: port)
+                    _ = connection.send("GET /xmltv.xml HTTP/1.1\r\nHost: guest\(index).example\r\nConnection: close\r\n\r\n")
+                    return connection.readToEnd().text
+                }
+            }
+            #expect(answers.allSatisfy { $0.hasPrefix("HTTP/1.1 200") && $0.contains("</tv>") })
+            // Logos under the first four guests' hosts; the next four are served one of those files.
+            let named = answers.map { answer in (0..<8).filter { answer.contains("http://guest\($0).example/logo?") } }
+            #expect(named.prefix(4) == [[0], [1], [2], [3]] && named.suffix(4).allSatisfy { $0.count == 1 && $0[0] < 4 }, "\(named)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: server.settings.exportDirectory).filter { $0.hasPrefix("guide-") }
+            #expect(files.count == 4, "\(files)")
         }
     }
 

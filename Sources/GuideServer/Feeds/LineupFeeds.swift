@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GuideCore
+import GuideHTTP
 import GuideIngest
 import GuideStore
 import Hummingbird
@@ -57,18 +58,21 @@ struct LineupFeeds: Sendable {
         let channels = try await self.channels(of: feed, in: snapshot)
         let (today, window) = self.window(of: feed)
         var hasher = SHA256()
-        for part in [feed.name, "\(feed.channels)", "\(feed.days)", feed.shape.rawValue, base, today.description] + channels.map(\.id.rawValue) {
+        for part in [feed.name, "\(feed.channels)", "\(feed.days)", feed.shape.rawValue, today.description] + channels.map(\.id.rawValue) {
             hasher.update(data: Data(part.utf8))
             hasher.update(data: [0])
         }
         let version = "\(snapshot.generation)-" + hasher.finalize().prefix(8).map { String(format: "%02x", $0) }.joined()
         let shape = feed.shape == .mediaServer ? MediaServerShape { channel in ChannelLogos.address(of: channel).map { base + $0 } } : nil
         let store = self.store
-        let path = try await cache.file(kind: "feed\(feed.id)", version: version, ending: compressed ? "xml.gz" : "xml") { path in
+        let path = try await cache.file(kind: "feed\(feed.id)", version: version, variant: ImageCache.name(for: base),
+                                        ending: compressed ? "xml.gz" : "xml") { path in
             try await GuideExport(store: store).write(to: path, compressed: compressed, channels: channels, window: window, shape: shape)
         }
         let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
-        return Built(path: path, tag: "\"feed-\(version)\(compressed ? "-gz" : "")\"", channels: channels.count, bytes: bytes)
+        // The tag names the file served (its variant too: the same listings with logos under another address differ).
+        let served = URL(fileURLWithPath: path).lastPathComponent.split(separator: ".").first.map(String.init) ?? version
+        return Built(path: path, tag: "\"\(served)\(compressed ? "-gz" : "")\"", channels: channels.count, bytes: bytes)
     }
 
     /// The feed's days: from the start of today's broadcast day (the server's zone and day start).
