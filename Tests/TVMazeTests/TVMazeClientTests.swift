@@ -203,11 +203,11 @@ import TVMazeReplay
     }
 
     @Test func aSlowAnswerPastTheReadTimeoutIsRetried() async throws {
-        // A second: 300 ms let an ordinary answer time out too on a loaded 2-core machine (CI saw 3 tries).
-        let transport = AsyncHTTPTransport(readTimeout: .seconds(1))
+        // 3 s: at 300 ms an ordinary answer timed out too on the loaded 2-core CI machine (3 tries seen).
+        let transport = AsyncHTTPTransport(readTimeout: .seconds(3))
         let rig = try await Rig(transport: transport)
-        // SYNTHETIC: the first answer takes 4 s; the read timeout gives up on it and the second try is answered.
-        rig.server.script("/people/1", ReplayServer.Answer(status: 200, body: Array("{}".utf8), delay: .seconds(4)))
+        // SYNTHETIC: the first answer takes 10 s; the read timeout gives up on it and the second try is answered.
+        rig.server.script("/people/1", ReplayServer.Answer(status: 200, body: Array("{}".utf8), delay: .seconds(10)))
         #expect(try await rig.client.person(1)?.name == "Mike Vogel")
         #expect(rig.server.requests(to: "/people/1").count == 2)
         try await transport.shutdown()
