@@ -41,7 +41,12 @@ public final class ImageCache: Sendable {
     /// After a host (and port) fails to answer, images from it are not asked for this long: a page of 20 posters offline
     /// costs one timeout, not 20.
     let pause: TimeInterval
+    /// Hosts resting after a failure, until when; at most ``mostHostsResting`` (listings may name logos on any
+    /// number of hosts), the expired ones dropped first.
     private let downUntil = Mutex<[String: Date]>([:])
+    static let mostHostsResting = 1000
+    /// How many hosts are resting now, for tests.
+    var hostsResting: Int { downUntil.withLock { $0.count } }
     /// The files on disk by the hash of their address (``name(for:)``): file name, size and last use. Read from the
     /// folder once.
     private let index = Mutex<[String: Entry]?>(nil)
@@ -112,7 +117,12 @@ public final class ImageCache: Sendable {
         do {
             reply = try await transport.get(url, headers: [("Accept", "image/*")])
         } catch {
-            downUntil.withLock { $0[host] = Date().addingTimeInterval(pause) }
+            downUntil.withLock { resting in
+                let now = Date()
+                if resting.count >= Self.mostHostsResting { resting = resting.filter { $0.value > now } }
+                if resting.count >= Self.mostHostsResting { resting.removeAll() }
+                resting[host] = now.addingTimeInterval(pause)
+            }
             throw error
         }
         if let length = reply.contentLength, length > largest { return nil }

@@ -1,9 +1,10 @@
 import Foundation
 import GuideCore
+@testable import GuideHTTP
 import GuideStore
 import Hummingbird
-import StoreTestSupport
 import HummingbirdTesting
+import StoreTestSupport
 import Testing
 import TVMazeReplay
 
@@ -62,6 +63,26 @@ import TVMazeReplay
             let files = try FileManager.default.contentsOfDirectory(atPath: server.settings.exportDirectory).filter { $0.hasPrefix("guide-") }
             #expect(files.count == 4, "\(files)")
         }
+    }
+
+    /// A host that fails rests for 5 minutes; listings may name logos on any number of hosts, so at most 1,000 rest.
+    @Test func atMostAThousandHostsRestAfterFailing() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-resting-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }  // Test scratch folder.
+        let transport = AsyncHTTPTransport(connectTimeout: .milliseconds(300))
+        let logos = ImageCache(directory: folder, transport: transport, addresses: .listings)
+        let refused: @Sendable (Int) -> URL? = { logos.canonical("http://127.0.0.1:\($0)/logo.png") }   // Nothing listens there.
+        await withTaskGroup(of: Void.self) { group in
+            for port in 40_000..<41_010 {
+                group.addTask { if let url = refused(port) { _ = try? await logos.file(for: url) } }
+            }
+        }
+        #expect(logos.hostsResting > 0 && logos.hostsResting <= ImageCache.mostHostsResting, "\(logos.hostsResting)")
+        // One more fails (an error), then rests: asked again, it is not tried (no error, no image).
+        let last = try #require(refused(41_500))
+        await #expect(throws: (any Error).self) { try await logos.file(for: last) }
+        #expect(try await logos.file(for: last) == nil)
+        try await transport.shutdown()
     }
 
     @Test func imagesComeOnlyFromTVmazeAndEachGuestFetchesFewAtATime() async throws {
