@@ -28,7 +28,9 @@ enum RefreshEvents {
         let clock = scheduler.clock
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             withExtendedLifetime(hold) {}
-            let (events, sink) = AsyncStream.makeStream(of: String.self)
+            // A watcher that stops reading holds at most the 4 newest events: each is the whole state, so older ones
+            // can go.
+            let (events, sink) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(4))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await progress in scheduler.updates() {
