@@ -6,35 +6,16 @@ Run by scripts/test after the Swift tests: /usr/bin/python3 Tests/Browser/test_g
 Screenshots go to docs/screenshots/ (or $TVGUIDE_SCREENSHOTS), where the README shows them.
 """
 import os
-import re
-import shutil
 import time
 import unittest
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tvguide_server import ROOT, BINARY, NOW, fresh_database, Server
-SHOTS = os.environ.get("TVGUIDE_SCREENSHOTS", os.path.join(ROOT, "docs", "screenshots"))
-NOW_EPOCH = 1771187400
-DAY = "2026-02-15"
-
-
-def browser(width, height, javascript=True):
-    options = webdriver.ChromeOptions()
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=%d,%d" % (width, height), "--hide-scrollbars", "--force-device-scale-factor=1"]:
-        options.add_argument(argument)
-    if not javascript:
-        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
-    os.environ["TZ"] = "UTC"
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
-    driver.set_window_size(width, height)
-    return driver
+from browser_support import DAY, NOW_EPOCH, SHOTS, Forms, browser
+from tvguide_server import Server
 
 
 SERVER = None
@@ -276,54 +257,10 @@ class NoScriptTests(unittest.TestCase):
             driver.quit()
 
 
-class Forms:
-    """Filling and submitting forms the way a person does, waiting for the page each leads to."""
-
-    @property
-    def server(self):
-        """The server the forms are on: this module's, unless a test class names its own."""
-        return SERVER
-
-    def submit(self, button):
-        """Clicks a form's button and waits for the page it leads to."""
-        # A mark on the old page's window; the new page has none. (Selenium's staleness_of trips over chromium's
-        # "node does not belong to the document" while the page changes.)
-        self.driver.execute_script("window.tvguideOldPage = true")
-        button.click()
-        WebDriverWait(self.driver, 15).until(lambda d: d.execute_script(
-            "return !window.tvguideOldPage && document.readyState === 'complete'"))
-
-    def live_text(self, selector):
-        """The text of an element the page's script may replace at any moment (the refresh view's rows and
-        summary), read in one script call: an element found first and read after may be gone by then."""
-        return self.driver.execute_script(
-            "var e = document.querySelector(arguments[0]); return e ? e.innerText : '';", selector)
-
-    def fill(self, fields):
-        for name, value in fields.items():
-            element = self.driver.find_element(By.NAME, name)
-            if element.get_attribute("type") == "radio":
-                self.driver.find_element(By.CSS_SELECTOR, "input[name=%s][value=%s]" % (name, value)).click()
-            elif element.tag_name == "select":
-                element.find_element(By.CSS_SELECTOR, "option[value=%s]" % value).click()
-            else:
-                element.clear()
-                element.send_keys(value)
-
-    def sign_in_admin(self):
-        """Signs in as the admin Ada, creating her with the setup code when no profile exists yet."""
-        driver = self.driver
-        driver.get(self.server.url("/setup"))
-        if driver.find_elements(By.NAME, "code"):
-            self.fill({"code": self.server.setup_code, "name": "Ada", "kind": "password", "secret": "correct horse"})
-        else:
-            driver.get(self.server.url("/signin"))
-            self.fill({"name": "Ada", "secret": "correct horse"})
-        self.submit(driver.find_element(By.CSS_SELECTOR, "form.stacked button[type=submit]"))
-
-
 class AccountTests(Forms, unittest.TestCase):
     """Setup, a PIN profile's lockout, and a form without its token, in the browser."""
+
+    server = property(lambda self: SERVER)
 
     @classmethod
     def setUpClass(cls):
@@ -367,189 +304,6 @@ class AccountTests(Forms, unittest.TestCase):
         self.submit(driver.find_element(By.CSS_SELECTOR, "form.stacked button[type=submit]"))
         self.assertIn("has to wait", driver.find_element(By.ID, "signin-message").text)
         self.assertIn("Sign in", driver.find_element(By.CSS_SELECTOR, ".account").text)
-
-
-class OwnServer:
-    """A test class with a `tvguide serve` of its own (fresh database, sample listings) and a laptop-sized browser."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.server = Server()
-        cls.driver = browser(1280, 900)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.driver.quit()
-        cls.server.stop()
-
-
-class LoopbackServer:
-    """A real HTTP server on loopback, answering with `handler` (a BaseHTTPRequestHandler) on a thread of its own."""
-
-    def __init__(self, handler, path):
-        import http.server
-        import threading
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.url = "http://127.0.0.1:%d%s" % (self.server.server_address[1], path)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
-class DrippingFeed(LoopbackServer):
-    """A real HTTP server on loopback serving the sample listings (gzip XMLTV, with Content-Length) slowly: 16 KB
-    every 0.1 s, about 3 s in all, so a refresh's progress can be watched."""
-
-    def __init__(self):
-        import http.server
-        with open(os.path.join(ROOT, "Sources", "GuideServer", "Resources", "sample-listings.xml.gz"), "rb") as file:
-            body = file.read()
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                self.send_response(200)
-                self.send_header("Content-Type", "application/gzip")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                for start in range(0, len(body), 16384):
-                    self.wfile.write(body[start:start + 16384])
-                    self.wfile.flush()
-                    time.sleep(0.1)
-
-            def log_message(self, *arguments):
-                pass
-
-        super().__init__(Handler, "/guide.xml.gz")
-
-
-class SourceTests(Forms, unittest.TestCase):
-    """An admin adds a source on the web and watches its download live (server-sent events), then its channels and
-    health."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.driver = browser(1280, 900)
-        cls.feed = DrippingFeed()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.driver.quit()
-        cls.feed.stop()
-
-    def test_add_a_source_and_watch_it_refresh(self):
-        driver = self.driver
-        self.sign_in_admin()
-        driver.get(SERVER.url("/admin/sources"))
-        self.fill({"name": "drip", "format": "xmltv", "location": self.feed.url, "priority": "3"})
-        self.submit(driver.find_element(By.CSS_SELECTOR, "form[action='/admin/sources'] button[type=submit]"))
-        self.assertIn("Added drip; fetching its listings now", driver.find_element(By.ID, "sources-message").text)
-        # The live view: the download's percentage of its known size moves while it runs ...
-        seen = set()
-
-        def downloading(d):
-            for text in d.execute_script("""
-                    return Array.from(document.querySelectorAll("#refresh-progress li[data-source=drip] .feed span"))
-                        .map(function (span) { return span.textContent; });"""):
-                match = re.search(r"(\d+)% of 0\.5 MB", text)
-                if match:
-                    seen.add(int(match.group(1)))
-            return len([p for p in seen if 0 < p < 100]) >= 2
-        WebDriverWait(driver, 20, poll_frequency=0.1).until(downloading)
-        self.assertIn("Refreshing:", self.live_text("#refresh-progress .progress-summary"))
-        os.makedirs(SHOTS, exist_ok=True)
-        driver.save_screenshot(os.path.join(SHOTS, "sources-refreshing.png"))
-        # ... until it is imported, and the sources table then tells the outcome without a reload.
-        WebDriverWait(driver, 30).until(lambda d: d.find_elements(
-            By.CSS_SELECTOR, "#refresh-progress li[data-source=drip][data-phase=imported]"))
-        WebDriverWait(driver, 10).until(lambda d: re.search(
-            r"\d+ programmes, 0\.5 MB", self.live_text("tr[data-source=drip]")))
-        self.assertIn("Last refresh: 1 of 1 downloads done", self.live_text("#refresh-progress .progress-summary"))
-        # Its channels: dropping all on the page is one click, and saving keeps the choice.
-        driver.get(SERVER.url("/admin/source?name=drip"))
-        offered, kept = map(int, re.match(r"^(\d+) channels offered, (\d+) kept", driver.find_element(By.ID, "channel-summary").text).groups())
-        on_page = [box for box in driver.find_elements(By.CSS_SELECTOR, "input[name=keep]") if box.is_selected()]
-        self.assertGreater(len(on_page), 0)
-        driver.find_element(By.CSS_SELECTOR, "button[data-check=none]").click()
-        self.assertFalse(any(box.is_selected() for box in driver.find_elements(By.CSS_SELECTOR, "input[name=keep]")))
-        self.submit(driver.find_element(By.CSS_SELECTOR, "form.source-channels button.button[type=submit]"))
-        self.assertIn("Saved", driver.find_element(By.ID, "source-message").text)
-        self.assertIn("%d channels offered, %d kept" % (offered, kept - len(on_page)), driver.find_element(By.ID, "channel-summary").text)
-        # Health lists the source and its last refresh.
-        driver.get(SERVER.url("/admin/health"))
-        self.assertRegex(driver.find_element(By.CSS_SELECTOR, "#source-health tr[data-source=drip]").text, r"\d+ programmes")
-
-
-class WebhookReceiver(LoopbackServer):
-    """A real HTTP server on loopback standing in for a webhook: it records every POST's headers and JSON body."""
-
-    def __init__(self):
-        import http.server
-        import json
-        received = self.received = []
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                received.append((dict(self.headers), json.loads(body)))
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *arguments):
-                pass
-
-        super().__init__(Handler, "/hook")
-
-
-class ReminderTests(Forms, unittest.TestCase):
-    """Remind me on a programme in the grid; it appears on /reminders; a webhook channel's test arrives."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.driver = browser(1280, 900)
-        cls.receiver = WebhookReceiver()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.driver.quit()
-        cls.receiver.stop()
-
-    def test_remind_me_from_the_grid_then_a_test_delivery(self):
-        driver = self.driver
-        self.sign_in_admin()
-        driver.get(SERVER.url("/?day=%s&zoom=180" % DAY))
-        WebDriverWait(driver, 20).until(lambda d: d.execute_script(
-            "return document.querySelectorAll('#rows .row:not(.loading) .p').length > 5"))
-        # A programme starting at least an hour after the server's now, opened as a viewer opens it.
-        title = driver.execute_script("""
-            var start = Number(document.getElementById('guide').dataset.dayStart), now = arguments[0];
-            var cell = Array.from(document.querySelectorAll('#rows .p')).find(function (c) {
-              return start + Number(c.dataset.start) > now + 3600; });
-            cell.click();
-            return cell.querySelector('.t').textContent;""", NOW_EPOCH)
-        WebDriverWait(driver, 10).until(lambda d: not d.find_element(By.ID, "panel").get_attribute("hidden"))
-        form = driver.find_element(By.CSS_SELECTOR, "#panel form.remind")
-        form.find_element(By.CSS_SELECTOR, "option[value='30']").click()
-        self.submit(form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
-        self.assertTrue(driver.current_url.startswith(SERVER.url("/reminders")))
-        self.assertIn("You will be reminded of " + title, driver.find_element(By.CSS_SELECTOR, ".notice").text)
-        self.assertIn(title, driver.find_element(By.CSS_SELECTOR, ".reminder-list .reminder").text)
-        self.assertIn("30 min before", driver.find_element(By.CSS_SELECTOR, ".reminder-list .reminder").text)
-        # A webhook, then its test: it arrives at the receiver, signed, and the log says so.
-        self.fill({"kind": "webhook", "name": "Home", "target": self.receiver.url, "secret": "key"})
-        self.submit(driver.find_element(By.CSS_SELECTOR, "form[action='/reminders/channels'] button[type=submit]"))
-        self.assertIn("Added Home.", driver.find_element(By.CSS_SELECTOR, ".notice").text)
-        self.submit(driver.find_element(By.CSS_SELECTOR, ".delivery-channel form[action$='/test'] button"))
-        self.assertIn("Test sent to Home.", driver.find_element(By.CSS_SELECTOR, ".notice").text)
-        self.assertEqual(len(self.receiver.received), 1)
-        headers, body = self.receiver.received[0]
-        self.assertEqual(body["event"], "test")
-        self.assertTrue(headers.get("X-Tvguide-Signature", "").startswith("sha256="))
-        self.assertIn("Home: Test delivered", driver.find_element(By.CSS_SELECTOR, ".delivery-log").text)
-        os.makedirs(SHOTS, exist_ok=True)
-        driver.save_screenshot(os.path.join(SHOTS, "reminders.png"))
 
 
 if __name__ == "__main__":

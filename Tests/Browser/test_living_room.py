@@ -18,7 +18,7 @@ import urllib.request
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from test_guide import OwnServer, DAY, Forms, LoopbackServer, browser
+from browser_support import DAY, Forms, LoopbackServer, OwnServer, browser
 from tvguide_server import BINARY
 
 

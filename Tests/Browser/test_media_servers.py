@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 
 from selenium.webdriver.common.by import By
 
-from test_guide import OwnServer, DAY, Forms
+from browser_support import DAY, Forms, OwnServer
 from tvguide_server import BINARY
 
 

@@ -21,8 +21,8 @@ import urllib.request
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from test_guide import OwnServer, ROOT, DAY, SHOTS, Forms
-from tvguide_server import BINARY
+from browser_support import DAY, SHOTS, Forms, OwnServer
+from tvguide_server import ROOT, BINARY
 
 LISTINGS = "tvguide-listings-v1"
 

@@ -15,8 +15,8 @@ import urllib.request
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from test_guide import ROOT, BINARY, SHOTS, browser
-from tvguide_server import Server
+from browser_support import SHOTS, browser
+from tvguide_server import ROOT, BINARY, Server
 
 REPLAY = os.environ.get("TVMAZE_REPLAY_BINARY", os.path.join(os.path.dirname(BINARY), "tvmaze-replay"))
 NOW = "2013-06-24T20:00:00Z"

@@ -1,0 +1,100 @@
+"""What the browser tests share: a headless chromium, forms filled as a person fills them, a test class with a
+`tvguide serve` of its own, and real HTTP servers on loopback for what the guide fetches or calls."""
+import os
+import shutil
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tvguide_server import ROOT, Server
+
+SHOTS = os.environ.get("TVGUIDE_SCREENSHOTS", os.path.join(ROOT, "docs", "screenshots"))
+# The server's clock in every browser test: 2026-02-15 20:30 UTC (tvguide_server.NOW), as seconds and its day.
+NOW_EPOCH = 1771187400
+DAY = "2026-02-15"
+
+
+def browser(width, height, javascript=True):
+    options = webdriver.ChromeOptions()
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=%d,%d" % (width, height), "--hide-scrollbars", "--force-device-scale-factor=1"]:
+        options.add_argument(argument)
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    os.environ["TZ"] = "UTC"
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+    driver.set_window_size(width, height)
+    return driver
+
+
+class Forms:
+    """Filling and submitting forms the way a person does, waiting for the page each leads to, on the test class's
+    `server` and `driver`."""
+
+    def submit(self, button):
+        """Clicks a form's button and waits for the page it leads to."""
+        # A mark on the old page's window; the new page has none. (Selenium's staleness_of trips over chromium's
+        # "node does not belong to the document" while the page changes.)
+        self.driver.execute_script("window.tvguideOldPage = true")
+        button.click()
+        WebDriverWait(self.driver, 15).until(lambda d: d.execute_script(
+            "return !window.tvguideOldPage && document.readyState === 'complete'"))
+
+    def live_text(self, selector):
+        """The text of an element the page's script may replace at any moment (the refresh view's rows and
+        summary), read in one script call: an element found first and read after may be gone by then."""
+        return self.driver.execute_script(
+            "var e = document.querySelector(arguments[0]); return e ? e.innerText : '';", selector)
+
+    def fill(self, fields):
+        for name, value in fields.items():
+            element = self.driver.find_element(By.NAME, name)
+            if element.get_attribute("type") == "radio":
+                self.driver.find_element(By.CSS_SELECTOR, "input[name=%s][value=%s]" % (name, value)).click()
+            elif element.tag_name == "select":
+                element.find_element(By.CSS_SELECTOR, "option[value=%s]" % value).click()
+            else:
+                element.clear()
+                element.send_keys(value)
+
+    def sign_in_admin(self):
+        """Signs in as the admin Ada, creating her with the setup code when no profile exists yet."""
+        driver = self.driver
+        driver.get(self.server.url("/setup"))
+        if driver.find_elements(By.NAME, "code"):
+            self.fill({"code": self.server.setup_code, "name": "Ada", "kind": "password", "secret": "correct horse"})
+        else:
+            driver.get(self.server.url("/signin"))
+            self.fill({"name": "Ada", "secret": "correct horse"})
+        self.submit(driver.find_element(By.CSS_SELECTOR, "form.stacked button[type=submit]"))
+
+
+class OwnServer:
+    """A test class with a `tvguide serve` of its own (fresh database, sample listings) and a laptop-sized browser."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server()
+        cls.driver = browser(1280, 900)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+        cls.server.stop()
+
+
+class LoopbackServer:
+    """A real HTTP server on loopback, answering with `handler` (a BaseHTTPRequestHandler) on a thread of its own."""
+
+    def __init__(self, handler, path):
+        import http.server
+        import threading
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.url = "http://127.0.0.1:%d%s" % (self.server.server_address[1], path)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
