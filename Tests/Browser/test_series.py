@@ -15,12 +15,11 @@ import urllib.request
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from browser_support import SHOTS, browser
+from browser_support import SHOTS, Forms, browser
 from tvguide_server import ROOT, BINARY, Server
 
 REPLAY = os.environ.get("TVMAZE_REPLAY_BINARY", os.path.join(os.path.dirname(BINARY), "tvmaze-replay"))
 NOW = "2013-06-24T20:00:00Z"
-
 
 
 class SeriesServer(Server):
@@ -39,7 +38,7 @@ class SeriesServer(Server):
         self.replay.wait(timeout=20)
 
 
-class SeriesTests(unittest.TestCase):
+class SeriesTests(Forms, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.server = SeriesServer()
@@ -55,15 +54,6 @@ class SeriesTests(unittest.TestCase):
     def tearDownClass(cls):
         cls.driver.quit()
         cls.server.stop()
-
-    def submit(self, button):
-        self.driver.execute_script("window.tvguideOldPage = true")
-        button.click()
-        WebDriverWait(self.driver, 15).until(lambda d: d.execute_script(
-            "return !window.tvguideOldPage && document.readyState === 'complete'"))
-
-    def follow_link(self, link):
-        self.submit(link)
 
     @staticmethod
     def text(element):
@@ -85,7 +75,7 @@ class SeriesTests(unittest.TestCase):
     def test_1_search_follow_upcoming_grid_episode_guest_star_back_unfollow(self):
         driver = self.driver
         # Search a show and follow it.
-        self.follow_link(driver.find_element(By.LINK_TEXT, "Shows"))
+        self.submit(driver.find_element(By.LINK_TEXT, "Shows"))
         driver.find_element(By.ID, "show-q").send_keys("under the dome")
         self.submit(driver.find_element(By.CSS_SELECTOR, ".search-form button[type=submit]"))
         card = driver.find_element(By.CSS_SELECTOR, ".show-card")
@@ -96,7 +86,7 @@ class SeriesTests(unittest.TestCase):
         self.assertIn("TVmaze", driver.find_element(By.CSS_SELECTOR, ".credit").text)
 
         # Upcoming: the pilot, when it airs for this viewer (UTC), and where it is in the listings.
-        self.follow_link(driver.find_element(By.PARTIAL_LINK_TEXT, "Upcoming"))
+        self.submit(driver.find_element(By.PARTIAL_LINK_TEXT, "Upcoming"))
         show = driver.find_element(By.CSS_SELECTOR, ".upcoming-show[data-show='1']")
         self.assertIn("S01E01 Pilot", show.text)
         self.assertIn("Tue 25 Jun 2013, 02:00", show.find_element(By.CSS_SELECTOR, ".when").text)
@@ -112,17 +102,17 @@ class SeriesTests(unittest.TestCase):
 
         # The episode, its guest star, and back to the show.
         driver.get(self.server.url("/upcoming"))
-        self.follow_link(driver.find_element(By.LINK_TEXT, "S01E01 Pilot"))
+        self.submit(driver.find_element(By.LINK_TEXT, "S01E01 Pilot"))
         self.assertEqual("S01E01 Pilot", driver.find_element(By.TAG_NAME, "h1").text)
         guests = driver.find_element(By.CSS_SELECTOR, ".guests")
         self.assertIn("Rachelle Lefevre as Julia Shumway", self.text(guests))
         self.assertIn("Director Jack Bender", self.text(driver.find_element(By.CSS_SELECTOR, ".crew")))
-        self.follow_link(guests.find_element(By.LINK_TEXT, "Rachelle Lefevre"))
+        self.submit(guests.find_element(By.LINK_TEXT, "Rachelle Lefevre"))
         self.assertEqual("Rachelle Lefevre", driver.find_element(By.TAG_NAME, "h1").text)
         self.assertIn("Under the Dome (2013–2015) as Julia Shumway", self.text(driver.find_element(By.CSS_SELECTOR, ".credits")))
         self.assertIn("Born Thu 1 Feb 1979", self.text(driver.find_element(By.CSS_SELECTOR, ".facts")))
         self.assertIn("Under the Dome S01E01 Pilot as Julia Shumway", self.text(driver.find_element(By.CSS_SELECTOR, ".guest-roles")))
-        self.follow_link(driver.find_element(By.CSS_SELECTOR, ".credits").find_element(By.LINK_TEXT, "Under the Dome"))
+        self.submit(driver.find_element(By.CSS_SELECTOR, ".credits").find_element(By.LINK_TEXT, "Under the Dome"))
         self.assertTrue(driver.current_url.endswith("/shows/1"))
 
         # Unfollow: gone from upcoming and from the grid's marks.
