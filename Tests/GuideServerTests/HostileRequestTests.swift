@@ -97,6 +97,16 @@ import Testing
             #expect(stored.priority == 0 && stored.refreshInterval == 12 * 3600 && stored.timeShift == 0 && stored.days == 7)
             let settings = try await admin.send(client, "/settings", method: .post, form: ["dayStart": "9223372036854775808"])
             #expect(settings.status == .badRequest)
+            // A media-server feed's profile number and days: refused with what to send, and no feed made.
+            for (channels, days, says) in [("lineup:9223372036854775808", "7", "Choose the channels"), ("favourites:-1", "7", "Choose the channels"),
+                                           ("lineup:1e308", "7", "Choose the channels"), ("lineup:nan", "7", "Choose the channels"),
+                                           ("lineup:9223372036854775807", "7", "No such profile"),
+                                           ("lineup:1", "9223372036854775807", "Days"), ("lineup:1", "nan", "Days")] {
+                let made = try await admin.send(client, "/admin/feeds", method: .post,
+                                                form: ["name": "Plex", "channels": channels, "days": days, "shape": "media-server"])
+                #expect(made.status == .badRequest && String(buffer: made.body).contains(says), "\(channels) days=\(days)")
+            }
+            #expect(try await server.store.lineupFeeds().isEmpty)
             // Found by the raw HTTP fuzzer: ids of things that are not there were 500s.
             for (path, id) in [("/admin/tokens/revoke", "+5"), ("/admin/tokens/revoke", "999"), ("/admin/profiles/delete", "999")] {
                 let response = try await admin.send(client, path, method: .post, form: ["id": id])
