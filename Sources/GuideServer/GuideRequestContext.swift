@@ -4,18 +4,26 @@ import GuideStore
 import Hummingbird
 import NIOCore
 
-/// The context of every request: who is asking, the form token for its pages, JSON written as the CLI writes it,
-/// and request bodies kept small.
-public struct GuideRequestContext: RequestContext {
+/// The context of every request as it arrives: who is signed in (by session cookie only), the form token for its
+/// pages, the browser's zone and theme. Route groups turn it into the context their handlers need
+/// (``ProfileRequestContext``, ``AdminRequestContext``, ``APIRequestContext``), so a handler that needs a profile
+/// cannot run without one.
+public struct GuideRequestContext: RequestContext, GuideContext {
     public var coreContext: CoreRequestContextStorage
-    /// The signed-in profile (by session cookie) or the program (by API token); nil for a guest.
+    /// The profile signed in by this browser's session cookie; nil for a guest. Never an API token: those are read
+    /// only by the API's group (``BearerTokens``).
     var viewer: Viewer?
-    /// The value every form on the page carries back, matched against the `tvguide_csrf` cookie.
+    /// The API token the request carries and whose it is; set only under `/api` (``BearerTokens``).
+    var apiToken: TokenHolder?
+    /// The value every form on the page carries back: bound to the session (or a guest's nonce cookie) by
+    /// ``FormTokens``.
     var csrfToken = ""
     /// The zone the browser reports (the `tz` cookie the page's script sets), when it names a real zone.
     var browserZone: TimeZone?
     /// A guest's theme (the `theme` cookie "/theme" sets); a profile's is its own.
     var browserTheme: Profile.Theme?
+    /// The path asked for, to come back to after signing in.
+    var path = "/"
     /// The connection's other end (a browser, or a reverse proxy: ``ClientAddress``).
     let peer: SocketAddress?
 
@@ -25,9 +33,14 @@ public struct GuideRequestContext: RequestContext {
     }
 
     /// Forms and API calls are a few kilobytes; anything much larger is refused with 413.
-    public var maxUploadSize: Int { 64 * 1024 }
+    public var maxUploadSize: Int { Self.largestUpload }
 
-    public var responseEncoder: JSONEncoder {
+    public var responseEncoder: JSONEncoder { Self.encoder }
+
+    static let largestUpload = 64 * 1024
+
+    /// JSON written as the CLI writes it.
+    static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
@@ -35,15 +48,15 @@ public struct GuideRequestContext: RequestContext {
     }
 }
 
-/// Who is asking, and how they proved it.
+/// A browser's signed-in profile and the session that proves it.
 struct Viewer: Sendable {
-    enum Credential: Sendable {
-        /// A browser's session cookie, holding this token.
-        case session(String)
-        /// A program's `Authorization: Bearer` token, and what it may do.
-        case apiToken(APIToken.Scope)
-    }
-
     var profile: Profile
-    var credential: Credential
+    /// The session cookie's token, which the page's form token is bound to.
+    var sessionToken: String
+}
+
+/// A program's `Authorization: Bearer` token: whose it is and what it may do.
+struct TokenHolder: Sendable {
+    var profile: Profile
+    var scope: APIToken.Scope
 }

@@ -8,6 +8,7 @@ answer is a 5xx (a 503 with Retry-After, the designed "busy", excepted) or the s
 
 Findings are written to .build/http-fuzz/ (the request that got the answer) and the summary to standard output.
 """
+import http.client
 import os
 import random
 import re
@@ -94,16 +95,36 @@ class Fuzzer:
             lines.append("Content-Length: %d" % len(body))
         return ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8", "surrogatepass") + body
 
+    def page(self, target, cookie=None):
+        """A page as a browser gets it: the status, the headers and the body (for its forms' token)."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=30)
+        try:
+            connection.request("GET", target, headers={"Cookie": cookie} if cookie else {})
+            response = connection.getresponse()
+            return response.status, response.getheaders(), response.read().decode("utf-8", "replace")
+        finally:
+            connection.close()
+
+    @staticmethod
+    def form_token(body):
+        """The `csrf` field the page's forms carry back (bound to the browser's session, or its guest cookie)."""
+        return re.search(r'name="csrf" value="([0-9a-f]+)"', body).group(1)
+
+    def guest_form(self):
+        """A guest browser's nonce cookie and the form token a page gave it with that cookie."""
+        _, headers, body = self.page("/signin")
+        return re.search(r"tvguide_csrf=([^;]+)", dict(headers)["Set-Cookie"]).group(1), self.form_token(body)
+
     def sign_in(self):
-        """Sets up the admin (Ada, "correct horse") and returns the form token and the session cookie."""
-        status, head = self.exchange(self.request("GET", "/signin"))
-        csrf = re.search(r"tvguide_csrf=([^;]+)", head).group(1)
-        form = urllib.parse.urlencode({"csrf": csrf, "code": self.server.setup_code, "name": "Ada", "kind": "password",
-                                       "secret": "correct horse"}).encode()
-        status, head = self.exchange(self.request("POST", "/setup", [("Cookie", "tvguide_csrf=" + csrf),
+        """Sets up the admin (Ada, "correct horse") and returns the signed-in form token and the session cookie."""
+        nonce, token = self.guest_form()
+        form = urllib.parse.urlencode({"csrf": token, "code": self.server.setup_code, "name": "Ada",
+                                       "kind": "password", "secret": "correct horse"}).encode()
+        status, head = self.exchange(self.request("POST", "/setup", [("Cookie", "tvguide_csrf=" + nonce),
                                                                      ("Content-Type", "application/x-www-form-urlencoded")], form))
         session = re.search(r"tvguide_session=([^;]+)", head).group(1)
-        return csrf, session
+        _, _, body = self.page("/search", "tvguide_session=" + session)
+        return self.form_token(body), session
 
     # What to send.
 
@@ -129,7 +150,7 @@ class Fuzzer:
     def cookies(self, signed_in):
         cookies = []
         if signed_in:
-            cookies += ["tvguide_session=" + self.session, "tvguide_csrf=" + self.csrf]
+            cookies.append("tvguide_session=" + self.session)
         elif self.random.random() < 0.3:
             cookies += ["tvguide_session=" + self.value(), "tvguide_csrf=" + self.value()]
         if self.random.random() < 0.3:

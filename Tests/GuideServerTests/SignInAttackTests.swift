@@ -23,6 +23,8 @@ import Testing
     struct Browser {
         let port: Int
         let address: String
+        /// The guest's nonce cookie, and the form token the page gave with it.
+        let nonce: String
         let csrf: String
 
         static func at(_ address: String, port: Int) async throws -> Browser {
@@ -30,8 +32,9 @@ import Testing
             request.headers.add(name: "X-Forwarded-For", value: address)
             let response = try await SignInAttackTests.http.execute(request, timeout: .seconds(60))
             let cookie = response.headers["set-cookie"].first { $0.hasPrefix("tvguide_csrf=") } ?? ""
-            let token = cookie.dropFirst("tvguide_csrf=".count).prefix { $0 != ";" }
-            return Browser(port: port, address: address, csrf: String(token))
+            let nonce = cookie.dropFirst("tvguide_csrf=".count).prefix { $0 != ";" }
+            let page = String(buffer: try await response.body.collect(upTo: 1 << 20))
+            return Browser(port: port, address: address, nonce: String(nonce), csrf: CookieJar.formToken(in: page) ?? "")
         }
 
         /// Posts the sign-in form; the status, and Location and Retry-After when sent.
@@ -39,7 +42,7 @@ import Testing
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/signin")
             request.method = .POST
             request.headers.add(name: "X-Forwarded-For", value: address)
-            request.headers.add(name: "Cookie", value: "tvguide_csrf=\(csrf)")
+            request.headers.add(name: "Cookie", value: "tvguide_csrf=\(nonce)")
             request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
             var form = "csrf=\(csrf)&name=\(name)&secret=\(secret)"
             if let next { form += "&next=\(next)" }
@@ -175,7 +178,7 @@ import Testing
                     group.addTask {
                         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/setup")
                         request.method = .POST
-                        request.headers.add(name: "Cookie", value: "tvguide_csrf=\(browser.csrf)")
+                        request.headers.add(name: "Cookie", value: "tvguide_csrf=\(browser.nonce)")
                         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
                         request.body = .bytes(ByteBuffer(string: "csrf=\(browser.csrf)&code=\(TestServer.setupCode)&name=Admin\(index)&kind=pin&secret=1234"))
                         return Int(try await SignInAttackTests.http.execute(request, timeout: .seconds(30)).status.code)

@@ -91,26 +91,37 @@ final class TestServer: Sendable {
     }
 }
 
-/// A browser's memory across requests: the cookies the server set, sent back on every request.
+/// A browser's memory across requests: the cookies the server set, sent back on every request, and the form token
+/// the last page gave it (read from the page's forms, as a browser posts it).
 final class CookieJar: Sendable {
     private let cookies = Mutex<[String: String]>([:])
+    /// The last form token a page carried, and the session cookie it was given with.
+    private let formToken = Mutex<(token: String, session: String?)?>(nil)
 
     subscript(_ name: String) -> String? { cookies.withLock { $0[name] } }
+
+    /// The form token for the jar's session now, asking a page for one when the session changed since the last.
+    func currentFormToken(_ client: any TestClientProtocol) async throws -> String? {
+        let session = self["tvguide_session"]
+        if let known = formToken.withLock({ $0 }), known.session == session { return known.token }
+        try await send(client, "/search")
+        return formToken.withLock { $0?.token }
+    }
 
     /// Sends a request with the jar's cookies (and, for forms, the form token), keeping what it sets.
     @discardableResult
     func send(_ client: any TestClientProtocol, _ uri: String, method: HTTPRequest.Method = .get, form: [String: String]? = nil,
               withToken: Bool = true, headers extra: HTTPFields = [:]) async throws -> TestResponse {
-        if form != nil, self["tvguide_csrf"] == nil { try await send(client, "/signin") }
-        var headers = extra
-        let cookieHeader = cookies.withLock { $0.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
-        if !cookieHeader.isEmpty { headers[.cookie] = cookieHeader }
         var body: ByteBuffer?
+        var headers = extra
         if var form {
-            if withToken { form["csrf"] = self["tvguide_csrf"] }
+            if withToken { form["csrf"] = try await currentFormToken(client) }
             headers[.contentType] = "application/x-www-form-urlencoded"
             body = ByteBuffer(string: form.map { "\(Self.encode($0.key))=\(Self.encode($0.value))" }.joined(separator: "&"))
         }
+        let session = self["tvguide_session"]
+        let cookieHeader = cookies.withLock { $0.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
+        if !cookieHeader.isEmpty { headers[.cookie] = cookieHeader }
         let response = try await client.execute(uri: uri, method: method, headers: headers, body: body)
         for header in response.headers[values: .setCookie] {
             let pair = header.split(separator: ";")[0].split(separator: "=", maxSplits: 1).map(String.init)
@@ -118,7 +129,17 @@ final class CookieJar: Sendable {
                 if pair.count == 2, !pair[1].isEmpty { jar[pair[0]] = pair[1] } else { jar[pair[0]] = nil }
             }
         }
+        if let token = Self.formToken(in: String(buffer: response.body)) {
+            formToken.withLock { $0 = (token, session) }
+        }
         return response
+    }
+
+    /// The `csrf` field of a page's first form.
+    static func formToken(in page: String) -> String? {
+        guard let field = page.range(of: #"name="csrf" value=""#) else { return nil }
+        let token = page[field.upperBound...].prefix { $0 != "\"" }
+        return token.isEmpty ? nil : String(token)
     }
 
     private static func encode(_ text: String) -> String {

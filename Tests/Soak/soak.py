@@ -146,7 +146,7 @@ class Soak:
                 self.failures.append("%d for %s" % (status, what))
 
     def admin_headers(self):
-        return [("Cookie", "tvguide_session=%s; tvguide_csrf=%s" % (self.fuzzer.session, self.fuzzer.csrf)),
+        return [("Cookie", "tvguide_session=%s" % self.fuzzer.session),
                 ("Content-Type", "application/x-www-form-urlencoded")]
 
     def form(self, path, fields):
@@ -154,8 +154,9 @@ class Soak:
         return self.send("POST", path, self.admin_headers(), urllib.parse.urlencode(fields).encode(), read_body=True)
 
     def sign_in(self, name, secret):
-        body = urllib.parse.urlencode({"csrf": "w", "name": name, "secret": secret}).encode()
-        _, head, _ = self.send("POST", "/signin", [("Cookie", "tvguide_csrf=w"), ("Content-Type", "application/x-www-form-urlencoded")], body)
+        nonce, token = self.fuzzer.guest_form()
+        body = urllib.parse.urlencode({"csrf": token, "name": name, "secret": secret}).encode()
+        _, head, _ = self.send("POST", "/signin", [("Cookie", "tvguide_csrf=" + nonce), ("Content-Type", "application/x-www-form-urlencoded")], body)
         return re.search(r"tvguide_session=([^;]+)", head).group(1)
 
     def make_token(self):
@@ -179,7 +180,7 @@ class Soak:
 
     def hostile(self):
         while not self.stop.is_set():
-            raw = self.fuzzer.one()
+            raw, _ = self.fuzzer.one()
             try:
                 status, head = self.fuzzer.exchange(raw)
             except OSError:
@@ -189,21 +190,22 @@ class Soak:
     def sign_in_bursts(self):
         while not self.stop.wait(15):
             threads = []
+            nonce, token = self.fuzzer.guest_form()
             for host in range(2, 10):
                 for guess in range(6):
-                    body = urllib.parse.urlencode({"csrf": "x", "name": random.choice(["Owner", "Ada", "nobody"]),
+                    body = urllib.parse.urlencode({"csrf": token, "name": random.choice(["Owner", "Ada", "nobody"]),
                                                    "secret": "%04d" % random.randrange(10000)}).encode()
                     threads.append(threading.Thread(target=self.send, args=(
-                        "POST", "/signin", [("Cookie", "tvguide_csrf=x"), ("Content-Type", "application/x-www-form-urlencoded")],
+                        "POST", "/signin", [("Cookie", "tvguide_csrf=" + nonce), ("Content-Type", "application/x-www-form-urlencoded")],
                         body, "127.0.0.%d" % host)))
             for thread in threads:
                 thread.start()
             for thread in threads:
                 thread.join()
             # The owner, from their own address, during and after each burst.
-            body = urllib.parse.urlencode({"csrf": "o", "name": "Owner", "secret": "2468"}).encode()
+            body = urllib.parse.urlencode({"csrf": token, "name": "Owner", "secret": "2468"}).encode()
             for _ in range(10):
-                status, _, _ = self.send("POST", "/signin", [("Cookie", "tvguide_csrf=o"), ("Content-Type", "application/x-www-form-urlencoded")],
+                status, _, _ = self.send("POST", "/signin", [("Cookie", "tvguide_csrf=" + nonce), ("Content-Type", "application/x-www-form-urlencoded")],
                                          body, source="127.0.0.10")
                 if status != 429:
                     break

@@ -15,15 +15,15 @@ struct APIRoutes: Sendable {
     static let longestWindow: TimeInterval = 48 * 3600
     static let mostChannels = 1_000
 
-    func register(on router: Router<GuideRequestContext>) {
-        let api = router.group("api")
+    func register(on routes: RouteGroups) {
+        let api = routes.api
         api.get("channels") { _, _ in try await channels() }
         api.get("coverage") { _, _ in try await coverage() }
         api.get("now") { request, _ in try await nowNext(QueryParameters(request: request), request: request) }
         api.get("guide") { request, _ in try await guide(QueryParameters(request: request), request: request) }
         api.get("programmes/:id") { _, context in try await programme(context.parameters.get("id") ?? "") }
         api.get("search") { request, _ in try await search(QueryParameters(request: request)) }
-        router.get("openapi.json") { _, _ -> Response in
+        routes.open.get("openapi.json") { _, _ -> Response in
             guard let document = Self.openAPIDocument else {
                 throw HTTPError(.notFound, message: "this build has no OpenAPI document")
             }

@@ -27,23 +27,19 @@ struct AccountRoutes: Sendable {
         var repairs: Int
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        let api = router.group("api")
-        api.get("lineup") { _, context in try await lineup(context) }
-        api.put("lineup") { request, context in try await setLineup(request, context) }
-        api.post("imports") { request, context in try await importListings(request, context) }
+    func register(on routes: RouteGroups) {
+        routes.api(ProfileReads.self).get("lineup") { _, context in try await lineup(context.profile) }
+        routes.api(ProfileChanges.self).put("lineup") { request, context in try await setLineup(request, context) }
+        routes.api(Imports.self).post("imports") { request, context in try await importListings(request, context) }
     }
 
-    func lineup(_ context: GuideRequestContext) async throws -> LineupDocument {
-        guard let profile = context.viewer?.profile else {
-            throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: "send Authorization: Bearer with an API token, or sign in")
-        }
+    func lineup(_ profile: Profile) async throws -> LineupDocument {
         let site = self.site
         return LineupDocument(channels: try await site.store.lineup(of: profile.id).map(\.rawValue))
     }
 
-    func setLineup(_ request: Request, _ context: GuideRequestContext) async throws -> LineupDocument {
-        let profile = try context.tokenProfile(allowing: .admin)
+    func setLineup(_ request: Request, _ context: APIRequestContext<ProfileChanges>) async throws -> LineupDocument {
+        let profile = context.profile
         let document = try await context.decodeBody(LineupDocument.self, of: request)
         let site = self.site
         let known = try await site.directory.snapshot()
@@ -54,9 +50,7 @@ struct AccountRoutes: Sendable {
         return LineupDocument(channels: try await site.store.lineup(of: profile.id).map(\.rawValue))
     }
 
-    func importListings(_ request: Request, _ context: GuideRequestContext) async throws -> ImportDocument {
-        let profile = try context.tokenProfile(allowing: .admin)
-        guard profile.isAdmin else { throw HTTPError(.forbidden, message: "only an admin's token can import listings") }
+    func importListings(_ request: Request, _ context: APIRequestContext<Imports>) async throws -> ImportDocument {
         let body = try await context.decodeBody(ImportRequest.self, of: request)
         do {
             let summary = try await ListingImporter(store: site.store).importLocation(body.location, transport: feeds)

@@ -99,16 +99,16 @@ struct ReminderRoutes: Sendable {
         var leadMinutes: Int?
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        let api = router.group("api")
+    func register(on routes: RouteGroups) {
+        let reads = routes.api(ProfileReads.self), changes = routes.api(ProfileChanges.self)
         let store = actions.site.store
-        api.get("reminders") { _, context in
-            let profile = try reader(context)
+        reads.get("reminders") { _, context in
+            let profile = context.profile
             let found = try await store.reminders(of: profile.id, in: Set(Reminder.State.allCases), limit: 500)
             return RemindersDocument(reminders: found.map(ReminderDocument.init))
         }
-        api.post("reminders") { request, context in
-            let profile = try context.tokenProfile(allowing: .admin)
+        changes.post("reminders") { request, context in
+            let profile = context.profile
             let body = try await context.decodeBody(ReminderRequest.self, of: request)
             guard body.leadMinutes.map(Reminder.leadRange.contains) ?? true else {
                 throw HTTPError(.badRequest, message: "leadMinutes is from 0 to 1440")
@@ -116,38 +116,38 @@ struct ReminderRoutes: Sendable {
             let reminder = try await actions.remind(profile, programme: String(body.programme), lead: body.leadMinutes)
             return try created(ReminderDocument(reminder), request, context)
         }
-        api.delete("reminders/:id") { _, context in
-            let profile = try context.tokenProfile(allowing: .admin)
+        changes.delete("reminders/:id") { _, context in
+            let profile = context.profile
             try await store.cancelReminder(ReminderID(rawValue: try ReminderActions.id(context)), of: profile.id, at: actions.site.settings.now())
             return Response(status: .noContent)
         }
         // The server's VAPID public key, for a browser's pushManager.subscribe (applicationServerKey).
-        api.get("push-key") { _, _ -> PushKeyDocument in
+        routes.api.get("push-key") { _, _ -> PushKeyDocument in
             guard let push = actions.dispatcher.senders.push else { throw HTTPError(.notFound, message: "this server sends no push messages") }
             return PushKeyDocument(publicKey: try await push.publicKey())
         }
-        api.get("delivery-channels") { _, context in
-            let profile = try reader(context)
+        reads.get("delivery-channels") { _, context in
+            let profile = context.profile
             return ChannelsDocument(channels: try await store.deliveryChannels(of: profile.id).map(ChannelDocument.init))
         }
-        api.post("delivery-channels") { request, context in
-            let profile = try context.tokenProfile(allowing: .admin)
+        changes.post("delivery-channels") { request, context in
+            let profile = context.profile
             let body = try await context.decodeBody(ChannelRequest.self, of: request)
             let channel = try await actions.addChannel(profile, kind: body.kind, name: body.name, target: body.target, secret: body.secret)
             return try created(ChannelDocument(channel), request, context)
         }
-        api.delete("delivery-channels/:id") { _, context in
-            let profile = try context.tokenProfile(allowing: .admin)
+        changes.delete("delivery-channels/:id") { _, context in
+            let profile = context.profile
             let channel = try await actions.channel(try ReminderActions.id(context), of: profile)
             try await store.removeDeliveryChannel(channel.id, of: profile.id)
             return Response(status: .noContent)
         }
-        api.get("saved-searches") { _, context in
-            let profile = try reader(context)
+        reads.get("saved-searches") { _, context in
+            let profile = context.profile
             return SavedSearchesDocument(searches: try await store.savedSearches(of: profile.id).map { SavedSearchDocument($0) })
         }
-        api.post("saved-searches") { request, context in
-            let profile = try context.tokenProfile(allowing: .admin)
+        changes.post("saved-searches") { request, context in
+            let profile = context.profile
             let body = try await context.decodeBody(SavedSearchRequest.self, of: request)
             guard body.leadMinutes.map(Reminder.leadRange.contains) ?? true else {
                 throw HTTPError(.badRequest, message: "leadMinutes is from 0 to 1440")
@@ -155,8 +155,8 @@ struct ReminderRoutes: Sendable {
             let saved = try await actions.saveSearch(profile, words: body.words, channels: body.channels ?? [], lead: body.leadMinutes)
             return try created(SavedSearchDocument(saved.search, matched: saved.matched), request, context)
         }
-        api.delete("saved-searches/:id") { _, context in
-            let profile = try context.tokenProfile(allowing: .admin)
+        changes.delete("saved-searches/:id") { _, context in
+            let profile = context.profile
             let id = try ReminderActions.id(context)
             guard try await store.savedSearches(of: profile.id).contains(where: { $0.id == id }) else {
                 throw HTTPError(.notFound, message: "this profile has no saved search \(id)")
@@ -164,22 +164,14 @@ struct ReminderRoutes: Sendable {
             try await store.removeSavedSearch(id, of: profile.id)
             return Response(status: .noContent)
         }
-        api.post("delivery-channels/:id/test") { _, context in
-            let profile = try context.tokenProfile(allowing: .admin)
+        changes.post("delivery-channels/:id/test") { _, context in
+            let profile = context.profile
             let error = try await actions.dispatcher.test(try await actions.channel(try ReminderActions.id(context), of: profile))
             return TestDocument(delivered: error == nil, error: error)
         }
     }
 
-    /// The profile reading: a token of any scope, or a session.
-    private func reader(_ context: GuideRequestContext) throws -> Profile {
-        guard let profile = context.viewer?.profile else {
-            throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: "send Authorization: Bearer with an API token, or sign in")
-        }
-        return profile
-    }
-
-    private func created(_ document: some ResponseEncodable, _ request: Request, _ context: GuideRequestContext) throws -> Response {
+    private func created(_ document: some ResponseEncodable, _ request: Request, _ context: some GuideContext) throws -> Response {
         var response = try document.response(from: request, context: context)
         response.status = .created
         return response

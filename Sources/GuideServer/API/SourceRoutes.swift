@@ -26,28 +26,19 @@ struct SourceRoutes: Sendable {
         var progress: ProgressDocument
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        let api = router.group("api")
-        api.get("sources") { _, context in
-            try admin(context)
-            return try await site.store.sources()
-        }
-        api.get("health") { _, context in
-            try admin(context)
+    func register(on routes: RouteGroups) {
+        let reads = routes.api(AdminReads.self)
+        reads.get("sources") { _, _ in try await site.store.sources() }
+        reads.get("health") { _, _ in
             let site = self.site
             let instant = site.settings.now()
             return HealthDocument(sources: try await site.store.sources(), channels: try await site.store.channelHealth(at: instant))
         }
-        api.get("refresh") { _, context in
-            try admin(context)
-            return ProgressDocument(scheduler.latest)
-        }
-        api.post("refresh") { request, context in try await refresh(request, context) }
+        reads.get("refresh") { _, _ in ProgressDocument(scheduler.latest) }
+        routes.api(Refreshes.self).post("refresh") { request, context in try await refresh(request, context) }
     }
 
-    func refresh(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
-        let profile = try context.tokenProfile(allowing: .refresh)
-        guard profile.isAdmin else { throw HTTPError(.forbidden, message: "only an admin's token can refresh sources") }
+    func refresh(_ request: Request, _ context: APIRequestContext<Refreshes>) async throws -> Response {
         // No body: every source.
         let names = try await context.decodeBodyIfPresent(RefreshRequest.self, of: request)?.sources.map { $0.map { SourceName($0) } }
         let started: [SourceName]
@@ -60,12 +51,5 @@ struct SourceRoutes: Sendable {
         var response = try document.response(from: request, context: context)
         response.status = .accepted
         return response
-    }
-
-    private func admin(_ context: GuideRequestContext) throws {
-        guard let viewer = context.viewer else {
-            throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: "send Authorization: Bearer with an admin's API token, or sign in as an admin")
-        }
-        guard viewer.profile.isAdmin else { throw HTTPError(.forbidden, message: "only an admin can see sources") }
     }
 }

@@ -23,13 +23,13 @@ struct CalendarFeed: Sendable {
         var hasFeed: Bool
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("calendar/:file") { request, context in try await feed(request, context) }
-        router.post("settings/series") { request, context in try await saveSettings(request, context) }
-        router.post("settings/calendar") { request, context in try await changeAddress(request, context) }
+    func register(on routes: RouteGroups) {
+        routes.open.get("calendar/:file") { request, context in try await feed(request, context) }
+        routes.profile.post("settings/series") { request, context in try await saveSettings(request, context) }
+        routes.profile.post("settings/calendar") { request, context in try await changeAddress(request, context) }
     }
 
-    func feed(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+    func feed(_ request: Request, _ context: some GuideContext) async throws -> Response {
         let file = context.parameters.get("file") ?? ""
         guard file.hasSuffix(".ics") else { throw HTTPError(.notFound) }
         let token = String(file.dropLast(4))
@@ -61,8 +61,8 @@ struct CalendarFeed: Sendable {
                             hasFeed: settings.calendarTokenHash != nil)
     }
 
-    func saveSettings(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
-        let profile = try site.requireProfile(request, context)
+    func saveSettings(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
+        let profile = context.profile
         let form = try await site.form(request, context)
         var settings = try await site.store.seriesSettings(of: profile.id)
         settings.leadMinutes = try Self.number(form, "lead", SeriesSettings.leadRange, "Remind me")
@@ -75,8 +75,8 @@ struct CalendarFeed: Sendable {
     }
 
     /// `action=new` makes a new address (the old one stops working) and shows it this once; `action=revoke` removes it.
-    func changeAddress(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
-        let profile = try site.requireProfile(request, context)
+    func changeAddress(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
+        let profile = context.profile
         let form = try await site.form(request, context)
         var settings = try await site.store.seriesSettings(of: profile.id)
         let token = form["action"] == "revoke" ? nil : Accounts.randomToken()

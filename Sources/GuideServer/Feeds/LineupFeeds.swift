@@ -29,11 +29,11 @@ struct LineupFeeds: Sendable {
         var bytes: Int64
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("xmltv/:file") { request, context in try await serve(request, context) }
+    func register(on routes: RouteGroups) {
+        routes.open.get("xmltv/:file") { request, context in try await serve(request, context) }
     }
 
-    private func serve(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+    private func serve(_ request: Request, _ context: some GuideContext) async throws -> Response {
         let file = context.parameters.get("file") ?? ""
         let compressed = file.hasSuffix(".xml.gz")
         guard compressed || file.hasSuffix(".xml") else { throw HTTPError(.notFound) }

@@ -16,12 +16,12 @@ struct XMLTVFeed: Sendable {
         cache = ExportCache(store: site.store, directory: site.settings.exportDirectory)
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("xmltv.xml") { request, context in try await serve(request, context, compressed: false) }
-        router.get("xmltv.xml.gz") { request, context in try await serve(request, context, compressed: true) }
+    func register(on routes: RouteGroups) {
+        routes.open.get("xmltv.xml") { request, context in try await serve(request, context, compressed: false) }
+        routes.open.get("xmltv.xml.gz") { request, context in try await serve(request, context, compressed: true) }
     }
 
-    func serve(_ request: Request, _ context: GuideRequestContext, compressed: Bool) async throws -> Response {
+    func serve(_ request: Request, _ context: some GuideContext, compressed: Bool) async throws -> Response {
         let site = self.site
         let version = try await site.store.version()
         let tag = "\"tvguide-\(version.generation)\(compressed ? "-gz" : "")\""

@@ -40,18 +40,18 @@ struct AdminPages: Sendable {
     }
 
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("admin") { request, context in try await adminPage(request, context, message: nil) }
-        router.post("admin/profiles") { request, context in try await createProfile(request, context) }
-        router.post("admin/profiles/delete") { request, context in try await deleteProfile(request, context) }
-        router.post("admin/tokens") { request, context in try await createToken(request, context) }
-        router.post("admin/tokens/revoke") { request, context in try await revokeToken(request, context) }
-        router.post("admin/import") { request, context in try await importListings(request, context) }
+    func register(on routes: RouteGroups) {
+        routes.admin.get("admin") { request, context in try await adminPage(request, context, message: nil) }
+        routes.admin.post("admin/profiles") { request, context in try await createProfile(request, context) }
+        routes.admin.post("admin/profiles/delete") { request, context in try await deleteProfile(request, context) }
+        routes.admin.post("admin/tokens") { request, context in try await createToken(request, context) }
+        routes.admin.post("admin/tokens/revoke") { request, context in try await revokeToken(request, context) }
+        routes.admin.post("admin/import") { request, context in try await importListings(request, context) }
     }
 
-    func adminPage(_ request: Request, _ context: GuideRequestContext, message: String?, isError: Bool = false,
+    func adminPage(_ request: Request, _ context: AdminRequestContext, message: String?, isError: Bool = false,
                    newToken: String? = nil, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
-        let admin = try site.requireAdmin(request, context)
+        let admin = context.admin
         let site = self.site
         let clock = site.clock(context)
         let counts = try await site.store.counts()
@@ -72,8 +72,7 @@ struct AdminPages: Sendable {
         return try site.page("admin", model, status: status)
     }
 
-    func createProfile(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    func createProfile(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await site.form(request, context)
         do {
             let profile = try await site.accounts.createProfile(
@@ -85,8 +84,8 @@ struct AdminPages: Sendable {
         }
     }
 
-    func deleteProfile(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        let admin = try site.requireAdmin(request, context)
+    func deleteProfile(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let admin = context.admin
         let form = try await site.form(request, context)
         guard let id = form["id"].flatMap({ Bounded.integer($0, in: 1...Int64.max) }).map(ProfileID.init(rawValue:)), id != admin.id else {
             return try await adminPage(request, context, message: "Choose another profile to remove; you cannot remove your own.",
@@ -97,8 +96,8 @@ struct AdminPages: Sendable {
         return try await adminPage(request, context, message: "Removed the profile, its sessions and its tokens.")
     }
 
-    func createToken(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        let admin = try site.requireAdmin(request, context)
+    func createToken(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let admin = context.admin
         let form = try await site.form(request, context)
         do {
             let scope = APIToken.Scope(rawValue: form["scope"] ?? "") ?? .read
@@ -110,8 +109,8 @@ struct AdminPages: Sendable {
         }
     }
 
-    func revokeToken(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        let admin = try site.requireAdmin(request, context)
+    func revokeToken(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let admin = context.admin
         let form = try await site.form(request, context)
         guard let id = form["id"].flatMap({ Bounded.integer($0, in: 1...Int64.max) }) else { throw HTTPError(.badRequest, message: "Which token? The form sent none.") }
         let site = self.site
@@ -120,8 +119,7 @@ struct AdminPages: Sendable {
     }
 
     /// Imports an XMLTV or Radio Times file or URL named in the form.
-    func importListings(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    func importListings(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await site.form(request, context)
         guard let location = form["location"] else {
             return try await adminPage(request, context, message: "Name a file on the server or an http(s) URL to import.",

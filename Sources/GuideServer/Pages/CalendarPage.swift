@@ -49,12 +49,12 @@ struct CalendarPage: Sendable {
         var episodes: [EpisodeLine]
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("calendar") { request, context in try await render(request, context) }
+    func register(on routes: RouteGroups) {
+        routes.profile.get("calendar") { request, context in try await render(request, context) }
     }
 
-    func render(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        let profile = try site.requireProfile(request, context)
+    func render(_ request: Request, _ context: ProfileRequestContext) async throws -> HTMLPage {
+        let profile = context.profile
         let query = QueryParameters(request: request)
         let view = query.string("view").flatMap(View.init) ?? .week
         let clock = site.clock(context)

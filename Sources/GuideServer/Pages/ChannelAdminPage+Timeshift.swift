@@ -16,8 +16,7 @@ extension ChannelAdminPage {
     }
 
     /// `base` (a channel's id or name), `offset` (minutes), `name`, and optionally `number`, `logo` and `id`.
-    func saveTimeshift(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    func saveTimeshift(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await site.form(request, context)
         let failed = { (message: String) in
             try await render(request, context, query: "", message: message, isError: true, status: .badRequest)
@@ -59,8 +58,7 @@ extension ChannelAdminPage {
                                 message: "\(name) shows the programmes of \(base.name) \(TimeshiftChannel.label(offset)): \(made?.programmes ?? 0) now.")
     }
 
-    func removeTimeshift(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    func removeTimeshift(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let id = ChannelID(try await site.form(request, context)["id"] ?? "")
         try await site.store.removeTimeshiftChannel(id)
         try await TimeshiftChannels(store: site.store).rebuild()

@@ -47,21 +47,20 @@ struct ChannelAdminPage: Sendable {
         var groups: String
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("admin/channels") { request, context in
+    func register(on routes: RouteGroups) {
+        routes.admin.get("admin/channels") { request, context in
             try await render(request, context, query: request.uri.queryParameters.get("q").map { String($0) } ?? "")
         }
-        router.post("admin/channels/logo") { request, context in try await setLogo(request, context) }
-        router.post("admin/channels/groups") { request, context in try await saveGroup(request, context) }
-        router.post("admin/channels/groups/remove") { request, context in try await removeGroup(request, context) }
-        router.post("admin/channels/guests") { request, context in try await setGuestGroup(request, context) }
-        router.post("admin/channels/timeshift") { request, context in try await saveTimeshift(request, context) }
-        router.post("admin/channels/timeshift/remove") { request, context in try await removeTimeshift(request, context) }
+        routes.admin.post("admin/channels/logo") { request, context in try await setLogo(request, context) }
+        routes.admin.post("admin/channels/groups") { request, context in try await saveGroup(request, context) }
+        routes.admin.post("admin/channels/groups/remove") { request, context in try await removeGroup(request, context) }
+        routes.admin.post("admin/channels/guests") { request, context in try await setGuestGroup(request, context) }
+        routes.admin.post("admin/channels/timeshift") { request, context in try await saveTimeshift(request, context) }
+        routes.admin.post("admin/channels/timeshift/remove") { request, context in try await removeTimeshift(request, context) }
     }
 
-    func render(_ request: Request, _ context: GuideRequestContext, query: String, message: String? = nil, isError: Bool = false,
+    func render(_ request: Request, _ context: AdminRequestContext, query: String, message: String? = nil, isError: Bool = false,
                 status: HTTPResponse.Status = .ok, editing: (name: String, channels: String)? = nil) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
         let snapshot = try await site.directory.snapshot()
         let edited = editing ?? request.uri.queryParameters.get("edit").flatMap { name in
             snapshot.groups.first { $0.name == String(name) }.map { ($0.name, $0.channels.map(\.rawValue).joined(separator: "\n")) }
@@ -105,8 +104,7 @@ struct ChannelAdminPage: Sendable {
 
     /// Sets or clears the logo an admin chose for a channel: an http or https address (the image is checked when it is
     /// first fetched, like any logo).
-    private func setLogo(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    private func setLogo(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await site.form(request, context)
         let query = form["q"] ?? ""
         guard let id = form["channel"], let channel = try await site.directory.snapshot().channel(ChannelID(id)) else {
@@ -124,8 +122,7 @@ struct ChannelAdminPage: Sendable {
 
     /// Makes a group, or replaces the one of its name: `name`, and `channels`, one per line, each a channel's id or
     /// its name. A line that names no channel is an error that keeps what was typed.
-    private func saveGroup(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    private func saveGroup(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await site.form(request, context)
         let name = form["name"] ?? ""
         let typed = form.raw("channels") ?? ""
@@ -157,16 +154,14 @@ struct ChannelAdminPage: Sendable {
         return try await render(request, context, query: "", message: "Saved the group \(name.trimmingCharacters(in: .whitespaces)) (\(channels.count) channels).")
     }
 
-    private func removeGroup(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    private func removeGroup(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let name = try await site.form(request, context)["name"] ?? ""
         try await site.store.removeChannelGroup(named: name)
         return try await render(request, context, query: "", message: "Removed the group \(name).")
     }
 
     /// The group guests see until they choose another: a hand-made or playlist group, or every channel.
-    private func setGuestGroup(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    private func setGuestGroup(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let group = try await site.form(request, context)["group"]
         if let group, group.count > ChannelGroup.Limits.nameLength {
             return try await render(request, context, query: "", message: "No such group.", isError: true, status: .badRequest)

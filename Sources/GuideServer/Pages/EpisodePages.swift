@@ -79,13 +79,13 @@ struct EpisodePages: Sendable {
         var image: String?
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("episodes/:id") { request, context in try await episode(request, context) }
-        router.get("people/:id") { request, context in try await person(request, context) }
-        router.get("people") { request, context in try await people(request, context) }
+    func register(on routes: RouteGroups) {
+        routes.open.get("episodes/:id") { request, context in try await episode(request, context) }
+        routes.open.get("people/:id") { request, context in try await person(request, context) }
+        routes.open.get("people") { request, context in try await people(request, context) }
     }
 
-    func episode(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+    func episode(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let id = try ShowPages.id(context)
         guard let episode = try await site.tvmaze({ try await series.client.episode(id, embed: [.show, .guestcast, .guestcrew]) }) else {
             throw HTTPError(.notFound, message: "TVmaze has no episode \(id).")
@@ -112,7 +112,7 @@ struct EpisodePages: Sendable {
         return try site.page("episode", model)
     }
 
-    func person(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+    func person(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let id = try ShowPages.id(context)
         let client = series.client
         guard let person = try await site.tvmaze({ try await client.person(id) }) else {
@@ -140,7 +140,7 @@ struct EpisodePages: Sendable {
         return try site.page("person", model)
     }
 
-    func people(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+    func people(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let text = String((QueryParameters(request: request).string("q") ?? "").prefix(100)).trimmingCharacters(in: .whitespaces)
         var model = await PeopleModel(chrome: site.chrome(context, section: "shows"), title: text.isEmpty ? "People" : "People: \(text)",
                                 query: text, searched: !text.isEmpty, people: [])

@@ -36,8 +36,7 @@ extension FeedAdminPage {
 
     /// `feed`, `kind`, `address` (an http or https address) and `secret` (Jellyfin's API key, Plex's token, or a
     /// webhook's signing secret).
-    func addTarget(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    func addTarget(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await site.form(request, context)
         let failed = { (message: String) in try await render(request, context, message: message, isError: true, status: .badRequest) }
         guard let feed = form["feed"].flatMap({ Bounded.integer($0, in: 1...Int64.max) }),
@@ -58,8 +57,7 @@ extension FeedAdminPage {
     }
 
     /// Calls one target at once, whatever changed, and shows the outcome.
-    func tellNow(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    func tellNow(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let id = try await site.form(request, context)["id"].flatMap { Bounded.integer($0, in: 1...Int64.max) }
         guard let target = try await site.store.reloadTargets().first(where: { $0.id == id }),
               let feed = try await site.store.lineupFeeds().first(where: { $0.id == target.feed }) else {
@@ -69,8 +67,7 @@ extension FeedAdminPage {
         return try await render(request, context, message: "\(Self.kindLabel(target.kind)): \(outcome.text).", isError: !outcome.succeeded)
     }
 
-    func removeTarget(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    func removeTarget(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let id = try await site.form(request, context)["id"].flatMap { Bounded.integer($0, in: 1...Int64.max) } ?? 0
         try await site.store.removeReloadTarget(id)
         return try await render(request, context, message: "It will no longer be told.")

@@ -38,18 +38,17 @@ struct FeedAdminPage: Sendable {
         var warnings: [String]
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("admin/feeds") { request, context in try await render(request, context) }
-        router.post("admin/feeds") { request, context in try await add(request, context) }
-        router.post("admin/feeds/remove") { request, context in try await remove(request, context) }
-        router.post("admin/feeds/reloads") { request, context in try await addTarget(request, context) }
-        router.post("admin/feeds/reloads/tell") { request, context in try await tellNow(request, context) }
-        router.post("admin/feeds/reloads/remove") { request, context in try await removeTarget(request, context) }
+    func register(on routes: RouteGroups) {
+        routes.admin.get("admin/feeds") { request, context in try await render(request, context) }
+        routes.admin.post("admin/feeds") { request, context in try await add(request, context) }
+        routes.admin.post("admin/feeds/remove") { request, context in try await remove(request, context) }
+        routes.admin.post("admin/feeds/reloads") { request, context in try await addTarget(request, context) }
+        routes.admin.post("admin/feeds/reloads/tell") { request, context in try await tellNow(request, context) }
+        routes.admin.post("admin/feeds/reloads/remove") { request, context in try await removeTarget(request, context) }
     }
 
-    func render(_ request: Request, _ context: GuideRequestContext, message: String? = nil, isError: Bool = false,
+    func render(_ request: Request, _ context: AdminRequestContext, message: String? = nil, isError: Bool = false,
                 status: HTTPResponse.Status = .ok, token: String? = nil) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
         let profiles = try await site.store.profiles()
         let names = Dictionary(profiles.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         var entries: [Entry] = []
@@ -101,8 +100,7 @@ struct FeedAdminPage: Sendable {
         }
     }
 
-    private func add(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    private func add(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await site.form(request, context)
         let failed = { (message: String) in try await render(request, context, message: message, isError: true, status: .badRequest) }
         let days: Int
@@ -134,8 +132,7 @@ struct FeedAdminPage: Sendable {
         return try await render(request, context, message: "Added the feed. Its address is shown once: give it to your media server.", token: token)
     }
 
-    private func remove(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    private func remove(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         guard let id = try await site.form(request, context)["id"].flatMap({ Bounded.integer($0, in: 1...Int64.max) }) else {
             return try await render(request, context, message: "No such feed.", isError: true, status: .badRequest)
         }

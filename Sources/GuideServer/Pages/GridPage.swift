@@ -14,9 +14,9 @@ struct GridPage: Sendable {
     static let zooms = [30, 60, 120, 180, 240]
     static let defaultZoom = 180
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("/") { request, context in try await render(request, context) }
-        router.get("grid/rows") { request, context in try await rows(request, context) }
+    func register(on routes: RouteGroups) {
+        routes.open.get("/") { request, context in try await render(request, context) }
+        routes.open.get("grid/rows") { request, context in try await rows(request, context) }
     }
 
     struct Model {
@@ -76,7 +76,7 @@ struct GridPage: Sendable {
         var label: String
     }
 
-    func render(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+    func render(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let query = QueryParameters(request: request)
         let clock = site.clock(context)
         let now = site.settings.now()
@@ -166,7 +166,7 @@ struct GridPage: Sendable {
     }
 
     /// `GET /grid/rows?day=&from=&count=`: rows of the viewer's lineup for the grid's script.
-    func rows(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+    func rows(_ request: Request, _ context: some GuideContext) async throws -> Response {
         let query = QueryParameters(request: request)
         let clock = site.clock(context)
         guard let dayText = query.string("day"), let day = clock.day(dayText) else {

@@ -32,16 +32,16 @@ struct LineupPage: Sendable {
         var isLast: Bool
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("channels") { request, context in try await render(request, context, message: nil) }
-        router.post("channels") { request, context in try await change(request, context) }
-        router.post("favourites") { request, context in try await favourite(request, context) }
+    func register(on routes: RouteGroups) {
+        routes.profile.get("channels") { request, context in try await render(request, context, message: nil) }
+        routes.profile.post("channels") { request, context in try await change(request, context) }
+        routes.profile.post("favourites") { request, context in try await favourite(request, context) }
     }
 
     /// `POST /favourites` (`channel`, `favourite` 1 or 0): one click adds a channel to the viewer's favourites or
     /// takes it out, then back to the page it was made on.
-    func favourite(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
-        let profile = try site.requireProfile(request, context)
+    func favourite(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
+        let profile = context.profile
         let form = try await site.form(request, context)
         guard let id = form["channel"], let channel = try await site.directory.snapshot().channel(ChannelID(id)) else {
             throw HTTPError(.badRequest, message: "There is no such channel in the guide.")
@@ -57,8 +57,8 @@ struct LineupPage: Sendable {
         return Response.redirect(to: site.returnPath(request))
     }
 
-    func render(_ request: Request, _ context: GuideRequestContext, message: String?) async throws -> HTMLPage {
-        let profile = try site.requireProfile(request, context)
+    func render(_ request: Request, _ context: ProfileRequestContext, message: String?) async throws -> HTMLPage {
+        let profile = context.profile
         let query = QueryParameters(request: request)
         let filter = query.string("q") ?? ""
         let page = try query.integer("page", in: 0...100_000, default: 0)
@@ -90,8 +90,8 @@ struct LineupPage: Sendable {
     }
 
     /// Applies the button pressed: `add`, `remove`, `up`, `down` (each naming a channel id) or `clear`.
-    func change(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
-        let profile = try site.requireProfile(request, context)
+    func change(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
+        let profile = context.profile
         let form = try await site.form(request, context)
         let site = self.site
         let known = try await site.directory.snapshot()

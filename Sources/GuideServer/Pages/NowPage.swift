@@ -45,11 +45,11 @@ struct NowPage: Sendable {
         var remaining: String
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("now") { request, context in try await render(request, context) }
+    func register(on routes: RouteGroups) {
+        routes.open.get("now") { request, context in try await render(request, context) }
     }
 
-    func render(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+    func render(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let query = QueryParameters(request: request)
         let page = try query.integer("page", in: 0...100_000, default: 0)
         let filter = try GenreFilter(query)

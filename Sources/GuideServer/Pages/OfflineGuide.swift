@@ -35,11 +35,11 @@ struct OfflineGuide: Sendable {
         builds = ClientQuota(limit: 12, per: 600)
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("manifest.webmanifest") { _, _ in manifest() }
-        router.get("sw.js") { request, _ in try site.assets.response(for: "sw.js", request: request, isVersioned: false) }
-        router.get("offline") { _, context in try await page(context) }
-        router.get("offline/listings") { request, context in try await listings(request, context) }
+    func register(on routes: RouteGroups) {
+        routes.open.get("manifest.webmanifest") { _, _ in manifest() }
+        routes.open.get("sw.js") { request, _ in try site.assets.response(for: "sw.js", request: request, isVersioned: false) }
+        routes.open.get("offline") { _, context in try await page(context) }
+        routes.open.get("offline/listings") { request, context in try await listings(request, context) }
     }
 
     /// The web app manifest: what a phone needs to install the guide and open it on its own, at the now page.
@@ -71,7 +71,7 @@ struct OfflineGuide: Sendable {
 
     /// `/offline`: what the service worker shows for a page it does not keep (and, around a programme's panel, for a
     /// programme's own page).
-    func page(_ context: GuideRequestContext) async throws -> HTMLPage {
+    func page(_ context: some GuideContext) async throws -> HTMLPage {
         try site.page("offline", PageModel(chrome: await site.chrome(context, section: "offline"), title: "Offline", days: site.settings.offlineDays))
     }
 
@@ -80,7 +80,7 @@ struct OfflineGuide: Sendable {
     /// the programmes the store answered with (ids and ends: a replaced row has a new id), so an unchanged copy costs
     /// a 304 after one summary query, and a copy made while the store still read the listings from before an import
     /// (PostgreSQL's schedule, loading) is never taken for the one after it.
-    func listings(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+    func listings(_ request: Request, _ context: some GuideContext) async throws -> Response {
         // `?kept` is the service worker's own copy, which it answers itself; reaching the server, there is none.
         if request.uri.queryParameters.has("kept") {
             throw HTTPError(.notFound, message: "This browser keeps no copy of the listings.")

@@ -66,7 +66,7 @@ struct GroupFilter: Sendable {
 
     /// The filter for `request`; `remembers`: a page (not the grid's script) whose choice of group a signed-in viewer
     /// keeps.
-    static func resolve(_ query: QueryParameters, _ request: Request, _ context: GuideRequestContext, site: Site,
+    static func resolve(_ query: QueryParameters, _ request: Request, _ context: some GuideContext, site: Site,
                         remembers: Bool) async throws -> GroupFilter {
         let asked = query.string("group")
         if let asked, asked.count > ChannelGroup.Limits.nameLength {

@@ -15,15 +15,15 @@ struct ProgrammePage: Sendable {
         var isPage: Bool
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("programmes/:id") { request, context in try await render(request, context) }
-        router.get("programmes/:id/calendar.ics") { request, context in try await calendar(request, context) }
+    func register(on routes: RouteGroups) {
+        routes.open.get("programmes/:id") { request, context in try await render(request, context) }
+        routes.open.get("programmes/:id/calendar.ics") { request, context in try await calendar(request, context) }
     }
 
     /// "Add to calendar": the airing as one iCalendar event, with an alarm 15 minutes before. Its UID is the channel
     /// and start, not the programme's row (a refresh replaces rows), so adding it again after a refresh updates the
     /// event instead of adding a second.
-    func calendar(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+    func calendar(_ request: Request, _ context: some GuideContext) async throws -> Response {
         guard let text = context.parameters.get("id"), let id = Bounded.integer(text, in: 1...Int64.max),
               let stored = try await site.store.programme(ProgrammeID(rawValue: id)) else {
             throw HTTPError(.notFound, message: "There is no such programme: a newer import may have replaced it.")
@@ -45,7 +45,7 @@ struct ProgrammePage: Sendable {
                         body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 
-    func render(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+    func render(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         guard let text = context.parameters.get("id"), let id = Bounded.integer(text, in: 1...Int64.max) else {
             throw HTTPError(.badRequest, message: "A programme's address ends in its number, like /programmes/42.")
         }

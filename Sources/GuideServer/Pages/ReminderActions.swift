@@ -77,7 +77,7 @@ struct ReminderActions: Sendable {
     }
 
     /// The id in a route's path (`reminders/:id`, `delivery-channels/:id`); 404 for anything but a positive whole number.
-    static func id(_ context: GuideRequestContext) throws -> Int64 {
+    static func id(_ context: some GuideContext) throws -> Int64 {
         guard let id = context.parameters.get("id").flatMap({ Bounded.integer($0, in: 1...Int64.max) }) else {
             throw HTTPError(.notFound, message: "ids are positive whole numbers")
         }

@@ -70,47 +70,47 @@ struct RemindersPage: Sendable {
         return Choice(value: String(minutes), label: label, isSelected: minutes == 15)
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("reminders") { request, context in
+    func register(on routes: RouteGroups) {
+        routes.profile.get("reminders") { request, context in
             // What the last change did, said on the page it returns to (text only, escaped, at most 300 characters).
             try await page(request, context, message: request.uri.queryParameters.get("done").map { String($0.prefix(300)) })
         }
-        router.post("reminders") { request, context in try await add(request, context) }
-        router.post("reminders/:id/cancel") { request, context in
-            let profile = try site.requireProfile(request, context)
+        routes.profile.post("reminders") { request, context in try await add(request, context) }
+        routes.profile.post("reminders/:id/cancel") { request, context in
+            let profile = context.profile
             _ = try await site.form(request, context)
             try await site.store.cancelReminder(ReminderID(rawValue: try ReminderActions.id(context)), of: profile.id, at: site.settings.now())
             return Response.redirect(to: "/reminders?done=Cancelled.")
         }
-        router.post("reminders/channels") { request, context in try await addChannel(request, context) }
-        router.post("reminders/searches") { request, context in
-            let profile = try site.requireProfile(request, context)
+        routes.profile.post("reminders/channels") { request, context in try await addChannel(request, context) }
+        routes.profile.post("reminders/searches") { request, context in
+            let profile = context.profile
             let form = try await site.form(request, context)
             let added = try await actions.saveSearch(profile, words: form["words"] ?? "",
                                                      channels: (form["channels"] ?? "").split(separator: ",").map(String.init),
                                                      lead: form["lead"].flatMap { Bounded.integer($0, in: Reminder.leadRange) }).matched
             return Response.redirect(to: "/reminders?done=" + ProgrammeDetails.query("Saved. \(added) programme\(added == 1 ? "" : "s") in the listings match it now."))
         }
-        router.post("reminders/searches/:id/remove") { request, context in
-            let profile = try site.requireProfile(request, context)
+        routes.profile.post("reminders/searches/:id/remove") { request, context in
+            let profile = context.profile
             _ = try await site.form(request, context)
             try await site.store.removeSavedSearch(try ReminderActions.id(context), of: profile.id)
             return Response.redirect(to: "/reminders?done=Removed.")
         }
-        router.post("reminders/channels/:id/test") { request, context in
+        routes.profile.post("reminders/channels/:id/test") { request, context in
             let channel = try await ownChannel(request, context)
             let error = try await dispatcher.test(channel)
             return Response.redirect(to: "/reminders?done=" + ProgrammeDetails.query(error.map { "The test did not arrive: \($0)" } ?? "Test sent to \(channel.what.name)."))
         }
-        router.post("reminders/channels/:id/remove") { request, context in
+        routes.profile.post("reminders/channels/:id/remove") { request, context in
             let channel = try await ownChannel(request, context)
             try await site.store.removeDeliveryChannel(channel.id, of: channel.what.profile)
             return Response.redirect(to: "/reminders?done=" + ProgrammeDetails.query("Removed \(channel.what.name)."))
         }
     }
 
-    func page(_ request: Request, _ context: GuideRequestContext, message: String?) async throws -> HTMLPage {
-        let profile = try site.requireProfile(request, context)
+    func page(_ request: Request, _ context: ProfileRequestContext, message: String?) async throws -> HTMLPage {
+        let profile = context.profile
         let clock = site.clock(context)
         let store = site.store
         let channels = try await store.deliveryChannels(of: profile.id)
@@ -146,8 +146,8 @@ struct RemindersPage: Sendable {
         return try site.page("reminders", model)
     }
 
-    func add(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
-        let profile = try site.requireProfile(request, context)
+    func add(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
+        let profile = context.profile
         let form = try await site.form(request, context)
         let reminder = try await actions.remind(profile, programme: form["programme"] ?? "",
                                                 lead: form["lead"].flatMap { Bounded.integer($0, in: Reminder.leadRange) })
@@ -157,8 +157,8 @@ struct RemindersPage: Sendable {
         return Response.redirect(to: next + (next.contains("?") ? "&" : "?") + "done=" + ProgrammeDetails.query(done))
     }
 
-    func addChannel(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
-        let profile = try site.requireProfile(request, context)
+    func addChannel(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
+        let profile = context.profile
         let form = try await site.form(request, context)
         let channel = try await actions.addChannel(profile, kind: form["kind"] ?? "", name: form["name"] ?? "", target: form["target"] ?? "",
                                                    secret: form["secret"])
@@ -166,8 +166,8 @@ struct RemindersPage: Sendable {
     }
 
     /// The channel in the path, if it is the signed-in profile's; the form read (and its token checked).
-    private func ownChannel(_ request: Request, _ context: GuideRequestContext) async throws -> DeliveryChannel {
-        let profile = try site.requireProfile(request, context)
+    private func ownChannel(_ request: Request, _ context: ProfileRequestContext) async throws -> DeliveryChannel {
+        let profile = context.profile
         _ = try await site.form(request, context)
         return try await actions.channel(try ReminderActions.id(context), of: profile)
     }

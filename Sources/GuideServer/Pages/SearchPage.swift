@@ -40,11 +40,11 @@ struct SearchPage: Sendable {
 
     static let limit = 300
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("search") { request, context in try await render(request, context) }
+    func register(on routes: RouteGroups) {
+        routes.open.get("search") { request, context in try await render(request, context) }
     }
 
-    func render(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+    func render(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let query = QueryParameters(request: request)
         let typed = query.string("q") ?? ""
         let problem = SearchQuery.problem(withText: typed)

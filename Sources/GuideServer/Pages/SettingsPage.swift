@@ -17,17 +17,17 @@ struct SettingsPage: Sendable {
         var message: String?
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("settings") { request, context in
+    func register(on routes: RouteGroups) {
+        routes.profile.get("settings") { request, context in
             try await page(request, context, message: request.uri.queryParameters.get("saved") == nil ? nil : "Saved.")
         }
-        router.post("settings") { request, context in try await save(request, context) }
-        router.post("theme") { request, context in try await switchTheme(request, context) }
+        routes.profile.post("settings") { request, context in try await save(request, context) }
+        routes.open.post("theme") { request, context in try await switchTheme(request, context) }
     }
 
-    func page(_ request: Request, _ context: GuideRequestContext, message: String?,
+    func page(_ request: Request, _ context: ProfileRequestContext, message: String?,
                       newFeedToken: String? = nil) async throws -> HTMLPage {
-        let profile = try site.requireProfile(request, context)
+        let profile = context.profile
         let model = await SettingsModel(
             chrome: site.chrome(context, section: "settings"), title: "Settings",
             hours: (0...23).map { Choice(value: String($0), label: ($0 < 10 ? "0\($0)" : "\($0)") + ":00", isSelected: $0 == profile.dayStartHour) },
@@ -38,8 +38,8 @@ struct SettingsPage: Sendable {
         return try site.page("settings", model)
     }
 
-    func save(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
-        let profile = try site.requireProfile(request, context)
+    func save(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
+        let profile = context.profile
         let form = try await site.form(request, context)
         guard let hour = form["dayStart"].flatMap({ Bounded.integer($0, in: 0...23) }) else {
             throw HTTPError(.badRequest, message: "The day starts at an hour from 0 to 23.")
@@ -64,7 +64,7 @@ struct SettingsPage: Sendable {
 
     /// `POST /theme` (the header's button): a profile's theme is saved with it; a guest's is a cookie of this browser.
     /// Back to the page it came from (its path, from Referer), else the guide.
-    func switchTheme(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+    func switchTheme(_ request: Request, _ context: some GuideContext) async throws -> Response {
         let form = try await site.form(request, context)
         guard let theme = form["theme"].flatMap(Profile.Theme.init(rawValue:)) else {
             throw HTTPError(.badRequest, message: "theme is system, light or dark")

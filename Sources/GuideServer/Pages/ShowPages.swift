@@ -92,22 +92,22 @@ struct ShowPages: Sendable {
         var isCurrent: Bool
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("shows") { request, context in try await list(request, context) }
-        router.get("shows/:id") { request, context in try await show(request, context) }
-        router.get("shows/:id/seasons/:number") { request, context in try await season(request, context) }
-        router.post("shows/:id/follow") { request, context in try await change(request, context) { id, profile, _ in
+    func register(on routes: RouteGroups) {
+        routes.open.get("shows") { request, context in try await list(request, context) }
+        routes.open.get("shows/:id") { request, context in try await show(request, context) }
+        routes.open.get("shows/:id/seasons/:number") { request, context in try await season(request, context) }
+        routes.profile.post("shows/:id/follow") { request, context in try await change(request, context) { id, profile, _ in
             try await series.tracker.follow(show: id, by: profile.id)
         } }
-        router.post("shows/:id/unfollow") { request, context in try await change(request, context) { id, profile, _ in
+        routes.profile.post("shows/:id/unfollow") { request, context in try await change(request, context) { id, profile, _ in
             try await series.tracker.unfollow(show: id, by: profile.id)
         } }
-        router.post("shows/:id/reminders") { request, context in try await change(request, context) { id, profile, form in
+        routes.profile.post("shows/:id/reminders") { request, context in try await change(request, context) { id, profile, form in
             try await site.store.setReminders(form["on"] == "1", show: id, by: profile.id)
         } }
     }
 
-    func list(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+    func list(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let query = QueryParameters(request: request)
         let text = String((query.string("q") ?? "").prefix(100)).trimmingCharacters(in: .whitespaces)
         let page = try query.integer("page", in: 0...10_000, default: 0)
@@ -127,7 +127,7 @@ struct ShowPages: Sendable {
         return try site.page("shows", model)
     }
 
-    func show(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+    func show(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let id = try Self.id(context)
         let client = series.client
         guard let show = try await site.tvmaze({ try await client.show(id, embed: [.cast]) }) else {
@@ -170,7 +170,7 @@ struct ShowPages: Sendable {
         return try site.page("show", model)
     }
 
-    func season(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+    func season(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let id = try Self.id(context)
         guard let number = context.parameters.get("number").flatMap({ Bounded.integer($0, in: Episode.numberRange) }) else { throw HTTPError(.notFound) }
         let client = series.client
@@ -190,9 +190,9 @@ struct ShowPages: Sendable {
     }
 
     /// Follow, unfollow, reminders: signed in, then back where the form was.
-    func change(_ request: Request, _ context: GuideRequestContext,
+    func change(_ request: Request, _ context: ProfileRequestContext,
                 _ body: @escaping @Sendable (Int, Profile, FormFields) async throws -> Void) async throws -> Response {
-        let profile = try site.requireProfile(request, context)
+        let profile = context.profile
         let id = try Self.id(context)
         let form = try await site.form(request, context)
         try await site.tvmaze { try await body(id, profile, form) }
@@ -200,7 +200,7 @@ struct ShowPages: Sendable {
         return .redirect(to: SignInPages.safeReturn(form["next"] ?? "/shows/\(id)"))
     }
 
-    static func id(_ context: GuideRequestContext) throws -> Int {
+    static func id(_ context: some GuideContext) throws -> Int {
         guard let id = context.parameters.get("id").flatMap({ Bounded.integer($0, in: TVMazeClient.idRange) }) else {
             throw HTTPError(.notFound, message: "No such show.")
         }

@@ -25,22 +25,22 @@ struct SignInPages: Sendable {
         var isAvailable: Bool
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("signin") { request, context in try await signInPage(request, context) }
-        router.post("signin") { request, context in try await signIn(request, context) }
-        router.post("signout") { request, context in try await signOut(request, context) }
-        router.get("setup") { _, context in try await setupPage(context) }
-        router.post("setup") { request, context in try await setup(request, context) }
+    func register(on routes: RouteGroups) {
+        routes.open.get("signin") { request, context in try await signInPage(request, context) }
+        routes.open.post("signin") { request, context in try await signIn(request, context) }
+        routes.open.post("signout") { request, context in try await signOut(request, context) }
+        routes.open.get("setup") { _, context in try await setupPage(context) }
+        routes.open.post("setup") { request, context in try await setup(request, context) }
     }
 
-    func signInPage(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
+    func signInPage(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let returnTo = Self.safeReturn(request.uri.queryParameters.get("next").map { String($0) })
         let needsSetup = try await !site.accounts.hasProfiles()
         return try await site.page("signin", Model(chrome: site.chrome(context, section: "signin"), title: "Sign in", name: "",
                                              returnTo: returnTo, message: nil, isLocked: false, needsSetup: needsSetup))
     }
 
-    func signIn(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+    func signIn(_ request: Request, _ context: some GuideContext) async throws -> Response {
         let form = try await site.form(request, context)
         let name = form["name"] ?? ""
         let returnTo = Self.safeReturn(form["next"])
@@ -77,28 +77,28 @@ struct SignInPages: Sendable {
         Int(Bounded.clamped(until.timeIntervalSince(site.settings.now()).rounded(.up), to: 1...86_400))
     }
 
-    private func waiting(_ until: Date, _ context: GuideRequestContext) -> String {
+    private func waiting(_ until: Date, _ context: some GuideContext) -> String {
         "Too many wrong tries: this profile has to wait \(Self.wording(seconds: seconds(until))) before the next try "
             + "(until \(site.clock(context).time(until)))."
     }
 
-    func signOut(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
-        if case .session(let token)? = context.viewer?.credential {
-            try await site.accounts.signOut(sessionToken: token)
+    func signOut(_ request: Request, _ context: some GuideContext) async throws -> Response {
+        if let viewer = context.viewer {
+            try await site.accounts.signOut(sessionToken: viewer.sessionToken)
         }
         var response = Response.redirect(to: "/")
         response.setCookie(sessions.sessionCookie(""))
         return response
     }
 
-    func setupPage(_ context: GuideRequestContext) async throws -> HTMLPage {
+    func setupPage(_ context: some GuideContext) async throws -> HTMLPage {
         let available = try await !site.accounts.hasProfiles()
         return try await site.page("setup", SetupModel(chrome: site.chrome(context, section: "setup"), title: "Set up tvguide", name: "",
                                                  message: nil, isAvailable: available))
     }
 
     /// Creates the first (admin) profile, for whoever knows the setup code `serve` printed.
-    func setup(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+    func setup(_ request: Request, _ context: some GuideContext) async throws -> Response {
         let form = try await site.form(request, context)
         var model = await SetupModel(chrome: site.chrome(context, section: "setup"), title: "Set up tvguide", name: form["name"] ?? "",
                                message: nil, isAvailable: true)

@@ -26,8 +26,7 @@ extension SourcePages {
         var warnings: [String]
     }
 
-    func healthPage(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    func healthPage(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let site = self.site
         let clock = site.clock(context)
         let instant = site.settings.now()

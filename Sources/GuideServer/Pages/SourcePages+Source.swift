@@ -100,9 +100,8 @@ extension SourcePages {
         }
     }
 
-    func editPage(_ request: Request, _ context: GuideRequestContext, name: String, view: ChannelView, message: String? = nil,
+    func editPage(_ request: Request, _ context: AdminRequestContext, name: String, view: ChannelView, message: String? = nil,
                   isError: Bool = false, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
         let site = self.site
         let clock = site.clock(context)
         let source = SourceName(name)
@@ -151,8 +150,7 @@ extension SourcePages {
         return try site.page("source", model, status: status)
     }
 
-    func saveSource(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    func saveSource(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await site.form(request, context)
         let name = form["name"] ?? ""
         let site = self.site
@@ -181,8 +179,7 @@ extension SourcePages {
         return try await editPage(request, context, name: name, view: ChannelView(), message: "Saved. The next refresh uses the new settings.")
     }
 
-    func removeSource(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    func removeSource(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await site.form(request, context)
         let name = form["name"] ?? ""
         let site = self.site
@@ -195,8 +192,7 @@ extension SourcePages {
     }
 
     /// Saves the keep and map choices for the channels of one page of the list.
-    func saveChannels(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    func saveChannels(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await site.form(request, context)
         let name = form["name"] ?? ""
         let view = ChannelView(query: { form[$0] })

@@ -39,29 +39,27 @@ struct SourcePages: Sendable {
     }
 
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("admin/sources") { request, context in try await listPage(request, context) }
-        router.post("admin/sources") { request, context in try await addSource(request, context) }
-        router.get("admin/source") { request, context in
+    func register(on routes: RouteGroups) {
+        routes.admin.get("admin/sources") { request, context in try await listPage(request, context) }
+        routes.admin.post("admin/sources") { request, context in try await addSource(request, context) }
+        routes.admin.get("admin/source") { request, context in
             let query = request.uri.queryParameters
             return try await editPage(request, context, name: query.get("name") ?? "", view: ChannelView(query: { query.get($0) }))
         }
-        router.post("admin/source") { request, context in try await saveSource(request, context) }
-        router.post("admin/source/remove") { request, context in try await removeSource(request, context) }
-        router.post("admin/source/channels") { request, context in try await saveChannels(request, context) }
-        router.post("admin/refresh") { request, context in try await refreshNow(request, context) }
-        router.get("admin/refresh/events") { request, context in
-            _ = try site.requireAdmin(request, context)
+        routes.admin.post("admin/source") { request, context in try await saveSource(request, context) }
+        routes.admin.post("admin/source/remove") { request, context in try await removeSource(request, context) }
+        routes.admin.post("admin/source/channels") { request, context in try await saveChannels(request, context) }
+        routes.admin.post("admin/refresh") { request, context in try await refreshNow(request, context) }
+        routes.admin.get("admin/refresh/events") { request, context in
             return try RefreshEvents.response(scheduler, slots: refreshWatchers, client: site.clientAddress(request, context))
         }
-        router.get("admin/health") { request, context in try await healthPage(request, context) }
+        routes.admin.get("admin/health") { request, context in try await healthPage(request, context) }
     }
 
     // MARK: The list
 
-    func listPage(_ request: Request, _ context: GuideRequestContext, message: String? = nil, isError: Bool = false,
+    func listPage(_ request: Request, _ context: AdminRequestContext, message: String? = nil, isError: Bool = false,
                   status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
         let site = self.site
         let clock = site.clock(context)
         let instant = site.settings.now()
@@ -75,8 +73,7 @@ struct SourcePages: Sendable {
         return try site.page("sources", model, status: status)
     }
 
-    func addSource(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    func addSource(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await site.form(request, context)
         let name = form["name"] ?? ""
         var definition = SourceDefinition(name: SourceName(name), format: SourceFormat(rawValue: form["format"] ?? "") ?? .xmltv,
@@ -98,8 +95,7 @@ struct SourcePages: Sendable {
         return try await listPage(request, context, message: "Added \(name). Refresh it to fetch its listings, then choose its channels.")
     }
 
-    func refreshNow(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        _ = try site.requireAdmin(request, context)
+    func refreshNow(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await site.form(request, context)
         let names = form["name"].map { [SourceName($0)] }
         do {

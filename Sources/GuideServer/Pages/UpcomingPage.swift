@@ -38,12 +38,12 @@ struct UpcomingPage: Sendable {
         var isThisEpisode: Bool
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("upcoming") { request, context in try await render(request, context) }
+    func register(on routes: RouteGroups) {
+        routes.profile.get("upcoming") { request, context in try await render(request, context) }
     }
 
-    func render(_ request: Request, _ context: GuideRequestContext) async throws -> HTMLPage {
-        let profile = try site.requireProfile(request, context)
+    func render(_ request: Request, _ context: ProfileRequestContext) async throws -> HTMLPage {
+        let profile = context.profile
         let site = self.site
         let clock = site.clock(context)
         let now = site.settings.now()

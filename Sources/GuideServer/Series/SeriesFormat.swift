@@ -71,7 +71,7 @@ extension Site {
     }
 
     /// The ids of the shows the viewer follows; empty when signed out.
-    func followedIDs(_ context: GuideRequestContext) async throws -> Set<Int> {
+    func followedIDs(_ context: some GuideContext) async throws -> Set<Int> {
         guard let profile = context.viewer?.profile else { return [] }
         return await Set(try store.following(profile.id).map(\.show.id))
     }

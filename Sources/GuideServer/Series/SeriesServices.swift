@@ -25,8 +25,8 @@ struct SeriesServices: Sendable {
 
     /// `/images?u=`: a TVmaze image through the cache, so the browser never asks TVmaze and each image is fetched
     /// once. Other hosts get 404.
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("images") { request, context -> Response in
+    func register(on routes: RouteGroups) {
+        routes.open.get("images") { request, context -> Response in
             guard let url = request.uri.queryParameters.get("u").flatMap({ images.canonical(String($0)) }) else {
                 throw HTTPError(.notFound, message: "No such image: only TVmaze's images are shown here.")
             }

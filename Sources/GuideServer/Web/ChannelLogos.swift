@@ -30,11 +30,11 @@ struct ChannelLogos: Sendable {
         return lower.hasPrefix("https://") || lower.hasPrefix("http://")
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("logo") { request, context in try await logo(request, context) }
+    func register(on routes: RouteGroups) {
+        routes.open.get("logo") { request, context in try await logo(request, context) }
     }
 
-    private func logo(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
+    private func logo(_ request: Request, _ context: some GuideContext) async throws -> Response {
         let parameters = request.uri.queryParameters
         guard let id = parameters.get("c").map { String($0) }, id.utf8.count <= 512,
               let channel = try await directory.snapshot().channel(ChannelID(id)),
@@ -61,7 +61,7 @@ struct ChannelLogos: Sendable {
 
 extension ImageCache.Stored {
     /// The image read without blocking (Hummingbird's file I/O), with its checked type.
-    func response(_ context: GuideRequestContext, cacheControl: String) async throws -> Response {
+    func response(_ context: some GuideContext, cacheControl: String) async throws -> Response {
         let body = try await FileIO().loadFile(path: path, context: context)
         return Response(status: .ok, headers: [.contentType: contentType, .cacheControl: cacheControl], body: body)
     }

@@ -86,7 +86,7 @@ struct Choice: Sendable {
 
 extension Chrome {
     /// The header for whoever `context` says is asking: their name, role, form token and theme.
-    init(_ context: GuideRequestContext, section: String, assets: String) {
+    init(_ context: some GuideContext, section: String, assets: String) {
         self.init(csrf: context.csrfToken, signedInName: context.viewer?.profile.name, isAdmin: context.viewer?.profile.isAdmin ?? false,
                   section: section, assets: assets, theme: context.viewer?.profile.theme ?? context.browserTheme ?? .system)
     }

@@ -3,14 +3,26 @@ import GuideCore
 import Hummingbird
 import HTTPTypes
 
-/// Works out who is asking (session cookie or API token), gives every page a form token, and refuses any form post
-/// whose token does not match its cookie (CSRF). The JSON API takes no cookies for changes: a program proves itself
-/// with `Authorization: Bearer`, which another site cannot make a browser send.
+/// Works out which profile a browser is signed in as (its session cookie; never an API token, which only the API's
+/// group reads), gives every page a form token bound to that session (``FormTokens``), and refuses any form post
+/// whose token is not the one the server issued to this browser (CSRF). The JSON API takes no cookies for changes:
+/// a program proves itself with `Authorization: Bearer`, which another site cannot make a browser send.
 struct SessionMiddleware: RouterMiddleware {
     typealias Context = GuideRequestContext
     let accounts: Accounts
+    let formTokens: FormTokens
     /// Whether cookies carry `Secure` (on unless the admin serves plain HTTP beyond loopback on purpose).
     let secureCookies: Bool
+    /// `__Host-` when the guide is served over https (its public address says so): such a cookie is Secure, for this
+    /// host and path / only, and no neighbouring subdomain can set it.
+    let cookiePrefix: String
+
+    init(accounts: Accounts, formTokens: FormTokens, secureCookies: Bool, publicURL: String?) {
+        self.accounts = accounts
+        self.formTokens = formTokens
+        self.secureCookies = secureCookies
+        cookiePrefix = secureCookies && publicURL?.lowercased().hasPrefix("https://") == true ? "__Host-" : ""
+    }
 
     static let sessionCookie = "tvguide_session"
     static let csrfCookie = "tvguide_csrf"
@@ -20,36 +32,37 @@ struct SessionMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         var request = request
-        if let token = request.cookies[Self.sessionCookie]?.value, Self.isToken(token),
+        context.path = request.uri.path
+        if let token = request.cookies[cookiePrefix + Self.sessionCookie]?.value, Self.isToken(token),
            let profile = try await accounts.profile(sessionToken: token) {
-            context.viewer = Viewer(profile: profile, credential: .session(token))
-        }
-        if let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") {
-            let token = String(authorization.dropFirst("Bearer ".count))
-            guard let holder = try await accounts.profile(apiToken: token) else {
-                throw HTTPError(.unauthorized, message: "the API token is unknown or was revoked")
-            }
-            context.viewer = Viewer(profile: holder.profile, credential: .apiToken(holder.scope))
+            context.viewer = Viewer(profile: profile, sessionToken: token)
         }
         if let zone = request.cookies[Self.zoneCookie]?.value.removingPercentEncoding, let timeZone = TimeZone(identifier: zone) {
             context.browserZone = timeZone
         }
         context.browserTheme = request.cookies[Self.themeCookie].flatMap { Profile.Theme(rawValue: $0.value) }
-        let existing = request.cookies[Self.csrfCookie]?.value
-        let csrf = existing.flatMap { Self.isToken($0) ? $0 : nil } ?? Accounts.randomToken()
-        context.csrfToken = csrf
 
-        let isAPI = request.uri.path.hasPrefix("/api/")
-        if request.method == .post, !isAPI {
+        var newNonce: String?
+        if let viewer = context.viewer {
+            context.csrfToken = try await formTokens.token(session: viewer.sessionToken)
+        } else {
+            let nonce = request.cookies[cookiePrefix + Self.csrfCookie].map(\.value).flatMap { Self.isToken($0) ? $0 : nil }
+            if nonce == nil { newNonce = Accounts.randomToken() }
+            context.csrfToken = try await formTokens.token(guestNonce: nonce ?? newNonce ?? "")
+        }
+
+        if request.method == .post, !request.uri.path.hasPrefix("/api/") {
+            // Collected once; the handler reads the same bytes again.
             let body = try await request.collectBody(upTo: context.maxUploadSize)
             let form = FormFields(encoded: String(buffer: body))
-            guard let sent = form.raw("csrf"), let existing, Self.constantTimeEqual(sent, existing) else {
+            // A guest without a nonce cookie was never given a form token.
+            guard newNonce == nil, let sent = form.raw("csrf"), Self.constantTimeEqual(sent, context.csrfToken) else {
                 throw HTTPError(.forbidden, message: "This form is out of date or came from another site. Go back, reload the page and try again.")
             }
         }
         var response = try await next(request, context)
-        if existing != csrf {
-            response.setCookie(cookie(Self.csrfCookie, csrf, sameSite: .strict))
+        if let newNonce {
+            response.setCookie(cookie(Self.csrfCookie, newNonce, sameSite: .strict))
         }
         return response
     }
@@ -60,7 +73,7 @@ struct SessionMiddleware: RouterMiddleware {
     }
 
     private func cookie(_ name: String, _ value: String, sameSite: Cookie.SameSite, maxAge: Int? = nil) -> Cookie {
-        Cookie(name: name, value: value, maxAge: maxAge, path: "/", secure: secureCookies, httpOnly: true, sameSite: sameSite)
+        Cookie(name: cookiePrefix + name, value: value, maxAge: maxAge, path: "/", secure: secureCookies, httpOnly: true, sameSite: sameSite)
     }
 
     private static func isToken(_ text: String) -> Bool {

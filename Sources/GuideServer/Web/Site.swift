@@ -18,7 +18,7 @@ struct Site: Sendable {
     let addresses: ClientAddress
 
     /// Where the request comes from, for sign-in throttling (``ClientAddress``).
-    func clientAddress(_ request: Request, _ context: GuideRequestContext) -> String {
+    func clientAddress(_ request: Request, _ context: some GuideContext) -> String {
         addresses.of(request, peer: context.peer)
     }
 
@@ -27,7 +27,7 @@ struct Site: Sendable {
         HTMLPage(html: try renderer.render(template, page), status: status)
     }
 
-    func chrome(_ context: GuideRequestContext, section: String) async -> Chrome {
+    func chrome(_ context: some GuideContext, section: String) async -> Chrome {
         var chrome = Chrome(context, section: section, assets: assets.version)
         // A count for the header, so a failure to count leaves it out rather than failing the page.
         if let profile = context.viewer?.profile, let count = try? await schedule(profile, context).airingToday(at: settings.now()), count > 0 {
@@ -37,7 +37,7 @@ struct Site: Sendable {
     }
 
     /// The profile's followed episodes in its zone and shift.
-    func schedule(_ profile: Profile, _ context: GuideRequestContext) async throws -> EpisodeSchedule {
+    func schedule(_ profile: Profile, _ context: some GuideContext) async throws -> EpisodeSchedule {
         EpisodeSchedule(store: store, profile: profile.id, zone: clock(context).zone, settings: try await store.seriesSettings(of: profile.id))
     }
 
@@ -48,7 +48,7 @@ struct Site: Sendable {
     }
 
     /// The zone and day start the viewer sees the guide in: their profile's, else their browser's zone, else the server's.
-    func clock(_ context: GuideRequestContext) -> ViewerClock {
+    func clock(_ context: some GuideContext) -> ViewerClock {
         let profile = context.viewer?.profile
         let zone = profile?.timeZone.flatMap(TimeZone.init(identifier:)) ?? context.browserZone ?? settings.timeZone
         return ViewerClock(zone: zone, dayStartHour: profile?.dayStartHour ?? settings.dayStartHour)
@@ -56,26 +56,11 @@ struct Site: Sendable {
 
     /// The channels the viewer sees, in their order: their chosen ones that still exist, else every channel with
     /// listings (a feed describing 3,000 channels may list programmes for 160 of them).
-    func lineup(_ context: GuideRequestContext) async throws -> (channels: [Channel], isChosen: Bool) {
+    func lineup(_ context: some GuideContext) async throws -> (channels: [Channel], isChosen: Bool) {
         let snapshot = try await directory.snapshot()
         guard let profile = context.viewer?.profile else { return (snapshot.listed, false) }
         let chosen = try await store.lineup(of: profile.id).compactMap(snapshot.channel)
         return chosen.isEmpty ? (snapshot.listed, false) : (chosen, true)
-    }
-
-    /// The signed-in profile, or a redirect to sign in and come back.
-    func requireProfile(_ request: Request, _ context: GuideRequestContext) throws -> Profile {
-        guard let profile = context.viewer?.profile else {
-            throw SignInRequired(returnTo: request.uri.path)
-        }
-        return profile
-    }
-
-    /// The signed-in admin; a viewer gets 403.
-    func requireAdmin(_ request: Request, _ context: GuideRequestContext) throws -> Profile {
-        let profile = try requireProfile(request, context)
-        guard profile.isAdmin else { throw HTTPError(.forbidden, message: "Only an admin profile can do this.") }
-        return profile
     }
 
     /// The page a form was posted from (its `Referer`'s path and query on this site), to go back to; else the guide.
@@ -86,15 +71,9 @@ struct Site: Sendable {
     }
 
     /// The form a request posted (SessionMiddleware has already read and checked it).
-    func form(_ request: Request, _ context: GuideRequestContext) async throws -> FormFields {
+    func form(_ request: Request, _ context: some GuideContext) async throws -> FormFields {
         var request = request
         return FormFields(encoded: String(buffer: try await request.collectBody(upTo: context.maxUploadSize)))
     }
 }
 
-/// Listings, sources and accounts in one database, as `serve` uses them.
-
-/// Thrown by pages that need a signed-in profile; becomes a redirect to the sign-in page.
-struct SignInRequired: Error {
-    var returnTo: String
-}

@@ -1,0 +1,19 @@
+import GuideCore
+import Hummingbird
+
+/// The context of the admin pages' group: a browser signed in with an admin profile's session. A guest is sent to
+/// sign in; a viewer gets 403; an API token is never an admin here, whatever its scope.
+struct AdminRequestContext: CheckedGuideContext {
+    var coreContext: CoreRequestContextStorage
+    let base: GuideRequestContext
+    /// The signed-in admin.
+    let admin: Profile
+
+    init(context: GuideRequestContext) throws {
+        guard let viewer = context.viewer else { throw SignInRequired(returnTo: context.path) }
+        guard viewer.profile.isAdmin else { throw HTTPError(.forbidden, message: "Only an admin profile can do this.") }
+        coreContext = context.coreContext
+        base = context
+        admin = viewer.profile
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import GuideCore
+import Hummingbird
+import NIOCore
+
+/// What every page reads of a request, whichever group it came through: the browser's session, its form token, zone
+/// and theme. ``GuideRequestContext`` has them first; the groups' contexts carry them on.
+protocol GuideContext: RequestContext {
+    var viewer: Viewer? { get }
+    var csrfToken: String { get }
+    var browserZone: TimeZone? { get }
+    var browserTheme: Profile.Theme? { get }
+    var peer: SocketAddress? { get }
+}
+
+/// A context a route group makes from ``GuideRequestContext`` once it has checked who is asking: it keeps the request
+/// as it came (`base`) and adds what the group proved.
+protocol CheckedGuideContext: GuideContext, ChildRequestContext where ParentContext == GuideRequestContext {
+    var base: GuideRequestContext { get }
+}
+
+extension CheckedGuideContext {
+    var viewer: Viewer? { base.viewer }
+    var csrfToken: String { base.csrfToken }
+    var browserZone: TimeZone? { base.browserZone }
+    var browserTheme: Profile.Theme? { base.browserTheme }
+    var peer: SocketAddress? { base.peer }
+    var maxUploadSize: Int { GuideRequestContext.largestUpload }
+    var responseEncoder: JSONEncoder { GuideRequestContext.encoder }
+}
