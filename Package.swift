@@ -80,10 +80,14 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+            // Certificates an admin trusts for outbound requests besides the system's (outbound-ca).
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         // Reminders: due ones claimed and sent, on time and once, to each profile's delivery channels.
         .target(name: "GuideReminders", dependencies: [
             "GuideCore", "GuideStore", "GuideHTTP",
+            // Why a delivery failed, in full, for the admin (a viewer is told less).
+            .product(name: "Logging", package: "swift-log"),
             // HMAC-SHA256 for signed webhooks.
             .product(name: "Crypto", package: "swift-crypto"),
             // E-mail: SMTP over SwiftNIO, STARTTLS or TLS.
@@ -193,6 +197,7 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
+        .testTarget(name: "GuideHTTPTests", dependencies: ["GuideHTTP", "GuideCore", "StoreTestSupport", "TestReceivers"]),
         .testTarget(name: "GuideRemindersTests", dependencies: [
             "GuideReminders", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport", "TestReceivers",
             .product(name: "Clocks", package: "swift-clocks"),

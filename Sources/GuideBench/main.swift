@@ -198,7 +198,7 @@ case "reminders":
                                                     stop: start.addingTimeInterval(3600), leadMinutes: 15), at: t0)
     }
     let addSeconds = Double(DispatchTime.now().uptimeNanoseconds - adding) / 1e9
-    let dispatcher = ReminderDispatcher(store: store, senders: ReminderSenders(transport: AsyncHTTPTransport()), clock: ContinuousClock(),
+    let dispatcher = ReminderDispatcher(store: store, senders: ReminderSenders(transport: PolicedTransport(policy: OutboundPolicy(allowances: [.loopback]))), clock: ContinuousClock(),
                                         now: { clock.withLock { $0 } })
     let idle = try await medianMilliseconds(runs: 21) { _ = try await dispatcher.sendDue() }
     clock.withLock { $0 = t0.addingTimeInterval(3600 + 3000) }

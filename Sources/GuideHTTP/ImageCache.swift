@@ -15,13 +15,13 @@ import Synchronization
 /// runs on a lane of its own (``BlockingLane``), never on the cooperative threads.
 public final class ImageCache: Sendable {
     /// Which addresses the cache fetches.
-    public enum Addresses: Sendable {
+    enum Addresses: Sendable {
         /// Only these origins (`scheme://host[:port]`, the port only when not the scheme's default), with a plain path
         /// and no query, user or fragment: for addresses a guest writes (`/images?u=`), so the server is not an open
         /// proxy and each image has one address.
         case origins(Set<String>)
-        /// Any http or https address with no user or password: for addresses the listings give (a guest names a
-        /// channel, never an address).
+        /// Any http or https address with no user or password that the outbound policy allows, fetched through it:
+        /// for addresses the listings give (a guest names a channel, never an address).
         case listings
     }
 
@@ -47,6 +47,13 @@ public final class ImageCache: Sendable {
     static let mostHostsResting = 1000
     /// How many hosts are resting now, for tests.
     var hostsResting: Int { downUntil.withLock { $0.count } }
+    /// Addresses that answered with no image this cache keeps (an error page, a refusal, a camera's HTML), until when:
+    /// asked again only after ``pause`` × 12 (an hour by default), so a page view does not fetch them again. At most
+    /// ``mostFailuresKept``, the expired ones dropped first.
+    private let failedUntil = Mutex<[String: Date]>([:])
+    static let mostFailuresKept = 10_000
+    /// The longest one fetch may take, head and body together.
+    public static let fetchLimit: Duration = .seconds(30)
     /// The files on disk by the hash of their address (``name(for:)``): file name, size and last use. Read from the
     /// folder once.
     private let index = Mutex<[String: Entry]?>(nil)
@@ -61,8 +68,20 @@ public final class ImageCache: Sendable {
     /// Disk work waiting at most; beyond it a request is answered "busy".
     public static let diskQueue = 64
 
-    public init(directory: String, transport: any HTTPTransport, addresses: Addresses = .origins(["https://static.tvmaze.com"]),
-                largest: Int = 8 * 1024 * 1024, largestTotal: Int = 256 * 1024 * 1024, pause: TimeInterval = 300) {
+    /// A cache of images from `origins` only (TVmaze's image host by default), fetched through `transport`.
+    public convenience init(directory: String, transport: any HTTPTransport, origins: Set<String> = ["https://static.tvmaze.com"],
+                            largest: Int = 8 * 1024 * 1024, largestTotal: Int = 256 * 1024 * 1024, pause: TimeInterval = 300) {
+        self.init(directory: directory, transport: transport, addresses: .origins(origins), largest: largest, largestTotal: largestTotal,
+                  pause: pause)
+    }
+
+    /// A cache of the images listings name (channel logos): any address, fetched only through the outbound policy.
+    public convenience init(directory: String, listingsThrough transport: PolicedTransport, largest: Int = 8 * 1024 * 1024,
+                            largestTotal: Int = 256 * 1024 * 1024, pause: TimeInterval = 300) {
+        self.init(directory: directory, transport: transport, addresses: .listings, largest: largest, largestTotal: largestTotal, pause: pause)
+    }
+
+    private init(directory: String, transport: any HTTPTransport, addresses: Addresses, largest: Int, largestTotal: Int, pause: TimeInterval) {
         self.directory = directory
         self.transport = transport
         self.addresses = addresses
@@ -113,25 +132,25 @@ public final class ImageCache: Sendable {
             return Stored(path: directory + "/" + kept, contentType: ImageKind(fileName: kept).contentType)
         }
         if let until = downUntil.withLock({ $0[host] }), until > Date() { return nil }
-        let reply: HTTPReply
+        if let until = failedUntil.withLock({ $0[key] }), until > Date() { return nil }
+        let fetched: (status: Int, body: [UInt8]?)?
         do {
-            reply = try await transport.get(url, headers: [("Accept", "image/*")])
+            fetched = try await withTimeLimit(Self.fetchLimit) { [transport, largest] in try await Self.fetch(url, through: transport, largest: largest) }
+        } catch is OutboundRefusal {
+            remember(key, in: failedUntil, for: pause * 12, most: Self.mostFailuresKept)
+            return nil
         } catch {
-            downUntil.withLock { resting in
-                let now = Date()
-                if resting.count >= Self.mostHostsResting { resting = resting.filter { $0.value > now } }
-                if resting.count >= Self.mostHostsResting { resting.removeAll() }
-                resting[host] = now.addingTimeInterval(pause)
-            }
+            remember(host, in: downUntil, for: pause, most: Self.mostHostsResting)
             throw error
         }
-        if let length = reply.contentLength, length > largest { return nil }
-        var body: [UInt8] = []
-        while let chunk = try await reply.next() {
-            body.append(contentsOf: chunk.readableBytesView)
-            if body.count > largest { return nil }
+        guard let fetched else {
+            remember(host, in: downUntil, for: pause, most: Self.mostHostsResting)
+            return nil
         }
-        guard reply.status == 200, let kind = ImageKind(sniffing: body) else { return nil }
+        guard fetched.status == 200, let body = fetched.body, let kind = ImageKind(sniffing: body) else {
+            remember(key, in: failedUntil, for: pause * 12, most: Self.mostFailuresKept)
+            return nil
+        }
         let file = key + "." + kind.fileExtension, image = body
         let directory = self.directory, path = directory + "/" + file
         try await onDisk {
@@ -143,6 +162,28 @@ public final class ImageCache: Sendable {
         }
         try await added(key, Entry(file: file, bytes: image.count, used: Date()))
         return Stored(path: path, contentType: kind.contentType)
+    }
+
+    /// The status and the body (nil past `largest` bytes) of `url`.
+    private static func fetch(_ url: URL, through transport: any HTTPTransport, largest: Int) async throws -> (status: Int, body: [UInt8]?) {
+        let reply = try await transport.get(url, headers: [("Accept", "image/*")])
+        if let length = reply.contentLength, length > largest { return (reply.status, nil) }
+        var body: [UInt8] = []
+        while let chunk = try await reply.next() {
+            body.append(contentsOf: chunk.readableBytesView)
+            if body.count > largest { return (reply.status, nil) }
+        }
+        return (reply.status, body)
+    }
+
+    /// Keeps `key` in `table` until `seconds` from now, the table at most `most` entries (expired ones dropped first).
+    private func remember(_ key: String, in table: borrowing Mutex<[String: Date]>, for seconds: TimeInterval, most: Int) {
+        table.withLock { entries in
+            let now = Date()
+            if entries.count >= most { entries = entries.filter { $0.value > now } }
+            if entries.count >= most { entries.removeAll() }
+            entries[key] = now.addingTimeInterval(seconds)
+        }
     }
 
     /// The bytes the cache holds now.

@@ -1,10 +1,13 @@
 import Foundation
 import GuideCore
 import GuideStore
+import Logging
 import Metrics
 
 /// Sends due reminders: every ``interval`` it claims those due (a lease of ``lease``, so of several instances sharing
-/// a database one sends each) and sends each to every channel of its profile that has not had it yet.
+/// a database one sends each) and sends each to every channel of its profile that has not had it yet. Up to
+/// ``concurrency`` reminders are being sent at once, each on its own: one slow receiver holds only its own reminder,
+/// and reminders falling due meanwhile are claimed and sent in the next round, 10 s later.
 ///
 /// The rules:
 /// - on time: a reminder is sent within ``interval`` (10 s) of its due time while the server runs;
@@ -35,33 +38,70 @@ public struct ReminderDispatcher: Sendable {
     /// Where deliveries are counted (`tvguide_reminder_deliveries_total`): the process's metrics system unless a test
     /// gives its own.
     let metrics: any MetricsFactory
+    /// Where a failed delivery's full reason goes (the viewer's log says only "refused" or "could not be delivered").
+    let logger: Logger
 
     public init(store: any Store, senders: ReminderSenders, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
                 owner: String = UUID().uuidString, site: String? = nil, interval: Duration = .seconds(10), lease: TimeInterval = 900,
-                defaultClock: ViewerClock = ViewerClock(zone: .current, dayStartHour: 5), metrics: any MetricsFactory = MetricsSystem.factory) {
+                defaultClock: ViewerClock = ViewerClock(zone: .current, dayStartHour: 5), metrics: any MetricsFactory = MetricsSystem.factory,
+                logger: Logger = Logger(label: "tvguide.reminders")) {
         (self.store, self.senders, self.clock, self.now, self.owner, self.site) = (store, senders, clock, now, owner, site)
-        (self.interval, self.lease, self.defaultClock, self.metrics) = (interval, lease, defaultClock, metrics)
+        (self.interval, self.lease, self.defaultClock, self.metrics, self.logger) = (interval, lease, defaultClock, metrics, logger)
+    }
+
+    /// The longest one reminder's sending can take: every channel a profile may have, each at its whole deadline. A
+    /// claim's lease is longer, so no other instance takes a reminder still being sent.
+    public var longestSend: TimeInterval {
+        Double(DeliveryChannel.mostPerProfile) * (Double(senders.timeout.components.seconds) + 1)
     }
 
     /// Waits after each failed try, by the attempts made before it.
     public static let retryDelays: [TimeInterval] = [30, 120, 300, 900]
     /// Reminders one round claims at most; when a round claims this many, the next starts at once.
     public static let batch = 48
-    /// Reminders sent at once. Even with every receiver taking the full 20 s on each of a profile's ten channels, a
-    /// round (three waves) ends within the lease (900 s), so no other instance takes a reminder still being sent.
+    /// Reminders being sent at once, at most. Each takes at most ``longestSend`` (every receiver taking its whole
+    /// deadline on each of a profile's channels), within the lease.
     public static let concurrency = 16
 
-    /// Sends due reminders every ``interval`` until cancelled; `onRound` hears of each round before the loop sleeps.
+    private enum Event: Sendable { case tick, finished }
+
+    /// Sends due reminders until cancelled: every ``interval`` it claims what is due, as many as there is room for
+    /// beside the reminders still being sent, and starts sending them without waiting for the others; `onRound` hears
+    /// how many each round claimed. Cancelled, it stops claiming and lets the sends under way end (their claims'
+    /// leases pass to another round or instance if they are cut short).
     public func run(onRound: (@Sendable (Round) -> Void)? = nil) async {
-        while !Task.isCancelled {
-            do {
-                let round = try await sendDue()
-                onRound?(round)
-                if round.claimed == Self.batch { continue }
-            } catch {
-                FileHandle.standardError.write(Data("tvguide: reminders could not be sent: \(error)\n".utf8))
+        await withTaskGroup(of: Event.self) { group in
+            var sending = 0
+            group.addTask { .tick }
+            while let event = await group.next() {
+                guard event == .tick else {
+                    sending -= 1
+                    continue
+                }
+                guard !Task.isCancelled else { continue }
+                let room = min(Self.batch, Self.concurrency - sending)
+                var claimed = 0
+                if room > 0 {
+                    do {
+                        for (reminder, channels, clock) in try await claimDue(limit: room) {
+                            group.addTask {
+                                _ = try? await send(reminder, to: channels, clock: clock)  // Failures are recorded as it goes.
+                                return .finished
+                            }
+                            claimed += 1
+                        }
+                    } catch {
+                        logger.error("reminders could not be claimed", metadata: ["error": "\(error)"])
+                    }
+                }
+                sending += claimed
+                onRound?(Round(claimed: claimed))
+                let again = claimed == room && room == Self.batch
+                group.addTask { [clock, interval] in
+                    if !again { try? await clock.sleep(for: interval) }
+                    return .tick
+                }
             }
-            try? await clock.sleep(for: interval)
         }
     }
 
@@ -78,11 +118,10 @@ public struct ReminderDispatcher: Sendable {
         }
     }
 
-    /// Claims the reminders due now and sends them, ``concurrency`` at a time.
-    public func sendDue() async throws -> Round {
+    /// Claims up to `limit` reminders due now, each with its profile's channels and clock.
+    private func claimDue(limit: Int) async throws -> [(Reminder, [DeliveryChannel], ViewerClock)] {
         let instant = now()
-        let due = try await store.claimDueReminders(at: instant, owner: owner, leaseUntil: instant.addingTimeInterval(lease),
-                                                    limit: Self.batch)
+        let due = try await store.claimDueReminders(at: instant, owner: owner, leaseUntil: instant.addingTimeInterval(lease), limit: limit)
         var clocks: [ProfileID: ViewerClock] = [:]
         var channels: [ProfileID: [DeliveryChannel]] = [:]
         for profile in Set(due.map(\.what.profile)) {
@@ -91,7 +130,13 @@ public struct ReminderDispatcher: Sendable {
                                           dayStartHour: settings?.dayStartHour ?? defaultClock.dayStartHour)
             channels[profile] = try await store.deliveryChannels(of: profile)
         }
-        let (clocked, routed) = (clocks, channels)
+        return due.map { ($0, channels[$0.what.profile] ?? [], clocks[$0.what.profile] ?? defaultClock) }
+    }
+
+    /// Claims the reminders due now and sends them, ``concurrency`` at a time, returning when all are done: one round
+    /// of ``run(onRound:)``, waited for (the CLI and tests).
+    public func sendDue() async throws -> Round {
+        let due = try await claimDue(limit: Self.batch)
         return try await withThrowingTaskGroup(of: Outcome.self) { group in
             var round = Round(claimed: due.count)
             func count(_ outcome: Outcome) {
@@ -102,12 +147,9 @@ public struct ReminderDispatcher: Sendable {
                 case .failed: round.failed += 1
                 }
             }
-            for (index, reminder) in due.enumerated() {
+            for (index, (reminder, channels, clock)) in due.enumerated() {
                 if index >= Self.concurrency, let outcome = try await group.next() { count(outcome) }
-                let profile = reminder.what.profile
-                group.addTask {
-                    try await send(reminder, to: routed[profile] ?? [], clock: clocked[profile] ?? defaultClock)
-                }
+                group.addTask { try await send(reminder, to: channels, clock: clock) }
             }
             for try await outcome in group { count(outcome) }
             return round
@@ -148,6 +190,8 @@ public struct ReminderDispatcher: Sendable {
                                                     title: reminder.what.title, at: now(), error: failure?.description),
                                            givingUp: givingUp)
             if let failure {
+                logger.notice("a reminder was not delivered", metadata: ["channel": "\(channel.id.rawValue)", "kind": "\(channel.what.kind.rawValue)",
+                                                                         "detail": "\(failure.detail)"])
                 errors.append("\(channel.what.name): \(failure)")
                 canRetry = canRetry || !givingUp
                 // A push subscription the push service no longer knows is gone: the browser unsubscribed.
@@ -180,6 +224,8 @@ public struct ReminderDispatcher: Sendable {
             try await senders.send(.test(to: channel, at: instant), to: channel, at: instant)
         } catch let failure as DeliveryFailure {
             error = failure.description
+            logger.notice("a test message was not delivered", metadata: ["channel": "\(channel.id.rawValue)", "kind": "\(channel.what.kind.rawValue)",
+                                                                         "detail": "\(failure.detail)"])
         }
         try await store.recordDelivery(Delivery(profile: channel.what.profile, channel: channel.id, reminder: nil, title: "Test",
                                                 at: instant, error: error), givingUp: false)

@@ -4,30 +4,41 @@ import GuideCore
 import GuideHTTP
 import GuideStore
 
-/// Why a message did not reach a channel, in words for the delivery log.
+/// Why a message did not reach a channel: in words for the viewer's delivery log (`description`), and in full for the
+/// server's log (`detail`). An HTTP receiver's failure is told to the viewer only as "refused by this server's
+/// outbound rules" or "could not be delivered": which port is closed, what answers there and with which status is the
+/// admin's to read, or the test button would be a port scanner.
 public struct DeliveryFailure: Error, CustomStringConvertible, Equatable {
     public var description: String
+    /// What happened, for the admin (the server's log); the description when there is nothing more to say.
+    public var detail: String
     /// Whether trying again cannot help (the channel is set up wrong, or the receiver said it is gone).
     public var isPermanent: Bool
     /// The receiver said the address is gone for good (404, 410): a push subscription is removed.
     public var isGone: Bool
 
-    public init(_ description: String, isPermanent: Bool = false, isGone: Bool = false) {
-        (self.description, self.isPermanent, self.isGone) = (description, isPermanent || isGone, isGone)
+    public init(_ description: String, detail: String? = nil, isPermanent: Bool = false, isGone: Bool = false) {
+        (self.description, self.detail, self.isPermanent, self.isGone) = (description, detail ?? description, isPermanent || isGone, isGone)
     }
+
+    /// What a viewer is told when the outbound policy refused the address.
+    public static let refusedText = "refused by this server's outbound rules"
+    /// What a viewer is told when an allowed receiver was not reached or did not take the message.
+    public static let undeliveredText = "could not be delivered"
 }
 
-/// Sends messages to each kind of channel: HTTP ones (ntfy, webhooks) through the server's transport, e-mail
-/// through its SMTP server when one is set up.
+/// Sends messages to each kind of channel: HTTP ones (ntfy, webhooks, Web Push) through the outbound policy (their
+/// addresses are a viewer's), e-mail through its SMTP server when one is set up.
 public struct ReminderSenders: Sendable {
-    public let transport: any HTTPTransport
+    public let transport: PolicedTransport
     public let mail: SMTPClient?
     /// The key browsers' push services know this server by.
     public let push: VAPIDKey?
-    /// How long a send may take before it counts as failed.
+    /// How long a send may take before it counts as failed: connecting, the answer's head and the part of its body
+    /// that is read, together.
     public let timeout: Duration
 
-    public init(transport: any HTTPTransport, mail: SMTPClient? = nil, push: VAPIDKey? = nil, timeout: Duration = .seconds(20)) {
+    public init(transport: PolicedTransport, mail: SMTPClient? = nil, push: VAPIDKey? = nil, timeout: Duration = .seconds(20)) {
         (self.transport, self.mail, self.push, self.timeout) = (transport, mail, push, timeout)
     }
 
@@ -104,6 +115,8 @@ public struct ReminderSenders: Sendable {
             return subscription.problem
         }
         if kind == .email { return SMTPMessage.isAddress(target) ? nil : "\(target) is not an e-mail address" }
+        // Anything else is an address the server will connect to: checked again, resolved, when it is added
+        // (``outboundProblem(kind:target:)``) and on every send.
         guard target.count <= 2048, let url = URL(string: target), let scheme = url.scheme?.lowercased(),
               scheme == "https" || scheme == "http", url.host?.isEmpty == false else {
             return "the address must be an http or https URL"
@@ -172,26 +185,48 @@ public struct ReminderSenders: Sendable {
         HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(secret.utf8))).map { String(format: "%02x", $0) }.joined()
     }
 
-    /// POSTs and reads at most 4 KB of the answer; any 2xx is delivered. 404 and 410 say the receiver is gone.
-    private func post(_ url: URL, headers: [(String, String)], body: Data, what: String) async throws {
-        let reply: HTTPReply
+    /// Why the outbound policy would refuse the address of an HTTP channel of `kind`; nil when it allows it (or when
+    /// the name cannot be resolved now: the send will say). Asked when a channel is added.
+    public func outboundProblem(kind: NewDeliveryChannel.Kind, target: String) async -> String? {
+        guard kind != .email, let url = URL(string: target) else { return nil }
         do {
-            reply = try await withDeadline(timeout) { try await transport.send("POST", url, headers: headers, body: body) }
-        } catch let failure as DeliveryFailure {
-            throw failure
+            _ = try await transport.check(url)
+            return nil
+        } catch is OutboundRefusal {
+            return DeliveryFailure.refusedText
         } catch {
-            throw DeliveryFailure("\(what) could not be reached: \(error)")
-        }
-        var read = 0
-        while read < 4096, let part = try? await reply.next() { read += part.readableBytes }
-        guard (200..<300).contains(reply.status) else {
-            throw DeliveryFailure("\(what) answered \(reply.status)", isGone: reply.status == 404 || reply.status == 410)
+            return nil
         }
     }
 
-    private func withDeadline<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    /// POSTs and reads at most 4 KB of the answer, all within ``timeout``; any 2xx is delivered. 404 and 410 say the
+    /// receiver is gone. Redirects are not followed (``PolicedTransport``): one is an answer that is not 2xx.
+    private func post(_ url: URL, headers: [(String, String)], body: Data, what: String) async throws {
+        let transport = self.transport
+        let status: Int
+        do {
+            status = try await withDeadline(timeout, what: what) {
+                let reply = try await transport.send("POST", url, headers: headers, body: body)
+                var read = 0
+                while read < 4096, let part = try await reply.next() { read += part.readableBytes }
+                return reply.status
+            }
+        } catch let failure as DeliveryFailure {
+            throw failure
+        } catch let refusal as OutboundRefusal {
+            throw DeliveryFailure(DeliveryFailure.refusedText, detail: "\(what) at \(refusal.url): \(refusal.reason)", isPermanent: true)
+        } catch {
+            throw DeliveryFailure(DeliveryFailure.undeliveredText, detail: "\(what) could not be reached: \(error)")
+        }
+        guard (200..<300).contains(status) else {
+            throw DeliveryFailure(DeliveryFailure.undeliveredText, detail: "\(what) answered \(status)", isGone: status == 404 || status == 410)
+        }
+    }
+
+    private func withDeadline<T: Sendable>(_ limit: Duration, what: String = "the receiver",
+                                           _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         guard let value = try await withTimeLimit(limit, body) else {
-            throw DeliveryFailure("no answer within \(limit.components.seconds) s")
+            throw DeliveryFailure(DeliveryFailure.undeliveredText, detail: "\(what): no whole answer within \(limit.components.seconds) s")
         }
         return value
     }

@@ -30,7 +30,7 @@ public enum WebPush {
 
         /// Why it cannot be used; nil when the keys are a P-256 point and a 16-byte secret and the endpoint https.
         public var problem: String? {
-            guard let url = URL(string: endpoint), url.scheme?.lowercased() == "https" || url.host == "127.0.0.1", url.host?.isEmpty == false,
+            guard let url = URL(string: endpoint), url.scheme?.lowercased() == "https", url.host?.isEmpty == false,
                   endpoint.count <= 2048 else { return "a push endpoint is an https URL" }
             guard let key = WebPush.base64URLDecoded(p256dh), (try? P256.KeyAgreement.PublicKey(x963Representation: key)) != nil else {
                 return "the subscription's p256dh is not a P-256 public key"

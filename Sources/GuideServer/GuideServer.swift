@@ -24,8 +24,10 @@ public struct GuideServices: Sendable {
     public var tvmaze: TVMazeClient
     /// TVmaze's images, kept on disk.
     public var images: ImageCache
-    /// The channels' logos, kept on disk (``ImageCache/Addresses/listings``).
+    /// The channels' logos, kept on disk, fetched through `outbound`.
     public var logos: ImageCache
+    /// The outbound policy's transport: every address a viewer, a guest, a listings file or a playlist names.
+    public var outbound: PolicedTransport
     /// Sends due reminders (run as a service beside the server) and the pages' test messages.
     public var reminders: ReminderDispatcher
     /// Where the metrics the process records are kept, for `/metrics` (the registry `MetricsSystem` was bootstrapped
@@ -33,8 +35,9 @@ public struct GuideServices: Sendable {
     public var metrics: PrometheusCollectorRegistry?
 
     public init(store: any GuideDatabase, settings: ServerSettings, scheduler: RefreshScheduler, feeds: any HTTPTransport,
-                tvmaze: TVMazeClient, images: ImageCache, logos: ImageCache, reminders: ReminderDispatcher,
+                tvmaze: TVMazeClient, images: ImageCache, logos: ImageCache, outbound: PolicedTransport, reminders: ReminderDispatcher,
                 metrics: PrometheusCollectorRegistry? = nil) {
+        self.outbound = outbound
         self.store = store
         self.settings = settings
         self.scheduler = scheduler
@@ -88,7 +91,8 @@ public enum GuideServer {
         AdminPages(site: site, feeds: services.feeds).register(on: routes)
         SettingsPage(site: site).register(on: routes)
         ChannelAdminPage(site: site).register(on: routes)
-        SourcePages(site: site, scheduler: services.scheduler, refreshWatchers: RefreshEvents.slots()).register(on: routes)
+        SourcePages(site: site, scheduler: services.scheduler, refreshWatchers: RefreshEvents.slots(), outbound: services.outbound)
+            .register(on: routes)
         SourceRoutes(site: site, scheduler: services.scheduler).register(on: routes)
         let xmltv = XMLTVFeed(site: site)
         xmltv.register(on: routes)

@@ -60,4 +60,8 @@ public enum TestHTTP {
     /// With the short timeouts `serve` gives its images' client (3 s to connect there; 1 s here, where hosts are on
     /// loopback): a host that does not answer costs a test a second.
     public static let images = AsyncHTTPTransport(connectTimeout: .seconds(1), readTimeout: .seconds(10))
+    /// The outbound policy as a test's admin sets it to reach the test's receivers on this machine
+    /// (`allowed-hosts = loopback`), with the images' short timeouts.
+    public static let outbound = PolicedTransport(policy: OutboundPolicy(allowances: [.loopback]), connectTimeout: .seconds(1),
+                                                  readTimeout: .seconds(10))
 }

@@ -23,6 +23,8 @@ public final class PushReceiver: Sendable {
     /// The subscription's keys, base64url, as a browser's `PushSubscription.toJSON()` gives them.
     public let p256dh: String
     public let auth: String
+    /// Its self-signed certificate (PEM), for the sender to trust (`outbound-ca`): push services are https only.
+    public let certificate: String
     private let folder: URL
     private let process: Process
     private let input: Pipe
@@ -57,13 +59,15 @@ public final class PushReceiver: Sendable {
             return String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         }
         guard let started = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
-              let port = started["port"] as? Int, let p256dh = started["p256dh"] as? String, let auth = started["auth"] as? String else {
+              let port = started["port"] as? Int, let p256dh = started["p256dh"] as? String, let auth = started["auth"] as? String,
+              let certificate = started["certificate"] as? String else {
             throw ICalendarPeer.PythonFailed(message: "the push receiver did not start: \(line)")
         }
         (self.folder, self.process, self.input, self.port, self.p256dh, self.auth) = (folder, process, input, port, p256dh, auth)
+        self.certificate = certificate
     }
 
-    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "https://127.0.0.1:\(port)\(path)" }
 
     /// Every request received so far, in order.
     public var messages: [Message] {

@@ -6,8 +6,17 @@ import NIOPosix
 
 /// A real HTTP/1.1 server on 127.0.0.1 standing in for an ntfy server, a webhook's receiver, or Jellyfin and Plex
 /// being told to reload: it records every request (method, path, headers, body) and answers each path from a script of
-/// statuses, the last repeating, with a JSON body where one is set.
+/// statuses, the last repeating, with a JSON body where one is set; a path may redirect elsewhere, or answer its
+/// head at once and then trickle its body a byte a second (a receiver that holds a sender up).
 public final class Receiver: Sendable {
+    struct Script {
+        var statuses: [String: [Int]] = [:]
+        var requests: [Request] = []
+        var bodies: [String: String] = [:]
+        var locations: [String: String] = [:]
+        var trickling: Set<String> = []
+    }
+
     public struct Request: Sendable {
         public var method: String
         public var path: String
@@ -18,7 +27,7 @@ public final class Receiver: Sendable {
         public var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
     }
 
-    private let state = NIOLockedValueBox<(statuses: [String: [Int]], requests: [Request], bodies: [String: String])>(([:], [], [:]))
+    private let state = NIOLockedValueBox<Script>(Script())
     private let channel: any Channel
     public let port: Int
 
@@ -47,6 +56,16 @@ public final class Receiver: Sendable {
         state.withLockedValue { $0.bodies[path] = json }
     }
 
+    /// Answers `path` with `status` (a redirect) and `Location: location`.
+    public func redirect(_ path: String, to location: String, status: Int = 302) {
+        state.withLockedValue { $0.statuses[path] = [status]; $0.locations[path] = location }
+    }
+
+    /// Answers `path`'s head at once (200, 4 KB to come) and then one byte of the body a second.
+    public func trickle(_ path: String) {
+        state.withLockedValue { _ = $0.trickling.insert(path) }
+    }
+
     public var requests: [Request] { state.withLockedValue { $0.requests } }
 
     public func requests(to path: String) -> [Request] { requests.filter { $0.path == path } }
@@ -54,11 +73,11 @@ public final class Receiver: Sendable {
     private final class Handler: ChannelInboundHandler, @unchecked Sendable {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
-        let state: NIOLockedValueBox<(statuses: [String: [Int]], requests: [Request], bodies: [String: String])>
+        let state: NIOLockedValueBox<Script>
         var head: HTTPRequestHead?
         var body = Data()
 
-        init(state: NIOLockedValueBox<(statuses: [String: [Int]], requests: [Request], bodies: [String: String])>) { self.state = state }
+        init(state: NIOLockedValueBox<Script>) { self.state = state }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
@@ -72,16 +91,29 @@ public final class Receiver: Sendable {
                 var headers: [String: String] = [:]
                 for (name, value) in head.headers { headers[name.lowercased()] = value }
                 let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
-                let (status, json) = state.withLockedValue { state -> (Int, String?) in
+                let (status, json, location, trickles) = state.withLockedValue { state -> (Int, String?, String?, Bool) in
                     state.requests.append(Request(method: head.method.rawValue, path: path, headers: headers, body: body))
-                    guard var script = state.statuses[path], let first = script.first else { return (200, state.bodies[path]) }
+                    let extra = (state.bodies[path], state.locations[path], state.trickling.contains(path))
+                    guard var script = state.statuses[path], let first = script.first else { return (200, extra.0, extra.1, extra.2) }
                     if script.count > 1 { script.removeFirst(); state.statuses[path] = script }
-                    return (first, state.bodies[path])
+                    return (first, extra.0, extra.1, extra.2)
+                }
+                if trickles {
+                    context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok,
+                                                                                 headers: ["Content-Length": "4096"]))), promise: nil)
+                    let channel = context.channel
+                    channel.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { task in
+                        guard channel.isActive else { return task.cancel() }
+                        channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: [0x20]))), promise: nil)
+                    }
+                    self.head = nil
+                    return
                 }
                 let reply = Array((json ?? "status \(status)\n").utf8)
                 var responseHeaders = HTTPHeaders([("Content-Length", String(reply.count)),
                                                    ("Content-Type", json == nil ? "text/plain" : "application/json")])
                 responseHeaders.add(name: "Connection", value: "keep-alive")
+                if let location { responseHeaders.add(name: "Location", value: location) }
                 context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: status),
                                                                      headers: responseHeaders))), promise: nil)
                 context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: reply)))), promise: nil)

@@ -56,6 +56,8 @@ struct ServeCommand: AsyncParsableCommand {
         configured.publicURL = options.publicURL
         configured.metrics = options.metrics
         let settings = configured
+        // Every address a viewer, a guest, a listings file or a playlist names is fetched through this (allowed-hosts).
+        let outbound = PolicedTransport(policy: options.outbound, trusting: options.outboundCA, connectTimeout: .seconds(5), readTimeout: .seconds(10))
         try await withHTTPTransport { feeds in
             // Images get their own client with short timeouts: a poster that cannot be fetched must not hold a page up.
             try await withHTTPTransport(connectTimeout: .seconds(3), readTimeout: .seconds(10)) { imageFetches in
@@ -67,12 +69,12 @@ struct ServeCommand: AsyncParsableCommand {
                     tvmaze: TVMazeClient(base: options.tvmazeBase, transport: feeds, limiter: limiter, cache: database, policy: .interactive,
                                          now: now, clock: clock),
                     images: ImageCache(directory: options.store.localFiles + ".images", transport: imageFetches),
-                    logos: ImageCache(directory: options.store.localFiles + ".logos", transport: imageFetches, addresses: .listings,
+                    logos: ImageCache(directory: options.store.localFiles + ".logos", listingsThrough: outbound,
                                       largest: 1024 * 1024, largestTotal: 64 * 1024 * 1024),
-                    // Reminders go out through the images' client: short timeouts, so one receiver that hangs cannot
-                    // hold a round up.
+                    outbound: outbound,
+                    // Reminders go where viewers say: through the outbound policy, each send within its deadline.
                     reminders: ReminderDispatcher(store: database,
-                                                  senders: ReminderSenders(transport: imageFetches, mail: options.mail.map(SMTPClient.init),
+                                                  senders: ReminderSenders(transport: outbound, mail: options.mail.map(SMTPClient.init),
                                                                            push: VAPIDKey(store: database, subject: options.pushContact, now: now)),
                                                   clock: clock,
                                                   now: now, site: options.publicURL,

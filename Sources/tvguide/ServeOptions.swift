@@ -24,6 +24,14 @@ struct ServeOptions: ParsableArguments {
             help: ArgumentHelp("A reverse proxy in front of tvguide (its address, e.g. 127.0.0.1): only its X-Forwarded-For header names the client, which sign-in throttling counts by. Repeat for several.", valueName: "address"))
     var trustedProxies: [String] = []
 
+    @Option(name: .customLong("allowed-hosts"), parsing: .singleValue,
+            help: ArgumentHelp("Where webhooks, ntfy, push and logos may lead besides the public internet: private (a home's LAN), loopback, a host (ha.lan), an address with or without a port (192.168.1.10:8123), or * for anywhere. Repeat for several.", valueName: "host"))
+    var allowedHosts: [String] = []
+
+    @Option(name: .customLong("outbound-ca"),
+            help: ArgumentHelp("A PEM file of certificates trusted, besides the system's, for https to those hosts (a LAN's own authority).", valueName: "file"))
+    var outboundCA: String?
+
     @Option(name: .customLong("public-url"),
             help: ArgumentHelp("The address people open this guide at (e.g. https://tv.example.org), for links in reminders, the calendar feed's address and logos in media servers' feeds.", valueName: "url"))
     var publicURL: String?
@@ -58,9 +66,11 @@ struct ServeOptions: ParsableArguments {
         let given: [(SettingKey, String?)] = [(.host, host), (.port, port), (.dayStart, dayStart), (.pretendNow, pretendNow),
                                               (.publicURL, publicURL), (.smtp, smtp), (.smtpFrom, smtpFrom), (.smtpCA, smtpCA),
                                               (.metrics, metrics), (.logFormat, logFormat), (.offlineDays, offlineDays),
-                                              (.insecureCookies, insecureCookies ? "true" : nil)]
+                                              (.insecureCookies, insecureCookies ? "true" : nil),
+                                              (.outboundCA, outboundCA)]
         for case let (key, value?) in given { flags[key] = .string(value) }
         if !trustedProxies.isEmpty { flags[.trustedProxy] = .stringArray(trustedProxies) }
+        if !allowedHosts.isEmpty { flags[.allowedHosts] = .stringArray(allowedHosts) }
         return flags
     }
 

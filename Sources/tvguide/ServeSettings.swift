@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import GuideCore
+import GuideHTTP
 import GuideReminders
 import GuideServer
 
@@ -24,6 +25,11 @@ struct ServeSettings: Sendable {
     var logFormat: LogFormat = .text
     var offlineDays = 3
     var insecureCookies = false
+    /// Where viewers', guests' and listings' addresses may lead beyond the public internet (`allowed-hosts`).
+    var outbound = OutboundPolicy.external
+    /// Certificates trusted for those addresses' https besides the system's (`outbound-ca`): a LAN's own authority.
+    var outboundCA: TrustedCertificates?
+    var outboundCAFile: String?
 
     init(_ layers: SettingsLayers, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         store = StoreLocation(layers)
@@ -56,6 +62,18 @@ struct ServeSettings: Sendable {
             }
         }
         mail = try Self.mailSettings(layers, password: environment["TVGUIDE_SMTP_PASSWORD"])
+        let allowed = layers.strings(.allowedHosts)
+        do {
+            outbound = try OutboundPolicy(parsing: allowed.joined(separator: ","))
+        } catch {
+            throw Self.failure(.allowedHosts, allowed.joined(separator: ", "), error.description)
+        }
+        if let file = layers.string(.outboundCA) {
+            guard let pem = try? String(contentsOfFile: file, encoding: .utf8), let trusted = try? TrustedCertificates(pem: pem) else {
+                throw Self.failure(.outboundCA, file, "cannot be read as PEM certificates")
+            }
+            (outboundCA, outboundCAFile) = (trusted, file)
+        }
     }
 
     /// Each setting's value as the file would write it (the SMTP password, which only the environment gives, is not
@@ -77,6 +95,8 @@ struct ServeSettings: Sendable {
         case .logFormat: logFormat.rawValue
         case .offlineDays: String(offlineDays)
         case .insecureCookies: String(insecureCookies)
+        case .allowedHosts: outbound.written
+        case .outboundCA: outboundCAFile ?? ""
         }
     }
 

@@ -16,9 +16,11 @@ enum SettingKey: String, CaseIterable, Sendable {
     case logFormat = "log-format"
     case offlineDays = "offline-days"
     case insecureCookies = "insecure-cookies"
+    case allowedHosts = "allowed-hosts"
+    case outboundCA = "outbound-ca"
 
     /// Whether it takes several values (comma-separated in the file and the environment, repeated as a flag).
-    var isList: Bool { self == .trustedProxy }
+    var isList: Bool { self == .trustedProxy || self == .allowedHosts }
 
     /// Its environment variable, as swift-configuration's environment provider names it under the `tvguide` prefix.
     var environmentVariable: String { "TVGUIDE_" + rawValue.uppercased().replacingOccurrences(of: "-", with: "_") }

@@ -72,11 +72,16 @@ class Forms:
 
 
 class OwnServer:
-    """A test class with a `tvguide serve` of its own (fresh database, sample listings) and a laptop-sized browser."""
+    """A test class with a `tvguide serve` of its own (fresh database, sample listings) and a laptop-sized browser;
+    `serve_options()` adds serve options (as an admin allowing the test's receivers on loopback: allowed-hosts)."""
+
+    @classmethod
+    def serve_options(cls):
+        return []
 
     @classmethod
     def setUpClass(cls):
-        cls.server = Server()
+        cls.server = Server(extra=cls.serve_options())
         cls.driver = browser(1280, 900)
 
     @classmethod

@@ -123,7 +123,12 @@ class WebhookReceiver(LoopbackServer):
 
 
 class ReminderTests(OwnServer, Forms, unittest.TestCase):
-    """Remind me on a programme in the grid; it appears on /reminders; a webhook channel's test arrives."""
+    """Remind me on a programme in the grid; it appears on /reminders; a webhook channel's test arrives (the receiver
+    on loopback, which the admin allows)."""
+
+    @classmethod
+    def serve_options(cls):
+        return ["--allowed-hosts", "loopback"]
 
     @classmethod
     def setUpClass(cls):

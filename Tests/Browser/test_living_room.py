@@ -87,7 +87,11 @@ class LivingRoomTests(OwnServer, Forms, unittest.TestCase):
 
 class GroupsAndLogosTests(OwnServer, Forms, unittest.TestCase):
     """Favourites by one click, a group made by hand, the group guests see, the group a profile chose last, and logos
-    from tvguide's own cache (a loopback host serving the logo, asked once)."""
+    from tvguide's own cache (a loopback host serving the logo, asked once: the admin allows loopback)."""
+
+    @classmethod
+    def serve_options(cls):
+        return ["--allowed-hosts", "loopback"]
 
     def names(self, driver=None):
         return [e.text for e in (driver or self.driver).find_elements(By.CSS_SELECTOR, ".now-list li .name")]

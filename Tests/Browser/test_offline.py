@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 import time
 import unittest
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -211,6 +212,36 @@ class OfflineTests(OwnServer, Forms, unittest.TestCase):
         driver.set_window_size(1280, 900)
 
 
+class SignOutTests(OwnServer, Forms, unittest.TestCase):
+    """Signing out clears the device: the profile's copy is gone even when the server refuses the guest's copy that
+    would have replaced it (12 copies from one address in 10 minutes, then 429)."""
+
+    wait_for_copy = OfflineTests.wait_for_copy
+
+    def test_signing_out_deletes_the_profiles_copy_whatever_the_server_answers(self):
+        driver = self.driver
+        self.sign_in_admin()
+        driver.get(self.server.url("/now"))
+        self.assertEqual(self.wait_for_copy(viewer="Ada")["viewer"], "Ada")
+        # Every guest copy from this address is refused from now on.
+        refused = 0
+        for _ in range(16):
+            try:
+                urllib.request.urlopen(self.server.url("/offline/listings"), timeout=60).read()
+            except urllib.error.HTTPError as error:
+                refused += error.code == 429
+        self.assertGreater(refused, 0)
+        self.submit(driver.find_element(By.CSS_SELECTOR, 'form[action="/signout"] button'))
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.body.dataset.viewer === ''"))
+
+        def forgotten(d):
+            return d.execute_async_script("""
+                var name = arguments[0], done = arguments[1];
+                caches.open(name).then((cache) => cache.keys())
+                  .then((keys) => done(keys.length === 0), () => done(false));""", LISTINGS)
+        WebDriverWait(driver, 30, poll_frequency=0.5).until(forgotten, "the profile's copy and its pages stay on the device")
+
+
 class PushSubscriptionTests(OwnServer, Forms, unittest.TestCase):
     """"Notify this browser" subscribes through the page's script and the service worker and adds the channel; its
     test is encrypted for the subscription's keys and decrypted by an independent implementation (PyPI http-ece).
@@ -227,6 +258,11 @@ class PushSubscriptionTests(OwnServer, Forms, unittest.TestCase):
         super().setUpClass()
 
     @classmethod
+    def serve_options(cls):
+        # The receiver is on loopback, over https with a certificate of its own: the admin allows and trusts it.
+        return ["--allowed-hosts", "loopback", "--outbound-ca", os.path.join(cls.folder, "push-ca.pem")]
+
+    @classmethod
     def tearDownClass(cls):
         super().tearDownClass()
         cls.receiver.stdin.close()
@@ -238,7 +274,7 @@ class PushSubscriptionTests(OwnServer, Forms, unittest.TestCase):
         driver.get(self.server.url("/reminders"))
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
         driver.execute_cdp_cmd("Browser.grantPermissions", {"permissions": ["notifications"], "origin": self.server.url("")})
-        endpoint = "http://127.0.0.1:%d/push/browser-1" % self.keys["port"]
+        endpoint = "https://127.0.0.1:%d/push/browser-1" % self.keys["port"]
         driver.execute_script("""
             var json = { endpoint: arguments[0], keys: { p256dh: arguments[1], auth: arguments[2] } };
             var subscription = { toJSON: function () { return json; } };

@@ -16,10 +16,10 @@ import Testing
         let rig = try await ReminderDeliveryTests.Rig()
         var settings = SMTPSettings(host: "127.0.0.1", port: receiver.port, security: .startTLS, username: "sam", password: "pw",
                                     from: "tvguide@guide.example", trustedCertificates: receiver.certificate)
-        let senders = ReminderSenders(transport: TestHTTP.transport, mail: SMTPClient(settings: settings))
+        let senders = ReminderSenders(transport: TestHTTP.outbound, mail: SMTPClient(settings: settings))
         #expect(senders.problem(kind: .email, target: "sam@example.org", secret: nil) == nil)
         #expect(senders.problem(kind: .email, target: "sam@example.org>\r\nRCPT TO:<x@y.z", secret: nil) != nil)
-        #expect(ReminderSenders(transport: TestHTTP.transport).problem(kind: .email, target: "sam@example.org", secret: nil) != nil)
+        #expect(ReminderSenders(transport: TestHTTP.outbound).problem(kind: .email, target: "sam@example.org", secret: nil) != nil)
         let mailbox = try await rig.onlyChannel(.email, name: "Mail", target: "sam@example.org", secret: nil)
         let start = ReminderDeliveryTests.t0.addingTimeInterval(3600)
         let reminder = try await rig.remind("Café Society", at: start)
@@ -38,7 +38,7 @@ import Testing
 
         // A wrong password is the server's 535: given up, not retried.
         settings.password = "wrong"
-        let refused = rig.dispatcher(senders: ReminderSenders(transport: TestHTTP.transport, mail: SMTPClient(settings: settings)))
+        let refused = rig.dispatcher(senders: ReminderSenders(transport: TestHTTP.outbound, mail: SMTPClient(settings: settings)))
         _ = try await rig.remind("Later", at: start)
         #expect(try await refused.sendDue() == ReminderDispatcher.Round(claimed: 1, failed: 1))
         #expect(try await rig.store.reminders(of: rig.profile.id, in: [.failed], limit: 1).first?.note?.contains("535") == true)

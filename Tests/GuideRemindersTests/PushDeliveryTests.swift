@@ -16,7 +16,9 @@ import Testing
         defer { receiver.stop() }
         let rig = try await ReminderDeliveryTests.Rig()
         let vapid = VAPIDKey(store: rig.store, subject: "mailto:admin@guide.example", now: rig.now)
-        let senders = ReminderSenders(transport: TestHTTP.transport, push: vapid)
+        // The receiver is https, as push services are, with a certificate of its own that the admin trusts (outbound-ca).
+        let transport = PolicedTransport(policy: OutboundPolicy(allowances: [.loopback]), trusting: try TrustedCertificates(pem: receiver.certificate))
+        let senders = ReminderSenders(transport: transport, push: vapid)
         let keys = WebPush.Subscription(endpoint: receiver.url("/push/abc"), p256dh: receiver.p256dh, auth: receiver.auth).keysJSON
         #expect(senders.problem(kind: .webPush, target: receiver.url("/push/abc"), secret: keys) == nil)
         #expect(senders.problem(kind: .webPush, target: receiver.url("/push/abc"), secret: #"{"p256dh":"AAAA","auth":"x"}"#) != nil)
@@ -33,7 +35,7 @@ import Testing
         let payload = try #require(try JSONSerialization.jsonObject(with: Data(message.payload.utf8)) as? [String: String])
         #expect(payload == ["title": "Film", "body": "09:00 on BBC One, in 15 minutes", "link": "http://guide.example/reminders",
                             "id": "tvguide-reminder-\(reminder.id.rawValue)-\(browser.id.rawValue)"])
-        #expect(message.vapidValid && message.audience == "http://127.0.0.1:\(receiver.port)" && message.subject == "mailto:admin@guide.example")
+        #expect(message.vapidValid && message.audience == "https://127.0.0.1:\(receiver.port)" && message.subject == "mailto:admin@guide.example")
         #expect(message.vapidKey == (try await vapid.publicKey()))
         #expect(message.headers["content-encoding"] == "aes128gcm" && message.headers["ttl"] == "3600" && message.headers["urgency"] == "high")
         // The key is kept: another instance (or a restart) signs with the same one.

@@ -79,7 +79,7 @@ import Testing
             let prefix = #"tvguide_reminder_deliveries_total{channel="\#(channel)",outcome="\#(outcome)"} "#
             return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Double($0.dropFirst(prefix.count)) } ?? 0
         }
-        let dispatcher = ReminderDispatcher(store: store, senders: ReminderSenders(transport: TestHTTP.transport), clock: ContinuousClock(),
+        let dispatcher = ReminderDispatcher(store: store, senders: ReminderSenders(transport: TestHTTP.outbound), clock: ContinuousClock(),
                                             now: { t0 }, metrics: PrometheusMetricsFactory(registry: registry))
         #expect(try await dispatcher.sendDue().claimed == 1)
         #expect(counted("ntfy", "sent") == 1)

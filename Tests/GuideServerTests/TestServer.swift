@@ -65,9 +65,10 @@ final class TestServer: Sendable {
                       tvmaze: TVMazeClient(base: tvmazeURL, transport: TestHTTP.transport, cache: store, policy: .interactive,
                                            now: { [clock] in clock.now }),
                       images: ImageCache(directory: folder + "/images", transport: TestHTTP.transport),
-                      logos: ImageCache(directory: folder + "/logos", transport: TestHTTP.images, addresses: .listings, largest: 64 * 1024),
+                      logos: ImageCache(directory: folder + "/logos", listingsThrough: TestHTTP.outbound, largest: 64 * 1024),
+                      outbound: TestHTTP.outbound,
                       reminders: ReminderDispatcher(store: store,
-                                                    senders: ReminderSenders(transport: TestHTTP.transport,
+                                                    senders: ReminderSenders(transport: TestHTTP.outbound,
                                                                              push: VAPIDKey(store: store, subject: "mailto:admin@guide.example")),
                                                     clock: ContinuousClock(), now: { [clock] in clock.now }))
     }

@@ -1,10 +1,14 @@
 """A push service and a browser in one, for tvguide's Swift tests (TestReceivers/PushReceiver.swift): holds a
 subscription's keys, checks each request's VAPID signature (PyPI cryptography), decrypts its body (PyPI http-ece) and
-writes what it got to FOLDER, one JSON file per request. Prints its port and keys; stops when its input ends."""
-import base64, http.server, json, os, sys, threading
+writes what it got to FOLDER, one JSON file per request. Over https, as push services are: a certificate for
+127.0.0.1 made here, self-signed, written to FOLDER/push-ca.pem for the sender to trust (tvguide's outbound-ca). Prints
+its port, keys and certificate; stops when its input ends."""
+import base64, datetime, http.server, ipaddress, json, os, ssl, sys, threading
 import http_ece
 from cryptography.hazmat.primitives import hashes, serialization
+from cryptography import x509
 from cryptography.hazmat.primitives.asymmetric import ec, utils
+from cryptography.x509.oid import NameOID
 folder = sys.argv[1]
 def b64(data): return base64.urlsafe_b64encode(data).rstrip(b'=').decode()
 def unb64(text): return base64.urlsafe_b64decode(text + '=' * (-len(text) % 4))
@@ -40,8 +44,28 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header('Content-Length', '0')
         self.end_headers()
     def log_message(self, *arguments): pass
+def certificate():
+    """A self-signed certificate for 127.0.0.1 and localhost, a day long; its key and PEM, written to FOLDER."""
+    tls_key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, 'tvguide test push service')])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(tls_key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address('127.0.0.1')), x509.DNSName('localhost')]), False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+            .sign(tls_key, hashes.SHA256()))
+    pem = cert.public_bytes(serialization.Encoding.PEM)
+    with open(os.path.join(folder, 'push-ca.pem'), 'wb') as f: f.write(pem)
+    with open(os.path.join(folder, 'push-key.pem'), 'wb') as f:
+        f.write(tls_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    return pem.decode()
+pem = certificate()
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+context.load_cert_chain(os.path.join(folder, 'push-ca.pem'), os.path.join(folder, 'push-key.pem'))
 server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+server.socket = context.wrap_socket(server.socket, server_side=True)
 threading.Thread(target=server.serve_forever, daemon=True).start()
-print(json.dumps({'port': server.server_address[1], 'p256dh': b64(public), 'auth': b64(auth)}), flush=True)
+print(json.dumps({'port': server.server_address[1], 'p256dh': b64(public), 'auth': b64(auth), 'certificate': pem}), flush=True)
 sys.stdin.read()
 server.shutdown()

@@ -252,7 +252,7 @@ import TVMazeReplay
         let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 1000)
         // SYNTHETIC image bytes (the fixtures hold no images).
         server.script("/uploads/images/medium_portrait/0/1815.jpg", .init(status: 200, headers: [("Content-Type", "image/jpeg")], body: jpeg))
-        let cache = ImageCache(directory: folder, transport: TestHTTP.transport, addresses: .origins([server.base]), largestTotal: 2_500)
+        let cache = ImageCache(directory: folder, transport: TestHTTP.transport, origins: [server.base], largestTotal: 2_500)
         let url = try #require(cache.canonical(server.base + "/uploads/images/medium_portrait/0/1815.jpg"))
         let first = try #require(try await cache.file(for: url))
         #expect(first.contentType == "image/jpeg")

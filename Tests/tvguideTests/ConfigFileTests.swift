@@ -99,7 +99,7 @@ import Testing
         ("# fine\nport = 1\nport = 2\n", "line 3: port is set a second time"),
         ("port 8080\n", "line 1: \"port 8080\" is not a setting"),
         ("host =\n", "line 1: host has no value"),
-        ("colour = blue\n", "unknown key \"colour\"; the keys are database, day-start"),
+        ("colour = blue\n", "unknown key \"colour\"; the keys are allowed-hosts, database, day-start"),
         ("port = 65536\n", "port \"65536\""),
         ("port = -9223372036854775808\n", "is not a number from 1 to 65535"),
         ("day-start = 1e308\n", "day-start \"1e308\""),

@@ -166,7 +166,7 @@ struct ReminderRoutes: Sendable {
         }
         changes.post("delivery-channels/:id/test") { _, context in
             let profile = context.profile
-            let error = try await actions.dispatcher.test(try await actions.channel(try ReminderActions.id(context), of: profile))
+            let error = try await actions.test(try await actions.channel(try ReminderActions.id(context), of: profile), of: profile)
             return TestDocument(delivered: error == nil, error: error)
         }
     }

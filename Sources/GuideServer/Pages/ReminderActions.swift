@@ -8,6 +8,10 @@ import Hummingbird
 struct ReminderActions: Sendable {
     let site: Site
     let dispatcher: ReminderDispatcher
+    /// "Send a test", per profile: a few a minute (each sends the viewer's own text to an address of their choosing).
+    let testSends = ClientQuota(limit: Self.testsPerMinute, per: 60)
+
+    static let testsPerMinute = 3
 
     /// "Remind me" on a programme by its id in the guide, `lead` minutes before (15 by default). Kept by channel,
     /// start and title, so a refresh that replaces the programme's row keeps the reminder.
@@ -35,6 +39,9 @@ struct ReminderActions: Sendable {
         guard (1...60).contains(name.count) else { throw HTTPError(.badRequest, message: "a channel's name has 1 to 60 characters") }
         if let problem = dispatcher.senders.problem(kind: kind, target: target, secret: secret) {
             throw HTTPError(.badRequest, message: "that channel cannot work: \(problem)")
+        }
+        if let problem = await dispatcher.senders.outboundProblem(kind: kind, target: target) {
+            throw HTTPError(.badRequest, message: "that address is \(problem)")
         }
         // One channel per browser: subscribing it again names the channel it already has.
         if kind == .webPush, let existing = try await site.store.deliveryChannels(of: profile.id)
@@ -66,6 +73,17 @@ struct ReminderActions: Sendable {
         let search = try await site.store.addSavedSearch(NewSavedSearch(profile: profile.id, words: words, channels: channels, leadMinutes: lead ?? 15),
                                                          at: now)
         return (search, try await SavedSearchReminders(store: site.store).run(for: profile.id, at: now))
+    }
+
+    /// Sends a test message to the profile's channel now: what went wrong, in the words a viewer is given; 429 with
+    /// Retry-After past ``testsPerMinute``.
+    func test(_ channel: DeliveryChannel, of profile: Profile) async throws -> String? {
+        let now = site.settings.now()
+        guard testSends.take(String(profile.id.rawValue), at: now) else {
+            throw HTTPError(.tooManyRequests, headers: [.retryAfter: String(testSends.retryAfter(at: now))],
+                            message: "\(Self.testsPerMinute) tests a minute at most: try again in a minute")
+        }
+        return try await dispatcher.test(channel)
     }
 
     /// The profile's channel with this id; 404 for another profile's.

@@ -99,7 +99,7 @@ struct RemindersPage: Sendable {
         }
         routes.profile.post("reminders/channels/:id/test") { request, context in
             let channel = try await ownChannel(request, context)
-            let error = try await dispatcher.test(channel)
+            let error = try await actions.test(channel, of: context.profile)
             return Response.redirect(to: "/reminders?done=" + ProgrammeDetails.query(error.map { "The test did not arrive: \($0)" } ?? "Test sent to \(channel.what.name)."))
         }
         routes.profile.post("reminders/channels/:id/remove") { request, context in

@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideHTTP
 import GuideIngest
 import GuideStore
 import Hummingbird
@@ -128,7 +129,7 @@ extension SourcePages {
                 + TimeZone.knownTimeZoneIdentifiers.sorted().map { Choice(value: $0, label: $0, isSelected: $0 == definition.localZone) },
             keepNewChannels: definition.keepNewChannels, channelList: definition.channels.joined(separator: ","),
             days: definition.days, isRadioTimes: definition.format == .radiotimes, isTVMaze: definition.format == .tvmaze,
-            guides: try await Self.guides(of: definition, in: site.store),
+            guides: try await Self.guides(of: definition, in: site.store, outbound: outbound),
             filter: view.filter,
             shows: ChannelView.shows.map { Choice(value: $0.value, label: $0.label, isSelected: $0.value == view.show) },
             show: view.show, page: page,
@@ -245,12 +246,18 @@ extension SourcePages {
         var isAdded: Bool
     }
 
-    /// The first 100 guides the playlist `definition` named on its last refresh; none for other sources.
-    static func guides(of definition: SourceDefinition, in store: any GuideDatabase) async throws -> [GuideOffer] {
+    /// The first 20 guides the playlist `definition` named on its last refresh that are http(s) addresses the outbound
+    /// policy allows (a playlist is somebody else's file: never a path on this server, another scheme, or an address
+    /// inside the network); none for other sources.
+    static func guides(of definition: SourceDefinition, in store: any GuideDatabase, outbound: PolicedTransport) async throws -> [GuideOffer] {
         guard definition.format == .m3u, let header = try await store.playlistHeader(of: definition.name) else { return [] }
         let locations = Set(try await store.sources().map(\.definition.location))
-        return header.guideURLs.prefix(100).map { location in
-            GuideOffer(location: location, name: String(SourceName(location: location).rawValue.prefix(100)), isAdded: locations.contains(location))
+        var offers: [GuideOffer] = []
+        for location in header.guideURLs.prefix(20) {
+            guard location.utf8.count <= 2048, let url = URL(string: location), await outbound.offers(url) else { continue }
+            offers.append(GuideOffer(location: location, name: String(SourceName(location: location).rawValue.prefix(100)),
+                                     isAdded: locations.contains(location)))
         }
+        return offers
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideHTTP
 import GuideIngest
 import GuideStore
 import Hummingbird
@@ -12,6 +13,8 @@ struct SourcePages: Sendable {
     /// Refreshes the configured sources on demand; the progress streams open now (``RefreshEvents``).
     let scheduler: RefreshScheduler
     let refreshWatchers: OpenSlots
+    /// What a playlist offers is checked against the outbound policy before it is offered.
+    let outbound: PolicedTransport
 
     /// Channels per page of a source's channel list: a page's choices post well under the 64 KB form limit.
     static let channelsPerPage = 100

@@ -44,6 +44,14 @@ var Offline = {
       if (worker) worker.postMessage({ type: "refresh", viewer: document.body.dataset.viewer || "", force: now === true });
     };
     if (!Offline.isKept()) navigator.serviceWorker.ready.then(refresh);
+    // Signing out forgets the profile's copy on this device before the server is even asked (the next page's refresh
+    // would too, but a guest's copy may be refused, and nothing of the profile's may stay meanwhile).
+    document.querySelectorAll('form[action="/signout"]').forEach(function (form) {
+      form.addEventListener("submit", function () {
+        var worker = navigator.serviceWorker.controller || registration.active;
+        if (worker) worker.postMessage({ type: "forget" });
+      });
+    });
     window.addEventListener("online", function () {
       var banner = document.getElementById("offline-banner");
       if (banner && !Offline.isKept()) banner.hidden = true;

@@ -29,6 +29,8 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("message", (event) => {
   const data = event.data || {};
   if (data.type === "refresh") event.waitUntil(refreshTrying({ viewer: data.viewer, force: data.force === true }));
+  // Signing out: the profile's copy goes from this device at once, whatever the server answers next.
+  if (data.type === "forget") event.waitUntil(caches.delete(LISTINGS).then(() => { memo = null; }));
 });
 
 self.addEventListener("periodicsync", (event) => {
@@ -110,8 +112,23 @@ function refresh({ force = false, viewer } = {}) {
     const keptViewer = kept ? kept.headers.get("X-Tvguide-Viewer") : null;
     const sameViewer = viewer === undefined || viewer === keptViewer;
     if (!force && sameViewer && Date.now() - stamp < ASK_EVERY) return;
+    if (kept && !sameViewer) {
+      // Another viewer now (signed out, or in as someone else): the old one's copy is deleted before the new one is
+      // asked for, so a refused or failed request leaves nothing of theirs behind.
+      await caches.delete(LISTINGS);
+      memo = null;
+      return refreshFresh(await caches.open(LISTINGS));
+    }
+    return refreshFresh(cache, kept, keptViewer);
+  })().finally(() => { refreshing = null; });
+  return refreshing;
+}
+
+/// Fetches the copy into `cache` (sending the kept one's ETag when `kept` is the same viewer's).
+async function refreshFresh(cache, kept, keptViewer) {
+  {
     const headers = {};
-    if (kept && sameViewer && kept.headers.get("ETag")) headers["If-None-Match"] = kept.headers.get("ETag");
+    if (kept && kept.headers.get("ETag")) headers["If-None-Match"] = kept.headers.get("ETag");
     const response = await fetch(COPY, { headers, cache: "no-store", credentials: "same-origin" });
     if (response.status === 304 && kept) {
       await cache.put(COPY, stamped(await kept.text(), kept.headers.get("ETag"), keptViewer));
@@ -147,8 +164,7 @@ function refresh({ force = false, viewer } = {}) {
       if (name.startsWith(FILES) && name !== files) await caches.delete(name);
     }
     memo = null;
-  })().finally(() => { refreshing = null; });
-  return refreshing;
+  }
 }
 
 /// ``refresh``, tried again after 5, 10 and 20 seconds while the server cannot be reached: a network coming back
