@@ -54,6 +54,11 @@ public struct GuideServices: Sendable {
 public enum GuideServer {
     /// Every route, behind the security headers, the error pages and the session and form-token checks.
     public static func router(_ services: GuideServices) throws -> Router<GuideRequestContext> {
+        try routerAndTable(services).router
+    }
+
+    /// The router and the table of its routes (every path and the methods it takes).
+    static func routerAndTable(_ services: GuideServices) throws -> (router: Router<GuideRequestContext>, table: RouteTable) {
         let store = services.store, settings = services.settings
         let renderer = try PageRenderer()
         let assets = try StaticAssets()
@@ -66,19 +71,22 @@ public enum GuideServer {
         let sessions = SessionMiddleware(accounts: accounts, formTokens: FormTokens(store: store, now: settings.now),
                                          secureCookies: settings.secureCookies, publicURL: settings.publicURL)
 
-        let router = Router(context: GuideRequestContext.self)
+        // HEAD wherever GET is (RFC 9110): monitors and feed checkers ask HEAD, and a 404 reads to them as "gone".
+        let router = Router(context: GuideRequestContext.self, options: .autoGenerateHeadEndpoints)
+        // Every route is in the group of who may call it (RouteGroups); a middleware applies to the routes after it.
+        let routes = RouteGroups(router, accounts: accounts)
         router.add(middleware: RequestLog())
         if let registry = services.metrics {
             router.add(middleware: MetricsMiddleware())
+            // /metrics checks its own credential (--metrics), before any session is read.
             ServerMetrics(registry: registry, store: store, accounts: accounts, access: settings.metrics, now: settings.now)
-                .register(on: router)
+                .register(on: routes)
         }
         router.add(middleware: SecurityHeaders())
         router.add(middleware: ErrorPages(renderer: renderer, assets: assets))
-        Probes(store: store).register(on: router)
+        Probes(store: store).register(on: routes)
+        router.add(middleware: OtherMethods(table: routes.table))
         router.add(middleware: sessions)
-        // Every route below is in the group of who may call it (RouteGroups).
-        let routes = RouteGroups(router, accounts: accounts)
         APIRoutes(store: store, directory: directory, now: settings.now).register(on: routes)
         AccountRoutes(site: site, feeds: services.feeds).register(on: routes)
         GridPage(site: site).register(on: routes)
@@ -114,7 +122,7 @@ public enum GuideServer {
         routes.open.get("static/:file") { request, context in
             try assets.response(for: context.parameters.get("file") ?? "", request: request)
         }
-        return router
+        return (router, routes.table)
     }
 
     /// A secret's bcrypt hash at the server's cost (12), for `tvguide profiles reset-secret`.

@@ -9,9 +9,9 @@ import Hummingbird
 struct Probes: Sendable {
     let store: any GuideDatabase
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("healthz") { _, _ in Self.answer(.ok, ["status": "alive"]) }
-        router.get("readyz") { _, _ in await ready() }
+    func register(on routes: RouteGroups) {
+        routes.open.get("healthz") { _, _ in Self.answer(.ok, ["status": "alive"]) }
+        routes.open.get("readyz") { _, _ in await ready() }
     }
 
     private func ready() async -> Response {

@@ -1,26 +1,120 @@
+import HTTPTypes
 import Hummingbird
+import Synchronization
 
 /// The site's route groups, by who may call them. A route is registered in exactly one, and its group's context
-/// decides who may call it before the handler runs: no handler checks by hand (`scripts/check-routes`).
+/// decides who may call it before the handler runs: no handler checks by hand (`scripts/check-routes`). Every route
+/// is also written in one table (``RouteTable``), from which ``OtherMethods`` answers a known path asked with a method
+/// it does not take: 405 with `Allow`.
 struct RouteGroups {
     /// Anyone, a guest included: the guide's pages, sign-in, the feeds (which carry their own secret).
-    let open: Router<GuideRequestContext>
+    let open: Routes<GuideRequestContext>
     /// A browser signed in with a session (``ProfileRequestContext``); a guest is sent to sign in.
-    let profile: RouterGroup<ProfileRequestContext>
+    let profile: Routes<ProfileRequestContext>
     /// A browser signed in as an admin (``AdminRequestContext``).
-    let admin: RouterGroup<AdminRequestContext>
+    let admin: Routes<AdminRequestContext>
     /// The JSON API's reads that need no credential; the only group that reads `Authorization: Bearer`.
-    let api: RouterGroup<GuideRequestContext>
+    let api: Routes<GuideRequestContext>
+    private let apiGroup: RouterGroup<GuideRequestContext>
+    let table = RouteTable()
 
     init(_ router: Router<GuideRequestContext>, accounts: Accounts) {
-        open = router
-        profile = router.group(context: ProfileRequestContext.self)
-        admin = router.group(context: AdminRequestContext.self)
-        api = router.group("api").add(middleware: BearerTokens(accounts: accounts))
+        open = Routes(router, prefix: "", table: table)
+        profile = Routes(router.group(context: ProfileRequestContext.self), prefix: "", table: table)
+        admin = Routes(router.group(context: AdminRequestContext.self), prefix: "", table: table)
+        apiGroup = router.group("api").add(middleware: BearerTokens(accounts: accounts))
+        api = Routes(apiGroup, prefix: "api/", table: table)
     }
 
     /// The API's routes that `Access` admits (``APIRequestContext``).
-    func api<Access: APIAccess>(_ access: Access.Type) -> RouterGroup<APIRequestContext<Access>> {
-        api.group(context: APIRequestContext<Access>.self)
+    func api<Access: APIAccess>(_ access: Access.Type) -> Routes<APIRequestContext<Access>> {
+        Routes(apiGroup.group(context: APIRequestContext<Access>.self), prefix: "api/", table: table)
+    }
+}
+
+/// One group's routes, registered on its Hummingbird group and written in the site's ``RouteTable``.
+struct Routes<Context: RequestContext> {
+    private let group: any RouterMethods<Context>
+    private let prefix: String
+    private let table: RouteTable
+
+    init(_ group: any RouterMethods<Context>, prefix: String, table: RouteTable) {
+        (self.group, self.prefix, self.table) = (group, prefix, table)
+    }
+
+    @discardableResult
+    func on<Output: ResponseGenerator>(_ path: String, method: HTTPRequest.Method,
+                                       use handler: @escaping @Sendable (Request, Context) async throws -> Output) -> Self {
+        table.add(prefix + path, method)
+        _ = group.on(RouterPath(path), method: method, use: handler)
+        return self
+    }
+
+    @discardableResult
+    func get<Output: ResponseGenerator>(_ path: String, use handler: @escaping @Sendable (Request, Context) async throws -> Output) -> Self {
+        on(path, method: .get, use: handler)
+    }
+
+    @discardableResult
+    func post<Output: ResponseGenerator>(_ path: String, use handler: @escaping @Sendable (Request, Context) async throws -> Output) -> Self {
+        on(path, method: .post, use: handler)
+    }
+
+    @discardableResult
+    func put<Output: ResponseGenerator>(_ path: String, use handler: @escaping @Sendable (Request, Context) async throws -> Output) -> Self {
+        on(path, method: .put, use: handler)
+    }
+
+    @discardableResult
+    func delete<Output: ResponseGenerator>(_ path: String, use handler: @escaping @Sendable (Request, Context) async throws -> Output) -> Self {
+        on(path, method: .delete, use: handler)
+    }
+}
+
+/// Every route of the site, by path (as registered: `programmes/:id`) and method. Filled while the routes are
+/// registered, read for each request whose path and method no route takes (``OtherMethods``).
+final class RouteTable: Sendable {
+    private let routes = Mutex<[String: Set<HTTPRequest.Method>]>([:])
+
+    func add(_ path: String, _ method: HTTPRequest.Method) {
+        routes.withLock { $0[path.hasPrefix("/") ? String(path.dropFirst()) : path, default: []].insert(method) }
+    }
+
+    /// Each path and the methods its routes take.
+    var paths: [(path: String, methods: Set<HTTPRequest.Method>)] {
+        routes.withLock { $0.map { ($0.key, $0.value) } }.sorted { $0.path < $1.path }
+    }
+
+    /// The methods the routes whose pattern `path` fits take (a `:name` segment fits any one segment; a pattern with a
+    /// `*` is passed over), HEAD wherever GET is; nil for a path no route has.
+    func methods(for path: String) -> Set<HTTPRequest.Method>? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        var found: Set<HTTPRequest.Method>?
+        routes.withLock { routes in
+            for (pattern, methods) in routes where !pattern.contains("*") {
+                let parts = pattern.split(separator: "/", omittingEmptySubsequences: true)
+                guard parts.count == segments.count,
+                      zip(parts, segments).allSatisfy({ $0.hasPrefix(":") || $0 == $1 }) else { continue }
+                found = (found ?? []).union(methods)
+            }
+        }
+        if found?.contains(.get) == true { found?.insert(.head) }
+        return found
+    }
+}
+
+/// A known path asked with a method none of its routes takes: 405 with `Allow` (RFC 9110), before anything else
+/// reads the request (a form's token among them). Unknown paths are left to the router's 404.
+struct OtherMethods: RouterMiddleware {
+    typealias Context = GuideRequestContext
+    let table: RouteTable
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // The router calls this only for routes it has, or for no route at all (its 404): only the second may need it.
+        if let methods = table.methods(for: request.uri.path), !methods.contains(request.method) {
+            let allow = methods.map(\.rawValue).sorted().joined(separator: ", ")
+            throw HTTPError(.methodNotAllowed, headers: [.allow: allow], message: "\(request.method.rawValue) is not taken here; \(allow) are")
+        }
+        return try await next(request, context)
     }
 }

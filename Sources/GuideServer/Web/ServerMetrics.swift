@@ -28,8 +28,8 @@ struct ServerMetrics: Sendable {
         let latest = Mutex<(generation: Int64, ends: [String: Date])?>(nil)
     }
 
-    func register(on router: Router<GuideRequestContext>) {
-        router.get("metrics") { request, context in try await metrics(request, context) }
+    func register(on routes: RouteGroups) {
+        routes.open.get("metrics") { request, context in try await metrics(request, context) }
     }
 
     private func metrics(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
