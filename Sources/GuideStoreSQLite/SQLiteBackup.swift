@@ -14,12 +14,19 @@ public enum SQLiteBackup {
         public var bytes: Int64
     }
 
-    /// Copies the database at `path` to `destination`, a file that must not exist yet.
+    /// Copies the database at `path` to `destination`, a file that must not exist yet (nor a link by that name): it
+    /// is made readable and writable by its owner only (0600, whatever the umask), since it holds delivery secrets,
+    /// media servers' tokens, the push key and password hashes.
     public static func backup(_ path: String, to destination: String) throws -> Summary {
         guard FileManager.default.fileExists(atPath: path) else { throw StoreError(.notFound, "there is no database at \(path)") }
-        guard !FileManager.default.fileExists(atPath: destination) else {
-            throw StoreError(.conflict, "\(destination) exists already: back up to a new file")
+        // O_EXCL: made here, now, or refused; a link (even one leading nowhere) or a file by that name is refused.
+        let made = open(destination, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard made >= 0 else {
+            throw errno == EEXIST ? StoreError(.conflict, "\(destination) exists already (a file or a link): back up to a new file")
+                                  : StoreError(.failed, "cannot make \(destination): \(String(cString: strerror(errno)))")
         }
+        fchmod(made, 0o600)  // The umask may have taken bits away, never added them: this says it outright.
+        close(made)
         do {
             let source = try DatabasePool(path: path, configuration: readOnly)
             let copy = try DatabaseQueue(path: destination)
@@ -38,6 +45,7 @@ public enum SQLiteBackup {
     /// database it replaces is kept beside it as `path.before-restore` (an older one there is replaced). A running
     /// `serve` sees the restored listings as a new version.
     public static func restore(_ file: String, into path: String) throws -> Summary {
+        try checkOwnership(file)
         try check(file)
         var generation: Int64 = 0
         if FileManager.default.fileExists(atPath: path) {
@@ -63,6 +71,17 @@ public enum SQLiteBackup {
             throw StoreError(.failed, "the restore failed: \(error.message ?? error.description); the previous database is in \(path).before-restore")
         }
         return try summary(of: path)
+    }
+
+    /// Refuses a backup that is a link, or that users other than its owner may write: whoever could change it could
+    /// change every profile's secrets and the server's keys through the restore.
+    static func checkOwnership(_ file: String) throws {
+        var status = stat()
+        guard lstat(file, &status) == 0 else { throw StoreError(.notFound, "there is no file \(file)") }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw StoreError(.invalid, "\(file) is not a plain file (a link?): restore from the file itself") }
+        guard status.st_mode & 0o022 == 0 else {
+            throw StoreError(.invalid, "\(file) may be written by others (mode \(String(status.st_mode & 0o777, radix: 8))): chmod go-w \(file) first")
+        }
     }
 
     /// Refuses a file that is not a tvguide database this version can open.

@@ -146,7 +146,15 @@ struct ServeCommand: AsyncParsableCommand {
             }
             let address = "http://\(options.host == "0.0.0.0" ? "127.0.0.1" : options.host):\(options.port)"
             if try await database.profiles().isEmpty, let code = settings.setupCode {
-                Output.error("No profiles yet. To create the admin, open \(address)/setup and enter the setup code \(code)")
+                if let file = options.setupCodeFile {
+                    try SetupCodeFile.write(code, to: file)
+                    Output.error("No profiles yet. To create the admin, open \(address)/setup and enter the setup code in \(file) "
+                        + "(readable by this service's user and root: sudo cat \(file))")
+                } else {
+                    Output.error("No profiles yet. To create the admin, open \(address)/setup and enter the setup code \(code)")
+                }
+            } else if let file = options.setupCodeFile {
+                SetupCodeFile.remove(file)
             }
             Output.error("tvguide: serving \(address)/ (API at /api, XMLTV at /xmltv.xml), database \(options.store.described)")
             if !sources.isEmpty { Output.error("Refreshing \(sources.count) source(s) on their intervals (tvguide sources list).") }

@@ -32,6 +32,10 @@ struct ServeOptions: ParsableArguments {
             help: ArgumentHelp("A PEM file of certificates trusted, besides the system's, for https to those hosts (a LAN's own authority).", valueName: "file"))
     var outboundCA: String?
 
+    @Option(name: .customLong("setup-code-file"),
+            help: ArgumentHelp("Write the first run's setup code to this file (readable by this user only) instead of the log.", valueName: "file"))
+    var setupCodeFile: String?
+
     @Option(name: .customLong("public-url"),
             help: ArgumentHelp("The address people open this guide at (e.g. https://tv.example.org), for links in reminders, the calendar feed's address and logos in media servers' feeds.", valueName: "url"))
     var publicURL: String?
@@ -67,7 +71,7 @@ struct ServeOptions: ParsableArguments {
                                               (.publicURL, publicURL), (.smtp, smtp), (.smtpFrom, smtpFrom), (.smtpCA, smtpCA),
                                               (.metrics, metrics), (.logFormat, logFormat), (.offlineDays, offlineDays),
                                               (.insecureCookies, insecureCookies ? "true" : nil),
-                                              (.outboundCA, outboundCA)]
+                                              (.outboundCA, outboundCA), (.setupCodeFile, setupCodeFile)]
         for case let (key, value?) in given { flags[key] = .string(value) }
         if !trustedProxies.isEmpty { flags[.trustedProxy] = .stringArray(trustedProxies) }
         if !allowedHosts.isEmpty { flags[.allowedHosts] = .stringArray(allowedHosts) }

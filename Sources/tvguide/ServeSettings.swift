@@ -30,6 +30,9 @@ struct ServeSettings: Sendable {
     /// Certificates trusted for those addresses' https besides the system's (`outbound-ca`): a LAN's own authority.
     var outboundCA: TrustedCertificates?
     var outboundCAFile: String?
+    /// Where the first run's setup code is written (0600) instead of the log (`setup-code-file`): the package's
+    /// journal is readable by the adm group.
+    var setupCodeFile: String?
 
     init(_ layers: SettingsLayers, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         store = StoreLocation(layers)
@@ -68,6 +71,7 @@ struct ServeSettings: Sendable {
         } catch {
             throw Self.failure(.allowedHosts, allowed.joined(separator: ", "), error.description)
         }
+        setupCodeFile = layers.string(.setupCodeFile)
         if let file = layers.string(.outboundCA) {
             guard let pem = try? String(contentsOfFile: file, encoding: .utf8), let trusted = try? TrustedCertificates(pem: pem) else {
                 throw Self.failure(.outboundCA, file, "cannot be read as PEM certificates")
@@ -97,6 +101,7 @@ struct ServeSettings: Sendable {
         case .insecureCookies: String(insecureCookies)
         case .allowedHosts: outbound.written
         case .outboundCA: outboundCAFile ?? ""
+        case .setupCodeFile: setupCodeFile ?? ""
         }
     }
 

@@ -18,6 +18,7 @@ enum SettingKey: String, CaseIterable, Sendable {
     case insecureCookies = "insecure-cookies"
     case allowedHosts = "allowed-hosts"
     case outboundCA = "outbound-ca"
+    case setupCodeFile = "setup-code-file"
 
     /// Whether it takes several values (comma-separated in the file and the environment, repeated as a flag).
     var isList: Bool { self == .trustedProxy || self == .allowedHosts }

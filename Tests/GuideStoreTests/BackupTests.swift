@@ -55,6 +55,41 @@ import Testing
         #expect(throws: StoreError.self) { try SQLiteBackup.backup(path, to: folder + "/backup-0.sqlite") }
     }
 
+    /// A backup holds secrets: it is made 0600 whatever the umask, never over a file or through a link; a restore
+    /// refuses a file others may write, or a link (issue 27, point 7).
+    @Test func backupsAreTheOwnersAloneAndNeverFollowALink() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }  // Scratch.
+        let path = folder + "/guide.sqlite"
+        let store = try SQLiteListingStore(path: path)
+        _ = try await store.importListings(from: SourceName("first"), Self.listings(100, channels: 2, title: "Early"))
+        // Given a permissive umask, as under sudo,
+        let before = umask(0o022)
+        defer { umask(before) }
+        _ = try SQLiteBackup.backup(path, to: folder + "/backup.sqlite")
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: folder + "/backup.sqlite")[.posixPermissions] as? Int)
+        #expect(mode == 0o600, "mode \(String(mode, radix: 8))")
+        // A link at the target, leading somewhere or nowhere, is refused and what it leads to is untouched.
+        try "precious".write(toFile: folder + "/precious", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/link", withDestinationPath: folder + "/precious")
+        try FileManager.default.createSymbolicLink(atPath: folder + "/dangling", withDestinationPath: folder + "/made-by-the-link")
+        #expect(throws: StoreError.self) { try SQLiteBackup.backup(path, to: folder + "/link") }
+        #expect(throws: StoreError.self) { try SQLiteBackup.backup(path, to: folder + "/dangling") }
+        #expect(try String(contentsOfFile: folder + "/precious", encoding: .utf8) == "precious")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/made-by-the-link"))
+        // A restore refuses a backup others may write, and a link to one; its owner's own file is restored.
+        try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: folder + "/backup.sqlite")
+        #expect(throws: StoreError.self) { try SQLiteBackup.restore(folder + "/backup.sqlite", into: path) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o620], ofItemAtPath: folder + "/backup.sqlite")
+        #expect(throws: StoreError.self) { try SQLiteBackup.restore(folder + "/backup.sqlite", into: path) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: folder + "/backup.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: folder + "/to-backup", withDestinationPath: folder + "/backup.sqlite")
+        #expect(throws: StoreError.self) { try SQLiteBackup.restore(folder + "/to-backup", into: path) }
+        #expect(try SQLiteBackup.restore(folder + "/backup.sqlite", into: path).programmes == 100)
+        let kept = try #require(try FileManager.default.attributesOfItem(atPath: path + ".before-restore")[.posixPermissions] as? Int)
+        #expect(kept == 0o600, "the replaced database, kept")
+    }
+
     @Test func aRestoreChecksItsFileAndKeepsTheDatabaseItReplaces() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }  // Scratch.

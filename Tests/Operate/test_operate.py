@@ -11,6 +11,7 @@ Run by scripts/test on each store (TVGUIDE_TEST_POSTGRES for PostgreSQL); needs 
 import http.server
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -20,6 +21,7 @@ import tempfile
 import threading
 import time
 import unittest
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -147,6 +149,42 @@ class GracefulShutdownTests(unittest.TestCase):
         self.assertEqual(slow[0]["programmes"], PROGRAMMES)
         server.stop()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *arguments):
+        return None
+
+
+class SandboxTests(unittest.TestCase):
+    """serve as the systemd unit confines it, where this machine can show it without systemd as PID 1:
+    MemoryDenyWriteExecute=yes, enforced by the kernel's PR_SET_MDWE (Tests/Operate/deny_write_execute.py)."""
+
+    def test_serve_runs_with_no_writable_executable_memory(self):
+        wrapper = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "deny_write_execute.py")]
+        probe = subprocess.run(wrapper + [sys.executable, "-c", "pass"], capture_output=True)
+        if probe.returncode == 3:
+            self.skipTest("this kernel has no PR_SET_MDWE (Linux 6.3 or later)")
+        server = Server(listings=None, now=now_iso(), launcher=wrapper)
+        try:
+            for path in ["/", "/now", "/search?q=news", "/api/now", "/xmltv.xml.gz", "/signin", "/setup"]:
+                with urllib.request.urlopen(server.url(path), timeout=60) as answer:
+                    self.assertEqual(answer.status, 200, path)
+            # The first admin made: bcrypt on its own thread, a transaction, a session.
+            page = urllib.request.urlopen(server.url("/setup"), timeout=60)
+            nonce = page.headers["Set-Cookie"].split(";")[0]
+            token = re.search(r'name="csrf" value="([0-9a-f]+)"', page.read().decode()).group(1)
+            form = urllib.parse.urlencode({"csrf": token, "code": server.setup_code, "name": "Ada", "kind": "pin", "secret": "2468"}).encode()
+            request = urllib.request.Request(server.url("/setup"), data=form, headers={"Cookie": nonce})
+            opener = urllib.request.build_opener(NoRedirects)
+            with self.assertRaises(urllib.error.HTTPError) as made:
+                opener.open(request, timeout=60)
+            self.assertEqual(made.exception.code, 303)
+            self.assertIn("tvguide_session=", made.exception.headers["Set-Cookie"])
+        finally:
+            server.process.send_signal(signal.SIGTERM)
+            self.assertEqual(server.process.wait(timeout=120), 0, server.text()[-2000:])
+            server.stop()
 
 
 class Prometheus:

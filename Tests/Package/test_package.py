@@ -179,6 +179,13 @@ class PackageTests(unittest.TestCase):
             self.assertIn('class="grid', page)
             self.assertIn("importing the bundled sample listings", output)
             self.assertIn("/var/lib/tvguide/guide.sqlite", output)
+            # The setup code is in a file only the service's user reads, not in the log (the journal, which adm reads).
+            self.assertEqual(self.root.run("stat", "-c", "%U %a", "/var/lib/tvguide/setup-code").split(), ["tvguide", "600"])
+            with open(self.root.file("/var/lib/tvguide/setup-code")) as file:
+                code = file.read().strip()
+            self.assertRegex(code, r"^[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}$")
+            self.assertNotIn(code, output)
+            self.assertIn("setup code in /var/lib/tvguide/setup-code", output)
             with urllib.request.urlopen("http://127.0.0.1:%d/api/channels" % port, timeout=10) as answer:
                 channels = json.load(answer)
             self.assertGreater(len(channels if isinstance(channels, list) else channels["channels"]), 10)
@@ -195,7 +202,8 @@ class PackageTests(unittest.TestCase):
         with open(self.root.file("/lib/systemd/system/tvguide.service")) as file:
             unit = file.read()
         for setting in ["User=tvguide", "ProtectSystem=strict", "ProtectHome=true", "PrivateTmp=true", "NoNewPrivileges=true",
-                        "ReadWritePaths=/var/lib/tvguide", "Restart=on-failure"]:
+                        "ReadWritePaths=/var/lib/tvguide", "Restart=on-failure", "SystemCallFilter=@system-service",
+                        "MemoryDenyWriteExecute=true", "ProtectProc=invisible", "IPAddressDeny=169.254.0.0/16 fe80::/10"]:
             self.assertIn(setting, unit)
 
     def test_4_remove_keeps_the_data_and_purge_removes_it(self):

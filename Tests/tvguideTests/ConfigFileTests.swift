@@ -94,6 +94,37 @@ import Testing
         #expect(refused.stderr.contains("offline-days \"99999999999999999999999\"") && refused.stderr.contains("from 1 to 7"), "\(refused)")
     }
 
+    /// With `setup-code-file` (the package sets it), the first run's code goes to a file only serve's user may read,
+    /// made anew (a link left by that name is replaced, not followed), and not to the log the adm group reads.
+    @Test func theSetupCodeGoesToAFileOnlyServesUserReads() async throws {
+        let port = 20_000 + Int.random(in: 0..<20_000)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-setup-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }  // Test scratch folder.
+        try "precious".write(toFile: folder + "/precious", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/setup-code", withDestinationPath: folder + "/precious")
+        let path = try Self.file("port = \(port)\nsetup-code-file = \(folder)/setup-code\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }  // Test scratch file.
+        let server = try CLI().launch(["serve", "--config", path])
+        defer { server.terminate() }
+        let health = try #require(URL(string: "http://127.0.0.1:\(port)/healthz"))
+        var answered = false
+        for _ in 0..<300 where !answered {
+            try await Task.sleep(for: .milliseconds(200))
+            // Not listening yet is an error here, and the reason to ask again.
+            if let (_, response) = try? await URLSession.shared.data(from: health) {
+                answered = (response as? HTTPURLResponse)?.statusCode == 200
+            }
+        }
+        #expect(answered)
+        let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/setup-code")
+        #expect(attributes[.type] as? FileAttributeType == .typeRegular && attributes[.posixPermissions] as? Int == 0o600)
+        #expect(try String(contentsOfFile: folder + "/setup-code", encoding: .utf8).wholeMatch(of: /[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}\n/) != nil)
+        #expect(try String(contentsOfFile: folder + "/precious", encoding: .utf8) == "precious")
+        server.terminate()
+        server.waitUntilExit()
+    }
+
     @Test(arguments: [
         ("prot = 8080\n", "line 1: unknown key \"prot\" (did you mean port?)"),
         ("# fine\nport = 1\nport = 2\n", "line 3: port is set a second time"),
