@@ -7,8 +7,8 @@ import Synchronization
 /// shows, and a viewer's address is not handed to third parties.
 ///
 /// What may be fetched depends on who chose the address (``Addresses``). What is kept is checked, whatever the host
-/// says it is: the bytes must be a PNG, JPEG, GIF, WebP or ICO image, or an SVG with no script, event handler,
-/// `javascript:` link, foreign object or entity (an error page or a script is not stored). A new address is a new
+/// says it is: the bytes must be a PNG, JPEG, GIF, WebP or ICO image, or an SVG, which is kept as ``SVGSanitizer``
+/// writes it again (a drawing's elements and attributes only; an error page or a script is not stored). A new address is a new
 /// file: a source that changes a channel's logo changes its address, and the old file ages out.
 ///
 /// Bounded: `largest` bytes an image, `largestTotal` bytes in all; the images used longest ago make room. Disk work
@@ -147,21 +147,28 @@ public final class ImageCache: Sendable {
             remember(host, in: downUntil, for: pause, most: Self.mostHostsResting)
             return nil
         }
-        guard fetched.status == 200, let body = fetched.body, let kind = ImageKind(sniffing: body) else {
+        guard fetched.status == 200, let body = fetched.body else {
             remember(key, in: failedUntil, for: pause * 12, most: Self.mostFailuresKept)
             return nil
         }
-        let file = key + "." + kind.fileExtension, image = body
-        let directory = self.directory, path = directory + "/" + file
-        try await onDisk {
+        let directory = self.directory
+        // Told by its bytes (an SVG parsed and written again) and written, on the disk lane: never on the pages' threads.
+        guard let (kind, size) = try await onDisk({ () throws -> (ImageKind, Int)? in
+            guard let (kind, image) = ImageKind.kept(body) else { return nil }
+            let path = directory + "/" + key + "." + kind.fileExtension
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             // Written whole under another name, then moved: a reader never sees half an image.
             let partial = path + ".\(UUID().uuidString).part"
             try Data(image).write(to: URL(fileURLWithPath: partial))
             if rename(partial, path) != 0 { throw CocoaError(.fileWriteUnknown) }
+            return (kind, image.count)
+        }) else {
+            remember(key, in: failedUntil, for: pause * 12, most: Self.mostFailuresKept)
+            return nil
         }
-        try await added(key, Entry(file: file, bytes: image.count, used: Date()))
-        return Stored(path: path, contentType: kind.contentType)
+        let file = key + "." + kind.fileExtension
+        try await added(key, Entry(file: file, bytes: size, used: Date()))
+        return Stored(path: directory + "/" + file, contentType: kind.contentType)
     }
 
     /// The status and the body (nil past `largest` bytes) of `url`.
@@ -287,39 +294,17 @@ enum ImageKind: String, CaseIterable {
         self = fileName.split(separator: ".").last.flatMap { ImageKind(rawValue: $0.lowercased()) } ?? .jpeg
     }
 
-    init?(sniffing bytes: [UInt8]) {
+    /// The kind `bytes` are and the bytes to keep: a raster image as it came, told by its first bytes; an SVG as
+    /// ``SVGSanitizer`` writes it again. nil for anything else (an error page, a script, a document).
+    static func kept(_ bytes: [UInt8]) -> (ImageKind, [UInt8])? {
         func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
             bytes.count >= offset + prefix.count && Array(bytes[offset..<(offset + prefix.count)]) == prefix
         }
-        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { self = .png }
-        else if starts([0xFF, 0xD8, 0xFF]) { self = .jpeg }
-        else if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { self = .gif }
-        else if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) { self = .webp }
-        else if starts([0x00, 0x00, 0x01, 0x00]) && bytes.count > 6 { self = .ico }
-        else if Self.isHarmlessSVG(bytes) { self = .svg }
-        else { return nil }
-    }
-
-    /// An SVG document with nothing that runs or reaches out: no `<script>`, no `on…=` event handler, no
-    /// `javascript:` link, no `<foreignObject>` (HTML inside), no entity declarations. Browsers run none of these in
-    /// an `<img>`, but a logo opened on its own is a document.
-    static func isHarmlessSVG(_ bytes: [UInt8]) -> Bool {
-        guard let text = String(validating: bytes, as: UTF8.self)?.lowercased() else { return false }
-        let start = text.drop { $0 == "\u{FEFF}" || $0.isWhitespace }
-        guard start.hasPrefix("<"), text.contains("<svg") else { return false }
-        for banned in ["<script", "javascript:", "<foreignobject", "<!entity", "<iframe", "<embed", "<object"] where text.contains(banned) {
-            return false
-        }
-        // An attribute whose name starts with "on" (onload=, onclick=, ...), after whitespace or a quote.
-        let characters = Array(text.utf8)
-        for index in characters.indices.dropLast(3) where characters[index] == UInt8(ascii: "o") && characters[index + 1] == UInt8(ascii: "n") {
-            guard index > 0, [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\""),
-                              UInt8(ascii: "'"), UInt8(ascii: "/")].contains(characters[index - 1]) else { continue }
-            var end = index + 2
-            while end < characters.count, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(characters[end]) { end += 1 }
-            while end < characters.count, characters[end] == UInt8(ascii: " ") || characters[end] == UInt8(ascii: "\t") { end += 1 }
-            if end > index + 2, end < characters.count, characters[end] == UInt8(ascii: "=") { return false }
-        }
-        return true
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return (.png, bytes) }
+        if starts([0xFF, 0xD8, 0xFF]) { return (.jpeg, bytes) }
+        if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return (.gif, bytes) }
+        if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) { return (.webp, bytes) }
+        if starts([0x00, 0x00, 0x01, 0x00]) && bytes.count > 6 { return (.ico, bytes) }
+        return SVGSanitizer.clean(bytes).map { (.svg, $0) }
     }
 }

@@ -23,7 +23,8 @@ struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
     }
 
     private func add(to headers: inout HTTPFields) {
-        headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+        // A response with a policy of its own keeps it (an image's is narrower than a page's).
+        if headers[.contentSecurityPolicy] == nil { headers[.contentSecurityPolicy] = Self.contentSecurityPolicy }
         headers[.xContentTypeOptions] = "nosniff"
         if let name = HeaderNames.referrerPolicy { headers[name] = "same-origin" }
         if let name = HeaderNames.frameOptions { headers[name] = "DENY" }

@@ -21,6 +21,15 @@ import TVMazeReplay
         #"<svg xmlns="http://www.w3.org/2000/svg"><a href="javascript:alert(1)"><rect/></a></svg>"#,
         #"<svg xmlns="http://www.w3.org/2000/svg"><foreignObject><body xmlns="http://www.w3.org/1999/xhtml">x</body></foreignObject></svg>"#,
         #"<!DOCTYPE svg [<!ENTITY a "aaaa">]><svg xmlns="http://www.w3.org/2000/svg"><text>&a;</text></svg>"#,
+        // The issue's tricks (27, point 4): a namespaced script, a handler with a newline before =, a character
+        // reference, an attribute default, a link changed by animation, a namespaced iframe, an outside image.
+        #"<svg xmlns="http://www.w3.org/2000/svg"><x:script xmlns:x="http://www.w3.org/2000/svg">alert(1)</x:script></svg>"#,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" onload\n=\"alert(1)\"><rect/></svg>",
+        #"<svg xmlns="http://www.w3.org/2000/svg"><a href="&#106;avascript:alert(1)"><rect/></a></svg>"#,
+        #"<!DOCTYPE svg [<!ATTLIST svg onload CDATA "alert(1)">]><svg xmlns="http://www.w3.org/2000/svg"><rect/></svg>"#,
+        #"<svg xmlns="http://www.w3.org/2000/svg"><a><set attributeName="href" to="javascript:alert(1)"/><rect/></a></svg>"#,
+        #"<svg xmlns="http://www.w3.org/2000/svg"><h:iframe xmlns:h="http://www.w3.org/1999/xhtml" src="https://beacon.example/"/></svg>"#,
+        #"<svg xmlns="http://www.w3.org/2000/svg"><rect style="fill:url(https://beacon.example/x)"/><image href="https://beacon.example/y"/></svg>"#,
     ]
 
     static func listings(_ base: String) -> String {
@@ -64,12 +73,20 @@ import TVMazeReplay
             // Checked: an HTML page, a logo over the size cap and every SVG that could run something are refused.
             #expect(try await client.execute(uri: try #require(found["html"]?["logo"] as? String), method: .get).status == .notFound)
             #expect(try await client.execute(uri: try #require(found["big"]?["logo"] as? String), method: .get).status == .notFound)
+            // Every SVG that could run or reach out is refused, or kept only as its drawing.
             for index in Self.scriptedSVGs.indices {
-                #expect(try await client.execute(uri: try #require(found["evil\(index)"]?["logo"] as? String), method: .get).status == .notFound,
-                        "\(Self.scriptedSVGs[index])")
+                let answer = try await client.execute(uri: try #require(found["evil\(index)"]?["logo"] as? String), method: .get)
+                let kept = String(buffer: answer.body).lowercased()
+                #expect(answer.status == .notFound || (answer.status == .ok && !["script", "onload", "javascript", "iframe", "<set", "<a",
+                                                                                  "beacon", "<image", "alert"].contains(where: kept.contains)),
+                        "\(Self.scriptedSVGs[index]) kept as \(kept)")
             }
             let svg = try await client.execute(uri: try #require(found["svg"]?["logo"] as? String), method: .get)
             #expect(svg.status == .ok && svg.headers[.contentType] == "image/svg+xml")
+            #expect(String(buffer: svg.body).contains(##"<rect fill="#c00" height="10" width="10">"##), "the drawing is kept")
+            // Opened on its own, an image is no page: nothing runs, nothing is fetched.
+            #expect(svg.headers[.contentSecurityPolicy] == "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+            #expect(svg.headers[.contentDisposition] == "inline")
             // A host that does not answer, a channel that does not exist: 404, and the page shows the name instead.
             #expect(try await client.execute(uri: try #require(found["down"]?["logo"] as? String), method: .get).status == .notFound)
             #expect(try await client.execute(uri: "/logo?c=nothing", method: .get).status == .notFound)

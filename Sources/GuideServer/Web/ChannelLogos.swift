@@ -60,9 +60,15 @@ struct ChannelLogos: Sendable {
 }
 
 extension ImageCache.Stored {
-    /// The image read without blocking (Hummingbird's file I/O), with its checked type.
+    /// What an image answer may do when opened on its own, as a document: nothing (no script, no request anywhere,
+    /// a sandbox), its own inline styles drawn.
+    static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
+    /// The image read without blocking (Hummingbird's file I/O), with its checked type, shown in place and never able
+    /// to act as a page of this site.
     func response(_ context: some GuideContext, cacheControl: String) async throws -> Response {
         let body = try await FileIO().loadFile(path: path, context: context)
-        return Response(status: .ok, headers: [.contentType: contentType, .cacheControl: cacheControl], body: body)
+        return Response(status: .ok, headers: [.contentType: contentType, .cacheControl: cacheControl, .contentDisposition: "inline",
+                                               .contentSecurityPolicy: Self.contentSecurityPolicy], body: body)
     }
 }
