@@ -26,10 +26,13 @@ public struct GuideRequestContext: RequestContext, GuideContext {
     var path = "/"
     /// The connection's other end (a browser, or a reverse proxy: ``ClientAddress``).
     let peer: SocketAddress?
+    /// The connection's own end: the address of this machine the client reached (``ServerSettings/publicAddress(for:local:)``).
+    let local: SocketAddress?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         peer = source.channel.remoteAddress
+        local = source.channel.localAddress
     }
 
     /// Forms and API calls are a few kilobytes; anything much larger is refused with 413.

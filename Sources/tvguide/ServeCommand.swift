@@ -54,6 +54,7 @@ struct ServeCommand: AsyncParsableCommand {
         configured.trustedProxies = options.trustedProxies
         configured.offlineDays = options.offlineDays
         configured.publicURL = options.publicURL
+        configured.hostNames = ["0.0.0.0", "::", "127.0.0.1", "::1"].contains(options.host) ? [] : [options.host]
         configured.metrics = options.metrics
         let settings = configured
         // Every address a viewer, a guest, a listings file or a playlist names is fetched through this (allowed-hosts).

@@ -43,25 +43,31 @@ import TVMazeReplay
         }
     }
 
-    /// The whole guide at /xmltv.xml names logos under the `Host` it was asked at (no --public-url): a guest inventing
-    /// a new one each time is given one of the 4 files written for this version of the listings, not a new export.
-    @Test func inventedHostsMakeAtMostFourExports() async throws {
+    /// Without --public-url, a guest's made-up `Host` never names the guide (issue 27, point 5): the whole guide at
+    /// /xmltv.xml names logos under the address the connection reached, one export for all of them; a `Host` that
+    /// names this server as it was reached (its address, or localhost over loopback, on its port) is used.
+    @Test func madeUpHostsNeverNameTheGuide() async throws {
         let server = try await TestServer(listings: LineupFeedTests.listings, now: LineupFeedTests.now)
         try await server.run(.live) { client in
             let port = try #require(client.port)
+            let hosts = (0..<8).map { "guest\($0).example" } + ["evil.example:\(port)", "127.0.0.1:1", "[::1]:\(port)", "localhost.evil:\(port)"]
             let answers = try await offThePool {
-                try (0..<8).map { index in
+                try (hosts + ["127.0.0.1:\(port)", "localhost:\(port)", "LOCALHOST:\(port)"]).map { host in
                     let connection = try ConnectionLimitTests.RawConnection(port: port)
-                    _ = connection.send("GET /xmltv.xml HTTP/1.1\r\nHost: guest\(index).example\r\nConnection: close\r\n\r\n")
+                    _ = connection.send("GET /xmltv.xml HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n")
                     return connection.readToEnd().text
                 }
             }
             #expect(answers.allSatisfy { $0.hasPrefix("HTTP/1.1 200") && $0.contains("</tv>") })
-            // Logos under the first four guests' hosts; the next four are served one of those files.
-            let named = answers.map { answer in (0..<8).filter { answer.contains("http://guest\($0).example/logo?") } }
-            #expect(named.prefix(4) == [[0], [1], [2], [3]] && named.suffix(4).allSatisfy { $0.count == 1 && $0[0] < 4 }, "\(named)")
+            for (host, answer) in zip(hosts, answers) {
+                #expect(answer.contains("http://127.0.0.1:\(port)/logo?") && !answer.contains(host.split(separator: ":")[0] + "/logo?")
+                        && !answer.contains("http://" + host), "\(host)")
+            }
+            #expect(answers[hosts.count].contains("http://127.0.0.1:\(port)/logo?"))
+            #expect(answers[hosts.count + 1].contains("http://localhost:\(port)/logo?"))
+            #expect(answers[hosts.count + 2].contains("http://localhost:\(port)/logo?"))
             let files = try FileManager.default.contentsOfDirectory(atPath: server.settings.exportDirectory).filter { $0.hasPrefix("guide-") }
-            #expect(files.count == 4, "\(files)")
+            #expect(files.count == 2, "one per name of this server asked: \(files)")
         }
     }
 

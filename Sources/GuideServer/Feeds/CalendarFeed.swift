@@ -2,6 +2,7 @@ import Foundation
 import GuideCore
 import GuideStore
 import Hummingbird
+import NIOCore
 import TVMaze
 
 /// The iCalendar feed of a profile's followed episodes at a secret address (`/calendar/TOKEN.ics`, no sign-in: a
@@ -51,9 +52,9 @@ struct CalendarFeed: Sendable {
     }
 
     /// The settings as the page shows them; `newToken`, the address's secret just made, is shown this once.
-    func view(of profile: Profile, request: Request, newToken: String? = nil) async throws -> SettingsView {
+    func view(of profile: Profile, request: Request, local: SocketAddress?, newToken: String? = nil) async throws -> SettingsView {
         let settings = try await site.store.seriesSettings(of: profile.id)
-        let feed = newToken.map { "\(site.settings.publicAddress(for: request))/calendar/\($0).ics" }
+        let feed = newToken.map { "\(site.settings.publicAddress(for: request, local: local))/calendar/\($0).ics" }
         return SettingsView(lead: settings.leadMinutes, shift: settings.shiftMinutes, pastDays: settings.pastDays, futureDays: settings.futureDays,
                             feedURL: feed,
                             // webcal:// is the same address for calendar apps, which fetch it over https or http.

@@ -43,7 +43,7 @@ struct LineupFeeds: Sendable {
             throw HTTPError(.notFound, message: "No such feed. Its address may have been removed on the admin page.")
         }
         let version = try await store.version()
-        let built = try await build(feed, compressed: compressed, base: settings.publicAddress(for: request))
+        let built = try await build(feed, compressed: compressed, base: settings.publicAddress(for: request, local: context.local))
         var headers: HTTPFields = [.eTag: built.tag, .cacheControl: "no-cache",
                                    .contentType: compressed ? "application/gzip" : "application/xml; charset=utf-8"]
         if let updated = version.updated { headers[.lastModified] = HTTPDate.format(updated) }

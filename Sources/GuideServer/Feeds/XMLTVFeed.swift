@@ -32,7 +32,7 @@ struct XMLTVFeed: Sendable {
             return Response(status: .notModified, headers: headers)
         }
         // Channels as the server describes them: a playlist's numbers, and logos from tvguide's cache at this address.
-        let base = site.settings.publicAddress(for: request)
+        let base = site.settings.publicAddress(for: request, local: context.local)
         let channels = try await site.directory.snapshot().channels.map {
             MediaServerShape.numberedWithLogo($0, logo: ChannelLogos.address(of: $0).map { base + $0 })
         }

@@ -54,7 +54,7 @@ struct FeedAdminPage: Sendable {
         var entries: [Entry] = []
         let defined = try await site.store.lineupFeeds()
         for feed in defined {
-            let built = try await feeds.build(feed, compressed: false, base: site.settings.publicAddress(for: request))
+            let built = try await feeds.build(feed, compressed: false, base: site.settings.publicAddress(for: request, local: context.local))
             var warnings: [String] = []
             if built.bytes > LineupFeeds.plexBytes * 8 / 10 {
                 warnings.append("Near or over 20 MB: Plex is reported to show an empty guide for larger files. Fewer days or channels help.")
@@ -77,7 +77,7 @@ struct FeedAdminPage: Sendable {
             [Choice(value: "lineup:\(profile.id.rawValue)", label: "\(profile.name)'s channels", isSelected: false),
              Choice(value: "favourites:\(profile.id.rawValue)", label: "\(profile.name)'s favourites", isSelected: false)]
         } + groups.prefix(250).map { Choice(value: "group:" + $0, label: "Group: " + $0, isSelected: false) }
-        let base = site.settings.publicAddress(for: request)
+        let base = site.settings.publicAddress(for: request, local: context.local)
         let model = await Model(
             chrome: site.chrome(context, section: "admin"), title: "Feeds for media servers", feeds: entries, choices: choices,
             shapes: [Choice(value: LineupFeed.Shape.mediaServer.rawValue, label: "Plex and Jellyfin", isSelected: true),

@@ -34,7 +34,7 @@ struct SettingsPage: Sendable {
             zones: [Choice(value: "", label: "My browser's zone", isSelected: profile.timeZone == nil)]
                 + TimeZone.knownTimeZoneIdentifiers.sorted().map { Choice(value: $0, label: $0, isSelected: $0 == profile.timeZone) },
             themes: Profile.Theme.allCases.map { Choice(value: $0.rawValue, label: Self.label($0), isSelected: $0 == profile.theme) },
-            series: try await CalendarFeed(site: site).view(of: profile, request: request, newToken: newFeedToken), message: message)
+            series: try await CalendarFeed(site: site).view(of: profile, request: request, local: context.local, newToken: newFeedToken), message: message)
         return try site.page("settings", model)
     }
 

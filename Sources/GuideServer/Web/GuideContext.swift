@@ -11,6 +11,7 @@ protocol GuideContext: RequestContext {
     var browserZone: TimeZone? { get }
     var browserTheme: Profile.Theme? { get }
     var peer: SocketAddress? { get }
+    var local: SocketAddress? { get }
 }
 
 /// A context a route group makes from ``GuideRequestContext`` once it has checked who is asking: it keeps the request
@@ -25,6 +26,7 @@ extension CheckedGuideContext {
     var browserZone: TimeZone? { base.browserZone }
     var browserTheme: Profile.Theme? { base.browserTheme }
     var peer: SocketAddress? { base.peer }
+    var local: SocketAddress? { base.local }
     var maxUploadSize: Int { GuideRequestContext.largestUpload }
     var responseEncoder: JSONEncoder { GuideRequestContext.encoder }
 }

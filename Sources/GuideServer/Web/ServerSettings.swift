@@ -33,6 +33,9 @@ public struct ServerSettings: Sendable {
     /// The address people open the guide at (`--public-url`): media servers' feeds name logos under it (else under
     /// the address the feed was asked for at).
     public var publicURL: String?
+    /// The names the admin gave this server (`--host` when it is a name): a request's `Host` naming one of them is
+    /// its address for links when there is no `publicURL`.
+    public var hostNames: [String] = []
 
     public init(now: @escaping @Sendable () -> Date = Date.init, timeZone: TimeZone = .current, dayStartHour: Int = 5,
                 secureCookies: Bool = true, secretCost: UInt8 = 12, setupCode: String? = nil,
