@@ -2,11 +2,16 @@
 """One `tvguide serve` under mixed traffic for MINUTES, as a home server lives: guests browsing, hostile requests
 (the raw HTTP fuzzer's), sign-in bursts from several client addresses (127.0.0.2 to 127.0.0.9, real peers on
 loopback) while the owner signs in from 127.0.0.10, imports and refreshes from a misbehaving loopback feed server
-(cut, slow, 500, 429, not XML, absurd numbers, and whole), and watchers of the refresh progress stream.
+(cut, slow, 500, 429, not XML, absurd numbers, and whole), watchers of the refresh progress stream, and viewers
+with webhook channels who ask for reminders and send tests: one viewer's receiver answers at once, the other's
+answers its head and then trickles its body past the send's deadline (the server is told allowed-hosts = loopback, as
+an admin with receivers on this machine would).
 
-It asserts that the process stays up, its memory stays flat (start, peak and end RSS printed), no answer is a 5xx
-(but the designed busy 503 with Retry-After), the owner always gets in, and the guide is complete at the end (a last
-refresh from the feed, whole again, imports every programme). Run by scripts/soak.
+It asserts that every traffic thread lives to the end, the process stays up, its memory stays flat (the last third
+of the run within 10% of the first third, after the first minute; RSS printed by the minute), no answer is a 5xx (but
+the designed busy 503 with Retry-After), the owner always gets in, the fast viewer's reminders arrive while the slow
+one's receiver trickles, and the guide is complete at the end (a last refresh from the feed, whole again, imports
+every programme). Run by scripts/soak.
 
     /usr/bin/python3 Tests/Soak/soak.py [MINUTES]
 """
@@ -86,6 +91,41 @@ class Feed:
         return "http://127.0.0.1:%d/guide.xml.gz" % self.port
 
 
+class Receivers:
+    """Where the viewers' reminders go, on loopback: /fast answers at once; /slow answers its head at once, then one
+    byte of its body every 5 s for 40 s (a receiver holding a sender up past its 20 s deadline)."""
+
+    def __init__(self):
+        self.received = {"fast": 0, "slow": 0}
+        receivers = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                kind = "slow" if self.path.startswith("/slow") else "fast"
+                receivers.received[kind] += 1
+                self.send_response(200)
+                self.send_header("Content-Length", "4096" if kind == "slow" else "0")
+                self.end_headers()
+                try:
+                    for _ in range(8 if kind == "slow" else 0):
+                        time.sleep(5)
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                except OSError:
+                    pass  # the sender gave up, as it should
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def url(self, path):
+        return "http://127.0.0.1:%d%s" % (self.server.server_address[1], path)
+
+
 class Soak:
     def __init__(self, minutes):
         self.minutes = minutes
@@ -95,11 +135,13 @@ class Soak:
         self.owner_ok = 0
         self.owner_tries = 0
         self.rss = []
+        self.tests = {}
         self.stop = threading.Event()
         self.feed = Feed()
         self.replay_port = free_port()
         self.replay = subprocess.Popen([REPLAY, str(self.replay_port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.server = Server(["--tvmaze-url", "http://127.0.0.1:%d" % self.replay_port])
+        self.receivers = Receivers()
+        self.server = Server(["--tvmaze-url", "http://127.0.0.1:%d" % self.replay_port, "--allowed-hosts", "loopback"])
         self.fuzzer = Fuzzer(self.server, 7)  # sets up the admin Ada
         self.token = self.make_token()
         # The watchers' own session: the hostile requests carry the fuzzer's, and may sign it out.
@@ -107,6 +149,17 @@ class Soak:
         # The owner: a viewer who signs in from 127.0.0.10 throughout.
         self.form("/admin/profiles", {"name": "Owner", "role": "viewer", "kind": "pin", "secret": "2468"})
         self.form("/admin/sources", {"name": "feed", "format": "xmltv", "location": self.feed.url(), "priority": "10", "interval": "0.0834"})
+        # Two viewers with a webhook each: one receiver fast, one trickling.
+        self.viewers = {}
+        for name, path in [("Fast", "/fast"), ("Slow", "/slow")]:
+            self.form("/admin/profiles", {"name": name, "role": "viewer", "kind": "pin", "secret": "1357"})
+            session = self.sign_in(name, "1357")
+            _, _, page = self.fuzzer.page("/search", "tvguide_session=" + session)
+            viewer = {"session": session, "csrf": self.fuzzer.form_token(page)}
+            self.viewer_form(viewer, "/reminders/channels", {"kind": "webhook", "name": name, "target": self.receivers.url(path)})
+            _, _, page = self.fuzzer.page("/reminders", "tvguide_session=" + session)
+            viewer["channel"] = re.search(r"/reminders/channels/(\d+)/test", page).group(1)
+            self.viewers[name] = viewer
 
     # Plumbing.
 
@@ -158,6 +211,11 @@ class Soak:
         body = urllib.parse.urlencode({"csrf": token, "name": name, "secret": secret}).encode()
         _, head, _ = self.send("POST", "/signin", [("Cookie", "tvguide_csrf=" + nonce), ("Content-Type", "application/x-www-form-urlencoded")], body)
         return re.search(r"tvguide_session=([^;]+)", head).group(1)
+
+    def viewer_form(self, viewer, path, fields):
+        body = urllib.parse.urlencode(dict(fields, csrf=viewer["csrf"])).encode()
+        return self.send("POST", path, [("Cookie", "tvguide_session=" + viewer["session"]),
+                                        ("Content-Type", "application/x-www-form-urlencoded")], body)
 
     def make_token(self):
         _, _, body = self.form("/admin/tokens", {"name": "soak", "scope": "admin"})
@@ -230,6 +288,19 @@ class Soak:
             if status != 200:
                 self.stop.wait(5)
 
+    def viewers_remind(self):
+        """Every 20 s each viewer asks to be reminded of a programme starting within the hour (an hour's lead: due at
+        once) and sends its channel a test (3 a minute at most: 429 beyond)."""
+        while not self.stop.wait(20):
+            _, data = self.api("GET", "/api/now")
+            upcoming = [entry["next"]["id"] for entry in json.loads(data or b"[]") if entry.get("next")]
+            for viewer in self.viewers.values():
+                if upcoming:
+                    self.viewer_form(viewer, "/reminders", {"programme": str(random.choice(upcoming)), "lead": "60"})
+                status, _, _ = self.viewer_form(viewer, "/reminders/channels/%s/test" % viewer["channel"], {})
+                with self.lock:
+                    self.tests[str(status)] = self.tests.get(str(status), 0) + 1
+
     def memory(self):
         while not self.stop.wait(5):
             try:
@@ -243,8 +314,8 @@ class Soak:
     def run(self):
         began = time.time()
         workers = [self.guests, self.guests, self.hostile, self.sign_in_bursts, self.refreshes_and_imports, self.watchers,
-                   self.watchers, self.memory]
-        threads = [threading.Thread(target=worker, daemon=True) for worker in workers]
+                   self.watchers, self.viewers_remind, self.memory]
+        threads = [threading.Thread(target=self.living, args=(worker,), daemon=True) for worker in workers]
         for thread in threads:
             thread.start()
         while time.time() - began < self.minutes * 60 and self.server.process.poll() is None:
@@ -252,6 +323,8 @@ class Soak:
         self.stop.set()
         for thread in threads:
             thread.join(timeout=120)
+            if thread.is_alive():
+                self.failures.append("a traffic thread did not stop within 120 s")
         alive = self.server.process.poll() is None
         # The guide complete at the end: the feed whole again, one more refresh imports every programme.
         self.feed.always_whole = True
@@ -271,9 +344,16 @@ class Soak:
         took = time.time() - began
         warm = [mb for at, mb in self.rss if at - began >= 60] or [mb for _, mb in self.rss]
         start, peak, end = (warm[0], max(mb for _, mb in self.rss), warm[-1]) if warm else (0, 0, 0)
+        third = max(1, len(warm) // 3)
+        first_third, last_third = (sum(warm[:third]) / third, sum(warm[-third:]) / third) if warm else (0, 0)
+        by_minute = ["%d:%.0f" % ((at - began) // 60, mb) for index, (at, mb) in enumerate(self.rss) if index % 12 == 0]
         total = sum(self.statuses.values())
         print("soak: %.1f minutes, %d requests (%s)" % (took / 60, total, ", ".join("%s: %d" % item for item in sorted(self.statuses.items()))))
-        print("soak: RSS after the first minute %.0f MB, peak %.0f MB, end %.0f MB" % (start, peak, end))
+        print("soak: RSS after the first minute %.0f MB, peak %.0f MB, end %.0f MB; mean of the first third %.0f MB, of the last third %.0f MB"
+              % (start, peak, end, first_third, last_third))
+        print("soak: RSS by minute (minute:MB) " + " ".join(by_minute))
+        print("soak: reminders and tests delivered to the fast receiver %d, begun at the trickling one %d; tests answered %s"
+              % (self.receivers.received["fast"], self.receivers.received["slow"], self.tests))
         print("soak: the owner signed in %d of %d times during sign-in bursts from 8 other addresses" % (self.owner_ok, self.owner_tries))
         print("soak: %d progress streams watched to their end" % getattr(self, "streams", 0))
         print("soak: last refresh %s with %s programmes (the feed has %d); server %s; %d answers >= 500"
@@ -281,8 +361,10 @@ class Soak:
         problems = list(self.failures[:20])
         if not alive:
             problems.append("the server stopped")
-        if end > start * 1.5 + 64:
-            problems.append("memory grew from %.0f MB to %.0f MB" % (start, end))
+        if last_third > first_third * 1.10:
+            problems.append("memory grew: the last third's mean %.0f MB is over 110%% of the first third's %.0f MB" % (last_third, first_third))
+        if self.minutes >= 2 and not (self.receivers.received["fast"] > 0 and self.receivers.received["slow"] > 0):
+            problems.append("the viewers' receivers got nothing: %s" % self.receivers.received)
         if self.owner_ok < self.owner_tries:
             problems.append("the owner was kept out %d times" % (self.owner_tries - self.owner_ok))
         if not complete:
@@ -293,7 +375,17 @@ class Soak:
             print("soak: the server's log ends: " + self.server.text()[-3000:])
         return 1 if problems else 0
 
+    def living(self, worker):
+        """Runs one traffic thread; if it dies, the soak fails saying how."""
+        try:
+            worker()
+        except Exception:
+            import traceback
+            with self.lock:
+                self.failures.append("the %s thread died: %s" % (worker.__name__, traceback.format_exc()[-800:]))
+
     def close(self):
+        self.receivers.server.shutdown()
         self.server.stop()
         self.replay.terminate()
         self.feed.server.shutdown()
