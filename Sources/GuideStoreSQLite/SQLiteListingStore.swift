@@ -18,6 +18,9 @@ public final class SQLiteListingStore: GuideDatabase {
     /// Its readers' and writer's use, for /metrics.
     let poolUse: StorePoolUse
 
+    /// The most memory SQLite keeps in this process, caches included (a soft limit: it frees cached pages to stay under).
+    static let sqliteMemory = 96 * 1024 * 1024
+
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     public init(path: String, now: @escaping @Sendable () -> Date = Date.init) throws {
         self.now = now
@@ -34,6 +37,10 @@ public final class SQLiteListingStore: GuideDatabase {
                 // A 32 MB page cache keeps the guide's hot indexes in memory. No memory-mapping: it made now/next a
                 // fifth faster but counts the mapped file as resident memory, 200 MB after one scan of a big guide.
                 try db.execute(sql: "PRAGMA cache_size = -32768")
+                // All of SQLite's memory in the process, every connection's cache together, kept near 96 MB: the pool's
+                // six connections would otherwise each grow to their 32 MB over days of reads and imports (the soak
+                // saw resident memory climb until they did). Process-wide; the same value on every connection.
+                try db.execute(sql: "PRAGMA soft_heap_limit = \(Self.sqliteMemory)")
             }
             configuration.busyMode = .timeout(10)
             // A shared script's transaction stays open between GRDB's closures (``transaction(_:)``).
