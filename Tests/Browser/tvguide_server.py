@@ -41,7 +41,9 @@ class Server:
         self.folder = tempfile.mkdtemp(prefix="tvguide-serve-")
         self.port = free_port()
         self.database = fresh_database(self.folder)
-        self.log = open(os.path.join(self.folder, "serve.log"), "w+")
+        # Appending (O_APPEND): the child writes at the end whatever this process's reads do to the offset they share
+        # (opened "w+", a read's seek(0) made serve's next line overwrite the start: a setup code lost, a flaky start).
+        self.log = open(os.path.join(self.folder, "serve.log"), "a+")
         environment = dict(os.environ, TZ="UTC")
         if listings:
             subprocess.run([BINARY, "import", "--database", self.database, listings], check=True, capture_output=True, env=environment)

@@ -197,7 +197,7 @@ class Prometheus:
         with open(configuration, "w") as out:
             out.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
                       "scrape_configs:\n  - job_name: tvguide\n    static_configs:\n      - targets: ['%s']\n" % target)
-        self.log = open(os.path.join(self.folder, "prometheus.log"), "w+")
+        self.log = open(os.path.join(self.folder, "prometheus.log"), "a+")  # appended: see tvguide_server.py
         self.process = subprocess.Popen(
             ["prometheus", "--config.file=" + configuration, "--storage.tsdb.path=" + os.path.join(self.folder, "data"),
              "--web.listen-address=127.0.0.1:%d" % self.port], stdout=self.log, stderr=subprocess.STDOUT)

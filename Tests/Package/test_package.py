@@ -155,7 +155,7 @@ class PackageTests(unittest.TestCase):
         self.assertNotIn("swift", self.root.run("ldd", "/usr/lib/tvguide/tvguide"))
 
         port = free_port()
-        log = tempfile.TemporaryFile("w+")
+        log = tempfile.TemporaryFile("a+")  # appended: see Tests/Browser/tvguide_server.py
         self.addCleanup(log.close)
         # Everything but /var/lib/tvguide and /tmp read-only, as the unit's sandbox has it.
         view = self.root.read_only_view(["/var/lib/tvguide", "/tmp"])
