@@ -71,7 +71,11 @@ import TVMazeReplay
             #expect(try await client.execute(uri: "/logo?c=png&v=0", method: .get).headers[.cacheControl] == "public, max-age=300")
 
             // Checked: an HTML page, a logo over the size cap and every SVG that could run something are refused.
-            #expect(try await client.execute(uri: try #require(found["html"]?["logo"] as? String), method: .get).status == .notFound)
+            // An answer that is no image is remembered like one that is: page views do not ask the host again.
+            for _ in 0..<3 {
+                #expect(try await client.execute(uri: try #require(found["html"]?["logo"] as? String), method: .get).status == .notFound)
+            }
+            #expect(host.requests(to: "/logos/error-page.png").count == 1)
             #expect(try await client.execute(uri: try #require(found["big"]?["logo"] as? String), method: .get).status == .notFound)
             // Every SVG that could run or reach out is refused, or kept only as its drawing.
             for index in Self.scriptedSVGs.indices {
