@@ -1,16 +1,14 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
-/// An SVG logo as data, never a document: read by a real XML parser (libxml2, through Foundation's `XMLParser`) and
-/// written out again with only the elements and attributes a drawing needs, in the SVG namespace. What cannot survive:
-/// scripts, styles sheets, event handlers, animation (`<set>`, `<animate>`: no link can be changed after the check),
-/// links (`<a>`), foreign objects, images and any reference outside the document (every `href` and `url(...)` must
-/// name `#an-id`), elements and attributes in other namespaces (a prefix bound to the SVG namespace is still read as
-/// what it is), and any document type with declarations of its own (entities, attribute defaults), which is refused
-/// whole. Character references are read by the parser, so `&#106;avascript:` is the text it spells, and text is kept
-/// only where a drawing shows it (`<text>`, `<tspan>`, `<title>`, `<desc>`), escaped.
+/// An SVG logo as data, never a document: read by a strict XML reader (``SVGReader``: well-formed, namespaces
+/// resolved, no declarations) and written out again with only the elements and attributes a drawing needs, in the SVG
+/// namespace. What cannot survive: scripts, style sheets, event handlers, animation (`<set>`, `<animate>`: no link can
+/// be changed after the check), links (`<a>`: its drawing kept, the link not), foreign objects, images and any
+/// reference outside the document (every `href` and `url(...)` must name `#an-id`), elements and attributes in other
+/// namespaces (a prefix bound to the SVG namespace is still read as what it is), and any document type with
+/// declarations of its own (entities, attribute defaults), which is refused whole. Character references are read, so
+/// `&#106;avascript:` is the text it spells, and text is kept only where a drawing shows it (`<text>`, `<tspan>`,
+/// `<title>`, `<desc>`), escaped.
 enum SVGSanitizer {
     static let svgNamespace = "http://www.w3.org/2000/svg"
 
@@ -42,22 +40,47 @@ enum SVGSanitizer {
     /// Elements whose text a drawing shows.
     static let textElements: Set<String> = ["text", "tspan", "title", "desc"]
 
-    /// The drawing written again from what survives; nil when `bytes` is not an SVG document, or declares anything of
-    /// its own in a document type.
+    /// The drawing written again from what survives; nil when `bytes` is not a well-formed SVG document, or declares
+    /// anything of its own in a document type.
     static func clean(_ bytes: [UInt8]) -> [UInt8]? {
-        guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
-        let lowered = text.lowercased()
-        // Declarations are refused before any parser could expand or apply them.
-        for declaration in ["<!entity", "<!attlist", "<!element", "<!notation"] where lowered.contains(declaration) { return nil }
-        guard lowered.contains("<svg") || lowered.contains(":svg") else { return nil }
-        let parser = XMLParser(data: Data(bytes))
-        parser.shouldProcessNamespaces = true
-        parser.shouldReportNamespacePrefixes = false
-        parser.shouldResolveExternalEntities = false
-        let writer = Writer()
-        parser.delegate = writer
-        guard parser.parse(), !writer.refused, writer.sawRoot, writer.skipping == 0, writer.open.isEmpty else { return nil }
-        return Array(writer.output.utf8)
+        guard let text = String(validating: bytes, as: UTF8.self), let events = SVGReader.events(text) else { return nil }
+        var output = ""
+        var sawRoot = false
+        var skipping = 0
+        var open: [String?] = []   // nil: a transparent element, whose end tag is not written
+        for event in events {
+            switch event {
+            case .start(let name, let namespace, let attributes):
+                if skipping > 0 || namespace != svgNamespace || !(elements.contains(name) || (sawRoot && transparent.contains(name))) {
+                    guard sawRoot else { return nil }  // The root is an SVG element, or this is no SVG.
+                    skipping += 1
+                } else if transparent.contains(name) {
+                    open.append(nil)
+                } else {
+                    guard sawRoot || name == "svg" else { return nil }
+                    var tag = "<" + name
+                    if !sawRoot {
+                        sawRoot = true
+                        tag += " xmlns=\"\(svgNamespace)\" xmlns:xlink=\"http://www.w3.org/1999/xlink\""
+                    }
+                    for (attribute, value) in attributes.sorted(by: { $0.0 < $1.0 })
+                    where Self.attributes.contains(attribute) && isLocal(attribute, value) {
+                        tag += " \(attribute == "href" ? "xlink:href" : attribute)=\"\(escaped(value))\""
+                    }
+                    output += tag + ">"
+                    open.append(name)
+                }
+            case .end:
+                if skipping > 0 {
+                    skipping -= 1
+                } else if let last = open.popLast(), let last {
+                    output += "</\(last)>"
+                }
+            case .text(let text):
+                if skipping == 0, let current = open.last ?? nil, textElements.contains(current) { output += escaped(text) }
+            }
+        }
+        return sawRoot ? Array(output.utf8) : nil
     }
 
     /// Whether an attribute's value reaches outside the document: every `url(...)` names `#an-id`; a style has no
@@ -90,68 +113,5 @@ enum SVGSanitizer {
             }
         }
         return out
-    }
-
-    private final class Writer: NSObject, XMLParserDelegate {
-        var output = ""
-        var sawRoot = false
-        var refused = false
-        /// Depth inside an element that is dropped with everything in it.
-        var skipping = 0
-        /// The kept elements open now (nil for a transparent one, whose end tag is not written).
-        var open: [String?] = []
-
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
-            if skipping == 0, sawRoot, namespaceURI == SVGSanitizer.svgNamespace, SVGSanitizer.transparent.contains(elementName) {
-                open.append(nil)
-                return
-            }
-            guard skipping == 0, namespaceURI == SVGSanitizer.svgNamespace, SVGSanitizer.elements.contains(elementName),
-                  sawRoot || elementName == "svg" else {
-                if !sawRoot { refused = true }
-                skipping += 1
-                return
-            }
-            var tag = "<" + elementName
-            if !sawRoot {
-                sawRoot = true
-                tag += " xmlns=\"\(SVGSanitizer.svgNamespace)\" xmlns:xlink=\"http://www.w3.org/1999/xlink\""
-            }
-            for (name, value) in attributes.sorted(by: { $0.key < $1.key })
-            where SVGSanitizer.attributes.contains(name) && SVGSanitizer.isLocal(name, value) {
-                let written = name == "href" ? "xlink:href" : name
-                tag += " \(written)=\"\(SVGSanitizer.escaped(value))\""
-            }
-            output += tag + ">"
-            open.append(elementName)
-        }
-
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-            if skipping > 0 {
-                skipping -= 1
-                return
-            }
-            guard let last = open.popLast() else { return }
-            if let last { output += "</\(last)>" }
-        }
-
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
-            guard skipping == 0, let current = open.last ?? nil, SVGSanitizer.textElements.contains(current) else { return }
-            output += SVGSanitizer.escaped(string)
-        }
-
-        func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) { refuse(parser) }
-        func parser(_ parser: XMLParser, foundExternalEntityDeclarationWithName name: String, publicID: String?, systemID: String?) { refuse(parser) }
-        func parser(_ parser: XMLParser, foundAttributeDeclarationWithName attributeName: String, forElement elementName: String,
-                    type: String?, defaultValue: String?) { refuse(parser) }
-        func parser(_ parser: XMLParser, foundElementDeclarationWithName elementName: String, model: String) { refuse(parser) }
-        func parser(_ parser: XMLParser, foundUnparsedEntityDeclarationWithName name: String, publicID: String?, systemID: String?,
-                    notationName: String?) { refuse(parser) }
-
-        private func refuse(_ parser: XMLParser) {
-            refused = true
-            parser.abortParsing()
-        }
     }
 }

@@ -39,6 +39,14 @@ import Testing
         #"<svg><rect/></svg>"#,
         "not xml <svg",
         #"<svg xmlns="http://www.w3.org/2000/svg"><rect></svg>"#,
+        #"<svg xmlns="http://www.w3.org/2000/svg"><p:rect/></svg>"#,
+        #"<svg xmlns="http://www.w3.org/2000/svg" width="1" width="2"/>"#,
+        #"<svg xmlns="http://www.w3.org/2000/svg"><text>&nbsp;</text></svg>"#,
+        #"<svg xmlns="http://www.w3.org/2000/svg"><text>&#0;</text></svg>"#,
+        #"<svg xmlns="http://www.w3.org/2000/svg">"#,
+        #"<svg xmlns="http://www.w3.org/2000/svg"/><svg xmlns="http://www.w3.org/2000/svg"/>"#,
+        #"<svg xmlns="http://www.w3.org/2000/svg"><rect x=1/></svg>"#,
+        #"<svg xmlns="http://www.w3.org/2000/svg">"# + String(repeating: "<g>", count: 300) + String(repeating: "</g>", count: 300) + "</svg>",
     ])
     func documentsThatDeclareOrAreNotSVGAreRefused(text: String) {
         #expect(Self.clean(text) == nil, "\(text)")
