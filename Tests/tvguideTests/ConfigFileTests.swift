@@ -75,15 +75,7 @@ import Testing
         var cli = CLI()
         let server = try cli.launch(["serve", "--config", path])
         defer { server.terminate() }
-        let health = try #require(URL(string: "http://127.0.0.1:\(port)/healthz"))
-        var answered = false
-        for _ in 0..<300 where !answered {
-            try await Task.sleep(for: .milliseconds(200))
-            // Not listening yet is an error here, and the reason to ask again.
-            if let (_, response) = try? await URLSession.shared.data(from: health) {
-                answered = (response as? HTTPURLResponse)?.statusCode == 200
-            }
-        }
+        let answered = try await Self.answers(port: port)
         #expect(answered, "serve never answered on the file's port \(port)")
         server.terminate()
         server.waitUntilExit()
@@ -107,15 +99,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }  // Test scratch file.
         let server = try CLI().launch(["serve", "--config", path])
         defer { server.terminate() }
-        let health = try #require(URL(string: "http://127.0.0.1:\(port)/healthz"))
-        var answered = false
-        for _ in 0..<300 where !answered {
-            try await Task.sleep(for: .milliseconds(200))
-            // Not listening yet is an error here, and the reason to ask again.
-            if let (_, response) = try? await URLSession.shared.data(from: health) {
-                answered = (response as? HTTPURLResponse)?.statusCode == 200
-            }
-        }
+        let answered = try await Self.answers(port: port)
         #expect(answered)
         let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/setup-code")
         #expect(attributes[.type] as? FileAttributeType == .typeRegular && attributes[.posixPermissions] as? Int == 0o600)
@@ -123,6 +107,19 @@ import Testing
         #expect(try String(contentsOfFile: folder + "/precious", encoding: .utf8) == "precious")
         server.terminate()
         server.waitUntilExit()
+    }
+
+    /// Whether serve answers /healthz on `port` within a minute.
+    static func answers(port: Int) async throws -> Bool {
+        let health = try #require(URL(string: "http://127.0.0.1:\(port)/healthz"))
+        for _ in 0..<300 {
+            try await Task.sleep(for: .milliseconds(200))
+            // Not listening yet is an error here, and the reason to ask again.
+            if let (_, response) = try? await URLSession.shared.data(from: health), (response as? HTTPURLResponse)?.statusCode == 200 {
+                return true
+            }
+        }
+        return false
     }
 
     @Test(arguments: [
