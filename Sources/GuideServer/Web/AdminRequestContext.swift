@@ -10,10 +10,9 @@ struct AdminRequestContext: CheckedGuideContext {
     let admin: Profile
 
     init(context: GuideRequestContext) throws {
-        guard let viewer = context.viewer else { throw SignInRequired(returnTo: context.path) }
-        guard viewer.profile.isAdmin else { throw HTTPError(.forbidden, message: "Only an admin profile can do this.") }
-        coreContext = context.coreContext
-        base = context
-        admin = viewer.profile
+        // A profile's session first (a guest is sent to sign in), then an admin's.
+        let signedIn = try ProfileRequestContext(context: context)
+        guard signedIn.profile.isAdmin else { throw HTTPError(.forbidden, message: "Only an admin profile can do this.") }
+        (coreContext, base, admin) = (signedIn.coreContext, signedIn.base, signedIn.profile)
     }
 }
