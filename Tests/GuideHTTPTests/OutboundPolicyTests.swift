@@ -39,7 +39,7 @@ import Testing
         #expect(try OutboundPolicy(parsing: "*").allows(metadata, host: "x", port: 80))
         #expect(policy.written == "private, ha.lan, 192.168.1.10:8123, [fd00::7]:443")
         #expect(try OutboundPolicy(parsing: "").written == "external")
-        for bad in ["http://x", "a b", "host:99999", "host:-1", "[::1", "host:9223372036854775807", "ha..lan"] {
+        for bad in ["http://x", "a b", "host:99999", "host:-1", "[::1", "host:9223372036854775807", "host:1e308", "host:nan", "ha..lan"] {
             #expect(throws: OutboundPolicyError.self, "\(bad)") { try OutboundPolicy(parsing: bad) }
         }
     }

@@ -50,7 +50,8 @@ import TVMazeReplay
         let server = try await TestServer(listings: LineupFeedTests.listings, now: LineupFeedTests.now)
         try await server.run(.live) { client in
             let port = try #require(client.port)
-            let hosts = (0..<8).map { "guest\($0).example" } + ["evil.example:\(port)", "127.0.0.1:1", "[::1]:\(port)", "localhost.evil:\(port)"]
+            let hosts = (0..<8).map { "guest\($0).example" } + ["evil.example:\(port)", "127.0.0.1:1", "[::1]:\(port)", "localhost.evil:\(port)",
+                                                             "127.0.0.1:9223372036854775807", "127.0.0.1:-1", "127.0.0.1:1e308", "127.0.0.1:nan"]
             let answers = try await offThePool {
                 try (hosts + ["127.0.0.1:\(port)", "localhost:\(port)", "LOCALHOST:\(port)"]).map { host in
                     let connection = try ConnectionLimitTests.RawConnection(port: port)
