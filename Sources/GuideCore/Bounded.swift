@@ -59,6 +59,11 @@ public enum Bounded {
     public static func describe<T>(_ range: ClosedRange<T>) -> String {
         "from \(range.lowerBound) to \(range.upperBound)"
     }
+
+    /// "from 1 to 10", or "of 1 or more" when the range runs to the type's largest value.
+    public static func describe<T: FixedWidthInteger>(_ range: ClosedRange<T>) -> String {
+        range.upperBound == .max ? "of \(range.lowerBound) or more" : "from \(range.lowerBound) to \(range.upperBound)"
+    }
 }
 
 extension Date {

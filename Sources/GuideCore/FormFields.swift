@@ -59,6 +59,25 @@ extension FormFields {
         return value
     }
 
+    /// The whole number in field `name`, which the form must send; a ``FieldError`` naming `label` and the range when
+    /// it is absent or anything else.
+    public func required(_ name: String, in range: ClosedRange<Int>, label: String? = nil) throws(FieldError) -> Int {
+        guard let value = try integer(name, in: range, label: label) else {
+            throw FieldError(name: name, message: "\(label ?? name) takes a whole number \(Bounded.describe(range))")
+        }
+        return value
+    }
+
+    /// The whole number in field `name` as an `Int64` (stored ids), nil when absent or blank; a ``FieldError`` when
+    /// it is anything else.
+    public func integer64(_ name: String, in range: ClosedRange<Int64>, label: String? = nil) throws(FieldError) -> Int64? {
+        guard let text = self[name] else { return nil }
+        guard let value = Bounded.integer(text, in: range) else {
+            throw FieldError(name: name, message: "\(label ?? name) takes a whole number \(Bounded.describe(range)), not \(Self.quoted(text))")
+        }
+        return value
+    }
+
     /// The decimal number in field `name` (`1.5`), nil when absent or blank; a ``FieldError`` when it is anything else.
     public func decimal(_ name: String, in range: ClosedRange<Double>, label: String? = nil) throws(FieldError) -> Double? {
         guard let text = self[name] else { return nil }
@@ -67,6 +86,52 @@ extension FormFields {
             throw FieldError(name: name, message: "\(label ?? name) takes a number \(bounds), not \(Self.quoted(text))")
         }
         return value
+    }
+
+    /// The text in field `name`, trimmed; nil when absent or blank; a ``FieldError`` when longer than `limit` bytes.
+    public func text(_ name: String, limit: Int = 1024, label: String? = nil) throws(FieldError) -> String? {
+        guard let text = self[name] else { return nil }
+        guard text.utf8.count <= limit else {
+            throw FieldError(name: name, message: "\(label ?? name) takes at most \(limit) characters")
+        }
+        return text
+    }
+
+    /// The text in field `name` as typed, spaces kept (a secret); nil when absent; a ``FieldError`` when longer
+    /// than `limit` bytes.
+    public func typed(_ name: String, limit: Int = 1024, label: String? = nil) throws(FieldError) -> String? {
+        guard let text = raw(name) else { return nil }
+        guard text.utf8.count <= limit else {
+            throw FieldError(name: name, message: "\(label ?? name) takes at most \(limit) characters")
+        }
+        return text
+    }
+
+    /// Every non-blank value named `name` (checkboxes, repeated fields), trimmed; a ``FieldError`` when there are more
+    /// than `count` or one is longer than `limit` bytes.
+    public func list(_ name: String, count: Int = 10_000, limit: Int = 1024) throws(FieldError) -> [String] {
+        let values = all(name)
+        guard values.count <= count, values.allSatisfy({ $0.utf8.count <= limit }) else {
+            throw FieldError(name: name, message: "\(name) takes at most \(count) values of \(limit) characters each")
+        }
+        return values
+    }
+
+    /// One of `T`'s cases, by its raw value; nil when absent or blank; a ``FieldError`` naming the cases when it is
+    /// anything else.
+    public func choice<T: RawRepresentable & CaseIterable>(_ name: String, as type: T.Type = T.self,
+                                                             label: String? = nil) throws(FieldError) -> T? where T.RawValue == String {
+        guard let text = self[name] else { return nil }
+        guard let value = T(rawValue: text) else {
+            let cases = T.allCases.map(\.rawValue).joined(separator: ", ")
+            throw FieldError(name: name, message: "\(label ?? name) takes one of \(cases), not \(Self.quoted(text))")
+        }
+        return value
+    }
+
+    /// Whether a box named `name` was ticked: sent at all, with any value.
+    public func isTicked(_ name: String) -> Bool {
+        values.contains { $0.name == name }
     }
 
     /// A value for a message: quoted, and cut short when long.

@@ -21,6 +21,7 @@ import TVMazeReplay
             // more. Now none queues past 10 s: those that would are turned away at once with Retry-After. (The 10 s is
             // the limiter's, shown on virtual time in TVMazeClientTests; wall time here is the machine's: beside the
             // other suites the slowest page took 22 s, its search reaching TVmaze 15 s after the burst.)
+            let burst = ContinuousClock.now
             let results = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String?, Duration).self) { group in
                 for index in 0..<60 {
                     group.addTask {
@@ -33,8 +34,13 @@ import TVMazeReplay
             }
             #expect(results.allSatisfy { $0.0 == .ok || $0.0 == .serviceUnavailable }, "\(results.map(\.0.code))")
             let busy = results.filter { $0.0 == .serviceUnavailable }
-            // At most 40 can be asked within 10 s (20 at once, 20 more as TVmaze's window frees): 20 or more wait no longer.
-            #expect(busy.count >= 20, "\(busy.count) of 60 were turned away")
+            // TVmaze's window admits 20 at once and 20 more each 10 s, and a request that would wait past 10 s is turned
+            // away: within the burst's wall time T, at most 20 × (2 + T / 10 s) are asked; on a quiet machine T is a
+            // few seconds (40 asked, 20 turned away), on a loaded one the burst itself spreads out (a fixed count failed
+            // at 19 of 60 beside the other suites).
+            let took = ContinuousClock.now - burst
+            let admitted = results.filter { $0.0 == .ok }.count
+            #expect(!busy.isEmpty && admitted <= 20 * (2 + Int(took / .seconds(10))), "\(admitted) asked in \(took), \(busy.count) turned away")
             #expect(busy.allSatisfy { $0.1 != nil }, "\(busy.map(\.1))")
             #expect(results.filter { $0.0 == .ok }.count >= 20)
             #expect(replay.requests(to: "/search/shows").count >= results.filter { $0.0 == .ok }.count)

@@ -115,6 +115,44 @@ import Testing
         }
     }
 
+    /// Every form is read by its type (issue 27, point 1): a value outside what a field may hold is a 400 that names
+    /// the field, and nothing is stored; before, an unknown scope or role quietly became `read` or `viewer`, an
+    /// out-of-range lead was dropped, and a page number went into the redirect as sent.
+    @Test func formsRefuseValuesOutsideTheirTypes() async throws {
+        let server = try await TestServer(listings: WebTests.listings, now: WebTests.evening)
+        try await server.run { client in
+            let admin = try await AccountTests.admin(client)
+            let profile = try #require(try await server.store.profiles().first)
+            let cases: [(path: String, form: [String: String], says: String)] = [
+                ("/admin/tokens", ["name": "Plex", "scope": "root"], "The scope takes one of read, refresh, admin"),
+                ("/admin/tokens", ["name": String(repeating: "x", count: 1_025)], "The name takes at most 1024 characters"),
+                ("/admin/profiles", ["name": "kid", "role": "superuser", "kind": "pin", "secret": "1234"], "The role takes one of"),
+                ("/admin/profiles", ["name": "kid", "kind": "fingerprint", "secret": "1234"], "The kind of secret takes one of"),
+                ("/admin/profiles/delete", ["id": "0"], "The id takes a whole number of 1 or more"),
+                ("/settings", ["dayStart": "24"], "The day start (hour) takes a whole number from 0 to 23"),
+                ("/settings", ["dayStart": "6", "zone": "Mars/Olympus"], "Mars/Olympus is not a time zone"),
+                ("/settings", ["dayStart": "6", "theme": "neon"], "The theme takes one of system, light, dark"),
+                ("/settings/series", ["lead": "5", "shift": "0", "pastDays": "1"], "Days ahead takes a whole number"),
+                ("/settings/calendar", ["action": "steal"], "The action takes one of new, revoke"),
+                ("/theme", ["theme": "neon"], "The theme takes one of"),
+                ("/favourites", ["channel": "one.uk", "favourite": "2"], "favourite (1 adds, 0 takes out) takes a whole number from 0 to 1"),
+                ("/channels", ["clear": "1", "page": "nan"], "The page takes a whole number from 0 to 100000"),
+                ("/reminders", ["programme": "1", "lead": "99999999999999999999"], "The lead (minutes) takes a whole number"),
+                ("/reminders/searches", ["words": "news", "lead": "-1"], "The lead (minutes) takes a whole number"),
+                ("/shows/1/reminders", ["on": "2"], "on takes a whole number from 0 to 1"),
+            ]
+            for (path, form, says) in cases {
+                let response = try await admin.send(client, path, method: .post, form: form)
+                #expect(response.status == .badRequest, "\(path) \(form): \(response.status)")
+                #expect(String(buffer: response.body).contains(says), "\(path) \(form): \(String(buffer: response.body).prefix(2_000))")
+            }
+            #expect(try await server.store.apiTokens(of: profile.id).isEmpty)
+            #expect(try await server.store.profiles().count == 1)
+            #expect(try await server.store.lineup(of: profile.id).isEmpty)
+            #expect(try await server.store.reminders(of: profile.id, in: [.pending], limit: 10).isEmpty)
+        }
+    }
+
     /// A one-off import of a provider's URL with credentials once showed that URL to every guest.
     @Test func sourceNamesNeverShowSecretsOrServerPaths() async throws {
         #expect(SourceName(location: "https://user:pw@host.example:8080/xmltv.php?username=U&password=P#x").rawValue

@@ -54,4 +54,63 @@ import TVMazeReplay
             #expect(try await client.execute(uri: "/no/such/page", method: .post).status != .methodNotAllowed)
         }
     }
+
+    /// Every link a template or a script writes names a route that takes its method (issue 27, point 1): a form's
+    /// action its method (GET unless it says POST), every other address of a template GET; a script's address, any
+    /// method (the script says which where it fetches). A link to a path that moved, or a form
+    /// posting where only GET is taken, fails here rather than in a viewer's browser.
+    @Test func everyTemplateAndScriptLinkNamesARoute() async throws {
+        let server = try await TestServer(listings: WebTests.listings, now: WebTests.evening)
+        let (_, table) = try GuideServer.routerAndTable(server.services)
+        let resources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/GuideServer/Resources")
+        var links: [(file: String, path: String, method: HTTPRequest.Method?)] = []
+        for folder in ["templates", "static"] {
+            let directory = resources.appendingPathComponent(folder)
+            for file in try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            where file.hasSuffix(".mustache") || file.hasSuffix(".js") {
+                let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+                links += Self.links(in: text, isTemplate: file.hasSuffix(".mustache")).map { (file, $0.path, $0.method) }
+            }
+        }
+        #expect(links.count > 150, "\(links.count) links")
+        #expect(links.contains { $0.path == "/admin/tokens" && $0.method == .post })
+        #expect(links.contains { $0.path == "/shows/1/seasons/1" && $0.method == .get })
+        for link in links {
+            let methods = table.methods(for: link.path)
+            #expect(link.method.map { methods?.contains($0) == true } ?? (methods != nil),
+                    "\(link.file): \(link.method?.rawValue ?? "any method") \(link.path) is taken by \(methods.map { "\($0.map(\.rawValue).sorted())" } ?? "no route")")
+        }
+    }
+
+    /// The site's paths in templates (`href="/shows/{{id}}"`, a form's `action`) and scripts (`"/grid/rows"`), each
+    /// with a value in place of its `{{…}}` parts and without its query.
+    static func links(in text: String, isTemplate: Bool) -> [(path: String, method: HTTPRequest.Method?)] {
+        func path(_ raw: Substring) -> String {
+            let filled = raw.replacing(/\{\{[^}]*\}\}/, with: "1")
+            return String(filled.prefix { $0 != "?" && $0 != "#" })
+        }
+        guard isTemplate else {
+            return text.matches(of: /["'`](\/[a-z][A-Za-z0-9\/._-]*)/).map { (path($0.output.1), nil) }
+                .filter { !$0.path.hasSuffix("/") || $0.path == "/" }
+        }
+        var links = text.matches(of: /<form\b[^>]*>/).compactMap { tag -> (String, HTTPRequest.Method?)? in
+            guard let action = tag.output.firstMatch(of: /action="(\/[^"]*)"/)?.output.1 else { return nil }
+            return (path(action), tag.output.contains("method=\"post\"") ? .post : .get)
+        }
+        links += text.matches(of: /(?:href|src|data-events)="(\/[^"\/][^"]*|\/)"/).map { (path($0.output.1), HTTPRequest.Method.get) }
+        return links
+    }
+
+    /// A path's links are built from it: values in its segments, percent-encoded, and a query after it.
+    @Test func sitePathsBuildTheirLinks() {
+        #expect(SitePath.guide() == "/")
+        #expect(SitePath.season(12, 3) == "/shows/12/seasons/3")
+        #expect(SitePath.programme("a/b?c") == "/programmes/a%2Fb%3Fc")
+        #expect(SitePath.reminders(query: "done=" + SitePath.encoded("Saved & sent #1")) == "/reminders?done=Saved%20%26%20sent%20%231")
+        #expect(SitePath.now(query: "&genre=news") == "/now?genre=news")
+        #expect(SitePath.now(query: "") == "/now")
+        #expect(SitePath.lineupFeed("TOKEN.xml") == "/xmltv/TOKEN.xml")
+        #expect(SitePath.season.matches("/shows/1/seasons/2") && !SitePath.season.matches("/shows/1"))
+    }
 }

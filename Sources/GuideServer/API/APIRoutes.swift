@@ -17,13 +17,13 @@ struct APIRoutes: Sendable {
 
     func register(on routes: RouteGroups) {
         let api = routes.api
-        api.get("channels") { _, _ in try await channels() }
-        api.get("coverage") { _, _ in try await coverage() }
-        api.get("now") { request, _ in try await nowNext(QueryParameters(request: request), request: request) }
-        api.get("guide") { request, _ in try await guide(QueryParameters(request: request), request: request) }
-        api.get("programmes/:id") { _, context in try await programme(context.parameters.get("id") ?? "") }
-        api.get("search") { request, _ in try await search(QueryParameters(request: request)) }
-        routes.open.get("openapi.json") { _, _ -> Response in
+        api.get(.apiChannels) { _, _ in try await channels() }
+        api.get(.apiCoverage) { _, _ in try await coverage() }
+        api.get(.apiNow) { request, _ in try await nowNext(QueryParameters(request: request), request: request) }
+        api.get(.apiGuide) { request, _ in try await guide(QueryParameters(request: request), request: request) }
+        api.get(.apiProgramme) { _, context in try await programme(context.parameters.get("id") ?? "") }
+        api.get(.apiSearch) { request, _ in try await search(QueryParameters(request: request)) }
+        routes.open.get(.openAPI) { _, _ -> Response in
             guard let document = Self.openAPIDocument else {
                 throw HTTPError(.notFound, message: "this build has no OpenAPI document")
             }
@@ -31,7 +31,7 @@ struct APIRoutes: Sendable {
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: document)))
         }
         // Anything else under /api is a JSON 404, not the web guide's page.
-        api.get("**") { request, _ -> Response in
+        api.get(.apiUnknown) { request, _ -> Response in
             throw HTTPError(.notFound, message: "no API route \(request.uri.path): see /openapi.json")
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideStore
 import GuideHTTP
 import GuideIngest
 import Hummingbird
@@ -7,7 +8,8 @@ import Hummingbird
 /// The API's changing routes: a program's channel lineup and imports. Each needs `Authorization: Bearer` with a
 /// token an admin created on /admin; a browser's cookie is not enough, so no other site can make one change data.
 struct AccountRoutes: Sendable {
-    let site: Site
+    let store: any ImportStore & AccountStore
+    let directory: ChannelDirectory
     /// Fetches what an admin imports by URL.
     let feeds: any HTTPTransport
 
@@ -28,32 +30,30 @@ struct AccountRoutes: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.api(ProfileReads.self).get("lineup") { _, context in try await lineup(context.profile) }
-        routes.api(ProfileChanges.self).put("lineup") { request, context in try await setLineup(request, context) }
-        routes.api(Imports.self).post("imports") { request, context in try await importListings(request, context) }
+        routes.api(ProfileReads.self).get(.apiLineup) { _, context in try await lineup(context.profile) }
+        routes.api(ProfileChanges.self).put(.apiLineup) { request, context in try await setLineup(request, context) }
+        routes.api(Imports.self).post(.apiImports) { request, context in try await importListings(request, context) }
     }
 
     func lineup(_ profile: Profile) async throws -> LineupDocument {
-        let site = self.site
-        return LineupDocument(channels: try await site.store.lineup(of: profile.id).map(\.rawValue))
+        return LineupDocument(channels: try await store.lineup(of: profile.id).map(\.rawValue))
     }
 
     func setLineup(_ request: Request, _ context: APIRequestContext<ProfileChanges>) async throws -> LineupDocument {
         let profile = context.profile
         let document = try await context.decodeBody(LineupDocument.self, of: request)
-        let site = self.site
-        let known = try await site.directory.snapshot()
+        let known = try await directory.snapshot()
         if let unknown = document.channels.first(where: { known.channel(ChannelID($0)) == nil }) {
             throw HTTPError(.notFound, message: "no channel \(unknown): GET /api/channels lists them")
         }
-        try await site.store.setLineup(document.channels.map { ChannelID($0) }, of: profile.id)
-        return LineupDocument(channels: try await site.store.lineup(of: profile.id).map(\.rawValue))
+        try await store.setLineup(document.channels.map { ChannelID($0) }, of: profile.id)
+        return LineupDocument(channels: try await store.lineup(of: profile.id).map(\.rawValue))
     }
 
     func importListings(_ request: Request, _ context: APIRequestContext<Imports>) async throws -> ImportDocument {
         let body = try await context.decodeBody(ImportRequest.self, of: request)
         do {
-            let summary = try await ListingImporter(store: site.store).importLocation(body.location, transport: feeds)
+            let summary = try await ListingImporter(store: store).importLocation(body.location, transport: feeds)
             return ImportDocument(source: summary.source.rawValue, channels: summary.channels, programmes: summary.programmes,
                                   replaced: summary.replaced, repairs: summary.issues.total)
         } catch {

@@ -101,13 +101,13 @@ struct ReminderRoutes: Sendable {
 
     func register(on routes: RouteGroups) {
         let reads = routes.api(ProfileReads.self), changes = routes.api(ProfileChanges.self)
-        let store = actions.site.store
-        reads.get("reminders") { _, context in
+        let store = actions.store
+        reads.get(.apiReminders) { _, context in
             let profile = context.profile
             let found = try await store.reminders(of: profile.id, in: Set(Reminder.State.allCases), limit: 500)
             return RemindersDocument(reminders: found.map(ReminderDocument.init))
         }
-        changes.post("reminders") { request, context in
+        changes.post(.apiReminders) { request, context in
             let profile = context.profile
             let body = try await context.decodeBody(ReminderRequest.self, of: request)
             guard body.leadMinutes.map(Reminder.leadRange.contains) ?? true else {
@@ -116,37 +116,37 @@ struct ReminderRoutes: Sendable {
             let reminder = try await actions.remind(profile, programme: String(body.programme), lead: body.leadMinutes)
             return try created(ReminderDocument(reminder), request, context)
         }
-        changes.delete("reminders/:id") { _, context in
+        changes.delete(.apiReminder) { _, context in
             let profile = context.profile
-            try await store.cancelReminder(ReminderID(rawValue: try ReminderActions.id(context)), of: profile.id, at: actions.site.settings.now())
+            try await store.cancelReminder(ReminderID(rawValue: try ReminderActions.id(context)), of: profile.id, at: actions.settings.now())
             return Response(status: .noContent)
         }
         // The server's VAPID public key, for a browser's pushManager.subscribe (applicationServerKey).
-        routes.api.get("push-key") { _, _ -> PushKeyDocument in
+        routes.api.get(.apiPushKey) { _, _ -> PushKeyDocument in
             guard let push = actions.dispatcher.senders.push else { throw HTTPError(.notFound, message: "this server sends no push messages") }
             return PushKeyDocument(publicKey: try await push.publicKey())
         }
-        reads.get("delivery-channels") { _, context in
+        reads.get(.apiDeliveryChannels) { _, context in
             let profile = context.profile
             return ChannelsDocument(channels: try await store.deliveryChannels(of: profile.id).map(ChannelDocument.init))
         }
-        changes.post("delivery-channels") { request, context in
+        changes.post(.apiDeliveryChannels) { request, context in
             let profile = context.profile
             let body = try await context.decodeBody(ChannelRequest.self, of: request)
             let channel = try await actions.addChannel(profile, kind: body.kind, name: body.name, target: body.target, secret: body.secret)
             return try created(ChannelDocument(channel), request, context)
         }
-        changes.delete("delivery-channels/:id") { _, context in
+        changes.delete(.apiDeliveryChannel) { _, context in
             let profile = context.profile
             let channel = try await actions.channel(try ReminderActions.id(context), of: profile)
             try await store.removeDeliveryChannel(channel.id, of: profile.id)
             return Response(status: .noContent)
         }
-        reads.get("saved-searches") { _, context in
+        reads.get(.apiSavedSearches) { _, context in
             let profile = context.profile
             return SavedSearchesDocument(searches: try await store.savedSearches(of: profile.id).map { SavedSearchDocument($0) })
         }
-        changes.post("saved-searches") { request, context in
+        changes.post(.apiSavedSearches) { request, context in
             let profile = context.profile
             let body = try await context.decodeBody(SavedSearchRequest.self, of: request)
             guard body.leadMinutes.map(Reminder.leadRange.contains) ?? true else {
@@ -155,7 +155,7 @@ struct ReminderRoutes: Sendable {
             let saved = try await actions.saveSearch(profile, words: body.words, channels: body.channels ?? [], lead: body.leadMinutes)
             return try created(SavedSearchDocument(saved.search, matched: saved.matched), request, context)
         }
-        changes.delete("saved-searches/:id") { _, context in
+        changes.delete(.apiSavedSearch) { _, context in
             let profile = context.profile
             let id = try ReminderActions.id(context)
             guard try await store.savedSearches(of: profile.id).contains(where: { $0.id == id }) else {
@@ -164,7 +164,7 @@ struct ReminderRoutes: Sendable {
             try await store.removeSavedSearch(id, of: profile.id)
             return Response(status: .noContent)
         }
-        changes.post("delivery-channels/:id/test") { _, context in
+        changes.post(.apiTestDeliveryChannel) { _, context in
             let profile = context.profile
             let error = try await actions.test(try await actions.channel(try ReminderActions.id(context), of: profile), of: profile)
             return TestDocument(delivered: error == nil, error: error)

@@ -7,7 +7,8 @@ import Hummingbird
 /// The API's source routes, for admins: the configured sources, health, and refreshing now. Reading takes an admin's
 /// session or token; starting a refresh takes an admin's `Authorization: Bearer` token, like every API change.
 struct SourceRoutes: Sendable {
-    let site: Site
+    let store: any SourceStore
+    let settings: ServerSettings
     /// Refreshes the configured sources on demand.
     let scheduler: RefreshScheduler
 
@@ -28,14 +29,13 @@ struct SourceRoutes: Sendable {
 
     func register(on routes: RouteGroups) {
         let reads = routes.api(AdminReads.self)
-        reads.get("sources") { _, _ in try await site.store.sources() }
-        reads.get("health") { _, _ in
-            let site = self.site
-            let instant = site.settings.now()
-            return HealthDocument(sources: try await site.store.sources(), channels: try await site.store.channelHealth(at: instant))
+        reads.get(.apiSources) { _, _ in try await store.sources() }
+        reads.get(.apiHealth) { _, _ in
+                let instant = settings.now()
+            return HealthDocument(sources: try await store.sources(), channels: try await store.channelHealth(at: instant))
         }
-        reads.get("refresh") { _, _ in ProgressDocument(scheduler.latest) }
-        routes.api(Refreshes.self).post("refresh") { request, context in try await refresh(request, context) }
+        reads.get(.apiRefresh) { _, _ in ProgressDocument(scheduler.latest) }
+        routes.api(Refreshes.self).post(.apiRefresh) { request, context in try await refresh(request, context) }
     }
 
     func refresh(_ request: Request, _ context: APIRequestContext<Refreshes>) async throws -> Response {

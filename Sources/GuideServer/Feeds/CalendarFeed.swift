@@ -9,7 +9,9 @@ import TVMaze
 /// calendar app cannot sign in), and the settings behind it: reminder lead time, shift, the days the feed covers,
 /// and making or revoking the address (POST `/settings/series`, `/settings/calendar`).
 struct CalendarFeed: Sendable {
-    let site: Site
+    let store: any SeriesStore & AccountStore
+    let settings: ServerSettings
+    let episodes: FollowedEpisodes
 
     /// What the settings page shows of it.
     struct SettingsView {
@@ -25,27 +27,24 @@ struct CalendarFeed: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.open.get("calendar/:file") { request, context in try await feed(request, context) }
-        routes.profile.post("settings/series") { request, context in try await saveSettings(request, context) }
-        routes.profile.post("settings/calendar") { request, context in try await changeAddress(request, context) }
+        routes.open.get(.calendarFeed) { request, context in try await feed(request, context) }
     }
 
     func feed(_ request: Request, _ context: some GuideContext) async throws -> Response {
         let file = context.parameters.get("file") ?? ""
         guard file.hasSuffix(".ics") else { throw HTTPError(.notFound) }
         let token = String(file.dropLast(4))
-        let site = self.site
         // An unknown or revoked address looks like any missing page.
-        guard let id = try await site.store.calendarProfile(tokenHash: Accounts.digest(token)), let profile = try await site.store.profile(id) else {
+        guard let id = try await store.calendarProfile(tokenHash: Accounts.digest(token)), let profile = try await store.profile(id) else {
             throw HTTPError(.notFound, message: "No such calendar. Its address may have been replaced in Settings.")
         }
-        let settings = try await site.store.seriesSettings(of: id)
-        let zone = profile.timeZone.flatMap(TimeZone.init(identifier:)) ?? site.settings.timeZone
-        let now = site.settings.now()
+        let series = try await store.seriesSettings(of: id)
+        let zone = profile.timeZone.flatMap(TimeZone.init(identifier:)) ?? settings.timeZone
+        let now = settings.now()
         let today = CivilDate(now, in: zone)
-        let airings = try await EpisodeSchedule(store: site.store, profile: id, zone: zone, settings: settings)
-            .airings(from: today.adding(days: -settings.pastDays), through: today.adding(days: settings.futureDays))
-        let body = EpisodeCalendar.feed(airings, calendarName: "tvguide: \(profile.name)'s shows", leadMinutes: settings.leadMinutes, now: now)
+        let airings = try await EpisodeSchedule(store: store, profile: id, zone: zone, settings: series)
+            .airings(from: today.adding(days: -series.pastDays), through: today.adding(days: series.futureDays))
+        let body = EpisodeCalendar.feed(airings, calendarName: "tvguide: \(profile.name)'s shows", leadMinutes: series.leadMinutes, now: now)
         return CompressibleBody.response(Array(body.utf8), for: request,
                                          headers: [.contentType: "text/calendar; charset=utf-8", .cacheControl: "private, max-age=300",
                                                    .contentDisposition: "inline; filename=\"tvguide.ics\""])
@@ -53,49 +52,54 @@ struct CalendarFeed: Sendable {
 
     /// The settings as the page shows them; `newToken`, the address's secret just made, is shown this once.
     func view(of profile: Profile, request: Request, local: SocketAddress?, newToken: String? = nil) async throws -> SettingsView {
-        let settings = try await site.store.seriesSettings(of: profile.id)
-        let feed = newToken.map { "\(site.settings.publicAddress(for: request, local: local))/calendar/\($0).ics" }
-        return SettingsView(lead: settings.leadMinutes, shift: settings.shiftMinutes, pastDays: settings.pastDays, futureDays: settings.futureDays,
+        let series = try await store.seriesSettings(of: profile.id)
+        let feed = newToken.map { settings.publicAddress(for: request, local: local) + SitePath.calendarFeed("\($0).ics") }
+        return SettingsView(lead: series.leadMinutes, shift: series.shiftMinutes, pastDays: series.pastDays, futureDays: series.futureDays,
                             feedURL: feed,
                             // webcal:// is the same address for calendar apps, which fetch it over https or http.
                             webcalURL: feed.map { "webcal" + $0.drop { $0 != ":" } },
-                            hasFeed: settings.calendarTokenHash != nil)
+                            hasFeed: series.calendarTokenHash != nil)
     }
 
-    func saveSettings(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
-        let profile = context.profile
-        let form = try await site.form(request, context)
-        var settings = try await site.store.seriesSettings(of: profile.id)
-        settings.leadMinutes = try Self.number(form, "lead", SeriesSettings.leadRange, "Remind me")
-        settings.shiftMinutes = try Self.number(form, "shift", SeriesSettings.shiftRange, "Shift")
-        settings.pastDays = try Self.number(form, "pastDays", SeriesSettings.pastRange, "Days back")
-        settings.futureDays = try Self.number(form, "futureDays", SeriesSettings.futureRange, "Days ahead")
-        try await site.store.saveSeriesSettings(settings, of: profile.id)
-        await site.syncEpisodeReminders(profile)
-        return .redirect(to: "/settings?saved=1#series")
+    /// Saves the profile's reminder lead, shift and the days its feed covers, and brings its episode reminders in line.
+    func save(_ form: SeriesSettingsForm, of profile: Profile) async throws {
+        var series = try await store.seriesSettings(of: profile.id)
+        (series.leadMinutes, series.shiftMinutes, series.pastDays, series.futureDays) = (form.lead, form.shift, form.pastDays, form.futureDays)
+        try await store.saveSeriesSettings(series, of: profile.id)
+        await episodes.syncReminders(profile)
     }
 
-    /// `action=new` makes a new address (the old one stops working) and shows it this once; `action=revoke` removes it.
-    func changeAddress(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
-        let profile = context.profile
-        let form = try await site.form(request, context)
-        var settings = try await site.store.seriesSettings(of: profile.id)
-        let token = form["action"] == "revoke" ? nil : Accounts.randomToken()
-        settings.calendarTokenHash = token.map(Accounts.digest)
-        try await site.store.saveSeriesSettings(settings, of: profile.id)
-        guard let token else { return .redirect(to: "/settings?saved=1#calendar") }
-        return try await SettingsPage(site: site).page(request, context, message: "Copy your feed address now: it is not shown again.",
-                                                             newFeedToken: token).response(from: request, context: context)
+    /// A new address for the profile's feed (the old one stops working), or none; the new address's secret, shown once.
+    func replaceAddress(of profile: Profile, revoke: Bool) async throws -> String? {
+        var series = try await store.seriesSettings(of: profile.id)
+        let token = revoke ? nil : Accounts.randomToken()
+        series.calendarTokenHash = token.map(Accounts.digest)
+        try await store.saveSeriesSettings(series, of: profile.id)
+        return token
     }
+}
 
-    static func number(_ form: FormFields, _ name: String, _ range: ClosedRange<Int>, _ label: String) throws -> Int {
-        do throws(FieldError) {
-            guard let value = try form.integer(name, in: range, label: label) else {
-                throw FieldError(name: name, message: "\(label) takes a whole number \(Bounded.describe(range)).")
-            }
-            return value
-        } catch {
-            throw HTTPError(.badRequest, message: error.message)
-        }
+/// Settings, "Followed shows": the reminder lead, the shift, and the days the calendar feed covers, each required.
+struct SeriesSettingsForm: PostedForm {
+    let lead: Int
+    let shift: Int
+    let pastDays: Int
+    let futureDays: Int
+
+    init(_ form: FormFields) throws(FieldError) {
+        lead = try form.required("lead", in: SeriesSettings.leadRange, label: "Remind me")
+        shift = try form.required("shift", in: SeriesSettings.shiftRange, label: "Shift")
+        pastDays = try form.required("pastDays", in: SeriesSettings.pastRange, label: "Days back")
+        futureDays = try form.required("futureDays", in: SeriesSettings.futureRange, label: "Days ahead")
+    }
+}
+
+/// Settings, "Calendar feed": `action=new` makes a new address, `action=revoke` removes it.
+struct CalendarAddressForm: PostedForm {
+    enum Action: String, CaseIterable { case new, revoke }
+    let action: Action
+
+    init(_ form: FormFields) throws(FieldError) {
+        action = try form.choice("action", label: "The action") ?? .new
     }
 }

@@ -30,7 +30,7 @@ struct LineupFeeds: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.open.get("xmltv/:file") { request, context in try await serve(request, context) }
+        routes.open.get(.lineupFeed) { request, context in try await serve(request, context) }
     }
 
     private func serve(_ request: Request, _ context: some GuideContext) async throws -> Response {

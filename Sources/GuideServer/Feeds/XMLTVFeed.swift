@@ -8,22 +8,23 @@ import Hummingbird
 /// `/xmltv.xml` and `/xmltv.xml.gz`: the whole guide for Jellyfin, Plex, Kodi and friends. Written to a file once per
 /// version of the listings and served from it; `ETag` and `Last-Modified` let a media server skip an unchanged guide.
 struct XMLTVFeed: Sendable {
-    let site: Site
+    let store: any ListingStore
+    let directory: ChannelDirectory
+    let settings: ServerSettings
     let cache: ExportCache
 
-    init(site: Site) {
-        self.site = site
-        cache = ExportCache(store: site.store, directory: site.settings.exportDirectory)
+    init(store: any ListingStore, directory: ChannelDirectory, settings: ServerSettings) {
+        (self.store, self.directory, self.settings) = (store, directory, settings)
+        cache = ExportCache(store: store, directory: settings.exportDirectory)
     }
 
     func register(on routes: RouteGroups) {
-        routes.open.get("xmltv.xml") { request, context in try await serve(request, context, compressed: false) }
-        routes.open.get("xmltv.xml.gz") { request, context in try await serve(request, context, compressed: true) }
+        routes.open.get(.xmltv) { request, context in try await serve(request, context, compressed: false) }
+        routes.open.get(.xmltvCompressed) { request, context in try await serve(request, context, compressed: true) }
     }
 
     func serve(_ request: Request, _ context: some GuideContext, compressed: Bool) async throws -> Response {
-        let site = self.site
-        let version = try await site.store.version()
+        let version = try await store.version()
         let tag = "\"tvguide-\(version.generation)\(compressed ? "-gz" : "")\""
         var headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache"]
         if let updated = version.updated { headers[.lastModified] = HTTPDate.format(updated) }
@@ -32,8 +33,8 @@ struct XMLTVFeed: Sendable {
             return Response(status: .notModified, headers: headers)
         }
         // Channels as the server describes them: a playlist's numbers, and logos from tvguide's cache at this address.
-        let base = site.settings.publicAddress(for: request, local: context.local)
-        let channels = try await site.directory.snapshot().channels.map {
+        let base = settings.publicAddress(for: request, local: context.local)
+        let channels = try await directory.snapshot().channels.map {
             MediaServerShape.numberedWithLogo($0, logo: ChannelLogos.address(of: $0).map { base + $0 })
         }
         let path = try await cache.file(generation: version.generation, base: base, compressed: compressed, channels: channels)

@@ -7,7 +7,10 @@ import Hummingbird
 
 /// `/admin`: profiles, API tokens and imports, for admin profiles.
 struct AdminPages: Sendable {
-    let site: Site
+    let store: any ImportStore & AccountStore
+    let accounts: Accounts
+    let pages: Pages
+    let settings: ServerSettings
     /// Fetches what an admin imports by URL.
     let feeds: any HTTPTransport
 
@@ -41,43 +44,40 @@ struct AdminPages: Sendable {
 
 
     func register(on routes: RouteGroups) {
-        routes.admin.get("admin") { request, context in try await adminPage(request, context, message: nil) }
-        routes.admin.post("admin/profiles") { request, context in try await createProfile(request, context) }
-        routes.admin.post("admin/profiles/delete") { request, context in try await deleteProfile(request, context) }
-        routes.admin.post("admin/tokens") { request, context in try await createToken(request, context) }
-        routes.admin.post("admin/tokens/revoke") { request, context in try await revokeToken(request, context) }
-        routes.admin.post("admin/import") { request, context in try await importListings(request, context) }
+        routes.admin.get(.admin) { request, context in try await adminPage(request, context, message: nil) }
+        routes.admin.post(.adminProfiles) { request, context in try await createProfile(request, context) }
+        routes.admin.post(.removeProfile) { request, context in try await deleteProfile(request, context) }
+        routes.admin.post(.adminTokens) { request, context in try await createToken(request, context) }
+        routes.admin.post(.revokeToken) { request, context in try await revokeToken(request, context) }
+        routes.admin.post(.adminImport) { request, context in try await importListings(request, context) }
     }
 
     func adminPage(_ request: Request, _ context: AdminRequestContext, message: String?, isError: Bool = false,
                    newToken: String? = nil, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
         let admin = context.admin
-        let site = self.site
-        let clock = site.clock(context)
-        let counts = try await site.store.counts()
-        let coverage = try await site.store.coverage()
+        let clock = settings.clock(context)
+        let counts = try await store.counts()
+        let coverage = try await store.coverage()
         let model = await Model(
-            chrome: site.chrome(context, section: "admin"), title: "Admin",
-            profiles: try site.store.profiles().map {
+            chrome: pages.chrome(context, section: "admin"), title: "Admin",
+            profiles: try store.profiles().map {
                 ProfileEntry(id: $0.id.rawValue, name: $0.name, role: $0.role.rawValue,
                              kind: $0.secretKind == .pin ? "PIN" : "password", isSelf: $0.id == admin.id)
             },
-            tokens: try await site.store.apiTokens(of: admin.id).map {
+            tokens: try await store.apiTokens(of: admin.id).map {
                 TokenEntry(id: $0.id, name: $0.name, scope: $0.scope.rawValue, created: "\(clock.date($0.created)) \(clock.time($0.created))",
                            lastUsed: $0.lastUsed.map { "\(clock.date($0)) \(clock.time($0))" } ?? "never")
             },
             newToken: newToken, message: message, isError: isError,
             counts: "\(counts.programmes) programmes on \(counts.channels) channels",
             coverage: coverage.map { "\(clock.date($0.start)) \(clock.time($0.start)) to \(clock.date($0.end)) \(clock.time($0.end))" } ?? "no listings")
-        return try site.page("admin", model, status: status)
+        return try pages.page("admin", model, status: status)
     }
 
     func createProfile(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let form = try await site.form(request, context)
+        let form = try await NewProfileForm(request, context)
         do {
-            let profile = try await site.accounts.createProfile(
-                name: form["name"] ?? "", role: Profile.Role(rawValue: form["role"] ?? "") ?? .viewer,
-                kind: Profile.SecretKind(rawValue: form["kind"] ?? "") ?? .pin, secret: form.raw("secret") ?? "")
+            let profile = try await accounts.createProfile(name: form.name, role: form.role, kind: form.kind, secret: form.secret)
             return try await adminPage(request, context, message: "Added \(profile.name) (\(profile.role.rawValue)).")
         } catch let error as AccountError {
             return try await adminPage(request, context, message: error.description, isError: true, status: .badRequest)
@@ -86,22 +86,19 @@ struct AdminPages: Sendable {
 
     func deleteProfile(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let admin = context.admin
-        let form = try await site.form(request, context)
-        guard let id = form["id"].flatMap({ Bounded.integer($0, in: 1...Int64.max) }).map(ProfileID.init(rawValue:)), id != admin.id else {
+        guard let id = try await IDForm(request, context).id.map(ProfileID.init(rawValue:)), id != admin.id else {
             return try await adminPage(request, context, message: "Choose another profile to remove; you cannot remove your own.",
                                        isError: true, status: .badRequest)
         }
-        let site = self.site
-        try await site.store.deleteProfile(id)
+        try await store.deleteProfile(id)
         return try await adminPage(request, context, message: "Removed the profile, its sessions and its tokens.")
     }
 
     func createToken(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let admin = context.admin
-        let form = try await site.form(request, context)
+        let form = try await NewTokenForm(request, context)
         do {
-            let scope = APIToken.Scope(rawValue: form["scope"] ?? "") ?? .read
-            let created = try await site.accounts.createAPIToken(named: form["name"] ?? "", scope: scope, for: admin.id)
+            let created = try await accounts.createAPIToken(named: form.name, scope: form.scope, for: admin.id)
             return try await adminPage(request, context, message: "Created the token \(created.record.name). Copy it now: it is not shown again.",
                                        newToken: created.token)
         } catch let error as AccountError {
@@ -111,27 +108,59 @@ struct AdminPages: Sendable {
 
     func revokeToken(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let admin = context.admin
-        let form = try await site.form(request, context)
-        guard let id = form["id"].flatMap({ Bounded.integer($0, in: 1...Int64.max) }) else { throw HTTPError(.badRequest, message: "Which token? The form sent none.") }
-        let site = self.site
-        try await site.store.revokeAPIToken(id, of: admin.id)
+        guard let id = try await IDForm(request, context).id else { throw HTTPError(.badRequest, message: "Which token? The form sent none.") }
+        try await store.revokeAPIToken(id, of: admin.id)
         return try await adminPage(request, context, message: "Revoked the token: programs using it are refused from now on.")
     }
 
     /// Imports an XMLTV or Radio Times file or URL named in the form.
     func importListings(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let form = try await site.form(request, context)
-        guard let location = form["location"] else {
+        guard let location = try await ImportForm(request, context).location else {
             return try await adminPage(request, context, message: "Name a file on the server or an http(s) URL to import.",
                                        isError: true, status: .badRequest)
         }
         do {
-            let summary = try await ListingImporter(store: site.store).importLocation(location, transport: feeds)
+            let summary = try await ListingImporter(store: store).importLocation(location, transport: feeds)
             return try await adminPage(request, context, message: "Imported \(summary.programmes) programmes on \(summary.channels) channels from \(location)"
                                        + (summary.issues.total > 0 ? " (\(summary.issues.total) repairs)." : "."))
         } catch {
             return try await adminPage(request, context, message: "Could not import \(location): \(error). The guide is unchanged.",
                                        isError: true, status: .unprocessableContent)
         }
+    }
+}
+
+/// Admin, "Add a profile": a name, a role (a viewer unless chosen), a PIN or a password, and the secret as typed.
+struct NewProfileForm: PostedForm {
+    let name: String
+    let role: Profile.Role
+    let kind: Profile.SecretKind
+    let secret: String
+
+    init(_ form: FormFields) throws(FieldError) {
+        name = try form.text("name", label: "The name") ?? ""
+        role = try form.choice("role", label: "The role") ?? .viewer
+        kind = try form.choice("kind", label: "The kind of secret") ?? .pin
+        secret = try form.typed("secret", label: "The secret") ?? ""
+    }
+}
+
+/// Admin, "Create a token": a name and a scope (read unless chosen).
+struct NewTokenForm: PostedForm {
+    let name: String
+    let scope: APIToken.Scope
+
+    init(_ form: FormFields) throws(FieldError) {
+        name = try form.text("name", label: "The name") ?? ""
+        scope = try form.choice("scope", label: "The scope") ?? .read
+    }
+}
+
+/// Admin, "Import": a file on the server or an http(s) URL.
+struct ImportForm: PostedForm {
+    let location: String?
+
+    init(_ form: FormFields) throws(FieldError) {
+        location = try form.text("location", limit: 2048, label: "The file or URL")
     }
 }

@@ -6,7 +6,9 @@ import TVMaze
 /// `/calendar?view=day|week|month&date=YYYY-MM-DD&premieres=1`: followed shows' episodes by the viewer's days
 /// (weeks start on Monday); "premieres only" keeps each season's first episode.
 struct CalendarPage: Sendable {
-    let site: Site
+    let pages: Pages
+    let settings: ServerSettings
+    let episodes: FollowedEpisodes
 
     enum View: String, CaseIterable {
         case day, week, month
@@ -50,21 +52,20 @@ struct CalendarPage: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.profile.get("calendar") { request, context in try await render(request, context) }
+        routes.profile.get(.calendar) { request, context in try await render(request, context) }
     }
 
     func render(_ request: Request, _ context: ProfileRequestContext) async throws -> HTMLPage {
         let profile = context.profile
         let query = QueryParameters(request: request)
         let view = query.string("view").flatMap(View.init) ?? .week
-        let clock = site.clock(context)
-        let now = site.settings.now()
+        let clock = settings.clock(context)
+        let now = settings.now()
         let today = CivilDate(now, in: clock.zone)
         let date = query.string("date").flatMap(CivilDate.init) ?? today
         let premieres = query.string("premieres") == "1"
-        let site = self.site
         let (from, through, step) = Self.range(view, around: date)
-        let airings = try await site.schedule(profile, context).airings(from: from, through: through)
+        let airings = try await episodes.schedule(profile, context).airings(from: from, through: through)
             .filter { !premieres || $0.episode.isPremiere }
         var byDay: [CivilDate: [EpisodeLine]] = [:]
         for airing in airings {
@@ -77,7 +78,7 @@ struct CalendarPage: Sendable {
                        isOutside: view == .month && day.month != date.month, episodes: byDay[day] ?? [])
         }
         let link = { (view: View, date: CivilDate, premieres: Bool) in
-            "/calendar?view=\(view.rawValue)&date=\(date)" + (premieres ? "&premieres=1" : "")
+            SitePath.calendar(query: "view=\(view.rawValue)&date=\(date)" + (premieres ? "&premieres=1" : ""))
         }
         let heading = switch view {
         case .day: clock.civil(date)
@@ -85,14 +86,14 @@ struct CalendarPage: Sendable {
         case .month: "\(ViewerClock.longMonths[date.month - 1]) \(date.year)"
         }
         let model = await Model(
-            chrome: site.chrome(context, section: "upcoming"), title: "Calendar: \(heading)", heading: heading,
+            chrome: pages.chrome(context, section: "upcoming"), title: "Calendar: \(heading)", heading: heading,
             views: View.allCases.map { ViewLink(label: $0.rawValue.capitalized, link: link($0, date, premieres), isCurrent: $0 == view) },
             isMonth: view == .month, days: days,
             weeks: stride(from: 0, to: days.count, by: 7).map { Week(days: Array(days[$0..<min(days.count, $0 + 7)])) },
             previous: link(view, step(date, -1), premieres), next: link(view, step(date, 1), premieres), today: link(view, today, premieres),
             premieres: premieres, premieresLink: link(view, date, !premieres),
             count: airings.count == 1 ? "1 episode" : "\(airings.count) episodes", view: view.rawValue, date: date.description)
-        return try site.page("calendar", model)
+        return try pages.page("calendar", model)
     }
 
     /// The days a view shows around `date` (a month view runs from the Monday before the 1st to the Sunday after

@@ -17,51 +17,71 @@ extension ChannelAdminPage {
 
     /// `base` (a channel's id or name), `offset` (minutes), `name`, and optionally `number`, `logo` and `id`.
     func saveTimeshift(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let form = try await site.form(request, context)
         let failed = { (message: String) in
             try await render(request, context, query: "", message: message, isError: true, status: .badRequest)
         }
-        let snapshot = try await site.directory.snapshot()
-        let defined = try await site.store.timeshiftChannels()
-        let typed = form["base"] ?? ""
+        let form: TimeshiftForm
+        do {
+            form = try await TimeshiftForm(request, context)
+        } catch let error as FieldError {
+            return try await failed(error.message + ".")
+        }
+        let snapshot = try await directory.snapshot()
+        let defined = try await store.timeshiftChannels()
+        let typed = form.base
         guard let base = snapshot.channel(ChannelID(typed)) ?? snapshot.channels.first(where: { SearchText.fold($0.name) == SearchText.fold(typed) }) else {
             return try await failed("No channel is called \"\(typed)\": give the id or name of a channel with listings to shift.")
         }
         guard !defined.contains(where: { $0.id == base.id }) else {
             return try await failed("\(base.name) is a timeshift channel itself: shift the channel it shows instead.")
         }
-        let offset: Int
-        do {
-            offset = try form.integer("offset", in: TimeshiftChannel.offsetRange, label: "The offset in minutes") ?? 0
-        } catch {
-            return try await failed(error.message + ".")
-        }
+        let offset = form.offset
         guard offset != 0 else { return try await failed("A timeshift channel is 1 to 1,440 minutes later (or, negative, earlier).") }
-        let logo = form["logo"]
-        if let logo, !ChannelLogos.isWeb(logo) || logo.utf8.count > 1024 {
+        let logo = form.logo
+        if let logo, !ChannelLogos.isWeb(logo) {
             return try await failed("A logo is an http or https address of an image (at most 1,024 characters).")
         }
-        let name = form["name"] ?? "\(base.name) \(TimeshiftChannel.label(offset))"
-        let id = form["id"].map { ChannelID($0) } ?? TimeshiftChannel.defaultID(base: base.id, offsetMinutes: offset)
+        let name = form.name ?? "\(base.name) \(TimeshiftChannel.label(offset))"
+        let id = form.id ?? TimeshiftChannel.defaultID(base: base.id, offsetMinutes: offset)
         guard name.count <= 200, id.rawValue.utf8.count <= 200 else { return try await failed("A name or id has at most 200 characters.") }
         if snapshot.channel(id) != nil, !defined.contains(where: { $0.id == id }) {
             return try await failed("\(id) is a channel from the listings already: give the timeshift channel another id.")
         }
-        let channel = TimeshiftChannel(id: id, base: base.id, offsetMinutes: offset, name: name, number: form["number"], logo: logo)
+        let channel = TimeshiftChannel(id: id, base: base.id, offsetMinutes: offset, name: name, number: form.number, logo: logo)
         do {
-            try await site.store.saveTimeshiftChannel(channel)
+            try await store.saveTimeshiftChannel(channel)
         } catch let error as StoreError where error.code == .invalid {
             return try await failed("Not saved: \(error.message).")
         }
-        let made = try await TimeshiftChannels(store: site.store).rebuild()
+        let made = try await TimeshiftChannels(store: store).rebuild()
         return try await render(request, context, query: "",
                                 message: "\(name) shows the programmes of \(base.name) \(TimeshiftChannel.label(offset)): \(made?.programmes ?? 0) now.")
     }
 
     func removeTimeshift(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let id = ChannelID(try await site.form(request, context)["id"] ?? "")
-        try await site.store.removeTimeshiftChannel(id)
-        try await TimeshiftChannels(store: site.store).rebuild()
+        let id = try await TimeshiftForm(request, context).id ?? ChannelID("")
+        try await store.removeTimeshiftChannel(id)
+        try await TimeshiftChannels(store: store).rebuild()
         return try await render(request, context, query: "", message: "Removed the timeshift channel \(id).")
+    }
+}
+
+/// Admin, a timeshift channel: `base` (a channel's id or name), `offset` (minutes), and optionally `name`, `number`,
+/// `logo` and `id`; removing one sends only `id`.
+struct TimeshiftForm: PostedForm {
+    let base: String
+    let offset: Int
+    let name: String?
+    let number: String?
+    let logo: String?
+    let id: ChannelID?
+
+    init(_ form: FormFields) throws(FieldError) {
+        base = try form.text("base", limit: 200, label: "The channel to shift") ?? ""
+        offset = try form.integer("offset", in: TimeshiftChannel.offsetRange, label: "The offset in minutes") ?? 0
+        name = try form.text("name", limit: 200, label: "The name")
+        number = try form.text("number", limit: 20, label: "The number")
+        logo = try form.text("logo", limit: 1024, label: "A logo's address")
+        id = try form.text("id", limit: 200, label: "The id").map { ChannelID($0) }
     }
 }

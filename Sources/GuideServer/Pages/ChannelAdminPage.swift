@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideIngest
 import GuideStore
 import Hummingbird
 
@@ -7,7 +8,9 @@ import Hummingbird
 /// channel's logo over the one its sources give, makes channel groups by hand, chooses the group guests see and
 /// defines timeshift channels (ChannelAdminPage+Timeshift.swift).
 struct ChannelAdminPage: Sendable {
-    let site: Site
+    let store: any ImportStore & ChannelSettingsStore
+    let directory: ChannelDirectory
+    let pages: Pages
 
     /// Channels shown at once; a search narrows a long guide down.
     static let shown = 100
@@ -48,20 +51,20 @@ struct ChannelAdminPage: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.admin.get("admin/channels") { request, context in
+        routes.admin.get(.adminChannels) { request, context in
             try await render(request, context, query: request.uri.queryParameters.get("q").map { String($0) } ?? "")
         }
-        routes.admin.post("admin/channels/logo") { request, context in try await setLogo(request, context) }
-        routes.admin.post("admin/channels/groups") { request, context in try await saveGroup(request, context) }
-        routes.admin.post("admin/channels/groups/remove") { request, context in try await removeGroup(request, context) }
-        routes.admin.post("admin/channels/guests") { request, context in try await setGuestGroup(request, context) }
-        routes.admin.post("admin/channels/timeshift") { request, context in try await saveTimeshift(request, context) }
-        routes.admin.post("admin/channels/timeshift/remove") { request, context in try await removeTimeshift(request, context) }
+        routes.admin.post(.channelLogo) { request, context in try await setLogo(request, context) }
+        routes.admin.post(.channelGroups) { request, context in try await saveGroup(request, context) }
+        routes.admin.post(.removeChannelGroup) { request, context in try await removeGroup(request, context) }
+        routes.admin.post(.guestGroup) { request, context in try await setGuestGroup(request, context) }
+        routes.admin.post(.timeshift) { request, context in try await saveTimeshift(request, context) }
+        routes.admin.post(.removeTimeshift) { request, context in try await removeTimeshift(request, context) }
     }
 
     func render(_ request: Request, _ context: AdminRequestContext, query: String, message: String? = nil, isError: Bool = false,
                 status: HTTPResponse.Status = .ok, editing: (name: String, channels: String)? = nil) async throws -> HTMLPage {
-        let snapshot = try await site.directory.snapshot()
+        let snapshot = try await directory.snapshot()
         let edited = editing ?? request.uri.queryParameters.get("edit").flatMap { name in
             snapshot.groups.first { $0.name == String(name) }.map { ($0.name, $0.channels.map(\.rawValue).joined(separator: "\n")) }
         }
@@ -76,7 +79,7 @@ struct ChannelAdminPage: Sendable {
             SearchText.fold($0.name + " " + $0.id.rawValue).contains(words)
         }
         let model = await Model(
-            chrome: site.chrome(context, section: "admin"), title: "Channels", query: query,
+            chrome: pages.chrome(context, section: "admin"), title: "Channels", query: query,
             channels: matching.prefix(Self.shown).map { channel in
                 Entry(id: channel.id.rawValue, name: channel.name, number: channel.number, logo: ChannelLogos.address(of: channel),
                       chosenLogo: snapshot.chosenLogos[channel.id],
@@ -90,32 +93,32 @@ struct ChannelAdminPage: Sendable {
                            channels: group.channels.prefix(8).map { snapshot.channel($0)?.name ?? $0.rawValue }.joined(separator: ", ")
                                + (group.channels.count > 8 ? " and \(group.channels.count - 8) more" : ""),
                            isGuests: snapshot.guestGroup == group.name,
-                           editLink: "/admin/channels?edit=" + ProgrammeDetails.query(group.name))
+                           editLink: SitePath.adminChannels(query: "edit=" + SitePath.encoded(group.name)))
             },
             guestChoices: [Choice(value: "", label: "Every channel", isSelected: snapshot.guestGroup == nil)]
                 + groupNames.prefix(250).map { Choice(value: $0, label: $0, isSelected: snapshot.guestGroup == $0) },
             editName: edited?.0 ?? "", editChannels: edited?.1 ?? "",
-            timeshifts: try await site.store.timeshiftChannels().map { shift in
+            timeshifts: try await store.timeshiftChannels().map { shift in
                 TimeshiftEntry(id: shift.id.rawValue, name: shift.name, number: shift.number,
                                base: snapshot.channel(shift.base)?.name ?? shift.base.rawValue, offset: TimeshiftChannel.label(shift.offsetMinutes))
             })
-        return HTMLPage(html: try site.renderer.render("channel-admin", model), status: status)
+        return try pages.page("channel-admin", model, status: status)
     }
 
     /// Sets or clears the logo an admin chose for a channel: an http or https address (the image is checked when it is
     /// first fetched, like any logo).
     private func setLogo(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let form = try await site.form(request, context)
-        let query = form["q"] ?? ""
-        guard let id = form["channel"], let channel = try await site.directory.snapshot().channel(ChannelID(id)) else {
+        let form = try await ChannelLogoForm(request, context)
+        let query = form.query
+        guard let id = form.channel, let channel = try await directory.snapshot().channel(id) else {
             return try await render(request, context, query: query, message: "No such channel.", isError: true, status: .badRequest)
         }
-        let logo = form["logo"]
-        if let logo, !ChannelLogos.isWeb(logo) || logo.utf8.count > 1024 || URL(string: logo)?.host == nil {
+        let logo = form.logo
+        if let logo, !ChannelLogos.isWeb(logo) || URL(string: logo)?.host == nil {
             return try await render(request, context, query: query, message: "A logo is an http or https address of an image (at most 1,024 characters).",
                                     isError: true, status: .badRequest)
         }
-        try await site.store.setChannelLogo(logo, of: channel.id)
+        try await store.setChannelLogo(logo, of: channel.id)
         return try await render(request, context, query: query,
                                 message: logo == nil ? "\(channel.name) shows its sources' logo again." : "\(channel.name) shows the chosen logo.")
     }
@@ -123,10 +126,9 @@ struct ChannelAdminPage: Sendable {
     /// Makes a group, or replaces the one of its name: `name`, and `channels`, one per line, each a channel's id or
     /// its name. A line that names no channel is an error that keeps what was typed.
     private func saveGroup(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let form = try await site.form(request, context)
-        let name = form["name"] ?? ""
-        let typed = form.raw("channels") ?? ""
-        let snapshot = try await site.directory.snapshot()
+        let form = try await ChannelGroupForm(request, context)
+        let (name, typed) = (form.name, form.channels)
+        let snapshot = try await directory.snapshot()
         var byName: [String: ChannelID] = [:]
         for channel in snapshot.channels where byName[SearchText.fold(channel.name)] == nil { byName[SearchText.fold(channel.name)] = channel.id }
         var channels: [ChannelID] = []
@@ -147,7 +149,7 @@ struct ChannelAdminPage: Sendable {
         }
         guard !channels.isEmpty else { return try await failed("A group needs at least one channel.") }
         do {
-            try await site.store.saveChannelGroup(ChannelGroup(name: name, channels: channels))
+            try await store.saveChannelGroup(ChannelGroup(name: name, channels: channels))
         } catch let error as StoreError where error.code == .invalid {
             return try await failed("Not saved: \(error.message).")
         }
@@ -155,18 +157,49 @@ struct ChannelAdminPage: Sendable {
     }
 
     private func removeGroup(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let name = try await site.form(request, context)["name"] ?? ""
-        try await site.store.removeChannelGroup(named: name)
+        let name = try await ChannelGroupForm(request, context).name
+        try await store.removeChannelGroup(named: name)
         return try await render(request, context, query: "", message: "Removed the group \(name).")
     }
 
     /// The group guests see until they choose another: a hand-made or playlist group, or every channel.
     private func setGuestGroup(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let group = try await site.form(request, context)["group"]
-        if let group, group.count > ChannelGroup.Limits.nameLength {
-            return try await render(request, context, query: "", message: "No such group.", isError: true, status: .badRequest)
-        }
-        try await site.store.setGuestGroup(group)
+        let group = try await GuestGroupForm(request, context).group
+        try await store.setGuestGroup(group)
         return try await render(request, context, query: "", message: group.map { "Guests see the group \($0) first." } ?? "Guests see every channel.")
+    }
+}
+
+/// Admin, a channel's logo: the channel, the chosen logo's http(s) address (none: its sources' logo again), and the
+/// search the page was showing.
+struct ChannelLogoForm: PostedForm {
+    let channel: ChannelID?
+    let logo: String?
+    let query: String
+
+    init(_ form: FormFields) throws(FieldError) {
+        channel = try form.text("channel", limit: 200, label: "The channel").map { ChannelID($0) }
+        logo = try form.text("logo", limit: 1024, label: "A logo's address")
+        query = try form.text("q", limit: 200, label: "The search") ?? ""
+    }
+}
+
+/// Admin, a channel group: its name, and its channels one a line (each an id or a name), kept as typed.
+struct ChannelGroupForm: PostedForm {
+    let name: String
+    let channels: String
+
+    init(_ form: FormFields) throws(FieldError) {
+        name = try form.text("name", limit: ChannelGroup.Limits.nameLength, label: "The group's name") ?? ""
+        channels = try form.typed("channels", limit: 1_000_000, label: "The channels") ?? ""
+    }
+}
+
+/// Admin, the group guests see: a group's name, or none for every channel.
+struct GuestGroupForm: PostedForm {
+    let group: String?
+
+    init(_ form: FormFields) throws(FieldError) {
+        group = try form.text("group", limit: ChannelGroup.Limits.nameLength, label: "The group")
     }
 }

@@ -6,7 +6,8 @@ import TVMaze
 /// `/episodes/:id` (an episode with its guest stars, directors and writers), `/people/:id` (a person and their
 /// shows with the characters they play) and `/people?q=` (people search), from TVmaze.
 struct EpisodePages: Sendable {
-    let site: Site
+    let pages: Pages
+    let settings: ServerSettings
     /// TVmaze's client and the tracker that follows shows.
     let series: SeriesServices
 
@@ -80,18 +81,18 @@ struct EpisodePages: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.open.get("episodes/:id") { request, context in try await episode(request, context) }
-        routes.open.get("people/:id") { request, context in try await person(request, context) }
-        routes.open.get("people") { request, context in try await people(request, context) }
+        routes.open.get(.episode) { request, context in try await episode(request, context) }
+        routes.open.get(.person) { request, context in try await person(request, context) }
+        routes.open.get(.people) { request, context in try await people(request, context) }
     }
 
     func episode(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let id = try ShowPages.id(context)
-        guard let episode = try await site.tvmaze({ try await series.client.episode(id, embed: [.show, .guestcast, .guestcrew]) }) else {
+        guard let episode = try await series.tvmaze({ try await series.client.episode(id, embed: [.show, .guestcast, .guestcrew]) }) else {
             throw HTTPError(.notFound, message: "TVmaze has no episode \(id).")
         }
         let show = episode.show
-        let clock = site.clock(context)
+        let clock = settings.clock(context)
         let time = episode.airTime()
         var facts: [ShowPages.Fact] = []
         if let channel = show?.channel?.name { facts.append(ShowPages.Fact(label: "On", value: channel)) }
@@ -99,7 +100,7 @@ struct EpisodePages: Sendable {
         if let rating = episode.rating { facts.append(ShowPages.Fact(label: "Rating", value: String(format: "%.1f / 10", rating))) }
         let name = episode.name ?? "Episode \(id)"
         let model = await EpisodeModel(
-            chrome: site.chrome(context, section: "shows"), title: [show?.name, episode.code, name].compactMap { $0 }.joined(separator: " "),
+            chrome: pages.chrome(context, section: "shows"), title: [show?.name, episode.code, name].compactMap { $0 }.joined(separator: " "),
             id: id, name: name, code: episode.code, showID: show?.id, showName: show?.name, season: episode.season,
             airs: clock.airs(time), facts: facts, summary: HTMLText.paragraphs(episode.summary),
             image: SeriesServices.image(episode.image),
@@ -109,18 +110,18 @@ struct EpisodePages: Sendable {
             }.sorted { ($0.role, $0.name) < ($1.role, $1.name) },
             hasGuests: !episode.guests.isEmpty, hasCrew: !episode.crew.isEmpty,
             tvmazeLink: episode.url)
-        return try site.page("episode", model)
+        return try pages.page("episode", model)
     }
 
     func person(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let id = try ShowPages.id(context)
         let client = series.client
-        guard let person = try await site.tvmaze({ try await client.person(id) }) else {
+        guard let person = try await series.tvmaze({ try await client.person(id) }) else {
             throw HTTPError(.notFound, message: "TVmaze has no person \(id).")
         }
-        let credits = try await site.tvmaze { try await client.castCredits(ofPerson: id, withCharacters: true) }
-        let guestCredits = try await site.tvmaze { try await client.guestCastCredits(ofPerson: id) }
-        let clock = site.clock(context)
+        let credits = try await series.tvmaze { try await client.castCredits(ofPerson: id, withCharacters: true) }
+        let guestCredits = try await series.tvmaze { try await client.guestCastCredits(ofPerson: id) }
+        let clock = settings.clock(context)
         var facts: [ShowPages.Fact] = []
         if let born = person.birthday { facts.append(ShowPages.Fact(label: "Born", value: clock.civil(born))) }
         if let died = person.deathday { facts.append(ShowPages.Fact(label: "Died", value: clock.civil(died))) }
@@ -134,24 +135,24 @@ struct EpisodePages: Sendable {
             return GuestRole(episodeID: episode.id, episode: [episode.code, episode.name].compactMap { $0 }.joined(separator: " "),
                              showID: episode.show?.id, showName: episode.show?.name, character: credit.character)
         }
-        let model = await PersonModel(chrome: site.chrome(context, section: "shows"), title: person.name, name: person.name,
+        let model = await PersonModel(chrome: pages.chrome(context, section: "shows"), title: person.name, name: person.name,
                                 image: SeriesServices.image(person.image), facts: facts, credits: entries,
                                 guestRoles: guestRoles, hasGuestRoles: !guestRoles.isEmpty, tvmazeLink: person.url)
-        return try site.page("person", model)
+        return try pages.page("person", model)
     }
 
     func people(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let text = String((QueryParameters(request: request).string("q") ?? "").prefix(100)).trimmingCharacters(in: .whitespaces)
-        var model = await PeopleModel(chrome: site.chrome(context, section: "shows"), title: text.isEmpty ? "People" : "People: \(text)",
+        var model = await PeopleModel(chrome: pages.chrome(context, section: "shows"), title: text.isEmpty ? "People" : "People: \(text)",
                                 query: text, searched: !text.isEmpty, people: [])
         if !text.isEmpty {
-            let clock = site.clock(context)
-            model.people = try await site.tvmaze { try await series.client.searchPeople(text) }.map { person in
+            let clock = settings.clock(context)
+            model.people = try await series.tvmaze { try await series.client.searchPeople(text) }.map { person in
                 let details = [person.country, person.birthday.map { "born \(clock.civil($0))" }].compactMap { $0 }
                 return PersonEntry(id: person.id, name: person.name, details: details.joined(separator: ", "),
                                    image: SeriesServices.image(person.image))
             }
         }
-        return try site.page("people", model)
+        return try pages.page("people", model)
     }
 }

@@ -17,7 +17,7 @@ extension FeedAdminPage {
 
     func targetEntries(feeds: [LineupFeed], clock: ViewerClock) async throws -> [TargetEntry] {
         let names = Dictionary(feeds.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-        return try await site.store.reloadTargets().map { target in
+        return try await store.reloadTargets().map { target in
             TargetEntry(id: target.id, feed: names[target.feed] ?? "", kind: Self.kindLabel(target.kind), address: target.address,
                         outcome: target.lastOutcome.map { outcome in
                             target.lastAt.map { "\(clock.date($0)) \(clock.time($0)): \(outcome)" } ?? outcome
@@ -37,19 +37,22 @@ extension FeedAdminPage {
     /// `feed`, `kind`, `address` (an http or https address) and `secret` (Jellyfin's API key, Plex's token, or a
     /// webhook's signing secret).
     func addTarget(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let form = try await site.form(request, context)
         let failed = { (message: String) in try await render(request, context, message: message, isError: true, status: .badRequest) }
-        guard let feed = form["feed"].flatMap({ Bounded.integer($0, in: 1...Int64.max) }),
-              try await site.store.lineupFeeds().contains(where: { $0.id == feed }) else { return try await failed("Choose a feed.") }
-        guard let kind = form["kind"].flatMap(ReloadTarget.Kind.init(rawValue:)) else { return try await failed("Choose Jellyfin, Plex or a webhook.") }
-        guard let address = form["address"], address.utf8.count <= 1024, ChannelLogos.isWeb(address), URL(string: address)?.host != nil else {
+        let form: ReloadTargetForm
+        do {
+            form = try await ReloadTargetForm(request, context)
+        } catch let error as FieldError {
+            return try await failed(error.message + ".")
+        }
+        guard let feed = form.feed, try await store.lineupFeeds().contains(where: { $0.id == feed }) else { return try await failed("Choose a feed.") }
+        guard let kind = form.kind else { return try await failed("Choose Jellyfin, Plex or a webhook.") }
+        guard let address = form.address, ChannelLogos.isWeb(address), URL(string: address)?.host != nil else {
             return try await failed("The address is the server's http or https address, like http://192.168.1.10:8096.")
         }
-        let secret = form["secret"]
+        let secret = form.secret
         if kind != .webhook, secret == nil { return try await failed("\(Self.kindLabel(kind)) needs its \(kind == .plex ? "token" : "API key").") }
-        guard (secret?.utf8.count ?? 0) <= 512 else { return try await failed("The key has at most 512 characters.") }
         do {
-            _ = try await site.store.addReloadTarget(ReloadTarget(feed: feed, kind: kind, address: address, secret: secret))
+            _ = try await store.addReloadTarget(ReloadTarget(feed: feed, kind: kind, address: address, secret: secret))
         } catch let error as StoreError where error.code == .invalid {
             return try await failed("Not added: \(error.message).")
         }
@@ -58,9 +61,9 @@ extension FeedAdminPage {
 
     /// Calls one target at once, whatever changed, and shows the outcome.
     func tellNow(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let id = try await site.form(request, context)["id"].flatMap { Bounded.integer($0, in: 1...Int64.max) }
-        guard let target = try await site.store.reloadTargets().first(where: { $0.id == id }),
-              let feed = try await site.store.lineupFeeds().first(where: { $0.id == target.feed }) else {
+        let id = try await IDForm(request, context).id
+        guard let target = try await store.reloadTargets().first(where: { $0.id == id }),
+              let feed = try await store.lineupFeeds().first(where: { $0.id == target.feed }) else {
             return try await render(request, context, message: "No such server.", isError: true, status: .badRequest)
         }
         let outcome = try await reloads.tell(target, feed: feed, fingerprint: try await feeds.fingerprint(of: feed))
@@ -68,8 +71,26 @@ extension FeedAdminPage {
     }
 
     func removeTarget(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let id = try await site.form(request, context)["id"].flatMap { Bounded.integer($0, in: 1...Int64.max) } ?? 0
-        try await site.store.removeReloadTarget(id)
+        guard let id = try await IDForm(request, context).id else {
+            return try await render(request, context, message: "No such server.", isError: true, status: .badRequest)
+        }
+        try await store.removeReloadTarget(id)
         return try await render(request, context, message: "It will no longer be told.")
+    }
+}
+
+/// Admin, "Tell a media server": the feed, the kind of server, its address, and its key (Jellyfin's API key, Plex's
+/// token, or a webhook's signing secret).
+struct ReloadTargetForm: PostedForm {
+    let feed: Int64?
+    let kind: ReloadTarget.Kind?
+    let address: String?
+    let secret: String?
+
+    init(_ form: FormFields) throws(FieldError) {
+        feed = try form.integer64("feed", in: 1...Int64.max, label: "The feed")
+        kind = try form.choice("kind", label: "The kind of server")
+        address = try form.text("address", limit: 1024, label: "The address")
+        secret = try form.text("secret", limit: 512, label: "The key")
     }
 }

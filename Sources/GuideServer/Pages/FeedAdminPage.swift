@@ -7,7 +7,10 @@ import Hummingbird
 /// shape; each feed's channel count and size, with a warning near Plex's limits. A new feed's address is shown once.
 /// Media servers told to reload: FeedAdminPage+Reloads.swift.
 struct FeedAdminPage: Sendable {
-    let site: Site
+    let store: any LineupFeedStore & AccountStore
+    let directory: ChannelDirectory
+    let pages: Pages
+    let settings: ServerSettings
     let feeds: LineupFeeds
     let reloads: MediaServerReloads
 
@@ -39,22 +42,22 @@ struct FeedAdminPage: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.admin.get("admin/feeds") { request, context in try await render(request, context) }
-        routes.admin.post("admin/feeds") { request, context in try await add(request, context) }
-        routes.admin.post("admin/feeds/remove") { request, context in try await remove(request, context) }
-        routes.admin.post("admin/feeds/reloads") { request, context in try await addTarget(request, context) }
-        routes.admin.post("admin/feeds/reloads/tell") { request, context in try await tellNow(request, context) }
-        routes.admin.post("admin/feeds/reloads/remove") { request, context in try await removeTarget(request, context) }
+        routes.admin.get(.adminFeeds) { request, context in try await render(request, context) }
+        routes.admin.post(.adminFeeds) { request, context in try await add(request, context) }
+        routes.admin.post(.removeFeed) { request, context in try await remove(request, context) }
+        routes.admin.post(.reloadTargets) { request, context in try await addTarget(request, context) }
+        routes.admin.post(.tellReloadTarget) { request, context in try await tellNow(request, context) }
+        routes.admin.post(.removeReloadTarget) { request, context in try await removeTarget(request, context) }
     }
 
     func render(_ request: Request, _ context: AdminRequestContext, message: String? = nil, isError: Bool = false,
                 status: HTTPResponse.Status = .ok, token: String? = nil) async throws -> HTMLPage {
-        let profiles = try await site.store.profiles()
+        let profiles = try await store.profiles()
         let names = Dictionary(profiles.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         var entries: [Entry] = []
-        let defined = try await site.store.lineupFeeds()
+        let defined = try await store.lineupFeeds()
         for feed in defined {
-            let built = try await feeds.build(feed, compressed: false, base: site.settings.publicAddress(for: request, local: context.local))
+            let built = try await feeds.build(feed, compressed: false, base: settings.publicAddress(for: request, local: context.local))
             var warnings: [String] = []
             if built.bytes > LineupFeeds.plexBytes * 8 / 10 {
                 warnings.append("Near or over 20 MB: Plex is reported to show an empty guide for larger files. Fewer days or channels help.")
@@ -67,7 +70,7 @@ struct FeedAdminPage: Sendable {
                                  shape: feed.shape == .mediaServer ? "Plex and Jellyfin" : "XMLTV as listed", channels: built.channels,
                                  size: ByteCountFormatter.string(fromByteCount: built.bytes, countStyle: .file), warnings: warnings))
         }
-        let snapshot = try await site.directory.snapshot()
+        let snapshot = try await directory.snapshot()
         var groups = snapshot.groups.map(\.name)
         var seen = Set(groups)
         for channel in snapshot.listed {
@@ -77,19 +80,19 @@ struct FeedAdminPage: Sendable {
             [Choice(value: "lineup:\(profile.id.rawValue)", label: "\(profile.name)'s channels", isSelected: false),
              Choice(value: "favourites:\(profile.id.rawValue)", label: "\(profile.name)'s favourites", isSelected: false)]
         } + groups.prefix(250).map { Choice(value: "group:" + $0, label: "Group: " + $0, isSelected: false) }
-        let base = site.settings.publicAddress(for: request, local: context.local)
+        let base = settings.publicAddress(for: request, local: context.local)
         let model = await Model(
-            chrome: site.chrome(context, section: "admin"), title: "Feeds for media servers", feeds: entries, choices: choices,
+            chrome: pages.chrome(context, section: "admin"), title: "Feeds for media servers", feeds: entries, choices: choices,
             shapes: [Choice(value: LineupFeed.Shape.mediaServer.rawValue, label: "Plex and Jellyfin", isSelected: true),
                      Choice(value: LineupFeed.Shape.xmltv.rawValue, label: "XMLTV as listed (Kodi, others)", isSelected: false)],
             message: message, isError: isError,
-            address: token.map { base + "/xmltv/\($0).xml" }, compressedAddress: token.map { base + "/xmltv/\($0).xml.gz" },
-            targets: try await targetEntries(feeds: defined, clock: site.clock(context)),
+            address: token.map { base + SitePath.lineupFeed("\($0).xml") }, compressedAddress: token.map { base + SitePath.lineupFeed("\($0).xml.gz") },
+            targets: try await targetEntries(feeds: defined, clock: settings.clock(context)),
             feedChoices: defined.map { Choice(value: "\($0.id)", label: $0.name, isSelected: false) },
             kinds: [Choice(value: "jellyfin", label: "Jellyfin (its API key)", isSelected: true),
                     Choice(value: "plex", label: "Plex (its token)", isSelected: false),
                     Choice(value: "webhook", label: "A webhook (an optional signing secret)", isSelected: false)])
-        return HTMLPage(html: try site.renderer.render("feeds", model), status: status)
+        return try pages.page("feeds", model, status: status)
     }
 
     static func describe(_ channels: LineupFeed.Channels, names: [ProfileID: String]) -> String {
@@ -101,30 +104,20 @@ struct FeedAdminPage: Sendable {
     }
 
     private func add(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let form = try await site.form(request, context)
         let failed = { (message: String) in try await render(request, context, message: message, isError: true, status: .badRequest) }
-        let days: Int
+        let form: NewFeedForm
         do {
-            days = try form.integer("days", in: LineupFeed.dayRange, label: "Days") ?? 7
-        } catch {
+            form = try await NewFeedForm(request, context)
+        } catch let error as FieldError {
             return try await failed(error.message + ".")
         }
-        guard let shape = form["shape"].flatMap(LineupFeed.Shape.init(rawValue:)) else { return try await failed("Choose how the feed is written.") }
-        let choice = form["channels"] ?? ""
-        let parts = choice.split(separator: ":", maxSplits: 1).map(String.init)
-        let channels: LineupFeed.Channels
-        let rest = parts.count > 1 ? parts[1] : nil
-        switch (parts.first, rest.flatMap { Bounded.integer($0, in: 1...Int64.max) }.map(ProfileID.init(rawValue:)), rest) {
-        case ("lineup", let profile?, _): channels = .lineup(profile)
-        case ("favourites", let profile?, _): channels = .favourites(profile)
-        case ("group", _, let name?) where !name.isEmpty && name.count <= ChannelGroup.Limits.nameLength: channels = .group(name)
-        default: return try await failed("Choose the channels the feed carries.")
-        }
-        if case .lineup(let id) = channels, try await site.store.profile(id) == nil { return try await failed("No such profile.") }
-        if case .favourites(let id) = channels, try await site.store.profile(id) == nil { return try await failed("No such profile.") }
+        guard let shape = form.shape else { return try await failed("Choose how the feed is written.") }
+        guard let channels = form.channels else { return try await failed("Choose the channels the feed carries.") }
+        if case .lineup(let id) = channels, try await store.profile(id) == nil { return try await failed("No such profile.") }
+        if case .favourites(let id) = channels, try await store.profile(id) == nil { return try await failed("No such profile.") }
         let token = Accounts.randomToken()
         do {
-            _ = try await site.store.addLineupFeed(LineupFeed(name: form["name"] ?? "", channels: channels, days: days, shape: shape),
+            _ = try await store.addLineupFeed(LineupFeed(name: form.name, channels: channels, days: form.days, shape: shape),
                                                    tokenHash: Accounts.digest(token))
         } catch let error as StoreError where error.code == .invalid || error.code == .conflict {
             return try await failed("Not added: \(error.message).")
@@ -133,10 +126,33 @@ struct FeedAdminPage: Sendable {
     }
 
     private func remove(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        guard let id = try await site.form(request, context)["id"].flatMap({ Bounded.integer($0, in: 1...Int64.max) }) else {
+        guard let id = try await IDForm(request, context).id else {
             return try await render(request, context, message: "No such feed.", isError: true, status: .badRequest)
         }
-        try await site.store.removeLineupFeed(id)
+        try await store.removeLineupFeed(id)
         return try await render(request, context, message: "Removed the feed: its address no longer answers.")
+    }
+}
+
+/// Admin, "Add a feed": a name, the channels it carries (`lineup:ID`, `favourites:ID` or `group:NAME`), its days (7
+/// unless chosen) and its shape.
+struct NewFeedForm: PostedForm {
+    let name: String
+    let channels: LineupFeed.Channels?
+    let days: Int
+    let shape: LineupFeed.Shape?
+
+    init(_ form: FormFields) throws(FieldError) {
+        name = try form.text("name", label: "The name") ?? ""
+        days = try form.integer("days", in: LineupFeed.dayRange, label: "Days") ?? 7
+        shape = try form.choice("shape", label: "The shape")
+        let parts = try form.text("channels", label: "The channels")?.split(separator: ":", maxSplits: 1).map(String.init) ?? []
+        let rest = parts.count > 1 ? parts[1] : nil
+        switch (parts.first, rest.flatMap { Bounded.integer($0, in: 1...Int64.max) }.map(ProfileID.init(rawValue:)), rest) {
+        case ("lineup", let profile?, _): channels = .lineup(profile)
+        case ("favourites", let profile?, _): channels = .favourites(profile)
+        case ("group", _, let name?) where !name.isEmpty && name.count <= ChannelGroup.Limits.nameLength: channels = .group(name)
+        default: channels = nil
+        }
     }
 }

@@ -7,7 +7,11 @@ import Hummingbird
 /// browser without JavaScript gets, with links to the next rows); the script then draws only the rows near the
 /// viewport from `/grid/rows`, so 3,000 channels cost no more than 50.
 struct GridPage: Sendable {
-    let site: Site
+    let store: any ListingStore & SeriesStore & ChannelSettingsStore
+    let directory: ChannelDirectory
+    let lineups: Lineups
+    let pages: Pages
+    let settings: ServerSettings
 
     /// Rows per server-rendered page and the most one `/grid/rows` call returns.
     static let rowsPerPage = 60
@@ -15,8 +19,8 @@ struct GridPage: Sendable {
     static let defaultZoom = 180
 
     func register(on routes: RouteGroups) {
-        routes.open.get("/") { request, context in try await render(request, context) }
-        routes.open.get("grid/rows") { request, context in try await rows(request, context) }
+        routes.open.get(.guide) { request, context in try await render(request, context) }
+        routes.open.get(.gridRows) { request, context in try await rows(request, context) }
     }
 
     struct Model {
@@ -78,8 +82,8 @@ struct GridPage: Sendable {
 
     func render(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let query = QueryParameters(request: request)
-        let clock = site.clock(context)
-        let now = site.settings.now()
+        let clock = settings.clock(context)
+        let now = settings.now()
         let askedZoom = try query.integer("zoom", in: 1...1440, default: Self.defaultZoom)
         let zoom = Self.zooms.contains(askedZoom) ? askedZoom : Self.defaultZoom
         let requestedDay = query.string("day")
@@ -88,12 +92,11 @@ struct GridPage: Sendable {
         let requestedPage = try query.integer("page", in: 0...100_000, default: 0)
         let panelID = query.string("p").flatMap { Bounded.integer($0, in: 1...Int64.max) }
         let filter = try GenreFilter(query)
-        let site = self.site
-        let groups = try await GroupFilter.resolve(query, request, context, site: site, remembers: true)
+        let groups = try await GroupFilter.resolve(query, request, context, store: store, directory: directory, remembers: true)
 
-        let chrome = await site.chrome(context, section: "guide")
-        guard let coverage = try await site.store.coverage() else {
-            return try site.page("grid", Self.emptyModel(chrome: chrome, zone: clock.zone.identifier))
+        let chrome = await pages.chrome(context, section: "guide")
+        guard let coverage = try await store.coverage() else {
+            return try pages.page("grid", Self.emptyModel(chrome: chrome, zone: clock.zone.identifier))
         }
         let days = BroadcastDay.days(covering: coverage, zone: clock.zone, startHour: clock.dayStartHour)
         let today = clock.day(containing: now)
@@ -114,8 +117,8 @@ struct GridPage: Sendable {
         }
         let window = day.window
         // `offline=1`: the page an installed guide keeps, with the channels it keeps.
-        var lineup = try await site.lineup(context)
-        let snapshot = try await site.directory.snapshot()
+        var lineup = try await lineups.of(context)
+        let snapshot = try await directory.snapshot()
         let everyChannel = lineup.channels
         lineup.channels = groups.channels(lineup.channels, in: snapshot)
         if query.string("offline") == "1" { lineup.channels = OfflineGuide.kept(lineup) }
@@ -125,15 +128,15 @@ struct GridPage: Sendable {
         }
         let pageCount = max(1, (lineup.channels.count + Self.rowsPerPage - 1) / Self.rowsPerPage)
         page = min(page, pageCount - 1)
-        let rows = try await Self.rows(site: site, lineup: lineup.channels, from: page * Self.rowsPerPage, count: Self.rowsPerPage,
+        let rows = try await Self.rows(store: store, lineup: lineup.channels, from: page * Self.rowsPerPage, count: Self.rowsPerPage,
                                  day: window, clock: clock, viewer: context.viewer?.profile.id)
         let link = { (day: BroadcastDay, zoom: Int, page: Int) -> String in
-            "/?day=\(day)&zoom=\(zoom)" + (page > 0 ? "&page=\(page)" : "") + filter.parameter + groups.parameter
+            SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + (page > 0 ? "&page=\(page)" : "") + filter.parameter + groups.parameter)
         }
         let dayIndex = days.firstIndex(of: day) ?? 0
         var panel: ProgrammeDetails?
-        if let panelID, let stored = try await site.store.programme(ProgrammeID(rawValue: panelID)) {
-            panel = try await ProgrammeDetails(stored, site: site, clock: clock, now: now, viewer: context.viewer?.profile.id)
+        if let panelID, let stored = try await store.programme(ProgrammeID(rawValue: panelID)) {
+            panel = try await ProgrammeDetails(stored, store: store, channels: snapshot, clock: clock, now: now, viewer: context.viewer?.profile.id)
         }
         let model = Model(
             chrome: chrome, title: "Guide for \(clock.longDate(day))", empty: false, day: day.description,
@@ -157,27 +160,26 @@ struct GridPage: Sendable {
             focusChannel: focusChannel ?? "", focusTime: focusTime.map(\.unixSeconds),
             panel: panel, closePanel: link(day, zoom, page), notice: notice, isChosenLineup: lineup.isChosen,
             zone: clock.zone.identifier, genre: filter.genre?.rawValue ?? "",
-            genres: filter.chips { genre in "/?day=\(day)&zoom=\(zoom)" + (genre.map { "&genre=\($0.rawValue)" } ?? "") + groups.parameter },
+            genres: filter.chips { genre in SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + (genre.map { "&genre=\($0.rawValue)" } ?? "") + groups.parameter) },
             groups: groups.chips(for: everyChannel, in: snapshot) { group in
-                "/?day=\(day)&zoom=\(zoom)" + filter.parameter + groups.parameter(for: group)
+                SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + filter.parameter + groups.parameter(for: group))
             },
             group: groups.group ?? "")
-        return try site.page("grid", model)
+        return try pages.page("grid", model)
     }
 
     /// `GET /grid/rows?day=&from=&count=`: rows of the viewer's lineup for the grid's script.
     func rows(_ request: Request, _ context: some GuideContext) async throws -> Response {
         let query = QueryParameters(request: request)
-        let clock = site.clock(context)
+        let clock = settings.clock(context)
         guard let dayText = query.string("day"), let day = clock.day(dayText) else {
             throw HTTPError(.badRequest, message: "day must be a date like 2026-02-15")
         }
         let from = try query.integer("from", in: 0...1_000_000, default: 0)
         let count = try query.integer("count", in: 1...Self.rowsPerPage, default: 40)
-        let site = self.site
-        let groups = try await GroupFilter.resolve(query, request, context, site: site, remembers: false)
-        let lineup = groups.channels(try await site.lineup(context).channels, in: try await site.directory.snapshot())
-        let rows = try await Self.rows(site: site, lineup: lineup, from: from, count: count, day: day.window,
+        let groups = try await GroupFilter.resolve(query, request, context, store: store, directory: directory, remembers: false)
+        let lineup = groups.channels(try await lineups.of(context).channels, in: try await directory.snapshot())
+        let rows = try await Self.rows(store: store, lineup: lineup, from: from, count: count, day: day.window,
                                        clock: clock, viewer: context.viewer?.profile.id)
         let body = try JSONEncoder().encode(RowsDocument(from: from, rows: rows))
         return CompressibleBody.response(Array(body), for: request,
@@ -189,12 +191,12 @@ struct GridPage: Sendable {
         var rows: [GridRow]
     }
 
-    static func rows(site: Site, lineup: [Channel], from: Int, count: Int, day: TimeWindow, clock: ViewerClock,
+    static func rows(store: any ListingStore & SeriesStore, lineup: [Channel], from: Int, count: Int, day: TimeWindow, clock: ViewerClock,
                      viewer: ProfileID?) async throws -> [GridRow] {
         guard from < lineup.count else { return [] }
         let slice = Array(lineup[from..<min(lineup.count, from + count)])
-        let listings = try await site.store.guide(in: day, channels: slice.map(\.id), detail: .summary)
-        let followed = await ListingMatches.followedTitles(of: viewer, in: site.store)
+        let listings = try await store.guide(in: day, channels: slice.map(\.id), detail: .summary)
+        let followed = await ListingMatches.followedTitles(of: viewer, in: store)
         return zip(slice.indices, zip(slice, listings)).map { offset, pair in
             GridRow(index: from + offset, channel: pair.0, programmes: pair.1.programmes, day: day, clock: clock, followed: followed)
         }
@@ -204,7 +206,7 @@ struct GridPage: Sendable {
         Model(chrome: chrome, title: "Guide", empty: true, day: "", dayLabel: "", firstDay: "", lastDay: "", coverageLabel: "", previousDay: nil,
               nextDay: nil, todayLink: nil, dayStart: 0, dayEnd: 0, dayMinutes: 1440, now: 0, nowOffset: nil,
               zoom: defaultZoom, zooms: [], total: 0, rowsFrom: 0, rowsTo: 0, rowCount: 1, rowsHTML: "", ruler: [],
-              previousPage: nil, nextPage: nil, legend: [], focusChannel: "", focusTime: nil, panel: nil, closePanel: "/",
+              previousPage: nil, nextPage: nil, legend: [], focusChannel: "", focusTime: nil, panel: nil, closePanel: SitePath.guide(),
               notice: nil, isChosenLineup: false, zone: zone, genre: "",
               genres: ChipSet(kind: "genre-filter", label: "Only one genre", chips: []), groups: nil, group: "")
     }

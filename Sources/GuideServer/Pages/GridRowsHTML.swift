@@ -21,7 +21,7 @@ enum GridRowsHTML {
                 if span.isClippedAtEnd { html += " clip-end" }
                 if cell.isFollowed { html += " followed" }
                 if let genre, cell.genre != genre.rawValue { html += " dim" }
-                html += #"" href="/programmes/\#(cell.id)" data-start="\#(span.startSecond)" data-end="\#(span.endSecond)"><span class="t">\#(escape(cell.title))</span><span class="tm">\#(cell.time)</span></a>"#
+                html += #"" href="\#(SitePath.programme(cell.id))" data-start="\#(span.startSecond)" data-end="\#(span.endSecond)"><span class="t">\#(escape(cell.title))</span><span class="tm">\#(cell.time)</span></a>"#
             }
             if row.cells.isEmpty { html += #"<span class="no-listings" role="gridcell">No listings</span>"# }
             html += "</div></div>\n"

@@ -6,7 +6,9 @@ import Hummingbird
 /// `/channels`: the signed-in profile chooses which channels its guide shows and in what order. One form, whose
 /// buttons add, remove and move channels, so it works without JavaScript and every change is one post.
 struct LineupPage: Sendable {
-    let site: Site
+    let store: any AccountStore & ChannelSettingsStore
+    let directory: ChannelDirectory
+    let pages: Pages
     static let perPage = 50
 
     struct Model {
@@ -33,28 +35,25 @@ struct LineupPage: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.profile.get("channels") { request, context in try await render(request, context, message: nil) }
-        routes.profile.post("channels") { request, context in try await change(request, context) }
-        routes.profile.post("favourites") { request, context in try await favourite(request, context) }
+        routes.profile.get(.lineup) { request, context in try await render(request, context, message: nil) }
+        routes.profile.post(.lineup) { request, context in try await change(request, context) }
+        routes.profile.post(.favourites) { request, context in try await favourite(request, context) }
     }
 
     /// `POST /favourites` (`channel`, `favourite` 1 or 0): one click adds a channel to the viewer's favourites or
     /// takes it out, then back to the page it was made on.
     func favourite(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
         let profile = context.profile
-        let form = try await site.form(request, context)
-        guard let id = form["channel"], let channel = try await site.directory.snapshot().channel(ChannelID(id)) else {
+        let form = try await FavouriteForm(request, context)
+        guard let id = form.channel, let channel = try await directory.snapshot().channel(id) else {
             throw HTTPError(.badRequest, message: "There is no such channel in the guide.")
         }
-        guard let choice = form["favourite"], choice == "1" || choice == "0" else {
-            throw HTTPError(.badRequest, message: "favourite is 1 (add) or 0 (take out)")
-        }
         do {
-            try await site.store.setFavourite(channel.id, choice == "1", of: profile.id)
+            try await store.setFavourite(channel.id, form.isFavourite, of: profile.id)
         } catch let error as StoreError where error.code == .invalid {
             throw HTTPError(.badRequest, message: error.message)
         }
-        return Response.redirect(to: site.returnPath(request))
+        return Response.redirect(to: request.returnPath)
     }
 
     func render(_ request: Request, _ context: ProfileRequestContext, message: String?) async throws -> HTMLPage {
@@ -62,9 +61,8 @@ struct LineupPage: Sendable {
         let query = QueryParameters(request: request)
         let filter = query.string("q") ?? ""
         let page = try query.integer("page", in: 0...100_000, default: 0)
-        let site = self.site
-        let snapshot = try await site.directory.snapshot()
-        let chosenIDs = try await site.store.lineup(of: profile.id)
+        let snapshot = try await directory.snapshot()
+        let chosenIDs = try await store.lineup(of: profile.id)
         let chosen = chosenIDs.compactMap(snapshot.channel)
         let chosenSet = Set(chosenIDs)
         let folded = SearchText.fold(filter)
@@ -74,42 +72,77 @@ struct LineupPage: Sendable {
         }
         let from = min(page * Self.perPage, others.count)
         let shown = others[from..<min(others.count, from + Self.perPage)]
-        let filterQuery = filter.isEmpty ? "" : "q=\(ProgrammeDetails.query(filter))&"
+        let filterQuery = filter.isEmpty ? "" : "q=\(SitePath.encoded(filter))&"
         let model = await Model(
-            chrome: site.chrome(context, section: "channels"), title: "Your channels",
+            chrome: pages.chrome(context, section: "channels"), title: "Your channels",
             chosen: chosen.enumerated().map { index, channel in
                 Entry(id: channel.id.rawValue, name: channel.name, number: channel.number, position: index + 1,
                       isFirst: index == 0, isLast: index == chosen.count - 1)
             },
             isChosen: !chosen.isEmpty, total: snapshot.channels.count, listed: snapshot.listed.count, filter: filter,
             available: shown.map { Entry(id: $0.id.rawValue, name: $0.name, number: $0.number, position: 0, isFirst: false, isLast: false) },
-            previousPage: page > 0 ? "/channels?\(filterQuery)page=\(page - 1)" : nil,
-            nextPage: from + Self.perPage < others.count ? "/channels?\(filterQuery)page=\(page + 1)" : nil,
+            previousPage: page > 0 ? SitePath.lineup(query: "\(filterQuery)page=\(page - 1)") : nil,
+            nextPage: from + Self.perPage < others.count ? SitePath.lineup(query: "\(filterQuery)page=\(page + 1)") : nil,
             message: message)
-        return try site.page("channels", model)
+        return try pages.page("channels", model)
     }
 
     /// Applies the button pressed: `add`, `remove`, `up`, `down` (each naming a channel id) or `clear`.
     func change(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
         let profile = context.profile
-        let form = try await site.form(request, context)
-        let site = self.site
-        let known = try await site.directory.snapshot()
-        var lineup = try await site.store.lineup(of: profile.id).filter { known.channel($0) != nil }
-        if let id = form.raw("add").map(ChannelID.init(_:)), known.channel(id) != nil, !lineup.contains(id) {
+        let form = try await LineupForm(request, context)
+        let known = try await directory.snapshot()
+        var lineup = try await store.lineup(of: profile.id).filter { known.channel($0) != nil }
+        if let id = form.add, known.channel(id) != nil, !lineup.contains(id) {
             lineup.append(id)
         }
-        if let id = form.raw("remove").map(ChannelID.init(_:)) { lineup.removeAll { $0 == id } }
-        if let id = form.raw("up").map(ChannelID.init(_:)), let index = lineup.firstIndex(of: id), index > 0 {
+        if let id = form.remove { lineup.removeAll { $0 == id } }
+        if let id = form.up, let index = lineup.firstIndex(of: id), index > 0 {
             lineup.swapAt(index, index - 1)
         }
-        if let id = form.raw("down").map(ChannelID.init(_:)), let index = lineup.firstIndex(of: id), index + 1 < lineup.count {
+        if let id = form.down, let index = lineup.firstIndex(of: id), index + 1 < lineup.count {
             lineup.swapAt(index, index + 1)
         }
-        if form["clear"] != nil { lineup = [] }
-        try await site.store.setLineup(lineup, of: profile.id)
+        if form.clear { lineup = [] }
+        try await store.setLineup(lineup, of: profile.id)
 
-        let back = [form["q"].map { "q=\(ProgrammeDetails.query($0))" }, form["page"].map { "page=\($0)" }].compactMap { $0 }
-        return Response.redirect(to: "/channels" + (back.isEmpty ? "" : "?" + back.joined(separator: "&")))
+        let back = [form.query.map { "q=\(SitePath.encoded($0))" }, form.page.map { "page=\($0)" }].compactMap { $0 }
+        return Response.redirect(to: SitePath.lineup(query: back.joined(separator: "&")))
+    }
+}
+
+/// "Your channels": the button pressed (`add`, `remove`, `up` or `down`, each naming a channel's id as the page
+/// wrote it; or `clear`), and the search and page to go back to.
+struct LineupForm: PostedForm {
+    let add: ChannelID?
+    let remove: ChannelID?
+    let up: ChannelID?
+    let down: ChannelID?
+    let clear: Bool
+    let query: String?
+    let page: Int?
+
+    init(_ form: FormFields) throws(FieldError) {
+        func channel(_ name: String) throws(FieldError) -> ChannelID? {
+            try form.typed(name, limit: 200, label: "The channel").map { ChannelID($0) }
+        }
+        (add, remove, up, down) = (try channel("add"), try channel("remove"), try channel("up"), try channel("down"))
+        clear = form.isTicked("clear")
+        query = try form.text("q", limit: 200, label: "The search")
+        page = try form.integer("page", in: 0...100_000, label: "The page")
+    }
+}
+
+/// The star on a channel: the channel, and `favourite` 1 (add) or 0 (take out).
+struct FavouriteForm: PostedForm {
+    let channel: ChannelID?
+    let isFavourite: Bool
+
+    init(_ form: FormFields) throws(FieldError) {
+        channel = try form.text("channel", limit: 200, label: "The channel").map { ChannelID($0) }
+        guard let favourite = try form.integer("favourite", in: 0...1, label: "favourite (1 adds, 0 takes out)") else {
+            throw FieldError(name: "favourite", message: "favourite is 1 (add) or 0 (take out)")
+        }
+        isFavourite = favourite == 1
     }
 }

@@ -1,11 +1,16 @@
 import Foundation
 import GuideCore
+import GuideStore
 import Hummingbird
 
 /// `/now`: each of the viewer's channels with what is on (and how far through it is) and what follows. Phone
 /// first: one compact line per channel, 50 channels a page.
 struct NowPage: Sendable {
-    let site: Site
+    let store: any ListingStore & ChannelSettingsStore
+    let directory: ChannelDirectory
+    let lineups: Lineups
+    let pages: Pages
+    let settings: ServerSettings
     static let perPage = 50
 
     struct Model {
@@ -46,33 +51,32 @@ struct NowPage: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.open.get("now") { request, context in try await render(request, context) }
+        routes.open.get(.now) { request, context in try await render(request, context) }
     }
 
     func render(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let query = QueryParameters(request: request)
         let page = try query.integer("page", in: 0...100_000, default: 0)
         let filter = try GenreFilter(query)
-        let groups = try await GroupFilter.resolve(query, request, context, site: site, remembers: true)
-        let clock = site.clock(context)
-        let site = self.site
-        let now = site.settings.now()
-        let snapshot = try await site.directory.snapshot()
-        let everyChannel = try await site.lineup(context).channels
+        let groups = try await GroupFilter.resolve(query, request, context, store: store, directory: directory, remembers: true)
+        let clock = settings.clock(context)
+        let now = settings.now()
+        let snapshot = try await directory.snapshot()
+        let everyChannel = try await lineups.of(context).channels
         let lineup = groups.channels(everyChannel, in: snapshot)
         // Unfiltered, only the page's channels are asked about; filtered, every channel, then those whose current
         // programme is of the genre.
         var channels = lineup
         var known: [ChannelID: NowNext] = [:]
         if filter.genre != nil {
-            let found = try await site.store.nowNext(at: now, channels: lineup.map(\.id), detail: .summary)
+            let found = try await store.nowNext(at: now, channels: lineup.map(\.id), detail: .summary)
             known = Dictionary(zip(lineup.map(\.id), found), uniquingKeysWith: { first, _ in first })
             channels = lineup.filter { known[$0.id]?.now.map { filter.admits($0.programme) } ?? false }
         }
         let from = min(page * Self.perPage, max(0, channels.count - 1))
         let slice = Array(channels[from..<min(channels.count, from + Self.perPage)])
         if filter.genre == nil {
-            let found = try await site.store.nowNext(at: now, channels: slice.map(\.id), detail: .summary)
+            let found = try await store.nowNext(at: now, channels: slice.map(\.id), detail: .summary)
             known = Dictionary(zip(slice.map(\.id), found), uniquingKeysWith: { first, _ in first })
         }
         let playlist = snapshot.playlist
@@ -82,21 +86,20 @@ struct NowPage: Sendable {
                 now: known[channel.id]?.now.map { slot($0, now: now, clock: clock) },
                 next: known[channel.id]?.next.map { slot($0, now: now, clock: clock) }, isFavourite: groups.isFavourite(channel.id))
         }
-        let model = await Model(chrome: site.chrome(context, section: "now"), title: filter.genre.map { "On now: \($0.label)" } ?? "On now",
+        let model = await Model(chrome: pages.chrome(context, section: "now"), title: filter.genre.map { "On now: \($0.label)" } ?? "On now",
                           at: "\(clock.date(now)), \(clock.time(now))", rows: rows,
-                          previousPage: from > 0 ? "/now?page=\(page - 1)\(filter.parameter)\(groups.parameter)" : nil,
-                          nextPage: from + Self.perPage < channels.count ? "/now?page=\(page + 1)\(filter.parameter)\(groups.parameter)" : nil,
+                          previousPage: from > 0 ? SitePath.now(query: "page=\(page - 1)\(filter.parameter)\(groups.parameter)") : nil,
+                          nextPage: from + Self.perPage < channels.count ? SitePath.now(query: "page=\(page + 1)\(filter.parameter)\(groups.parameter)") : nil,
                           from: channels.isEmpty ? 0 : from + 1, to: from + slice.count, total: channels.count,
                           genres: filter.chips { Self.address(genre: $0, group: groups.parameter) },
                           groups: groups.chips(for: everyChannel, in: snapshot) { Self.address(genre: filter.genre, group: groups.parameter(for: $0)) },
                           nothing: channels.isEmpty ? (filter.genre.map { "No \($0.label.lowercased()) on now." } ?? "No channels yet.") : nil)
-        return try site.page("now", model)
+        return try pages.page("now", model)
     }
 
     /// `/now` with a genre and a group's parameter (``GroupFilter/parameter(for:)``), either or both.
     static func address(genre: Genre?, group: String) -> String {
-        let query = (genre.map { "&genre=\($0.rawValue)" } ?? "") + group
-        return "/now" + (query.isEmpty ? "" : "?" + query.dropFirst())
+        SitePath.now(query: (genre.map { "&genre=\($0.rawValue)" } ?? "") + group)
     }
 
     private func slot(_ stored: StoredProgramme, now: Date, clock: ViewerClock) -> Slot {

@@ -9,7 +9,12 @@ import Hummingbird
 /// the service worker keeps: the viewer's channels (a chosen lineup's first 120, else the guide's first 60) for the
 /// next `offlineDays` days, as the grid's rows and each programme's details panel.
 struct OfflineGuide: Sendable {
-    let site: Site
+    let store: any ListingStore & SeriesStore & ChannelSettingsStore
+    let directory: ChannelDirectory
+    let lineups: Lineups
+    let pages: Pages
+    let settings: ServerSettings
+    let addresses: ClientAddress
     /// Builds the copies on a thread of their own, a few at once: rendering thousands of panels must not hold the
     /// threads pages run on.
     let lane: BlockingLane
@@ -29,31 +34,33 @@ struct OfflineGuide: Sendable {
     /// What the copy's JSON is; the service worker drops copies in another format.
     static let format = 1
 
-    init(site: Site) {
-        self.site = site
+    init(store: any ListingStore & SeriesStore & ChannelSettingsStore, directory: ChannelDirectory, lineups: Lineups, pages: Pages,
+         settings: ServerSettings, addresses: ClientAddress) {
+        (self.store, self.directory, self.lineups, self.pages, self.settings, self.addresses) = (store, directory, lineups, pages, settings, addresses)
         lane = BlockingLane(label: "tvguide.offline-copy", capacity: 4)
         builds = ClientQuota(limit: 12, per: 600)
     }
 
     func register(on routes: RouteGroups) {
-        routes.open.get("manifest.webmanifest") { _, _ in manifest() }
-        routes.open.get("sw.js") { request, _ in try site.assets.response(for: "sw.js", request: request, isVersioned: false) }
-        routes.open.get("offline") { _, context in try await page(context) }
-        routes.open.get("offline/listings") { request, context in try await listings(request, context) }
+        routes.open.get(.manifest) { _, _ in manifest() }
+        routes.open.get(.serviceWorker) { request, _ in try pages.assets.response(for: "sw.js", request: request, isVersioned: false) }
+        routes.open.get(.offline) { _, context in try await page(context) }
+        routes.open.get(.offlineListings) { request, context in try await listings(request, context) }
     }
 
     /// The web app manifest: what a phone needs to install the guide and open it on its own, at the now page.
     func manifest() -> Response {
         let icon = { (name: String, size: Int, purpose: String) -> [String: String] in
-            ["src": "/static/\(name)?v=\(site.assets.version)", "sizes": "\(size)x\(size)", "type": "image/png", "purpose": purpose]
+            ["src": SitePath.asset(name, query: "v=\(pages.assets.version)"), "sizes": "\(size)x\(size)", "type": "image/png", "purpose": purpose]
         }
         let document: [String: Any] = [
-            "id": "/", "name": "tvguide", "short_name": "tvguide",
+            "id": SitePath.guide(), "name": "tvguide", "short_name": "tvguide",
             "description": "What is on television now and for the next two weeks, on your channels.",
-            "start_url": "/now", "scope": "/", "display": "standalone", "orientation": "any",
+            "start_url": SitePath.now(), "scope": SitePath.guide(), "display": "standalone", "orientation": "any",
             "background_color": Self.themeColour, "theme_color": Self.themeColour,
             "icons": [icon("icon-192.png", 192, "any"), icon("icon-512.png", 512, "any"), icon("icon-maskable-512.png", 512, "maskable")],
-            "shortcuts": [["name": "On now", "url": "/now"], ["name": "Guide", "url": "/"], ["name": "Reminders", "url": "/reminders"]],
+            "shortcuts": [["name": "On now", "url": SitePath.now()], ["name": "Guide", "url": SitePath.guide()],
+                          ["name": "Reminders", "url": SitePath.reminders()]],
         ]
         let body = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data()
         return Response(status: .ok, headers: [.contentType: "application/manifest+json", .cacheControl: "no-cache"],
@@ -72,7 +79,7 @@ struct OfflineGuide: Sendable {
     /// `/offline`: what the service worker shows for a page it does not keep (and, around a programme's panel, for a
     /// programme's own page).
     func page(_ context: some GuideContext) async throws -> HTMLPage {
-        try site.page("offline", PageModel(chrome: await site.chrome(context, section: "offline"), title: "Offline", days: site.settings.offlineDays))
+        try pages.page("offline", PageModel(chrome: await pages.chrome(context, section: "offline"), title: "Offline", days: settings.offlineDays))
     }
 
     /// The copy: JSON with the days (each with its grid page's address and its rows), the panels by programme id, and
@@ -85,30 +92,29 @@ struct OfflineGuide: Sendable {
         if request.uri.queryParameters.has("kept") {
             throw HTTPError(.notFound, message: "This browser keeps no copy of the listings.")
         }
-        let site = self.site
-        let clock = site.clock(context)
-        let now = site.settings.now()
-        let channels = Self.kept(try await site.lineup(context))
-        let followed = await ListingMatches.followedTitles(of: context.viewer?.profile.id, in: site.store)
+        let clock = settings.clock(context)
+        let now = settings.now()
+        let channels = Self.kept(try await lineups.of(context))
+        let followed = await ListingMatches.followedTitles(of: context.viewer?.profile.id, in: store)
         var favourites: [ChannelID] = []
-        if let viewer = context.viewer { favourites = try await site.store.favourites(of: viewer.profile.id) }
-        let days = try await Self.days(site: site, clock: clock, now: now)
-        let chrome = await site.chrome(context, section: "guide")
-        let snapshot = try await site.directory.snapshot()
-        let inputs = ["\(Self.format)", "\(snapshot.generation)", site.assets.version, clock.zone.identifier, "\(clock.dayStartHour)",
+        if let viewer = context.viewer { favourites = try await store.favourites(of: viewer.profile.id) }
+        let days = try await Self.days(in: store, count: settings.offlineDays, clock: clock, now: now)
+        let chrome = await pages.chrome(context, section: "guide")
+        let snapshot = try await directory.snapshot()
+        let inputs = ["\(Self.format)", "\(snapshot.generation)", pages.assets.version, clock.zone.identifier, "\(clock.dayStartHour)",
                       context.viewer.map { "\($0.profile.id.rawValue) \(chrome.csrf)" } ?? "guest"]
             + days.map(\.description) + channels.map(\.id.rawValue) + followed.sorted()
         let favouriteInputs: [String] = ["favourites"] + favourites.map(\.rawValue)
         let window = days.first.map { TimeWindow(start: $0.window.start, end: days[days.count - 1].window.end) }
         let read = { (detail: ProgrammeDetail) async throws -> [ChannelListings] in
             guard let window else { return [] }
-            return try await site.store.guide(in: window, channels: channels.map(\.id), detail: detail)
+            return try await store.guide(in: window, channels: channels.map(\.id), detail: detail)
         }
         let unchanged = Self.tag(inputs + favouriteInputs, try await read(.summary))
         if XMLTVFeed.isUnchanged(request, tag: unchanged, updated: nil) {
             return Response(status: .notModified, headers: [.eTag: unchanged, .cacheControl: "no-cache"])
         }
-        guard builds.take(site.clientAddress(request, context), at: now) else {
+        guard builds.take(addresses.of(request, peer: context.peer), at: now) else {
             throw HTTPError(.tooManyRequests, headers: [.retryAfter: "\(builds.retryAfter(at: now))"],
                             message: "This address has asked for many offline copies lately; try again in a few minutes.")
         }
@@ -116,8 +122,8 @@ struct OfflineGuide: Sendable {
         let tag = Self.tag(inputs + favouriteInputs, listings)
         let copy = Copy(takenAt: now, clock: clock, days: days, channels: channels, listings: listings, followed: followed,
                         favourites: Set(favourites), tag: tag,
-                        chrome: chrome, snapshot: snapshot, assets: site.assets.version)
-        let renderer = site.renderer
+                        chrome: chrome, snapshot: snapshot, assets: pages.assets.version)
+        let renderer = pages.renderer
         let built: Result<[UInt8], any Error>
         do {
             built = try await lane.run { Result { try copy.encoded(renderer: renderer) } }
@@ -146,12 +152,12 @@ struct OfflineGuide: Sendable {
     }
 
     /// The broadcast days kept: today and the following ones, as far as the listings go.
-    static func days(site: Site, clock: ViewerClock, now: Date) async throws -> [BroadcastDay] {
-        guard let coverage = try await site.store.coverage() else { return [] }
+    static func days(in store: any ListingStore, count: Int, clock: ViewerClock, now: Date) async throws -> [BroadcastDay] {
+        guard let coverage = try await store.coverage() else { return [] }
         let listed = Set(BroadcastDay.days(covering: coverage, zone: clock.zone, startHour: clock.dayStartHour))
         var day = clock.day(containing: now)
         var days: [BroadcastDay] = []
-        for _ in 0..<site.settings.offlineDays {
+        for _ in 0..<count {
             if listed.contains(day) { days.append(day) }
             day = day.adding(days: 1)
         }
@@ -207,7 +213,7 @@ struct OfflineGuide: Sendable {
         func encoded(renderer: PageRenderer) throws -> [UInt8] {
             let documentDays = days.map { day in
                 Day(day: day.description, start: day.window.start.unixSeconds, end: day.window.end.unixSeconds,
-                    page: "/?day=\(day)&offline=1",
+                    page: SitePath.guide(query: "day=\(day)&offline=1"),
                     rows: zip(channels.indices, zip(channels, listings)).map { index, pair in
                         GridRow(index: index, channel: pair.0, programmes: pair.1.programmes.filter { $0.overlaps(day.window) },
                                 day: day.window, clock: clock, followed: followed)
@@ -229,9 +235,9 @@ struct OfflineGuide: Sendable {
                 format: OfflineGuide.format, tag: tag, takenAt: takenAt.unixSeconds, zone: clock.zone.identifier,
                 viewer: chrome.signedInName ?? "", assets: assets, channels: channels.count,
                 days: documentDays, panels: panels, panelsLeftOut: max(0, programmes.count - OfflineGuide.mostPanels),
-                pages: ["/now", "/offline"],
-                files: ["guide.css", "grid-units.css", "installed.js", "grid.js", "grid-navigation.js", "guide.js"].map { "/static/\($0)?v=\(assets)" }
-                    + ["icon-192.png", "icon-512.png", "favicon-32.png"].map { "/static/\($0)?v=\(assets)" },
+                pages: [SitePath.now(), SitePath.offline()],
+                files: ["guide.css", "grid-units.css", "installed.js", "grid.js", "grid-navigation.js", "guide.js"].map { SitePath.asset($0, query: "v=\(assets)") }
+                    + ["icon-192.png", "icon-512.png", "favicon-32.png"].map { SitePath.asset($0, query: "v=\(assets)") },
                 logos: channels.compactMap(ChannelLogos.address))
             return Array(try JSONEncoder().encode(document))
         }

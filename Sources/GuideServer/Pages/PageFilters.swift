@@ -66,30 +66,30 @@ struct GroupFilter: Sendable {
 
     /// The filter for `request`; `remembers`: a page (not the grid's script) whose choice of group a signed-in viewer
     /// keeps.
-    static func resolve(_ query: QueryParameters, _ request: Request, _ context: some GuideContext, site: Site,
-                        remembers: Bool) async throws -> GroupFilter {
+    static func resolve(_ query: QueryParameters, _ request: Request, _ context: some GuideContext,
+                        store: any ChannelSettingsStore, directory: ChannelDirectory, remembers: Bool) async throws -> GroupFilter {
         let asked = query.string("group")
         if let asked, asked.count > ChannelGroup.Limits.nameLength {
             throw HTTPError(.badRequest, message: "a group's name has at most \(ChannelGroup.Limits.nameLength) characters")
         }
         guard let profile = context.viewer?.profile else {
-            let fallback = try await site.directory.snapshot().guestGroup
+            let fallback = try await directory.snapshot().guestGroup
             return GroupFilter(group: query.isPresent("group") ? asked : fallback, fallback: fallback, favourites: nil)
         }
         if !remembers, query.isPresent("group") {
             // The grid's script names its group on every block of rows: no links to make, so nothing remembered is
             // read, and the favourites only when they are the group.
-            let favourites = asked == ChannelGroup.favouritesName ? try await site.store.favourites(of: profile.id) : []
+            let favourites = asked == ChannelGroup.favouritesName ? try await store.favourites(of: profile.id) : []
             return GroupFilter(group: asked, fallback: nil, favourites: favourites)
         }
-        var fallback = try await site.store.rememberedGroup(of: profile.id)
+        var fallback = try await store.rememberedGroup(of: profile.id)
         if remembers, query.isPresent("group"), asked != fallback,
            HeaderNames.fetchSite.flatMap { request.headers[$0] }.map { ["same-origin", "none"].contains($0) } == true {
-            try await site.store.rememberGroup(asked, of: profile.id)
+            try await store.rememberGroup(asked, of: profile.id)
             fallback = asked
         }
         return GroupFilter(group: query.isPresent("group") ? asked : fallback, fallback: fallback,
-                           favourites: try await site.store.favourites(of: profile.id))
+                           favourites: try await store.favourites(of: profile.id))
     }
 
     /// `channels` in the group (all of them without one).
@@ -116,7 +116,7 @@ struct GroupFilter: Sendable {
     /// `&group=News` for `group`; for every channel, nothing, or `&group=` while a remembered or default group would
     /// otherwise be shown.
     func parameter(for group: String?) -> String {
-        if let group { return "&group=" + ProgrammeDetails.query(group) }
+        if let group { return "&group=" + SitePath.encoded(group) }
         return fallback == nil ? "" : "&group="
     }
 

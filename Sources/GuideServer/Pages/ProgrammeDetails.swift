@@ -46,11 +46,11 @@ struct ProgrammeDetails: Sendable {
     var remindLeads: [Choice]
 
     /// - Parameter viewer: the signed-in profile, whose favourites mark the channel.
-    init(_ stored: StoredProgramme, site: Site, clock: ViewerClock, now: Date, viewer: ProfileID?) async throws {
-        let snapshot = try await site.directory.snapshot()
+    init(_ stored: StoredProgramme, store: any ListingStore & ChannelSettingsStore, channels snapshot: ChannelDirectory.Snapshot,
+         clock: ViewerClock, now: Date, viewer: ProfileID?) async throws {
         self.init(stored, channels: snapshot, clock: clock, now: now,
-                  airings: try await Self.otherAirings(of: stored, site: site, channels: snapshot, clock: clock, now: now))
-        if let viewer { isFavourite = try await site.store.favourites(of: viewer).contains(stored.programme.channel) }
+                  airings: try await Self.otherAirings(of: stored, in: store, channels: snapshot, clock: clock, now: now))
+        if let viewer { isFavourite = try await store.favourites(of: viewer).contains(stored.programme.channel) }
     }
 
     /// The details with `airings` found by the caller (the offline copy finds them among the programmes it keeps).
@@ -136,11 +136,11 @@ struct ProgrammeDetails: Sendable {
     }
 
     /// The same title's other airings in the listings, upcoming first.
-    static func otherAirings(of stored: StoredProgramme, site: Site, channels snapshot: ChannelDirectory.Snapshot,
+    static func otherAirings(of stored: StoredProgramme, in store: any ListingStore, channels snapshot: ChannelDirectory.Snapshot,
                              clock: ViewerClock, now: Date) async throws -> [Airing] {
         let folded = SearchText.fold(stored.programme.title)
         guard !folded.isEmpty else { return [] }
-        let matches = try await site.store.search(SearchQuery([stored.programme.title], scope: .title, limit: 500))
+        let matches = try await store.search(SearchQuery([stored.programme.title], scope: .title, limit: 500))
             .filter { SearchText.fold($0.programme.title) == folded }
         return airings(of: stored, among: matches, channels: snapshot, clock: clock, now: now)
     }
@@ -161,11 +161,7 @@ struct ProgrammeDetails: Sendable {
 
     /// The programme's place in the grid: its day, its channel's row, scrolled to its start.
     static func guideLink(_ programme: Programme, clock: ViewerClock) -> String {
-        "/?day=\(clock.day(containing: programme.start))&channel=\(query(programme.channel.rawValue))&at=\(CivilTime.iso8601(programme.start))"
-    }
-
-    static func query(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+#"))) ?? text
+        SitePath.guide(query: "day=\(clock.day(containing: programme.start))&channel=\(SitePath.encoded(programme.channel.rawValue))&at=\(CivilTime.iso8601(programme.start))")
     }
 }
 

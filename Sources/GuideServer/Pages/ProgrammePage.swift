@@ -1,12 +1,16 @@
 import Foundation
 import GuideCore
+import GuideStore
 import Hummingbird
 import Mustache
 
 /// `/programmes/ID`: one airing's details as a page of its own; with `?part=panel`, just the panel the grid's
 /// script shows over the grid.
 struct ProgrammePage: Sendable {
-    let site: Site
+    let store: any ListingStore & ChannelSettingsStore
+    let directory: ChannelDirectory
+    let pages: Pages
+    let settings: ServerSettings
 
     struct Model {
         var chrome: Chrome
@@ -16,8 +20,8 @@ struct ProgrammePage: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.open.get("programmes/:id") { request, context in try await render(request, context) }
-        routes.open.get("programmes/:id/calendar.ics") { request, context in try await calendar(request, context) }
+        routes.open.get(.programme) { request, context in try await render(request, context) }
+        routes.open.get(.programmeCalendar) { request, context in try await calendar(request, context) }
     }
 
     /// "Add to calendar": the airing as one iCalendar event, with an alarm 15 minutes before. Its UID is the channel
@@ -25,14 +29,14 @@ struct ProgrammePage: Sendable {
     /// event instead of adding a second.
     func calendar(_ request: Request, _ context: some GuideContext) async throws -> Response {
         guard let text = context.parameters.get("id"), let id = Bounded.integer(text, in: 1...Int64.max),
-              let stored = try await site.store.programme(ProgrammeID(rawValue: id)) else {
+              let stored = try await store.programme(ProgrammeID(rawValue: id)) else {
             throw HTTPError(.notFound, message: "There is no such programme: a newer import may have replaced it.")
         }
         let programme = stored.programme
-        let channel = try await site.directory.snapshot().channel(programme.channel)?.name ?? programme.channel.rawValue
+        let channel = try await directory.snapshot().channel(programme.channel)?.name ?? programme.channel.rawValue
         let title = [programme.title, programme.episodeLabel].compactMap { $0 }.joined(separator: " ")
         var event = ["BEGIN:VEVENT", "UID:" + ICalendar.text("programme-\(programme.start.unixSeconds)-\(programme.channel.rawValue)@tvguide"),
-                     "DTSTAMP:" + ICalendar.utc(site.settings.now()), "DTSTART:" + ICalendar.utc(programme.start),
+                     "DTSTAMP:" + ICalendar.utc(settings.now()), "DTSTART:" + ICalendar.utc(programme.start),
                      "DTEND:" + ICalendar.utc(stored.end), "SUMMARY:" + ICalendar.text(title), "LOCATION:" + ICalendar.text(channel)]
         let description = [programme.subTitle, programme.description].compactMap { $0 }.joined(separator: "\n\n")
         if !description.isEmpty { event.append("DESCRIPTION:" + ICalendar.text(description)) }
@@ -50,15 +54,14 @@ struct ProgrammePage: Sendable {
             throw HTTPError(.badRequest, message: "A programme's address ends in its number, like /programmes/42.")
         }
         let isPanel = request.uri.queryParameters.get("part") == "panel"
-        let clock = site.clock(context)
-        let site = self.site
-        guard let stored = try await site.store.programme(ProgrammeID(rawValue: id)) else {
+        let clock = settings.clock(context)
+        guard let stored = try await store.programme(ProgrammeID(rawValue: id)) else {
             throw HTTPError(.notFound, message: "There is no programme \(id): a newer import may have replaced it.")
         }
-        let details = try await ProgrammeDetails(stored, site: site, clock: clock, now: site.settings.now(),
+        let details = try await ProgrammeDetails(stored, store: store, channels: try await directory.snapshot(), clock: clock, now: settings.now(),
                                                  viewer: context.viewer?.profile.id)
-        let model = await Model(chrome: site.chrome(context, section: "guide"), title: details.title, panel: details, isPage: !isPanel)
-        return try site.page(isPanel ? "panel" : "programme", model)
+        let model = await Model(chrome: pages.chrome(context, section: "guide"), title: details.title, panel: details, isPage: !isPanel)
+        return try pages.page(isPanel ? "panel" : "programme", model)
     }
 }
 

@@ -6,7 +6,9 @@ import Hummingbird
 
 /// What the reminders page and the reminders API both do, with the same checks and the same errors.
 struct ReminderActions: Sendable {
-    let site: Site
+    let store: any ListingStore & ReminderStore
+    let directory: ChannelDirectory
+    let settings: ServerSettings
     let dispatcher: ReminderDispatcher
     /// "Send a test", per profile: a few a minute (each sends the viewer's own text to an address of their choosing).
     let testSends = ClientQuota(limit: Self.testsPerMinute, per: 60)
@@ -16,14 +18,14 @@ struct ReminderActions: Sendable {
     /// "Remind me" on a programme by its id in the guide, `lead` minutes before (15 by default). Kept by channel,
     /// start and title, so a refresh that replaces the programme's row keeps the reminder.
     func remind(_ profile: Profile, programme text: String, lead: Int?) async throws -> Reminder {
-        guard let id = Bounded.integer(text, in: 1...Int64.max), let stored = try await site.store.programme(ProgrammeID(rawValue: id)) else {
+        guard let id = Bounded.integer(text, in: 1...Int64.max), let stored = try await store.programme(ProgrammeID(rawValue: id)) else {
             throw HTTPError(.notFound, message: "that programme is not in the guide (a newer import may have replaced it)")
         }
         let programme = stored.programme
-        let now = site.settings.now()
+        let now = settings.now()
         guard stored.end > now else { throw HTTPError(.badRequest, message: "\(programme.title) has already ended") }
-        let name = try await site.directory.snapshot().channel(programme.channel)?.name ?? programme.channel.rawValue
-        return try await site.store.addReminder(
+        let name = try await directory.snapshot().channel(programme.channel)?.name ?? programme.channel.rawValue
+        return try await store.addReminder(
             NewReminder(profile: profile.id, kind: .programme, channel: programme.channel, channelName: name, title: programme.title,
                         start: programme.start, stop: stored.end, leadMinutes: lead ?? 15), at: now)
     }
@@ -44,12 +46,12 @@ struct ReminderActions: Sendable {
             throw HTTPError(.badRequest, message: "that address is \(problem)")
         }
         // One channel per browser: subscribing it again names the channel it already has.
-        if kind == .webPush, let existing = try await site.store.deliveryChannels(of: profile.id)
+        if kind == .webPush, let existing = try await store.deliveryChannels(of: profile.id)
             .first(where: { $0.what.kind == .webPush && $0.what.target == target }) {
             return existing
         }
-        return try await site.store.addDeliveryChannel(NewDeliveryChannel(profile: profile.id, kind: kind, name: name, target: target,
-                                                                           secret: secret), at: site.settings.now())
+        return try await store.addDeliveryChannel(NewDeliveryChannel(profile: profile.id, kind: kind, name: name, target: target,
+                                                                           secret: secret), at: settings.now())
     }
 
     /// Saves "tell me when a programme matching these words appears", on the channels named (ids or names; none for
@@ -62,23 +64,23 @@ struct ReminderActions: Sendable {
         guard names.count <= SavedSearch.mostChannels else {
             throw HTTPError(.badRequest, message: "a saved search names at most \(SavedSearch.mostChannels) channels")
         }
-        let snapshot = try await site.directory.snapshot()
+        let snapshot = try await directory.snapshot()
         let channels = try names.map { name in
             guard let channel = snapshot.channel(ChannelID(name)) ?? snapshot.channels.first(where: { $0.name.lowercased() == name.lowercased() }) else {
                 throw HTTPError(.badRequest, message: "there is no channel \(name.prefix(100)) in the guide")
             }
             return channel.id
         }
-        let now = site.settings.now()
-        let search = try await site.store.addSavedSearch(NewSavedSearch(profile: profile.id, words: words, channels: channels, leadMinutes: lead ?? 15),
+        let now = settings.now()
+        let search = try await store.addSavedSearch(NewSavedSearch(profile: profile.id, words: words, channels: channels, leadMinutes: lead ?? 15),
                                                          at: now)
-        return (search, try await SavedSearchReminders(store: site.store).run(for: profile.id, at: now))
+        return (search, try await SavedSearchReminders(store: store).run(for: profile.id, at: now))
     }
 
     /// Sends a test message to the profile's channel now: what went wrong, in the words a viewer is given; 429 with
     /// Retry-After past ``testsPerMinute``.
     func test(_ channel: DeliveryChannel, of profile: Profile) async throws -> String? {
-        let now = site.settings.now()
+        let now = settings.now()
         guard testSends.take(String(profile.id.rawValue), at: now) else {
             throw HTTPError(.tooManyRequests, headers: [.retryAfter: String(testSends.retryAfter(at: now))],
                             message: "\(Self.testsPerMinute) tests a minute at most: try again in a minute")
@@ -88,7 +90,7 @@ struct ReminderActions: Sendable {
 
     /// The profile's channel with this id; 404 for another profile's.
     func channel(_ id: Int64, of profile: Profile) async throws -> DeliveryChannel {
-        guard let channel = try await site.store.deliveryChannels(of: profile.id).first(where: { $0.id.rawValue == id }) else {
+        guard let channel = try await store.deliveryChannels(of: profile.id).first(where: { $0.id.rawValue == id }) else {
             throw HTTPError(.notFound, message: "no delivery channel \(id)")
         }
         return channel

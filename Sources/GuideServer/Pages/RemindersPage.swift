@@ -7,7 +7,9 @@ import Hummingbird
 /// `/reminders`: "Remind me" on a programme, what is due and what was sent, the profile's delivery channels (with a
 /// test message each) and the delivery log. Signed-in profiles only; every change is a POST with the form token.
 struct RemindersPage: Sendable {
-    let site: Site
+    let store: any ReminderStore
+    let pages: Pages
+    let settings: ServerSettings
     let actions: ReminderActions
     var dispatcher: ReminderDispatcher { actions.dispatcher }
 
@@ -71,48 +73,43 @@ struct RemindersPage: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.profile.get("reminders") { request, context in
+        routes.profile.get(.reminders) { request, context in
             // What the last change did, said on the page it returns to (text only, escaped, at most 300 characters).
             try await page(request, context, message: request.uri.queryParameters.get("done").map { String($0.prefix(300)) })
         }
-        routes.profile.post("reminders") { request, context in try await add(request, context) }
-        routes.profile.post("reminders/:id/cancel") { request, context in
+        routes.profile.post(.reminders) { request, context in try await add(request, context) }
+        routes.profile.post(.cancelReminder) { request, context in
             let profile = context.profile
-            _ = try await site.form(request, context)
-            try await site.store.cancelReminder(ReminderID(rawValue: try ReminderActions.id(context)), of: profile.id, at: site.settings.now())
-            return Response.redirect(to: "/reminders?done=Cancelled.")
+            try await store.cancelReminder(ReminderID(rawValue: try ReminderActions.id(context)), of: profile.id, at: settings.now())
+            return Response.redirect(to: SitePath.reminders(query: "done=Cancelled."))
         }
-        routes.profile.post("reminders/channels") { request, context in try await addChannel(request, context) }
-        routes.profile.post("reminders/searches") { request, context in
+        routes.profile.post(.deliveryChannels) { request, context in try await addChannel(request, context) }
+        routes.profile.post(.savedSearches) { request, context in
             let profile = context.profile
-            let form = try await site.form(request, context)
-            let added = try await actions.saveSearch(profile, words: form["words"] ?? "",
-                                                     channels: (form["channels"] ?? "").split(separator: ",").map(String.init),
-                                                     lead: form["lead"].flatMap { Bounded.integer($0, in: Reminder.leadRange) }).matched
-            return Response.redirect(to: "/reminders?done=" + ProgrammeDetails.query("Saved. \(added) programme\(added == 1 ? "" : "s") in the listings match it now."))
+            let form = try await SavedSearchForm(request, context)
+            let added = try await actions.saveSearch(profile, words: form.words, channels: form.channels, lead: form.lead).matched
+            return Response.redirect(to: SitePath.reminders(query: "done=" + SitePath.encoded("Saved. \(added) programme\(added == 1 ? "" : "s") in the listings match it now.")))
         }
-        routes.profile.post("reminders/searches/:id/remove") { request, context in
+        routes.profile.post(.removeSavedSearch) { request, context in
             let profile = context.profile
-            _ = try await site.form(request, context)
-            try await site.store.removeSavedSearch(try ReminderActions.id(context), of: profile.id)
-            return Response.redirect(to: "/reminders?done=Removed.")
+            try await store.removeSavedSearch(try ReminderActions.id(context), of: profile.id)
+            return Response.redirect(to: SitePath.reminders(query: "done=Removed."))
         }
-        routes.profile.post("reminders/channels/:id/test") { request, context in
+        routes.profile.post(.testDeliveryChannel) { request, context in
             let channel = try await ownChannel(request, context)
             let error = try await actions.test(channel, of: context.profile)
-            return Response.redirect(to: "/reminders?done=" + ProgrammeDetails.query(error.map { "The test did not arrive: \($0)" } ?? "Test sent to \(channel.what.name)."))
+            return Response.redirect(to: SitePath.reminders(query: "done=" + SitePath.encoded(error.map { "The test did not arrive: \($0)" } ?? "Test sent to \(channel.what.name).")))
         }
-        routes.profile.post("reminders/channels/:id/remove") { request, context in
+        routes.profile.post(.removeDeliveryChannel) { request, context in
             let channel = try await ownChannel(request, context)
-            try await site.store.removeDeliveryChannel(channel.id, of: channel.what.profile)
-            return Response.redirect(to: "/reminders?done=" + ProgrammeDetails.query("Removed \(channel.what.name)."))
+            try await store.removeDeliveryChannel(channel.id, of: channel.what.profile)
+            return Response.redirect(to: SitePath.reminders(query: "done=" + SitePath.encoded("Removed \(channel.what.name).")))
         }
     }
 
     func page(_ request: Request, _ context: ProfileRequestContext, message: String?) async throws -> HTMLPage {
         let profile = context.profile
-        let clock = site.clock(context)
-        let store = site.store
+        let clock = settings.clock(context)
         let channels = try await store.deliveryChannels(of: profile.id)
         let names = Dictionary(channels.map { ($0.id, $0.what.name) }, uniquingKeysWith: { first, _ in first })
         func line(_ reminder: Reminder) -> ReminderLine {
@@ -122,7 +119,7 @@ struct RemindersPage: Sendable {
                          state: reminder.state.rawValue, note: reminder.note, isPending: reminder.state == .pending)
         }
         let model = RemindersModel(
-            chrome: await site.chrome(context, section: "reminders"), title: "Reminders", message: message,
+            chrome: await pages.chrome(context, section: "reminders"), title: "Reminders", message: message,
             pending: try await store.reminders(of: profile.id, in: [.pending], limit: 500).map(line),
             done: try await store.reminders(of: profile.id, in: [.sent, .missed, .failed, .cancelled], limit: 50)
                 .sorted { ($0.finished ?? $0.created) > ($1.finished ?? $1.created) }.map(line),
@@ -143,32 +140,29 @@ struct RemindersPage: Sendable {
                            channels: search.what.channels.isEmpty ? nil : search.what.channels.map(\.rawValue).joined(separator: ", "),
                            lead: search.what.leadMinutes == 0 ? "at the start" : "\(search.what.leadMinutes) min before")
             })
-        return try site.page("reminders", model)
+        return try pages.page("reminders", model)
     }
 
     func add(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
         let profile = context.profile
-        let form = try await site.form(request, context)
-        let reminder = try await actions.remind(profile, programme: form["programme"] ?? "",
-                                                lead: form["lead"].flatMap { Bounded.integer($0, in: Reminder.leadRange) })
-        let clock = site.clock(context)
+        let form = try await RemindForm(request, context)
+        let reminder = try await actions.remind(profile, programme: form.programme, lead: form.lead)
+        let clock = settings.clock(context)
         let done = "You will be reminded of \(reminder.what.title) (\(clock.date(reminder.what.start)) \(clock.time(reminder.what.start)))."
-        let next = form["next"] == nil ? "/reminders" : SignInPages.safeReturn(form["next"])
-        return Response.redirect(to: next + (next.contains("?") ? "&" : "?") + "done=" + ProgrammeDetails.query(done))
+        let next = form.next ?? SitePath.reminders()
+        return Response.redirect(to: next + (next.contains("?") ? "&" : "?") + "done=" + SitePath.encoded(done))
     }
 
     func addChannel(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
         let profile = context.profile
-        let form = try await site.form(request, context)
-        let channel = try await actions.addChannel(profile, kind: form["kind"] ?? "", name: form["name"] ?? "", target: form["target"] ?? "",
-                                                   secret: form["secret"])
-        return Response.redirect(to: "/reminders?done=" + ProgrammeDetails.query("Added \(channel.what.name). Send it a test to see that it works."))
+        let form = try await DeliveryChannelForm(request, context)
+        let channel = try await actions.addChannel(profile, kind: form.kind, name: form.name, target: form.target, secret: form.secret)
+        return Response.redirect(to: SitePath.reminders(query: "done=" + SitePath.encoded("Added \(channel.what.name). Send it a test to see that it works.")))
     }
 
-    /// The channel in the path, if it is the signed-in profile's; the form read (and its token checked).
+    /// The channel in the path, if it is the signed-in profile's.
     private func ownChannel(_ request: Request, _ context: ProfileRequestContext) async throws -> DeliveryChannel {
         let profile = context.profile
-        _ = try await site.form(request, context)
         return try await actions.channel(try ReminderActions.id(context), of: profile)
     }
 
@@ -179,5 +173,47 @@ struct RemindersPage: Sendable {
         case .email: "E-mail"
         case .webPush: "This browser (push)"
         }
+    }
+}
+
+/// "Remind me": the programme's id in the guide, the lead in minutes (15 unless chosen), and the page to go back to.
+struct RemindForm: PostedForm {
+    let programme: String
+    let lead: Int?
+    /// A path on this site to go back to, if the form named one.
+    let next: String?
+
+    init(_ form: FormFields) throws(FieldError) {
+        programme = try form.text("programme", limit: 20, label: "The programme") ?? ""
+        lead = try form.integer("lead", in: Reminder.leadRange, label: "The lead (minutes)")
+        next = try form.text("next", limit: 2_000, label: "The page to go back to").map { SignInPages.safeReturn($0) }
+    }
+}
+
+/// "Add a delivery channel": its kind, a name, where it sends (a topic, an address) and an optional secret.
+struct DeliveryChannelForm: PostedForm {
+    let kind: String
+    let name: String
+    let target: String
+    let secret: String?
+
+    init(_ form: FormFields) throws(FieldError) {
+        kind = try form.text("kind", limit: 20, label: "The kind") ?? ""
+        name = try form.text("name", limit: 200, label: "The name") ?? ""
+        target = try form.text("target", limit: 2048, label: "The address") ?? ""
+        secret = try form.text("secret", limit: 512, label: "The secret")
+    }
+}
+
+/// "Tell me when": a word or two of a title, the channels (ids or names, between commas; none for all) and the lead.
+struct SavedSearchForm: PostedForm {
+    let words: String
+    let channels: [String]
+    let lead: Int?
+
+    init(_ form: FormFields) throws(FieldError) {
+        words = try form.text("words", limit: 200, label: "The words") ?? ""
+        channels = try form.text("channels", limit: 10_000, label: "The channels")?.split(separator: ",").map(String.init) ?? []
+        lead = try form.integer("lead", in: Reminder.leadRange, label: "The lead (minutes)")
     }
 }

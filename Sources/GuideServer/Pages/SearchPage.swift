@@ -1,11 +1,15 @@
 import Foundation
 import GuideCore
+import GuideStore
 import Hummingbird
 
 /// `/search?q=`: programmes matching every word (the CLI's rules: any order, case and accents ignored), grouped
 /// by the viewer's days, each linking to its details and to its place in the grid.
 struct SearchPage: Sendable {
-    let site: Site
+    let store: any ListingStore
+    let directory: ChannelDirectory
+    let pages: Pages
+    let settings: ServerSettings
 
     struct Model {
         var chrome: Chrome
@@ -41,7 +45,7 @@ struct SearchPage: Sendable {
     static let limit = 300
 
     func register(on routes: RouteGroups) {
-        routes.open.get("search") { request, context in try await render(request, context) }
+        routes.open.get(.search) { request, context in try await render(request, context) }
     }
 
     func render(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
@@ -51,23 +55,22 @@ struct SearchPage: Sendable {
         let text = problem == nil ? typed : ""
         let searchAll = query.string("in") == "all"
         let filter = try GenreFilter(query)
-        let clock = site.clock(context)
-        let site = self.site
-        let now = site.settings.now()
+        let clock = settings.clock(context)
+        let now = settings.now()
         let search = SearchQuery([text], scope: searchAll ? .all : .title, limit: Self.limit)
-        var model = await Model(chrome: site.chrome(context, section: "search"), title: text.isEmpty ? "Search" : "Search: \(text)",
+        var model = await Model(chrome: pages.chrome(context, section: "search"), title: text.isEmpty ? "Search" : "Search: \(text)",
                           query: text, searchAll: searchAll, searched: !search.terms.isEmpty, count: 0, countLabel: "", days: [],
                           limited: false, message: nil,
                           genres: filter.chips { genre in
-                              "/search?q=\(ProgrammeDetails.query(text))" + (searchAll ? "&in=all" : "") + (genre.map { "&genre=\($0.rawValue)" } ?? "")
+                              SitePath.search(query: "q=\(SitePath.encoded(text))" + (searchAll ? "&in=all" : "") + (genre.map { "&genre=\($0.rawValue)" } ?? ""))
                           })
         guard !search.terms.isEmpty else {
             if let problem { model.message = problem.prefix(1).uppercased() + problem.dropFirst() + "." }
             if !text.isEmpty { model.message = "Type a word to look for; punctuation alone finds nothing." }
-            return try site.page("search", model)
+            return try pages.page("search", model)
         }
-        let snapshot = try await site.directory.snapshot()
-        let found = try await site.store.search(search).filter { filter.admits($0.programme) }
+        let snapshot = try await directory.snapshot()
+        let found = try await store.search(search).filter { filter.admits($0.programme) }
         var days: [Day] = []
         for stored in found {
             let programme = stored.programme
@@ -85,6 +88,6 @@ struct SearchPage: Sendable {
         model.countLabel = found.count == 1 ? "1 programme" : "\(found.count) programmes"
         model.days = days
         model.limited = found.count == Self.limit
-        return try site.page("search", model)
+        return try pages.page("search", model)
     }
 }

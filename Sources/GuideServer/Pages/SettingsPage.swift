@@ -5,7 +5,10 @@ import Hummingbird
 
 /// `/settings`: each profile's own day start, zone and calendar feed.
 struct SettingsPage: Sendable {
-    let site: Site
+    let store: any AccountStore
+    let pages: Pages
+    let settings: ServerSettings
+    let calendar: CalendarFeed
 
     struct SettingsModel {
         var chrome: Chrome
@@ -18,40 +21,47 @@ struct SettingsPage: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.profile.get("settings") { request, context in
+        routes.profile.get(.settings) { request, context in
             try await page(request, context, message: request.uri.queryParameters.get("saved") == nil ? nil : "Saved.")
         }
-        routes.profile.post("settings") { request, context in try await save(request, context) }
-        routes.open.post("theme") { request, context in try await switchTheme(request, context) }
+        routes.profile.post(.settings) { request, context in try await save(request, context) }
+        routes.profile.post(.seriesSettings) { request, context in
+            try await calendar.save(SeriesSettingsForm(request, context), of: context.profile)
+            return Response.redirect(to: SitePath.settings(query: "saved=1#series"))
+        }
+        routes.profile.post(.calendarAddress) { request, context in try await changeCalendarAddress(request, context) }
+        routes.open.post(.theme) { request, context in try await switchTheme(request, context) }
     }
 
     func page(_ request: Request, _ context: ProfileRequestContext, message: String?,
                       newFeedToken: String? = nil) async throws -> HTMLPage {
         let profile = context.profile
         let model = await SettingsModel(
-            chrome: site.chrome(context, section: "settings"), title: "Settings",
+            chrome: pages.chrome(context, section: "settings"), title: "Settings",
             hours: (0...23).map { Choice(value: String($0), label: ($0 < 10 ? "0\($0)" : "\($0)") + ":00", isSelected: $0 == profile.dayStartHour) },
             zones: [Choice(value: "", label: "My browser's zone", isSelected: profile.timeZone == nil)]
                 + TimeZone.knownTimeZoneIdentifiers.sorted().map { Choice(value: $0, label: $0, isSelected: $0 == profile.timeZone) },
             themes: Profile.Theme.allCases.map { Choice(value: $0.rawValue, label: Self.label($0), isSelected: $0 == profile.theme) },
-            series: try await CalendarFeed(site: site).view(of: profile, request: request, local: context.local, newToken: newFeedToken), message: message)
-        return try site.page("settings", model)
+            series: try await calendar.view(of: profile, request: request, local: context.local, newToken: newFeedToken), message: message)
+        return try pages.page("settings", model)
     }
 
     func save(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
         let profile = context.profile
-        let form = try await site.form(request, context)
-        guard let hour = form["dayStart"].flatMap({ Bounded.integer($0, in: 0...23) }) else {
-            throw HTTPError(.badRequest, message: "The day starts at an hour from 0 to 23.")
+        let form = try await SettingsForm(request, context)
+        try await store.updateSettings(of: profile.id, dayStartHour: form.dayStart, timeZone: form.zone)
+        if let theme = form.theme { try await store.setTheme(theme, of: profile.id) }
+        return Response.redirect(to: SitePath.settings(query: "saved=1"))
+    }
+
+    /// A new address for the calendar feed, shown this once on the page; or none, when revoked.
+    func changeCalendarAddress(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
+        let form = try await CalendarAddressForm(request, context)
+        guard let token = try await calendar.replaceAddress(of: context.profile, revoke: form.action == .revoke) else {
+            return .redirect(to: SitePath.settings(query: "saved=1#calendar"))
         }
-        let zone = form["zone"]
-        if let zone, TimeZone(identifier: zone) == nil {
-            throw HTTPError(.badRequest, message: "\(zone) is not a time zone; choose one from the list.")
-        }
-        let site = self.site
-        try await site.store.updateSettings(of: profile.id, dayStartHour: hour, timeZone: zone)
-        if let theme = form["theme"].flatMap(Profile.Theme.init(rawValue:)) { try await site.store.setTheme(theme, of: profile.id) }
-        return Response.redirect(to: "/settings?saved=1")
+        return try await page(request, context, message: "Copy your feed address now: it is not shown again.", newFeedToken: token)
+            .response(from: request, context: context)
     }
 
     static func label(_ theme: Profile.Theme) -> String {
@@ -65,17 +75,42 @@ struct SettingsPage: Sendable {
     /// `POST /theme` (the header's button): a profile's theme is saved with it; a guest's is a cookie of this browser.
     /// Back to the page it came from (its path, from Referer), else the guide.
     func switchTheme(_ request: Request, _ context: some GuideContext) async throws -> Response {
-        let form = try await site.form(request, context)
-        guard let theme = form["theme"].flatMap(Profile.Theme.init(rawValue:)) else {
-            throw HTTPError(.badRequest, message: "theme is system, light or dark")
-        }
-        var response = Response.redirect(to: site.returnPath(request))
+        let theme = try await ThemeForm(request, context).theme
+        var response = Response.redirect(to: request.returnPath)
         if let profile = context.viewer?.profile {
-            try await site.store.setTheme(theme, of: profile.id)
+            try await store.setTheme(theme, of: profile.id)
         } else {
             response.setCookie(Cookie(name: SessionMiddleware.themeCookie, value: theme.rawValue, maxAge: 366 * 86_400, path: "/",
-                                      secure: site.settings.secureCookies, httpOnly: true, sameSite: .lax))
+                                      secure: settings.secureCookies, httpOnly: true, sameSite: .lax))
         }
         return response
+    }
+}
+
+/// Settings: the hour the day starts (required), a zone from the list (else the browser's), and a theme.
+struct SettingsForm: PostedForm {
+    let dayStart: Int
+    let zone: String?
+    let theme: Profile.Theme?
+
+    init(_ form: FormFields) throws(FieldError) {
+        dayStart = try form.required("dayStart", in: 0...23, label: "The day start (hour)")
+        zone = try form.text("zone", limit: 64, label: "The zone")
+        if let zone, TimeZone(identifier: zone) == nil {
+            throw FieldError(name: "zone", message: "\(zone) is not a time zone; choose one from the list")
+        }
+        theme = try form.choice("theme", label: "The theme")
+    }
+}
+
+/// The header's theme button: the theme to switch to.
+struct ThemeForm: PostedForm {
+    let theme: Profile.Theme
+
+    init(_ form: FormFields) throws(FieldError) {
+        guard let theme = try form.choice("theme", as: Profile.Theme.self, label: "The theme") else {
+            throw FieldError(name: "theme", message: "The theme takes one of system, light, dark")
+        }
+        self.theme = theme
     }
 }

@@ -8,7 +8,10 @@ import TVMaze
 /// cast; follow it), `/shows/:id/seasons/:number` (a season's episodes); and following: POST
 /// `/shows/:id/follow`, `/unfollow`, `/reminders`.
 struct ShowPages: Sendable {
-    let site: Site
+    let store: any SeriesStore
+    let pages: Pages
+    let settings: ServerSettings
+    let episodes: FollowedEpisodes
     /// TVmaze's client and the tracker that follows shows.
     let series: SeriesServices
 
@@ -93,17 +96,17 @@ struct ShowPages: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.open.get("shows") { request, context in try await list(request, context) }
-        routes.open.get("shows/:id") { request, context in try await show(request, context) }
-        routes.open.get("shows/:id/seasons/:number") { request, context in try await season(request, context) }
-        routes.profile.post("shows/:id/follow") { request, context in try await change(request, context) { id, profile, _ in
+        routes.open.get(.shows) { request, context in try await list(request, context) }
+        routes.open.get(.show) { request, context in try await show(request, context) }
+        routes.open.get(.season) { request, context in try await season(request, context) }
+        routes.profile.post(.follow) { request, context in try await change(request, context) { id, profile, _ in
             try await series.tracker.follow(show: id, by: profile.id)
         } }
-        routes.profile.post("shows/:id/unfollow") { request, context in try await change(request, context) { id, profile, _ in
+        routes.profile.post(.unfollow) { request, context in try await change(request, context) { id, profile, _ in
             try await series.tracker.unfollow(show: id, by: profile.id)
         } }
-        routes.profile.post("shows/:id/reminders") { request, context in try await change(request, context) { id, profile, form in
-            try await site.store.setReminders(form["on"] == "1", show: id, by: profile.id)
+        routes.profile.post(.showReminders) { request, context in try await change(request, context) { id, profile, form in
+            try await store.setReminders(form.on, show: id, by: profile.id)
         } }
     }
 
@@ -111,36 +114,36 @@ struct ShowPages: Sendable {
         let query = QueryParameters(request: request)
         let text = String((query.string("q") ?? "").prefix(100)).trimmingCharacters(in: .whitespaces)
         let page = try query.integer("page", in: 0...10_000, default: 0)
-        let followed = try await site.followedIDs(context)
-        var model = await ListModel(chrome: site.chrome(context, section: "shows"), title: text.isEmpty ? "All shows" : "Shows: \(text)", query: text,
+        let followed = try await episodes.followedIDs(context)
+        var model = await ListModel(chrome: pages.chrome(context, section: "shows"), title: text.isEmpty ? "All shows" : "Shows: \(text)", query: text,
                               searched: !text.isEmpty, shows: [], page: page + 1, previousPage: nil, nextPage: nil, message: nil)
         if text.isEmpty {
-            let shows = try await site.tvmaze { try await series.client.showIndex(page: page) }
+            let shows = try await series.tvmaze { try await series.client.showIndex(page: page) }
             model.shows = (shows ?? []).map { Self.entry($0, followed: followed) }
-            model.previousPage = page > 0 ? "/shows?page=\(page - 1)" : nil
-            model.nextPage = shows == nil ? nil : "/shows?page=\(page + 1)"
+            model.previousPage = page > 0 ? SitePath.shows(query: "page=\(page - 1)") : nil
+            model.nextPage = shows == nil ? nil : SitePath.shows(query: "page=\(page + 1)")
             if shows == nil { model.message = "There is no page \(page + 1) of TVmaze's index." }
         } else {
-            model.shows = try await site.tvmaze { try await series.client.searchShows(text) }.map { Self.entry($0, followed: followed) }
+            model.shows = try await series.tvmaze { try await series.client.searchShows(text) }.map { Self.entry($0, followed: followed) }
             if model.shows.isEmpty { model.message = "TVmaze knows no show called “\(text)”." }
         }
-        return try site.page("shows", model)
+        return try pages.page("shows", model)
     }
 
     func show(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let id = try Self.id(context)
         let client = series.client
-        guard let show = try await site.tvmaze({ try await client.show(id, embed: [.cast]) }) else {
+        guard let show = try await series.tvmaze({ try await client.show(id, embed: [.cast]) }) else {
             throw HTTPError(.notFound, message: "TVmaze has no show \(id).")
         }
-        let seasons = try await site.tvmaze { try await client.seasons(ofShow: id) }
+        let seasons = try await series.tvmaze { try await client.seasons(ofShow: id) }
         let profile = context.viewer?.profile
-        let following = if let profile { try await site.store.following(profile.id) } else { [FollowedShow]() }
+        let following = if let profile { try await store.following(profile.id) } else { [FollowedShow]() }
         let mine = following.first { $0.show.id == id }
-        let clock = site.clock(context)
-        let now = site.settings.now()
+        let clock = settings.clock(context)
+        let now = settings.now()
         var next: EpisodeLine?
-        if let profile, mine != nil, let upcoming = try await site.schedule(profile, context).upcoming(at: now).first(where: { $0.followed.show.id == id }),
+        if let profile, mine != nil, let upcoming = try await episodes.schedule(profile, context).upcoming(at: now).first(where: { $0.followed.show.id == id }),
            let airing = upcoming.next {
             next = EpisodeLine(airing, clock: clock, now: now)
         }
@@ -156,7 +159,7 @@ struct ShowPages: Sendable {
             facts.append(Fact(label: "Airs", value: "\(airs.days.joined(separator: ", ")) at \(airs.time)" + (show.timeZone.map { " (\($0.identifier))" } ?? "")))
         }
         let model = await ShowModel(
-            chrome: site.chrome(context, section: "shows"), title: show.name,
+            chrome: pages.chrome(context, section: "shows"), title: show.name,
             show: Self.entry(show, followed: Set(following.map(\.show.id))), canFollow: profile != nil, reminders: mine?.reminders ?? false,
             summary: HTMLText.paragraphs(show.summary), facts: facts,
             seasons: seasons.compactMap { season in
@@ -166,38 +169,38 @@ struct ShowPages: Sendable {
                                    episodes: season.episodeCount.map { "\($0) episodes" } ?? "", dates: dates.joined(separator: " – "))
             },
             cast: show.cast.prefix(24).compactMap(CastEntry.init),
-            hasCast: !show.cast.isEmpty, next: next, tvmazeLink: show.url, returnTo: "/shows/\(id)", message: nil)
-        return try site.page("show", model)
+            hasCast: !show.cast.isEmpty, next: next, tvmazeLink: show.url, returnTo: SitePath.show(id), message: nil)
+        return try pages.page("show", model)
     }
 
     func season(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let id = try Self.id(context)
         guard let number = context.parameters.get("number").flatMap({ Bounded.integer($0, in: Episode.numberRange) }) else { throw HTTPError(.notFound) }
         let client = series.client
-        guard let show = try await site.tvmaze({ try await client.show(id) }) else { throw HTTPError(.notFound, message: "TVmaze has no show \(id).") }
-        let episodes = try await site.tvmaze { try await client.episodes(ofShow: id) }
-        let clock = site.clock(context)
-        let now = site.settings.now()
+        guard let show = try await series.tvmaze({ try await client.show(id) }) else { throw HTTPError(.notFound, message: "TVmaze has no show \(id).") }
+        let episodes = try await series.tvmaze { try await client.episodes(ofShow: id) }
+        let clock = settings.clock(context)
+        let now = settings.now()
         let numbers = Array(Set(episodes.compactMap(\.season))).sorted()
         let lines = episodes.filter { $0.season == number }.map { episode in
             EpisodeLine(id: episode.id, code: episode.code, name: episode.name, time: episode.airTime(zone: show.timeZone),
                         show: (id, show.name), clock: clock, now: now, isPremiere: episode.number == 1)
         }
         guard !lines.isEmpty else { throw HTTPError(.notFound, message: "\(show.name) has no season \(number) on TVmaze.") }
-        return try await site.page("season", SeasonModel(chrome: site.chrome(context, section: "shows"), title: "\(show.name): season \(number)",
+        return try await pages.page("season", SeasonModel(chrome: pages.chrome(context, section: "shows"), title: "\(show.name): season \(number)",
                                                    showID: id, showName: show.name, season: number, episodes: lines,
                                                    seasons: numbers.map { SeasonLink(number: $0, isCurrent: $0 == number) }))
     }
 
     /// Follow, unfollow, reminders: signed in, then back where the form was.
     func change(_ request: Request, _ context: ProfileRequestContext,
-                _ body: @escaping @Sendable (Int, Profile, FormFields) async throws -> Void) async throws -> Response {
+                _ body: @escaping @Sendable (Int, Profile, FollowForm) async throws -> Void) async throws -> Response {
         let profile = context.profile
         let id = try Self.id(context)
-        let form = try await site.form(request, context)
-        try await site.tvmaze { try await body(id, profile, form) }
-        await site.syncEpisodeReminders(profile)
-        return .redirect(to: SignInPages.safeReturn(form["next"] ?? "/shows/\(id)"))
+        let form = try await FollowForm(request, context)
+        try await series.tvmaze { try await body(id, profile, form) }
+        await episodes.syncReminders(profile)
+        return .redirect(to: form.next ?? SitePath.show(id))
     }
 
     static func id(_ context: some GuideContext) throws -> Int {
@@ -211,5 +214,17 @@ struct ShowPages: Sendable {
         ShowEntry(id: show.id, name: show.name, year: show.premiered.map { String($0.year) }, channel: show.channel?.name, status: show.status,
                   genres: show.genres.joined(separator: ", "), image: SeriesServices.image(show.image),
                   isFollowed: followed.contains(show.id))
+    }
+}
+
+/// Follow, unfollow, reminders for a show: `on` (1 turns its reminders on, 0 off), and the page to go back to.
+struct FollowForm: PostedForm {
+    let on: Bool
+    /// A path on this site to go back to, if the form named one.
+    let next: String?
+
+    init(_ form: FormFields) throws(FieldError) {
+        on = try form.integer("on", in: 0...1, label: "on") == 1
+        next = try form.text("next", limit: 2_000, label: "The page to go back to").map { SignInPages.safeReturn($0) }
     }
 }

@@ -4,7 +4,10 @@ import Hummingbird
 
 /// Signing in and out, and the first run's setup of the admin profile.
 struct SignInPages: Sendable {
-    let site: Site
+    let accounts: Accounts
+    let pages: Pages
+    let settings: ServerSettings
+    let addresses: ClientAddress
     let sessions: SessionMiddleware
 
     struct Model {
@@ -26,26 +29,25 @@ struct SignInPages: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.open.get("signin") { request, context in try await signInPage(request, context) }
-        routes.open.post("signin") { request, context in try await signIn(request, context) }
-        routes.open.post("signout") { request, context in try await signOut(request, context) }
-        routes.open.get("setup") { _, context in try await setupPage(context) }
-        routes.open.post("setup") { request, context in try await setup(request, context) }
+        routes.open.get(.signIn) { request, context in try await signInPage(request, context) }
+        routes.open.post(.signIn) { request, context in try await signIn(request, context) }
+        routes.open.post(.signOut) { request, context in try await signOut(request, context) }
+        routes.open.get(.setup) { _, context in try await setupPage(context) }
+        routes.open.post(.setup) { request, context in try await setup(request, context) }
     }
 
     func signInPage(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let returnTo = Self.safeReturn(request.uri.queryParameters.get("next").map { String($0) })
-        let needsSetup = try await !site.accounts.hasProfiles()
-        return try await site.page("signin", Model(chrome: site.chrome(context, section: "signin"), title: "Sign in", name: "",
+        let needsSetup = try await !accounts.hasProfiles()
+        return try await pages.page("signin", Model(chrome: pages.chrome(context, section: "signin"), title: "Sign in", name: "",
                                              returnTo: returnTo, message: nil, isLocked: false, needsSetup: needsSetup))
     }
 
     func signIn(_ request: Request, _ context: some GuideContext) async throws -> Response {
-        let form = try await site.form(request, context)
-        let name = form["name"] ?? ""
-        let returnTo = Self.safeReturn(form["next"])
-        let outcome = try await site.accounts.signIn(name: name, secret: form.raw("secret") ?? "", from: site.clientAddress(request, context))
-        var model = await Model(chrome: site.chrome(context, section: "signin"), title: "Sign in", name: name, returnTo: returnTo,
+        let form = try await SignInForm(request, context)
+        let returnTo = form.returnTo
+        let outcome = try await accounts.signIn(name: form.name, secret: form.secret, from: addresses.of(request, peer: context.peer))
+        var model = await Model(chrome: pages.chrome(context, section: "signin"), title: "Sign in", name: form.name, returnTo: returnTo,
                           message: nil, isLocked: false, needsSetup: false)
         var retryAfter: Int?
         switch outcome {
@@ -67,64 +69,62 @@ struct SignInPages: Sendable {
             model.message = "Too many sign-ins at once: try again in \(seconds) seconds."
             retryAfter = seconds
         }
-        var response = try site.page("signin", model, status: retryAfter == nil ? .unauthorized : .tooManyRequests)
+        var response = try pages.page("signin", model, status: retryAfter == nil ? .unauthorized : .tooManyRequests)
             .response(from: request, context: context)
         if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         return response
     }
 
     private func seconds(_ until: Date) -> Int {
-        Int(Bounded.clamped(until.timeIntervalSince(site.settings.now()).rounded(.up), to: 1...86_400))
+        Int(Bounded.clamped(until.timeIntervalSince(settings.now()).rounded(.up), to: 1...86_400))
     }
 
     private func waiting(_ until: Date, _ context: some GuideContext) -> String {
         "Too many wrong tries: this profile has to wait \(Self.wording(seconds: seconds(until))) before the next try "
-            + "(until \(site.clock(context).time(until)))."
+            + "(until \(settings.clock(context).time(until)))."
     }
 
     func signOut(_ request: Request, _ context: some GuideContext) async throws -> Response {
         if let viewer = context.viewer {
-            try await site.accounts.signOut(sessionToken: viewer.sessionToken)
+            try await accounts.signOut(sessionToken: viewer.sessionToken)
         }
-        var response = Response.redirect(to: "/")
+        var response = Response.redirect(to: SitePath.guide())
         response.setCookie(sessions.sessionCookie(""))
         return response
     }
 
     func setupPage(_ context: some GuideContext) async throws -> HTMLPage {
-        let available = try await !site.accounts.hasProfiles()
-        return try await site.page("setup", SetupModel(chrome: site.chrome(context, section: "setup"), title: "Set up tvguide", name: "",
+        let available = try await !accounts.hasProfiles()
+        return try await pages.page("setup", SetupModel(chrome: pages.chrome(context, section: "setup"), title: "Set up tvguide", name: "",
                                                  message: nil, isAvailable: available))
     }
 
     /// Creates the first (admin) profile, for whoever knows the setup code `serve` printed.
     func setup(_ request: Request, _ context: some GuideContext) async throws -> Response {
-        let form = try await site.form(request, context)
-        var model = await SetupModel(chrome: site.chrome(context, section: "setup"), title: "Set up tvguide", name: form["name"] ?? "",
+        let form = try await SetupForm(request, context)
+        var model = await SetupModel(chrome: pages.chrome(context, section: "setup"), title: "Set up tvguide", name: form.name,
                                message: nil, isAvailable: true)
-        guard try await !site.accounts.hasProfiles() else {
+        guard try await !accounts.hasProfiles() else {
             throw HTTPError(.forbidden, message: "tvguide is already set up: sign in, and ask an admin for a profile.")
         }
-        guard let expected = site.settings.setupCode, let code = form["code"],
+        guard let expected = settings.setupCode, let code = form.code,
               Self.sameCode(code.replacingOccurrences(of: "-", with: ""), expected.replacingOccurrences(of: "-", with: "")) else {
             model.message = "That is not the setup code. tvguide serve printed it when it started."
-            return try site.page("setup", model, status: .forbidden).response(from: request, context: context)
+            return try pages.page("setup", model, status: .forbidden).response(from: request, context: context)
         }
-        let kind = Profile.SecretKind(rawValue: form["kind"] ?? "") ?? .password
         do {
-            let secret = form.raw("secret") ?? ""
-            let profile = try await site.accounts.createProfile(name: form["name"] ?? "", role: .admin, kind: kind, secret: secret,
-                                                                onlyIfFirst: true)
-            guard case .signedIn(_, let token) = try await site.accounts.signIn(name: profile.name, secret: secret,
-                                                                                 from: site.clientAddress(request, context)) else {
-                return Response.redirect(to: "/signin")
+            let profile = try await accounts.createProfile(name: form.name, role: .admin, kind: form.kind, secret: form.secret,
+                                                           onlyIfFirst: true)
+            guard case .signedIn(_, let token) = try await accounts.signIn(name: profile.name, secret: form.secret,
+                                                                           from: addresses.of(request, peer: context.peer)) else {
+                return Response.redirect(to: SitePath.signIn())
             }
-            var response = Response.redirect(to: "/admin")
+            var response = Response.redirect(to: SitePath.admin())
             response.setCookie(sessions.sessionCookie(token))
             return response
         } catch let error as AccountError {
             model.message = error.description
-            return try site.page("setup", model, status: .badRequest).response(from: request, context: context)
+            return try pages.page("setup", model, status: .badRequest).response(from: request, context: context)
         }
     }
 
@@ -147,5 +147,35 @@ struct SignInPages: Sendable {
 
     static func wording(seconds: Int) -> String {
         seconds < 120 ? "\(seconds) seconds" : "\((seconds + 59) / 60) minutes"
+    }
+}
+
+/// "Sign in": a profile's name, its secret as typed, and the page to go back to.
+struct SignInForm: PostedForm {
+    let name: String
+    let secret: String
+    /// A path on this site (``SignInPages/safeReturn(_:)``), else the guide.
+    let returnTo: String
+
+    init(_ form: FormFields) throws(FieldError) {
+        name = try form.text("name", label: "The name") ?? ""
+        secret = try form.typed("secret", label: "The secret") ?? ""
+        returnTo = SignInPages.safeReturn(try form.text("next", limit: 2_000, label: "The page to go back to"))
+    }
+}
+
+/// The first run's setup: the code serve printed, and the admin's name, kind of secret (a password unless chosen) and
+/// secret.
+struct SetupForm: PostedForm {
+    let code: String?
+    let name: String
+    let kind: Profile.SecretKind
+    let secret: String
+
+    init(_ form: FormFields) throws(FieldError) {
+        code = try form.text("code", limit: 64, label: "The setup code")
+        name = try form.text("name", label: "The name") ?? ""
+        kind = try form.choice("kind", label: "The kind of secret") ?? .password
+        secret = try form.typed("secret", label: "The secret") ?? ""
     }
 }

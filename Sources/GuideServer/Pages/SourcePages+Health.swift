@@ -27,11 +27,10 @@ extension SourcePages {
     }
 
     func healthPage(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let site = self.site
-        let clock = site.clock(context)
-        let instant = site.settings.now()
+        let clock = settings.clock(context)
+        let instant = settings.now()
         let showsAll = request.uri.queryParameters.get("all") != nil
-        let (statuses, health) = (try await site.store.sources(), try await site.store.channelHealth(at: instant))
+        let (statuses, health) = (try await store.sources(), try await store.channelHealth(at: instant))
         let busy = try await scheduler.refreshing()
         let attention = health.filter { $0.needsAttention(at: instant) }
         // Problems first: the soonest ending, then by name.
@@ -40,7 +39,7 @@ extension SourcePages {
         }
         let soon = instant.addingTimeInterval(24 * 3600)
         let model = await HealthModel(
-            chrome: site.chrome(context, section: "admin"), title: "Health",
+            chrome: pages.chrome(context, section: "admin"), title: "Health",
             sources: statuses.map { Self.entry($0, clock: clock, now: instant, refreshing: busy) },
             channels: listed.map { channel in
                 HealthEntry(
@@ -54,6 +53,6 @@ extension SourcePages {
             summary: "\(health.count) channels with listings: \(health.filter { ($0.listingsEnd ?? .distantPast) < soon }.count) end within 24 h, "
                 + "\(health.filter { !$0.gaps.isEmpty }.count) have gaps ahead, \(health.filter { !$0.warnings.isEmpty }.count) have shifted-time warnings.",
             showsAll: showsAll, hiddenCount: health.count - attention.count)
-        return try site.page("health", model)
+        return try pages.page("health", model)
     }
 }

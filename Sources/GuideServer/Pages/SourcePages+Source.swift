@@ -95,33 +95,32 @@ extension SourcePages {
             if show != "all" { items.append(URLQueryItem(name: "show", value: show)) }
             if page > 1 { items.append(URLQueryItem(name: "page", value: String(page))) }
             var components = URLComponents()
-            components.path = "/admin/source"
+            components.path = SitePath.source()
             components.queryItems = items
-            return components.string ?? "/admin/source"
+            return components.string ?? SitePath.source()
         }
     }
 
     func editPage(_ request: Request, _ context: AdminRequestContext, name: String, view: ChannelView, message: String? = nil,
                   isError: Bool = false, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
-        let site = self.site
-        let clock = site.clock(context)
+        let clock = settings.clock(context)
         let source = SourceName(name)
-        guard let found = try await site.store.sources().first(where: { $0.definition.name == source }) else {
+        guard let found = try await store.sources().first(where: { $0.definition.name == source }) else {
             throw HTTPError(.notFound, message: "There is no source called \(name).")
         }
-        let channels = try await site.store.sourceChannels(of: source)
-        let guide = try await site.store.channels()
+        let channels = try await store.sourceChannels(of: source)
+        let guide = try await store.channels()
         let definition = found.definition
         let suggestions = SourceChannel.suggestions(for: channels, guide: guide)
         let guideNames = Dictionary(guide.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let shown = channels.filter { view.includes($0, suggestion: suggestions[$0.id]) }
             .sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
-        let pages = max(1, (shown.count + Self.channelsPerPage - 1) / Self.channelsPerPage)
-        let page = min(view.page, pages)
+        let pageCount = max(1, (shown.count + Self.channelsPerPage - 1) / Self.channelsPerPage)
+        let page = min(view.page, pageCount)
         let onPage = shown.dropFirst((page - 1) * Self.channelsPerPage).prefix(Self.channelsPerPage)
         let kept = channels.filter(\.keep).count
         let model = await EditModel(
-            chrome: site.chrome(context, section: "admin"), title: "Source \(name)", message: message, isError: isError,
+            chrome: pages.chrome(context, section: "admin"), title: "Source \(name)", message: message, isError: isError,
             name: name, link: view.link(name, page: 1), location: definition.location,
             formats: Self.formats(selected: definition.format), priority: definition.priority,
             intervalHours: Self.hours(definition.refreshInterval), shiftMinutes: definition.timeShift / 60,
@@ -129,7 +128,7 @@ extension SourcePages {
                 + TimeZone.knownTimeZoneIdentifiers.sorted().map { Choice(value: $0, label: $0, isSelected: $0 == definition.localZone) },
             keepNewChannels: definition.keepNewChannels, channelList: definition.channels.joined(separator: ","),
             days: definition.days, isRadioTimes: definition.format == .radiotimes, isTVMaze: definition.format == .tvmaze,
-            guides: try await Self.guides(of: definition, in: site.store, outbound: outbound),
+            guides: try await Self.guides(of: definition, in: store, outbound: outbound),
             filter: view.filter,
             shows: ChannelView.shows.map { Choice(value: $0.value, label: $0.label, isSelected: $0.value == view.show) },
             show: view.show, page: page,
@@ -147,30 +146,26 @@ extension SourcePages {
             suggestionCount: onPage.filter { suggestions[$0.id] != nil }.count,
             hasSuggestions: onPage.contains { suggestions[$0.id] != nil },
             previousPage: page > 1 ? view.link(name, page: page - 1) : nil,
-            nextPage: page < pages ? view.link(name, page: page + 1) : nil)
-        return try site.page("source", model, status: status)
+            nextPage: page < pageCount ? view.link(name, page: page + 1) : nil)
+        return try pages.page("source", model, status: status)
     }
 
     func saveSource(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let form = try await site.form(request, context)
-        let name = form["name"] ?? ""
-        let site = self.site
+        let form = try await SourceForm(request, context)
+        let name = form.name
         do {
-            guard var definition = try await site.store.sources().first(where: { $0.definition.name.rawValue == name })?.definition else {
+            guard var definition = try await store.sources().first(where: { $0.definition.name.rawValue == name })?.definition else {
                 throw StoreError(.notFound, "there is no source called \(name)")
             }
-            if let location = form["location"] { definition.location = location }
-            if let format = form["format"].flatMap(SourceFormat.init(rawValue:)) { definition.format = format }
-            if form["shift"] == nil { definition.timeShift = 0 }
-            try Self.applyNumbers(form, to: &definition)
-            definition.localZone = form["zone"]
-            definition.keepNewChannels = form["keepNew"] != nil
-            if let channels = form.raw("channels") { definition.channels = Self.list(channels) }
+            if let location = form.location { definition.location = location }
+            if let format = form.format { definition.format = format }
+            if form.numbers.shiftMinutes == nil { definition.timeShift = 0 }
+            form.numbers.apply(to: &definition)
+            definition.localZone = form.zone
+            definition.keepNewChannels = form.keepNew
+            if let channels = form.channels { definition.channels = channels }
             if let problem = definition.problem { throw StoreError(.invalid, problem) }
-            try await site.store.updateSource(definition)
-        } catch let error as FieldError {
-            return try await editPage(request, context, name: name, view: ChannelView(), message: "Not saved: \(error.message)",
-                                      isError: true, status: .badRequest)
+            try await store.updateSource(definition)
         } catch let error as StoreError {
             let status: HTTPResponse.Status = error.code == .notFound ? .notFound : .badRequest
             if error.code == .notFound { throw HTTPError(status, message: "There is no source called \(name).") }
@@ -181,11 +176,9 @@ extension SourcePages {
     }
 
     func removeSource(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let form = try await site.form(request, context)
-        let name = form["name"] ?? ""
-        let site = self.site
+        let name = try await SourceForm(request, context).name
         do {
-            let removed = try await site.store.removeSource(SourceName(name))
+            let removed = try await store.removeSource(SourceName(name))
             return try await listPage(request, context, message: "Removed \(name) and its \(removed) programmes; what other sources list for those channels shows again.")
         } catch let error as StoreError {
             return try await listPage(request, context, message: "Could not remove \(name): \(error.message)", isError: true, status: .notFound)
@@ -194,25 +187,24 @@ extension SourcePages {
 
     /// Saves the keep and map choices for the channels of one page of the list.
     func saveChannels(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let form = try await site.form(request, context)
-        let name = form["name"] ?? ""
-        let view = ChannelView(query: { form[$0] })
-        let site = self.site
+        let form = try await SourceChannelsForm(request, context)
+        let name = form.name
+        let view = form.view
         let source = SourceName(name)
-        let onPage = Set(form.all("id"))
-        let kept = Set(form.all("keep"))
-        let acceptOne = form["accept"]
-        let acceptAll = form["acceptAll"] != nil
+        let onPage = Set(form.onPage)
+        let kept = Set(form.kept)
+        let acceptOne = form.accept
+        let acceptAll = form.acceptAll
         do {
-            let channels = try await site.store.sourceChannels(of: source).filter { onPage.contains($0.id.rawValue) }
-            let guide = try await site.store.channels()
+            let channels = try await store.sourceChannels(of: source).filter { onPage.contains($0.id.rawValue) }
+            let guide = try await store.channels()
             let known = Set(guide.map(\.id))
             let suggestions = SourceChannel.suggestions(for: channels, guide: guide)
             var changed: [SourceChannel] = []
             for var channel in channels {
                 let before = channel
                 channel.keep = kept.contains(channel.id.rawValue)
-                channel.mappedTo = form["map." + channel.id.rawValue].map { ChannelID($0) }
+                channel.mappedTo = form.mappings[channel.id.rawValue]
                 if channel.mappedTo == nil, acceptAll || acceptOne == channel.id.rawValue, let suggestion = suggestions[channel.id] {
                     channel.mappedTo = suggestion
                     channel.keep = true
@@ -225,9 +217,9 @@ extension SourcePages {
                 if channel != before { changed.append(channel) }
             }
             if !changed.isEmpty {
-                try await site.store.chooseSourceChannels(changed, of: source)
+                try await store.chooseSourceChannels(changed, of: source)
                 // A playlist entry kept, dropped or mapped may make or end a timeshift channel (tvg-shift).
-                try await TimeshiftChannels(store: site.store).rebuild()
+                try await TimeshiftChannels(store: store).rebuild()
             }
             let message = changed.isEmpty ? "Nothing changed."
                 : "Saved \(changed.count) channel\(changed.count == 1 ? "" : "s"). The guide follows at the source's next refresh."
@@ -249,7 +241,7 @@ extension SourcePages {
     /// The first 20 guides the playlist `definition` named on its last refresh that are http(s) addresses the outbound
     /// policy allows (a playlist is somebody else's file: never a path on this server, another scheme, or an address
     /// inside the network); none for other sources.
-    static func guides(of definition: SourceDefinition, in store: any GuideDatabase, outbound: PolicedTransport) async throws -> [GuideOffer] {
+    static func guides(of definition: SourceDefinition, in store: any PlaylistStore & SourceStore, outbound: PolicedTransport) async throws -> [GuideOffer] {
         guard definition.format == .m3u, let header = try await store.playlistHeader(of: definition.name) else { return [] }
         let locations = Set(try await store.sources().map(\.definition.location))
         var offers: [GuideOffer] = []
@@ -259,5 +251,36 @@ extension SourcePages {
                                      isAdded: locations.contains(location)))
         }
         return offers
+    }
+}
+
+/// Admin, one page of a source's channels: the channels on the page (`id`), those kept (`keep`), each one's mapping
+/// (`map.ID`: a guide channel), a suggestion accepted (`accept`) or all of them (`acceptAll`), and the view to go
+/// back to.
+struct SourceChannelsForm: PostedForm {
+    let name: String
+    let view: SourcePages.ChannelView
+    let onPage: [String]
+    let kept: [String]
+    let accept: String?
+    let acceptAll: Bool
+    /// Each channel's mapping (`map.ID`) that is not blank, by the channel's id.
+    let mappings: [String: ChannelID]
+
+    init(_ form: FormFields) throws(FieldError) {
+        name = try form.text("name", limit: 200, label: "The name") ?? ""
+        view = SourcePages.ChannelView(query: { form[$0] })
+        onPage = try form.list("id", count: SourcePages.channelsPerPage, limit: 200)
+        kept = try form.list("keep", count: SourcePages.channelsPerPage, limit: 200)
+        accept = try form.text("accept", limit: 200, label: "The suggestion")
+        acceptAll = form.isTicked("acceptAll")
+        var mappings: [String: ChannelID] = [:]
+        for (field, _) in form.values where field.hasPrefix("map.") && mappings[String(field.dropFirst(4))] == nil {
+            guard mappings.count < SourcePages.channelsPerPage else {
+                throw FieldError(name: field, message: "A page maps at most \(SourcePages.channelsPerPage) channels")
+            }
+            if let target = try form.text(field, limit: 200, label: "The mapping") { mappings[String(field.dropFirst(4))] = ChannelID(target) }
+        }
+        self.mappings = mappings
     }
 }

@@ -9,7 +9,10 @@ import Hummingbird
 /// `/admin/source?name=` (edit, remove, choose and map its channels) and `/admin/health` (per source and per
 /// channel). Everything here is for admin profiles; forms carry the form token like every other.
 struct SourcePages: Sendable {
-    let site: Site
+    let store: any ImportStore & SourceStore
+    let pages: Pages
+    let settings: ServerSettings
+    let addresses: ClientAddress
     /// Refreshes the configured sources on demand; the progress streams open now (``RefreshEvents``).
     let scheduler: RefreshScheduler
     let refreshWatchers: OpenSlots
@@ -43,68 +46,67 @@ struct SourcePages: Sendable {
 
 
     func register(on routes: RouteGroups) {
-        routes.admin.get("admin/sources") { request, context in try await listPage(request, context) }
-        routes.admin.post("admin/sources") { request, context in try await addSource(request, context) }
-        routes.admin.get("admin/source") { request, context in
+        routes.admin.get(.sources) { request, context in try await listPage(request, context) }
+        routes.admin.post(.sources) { request, context in try await addSource(request, context) }
+        routes.admin.get(.source) { request, context in
             let query = request.uri.queryParameters
             return try await editPage(request, context, name: query.get("name") ?? "", view: ChannelView(query: { query.get($0) }))
         }
-        routes.admin.post("admin/source") { request, context in try await saveSource(request, context) }
-        routes.admin.post("admin/source/remove") { request, context in try await removeSource(request, context) }
-        routes.admin.post("admin/source/channels") { request, context in try await saveChannels(request, context) }
-        routes.admin.post("admin/refresh") { request, context in try await refreshNow(request, context) }
-        routes.admin.get("admin/refresh/events") { request, context in
-            return try RefreshEvents.response(scheduler, slots: refreshWatchers, client: site.clientAddress(request, context))
+        routes.admin.post(.source) { request, context in try await saveSource(request, context) }
+        routes.admin.post(.removeSource) { request, context in try await removeSource(request, context) }
+        routes.admin.post(.sourceChannels) { request, context in try await saveChannels(request, context) }
+        routes.admin.post(.refresh) { request, context in try await refreshNow(request, context) }
+        routes.admin.get(.refreshEvents) { request, context in
+            return try RefreshEvents.response(scheduler, slots: refreshWatchers, client: addresses.of(request, peer: context.peer))
         }
-        routes.admin.get("admin/health") { request, context in try await healthPage(request, context) }
+        routes.admin.get(.health) { request, context in try await healthPage(request, context) }
     }
 
     // MARK: The list
 
     func listPage(_ request: Request, _ context: AdminRequestContext, message: String? = nil, isError: Bool = false,
                   status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
-        let site = self.site
-        let clock = site.clock(context)
-        let instant = site.settings.now()
-        let statuses = try await site.store.sources()
+        let clock = settings.clock(context)
+        let instant = settings.now()
+        let statuses = try await store.sources()
         let busy = try await scheduler.refreshing()
         let model = await ListModel(
-            chrome: site.chrome(context, section: "admin"), title: "Sources", message: message, isError: isError,
+            chrome: pages.chrome(context, section: "admin"), title: "Sources", message: message, isError: isError,
             sources: statuses.map { Self.entry($0, clock: clock, now: instant, refreshing: busy) },
             formats: Self.formats(selected: .xmltv),
             progress: scheduler.latest.map(Self.describe) ?? "No refresh has run since the server started.")
-        return try site.page("sources", model, status: status)
+        return try pages.page("sources", model, status: status)
     }
 
     func addSource(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let form = try await site.form(request, context)
-        let name = form["name"] ?? ""
-        var definition = SourceDefinition(name: SourceName(name), format: SourceFormat(rawValue: form["format"] ?? "") ?? .xmltv,
-                                          location: form["location"] ?? "")
-        if let channels = form["channels"] { definition.channels = Self.list(channels) }
+        let form: SourceForm
         do {
-            try Self.applyNumbers(form, to: &definition)
-            let site = self.site
+            form = try await SourceForm(request, context)
+        } catch let error as FieldError {
+            return try await listPage(request, context, message: "Could not add the source: \(error.message)", isError: true, status: .badRequest)
+        }
+        let name = form.name
+        var definition = SourceDefinition(name: SourceName(name), format: form.format ?? .xmltv, location: form.location ?? "")
+        if let channels = form.channels { definition.channels = channels }
+        form.numbers.apply(to: &definition)
+        do {
             if let problem = definition.problem { throw StoreError(.invalid, problem) }
-            try await site.store.addSource(definition)
+            try await store.addSource(definition)
         } catch let error as StoreError {
             return try await listPage(request, context, message: "Could not add \(name): \(error.message)", isError: true, status: .badRequest)
-        } catch let error as FieldError {
-            return try await listPage(request, context, message: "Could not add \(name): \(error.message)", isError: true, status: .badRequest)
         }
-        if form["refresh"] != nil, (try? await scheduler.start([definition.name])) != nil {
+        if form.refresh, (try? await scheduler.start([definition.name])) != nil {
             return try await listPage(request, context, message: "Added \(name); fetching its listings now (progress below).")
         }
         return try await listPage(request, context, message: "Added \(name). Refresh it to fetch its listings, then choose its channels.")
     }
 
     func refreshNow(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let form = try await site.form(request, context)
-        let names = form["name"].map { [SourceName($0)] }
+        let names = try await SourceForm(request, context).named.map { [$0] }
         do {
             let started = try await scheduler.start(names)
             if started.isEmpty {
-                let sources = try await site.store.sources()
+                let sources = try await store.sources()
                 return try await listPage(request, context, message: sources.isEmpty ? "There are no sources to refresh: add one below."
                                           : "Already refreshing; its progress is below.")
             }
@@ -175,23 +177,59 @@ struct SourcePages: Sendable {
         String(format: "%.1f MB", Double(bytes) / 1_000_000)
     }
 
-    /// The form's priority, interval (hours), shift (minutes) and days, each within its range; a field left out
-    /// keeps the definition's value.
-    static func applyNumbers(_ form: FormFields, to definition: inout SourceDefinition) throws(FieldError) {
-        if let priority = try form.integer("priority", in: SourceDefinition.priorityRange, label: "The priority") {
-            definition.priority = priority
-        }
-        if let hours = try form.decimal("interval", in: SourceDefinition.refreshHoursRange, label: "The interval (hours)"),
-           let seconds = SourceDefinition.refreshInterval(hours: hours) {
-            definition.refreshInterval = seconds
-        }
-        if let minutes = try form.integer("shift", in: SourceDefinition.timeShiftMinutesRange, label: "The shift (minutes)") {
-            definition.timeShift = minutes * 60
-        }
-        if let days = try form.integer("days", in: SourceDefinition.daysRange, label: "Days") { definition.days = days }
-    }
-
     static func list(_ text: String) -> [String] {
         text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\n" }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+}
+
+/// A source's settings as the admin's forms post them (adding one, editing one, refreshing one): each field is
+/// optional, and one left out keeps what the source had (the shift excepted: left out, it is none).
+struct SourceForm: PostedForm {
+    let name: String
+    let format: SourceFormat?
+    let location: String?
+    /// The channels to take, as typed (commas, spaces or lines between them); nil when the field was not sent.
+    let channels: [String]?
+    let numbers: SourceNumbers
+    let zone: String?
+    let keepNew: Bool
+    /// Whether to fetch its listings at once.
+    let refresh: Bool
+
+    init(_ form: FormFields) throws(FieldError) {
+        name = try form.text("name", limit: 200, label: "The name") ?? ""
+        format = try form.choice("format", label: "The format")
+        location = try form.text("location", limit: 4096, label: "The location")
+        channels = try form.typed("channels", limit: 1_000_000, label: "The channels").map(SourcePages.list)
+        numbers = try SourceNumbers(form)
+        zone = try form.text("zone", limit: 64, label: "The zone")
+        keepNew = form.isTicked("keepNew")
+        refresh = form.isTicked("refresh")
+    }
+
+    /// The source the form names, if it names one.
+    var named: SourceName? { name.isEmpty ? nil : SourceName(name) }
+}
+
+/// A source's priority, interval (hours), shift (minutes) and days, each within its range.
+struct SourceNumbers: Sendable {
+    let priority: Int?
+    let intervalHours: Double?
+    let shiftMinutes: Int?
+    let days: Int?
+
+    init(_ form: FormFields) throws(FieldError) {
+        priority = try form.integer("priority", in: SourceDefinition.priorityRange, label: "The priority")
+        intervalHours = try form.decimal("interval", in: SourceDefinition.refreshHoursRange, label: "The interval (hours)")
+        shiftMinutes = try form.integer("shift", in: SourceDefinition.timeShiftMinutesRange, label: "The shift (minutes)")
+        days = try form.integer("days", in: SourceDefinition.daysRange, label: "Days")
+    }
+
+    /// Sets what the form sent; a number left out keeps the definition's value.
+    func apply(to definition: inout SourceDefinition) {
+        if let priority { definition.priority = priority }
+        if let seconds = intervalHours.flatMap(SourceDefinition.refreshInterval(hours:)) { definition.refreshInterval = seconds }
+        if let shiftMinutes { definition.timeShift = shiftMinutes * 60 }
+        if let days { definition.days = days }
     }
 }

@@ -7,7 +7,11 @@ import TVMaze
 /// `/upcoming`: each followed show's next episode and when it airs for the viewer (their zone and shift), where it
 /// is in the imported listings, "no date announced" or "ended"; reminders on or off per show.
 struct UpcomingPage: Sendable {
-    let site: Site
+    let store: any ListingStore
+    let directory: ChannelDirectory
+    let pages: Pages
+    let settings: ServerSettings
+    let episodes: FollowedEpisodes
 
     struct Model {
         var chrome: Chrome
@@ -39,20 +43,19 @@ struct UpcomingPage: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.profile.get("upcoming") { request, context in try await render(request, context) }
+        routes.profile.get(.upcoming) { request, context in try await render(request, context) }
     }
 
     func render(_ request: Request, _ context: ProfileRequestContext) async throws -> HTMLPage {
         let profile = context.profile
-        let site = self.site
-        let clock = site.clock(context)
-        let now = site.settings.now()
-        let schedule = try await site.schedule(profile, context)
-        let snapshot = try await site.directory.snapshot()
+        let clock = settings.clock(context)
+        let now = settings.now()
+        let schedule = try await episodes.schedule(profile, context)
+        let snapshot = try await directory.snapshot()
         var entries: [Entry] = []
         for upcoming in try await schedule.upcoming(at: now) {
             let show = upcoming.followed.show
-            let listings = try await ListingMatches.airings(of: show.name, in: site.store, after: now).map { stored in
+            let listings = try await ListingMatches.airings(of: show.name, in: store, after: now).map { stored in
                 let programme = stored.programme
                 return ListingEntry(
                     id: stored.id.rawValue, when: "\(clock.date(programme.start)) \(clock.time(programme.start))",
@@ -66,8 +69,8 @@ struct UpcomingPage: Sendable {
                                  reminders: upcoming.followed.reminders, listings: listings, hasListings: !listings.isEmpty))
         }
         let shift = schedule.settings.shiftMinutes
-        return try await site.page("upcoming", Model(
-            chrome: site.chrome(context, section: "upcoming"), title: "Upcoming", shows: entries, isEmpty: entries.isEmpty,
+        return try await pages.page("upcoming", Model(
+            chrome: pages.chrome(context, section: "upcoming"), title: "Upcoming", shows: entries, isEmpty: entries.isEmpty,
             zone: clock.zone.identifier, shift: shift == 0 ? nil : "Times are shifted by \(shift) minutes (Settings)."))
     }
 }

@@ -54,25 +54,3 @@ struct EpisodeLine: Sendable {
     /// The time alone ("03:00", "all day"), for calendar days.
     var time = ""
 }
-
-extension Site {
-    /// Asks TVmaze through `body`; a failure with nothing cached becomes a 502 page saying so.
-    func tvmaze<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as TVMazeError {
-            if case .notFound = error { throw HTTPError(.notFound, message: error.description) }
-            if case .busy(let seconds) = error {
-                throw HTTPError(.serviceUnavailable, headers: [.retryAfter: String(seconds)],
-                                message: "Busy: \(error.description). Pages you have opened before still show from the cache.")
-            }
-            throw HTTPError(.badGateway, message: "\(error.description). Pages you have opened before still show from the cache.")
-        }
-    }
-
-    /// The ids of the shows the viewer follows; empty when signed out.
-    func followedIDs(_ context: some GuideContext) async throws -> Set<Int> {
-        guard let profile = context.viewer?.profile else { return [] }
-        return await Set(try store.following(profile.id).map(\.show.id))
-    }
-}

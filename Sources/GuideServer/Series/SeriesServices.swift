@@ -13,7 +13,7 @@ struct SeriesServices: Sendable {
     let images: ImageCache
     /// Images a guest may make the server fetch: 60 new ones a minute per client address (cached ones are free).
     let imageFetches = ClientQuota(limit: 60, per: 60)
-    /// Who is asking, as the server counts clients (the pages' own: ``Site/addresses``).
+    /// Who is asking, as the server counts clients (the pages' own).
     let clientAddress: ClientAddress
 
     init(store: any GuideDatabase, settings: ServerSettings, client: TVMazeClient, images: ImageCache, addresses: ClientAddress) {
@@ -26,7 +26,7 @@ struct SeriesServices: Sendable {
     /// `/images?u=`: a TVmaze image through the cache, so the browser never asks TVmaze and each image is fetched
     /// once. Other hosts get 404.
     func register(on routes: RouteGroups) {
-        routes.open.get("images") { request, context -> Response in
+        routes.open.get(.images) { request, context -> Response in
             guard let url = request.uri.queryParameters.get("u").flatMap({ images.canonical(String($0)) }) else {
                 throw HTTPError(.notFound, message: "No such image: only TVmaze's images are shown here.")
             }
@@ -39,9 +39,23 @@ struct SeriesServices: Sendable {
         }
     }
 
+    /// Asks TVmaze through `body`; a failure with nothing cached becomes a 502 page saying so.
+    func tvmaze<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as TVMazeError {
+            if case .notFound = error { throw HTTPError(.notFound, message: error.description) }
+            if case .busy(let seconds) = error {
+                throw HTTPError(.serviceUnavailable, headers: [.retryAfter: String(seconds)],
+                                message: "Busy: \(error.description). Pages you have opened before still show from the cache.")
+            }
+            throw HTTPError(.badGateway, message: "\(error.description). Pages you have opened before still show from the cache.")
+        }
+    }
+
     /// The address of `url` through `/images`, or nil.
     static func image(_ url: String?) -> String? {
         guard let url, !url.isEmpty else { return nil }
-        return "/images?u=" + (url.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        return SitePath.images(query: "u=" + (url.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
     }
 }

@@ -21,7 +21,7 @@ struct ChannelLogos: Sendable {
     /// address; a `javascript:` or `data:` one from a feed never reaches a page).
     static func address(of channel: Channel) -> String? {
         guard let source = channel.icons.first?.src, isWeb(source) else { return nil }
-        return "/logo?c=" + ProgrammeDetails.query(channel.id.rawValue)
+        return SitePath.logo(query: "c=" + SitePath.encoded(channel.id.rawValue))
             + "&v=" + ImageCache.name(for: source)
     }
 
@@ -31,7 +31,7 @@ struct ChannelLogos: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.open.get("logo") { request, context in try await logo(request, context) }
+        routes.open.get(.logo) { request, context in try await logo(request, context) }
     }
 
     private func logo(_ request: Request, _ context: some GuideContext) async throws -> Response {

@@ -21,7 +21,7 @@ struct ErrorPages: RouterMiddleware {
             return try await next(request, context)
         } catch let required as SignInRequired {
             let back = required.returnTo.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"
-            return Response.redirect(to: "/signin?next=\(back)")
+            return Response.redirect(to: SitePath.signIn(query: "next=\(back)"))
         } catch let error as FieldError {
             return try page(HTTPError(.badRequest, message: error.message), request, context)
         } catch let error as StoreError where error.code == .notFound || error.code == .invalid || error.code == .conflict {

@@ -10,8 +10,8 @@ struct Probes: Sendable {
     let store: any GuideDatabase
 
     func register(on routes: RouteGroups) {
-        routes.open.get("healthz") { _, _ in Self.answer(.ok, ["status": "alive"]) }
-        routes.open.get("readyz") { _, _ in await ready() }
+        routes.open.get(.healthz) { _, _ in Self.answer(.ok, ["status": "alive"]) }
+        routes.open.get(.readyz) { _, _ in await ready() }
     }
 
     private func ready() async -> Response {
@@ -60,7 +60,8 @@ struct RequestLog<Context: RequestContext>: RouterMiddleware {
 
     /// `path` as the log shows it: a secret feed address's token left out.
     static func shown(_ path: String) -> String {
-        for prefix in ["/xmltv/", "/calendar/"] where path.hasPrefix(prefix) && path.count > prefix.count {
+        // The feeds whose file name is a secret: `/xmltv/`, `/calendar/`.
+        for prefix in [SitePath.lineupFeed, .calendarFeed].map({ "/" + $0.pattern.prefix { $0 != ":" } }) where path.hasPrefix(prefix) && path.count > prefix.count {
             let file = path.dropFirst(prefix.count)
             let ending = file.firstIndex(of: ".").map { String(file[$0...]) } ?? ""
             return prefix + "TOKEN" + ending

@@ -32,7 +32,8 @@ struct RouteGroups {
     }
 }
 
-/// One group's routes, registered on its Hummingbird group and written in the site's ``RouteTable``.
+/// One group's routes, registered on its Hummingbird group by their ``SitePath`` and written in the site's
+/// ``RouteTable``.
 struct Routes<Context: RequestContext> {
     private let group: any RouterMethods<Context>
     private let prefix: String
@@ -43,30 +44,33 @@ struct Routes<Context: RequestContext> {
     }
 
     @discardableResult
-    func on<Output: ResponseGenerator>(_ path: String, method: HTTPRequest.Method,
+    func on<Output: ResponseGenerator>(_ path: SitePath, method: HTTPRequest.Method,
                                        use handler: @escaping @Sendable (Request, Context) async throws -> Output) -> Self {
-        table.add(prefix + path, method)
-        _ = group.on(RouterPath(path), method: method, use: handler)
+        // A group with a prefix (the API's `api/`) takes only its own paths, relative to it.
+        assert(path.pattern.hasPrefix(prefix), "\(path) is not under \(prefix)")
+        table.add(path.pattern, method)
+        let relative = path.pattern.dropFirst(prefix.count)
+        _ = group.on(RouterPath(relative.isEmpty ? "/" : String(relative)), method: method, use: handler)
         return self
     }
 
     @discardableResult
-    func get<Output: ResponseGenerator>(_ path: String, use handler: @escaping @Sendable (Request, Context) async throws -> Output) -> Self {
+    func get<Output: ResponseGenerator>(_ path: SitePath, use handler: @escaping @Sendable (Request, Context) async throws -> Output) -> Self {
         on(path, method: .get, use: handler)
     }
 
     @discardableResult
-    func post<Output: ResponseGenerator>(_ path: String, use handler: @escaping @Sendable (Request, Context) async throws -> Output) -> Self {
+    func post<Output: ResponseGenerator>(_ path: SitePath, use handler: @escaping @Sendable (Request, Context) async throws -> Output) -> Self {
         on(path, method: .post, use: handler)
     }
 
     @discardableResult
-    func put<Output: ResponseGenerator>(_ path: String, use handler: @escaping @Sendable (Request, Context) async throws -> Output) -> Self {
+    func put<Output: ResponseGenerator>(_ path: SitePath, use handler: @escaping @Sendable (Request, Context) async throws -> Output) -> Self {
         on(path, method: .put, use: handler)
     }
 
     @discardableResult
-    func delete<Output: ResponseGenerator>(_ path: String, use handler: @escaping @Sendable (Request, Context) async throws -> Output) -> Self {
+    func delete<Output: ResponseGenerator>(_ path: SitePath, use handler: @escaping @Sendable (Request, Context) async throws -> Output) -> Self {
         on(path, method: .delete, use: handler)
     }
 }

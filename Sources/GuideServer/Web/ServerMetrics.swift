@@ -29,7 +29,7 @@ struct ServerMetrics: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.open.get("metrics") { request, context in try await metrics(request, context) }
+        routes.open.get(.metrics) { request, context in try await metrics(request, context) }
     }
 
     private func metrics(_ request: Request, _ context: GuideRequestContext) async throws -> Response {
