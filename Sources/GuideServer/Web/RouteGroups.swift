@@ -92,13 +92,9 @@ final class RouteTable: Sendable {
     /// The methods the routes whose pattern `path` fits take (a `:name` segment fits any one segment; a pattern with a
     /// `*` is passed over), HEAD wherever GET is; nil for a path no route has.
     func methods(for path: String) -> Set<HTTPRequest.Method>? {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
         var found: Set<HTTPRequest.Method>?
         routes.withLock { routes in
-            for (pattern, methods) in routes where !pattern.contains("*") {
-                let parts = pattern.split(separator: "/", omittingEmptySubsequences: true)
-                guard parts.count == segments.count,
-                      zip(parts, segments).allSatisfy({ $0.hasPrefix(":") || $0 == $1 }) else { continue }
+            for (pattern, methods) in routes where !pattern.contains("*") && SitePath.pattern(pattern, fits: path) {
                 found = (found ?? []).union(methods)
             }
         }

@@ -42,6 +42,11 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `path` (a request's, without its query) is one this pattern takes.
     func matches(_ path: some StringProtocol) -> Bool {
+        Self.pattern(pattern, fits: path)
+    }
+
+    /// Whether a route's `pattern` (`shows/:id`) takes `path` (`/shows/12`): a `:name` segment takes any one segment.
+    static func pattern(_ pattern: some StringProtocol, fits path: some StringProtocol) -> Bool {
         let parts = pattern.split(separator: "/"), segments = path.split(separator: "/")
         return parts.count == segments.count && zip(parts, segments).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
     }
