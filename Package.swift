@@ -110,6 +110,12 @@ let package = Package(
             "GuideCore", "XMLTV", "GuideStore", "GuideHTTP",
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
+        // Schedules Direct's JSON API: a client that keeps SD's rules (one token, codes before statuses, stops and locks).
+        .target(name: "SchedulesDirect", dependencies: [
+            "GuideCore", "GuideStore", "GuideHTTP", "XMLTV",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
         // The web guide and the JSON API, on Hummingbird.
         .target(name: "GuideServer", dependencies: [
             "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders",
@@ -196,6 +202,15 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
+        // Test support: a loopback stand-in for Schedules Direct answering with its real recorded answers.
+        .target(name: "SchedulesDirectReplay", dependencies: [
+            "TestReceivers",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ], exclude: ["Fixtures/PROVENANCE.md"], resources: [.copy("Fixtures/schedulesdirect")]),
+        .testTarget(name: "SchedulesDirectTests", dependencies: [
+            "SchedulesDirect", "SchedulesDirectReplay", "GuideHTTP", "GuideStore", "GuideCore", "GuideIngest", "StoreTestSupport",
         ]),
         .testTarget(name: "GuideHTTPTests", dependencies: ["GuideHTTP", "GuideCore", "StoreTestSupport", "TestReceivers"]),
         .testTarget(name: "GuideRemindersTests", dependencies: [

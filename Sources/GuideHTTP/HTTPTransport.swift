@@ -78,8 +78,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
     public func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?) async throws -> HTTPReply {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = HTTPMethod(rawValue: method)
-        request.headers.add(name: "User-Agent", value: "tvguide")
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.add(headers)
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         // The deadline covers the connection and the response head; the body is bounded by the read timeout and
         // by the refresher's own size and time limits.
@@ -111,5 +110,13 @@ public func withTimeLimit<T: Sendable>(_ limit: Duration, _ body: @escaping @Sen
         }
         defer { group.cancelAll() }
         return try await group.next() ?? nil
+    }
+}
+
+extension HTTPClientRequest {
+    /// Adds `headers`, and tvguide's User-Agent (its name and version) unless they name one.
+    mutating func add(_ headers: [(String, String)]) {
+        for (name, value) in headers { self.headers.add(name: name, value: value) }
+        if !self.headers.contains(name: "User-Agent") { self.headers.add(name: "User-Agent", value: "tvguide/\(TVGuideVersion.number)") }
     }
 }

@@ -90,8 +90,7 @@ public final class PolicedTransport: HTTPTransport {
         let closer = Closer(client)
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = HTTPMethod(rawValue: method)
-        request.headers.add(name: "User-Agent", value: "tvguide")
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.add(headers)
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let response: HTTPClientResponse
         do {

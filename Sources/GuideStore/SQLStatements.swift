@@ -81,6 +81,7 @@ public struct SQLText: Sendable, ExpressibleByStringInterpolation {
         case text(String)
         case value(SQLValue)
         case keys([Int64])
+        case texts([String])
         case fragment(SQLFragment)
     }
 
@@ -132,6 +133,11 @@ public struct SQLText: Sendable, ExpressibleByStringInterpolation {
 
         public mutating func appendInterpolation(keys: [Int64]) {
             parts.append(.keys(keys))
+        }
+
+        /// A list of texts for `IN`, bound as one value: `key IN \(texts: keys)`.
+        public mutating func appendInterpolation(texts: [String]) {
+            parts.append(.texts(texts))
         }
 
         public mutating func appendInterpolation(_ fragment: SQLFragment) {

@@ -349,6 +349,15 @@ enum PostgresMigrations {
                 fingerprint text
             );
             """),
+        ("v17: what Schedules Direct sources keep between refreshes", """
+            CREATE TABLE sd_document (
+                key text PRIMARY KEY,
+                version text NOT NULL,
+                body bytea NOT NULL,
+                used_at bigint NOT NULL
+            );
+            CREATE INDEX sd_document_used ON sd_document (used_at);
+            """),
     ]
 
     /// Brings the schema up to date, one transaction per migration; instances starting together take turns.

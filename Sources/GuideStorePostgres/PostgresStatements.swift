@@ -45,6 +45,9 @@ public struct PostgresStatements: SQLStatements {
             case .keys(let keys):
                 try binds.append(keys)
                 text += "(SELECT unnest($\(binds.count)::bigint[]))"
+            case .texts(let texts):
+                try binds.append(texts)
+                text += "(SELECT unnest($\(binds.count)::text[]))"
             case .fragment(.lockRows):
                 text += " FOR UPDATE"
             case .fragment(.claimRows):

@@ -55,6 +55,9 @@ public struct SQLiteStatements: SQLStatements {
             case .keys(let keys):
                 text += "(SELECT value FROM json_each(?))"
                 values.append("[" + keys.map(String.init).joined(separator: ",") + "]")
+            case .texts(let texts):
+                text += "(SELECT value FROM json_each(?))"
+                values.append((try? JSONEncoder().encode(texts)).map { String(decoding: $0, as: UTF8.self) } ?? "[]")
             case .fragment(.lockRows), .fragment(.claimRows):
                 break   // One writer: the transaction holds the whole database.
             case .fragment(.binaryOrder):

@@ -15,6 +15,17 @@ public final class Receiver: Sendable {
         var bodies: [String: String] = [:]
         var locations: [String: String] = [:]
         var trickling: Set<String> = []
+        var responders: [(prefix: String, answer: @Sendable (Request) -> Answer)] = []
+    }
+
+    /// An answer a responder makes for a request.
+    public struct Answer: Sendable {
+        public var status: Int
+        public var json: String
+
+        public init(status: Int = 200, json: String) {
+            (self.status, self.json) = (status, json)
+        }
     }
 
     public struct Request: Sendable {
@@ -23,6 +34,8 @@ public final class Receiver: Sendable {
         /// By lower-case name.
         public var headers: [String: String]
         public var body: Data
+        /// The query, as sent.
+        public var query = ""
 
         public var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
     }
@@ -61,6 +74,12 @@ public final class Receiver: Sendable {
         state.withLockedValue { $0.statuses[path] = [status]; $0.locations[path] = location }
     }
 
+    /// Answers every request whose path starts with `prefix` by `answer` (the longest prefix set wins): a stand-in
+    /// for a service whose answers depend on what is asked.
+    public func respond(_ prefix: String, _ answer: @escaping @Sendable (Request) -> Answer) {
+        state.withLockedValue { $0.responders.append((prefix, answer)); $0.responders.sort { $0.prefix.count > $1.prefix.count } }
+    }
+
     /// Answers `path`'s head at once (200, 4 KB to come) and then one byte of the body a second.
     public func trickle(_ path: String) {
         state.withLockedValue { _ = $0.trickling.insert(path) }
@@ -92,7 +111,13 @@ public final class Receiver: Sendable {
                 for (name, value) in head.headers { headers[name.lowercased()] = value }
                 let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
                 let (status, json, location, trickles) = state.withLockedValue { state -> (Int, String?, String?, Bool) in
-                    state.requests.append(Request(method: head.method.rawValue, path: path, headers: headers, body: body))
+                    let request = Request(method: head.method.rawValue, path: path, headers: headers, body: body,
+                                          query: String(head.uri.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""))
+                    state.requests.append(request)
+                    if let responder = state.responders.first(where: { path.hasPrefix($0.prefix) }) {
+                        let answer = responder.answer(request)
+                        return (answer.status, answer.json, nil, false)
+                    }
                     let extra = (state.bodies[path], state.locations[path], state.trickling.contains(path))
                     guard var script = state.statuses[path], let first = script.first else { return (200, extra.0, extra.1, extra.2) }
                     if script.count > 1 { script.removeFirst(); state.statuses[path] = script }

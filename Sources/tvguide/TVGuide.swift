@@ -1,10 +1,12 @@
 import ArgumentParser
+import GuideCore
 
 @main
 struct TVGuide: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tvguide",
         abstract: "A self-hosted TV guide: import XMLTV listings, see what is on, search, export; follow shows.",
+        version: TVGuideVersion.number,
         subcommands: [
             ImportCommand.self, ChannelsCommand.self, NowCommand.self, ListingsCommand.self, SearchCommand.self,
             GridCommand.self, ExportCommand.self, ServeCommand.self, SourcesCommand.self, RefreshCommand.self,

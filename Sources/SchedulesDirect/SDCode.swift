@@ -1,0 +1,106 @@
+import Foundation
+import GuideCore
+
+/// A Schedules Direct error code (API 20141201) and what a client keeping SD's rules does on it
+/// (../shared/data/schedulesdirect/API-NOTES.md, section 6). The JSON body's `code` is read before the HTTP status:
+/// SD sends codes in 200s, 400s, 401s, 403s and 429s alike.
+public struct SDCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int
+
+    public init(rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    public static let ok = SDCode(rawValue: 0)
+    public static let invalidJSON = SDCode(rawValue: 1001)
+    public static let tokenMissing = SDCode(rawValue: 1004)
+    public static let maxChunkExceeded = SDCode(rawValue: 1009)
+    public static let debugNotAllowed = SDCode(rawValue: 2055)
+    public static let duplicateLineup = SDCode(rawValue: 2100)
+    public static let lineupNotFound = SDCode(rawValue: 2101)
+    public static let lineupQueued = SDCode(rawValue: 2107)
+    public static let stationNotFound = SDCode(rawValue: 2200)
+    public static let stationDeleted = SDCode(rawValue: 2201)
+    public static let serviceOffline = SDCode(rawValue: 3000)
+    public static let serviceBusy = SDCode(rawValue: 3001)
+    public static let accountExpired = SDCode(rawValue: 4001)
+    public static let invalidHash = SDCode(rawValue: 4002)
+    public static let invalidUser = SDCode(rawValue: 4003)
+    public static let accountLockout = SDCode(rawValue: 4004)
+    public static let accountDisabled = SDCode(rawValue: 4005)
+    public static let tokenExpired = SDCode(rawValue: 4006)
+    public static let applicationNotAuthorized = SDCode(rawValue: 4007)
+    public static let accountInactive = SDCode(rawValue: 4008)
+    public static let tooManyLogins = SDCode(rawValue: 4009)
+    public static let tooManyAddresses = SDCode(rawValue: 4010)
+    public static let maxLineupChanges = SDCode(rawValue: 4100)
+    public static let maxLineups = SDCode(rawValue: 4101)
+    public static let noLineups = SDCode(rawValue: 4102)
+    public static let imageNotFound = SDCode(rawValue: 5000)
+    public static let imageQueued = SDCode(rawValue: 5001)
+    public static let maxImageDownloads = SDCode(rawValue: 5002)
+    public static let maxImageDownloadsTrial = SDCode(rawValue: 5003)
+    public static let maxInvalidImages = SDCode(rawValue: 5004)
+    public static let invalidProgram = SDCode(rawValue: 6000)
+    public static let programQueued = SDCode(rawValue: 6001)
+    public static let scheduleNotFound = SDCode(rawValue: 7000)
+    public static let invalidScheduleRequest = SDCode(rawValue: 7010)
+    public static let scheduleRangeExceeded = SDCode(rawValue: 7020)
+    public static let scheduleNotInLineup = SDCode(rawValue: 7030)
+    public static let scheduleQueued = SDCode(rawValue: 7100)
+
+    public var description: String { String(rawValue) }
+
+    /// What stops after this code, and until when.
+    public enum Stop: Sendable, Equatable {
+        /// Nothing: the code is about one element of an answer (a day, a programme), handled where it is read.
+        case element
+        /// This refresh: keep the guide, record the reason, ask nothing more this run.
+        case run
+        /// Every call to SD for `seconds` (the service offline or busy; a temporary lock; too many logins).
+        case everything(seconds: Int)
+        /// Every call to SD until the admin changes the account's credentials (expired, disabled, wrong password,
+        /// an application SD has not approved).
+        case untilCredentialsChange
+        /// Images until 00:00 UTC (SD's counters reset then).
+        case imagesUntilMidnight
+        /// Adding and removing lineups until 00:00 UTC.
+        case lineupChangesUntilMidnight
+    }
+
+    /// What a client keeping SD's rules stops on this code (API-NOTES.md, sections 5 and 6).
+    public var stop: Stop {
+        switch rawValue {
+        case 0, 2100, 2201, 4102, 5000, 5001, 6000, 6001, 7000, 7020, 7030, 7100: .element
+        case 3000, 3001: .everything(seconds: 3_600)
+        case 4004: .everything(seconds: 15 * 60)
+        case 4009, 4010: .everything(seconds: 86_400)
+        case 4001, 4002, 4003, 4005, 4007, 4008: .untilCredentialsChange
+        case 5002, 5003, 5004: .imagesUntilMidnight
+        case 4100: .lineupChangesUntilMidnight
+        default: .run
+        }
+    }
+}
+
+/// An answer of Schedules Direct carrying an error code, or a call it refused before asking (a lock in force).
+public struct SDFailure: Error, Sendable, CustomStringConvertible {
+    public let code: SDCode
+    /// SD's own words (`message`), or ours for a lock in force.
+    public let message: String
+    /// The HTTP status it came with; nil for a lock in force (nothing was asked).
+    public let status: Int?
+    /// Until when calls are refused, for a lock in force (`distantFuture`: until the credentials change).
+    public let until: Date?
+
+    public init(code: SDCode, message: String, status: Int?, until: Date? = nil) {
+        (self.code, self.message, self.status, self.until) = (code, message, status, until)
+    }
+
+    public var description: String {
+        let name = "Schedules Direct \(code.rawValue)"
+        if until == .distantFuture { return "\(name): \(message) (nothing is asked of Schedules Direct until the account's user name or password is changed)" }
+        if let until { return "\(name): \(message) (nothing is asked of Schedules Direct until \(CivilTime.iso8601(until)))" }
+        return "\(name): \(message)"
+    }
+}

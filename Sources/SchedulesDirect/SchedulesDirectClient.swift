@@ -1,0 +1,317 @@
+import Crypto
+import Foundation
+import GuideCore
+import GuideHTTP
+import NIOCore
+import Synchronization
+
+/// A client of Schedules Direct's JSON API (20141201) that keeps SD's rules whatever it is asked
+/// (../shared/data/schedulesdirect/API-NOTES.md):
+/// - one token, reused until a minute before it expires, and kept across restarts; never sent once expired;
+/// - the JSON body's `code` read before the HTTP status; on 4006 (or a 401/403 without a code) one new token and one
+///   retry, then stop; on any other error, no retry: the call fails with SD's code and words;
+/// - each code's stop kept (``SDCode/stop``): an hour after offline or busy, 15 minutes after a temporary lock, a day
+///   after too many logins, until the credentials change after an account error, until 00:00 UTC for images and
+///   lineup changes; a call inside a lock is refused without asking SD;
+/// - at most 5,000 stations or programmes a request;
+/// - `User-Agent: tvguide/<version>` on every call.
+public final class SchedulesDirectClient: Sendable {
+    public static let defaultBase = "https://json.schedulesdirect.org/20141201"
+    /// Stations a `schedules/md5` or `schedules` request names, and programmes a `programs` request asks for.
+    public static let batch = 5_000
+    /// The largest answer read: a batch of 5,000 programmes is about 10 MB.
+    public static let largestAnswer = 128 << 20
+
+    /// An SD account: its user name and the lowercase hex SHA-1 of its password (as SD wants it; the password itself
+    /// is never kept).
+    public struct Account: Sendable, Hashable {
+        public let username: String
+        public let passwordHash: String
+
+        public init(username: String, passwordHash: String) {
+            (self.username, self.passwordHash) = (username, passwordHash.lowercased())
+        }
+
+        public init(username: String, password: String) {
+            self.init(username: username, passwordHash: Self.hash(password))
+        }
+
+        /// The lowercase hex SHA-1 of `password`.
+        public static func hash(_ password: String) -> String {
+            Insecure.SHA1.hash(data: Data(password.utf8)).map { String(format: "%02x", $0) }.joined()
+        }
+
+        /// Names the credentials without revealing them: where their token and locks are kept.
+        var fingerprint: String {
+            SHA256.hash(data: Data((username.lowercased() + "\n" + passwordHash).utf8)).prefix(16)
+                .map { String(format: "%02x", $0) }.joined()
+        }
+    }
+
+    let base: String
+    let account: Account
+    let transport: any HTTPTransport
+    let userAgent: String
+    let states: any SDStateStore
+    let now: @Sendable () -> Date
+    /// The account's state as last loaded or saved; a login under way, for callers that need a token meanwhile.
+    private let state = Mutex<(loaded: SDState?, login: Task<String, any Error>?)>((nil, nil))
+
+    public init(account: Account, transport: any HTTPTransport, states: any SDStateStore, base: String = defaultBase,
+                userAgent: String = "tvguide/\(TVGuideVersion.number)", now: @escaping @Sendable () -> Date = Date.init) {
+        self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
+        (self.account, self.transport, self.states, self.userAgent, self.now) = (account, transport, states, userAgent, now)
+    }
+
+    // MARK: The calls
+
+    /// `GET status`: the account, its lineups and whether SD is online.
+    public func status() async throws -> SDStatus {
+        try await decode(SDStatus.self, call("GET", "status"))
+    }
+
+    /// `GET lineups`: the account's lineups; none is an empty list (SD answers 4102).
+    public func lineups() async throws -> [SDLineup] {
+        do {
+            return try await decode(SDLineups.self, call("GET", "lineups")).lineups ?? []
+        } catch let failure as SDFailure where failure.code == .noLineups {
+            return []
+        }
+    }
+
+    /// `GET headends`: the providers serving a postal code of a country (ISO 3166 alpha-3).
+    public func headends(country: String, postalCode: String) async throws -> [SDHeadend] {
+        let query = "country=\(Self.encoded(country))&postalcode=\(Self.encoded(postalCode))"
+        return try await decode([SDHeadend].self, call("GET", "headends?" + query))
+    }
+
+    /// `GET lineups/{id}`: a lineup's stations and channel map.
+    public func lineupMap(_ lineup: String) async throws -> SDLineupMap {
+        try await decode(SDLineupMap.self, call("GET", "lineups/" + Self.encoded(lineup)))
+    }
+
+    /// `PUT lineups/{id}`: adds a lineup to the account (one already there counts as added); the changes left today.
+    public func addLineup(_ lineup: String) async throws -> Int? {
+        try await changeLineup("PUT", lineup)
+    }
+
+    /// `DELETE lineups/{id}`; the changes left today.
+    public func removeLineup(_ lineup: String) async throws -> Int? {
+        try await changeLineup("DELETE", lineup)
+    }
+
+    /// `POST schedules/md5` for `stations` (every day SD has), in batches of ``batch``.
+    public func scheduleHashes(_ stations: [String]) async throws -> SDScheduleHashes {
+        var hashes: SDScheduleHashes = [:]
+        for start in stride(from: 0, to: stations.count, by: Self.batch) {
+            let body = stations[start..<min(stations.count, start + Self.batch)].map { ["stationID": $0] }
+            let answer = try await decode(SDScheduleHashes.self, call("POST", "schedules/md5", body: try JSONEncoder().encode(body)))
+            hashes.merge(answer) { $1 }
+        }
+        return hashes
+    }
+
+    /// `POST schedules` for the days named of each station, in batches of ``batch`` stations: each element a station's
+    /// day, or an error about it (7020 out of range, 7100 queued, 2201 deleted), for the caller to read.
+    public func schedules(_ days: [(station: String, dates: [String])]) async throws -> [SDScheduleDay] {
+        var elements: [SDScheduleDay] = []
+        for start in stride(from: 0, to: days.count, by: Self.batch) {
+            let body = days[start..<min(days.count, start + Self.batch)].map { ScheduleRequest(stationID: $0.station, date: $0.dates) }
+            elements += try await decode([SDScheduleDay].self, call("POST", "schedules", body: try JSONEncoder().encode(body)))
+        }
+        return elements
+    }
+
+    /// `POST programs` for `ids`, in batches of ``batch``: each element a programme, or an error about one (6000,
+    /// 6001), keyed by the caller by `programID` (never by position).
+    public func programs(_ ids: [String]) async throws -> [SDProgram] {
+        var programs: [SDProgram] = []
+        for start in stride(from: 0, to: ids.count, by: Self.batch) {
+            let body = Array(ids[start..<min(ids.count, start + Self.batch)])
+            programs += try await decode([SDProgram].self, call("POST", "programs", body: try JSONEncoder().encode(body)))
+        }
+        return programs
+    }
+
+    private struct ScheduleRequest: Encodable {
+        var stationID: String
+        var date: [String]
+    }
+
+    private func changeLineup(_ method: String, _ lineup: String) async throws -> Int? {
+        let answer: SDLineupChange
+        do {
+            answer = try await decode(SDLineupChange.self, call(method, "lineups/" + Self.encoded(lineup), scope: .lineupChanges))
+        } catch let failure as SDFailure where failure.code == .duplicateLineup && method == "PUT" {
+            return try await update { $0.changesRemaining }
+        }
+        let day = Self.utcDay(now())
+        try await update { state in
+            state.changesRemaining = answer.changesRemaining
+            state.changesDay = day
+        }
+        return answer.changesRemaining
+    }
+
+    // MARK: Token
+
+    /// The account's token: the one kept while it has more than a minute left, else a new one from one login (a
+    /// login already under way is shared).
+    func token() async throws -> String {
+        let instant = now()
+        let current = try await loadedState()
+        if let token = current.token, let expires = current.tokenExpires, expires.timeIntervalSince(instant) > 60 { return token }
+        let task = state.withLock { state -> Task<String, any Error> in
+            if let login = state.login { return login }
+            let login = Task { try await self.logIn() }
+            state.login = login
+            return login
+        }
+        defer { state.withLock { $0.login = nil } }
+        return try await task.value
+    }
+
+    private func logIn() async throws -> String {
+        let body = try JSONEncoder().encode(["username": account.username, "password": account.passwordHash])
+        let data = try await call("POST", "token", body: body, authorized: false)
+        let answer = try decode(SDTokenAnswer.self, data)
+        guard let token = answer.token, !token.isEmpty else {
+            throw SDFailure(code: SDCode(rawValue: answer.code), message: answer.message ?? "no token in the answer", status: 200)
+        }
+        let issued = now()
+        let expires = answer.tokenExpires.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? issued.addingTimeInterval(86_400)
+        try await update { state in
+            state.token = token
+            state.tokenExpires = expires
+        }
+        return token
+    }
+
+    private func forgetToken() async throws {
+        try await update { state in
+            state.token = nil
+            state.tokenExpires = nil
+        }
+    }
+
+    // MARK: One call
+
+    /// Sends one call and reads its answer: SD's code before the HTTP status; a lock in force refuses the call
+    /// unasked; an expired token is replaced once and the call retried once.
+    func call(_ method: String, _ path: String, body: Data? = nil, scope: SDState.Scope = .everything,
+              authorized: Bool = true) async throws -> Data {
+        if let lock = try await loadedState().lock(on: scope, at: now()) {
+            throw SDFailure(code: SDCode(rawValue: lock.code), message: lock.reason, status: nil, until: lock.until ?? .distantFuture)
+        }
+        var retried = false
+        while true {
+            let token = authorized ? try await token() : nil
+            let (status, data) = try await send(method, path, body: body, token: token)
+            guard let failure = Self.failure(in: data, status: status) else { return data }
+            if authorized, !retried, failure.code == .tokenExpired || (failure.code == Self.noCode && [401, 403].contains(status)) {
+                retried = true
+                try await forgetToken()
+                continue
+            }
+            try await keep(failure, scope: scope)
+            throw failure
+        }
+    }
+
+    /// The code of a failure without one in its body (an HTTP error SD sent no JSON with).
+    static let noCode = SDCode(rawValue: -1)
+
+    /// The failure `data` reports: a JSON object whose `code` is not 0, or an HTTP error status without one.
+    static func failure(in data: Data, status: Int) -> SDFailure? {
+        if let object = try? JSONDecoder().decode(CodeOnly.self, from: data), let code = object.code {
+            guard code != 0 else { return nil }
+            return SDFailure(code: SDCode(rawValue: code), message: object.message ?? object.response ?? "no message", status: status)
+        }
+        guard status >= 400 else { return nil }
+        return SDFailure(code: noCode, message: "HTTP \(status)", status: status)
+    }
+
+    private struct CodeOnly: Decodable {
+        var code: Int?
+        var message: String?
+        var response: String?
+    }
+
+    /// Records the stop `failure`'s code calls for.
+    private func keep(_ failure: SDFailure, scope: SDState.Scope) async throws {
+        let instant = now()
+        let lock: (SDState.Scope, Date?)?
+        switch failure.code.stop {
+        case .element, .run: lock = nil
+        case .everything(let seconds): lock = (.everything, instant.addingTimeInterval(TimeInterval(seconds)))
+        case .untilCredentialsChange: lock = (.everything, nil)
+        case .imagesUntilMidnight: lock = (.images, Self.nextMidnight(after: instant))
+        case .lineupChangesUntilMidnight: lock = (.lineupChanges, Self.nextMidnight(after: instant))
+        }
+        guard let (scope, until) = lock else { return }
+        try await update { state in
+            state.locks[scope] = SDState.Lock(code: failure.code.rawValue, reason: failure.message, until: until)
+            if scope == .everything { state.token = nil }
+        }
+    }
+
+    private func send(_ method: String, _ path: String, body: Data?, token: String?) async throws -> (Int, Data) {
+        guard let url = URL(string: base + "/" + path) else { throw SDFailure(code: Self.noCode, message: "no such address: \(path)", status: nil) }
+        var headers = [("User-Agent", userAgent), ("Accept", "application/json")]
+        if body != nil { headers.append(("Content-Type", "application/json")) }
+        if let token { headers.append(("token", token)) }
+        let reply = try await transport.send(method, url, headers: headers, body: body)
+        var data = Data()
+        while let part = try await reply.next() {
+            guard data.count + part.readableBytes <= Self.largestAnswer else {
+                throw SDFailure(code: Self.noCode, message: "an answer larger than \(Self.largestAnswer >> 20) MB", status: reply.status)
+            }
+            data.append(contentsOf: part.readableBytesView)
+        }
+        return (reply.status, data)
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch {
+            throw SDFailure(code: SDCode.invalidJSON, message: "an answer tvguide cannot read (\(error))", status: 200)
+        }
+    }
+
+    // MARK: State
+
+    private func loadedState() async throws -> SDState {
+        if let loaded = state.withLock({ $0.loaded }) { return loaded }
+        let loaded = try await states.load(account.fingerprint) ?? SDState()
+        state.withLock { $0.loaded = $0.loaded ?? loaded }
+        return loaded
+    }
+
+    @discardableResult
+    private func update<T>(_ change: (inout SDState) -> T) async throws -> T {
+        var current = try await loadedState()
+        let result = change(&current)
+        state.withLock { $0.loaded = current }
+        try await states.save(current, account.fingerprint)
+        return result
+    }
+
+    // MARK: Helpers
+
+    static func encoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._"))) ?? text
+    }
+
+    /// `instant`'s UTC day, as SD writes it.
+    static func utcDay(_ instant: Date) -> String {
+        let (year, month, day) = CivilTime.date(days: Int(instant.unixSeconds.quotientAndRemainder(dividingBy: 86_400).quotient))
+        return String(format: "%04d-%02d-%02d", year, month, day)
+    }
+
+    /// The next 00:00 UTC after `instant`, when SD's daily counters reset.
+    static func nextMidnight(after instant: Date) -> Date {
+        let days = Int64((instant.timeIntervalSince1970 / 86_400).rounded(.down)) + 1
+        return Date(timeIntervalSince1970: TimeInterval(days * 86_400))
+    }
+}
