@@ -99,7 +99,7 @@ let package = Package(
         ]),
         // Reading sources (files, URLs, gzip, TVmaze schedules) into the store.
         .target(name: "GuideIngest", dependencies: [
-            "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "TVMaze", "CZlib",
+            "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "TVMaze", "SchedulesDirect", "CZlib",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -141,7 +141,7 @@ let package = Package(
         ]),
         .executableTarget(name: "tvguide", dependencies: [
             "GuideCore", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideHTTP", "GuideIngest", "GuideServer", "TVMaze",
-            "GuideReminders",
+            "GuideReminders", "SchedulesDirect",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
@@ -170,7 +170,9 @@ let package = Package(
         .testTarget(name: "GuideStoreTests", dependencies: [
             "GuideStore", "GuideStoreSQLite", "GuideStorePostgres", "GuideCore", "XMLTV", "StoreTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .testTarget(name: "tvguideTests", dependencies: ["tvguide", "GuideCore", "GuideStore", "TVMazeReplay", "StoreTestSupport"]),
+        .testTarget(name: "tvguideTests", dependencies: [
+            "tvguide", "GuideCore", "GuideStore", "TVMazeReplay", "SchedulesDirectReplay", "StoreTestSupport",
+        ]),
         .testTarget(name: "GuideServerTests", dependencies: [
             "GuideServer", "GuideReminders", "TestReceivers", "GuideStore", "GuideIngest", "GuideCore", "GuideHTTP", "TVMaze", "TVMazeReplay",
             "StoreTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),

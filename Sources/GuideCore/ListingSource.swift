@@ -10,6 +10,8 @@ public enum SourceFormat: String, Codable, Sendable, CaseIterable {
     case tvmaze
     /// An M3U (IPTV) playlist: no programmes, but the channels' numbers, logos, groups and stream addresses.
     case m3u
+    /// Schedules Direct's lineups (`USA-IL57303-X`, commas between several), for the account an admin signed in with.
+    case schedulesdirect
 }
 
 /// A listings source an admin configured: where its listings come from and how they are treated.
@@ -68,6 +70,22 @@ public struct SourceDefinition: Codable, Hashable, Sendable {
         return Int((hours * 3600).rounded())
     }
 
+    /// The shortest refresh interval of a Schedules Direct source: 2 hours, as Dispatcharr, an approved client, keeps.
+    public static let schedulesDirectShortestInterval = 2 * 3600
+
+    /// The Schedules Direct lineups a location names (commas or spaces between them).
+    public static func lineups(in location: String) -> [String] {
+        location.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+    }
+
+    /// Whether `text` is a Schedules Direct lineup id: a country (or `ZZZ`), a headend and a device, `-` between them.
+    static func isLineupID(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        return parts.count == 3 && text.utf8.count <= 64 && parts[0].count == 3 && parts.allSatisfy { part in
+            !part.isEmpty && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") }
+        }
+    }
+
     /// Why the definition cannot work, or nil. Checked before it is stored.
     public var problem: String? {
         if name.rawValue.isEmpty || name.rawValue.count > 100 { return "a source's name has 1 to 100 characters" }
@@ -81,6 +99,13 @@ public struct SourceDefinition: Codable, Hashable, Sendable {
         if !Self.timeShiftRange.contains(timeShift) { return "\(name): a time shift of more than 48 hours is not a time shift" }
         if let localZone, TimeZone(identifier: localZone) == nil { return "\(name): \(localZone) is not a time zone (try Europe/London)" }
         if !Self.daysRange.contains(days) { return "\(name): fetch 1 to 30 days" }
+        if format == .schedulesdirect, refreshInterval < Self.schedulesDirectShortestInterval {
+            return "\(name): Schedules Direct is refreshed every 2 hours at most (its approved clients wait that long between refreshes)"
+        }
+        if format == .schedulesdirect, Self.lineups(in: location).isEmpty || Self.lineups(in: location).count > 4
+            || !Self.lineups(in: location).allSatisfy(Self.isLineupID) {
+            return "\(name): name 1 to 4 Schedules Direct lineups, like USA-IL57303-X (commas between them)"
+        }
         if format == .radiotimes, location.contains("{channel}"), channels.isEmpty {
             return "\(name): name the Radio Times channels to fetch (--channels 26,92)"
         }

@@ -4,6 +4,7 @@ import GuideCore
 import GuideHTTP
 import GuideIngest
 import GuideStore
+import SchedulesDirect
 import Synchronization
 
 struct RefreshCommand: AsyncParsableCommand {
@@ -23,8 +24,11 @@ struct RefreshCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await store.withDatabase { database in try await withHTTPTransport { transport in
-            let refresher = SourceRefresher(store: database, transport: transport,
-                                            tvmazeBase: ProcessInfo.processInfo.environment["TVGUIDE_TVMAZE_URL"] ?? "https://api.tvmaze.com")
+            let layers = try await store.settings(flags: [:])
+            let refresher = SourceRefresher(store: database, transport: transport, tvmazeBase: try TVMazeOptions.base(layers),
+                                            schedulesDirect: SDConnection(base: try layers.address(.schedulesDirectURL,
+                                                                                                   else: SchedulesDirectClient.defaultBase),
+                                                                          transport: transport))
             let bar = RefreshBar()
             let reports = try await CLIFailure.translating {
                 try await refresher.refresh(names.isEmpty ? nil : names.map { SourceName($0) }) { bar.show($0) }

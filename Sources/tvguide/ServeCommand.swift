@@ -12,6 +12,7 @@ import Hummingbird
 import Logging
 import Metrics
 import Prometheus
+import SchedulesDirect
 import ServiceLifecycle
 import TVMaze
 
@@ -79,7 +80,8 @@ struct ServeCommand: AsyncParsableCommand {
             // Images get their own client with short timeouts: a poster that cannot be fetched must not hold a page up.
             try await withHTTPTransport(connectTimeout: .seconds(3), readTimeout: .seconds(10)) { imageFetches in
                 let scheduler = RefreshScheduler(
-                    refresher: SourceRefresher(store: database, transport: feeds, tvmazeBase: options.tvmazeBase, clock: clock), clock: clock)
+                    refresher: SourceRefresher(store: database, transport: feeds, tvmazeBase: options.tvmazeBase,
+                                               schedulesDirect: SDConnection(base: options.schedulesDirectBase, transport: feeds), clock: clock), clock: clock)
                 let guide = GuideServices(
                     store: database, settings: settings, scheduler: scheduler, feeds: feeds,
                     // Pages ask while someone waits: at most 10 s a request, or 503 "busy".

@@ -4,6 +4,7 @@ import GuideCore
 import GuideHTTP
 import GuideReminders
 import GuideServer
+import SchedulesDirect
 
 /// Everything `serve` is told, read from the settings' layers (flags, environment, configuration file) and checked:
 /// a value that cannot work is a CLIFailure naming the setting, before anything starts.
@@ -14,6 +15,8 @@ struct ServeSettings: Sendable {
 
     var store: StoreLocation
     var tvmazeBase: String
+    /// Schedules Direct's JSON API (`schedules-direct-url`; tests name a stand-in).
+    var schedulesDirectBase: String
     var host = "127.0.0.1"
     var port = 8080
     var dayStart = 5
@@ -37,6 +40,7 @@ struct ServeSettings: Sendable {
     init(_ layers: SettingsLayers, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         store = StoreLocation(layers)
         tvmazeBase = try TVMazeOptions.base(layers)
+        schedulesDirectBase = try layers.address(.schedulesDirectURL, else: SchedulesDirectClient.defaultBase)
         if let host = layers.string(.host) { self.host = host }
         port = try Self.integer(layers, .port, in: 1...65_535) ?? port
         dayStart = try Self.integer(layers, .dayStart, in: 0...23) ?? dayStart
@@ -92,6 +96,7 @@ struct ServeSettings: Sendable {
         case .trustedProxy: trustedProxies.joined(separator: ", ")
         case .publicURL: publicURL ?? ""
         case .tvmazeURL: tvmazeBase
+        case .schedulesDirectURL: schedulesDirectBase
         case .smtp: mail.map { "\($0.security) \($0.host):\($0.port)" } ?? ""
         case .smtpFrom: mail?.from ?? ""
         case .smtpCA: mail?.trustedCertificates == nil ? "" : "(read)"

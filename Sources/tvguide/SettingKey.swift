@@ -9,6 +9,7 @@ enum SettingKey: String, CaseIterable, Sendable {
     case trustedProxy = "trusted-proxy"
     case publicURL = "public-url"
     case tvmazeURL = "tvmaze-url"
+    case schedulesDirectURL = "schedules-direct-url"
     case smtp
     case smtpFrom = "smtp-from"
     case smtpCA = "smtp-ca"

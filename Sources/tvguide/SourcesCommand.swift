@@ -6,7 +6,7 @@ import GuideStore
 struct SourcesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sources",
-        abstract: "Configure where listings come from: XMLTV files or URLs, Radio Times channels, TVmaze schedules.",
+        abstract: "Configure where listings come from: XMLTV files or URLs, Radio Times channels, TVmaze schedules, M3U playlists, Schedules Direct lineups.",
         discussion: "Sources are refreshed by `tvguide refresh` and, on their intervals, by `tvguide serve`. Where two sources list the same channel at the same time, the higher priority wins; a lower one fills gaps.",
         subcommands: [Add.self, List.self, Edit.self, Remove.self, Channels.self],
         defaultSubcommand: List.self
@@ -75,10 +75,10 @@ struct SourcesCommand: AsyncParsableCommand {
         @Argument(help: "A name for the source.")
         var name: String
 
-        @Argument(help: ArgumentHelp("An XMLTV URL or path; Radio Times: a URL with {channel} where the number goes; TVmaze: a country code (GB) or schedule URL; M3U: the playlist's URL or path.", valueName: "url-or-path"))
+        @Argument(help: ArgumentHelp("An XMLTV URL or path; Radio Times: a URL with {channel} where the number goes; TVmaze: a country code (GB) or schedule URL; M3U: the playlist's URL or path; Schedules Direct: its lineups (USA-IL57303-X, commas between several).", valueName: "url-or-path"))
         var location: String
 
-        @Option(help: "xmltv (default), radiotimes, tvmaze or m3u (an IPTV playlist: channel numbers, logos, groups and streams).")
+        @Option(help: "xmltv (default), radiotimes, tvmaze, m3u (an IPTV playlist: channel numbers, logos, groups and streams) or schedulesdirect (lineups of the account `tvguide schedules-direct login` signed in with).")
         var format: SourceFormat = .xmltv
 
         @OptionGroup var settings: Settings

@@ -71,9 +71,16 @@ struct TVMazeOptions: ParsableArguments {
     }
 
     static func base(_ layers: SettingsLayers) throws -> String {
-        let base = layers.string(.tvmazeURL) ?? "https://api.tvmaze.com"
+        try layers.address(.tvmazeURL, else: "https://api.tvmaze.com")
+    }
+}
+
+extension SettingsLayers {
+    /// The http(s) address `key` sets, else `fallback`; a CLIFailure naming the setting for anything else.
+    func address(_ key: SettingKey, else fallback: String) throws -> String {
+        let base = string(key) ?? fallback
         guard let url = URL(string: base), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-            throw ServeSettings.failure(.tvmazeURL, base, "is not an http(s) address")
+            throw ServeSettings.failure(key, base, "is not an http(s) address")
         }
         return base
     }

@@ -4,6 +4,7 @@ import GuideCore
 import XMLTV
 import GuideHTTP
 import GuideStore
+import SchedulesDirect
 import Synchronization
 
 /// What a refresh of one source did: what `tvguide refresh --json` prints, one object per source.
@@ -66,13 +67,15 @@ public struct RefreshProgress: Sendable, Equatable {
 /// failure leaves that source's listings as they were and is recorded for health. Two refreshes of one source never
 /// overlap: the second reports ``SourceReport/Outcome/alreadyRunning``.
 public final class SourceRefresher: Sendable {
-    public typealias Store = ImportStore & SourceStore
+    public typealias Store = ImportStore & SourceStore & SDDocumentStore & ResponseCache
 
     let store: any Store
     let fetcher: FeedFetcher
     let slots: Slots
     /// Where a TVmaze source given as a country code fetches from.
     let tvmazeBase: String
+    /// How Schedules Direct sources reach SD; nil where none can be refreshed (their refresh fails saying so).
+    let schedulesDirect: SDConnection?
     /// Wall time, for when a refresh started.
     let now: @Sendable () -> Date
     /// How long a refresh and its retries take; tests use one that jumps instead of sleeping.
@@ -80,13 +83,14 @@ public final class SourceRefresher: Sendable {
     private let running = Mutex<Set<SourceName>>([])
 
     public init(store: any Store, transport: any HTTPTransport, policy: FetchPolicy = FetchPolicy(), concurrency: Int = 4,
-                tvmazeBase: String = "https://api.tvmaze.com", now: @escaping @Sendable () -> Date = Date.init,
-                clock: any Clock<Duration> = ContinuousClock()) {
+                tvmazeBase: String = "https://api.tvmaze.com", schedulesDirect: SDConnection? = nil,
+                now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock()) {
         self.store = store
         self.clock = clock
         fetcher = FeedFetcher(transport: transport, policy: policy, clock: clock)
         slots = Slots(concurrency)
         self.tvmazeBase = tvmazeBase
+        self.schedulesDirect = schedulesDirect
         self.now = now
     }
 
@@ -125,7 +129,7 @@ public final class SourceRefresher: Sendable {
     /// The locations a source's refresh reads, as of `date`.
     public func locations(of definition: SourceDefinition, on date: Date) -> [String] {
         switch definition.format {
-        case .xmltv, .m3u:
+        case .xmltv, .m3u, .schedulesdirect:
             return [definition.location]
         case .radiotimes:
             guard definition.location.contains("{channel}") else { return [definition.location] }
@@ -222,7 +226,28 @@ public final class SourceRefresher: Sendable {
     private func run(_ definition: SourceDefinition, startedAt: Date,
                      tracker: ProgressTracker) async throws -> (SourceReport, [String: HTTPValidators]) {
         let name = definition.name
-        let locations = locations(of: definition, on: startedAt)
+        var locations = locations(of: definition, on: startedAt)
+        if definition.format == .schedulesdirect {
+            // SD's refresh keeps its own contract (only what changed is asked) and writes the guide as XMLTV, which is
+            // then read like any file.
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-sd-\(UUID().uuidString).xml")
+            defer { try? FileManager.default.removeItem(at: file) }
+            tracker.update(name.rawValue) { $0.phase = .downloading; $0.downloadsTotal = 1 }
+            guard let connection = schedulesDirect, let client = try await connection.client(store: store, now: now) else {
+                throw IngestError(.download, "Schedules Direct is not signed in: an admin signs in on the source's page")
+            }
+            _ = try await SDGuide(client: client, store: store, now: now)
+                .refresh(lineups: SourceDefinition.lineups(in: definition.location), days: definition.days, into: file)
+            locations = [file.path]
+            return try await importFeeds(definition, locations: locations, startedAt: startedAt, tracker: tracker)
+        }
+        return try await importFeeds(definition, locations: locations, startedAt: startedAt, tracker: tracker)
+    }
+
+    /// Fetches `locations` (each a download, or a file) and imports them as the source's one import.
+    private func importFeeds(_ definition: SourceDefinition, locations: [String], startedAt: Date,
+                             tracker: ProgressTracker) async throws -> (SourceReport, [String: HTTPValidators]) {
+        let name = definition.name
         let validators = try await store.validators(of: name)
         let zone = definition.localZone.flatMap(TimeZone.init(identifier:))
         tracker.update(name.rawValue) { $0.phase = .downloading; $0.downloadsTotal = locations.count }

@@ -166,6 +166,7 @@ struct SourcePages: Sendable {
         case .radiotimes: "Radio Times (per-channel URLs)"
         case .tvmaze: "TVmaze country schedule"
         case .m3u: "M3U playlist (channel numbers, logos, groups, streams)"
+        case .schedulesdirect: "Schedules Direct lineups (an account; USA-IL57303-X)"
         }
     }
 

@@ -1,0 +1,154 @@
+import ArgumentParser
+import Foundation
+import GuideCore
+import GuideHTTP
+import GuideStore
+import SchedulesDirect
+
+/// `tvguide schedules-direct`: the guide's Schedules Direct account and its lineups. A source of format
+/// `schedulesdirect` then names the lineups (`tvguide sources add US schedulesdirect USA-IL57303-X`).
+struct SchedulesDirectCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schedules-direct",
+        abstract: "Sign in to Schedules Direct, find lineups and add them to the account.",
+        discussion: "tvguide keeps Schedules Direct's rules: one token, reused until it expires; no retry after an error; after an account error nothing is asked until the password is changed here. docs/sources.md says more.",
+        subcommands: [Login.self, Status.self, Find.self, AddLineup.self, RemoveLineup.self, Logout.self],
+        defaultSubcommand: Status.self
+    )
+
+    /// The guide's database and Schedules Direct's address (`schedules-direct-url`).
+    struct Connection: ParsableArguments {
+        @OptionGroup var store: StoreOptions
+
+        /// Runs `body` with a client for the signed-in account.
+        func withClient<T>(_ body: (SchedulesDirectClient, any GuideDatabase) async throws -> T) async throws -> T {
+            let base = try await store.settings().address(.schedulesDirectURL, else: SchedulesDirectClient.defaultBase)
+            return try await store.withDatabase { database in try await withHTTPTransport { transport in
+                guard let client = try await SDConnection(base: base, transport: transport).client(store: database, now: Date.init) else {
+                    throw CLIFailure("not signed in to Schedules Direct: tvguide schedules-direct login USER (the password on standard input)")
+                }
+                return try await body(client, database)
+            } }
+        }
+    }
+
+    struct Login: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sign in with a Schedules Direct user name; the password is read from standard input and kept only as SD's SHA-1.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Argument(help: "The Schedules Direct user name.")
+        var username: String
+
+        func run() async throws {
+            let password = readLine(strippingNewline: true) ?? ""
+            guard !password.isEmpty, !username.isEmpty, username.utf8.count <= 100 else {
+                throw CLIFailure("give the user name as the argument and the password on standard input")
+            }
+            let account = SchedulesDirectClient.Account(username: username, password: password)
+            let base = try await store.settings().address(.schedulesDirectURL, else: SchedulesDirectClient.defaultBase)
+            try await store.withDatabase { database in try await withHTTPTransport { transport in
+                // Checked with one login before it is kept.
+                let client = SchedulesDirectClient(account: account, transport: transport, states: StoredSDState(cache: database, now: Date.init),
+                                                   base: base)
+                let status = try await client.status()
+                try await SDConnection.keep(account, in: database)
+                Output.line("Signed in to Schedules Direct as \(username); the account expires \(status.account?.expires ?? "(not said)").")
+            } }
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The account: when it expires, SD's messages, its lineups.")
+
+        @OptionGroup var connection: Connection
+
+        func run() async throws {
+            try await connection.withClient { client, _ in
+                let status = try await client.status()
+                Output.line("Schedules Direct: \(status.isOnline ? "online" : "not online"); the account expires \(status.account?.expires ?? "(not said)")")
+                for message in (status.account?.messages ?? []) + (status.notifications ?? []) where !message.text.isEmpty {
+                    Output.line("  SD says: \(message.text)")
+                }
+                let lineups = try await client.lineups()
+                Output.line(lineups.isEmpty ? "No lineups yet: tvguide schedules-direct find COUNTRY POSTALCODE"
+                            : "Lineups (\(lineups.count) of \(status.account?.maxLineups ?? 4)):")
+                for lineup in lineups {
+                    Output.line("  \(lineup.lineup)  \(lineup.isDeleted == true ? "deleted by SD" : [lineup.name, lineup.transport, lineup.location].compactMap { $0 }.joined(separator: ", "))")
+                }
+            }
+        }
+    }
+
+    struct Find: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The lineups serving a postal code (country as ISO alpha-3: USA, CAN, GBR).")
+
+        @OptionGroup var connection: Connection
+
+        @Argument(help: "The country, ISO 3166 alpha-3 (USA, CAN).")
+        var country: String
+
+        @Argument(help: "The postal code.")
+        var postalCode: String
+
+        func run() async throws {
+            guard country.count == 3, country.allSatisfy(\.isLetter), (1...16).contains(postalCode.count) else {
+                throw CLIFailure("give a three-letter country (USA, CAN, GBR) and a postal code")
+            }
+            try await connection.withClient { client, _ in
+                let headends = try await client.headends(country: country.uppercased(), postalCode: postalCode)
+                for headend in headends {
+                    for lineup in headend.lineups {
+                        Output.line("\(lineup.lineup)  \([lineup.name, headend.transport, headend.location].compactMap { $0 }.joined(separator: ", "))")
+                    }
+                }
+                if headends.isEmpty { Output.line("No lineups for \(postalCode) in \(country).") }
+            }
+        }
+    }
+
+    struct AddLineup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "add",
+                                                        abstract: "Add a lineup to the account (SD allows 4, and 6 additions a day).")
+
+        @OptionGroup var connection: Connection
+
+        @Argument(help: "The lineup, as find lists it (USA-IL57303-X).")
+        var lineup: String
+
+        func run() async throws {
+            try await connection.withClient { client, _ in
+                let left = try await client.addLineup(lineup)
+                Output.line("Added \(lineup)" + (left.map { "; \($0) changes left today." } ?? "."))
+            }
+        }
+    }
+
+    struct RemoveLineup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a lineup from the account.")
+
+        @OptionGroup var connection: Connection
+
+        @Argument(help: "The lineup (USA-IL57303-X).")
+        var lineup: String
+
+        func run() async throws {
+            try await connection.withClient { client, _ in
+                let left = try await client.removeLineup(lineup)
+                Output.line("Removed \(lineup)" + (left.map { "; \($0) changes left today." } ?? "."))
+            }
+        }
+    }
+
+    struct Logout: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Forget the Schedules Direct account.")
+
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            try await store.withDatabase { database in try await SDConnection.keep(nil, in: database) }
+            Output.line("Forgot the Schedules Direct account; its sources fail until someone signs in again.")
+        }
+    }
+}
