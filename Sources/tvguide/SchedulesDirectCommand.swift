@@ -30,6 +30,14 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
                 return try await body(client, database)
             } }
         }
+
+        /// Adds `lineup` to the account or removes it, saying how many changes SD allows today.
+        func change(_ lineup: String, adding: Bool) async throws {
+            try await withClient { client, _ in
+                let left = adding ? try await client.addLineup(lineup) : try await client.removeLineup(lineup)
+                Output.line("\(adding ? "Added" : "Removed") \(lineup)" + (left.map { "; \($0) changes left today." } ?? "."))
+            }
+        }
     }
 
     struct Login: AsyncParsableCommand {
@@ -118,10 +126,7 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
         var lineup: String
 
         func run() async throws {
-            try await connection.withClient { client, _ in
-                let left = try await client.addLineup(lineup)
-                Output.line("Added \(lineup)" + (left.map { "; \($0) changes left today." } ?? "."))
-            }
+            try await connection.change(lineup, adding: true)
         }
     }
 
@@ -134,10 +139,7 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
         var lineup: String
 
         func run() async throws {
-            try await connection.withClient { client, _ in
-                let left = try await client.removeLineup(lineup)
-                Output.line("Removed \(lineup)" + (left.map { "; \($0) changes left today." } ?? "."))
-            }
+            try await connection.change(lineup, adding: false)
         }
     }
 

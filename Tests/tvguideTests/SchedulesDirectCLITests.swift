@@ -23,6 +23,10 @@ import Testing
         let found = try await cli.run("schedules-direct", "find", "USA", "90210")
         #expect(found.stdout.contains("USA-CA00053-X  Time Warner Cable - Digital, Cable, Beverly Hills"), "\(found.stdout)")
 
+        let added = try await cli.run("schedules-direct", "add", "USA-CA00053-X")
+        #expect(added.stdout == "Added USA-CA00053-X; 5 changes left today.\n", "\(added.stdout) \(added.stderr)")
+        let removed = try await cli.run("schedules-direct", "remove", "USA-CA00053-X")
+        #expect(removed.stdout == "Removed USA-CA00053-X; 4 changes left today.\n")
         let notALineup = try await cli.run("sources", "add", "--format", "schedulesdirect", "Comcast", "http://example.com/guide.xml")
         #expect(notALineup.status != 0 && notALineup.stderr.contains("name 1 to 4 Schedules Direct lineups"))
         let tooOften = try await cli.run("sources", "add", "--format", "schedulesdirect", "--interval", "1", "Comcast", "USA-IL57303-X")
