@@ -30,7 +30,12 @@ public struct SDGuide: Sendable {
         public var programmesMissing = 0
         public var stations = 0
         public var airings = 0
+        /// Documents no refresh had used for ``keptUnused``, forgotten.
+        public var forgotten = 0
     }
+
+    /// How long a document no refresh uses is kept: 10 days.
+    public static let keptUnused: TimeInterval = 10 * 86_400
 
     /// Brings what is kept up to date for `lineups` over `days` UTC days from yesterday, and writes the guide they
     /// make to `file`.
@@ -141,7 +146,9 @@ public struct SDGuide: Sendable {
             try await store.storeSDDocuments(fetched, at: instant)
         }
         let programKeys = usedPrograms.map { "program/" + $0 }
-        try await store.touchSDDocuments(programKeys, at: instant)
+        try await store.touchSDDocuments(programKeys + wanted.map { "lineup/" + $0 }, at: instant)
+        // What no refresh has used for 10 days goes (days past, programmes no longer aired), as tv_grab_zz_sdjson does.
+        counts.forgotten = try await store.forgetSDDocuments(unusedSince: instant.addingTimeInterval(-Self.keptUnused))
         var programs: [String: SDProgram] = [:]
         for (key, body) in try await store.sdDocuments(programKeys) {
             if let program = try? JSONDecoder().decode(SDProgram.self, from: body) { programs[String(key.dropFirst("program/".count))] = program }

@@ -50,12 +50,16 @@ import Testing
         #expect(channels.first { $0.id == ChannelID("I11523.json.schedulesdirect.org") }?.name == "WHP")
         #expect(channels.allSatisfy { !$0.icons.contains { $0.src.contains("token") } })
 
+        // A programme no refresh has used for 10 days is forgotten; what this one used stays.
+        try await setup.store.storeSDDocuments([SDDocument(key: "program/EP000000000009", version: "x", body: Data("{}".utf8))],
+                                               at: today.addingTimeInterval(-SDGuide.keptUnused - 60))
         // Nothing changed: the status and the md5s, nothing else (the token is kept).
         let asked = setup.standIn.requests.count
         let second = try await guide.refresh(lineups: [Self.lineup], days: 14, into: file)
         #expect(Self.calls(setup, since: asked) == ["status": 1, "schedules/md5": 1])
         #expect(second.daysUnchanged == 45 && second.daysFetched == 0 && second.programmesFetched == 0 && second.programmesKept == 28)
-        #expect(second.airings == first.airings)
+        #expect(second.airings == first.airings && second.forgotten == 1)
+        #expect(try await setup.store.sdVersions(under: "program/").count == 28)
 
         // One day changed: that day, and the one programme whose md5 changed.
         let date = String(CivilTime.iso8601(today).prefix(10))
