@@ -102,8 +102,8 @@ public struct SourceDefinition: Codable, Hashable, Sendable {
         if format == .schedulesdirect, refreshInterval < Self.schedulesDirectShortestInterval {
             return "\(name): Schedules Direct is refreshed every 2 hours at most (its approved clients wait that long between refreshes)"
         }
-        if format == .schedulesdirect, Self.lineups(in: location).isEmpty || Self.lineups(in: location).count > 4
-            || !Self.lineups(in: location).allSatisfy(Self.isLineupID) {
+        if format == .schedulesdirect, case let lineups = Self.lineups(in: location),
+           !(1...4).contains(lineups.count) || !lineups.allSatisfy(Self.isLineupID) {
             return "\(name): name 1 to 4 Schedules Direct lineups, like USA-IL57303-X (commas between them)"
         }
         if format == .radiotimes, location.contains("{channel}"), channels.isEmpty {

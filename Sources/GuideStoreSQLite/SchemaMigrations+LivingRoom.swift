@@ -75,16 +75,5 @@ extension SchemaMigrations {
                 );
                 """)
         }
-        migrator.registerMigration("v17: what Schedules Direct sources keep between refreshes") { db in
-            try db.execute(sql: """
-                CREATE TABLE sd_document (
-                    key TEXT PRIMARY KEY,
-                    version TEXT NOT NULL,
-                    body BLOB NOT NULL,
-                    used_at INTEGER NOT NULL
-                );
-                CREATE INDEX sd_document_used ON sd_document (used_at);
-                """)
-        }
     }
 }

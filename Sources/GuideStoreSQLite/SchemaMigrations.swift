@@ -386,6 +386,7 @@ enum SchemaMigrations {
             try db.execute(sql: "ALTER TABLE profile ADD COLUMN theme TEXT NOT NULL DEFAULT 'system'")
         }
         registerLivingRoom(&migrator)
+        registerSchedulesDirect(&migrator)
         return migrator
     }
 }

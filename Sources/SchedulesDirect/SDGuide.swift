@@ -123,10 +123,11 @@ public struct SDGuide: Sendable {
         }
         let keptPrograms = try await store.sdVersions(under: "program/")
         var wantedPrograms: [String: String] = [:]
-        for airing in schedule.values.joined() where keptPrograms["program/" + airing.programID] != airing.md5 {
-            wantedPrograms[airing.programID] = airing.md5
+        var usedPrograms = Set<String>()
+        for airing in schedule.values.joined() {
+            usedPrograms.insert(airing.programID)
+            if keptPrograms["program/" + airing.programID] != airing.md5 { wantedPrograms[airing.programID] = airing.md5 }
         }
-        let usedPrograms = Set(schedule.values.joined().map(\.programID))
         counts.programmesKept = usedPrograms.count - wantedPrograms.count
         if !wantedPrograms.isEmpty {
             var fetched: [SDDocument] = []

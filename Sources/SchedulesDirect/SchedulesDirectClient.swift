@@ -179,7 +179,7 @@ public final class SchedulesDirectClient: Sendable {
             throw SDFailure(code: SDCode(rawValue: answer.code), message: answer.message ?? "no token in the answer", status: 200)
         }
         let issued = now()
-        let expires = answer.tokenExpires.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? issued.addingTimeInterval(86_400)
+        let expires = Self.expiry(answer.tokenExpires, issued: issued)
         try await update { state in
             state.token = token
             state.tokenExpires = expires
@@ -305,8 +305,16 @@ public final class SchedulesDirectClient: Sendable {
 
     /// `instant`'s UTC day, as SD writes it.
     static func utcDay(_ instant: Date) -> String {
-        let (year, month, day) = CivilTime.date(days: Int(instant.unixSeconds.quotientAndRemainder(dividingBy: 86_400).quotient))
-        return String(format: "%04d-%02d-%02d", year, month, day)
+        CivilDate(instant, in: .gmt).description
+    }
+
+    /// How long SD's token is kept: until its `tokenExpires`, held to between 10 minutes and 24 hours from `issued`
+    /// (a token is valid for 24 hours; a clock or an answer saying it expires at once must not make a login a call,
+    /// which SD locks accounts for: 4009), and 24 hours when SD does not say.
+    static func expiry(_ tokenExpires: Int64?, issued: Date) -> Date {
+        guard let tokenExpires else { return issued.addingTimeInterval(86_400) }
+        let said = Bounded.clamped(Double(tokenExpires) - issued.timeIntervalSince1970, to: 600...86_400)
+        return issued.addingTimeInterval(said)
     }
 
     /// The next 00:00 UTC after `instant`, when SD's daily counters reset.

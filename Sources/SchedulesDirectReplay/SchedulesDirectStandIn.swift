@@ -25,6 +25,8 @@ public final class SchedulesDirectStandIn: Sendable {
         var token: String?
         var tokenExpired = false
         var tokensIssued = 0
+        /// What `tokenExpires` says, when a test sets it (epoch seconds); else a day from now.
+        var tokenExpires: Int64?
         /// Recorded failures to answer the next calls to a path with, in order.
         var failures: [String: [(status: Int, body: String)]] = [:]
         var lineups: [String] = []
@@ -64,6 +66,11 @@ public final class SchedulesDirectStandIn: Sendable {
 
     /// Tokens issued so far.
     public var tokensIssued: Int { state.withLockedValue { $0.tokensIssued } }
+
+    /// The `tokenExpires` the next logins are answered with (epoch seconds), whatever it is.
+    public func answerTokenExpires(_ value: Int64) {
+        state.withLockedValue { $0.tokenExpires = value }
+    }
 
     /// The token stops working: the next call with it is answered 4006 (HTTP 403), as SD documents.
     public func expireToken() {
@@ -150,7 +157,7 @@ public final class SchedulesDirectStandIn: Sendable {
         // The recorded answer, with this stand-in's token and the `tokenExpires` SD has added since 2025.
         var body = (try? Self.json("jellyfin/token_live_response.json")) as? [String: Any] ?? [:]
         body["token"] = issued
-        body["tokenExpires"] = Int(now().timeIntervalSince1970) + 86_400
+        body["tokenExpires"] = state.withLockedValue { $0.tokenExpires } ?? Int64(now().timeIntervalSince1970) + 86_400
         return Receiver.Answer(json: Self.text(body))
     }
 

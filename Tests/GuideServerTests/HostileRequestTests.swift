@@ -140,6 +140,10 @@ import Testing
                 ("/reminders", ["programme": "1", "lead": "99999999999999999999"], "The lead (minutes) takes a whole number"),
                 ("/reminders/searches", ["words": "news", "lead": "-1"], "The lead (minutes) takes a whole number"),
                 ("/shows/1/reminders", ["on": "2"], "on takes a whole number from 0 to 1"),
+                ("/admin/profiles/delete", ["id": "9223372036854775808"], "The id takes a whole number of 1 or more"),
+                ("/settings", ["dayStart": "1e308"], "The day start (hour) takes a whole number from 0 to 23"),
+                ("/favourites", ["channel": "one.uk", "favourite": "9223372036854775807"], "favourite (1 adds, 0 takes out)"),
+                ("/reminders", ["programme": "1", "lead": "nan"], "The lead (minutes) takes a whole number"),
             ]
             for (path, form, says) in cases {
                 let response = try await admin.send(client, path, method: .post, form: form)

@@ -2,7 +2,7 @@ import Foundation
 import GuideCore
 import GuideHTTP
 import GuideStore
-import SchedulesDirect
+@testable import SchedulesDirect
 import SchedulesDirectReplay
 import StoreTestSupport
 import Synchronization
@@ -171,5 +171,48 @@ import Testing
         let sizes = setup.standIn.requests(to: "programs").map { ((try? JSONSerialization.jsonObject(with: $0.body)) as? [Any])?.count ?? 0 }
         #expect(sizes == [5_000, 5_000, 2_001])
         try await setup.stop()
+    }
+
+    /// Numbers SD sends are held to what they may mean: a token said to expire before it was issued (or in the
+    /// year 292 billion) lasts 10 minutes to a day, so no answer turns every call into a login (SD's 4009).
+    @Test func aTokensExpiryIsHeldToTenMinutesToADay() async throws {
+        for (said, lasts) in [(Int64(-1), 600.0), (Int64.max, 86_400.0), (Int64.min, 600.0), (Int64(0), 600.0)] {
+            let setup = try await Setup.make()
+            setup.standIn.answerTokenExpires(said)
+            let client = setup.client()
+            _ = try await client.status()
+            setup.advance(lasts - 61)
+            _ = try await client.status()
+            #expect(setup.standIn.requests(to: "token").count == 1, "tokenExpires \(said)")
+            setup.advance(2)
+            _ = try await client.status()
+            #expect(setup.standIn.requests(to: "token").count == 2, "tokenExpires \(said)")
+            try await setup.stop()
+        }
+    }
+
+    /// SD's numbers in an airing or a programme, however absurd, never trap: an airing of no length or of more than
+    /// 31 days is left out, and numbering past what XMLTV holds is written as SD gave it for the reader to refuse.
+    @Test func absurdNumbersInAnswersAreBounded() throws {
+        func airing(_ duration: String, part: String = "1") throws -> SDAiring {
+            try JSONDecoder().decode(SDAiring.self, from: Data("""
+                {"programID":"EP000000000001","airDateTime":"2026-05-28T00:00:00Z","duration":\(duration),"md5":"x",
+                 "multipart":{"partNumber":\(part),"totalParts":9223372036854775807}}
+                """.utf8))
+        }
+        for duration in ["9223372036854775807", "-1", "0", "2678401", "-9223372036854775808"] {
+            #expect(SDMapping.programme(try airing(duration), nil, station: "1") == nil, "\(duration)")
+        }
+        #expect(SDMapping.programme(try airing("3600"), nil, station: "1")?.stop == Date(timeIntervalSince1970: 1_779_930_000))
+        for number in ["1e308", "nan", "99999999999999999999"] {
+            #expect(throws: (any Error).self) { try airing(number) }
+        }
+        let program = try JSONDecoder().decode(SDProgram.self, from: Data("""
+            {"programID":"EP000000000001","titles":[{"title120":"T"}],"duration":9223372036854775807,
+             "metadata":[{"Gracenote":{"season":9223372036854775807,"episode":-9223372036854775808,"totalEpisodes":-1}}]}
+            """.utf8))
+        let programme = try #require(SDMapping.programme(try airing("3600", part: "9223372036854775807"), program, station: "1"))
+        #expect(programme.length == nil && programme.numbering == nil)
+        #expect(programme.episodeNumbers.first?.value == "9223372036854775806..9223372036854775806/9223372036854775807")
     }
 }

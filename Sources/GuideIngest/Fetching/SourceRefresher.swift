@@ -226,7 +226,6 @@ public final class SourceRefresher: Sendable {
     private func run(_ definition: SourceDefinition, startedAt: Date,
                      tracker: ProgressTracker) async throws -> (SourceReport, [String: HTTPValidators]) {
         let name = definition.name
-        var locations = locations(of: definition, on: startedAt)
         if definition.format == .schedulesdirect {
             // SD's refresh keeps its own contract (only what changed is asked) and writes the guide as XMLTV, which is
             // then read like any file.
@@ -238,10 +237,9 @@ public final class SourceRefresher: Sendable {
             }
             _ = try await SDGuide(client: client, store: store, now: now)
                 .refresh(lineups: SourceDefinition.lineups(in: definition.location), days: definition.days, into: file)
-            locations = [file.path]
-            return try await importFeeds(definition, locations: locations, startedAt: startedAt, tracker: tracker)
+            return try await importFeeds(definition, locations: [file.path], startedAt: startedAt, tracker: tracker)
         }
-        return try await importFeeds(definition, locations: locations, startedAt: startedAt, tracker: tracker)
+        return try await importFeeds(definition, locations: locations(of: definition, on: startedAt), startedAt: startedAt, tracker: tracker)
     }
 
     /// Fetches `locations` (each a download, or a file) and imports them as the source's one import.
