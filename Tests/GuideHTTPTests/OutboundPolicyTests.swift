@@ -50,7 +50,9 @@ import Testing
         let receiver = try await Receiver()
         let elsewhere = try await Receiver()
         // Only the first receiver's port is allowed: the admin named it.
-        let transport = PolicedTransport(policy: try OutboundPolicy(parsing: "127.0.0.1:\(receiver.port)"), connectTimeout: .seconds(1))
+        // Refusals come before any connection; the timeout only bounds reaching the allowed receiver, which on loaded
+        // cores (CI beside a build) can take more than a second.
+        let transport = PolicedTransport(policy: try OutboundPolicy(parsing: "127.0.0.1:\(receiver.port)"), connectTimeout: .seconds(15))
         let targets = ["http://127.0.0.1:\(elsewhere.port)/x", "http://10.0.0.1/x", "http://169.254.169.254/latest/meta-data/",
                        "http://[::1]:\(elsewhere.port)/x", "http://localhost:\(elsewhere.port)/x", "ftp://127.0.0.1/x",
                        "http://user:pass@127.0.0.1:\(receiver.port)/x"]
