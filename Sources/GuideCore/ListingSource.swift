@@ -12,6 +12,8 @@ public enum SourceFormat: String, Codable, Sendable, CaseIterable {
     case m3u
     /// Schedules Direct's lineups (`USA-IL57303-X`, commas between several), for the account an admin signed in with.
     case schedulesdirect
+    /// An XMLTV grabber installed on the machine (`tv_grab_fr`), run with the configuration kept for the source.
+    case grabber
 }
 
 /// A listings source an admin configured: where its listings come from and how they are treated.
@@ -33,7 +35,7 @@ public struct SourceDefinition: Codable, Hashable, Sendable {
     public var keepNewChannels: Bool
     /// Radio Times: the channel numbers to fetch.
     public var channels: [String]
-    /// TVmaze: how many days, from today, to fetch.
+    /// TVmaze and grabbers: how many days, from today, to fetch.
     public var days: Int
 
     public init(name: SourceName, format: SourceFormat, location: String, priority: Int = 0,
@@ -78,6 +80,13 @@ public struct SourceDefinition: Codable, Hashable, Sendable {
         location.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
     }
 
+    /// Whether `name` can name an XMLTV grabber: `tv_grab_` then letters, digits and `_` (a name on the path, never a
+    /// path).
+    public static func isGrabberName(_ name: String) -> Bool {
+        name.hasPrefix("tv_grab_") && (9...64).contains(name.utf8.count)
+            && name.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0)) }
+    }
+
     /// Whether `text` is a Schedules Direct lineup id: a country (or `ZZZ`), a headend and a device, `-` between them.
     static func isLineupID(_ text: String) -> Bool {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
@@ -105,6 +114,9 @@ public struct SourceDefinition: Codable, Hashable, Sendable {
         if format == .schedulesdirect, case let lineups = Self.lineups(in: location),
            !(1...4).contains(lineups.count) || !lineups.allSatisfy(Self.isLineupID) {
             return "\(name): name 1 to 4 Schedules Direct lineups, like USA-IL57303-X (commas between them)"
+        }
+        if format == .grabber, !Self.isGrabberName(location) {
+            return "\(name): name an XMLTV grabber installed on the machine, like tv_grab_fr"
         }
         if format == .radiotimes, location.contains("{channel}"), channels.isEmpty {
             return "\(name): name the Radio Times channels to fetch (--channels 26,92)"

@@ -1,14 +1,14 @@
 import Foundation
 
-/// A strict XML reader for the SVG logos tvguide keeps (``SVGSanitizer``): well-formed XML 1.0 with namespaces, or
-/// nothing. It resolves prefixes to namespaces as XML Namespaces 1.0 says, reads the five predefined entities and
+/// A strict XML reader for the small documents tvguide takes whole from outside (SVG logos, a grabber's
+/// configuration questions): well-formed XML 1.0 with namespaces, or nothing. It resolves prefixes to namespaces as XML Namespaces 1.0 says, reads the five predefined entities and
 /// character references, skips comments and processing instructions, takes CDATA as text, and refuses a document type
 /// with declarations of its own (entities, attribute defaults), an undefined entity, an undeclared prefix, a mismatched
 /// or unclosed tag, a repeated attribute, or nesting past 256. It fetches nothing and expands nothing else. (libxml2
 /// through Foundation would have added libxml2 and a second ICU, 38 MB, to the package for this.)
-struct SVGReader {
-    enum Event {
-        /// An element's local name, namespace, and attributes by the names the sanitizer knows them by: unprefixed
+public struct StrictXMLReader {
+    public enum Event: Sendable {
+        /// An element's local name, namespace, and attributes by the names an SVG sanitizer knows them by: unprefixed
         /// as themselves, `xlink:href` and `xml:space` for those namespaces, anything else in another namespace
         /// prefixed `other:` (and so never on an allow-list).
         case start(name: String, namespace: String?, attributes: [(String, String)])
@@ -16,16 +16,16 @@ struct SVGReader {
         case text(String)
     }
 
-    static let xlinkNamespace = "http://www.w3.org/1999/xlink"
-    static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
+    public static let xlinkNamespace = "http://www.w3.org/1999/xlink"
+    public static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
     static let deepest = 256
 
     private let bytes: [UInt8]
     private var index = 0
 
     /// The events of `text`, in order; nil when it is not well-formed within these rules.
-    static func events(_ text: String) -> [Event]? {
-        var reader = SVGReader(bytes: Array(text.utf8))
+    public static func events(_ text: String) -> [Event]? {
+        var reader = StrictXMLReader(bytes: Array(text.utf8))
         return reader.read()
     }
 

@@ -1,6 +1,7 @@
 import Foundation
+import GuideCore
 
-/// An SVG logo as data, never a document: read by a strict XML reader (``SVGReader``: well-formed, namespaces
+/// An SVG logo as data, never a document: read by a strict XML reader (``StrictXMLReader``: well-formed, namespaces
 /// resolved, no declarations) and written out again with only the elements and attributes a drawing needs, in the SVG
 /// namespace. What cannot survive: scripts, style sheets, event handlers, animation (`<set>`, `<animate>`: no link can
 /// be changed after the check), links (`<a>`: its drawing kept, the link not), foreign objects, images and any
@@ -43,7 +44,7 @@ enum SVGSanitizer {
     /// The drawing written again from what survives; nil when `bytes` is not a well-formed SVG document, or declares
     /// anything of its own in a document type.
     static func clean(_ bytes: [UInt8]) -> [UInt8]? {
-        guard let text = String(validating: bytes, as: UTF8.self), let events = SVGReader.events(text) else { return nil }
+        guard let text = String(validating: bytes, as: UTF8.self), let events = StrictXMLReader.events(text) else { return nil }
         var output = ""
         var sawRoot = false
         var skipping = 0

@@ -33,10 +33,13 @@ public struct GuideServices: Sendable {
     /// Where the metrics the process records are kept, for `/metrics` (the registry `MetricsSystem` was bootstrapped
     /// with); nil for none.
     public var metrics: PrometheusCollectorRegistry?
+    /// The XMLTV grabbers installed on the machine, for the admin's grabber pages; nil where none may be run.
+    public var grabbers: Grabbers?
 
     public init(store: any GuideDatabase, settings: ServerSettings, scheduler: RefreshScheduler, feeds: any HTTPTransport,
                 tvmaze: TVMazeClient, images: ImageCache, logos: ImageCache, outbound: PolicedTransport, reminders: ReminderDispatcher,
-                metrics: PrometheusCollectorRegistry? = nil) {
+                metrics: PrometheusCollectorRegistry? = nil, grabbers: Grabbers? = nil) {
+        self.grabbers = grabbers
         self.outbound = outbound
         self.store = store
         self.settings = settings
@@ -107,6 +110,7 @@ public enum GuideServer {
         SourcePages(store: store, pages: pages, settings: settings, addresses: addresses, scheduler: services.scheduler,
                     refreshWatchers: RefreshEvents.slots(), outbound: services.outbound)
             .register(on: routes)
+        GrabberPages(store: store, pages: pages, grabbers: services.grabbers).register(on: routes)
         SourceRoutes(store: store, settings: settings, scheduler: services.scheduler).register(on: routes)
         let xmltv = XMLTVFeed(store: store, directory: directory, settings: settings)
         xmltv.register(on: routes)

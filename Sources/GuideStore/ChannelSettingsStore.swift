@@ -218,3 +218,20 @@ extension ChannelSettingsStore where Self: SQLBackend {
         }
     }
 }
+
+extension SourceName {
+    /// The guide setting a grabber source's configuration file is kept under (removed with the source).
+    var grabberConfigurationSetting: String { "grabber-configuration:\(rawValue)" }
+}
+
+extension ChannelSettingsStore {
+    /// The configuration file kept for the grabber source `source`; nil before an admin configured it.
+    public func grabberConfiguration(of source: SourceName) async throws -> String? {
+        try await guideSetting(source.grabberConfigurationSetting)
+    }
+
+    /// Keeps `text` as the grabber source's configuration file (nil forgets it).
+    public func setGrabberConfiguration(_ text: String?, of source: SourceName) async throws {
+        try await setGuideSetting(source.grabberConfigurationSetting, text)
+    }
+}

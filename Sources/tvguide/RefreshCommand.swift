@@ -28,7 +28,8 @@ struct RefreshCommand: AsyncParsableCommand {
             let refresher = SourceRefresher(store: database, transport: transport, tvmazeBase: try TVMazeOptions.base(layers),
                                             schedulesDirect: SDConnection(base: try layers.address(.schedulesDirectURL,
                                                                                                    else: SchedulesDirectClient.defaultBase),
-                                                                          transport: transport))
+                                                                          transport: transport),
+                                            grabbers: try GrabberSettings(layers).grabbers(localFiles: StoreLocation(layers).localFiles))
             let bar = RefreshBar()
             let reports = try await CLIFailure.translating {
                 try await refresher.refresh(names.isEmpty ? nil : names.map { SourceName($0) }) { bar.show($0) }

@@ -76,12 +76,14 @@ struct ServeCommand: AsyncParsableCommand {
         let settings = configured
         // Every address a viewer, a guest, a listings file or a playlist names is fetched through this (allowed-hosts).
         let outbound = PolicedTransport(policy: options.outbound, trusting: options.outboundCA, connectTimeout: .seconds(5), readTimeout: .seconds(10))
+        let grabbers = options.grabbers.grabbers(localFiles: options.store.localFiles)
         try await withHTTPTransport { feeds in
             // Images get their own client with short timeouts: a poster that cannot be fetched must not hold a page up.
             try await withHTTPTransport(connectTimeout: .seconds(3), readTimeout: .seconds(10)) { imageFetches in
                 let scheduler = RefreshScheduler(
                     refresher: SourceRefresher(store: database, transport: feeds, tvmazeBase: options.tvmazeBase,
-                                               schedulesDirect: SDConnection(base: options.schedulesDirectBase, transport: feeds), clock: clock), clock: clock)
+                                               schedulesDirect: SDConnection(base: options.schedulesDirectBase, transport: feeds),
+                                               grabbers: grabbers, clock: clock), clock: clock)
                 let guide = GuideServices(
                     store: database, settings: settings, scheduler: scheduler, feeds: feeds,
                     // Pages ask while someone waits: at most 10 s a request, or 503 "busy".
@@ -98,7 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                   clock: clock,
                                                   now: now, site: options.publicURL,
                                                   defaultClock: ViewerClock(zone: settings.timeZone, dayStartHour: settings.dayStartHour)),
-                    metrics: registry)
+                    metrics: registry, grabbers: grabbers)
                 let followed = SeriesTracker(client: TVMazeClient(base: options.tvmazeBase, transport: feeds, limiter: limiter, cache: database,
                                                                   now: now, clock: clock),
                                              store: database, now: now)

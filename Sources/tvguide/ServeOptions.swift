@@ -36,6 +36,14 @@ struct ServeOptions: ParsableArguments {
             help: ArgumentHelp("Write the first run's setup code to this file (readable by this user only) instead of the log.", valueName: "file"))
     var setupCodeFile: String?
 
+    @Option(name: .customLong("grabber-path"), parsing: .singleValue,
+            help: ArgumentHelp("A folder XMLTV grabbers (tv_grab_*) are found in; repeat for several (default: the folders of PATH).", valueName: "folder"))
+    var grabberPath: [String] = []
+
+    @Option(name: .customLong("grabber-minutes"),
+            help: ArgumentHelp("How long an XMLTV grabber may run before it is stopped, 1-1440 minutes (default: 30).", valueName: "minutes"))
+    var grabberMinutes: String?
+
     @Option(name: .customLong("public-url"),
             help: ArgumentHelp("The address people open this guide at (e.g. https://tv.example.org), for links in reminders, the calendar feed's address and logos in media servers' feeds.", valueName: "url"))
     var publicURL: String?
@@ -71,10 +79,12 @@ struct ServeOptions: ParsableArguments {
                                               (.publicURL, publicURL), (.smtp, smtp), (.smtpFrom, smtpFrom), (.smtpCA, smtpCA),
                                               (.metrics, metrics), (.logFormat, logFormat), (.offlineDays, offlineDays),
                                               (.insecureCookies, insecureCookies ? "true" : nil),
-                                              (.outboundCA, outboundCA), (.setupCodeFile, setupCodeFile)]
+                                              (.outboundCA, outboundCA), (.setupCodeFile, setupCodeFile),
+                                              (.grabberMinutes, grabberMinutes)]
         for case let (key, value?) in given { flags[key] = .string(value) }
         if !trustedProxies.isEmpty { flags[.trustedProxy] = .stringArray(trustedProxies) }
         if !allowedHosts.isEmpty { flags[.allowedHosts] = .stringArray(allowedHosts) }
+        if !grabberPath.isEmpty { flags[.grabberPath] = .stringArray(grabberPath) }
         return flags
     }
 

@@ -36,11 +36,14 @@ struct ServeSettings: Sendable {
     /// Where the first run's setup code is written (0600) instead of the log (`setup-code-file`): the package's
     /// journal is readable by the adm group.
     var setupCodeFile: String?
+    /// Where XMLTV grabbers are found and how long one may run.
+    var grabbers: GrabberSettings
 
     init(_ layers: SettingsLayers, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         store = StoreLocation(layers)
         tvmazeBase = try TVMazeOptions.base(layers)
         schedulesDirectBase = try layers.address(.schedulesDirectURL, else: SchedulesDirectClient.defaultBase)
+        grabbers = try GrabberSettings(layers)
         if let host = layers.string(.host) { self.host = host }
         port = try Self.integer(layers, .port, in: 1...65_535) ?? port
         dayStart = try Self.integer(layers, .dayStart, in: 0...23) ?? dayStart
@@ -107,6 +110,8 @@ struct ServeSettings: Sendable {
         case .allowedHosts: outbound.written
         case .outboundCA: outboundCAFile ?? ""
         case .setupCodeFile: setupCodeFile ?? ""
+        case .grabberPath: grabbers.directories.joined(separator: ", ")
+        case .grabberMinutes: String(grabbers.minutes)
         }
     }
 

@@ -20,9 +20,11 @@ enum SettingKey: String, CaseIterable, Sendable {
     case allowedHosts = "allowed-hosts"
     case outboundCA = "outbound-ca"
     case setupCodeFile = "setup-code-file"
+    case grabberPath = "grabber-path"
+    case grabberMinutes = "grabber-minutes"
 
     /// Whether it takes several values (comma-separated in the file and the environment, repeated as a flag).
-    var isList: Bool { self == .trustedProxy || self == .allowedHosts }
+    var isList: Bool { self == .trustedProxy || self == .allowedHosts || self == .grabberPath }
 
     /// Its environment variable, as swift-configuration's environment provider names it under the `tvguide` prefix.
     var environmentVariable: String { "TVGUIDE_" + rawValue.uppercased().replacingOccurrences(of: "-", with: "_") }

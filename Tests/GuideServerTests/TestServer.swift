@@ -24,15 +24,19 @@ final class TestServer: Sendable {
     let tvmazeURL: String
     /// bcrypt's cost: the lowest (4) by default, as the tests check the rules, not the hash's strength.
     let secretCost: UInt8
+    /// The XMLTV grabbers grabber sources run, and the admin's grabber pages list; none unless a test gives them.
+    let grabbers: Grabbers?
 
-    init(listings: String, now: Date, tvmazeURL: String = "http://127.0.0.1:9", secretCost: UInt8 = 4) async throws {
+    init(listings: String, now: Date, tvmazeURL: String = "http://127.0.0.1:9", secretCost: UInt8 = 4,
+         grabbers: Grabbers? = nil) async throws {
         self.tvmazeURL = tvmazeURL
         self.secretCost = secretCost
+        self.grabbers = grabbers
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-web-\(UUID().uuidString)").path
         store = try await TestDatabase.open(in: folder)
         clock = TestClock(now)
         scheduler = RefreshScheduler(
-            refresher: SourceRefresher(store: store, transport: TestHTTP.transport, now: { [clock] in clock.now }),
+            refresher: SourceRefresher(store: store, transport: TestHTTP.transport, grabbers: grabbers, now: { [clock] in clock.now }),
             now: { [clock] in clock.now })
         try await importListings(listings, as: "test")
     }
@@ -70,7 +74,8 @@ final class TestServer: Sendable {
                       reminders: ReminderDispatcher(store: store,
                                                     senders: ReminderSenders(transport: TestHTTP.outbound,
                                                                              push: VAPIDKey(store: store, subject: "mailto:admin@guide.example")),
-                                                    clock: ContinuousClock(), now: { [clock] in clock.now }))
+                                                    clock: ContinuousClock(), now: { [clock] in clock.now }),
+                      grabbers: grabbers)
     }
 
     func advance(by seconds: TimeInterval) {
@@ -112,13 +117,15 @@ final class CookieJar: Sendable {
     /// Sends a request with the jar's cookies (and, for forms, the form token), keeping what it sets.
     @discardableResult
     func send(_ client: any TestClientProtocol, _ uri: String, method: HTTPRequest.Method = .get, form: [String: String]? = nil,
-              withToken: Bool = true, headers extra: HTTPFields = [:]) async throws -> TestResponse {
+              repeated: [(String, String)] = [], withToken: Bool = true, headers extra: HTTPFields = [:]) async throws -> TestResponse {
         var body: ByteBuffer?
         var headers = extra
         if var form {
             if withToken { form["csrf"] = try await currentFormToken(client) }
             headers[.contentType] = "application/x-www-form-urlencoded"
-            body = ByteBuffer(string: form.map { "\(Self.encode($0.key))=\(Self.encode($0.value))" }.joined(separator: "&"))
+            // `repeated` holds fields sent more than once (checkboxes, lists), after the others.
+            let fields = form.map { ($0.key, $0.value) } + repeated
+            body = ByteBuffer(string: fields.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&"))
         }
         let session = self["tvguide_session"]
         let cookieHeader = cookies.withLock { $0.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }

@@ -76,6 +76,8 @@ public final class SourceRefresher: Sendable {
     let tvmazeBase: String
     /// How Schedules Direct sources reach SD; nil where none can be refreshed (their refresh fails saying so).
     let schedulesDirect: SDConnection?
+    /// The XMLTV grabbers grabber sources run; nil where none may be (their refresh fails saying so).
+    let grabbers: Grabbers?
     /// Wall time, for when a refresh started.
     let now: @Sendable () -> Date
     /// How long a refresh and its retries take; tests use one that jumps instead of sleeping.
@@ -83,7 +85,7 @@ public final class SourceRefresher: Sendable {
     private let running = Mutex<Set<SourceName>>([])
 
     public init(store: any Store, transport: any HTTPTransport, policy: FetchPolicy = FetchPolicy(), concurrency: Int = 4,
-                tvmazeBase: String = "https://api.tvmaze.com", schedulesDirect: SDConnection? = nil,
+                tvmazeBase: String = "https://api.tvmaze.com", schedulesDirect: SDConnection? = nil, grabbers: Grabbers? = nil,
                 now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock()) {
         self.store = store
         self.clock = clock
@@ -91,6 +93,7 @@ public final class SourceRefresher: Sendable {
         slots = Slots(concurrency)
         self.tvmazeBase = tvmazeBase
         self.schedulesDirect = schedulesDirect
+        self.grabbers = grabbers
         self.now = now
     }
 
@@ -129,7 +132,7 @@ public final class SourceRefresher: Sendable {
     /// The locations a source's refresh reads, as of `date`.
     public func locations(of definition: SourceDefinition, on date: Date) -> [String] {
         switch definition.format {
-        case .xmltv, .m3u, .schedulesdirect:
+        case .xmltv, .m3u, .schedulesdirect, .grabber:
             return [definition.location]
         case .radiotimes:
             guard definition.location.contains("{channel}") else { return [definition.location] }
@@ -225,21 +228,39 @@ public final class SourceRefresher: Sendable {
     /// The refresh itself: its report, and the validators of the feeds it downloaded whole.
     private func run(_ definition: SourceDefinition, startedAt: Date,
                      tracker: ProgressTracker) async throws -> (SourceReport, [String: HTTPValidators]) {
-        let name = definition.name
-        if definition.format == .schedulesdirect {
-            // SD's refresh keeps its own contract (only what changed is asked) and writes the guide as XMLTV, which is
-            // then read like any file.
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-sd-\(UUID().uuidString).xml")
-            defer { try? FileManager.default.removeItem(at: file) }
-            tracker.update(name.rawValue) { $0.phase = .downloading; $0.downloadsTotal = 1 }
-            guard let connection = schedulesDirect, let client = try await connection.client(store: store, now: now) else {
-                throw IngestError(.download, "Schedules Direct is not signed in: an admin signs in on the source's page")
+        switch definition.format {
+        case .schedulesdirect:
+            // SD's refresh keeps its own contract (only what changed is asked) and writes the guide as XMLTV.
+            return try await importMade(definition, startedAt: startedAt, tracker: tracker) { file in
+                guard let connection = schedulesDirect, let client = try await connection.client(store: store, now: now) else {
+                    throw IngestError(.download, "Schedules Direct is not signed in: an admin signs in on the source's page")
+                }
+                _ = try await SDGuide(client: client, store: store, now: now)
+                    .refresh(lineups: SourceDefinition.lineups(in: definition.location), days: definition.days, into: file)
             }
-            _ = try await SDGuide(client: client, store: store, now: now)
-                .refresh(lineups: SourceDefinition.lineups(in: definition.location), days: definition.days, into: file)
-            return try await importFeeds(definition, locations: [file.path], startedAt: startedAt, tracker: tracker)
+        case .grabber:
+            return try await importMade(definition, startedAt: startedAt, tracker: tracker) { file in
+                guard let grabbers else { throw IngestError(.download, "this tvguide runs no XMLTV grabbers") }
+                guard let text = try await store.grabberConfiguration(of: definition.name) else {
+                    throw IngestError(.download, "\(definition.location) is not configured yet: an admin configures it on the source's page")
+                }
+                try await grabbers.grab(grabber: definition.location, for: definition.name, configuration: GrabberConfiguration(text),
+                                        days: definition.days, into: file.path)
+            }
+        case .xmltv, .radiotimes, .tvmaze, .m3u:
+            return try await importFeeds(definition, locations: locations(of: definition, on: startedAt), startedAt: startedAt, tracker: tracker)
         }
-        return try await importFeeds(definition, locations: locations(of: definition, on: startedAt), startedAt: startedAt, tracker: tracker)
+    }
+
+    /// Imports an XMLTV file `make` writes (Schedules Direct's refresh, a grabber's run) like any file; the file goes
+    /// afterwards, whatever happened.
+    private func importMade(_ definition: SourceDefinition, startedAt: Date, tracker: ProgressTracker,
+                            make: (URL) async throws -> Void) async throws -> (SourceReport, [String: HTTPValidators]) {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-\(definition.format.rawValue)-\(UUID().uuidString).xml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        tracker.update(definition.name.rawValue) { $0.phase = .downloading; $0.downloadsTotal = 1 }
+        try await make(file)
+        return try await importFeeds(definition, locations: [file.path], startedAt: startedAt, tracker: tracker)
     }
 
     /// Fetches `locations` (each a download, or a file) and imports them as the source's one import.

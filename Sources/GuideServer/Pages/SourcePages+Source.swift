@@ -24,7 +24,10 @@ extension SourcePages {
         var channelList: String
         var days: Int
         var isRadioTimes: Bool
-        var isTVMaze: Bool
+        /// TVmaze and grabbers fetch a number of days.
+        var hasDays: Bool
+        /// A grabber source's configuration page.
+        var grabberLink: String?
         /// A playlist's `x-tvg-url` guides, each offered as an XMLTV source to add.
         var guides: [GuideOffer]
         var filter: String
@@ -127,7 +130,9 @@ extension SourcePages {
             zones: [Choice(value: "", label: "As the source states them", isSelected: definition.localZone == nil)]
                 + TimeZone.knownTimeZoneIdentifiers.sorted().map { Choice(value: $0, label: $0, isSelected: $0 == definition.localZone) },
             keepNewChannels: definition.keepNewChannels, channelList: definition.channels.joined(separator: ","),
-            days: definition.days, isRadioTimes: definition.format == .radiotimes, isTVMaze: definition.format == .tvmaze,
+            days: definition.days, isRadioTimes: definition.format == .radiotimes,
+            hasDays: [.tvmaze, .grabber].contains(definition.format),
+            grabberLink: definition.format == .grabber ? SitePath.grabber(query: "name=" + SitePath.encoded(name)) : nil,
             guides: try await Self.guides(of: definition, in: store, outbound: outbound),
             filter: view.filter,
             shows: ChannelView.shows.map { Choice(value: $0.value, label: $0.label, isSelected: $0.value == view.show) },

@@ -95,6 +95,9 @@ struct SourcePages: Sendable {
         } catch let error as StoreError {
             return try await listPage(request, context, message: "Could not add \(name): \(error.message)", isError: true, status: .badRequest)
         }
+        if definition.format == .grabber {
+            return try await listPage(request, context, message: "Added \(name). Configure its grabber from its page (Edit), then refresh it.")
+        }
         if form.refresh, (try? await scheduler.start([definition.name])) != nil {
             return try await listPage(request, context, message: "Added \(name); fetching its listings now (progress below).")
         }
@@ -167,6 +170,7 @@ struct SourcePages: Sendable {
         case .tvmaze: "TVmaze country schedule"
         case .m3u: "M3U playlist (channel numbers, logos, groups, streams)"
         case .schedulesdirect: "Schedules Direct lineups (an account; USA-IL57303-X)"
+        case .grabber: "XMLTV grabber (a tv_grab_* program on this machine: tv_grab_fr)"
         }
     }
 

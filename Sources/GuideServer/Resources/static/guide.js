@@ -30,12 +30,20 @@ document.addEventListener("DOMContentLoaded", function () {
   adminForms();
 });
 
-/* Admin forms: keep or drop every channel on a page; confirm before removing a source. */
+/* Admin forms: keep or drop every channel on a page (a source's, or a grabber's to choose); confirm before removing a
+   source; a grabber's configuration file loaded into its text box (read here, posted with the form). */
 function adminForms() {
   Array.prototype.forEach.call(document.querySelectorAll("[data-check]"), function (button) {
     button.addEventListener("click", function () {
       var checked = button.dataset.check === "all";
-      Array.prototype.forEach.call(button.form.querySelectorAll("input[name=keep]"), function (box) { box.checked = checked; });
+      Array.prototype.forEach.call(button.form.querySelectorAll("input[name=keep], input[name=channel]"), function (box) { box.checked = checked; });
+    });
+  });
+  Array.prototype.forEach.call(document.querySelectorAll("input[type=file][data-fills]"), function (input) {
+    input.addEventListener("change", function () {
+      var file = input.files && input.files[0];
+      if (!file) return;
+      file.text().then(function (text) { document.getElementById(input.dataset.fills).value = text; });
     });
   });
   Array.prototype.forEach.call(document.querySelectorAll("form[data-confirm]"), function (form) {
