@@ -29,7 +29,7 @@ struct SourcesCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("Radio Times: channel numbers to fetch; others: the only channels to keep. Comma-separated.", valueName: "ids"))
         var channels: String?
 
-        @Option(help: ArgumentHelp("TVmaze: days to fetch from today (default 7).", valueName: "n"))
+        @Option(help: ArgumentHelp("TVmaze and grabbers: days to fetch from today (default 7).", valueName: "n"))
         var days: Int?
 
         func apply(to definition: inout SourceDefinition) throws {
@@ -75,10 +75,10 @@ struct SourcesCommand: AsyncParsableCommand {
         @Argument(help: "A name for the source.")
         var name: String
 
-        @Argument(help: ArgumentHelp("An XMLTV URL or path; Radio Times: a URL with {channel} where the number goes; TVmaze: a country code (GB) or schedule URL; M3U: the playlist's URL or path; Schedules Direct: its lineups (USA-IL57303-X, commas between several).", valueName: "url-or-path"))
+        @Argument(help: ArgumentHelp("An XMLTV URL or path; Radio Times: a URL with {channel} where the number goes; TVmaze: a country code (GB) or schedule URL; M3U: the playlist's URL or path; Schedules Direct: its lineups (USA-IL57303-X, commas between several); a grabber: its name (tv_grab_fr).", valueName: "url-or-path"))
         var location: String
 
-        @Option(help: "xmltv (default), radiotimes, tvmaze, m3u (an IPTV playlist: channel numbers, logos, groups and streams) or schedulesdirect (lineups of the account `tvguide schedules-direct login` signed in with).")
+        @Option(help: "xmltv (default), radiotimes, tvmaze, m3u (an IPTV playlist: channel numbers, logos, groups and streams) schedulesdirect (lineups of the account `tvguide schedules-direct login` signed in with) or grabber (an XMLTV grabber installed here: `tvguide grabbers`).")
         var format: SourceFormat = .xmltv
 
         @OptionGroup var settings: Settings

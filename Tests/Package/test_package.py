@@ -143,6 +143,10 @@ class PackageTests(unittest.TestCase):
         self.assertEqual(glob.glob(self.root.file("/usr/lib/**/libswiftCore.so*"), recursive=True), [])
         self.assertFalse(os.path.exists(self.root.file("/opt/swift")))
 
+    def test_1_it_recommends_the_xmltv_grabbers(self):
+        # Grabber sources run the XMLTV project's grabbers; apt installs recommendations by default.
+        self.assertEqual(run(["dpkg-deb", "-f", self.deb, "Recommends"]).strip(), "xmltv-util")
+
     def test_2_installs_and_serves_the_grid_as_its_own_user(self):
         self.root.run("dpkg", "-i", "/tmp/tvguide.deb")
         self.assertIn("tvguide:", self.root.run("getent", "passwd", "tvguide"))

@@ -23,7 +23,7 @@ def option(name, default=None):
 
 
 def load_config(path):
-    """key=value / key!value lines; None when the file is missing or unreadable, as XMLTV::Configure reads it."""
+    """key=value / key!value lines; None when the file is missing, empty or unreadable, as XMLTV::Configure reads it."""
     if path is None or not os.path.exists(path):
         return None
     config = {}
@@ -38,7 +38,8 @@ def load_config(path):
         else:
             return None
         config.setdefault(key, []).append((value, mark == "="))
-    return config
+    # An empty file is no configuration (XMLTV::Configure says "You need to configure the grabber").
+    return config or None
 
 
 def write(text, output):

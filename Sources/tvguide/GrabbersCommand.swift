@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import GuideCore
+import GuideIngest
+import GuideStore
+
+/// `tvguide grabbers`: the XMLTV grabbers installed on the machine, and a grabber source's configuration file and
+/// channels. A source of format `grabber` names the grabber (`tvguide sources add France tv_grab_fr --format grabber`).
+struct GrabbersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "grabbers",
+        abstract: "The XMLTV grabbers installed here, and a grabber source's configuration and channels.",
+        discussion: "Grabbers are found in grabber-path (the folders of PATH by default); xmltv-util has the XMLTV project's. A grabber source runs its grabber with the configuration kept for it: `tvguide grabbers configure SOURCE FILE` keeps a file made with the grabber's own --configure, or the admin pages ask its questions (docs/sources.md).",
+        subcommands: [List.self, Configure.self, Channels.self],
+        defaultSubcommand: List.self
+    )
+
+    /// The guide's database and where grabbers are found and run (`grabber-path`, `grabber-minutes`).
+    struct Setup: ParsableArguments {
+        @OptionGroup var store: StoreOptions
+
+        func withGrabbers<T>(_ body: (Grabbers, any GuideDatabase) async throws -> T) async throws -> T {
+            let layers = try await store.settings()
+            let grabbers = try GrabberSettings(layers).grabbers(localFiles: StoreLocation(layers).localFiles)
+            return try await store.withDatabase { database in try await body(grabbers, database) }
+        }
+
+        /// The grabber source called `name`.
+        static func source(_ name: String, in database: any GuideDatabase) async throws -> SourceDefinition {
+            guard let definition = try await database.sources().map(\.definition).first(where: { $0.name.rawValue == name }) else {
+                throw CLIFailure("there is no source called \(name); `tvguide sources list` shows them")
+            }
+            guard definition.format == .grabber else { throw CLIFailure("\(name) is not a grabber source (its format is \(definition.format.rawValue))") }
+            return definition
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The grabbers installed: what each says it is and can do.")
+
+        @OptionGroup var setup: Setup
+
+        @Flag(help: "Print JSON instead of lines.")
+        var json = false
+
+        func run() async throws {
+            try await setup.withGrabbers { grabbers, _ in
+                let installed = await grabbers.installed()
+                if json { return try Output.json(installed) }
+                if installed.isEmpty { Output.line("No grabbers in \(grabbers.directories.joined(separator: ", ")) (xmltv-util has the XMLTV project's).") }
+                for grabber in installed {
+                    Output.line("\(grabber.name)\t\(grabber.description)\t\(grabber.capabilities.joined(separator: ","))"
+                                + (grabber.problem.map { "\tcannot be used: \($0)" } ?? ""))
+                }
+            }
+        }
+    }
+
+    struct Configure: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Keep a configuration file for a grabber source (made with the grabber's --configure; - reads standard input), or print the one kept.")
+
+        @OptionGroup var setup: Setup
+
+        @Argument(help: "The grabber source.")
+        var source: String
+
+        @Argument(help: "The configuration file to keep; without it, the one kept is printed.")
+        var file: String?
+
+        func run() async throws {
+            try await setup.withGrabbers { _, database in
+                let definition = try await Setup.source(source, in: database)
+                guard let file else {
+                    guard let text = try await database.grabberConfiguration(of: definition.name) else {
+                        throw CLIFailure("\(source) has no configuration yet")
+                    }
+                    return Output.line(text.hasSuffix("\n") ? String(text.dropLast()) : text)
+                }
+                let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
+                guard let text = String(data: data, encoding: .utf8) else { throw CLIFailure("\(file) is not UTF-8 text") }
+                let configuration = GrabberConfiguration(text)
+                if let problem = configuration.problem { throw CLIFailure(problem) }
+                try await database.setGrabberConfiguration(configuration.text, of: definition.name)
+                Output.line("Kept \(source)'s configuration (\(configuration.chosenChannels.count) channels chosen).")
+            }
+        }
+    }
+
+    struct Channels: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The channels a grabber source's grabber offers (--list-channels); with --choose, the ones to grab.")
+
+        @OptionGroup var setup: Setup
+
+        @Argument(help: "The grabber source.")
+        var source: String
+
+        @Option(parsing: .upToNextOption, help: "Channel ids to grab (the others offered are not).")
+        var choose: [String] = []
+
+        func run() async throws {
+            try await setup.withGrabbers { grabbers, database in
+                let definition = try await Setup.source(source, in: database)
+                let configuration = GrabberConfiguration(try await database.grabberConfiguration(of: definition.name) ?? "")
+                let offered = try await CLIFailure.translating {
+                    try await grabbers.channels(grabber: definition.location, for: definition.name, configuration: configuration)
+                }
+                guard !choose.isEmpty else {
+                    let chosen = Set(configuration.chosenChannels)
+                    for channel in offered { Output.line("\(chosen.contains(channel.id.rawValue) ? "*" : " ") \(channel.id)\t\(channel.name)") }
+                    return
+                }
+                let unknown = Set(choose).subtracting(offered.map(\.id.rawValue))
+                guard unknown.isEmpty else { throw CLIFailure("\(definition.location) does not offer \(unknown.sorted().joined(separator: ", "))") }
+                let chosen = configuration.choosing(Set(choose), of: offered.map(\.id.rawValue))
+                if let problem = chosen.problem { throw CLIFailure(problem) }
+                try await database.setGrabberConfiguration(chosen.text, of: definition.name)
+                Output.line("\(source) grabs \(choose.count) of \(offered.count) channels.")
+            }
+        }
+    }
+}
