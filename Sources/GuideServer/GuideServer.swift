@@ -8,6 +8,7 @@ import HummingbirdCore
 import HummingbirdBcrypt
 import Logging
 import Prometheus
+import SchedulesDirect
 import ServiceLifecycle
 import TVMaze
 
@@ -35,11 +36,14 @@ public struct GuideServices: Sendable {
     public var metrics: PrometheusCollectorRegistry?
     /// The XMLTV grabbers installed on the machine, for the admin's grabber pages; nil where none may be run.
     public var grabbers: Grabbers?
+    /// How the admin's Schedules Direct page reaches SD; nil where it cannot.
+    public var schedulesDirect: SDConnection?
 
     public init(store: any GuideDatabase, settings: ServerSettings, scheduler: RefreshScheduler, feeds: any HTTPTransport,
                 tvmaze: TVMazeClient, images: ImageCache, logos: ImageCache, outbound: PolicedTransport, reminders: ReminderDispatcher,
-                metrics: PrometheusCollectorRegistry? = nil, grabbers: Grabbers? = nil) {
+                metrics: PrometheusCollectorRegistry? = nil, grabbers: Grabbers? = nil, schedulesDirect: SDConnection? = nil) {
         self.grabbers = grabbers
+        self.schedulesDirect = schedulesDirect
         self.outbound = outbound
         self.store = store
         self.settings = settings
@@ -111,6 +115,7 @@ public enum GuideServer {
                     refreshWatchers: RefreshEvents.slots(), outbound: services.outbound)
             .register(on: routes)
         GrabberPages(store: store, pages: pages, grabbers: services.grabbers).register(on: routes)
+        SchedulesDirectPages(store: store, pages: pages, settings: settings, connection: services.schedulesDirect).register(on: routes)
         SourceRoutes(store: store, settings: settings, scheduler: services.scheduler).register(on: routes)
         let xmltv = XMLTVFeed(store: store, directory: directory, settings: settings)
         xmltv.register(on: routes)

@@ -76,6 +76,14 @@ public struct SDLineup: Decodable, Sendable, Equatable {
     public var isDeleted: Bool?
 }
 
+/// One of `GET available/countries`: a country SD has lineups in (ISO 3166 alpha-3 `shortName`), with an example of its
+/// postal codes.
+public struct SDCountry: Decodable, Sendable, Equatable {
+    public var fullName: String
+    public var shortName: String
+    public var postalCodeExample: String?
+}
+
 /// `GET headends?country=&postalcode=`: the providers serving a place, each with its lineups.
 public struct SDHeadend: Decodable, Sendable {
     public var headend: String

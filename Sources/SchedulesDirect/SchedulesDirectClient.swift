@@ -85,6 +85,20 @@ public final class SchedulesDirectClient: Sendable {
         return try await decode([SDHeadend].self, call("GET", "headends?" + query))
     }
 
+    /// `GET available/countries`: the countries SD has lineups in, with an example postal code each, sorted by name
+    /// (asked without a token, as SD serves it).
+    public func countries() async throws -> [SDCountry] {
+        let regions = try await decode([String: [SDCountry]].self, call("GET", "available/countries", authorized: false))
+        return regions.values.flatMap { $0 }.sorted { $0.fullName < $1.fullName }
+    }
+
+    /// The locks in force now (each code's stop that is not over), for the health page and `tvguide health`: none
+    /// when SD is not stopped.
+    public func locksInForce() async throws -> [(scope: SDState.Scope, lock: SDState.Lock)] {
+        let state = try await loadedState(), instant = now()
+        return state.locks.filter { $0.value.until.map { $0 > instant } ?? true }.map { ($0.key, $0.value) }.sorted { $0.scope.rawValue < $1.scope.rawValue }
+    }
+
     /// `GET lineups/{id}`: a lineup's stations and channel map.
     public func lineupMap(_ lineup: String) async throws -> SDLineupMap {
         try await decode(SDLineupMap.self, call("GET", "lineups/" + Self.encoded(lineup)))

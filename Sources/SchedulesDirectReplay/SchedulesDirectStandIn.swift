@@ -373,7 +373,7 @@ public final class SchedulesDirectStandIn: Sendable {
     }
 
     /// SD's password form: lowercase hex SHA-1.
-    static func sha1Hex(_ text: String) -> String {
+    public static func sha1Hex(_ text: String) -> String {
         Insecure.SHA1.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -100,7 +100,8 @@ struct ServeCommand: AsyncParsableCommand {
                                                   clock: clock,
                                                   now: now, site: options.publicURL,
                                                   defaultClock: ViewerClock(zone: settings.timeZone, dayStartHour: settings.dayStartHour)),
-                    metrics: registry, grabbers: grabbers)
+                    metrics: registry, grabbers: grabbers,
+                    schedulesDirect: SDConnection(base: options.schedulesDirectBase, transport: feeds))
                 let followed = SeriesTracker(client: TVMazeClient(base: options.tvmazeBase, transport: feeds, limiter: limiter, cache: database,
                                                                   now: now, clock: clock),
                                              store: database, now: now)

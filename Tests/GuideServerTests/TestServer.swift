@@ -9,6 +9,7 @@ import Hummingbird
 import StoreTestSupport
 import HummingbirdTesting
 import Synchronization
+import SchedulesDirect
 import TVMaze
 import Testing
 
@@ -27,16 +28,21 @@ final class TestServer: Sendable {
     /// The XMLTV grabbers grabber sources run, and the admin's grabber pages list; none unless a test gives them.
     let grabbers: Grabbers?
 
+    /// Schedules Direct (a stand-in's address), for its sources and the admin's page; none unless a test gives it.
+    let schedulesDirect: SDConnection?
+
     init(listings: String, now: Date, tvmazeURL: String = "http://127.0.0.1:9", secretCost: UInt8 = 4,
-         grabbers: Grabbers? = nil) async throws {
+         grabbers: Grabbers? = nil, schedulesDirectURL: String? = nil) async throws {
         self.tvmazeURL = tvmazeURL
         self.secretCost = secretCost
         self.grabbers = grabbers
+        schedulesDirect = schedulesDirectURL.map { SDConnection(base: $0, transport: TestHTTP.transport) }
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-web-\(UUID().uuidString)").path
         store = try await TestDatabase.open(in: folder)
         clock = TestClock(now)
         scheduler = RefreshScheduler(
-            refresher: SourceRefresher(store: store, transport: TestHTTP.transport, grabbers: grabbers, now: { [clock] in clock.now }),
+            refresher: SourceRefresher(store: store, transport: TestHTTP.transport, schedulesDirect: schedulesDirect, grabbers: grabbers,
+                                       now: { [clock] in clock.now }),
             now: { [clock] in clock.now })
         try await importListings(listings, as: "test")
     }
@@ -75,7 +81,7 @@ final class TestServer: Sendable {
                                                     senders: ReminderSenders(transport: TestHTTP.outbound,
                                                                              push: VAPIDKey(store: store, subject: "mailto:admin@guide.example")),
                                                     clock: ContinuousClock(), now: { [clock] in clock.now }),
-                      grabbers: grabbers)
+                      grabbers: grabbers, schedulesDirect: schedulesDirect)
     }
 
     func advance(by seconds: TimeInterval) {

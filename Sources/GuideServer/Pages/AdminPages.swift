@@ -7,7 +7,7 @@ import Hummingbird
 
 /// `/admin`: profiles, API tokens and imports, for admin profiles.
 struct AdminPages: Sendable {
-    let store: any ImportStore & AccountStore
+    let store: any ImportStore & AccountStore & SourceStore
     let accounts: Accounts
     let pages: Pages
     let settings: ServerSettings
@@ -24,6 +24,14 @@ struct AdminPages: Sendable {
         var isError: Bool
         var counts: String
         var coverage: String
+        /// For a guide with no sources yet: "Where do your listings come from?"
+        var firstRun: FirstRun?
+    }
+
+    struct FirstRun {
+        var countries: [Choice]
+        var country: String?
+        var ways: [ListingsWays.Way]
     }
 
     struct ProfileEntry {
@@ -70,8 +78,20 @@ struct AdminPages: Sendable {
             },
             newToken: newToken, message: message, isError: isError,
             counts: "\(counts.programmes) programmes on \(counts.channels) channels",
-            coverage: coverage.map { "\(clock.date($0.start)) \(clock.time($0.start)) to \(clock.date($0.end)) \(clock.time($0.end))" } ?? "no listings")
+            coverage: coverage.map { "\(clock.date($0.start)) \(clock.time($0.start)) to \(clock.date($0.end)) \(clock.time($0.end))" } ?? "no listings",
+            firstRun: try await store.sources().isEmpty ? Self.firstRun(country: request.uri.queryParameters.get("country")) : nil)
         return try pages.page("admin", model, status: status)
+    }
+
+    /// The newcomer's choices: the country picker, and once one is picked, the ways to listings there.
+    static func firstRun(country: String?) -> FirstRun {
+        let picked = ListingsWays.countries.first { $0.code == country }
+        return FirstRun(
+            countries: [Choice(value: "", label: "Choose your country", isSelected: picked == nil)]
+                + ListingsWays.countries.map { Choice(value: $0.code, label: $0.name, isSelected: $0.code == picked?.code) }
+                + [Choice(value: "elsewhere", label: "Elsewhere", isSelected: country == "elsewhere")],
+            country: picked?.name ?? (country == "elsewhere" ? "elsewhere" : nil),
+            ways: picked != nil || country == "elsewhere" ? ListingsWays.ways(for: picked?.code ?? "") : [])
     }
 
     func createProfile(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {

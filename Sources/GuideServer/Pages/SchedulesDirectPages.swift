@@ -1,0 +1,197 @@
+import Foundation
+import GuideCore
+import GuideHTTP
+import GuideStore
+import Hummingbird
+import SchedulesDirect
+
+/// `/admin/schedules-direct`: the guide's Schedules Direct account on the admin's pages. Sign in (the password kept only
+/// as SD's SHA-1, never shown again), the account's state and SD's messages and locks, its lineups (each added as a
+/// source in one step), lineups found by country and postal code added to the account or removed from it. Every call
+/// goes through the one client, which keeps SD's rules (``SchedulesDirectClient``).
+struct SchedulesDirectPages: Sendable {
+    let store: any SourceStore & ChannelSettingsStore & ResponseCache
+    let pages: Pages
+    let settings: ServerSettings
+    /// Nil where this tvguide has no way to SD: the page says so.
+    let connection: SDConnection?
+
+    struct Model {
+        var chrome: Chrome
+        var title: String
+        var message: String?
+        var isError: Bool
+        var isAvailable: Bool
+        var signedIn: Bool
+        var username: String
+        var account: String?
+        var notices: [String]
+        var lineups: [LineupEntry]
+        var maxLineups: Int
+        var countries: [Choice]
+        var postalCode: String
+        var postalExample: String
+        var searched: Bool
+        var found: [FoundEntry]
+    }
+
+    struct LineupEntry {
+        var id: String
+        var name: String
+        var location: String
+        var sourceName: String
+        /// The source already reading it, if one does, and its page.
+        var source: String?
+        var sourceLink: String?
+    }
+
+    struct FoundEntry {
+        var id: String
+        var name: String
+        var transport: String
+        var location: String
+        var onAccount: Bool
+    }
+
+    func register(on routes: RouteGroups) {
+        routes.admin.get(.schedulesDirect) { request, context in
+            let query = request.uri.queryParameters
+            return try await page(context, find: (query.get("country") ?? "", query.get("postalcode") ?? ""))
+        }
+        routes.admin.post(.schedulesDirectSignIn) { request, context in try await signIn(request, context) }
+        routes.admin.post(.schedulesDirectSignOut) { request, context in try await signOut(request, context) }
+        routes.admin.post(.schedulesDirectLineup) { request, context in try await changeLineup(request, context) }
+    }
+
+    /// The page: the sign-in form, or the account, its lineups and (with `find`) the lineups of a place.
+    func page(_ context: AdminRequestContext, find: (country: String, postalCode: String) = ("", ""), message: String? = nil,
+              isError: Bool = false, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
+        var model = await Model(chrome: pages.chrome(context, section: "admin"), title: "Schedules Direct", message: message,
+                                isError: isError, isAvailable: connection != nil, signedIn: false, username: "", account: nil,
+                                notices: [], lineups: [], maxLineups: 4, countries: [], postalCode: find.postalCode,
+                                postalExample: "", searched: false, found: [])
+        guard let connection, let client = try await connection.client(store: store, now: settings.now),
+              let account = try await SDConnection.account(in: store) else {
+            return try pages.page("schedules-direct", model, status: status)
+        }
+        model.signedIn = true
+        model.username = account.username
+        for (scope, lock) in try await client.locksInForce() {
+            let until = lock.until.map { "until \(CivilTime.iso8601($0))" } ?? "until the user name or password is changed here"
+            model.notices.append("Stopped (\(scope == .everything ? "every call" : scope == .images ? "images" : "lineup changes")) \(until): Schedules Direct \(lock.code): \(lock.reason)")
+        }
+        var problems: [String] = []
+        do {
+            let state = try await client.status()
+            model.account = "\(state.isOnline ? "Online" : "Not online"); the account expires \(state.account?.expires ?? "(not said)")."
+            model.maxLineups = state.account?.maxLineups ?? 4
+            model.notices += ((state.account?.messages ?? []) + (state.notifications ?? [])).map(\.text).filter { !$0.isEmpty }.map { "SD says: \($0)" }
+            let sources = try await store.sources().map(\.definition).filter { $0.format == .schedulesdirect }
+            model.lineups = try await client.lineups().filter { $0.isDeleted != true }.map { lineup in
+                let source = sources.first { SourceDefinition.lineups(in: $0.location).contains(lineup.lineup) }?.name.rawValue
+                return LineupEntry(id: lineup.lineup, name: lineup.name ?? lineup.lineup, location: lineup.location ?? "",
+                                   sourceName: String((lineup.name ?? lineup.lineup).prefix(100)), source: source,
+                                   sourceLink: source.map { SitePath.source(query: "name=" + SitePath.encoded($0)) })
+            }
+            let countries = try await client.countries()
+            let chosen = countries.first { $0.shortName == find.country }
+            model.countries = [Choice(value: "", label: "Choose a country", isSelected: chosen == nil)]
+                + countries.map { Choice(value: $0.shortName, label: $0.fullName, isSelected: $0.shortName == find.country) }
+            model.postalExample = chosen?.postalCodeExample ?? "90210"
+            if let chosen, !find.postalCode.isEmpty {
+                guard find.postalCode.utf8.count <= 16, find.postalCode.allSatisfy({ $0.isLetter || $0.isNumber || $0 == " " }) else {
+                    throw HTTPError(.badRequest, message: "A postal code is letters and digits, like \(chosen.postalCodeExample ?? "90210").")
+                }
+                model.searched = true
+                let onAccount = Set(model.lineups.map(\.id))
+                model.found = try await client.headends(country: chosen.shortName, postalCode: find.postalCode).flatMap { headend in
+                    headend.lineups.map { lineup in
+                        FoundEntry(id: lineup.lineup, name: lineup.name ?? lineup.lineup, transport: headend.transport ?? "",
+                                   location: headend.location ?? "", onAccount: onAccount.contains(lineup.lineup))
+                    }
+                }
+            }
+        } catch let failure as SDFailure {
+            problems.append("\(failure)")
+        }
+        if !problems.isEmpty {
+            model.message = ([message].compactMap { $0 } + problems).joined(separator: " ")
+            model.isError = true
+        }
+        return try pages.page("schedules-direct", model, status: status)
+    }
+
+    /// Signs in: checked with one login (SD's `status`) before it is kept.
+    func signIn(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let form = try await SDSignInForm(request, context)
+        guard let connection else { return try await page(context, message: "This tvguide has no way to Schedules Direct.", isError: true) }
+        let account = SchedulesDirectClient.Account(username: form.username, password: form.password)
+        let client = SchedulesDirectClient(account: account, transport: connection.transport,
+                                           states: StoredSDState(cache: store, now: settings.now), base: connection.base, now: settings.now)
+        do {
+            _ = try await client.status()
+        } catch let failure as SDFailure {
+            return try await page(context, message: "Not signed in: \(failure)", isError: true, status: .badRequest)
+        }
+        try await SDConnection.keep(account, in: store)
+        return try await page(context, message: "Signed in to Schedules Direct as \(form.username).")
+    }
+
+    func signOut(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        _ = try await SDSignInForm.Empty(request, context)
+        try await SDConnection.keep(nil, in: store)
+        return try await page(context, message: "Signed out: tvguide keeps no Schedules Direct account now. Its sources fail until one is signed in.")
+    }
+
+    /// Adds a lineup to the account or removes it (SD allows 6 changes a day).
+    func changeLineup(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let form = try await SDLineupForm(request, context)
+        guard let connection, let client = try await connection.client(store: store, now: settings.now) else {
+            return try await page(context, message: "Sign in to Schedules Direct first.", isError: true, status: .badRequest)
+        }
+        do {
+            let left = form.adding ? try await client.addLineup(form.lineup) : try await client.removeLineup(form.lineup)
+            let done = form.adding ? "Added \(form.lineup) to the account" : "Removed \(form.lineup) from the account"
+            return try await page(context, message: done + (left.map { "; \($0) changes left today." } ?? "."))
+        } catch let failure as SDFailure {
+            return try await page(context, message: "\(failure)", isError: true, status: .badGateway)
+        }
+    }
+}
+
+/// SD's user name and password, as typed.
+struct SDSignInForm: PostedForm {
+    let username: String
+    let password: String
+
+    init(_ form: FormFields) throws(FieldError) {
+        username = try form.text("username", limit: 100, label: "The user name") ?? ""
+        password = try form.typed("password", limit: 200, label: "The password") ?? ""
+        guard !username.isEmpty else { throw FieldError(name: "username", message: "The user name is needed") }
+        guard !password.isEmpty else { throw FieldError(name: "password", message: "The password is needed") }
+    }
+
+    /// A form with nothing but its token.
+    struct Empty: PostedForm {
+        init(_ form: FormFields) throws(FieldError) {}
+    }
+}
+
+/// A lineup to add to the account or remove from it.
+struct SDLineupForm: PostedForm {
+    enum Action: String, CaseIterable {
+        case add, remove
+    }
+
+    let lineup: String
+    let adding: Bool
+
+    init(_ form: FormFields) throws(FieldError) {
+        lineup = try form.text("lineup", limit: 64, label: "The lineup") ?? ""
+        guard SourceDefinition.lineups(in: lineup) == [lineup], SourceDefinition(name: SourceName("x"), format: .schedulesdirect,
+                                                                                   location: lineup, refreshInterval: 86_400).problem == nil else {
+            throw FieldError(name: "lineup", message: "The lineup takes a Schedules Direct lineup id, like USA-IL57303-X")
+        }
+        adding = try form.choice("action", as: Action.self, label: "The action") != .remove
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import GuideCore
+import GuideServer
+import GuideStore
+import Hummingbird
+import HummingbirdTesting
+import SchedulesDirect
+import SchedulesDirectReplay
+import Testing
+
+/// The newcomer's way in on the admin pages: an empty guide's admin page asks where the listings come from, by
+/// country; Schedules Direct's page signs in, finds a lineup by postal code, adds it to the account, and adds the
+/// account's lineup as a source, refreshed into the guide. Against the loopback stand-in answering with SD's
+/// recorded answers.
+@Suite struct SchedulesDirectPagesTests {
+    @Test func fromAnEmptyGuideToASchedulesDirectLineup() async throws {
+        let standIn = try await SchedulesDirectStandIn()
+        standIn.schedulesStart(on: String(CivilTime.iso8601(WebTests.evening.addingTimeInterval(-86_400)).prefix(10)))
+        let server = try await TestServer(listings: WebTests.listings, now: WebTests.evening, schedulesDirectURL: standIn.base)
+        try await server.run { client in
+            let admin = try await AccountTests.admin(client)
+            // No source yet: the question, then the ways for the country picked, Schedules Direct first for the US.
+            let first = String(buffer: try await admin.send(client, "/admin").body)
+            #expect(first.contains("Where do your listings come from?"))
+            #expect(first.contains("<option value=\"FR\">France</option>"))
+            let us = String(buffer: try await admin.send(client, "/admin?country=US").body)
+            #expect(us.contains("Schedules Direct <small>$35 a year (a 7-day trial)</small>"))
+            #expect(us.contains("<a class=\"button primary\" href=\"/admin/schedules-direct?country=USA\">Sign in to Schedules Direct</a>"))
+            let france = String(buffer: try await admin.send(client, "/admin?country=FR").body)
+            #expect(france.contains("The XMLTV project&#39;s tv_grab_fr for France") || france.contains("The XMLTV project's tv_grab_fr for France"))
+            #expect(!String(buffer: try await admin.send(client, "/admin?country=PT").body).contains("Schedules Direct <small>"))
+
+            // Sign in: a wrong password is SD's refusal, and nothing is kept.
+            let form = String(buffer: try await admin.send(client, "/admin/schedules-direct?country=USA").body)
+            #expect(form.contains("id=\"sd-signin\""))
+            let wrong = try await admin.send(client, "/admin/schedules-direct/signin", method: .post,
+                                             form: ["username": "tvguide-test", "password": "wrong"])
+            #expect(wrong.status == .badRequest)
+            #expect(String(buffer: wrong.body).contains("Not signed in: Schedules Direct 4003"))
+            #expect(try await SDConnection.account(in: server.store) == nil)
+            let signedIn = String(buffer: try await admin.send(client, "/admin/schedules-direct/signin", method: .post,
+                                                               form: ["username": "tvguide-test", "password": "correct horse"]).body)
+            #expect(signedIn.contains("Signed in to Schedules Direct as tvguide-test."))
+            #expect(!signedIn.contains("correct horse") && !signedIn.contains(SchedulesDirectStandIn.sha1Hex("correct horse")))
+            #expect(signedIn.contains("Comcast Waukegan/Lake Forest Area - Digital"))
+            #expect(!signedIn.contains("DELETED LINEUP"))
+
+            // Find by postal code, add to the account.
+            let found = String(buffer: try await admin.send(client, "/admin/schedules-direct?country=USA&postalcode=90210").body)
+            #expect(found.contains("<code>USA-CA00053-X</code>"), "\(found)")
+            #expect(found.contains("<option value=\"USA\" selected>United States</option>"))
+            let added = String(buffer: try await admin.send(client, "/admin/schedules-direct/lineup", method: .post,
+                                                            form: ["lineup": "USA-CA00053-X", "action": "add"]).body)
+            #expect(added.contains("Added USA-CA00053-X to the account; 5 changes left today."))
+            #expect(try await admin.send(client, "/admin/schedules-direct/lineup", method: .post,
+                                         form: ["lineup": "../../token", "action": "add"]).status == .badRequest)
+
+            // The account's lineup as a source, fetched now; the source is named on the SD page after.
+            let source = try await admin.send(client, "/admin/sources", method: .post,
+                                              form: ["name": "Comcast", "format": "schedulesdirect", "location": "USA-IL57303-X", "interval": "12"])
+            #expect(source.status == .ok)
+            let report = try #require(try await server.scheduler.refresher.refresh([SourceName("Comcast")]).first)
+            #expect(report.outcome == .imported, "\(report.error ?? "")")
+            #expect(report.channels == 3 && report.programmes > 3 * 20)
+            let after = String(buffer: try await admin.send(client, "/admin/schedules-direct").body)
+            #expect(after.contains("read by the source <a href=\"/admin/source?name=Comcast\">Comcast</a>"))
+            #expect(!String(buffer: try await admin.send(client, "/admin").body).contains("Where do your listings come from?"))
+
+            // SD offline: its words and its lock on the page; nothing more is asked for an hour.
+            try standIn.fail("status", with: "jellyfin/token_offline_response.json")
+            let offline = String(buffer: try await admin.send(client, "/admin/schedules-direct").body)
+            #expect(offline.contains("Schedules Direct 3000: Server offline for maintenance."), "\(offline)")
+            let asked = standIn.requests.count
+            let locked = String(buffer: try await admin.send(client, "/admin/schedules-direct").body)
+            #expect(locked.contains("Stopped (every call) until"))
+            #expect(standIn.requests.count == asked, "a lock in force asks nothing")
+            // The source's refresh stops on the lock too, keeping the guide, and the health page says why.
+            let programmes = try await server.store.sources().first { $0.definition.name.rawValue == "Comcast" }?.programmes
+            let stopped = try #require(try await server.scheduler.refresher.refresh([SourceName("Comcast")]).first)
+            #expect(stopped.outcome == .failed && standIn.requests.count == asked)
+            #expect(try await server.store.sources().first { $0.definition.name.rawValue == "Comcast" }?.programmes == programmes)
+            let health = String(buffer: try await admin.send(client, "/admin/health").body)
+            #expect(health.contains("Schedules Direct 3000: Server offline for maintenance. (nothing is asked of Schedules Direct until"))
+
+            // Signed out, no account is kept.
+            let out = String(buffer: try await admin.send(client, "/admin/schedules-direct/signout", method: .post, form: [:]).body)
+            #expect(out.contains("id=\"sd-signin\""))
+            #expect(try await SDConnection.account(in: server.store) == nil)
+        }
+        try await standIn.stop()
+    }
+
+    @Test func onlyAdminsReachSchedulesDirect() async throws {
+        let standIn = try await SchedulesDirectStandIn()
+        let server = try await TestServer(listings: WebTests.listings, now: WebTests.evening, schedulesDirectURL: standIn.base)
+        try await server.run { client in
+            let admin = try await AccountTests.admin(client)
+            _ = try await admin.send(client, "/admin/profiles", method: .post, form: ["name": "Kid", "role": "viewer", "kind": "pin", "secret": "2468"])
+            let kid = CookieJar()
+            _ = try await kid.send(client, "/signin", method: .post, form: ["name": "Kid", "secret": "2468"])
+            #expect(try await kid.send(client, "/admin/schedules-direct").status == .forbidden)
+            #expect(try await CookieJar().send(client, "/admin/schedules-direct").status == .seeOther)
+            for path in ["/admin/schedules-direct/signin", "/admin/schedules-direct/signout", "/admin/schedules-direct/lineup"] {
+                let form = ["username": "tvguide-test", "password": "correct horse", "lineup": "USA-CA00053-X"]
+                #expect(try await kid.send(client, path, method: .post, form: form).status == .forbidden)
+                #expect(try await admin.send(client, path, method: .post, form: form, withToken: false).status == .forbidden)
+            }
+            #expect(standIn.requests.isEmpty, "nothing reached SD")
+        }
+        try await standIn.stop()
+    }
+}
