@@ -187,6 +187,8 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], exclude: ["Fixtures/PROVENANCE.md"], resources: [.copy("Fixtures/tvmaze"), .copy("Fixtures/composed")]),
         .executableTarget(name: "tvmaze-replay", dependencies: ["TVMazeReplay"]),
+        // Test support: Schedules Direct's stand-in as a program, for the browser tests.
+        .executableTarget(name: "sd-replay", dependencies: ["SchedulesDirectReplay"]),
         // Test support: each test's database, SQLite or (with TVGUIDE_TEST_POSTGRES) a schema of its own in PostgreSQL,
         // and waiting for a loop to sleep on a test clock.
         .target(name: "StoreTestSupport", dependencies: [

@@ -36,6 +36,10 @@ struct ServeOptions: ParsableArguments {
             help: ArgumentHelp("Write the first run's setup code to this file (readable by this user only) instead of the log.", valueName: "file"))
     var setupCodeFile: String?
 
+    @Option(name: .customLong("schedules-direct-url"),
+            help: ArgumentHelp("Schedules Direct's JSON API (default: its own; tests name a stand-in).", valueName: "url"))
+    var schedulesDirectURL: String?
+
     @Option(name: .customLong("grabber-path"), parsing: .singleValue,
             help: ArgumentHelp("A folder XMLTV grabbers (tv_grab_*) are found in; repeat for several (default: the folders of PATH).", valueName: "folder"))
     var grabberPath: [String] = []
@@ -80,7 +84,7 @@ struct ServeOptions: ParsableArguments {
                                               (.metrics, metrics), (.logFormat, logFormat), (.offlineDays, offlineDays),
                                               (.insecureCookies, insecureCookies ? "true" : nil),
                                               (.outboundCA, outboundCA), (.setupCodeFile, setupCodeFile),
-                                              (.grabberMinutes, grabberMinutes)]
+                                              (.grabberMinutes, grabberMinutes), (.schedulesDirectURL, schedulesDirectURL)]
         for case let (key, value?) in given { flags[key] = .string(value) }
         if !trustedProxies.isEmpty { flags[.trustedProxy] = .stringArray(trustedProxies) }
         if !allowedHosts.isEmpty { flags[.allowedHosts] = .stringArray(allowedHosts) }

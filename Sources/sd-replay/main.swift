@@ -1,0 +1,11 @@
+import Foundation
+import SchedulesDirectReplay
+
+// Test support for the browser tests: a stand-in for Schedules Direct on 127.0.0.1 answering with SD's recorded answers
+// (SchedulesDirectReplay) for the account tvguide-test / "correct horse", its schedules starting on the day given as the
+// first argument (YYYY-MM-DD), until killed. Prints `sd-replay listening at BASE` once it listens.
+let standIn = try await SchedulesDirectStandIn()
+if let day = CommandLine.arguments.dropFirst().first { standIn.schedulesStart(on: day) }
+FileHandle.standardOutput.write(Data("sd-replay listening at \(standIn.base)\n".utf8))
+
+while true { try await Task.sleep(for: .seconds(3600)) }
