@@ -17,6 +17,13 @@
   }
 })();
 
+// A channel logo that cannot be had (its address gone, the network down) is left out rather than shown broken: error
+// events do not bubble, so they are caught on their way down, for logos already in the page and those rows bring later.
+document.addEventListener("error", function (event) {
+  var image = event.target;
+  if (image && image.tagName === "IMG" && image.closest(".ch, .logo-cell")) image.style.visibility = "hidden";
+}, true);
+
 document.addEventListener("DOMContentLoaded", function () {
   if (Offline.isKept()) Offline.banner(Offline.taken);
   var guide = document.getElementById("guide");
