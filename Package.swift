@@ -175,7 +175,7 @@ let package = Package(
         ]),
         .testTarget(name: "GuideServerTests", dependencies: [
             "GuideServer", "GuideReminders", "TestReceivers", "GuideStore", "GuideIngest", "GuideCore", "GuideHTTP", "TVMaze", "TVMazeReplay",
-            "SchedulesDirect", "SchedulesDirectReplay",
+            "SchedulesDirect", "SchedulesDirectReplay", "BoxesReplay",
             "StoreTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
@@ -214,6 +214,11 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], exclude: ["Fixtures/PROVENANCE.md"], resources: [.copy("Fixtures/schedulesdirect")]),
+        // Test support: stand-ins for the boxes people already have (an HDHomeRun tuner and its guide service).
+        .target(name: "BoxesReplay", dependencies: [
+            "TestReceivers",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ], exclude: ["Fixtures/PROVENANCE.md"], resources: [.copy("Fixtures/boxes")]),
         .testTarget(name: "SchedulesDirectTests", dependencies: [
             "SchedulesDirect", "SchedulesDirectReplay", "GuideHTTP", "GuideStore", "GuideCore", "GuideIngest", "StoreTestSupport",
         ]),
@@ -224,7 +229,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "GuideIngestTests", dependencies: [
-            "GuideIngest", "GuideHTTP", "GuideStore", "XMLTV", "GuideCore", "StoreTestSupport",
+            "GuideIngest", "GuideHTTP", "GuideStore", "XMLTV", "GuideCore", "StoreTestSupport", "BoxesReplay",
             .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

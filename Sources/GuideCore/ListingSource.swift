@@ -14,6 +14,9 @@ public enum SourceFormat: String, Codable, Sendable, CaseIterable {
     case schedulesdirect
     /// An XMLTV grabber installed on the machine (`tv_grab_fr`), run with the configuration kept for the source.
     case grabber
+    /// An HDHomeRun tuner on the network (`http://192.168.1.70`): its guide from Silicondust's service, by the key the
+    /// tuner gives at each refresh.
+    case hdhomerun
 }
 
 /// A listings source an admin configured: where its listings come from and how they are treated.
@@ -35,7 +38,7 @@ public struct SourceDefinition: Codable, Hashable, Sendable {
     public var keepNewChannels: Bool
     /// Radio Times: the channel numbers to fetch.
     public var channels: [String]
-    /// TVmaze and grabbers: how many days, from today, to fetch.
+    /// TVmaze, grabbers and HDHomeRun tuners: how many days, from today, to fetch.
     public var days: Int
 
     public init(name: SourceName, format: SourceFormat, location: String, priority: Int = 0,
@@ -114,6 +117,9 @@ public struct SourceDefinition: Codable, Hashable, Sendable {
         if format == .schedulesdirect, case let lineups = Self.lineups(in: location),
            !(1...4).contains(lineups.count) || !lineups.allSatisfy(Self.isLineupID) {
             return "\(name): name 1 to 4 Schedules Direct lineups, like USA-IL57303-X (commas between them)"
+        }
+        if format == .hdhomerun, !(location.hasPrefix("http://") || location.hasPrefix("https://")) {
+            return "\(name): an HDHomeRun is named by its address, like http://192.168.1.70"
         }
         if format == .grabber, !Self.isGrabberName(location) {
             return "\(name): name an XMLTV grabber installed on the machine, like tv_grab_fr"

@@ -34,6 +34,17 @@ public struct HTTPReply: Sendable {
     /// The next part of the body; nil at its end.
     public func next() async throws -> ByteBuffer? { try await body.next() }
 
+    /// The whole body; nil when it is (or says it is) larger than `largest` bytes, reading stopped there.
+    public func body(upTo largest: Int) async throws -> Data? {
+        if let length = contentLength, length > Int64(largest) { return nil }
+        var data = Data()
+        while let part = try await next() {
+            guard data.count + part.readableBytes <= largest else { return nil }
+            data.append(contentsOf: part.readableBytesView)
+        }
+        return data
+    }
+
     /// The declared body length, when the server sent one.
     public var contentLength: Int64? { headers["content-length"].flatMap { Bounded.integer($0, in: 0...Int64.max) } }
 

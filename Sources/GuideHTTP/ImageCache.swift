@@ -174,13 +174,7 @@ public final class ImageCache: Sendable {
     /// The status and the body (nil past `largest` bytes) of `url`.
     private static func fetch(_ url: URL, through transport: any HTTPTransport, largest: Int) async throws -> (status: Int, body: [UInt8]?) {
         let reply = try await transport.get(url, headers: [("Accept", "image/*")])
-        if let length = reply.contentLength, length > largest { return (reply.status, nil) }
-        var body: [UInt8] = []
-        while let chunk = try await reply.next() {
-            body.append(contentsOf: chunk.readableBytesView)
-            if body.count > largest { return (reply.status, nil) }
-        }
-        return (reply.status, body)
+        return (reply.status, try await reply.body(upTo: largest).map { [UInt8]($0) })
     }
 
     /// Keeps `key` in `table` until `seconds` from now, the table at most `most` entries (expired ones dropped first).

@@ -160,31 +160,19 @@ public struct SDGuide: Sendable {
     private func write(_ counts: Counts, stations: [String], entries: [String: SDLineupMap.Entry], details: [String: SDLineupMap.Station],
                        days: [String: [SDAiring]], programs: [String: SDProgram], into file: URL) throws -> Counts {
         var counts = counts
-        FileManager.default.createFile(atPath: file.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: file)
-        defer { try? handle.close() }
-        var buffer = ""
-        let writer = XMLTVWriter { piece in
-            buffer += piece
-            if buffer.utf8.count > 1 << 16 {
-                try handle.write(contentsOf: Data(buffer.utf8))
-                buffer = ""
+        try XMLTVWriter.writeFile(at: file, generator: "tvguide \(TVGuideVersion.number) from Schedules Direct") { writer in
+            for station in stations {
+                try writer.write(SDMapping.channel(details[station], id: station, entry: entries[station]))
+            }
+            for station in stations {
+                var seen = Set<String>()
+                for airing in (days[station] ?? []).sorted(by: { $0.airDateTime < $1.airDateTime }) where seen.insert(airing.airDateTime).inserted {
+                    guard let programme = SDMapping.programme(airing, programs[airing.programID], station: station) else { continue }
+                    try writer.write(programme)
+                    counts.airings += 1
+                }
             }
         }
-        try writer.begin(generator: "tvguide \(TVGuideVersion.number) from Schedules Direct")
-        for station in stations {
-            try writer.write(SDMapping.channel(details[station], id: station, entry: entries[station]))
-        }
-        for station in stations {
-            var seen = Set<String>()
-            for airing in (days[station] ?? []).sorted(by: { $0.airDateTime < $1.airDateTime }) where seen.insert(airing.airDateTime).inserted {
-                guard let programme = SDMapping.programme(airing, programs[airing.programID], station: station) else { continue }
-                try writer.write(programme)
-                counts.airings += 1
-            }
-        }
-        try writer.end()
-        try handle.write(contentsOf: Data(buffer.utf8))
         return counts
     }
 

@@ -275,12 +275,8 @@ public final class SchedulesDirectClient: Sendable {
         if body != nil { headers.append(("Content-Type", "application/json")) }
         if let token { headers.append(("token", token)) }
         let reply = try await transport.send(method, url, headers: headers, body: body)
-        var data = Data()
-        while let part = try await reply.next() {
-            guard data.count + part.readableBytes <= Self.largestAnswer else {
-                throw SDFailure(code: Self.noCode, message: "an answer larger than \(Self.largestAnswer >> 20) MB", status: reply.status)
-            }
-            data.append(contentsOf: part.readableBytesView)
+        guard let data = try await reply.body(upTo: Self.largestAnswer) else {
+            throw SDFailure(code: Self.noCode, message: "an answer larger than \(Self.largestAnswer >> 20) MB", status: reply.status)
         }
         return (reply.status, data)
     }

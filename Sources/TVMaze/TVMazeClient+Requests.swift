@@ -128,12 +128,8 @@ extension TVMazeClient {
     }
 
     private func read(_ reply: HTTPReply, url: URL) async throws -> Data {
-        var body = Data()
-        while let chunk = try await reply.next() {
-            body.append(contentsOf: chunk.readableBytesView)
-            if body.count > policy.largestBody {
-                throw TVMazeError.unreadable(path: url.absoluteString, detail: "the answer is larger than \(policy.largestBody / 1_048_576) MB")
-            }
+        guard let body = try await reply.body(upTo: policy.largestBody) else {
+            throw TVMazeError.unreadable(path: url.absoluteString, detail: "the answer is larger than \(policy.largestBody / 1_048_576) MB")
         }
         return body
     }

@@ -11,6 +11,26 @@ public struct XMLTVWriter {
         self.write = write
     }
 
+    /// Writes a whole document to the file at `url` (made anew): `begin`, what `body` writes, `end`, through a 64 KB
+    /// buffer.
+    public static func writeFile(at url: URL, generator: String, _ body: (XMLTVWriter) throws -> Void) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var buffer = ""
+        let writer = XMLTVWriter { piece in
+            buffer += piece
+            if buffer.utf8.count > 1 << 16 {
+                try handle.write(contentsOf: Data(buffer.utf8))
+                buffer = ""
+            }
+        }
+        try writer.begin(generator: generator)
+        try body(writer)
+        try writer.end()
+        try handle.write(contentsOf: Data(buffer.utf8))
+    }
+
     public func begin(generator: String = "tvguide") throws {
         try write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE tv SYSTEM \"xmltv.dtd\">\n")
         try write("<tv generator-info-name=\"\(Self.escape(generator))\">\n")

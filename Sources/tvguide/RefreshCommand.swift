@@ -29,7 +29,8 @@ struct RefreshCommand: AsyncParsableCommand {
                                             schedulesDirect: SDConnection(base: try layers.address(.schedulesDirectURL,
                                                                                                    else: SchedulesDirectClient.defaultBase),
                                                                           transport: transport),
-                                            grabbers: try GrabberSettings(layers).grabbers(localFiles: StoreLocation(layers).localFiles))
+                                            grabbers: try GrabberSettings(layers).grabbers(localFiles: StoreLocation(layers).localFiles),
+                                            hdhomerunGuide: try layers.address(.hdhomerunGuideURL, else: HDHomeRunGuide.defaultBase))
             let bar = RefreshBar()
             let reports = try await CLIFailure.translating {
                 try await refresher.refresh(names.isEmpty ? nil : names.map { SourceName($0) }) { bar.show($0) }

@@ -83,7 +83,8 @@ struct ServeCommand: AsyncParsableCommand {
                 let scheduler = RefreshScheduler(
                     refresher: SourceRefresher(store: database, transport: feeds, tvmazeBase: options.tvmazeBase,
                                                schedulesDirect: SDConnection(base: options.schedulesDirectBase, transport: feeds),
-                                               grabbers: grabbers, now: now, clock: clock), now: now, clock: clock)
+                                               grabbers: grabbers, hdhomerunGuide: options.hdhomerunGuide, now: now, clock: clock),
+                    now: now, clock: clock)
                 let guide = GuideServices(
                     store: database, settings: settings, scheduler: scheduler, feeds: feeds,
                     // Pages ask while someone waits: at most 10 s a request, or 503 "busy".

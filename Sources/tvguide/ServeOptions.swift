@@ -40,6 +40,10 @@ struct ServeOptions: ParsableArguments {
             help: ArgumentHelp("Schedules Direct's JSON API (default: its own; tests name a stand-in).", valueName: "url"))
     var schedulesDirectURL: String?
 
+    @Option(name: .customLong("hdhomerun-guide-url"),
+            help: ArgumentHelp("Silicondust's guide service for HDHomeRun sources (default: its own; tests name a stand-in).", valueName: "url"))
+    var hdhomerunGuideURL: String?
+
     @Option(name: .customLong("grabber-path"), parsing: .singleValue,
             help: ArgumentHelp("A folder XMLTV grabbers (tv_grab_*) are found in; repeat for several (default: the folders of PATH).", valueName: "folder"))
     var grabberPath: [String] = []
@@ -84,7 +88,8 @@ struct ServeOptions: ParsableArguments {
                                               (.metrics, metrics), (.logFormat, logFormat), (.offlineDays, offlineDays),
                                               (.insecureCookies, insecureCookies ? "true" : nil),
                                               (.outboundCA, outboundCA), (.setupCodeFile, setupCodeFile),
-                                              (.grabberMinutes, grabberMinutes), (.schedulesDirectURL, schedulesDirectURL)]
+                                              (.grabberMinutes, grabberMinutes), (.schedulesDirectURL, schedulesDirectURL),
+                                              (.hdhomerunGuideURL, hdhomerunGuideURL)]
         for case let (key, value?) in given { flags[key] = .string(value) }
         if !trustedProxies.isEmpty { flags[.trustedProxy] = .stringArray(trustedProxies) }
         if !allowedHosts.isEmpty { flags[.allowedHosts] = .stringArray(allowedHosts) }

@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import GuideCore
 import GuideHTTP
+import GuideIngest
 import GuideReminders
 import GuideServer
 import SchedulesDirect
@@ -36,6 +37,8 @@ struct ServeSettings: Sendable {
     /// Where the first run's setup code is written (0600) instead of the log (`setup-code-file`): the package's
     /// journal is readable by the adm group.
     var setupCodeFile: String?
+    /// Silicondust's guide service for HDHomeRun sources (`hdhomerun-guide-url`; tests name a stand-in).
+    var hdhomerunGuide: String
     /// Where XMLTV grabbers are found and how long one may run.
     var grabbers: GrabberSettings
 
@@ -44,6 +47,7 @@ struct ServeSettings: Sendable {
         tvmazeBase = try TVMazeOptions.base(layers)
         schedulesDirectBase = try layers.address(.schedulesDirectURL, else: SchedulesDirectClient.defaultBase)
         grabbers = try GrabberSettings(layers)
+        hdhomerunGuide = try layers.address(.hdhomerunGuideURL, else: HDHomeRunGuide.defaultBase)
         if let host = layers.string(.host) { self.host = host }
         port = try Self.integer(layers, .port, in: 1...65_535) ?? port
         dayStart = try Self.integer(layers, .dayStart, in: 0...23) ?? dayStart
@@ -110,6 +114,7 @@ struct ServeSettings: Sendable {
         case .allowedHosts: outbound.written
         case .outboundCA: outboundCAFile ?? ""
         case .setupCodeFile: setupCodeFile ?? ""
+        case .hdhomerunGuideURL: hdhomerunGuide
         case .grabberPath: grabbers.directories.joined(separator: ", ")
         case .grabberMinutes: String(grabbers.minutes)
         }

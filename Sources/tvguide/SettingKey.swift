@@ -20,6 +20,7 @@ enum SettingKey: String, CaseIterable, Sendable {
     case allowedHosts = "allowed-hosts"
     case outboundCA = "outbound-ca"
     case setupCodeFile = "setup-code-file"
+    case hdhomerunGuideURL = "hdhomerun-guide-url"
     case grabberPath = "grabber-path"
     case grabberMinutes = "grabber-minutes"
 

@@ -78,6 +78,8 @@ public final class SourceRefresher: Sendable {
     let schedulesDirect: SDConnection?
     /// The XMLTV grabbers grabber sources run; nil where none may be (their refresh fails saying so).
     let grabbers: Grabbers?
+    /// Where HDHomeRun sources' guides come from (`hdhomerun-guide-url`).
+    let hdhomerunGuide: String
     /// Wall time, for when a refresh started.
     let now: @Sendable () -> Date
     /// How long a refresh and its retries take; tests use one that jumps instead of sleeping.
@@ -86,6 +88,7 @@ public final class SourceRefresher: Sendable {
 
     public init(store: any Store, transport: any HTTPTransport, policy: FetchPolicy = FetchPolicy(), concurrency: Int = 4,
                 tvmazeBase: String = "https://api.tvmaze.com", schedulesDirect: SDConnection? = nil, grabbers: Grabbers? = nil,
+                hdhomerunGuide: String = HDHomeRunGuide.defaultBase,
                 now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock()) {
         self.store = store
         self.clock = clock
@@ -94,6 +97,7 @@ public final class SourceRefresher: Sendable {
         self.tvmazeBase = tvmazeBase
         self.schedulesDirect = schedulesDirect
         self.grabbers = grabbers
+        self.hdhomerunGuide = hdhomerunGuide
         self.now = now
     }
 
@@ -132,7 +136,7 @@ public final class SourceRefresher: Sendable {
     /// The locations a source's refresh reads, as of `date`.
     public func locations(of definition: SourceDefinition, on date: Date) -> [String] {
         switch definition.format {
-        case .xmltv, .m3u, .schedulesdirect, .grabber:
+        case .xmltv, .m3u, .schedulesdirect, .grabber, .hdhomerun:
             return [definition.location]
         case .radiotimes:
             guard definition.location.contains("{channel}") else { return [definition.location] }
@@ -246,6 +250,12 @@ public final class SourceRefresher: Sendable {
                 }
                 try await grabbers.grab(grabber: definition.location, for: definition.name, configuration: GrabberConfiguration(text),
                                         days: definition.days, into: file.path)
+            }
+        case .hdhomerun:
+            // The tuner's key is asked for at every refresh: it rotates.
+            return try await importMade(definition, startedAt: startedAt, tracker: tracker) { file in
+                try await HDHomeRunGuide(transport: fetcher.transport, base: hdhomerunGuide, now: now)
+                    .refresh(device: definition.location, days: definition.days, into: file)
             }
         case .xmltv, .radiotimes, .tvmaze, .m3u:
             return try await importFeeds(definition, locations: locations(of: definition, on: startedAt), startedAt: startedAt, tracker: tracker)

@@ -131,7 +131,7 @@ extension SourcePages {
                 + TimeZone.knownTimeZoneIdentifiers.sorted().map { Choice(value: $0, label: $0, isSelected: $0 == definition.localZone) },
             keepNewChannels: definition.keepNewChannels, channelList: definition.channels.joined(separator: ","),
             days: definition.days, isRadioTimes: definition.format == .radiotimes,
-            hasDays: [.tvmaze, .grabber].contains(definition.format),
+            hasDays: [.tvmaze, .grabber, .hdhomerun].contains(definition.format),
             grabberLink: definition.format == .grabber ? SitePath.grabber(query: "name=" + SitePath.encoded(name)) : nil,
             guides: try await Self.guides(of: definition, in: store, outbound: outbound),
             filter: view.filter,

@@ -171,6 +171,7 @@ struct SourcePages: Sendable {
         case .m3u: "M3U playlist (channel numbers, logos, groups, streams)"
         case .schedulesdirect: "Schedules Direct lineups (an account; USA-IL57303-X)"
         case .grabber: "XMLTV grabber (a tv_grab_* program on this machine: tv_grab_fr)"
+        case .hdhomerun: "HDHomeRun tuner's guide (its address: http://192.168.1.70)"
         }
     }
 
