@@ -82,6 +82,8 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
             // Certificates an admin trusts for outbound requests besides the system's (outbound-ca).
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            // Digest authentication (MD5, SHA-256) for sources that ask for it (Tvheadend).
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Reminders: due ones claimed and sent, on time and once, to each profile's delivery channels.
         .target(name: "GuideReminders", dependencies: [
@@ -214,9 +216,10 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], exclude: ["Fixtures/PROVENANCE.md"], resources: [.copy("Fixtures/schedulesdirect")]),
-        // Test support: stand-ins for the boxes people already have (an HDHomeRun tuner and its guide service).
+        // Test support: stand-ins for the boxes people already have (an HDHomeRun tuner and its guide service, Tvheadend).
         .target(name: "BoxesReplay", dependencies: [
             "TestReceivers",
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], exclude: ["Fixtures/PROVENANCE.md"], resources: [.copy("Fixtures/boxes")]),
         .testTarget(name: "SchedulesDirectTests", dependencies: [

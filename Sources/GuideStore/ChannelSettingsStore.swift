@@ -222,12 +222,23 @@ extension ChannelSettingsStore where Self: SQLBackend {
 extension SourceName {
     /// The guide setting a grabber source's configuration file is kept under (removed with the source).
     var grabberConfigurationSetting: String { "grabber-configuration:\(rawValue)" }
+    /// The guide setting the user name and password its server asks for are kept under (removed with the source).
+    var credentialsSetting: String { "source-credentials:\(rawValue)" }
 }
 
 extension ChannelSettingsStore {
     /// The configuration file kept for the grabber source `source`; nil before an admin configured it.
     public func grabberConfiguration(of source: SourceName) async throws -> String? {
         try await guideSetting(source.grabberConfigurationSetting)
+    }
+
+    /// The user name and password the source's server asks for, as an admin gave them (JSON); nil for none.
+    public func sourceCredentials(of source: SourceName) async throws -> String? {
+        try await guideSetting(source.credentialsSetting)
+    }
+
+    public func setSourceCredentials(_ json: String?, of source: SourceName) async throws {
+        try await setGuideSetting(source.credentialsSetting, json)
     }
 
     /// Keeps `text` as the grabber source's configuration file (nil forgets it).

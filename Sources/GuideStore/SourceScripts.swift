@@ -80,8 +80,9 @@ extension SourceStore where Self: SQLBackend {
             try await db.execute("DELETE FROM source_coverage WHERE source_id = \(id)")
             try await db.execute("DELETE FROM import_run WHERE source_id = \(id)")
             try await db.execute("DELETE FROM source WHERE id = \(id)")
-            // A grabber's configuration goes with its source (it may hold a password).
+            // A grabber's configuration and a server's password go with their source.
             try await db.execute("DELETE FROM guide_setting WHERE name = \(name.grabberConfigurationSetting)")
+            try await db.execute("DELETE FROM guide_setting WHERE name = \(name.credentialsSetting)")
             try await SourceMerge.remerge(db, channels: channels, at: now())
             try await db.execute("UPDATE guide_state SET generation = generation + 1")
             return removed

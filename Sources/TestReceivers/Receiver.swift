@@ -22,9 +22,17 @@ public final class Receiver: Sendable {
     public struct Answer: Sendable {
         public var status: Int
         public var json: String
+        /// Headers besides Content-Length and Content-Type (a challenge's `WWW-Authenticate`).
+        public var headers: [(String, String)]
+        public var contentType: String
 
-        public init(status: Int = 200, json: String) {
-            (self.status, self.json) = (status, json)
+        public init(status: Int = 200, json: String, headers: [(String, String)] = []) {
+            (self.status, self.json, self.headers, self.contentType) = (status, json, headers, "application/json")
+        }
+
+        /// A body that is not JSON (an XMLTV export).
+        public init(status: Int = 200, body: String, contentType: String, headers: [(String, String)] = []) {
+            (self.status, self.json, self.headers, self.contentType) = (status, body, headers, contentType)
         }
     }
 
@@ -110,12 +118,15 @@ public final class Receiver: Sendable {
                 var headers: [String: String] = [:]
                 for (name, value) in head.headers { headers[name.lowercased()] = value }
                 let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
+                var extraHeaders: [(String, String)] = []
+                var contentType = "application/json"
                 let (status, json, location, trickles) = state.withLockedValue { state -> (Int, String?, String?, Bool) in
                     let request = Request(method: head.method.rawValue, path: path, headers: headers, body: body,
                                           query: String(head.uri.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""))
                     state.requests.append(request)
                     if let responder = state.responders.first(where: { path.hasPrefix($0.prefix) }) {
                         let answer = responder.answer(request)
+                        (extraHeaders, contentType) = (answer.headers, answer.contentType)
                         return (answer.status, answer.json, nil, false)
                     }
                     let extra = (state.bodies[path], state.locations[path], state.trickling.contains(path))
@@ -136,8 +147,9 @@ public final class Receiver: Sendable {
                 }
                 let reply = Array((json ?? "status \(status)\n").utf8)
                 var responseHeaders = HTTPHeaders([("Content-Length", String(reply.count)),
-                                                   ("Content-Type", json == nil ? "text/plain" : "application/json")])
+                                                   ("Content-Type", json == nil ? "text/plain" : contentType)])
                 responseHeaders.add(name: "Connection", value: "keep-alive")
+                for (name, value) in extraHeaders { responseHeaders.add(name: name, value: value) }
                 if let location { responseHeaders.add(name: "Location", value: location) }
                 context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: status),
                                                                      headers: responseHeaders))), promise: nil)

@@ -32,7 +32,7 @@ final class TestServer: Sendable {
     let schedulesDirect: SDConnection?
 
     init(listings: String, now: Date, tvmazeURL: String = "http://127.0.0.1:9", secretCost: UInt8 = 4,
-         grabbers: Grabbers? = nil, schedulesDirectURL: String? = nil) async throws {
+         grabbers: Grabbers? = nil, schedulesDirectURL: String? = nil, hdhomerunGuideURL: String = HDHomeRunGuide.defaultBase) async throws {
         self.tvmazeURL = tvmazeURL
         self.secretCost = secretCost
         self.grabbers = grabbers
@@ -42,7 +42,7 @@ final class TestServer: Sendable {
         clock = TestClock(now)
         scheduler = RefreshScheduler(
             refresher: SourceRefresher(store: store, transport: TestHTTP.transport, schedulesDirect: schedulesDirect, grabbers: grabbers,
-                                       now: { [clock] in clock.now }),
+                                       hdhomerunGuide: hdhomerunGuideURL, now: { [clock] in clock.now }),
             now: { [clock] in clock.now })
         try await importListings(listings, as: "test")
     }

@@ -71,7 +71,7 @@ struct FeedFetcher: Sendable {
     /// How long retries wait and downloads take; tests use one that jumps instead of sleeping.
     var clock: any Clock<Duration>
 
-    func fetch(_ location: String, validators: HTTPValidators?, localZone: TimeZone?,
+    func fetch(_ location: String, validators: HTTPValidators?, localZone: TimeZone?, credentials: HTTPCredentials? = nil,
                progress: @escaping @Sendable (FeedProgress) -> Void) async throws -> FetchResult {
         guard let url = URL(string: location), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             let path = location.hasPrefix("file://") ? (URL(string: location)?.path ?? location) : location
@@ -82,7 +82,7 @@ struct FeedFetcher: Sendable {
         while true {
             do {
                 return try await download(url, location: location, validators: validators, localZone: localZone,
-                                          attempt: attempt, reason: reason, progress: progress)
+                                          credentials: credentials, attempt: attempt, reason: reason, progress: progress)
             } catch let failure as Retryable {
                 guard attempt <= policy.retries else { throw IngestError(.download, failure.message + Self.gaveUp(attempt)) }
                 var wait = policy.backoff * Double(1 << (attempt - 1)) * Double.random(in: 0.5...1.5)
@@ -115,19 +115,35 @@ struct FeedFetcher: Sendable {
         var retryAfter: Duration?
     }
 
-    private func download(_ url: URL, location: String, validators: HTTPValidators?, localZone: TimeZone?, attempt: Int,
+    private func download(_ url: URL, location: String, validators: HTTPValidators?, localZone: TimeZone?,
+                          credentials: HTTPCredentials?, attempt: Int,
                           reason: String?, progress: @escaping @Sendable (FeedProgress) -> Void) async throws -> FetchResult {
         var headers: [(String, String)] = []
         if let etag = validators?.etag { headers.append(("If-None-Match", etag)) }
         if let lastModified = validators?.lastModified { headers.append(("If-Modified-Since", lastModified)) }
         let elapsed = stopwatch(on: clock)
-        let reply: HTTPReply
+        var reply: HTTPReply
         do {
             reply = try await transport.get(url, headers: headers)
+            // Credentials answer the server's challenge, once; they are never sent unasked.
+            if reply.status == 401, let credentials, let challenge = reply.headers["www-authenticate"] {
+                _ = try await reply.body(upTo: 64 << 10)
+                let uri = url.path(percentEncoded: true).isEmpty ? "/" : url.path(percentEncoded: true)
+                guard let authorization = credentials.authorization(answering: challenge, method: "GET",
+                                                                    uri: uri + (url.query(percentEncoded: true).map { "?" + $0 } ?? "")) else {
+                    throw IngestError(.download, "\(location) asks for a way of signing in tvguide does not know: \(challenge.prefix(40))")
+                }
+                reply = try await transport.get(url, headers: headers + [("Authorization", authorization)])
+            }
+        } catch let error as IngestError {
+            throw error
         } catch {
             throw try Self.classify(error, location: location, bytes: nil)
         }
         switch reply.status {
+        case 401, 403:
+            throw IngestError(.download, "\(location) answered \(reply.status): "
+                              + (credentials == nil ? "it needs a user name and password (the source's page takes them)" : "its user name or password was refused"))
         case 200: break
         case 304 where validators.map { !$0.isEmpty } ?? false: return .notModified
         case 429, 503, 500...599:

@@ -278,6 +278,7 @@ public final class SourceRefresher: Sendable {
                              tracker: ProgressTracker) async throws -> (SourceReport, [String: HTTPValidators]) {
         let name = definition.name
         let validators = try await store.validators(of: name)
+        let credentials = try await store.sourceCredentials(of: name).flatMap { try? JSONDecoder().decode(HTTPCredentials.self, from: Data($0.utf8)) }
         let zone = definition.localZone.flatMap(TimeZone.init(identifier:))
         tracker.update(name.rawValue) { $0.phase = .downloading; $0.downloadsTotal = locations.count }
         // Every feed, concurrently within the download bound; the first failure cancels the rest.
@@ -285,7 +286,8 @@ public final class SourceRefresher: Sendable {
             for (index, location) in locations.enumerated() {
                 group.addTask {
                     try await self.slots.run {
-                        let result = try await self.fetcher.fetch(location, validators: validators[location], localZone: zone) { feed in
+                        let result = try await self.fetcher.fetch(location, validators: validators[location], localZone: zone,
+                                                                  credentials: credentials) { feed in
                             tracker.feed(name.rawValue, feed)
                         }
                         tracker.update(name.rawValue) { $0.downloadsDone += 1 }

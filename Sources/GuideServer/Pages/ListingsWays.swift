@@ -66,8 +66,8 @@ struct ListingsWays {
                             link: SitePath.grabbers(), action: "Choose a grabber"))
         }
         ways.append(Way(title: "Your own boxes", cost: "free",
-                        detail: "The guide your Tvheadend server, Enigma2 receiver or HDHomeRun already receives over the air: Tvheadend's XMLTV export (http://HOST:9981/xmltv/channels) is an XMLTV source.",
-                        link: SitePath.sources(), action: "Add it as a source"))
+                        detail: "The guide your Tvheadend server or HDHomeRun tuner already has: its address (and Tvheadend's password) is all it takes.",
+                        link: SitePath.boxes(), action: "Use a box's guide"))
         if let country, country.tvmaze {
             ways.append(Way(title: "TVmaze", cost: "free",
                             detail: "The main networks' prime-time schedules for \(country.name) (not every channel, no overnight).",
