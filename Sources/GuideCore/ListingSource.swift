@@ -17,6 +17,8 @@ public enum SourceFormat: String, Codable, Sendable, CaseIterable {
     /// An HDHomeRun tuner on the network (`http://192.168.1.70`): its guide from Silicondust's service, by the key the
     /// tuner gives at each refresh.
     case hdhomerun
+    /// An Enigma2 receiver's bouquet EPG through its OpenWebif (`http://BOX/api/epgbouquet?bRef=...`).
+    case openwebif
 }
 
 /// A listings source an admin configured: where its listings come from and how they are treated.
@@ -120,6 +122,9 @@ public struct SourceDefinition: Codable, Hashable, Sendable {
         }
         if format == .hdhomerun, !(location.hasPrefix("http://") || location.hasPrefix("https://")) {
             return "\(name): an HDHomeRun is named by its address, like http://192.168.1.70"
+        }
+        if format == .openwebif, !((location.hasPrefix("http://") || location.hasPrefix("https://")) && location.contains("/api/epgbouquet?bRef=")) {
+            return "\(name): an Enigma2 receiver's EPG is its bouquet's address, like http://192.168.1.30/api/epgbouquet?bRef=... (the preset finds it)"
         }
         if format == .grabber, !Self.isGrabberName(location) {
             return "\(name): name an XMLTV grabber installed on the machine, like tv_grab_fr"

@@ -115,7 +115,7 @@ public enum GuideServer {
                     refreshWatchers: RefreshEvents.slots(), outbound: services.outbound)
             .register(on: routes)
         GrabberPages(store: store, pages: pages, grabbers: services.grabbers).register(on: routes)
-        BoxPresetPages(store: store, pages: pages, scheduler: services.scheduler).register(on: routes)
+        BoxPresetPages(store: store, pages: pages, scheduler: services.scheduler, feeds: services.feeds).register(on: routes)
         SchedulesDirectPages(store: store, pages: pages, settings: settings, connection: services.schedulesDirect).register(on: routes)
         SourceRoutes(store: store, settings: settings, scheduler: services.scheduler).register(on: routes)
         let xmltv = XMLTVFeed(store: store, directory: directory, settings: settings)

@@ -89,3 +89,42 @@ import Testing
         #expect(credentials.authorization(answering: #"Digest realm="x", nonce="n", algorithm=SHA-512-256, qop="auth""#, method: "GET", uri: "/") == nil)
     }
 }
+
+/// An Enigma2 receiver's EPG from its preset: the bouquet found by name on the receiver (behind OpenWebif's Basic
+/// authentication), its events imported with OpenWebif's HTML escapes read back and its placeholder left out.
+@Suite struct Enigma2PresetTests {
+    @Test func aReceiversBouquetEPGFromItsPreset() async throws {
+        let receiver = try await OpenWebifStandIn()
+        let server = try await TestServer(listings: WebTests.listings, now: WebTests.evening)
+        try await server.run { client in
+            let admin = try await AccountTests.admin(client)
+            let missing = try await admin.send(client, "/admin/boxes/enigma2", method: .post,
+                                               form: ["host": "127.0.0.1", "port": String(receiver.port), "bouquet": "Sport",
+                                                      "username": "root", "password": "dreambox"])
+            #expect(missing.status == .badGateway)
+            #expect(String(buffer: missing.body).contains("the receiver has no bouquet called Sport; it has Favourites (TV), News"))
+            let refused = try await admin.send(client, "/admin/boxes/enigma2", method: .post,
+                                               form: ["host": "127.0.0.1", "port": String(receiver.port)])
+            #expect(String(buffer: refused.body).contains("answered 401: it needs a user name and password"))
+            #expect(try await server.store.sources().isEmpty)
+
+            let added = String(buffer: try await admin.send(client, "/admin/boxes/enigma2", method: .post,
+                                                            form: ["host": "127.0.0.1", "port": String(receiver.port), "bouquet": "favourites (tv)",
+                                                                   "username": "root", "password": "dreambox"]).body)
+            #expect(added.contains("Added Enigma2 Favourites (TV)"), "\(added)")
+            try await SourcePagesTests.settle(server)
+            let status = try #require(try await server.store.sources().first { $0.definition.format == .openwebif })
+            #expect(status.lastOutcome == .imported, "\(status.lastError ?? "")")
+            #expect(status.programmes == 18)
+            let channels = try await server.store.sourceChannels(of: status.definition.name)
+            #expect(Set(channels.map(\.name)) == ["Das Erste HD", "ZDF HD", "Arte & Kultur"])
+            #expect(channels.contains { $0.id.rawValue == "1_0_19_283D_3FB_1_C00000_0_0_0.enigma2" })
+            let programmes = try await server.store.everyProgramme().map(\.programme).filter { $0.channel.rawValue.hasSuffix(".enigma2") }
+            #expect(programmes.contains { $0.title == "Arte & Kultur \"Stunde\" 0" && $0.subTitle == "Folge 0" && $0.categories.map(\.text) == ["Nachrichten"] })
+            #expect(!programmes.contains { $0.title == "N/A" })
+            // The password went to the receiver only when it asked, and is not in the source's address.
+            #expect(!status.definition.location.contains("dreambox"))
+        }
+        try await receiver.stop()
+    }
+}

@@ -11,9 +11,8 @@ import XMLTV
 /// (hdhomerun/NOTES.md in the shared data: the device's answers and how clients read them.)
 public struct HDHomeRunGuide: Sendable {
     public static let defaultBase = "https://api.hdhomerun.com"
-    /// At most this many guide windows a refresh (each a request), and this large an answer.
+    /// At most this many guide windows a refresh (each a request).
     static let mostWindows = 200
-    static let largestAnswer = 16 << 20
 
     let transport: any HTTPTransport
     /// The guide service (`hdhomerun-guide-url`; tests name a stand-in).
@@ -158,22 +157,8 @@ public struct HDHomeRunGuide: Sendable {
     }
 
     private func json<T: Decodable>(_ address: String, counts: inout Counts) async throws -> T {
-        guard let url = URL(string: address), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
-            throw IngestError(.download, "\(address) is not an http(s) address")
-        }
         counts.requests += 1
-        let reply = try await transport.get(url, headers: [("Accept", "application/json"), ("User-Agent", "tvguide/\(TVGuideVersion.number)")])
-        guard let body = try await reply.body(upTo: Self.largestAnswer) else {
-            throw IngestError(.download, "\(Self.redacted(address)) answered with more than \(Self.largestAnswer >> 20) MB")
-        }
-        guard reply.status == 200 else {
-            throw IngestError(.download, "\(Self.redacted(address)) answered HTTP \(reply.status)" + (reply.status == 403 ? " (its DeviceAuth was refused)" : ""))
-        }
-        do {
-            return try JSONDecoder().decode(T.self, from: body)
-        } catch {
-            throw IngestError(.unknownFormat, "\(Self.redacted(address)) did not answer as an HDHomeRun does: \(error)")
-        }
+        return try await BoxRequest(transport: transport, kind: "an HDHomeRun").json(address, shown: Self.redacted)
     }
 
     /// An address with its DeviceAuth left out, for messages the health page keeps.

@@ -128,9 +128,7 @@ struct FeedFetcher: Sendable {
             // Credentials answer the server's challenge, once; they are never sent unasked.
             if reply.status == 401, let credentials, let challenge = reply.headers["www-authenticate"] {
                 _ = try await reply.body(upTo: 64 << 10)
-                let uri = url.path(percentEncoded: true).isEmpty ? "/" : url.path(percentEncoded: true)
-                guard let authorization = credentials.authorization(answering: challenge, method: "GET",
-                                                                    uri: uri + (url.query(percentEncoded: true).map { "?" + $0 } ?? "")) else {
+                guard let authorization = credentials.authorization(answering: challenge, method: "GET", uri: BoxRequest.requestTarget(url)) else {
                     throw IngestError(.download, "\(location) asks for a way of signing in tvguide does not know: \(challenge.prefix(40))")
                 }
                 reply = try await transport.get(url, headers: headers + [("Authorization", authorization)])

@@ -136,7 +136,7 @@ public final class SourceRefresher: Sendable {
     /// The locations a source's refresh reads, as of `date`.
     public func locations(of definition: SourceDefinition, on date: Date) -> [String] {
         switch definition.format {
-        case .xmltv, .m3u, .schedulesdirect, .grabber, .hdhomerun:
+        case .xmltv, .m3u, .schedulesdirect, .grabber, .hdhomerun, .openwebif:
             return [definition.location]
         case .radiotimes:
             guard definition.location.contains("{channel}") else { return [definition.location] }
@@ -257,9 +257,19 @@ public final class SourceRefresher: Sendable {
                 try await HDHomeRunGuide(transport: fetcher.transport, base: hdhomerunGuide, now: now)
                     .refresh(device: definition.location, days: definition.days, into: file)
             }
+        case .openwebif:
+            let credentials = try await credentials(of: definition.name)
+            return try await importMade(definition, startedAt: startedAt, tracker: tracker) { file in
+                try await OpenWebifGuide(transport: fetcher.transport, credentials: credentials).refresh(location: definition.location, into: file)
+            }
         case .xmltv, .radiotimes, .tvmaze, .m3u:
             return try await importFeeds(definition, locations: locations(of: definition, on: startedAt), startedAt: startedAt, tracker: tracker)
         }
+    }
+
+    /// The user name and password the source's server asks for, if an admin gave them.
+    private func credentials(of name: SourceName) async throws -> HTTPCredentials? {
+        try await store.sourceCredentials(of: name).flatMap { try? JSONDecoder().decode(HTTPCredentials.self, from: Data($0.utf8)) }
     }
 
     /// Imports an XMLTV file `make` writes (Schedules Direct's refresh, a grabber's run) like any file; the file goes
@@ -278,7 +288,7 @@ public final class SourceRefresher: Sendable {
                              tracker: ProgressTracker) async throws -> (SourceReport, [String: HTTPValidators]) {
         let name = definition.name
         let validators = try await store.validators(of: name)
-        let credentials = try await store.sourceCredentials(of: name).flatMap { try? JSONDecoder().decode(HTTPCredentials.self, from: Data($0.utf8)) }
+        let credentials = try await credentials(of: name)
         let zone = definition.localZone.flatMap(TimeZone.init(identifier:))
         tracker.update(name.rawValue) { $0.phase = .downloading; $0.downloadsTotal = locations.count }
         // Every feed, concurrently within the download bound; the first failure cancels the rest.

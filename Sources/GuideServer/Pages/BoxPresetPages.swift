@@ -12,6 +12,8 @@ struct BoxPresetPages: Sendable {
     let store: any SourceStore & ChannelSettingsStore
     let pages: Pages
     let scheduler: RefreshScheduler
+    /// What the Enigma2 preset asks the receiver its bouquets with (the admin's address: as sources are fetched).
+    let feeds: any HTTPTransport
 
     struct Model {
         var chrome: Chrome
@@ -24,6 +26,7 @@ struct BoxPresetPages: Sendable {
         routes.admin.get(.boxes) { _, context in try await page(context) }
         routes.admin.post(.tvheadendPreset) { request, context in try await addTvheadend(request, context) }
         routes.admin.post(.hdhomerunPreset) { request, context in try await addHDHomeRun(request, context) }
+        routes.admin.post(.enigma2Preset) { request, context in try await addEnigma2(request, context) }
     }
 
     func page(_ context: AdminRequestContext, message: String? = nil, isError: Bool = false,
@@ -46,6 +49,22 @@ struct BoxPresetPages: Sendable {
                                           location: "http://\(form.host.contains(":") ? "[\(form.host)]" : form.host)" + (form.port == 80 ? "" : ":\(form.port)"))
         definition.days = form.days
         return try await add(definition, credentials: nil, context)
+    }
+
+    func addEnigma2(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let form = try await Enigma2Form(request, context)
+        let base = "http://\(form.host.contains(":") ? "[\(form.host)]" : form.host)" + (form.port == 80 ? "" : ":\(form.port)")
+        let credentials = form.username.map { HTTPCredentials(username: $0, password: form.password ?? "") }
+        let bouquet: (name: String, location: String)
+        do {
+            bouquet = try await OpenWebifGuide(transport: feeds, credentials: credentials).bouquet(at: base, named: form.bouquet)
+        } catch let error as IngestError {
+            return try await page(context, message: "Could not read the receiver's bouquets: \(error)", isError: true, status: .badGateway)
+        } catch {
+            return try await page(context, message: "Could not reach the receiver at \(base): \(error)", isError: true, status: .badGateway)
+        }
+        let definition = SourceDefinition(name: SourceName(form.name ?? "Enigma2 \(bouquet.name)"), format: .openwebif, location: bouquet.location)
+        return try await add(definition, credentials: credentials, context)
     }
 
     /// Adds the source the preset made (with the password its server asks for, if any) and starts fetching it.
@@ -91,6 +110,26 @@ struct TvheadendForm: PostedForm {
         port = try form.integer("port", in: 1...65_535, label: "The port") ?? 9981
         username = try form.text("username", limit: 200, label: "The user name")
         password = try form.typed("password", limit: 200, label: "The password")
+    }
+}
+
+/// An Enigma2 receiver: its address, OpenWebif's port (80), the user name and password it asks for if it does, and the
+/// bouquet whose channels to take (its first when blank).
+struct Enigma2Form: PostedForm {
+    let name: String?
+    let host: String
+    let port: Int
+    let username: String?
+    let password: String?
+    let bouquet: String?
+
+    init(_ form: FormFields) throws(FieldError) {
+        name = try form.text("name", limit: 100, label: "The name")
+        host = try presetHost(form, "host")
+        port = try form.integer("port", in: 1...65_535, label: "The port") ?? 80
+        username = try form.text("username", limit: 200, label: "The user name")
+        password = try form.typed("password", limit: 200, label: "The password")
+        bouquet = try form.text("bouquet", limit: 200, label: "The bouquet")
     }
 }
 

@@ -172,6 +172,7 @@ struct SourcePages: Sendable {
         case .schedulesdirect: "Schedules Direct lineups (an account; USA-IL57303-X)"
         case .grabber: "XMLTV grabber (a tv_grab_* program on this machine: tv_grab_fr)"
         case .hdhomerun: "HDHomeRun tuner's guide (its address: http://192.168.1.70)"
+        case .openwebif: "Enigma2 receiver's EPG (OpenWebif: its bouquet's address; the preset finds it)"
         }
     }
 

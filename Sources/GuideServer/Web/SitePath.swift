@@ -131,6 +131,7 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let boxes = SitePath("admin/boxes")
     static let tvheadendPreset = SitePath("admin/boxes/tvheadend")
     static let hdhomerunPreset = SitePath("admin/boxes/hdhomerun")
+    static let enigma2Preset = SitePath("admin/boxes/enigma2")
     static let grabbers = SitePath("admin/grabbers")
     static let grabber = SitePath("admin/grabber")
     static let grabberStage = SitePath("admin/grabber/stage")

@@ -1,0 +1,49 @@
+import Foundation
+import GuideCore
+import GuideHTTP
+
+/// One JSON request to a box on the user's network or its vendor's service (an HDHomeRun, an Enigma2 receiver): the
+/// answer bounded, the status checked, the user name and password (if any) answered to the box's challenge only,
+/// and `address` shown in messages as `shown` says (without a key it carries).
+struct BoxRequest {
+    let transport: any HTTPTransport
+    var credentials: HTTPCredentials?
+    /// What the box is called in messages ("an HDHomeRun", "an Enigma2 receiver").
+    let kind: String
+    static let largestAnswer = 16 << 20
+
+    func json<T: Decodable>(_ address: String, shown: (String) -> String = { $0 }) async throws -> T {
+        guard let url = URL(string: address), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+            throw IngestError(.download, "\(shown(address)) is not an http(s) address")
+        }
+        let headers = [("Accept", "application/json"), ("User-Agent", "tvguide/\(TVGuideVersion.number)")]
+        var reply = try await transport.get(url, headers: headers)
+        if reply.status == 401, let credentials, let challenge = reply.headers["www-authenticate"],
+           let authorization = credentials.authorization(answering: challenge, method: "GET", uri: Self.requestTarget(url)) {
+            _ = try await reply.body(upTo: 64 << 10)
+            reply = try await transport.get(url, headers: headers + [("Authorization", authorization)])
+        }
+        guard let body = try await reply.body(upTo: Self.largestAnswer) else {
+            throw IngestError(.download, "\(shown(address)) answered with more than \(Self.largestAnswer >> 20) MB")
+        }
+        switch reply.status {
+        case 200: break
+        case 401, 403:
+            throw IngestError(.download, "\(shown(address)) answered \(reply.status): "
+                              + (credentials == nil ? "it needs a user name and password" : "its user name, password or key was refused"))
+        default:
+            throw IngestError(.download, "\(shown(address)) answered HTTP \(reply.status)")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: body)
+        } catch {
+            throw IngestError(.unknownFormat, "\(shown(address)) did not answer as \(kind) does: \(error)")
+        }
+    }
+
+    /// The path and query a request names, as Digest signs it.
+    static func requestTarget(_ url: URL) -> String {
+        let path = url.path(percentEncoded: true)
+        return (path.isEmpty ? "/" : path) + (url.query(percentEncoded: true).map { "?" + $0 } ?? "")
+    }
+}
