@@ -163,6 +163,9 @@ let package = Package(
             "GuideCore", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideIngest", "GuideHTTP", "GuideReminders",
             // A loopback webhook receiver for the reminders' delivery throughput.
             "TestReceivers",
+            // Schedules Direct's stand-in, for an SD refresh of a whole lineup.
+            "SchedulesDirect", "SchedulesDirectReplay",
+            .product(name: "NIOCore", package: "swift-nio"),
             // What recording the store pool's metrics costs.
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),

@@ -76,6 +76,12 @@ public struct SDLineup: Decodable, Sendable, Equatable {
     public var isDeleted: Bool?
 }
 
+/// One of `GET available`: a kind of list SD has (COUNTRIES, LANGUAGES, DVB-S, DVB-T) and what it is.
+public struct SDAvailable: Decodable, Sendable {
+    public var type: String
+    public var description: String?
+}
+
 /// One of `GET available/countries`: a country SD has lineups in (ISO 3166 alpha-3 `shortName`), with an example of its
 /// postal codes.
 public struct SDCountry: Decodable, Sendable, Equatable {

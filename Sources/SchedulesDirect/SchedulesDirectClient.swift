@@ -92,6 +92,22 @@ public final class SchedulesDirectClient: Sendable {
         return regions.values.flatMap { $0 }.sorted { $0.fullName < $1.fullName }
     }
 
+    /// The countries whose lineups are found by Freeview transmitter rather than postal code (DVB-T), as SD's `GET
+    /// available` names them ("Country options: AUS, GBR, NZL"); asked without a token.
+    public func transmitterCountries() async throws -> [String] {
+        let kinds = try await decode([SDAvailable].self, call("GET", "available", authorized: false))
+        guard let description = kinds.first(where: { $0.type == "DVB-T" })?.description,
+              let options = description.range(of: "Country options:") else { return [] }
+        return description[options.upperBound...].split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines.union(.punctuationCharacters)) }
+            .filter { $0.count == 3 }
+    }
+
+    /// `GET transmitters/{country}`: a DVB-T country's transmitters, each with its lineup, by name.
+    public func transmitters(country: String) async throws -> [(name: String, lineup: String)] {
+        try await decode([String: String].self, call("GET", "transmitters/" + Self.encoded(country)))
+            .map { (name: $0.key, lineup: $0.value) }.sorted { $0.name < $1.name }
+    }
+
     /// The locks in force now (each code's stop that is not over), for the health page and `tvguide health`: none
     /// when SD is not stopped.
     public func locksInForce() async throws -> [(scope: SDState.Scope, lock: SDState.Lock)] {

@@ -41,9 +41,34 @@ public final class SchedulesDirectStandIn: Sendable {
     /// Days SD has schedules for, from ``firstDay``.
     public static let daysKept = 22
 
-    /// Listening on 127.0.0.1, for the account `username` with `password`.
-    public init(username: String = "tvguide-test", password: String = "correct horse",
+    /// The lineups' stations: the recorded map's, and the SYNTHETIC ones a benchmark asks for beyond them.
+    let stations: [String]
+    private let stationSet: Set<String>
+    /// The lineup map answered: the recorded one, with those stations added.
+    private let map: String
+
+    /// Listening on 127.0.0.1, for the account `username` with `password`; its lineups have `stations` stations (the
+    /// recorded map's three, and beyond them SYNTHETIC copies of them under new ids and channel numbers).
+    public init(username: String = "tvguide-test", password: String = "correct horse", stations count: Int = 3,
                 now: @escaping @Sendable () -> Date = Date.init) async throws {
+        var recordedMap = (try Self.json("sagetv/lineup_map_USA-PA67431-X_cable_trimmed.json")) as? [String: Any] ?? [:]
+        let recordedEntries = recordedMap["map"] as? [[String: Any]] ?? []
+        let recordedStations = recordedMap["stations"] as? [[String: Any]] ?? []
+        var entries = recordedEntries, details = recordedStations
+        for index in 0..<max(0, count - recordedEntries.count) where !recordedStations.isEmpty {
+            let id = String(900_000 + index)
+            var station = recordedStations[index % recordedStations.count]
+            station["stationID"] = id
+            station["callsign"] = "SYN\(index)"
+            station["name"] = "SYNTHETIC \(index)"
+            entries.append(["stationID": id, "channel": String(format: "%04d", 100 + index)])
+            details.append(station)
+        }
+        recordedMap["map"] = entries
+        recordedMap["stations"] = details
+        map = Self.text(recordedMap)
+        stations = entries.compactMap { $0["stationID"] as? String }
+        stationSet = Set(stations)
         receiver = try await Receiver()
         self.now = now
         self.username = username
@@ -130,6 +155,10 @@ public final class SchedulesDirectStandIn: Sendable {
         case ("GET", "status"): return status()
         case ("GET", "lineups"): return lineups()
         case ("GET", "headends"): return recorded("jellyfin/headends_response.json")
+        case ("GET", "transmitters/GBR"):
+            // SYNTHETIC: no answer was recorded; a name-to-lineup object as tv_grab_zz_sdjson reads it, holding the
+            // recorded account's Freeview lineup.
+            return Receiver.Answer(json: #"{"Crystal Palace":"GBR-1000014-DEFAULT","Sandy Heath":"GBR-1000032-DEFAULT","Carlton - LWT (Southeast)":"GBR-0001317-DEFAULT"}"#)
         case ("GET", _) where call.hasPrefix("lineups/"): return lineupMap(String(call.dropFirst("lineups/".count)))
         case ("PUT", _) where call.hasPrefix("lineups/"), ("DELETE", _) where call.hasPrefix("lineups/"):
             return changeLineup(request.method, String(call.dropFirst("lineups/".count)))
@@ -185,7 +214,7 @@ public final class SchedulesDirectStandIn: Sendable {
         guard state.withLockedValue({ $0.lineups.contains(lineup) }) else {
             return recorded("issue-captures/lineup_error_2101_LINEUP_NOT_FOUND_2024-01-24.json", status: 400)
         }
-        return recorded("sagetv/lineup_map_USA-PA67431-X_cable_trimmed.json")
+        return Receiver.Answer(json: map)
     }
 
     private func changeLineup(_ method: String, _ lineup: String) -> Receiver.Answer {
@@ -236,12 +265,6 @@ public final class SchedulesDirectStandIn: Sendable {
 
     static let recordedDay = RecordedDay()
 
-    /// The stations of the lineups: the recorded map's.
-    static let stations: [String] = {
-        let map = (try? json("sagetv/lineup_map_USA-PA67431-X_cable_trimmed.json")) as? [String: Any] ?? [:]
-        return (map["map"] as? [[String: Any]] ?? []).compactMap { $0["stationID"] as? String }
-    }()
-
     /// The days SD has now.
     private func daysKept() -> [String] {
         let first = RecordedDay.seconds(state.withLockedValue { $0.firstDay } + "T00:00:00Z")
@@ -264,7 +287,7 @@ public final class SchedulesDirectStandIn: Sendable {
         guard asked.count <= 5_000 else { return Self.tooMany }
         let days = daysKept()
         var answer: [String: Any] = [:]
-        for station in asked where Self.stations.contains(station) {
+        for station in asked where stationSet.contains(station) {
             answer[station] = Dictionary(uniqueKeysWithValues: days.map { date in
                 (date, ["code": 0, "message": "OK", "lastModified": Self.recordedDay.modified, "md5": dayHash(station, date)] as [String: Any])
             })
@@ -279,7 +302,7 @@ public final class SchedulesDirectStandIn: Sendable {
         let elements: [[String: Any]] = asked.flatMap { entry -> [[String: Any]] in
             let station = entry["stationID"] as? String ?? ""
             return (entry["date"] as? [String] ?? []).map { date in
-                guard Self.stations.contains(station) else {
+                guard stationSet.contains(station) else {
                     // The recorded answer for a station SD has deleted.
                     var deleted = (try? Self.json("sagetv/schedules_error_2201_STATIONID_DELETED.json")) as? [String: Any] ?? [:]
                     deleted["stationID"] = station

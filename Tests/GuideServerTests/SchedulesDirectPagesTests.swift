@@ -49,6 +49,10 @@ import Testing
             let found = String(buffer: try await admin.send(client, "/admin/schedules-direct?country=USA&postalcode=90210").body)
             #expect(found.contains("<code>USA-CA00053-X</code>"), "\(found)")
             #expect(found.contains("<option value=\"USA\" selected>United States</option>"))
+            // A Freeview country (SD's DVB-T list): its transmitters, each a lineup; the account's own marked so.
+            let freeview = String(buffer: try await admin.send(client, "/admin/schedules-direct?country=GBR").body)
+            #expect(freeview.contains("<strong>Crystal Palace</strong> <code>GBR-1000014-DEFAULT</code>"), "\(freeview)")
+            #expect(freeview.contains("GBR-0001317-DEFAULT</code> <small>DVB-T transmitter Great Britain</small>\n      <span class=\"muted\">on the account</span>"))
             let added = String(buffer: try await admin.send(client, "/admin/schedules-direct/lineup", method: .post,
                                                             form: ["lineup": "USA-CA00053-X", "action": "add"]).body)
             #expect(added.contains("Added USA-CA00053-X to the account; 5 changes left today."))

@@ -98,13 +98,21 @@ struct SchedulesDirectPages: Sendable {
             model.countries = [Choice(value: "", label: "Choose a country", isSelected: chosen == nil)]
                 + countries.map { Choice(value: $0.shortName, label: $0.fullName, isSelected: $0.shortName == find.country) }
             model.postalExample = chosen?.postalCodeExample ?? "90210"
+            let onAccount = Set(model.lineups.map(\.id))
+            if let chosen, try await client.transmitterCountries().contains(chosen.shortName) {
+                // Freeview countries: their lineups are the transmitters'.
+                model.searched = true
+                model.found = try await client.transmitters(country: chosen.shortName).map { transmitter in
+                    FoundEntry(id: transmitter.lineup, name: transmitter.name, transport: "DVB-T transmitter", location: chosen.fullName,
+                               onAccount: onAccount.contains(transmitter.lineup))
+                }
+            }
             if let chosen, !find.postalCode.isEmpty {
                 guard find.postalCode.utf8.count <= 16, find.postalCode.allSatisfy({ $0.isLetter || $0.isNumber || $0 == " " }) else {
                     throw HTTPError(.badRequest, message: "A postal code is letters and digits, like \(chosen.postalCodeExample ?? "90210").")
                 }
                 model.searched = true
-                let onAccount = Set(model.lineups.map(\.id))
-                model.found = try await client.headends(country: chosen.shortName, postalCode: find.postalCode).flatMap { headend in
+                model.found += try await client.headends(country: chosen.shortName, postalCode: find.postalCode).flatMap { headend in
                     headend.lineups.map { lineup in
                         FoundEntry(id: lineup.lineup, name: lineup.name ?? lineup.lineup, transport: headend.transport ?? "",
                                    location: headend.location ?? "", onAccount: onAccount.contains(lineup.lineup))
