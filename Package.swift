@@ -77,6 +77,8 @@ let package = Package(
         // HTTP for everything tvguide fetches (feeds, TVmaze, images): a GET whose body arrives as it is read.
         .target(name: "GuideHTTP", dependencies: [
             "GuideCore",
+            // Answers sent gzip'd (Content-Encoding), and feeds that are.
+            "CZlib",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -228,7 +230,7 @@ let package = Package(
         .testTarget(name: "SchedulesDirectTests", dependencies: [
             "SchedulesDirect", "SchedulesDirectReplay", "GuideHTTP", "GuideStore", "GuideCore", "GuideIngest", "StoreTestSupport",
         ]),
-        .testTarget(name: "GuideHTTPTests", dependencies: ["GuideHTTP", "GuideCore", "StoreTestSupport", "TestReceivers"]),
+        .testTarget(name: "GuideHTTPTests", dependencies: ["GuideHTTP", "GuideCore", "StoreTestSupport", "TestReceivers", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "GuideRemindersTests", dependencies: [
             "GuideReminders", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport", "TestReceivers",
             .product(name: "Clocks", package: "swift-clocks"),

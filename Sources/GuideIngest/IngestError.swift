@@ -1,3 +1,4 @@
+import GuideHTTP
 /// Why a source could not be read; the store is left as it was.
 public struct IngestError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
@@ -20,4 +21,11 @@ public struct IngestError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+extension IngestError {
+    /// Gzip data that could not be inflated, as a feed's failure.
+    init(_ failure: GzipInflater.Failure) {
+        self.init(failure.kind == .truncated ? .truncated : .decompression, failure.description)
+    }
 }

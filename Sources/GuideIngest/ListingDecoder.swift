@@ -1,4 +1,5 @@
 import Foundation
+import GuideHTTP
 import GuideCore
 import TVMaze
 import XMLTV
@@ -185,19 +186,27 @@ struct ListingStreamDecoder {
 
     mutating func feed(_ chunk: UnsafeRawBufferPointer, _ emit: (XMLTVItem) throws -> Void) throws {
         guard !chunk.isEmpty else { return }
-        if isFirst {
-            isFirst = false
-            if chunk.count >= 2, chunk[0] == 0x1F, chunk[1] == 0x8B { inflater = try GzipInflater() }
-        }
-        if let inflater {
-            try inflater.inflate(chunk) { try decoder.feed($0, emit) }
-        } else {
-            try decoder.feed(chunk, emit)
+        do {
+            if isFirst {
+                isFirst = false
+                if chunk.count >= 2, chunk[0] == 0x1F, chunk[1] == 0x8B { inflater = try GzipInflater() }
+            }
+            if let inflater {
+                try inflater.inflate(chunk) { try decoder.feed($0, emit) }
+            } else {
+                try decoder.feed(chunk, emit)
+            }
+        } catch let failure as GzipInflater.Failure {
+            throw IngestError(failure)
         }
     }
 
     mutating func finish(_ emit: (XMLTVItem) throws -> Void) throws {
-        try inflater?.finish()
+        do {
+            try inflater?.finish()
+        } catch let failure as GzipInflater.Failure {
+            throw IngestError(failure)
+        }
         try decoder.finish(emit)
     }
 }

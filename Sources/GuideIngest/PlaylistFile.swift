@@ -1,4 +1,5 @@
 import Foundation
+import GuideHTTP
 import GuideCore
 import GuideStore
 import XMLTV
@@ -41,25 +42,31 @@ public final class PlaylistFile {
     func next() async throws -> [PlaylistEntry]? {
         while waiting.count < Self.batchSize, !isDone {
             guard let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty else {
-                try inflater?.finish()
                 do {
+                    try inflater?.finish()
                     try reader.finish { waiting.append($0) }
+                } catch let failure as GzipInflater.Failure {
+                    throw IngestError(failure)
                 } catch let failure as M3UReader.Failure {
                     throw IngestError(.unknownFormat, failure.description)
                 }
                 isDone = true
                 break
             }
-            if isFirst {
-                isFirst = false
-                if chunk.count >= 2, chunk[chunk.startIndex] == 0x1F, chunk[chunk.startIndex + 1] == 0x8B { inflater = try GzipInflater() }
-            }
-            try chunk.withUnsafeBytes { raw in
-                if let inflater {
-                    try inflater.inflate(raw) { plain in reader.read(plain.bindMemory(to: UInt8.self)) { waiting.append($0) } }
-                } else {
-                    reader.read(raw.bindMemory(to: UInt8.self)) { waiting.append($0) }
+            do {
+                if isFirst {
+                    isFirst = false
+                    if chunk.count >= 2, chunk[chunk.startIndex] == 0x1F, chunk[chunk.startIndex + 1] == 0x8B { inflater = try GzipInflater() }
                 }
+                try chunk.withUnsafeBytes { raw in
+                    if let inflater {
+                        try inflater.inflate(raw) { plain in reader.read(plain.bindMemory(to: UInt8.self)) { waiting.append($0) } }
+                    } else {
+                        reader.read(raw.bindMemory(to: UInt8.self)) { waiting.append($0) }
+                    }
+                }
+            } catch let failure as GzipInflater.Failure {
+                throw IngestError(failure)
             }
             await Task.yield()   // 1 MB is a few milliseconds of reading; let requests in between
         }

@@ -287,7 +287,8 @@ public final class SchedulesDirectClient: Sendable {
 
     private func send(_ method: String, _ path: String, body: Data?, token: String?) async throws -> (Int, Data) {
         guard let url = URL(string: base + "/" + path) else { throw SDFailure(code: Self.noCode, message: "no such address: \(path)", status: nil) }
-        var headers = [("User-Agent", userAgent), ("Accept", "application/json")]
+        // SD asks for compression (its old 1002 DEFLATE_REQUIRED); the answer is inflated as it is read.
+        var headers = [("User-Agent", userAgent), ("Accept", "application/json"), ("Accept-Encoding", "gzip, deflate")]
         if body != nil { headers.append(("Content-Type", "application/json")) }
         if let token { headers.append(("token", token)) }
         let reply = try await transport.send(method, url, headers: headers, body: body)

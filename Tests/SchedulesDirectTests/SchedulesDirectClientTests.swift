@@ -71,6 +71,8 @@ import Testing
             #expect(request.headers["token"] != nil && request.headers["authorization"] == nil, "\(request.path)")
         }
         #expect(setup.standIn.requests.allSatisfy { $0.headers["user-agent"] == "tvguide/\(TVGuideVersion.number)" })
+        // SD asks for compressed answers (its 1002 DEFLATE_REQUIRED).
+        #expect(setup.standIn.requests.allSatisfy { $0.headers["accept-encoding"] == "gzip, deflate" })
         // Nearly a day later the token is a minute from expiring: one new login, then that token again.
         setup.advance(86_400 - 30)
         _ = try await client.status()

@@ -1,13 +1,25 @@
 import CZlib
 
-/// Streaming gzip decompression (zlib), for feeds that arrive compressed whatever their name says.
-/// Handles concatenated gzip members, as `cat a.gz b.gz` produces.
-final class GzipInflater {
+/// Streaming gzip decompression (zlib), for feeds that arrive compressed whatever their name says, and for answers
+/// sent with `Content-Encoding: gzip` or `deflate` (``HTTPReply/body(upTo:)``). Handles concatenated gzip members, as
+/// `cat a.gz b.gz` produces.
+public final class GzipInflater {
+    /// Why the data could not be inflated: corrupt, or cut short.
+    public struct Failure: Error, CustomStringConvertible {
+        public enum Kind: Sendable { case corrupt, truncated }
+        public var kind: Kind
+        public var description: String
+    }
+
     private var stream = z_stream()
     private var isOpen = false
     private var output = [UInt8](repeating: 0, count: 256 * 1024)
+    /// zlib's window bits: 16 + 15 for gzip only; 32 + 15 for gzip or zlib (HTTP's deflate), told by the header.
+    private let windowBits: Int32
 
-    init() throws {
+    /// - Parameter eitherHeader: accept a zlib header as well as gzip's (HTTP's `deflate`).
+    public init(eitherHeader: Bool = false) throws {
+        windowBits = (eitherHeader ? 32 : 16) + MAX_WBITS
         try open()
     }
 
@@ -17,13 +29,13 @@ final class GzipInflater {
 
     private func open() throws {
         // 16 + MAX_WBITS: expect a gzip header.
-        let status = inflateInit2_(&stream, 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-        guard status == Z_OK else { throw IngestError(.decompression, "cannot start gzip decompression (zlib \(status))") }
+        let status = inflateInit2_(&stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        guard status == Z_OK else { throw Failure(kind: .corrupt, description: "cannot start gzip decompression (zlib \(status))") }
         isOpen = true
     }
 
     /// Inflates `input`, handing each piece of output to `body`.
-    func inflate(_ input: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    public func inflate(_ input: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         guard let base = input.baseAddress, !input.isEmpty else { return }
         stream.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
         stream.avail_in = uInt(input.count)
@@ -43,7 +55,7 @@ final class GzipInflater {
             switch status {
             case Z_OK, Z_BUF_ERROR:
                 if status == Z_BUF_ERROR && stream.avail_in > 0 && produced == 0 {
-                    throw IngestError(.decompression, "the gzip data is corrupt")
+                    throw Failure(kind: .corrupt, description: "the gzip data is corrupt")
                 }
             case Z_STREAM_END:
                 // Another member may follow; reset and keep going with what is left.
@@ -59,15 +71,15 @@ final class GzipInflater {
                     stream.avail_in = availIn
                 }
             default:
-                throw IngestError(.decompression, "the gzip data is corrupt (zlib \(status)\(stream.msg.map { ": " + String(cString: $0) } ?? ""))")
+                throw Failure(kind: .corrupt, description: "the gzip data is corrupt (zlib \(status)\(stream.msg.map { ": " + String(cString: $0) } ?? ""))")
             }
         }
     }
 
     /// Checks the stream ended where the gzip data said it would.
-    func finish() throws {
+    public func finish() throws {
         if isOpen && stream.total_in > 0 {
-            throw IngestError(.truncated, "the gzip data ends early: the download or file is incomplete")
+            throw Failure(kind: .truncated, description: "the gzip data ends early: the download or file is incomplete")
         }
     }
 }

@@ -1,0 +1,40 @@
+import Foundation
+import GuideHTTP
+import NIOCore
+import Testing
+
+/// A reply's body read whole within a bound: as sent, or inflated when its server compressed it (Schedules Direct is
+/// asked to), the bound holding for what it inflates to.
+@Suite struct ReplyBodyTests {
+    static func reply(_ body: Data, encoding: String?) -> HTTPReply {
+        let parts = stride(from: 0, to: body.count, by: 7).map { ByteBuffer(bytes: body[$0..<min(body.count, $0 + 7)]) }
+        let queue = PartQueue(parts)
+        return HTTPReply(status: 200, headers: encoding.map { ["content-encoding": $0] } ?? [:]) { queue.next() }
+    }
+
+    final class PartQueue: @unchecked Sendable {
+        private var parts: [ByteBuffer]
+        private let lock = NSLock()
+        init(_ parts: [ByteBuffer]) { self.parts = parts }
+        func next() -> ByteBuffer? { lock.withLock { parts.isEmpty ? nil : parts.removeFirst() } }
+    }
+
+    // Python's gzip.compress of '{"code":0,"message":"OK"}' 100 times (2,500 bytes), and zlib.compress of '{"code":0}'.
+    static let gzipped = Data(base64Encoded: "H4sIANPrCGsC/6tWSs5PSVWyMtBRyk0tLk5MB7KV/L2VaqtHJUYlRiVGJUYlRiVGJUYlRiUGqwQAOxi6FMQJAAA=")!
+    static let deflated = Data(base64Encoded: "eJyrVkrOT0lVsjKoBQASjwNC")!
+
+    @Test func aCompressedAnswerIsInflatedWithinItsBound() async throws {
+        let text = String(repeating: #"{"code":0,"message":"OK"}"#, count: 100)
+        #expect(try await Self.reply(Self.gzipped, encoding: "gzip").body(upTo: 1 << 20) == Data(text.utf8))
+        #expect(try await Self.reply(Self.deflated, encoding: "deflate").body(upTo: 1 << 20) == Data(#"{"code":0}"#.utf8))
+        // 61 bytes sent, 2,500 inflated: the bound is the inflated size's.
+        #expect(try await Self.reply(Self.gzipped, encoding: "gzip").body(upTo: 2_499) == nil)
+        #expect(try await Self.reply(Self.gzipped, encoding: nil).body(upTo: 1 << 20) == Self.gzipped, "not said to be compressed: as sent")
+        await #expect(throws: GzipInflater.Failure.self) {
+            _ = try await Self.reply(Self.gzipped.prefix(30), encoding: "gzip").body(upTo: 1 << 20)
+        }
+        await #expect(throws: GzipInflater.Failure.self) {
+            _ = try await Self.reply(Data("not gzip at all".utf8), encoding: "gzip").body(upTo: 1 << 20)
+        }
+    }
+}
