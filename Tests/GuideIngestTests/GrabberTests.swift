@@ -207,7 +207,8 @@ import Testing
             let pid = try #require(pid_t(try String(contentsOfFile: grabbers.home(of: SourceName("Grabbed")) + "/hang.pid", encoding: .utf8)))
             #expect(kill(pid, 0) == -1 && errno == ESRCH, "the grabber is gone, and reaped")
         }
-        #expect(ContinuousClock.now - started < .seconds(30))
+        // It ends (3 s, then 5 s of grace): a bound on hanging, not a measure of speed, wide for a loaded machine.
+        #expect(ContinuousClock.now - started < .seconds(150))
     }
 
     @Test func aGrabbersOutputFileIsBounded() async throws {

@@ -33,7 +33,7 @@ import Testing
         let store = fixture.store
         /// When the source was last tried, once the loop has tried it at `expected` (real time for the refresh itself).
         func attempt(_ expected: Date) async throws -> Date? {
-            for _ in 0..<3000 {   // Up to 30 s of real time: a loaded CI machine runs 70 suites at once.
+            for _ in 0..<6000 {   // Up to 60 s of real time: a loaded CI machine runs 90 suites at once (beside a build).
                 if let last = try await store.sources().first?.lastAttempt, last >= expected { return last }
                 try await Task.sleep(for: .milliseconds(10))
             }
