@@ -31,9 +31,14 @@ final class CountingTransport: HTTPTransport {
 /// A Schedules Direct source of `stations` stations and `days` days refreshed twice from the stand-in (SD's recorded
 /// answers, the recorded map's stations copied to make up the number): the first refresh, and one with nothing
 /// changed. Each row: requests, bytes read, seconds, programmes imported.
-func schedulesDirectBench(stations: Int, days: Int, scratch: String) async throws -> [(String, Int, Int, Double, Int)] {
-    let standIn = try await SchedulesDirectStandIn(stations: stations)
-    standIn.schedulesStart(on: CivilDate(Date().addingTimeInterval(-86_400), in: .gmt).description)
+/// With `base`, the stand-in is another process's (sd-replay, started by scripts/bench), so the peak RSS is tvguide's own.
+func schedulesDirectBench(stations: Int, days: Int, scratch: String, base: String?) async throws -> [(String, Int, Int, Double, Int)] {
+    var standIn: SchedulesDirectStandIn?
+    if base == nil {
+        standIn = try await SchedulesDirectStandIn(stations: stations)
+        standIn?.schedulesStart(on: CivilDate(Date().addingTimeInterval(-86_400), in: .gmt).description)
+    }
+    guard let address = base ?? standIn?.base else { throw CLIError("no stand-in") }
     let database = scratch + "/sd-bench.sqlite"
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
     let store = try await openGuideDatabase(database)
@@ -45,7 +50,7 @@ func schedulesDirectBench(stations: Int, days: Int, scratch: String) async throw
     try await withHTTPTransport { plain in
         let transport = CountingTransport(plain)
         let refresher = SourceRefresher(store: store, transport: transport,
-                                        schedulesDirect: SDConnection(base: standIn.base, transport: transport))
+                                        schedulesDirect: SDConnection(base: address, transport: transport))
         for label in ["first", "unchanged"] {
             transport.counts.withLock { $0 = (0, 0) }
             let start = DispatchTime.now().uptimeNanoseconds
@@ -56,7 +61,7 @@ func schedulesDirectBench(stations: Int, days: Int, scratch: String) async throw
             rows.append((label, requests, bytes, seconds, report.programmes))
         }
     }
-    try await standIn.stop()
+    try await standIn?.stop()
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
     return rows
 }

@@ -47,7 +47,7 @@ func parseSeconds(_ bytes: [UInt8]) throws -> (seconds: Double, programmes: Int)
 
 let arguments = CommandLine.arguments.dropFirst()
 guard let mode = arguments.first else {
-    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | import FILE SCRATCH-FOLDER | queries DATABASE | window DATABASE | reminders DATABASE | pool DATABASE | m3u FILE ENTRIES | playlist FILE ENTRIES GUIDE SCRATCH-FOLDER | sd STATIONS DAYS SCRATCH-FOLDER\n".utf8))
+    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | import FILE SCRATCH-FOLDER | queries DATABASE | window DATABASE | reminders DATABASE | pool DATABASE | m3u FILE ENTRIES | playlist FILE ENTRIES GUIDE SCRATCH-FOLDER | sd STATIONS DAYS SCRATCH-FOLDER [SD-BASE]\n".utf8))
     exit(2)
 }
 switch mode {
@@ -121,7 +121,8 @@ case "sd":
     // A Schedules Direct refresh from the stand-in: the first, then one with nothing changed.
     guard let stations = arguments.dropFirst().first.flatMap({ Int($0) }), let days = arguments.dropFirst(2).first.flatMap({ Int($0) }),
           let scratch = arguments.dropFirst(3).first else { exit(2) }
-    for (label, requests, bytes, seconds, programmes) in try await schedulesDirectBench(stations: stations, days: days, scratch: scratch) {
+    let base = arguments.dropFirst(4).first
+    for (label, requests, bytes, seconds, programmes) in try await schedulesDirectBench(stations: stations, days: days, scratch: scratch, base: base) {
         print("sd\t\(label)\t\(requests)\t\(bytes)\t\(String(format: "%.2f", seconds))\t\(programmes)\t\(peakRSSMegabytes())")
     }
 case "import":
