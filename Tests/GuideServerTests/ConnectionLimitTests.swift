@@ -64,9 +64,10 @@ import Glibc
                 let connection = try RawConnection(port: port)
                 connection.send("GET / HTTP/1.1\r\nHost: tvguide\r\n")
                 let began = Date()
-                // One header byte a second, as a slow-loris client does: the connection is closed within the head timeout.
+                // One header byte a second, as a slow-loris client does: the connection is closed within the head timeout
+                // (2 s), where without it the client would keep it open for all 20.
                 var open = true
-                for _ in 0..<8 where open {
+                for _ in 0..<20 where open {
                     Thread.sleep(forTimeInterval: 1)
                     open = connection.send("X")
                 }
@@ -78,7 +79,9 @@ import Glibc
                 return (closed, took, next.readToEnd().text)
             }
             #expect(outcome.0, "the slow connection was closed")
-            #expect(outcome.1 < 6, "closed after \(outcome.1) s")
+            // A send learns of the close a second or so after it (its first send only provokes the reset), and beside 89
+            // suites on 2 cores the server's timer has fired 5 s late: 15 s still tells a guard from none (20).
+            #expect(outcome.1 < 15, "closed after \(outcome.1) s")
             #expect(outcome.2.hasPrefix("HTTP/1.1 200"), "others are answered: \(outcome.2.prefix(60))")
         }
     }
