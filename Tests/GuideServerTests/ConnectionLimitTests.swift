@@ -106,9 +106,17 @@ import Glibc
                 // Which are refused depends on the order the event loops take them in; how many does not.
                 let extra = (answered: answers.filter { $0.text.hasPrefix("HTTP/1.1 200") }.count,
                              refused: answers.filter { $0.closed && $0.text.isEmpty }.count)
-                let again = try RawConnection(port: port, timeout: 30)
-                again.send("GET /api/coverage HTTP/1.1\r\nHost: tvguide\r\nConnection: close\r\n\r\n")
-                return (huge, extra, again.readToEnd())
+                // Room again once the server has seen them close: on loaded cores that can come after the 0.3 s, so a
+                // refused try is tried again, for 10 s at most.
+                var afterwards = (text: "", closed: true)
+                for _ in 0..<20 {
+                    let again = try RawConnection(port: port, timeout: 30)
+                    again.send("GET /api/coverage HTTP/1.1\r\nHost: tvguide\r\nConnection: close\r\n\r\n")
+                    afterwards = again.readToEnd()
+                    if !afterwards.text.isEmpty { break }
+                    Thread.sleep(forTimeInterval: 0.5)
+                }
+                return (huge, extra, afterwards)
             }
             #expect(huge.closed && !huge.text.hasPrefix("HTTP/1.1 200"), "\(huge.text.prefix(80))")
             #expect((4...6).contains(extra.answered) && extra.answered + extra.refused == 8, "\(extra)")
