@@ -72,6 +72,17 @@ import Testing
         try await standIn.stop()
     }
 
+    @Test func hostileTimesAreLeftOutWithoutATrap() {
+        #expect(HDHomeRunGuide.takes(start: 1_800_000_000, end: 1_800_003_600))
+        for (start, end) in [(Int64(-1), Int64.max), (Int64.min, Int64.max), (0, Int64.max), (1_800_003_600, 1_800_000_000),
+                             (1_800_000_000, 1_800_000_000 + 32 * 86_400), (Int64.max - 1, Int64.max)] {
+            #expect(!HDHomeRunGuide.takes(start: start, end: end), "\(start)...\(end)")
+        }
+        for airdate in [Int64.max, Int64.min, -1] {
+            #expect(HDHomeRunGuide.takes(start: 1_800_000_000, end: 1_800_003_600, originalAirdate: airdate))
+        }
+    }
+
     @Test func episodeNumbersAreReadOnlyWhenTheyAreSeasonAndEpisode() {
         #expect(HDHomeRunGuide.seasonAndEpisode("S01E02")! == (1, 2))
         #expect(HDHomeRunGuide.seasonAndEpisode("s10e100")! == (10, 100))

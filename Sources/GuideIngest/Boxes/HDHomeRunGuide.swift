@@ -89,7 +89,7 @@ public struct HDHomeRunGuide: Sendable {
             for channel in window ?? [] {
                 if channels[channel.GuideNumber] == nil { order.append(channel.GuideNumber) }
                 channels[channel.GuideNumber] = channels[channel.GuideNumber] ?? channel
-                for airing in channel.Guide ?? [] where airing.EndTime > airing.StartTime && airing.EndTime - airing.StartTime <= 31 * 86_400 {
+                for airing in channel.Guide ?? [] where Self.isPlausible(airing) {
                     if airings[channel.GuideNumber, default: [:]].updateValue(airing, forKey: airing.StartTime) == nil { added += 1 }
                     latest = max(latest, airing.EndTime)
                 }
@@ -121,6 +121,23 @@ public struct HDHomeRunGuide: Sendable {
         return counts
     }
 
+    /// The instants an answer's times may name (epoch seconds, 1970 to 2100): read within it before any arithmetic.
+    static let instants: ClosedRange<Int64> = 0...4_102_444_800
+
+    /// Whether an airing's times are instants that end after they start, within 31 days.
+    static func isPlausible(_ airing: Airing) -> Bool {
+        instants.contains(airing.StartTime) && instants.contains(airing.EndTime) && airing.EndTime > airing.StartTime
+            && airing.EndTime - airing.StartTime <= 31 * 86_400
+    }
+
+    /// Whether times `start` and `end` from the guide service would be taken (for tests of hostile answers).
+    public static func takes(start: Int64, end: Int64, originalAirdate: Int64? = nil) -> Bool {
+        let airing = Airing(StartTime: start, EndTime: end, OriginalAirdate: originalAirdate)
+        guard isPlausible(airing) else { return false }
+        _ = programme(airing, channel: ChannelID("x"))   // No trap on the original air date either.
+        return true
+    }
+
     /// A tuner's channel in the guide: its number and the device's id (`5.1.1053C0CA.hdhomerun`).
     static func channelID(_ number: String, device: String) -> ChannelID {
         ChannelID("\(number).\(device).hdhomerun")
@@ -140,7 +157,7 @@ public struct HDHomeRunGuide: Sendable {
             }
         }
         // Shown before when it first aired on an earlier day.
-        if let first = airing.OriginalAirdate, first > 0, first + 86_400 <= airing.StartTime {
+        if let first = airing.OriginalAirdate, Self.instants.contains(first), first + 86_400 <= airing.StartTime {
             programme.previouslyShown = PreviouslyShown(start: CivilDate(Date(timeIntervalSince1970: TimeInterval(first)), in: .gmt)
                 .description.replacingOccurrences(of: "-", with: ""))
         }
