@@ -220,7 +220,7 @@ let package = Package(
             "TestReceivers",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ], exclude: ["Fixtures/PROVENANCE.md"], resources: [.copy("Fixtures/schedulesdirect")]),
+        ], exclude: ["Fixtures/PROVENANCE.md"], resources: [.copy("Fixtures/schedulesdirect"), .copy("Fixtures/artwork.png")]),
         // Test support: stand-ins for the boxes people already have (an HDHomeRun tuner and its guide service, Tvheadend).
         .target(name: "BoxesReplay", dependencies: [
             "TestReceivers",

@@ -125,12 +125,7 @@ public final class ImageCache: Sendable {
     public func file(for url: URL) async throws -> Stored? {
         guard let host = url.host.map({ $0 + (url.port.map { ":\($0)" } ?? "") }) else { return nil }
         let key = Self.name(for: url.absoluteString)
-        if let kept = try await loadedIndex({ index -> String? in
-            index[key]?.used = Date()
-            return index[key]?.file
-        }) {
-            return Stored(path: directory + "/" + kept, contentType: ImageKind(fileName: kept).contentType)
-        }
+        if let stored = try await stored(key) { return stored }
         if let until = downUntil.withLock({ $0[host] }), until > Date() { return nil }
         if let until = failedUntil.withLock({ $0[key] }), until > Date() { return nil }
         let fetched: (status: Int, body: [UInt8]?)?
@@ -151,6 +146,39 @@ public final class ImageCache: Sendable {
             remember(key, in: failedUntil, for: pause * 12, most: Self.mostFailuresKept)
             return nil
         }
+        return try await kept(body, as: key)
+    }
+
+    /// The image kept under `name` (one no address names: SD's artwork for a series, whose addresses change), got
+    /// by `fetch` the first time; nil when `fetch` finds none (asked again only after ``pause`` × 12) or its bytes
+    /// are no image this cache keeps.
+    public func file(named name: String, fetch: @Sendable () async throws -> [UInt8]?) async throws -> Stored? {
+        let key = Self.name(for: "named:" + name)
+        if let stored = try await stored(key) { return stored }
+        if let until = failedUntil.withLock({ $0[key] }), until > Date() { return nil }
+        guard let body = try await fetch(), body.count <= largest else {
+            remember(key, in: failedUntil, for: pause * 12, most: Self.mostFailuresKept)
+            return nil
+        }
+        return try await kept(body, as: key)
+    }
+
+    /// Whether an image is kept under `name` (``file(named:fetch:)``).
+    public func isCached(named name: String) async throws -> Bool {
+        try await loadedIndex { $0[Self.name(for: "named:" + name)] != nil }
+    }
+
+    /// The file kept under `key`, marked as used now.
+    private func stored(_ key: String) async throws -> Stored? {
+        guard let kept = try await loadedIndex({ index -> String? in
+            index[key]?.used = Date()
+            return index[key]?.file
+        }) else { return nil }
+        return Stored(path: directory + "/" + kept, contentType: ImageKind(fileName: kept).contentType)
+    }
+
+    /// Keeps `body` under `key` when it is an image this cache keeps (told by its bytes, an SVG written again).
+    private func kept(_ body: [UInt8], as key: String) async throws -> Stored? {
         let directory = self.directory
         // Told by its bytes (an SVG parsed and written again) and written, on the disk lane: never on the pages' threads.
         guard let (kind, size) = try await onDisk({ () throws -> (ImageKind, Int)? in

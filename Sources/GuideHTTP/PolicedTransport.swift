@@ -31,6 +31,7 @@ public final class PolicedTransport: HTTPTransport {
 
     public func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?) async throws -> HTTPReply {
         var url = url
+        var headers = headers
         for _ in 0...Self.mostRedirects {
             let (client, reply) = try await sendOnce(method, url, headers: headers, body: body)
             guard method == "GET", [301, 302, 303, 307, 308].contains(reply.status),
@@ -38,9 +39,21 @@ public final class PolicedTransport: HTTPTransport {
                 return reply
             }
             try? await client.shutdown()  // This hop's answer is not read; its failure to close changes nothing.
+            // Credentials are for the origin they were given to: a redirect elsewhere (SD's images to S3) goes without them.
+            if Self.origin(of: next) != Self.origin(of: url) {
+                headers.removeAll { Self.credentialHeaders.contains($0.0.lowercased()) }
+            }
             url = next
         }
         throw OutboundRefusal(url: url, reason: "more than \(Self.mostRedirects) redirects")
+    }
+
+    /// Headers that carry a credential: never sent on to another origin.
+    static let credentialHeaders: Set<String> = ["authorization", "cookie", "token", "proxy-authorization"]
+
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(url.port ?? (scheme == "https" ? 443 : 80))"
     }
 
     /// Where a URL would be connected to, checked: the address to use. Throws ``OutboundRefusal``.

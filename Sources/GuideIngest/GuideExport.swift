@@ -9,9 +9,20 @@ import XMLTV
 /// a media server (``MediaServerShape``). Programmes stream from the store: memory stays flat.
 public struct GuideExport: Sendable {
     public let store: any ListingStore
+    /// Where this server serves SD's artwork for a series (``ProgrammeArtwork``); nil for a file written with no
+    /// server to name, which leaves that artwork out.
+    public let artwork: (@Sendable (String) -> String)?
 
-    public init(store: any ListingStore) {
+    public init(store: any ListingStore, artwork: (@Sendable (String) -> String)? = nil) {
         self.store = store
+        self.artwork = artwork
+    }
+
+    /// `programme` as it leaves the server.
+    func exported(_ programme: Programme) -> Programme {
+        var programme = programme
+        programme.icons = ProgrammeArtwork.addressed(programme.icons, at: artwork)
+        return programme
     }
 
     /// Writes the whole guide to `path`, gzip-compressed when `compressed`; `channels` (every channel, as the server
@@ -32,7 +43,8 @@ public struct GuideExport: Sendable {
             for start in stride(from: 0, to: channels.count, by: 50) {
                 let chunk = channels[start..<min(channels.count, start + 50)].map(\.id)
                 for listings in try await store.guide(in: window, channels: chunk, detail: .full) {
-                    for stored in listings.programmes {
+                    for var stored in listings.programmes {
+                        stored.programme = exported(stored.programme)
                         try text.writer.write(shape?.programme(stored) ?? stored.programme)
                         written += 1
                     }
@@ -52,7 +64,7 @@ public struct GuideExport: Sendable {
         let described: [Channel]
         if let channels { described = channels } else { described = try await store.channels() }
         for channel in described { try text.writer.write(channel) }
-        try await store.forEachProgramme { try text.writer.write($0.programme) }
+        try await store.forEachProgramme { try text.writer.write(exported($0.programme)) }
         try text.writer.end()
         try text.flush()
     }

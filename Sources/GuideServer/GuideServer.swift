@@ -116,7 +116,8 @@ public enum GuideServer {
             .register(on: routes)
         GrabberPages(store: store, pages: pages, grabbers: services.grabbers).register(on: routes)
         BoxPresetPages(store: store, pages: pages, scheduler: services.scheduler, feeds: services.feeds).register(on: routes)
-        SchedulesDirectPages(store: store, pages: pages, settings: settings, connection: services.schedulesDirect).register(on: routes)
+        SchedulesDirectPages(store: store, pages: pages, settings: settings, connection: services.schedulesDirect,
+                             scheduler: services.scheduler).register(on: routes)
         SourceRoutes(store: store, settings: settings, scheduler: services.scheduler).register(on: routes)
         let xmltv = XMLTVFeed(store: store, directory: directory, settings: settings)
         xmltv.register(on: routes)
@@ -127,6 +128,8 @@ public enum GuideServer {
             .register(on: routes)
         series.register(on: routes)
         ChannelLogos(cache: services.logos, directory: directory, clientAddress: addresses).register(on: routes)
+        ProgrammeArtworkImages(cache: services.images, store: store, connection: services.schedulesDirect, now: settings.now,
+                               clientAddress: addresses).register(on: routes)
         ShowPages(store: store, pages: pages, settings: settings, episodes: episodes, series: series).register(on: routes)
         EpisodePages(pages: pages, settings: settings, series: series).register(on: routes)
         UpcomingPage(store: store, directory: directory, pages: pages, settings: settings, episodes: episodes).register(on: routes)

@@ -8,6 +8,9 @@ import GuideStore
 public struct SDConnection: Sendable {
     public static let usernameSetting = "schedules-direct-username"
     public static let passwordSetting = "schedules-direct-password-sha1"
+    /// "on" when an admin chose SD's programme artwork (off unless chosen: each image counts against the account's
+    /// daily limit).
+    public static let artworkSetting = "schedules-direct-artwork"
 
     public var base: String
     public var transport: any HTTPTransport
@@ -28,6 +31,15 @@ public struct SDConnection: Sendable {
     public static func keep(_ account: SchedulesDirectClient.Account?, in store: any ChannelSettingsStore) async throws {
         try await store.setGuideSetting(usernameSetting, account?.username)
         try await store.setGuideSetting(passwordSetting, account?.passwordHash)
+    }
+
+    /// Whether an admin chose SD's programme artwork.
+    public static func isArtworkChosen(in store: any ChannelSettingsStore) async throws -> Bool {
+        try await store.guideSetting(artworkSetting) == "on"
+    }
+
+    public static func chooseArtwork(_ chosen: Bool, in store: any ChannelSettingsStore) async throws {
+        try await store.setGuideSetting(artworkSetting, chosen ? "on" : nil)
     }
 
     /// A client for the account kept in `store`, its state kept there too; nil when no admin has signed in.

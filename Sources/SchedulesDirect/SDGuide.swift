@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GuideCore
 import GuideStore
@@ -32,14 +33,21 @@ public struct SDGuide: Sendable {
         public var airings = 0
         /// Documents no refresh had used for ``keptUnused``, forgotten.
         public var forgotten = 0
+        /// What the guide was made from: the lineups' versions, the days' and programmes' md5s, the artwork choice
+        /// and this tvguide's version. The same fingerprint is the same guide.
+        public var fingerprint = ""
+        /// Whether the guide was written: not when nothing was fetched and the fingerprint is the one given.
+        public var isWritten = true
     }
 
     /// How long a document no refresh uses is kept: 10 days.
     public static let keptUnused: TimeInterval = 10 * 86_400
 
     /// Brings what is kept up to date for `lineups` over `days` UTC days from yesterday, and writes the guide they
-    /// make to `file`.
-    public func refresh(lineups wanted: [String], days: Int, into file: URL) async throws -> Counts {
+    /// make to `file`, its programmes naming SD's artwork when `artwork` is chosen; unless nothing was fetched and the
+    /// guide's fingerprint is `unchanged` (the last imported one's), when there is nothing new to import.
+    public func refresh(lineups wanted: [String], days: Int, artwork: Bool = false, into file: URL,
+                        unchanged: String? = nil) async throws -> Counts {
         var counts = Counts()
         let instant = now()
         let status = try await client.status()
@@ -77,7 +85,9 @@ public struct SDGuide: Sendable {
             for station in map.stations ?? [] where details[station.stationID] == nil { details[station.stationID] = station }
         }
         counts.stations = stations.count
-        guard !stations.isEmpty else { return try write(counts, stations: [], entries: entries, details: details, days: [:], programs: [:], into: file) }
+        guard !stations.isEmpty else {
+            return try write(counts, stations: [], entries: entries, details: details, days: [:], programs: [:], artwork: artwork, into: file)
+        }
 
         // The days whose md5 changed.
         let window = Set(Self.days(from: instant, count: days))
@@ -150,15 +160,26 @@ public struct SDGuide: Sendable {
         try await store.touchSDDocuments(programKeys + wanted.map { "lineup/" + $0 }, at: instant)
         // What no refresh has used for 10 days goes (days past, programmes no longer aired), as tv_grab_zz_sdjson does.
         counts.forgotten = try await store.forgetSDDocuments(unusedSince: instant.addingTimeInterval(-Self.keptUnused))
+        var made = ["tvguide \(TVGuideVersion.number)", "artwork \(artwork)"]
+        made += wanted.map { "lineup/\($0) \(onAccount[$0]?.modified ?? "")" }
+        made += current.sorted().map { key in "\(key) \(hashes[String(key.split(separator: "/")[1])]?[String(key.split(separator: "/")[2])]?.md5 ?? "")" }
+        made += schedule.values.joined().map { "\($0.programID) \($0.md5)" }.sorted()
+        counts.fingerprint = Self.fingerprint(made)
+        if counts.lineupsFetched + counts.daysFetched + counts.programmesFetched == 0, counts.fingerprint == unchanged {
+            counts.isWritten = false
+            counts.stations = stations.count
+            return counts
+        }
         var programs: [String: SDProgram] = [:]
         for (key, body) in try await store.sdDocuments(programKeys) {
             if let program = try? JSONDecoder().decode(SDProgram.self, from: body) { programs[String(key.dropFirst("program/".count))] = program }
         }
-        return try write(counts, stations: stations, entries: entries, details: details, days: schedule, programs: programs, into: file)
+        return try write(counts, stations: stations, entries: entries, details: details, days: schedule, programs: programs,
+                         artwork: artwork, into: file)
     }
 
     private func write(_ counts: Counts, stations: [String], entries: [String: SDLineupMap.Entry], details: [String: SDLineupMap.Station],
-                       days: [String: [SDAiring]], programs: [String: SDProgram], into file: URL) throws -> Counts {
+                       days: [String: [SDAiring]], programs: [String: SDProgram], artwork: Bool, into file: URL) throws -> Counts {
         var counts = counts
         try XMLTVWriter.writeFile(at: file, generator: "tvguide \(TVGuideVersion.number) from Schedules Direct") { writer in
             for station in stations {
@@ -167,13 +188,20 @@ public struct SDGuide: Sendable {
             for station in stations {
                 var seen = Set<String>()
                 for airing in (days[station] ?? []).sorted(by: { $0.airDateTime < $1.airDateTime }) where seen.insert(airing.airDateTime).inserted {
-                    guard let programme = SDMapping.programme(airing, programs[airing.programID], station: station) else { continue }
+                    guard let programme = SDMapping.programme(airing, programs[airing.programID], station: station, artwork: artwork) else { continue }
                     try writer.write(programme)
                     counts.airings += 1
                 }
             }
         }
         return counts
+    }
+
+    /// SHA-256 of `lines`, in hex.
+    static func fingerprint(_ lines: [String]) -> String {
+        var hasher = SHA256()
+        for line in lines { hasher.update(data: Data((line + "\n").utf8)) }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     static func dayKey(_ station: String, _ date: String) -> String {

@@ -22,8 +22,9 @@ enum SDMapping {
                        icons: logo.map { [Icon(src: $0.URL, width: $0.width, height: $0.height)] } ?? [], number: entry?.number)
     }
 
-    /// An airing of `program` on `station`; nil when SD's times cannot be read.
-    static func programme(_ airing: SDAiring, _ program: SDProgram?, station: String) -> Programme? {
+    /// An airing of `program` on `station`, naming SD's artwork for it (``ProgrammeArtwork``) when `artwork` is chosen
+    /// and SD has some; nil when SD's times cannot be read.
+    static func programme(_ airing: SDAiring, _ program: SDProgram?, station: String, artwork: Bool = false) -> Programme? {
         guard let start = CivilTime.parseISO8601(airing.airDateTime), (1...(31 * 86_400)).contains(airing.duration) else { return nil }
         let title = program?.titles?.lazy.compactMap(\.title120).first { !$0.isEmpty } ?? program?.episodeTitle150 ?? "unknown"
         var programme = Programme(channel: channelID(station), start: start, stop: start.addingTimeInterval(TimeInterval(airing.duration)),
@@ -45,6 +46,7 @@ enum SDMapping {
         programme.categories = categories.map { LocalizedText($0, language: "en") }
         programme.length = (program.duration ?? program.movie?.duration).flatMap { Programme.lengthRange.contains($0) ? $0 : nil }
         if let url = program.officialURL, url.hasPrefix("http") { programme.urls = [url] }
+        if artwork, program.hasImageArtwork == true, let icon = ProgrammeArtwork.icon(programID: program.programID) { programme.icons = [icon] }
         programme.episodeNumbers = episodeNumbers(program, airing)
         if airing.videoProperties?.contains(where: { $0.lowercased().hasPrefix("hd") }) == true { programme.video = Video(quality: "HDTV") }
         let audio = Set((airing.audioProperties ?? []).map { $0.lowercased() })

@@ -27,6 +27,14 @@ public struct SDState: Codable, Sendable, Equatable {
     /// From the last lineup change's answer, and the UTC day it was given.
     public var changesRemaining: Int?
     public var changesDay: String?
+    /// Image calls (`metadata/programs/` and `image/`) made on the UTC day `imageCallsDay`.
+    public var imageCalls: Int?
+    public var imageCallsDay: String?
+    /// Images SD answered 5000 for (hashes of their URIs, the latest ``mostMissingImages``): never asked again, as SD
+    /// blocks a client that keeps asking (5004).
+    public var missingImages: [String]?
+
+    public static let mostMissingImages = 1_000
 
     public init() {}
 

@@ -299,3 +299,69 @@ public struct SDProgram: Codable, Sendable {
         metadata?.lazy.compactMap { $0["Gracenote"] }.first ?? metadata?.first?.values.first
     }
 }
+
+/// One entry of `metadata/programs/`: a series' images, or an error about it. `data` is an array of images, or an
+/// object when the entry is an error (`{code, message}` as 5001 IMAGE_QUEUED, `{errorCode, errorMessage}` as 1013);
+/// an entry can also carry `code` and `message` itself (5003 mid-batch). Jellyfin broke on the object form (PR #16220).
+public struct SDArtwork: Decodable, Sendable {
+    public struct Image: Decodable, Sendable {
+        public var uri: String
+        public var width: Int?
+        public var height: Int?
+        public var aspect: String?
+        public var category: String?
+        public var primary: String?
+        public var tier: String?
+
+        enum CodingKeys: String, CodingKey {
+            case uri, width, height, aspect, category, primary, tier
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            uri = try container.decode(String.self, forKey: .uri)
+            // SD writes sizes as strings ("1920"); read either, within a screen's range.
+            func size(_ key: CodingKeys) -> Int? {
+                let value = (try? container.decode(Int.self, forKey: key)) ?? (try? container.decode(String.self, forKey: key)).flatMap { Int($0) }
+                return value.flatMap { (1...100_000).contains($0) ? $0 : nil }
+            }
+            (width, height) = (size(.width), size(.height))
+            aspect = try? container.decode(String.self, forKey: .aspect)
+            category = try? container.decode(String.self, forKey: .category)
+            primary = try? container.decode(String.self, forKey: .primary)
+            tier = try? container.decode(String.self, forKey: .tier)
+        }
+    }
+
+    public var programID: String
+    public var images: [Image]
+    public var code: Int?
+    public var message: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case programID, data, code, message
+    }
+
+    private struct Failure: Decodable {
+        var code: Int?
+        var errorCode: Int?
+        var message: String?
+        var errorMessage: String?
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        programID = try container.decode(String.self, forKey: .programID)
+        code = try container.decodeIfPresent(Int.self, forKey: .code)
+        message = try container.decodeIfPresent(String.self, forKey: .message)
+        if let images = try? container.decode([Image].self, forKey: .data) {
+            self.images = images
+        } else {
+            images = []
+            if let failure = try? container.decode(Failure.self, forKey: .data) {
+                code = code ?? failure.code ?? failure.errorCode
+                message = message ?? failure.message ?? failure.errorMessage
+            }
+        }
+    }
+}

@@ -14,6 +14,9 @@ import Synchronization
 ///   after too many logins, until the credentials change after an account error, until 00:00 UTC for images and
 ///   lineup changes; a call inside a lock is refused without asking SD;
 /// - at most 5,000 stations or programmes a request;
+/// - images only when asked for one (``artwork(seriesID:)``), at most ``imageCallsPerDay`` image calls a UTC day, an
+///   image SD said it does not have (5000) never asked for again, an image answered 4003 asked once more with a new
+///   token;
 /// - `User-Agent: tvguide/<version>` on every call.
 public final class SchedulesDirectClient: Sendable {
     public static let defaultBase = "https://json.schedulesdirect.org/20141201"
@@ -57,9 +60,14 @@ public final class SchedulesDirectClient: Sendable {
     /// The account's state as last loaded or saved; a login under way, for callers that need a token meanwhile.
     private let state = Mutex<(loaded: SDState?, login: Task<String, any Error>?)>((nil, nil))
 
+    /// Image calls a day at most (``imageCallsPerDay``, fewer in tests).
+    let imageCallLimit: Int
+
     public init(account: Account, transport: any HTTPTransport, states: any SDStateStore, base: String = defaultBase,
-                userAgent: String = "tvguide/\(TVGuideVersion.number)", now: @escaping @Sendable () -> Date = Date.init) {
+                userAgent: String = "tvguide/\(TVGuideVersion.number)", imageCallLimit: Int = imageCallsPerDay,
+                now: @escaping @Sendable () -> Date = Date.init) {
         self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
+        self.imageCallLimit = imageCallLimit
         (self.account, self.transport, self.states, self.userAgent, self.now) = (account, transport, states, userAgent, now)
     }
 
@@ -229,16 +237,21 @@ public final class SchedulesDirectClient: Sendable {
     /// Sends one call and reads its answer: SD's code before the HTTP status; a lock in force refuses the call
     /// unasked; an expired token is replaced once and the call retried once.
     func call(_ method: String, _ path: String, body: Data? = nil, scope: SDState.Scope = .everything,
-              authorized: Bool = true) async throws -> Data {
+              authorized: Bool = true, accept: String = "application/json", largest: Int = largestAnswer,
+              tokenInQuery: Bool = false) async throws -> Data {
         if let lock = try await loadedState().lock(on: scope, at: now()) {
             throw SDFailure(code: SDCode(rawValue: lock.code), message: lock.reason, status: nil, until: lock.until ?? .distantFuture)
         }
         var retried = false
         while true {
             let token = authorized ? try await token() : nil
-            let (status, data) = try await send(method, path, body: body, token: token)
+            if scope == .images { try await countImageCall() }
+            let (status, data) = try await send(method, path, body: body, token: token, accept: accept, largest: largest,
+                                                tokenInQuery: tokenInQuery)
             guard let failure = Self.failure(in: data, status: status) else { return data }
-            if authorized, !retried, failure.code == .tokenExpired || (failure.code == Self.noCode && [401, 403].contains(status)) {
+            // An image answered "invalid user" was asked with a token SD no longer takes: one new token, once.
+            let isOldToken = failure.code == .tokenExpired || (failure.code == .invalidUser && scope == .images)
+            if authorized, !retried, isOldToken || (failure.code == Self.noCode && [401, 403].contains(status)) {
                 retried = true
                 try await forgetToken()
                 continue
@@ -268,12 +281,14 @@ public final class SchedulesDirectClient: Sendable {
     }
 
     /// Records the stop `failure`'s code calls for.
-    private func keep(_ failure: SDFailure, scope: SDState.Scope) async throws {
+    func keep(_ failure: SDFailure, scope: SDState.Scope) async throws {
         let instant = now()
         let lock: (SDState.Scope, Date?)?
         switch failure.code.stop {
         case .element, .run: lock = nil
         case .everything(let seconds): lock = (.everything, instant.addingTimeInterval(TimeInterval(seconds)))
+        // 4003 on an image after a new token: images wait for SD's next day; the account's next login says the rest.
+        case .untilCredentialsChange where scope == .images: lock = (.images, Self.nextMidnight(after: instant))
         case .untilCredentialsChange: lock = (.everything, nil)
         case .imagesUntilMidnight: lock = (.images, Self.nextMidnight(after: instant))
         case .lineupChangesUntilMidnight: lock = (.lineupChanges, Self.nextMidnight(after: instant))
@@ -285,15 +300,21 @@ public final class SchedulesDirectClient: Sendable {
         }
     }
 
-    private func send(_ method: String, _ path: String, body: Data?, token: String?) async throws -> (Int, Data) {
-        guard let url = URL(string: base + "/" + path) else { throw SDFailure(code: Self.noCode, message: "no such address: \(path)", status: nil) }
+    /// `tokenInQuery`: the token goes in the address (`?token=`), as Jellyfin sends it for images, rather than in a
+    /// header: SD answers an image with a redirect to another host (S3), and a header would be sent on there too.
+    private func send(_ method: String, _ path: String, body: Data?, token: String?, accept: String, largest: Int,
+                      tokenInQuery: Bool) async throws -> (Int, Data) {
+        let query = tokenInQuery ? token.map { "?token=" + Self.encoded($0) } ?? "" : ""
+        guard let url = URL(string: base + "/" + path + query) else {
+            throw SDFailure(code: Self.noCode, message: "no such address: \(path)", status: nil)
+        }
         // SD asks for compression (its old 1002 DEFLATE_REQUIRED); the answer is inflated as it is read.
-        var headers = [("User-Agent", userAgent), ("Accept", "application/json"), ("Accept-Encoding", "gzip, deflate")]
+        var headers = [("User-Agent", userAgent), ("Accept", accept), ("Accept-Encoding", "gzip, deflate")]
         if body != nil { headers.append(("Content-Type", "application/json")) }
-        if let token { headers.append(("token", token)) }
+        if let token, !tokenInQuery { headers.append(("token", token)) }
         let reply = try await transport.send(method, url, headers: headers, body: body)
-        guard let data = try await reply.body(upTo: Self.largestAnswer) else {
-            throw SDFailure(code: Self.noCode, message: "an answer larger than \(Self.largestAnswer >> 20) MB", status: reply.status)
+        guard let data = try await reply.body(upTo: largest) else {
+            throw SDFailure(code: Self.noCode, message: "an answer larger than \(largest >> 20) MB", status: reply.status)
         }
         return (reply.status, data)
     }
@@ -315,9 +336,11 @@ public final class SchedulesDirectClient: Sendable {
         return loaded
     }
 
+    /// Changes the state as stored now (another client of the account, the pages' or a refresh's, may have changed it
+    /// since this one loaded it: a lock it recorded is not written over).
     @discardableResult
-    private func update<T>(_ change: (inout SDState) -> T) async throws -> T {
-        var current = try await loadedState()
+    func update<T>(_ change: (inout SDState) -> T) async throws -> T {
+        var current = try await states.load(account.fingerprint) ?? SDState()
         let result = change(&current)
         state.withLock { $0.loaded = current }
         try await states.save(current, account.fingerprint)

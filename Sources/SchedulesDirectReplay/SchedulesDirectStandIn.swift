@@ -15,11 +15,13 @@ public final class SchedulesDirectStandIn: Sendable {
     public static let root = "/20141201"
 
     let receiver: Receiver
+    /// Where SD's image addresses redirect to (Amazon S3 for SD): another origin, so a token must not follow.
+    let imageHost: Receiver
     let username: String
     let passwordHash: String
     /// SD's clock, for when a token expires.
     let now: @Sendable () -> Date
-    private let state = NIOLockedValueBox<State>(State())
+    let state = NIOLockedValueBox<State>(State())
 
     struct State {
         var token: String?
@@ -36,13 +38,17 @@ public final class SchedulesDirectStandIn: Sendable {
         /// Days changed since the recording (`station/date`), and programmes changed with them, by how often.
         var dayRevisions: [String: Int] = [:]
         var programRevisions: [String: Int] = [:]
+        /// Image downloads answered today, the most SD gives (nil: no limit), and image URIs SD does not have.
+        var imagesServed = 0
+        var imageLimit: Int?
+        var missingImages: Set<String> = []
     }
 
     /// Days SD has schedules for, from ``firstDay``.
     public static let daysKept = 22
 
     /// The lineups' stations: the recorded map's, and the SYNTHETIC ones a benchmark asks for beyond them.
-    let stations: [String]
+    public let stations: [String]
     private let stationSet: Set<String>
     /// The lineup map answered: the recorded one, with those stations added.
     private let map: String
@@ -70,15 +76,20 @@ public final class SchedulesDirectStandIn: Sendable {
         stations = entries.compactMap { $0["stationID"] as? String }
         stationSet = Set(stations)
         receiver = try await Receiver()
+        imageHost = try await Receiver()
         self.now = now
         self.username = username
         passwordHash = Self.sha1Hex(password)
         let lineups = try Self.json("jellyfin/lineups_response.json")
         state.withLockedValue { $0.lineups = ((lineups as? [String: Any])?["lineups"] as? [[String: Any]] ?? []).compactMap { $0["lineup"] as? String } }
         receiver.respond(Self.root) { [self] request in answer(request) }
+        imageHost.respond("/schedulesdirect/assets/") { _ in Receiver.Answer(bytes: Self.artwork, contentType: "image/png") }
     }
 
-    public func stop() async throws { try await receiver.stop() }
+    public func stop() async throws {
+        try await receiver.stop()
+        try await imageHost.stop()
+    }
 
     /// What the client is given as SD's base address.
     public var base: String { receiver.url(Self.root) }
@@ -140,11 +151,16 @@ public final class SchedulesDirectStandIn: Sendable {
         if call == "token" { return token(request) }
         if call.hasPrefix("available") { return recorded(call == "available/countries" ? "sagetv/available_countries.json" : "sagetv/available.json") }
         switch state.withLockedValue({ state -> Bool? in
-            guard let token = state.token, request.headers["token"] == token else { return nil }
+            // The token in its header, or for an image in the address (`?token=`), as SD takes it.
+            let given = request.headers["token"] ?? (call.hasPrefix("image/") ? Self.queryToken(request.query) : nil)
+            guard let token = state.token, given == token else { return nil }
             return !state.tokenExpired
         }) {
         case nil:
             return recorded("issue-captures/lineups_error_1004_TOKEN_MISSING_json_access_disabled_2025-05-23.json", status: 400)
+        case false? where call.hasPrefix("image/"):
+            // What SD answered an image asked with an old token (HTTP status not recorded; 200 as SD sends image errors).
+            return recorded("issue-captures/image_error_4003_INVALID_USER_expired_token_2023-12-29.json")
         case false?:
             // SYNTHETIC: 4006 in SD's error shape, as SD documents it (HTTP 403).
             return Receiver.Answer(status: 403, json: #"{"response":"TOKEN_EXPIRED","code":4006,"serverID":"stand-in","message":"Token has expired. Request new token.","datetime":"2026-01-01T00:00:00Z"}"#)
@@ -165,6 +181,8 @@ public final class SchedulesDirectStandIn: Sendable {
         case ("POST", "schedules/md5"): return scheduleHashes(request)
         case ("POST", "schedules"): return schedules(request)
         case ("POST", "programs"): return programs(request)
+        case ("POST", "metadata/programs/"), ("POST", "metadata/programs"): return artworkIndex(request)
+        case ("GET", _) where call.hasPrefix("image/"): return image(String(call.dropFirst("image/".count)))
         default:
             return Receiver.Answer(status: 404, json: #"{"code":2000,"message":"SYNTHETIC: no such call in the stand-in"}"#)
         }
@@ -373,7 +391,7 @@ public final class SchedulesDirectStandIn: Sendable {
         String(Data(Insecure.MD5.hash(data: Data(text.utf8))).base64EncodedString().prefix(22))
     }
 
-    private func recorded(_ fixture: String, status: Int = 200) -> Receiver.Answer {
+    func recorded(_ fixture: String, status: Int = 200) -> Receiver.Answer {
         let body = (try? String(contentsOf: Self.fixtures.appendingPathComponent(fixture), encoding: .utf8)) ?? "{}"
         return Receiver.Answer(status: (try? Self.recordedStatus(of: fixture)) ?? status, json: body)
     }

@@ -25,9 +25,16 @@ public final class Receiver: Sendable {
         /// Headers besides Content-Length and Content-Type (a challenge's `WWW-Authenticate`).
         public var headers: [(String, String)]
         public var contentType: String
+        /// A body that is not text (an image), sent instead of `json`.
+        public var bytes: [UInt8]?
 
         public init(status: Int = 200, json: String, headers: [(String, String)] = []) {
             (self.status, self.json, self.headers, self.contentType) = (status, json, headers, "application/json")
+        }
+
+        /// A body of bytes (an image).
+        public init(status: Int = 200, bytes: [UInt8], contentType: String, headers: [(String, String)] = []) {
+            (self.status, self.json, self.bytes, self.headers, self.contentType) = (status, "", bytes, headers, contentType)
         }
 
         /// A body that is not JSON (an XMLTV export).
@@ -120,13 +127,14 @@ public final class Receiver: Sendable {
                 let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
                 var extraHeaders: [(String, String)] = []
                 var contentType = "application/json"
+                var bytes: [UInt8]?
                 let (status, json, location, trickles) = state.withLockedValue { state -> (Int, String?, String?, Bool) in
                     let request = Request(method: head.method.rawValue, path: path, headers: headers, body: body,
                                           query: String(head.uri.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""))
                     state.requests.append(request)
                     if let responder = state.responders.first(where: { path.hasPrefix($0.prefix) }) {
                         let answer = responder.answer(request)
-                        (extraHeaders, contentType) = (answer.headers, answer.contentType)
+                        (extraHeaders, contentType, bytes) = (answer.headers, answer.contentType, answer.bytes)
                         return (answer.status, answer.json, nil, false)
                     }
                     let extra = (state.bodies[path], state.locations[path], state.trickling.contains(path))
@@ -145,7 +153,7 @@ public final class Receiver: Sendable {
                     self.head = nil
                     return
                 }
-                let reply = Array((json ?? "status \(status)\n").utf8)
+                let reply = bytes ?? Array((json ?? "status \(status)\n").utf8)
                 var responseHeaders = HTTPHeaders([("Content-Length", String(reply.count)),
                                                    ("Content-Type", json == nil ? "text/plain" : contentType)])
                 responseHeaders.add(name: "Connection", value: "keep-alive")

@@ -85,6 +85,27 @@ import Testing
         try await elsewhere.stop()
     }
 
+    /// A credential goes only where it was given: a redirect within the origin keeps it, one to another origin
+    /// (another port is another origin) goes on without `Authorization`, `Cookie` or SD's `token`.
+    @Test func credentialsAreNotSentOnToAnotherOrigin() async throws {
+        let receiver = try await Receiver()
+        let elsewhere = try await Receiver()
+        let credentials = [("Authorization", "Basic dHY6Z3VpZGU="), ("Cookie", "a=b"), ("token", "f3fca79989ca"), ("Accept", "image/*")]
+        receiver.redirect("/same", to: "/image")
+        receiver.redirect("/away", to: elsewhere.url("/image"))
+        for path in ["/same", "/away"] {
+            let reply = try await TestHTTP.outbound.get(try #require(URL(string: receiver.url(path))), headers: credentials)
+            while try await reply.next() != nil {}
+        }
+        let kept = try #require(receiver.requests(to: "/image").first)
+        #expect(kept.headers["authorization"] != nil && kept.headers["cookie"] == "a=b" && kept.headers["token"] != nil)
+        let away = try #require(elsewhere.requests(to: "/image").first)
+        #expect(away.headers["authorization"] == nil && away.headers["cookie"] == nil && away.headers["token"] == nil)
+        #expect(away.headers["accept"] == "image/*")
+        try await receiver.stop()
+        try await elsewhere.stop()
+    }
+
     @Test func aNameIsCheckedByTheAddressItResolvesTo() async throws {
         let receiver = try await Receiver()
         let url = try #require(URL(string: "http://localhost:\(receiver.port)/x"))

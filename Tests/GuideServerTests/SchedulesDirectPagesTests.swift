@@ -13,10 +13,15 @@ import Testing
 /// account's lineup as a source, refreshed into the guide. Against the loopback stand-in answering with SD's
 /// recorded answers.
 @Suite struct SchedulesDirectPagesTests {
-    @Test func fromAnEmptyGuideToASchedulesDirectLineup() async throws {
+    /// The stand-in, its schedules from the day before the test's evening, and a server reaching it.
+    static func serving() async throws -> (SchedulesDirectStandIn, TestServer) {
         let standIn = try await SchedulesDirectStandIn()
         standIn.schedulesStart(on: String(CivilTime.iso8601(WebTests.evening.addingTimeInterval(-86_400)).prefix(10)))
-        let server = try await TestServer(listings: WebTests.listings, now: WebTests.evening, schedulesDirectURL: standIn.base)
+        return (standIn, try await TestServer(listings: WebTests.listings, now: WebTests.evening, schedulesDirectURL: standIn.base))
+    }
+
+    @Test func fromAnEmptyGuideToASchedulesDirectLineup() async throws {
+        let (standIn, server) = try await Self.serving()
         try await server.run { client in
             let admin = try await AccountTests.admin(client)
             // No source yet: the question, then the ways for the country picked, Schedules Direct first for the US.
@@ -66,6 +71,10 @@ import Testing
             let report = try #require(try await server.scheduler.refresher.refresh([SourceName("Comcast")]).first)
             #expect(report.outcome == .imported, "\(report.error ?? "")")
             #expect(report.channels == 3 && report.programmes > 3 * 20)
+            // Again with nothing changed at SD: the same guide, not imported again.
+            let again = try #require(try await server.scheduler.refresher.refresh([SourceName("Comcast")]).first)
+            #expect(again.outcome == .unchanged, "\(again.error ?? "")")
+            #expect(try await server.store.sources().first { $0.definition.name.rawValue == "Comcast" }?.programmes == report.programmes)
             let after = String(buffer: try await admin.send(client, "/admin/schedules-direct").body)
             #expect(after.contains("read by the source <a href=\"/admin/source?name=Comcast\">Comcast</a>"))
             #expect(!String(buffer: try await admin.send(client, "/admin").body).contains("Where do your listings come from?"))
@@ -104,12 +113,63 @@ import Testing
             _ = try await kid.send(client, "/signin", method: .post, form: ["name": "Kid", "secret": "2468"])
             #expect(try await kid.send(client, "/admin/schedules-direct").status == .forbidden)
             #expect(try await CookieJar().send(client, "/admin/schedules-direct").status == .seeOther)
-            for path in ["/admin/schedules-direct/signin", "/admin/schedules-direct/signout", "/admin/schedules-direct/lineup"] {
-                let form = ["username": "tvguide-test", "password": "correct horse", "lineup": "USA-CA00053-X"]
+            for path in ["/admin/schedules-direct/signin", "/admin/schedules-direct/signout", "/admin/schedules-direct/lineup",
+                         "/admin/schedules-direct/artwork"] {
+                let form = ["username": "tvguide-test", "password": "correct horse", "lineup": "USA-CA00053-X", "artwork": "on"]
                 #expect(try await kid.send(client, path, method: .post, form: form).status == .forbidden)
                 #expect(try await admin.send(client, path, method: .post, form: form, withToken: false).status == .forbidden)
             }
             #expect(standIn.requests.isEmpty, "nothing reached SD")
+        }
+        try await standIn.stop()
+    }
+
+    @Test func artworkIsChosenOnThePageAndShownFromTvguidesOwnCache() async throws {
+        let (standIn, server) = try await Self.serving()
+        try await server.run { client in
+            let admin = try await AccountTests.admin(client)
+            _ = try await admin.send(client, "/admin/schedules-direct/signin", method: .post, form: ["username": "tvguide-test", "password": "correct horse"])
+            _ = try await admin.send(client, "/admin/sources", method: .post,
+                                     form: ["name": "Comcast", "format": "schedulesdirect", "location": "USA-IL57303-X", "interval": "12"])
+            _ = try await server.scheduler.refresher.refresh([SourceName("Comcast")])
+            let channel = ChannelID("I\(try #require(standIn.stations.first)).json.schedulesdirect.org")
+            let window = TimeWindow(start: WebTests.evening.addingTimeInterval(-86_400), end: WebTests.evening.addingTimeInterval(20 * 86_400))
+            // Off unless chosen: no programme names artwork, and /artwork asks SD nothing.
+            let page = String(buffer: try await admin.send(client, "/admin/schedules-direct").body)
+            #expect(page.contains("id=\"sd-artwork\"") && !page.contains("name=\"artwork\" value=\"on\" checked"))
+            #expect(try await server.store.programmes(on: channel, in: window).allSatisfy { $0.programme.icons.isEmpty })
+            #expect(try await CookieJar().send(client, "/artwork?p=SH01966829").status == .notFound)
+            #expect(standIn.requests(to: "metadata/programs/").isEmpty)
+
+            // Chosen: the SD sources refresh, and their programmes name SD's artwork by series, never by SD's address.
+            let chosen = String(buffer: try await admin.send(client, "/admin/schedules-direct/artwork", method: .post, form: ["artwork": "on"]).body)
+            #expect(chosen.contains("Artwork chosen") && chosen.contains("name=\"artwork\" value=\"on\" checked"))
+            try await SourcePagesTests.settle(server)
+            let programmes = try await server.store.programmes(on: channel, in: window)
+            let named = try #require(programmes.first { !$0.programme.icons.isEmpty })
+            #expect(programmes.allSatisfy { $0.programme.icons.allSatisfy { $0.src.hasPrefix("schedulesdirect-artwork:") } })
+            let series = try #require(named.programme.icons.first.flatMap(ProgrammeArtwork.seriesID))
+            // The programme's page shows it from this server; a guest's first view fetches it, the next ones are kept.
+            let details = String(buffer: try await CookieJar().send(client, "/programmes/\(named.id.rawValue)").body)
+            #expect(details.contains("/artwork?p=\(series)"), "\(details)")
+            let image = try await CookieJar().send(client, "/artwork?p=\(series)")
+            #expect(image.status == .ok && image.headers[.contentType] == "image/png")
+            #expect(Array(image.body.readableBytesView.prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
+            _ = try await CookieJar().send(client, "/artwork?p=\(series)")
+            #expect(standIn.requests(to: "metadata/programs/").count == 1 && standIn.imagesServed == 1)
+            for hostile in ["../../etc", "SH0196682", "https://evil.example/x.jpg", String(repeating: "9", count: 5000)] {
+                #expect(try await CookieJar().send(client, "/artwork?p=\(hostile)").status == .notFound, "\(hostile)")
+            }
+            // Feeds name it at this server's address too; the marker never leaves.
+            let feed = String(buffer: try await CookieJar().send(client, "/xmltv.xml").body)
+            #expect(feed.contains("/artwork?p=\(series)\"") && !feed.contains("schedulesdirect-artwork:"))
+
+            // Given up: no image is asked of SD any more, and the programmes stop naming one.
+            _ = try await admin.send(client, "/admin/schedules-direct/artwork", method: .post, form: [:])
+            try await SourcePagesTests.settle(server)
+            #expect(try await CookieJar().send(client, "/artwork?p=MV00015892").status == .notFound)
+            #expect(standIn.requests(to: "metadata/programs/").count == 1)
+            #expect(try await server.store.programmes(on: channel, in: window).allSatisfy { $0.programme.icons.isEmpty })
         }
         try await standIn.stop()
     }

@@ -34,7 +34,8 @@ import Testing
     /// Waits for the refresh running now to end.
     static func settle(_ server: TestServer) async throws {
         for _ in 0..<400 {
-            if let latest = server.scheduler.latest, latest.isFinished { return }
+            // Progress reads finished a moment before the refresher lets go of the source: wait for both.
+            if let latest = server.scheduler.latest, latest.isFinished, try await server.scheduler.refreshing().isEmpty { return }
             try await Task.sleep(for: .milliseconds(25))
         }
         Issue.record("the refresh did not finish within 10 s")

@@ -60,6 +60,14 @@ import Testing
         #expect(second.daysUnchanged == 45 && second.daysFetched == 0 && second.programmesFetched == 0 && second.programmesKept == 28)
         #expect(second.airings == first.airings && second.forgotten == 1)
         #expect(try await setup.store.sdVersions(under: "program/").count == 28)
+        #expect(second.fingerprint == first.fingerprint && second.isWritten)
+        // Given the fingerprint of the guide last imported, nothing is written: there is nothing new to import.
+        try FileManager.default.removeItem(at: file)
+        let same = try await guide.refresh(lineups: [Self.lineup], days: 14, into: file, unchanged: first.fingerprint)
+        #expect(!same.isWritten && same.fingerprint == first.fingerprint && !FileManager.default.fileExists(atPath: file.path))
+        // Choosing artwork, or another number of days, is another guide.
+        #expect(try await guide.refresh(lineups: [Self.lineup], days: 14, artwork: true, into: file, unchanged: first.fingerprint).isWritten)
+        #expect(try await guide.refresh(lineups: [Self.lineup], days: 7, into: file, unchanged: first.fingerprint).isWritten)
 
         // One day changed: that day, and the one programme whose md5 changed.
         let date = String(CivilTime.iso8601(today).prefix(10))
@@ -73,6 +81,7 @@ import Testing
         let programs = try #require(setup.standIn.requests(to: "programs").last?.body)
         #expect(String(decoding: programs, as: UTF8.self) == #"["EP003781390281"]"#)
         #expect(third.daysFetched == 1 && third.daysUnchanged == 44 && third.programmesFetched == 1)
+        #expect(third.fingerprint != first.fingerprint && third.isWritten)
         try await setup.stop()
     }
 

@@ -37,11 +37,11 @@ import Testing
                          clock: clock)
         }
 
-        func client(password: String = "correct horse") -> SchedulesDirectClient {
+        func client(password: String = "correct horse", imageCallLimit: Int = SchedulesDirectClient.imageCallsPerDay) -> SchedulesDirectClient {
             let clock = self.clock
             let now: @Sendable () -> Date = { clock.now }
             return SchedulesDirectClient(account: .init(username: "tvguide-test", password: password), transport: TestHTTP.transport,
-                                         states: StoredSDState(cache: store, now: now), base: standIn.base, now: now)
+                                         states: StoredSDState(cache: store, now: now), base: standIn.base, imageCallLimit: imageCallLimit, now: now)
         }
 
         func advance(_ seconds: TimeInterval) { clock.advance(seconds) }

@@ -7,61 +7,6 @@ import GuideStore
 import SchedulesDirect
 import Synchronization
 
-/// What a refresh of one source did: what `tvguide refresh --json` prints, one object per source.
-public struct SourceReport: Codable, Sendable, Equatable {
-    public enum Outcome: String, Codable, Sendable {
-        case imported, unchanged, failed
-        /// Another refresh of the same source was running; this one did nothing.
-        case alreadyRunning = "already-running"
-    }
-
-    public var source: String
-    public var outcome: Outcome
-    public var error: String?
-    /// Downloads (or files) read, and downloads the server said had not changed.
-    public var downloads = 0
-    public var notModified = 0
-    public var bytes: Int64 = 0
-    public var channels = 0
-    public var programmes = 0
-    /// Programmes of the source's previous refresh that this one replaced.
-    public var replaced = 0
-    /// Programmes on its channels the guide does not show because a higher-priority source covers their time.
-    public var hidden = 0
-    /// Repairs and other issues the readers and the import reported.
-    public var repairs = 0
-    /// Channels whose ids the provider changed while their names stayed: old id to new id.
-    public var renamedChannels: [String: String] = [:]
-    public var seconds: Double = 0
-
-    public init(source: String, outcome: Outcome) {
-        self.source = source
-        self.outcome = outcome
-    }
-}
-
-/// Live progress of a refresh: per source, its downloads; overall, downloads done of those known.
-public struct RefreshProgress: Sendable, Equatable {
-    public enum Phase: String, Sendable {
-        case waiting, downloading, importing, imported, unchanged, failed
-    }
-
-    public struct Source: Sendable, Equatable {
-        public var name: String
-        public var phase: Phase
-        public var feeds: [FeedProgress]
-        public var downloadsDone: Int
-        public var downloadsTotal: Int
-        public var error: String?
-    }
-
-    public var sources: [Source]
-
-    public var downloadsDone: Int { sources.reduce(0) { $0 + $1.downloadsDone } }
-    public var downloadsTotal: Int { sources.reduce(0) { $0 + $1.downloadsTotal } }
-    public var isFinished: Bool { sources.allSatisfy { [.imported, .unchanged, .failed].contains($0.phase) } }
-}
-
 /// Refreshes configured sources: downloads their feeds (concurrently, at most `concurrency` at a time), checks them
 /// as they arrive, and imports each source's feeds as one import, only when every one of them arrived whole. A
 /// failure leaves that source's listings as they were and is recorded for health. Two refreshes of one source never
@@ -234,14 +179,7 @@ public final class SourceRefresher: Sendable {
                      tracker: ProgressTracker) async throws -> (SourceReport, [String: HTTPValidators]) {
         switch definition.format {
         case .schedulesdirect:
-            // SD's refresh keeps its own contract (only what changed is asked) and writes the guide as XMLTV.
-            return try await importMade(definition, startedAt: startedAt, tracker: tracker) { file in
-                guard let connection = schedulesDirect, let client = try await connection.client(store: store, now: now) else {
-                    throw IngestError(.download, "Schedules Direct is not signed in: an admin signs in on the source's page")
-                }
-                _ = try await SDGuide(client: client, store: store, now: now)
-                    .refresh(lineups: SourceDefinition.lineups(in: definition.location), days: definition.days, into: file)
-            }
+            return try await refreshSchedulesDirect(definition, startedAt: startedAt, tracker: tracker)
         case .grabber:
             return try await importMade(definition, startedAt: startedAt, tracker: tracker) { file in
                 guard let grabbers else { throw IngestError(.download, "this tvguide runs no XMLTV grabbers") }
@@ -250,17 +188,20 @@ public final class SourceRefresher: Sendable {
                 }
                 try await grabbers.grab(grabber: definition.location, for: definition.name, configuration: GrabberConfiguration(text),
                                         days: definition.days, into: file.path)
+                return true
             }
         case .hdhomerun:
             // The tuner's key is asked for at every refresh: it rotates.
             return try await importMade(definition, startedAt: startedAt, tracker: tracker) { file in
                 try await HDHomeRunGuide(transport: fetcher.transport, base: hdhomerunGuide, now: now)
                     .refresh(device: definition.location, days: definition.days, into: file)
+                return true
             }
         case .openwebif:
             let credentials = try await credentials(of: definition.name)
             return try await importMade(definition, startedAt: startedAt, tracker: tracker) { file in
                 try await OpenWebifGuide(transport: fetcher.transport, credentials: credentials).refresh(location: definition.location, into: file)
+                return true
             }
         case .xmltv, .radiotimes, .tvmaze, .m3u:
             return try await importFeeds(definition, locations: locations(of: definition, on: startedAt), startedAt: startedAt, tracker: tracker)
@@ -272,14 +213,39 @@ public final class SourceRefresher: Sendable {
         try await store.sourceCredentials(of: name).flatMap { try? JSONDecoder().decode(HTTPCredentials.self, from: Data($0.utf8)) }
     }
 
-    /// Imports an XMLTV file `make` writes (Schedules Direct's refresh, a grabber's run) like any file; the file goes
-    /// afterwards, whatever happened.
+    /// SD's refresh keeps its own contract (only what changed is asked) and writes the guide as XMLTV, imported unless
+    /// it is the guide last imported (its fingerprint kept as the source's validator).
+    private func refreshSchedulesDirect(_ definition: SourceDefinition, startedAt: Date,
+                                        tracker: ProgressTracker) async throws -> (SourceReport, [String: HTTPValidators]) {
+        guard let connection = schedulesDirect, let client = try await connection.client(store: store, now: now) else {
+            throw IngestError(.download, "Schedules Direct is not signed in: an admin signs in on the source's page")
+        }
+        let imported = try await store.validators(of: definition.name)[definition.location]?.etag
+        let artwork = try await SDConnection.isArtworkChosen(in: store)
+        var fingerprint = ""
+        let (report, _) = try await importMade(definition, startedAt: startedAt, tracker: tracker) { file in
+            let counts = try await SDGuide(client: client, store: store, now: now)
+                .refresh(lineups: SourceDefinition.lineups(in: definition.location), days: definition.days, artwork: artwork,
+                         into: file, unchanged: imported)
+            fingerprint = counts.fingerprint
+            return counts.isWritten
+        }
+        return (report, [definition.location: HTTPValidators(etag: fingerprint, lastModified: nil)])
+    }
+
+    /// Imports an XMLTV file `make` writes (Schedules Direct's refresh, a grabber's run) like any file, unless `make`
+    /// says it wrote none because nothing changed; the file goes afterwards, whatever happened.
     private func importMade(_ definition: SourceDefinition, startedAt: Date, tracker: ProgressTracker,
-                            make: (URL) async throws -> Void) async throws -> (SourceReport, [String: HTTPValidators]) {
+                            make: (URL) async throws -> Bool) async throws -> (SourceReport, [String: HTTPValidators]) {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-\(definition.format.rawValue)-\(UUID().uuidString).xml")
         defer { try? FileManager.default.removeItem(at: file) }
         tracker.update(definition.name.rawValue) { $0.phase = .downloading; $0.downloadsTotal = 1 }
-        try await make(file)
+        guard try await make(file) else {
+            tracker.update(definition.name.rawValue) { $0.downloadsDone = 1 }
+            var report = SourceReport(source: definition.name.rawValue, outcome: .unchanged)
+            (report.downloads, report.notModified) = (1, 1)
+            return (report, [:])
+        }
         return try await importFeeds(definition, locations: [file.path], startedAt: startedAt, tracker: tracker)
     }
 

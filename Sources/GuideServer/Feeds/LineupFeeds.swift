@@ -67,7 +67,8 @@ struct LineupFeeds: Sendable {
         let store = self.store
         let path = try await cache.file(kind: "feed\(feed.id)", version: version, variant: ImageCache.name(for: base),
                                         ending: compressed ? "xml.gz" : "xml") { path in
-            try await GuideExport(store: store).write(to: path, compressed: compressed, channels: channels, window: window, shape: shape)
+            try await GuideExport(store: store, artwork: ProgrammeArtworkImages.address(at: base))
+                .write(to: path, compressed: compressed, channels: channels, window: window, shape: shape)
         }
         let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
         // The tag names the file served (its variant too: the same listings with logos under another address differ).

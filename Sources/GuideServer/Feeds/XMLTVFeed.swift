@@ -77,7 +77,7 @@ actor ExportCache {
         let store = self.store
         return try await file(kind: "guide", version: "\(generation)", variant: ImageCache.name(for: base),
                               ending: compressed ? "xml.gz" : "xml") { path in
-            try await GuideExport(store: store).write(to: path, compressed: compressed, channels: channels)
+            try await GuideExport(store: store, artwork: ProgrammeArtworkImages.address(at: base)).write(to: path, compressed: compressed, channels: channels)
         }
     }
 

@@ -24,9 +24,11 @@ struct GridRow: Encodable, Sendable {
         cells = programmes.map { GridCell($0, day: day, clock: clock, followed: followed) }
     }
 
-    /// A programme's first image's address if it is http(s): a `javascript:` or `data:` URL from a feed never reaches
-    /// a page. (Channel logos go through tvguide's cache: ``ChannelLogos``.)
+    /// A programme's image on a page: SD's artwork through tvguide's own address (``ProgrammeArtworkImages``), else its
+    /// first image's address if it is http(s): a `javascript:` or `data:` URL from a feed never reaches a page.
+    /// (Channel logos go through tvguide's cache: ``ChannelLogos``.)
     static func safeImage(_ icons: [Icon]) -> String? {
+        if let artwork = ProgrammeArtworkImages.address(of: icons) { return artwork }
         guard let source = icons.first?.src, ChannelLogos.isWeb(source) else { return nil }
         return source
     }

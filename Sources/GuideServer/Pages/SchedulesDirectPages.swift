@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import GuideHTTP
+import GuideIngest
 import GuideStore
 import Hummingbird
 import SchedulesDirect
@@ -15,6 +16,8 @@ struct SchedulesDirectPages: Sendable {
     let settings: ServerSettings
     /// Nil where this tvguide has no way to SD: the page says so.
     let connection: SDConnection?
+    /// Refreshes the SD sources when artwork is chosen or given up, so their programmes name it or stop naming it.
+    let scheduler: RefreshScheduler
 
     struct Model {
         var chrome: Chrome
@@ -33,6 +36,8 @@ struct SchedulesDirectPages: Sendable {
         var postalExample: String
         var searched: Bool
         var found: [FoundEntry]
+        var isArtworkChosen: Bool
+        var imageCalls: String
     }
 
     struct LineupEntry {
@@ -61,6 +66,7 @@ struct SchedulesDirectPages: Sendable {
         routes.admin.post(.schedulesDirectSignIn) { request, context in try await signIn(request, context) }
         routes.admin.post(.schedulesDirectSignOut) { request, context in try await signOut(request, context) }
         routes.admin.post(.schedulesDirectLineup) { request, context in try await changeLineup(request, context) }
+        routes.admin.post(.schedulesDirectArtwork) { request, context in try await chooseArtwork(request, context) }
     }
 
     /// The page: the sign-in form, or the account, its lineups and (with `find`) the lineups of a place.
@@ -69,13 +75,16 @@ struct SchedulesDirectPages: Sendable {
         var model = await Model(chrome: pages.chrome(context, section: "admin"), title: "Schedules Direct", message: message,
                                 isError: isError, isAvailable: connection != nil, signedIn: false, username: "", account: nil,
                                 notices: [], lineups: [], maxLineups: 4, countries: [], postalCode: find.postalCode,
-                                postalExample: "", searched: false, found: [])
+                                postalExample: "", searched: false, found: [], isArtworkChosen: false, imageCalls: "")
         guard let connection, let client = try await connection.client(store: store, now: settings.now),
               let account = try await SDConnection.account(in: store) else {
             return try pages.page("schedules-direct", model, status: status)
         }
         model.signedIn = true
         model.username = account.username
+        model.isArtworkChosen = try await SDConnection.isArtworkChosen(in: store)
+        let calls = try await client.imageCallsToday()
+        model.imageCalls = "\(calls.made) of the \(calls.limit) image calls tvguide allows itself a day made today (UTC)."
         for (scope, lock) in try await client.locksInForce() {
             let until = lock.until.map { "until \(CivilTime.iso8601($0))" } ?? "until the user name or password is changed here"
             model.notices.append("Stopped (\(scope == .everything ? "every call" : scope == .images ? "images" : "lineup changes")) \(until): Schedules Direct \(lock.code): \(lock.reason)")
@@ -164,6 +173,28 @@ struct SchedulesDirectPages: Sendable {
         } catch let failure as SDFailure {
             return try await page(context, message: "\(failure)", isError: true, status: .badGateway)
         }
+    }
+}
+
+extension SchedulesDirectPages {
+    /// Chooses SD's programme artwork or gives it up, and refreshes the SD sources so their programmes say so.
+    func chooseArtwork(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let form = try await SDArtworkForm(request, context)
+        try await SDConnection.chooseArtwork(form.isChosen, in: store)
+        let sources = try await store.sources().map(\.definition).filter { $0.format == .schedulesdirect }.map(\.name)
+        if !sources.isEmpty { _ = try? await scheduler.start(sources) }  // Already refreshing: that refresh reads the new choice.
+        return try await page(context, message: form.isChosen
+            ? "Artwork chosen: programmes show Schedules Direct's images after their sources' refresh, each fetched when first opened."
+            : "Artwork given up: no image is asked of Schedules Direct; programmes stop naming one after their sources' refresh.")
+    }
+}
+
+/// Whether SD's artwork is chosen (a tick box).
+struct SDArtworkForm: PostedForm {
+    let isChosen: Bool
+
+    init(_ form: FormFields) throws(FieldError) {
+        isChosen = form.isTicked("artwork")
     }
 }
 

@@ -1,0 +1,34 @@
+import Foundation
+
+/// What a refresh of one source did: what `tvguide refresh --json` prints, one object per source.
+public struct SourceReport: Codable, Sendable, Equatable {
+    public enum Outcome: String, Codable, Sendable {
+        case imported, unchanged, failed
+        /// Another refresh of the same source was running; this one did nothing.
+        case alreadyRunning = "already-running"
+    }
+
+    public var source: String
+    public var outcome: Outcome
+    public var error: String?
+    /// Downloads (or files) read, and downloads the server said had not changed.
+    public var downloads = 0
+    public var notModified = 0
+    public var bytes: Int64 = 0
+    public var channels = 0
+    public var programmes = 0
+    /// Programmes of the source's previous refresh that this one replaced.
+    public var replaced = 0
+    /// Programmes on its channels the guide does not show because a higher-priority source covers their time.
+    public var hidden = 0
+    /// Repairs and other issues the readers and the import reported.
+    public var repairs = 0
+    /// Channels whose ids the provider changed while their names stayed: old id to new id.
+    public var renamedChannels: [String: String] = [:]
+    public var seconds: Double = 0
+
+    public init(source: String, outcome: Outcome) {
+        self.source = source
+        self.outcome = outcome
+    }
+}
