@@ -66,8 +66,10 @@ extension SeriesStore where Self: SQLBackend {
     public func unfollow(show id: Int, by profile: ProfileID) async throws {
         try await transaction { db in
             try await db.execute("DELETE FROM followed_show WHERE profile_id = \(profile.rawValue) AND show_id = \(id)")
+            // Kept while anyone has watched one of its episodes: their history names it.
             try await db.execute("""
                 DELETE FROM series_show WHERE id = \(id) AND NOT EXISTS (SELECT 1 FROM followed_show WHERE show_id = \(id))
+                    AND NOT EXISTS (SELECT 1 FROM watched_episode WHERE show_id = \(id))
                 """)
         }
     }

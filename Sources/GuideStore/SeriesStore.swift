@@ -2,7 +2,7 @@ import Foundation
 import GuideCore
 
 /// The shows profiles follow, as last fetched from TVmaze, with their episodes; and each profile's reminder and
-/// calendar settings. Shows are kept while anyone follows them.
+/// calendar settings. Shows are kept while anyone follows them or has watched one of their episodes.
 public protocol SeriesStore: Sendable {
     /// Saves a show and replaces its episodes with `show.episodes`, in one transaction, noting it was fetched at
     /// `checked`. What is kept of a show is ``TrackedShow/show``'s; of an episode, its number, name, type, air date,
@@ -16,7 +16,7 @@ public protocol SeriesStore: Sendable {
 
     /// Follows a saved show (again: keeps the first date and the reminder choice).
     func follow(show id: Int, by profile: ProfileID, at instant: Date) async throws
-    /// Stops following; forgets the show when nobody else follows it.
+    /// Stops following; forgets the show when nobody else follows it and nobody has watched one of its episodes.
     func unfollow(show id: Int, by profile: ProfileID) async throws
     func setReminders(_ on: Bool, show id: Int, by profile: ProfileID) async throws
     /// The shows a profile follows, by name.

@@ -358,6 +358,20 @@ enum PostgresMigrations {
             );
             CREATE INDEX sd_document_used ON sd_document (used_at);
             """),
+        ("v18: watched episodes per profile", """
+            CREATE TABLE watched_episode (
+                profile_id bigint NOT NULL REFERENCES profile(id) ON DELETE CASCADE,
+                episode_id bigint NOT NULL,
+                show_id bigint NOT NULL,
+                season bigint,
+                number bigint,
+                watched_at bigint,
+                plays bigint NOT NULL DEFAULT 1,
+                marked_at bigint NOT NULL,
+                PRIMARY KEY (profile_id, episode_id)
+            );
+            CREATE INDEX watched_by_show ON watched_episode (profile_id, show_id);
+            """),
     ]
 
     /// Brings the schema up to date, one transaction per migration; instances starting together take turns.

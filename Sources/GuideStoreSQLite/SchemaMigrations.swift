@@ -387,6 +387,7 @@ enum SchemaMigrations {
         }
         registerLivingRoom(&migrator)
         registerSchedulesDirect(&migrator)
+        registerWatched(&migrator)
         return migrator
     }
 }

@@ -157,6 +157,39 @@ class SeriesTests(Forms, unittest.TestCase):
         self.assertEqual("2013-06-25T01:40:00+00:00", (start + alarm.decoded("TRIGGER")).isoformat())
         self.assertEqual("Under the Dome S01E01 Pilot", str(pilot["SUMMARY"]))
 
+    def test_4_mark_watched_from_the_grids_details_then_hide_it(self):
+        driver = self.driver
+        driver.get(self.server.url("/shows/1"))
+        follow = driver.find_elements(By.CSS_SELECTOR, "form[action='/shows/1/follow'] button")
+        if follow:
+            self.submit(follow[0])
+        # The grid's details of the pilot's airing: a followed show's numbered episode, not watched yet.
+        self.grid_marks()
+        cell = [c for c in driver.find_elements(By.CSS_SELECTOR, "#rows .p") if c.find_element(By.CSS_SELECTOR, ".t").text == "Under the Dome"][0]
+        cell.click()
+        panel = WebDriverWait(driver, 15).until(lambda d: d.find_element(By.CSS_SELECTOR, ".details .watched-state"))
+        self.assertIn("S01E01 of a show you follow: not watched yet.", self.text(panel))
+        self.submit(panel.find_element(By.XPATH, ".//button[normalize-space()='Mark watched']"))
+        self.assertIn("/programmes/", driver.current_url)
+        self.assertIn("S01E01: Watched", self.text(driver.find_element(By.CSS_SELECTOR, ".watched-state")))
+        # Up next has the show; the episode page says it was watched.
+        driver.get(self.server.url("/up-next"))
+        self.assertIn("Under the Dome", self.text(driver.find_element(By.CSS_SELECTOR, ".upcoming-show[data-show='1']")))
+        driver.get(self.server.url("/episodes/1"))
+        self.assertIn("Watched", self.text(driver.find_element(By.ID, "watched-state")))
+        # "Hide what I have seen": both airings of the pilot leave the grid the script draws; the rest stays.
+        driver.get(self.server.url("/?day=2013-06-24&zoom=360"))
+        self.submit(driver.find_element(By.LINK_TEXT, "Hide what I have seen"))
+        WebDriverWait(driver, 20).until(lambda d: d.execute_script(
+            "return document.querySelector('#rows.virtual') !== null && document.querySelectorAll('#rows .row:not(.loading)').length >= 2"))
+        titles = driver.execute_script("return Array.from(document.querySelectorAll('#rows .p .t')).map(function (t) { return t.textContent; });")
+        self.assertNotIn("Under the Dome", titles)
+        self.assertIn("Evening News", titles)
+        # Back to every airing once it is unmarked.
+        driver.get(self.server.url("/episodes/1"))
+        self.submit(driver.find_element(By.XPATH, "//button[normalize-space()='Mark not watched']"))
+        self.assertIn("Under the Dome", [title for title, _ in self.grid_marks()])
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -45,3 +45,37 @@ import TVMazeReplay
         try await replay.stop()
     }
 }
+
+/// `tvguide watched` and `tvguide progress` against the replay server's Under the Dome (all 39 episodes aired).
+@Suite struct WatchedCLITests {
+    @Test func markThenProgress() async throws {
+        let replay = try await ReplayServer()
+        let cli = CLI()
+        let url = replay.base
+        do {
+            _ = try await TestDatabase.open(cli.database).createProfile(name: "Sam", role: .admin, secretKind: .pin, secretHash: "x")
+            _ = try await cli.run("follow", "--tvmaze-url", url, "1")
+            let one = try await cli.run("watched", "--tvmaze-url", url, "under", "the", "dome", "S01E01", "--at", "2013-06-25T03:00:00Z")
+            #expect(one.status == 0 && one.stdout == "Sam: 1 episode of Under the Dome marked watched; 1 of 39 aired watched, up next S01E02.\n", "\(one.stderr)")
+            let upTo = try await cli.run("watched", "--tvmaze-url", url, "1", "--up-to", "1x5")
+            #expect(upTo.stdout == "Sam: 4 episodes of Under the Dome marked watched; 5 of 39 aired watched, up next S01E06.\n")
+            await #expect(try cli.run("watched", "--tvmaze-url", url, "1", "--season", "1", "--not").stdout
+                          == "Sam: 5 episodes of Under the Dome marked not watched; 0 of 39 aired watched, up next S01E01.\n")
+            await #expect(try cli.run("watched", "--tvmaze-url", url, "1", "--all").stdout.contains("39 episodes of Under the Dome marked watched"))
+            let progress = try await cli.run("progress")
+            #expect(progress.stdout == "Under the Dome\t39/39\tup to date\n")
+            let json = try await #require(try cli.run("progress", "--json").json() as? [[String: Any]])
+            #expect(json.first?["aired"] as? Int == 39 && json.first?["watched"] as? Int == 39)
+            // Mistakes say what to write.
+            await #expect(try cli.run("watched", "1").stderr.contains("Name one of"))
+            await #expect(try cli.run("watched", "1", "S01E01", "--all").stderr.contains("Name one of"))
+            await #expect(try cli.run("watched", "1", "--up-to", "five").stderr.contains("not an episode"))
+            await #expect(try cli.run("watched", "1", "--all", "--at", "yesterday").stderr.contains("not a time"))
+            await #expect(try cli.run("watched", "--tvmaze-url", url, "1", "S09E01").stderr.contains("has no S09E01"))
+        } catch {
+            try await replay.stop()
+            throw error
+        }
+        try await replay.stop()
+    }
+}

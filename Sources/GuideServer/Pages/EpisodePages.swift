@@ -10,6 +10,7 @@ struct EpisodePages: Sendable {
     let settings: ServerSettings
     /// TVmaze's client and the tracker that follows shows.
     let series: SeriesServices
+    let watched: WatchHistory
 
     struct EpisodeModel {
         var chrome: Chrome
@@ -29,6 +30,12 @@ struct EpisodePages: Sendable {
         var hasGuests: Bool
         var hasCrew: Bool
         var tvmazeLink: String?
+        /// For a signed-in viewer: whether they watched it, and when.
+        var canMark: Bool
+        var isWatched: Bool
+        var watchedOn: String?
+        var hasAired: Bool
+        var returnTo: String
     }
 
     struct CrewEntry {
@@ -99,6 +106,8 @@ struct EpisodePages: Sendable {
         if let runtime = episode.runtime { facts.append(ShowPages.Fact(label: "Runtime", value: "\(runtime) minutes")) }
         if let rating = episode.rating { facts.append(ShowPages.Fact(label: "Rating", value: String(format: "%.1f / 10", rating))) }
         let name = episode.name ?? "Episode \(id)"
+        let profile = context.viewer?.profile
+        let mark = if let profile, let showID = show?.id { try await watched.marks(of: showID, by: profile.id)[id] } else { WatchedEpisode?.none }
         let model = await EpisodeModel(
             chrome: pages.chrome(context, section: "shows"), title: [show?.name, episode.code, name].compactMap { $0 }.joined(separator: " "),
             id: id, name: name, code: episode.code, showID: show?.id, showName: show?.name, season: episode.season,
@@ -109,7 +118,9 @@ struct EpisodePages: Sendable {
                 role.person.map { CrewEntry(personID: $0.id, name: $0.name, role: role.job ?? "Crew") }
             }.sorted { ($0.role, $0.name) < ($1.role, $1.name) },
             hasGuests: !episode.guests.isEmpty, hasCrew: !episode.crew.isEmpty,
-            tvmazeLink: episode.url)
+            tvmazeLink: episode.url, canMark: profile != nil && show?.id != nil, isWatched: mark != nil,
+            watchedOn: mark.map(clock.watched),
+            hasAired: episode.hasAired(by: settings.now(), zone: show?.channel?.timeZone ?? .gmt), returnTo: SitePath.episode(id))
         return try pages.page("episode", model)
     }
 

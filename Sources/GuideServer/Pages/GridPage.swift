@@ -7,7 +7,7 @@ import Hummingbird
 /// browser without JavaScript gets, with links to the next rows); the script then draws only the rows near the
 /// viewport from `/grid/rows`, so 3,000 channels cost no more than 50.
 struct GridPage: Sendable {
-    let store: any ListingStore & SeriesStore & ChannelSettingsStore
+    let store: any ListingStore & SeriesStore & WatchedStore & ChannelSettingsStore
     let directory: ChannelDirectory
     let lineups: Lineups
     let pages: Pages
@@ -66,6 +66,9 @@ struct GridPage: Sendable {
         var groups: ChipSet?
         /// `?group=`: only a playlist group's channels; "" for all.
         var group: String
+        /// `?followed=`: the viewer's followed shows' airings, all or only those unseen or new; "" for all.
+        var followed: String
+        var followedChoices: ChipSet?
     }
 
     struct ZoomLink {
@@ -93,6 +96,7 @@ struct GridPage: Sendable {
         let panelID = query.string("p").flatMap { Bounded.integer($0, in: 1...Int64.max) }
         let filter = try GenreFilter(query)
         let groups = try await GroupFilter.resolve(query, request, context, store: store, directory: directory, remembers: true)
+        let followed = try await FollowedFilter.resolve(query, viewer: context.viewer?.profile.id, store: store)
 
         let chrome = await pages.chrome(context, section: "guide")
         guard let coverage = try await store.coverage() else {
@@ -129,9 +133,10 @@ struct GridPage: Sendable {
         let pageCount = max(1, (lineup.channels.count + Self.rowsPerPage - 1) / Self.rowsPerPage)
         page = min(page, pageCount - 1)
         let rows = try await Self.rows(store: store, lineup: lineup.channels, from: page * Self.rowsPerPage, count: Self.rowsPerPage,
-                                 day: window, clock: clock, viewer: context.viewer?.profile.id)
+                                 day: window, clock: clock, viewer: context.viewer?.profile.id, followed: followed)
         let link = { (day: BroadcastDay, zoom: Int, page: Int) -> String in
-            SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + (page > 0 ? "&page=\(page)" : "") + filter.parameter + groups.parameter)
+            SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + (page > 0 ? "&page=\(page)" : "") + filter.parameter + groups.parameter
+                           + followed.parameter)
         }
         let dayIndex = days.firstIndex(of: day) ?? 0
         var panel: ProgrammeDetails?
@@ -160,11 +165,16 @@ struct GridPage: Sendable {
             focusChannel: focusChannel ?? "", focusTime: focusTime.map(\.unixSeconds),
             panel: panel, closePanel: link(day, zoom, page), notice: notice, isChosenLineup: lineup.isChosen,
             zone: clock.zone.identifier, genre: filter.genre?.rawValue ?? "",
-            genres: filter.chips { genre in SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + (genre.map { "&genre=\($0.rawValue)" } ?? "") + groups.parameter) },
-            groups: groups.chips(for: everyChannel, in: snapshot) { group in
-                SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + filter.parameter + groups.parameter(for: group))
+            genres: filter.chips { genre in
+                SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + (genre.map { "&genre=\($0.rawValue)" } ?? "") + groups.parameter + followed.parameter)
             },
-            group: groups.group ?? "")
+            groups: groups.chips(for: everyChannel, in: snapshot) { group in
+                SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + filter.parameter + groups.parameter(for: group) + followed.parameter)
+            },
+            group: groups.group ?? "", followed: followed.choice.rawValue,
+            followedChoices: followed.chips { choice in
+                SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + filter.parameter + groups.parameter + (choice == .all ? "" : "&followed=\(choice.rawValue)"))
+            })
         return try pages.page("grid", model)
     }
 
@@ -179,8 +189,9 @@ struct GridPage: Sendable {
         let count = try query.integer("count", in: 1...Self.rowsPerPage, default: 40)
         let groups = try await GroupFilter.resolve(query, request, context, store: store, directory: directory, remembers: false)
         let lineup = groups.channels(try await lineups.of(context).channels, in: try await directory.snapshot())
+        let followed = try await FollowedFilter.resolve(query, viewer: context.viewer?.profile.id, store: store)
         let rows = try await Self.rows(store: store, lineup: lineup, from: from, count: count, day: day.window,
-                                       clock: clock, viewer: context.viewer?.profile.id)
+                                       clock: clock, viewer: context.viewer?.profile.id, followed: followed)
         let body = try JSONEncoder().encode(RowsDocument(from: from, rows: rows))
         return CompressibleBody.response(Array(body), for: request,
                                          headers: [.contentType: "application/json", .cacheControl: "no-store"])
@@ -191,14 +202,16 @@ struct GridPage: Sendable {
         var rows: [GridRow]
     }
 
+    /// Rows `from` of `lineup` for `day`; a followed show's airings left out as `followed` asks.
     static func rows(store: any ListingStore & SeriesStore, lineup: [Channel], from: Int, count: Int, day: TimeWindow, clock: ViewerClock,
-                     viewer: ProfileID?) async throws -> [GridRow] {
+                     viewer: ProfileID?, followed filter: FollowedFilter = .none) async throws -> [GridRow] {
         guard from < lineup.count else { return [] }
         let slice = Array(lineup[from..<min(lineup.count, from + count)])
         let listings = try await store.guide(in: day, channels: slice.map(\.id), detail: .summary)
         let followed = await ListingMatches.followedTitles(of: viewer, in: store)
         return zip(slice.indices, zip(slice, listings)).map { offset, pair in
-            GridRow(index: from + offset, channel: pair.0, programmes: pair.1.programmes, day: day, clock: clock, followed: followed)
+            GridRow(index: from + offset, channel: pair.0, programmes: pair.1.programmes.filter { filter.admits($0.programme) }, day: day,
+                    clock: clock, followed: followed)
         }
     }
 
@@ -208,6 +221,7 @@ struct GridPage: Sendable {
               zoom: defaultZoom, zooms: [], total: 0, rowsFrom: 0, rowsTo: 0, rowCount: 1, rowsHTML: "", ruler: [],
               previousPage: nil, nextPage: nil, legend: [], focusChannel: "", focusTime: nil, panel: nil, closePanel: SitePath.guide(),
               notice: nil, isChosenLineup: false, zone: zone, genre: "",
-              genres: ChipSet(kind: "genre-filter", label: "Only one genre", chips: []), groups: nil, group: "")
+              genres: ChipSet(kind: "genre-filter", label: "Only one genre", chips: []), groups: nil, group: "", followed: "",
+              followedChoices: nil)
     }
 }

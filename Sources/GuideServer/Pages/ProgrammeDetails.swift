@@ -44,6 +44,18 @@ struct ProgrammeDetails: Sendable {
     /// The channel is one of the viewer's favourites (the star shown filled); set by the page for a signed-in viewer.
     var isFavourite = false
     var remindLeads: [Choice]
+    /// The episode of a show the viewer follows that this airing is, when the listings number it; set by the page.
+    var followedEpisode: FollowedEpisode?
+
+    /// A followed show's episode, whether the viewer watched it, and the form to mark it.
+    struct FollowedEpisode: Sendable {
+        var showID: Int
+        var episodeID: Int
+        var code: String
+        var isWatched: Bool
+        var watchedOn: String?
+        var returnTo: String
+    }
 
     /// - Parameter viewer: the signed-in profile, whose favourites mark the channel.
     init(_ stored: StoredProgramme, store: any ListingStore & ChannelSettingsStore, channels snapshot: ChannelDirectory.Snapshot,
@@ -194,6 +206,21 @@ extension ProgrammeDetails: MustacheParent {
         case "canRemind": canRemind
         case "remindLeads": remindLeads
         case "isFavourite": isFavourite
+        case "followedEpisode": followedEpisode
+        default: nil
+        }
+    }
+}
+
+extension ProgrammeDetails.FollowedEpisode: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "showID": showID
+        case "episodeID": episodeID
+        case "code": code
+        case "isWatched": isWatched
+        case "watchedOn": watchedOn
+        case "returnTo": returnTo
         default: nil
         }
     }

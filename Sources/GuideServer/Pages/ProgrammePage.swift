@@ -3,6 +3,7 @@ import GuideCore
 import GuideStore
 import Hummingbird
 import Mustache
+import TVMaze
 
 /// `/programmes/ID`: one airing's details as a page of its own; with `?part=panel`, just the panel the grid's
 /// script shows over the grid.
@@ -11,6 +12,8 @@ struct ProgrammePage: Sendable {
     let directory: ChannelDirectory
     let pages: Pages
     let settings: ServerSettings
+    /// What the viewer watched, for an airing of a followed show's episode.
+    let watched: WatchHistory
 
     struct Model {
         var chrome: Chrome
@@ -58,10 +61,31 @@ struct ProgrammePage: Sendable {
         guard let stored = try await store.programme(ProgrammeID(rawValue: id)) else {
             throw HTTPError(.notFound, message: "There is no programme \(id): a newer import may have replaced it.")
         }
-        let details = try await ProgrammeDetails(stored, store: store, channels: try await directory.snapshot(), clock: clock, now: settings.now(),
+        var details = try await ProgrammeDetails(stored, store: store, channels: try await directory.snapshot(), clock: clock, now: settings.now(),
                                                  viewer: context.viewer?.profile.id)
+        if let viewer = context.viewer?.profile.id {
+            details.followedEpisode = try await followedEpisode(stored.programme, of: viewer, clock: clock, returnTo: SitePath.programme(id))
+        }
         let model = await Model(chrome: pages.chrome(context, section: "guide"), title: details.title, panel: details, isPage: !isPanel)
         return try pages.page(isPanel ? "panel" : "programme", model)
+    }
+}
+
+extension ProgrammePage {
+    /// The episode of a show `profile` follows that `programme` is: the show by its name (case and accents aside), the
+    /// episode by the season and number the listings give; nil when the listings do not number it.
+    func followedEpisode(_ programme: Programme, of profile: ProfileID, clock: ViewerClock, returnTo: String) async throws
+        -> ProgrammeDetails.FollowedEpisode? {
+        guard let numbering = programme.numbering, let season = numbering.season, let number = numbering.episode else { return nil }
+        let title = SearchText.fold(programme.title)
+        guard let show = try await watched.store.following(profile).first(where: { SearchText.fold($0.show.name) == title })?.show,
+              let episode = try await watched.store.episodes(ofShow: show.id).first(where: { $0.season == season && $0.number == number }) else {
+            return nil
+        }
+        let mark = try await watched.marks(of: show.id, by: profile)[episode.id]
+        return ProgrammeDetails.FollowedEpisode(showID: show.id, episodeID: episode.id, code: episode.code, isWatched: mark != nil,
+                                                watchedOn: mark.map(clock.watched),
+                                                returnTo: returnTo)
     }
 }
 

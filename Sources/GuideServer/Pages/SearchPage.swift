@@ -6,7 +6,7 @@ import Hummingbird
 /// `/search?q=`: programmes matching every word (the CLI's rules: any order, case and accents ignored), grouped
 /// by the viewer's days, each linking to its details and to its place in the grid.
 struct SearchPage: Sendable {
-    let store: any ListingStore
+    let store: any ListingStore & SeriesStore & WatchedStore
     let directory: ChannelDirectory
     let pages: Pages
     let settings: ServerSettings
@@ -23,6 +23,7 @@ struct SearchPage: Sendable {
         var limited: Bool
         var message: String?
         var genres: ChipSet
+        var followedChoices: ChipSet?
     }
 
     struct Day {
@@ -55,6 +56,7 @@ struct SearchPage: Sendable {
         let text = problem == nil ? typed : ""
         let searchAll = query.string("in") == "all"
         let filter = try GenreFilter(query)
+        let followed = try await FollowedFilter.resolve(query, viewer: context.viewer?.profile.id, store: store)
         let clock = settings.clock(context)
         let now = settings.now()
         let search = SearchQuery([text], scope: searchAll ? .all : .title, limit: Self.limit)
@@ -62,7 +64,12 @@ struct SearchPage: Sendable {
                           query: text, searchAll: searchAll, searched: !search.terms.isEmpty, count: 0, countLabel: "", days: [],
                           limited: false, message: nil,
                           genres: filter.chips { genre in
-                              SitePath.search(query: "q=\(SitePath.encoded(text))" + (searchAll ? "&in=all" : "") + (genre.map { "&genre=\($0.rawValue)" } ?? ""))
+                              SitePath.search(query: "q=\(SitePath.encoded(text))" + (searchAll ? "&in=all" : "") + (genre.map { "&genre=\($0.rawValue)" } ?? "")
+                                              + followed.parameter)
+                          },
+                          followedChoices: followed.chips { choice in
+                              SitePath.search(query: "q=\(SitePath.encoded(text))" + (searchAll ? "&in=all" : "") + filter.parameter
+                                              + (choice == .all ? "" : "&followed=\(choice.rawValue)"))
                           })
         guard !search.terms.isEmpty else {
             if let problem { model.message = problem.prefix(1).uppercased() + problem.dropFirst() + "." }
@@ -70,7 +77,7 @@ struct SearchPage: Sendable {
             return try pages.page("search", model)
         }
         let snapshot = try await directory.snapshot()
-        let found = try await store.search(search).filter { filter.admits($0.programme) }
+        let found = try await store.search(search).filter { filter.admits($0.programme) && followed.admits($0.programme) }
         var days: [Day] = []
         for stored in found {
             let programme = stored.programme

@@ -14,6 +14,7 @@ struct ShowPages: Sendable {
     let episodes: FollowedEpisodes
     /// TVmaze's client and the tracker that follows shows.
     let series: SeriesServices
+    let watched: WatchHistory
 
     struct ListModel {
         var chrome: Chrome
@@ -53,6 +54,10 @@ struct ShowPages: Sendable {
         var tvmazeLink: String?
         var returnTo: String
         var message: String?
+        /// The viewer's progress through it ("12 of 20 aired episodes watched"), and whether they may mark it.
+        var progress: String?
+        var upNext: EpisodeLine?
+        var canMark: Bool
     }
 
     struct Fact {
@@ -88,6 +93,8 @@ struct ShowPages: Sendable {
         var season: Int
         var episodes: [EpisodeLine]
         var seasons: [SeasonLink]
+        var canMark: Bool
+        var returnTo: String
     }
 
     struct SeasonLink {
@@ -158,6 +165,7 @@ struct ShowPages: Sendable {
         if let airs = show.airs {
             facts.append(Fact(label: "Airs", value: "\(airs.days.joined(separator: ", ")) at \(airs.time)" + (show.timeZone.map { " (\($0.identifier))" } ?? "")))
         }
+        let progress = if let profile { try await watched.progress(through: id, of: profile.id) } else { ShowProgress?.none }
         let model = await ShowModel(
             chrome: pages.chrome(context, section: "shows"), title: show.name,
             show: Self.entry(show, followed: Set(following.map(\.show.id))), canFollow: profile != nil, reminders: mine?.reminders ?? false,
@@ -169,7 +177,13 @@ struct ShowPages: Sendable {
                                    episodes: season.episodeCount.map { "\($0) episodes" } ?? "", dates: dates.joined(separator: " – "))
             },
             cast: show.cast.prefix(24).compactMap(CastEntry.init),
-            hasCast: !show.cast.isEmpty, next: next, tvmazeLink: show.url, returnTo: SitePath.show(id), message: nil)
+            hasCast: !show.cast.isEmpty, next: next, tvmazeLink: show.url, returnTo: SitePath.show(id), message: nil,
+            progress: progress.map { "\($0.watched) of \($0.aired) aired episodes watched" },
+            upNext: progress?.next.map { episode in
+                EpisodeLine(id: episode.id, code: episode.code, name: episode.name, time: episode.airTime(zone: show.timeZone),
+                            show: (id, show.name), clock: clock, now: now, isPremiere: episode.isPremiere)
+            },
+            canMark: profile != nil)
         return try pages.page("show", model)
     }
 
@@ -182,14 +196,20 @@ struct ShowPages: Sendable {
         let clock = settings.clock(context)
         let now = settings.now()
         let numbers = Array(Set(episodes.compactMap(\.season))).sorted()
+        let profile = context.viewer?.profile
+        let marks = if let profile { try await watched.marks(of: id, by: profile.id) } else { [Int: WatchedEpisode]() }
         let lines = episodes.filter { $0.season == number }.map { episode in
-            EpisodeLine(id: episode.id, code: episode.code, name: episode.name, time: episode.airTime(zone: show.timeZone),
-                        show: (id, show.name), clock: clock, now: now, isPremiere: episode.number == 1)
+            var line = EpisodeLine(id: episode.id, code: episode.code, name: episode.name, time: episode.airTime(zone: show.timeZone),
+                                   show: (id, show.name), clock: clock, now: now, isPremiere: episode.number == 1)
+            line.isWatched = marks[episode.id] != nil
+            line.watchedOn = marks[episode.id].map(clock.watched)
+            return line
         }
         guard !lines.isEmpty else { throw HTTPError(.notFound, message: "\(show.name) has no season \(number) on TVmaze.") }
         return try await pages.page("season", SeasonModel(chrome: pages.chrome(context, section: "shows"), title: "\(show.name): season \(number)",
                                                    showID: id, showName: show.name, season: number, episodes: lines,
-                                                   seasons: numbers.map { SeasonLink(number: $0, isCurrent: $0 == number) }))
+                                                   seasons: numbers.map { SeasonLink(number: $0, isCurrent: $0 == number) },
+                                                   canMark: profile != nil, returnTo: SitePath.season(id, number)))
     }
 
     /// Follow, unfollow, reminders: signed in, then back where the form was.

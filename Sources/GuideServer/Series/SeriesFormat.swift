@@ -18,6 +18,11 @@ extension ViewerClock {
         case .unknown: "no date announced"
         }
     }
+
+    /// When the viewer watched an episode: "Watched Sun 1 Dec 2013", or "Watched" when the time is not known.
+    func watched(_ mark: WatchedEpisode) -> String {
+        mark.watchedAt.map { "Watched \(date($0))" } ?? "Watched"
+    }
 }
 
 /// An episode on a page: a line linking to its page.
@@ -53,4 +58,7 @@ struct EpisodeLine: Sendable {
 
     /// The time alone ("03:00", "all day"), for calendar days.
     var time = ""
+    /// Whether the viewer watched it, and when ("Watched 3 May"), where a page says.
+    var isWatched = false
+    var watchedOn: String?
 }

@@ -48,6 +48,7 @@ struct Chrome: Sendable {
     var isSettings: Bool
     var isShows: Bool
     var isUpcoming: Bool
+    var isUpNext: Bool
     var isReminders: Bool
     /// Followed episodes airing today (the viewer's calendar day); nil when none or signed out.
     var airingToday: Int?
@@ -73,6 +74,7 @@ struct Chrome: Sendable {
         isSettings = section == "settings"
         isShows = section == "shows"
         isUpcoming = section == "upcoming"
+        isUpNext = section == "up-next"
         isReminders = section == "reminders"
     }
 }
@@ -107,6 +109,7 @@ extension Chrome: MustacheParent {
         case "isSettings": isSettings
         case "isShows": isShows
         case "isUpcoming": isUpcoming
+        case "isUpNext": isUpNext
         case "isReminders": isReminders
         case "airingToday": airingToday
         case "theme": theme

@@ -79,6 +79,8 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let season = SitePath("shows/:id/seasons/:number")
     static let follow = SitePath("shows/:id/follow")
     static let unfollow = SitePath("shows/:id/unfollow")
+    static let watched = SitePath("shows/:id/watched")
+    static let upNext = SitePath("up-next")
     static let showReminders = SitePath("shows/:id/reminders")
     static let episode = SitePath("episodes/:id")
     static let people = SitePath("people")
@@ -176,4 +178,6 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let apiTestDeliveryChannel = SitePath("api/delivery-channels/:id/test")
     static let apiSavedSearches = SitePath("api/saved-searches")
     static let apiSavedSearch = SitePath("api/saved-searches/:id")
+    static let apiProgress = SitePath("api/progress")
+    static let apiWatched = SitePath("api/shows/:id/watched")
 }

@@ -203,7 +203,8 @@ Grid.prototype.fetchBlock = function (block) {
   if (this.pending.has(block)) return this.pending.get(block);
   var self = this;
   var url = "/grid/rows?day=" + encodeURIComponent(this.day) + "&from=" + block * this.blockSize + "&count=" + this.blockSize
-    + "&group=" + encodeURIComponent(this.guide.dataset.group || "");
+    + "&group=" + encodeURIComponent(this.guide.dataset.group || "")
+    + (this.guide.dataset.followed ? "&followed=" + encodeURIComponent(this.guide.dataset.followed) : "");
   var promise = fetch(url, { credentials: "same-origin" })
     .then(function (response) { if (!response.ok) throw new Error(response.status); return response.json(); })
     .then(function (document) {

@@ -1,0 +1,102 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+import TVMaze
+
+/// Watched episodes on the pages: POST `/shows/:id/watched` marks (or unmarks) an episode, a season, everything up to
+/// an episode, or every aired episode, then goes back; `/up-next` shows each followed show's next episode to watch
+/// and how far along the viewer is, in "continue watching" order.
+struct WatchedPages: Sendable {
+    let watched: WatchHistory
+    /// TVmaze's answers as pages' errors, for a show not kept yet.
+    let series: SeriesServices
+    let pages: Pages
+    let settings: ServerSettings
+
+    struct Model {
+        var chrome: Chrome
+        var title: String
+        var shows: [Entry]
+        var isEmpty: Bool
+    }
+
+    struct Entry {
+        var showID: Int
+        var name: String
+        var image: String?
+        var next: EpisodeLine?
+        var progress: String
+        var percent: Int
+        var lastWatched: String?
+        var newEpisodes: String?
+        var specials: String?
+        var returnTo: String
+    }
+
+    func register(on routes: RouteGroups) {
+        routes.profile.post(.watched) { request, context in try await mark(request, context) }
+        routes.profile.get(.upNext) { request, context in try await upNext(request, context) }
+    }
+
+    func mark(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
+        let id = try ShowPages.id(context)
+        let form = try await WatchedForm(request, context)
+        try await series.tvmaze { try await watched.mark(form.scope, show: id, watched: form.isWatched, by: context.profile.id) }
+        return .redirect(to: form.next ?? SitePath.show(id))
+    }
+
+    func upNext(_ request: Request, _ context: ProfileRequestContext) async throws -> HTMLPage {
+        let clock = settings.clock(context)
+        let now = settings.now()
+        let entries = try await watched.progress(of: context.profile.id).map { progress in
+            let show = progress.show
+            let next = progress.next.map { episode in
+                EpisodeLine(id: episode.id, code: episode.code, name: episode.name, time: episode.airTime(zone: show.timeZone),
+                            show: (show.id, show.name), clock: clock, now: now, isPremiere: episode.isPremiere)
+            }
+            return Entry(showID: show.id, name: show.name, image: SeriesServices.image(show.image), next: next,
+                         progress: "\(progress.watched) of \(progress.aired) aired episodes watched",
+                         percent: progress.aired == 0 ? 0 : progress.watched * 100 / progress.aired,
+                         lastWatched: progress.lastWatched.map { "Last watched \(clock.date($0))" },
+                         newEpisodes: progress.newSinceLastWatched > 0 && progress.watched > 0
+                            ? "\(progress.newSinceLastWatched) new since" : nil,
+                         specials: progress.specialsAired > 0 ? "Specials: \(progress.specialsWatched) of \(progress.specialsAired)" : nil,
+                         returnTo: SitePath.upNext())
+        }
+        return try await pages.page("up-next", Model(chrome: pages.chrome(context, section: "up-next"), title: "Up next", shows: entries,
+                                                     isEmpty: entries.isEmpty))
+    }
+}
+
+/// A watched mark from a page: what it names (`episode`, `season`, `upto` with `episode`, or `all`), whether it marks
+/// or unmarks (`watched` 1 or 0), and the page to go back to.
+struct WatchedForm: PostedForm {
+    enum Scope: String, CaseIterable {
+        case episode, season, upto, all
+    }
+
+    let scope: WatchScope
+    let isWatched: Bool
+    let next: String?
+
+    init(_ form: FormFields) throws(FieldError) {
+        let kind = try form.choice("scope", as: Scope.self, label: "What to mark") ?? .episode
+        switch kind {
+        case .episode, .upto:
+            guard let episode = try form.integer("episode", in: 1...Int(Int32.max), label: "The episode") else {
+                throw FieldError(name: "episode", message: "The episode is needed")
+            }
+            scope = kind == .episode ? .episode(episode) : .upTo(episode)
+        case .season:
+            guard let season = try form.integer("season", in: Episode.numberRange, label: "The season") else {
+                throw FieldError(name: "season", message: "The season is needed")
+            }
+            scope = .season(season)
+        case .all:
+            scope = .allAired
+        }
+        isWatched = try form.integer("watched", in: 0...1, label: "watched") != 0
+        next = try form.text("next", limit: 2_000, label: "The page to go back to").map { SignInPages.safeReturn($0) }
+    }
+}
