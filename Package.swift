@@ -115,6 +115,8 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // Schedules Direct's JSON API: a client that keeps SD's rules (one token, codes before statuses, stops and locks).
+        // Tracker exports (TV Time, Trakt, SeriesGuide, IMDb, a plain CSV) read into watched shows and episodes.
+        .target(name: "TrackerExports", dependencies: ["GuideCore", "CZlib"]),
         .target(name: "SchedulesDirect", dependencies: [
             "GuideCore", "GuideStore", "GuideHTTP", "XMLTV",
             .product(name: "Crypto", package: "swift-crypto"),
@@ -201,6 +203,8 @@ let package = Package(
         .target(name: "StoreTestSupport", dependencies: [
             "GuideStore", "GuideStoreBackends", "GuideCore", "GuideHTTP", .product(name: "Clocks", package: "swift-clocks"),
         ]),
+        .testTarget(name: "TrackerExportsTests", dependencies: ["TrackerExports", "GuideCore"], exclude: ["Fixtures/PROVENANCE.md"],
+                    resources: [.copy("Fixtures/trackers"), .copy("Fixtures/count_history.py")]),
         .testTarget(name: "TVMazeTests", dependencies: [
             "TVMaze", "TVMazeReplay", "TestReceivers", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport",
             .product(name: "Clocks", package: "swift-clocks"),

@@ -1,0 +1,93 @@
+import CZlib
+import Foundation
+
+/// The files of a ZIP archive (the trackers' exports come zipped), read from its central directory: stored and
+/// deflated members only, none encrypted (TV Time mailed its GDPR zips with a password: unzip it first). Bounded:
+/// at most ``mostEntries`` members and ``largestTotal`` bytes unpacked; a member's unpacked size is checked as it
+/// inflates, not taken on trust.
+enum ZipArchive {
+    static let mostEntries = 2_000
+    static let largestTotal = 256 << 20
+
+    /// Whether `bytes` start as a ZIP archive does.
+    static func isZip(_ bytes: [UInt8]) -> Bool {
+        bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: [0x50, 0x4B, 0x05, 0x06])
+    }
+
+    /// The members whose names `wanted` accepts (directories left out), by name.
+    static func files(_ bytes: [UInt8], wanted: (String) -> Bool) throws(TrackerError) -> [(name: String, bytes: [UInt8])] {
+        func u16(_ at: Int) -> Int { at + 2 <= bytes.count ? Int(bytes[at]) | Int(bytes[at + 1]) << 8 : 0 }
+        func u32(_ at: Int) -> Int { at + 4 <= bytes.count ? u16(at) | u16(at + 2) << 16 : 0 }
+        // The end of central directory record: within the last 64 KB + 22 bytes.
+        var end = -1
+        var position = bytes.count - 22
+        while position >= max(0, bytes.count - 65_557) {
+            if bytes[position] == 0x50, bytes[position + 1] == 0x4B, bytes[position + 2] == 0x05, bytes[position + 3] == 0x06 { end = position; break }
+            position -= 1
+        }
+        guard end >= 0 else { throw TrackerError("the zip file is cut short (no central directory): download it again") }
+        let count = u16(end + 10)
+        var entry = u32(end + 16)
+        guard count <= Self.mostEntries else { throw TrackerError("the zip file has more than \(Self.mostEntries) files") }
+        var files: [(name: String, bytes: [UInt8])] = []
+        var total = 0
+        for _ in 0..<count {
+            guard entry + 46 <= bytes.count, u32(entry) == 0x0201_4B50 else { throw TrackerError("the zip file's directory is damaged") }
+            let flags = u16(entry + 8), method = u16(entry + 10)
+            let compressed = u32(entry + 20), size = u32(entry + 24)
+            let nameLength = u16(entry + 28), extraLength = u16(entry + 30), commentLength = u16(entry + 32)
+            let local = u32(entry + 42)
+            guard entry + 46 + nameLength <= bytes.count else { throw TrackerError("the zip file's directory is damaged") }
+            let name = String(decoding: bytes[(entry + 46)..<(entry + 46 + nameLength)], as: UTF8.self)
+            entry += 46 + nameLength + extraLength + commentLength
+            guard !name.hasSuffix("/"), wanted(name) else { continue }
+            guard flags & 1 == 0 else {
+                throw TrackerError("\(name) in the zip file is encrypted: unzip it with its password first, then import the files")
+            }
+            guard local + 30 <= bytes.count, u32(local) == 0x0403_4B50 else { throw TrackerError("\(name) in the zip file is damaged") }
+            let start = local + 30 + u16(local + 26) + u16(local + 28)
+            guard start <= bytes.count, compressed <= bytes.count - start else { throw TrackerError("\(name) in the zip file is cut short") }
+            let data = Array(bytes[start..<(start + compressed)])
+            let room = Self.largestTotal - total
+            let unpacked: [UInt8]
+            switch method {
+            case 0: unpacked = data
+            case 8: unpacked = try inflate(data, name: name, most: room)
+            default: throw TrackerError("\(name) in the zip file is packed in a way tvguide does not read (method \(method)): unzip it first")
+            }
+            guard unpacked.count <= room else { throw TrackerError("the zip file unpacks to more than \(Self.largestTotal >> 20) MB") }
+            guard method == 0 || unpacked.count == size else { throw TrackerError("\(name) in the zip file is damaged") }
+            total += unpacked.count
+            files.append((name, unpacked))
+        }
+        return files
+    }
+
+    /// Raw deflate, stopped past `most` bytes.
+    private static func inflate(_ data: [UInt8], name: String, most: Int) throws(TrackerError) -> [UInt8] {
+        var stream = z_stream()
+        guard inflateInit2_(&stream, -MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw TrackerError("\(name): cannot start unpacking")
+        }
+        defer { inflateEnd(&stream) }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var input = data
+        var status = Z_OK
+        input.withUnsafeMutableBufferPointer { source in
+            stream.next_in = source.baseAddress
+            stream.avail_in = uInt(source.count)
+            repeat {
+                chunk.withUnsafeMutableBufferPointer { target in
+                    stream.next_out = target.baseAddress
+                    stream.avail_out = uInt(target.count)
+                    status = CZlib.inflate(&stream, Z_NO_FLUSH)
+                }
+                output += chunk[0..<(chunk.count - Int(stream.avail_out))]
+            } while status == Z_OK && output.count <= most && (stream.avail_in > 0 || stream.avail_out == 0)
+        }
+        guard output.count <= most else { return output }
+        guard status == Z_STREAM_END else { throw TrackerError("\(name) in the zip file is damaged") }
+        return output
+    }
+}

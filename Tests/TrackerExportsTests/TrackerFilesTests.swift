@@ -1,0 +1,132 @@
+import Foundation
+import GuideCore
+import Testing
+@testable import TrackerExports
+
+/// Tracker exports read from the real samples in Fixtures/trackers (PROVENANCE.md), each one's shows and watched
+/// episodes counted against an independent reading in Python (Fixtures/count_history.py); and hostile files, each
+/// refused or repaired as documented.
+@Suite struct TrackerFilesTests {
+    static let fixtures = Bundle.module.url(forResource: "trackers", withExtension: nil)!
+
+    static func file(_ path: String) throws -> (name: String, bytes: [UInt8]) {
+        (path, [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(path))))
+    }
+
+    /// What count_history.py reads of the samples.
+    static let independent: [String: [String: Int]] = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [Bundle.module.url(forResource: "count_history", withExtension: "py")!.path]
+        let output = Pipe()
+        process.standardOutput = output
+        guard (try? process.run()) != nil else { return [:] }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (try? JSONDecoder().decode([String: [String: Int]].self, from: data)) ?? [:]
+    }()
+
+    @Test(arguments: [
+        ("tvtime-csv", ["tvtime/export-2026-anonymized/tvtime-series-episodes.csv", "tvtime/export-2026-anonymized/tvtime-series.csv"], TrackerHistory.Kind.tvTime),
+        ("tvtime-json", ["tvtime/export-2026-anonymized/tvtime-series.json"], .tvTime),
+        ("tvtime-gdpr", ["tvtime/gdpr-2026-anonymized/tracking-prod-records-v2.csv", "tvtime/gdpr-2026-anonymized/lists-prod-lists.csv"], .tvTime),
+        ("trakt-history", ["trakt/export-2026/watched-history.json", "trakt/export-2026/ratings-episodes.json"], .trakt),
+        ("trakt-watched", ["trakt/api/users_watched_shows.yamtrack-2024.json"], .trakt),
+        ("seriesguide", ["seriesguide/shows-export-example.json"], .seriesGuide),
+        ("imdb", ["other/imdb/imdb_list_export.yamtrack-fixture.csv"], .imdb),
+    ])
+    func eachSampleReadsAsPythonReadsIt(name: String, paths: [String], kind: TrackerHistory.Kind) throws {
+        let history = try TrackerFiles.read(try paths.map(Self.file))
+        let expected = try #require(Self.independent[name], "count_history.py did not run")
+        #expect(history.kind == kind)
+        #expect(history.shows.count == expected["shows"], "\(name): \(history.shows.map(\.title))")
+        #expect(history.episodeCount == expected["episodes"], "\(name)")
+    }
+
+    @Test func whatTheSamplesSay() throws {
+        // TV Time's CSV: no zone is UTC; Grimm's special is season 0; "Marvel's Agent Carter" is on the watch list.
+        let tvTime = try TrackerFiles.read([try Self.file("tvtime/export-2026-anonymized/tvtime-series-episodes.csv"),
+                                            try Self.file("tvtime/export-2026-anonymized/tvtime-series.csv")])
+        let elite = try #require(tvTime.shows.first { $0.tvdb == 346328 })
+        #expect(elite.title == "Elite" && elite.episodes.first?.watchedAt == CivilTime.parseISO8601("2019-10-04T03:43:42Z"))
+        #expect(tvTime.shows.first { $0.title == "Marvel's Agent Carter" }?.isFollowed == true)
+        #expect(tvTime.shows.first { $0.title == "The Wheel of Time" }?.isFollowed == false)
+        // Trakt: a show's ids; a rewatch is a second play of one episode, its first time kept.
+        let trakt = try TrackerFiles.read([try Self.file("trakt/export-2026/watched-history.json")])
+        let squid = try #require(trakt.shows.first { $0.title == "Squid Game" })
+        #expect(squid.tvdb != nil && squid.imdb?.hasPrefix("tt") == true)
+        let replayed = try #require(squid.episodes.first { $0.plays == 2 })
+        #expect(replayed.watchedAt != nil)
+        // The watch list marks shows to follow.
+        let withList = try TrackerFiles.read([try Self.file("trakt/export-2026/watched-history.json"), try Self.file("trakt/export-2026/lists-watchlist.json")])
+        #expect(withList.shows.contains { $0.isFollowed })
+    }
+
+    @Test func aZipAsTheTrackerSentIt() throws {
+        // Made with Python's zipfile (deflated), holding the export and a secret file never to be opened.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("zip-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let zip = folder.appendingPathComponent("tvtime-export.zip").path
+        let script = """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+                z.write(sys.argv[2], "export/tvtime-series-episodes.csv")
+                z.write(sys.argv[3], "export/tvtime-series.csv")
+                z.writestr("export/access_token.csv", "token\\nnot-json\\x00\\xff")
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, zip, Self.fixtures.appendingPathComponent("tvtime/export-2026-anonymized/tvtime-series-episodes.csv").path,
+                             Self.fixtures.appendingPathComponent("tvtime/export-2026-anonymized/tvtime-series.csv").path]
+        try process.run()
+        process.waitUntilExit()
+        let history = try TrackerFiles.read([("tvtime-export.zip", [UInt8](try Data(contentsOf: URL(fileURLWithPath: zip))))])
+        #expect(history.shows.count == Self.independent["tvtime-csv"]?["shows"] && history.episodeCount == Self.independent["tvtime-csv"]?["episodes"])
+        // Cut short, it says so.
+        let whole = [UInt8](try Data(contentsOf: URL(fileURLWithPath: zip)))
+        #expect(throws: TrackerError.self) { try TrackerFiles.read([("cut.zip", Array(whole.prefix(whole.count / 2)))]) }
+    }
+
+    @Test func hostileFilesAreRefusedOrRepairedAsDocumented() throws {
+        func read(_ text: String, name: String = "history.csv") throws -> TrackerHistory {
+            try TrackerFiles.read([(name, Array(text.utf8))])
+        }
+        // A byte-order mark and CRLF; the same episode twice is one, with two plays and the earlier time; a time
+        // outside 1928-2100 is none; a formula cell is a title like any other.
+        let plain = try read("\u{FEFF}show,tvdb,season,episode,watched_at\r\nElite,346328,1,1,2019-10-04 03:43:42\r\nElite,346328,1,1,2019-10-03T01:00:00Z\r\n"
+                             + "Elite,346328,1,2,9999-01-01T00:00:00Z\r\n\"=HYPERLINK(\"\"http://x\"\")\",,1,1,2020-01-01\r\nElite,346328,one,2,\r\n")
+        #expect(plain.kind == .plain && plain.shows.count == 2)
+        let elite = try #require(plain.shows.first)
+        #expect(elite.episodes.count == 2 && elite.episodes[0].plays == 2 && elite.episodes[0].watchedAt == CivilTime.parseISO8601("2019-10-03T01:00:00Z"))
+        #expect(elite.episodes[1].watchedAt == nil)
+        #expect(plain.shows[1].title == "=HYPERLINK(\"http://x\")")
+        #expect(plain.problems == ["line 6: Elite has no season or episode number"])
+        // Columns that are no export's.
+        #expect(throws: TrackerError.self) { try read("a,b,c\n1,2,3\n") }
+        // Not UTF-8; a quote never closed; a field past 64 KB; more than 50 MB.
+        #expect(throws: TrackerError.self) { try TrackerFiles.read([("x.csv", [0x73, 0x68, 0x6F, 0x77, 0x0A, 0xFF, 0xFE])]) }
+        #expect(throws: TrackerError.self) { try read("show,season,episode\n\"Elite,1,1\n") }
+        #expect(throws: TrackerError.self) { try read("show,season,episode\n" + String(repeating: "x", count: 70_000) + ",1,1\n") }
+        #expect(throws: TrackerError.self) { try TrackerFiles.read([("big.csv", [UInt8](repeating: 0x41, count: TrackerFiles.largestFile + 1))]) }
+        // TV Time's old export names episodes only by TheTVDB's ids: said so.
+        let old = #expect(throws: TrackerError.self) { try read("tweet_id,user_id,episode_id,created_at,updated_at,fb_action_id\n,1,306587,2017-05-02 21:24:51 +0000 UTC,,\n") }
+        #expect(old?.message.contains("TV Time's old export") == true)
+        // Ids that are no ids, numbers out of range.
+        let odd = try read("show,imdb,tvdb,season,episode\nX,-1,0,100000,1\nY,tt12,abc,1,1\n")
+        #expect(odd.shows.map(\.imdb) == [nil, "tt12"] && odd.shows.allSatisfy { $0.tvdb == nil } && odd.episodeCount == 1)
+        // JSON that is not JSON.
+        #expect(throws: TrackerError.self) { try TrackerFiles.read([("watched-history.json", Array("[{".utf8))]) }
+    }
+
+    @Test func timesAreUTCWhateverTheTrackerWrote() {
+        #expect(TrackerTime.parse("2019-10-04 03:43:42") == CivilTime.parseISO8601("2019-10-04T03:43:42Z"))
+        #expect(TrackerTime.parse("2017-05-02 21:24:51 +0000 UTC") == CivilTime.parseISO8601("2017-05-02T21:24:51Z"))
+        #expect(TrackerTime.parse("2025-03-20T10:15:42.067614Z") == CivilTime.parseISO8601("2025-03-20T10:15:42Z"))
+        #expect(TrackerTime.parse("2024-02-09") == CivilTime.parseISO8601("2024-02-09T12:00:00Z"))
+        #expect(TrackerTime.parse("1500000000") == Date(timeIntervalSince1970: 1_500_000_000))
+        for nonsense in ["", "0001-01-01", "yesterday", "99999999999999", "2024-13-45 99:99:99", String(repeating: "9", count: 100)] {
+            #expect(TrackerTime.parse(nonsense) == nil, "\(nonsense)")
+        }
+    }
+}
