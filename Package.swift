@@ -111,7 +111,7 @@ let package = Package(
         ]),
         // The TVmaze API: shows, episodes, people, schedules; rate-limited, retried, cached in the store.
         .target(name: "TVMaze", dependencies: [
-            "GuideCore", "XMLTV", "GuideStore", "GuideHTTP",
+            "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "TrackerExports",
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // Schedules Direct's JSON API: a client that keeps SD's rules (one token, codes before statuses, stops and locks).
@@ -147,7 +147,7 @@ let package = Package(
         ]),
         .executableTarget(name: "tvguide", dependencies: [
             "GuideCore", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideHTTP", "GuideIngest", "GuideServer", "TVMaze",
-            "GuideReminders", "SchedulesDirect",
+            "GuideReminders", "SchedulesDirect", "TrackerExports",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
@@ -206,7 +206,7 @@ let package = Package(
         .testTarget(name: "TrackerExportsTests", dependencies: ["TrackerExports", "GuideCore"], exclude: ["Fixtures/PROVENANCE.md"],
                     resources: [.copy("Fixtures/trackers"), .copy("Fixtures/count_history.py")]),
         .testTarget(name: "TVMazeTests", dependencies: [
-            "TVMaze", "TVMazeReplay", "TestReceivers", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport",
+            "TVMaze", "TVMazeReplay", "TrackerExports", "TestReceivers", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport",
             .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "NIOCore", package: "swift-nio"),
         ]),

@@ -39,14 +39,19 @@ enum OtherExports {
         }
     }
 
-    /// tvguide's own CSV (and anyone's): `show`, `season`, `episode`, `watched_at`, with `tvdb`, `imdb` and `year`
-    /// where known; what ``TrackerHistory`` export writes.
+    /// tvguide's own CSV (and anyone's): `show`, `season`, `episode`, `watched_at`, with `tvmaze`, `tvdb`, `imdb`,
+    /// `year`, `followed` and `plays` where known: what `tvguide history export --format csv` writes. A title
+    /// written with a leading `'` before `=`, `+`, `-` or `@` (as the export protects a spreadsheet from formulas)
+    /// is read without it.
     static func plain(_ table: CSVTable, into builder: inout HistoryBuilder) {
         for row in table.records() {
-            guard let show = TrackerIDs.show(title: row["show", "title"] ?? "", tvdb: row["tvdb"], imdb: row["imdb"], year: TrackerIDs.number(row["year"])) else {
+            var title = row["show", "title"] ?? ""
+            if title.hasPrefix("'"), let next = title.dropFirst().first, "=+-@".contains(next) { title.removeFirst() }
+            guard var show = TrackerIDs.show(title: title, tvdb: row["tvdb"], imdb: row["imdb"], year: TrackerIDs.number(row["year"])) else {
                 builder.problem("line \(row.line): no show")
                 continue
             }
+            show.tvmaze = row["tvmaze"].flatMap { Bounded.integer($0, in: 1...999_999_999) }
             let key = builder.show(show, followed: row["followed"].map { $0 == "true" || $0 == "1" } ?? true)
             guard row["season", "episode"] != nil else { continue }
             guard let season = TrackerIDs.number(row["season"]), let number = TrackerIDs.number(row["episode"]) else {

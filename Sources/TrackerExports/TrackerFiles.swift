@@ -6,14 +6,16 @@ import Foundation
 public enum TrackerFiles {
     /// A file at most: 50 MB.
     public static let largestFile = 50 << 20
+    /// A zip at most, as given (its files each within ``largestFile``): 256 MB.
+    public static let largestZip = ZipArchive.largestTotal
 
     /// The history in `files` (a zip is opened); a ``TrackerError`` saying what was expected when none is one tvguide
     /// reads.
     public static func read(_ files: [(name: String, bytes: [UInt8])]) throws(TrackerError) -> TrackerHistory {
         var opened: [(name: String, bytes: [UInt8])] = []
         for file in files {
-            guard file.bytes.count <= Self.largestFile || ZipArchive.isZip(file.bytes) else {
-                throw TrackerError("\(file.name) is larger than 50 MB")
+            guard file.bytes.count <= (ZipArchive.isZip(file.bytes) ? Self.largestZip : Self.largestFile) else {
+                throw TrackerError("\(file.name) is larger than \(ZipArchive.isZip(file.bytes) ? 256 : 50) MB")
             }
             if ZipArchive.isZip(file.bytes) {
                 opened += try ZipArchive.files(file.bytes) { isWanted(base($0)) }
@@ -110,7 +112,7 @@ public enum TrackerFiles {
             var imdb = builder ?? HistoryBuilder(.imdb)
             OtherExports.imdb(table, into: &imdb)
             builder = imdb
-        } else if table.has("show") || table.has("title"), table.has("season") || table.has("tvdb") || table.has("imdb") {
+        } else if table.has("show") || table.has("title"), table.has("season") || table.has("tvdb") || table.has("imdb") || table.has("tvmaze") {
             var plain = builder ?? HistoryBuilder(.plain)
             OtherExports.plain(table, into: &plain)
             builder = plain

@@ -21,6 +21,8 @@ public struct TrackerHistory: Sendable, Equatable {
         /// `tt` and digits.
         public var imdb: String?
         public var tvrage: Int?
+        /// TVmaze's own id, where the file says (tvguide's own export).
+        public var tvmaze: Int?
         /// Followed (or on the watch list) in the tracker.
         public var isFollowed = false
         public var episodes: [Episode] = []
@@ -31,6 +33,7 @@ public struct TrackerHistory: Sendable, Equatable {
 
         /// What identifies it across a file's rows: its TVDB id, else its IMDb id, else its title and year.
         var key: String {
+            if let tvmaze { return "tvmaze:\(tvmaze)" }
             if let tvdb { return "tvdb:\(tvdb)" }
             if let imdb { return "imdb:\(imdb)" }
             return "title:\(SearchText.fold(title)):\(year.map(String.init) ?? "")"
@@ -82,6 +85,7 @@ struct HistoryBuilder {
         let key = show.key
         if var kept = shows[key] {
             kept.tvdb = kept.tvdb ?? show.tvdb
+            kept.tvmaze = kept.tvmaze ?? show.tvmaze
             kept.imdb = kept.imdb ?? show.imdb
             kept.year = kept.year ?? show.year
             if kept.title.isEmpty { kept.title = show.title }

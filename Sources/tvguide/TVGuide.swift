@@ -12,7 +12,7 @@ struct TVGuide: AsyncParsableCommand {
             GridCommand.self, ExportCommand.self, ServeCommand.self, SourcesCommand.self, RefreshCommand.self,
             HealthCommand.self, ShowsCommand.self, FollowCommand.self, UnfollowCommand.self, UpcomingCommand.self,
             EpisodeCommand.self, PersonCommand.self, ProfilesCommand.self, BackupCommand.self, RestoreCommand.self,
-            ConfigCommand.self, SchedulesDirectCommand.self, GrabbersCommand.self, WatchedCommand.self, ProgressCommand.self,
+            ConfigCommand.self, SchedulesDirectCommand.self, GrabbersCommand.self, WatchedCommand.self, ProgressCommand.self, HistoryCommand.self,
         ]
     )
 }

@@ -72,6 +72,26 @@ import TVMazeReplay
             await #expect(try cli.run("watched", "1", "--up-to", "five").stderr.contains("not an episode"))
             await #expect(try cli.run("watched", "1", "--all", "--at", "yesterday").stderr.contains("not a time"))
             await #expect(try cli.run("watched", "--tvmaze-url", url, "1", "S09E01").stderr.contains("has no S09E01"))
+
+            // A history in: previewed (nothing changes), imported, imported again (nothing changes); then exported.
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("history-\(UUID().uuidString).csv")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try Data("show,tvdb,season,episode,watched_at\nUnder the Dome,264492,2,1,2014-07-01 03:00:00\nNobody Knows This,999999999,1,1,\n".utf8).write(to: file)
+            let preview = try await cli.run("history", "import", "--tvmaze-url", url, "--preview", file.path)
+            #expect(preview.stdout.contains("Under the Dome → Under the Dome (TVmaze 1, by TVDB 264492): 1 episodes"), "\(preview.stdout)\(preview.stderr)")
+            #expect(preview.stdout.contains("Nobody Knows This: not found on TVmaze") && preview.stdout.contains("Preview: nothing changed."))
+            // S02E01 was marked today (--all): the file's earlier time is taken; a second import changes nothing.
+            let imported = try await cli.run("history", "import", "--tvmaze-url", url, file.path)
+            #expect(imported.stdout.hasSuffix("Sam: 1 episodes marked watched, 0 shows followed.\n"))
+            await #expect(try cli.run("history", "import", "--tvmaze-url", url, file.path).stdout.hasSuffix("Sam: 0 episodes marked watched, 0 shows followed.\n"))
+            await #expect(try cli.run("watched", "--tvmaze-url", url, "1", "--all", "--not").status == 0)
+            await #expect(try cli.run("history", "import", "--tvmaze-url", url, file.path).stdout.hasSuffix("Sam: 1 episodes marked watched, 0 shows followed.\n"))
+            let csv = try await cli.run("history", "export", "--format", "csv")
+            #expect(csv.stdout == "show,tvmaze,followed,season,episode,watched_at,plays\r\nUnder the Dome,1,true,2,1,2014-07-01T03:00:00Z,1\r\n")
+            let exported = try await #require(try cli.run("history", "export").json() as? [String: Any])
+            #expect((exported["shows"] as? [[String: Any]])?.first?["name"] as? String == "Under the Dome")
+            await #expect(try cli.run("history", "import", "/nonexistent.csv").stderr.contains("cannot read"))
+            await #expect(try cli.run("history", "import", "--choose", "nothing", file.path).stderr.contains("--choose nothing"))
         } catch {
             try await replay.stop()
             throw error
