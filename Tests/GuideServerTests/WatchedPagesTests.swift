@@ -119,6 +119,14 @@ import TVMazeReplay
                         #"{"scope":"all","watchedAt":"9999-01-01T00:00:00Z"}"#, #"{"scope":"episode","episode":-5}"#, "[]"] {
                 #expect(try await post(bad).0 == .badRequest, "\(bad)")
             }
+            let history = String(buffer: try await client.execute(uri: "/api/history", method: .get, headers: [.authorization: "Bearer \(token)"]).body)
+            #expect(history.contains(#""name":"Under the Dome""#) && history.contains(#""followed":true"#))
+            // The page and its downloads.
+            #expect(String(buffer: try await admin.send(client, "/history").body).contains("1 shows followed or watched, 13 episodes marked watched."))
+            let csv = try await admin.send(client, "/history/export.csv")
+            #expect(csv.headers[.contentType] == "text/csv; charset=utf-8" && String(buffer: csv.body).hasPrefix("show,tvmaze,followed,season,episode,watched_at,plays\r\nUnder the Dome,1,true,1,1,2013-12-01T20:00:00Z,1"))
+            #expect(String(buffer: try await admin.send(client, "/history/export.json").body).contains(#""episodes":[{"#))
+            #expect(try await CookieJar().send(client, "/history/export.json").status == .seeOther)
             #expect(try await post(#"{"scope":"all"}"#, show: "0").0 == .notFound)
             #expect(try await post(#"{"scope":"all","watched":false}"#) == (.ok, #"{"changed":13}"#))
         }

@@ -47,6 +47,9 @@ struct WatchedRoutes: Sendable {
         reads.get(.apiProgress) { _, context in
             ProgressListDocument(shows: try await watched.progress(of: context.profile.id).map(ShowProgressDocument.init))
         }
+        reads.get(.apiHistory) { _, context in
+            try await HistoryExport(store: watched.store).document(of: context.profile.id, at: watched.now())
+        }
         reads.get(.apiWatched) { _, context in
             let id = try ShowPages.id(context)
             let marks = try await watched.marks(of: id, by: context.profile.id).values.sorted { ($0.season ?? -1, $0.number ?? -1) < ($1.season ?? -1, $1.number ?? -1) }
@@ -92,3 +95,5 @@ struct WatchedRoutes: Sendable {
         }
     }
 }
+
+extension HistoryExport.Document: ResponseEncodable {}

@@ -2,6 +2,7 @@ import Foundation
 import GuideCore
 import GuideStore
 import Hummingbird
+import NIOCore
 import TVMaze
 
 /// Watched episodes on the pages: POST `/shows/:id/watched` marks (or unmarks) an episode, a season, everything up to
@@ -34,9 +35,34 @@ struct WatchedPages: Sendable {
         var returnTo: String
     }
 
+    struct HistoryModel {
+        var chrome: Chrome
+        var title: String
+        var shows: Int
+        var episodes: Int
+    }
+
     func register(on routes: RouteGroups) {
         routes.profile.post(.watched) { request, context in try await mark(request, context) }
         routes.profile.get(.upNext) { request, context in try await upNext(request, context) }
+        routes.profile.get(.history) { _, context in
+            let document = try await HistoryExport(store: watched.store).document(of: context.profile.id, at: settings.now())
+            return try await pages.page("history", HistoryModel(chrome: pages.chrome(context, section: "up-next"), title: "Your history",
+                                                               shows: document.shows.count,
+                                                               episodes: document.shows.reduce(0) { $0 + $1.episodes.count }))
+        }
+        routes.profile.get(.historyJSON) { _, context in try await export(context, csv: false) }
+        routes.profile.get(.historyCSV) { _, context in try await export(context, csv: true) }
+    }
+
+    /// The profile's followed shows and watched episodes as a download: JSON, or the CSV `tvguide history import` reads.
+    func export(_ context: ProfileRequestContext, csv: Bool) async throws -> Response {
+        let document = try await HistoryExport(store: watched.store).document(of: context.profile.id, at: settings.now())
+        let body: [UInt8] = csv ? Array(HistoryExport.csv(document).utf8) : Array(try GuideRequestContext.encoder.encode(document))
+        return Response(status: .ok, headers: [.contentType: csv ? "text/csv; charset=utf-8" : "application/json; charset=utf-8",
+                                               .contentDisposition: "attachment; filename=\"tvguide-history.\(csv ? "csv" : "json")\"",
+                                               .cacheControl: "no-store"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     func mark(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {

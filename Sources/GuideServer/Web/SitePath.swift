@@ -81,6 +81,9 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let unfollow = SitePath("shows/:id/unfollow")
     static let watched = SitePath("shows/:id/watched")
     static let upNext = SitePath("up-next")
+    static let history = SitePath("history")
+    static let historyJSON = SitePath("history/export.json")
+    static let historyCSV = SitePath("history/export.csv")
     static let showReminders = SitePath("shows/:id/reminders")
     static let episode = SitePath("episodes/:id")
     static let people = SitePath("people")
@@ -179,5 +182,6 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let apiSavedSearches = SitePath("api/saved-searches")
     static let apiSavedSearch = SitePath("api/saved-searches/:id")
     static let apiProgress = SitePath("api/progress")
+    static let apiHistory = SitePath("api/history")
     static let apiWatched = SitePath("api/shows/:id/watched")
 }
