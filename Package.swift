@@ -124,7 +124,7 @@ let package = Package(
         ]),
         // The web guide and the JSON API, on Hummingbird.
         .target(name: "GuideServer", dependencies: [
-            "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect",
+            "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "TrackerExports",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOPosix", package: "swift-nio"),

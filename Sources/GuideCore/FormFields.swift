@@ -117,6 +117,15 @@ extension FormFields {
         return values
     }
 
+    /// Every value named `name` in order, blanks kept (fields that pair up by position), each trimmed.
+    public func positional(_ name: String, count: Int = 1_000, limit: Int = 1024) throws(FieldError) -> [String] {
+        let found = values.filter { $0.name == name }.map { $0.value.trimmingCharacters(in: .whitespacesAndNewlines) }
+        guard found.count <= count, found.allSatisfy({ $0.utf8.count <= limit }) else {
+            throw FieldError(name: name, message: "\(name) takes at most \(count) values of \(limit) characters each")
+        }
+        return found
+    }
+
     /// One of `T`'s cases, by its raw value; nil when absent or blank; a ``FieldError`` naming the cases when it is
     /// anything else.
     public func choice<T: RawRepresentable & CaseIterable>(_ name: String, as type: T.Type = T.self,

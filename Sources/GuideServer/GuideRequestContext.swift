@@ -35,8 +35,16 @@ public struct GuideRequestContext: RequestContext, GuideContext {
         local = source.channel.localAddress
     }
 
-    /// Forms and API calls are a few kilobytes; anything much larger is refused with 413.
-    public var maxUploadSize: Int { Self.largestUpload }
+    /// Forms and API calls are a few kilobytes; anything much larger is refused with 413. The one upload (a tracker's
+    /// export, `/history/import`) takes ``largestFile``.
+    public var maxUploadSize: Int { Self.uploadLimit(path) }
+
+    static func uploadLimit(_ path: String) -> Int {
+        path == SitePath.historyImport.description ? largestFile : largestUpload
+    }
+
+    /// A tracker's export uploaded: 50 MB.
+    static let largestFile = 50 << 20
 
     public var responseEncoder: JSONEncoder { Self.encoder }
 

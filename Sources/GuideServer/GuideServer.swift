@@ -135,6 +135,8 @@ public enum GuideServer {
         EpisodePages(pages: pages, settings: settings, series: series, watched: watched).register(on: routes)
         WatchedPages(watched: watched, series: series, pages: pages, settings: settings).register(on: routes)
         WatchedRoutes(watched: watched, series: series).register(on: routes)
+        HistoryImportPages(importer: HistoryImport(client: series.client, history: watched), series: series, pages: pages,
+                           pending: PendingImports()).register(on: routes)
         UpcomingPage(store: store, directory: directory, pages: pages, settings: settings, episodes: episodes).register(on: routes)
         CalendarPage(pages: pages, settings: settings, episodes: episodes).register(on: routes)
         let reminders = ReminderActions(store: store, directory: directory, settings: settings, dispatcher: services.reminders)

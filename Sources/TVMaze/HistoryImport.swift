@@ -75,12 +75,13 @@ public struct HistoryImport: Sendable {
     /// `follow` says so.
     public func apply(_ plan: Plan, to profile: ProfileID, follow: Bool) async throws -> Report {
         var report = Report(marked: 0, followed: 0)
-        let following = Set(try await history.store.following(profile).map(\.show.id))
+        var following = Set(try await history.store.following(profile).map(\.show.id))
         for match in plan.matched {
             _ = try await history.kept(match.show.id)
             report.marked += try await history.store.markWatched(match.marks, by: profile, at: history.now())
             if follow, match.tracked.isFollowed, !following.contains(match.show.id) {
                 try await history.tracker.follow(show: match.show.id, by: profile)
+                following.insert(match.show.id)
                 report.followed += 1
             }
         }

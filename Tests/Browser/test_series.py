@@ -190,6 +190,31 @@ class SeriesTests(Forms, unittest.TestCase):
         self.submit(driver.find_element(By.XPATH, "//button[normalize-space()='Mark not watched']"))
         self.assertIn("Under the Dome", [title for title, _ in self.grid_marks()])
 
+    def test_5_import_a_tv_time_export_then_up_next(self):
+        import tempfile
+        import zipfile
+        driver = self.driver
+        folder = os.path.join(ROOT, "Tests", "Browser", "tvtime-export")
+        with tempfile.TemporaryDirectory() as scratch:
+            export = os.path.join(scratch, "tvtime-export.zip")
+            with zipfile.ZipFile(export, "w", zipfile.ZIP_DEFLATED) as archive:
+                for name in ("tvtime-series-episodes.csv", "tvtime-series.csv"):
+                    archive.write(os.path.join(folder, name), "tvtime-export/" + name)
+            driver.get(self.server.url("/up-next"))
+            self.submit(driver.find_element(By.PARTIAL_LINK_TEXT, "Your history"))
+            driver.find_element(By.ID, "history-files").send_keys(export)
+            self.submit(driver.find_element(By.CSS_SELECTOR, "#history-upload button[type=submit]"))
+        # The preview: the show found by its TVDB id, three episodes; nothing kept until confirmed.
+        self.assertIn("TV Time export: 1 shows, 3 episodes found on TVmaze", self.text(driver.find_element(By.ID, "import-summary")))
+        self.assertIn("by TVDB 264492", self.text(driver.find_element(By.ID, "import-matched")))
+        self.submit(driver.find_element(By.CSS_SELECTOR, "#import-confirm button[type=submit]"))
+        self.assertIn("Imported: 3 episodes marked watched", self.text(driver.find_element(By.ID, "import-report")))
+        # Up next has the show; its season page marks the three.
+        self.submit(driver.find_element(By.LINK_TEXT, "Up next"))
+        self.assertIn("Under the Dome", self.text(driver.find_element(By.CSS_SELECTOR, ".upcoming-show[data-show='1']")))
+        driver.get(self.server.url("/shows/1/seasons/1"))
+        self.assertEqual(3, len(driver.find_elements(By.CSS_SELECTOR, ".episodes li.watched")))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

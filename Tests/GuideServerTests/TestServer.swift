@@ -123,8 +123,9 @@ final class CookieJar: Sendable {
     /// Sends a request with the jar's cookies (and, for forms, the form token), keeping what it sets.
     @discardableResult
     func send(_ client: any TestClientProtocol, _ uri: String, method: HTTPRequest.Method = .get, form: [String: String]? = nil,
-              repeated: [(String, String)] = [], withToken: Bool = true, headers extra: HTTPFields = [:]) async throws -> TestResponse {
-        var body: ByteBuffer?
+              repeated: [(String, String)] = [], withToken: Bool = true, headers extra: HTTPFields = [:],
+              body raw: ByteBuffer? = nil) async throws -> TestResponse {
+        var body = raw
         var headers = extra
         if var form {
             if withToken { form["csrf"] = try await currentFormToken(client) }
@@ -147,6 +148,22 @@ final class CookieJar: Sendable {
             formToken.withLock { $0 = (token, session) }
         }
         return response
+    }
+
+    /// Posts files as a browser's file form does (`multipart/form-data`), with the form token unless told not to.
+    @discardableResult
+    func upload(_ client: any TestClientProtocol, _ uri: String, files: [(field: String, name: String, bytes: [UInt8])],
+                withToken: Bool = true) async throws -> TestResponse {
+        let boundary = "----tvguide-test-\(UUID().uuidString)"
+        var body: [UInt8] = []
+        func part(_ disposition: String, _ bytes: [UInt8]) {
+            body += Array("--\(boundary)\r\nContent-Disposition: form-data; \(disposition)\r\n\r\n".utf8) + bytes + Array("\r\n".utf8)
+        }
+        if withToken, let token = try await currentFormToken(client) { part(#"name="csrf""#, Array(token.utf8)) }
+        for file in files { part(#"name="\#(file.field)"; filename="\#(file.name)""#, file.bytes) }
+        body += Array("--\(boundary)--\r\n".utf8)
+        return try await send(client, uri, method: .post, headers: [.contentType: "multipart/form-data; boundary=\(boundary)"],
+                              body: ByteBuffer(bytes: body))
     }
 
     /// The `csrf` field of a page's first form.

@@ -27,6 +27,6 @@ extension CheckedGuideContext {
     var browserTheme: Profile.Theme? { base.browserTheme }
     var peer: SocketAddress? { base.peer }
     var local: SocketAddress? { base.local }
-    var maxUploadSize: Int { GuideRequestContext.largestUpload }
+    var maxUploadSize: Int { base.maxUploadSize }
     var responseEncoder: JSONEncoder { GuideRequestContext.encoder }
 }

@@ -54,9 +54,10 @@ struct SessionMiddleware: RouterMiddleware {
         if request.method == .post, !request.uri.path.hasPrefix("/api/") {
             // Collected once; the handler reads the same bytes again.
             let body = try await request.collectBody(upTo: context.maxUploadSize)
-            let form = FormFields(encoded: String(buffer: body))
+            // A file's form (multipart) carries its token as a field too.
+            let sent = if let upload = MultipartForm(request, body: body) { upload.text("csrf") } else { FormFields(encoded: String(buffer: body)).raw("csrf") }
             // A guest without a nonce cookie was never given a form token.
-            guard newNonce == nil, let sent = form.raw("csrf"), Self.constantTimeEqual(sent, context.csrfToken) else {
+            guard newNonce == nil, let sent, Self.constantTimeEqual(sent, context.csrfToken) else {
                 throw HTTPError(.forbidden, message: "This form is out of date or came from another site. Go back, reload the page and try again.")
             }
         }

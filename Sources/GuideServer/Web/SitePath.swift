@@ -84,6 +84,8 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let history = SitePath("history")
     static let historyJSON = SitePath("history/export.json")
     static let historyCSV = SitePath("history/export.csv")
+    static let historyImport = SitePath("history/import")
+    static let historyConfirm = SitePath("history/import/confirm")
     static let showReminders = SitePath("shows/:id/reminders")
     static let episode = SitePath("episodes/:id")
     static let people = SitePath("people")

@@ -1,0 +1,142 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+import TrackerExports
+import TVMaze
+
+/// A tracker's export brought in from the web: `/history/import` takes the upload (a zip as the tracker sent it, or
+/// its files; 50 MB at most), matches it on TVmaze and shows the preview (what matched, by what; what did not, each
+/// with a box for a TVmaze id); `/history/import/confirm` imports it, with the shows fixed by hand, and reports.
+/// Nothing is kept before the confirmation; the read export waits for it at most ``PendingImports/lifetime``.
+struct HistoryImportPages: Sendable {
+    let importer: HistoryImport
+    let series: SeriesServices
+    let pages: Pages
+    let pending: PendingImports
+
+    struct Model {
+        var chrome: Chrome
+        var title: String
+        var token: String?
+        var kind: String
+        var summary: String
+        var matched: [MatchEntry]
+        var unmatched: [UnmatchedEntry]
+        var problems: [String]
+        var report: String?
+    }
+
+    struct MatchEntry {
+        var tracked: String
+        var showID: Int
+        var show: String
+        var how: String
+        var episodes: Int
+        var missing: String?
+    }
+
+    struct UnmatchedEntry {
+        var title: String
+        var episodes: Int
+    }
+
+    func register(on routes: RouteGroups) {
+        routes.profile.post(.historyImport) { request, context in try await upload(request, context) }
+        routes.profile.post(.historyConfirm) { request, context in try await confirm(request, context) }
+    }
+
+    func upload(_ request: Request, _ context: ProfileRequestContext) async throws -> HTMLPage {
+        let form = try await MultipartForm.posted(request, context)
+        guard !form.files("export").isEmpty else {
+            throw HTTPError(.badRequest, message: "Choose the export's file (a zip, or its CSV or JSON files) to import.")
+        }
+        let tracked: TrackerHistory
+        do {
+            tracked = try TrackerFiles.read(form.files("export"))
+        } catch {
+            throw HTTPError(.badRequest, message: error.message)
+        }
+        let plan = try await series.tvmaze { try await importer.plan(tracked) }
+        let token = await pending.keep(tracked, for: context.profile.id)
+        return try await page(context, plan: plan, token: token, report: nil)
+    }
+
+    func confirm(_ request: Request, _ context: ProfileRequestContext) async throws -> HTMLPage {
+        let form = try await HistoryConfirmForm(request, context)
+        guard let tracked = await pending.take(form.token, for: context.profile.id) else {
+            throw HTTPError(.notFound, message: "This import is no longer waiting (it is kept for 30 minutes): upload the export again.")
+        }
+        var choices: [String: Int] = [:]
+        for (title, id) in zip(form.titles, form.ids) { if let id { choices[title] = id } }
+        let plan = try await series.tvmaze { try await importer.plan(tracked, choices: choices) }
+        let report = try await series.tvmaze { try await importer.apply(plan, to: context.profile.id, follow: form.follows) }
+        return try await page(context, plan: plan, token: nil,
+                              report: "Imported: \(report.marked) episodes marked watched, \(report.followed) shows followed."
+                                + (plan.unmatched.isEmpty ? "" : " \(plan.unmatched.count) shows TVmaze did not find were left out."))
+    }
+
+    private func page(_ context: ProfileRequestContext, plan: HistoryImport.Plan, token: String?, report: String?) async throws -> HTMLPage {
+        let matched = plan.matched.map { match in
+            MatchEntry(tracked: match.tracked.title, showID: match.show.id, show: match.show.name, how: match.how, episodes: match.marks.count,
+                       missing: match.unmatched.isEmpty ? nil : "\(match.unmatched.count) not on TVmaze: "
+                        + match.unmatched.prefix(5).map { Episode.code(season: $0.season, number: $0.number) }.joined(separator: ", "))
+        }
+        return try await pages.page("history-import", Model(
+            chrome: pages.chrome(context, section: "up-next"), title: report == nil ? "Import: preview" : "Import: done", token: token,
+            kind: plan.kind.rawValue,
+            summary: "\(plan.matched.count + plan.unmatched.count) shows, \(plan.episodes) episodes found on TVmaze"
+                + (plan.unmatchedEpisodes > 0 ? ", \(plan.unmatchedEpisodes) not" : "") + ".",
+            matched: matched, unmatched: plan.unmatched.map { UnmatchedEntry(title: $0.title, episodes: $0.episodes.count) },
+            problems: plan.problems, report: report))
+    }
+}
+
+/// The confirmation of an import: its token, whether to follow the tracker's shows, and TVmaze ids typed for shows
+/// TVmaze did not find (`title` and `tvmaze` pair up by position; a blank id leaves the show out).
+struct HistoryConfirmForm: PostedForm {
+    let token: String
+    let follows: Bool
+    let titles: [String]
+    let ids: [Int?]
+
+    init(_ form: FormFields) throws(FieldError) {
+        token = try form.text("token", limit: 64, label: "The import") ?? ""
+        follows = form.isTicked("follow")
+        titles = try form.positional("title", limit: 300)
+        let typed = try form.positional("tvmaze", limit: 12)
+        guard typed.count == titles.count else { throw FieldError(name: "tvmaze", message: "Each show not found takes one TVmaze id box") }
+        var ids: [Int?] = []
+        for text in typed {
+            guard !text.isEmpty else { ids.append(nil); continue }
+            guard let id = Bounded.integer(text, in: TVMazeClient.idRange) else {
+                throw FieldError(name: "tvmaze", message: "A TVmaze id is a number, like 526 (the number in a show's TVmaze address)")
+            }
+            ids.append(id)
+        }
+        self.ids = ids
+    }
+}
+
+/// Read exports waiting for their confirmation: at most ``most``, each ``lifetime``, each for the profile that
+/// uploaded it.
+actor PendingImports {
+    static let most = 8
+    static let lifetime: TimeInterval = 30 * 60
+    private var waiting: [String: (profile: ProfileID, history: TrackerHistory, at: Date)] = [:]
+
+    func keep(_ history: TrackerHistory, for profile: ProfileID) -> String {
+        let now = Date()
+        waiting = waiting.filter { now.timeIntervalSince($0.value.at) < Self.lifetime }
+        while waiting.count >= Self.most, let oldest = waiting.min(by: { $0.value.at < $1.value.at })?.key { waiting[oldest] = nil }
+        let token = Accounts.randomToken()
+        waiting[token] = (profile, history, now)
+        return token
+    }
+
+    func take(_ token: String, for profile: ProfileID) -> TrackerHistory? {
+        guard let entry = waiting[token], entry.profile == profile, Date().timeIntervalSince(entry.at) < Self.lifetime else { return nil }
+        waiting[token] = nil
+        return entry.history
+    }
+}
