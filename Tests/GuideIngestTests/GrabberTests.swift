@@ -198,8 +198,9 @@ import Testing
         }
     }
 
+    /// That it ends is the point, not how fast: the report says it was killed past its limit and the process is gone
+    /// (a wall-clock bound here measured the whole suite's load: 159 s once on PostgreSQL in CI, the grab itself 8 s).
     @Test func aGrabberThatHangsIsKilledAtItsTimeLimitWithWhatItStarted() async throws {
-        let started = ContinuousClock.now
         try await misbehaving("tv_grab_zz_hang", grabTime: .seconds(3)) { report, grabbers in
             // It ignores SIGTERM: SIGKILL after the 5 s grace.
             #expect(report.error?.hasPrefix("tv_grab_zz_hang failed (ended by signal 9 (it ran past its time limit))") == true,
@@ -207,8 +208,6 @@ import Testing
             let pid = try #require(pid_t(try String(contentsOfFile: grabbers.home(of: SourceName("Grabbed")) + "/hang.pid", encoding: .utf8)))
             #expect(kill(pid, 0) == -1 && errno == ESRCH, "the grabber is gone, and reaped")
         }
-        // It ends (3 s, then 5 s of grace): a bound on hanging, not a measure of speed, wide for a loaded machine.
-        #expect(ContinuousClock.now - started < .seconds(150))
     }
 
     @Test func aGrabbersOutputFileIsBounded() async throws {
