@@ -116,7 +116,9 @@ import TVMazeReplay
             let progress = String(buffer: try await client.execute(uri: "/api/progress", method: .get, headers: [.authorization: "Bearer \(token)"]).body)
             #expect(progress.contains(#""aired":13"#) && progress.contains(#""watched":13"#) && !progress.contains(#""next""#), "\(progress)")
             for bad in [#"{"scope":"upto"}"#, #"{"scope":"season","season":100000}"#, #"{"scope":"x"}"#, #"{"scope":"all","watchedAt":"yesterday"}"#,
-                        #"{"scope":"all","watchedAt":"9999-01-01T00:00:00Z"}"#, #"{"scope":"episode","episode":-5}"#, "[]"] {
+                        #"{"scope":"all","watchedAt":"9999-01-01T00:00:00Z"}"#, #"{"scope":"episode","episode":-5}"#, "[]",
+                        #"{"scope":"episode","episode":9223372036854775807}"#, #"{"scope":"season","season":1e308}"#,
+                        #"{"scope":"season","season":-1}"#, #"{"scope":"upto","episode":-1}"#] {
                 #expect(try await post(bad).0 == .badRequest, "\(bad)")
             }
             let history = String(buffer: try await client.execute(uri: "/api/history", method: .get, headers: [.authorization: "Bearer \(token)"]).body)
@@ -153,6 +155,9 @@ import TVMazeReplay
             #expect(done.contains("Imported: 2 episodes marked watched, 1 shows followed."), "\(done)")
             #expect(try await server.store.watched(by: profile, show: 1).map(\.number) == [1, 2])
             #expect(try await server.store.following(profile).map(\.show.id) == [1])
+            // A hostile id is the form's 400, before anything is asked.
+            #expect(try await jar.send(client, "/history/import/confirm", method: .post,
+                                       form: ["token": String(token), "title": "X", "tvmaze": "9223372036854775807"]).status == .badRequest)
             // The token is spent.
             #expect(try await jar.send(client, "/history/import/confirm", method: .post, form: ["token": String(token)]).status == .notFound)
             // Files tvguide does not read, and none at all, say what it reads.

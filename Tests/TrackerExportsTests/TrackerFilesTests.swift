@@ -115,6 +115,11 @@ import Testing
         // Ids that are no ids, numbers out of range.
         let odd = try read("show,imdb,tvdb,season,episode\nX,-1,0,100000,1\nY,tt12,abc,1,1\n")
         #expect(odd.shows.map(\.imdb) == [nil, "tt12"] && odd.shows.allSatisfy { $0.tvdb == nil } && odd.episodeCount == 1)
+        // Numbers past every range: no id, one play, no season.
+        let huge = try read("show,tvdb,tvmaze,season,episode,plays,watched_at\nX,9223372036854775807,9223372036854775807,1,1,-1,1e308\nX,1,,nan,1,9223372036854775807,\n")
+        #expect(huge.shows.first?.tvdb == nil && huge.shows.first?.tvmaze == nil)
+        #expect(huge.shows.first?.episodes.map(\.plays) == [1] && huge.shows.first?.episodes.first?.watchedAt == nil)
+        #expect(huge.problems.contains { $0.hasPrefix("line 3:") })
         // JSON that is not JSON.
         #expect(throws: TrackerError.self) { try TrackerFiles.read([("watched-history.json", Array("[{".utf8))]) }
     }
