@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 
 /// An independent reader of iCalendar for the tests: Python's icalendar (Debian's python3-icalendar, which
 /// scripts/test installs), run on a file the test wrote.
@@ -52,18 +53,9 @@ public enum ICalendarPeer {
 
     /// Runs `script` with Debian's python3; its standard output, or an error with its standard error.
     static func python(_ script: String, _ arguments: String...) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script] + arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let problem = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw PythonFailed(message: String(decoding: problem, as: UTF8.self)) }
-        return String(decoding: data, as: UTF8.self)
+        let run = try SpawnedProcess.runWaiting("/usr/bin/python3", arguments: ["-c", script] + arguments)
+        guard run.status == 0 else { throw PythonFailed(message: run.errorText) }
+        return run.outputText
     }
 
     public struct PythonFailed: Error { public var message: String }

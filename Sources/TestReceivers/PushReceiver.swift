@@ -26,8 +26,7 @@ public final class PushReceiver: Sendable {
     /// Its self-signed certificate (PEM), for the sender to trust (`outbound-ca`): push services are https only.
     public let certificate: String
     private let folder: URL
-    private let process: Process
-    private let input: Pipe
+    private let process: SpawnedProcess
 
     /// The Python with http-ece: `$TVGUIDE_TEST_PUSH_PYTHON`, else scripts/test's `.build/fuzz-venv`.
     static var python: String {
@@ -37,33 +36,24 @@ public final class PushReceiver: Sendable {
 
     public static var isAvailable: Bool {
         guard FileManager.default.isExecutableFile(atPath: python) else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", "import http_ece, cryptography"]
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        return (try? SpawnedProcess.runWaiting(python, arguments: ["-c", "import http_ece, cryptography"]))?.status == 0
     }
 
     public init() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-push-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let process = Process(), input = Pipe(), output = Pipe()
-        let line = try await BlockingWork.run("tvguide.test-push") { () throws -> String in
-            process.executableURL = URL(fileURLWithPath: Self.python)
-            process.arguments = [Self.peers.appendingPathComponent("push_receiver.py").path, folder.path]
-            process.standardInput = input
-            process.standardOutput = output
-            try process.run()
-            return String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        let (process, line) = try await BlockingWork.run("tvguide.test-push") { () throws -> (SpawnedProcess, String) in
+            let process = try SpawnedProcess(Self.python, arguments: [Self.peers.appendingPathComponent("push_receiver.py").path, folder.path],
+                                             input: .pipe, output: .pipe, errors: .inherit)
+            return (process, String(decoding: process.readSome(process.output), as: UTF8.self))
         }
         guard let started = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
               let port = started["port"] as? Int, let p256dh = started["p256dh"] as? String, let auth = started["auth"] as? String,
               let certificate = started["certificate"] as? String else {
+            process.end()
             throw ICalendarPeer.PythonFailed(message: "the push receiver did not start: \(line)")
         }
-        (self.folder, self.process, self.input, self.port, self.p256dh, self.auth) = (folder, process, input, port, p256dh, auth)
+        (self.folder, self.process, self.port, self.p256dh, self.auth) = (folder, process, port, p256dh, auth)
         self.certificate = certificate
     }
 
@@ -83,8 +73,7 @@ public final class PushReceiver: Sendable {
     }
 
     public func stop() {
-        try? input.fileHandleForWriting.close()
-        process.terminate()
+        process.end()
         try? FileManager.default.removeItem(at: folder)
     }
 

@@ -20,8 +20,7 @@ public final class SMTPReceiver: Sendable {
     /// The certificate's PEM, for the client to trust.
     public let certificate: String
     private let folder: URL
-    private let process: Process
-    private let input: Pipe
+    private let process: SpawnedProcess
 
     /// Whether python3 with aiosmtpd and openssl are here.
     public static var isAvailable: Bool {
@@ -33,30 +32,24 @@ public final class SMTPReceiver: Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-smtp-\(UUID().uuidString)")
         let mail = folder.appendingPathComponent("mail")
         try FileManager.default.createDirectory(at: mail, withIntermediateDirectories: true)
-        let process = Process(), input = Pipe(), output = Pipe()
-        let started = try await BlockingWork.run("tvguide.test-smtp") { () throws -> (Int, String) in
-            let openssl = Process()
-            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            openssl.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                                 "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", folder.appendingPathComponent("key.pem").path,
-                                 "-out", folder.appendingPathComponent("cert.pem").path]
-            openssl.standardError = FileHandle.nullDevice
-            openssl.standardOutput = FileHandle.nullDevice
-            try openssl.run()
-            openssl.waitUntilExit()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = [Self.peers.appendingPathComponent("smtp_receiver.py").path, mail.path, folder.appendingPathComponent("cert.pem").path,
-                                 folder.appendingPathComponent("key.pem").path]
-            process.standardInput = input
-            process.standardOutput = output
-            try process.run()
-            let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        let started = try await BlockingWork.run("tvguide.test-smtp") { () throws -> (SpawnedProcess, Int, String) in
+            _ = try SpawnedProcess.runWaiting("/usr/bin/openssl", arguments: [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", folder.appendingPathComponent("key.pem").path,
+                "-out", folder.appendingPathComponent("cert.pem").path,
+            ])
+            let process = try SpawnedProcess("/usr/bin/python3", arguments: [
+                Self.peers.appendingPathComponent("smtp_receiver.py").path, mail.path, folder.appendingPathComponent("cert.pem").path,
+                folder.appendingPathComponent("key.pem").path,
+            ], input: .pipe, output: .pipe, errors: .inherit)
+            let line = String(decoding: process.readSome(process.output), as: UTF8.self)
             guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                process.end()
                 throw ICalendarPeer.PythonFailed(message: "the SMTP receiver did not start: \(line)")
             }
-            return (port, try String(contentsOf: folder.appendingPathComponent("cert.pem"), encoding: .utf8))
+            return (process, port, try String(contentsOf: folder.appendingPathComponent("cert.pem"), encoding: .utf8))
         }
-        (self.folder, self.process, self.input, self.port, self.certificate) = (folder, process, input, started.0, started.1)
+        (self.folder, self.process, self.port, self.certificate) = (folder, started.0, started.1, started.2)
     }
 
     /// Every message accepted so far, in order.
@@ -73,8 +66,7 @@ public final class SMTPReceiver: Sendable {
     }
 
     public func stop() {
-        try? input.fileHandleForWriting.close()   // The receiver stops when its input ends.
-        process.terminate()
+        process.end()   // The receiver stops when its input ends.
         try? FileManager.default.removeItem(at: folder)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 
 /// xmltv-util's `tv_validate_file`: the XMLTV project's own check of a file against xmltv.dtd, for tests of what
 /// tvguide writes.
@@ -11,16 +12,8 @@ public enum XMLTVValidator {
     /// The validator's exit status and everything it said about the file at `file`, read against the xmltv.dtd in
     /// `dtdFolder` (it fetches the DTD from the network otherwise).
     public static func validate(_ file: String, dtdFolder: String) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = [file]
-        process.environment = ["XMLTV_SUPPLEMENT": dtdFolder, "PATH": "/usr/bin:/bin"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        let run = try SpawnedProcess.runWaiting(path, arguments: [file],
+                                                environment: ["XMLTV_SUPPLEMENT": dtdFolder, "PATH": "/usr/bin:/bin"])
+        return (run.status, run.outputText + run.errorText)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -38,15 +39,7 @@ final class IndependentReading: NSObject, XMLParserDelegate {
     }
 
     static func gunzip(_ url: URL) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        process.arguments = ["-dc", url.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data
+        Data(try SpawnedProcess.runWaiting("/bin/gzip", arguments: ["-dc", url.path]).output)
     }
 
     private func date(_ value: String?) -> Date? {

@@ -58,12 +58,8 @@ import Testing
     @Test(.enabled(if: TestDatabase.postgres != nil)) func instancesStartingTogetherOnANewDatabaseTakeTurns() async throws {
         let server = try #require(TestDatabase.postgres.flatMap(URLComponents.init(string:)))
         let name = "tvguide_start_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let create = Process()
-        create.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
-        create.arguments = [server.string ?? "", "-qc", "CREATE DATABASE \(name)"]
-        try create.run()
-        create.waitUntilExit()
-        try #require(create.terminationStatus == 0, "psql could not create the database")
+        let create = try await SpawnedProcess.run("/usr/bin/psql", arguments: [server.string ?? "", "-qc", "CREATE DATABASE \(name)"])
+        try #require(create.status == 0, "psql could not create the database: \(create.errorText)")
         var components = server
         components.path = "/" + name
         let fresh = components.string ?? ""

@@ -15,15 +15,9 @@ import Testing
 
     /// What count_history.py reads of the samples.
     static let independent: [String: [String: Int]] = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [Bundle.module.url(forResource: "count_history", withExtension: "py")!.path]
-        let output = Pipe()
-        process.standardOutput = output
-        guard (try? process.run()) != nil else { return [:] }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (try? JSONDecoder().decode([String: [String: Int]].self, from: data)) ?? [:]
+        let script = Bundle.module.url(forResource: "count_history", withExtension: "py")!.path
+        guard let run = try? SpawnedProcess.runWaiting("/usr/bin/python3", arguments: [script]) else { return [:] }
+        return (try? JSONDecoder().decode([String: [String: Int]].self, from: Data(run.output))) ?? [:]
     }()
 
     @Test(arguments: [
@@ -75,12 +69,11 @@ import Testing
                 z.write(sys.argv[3], "export/tvtime-series.csv")
                 z.writestr("export/access_token.csv", "token\\nnot-json\\x00\\xff")
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script, zip, Self.fixtures.appendingPathComponent("tvtime/export-2026-anonymized/tvtime-series-episodes.csv").path,
-                             Self.fixtures.appendingPathComponent("tvtime/export-2026-anonymized/tvtime-series.csv").path]
-        try process.run()
-        process.waitUntilExit()
+        let zipped = try SpawnedProcess.runWaiting("/usr/bin/python3", arguments: [
+            "-c", script, zip, Self.fixtures.appendingPathComponent("tvtime/export-2026-anonymized/tvtime-series-episodes.csv").path,
+            Self.fixtures.appendingPathComponent("tvtime/export-2026-anonymized/tvtime-series.csv").path,
+        ])
+        try #require(zipped.status == 0, "\(zipped.errorText)")
         let history = try TrackerFiles.read([("tvtime-export.zip", [UInt8](try Data(contentsOf: URL(fileURLWithPath: zip))))])
         #expect(history.shows.count == Self.independent["tvtime-csv"]?["shows"] && history.episodeCount == Self.independent["tvtime-csv"]?["episodes"])
         // Cut short, it says so.

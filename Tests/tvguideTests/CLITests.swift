@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 import StoreTestSupport
 import Testing
 
@@ -36,36 +37,14 @@ struct CLI {
     }
 
     private func runWaiting(arguments: [String], input: String?) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments
-        process.environment = fullEnvironment
-        let out = Pipe(), err = Pipe(), into = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input == nil ? FileHandle.nullDevice : into
-        try process.run()
-        if let input {
-            into.fileHandleForWriting.write(Data(input.utf8))
-            try into.fileHandleForWriting.close()
-        }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+        let run = try SpawnedProcess.runWaiting(Self.binary, arguments: arguments, environment: fullEnvironment,
+                                                input: input.map { Array($0.utf8) })
+        return Result(status: run.status, stdout: run.outputText, stderr: run.errorText)
     }
 
     /// Starts the binary without waiting for it, its output discarded: for a test that kills it.
-    func launch(_ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments
-        process.environment = fullEnvironment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+    func launch(_ arguments: [String]) throws -> SpawnedProcess {
+        try SpawnedProcess(Self.binary, arguments: arguments, environment: fullEnvironment)
     }
 
     static func fixture(_ path: String) -> String { fixtures.appendingPathComponent(path).path }

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -74,11 +75,11 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }  // Test scratch file.
         var cli = CLI()
         let server = try cli.launch(["serve", "--config", path])
-        defer { server.terminate() }
+        defer { server.end() }
         let answered = try await Self.answers(port: port)
         #expect(answered, "serve never answered on the file's port \(port)")
-        server.terminate()
-        server.waitUntilExit()
+        server.signal(SIGTERM)
+        _ = await server.exited()
 
         cli.environment = ["TVGUIDE_OFFLINE_DAYS": "99999999999999999999999"]
         let refused = try await cli.run("serve", "--config", path)
@@ -98,15 +99,15 @@ import Testing
         let path = try Self.file("port = \(port)\nsetup-code-file = \(folder)/setup-code\n")
         defer { try? FileManager.default.removeItem(atPath: path) }  // Test scratch file.
         let server = try CLI().launch(["serve", "--config", path])
-        defer { server.terminate() }
+        defer { server.end() }
         let answered = try await Self.answers(port: port)
         #expect(answered)
         let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/setup-code")
         #expect(attributes[.type] as? FileAttributeType == .typeRegular && attributes[.posixPermissions] as? Int == 0o600)
         #expect(try String(contentsOfFile: folder + "/setup-code", encoding: .utf8).wholeMatch(of: /[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}\n/) != nil)
         #expect(try String(contentsOfFile: folder + "/precious", encoding: .utf8) == "precious")
-        server.terminate()
-        server.waitUntilExit()
+        server.signal(SIGTERM)
+        _ = await server.exited()
     }
 
     /// Whether serve answers /healthz on `port` within a minute.

@@ -63,12 +63,6 @@ public struct ChildProcess: Sendable {
         }
     }
 
-    public struct SpawnFailure: Error, CustomStringConvertible {
-        public var executable: String
-        public var code: Int32
-        public var description: String { "could not start \(executable): \(String(cString: strerror(code)))" }
-    }
-
     public var executable: String
     public var arguments: [String]
     /// The whole environment it gets (nothing of serve's is passed on unless named here).
@@ -84,27 +78,15 @@ public struct ChildProcess: Sendable {
 
     /// Runs it to its end (or tvguide's), however long that takes within the limits.
     public func run() async throws -> Outcome {
-        let output = try Pipe.make()
-        let errors: Pipe
-        do { errors = try Pipe.make() } catch { output.closeBoth(); throw error }
-        let pid: pid_t
-        do {
-            pid = try spawn(output: output.write, errors: errors.write)
-        } catch {
-            output.closeBoth()
-            errors.closeBoth()
-            throw error
-        }
-        close(output.write)
-        close(errors.write)
-        let group = ProcessGroup(pid: pid, grace: limits.grace)
+        let child = try SpawnedProcess(executable, arguments: arguments, environment: environment,
+                                       output: .pipe, errors: .pipe, ownGroup: true)
+        let group = ProcessGroup(pid: child.pid, grace: limits.grace)
         let limits = self.limits
-        // Each reader owns its descriptor's read end and closes it at end of file.
         async let kept = BlockingWork.run("child-stdout") {
-            Self.drain(output.read, keeping: limits.standardOutputBytes, last: false) { group.stop(.standardOutputLimit) }
+            Self.drain(child, child.output, keeping: limits.standardOutputBytes, last: false) { group.stop(.standardOutputLimit) }
         }
         async let errorTail = BlockingWork.run("child-stderr") {
-            Self.drain(errors.read, keeping: limits.standardErrorKept, last: true, overflow: nil)
+            Self.drain(child, child.errors, keeping: limits.standardErrorKept, last: true, overflow: nil)
         }
         let (status, signal) = try await withTaskCancellationHandler {
             try await withThrowingTaskGroup(of: (Int32?, Int32?)?.self) { tasks in
@@ -157,76 +139,26 @@ public struct ChildProcess: Sendable {
         return stat(path, &info) == 0 ? Int64(info.st_size) : nil
     }
 
-    private func spawn(output: Int32, errors: Int32) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, output, 1)
-        posix_spawn_file_actions_adddup2(&actions, errors, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // A group of its own, SIGPIPE back to its default (serve ignores it), no signal blocked.
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        let variables = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup($0) } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let code = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard code == 0 else { throw SpawnFailure(executable: executable, code: code) }
-        return pid
-    }
-
     /// Reads `descriptor` to its end, keeping the first (or the last) `keeping` bytes; past them, calls `overflow`
     /// once and reads on without keeping, so the writer is never blocked on a full pipe.
-    private static func drain(_ descriptor: Int32, keeping: Int, last: Bool, overflow: (@Sendable () -> Void)?) -> [UInt8] {
-        defer { close(descriptor) }
+    private static func drain(_ child: SpawnedProcess, _ descriptor: Int32?, keeping: Int, last: Bool,
+                              overflow: (@Sendable () -> Void)?) -> [UInt8] {
         var kept: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
         var overflowed = false
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
+            let bytes = child.readSome(descriptor)
+            guard !bytes.isEmpty else { break }
             if last {
-                kept.append(contentsOf: buffer[0..<count])
+                kept += bytes
                 if kept.count > keeping { kept.removeFirst(kept.count - keeping) }
-            } else if kept.count + count <= keeping {
-                kept.append(contentsOf: buffer[0..<count])
+            } else if kept.count + bytes.count <= keeping {
+                kept += bytes
             } else if !overflowed {
                 overflowed = true
                 overflow?()
             }
         }
         return kept
-    }
-
-    private struct Pipe {
-        var read: Int32
-        var write: Int32
-
-        static func make() throws -> Pipe {
-            var ends: [Int32] = [0, 0]
-            guard pipe(&ends) == 0 else { throw SpawnFailure(executable: "a pipe", code: errno) }
-            // Not inherited by anything else serve starts; the child gets its ends by dup2, which clears the flag.
-            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-            return Pipe(read: ends[0], write: ends[1])
-        }
-
-        func closeBoth() {
-            close(read)
-            close(write)
-        }
     }
 }
 
