@@ -133,7 +133,11 @@ public enum GuideServer {
                                clientAddress: addresses).register(on: routes)
         ShowPages(store: store, pages: pages, settings: settings, episodes: episodes, series: series, watched: watched).register(on: routes)
         EpisodePages(pages: pages, settings: settings, series: series, watched: watched).register(on: routes)
-        WatchedPages(watched: watched, series: series, pages: pages, settings: settings).register(on: routes)
+        let sync = TVMazeSync(history: watched, client: series.client, accounts: store)
+        let tvmazeAccounts = TVMazeAccountPages(sync: sync, runner: TVMazeSyncRunner(sync: sync), series: series)
+        tvmazeAccounts.register(on: routes)
+        TVMazeAccountRoutes(pages: tvmazeAccounts).register(on: routes)
+        WatchedPages(watched: watched, series: series, pages: pages, settings: settings, accounts: tvmazeAccounts).register(on: routes)
         WatchedRoutes(watched: watched, series: series).register(on: routes)
         HistoryImportPages(importer: HistoryImport(client: series.client, history: watched), series: series, pages: pages,
                            pending: PendingImports()).register(on: routes)

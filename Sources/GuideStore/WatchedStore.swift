@@ -9,9 +9,10 @@ public protocol WatchedStore: Sendable {
     /// twice, changes nothing. The number of marks added or changed.
     @discardableResult
     func markWatched(_ marks: [WatchedEpisode], by profile: ProfileID, at instant: Date) async throws -> Int
-    /// Unmarks episodes; the number unmarked.
+    /// Unmarks episodes; the number unmarked. A profile synced with TVmaze notes when (`instant`), so the later of
+    /// this and a mark on TVmaze wins.
     @discardableResult
-    func unmarkWatched(episodes: [Int], by profile: ProfileID) async throws -> Int
+    func unmarkWatched(episodes: [Int], by profile: ProfileID, at instant: Date) async throws -> Int
     /// The profile's marks: of one show, or all.
     func watched(by profile: ProfileID, show: Int?) async throws -> [WatchedEpisode]
 }
@@ -46,6 +47,10 @@ extension WatchedStore where Self: SQLBackend {
                              merged.number.sqlValue, merged.watchedAt.map { $0.unixSeconds }.sqlValue, merged.plays.sqlValue,
                              instant.unixSeconds.sqlValue])
             }
+            for start in stride(from: 0, to: ids.count, by: 1000) {
+                let chunk = ids[start..<min(ids.count, start + 1000)].map(Int64.init)
+                try await db.execute("DELETE FROM watched_unmarked WHERE profile_id = \(profile.rawValue) AND episode_id IN \(keys: chunk)")
+            }
             try await db.insert(rows) { chunk in
                 """
                 INSERT INTO watched_episode (profile_id, episode_id, show_id, season, number, watched_at, plays, marked_at)
@@ -58,11 +63,18 @@ extension WatchedStore where Self: SQLBackend {
         }
     }
 
-    public func unmarkWatched(episodes: [Int], by profile: ProfileID) async throws -> Int {
+    public func unmarkWatched(episodes: [Int], by profile: ProfileID, at instant: Date) async throws -> Int {
         try await transaction { db in
             var removed = 0
             for start in stride(from: 0, to: episodes.count, by: 1000) {
                 let chunk = episodes[start..<min(episodes.count, start + 1000)].map(Int64.init)
+                try await db.execute("""
+                    INSERT INTO watched_unmarked (profile_id, episode_id, unmarked_at)
+                    SELECT profile_id, episode_id, \(instant.unixSeconds) FROM watched_episode
+                    WHERE profile_id = \(profile.rawValue) AND episode_id IN \(keys: chunk)
+                        AND EXISTS (SELECT 1 FROM tvmaze_account WHERE profile_id = \(profile.rawValue))
+                    ON CONFLICT (profile_id, episode_id) DO UPDATE SET unmarked_at = excluded.unmarked_at
+                    """)
                 removed += try await db.execute("""
                     DELETE FROM watched_episode WHERE profile_id = \(profile.rawValue) AND episode_id IN \(keys: chunk)
                     """)

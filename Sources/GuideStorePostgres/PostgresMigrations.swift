@@ -8,7 +8,9 @@ import GuideStore
 /// trigram table. Every later change is added to both lists under the same name. Times are whole seconds since 1970
 /// (UTC) in `bigint`s, as in SQLite.
 enum PostgresMigrations {
-    static let all: [(name: String, sql: String)] = [
+    static let all: [(name: String, sql: String)] = early + trackers
+
+    static let early: [(name: String, sql: String)] = [
         ("v6: sources, channels, programmes, search, profiles, merged listings, API cache, followed shows", """
             CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public;
             CREATE TABLE source (
@@ -357,20 +359,6 @@ enum PostgresMigrations {
                 used_at bigint NOT NULL
             );
             CREATE INDEX sd_document_used ON sd_document (used_at);
-            """),
-        ("v18: watched episodes per profile", """
-            CREATE TABLE watched_episode (
-                profile_id bigint NOT NULL REFERENCES profile(id) ON DELETE CASCADE,
-                episode_id bigint NOT NULL,
-                show_id bigint NOT NULL,
-                season bigint,
-                number bigint,
-                watched_at bigint,
-                plays bigint NOT NULL DEFAULT 1,
-                marked_at bigint NOT NULL,
-                PRIMARY KEY (profile_id, episode_id)
-            );
-            CREATE INDEX watched_by_show ON watched_episode (profile_id, show_id);
             """),
     ]
 

@@ -86,8 +86,10 @@ extension TVMazeClient {
         }
     }
 
-    /// `left` says how much of the deadline is left, when there is one.
-    private func tries(_ key: String, within left: (@Sendable () -> Duration)?) async throws -> CachedResponse {
+    /// `left` says how much of the deadline is left, when there is one. A user API call sends `method` with its
+    /// credentials in `headers` and `body`, and takes more answers than 200 and 404 as TVmaze's word (`answers`).
+    func tries(_ key: String, method: String = "GET", headers: [(String, String)] = [], body: Data? = nil,
+               answers: Set<Int> = [200, 404], within left: (@Sendable () -> Duration)?) async throws -> CachedResponse {
         guard let url = URL(string: base + key) else { throw TVMazeError.badURL(base + key) }
         var wait = policy.backoff
         var lastError = TVMazeError.unreachable(url: url.absoluteString, detail: "no try was made")
@@ -102,10 +104,15 @@ extension TVMazeClient {
                 throw TVMazeError.busy(retryAfter: busy.retryAfter)
             }
             do {
-                let reply = try await transport.get(url, headers: [("Accept", "application/json")])
+                var sent = [("Accept", "application/json")] + headers
+                if body != nil { sent.append(("Content-Type", "application/json")) }
+                let reply = try await transport.send(method, url, headers: sent, body: body)
                 switch reply.status {
-                case 200, 404:
+                case let status where answers.contains(status):
                     return CachedResponse(status: reply.status, body: try await read(reply, url: url), fetched: now())
+                case 401 where !headers.isEmpty:
+                    _ = try? await read(reply, url: url)
+                    throw TVMazeError.unauthorized
                 case 429, 500...599:
                     _ = try? await read(reply, url: url)
                     lastError = .status(reply.status, url: url.absoluteString)

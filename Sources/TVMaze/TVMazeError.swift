@@ -13,13 +13,15 @@ public enum TVMazeError: Error, CustomStringConvertible, Equatable {
     case notFound(path: String)
     /// Not asked: the request could not be made in time (too many before it); try again after so many seconds.
     case busy(retryAfter: Int)
+    /// The user API refused the username and API key (401).
+    case unauthorized
 
     /// Whether asking later may work (so a stale cached answer stands in).
     public var isTemporary: Bool {
         switch self {
         case .status(let code, _): code == 429 || code >= 500
         case .unreachable, .busy: true
-        case .badURL, .unreadable, .notFound: false
+        case .badURL, .unreadable, .notFound, .unauthorized: false
         }
     }
 
@@ -32,6 +34,7 @@ public enum TVMazeError: Error, CustomStringConvertible, Equatable {
         case .unreadable(let path, let detail): "TVmaze's answer for \(path) could not be read: \(detail)"
         case .notFound(let path): "TVmaze has nothing at \(path)"
         case .busy(let seconds): "tvguide is busy asking TVmaze for others; try again in \(seconds) seconds"
+        case .unauthorized: "TVmaze refused the username and API key: copy the key again from your TVmaze dashboard (API section)"
         }
     }
 }

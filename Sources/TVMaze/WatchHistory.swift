@@ -25,7 +25,7 @@ public struct WatchHistory: Sendable {
         if watched {
             return try await store.markWatched(chosen.map { WatchedEpisode($0, show: id, at: instant ?? now()) }, by: profile, at: now())
         }
-        return try await store.unmarkWatched(episodes: chosen.map(\.id), by: profile)
+        return try await store.unmarkWatched(episodes: chosen.map(\.id), by: profile, at: now())
     }
 
     /// The show as kept, fetched from TVmaze (with its episodes) when it is not.

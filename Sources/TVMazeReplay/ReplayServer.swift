@@ -8,7 +8,7 @@ import NIOPosix
 /// method, path and query to file, status and headers; the `preferred` entry when several match), then the answers
 /// composed from them for the web pages' flow (Fixtures/composed). Tests can put scripted answers in front of a path
 /// (429 with Retry-After, 500, slow answers); those are synthetic and say so. It records every request it receives,
-/// with when.
+/// with when. `/v1/...` is one account's user API (``UserAccountStandIn``), synthetic too.
 public final class ReplayServer: Sendable {
     public struct Answer: Sendable {
         public var status: Int
@@ -32,6 +32,7 @@ public final class ReplayServer: Sendable {
     }
 
     public struct Request: Sendable {
+        public var method: String
         public var path: String
         public var query: [String: [String]]
         public var at: NIODeadline
@@ -50,18 +51,23 @@ public final class ReplayServer: Sendable {
     private let state = NIOLockedValueBox<(scripts: [String: [Answer]], requests: [Request])>(([:], []))
     private let channel: any Channel
     public let port: Int
+    /// The TVmaze account the user API answers for.
+    public let account: UserAccountStandIn
 
     /// Listening on `port` (0: any free one).
     public init(port wanted: Int = 0) async throws {
         var recordings = try Self.loadManifest(in: Self.fixtures)
         for (path, composed) in try Self.loadManifest(in: Self.composed) { recordings[path, default: []] += composed }
         self.recordings = recordings
+        let account = UserAccountStandIn(recordedEpisodes: UserAccountStandIn.episodes(
+            in: recordings.mapValues { $0.map { ($0.answer.body, $0.answer.status) } }))
+        self.account = account
         let box = state
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.pipeline.configureHTTPServerPipeline().flatMap {
-                    channel.pipeline.addHandler(Handler(state: box, recordings: recordings))
+                    channel.pipeline.addHandler(Handler(state: box, recordings: recordings, account: account))
                 }
             }
             .bind(host: "127.0.0.1", port: wanted).get()
@@ -109,29 +115,34 @@ public final class ReplayServer: Sendable {
 
         let state: NIOLockedValueBox<(scripts: [String: [Answer]], requests: [Request])>
         let recordings: [String: [Recording]]
+        let account: UserAccountStandIn
         private var head: HTTPRequestHead?
+        private var body: [UInt8] = []
 
-        init(state: NIOLockedValueBox<(scripts: [String: [Answer]], requests: [Request])>, recordings: [String: [Recording]]) {
-            self.state = state
-            self.recordings = recordings
+        init(state: NIOLockedValueBox<(scripts: [String: [Answer]], requests: [Request])>, recordings: [String: [Recording]],
+             account: UserAccountStandIn) {
+            (self.state, self.recordings, self.account) = (state, recordings, account)
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
-            case .head(let head): self.head = head
-            case .body: break
+            case .head(let head):
+                self.head = head
+                body = []
+            case .body(let part):
+                if body.count < 1 << 20 { body += part.readableBytesView }
             case .end:
                 guard let head else { return }
                 let (path, query) = Self.split(head.uri)
-                let answer = state.withLockedValue { state -> Answer in
-                    state.requests.append(Request(path: path, query: query, at: .now()))
-                    if var scripted = state.scripts[path], !scripted.isEmpty {
-                        let next = scripted.removeFirst()
-                        state.scripts[path] = scripted
-                        return next
-                    }
-                    return self.recorded(path, query)
+                let scripted = state.withLockedValue { state -> Answer? in
+                    state.requests.append(Request(method: head.method.rawValue, path: path, query: query, at: .now()))
+                    guard var scripted = state.scripts[path], !scripted.isEmpty else { return nil }
+                    let next = scripted.removeFirst()
+                    state.scripts[path] = scripted
+                    return next
                 }
+                let answer = scripted ?? account.answer(head.method.rawValue, path, authorization: head.headers.first(name: "Authorization"),
+                                                        body: body) ?? recorded(path, query)
                 let keepAlive = head.isKeepAlive
                 if answer.delay == .zero {
                     send(answer, keepAlive: keepAlive, context: context)

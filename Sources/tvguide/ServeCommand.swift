@@ -184,12 +184,15 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// Every 6 hours (first a minute after starting), brings followed shows up to date through `/updates/shows`.
+    /// Every 6 hours (first a minute after starting), brings followed shows up to date through `/updates/shows`, then
+    /// syncs the profiles' TVmaze accounts (each one's outcome is kept with it, for its history page).
     static func keepFollowedShowsCurrent(_ tracker: SeriesTracker, database: any GuideDatabase, clock: any Clock<Duration>) async {
         var wait: Duration = .seconds(60)
+        let accounts = TVMazeSync(history: WatchHistory(store: database, tracker: tracker), client: tracker.client, accounts: database)
         while !Task.isCancelled {
             try? await clock.sleep(for: wait)
             wait = .seconds(6 * 3600)
+            try? await accounts.syncAll()
             guard !Task.isCancelled, (try? await database.trackedShows().isEmpty) == false else { continue }
             do {
                 let report = try await tracker.refresh()

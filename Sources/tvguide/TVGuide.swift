@@ -13,6 +13,7 @@ struct TVGuide: AsyncParsableCommand {
             HealthCommand.self, ShowsCommand.self, FollowCommand.self, UnfollowCommand.self, UpcomingCommand.self,
             EpisodeCommand.self, PersonCommand.self, ProfilesCommand.self, BackupCommand.self, RestoreCommand.self,
             ConfigCommand.self, SchedulesDirectCommand.self, GrabbersCommand.self, WatchedCommand.self, ProgressCommand.self, HistoryCommand.self,
+            TVMazeAccountCommand.self,
         ]
     )
 }

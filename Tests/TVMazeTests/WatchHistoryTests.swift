@@ -102,7 +102,7 @@ import TVMazeReplay
         let first = try #require(try await rig.store.watched(by: rig.profile, show: 1).first { $0.episodeID == 10_000 })
         #expect(first.watchedAt == Date(timeIntervalSince1970: 100) && first.plays == 3)
         #expect(try await rig.store.markWatched(marks, by: rig.profile, at: Date()) == 0)
-        #expect(try await rig.store.unmarkWatched(episodes: marks.map(\.episodeID), by: rig.profile) == 2_500)
+        #expect(try await rig.store.unmarkWatched(episodes: marks.map(\.episodeID), by: rig.profile, at: Date()) == 2_500)
         // Another profile's marks are its own.
         let other = try await rig.store.createProfile(name: "Alex", role: .viewer, secretKind: .pin, secretHash: "y").id
         try await rig.store.markWatched([marks[0]], by: other, at: Date())

@@ -98,4 +98,33 @@ import TVMazeReplay
         }
         try await replay.stop()
     }
+
+    /// `tvguide tvmaze connect|sync|status|disconnect` against the replay server's account stand-in.
+    @Test func tvmazeAccountConnectSyncStatusDisconnect() async throws {
+        let replay = try await ReplayServer()
+        replay.account.configure(username: "sam", apiKey: "k3y", premium: 1)
+        replay.account.marks = [1: .init(markedAt: 1_372_200_000, type: 0)]
+        let cli = CLI()
+        let url = replay.base
+        do {
+            _ = try await TestDatabase.open(cli.database).createProfile(name: "Sam", role: .admin, secretKind: .pin, secretHash: "x")
+            await #expect(try cli.run("tvmaze", "status").stdout == "Sam: no TVmaze account.\n")
+            let wrong = try await cli.run(arguments: ["tvmaze", "connect", "--tvmaze-url", url, "--user", "sam"], input: "nope\n")
+            #expect(wrong.status != 0 && wrong.stderr.contains("refused the username and API key"), "\(wrong.stderr)")
+            let connected = try await cli.run(arguments: ["tvmaze", "connect", "--tvmaze-url", url, "--user", "sam"], input: "k3y\n")
+            #expect(connected.status == 0 && connected.stdout.contains("TVmaze account sam kept (Premium)"), "\(connected.stderr)")
+            _ = try await cli.run("watched", "--tvmaze-url", url, "1", "S01E02", "--at", "2013-07-02T03:00:00Z")
+            let synced = try await cli.run("tvmaze", "sync", "--tvmaze-url", url)
+            #expect(synced.stdout == "Sam: 1 marked here, 1 marked on TVmaze.\n", "\(synced.stdout)\(synced.stderr)")
+            #expect(Set(replay.account.marks.keys) == [1, 2])
+            let status = try await cli.run("tvmaze", "status")
+            #expect(status.stdout.hasPrefix("Sam: TVmaze account sam (Premium), last synced 20") && status.stdout.contains("1 marked here"), "\(status.stdout)")
+            await #expect(try cli.run("tvmaze", "disconnect").stdout == "Sam: TVmaze account forgotten.\n")
+            await #expect(try cli.run("tvmaze", "sync", "--tvmaze-url", url).stderr.contains("has no TVmaze account"))
+        } catch {
+            try await replay.stop()
+            throw error
+        }
+        try await replay.stop()
+    }
 }

@@ -14,6 +14,7 @@ struct WatchedPages: Sendable {
     let series: SeriesServices
     let pages: Pages
     let settings: ServerSettings
+    let accounts: TVMazeAccountPages
 
     struct Model {
         var chrome: Chrome
@@ -40,6 +41,7 @@ struct WatchedPages: Sendable {
         var title: String
         var shows: Int
         var episodes: Int
+        var tvmaze: TVMazeAccountPages.Entry?
     }
 
     func register(on routes: RouteGroups) {
@@ -49,7 +51,8 @@ struct WatchedPages: Sendable {
             let document = try await HistoryExport(store: watched.store).document(of: context.profile.id, at: settings.now())
             return try await pages.page("history", HistoryModel(chrome: pages.chrome(context, section: "up-next"), title: "Your history",
                                                                shows: document.shows.count,
-                                                               episodes: document.shows.reduce(0) { $0 + $1.episodes.count }))
+                                                               episodes: document.shows.reduce(0) { $0 + $1.episodes.count },
+                                                               tvmaze: try await accounts.entry(of: context.profile.id, clock: settings.clock(context))))
         }
         routes.profile.get(.historyJSON) { _, context in try await export(context, csv: false) }
         routes.profile.get(.historyCSV) { _, context in try await export(context, csv: true) }

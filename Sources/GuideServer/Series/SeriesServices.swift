@@ -45,6 +45,7 @@ struct SeriesServices: Sendable {
             return try await body()
         } catch let error as TVMazeError {
             if case .notFound = error { throw HTTPError(.notFound, message: error.description) }
+            if case .unauthorized = error { throw HTTPError(.badRequest, message: error.description) }
             if case .busy(let seconds) = error {
                 throw HTTPError(.serviceUnavailable, headers: [.retryAfter: String(seconds)],
                                 message: "Busy: \(error.description). Pages you have opened before still show from the cache.")

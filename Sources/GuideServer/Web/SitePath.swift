@@ -86,6 +86,9 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let historyCSV = SitePath("history/export.csv")
     static let historyImport = SitePath("history/import")
     static let historyConfirm = SitePath("history/import/confirm")
+    static let historyTVMaze = SitePath("history/tvmaze")
+    static let historyTVMazeSync = SitePath("history/tvmaze/sync")
+    static let historyTVMazeDisconnect = SitePath("history/tvmaze/disconnect")
     static let showReminders = SitePath("shows/:id/reminders")
     static let episode = SitePath("episodes/:id")
     static let people = SitePath("people")
@@ -185,5 +188,7 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let apiSavedSearch = SitePath("api/saved-searches/:id")
     static let apiProgress = SitePath("api/progress")
     static let apiHistory = SitePath("api/history")
+    static let apiTVMaze = SitePath("api/tvmaze")
+    static let apiTVMazeSync = SitePath("api/tvmaze/sync")
     static let apiWatched = SitePath("api/shows/:id/watched")
 }

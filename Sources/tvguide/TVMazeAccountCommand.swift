@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import GuideCore
+import TVMaze
+
+/// `tvguide tvmaze connect|sync|status|disconnect`: a profile's TVmaze account, synced both ways.
+struct TVMazeAccountCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tvmaze", abstract: "Sync a profile's watched episodes and followed shows with its TVmaze account, both ways.",
+        discussion: """
+            The API key is on your TVmaze dashboard (API section). With Premium every mark and follow is synced; \
+            without it, the marks of the shows the profile follows (TVmaze takes unmarks and follows from Premium \
+            accounts only). Where both sides changed an episode since the last sync, the later change wins. serve \
+            syncs every account every 6 hours.
+            """,
+        subcommands: [Connect.self, Sync.self, Status.self, Disconnect.self])
+
+    struct Connect: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Check a TVmaze username and API key, and keep them for the profile.")
+        @OptionGroup var options: SeriesOptions
+        @Option(help: ArgumentHelp("The TVmaze username.", valueName: "name")) var user: String
+        @Option(name: .customLong("key-file"), help: ArgumentHelp("A file holding the API key (standard input when left out).", valueName: "path"))
+        var keyFile: String?
+
+        func run() async throws {
+            let text = try keyFile.map { try String(contentsOfFile: $0, encoding: .utf8) } ?? (readLine(strippingNewline: true) ?? "")
+            let key = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !key.isEmpty, key.count <= 200, !user.isEmpty, user.count <= 200 else {
+                throw CLIFailure("Give the TVmaze username (--user) and its API key (--key-file, or on standard input)")
+            }
+            try await options.withOpened { database, client, tracker in
+                let profile = try await options.chosenProfile(in: database)
+                let sync = TVMazeSync(history: WatchHistory(store: database, tracker: tracker), client: client, accounts: database)
+                let premium = try await CLIFailure.translating(context: "TVmaze") {
+                    try await sync.connect(.init(username: user, apiKey: key), profile: profile.id)
+                }
+                Output.line("\(profile.name): TVmaze account \(user) kept (\(premium > 0 ? "Premium" : "no Premium: the marks of followed shows are synced")). "
+                            + "tvguide tvmaze sync syncs now.")
+            }
+        }
+    }
+
+    struct Sync: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Sync the profile's TVmaze account now.")
+        @OptionGroup var options: SeriesOptions
+
+        func run() async throws {
+            try await options.withOpened { database, client, tracker in
+                let profile = try await options.chosenProfile(in: database)
+                let sync = TVMazeSync(history: WatchHistory(store: database, tracker: tracker), client: client, accounts: database)
+                guard let report = try await CLIFailure.translating(context: "TVmaze", { try await sync.sync(profile.id) }) else {
+                    throw CLIFailure("\(profile.name) has no TVmaze account: tvguide tvmaze connect --user NAME")
+                }
+                Output.line("\(profile.name): \(report).")
+            }
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Say which TVmaze account the profile syncs with, and how the last sync went.")
+        @OptionGroup var options: SeriesOptions
+
+        func run() async throws {
+            try await options.withOpened { database, _, _ in
+                let profile = try await options.chosenProfile(in: database)
+                guard let account = try await database.tvmazeAccount(of: profile.id) else {
+                    Output.line("\(profile.name): no TVmaze account.")
+                    return
+                }
+                let last = account.syncedAt.map { "last synced \(CivilTime.iso8601($0))" } ?? "not synced yet"
+                Output.line("\(profile.name): TVmaze account \(account.username)\(account.premium > 0 ? " (Premium)" : ""), \(last)"
+                            + (account.outcome.map { "; last sync \(account.succeeded == true ? "" : "FAILED: ")\($0)" } ?? "") + ".")
+            }
+        }
+    }
+
+    struct Disconnect: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Forget the profile's TVmaze account (nothing is unmarked on either side).")
+        @OptionGroup var options: SeriesOptions
+
+        func run() async throws {
+            try await options.withOpened { database, _, _ in
+                let profile = try await options.chosenProfile(in: database)
+                try await database.setTVMazeAccount(nil, of: profile.id)
+                Output.line("\(profile.name): TVmaze account forgotten.")
+            }
+        }
+    }
+}
