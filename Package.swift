@@ -169,6 +169,8 @@ let package = Package(
             "TestReceivers",
             // Schedules Direct's stand-in, for an SD refresh of a whole lineup.
             "SchedulesDirect", "SchedulesDirectReplay",
+            // A tracker's history imported, and Up next for a profile's followed shows.
+            "TVMaze", "TrackerExports",
             .product(name: "NIOCore", package: "swift-nio"),
             // What recording the store pool's metrics costs.
             .product(name: "Metrics", package: "swift-metrics"),

@@ -11,6 +11,8 @@ import GuideStoreBackends
 import Prometheus
 import Synchronization
 import TestReceivers
+import TrackerExports
+import TVMaze
 import XMLTV
 
 /// Median of `runs` timings of `body`, in milliseconds.
@@ -47,7 +49,7 @@ func parseSeconds(_ bytes: [UInt8]) throws -> (seconds: Double, programmes: Int)
 
 let arguments = CommandLine.arguments.dropFirst()
 guard let mode = arguments.first else {
-    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | import FILE SCRATCH-FOLDER | queries DATABASE | window DATABASE | reminders DATABASE | pool DATABASE | m3u FILE ENTRIES | playlist FILE ENTRIES GUIDE SCRATCH-FOLDER | sd STATIONS DAYS SCRATCH-FOLDER [SD-BASE]\n".utf8))
+    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | import FILE SCRATCH-FOLDER | queries DATABASE | window DATABASE | reminders DATABASE | pool DATABASE | m3u FILE ENTRIES | playlist FILE ENTRIES GUIDE SCRATCH-FOLDER | sd STATIONS DAYS SCRATCH-FOLDER [SD-BASE] | upnext DATABASE\n".utf8))
     exit(2)
 }
 switch mode {
@@ -140,6 +142,44 @@ case "import":
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
     }
     print("import\t\(path)\t\(programmes)\t\(String(format: "%.3f", best))\t\(String(format: "%.0f", Double(programmes) / best))")
+case "history":
+    // A tracker's history read, matched on the TVmaze stand-in (another process) and kept, as `tvguide history
+    // import` does, into a fresh database with one profile: seconds of each step, and peak RSS of this process.
+    guard let file = arguments.dropFirst().first, let path = arguments.dropFirst(2).first, let base = arguments.dropFirst(3).first else { exit(2) }
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    let store = try await openGuideDatabase(path)
+    let profile = try await store.createProfile(name: "Sam", role: .admin, secretKind: .pin, secretHash: "bench").id
+    let clock = ContinuousClock()
+    let started = clock.now
+    let tracked = try TrackerFiles.read([(URL(fileURLWithPath: file).lastPathComponent, [UInt8](try Data(contentsOf: URL(fileURLWithPath: file))))])
+    let read = clock.now
+    // tvguide's own cost: the stand-in is not held to TVmaze's 20 requests in 10 s, which tvguide keeps with TVmaze; the
+    // requests counted say how long that limit alone makes it there.
+    let (plan, report, requests) = try await withHTTPTransport { plain in
+        let transport = CountingTransport(plain)
+        let client = TVMazeClient(base: base, transport: transport, limiter: RateLimiter(limit: 1_000_000, per: .seconds(1)), cache: store)
+        let importer = HistoryImport(client: client, history: WatchHistory(store: store, tracker: SeriesTracker(client: client, store: store)))
+        let plan = try await importer.plan(tracked)
+        return (plan, try await importer.apply(plan, to: profile, follow: true), transport.counts.withLock { $0.requests })
+    }
+    let done = clock.now
+    let seconds = { (span: Duration) in String(format: "%.2f", Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18) }
+    print("history\t\(tracked.episodeCount)\t\(plan.matched.count)\t\(report.marked)\t\(report.followed)\t\(seconds(read - started))"
+          + "\t\(seconds(done - read))\t\(requests)\t\(requests / 2)\t\(peakRSSMegabytes())")
+case "upnext":
+    // Up next as /up-next reads it: every followed show's progress for the database's first profile, median of 21.
+    guard let path = arguments.dropFirst().first else { exit(2) }
+    let store = try await openGuideDatabase(path)
+    guard let profile = try await store.profiles().first?.id else { exit(1) }
+    let shows = try await withHTTPTransport { transport in
+        let client = TVMazeClient(transport: transport, cache: store)
+        let history = WatchHistory(store: store, tracker: SeriesTracker(client: client, store: store))
+        let first = try await medianMilliseconds(runs: 1) { _ = try await history.progress(of: profile) }
+        let median = try await medianMilliseconds(runs: 21) { _ = try await history.progress(of: profile) }
+        let progress = try await history.progress(of: profile)
+        return (progress.count, progress.reduce(0) { $0 + $1.watched }, first, median)
+    }
+    print("upnext\t\(shows.0)\t\(shows.1)\t\(String(format: "%.1f", shows.2))\t\(String(format: "%.1f", shows.3))")
 case "queries":
     // Query latency on an imported database (a file or a postgres:// address): now/next for every channel, one
     // channel's day, a two-term search.

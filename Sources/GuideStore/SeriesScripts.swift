@@ -107,13 +107,25 @@ extension SeriesStore where Self: SQLBackend {
     }
 
     public func episodes(ofShow id: Int) async throws -> [Episode] {
+        try await episodes(ofShows: [id])[id] ?? []
+    }
+
+    public func episodes(ofShows ids: [Int]) async throws -> [Int: [Episode]] {
         try await reading { db in
-            // Undated episodes (announced, no date yet) last.
-            try await db.rows("""
-                SELECT \(raw: episodeColumns) FROM series_episode e JOIN series_show s ON s.id = e.show_id WHERE e.show_id = \(id)
-                ORDER BY coalesce(nullif(e.airdate, ''), '9999')\(.binaryOrder), e.airstamp\(.binaryOrder) NULLS FIRST,
-                         e.season NULLS FIRST, e.number NULLS FIRST, e.id
-                """).map(episode)
+            var found: [Int: [Episode]] = [:]
+            for start in stride(from: 0, to: ids.count, by: 1000) {
+                let chunk = ids[start..<min(ids.count, start + 1000)].map(Int64.init)
+                // Undated episodes (announced, no date yet) last.
+                for episode in try await db.rows("""
+                    SELECT \(raw: episodeColumns) FROM series_episode e JOIN series_show s ON s.id = e.show_id
+                    WHERE e.show_id IN \(keys: chunk)
+                    ORDER BY e.show_id, coalesce(nullif(e.airdate, ''), '9999')\(.binaryOrder), e.airstamp\(.binaryOrder) NULLS FIRST,
+                             e.season NULLS FIRST, e.number NULLS FIRST, e.id
+                    """).map(episode) {
+                    found[episode.show?.id ?? 0, default: []].append(episode)
+                }
+            }
+            return found
         }
     }
 

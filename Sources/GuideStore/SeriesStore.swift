@@ -28,6 +28,8 @@ public protocol SeriesStore: Sendable {
     func episodes(followedBy profile: ProfileID, from: String, through: String) async throws -> [Episode]
     /// A show's saved episodes in air order, each naming its show.
     func episodes(ofShow id: Int) async throws -> [Episode]
+    /// Shows' saved episodes in air order, by show: one read for many (Up next's followed shows).
+    func episodes(ofShows ids: [Int]) async throws -> [Int: [Episode]]
 
     func seriesSettings(of profile: ProfileID) async throws -> SeriesSettings
     func saveSeriesSettings(_ settings: SeriesSettings, of profile: ProfileID) async throws

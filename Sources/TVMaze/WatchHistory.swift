@@ -38,12 +38,11 @@ public struct WatchHistory: Sendable {
     public func progress(of profile: ProfileID) async throws -> [ShowProgress] {
         let marks = Dictionary(grouping: try await store.watched(by: profile, show: nil), by: \.showID)
         let instant = now()
-        var shows: [ShowProgress] = []
-        for followed in try await store.following(profile) {
-            let episodes = try await store.episodes(ofShow: followed.show.id)
-            shows.append(ShowProgress(show: followed.show, episodes: episodes, marks: marks[followed.show.id] ?? [], now: instant))
-        }
-        return shows.sorted(by: ShowProgress.continueWatching)
+        let following = try await store.following(profile)
+        let episodes = try await store.episodes(ofShows: following.map(\.show.id))
+        return following.map { followed in
+            ShowProgress(show: followed.show, episodes: episodes[followed.show.id] ?? [], marks: marks[followed.show.id] ?? [], now: instant)
+        }.sorted(by: ShowProgress.continueWatching)
     }
 
     /// The progress through show `id` of `profile`, when the show is kept; nil when it is not.

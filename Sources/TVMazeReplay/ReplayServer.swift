@@ -54,10 +54,16 @@ public final class ReplayServer: Sendable {
     /// The TVmaze account the user API answers for.
     public let account: UserAccountStandIn
 
-    /// Listening on `port` (0: any free one).
-    public init(port wanted: Int = 0) async throws {
+    /// The first of the copies of Under the Dome a benchmark asks for: show `cloneBase + k`, its episodes numbered
+    /// from `(cloneBase + k) * 100`.
+    public static let cloneBase = 1000
+
+    /// Listening on `port` (0: any free one). With `clones`, also shows 1000 to 1000 + clones - 1: copies of Under the
+    /// Dome's recorded show and episodes under new ids and names ("Under the Dome 1000"), for benchmarks of many shows.
+    public init(port wanted: Int = 0, clones: Int = 0) async throws {
         var recordings = try Self.loadManifest(in: Self.fixtures)
         for (path, composed) in try Self.loadManifest(in: Self.composed) { recordings[path, default: []] += composed }
+        if clones > 0 { try Self.clone(clones, into: &recordings) }
         self.recordings = recordings
         let account = UserAccountStandIn(recordedEpisodes: UserAccountStandIn.episodes(
             in: recordings.mapValues { $0.map { ($0.answer.body, $0.answer.status) } }))
@@ -88,6 +94,34 @@ public final class ReplayServer: Sendable {
     public var requests: [Request] { state.withLockedValue { $0.requests } }
 
     public func requests(to path: String) -> [Request] { requests.filter { $0.path == path } }
+
+    /// SYNTHETIC copies of show 1 and its episodes (see ``init(port:clones:)``).
+    private static func clone(_ count: Int, into recordings: inout [String: [Recording]]) throws {
+        func body(_ path: String) throws -> [String: Any]? {
+            guard let recording = recordings[path]?.first(where: { $0.query.isEmpty && $0.answer.status == 200 }) else { return nil }
+            return try JSONSerialization.jsonObject(with: Data(recording.answer.body)) as? [String: Any]
+        }
+        guard let show = try body("/shows/1"),
+              let episodes = try recordings["/shows/1/episodes"]?.first(where: { $0.query.isEmpty })
+                .flatMap({ try JSONSerialization.jsonObject(with: Data($0.answer.body)) as? [[String: Any]] }) else {
+            throw ReplayError("no recording of /shows/1 and its episodes to copy")
+        }
+        let json = [("Content-Type", "application/json; charset=UTF-8")]
+        for id in cloneBase..<(cloneBase + count) {
+            var copy = show
+            copy["id"] = id
+            copy["name"] = "Under the Dome \(id)"
+            recordings["/shows/\(id)"] = [Recording(query: [:], answer: Answer(status: 200, headers: json,
+                                                                               body: [UInt8](try JSONSerialization.data(withJSONObject: copy))), preferred: true)]
+            let list = episodes.enumerated().map { index, episode -> [String: Any] in
+                var copy = episode
+                copy["id"] = id * 100 + index
+                return copy
+            }
+            recordings["/shows/\(id)/episodes"] = [Recording(query: [:], answer: Answer(status: 200, headers: json,
+                                                                                        body: [UInt8](try JSONSerialization.data(withJSONObject: list))), preferred: true)]
+        }
+    }
 
     private static func loadManifest(in folder: URL) throws -> [String: [Recording]] {
         let data = try Data(contentsOf: folder.appendingPathComponent("manifest.json"))
