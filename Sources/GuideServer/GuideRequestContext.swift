@@ -36,11 +36,11 @@ public struct GuideRequestContext: RequestContext, GuideContext {
     }
 
     /// Forms and API calls are a few kilobytes; anything much larger is refused with 413. The one upload (a tracker's
-    /// export, `/history/import`) takes ``largestFile``.
+    /// export, `/history/import` and `/api/history/import`) takes ``largestFile``.
     public var maxUploadSize: Int { Self.uploadLimit(path) }
 
     static func uploadLimit(_ path: String) -> Int {
-        path == SitePath.historyImport.description ? largestFile : largestUpload
+        path == SitePath.historyImport.description || path == SitePath.apiHistoryImport.description ? largestFile : largestUpload
     }
 
     /// A tracker's export uploaded: 50 MB.

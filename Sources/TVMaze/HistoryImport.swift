@@ -47,6 +47,15 @@ public struct HistoryImport: Sendable {
 
     /// The plan for `tracked`: TVmaze asked about each show, nothing kept. `choices` fixes shows by hand: a show's
     /// title (as the tracker wrote it) to a TVmaze id.
+    /// A show named by hand, as the CLI's `--choose` and the API's `choose` write it: its title as the file writes it,
+    /// `=` and a TVmaze id (`The Office=526`); nil when it is not that.
+    public static func choice(_ text: String) -> (title: String, id: Int)? {
+        guard let equals = text.lastIndex(of: "="), let id = Bounded.integer(text[text.index(after: equals)...], in: TVMazeClient.idRange) else {
+            return nil
+        }
+        return (String(text[..<equals]), id)
+    }
+
     public func plan(_ tracked: TrackerHistory, choices: [String: Int] = [:]) async throws -> Plan {
         var plan = Plan(kind: tracked.kind, matched: [], unmatched: [], problems: tracked.problems)
         for show in tracked.shows {
@@ -54,8 +63,8 @@ public struct HistoryImport: Sendable {
                 plan.unmatched.append(show)
                 continue
             }
-            let needsSpecials = show.episodes.contains { $0.season == 0 }
-            let episodes = try await client.episodes(ofShow: found.id, specials: needsSpecials)
+            // Specials included, as the show is kept (SeriesTracker.fetch): the cache then serves keeping it.
+            let episodes = try await client.episodes(ofShow: found.id, specials: true)
             var match = Match(tracked: show, show: found, how: how, marks: [], unmatched: [])
             for episode in show.episodes {
                 if let hit = Self.episode(episode, in: episodes) {

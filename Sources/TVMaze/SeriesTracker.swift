@@ -29,13 +29,14 @@ public struct SeriesTracker: Sendable {
         try await store.unfollow(show: id, by: profile)
     }
 
-    /// Fetches a show and its episodes from TVmaze and keeps them; `TVMazeError.notFound` when there is no such show.
-    /// Two requests (`/shows/:id`, `/shows/:id/episodes`) rather than one with `embed=episodes`: the two paths are
-    /// what pages ask for too, so the cache serves them, and `forget(show:)` drops both when the show changes.
+    /// Fetches a show and its episodes, specials included (they are watched and counted apart), from TVmaze and keeps
+    /// them; `TVMazeError.notFound` when there is no such show. Two requests (`/shows/:id`,
+    /// `/shows/:id/episodes?specials=1`) rather than one with `embed=episodes`: the cache serves them to the pages, and
+    /// `forget(show:)` drops both when the show changes.
     @discardableResult
     public func fetch(show id: Int) async throws -> Show {
         guard var show = try await client.show(id) else { throw TVMazeError.notFound(path: "/shows/\(id)") }
-        show.episodes = try await client.episodes(ofShow: id)
+        show.episodes = try await client.episodes(ofShow: id, specials: true)
         try await store.saveShow(show, checked: now())
         return show
     }

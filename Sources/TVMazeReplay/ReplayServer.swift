@@ -118,8 +118,9 @@ public final class ReplayServer: Sendable {
                 copy["id"] = id * 100 + index
                 return copy
             }
-            recordings["/shows/\(id)/episodes"] = [Recording(query: [:], answer: Answer(status: 200, headers: json,
-                                                                                        body: [UInt8](try JSONSerialization.data(withJSONObject: list))), preferred: true)]
+            let answer = Answer(status: 200, headers: json, body: [UInt8](try JSONSerialization.data(withJSONObject: list)))
+            recordings["/shows/\(id)/episodes"] = [Recording(query: [:], answer: answer, preferred: true),
+                                                   Recording(query: ["specials": ["1"]], answer: answer, preferred: true)]
         }
     }
 

@@ -30,11 +30,11 @@ struct HistoryCommand: AsyncParsableCommand {
 
         func run() async throws {
             var choices: [String: Int] = [:]
-            for choice in choose {
-                guard let equals = choice.lastIndex(of: "="), let id = Bounded.integer(choice[choice.index(after: equals)...], in: TVMazeClient.idRange) else {
-                    throw ValidationError("--choose \(choice): write the title, = and a TVmaze id, like --choose \"The Office=526\"")
+            for text in choose {
+                guard let choice = HistoryImport.choice(text) else {
+                    throw ValidationError("--choose \(text): write the title, = and a TVmaze id, like --choose \"The Office=526\"")
                 }
-                choices[String(choice[..<equals])] = id
+                choices[choice.title] = choice.id
             }
             var read: [(name: String, bytes: [UInt8])] = []
             for path in files {

@@ -199,7 +199,7 @@ import Testing
                                         "/api/coverage", "/api/lineup", "/api/imports", "/api/sources", "/api/health", "/api/refresh",
                                         "/api/reminders", "/api/reminders/{id}", "/api/delivery-channels", "/api/delivery-channels/{id}",
                                         "/api/delivery-channels/{id}/test", "/api/push-key", "/api/saved-searches", "/api/saved-searches/{id}",
-                                        "/api/progress", "/api/shows/{id}/watched", "/api/history",
+                                        "/api/progress", "/api/shows/{id}/watched", "/api/history", "/api/history/import",
                                         "/api/tvmaze", "/api/tvmaze/sync"])
             let id = try await client.execute(uri: "/api/search?q=doctor", method: .get) { response in
                 try #require((try APITests.json(response) as? [[String: Any]])?.first?["id"] as? Int)

@@ -63,4 +63,37 @@ import TVMazeReplay
             #expect(try await CookieJar().send(client, "/history/tvmaze/sync", method: .post, form: [:]).status == .seeOther)
         }
     }
+
+    /// `POST /api/history/import`: the export as the body, previewed (nothing kept), imported, imported again (nothing
+    /// changes); a show named by hand; hostile names, ids and sizes refused.
+    @Test func importingAnExportThroughTheAPI() async throws {
+        try await SeriesPagesTests().withServer { server, _, client in
+            server.advance(by: WatchedPagesTests.aYearOn)
+            let admin = try await AccountTests.admin(client)
+            let token = try await CredentialTests.token("admin", by: admin, client)
+            let read = try await CredentialTests.token("read", by: admin, client)
+            let csv = "show,tvdb,season,episode,watched_at\r\nUnder the Dome,264492,1,1,2013-06-25 03:00:00\r\nNobody Knows This,,1,2,\r\n"
+            func post(_ query: String, _ body: [UInt8] = Array(csv.utf8), token: String? = nil) async throws -> (HTTPResponse.Status, String) {
+                let response = try await client.execute(uri: "/api/history/import" + query, method: .post,
+                                                        headers: [.authorization: "Bearer \(token ?? "")", .contentType: "application/octet-stream"],
+                                                        body: ByteBuffer(bytes: body))
+                return (response.status, String(buffer: response.body))
+            }
+            #expect(try await post("?preview=true", token: read).0 == .forbidden)
+            let preview = try await post("?preview=true", token: token)
+            #expect(preview.0 == .ok && preview.1.contains(#""how":"TVDB 264492""#) && preview.1.contains(#""notFound":[{"episodes":1,"title":"Nobody Knows This"}]"#),
+                    "\(preview)")
+            let profile = try #require(try await server.store.profiles().first).id
+            #expect(try await server.store.watched(by: profile, show: nil).isEmpty)
+            let done = try await post("?choose=Nobody%20Knows%20This%3D1&follow=false", token: token)
+            #expect(done.0 == .ok && done.1.contains(#""marked":2"#) && done.1.contains(#""followed":0"#), "\(done)")
+            #expect(try await post("?choose=Nobody%20Knows%20This%3D1", token: token).1.contains(#""marked":0"#))
+            #expect(try await server.store.watched(by: profile, show: 1).map(\.number) == [1, 2])
+            for query in ["?choose=X%3D9223372036854775807", "?choose=X%3D-1", "?choose=nothing", "?name=" + String(repeating: "a", count: 300)] {
+                #expect(try await post(query, token: token).0 == .badRequest, "\(query)")
+            }
+            #expect(try await post("?name=notes.txt", Array("hello".utf8), token: token).0 == .badRequest)
+            #expect(try await post("", [UInt8](repeating: 0x41, count: (50 << 20) + 1), token: token).0 == .contentTooLarge)
+        }
+    }
 }

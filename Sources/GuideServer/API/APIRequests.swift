@@ -3,8 +3,14 @@ import GuideCore
 import GuideStore
 import Hummingbird
 
-/// What an API route reads of its request: a JSON body of the right shape.
+/// What an API route reads of its request: a JSON body of the right shape, or a file as it is.
 extension RequestContext {
+    /// The request's body as bytes (a file uploaded as it is), up to the route's upload limit (413 past it).
+    func fileBody(of request: Request) async throws -> [UInt8] {
+        var request = request
+        return Array(buffer: try await request.collectBody(upTo: maxUploadSize))
+    }
+
     /// The request's JSON body as `type`; 400 when it is something else.
     func decodeBody<T: Decodable>(_ type: T.Type, of request: Request) async throws -> T {
         guard let body = try await decodeBodyIfPresent(type, of: request) else {

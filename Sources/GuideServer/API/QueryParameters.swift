@@ -16,6 +16,11 @@ struct QueryParameters {
         fields[name]
     }
 
+    /// Every value given for `name`, in order, blanks left out (`?choose=a&choose=b`).
+    func strings(_ name: String) -> [String] {
+        fields.values.filter { $0.name == name }.map(\.value).filter { !$0.isEmpty }
+    }
+
     /// Whether the address names `name` at all (`?group=` is there, blank).
     func isPresent(_ name: String) -> Bool {
         fields.values.contains { $0.name == name }

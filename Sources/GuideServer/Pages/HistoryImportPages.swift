@@ -44,6 +44,66 @@ struct HistoryImportPages: Sendable {
     func register(on routes: RouteGroups) {
         routes.profile.post(.historyImport) { request, context in try await upload(request, context) }
         routes.profile.post(.historyConfirm) { request, context in try await confirm(request, context) }
+        routes.api(ProfileChanges.self).post(.apiHistoryImport) { request, context in try await imported(request, context) }
+    }
+
+    /// What `POST /api/history/import` answers: what was found on TVmaze, and with `preview` false what was kept.
+    struct ImportDocument: ResponseEncodable {
+        struct Found: Encodable {
+            var title: String
+            var tvmaze: Int
+            var name: String
+            var how: String
+            var episodes: Int
+            var notOnTVmaze: Int
+        }
+
+        struct NotFound: Encodable {
+            var title: String
+            var episodes: Int
+        }
+
+        var kind: String
+        var preview: Bool
+        var found: [Found]
+        var notFound: [NotFound]
+        var problems: [String]
+        var marked: Int?
+        var followed: Int?
+    }
+
+    /// The export is the request's body (50 MB at most), `name` its file name (a zip, or which CSV or JSON it is);
+    /// `preview=true` keeps nothing, `follow=false` follows none of its shows, `choose=TITLE=ID` names a show by hand.
+    func imported(_ request: Request, _ context: APIRequestContext<ProfileChanges>) async throws -> ImportDocument {
+        let query = QueryParameters(request: request)
+        let name = query.string("name") ?? "history.csv"
+        guard name.count <= 255 else { throw HTTPError(.badRequest, message: "name is the export's file name, 255 characters at most") }
+        var choices: [String: Int] = [:]
+        for text in query.strings("choose") {
+            guard let choice = HistoryImport.choice(text) else {
+                throw HTTPError(.badRequest, message: "choose is a title, = and a TVmaze id, like choose=The%20Office%3D526")
+            }
+            choices[choice.title] = choice.id
+        }
+        let body = try await context.fileBody(of: request)
+        let tracked: TrackerHistory
+        do throws(TrackerError) {
+            tracked = try TrackerFiles.read([(name, body)])
+        } catch {
+            throw HTTPError(.badRequest, message: error.message)
+        }
+        let preview = query.string("preview") == "true"
+        let plan = try await series.tvmaze { try await importer.plan(tracked, choices: choices) }
+        var document = ImportDocument(
+            kind: plan.kind.rawValue, preview: preview,
+            found: plan.matched.map { ImportDocument.Found(title: $0.tracked.title, tvmaze: $0.show.id, name: $0.show.name, how: $0.how,
+                                                           episodes: $0.marks.count, notOnTVmaze: $0.unmatched.count) },
+            notFound: plan.unmatched.map { ImportDocument.NotFound(title: $0.title, episodes: $0.episodes.count) }, problems: plan.problems)
+        if !preview {
+            let report = try await series.tvmaze { try await importer.apply(plan, to: context.profile.id, follow: query.string("follow") != "false") }
+            (document.marked, document.followed) = (report.marked, report.followed)
+        }
+        return document
     }
 
     func upload(_ request: Request, _ context: ProfileRequestContext) async throws -> HTMLPage {

@@ -188,6 +188,7 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let apiSavedSearch = SitePath("api/saved-searches/:id")
     static let apiProgress = SitePath("api/progress")
     static let apiHistory = SitePath("api/history")
+    static let apiHistoryImport = SitePath("api/history/import")
     static let apiTVMaze = SitePath("api/tvmaze")
     static let apiTVMazeSync = SitePath("api/tvmaze/sync")
     static let apiWatched = SitePath("api/shows/:id/watched")
