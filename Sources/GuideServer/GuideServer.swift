@@ -140,7 +140,7 @@ public enum GuideServer {
         WatchedPages(watched: watched, series: series, pages: pages, settings: settings, accounts: tvmazeAccounts).register(on: routes)
         WatchedRoutes(watched: watched, series: series).register(on: routes)
         HistoryImportPages(importer: HistoryImport(client: series.client, history: watched), series: series, pages: pages,
-                           pending: PendingImports()).register(on: routes)
+                           jobs: HistoryImportJobs()).register(on: routes)
         UpcomingPage(store: store, directory: directory, pages: pages, settings: settings, episodes: episodes).register(on: routes)
         CalendarPage(pages: pages, settings: settings, episodes: episodes).register(on: routes)
         let reminders = ReminderActions(store: store, directory: directory, settings: settings, dispatcher: services.reminders)

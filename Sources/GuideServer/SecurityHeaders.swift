@@ -37,4 +37,6 @@ enum HeaderNames {
     static let frameOptions = HTTPField.Name("X-Frame-Options")
     /// Where a browser says a request comes from: this site (`same-origin`), typed or bookmarked (`none`), or another.
     static let fetchSite = HTTPField.Name("Sec-Fetch-Site")
+    /// Seconds after which a browser loads the page again.
+    static let refresh = HTTPField.Name("Refresh")
 }

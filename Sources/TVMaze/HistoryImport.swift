@@ -45,8 +45,6 @@ public struct HistoryImport: Sendable {
         public var followed: Int
     }
 
-    /// The plan for `tracked`: TVmaze asked about each show, nothing kept. `choices` fixes shows by hand: a show's
-    /// title (as the tracker wrote it) to a TVmaze id.
     /// A show named by hand, as the CLI's `--choose` and the API's `choose` write it: its title as the file writes it,
     /// `=` and a TVmaze id (`The Office=526`); nil when it is not that.
     public static func choice(_ text: String) -> (title: String, id: Int)? {
@@ -56,9 +54,13 @@ public struct HistoryImport: Sendable {
         return (String(text[..<equals]), id)
     }
 
-    public func plan(_ tracked: TrackerHistory, choices: [String: Int] = [:]) async throws -> Plan {
+    /// The plan for `tracked`: TVmaze asked about each show, nothing kept. `choices` fixes shows by hand: a show's
+    /// title (as the tracker wrote it) to a TVmaze id. `progress` hears of each show done, of how many.
+    public func plan(_ tracked: TrackerHistory, choices: [String: Int] = [:],
+                     progress: @Sendable (_ done: Int, _ of: Int) async -> Void = { _, _ in }) async throws -> Plan {
         var plan = Plan(kind: tracked.kind, matched: [], unmatched: [], problems: tracked.problems)
-        for show in tracked.shows {
+        for (index, show) in tracked.shows.enumerated() {
+            await progress(index, tracked.shows.count)
             guard let (found, how) = try await find(show, chosen: choices[show.title]) else {
                 plan.unmatched.append(show)
                 continue
@@ -82,10 +84,12 @@ public struct HistoryImport: Sendable {
 
     /// Keeps `plan`'s marks for `profile`, each show kept with its episodes; follows the shows the tracker followed when
     /// `follow` says so.
-    public func apply(_ plan: Plan, to profile: ProfileID, follow: Bool) async throws -> Report {
+    public func apply(_ plan: Plan, to profile: ProfileID, follow: Bool,
+                      progress: @Sendable (_ done: Int, _ of: Int) async -> Void = { _, _ in }) async throws -> Report {
         var report = Report(marked: 0, followed: 0)
         var following = Set(try await history.store.following(profile).map(\.show.id))
-        for match in plan.matched {
+        for (index, match) in plan.matched.enumerated() {
+            await progress(index, plan.matched.count)
             _ = try await history.kept(match.show.id)
             report.marked += try await history.store.markWatched(match.marks, by: profile, at: history.now())
             if follow, match.tracked.isFollowed, !following.contains(match.show.id) {

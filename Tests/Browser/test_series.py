@@ -13,6 +13,7 @@ import unittest
 import urllib.request
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_support import SHOTS, Forms, browser
@@ -204,11 +205,14 @@ class SeriesTests(Forms, unittest.TestCase):
             self.submit(driver.find_element(By.PARTIAL_LINK_TEXT, "Your history"))
             driver.find_element(By.ID, "history-files").send_keys(export)
             self.submit(driver.find_element(By.CSS_SELECTOR, "#history-upload button[type=submit]"))
-        # The preview: the show found by its TVDB id, three episodes; nothing kept until confirmed.
-        self.assertIn("TV Time export: 1 shows, 3 episodes found on TVmaze", self.text(driver.find_element(By.ID, "import-summary")))
+        # Matched in the background, the import's page reloading itself, then the preview: the show found by its TVDB
+        # id, three episodes; nothing kept until confirmed.
+        summary = WebDriverWait(driver, 30).until(EC.presence_of_element_located((By.ID, "import-summary")))
+        self.assertIn("TV Time export: 1 shows, 3 episodes found on TVmaze", self.text(summary))
         self.assertIn("by TVDB 264492", self.text(driver.find_element(By.ID, "import-matched")))
         self.submit(driver.find_element(By.CSS_SELECTOR, "#import-confirm button[type=submit]"))
-        self.assertIn("Imported: 3 episodes marked watched", self.text(driver.find_element(By.ID, "import-report")))
+        report = WebDriverWait(driver, 30).until(EC.presence_of_element_located((By.ID, "import-report")))
+        self.assertIn("Imported: 3 episodes marked watched", self.text(report))
         # Up next has the show; its season page marks the three.
         self.submit(driver.find_element(By.LINK_TEXT, "Up next"))
         self.assertIn("Under the Dome", self.text(driver.find_element(By.CSS_SELECTOR, ".upcoming-show[data-show='1']")))

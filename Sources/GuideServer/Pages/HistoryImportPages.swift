@@ -6,18 +6,22 @@ import TrackerExports
 import TVMaze
 
 /// A tracker's export brought in from the web: `/history/import` takes the upload (a zip as the tracker sent it, or
-/// its files; 50 MB at most), matches it on TVmaze and shows the preview (what matched, by what; what did not, each
-/// with a box for a TVmaze id); `/history/import/confirm` imports it, with the shows fixed by hand, and reports.
-/// Nothing is kept before the confirmation; the read export waits for it at most ``PendingImports/lifetime``.
+/// its files; 50 MB at most) and matches it on TVmaze in the background (a large history is minutes of TVmaze's rate
+/// limit); `/history/imports/TOKEN` says how far it is, reloading itself, then shows the preview (what matched, by
+/// what; what did not, each with a box for a TVmaze id); `/history/import/confirm` imports it, with the shows fixed by
+/// hand, again in the background, and the same page reports. Nothing is kept before the confirmation; an import waits
+/// at most ``HistoryImportJobs/lifetime``.
 struct HistoryImportPages: Sendable {
     let importer: HistoryImport
     let series: SeriesServices
     let pages: Pages
-    let pending: PendingImports
+    let jobs: HistoryImportJobs
 
     struct Model {
         var chrome: Chrome
         var title: String
+        /// While TVmaze is being asked: how far it is.
+        var working: String?
         var token: String?
         var kind: String
         var summary: String
@@ -44,6 +48,7 @@ struct HistoryImportPages: Sendable {
     func register(on routes: RouteGroups) {
         routes.profile.post(.historyImport) { request, context in try await upload(request, context) }
         routes.profile.post(.historyConfirm) { request, context in try await confirm(request, context) }
+        routes.profile.get(.historyImportJob) { _, context in try await job(context) }
         routes.api(ProfileChanges.self).post(.apiHistoryImport) { request, context in try await imported(request, context) }
     }
 
@@ -106,7 +111,7 @@ struct HistoryImportPages: Sendable {
         return document
     }
 
-    func upload(_ request: Request, _ context: ProfileRequestContext) async throws -> HTMLPage {
+    func upload(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
         let form = try await MultipartForm.posted(request, context)
         guard !form.files("export").isEmpty else {
             throw HTTPError(.badRequest, message: "Choose the export's file (a zip, or its CSV or JSON files) to import.")
@@ -117,23 +122,69 @@ struct HistoryImportPages: Sendable {
         } catch {
             throw HTTPError(.badRequest, message: error.message)
         }
-        let plan = try await series.tvmaze { try await importer.plan(tracked) }
-        let token = await pending.keep(tracked, for: context.profile.id)
-        return try await page(context, plan: plan, token: token, report: nil)
+        guard let token = await jobs.start(tracked, for: context.profile.id) else {
+            throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "60"], message: "Other imports are being matched; try again in a minute.")
+        }
+        let importer = importer, jobs = jobs
+        Task {
+            do {
+                let plan = try await importer.plan(tracked) { done, of in await jobs.set(token, .matching(done: done, of: of)) }
+                await jobs.set(token, .preview(plan))
+            } catch {
+                await jobs.set(token, .failed("TVmaze could not be asked: \(error)"))
+            }
+        }
+        return .redirect(to: SitePath.historyImportJob(token))
     }
 
-    func confirm(_ request: Request, _ context: ProfileRequestContext) async throws -> HTMLPage {
+    func confirm(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
         let form = try await HistoryConfirmForm(request, context)
-        guard let tracked = await pending.take(form.token, for: context.profile.id) else {
+        guard let tracked = await jobs.confirm(form.token, for: context.profile.id) else {
             throw HTTPError(.notFound, message: "This import is no longer waiting (it is kept for 30 minutes): upload the export again.")
         }
         var choices: [String: Int] = [:]
         for (title, id) in zip(form.titles, form.ids) { if let id { choices[title] = id } }
-        let plan = try await series.tvmaze { try await importer.plan(tracked, choices: choices) }
-        let report = try await series.tvmaze { try await importer.apply(plan, to: context.profile.id, follow: form.follows) }
-        return try await page(context, plan: plan, token: nil,
-                              report: "Imported: \(report.marked) episodes marked watched, \(report.followed) shows followed."
-                                + (plan.unmatched.isEmpty ? "" : " \(plan.unmatched.count) shows TVmaze did not find were left out."))
+        let importer = importer, jobs = jobs, token = form.token, profile = context.profile.id, follows = form.follows
+        Task {
+            do {
+                // Matched again, from the cache but for the shows named by hand.
+                let plan = try await importer.plan(tracked, choices: choices)
+                let report = try await importer.apply(plan, to: profile, follow: follows) { done, of in
+                    await jobs.set(token, .keeping(done: done, of: of))
+                }
+                await jobs.set(token, .done(plan, "Imported: \(report.marked) episodes marked watched, \(report.followed) shows followed."
+                                           + (plan.unmatched.isEmpty ? "" : " \(plan.unmatched.count) shows TVmaze did not find were left out.")))
+            } catch {
+                await jobs.set(token, .failed("The import stopped: \(error). What was kept stays; importing again adds the rest."))
+            }
+        }
+        return .redirect(to: SitePath.historyImportJob(form.token))
+    }
+
+    /// How the import is going: reloading itself every 2 seconds while TVmaze is asked; then its preview or report.
+    func job(_ context: ProfileRequestContext) async throws -> HTMLPage {
+        let token = context.parameters.get("token") ?? ""
+        guard let stage = await jobs.stage(token, for: context.profile.id) else {
+            throw HTTPError(.notFound, message: "No such import waits (one is kept for 30 minutes): upload the export again.")
+        }
+        switch stage {
+        case .matching(let done, let of), .keeping(let done, let of):
+            let asking = if case .matching = stage { "Finding the shows on TVmaze" } else { "Keeping the shows and their episodes" }
+            // TVmaze takes 20 requests in 10 seconds; a show is a request or two.
+            let minutes = (of - done + 59) / 60
+            var page = try await pages.page("history-import", Model(
+                chrome: pages.chrome(context, section: "up-next"), title: "Import: working",
+                working: "\(asking): \(done) of \(of) shows" + (minutes > 1 ? ", about \(minutes) minutes left." : "."),
+                token: nil, kind: "", summary: "", matched: [], unmatched: [], problems: [], report: nil))
+            page.refresh = 2
+            return page
+        case .preview(let plan):
+            return try await page(context, plan: plan, token: token, report: nil)
+        case .done(let plan, let report):
+            return try await page(context, plan: plan, token: nil, report: report)
+        case .failed(let message):
+            throw HTTPError(.badGateway, message: message)
+        }
     }
 
     private func page(_ context: ProfileRequestContext, plan: HistoryImport.Plan, token: String?, report: String?) async throws -> HTMLPage {
@@ -143,7 +194,7 @@ struct HistoryImportPages: Sendable {
                         + match.unmatched.prefix(5).map { Episode.code(season: $0.season, number: $0.number) }.joined(separator: ", "))
         }
         return try await pages.page("history-import", Model(
-            chrome: pages.chrome(context, section: "up-next"), title: report == nil ? "Import: preview" : "Import: done", token: token,
+            chrome: pages.chrome(context, section: "up-next"), title: report == nil ? "Import: preview" : "Import: done", working: nil, token: token,
             kind: plan.kind.rawValue,
             summary: "\(plan.matched.count + plan.unmatched.count) shows, \(plan.episodes) episodes found on TVmaze"
                 + (plan.unmatchedEpisodes > 0 ? ", \(plan.unmatchedEpisodes) not" : "") + ".",
@@ -178,25 +229,56 @@ struct HistoryConfirmForm: PostedForm {
     }
 }
 
-/// Read exports waiting for their confirmation: at most ``most``, each ``lifetime``, each for the profile that
-/// uploaded it.
-actor PendingImports {
+/// Imports under way, each for the profile that uploaded it: at most ``most``, each kept ``lifetime`` after its last
+/// change. Matching and keeping run in tasks of their own, each job's one at a time.
+actor HistoryImportJobs {
+    enum Stage: Sendable {
+        case matching(done: Int, of: Int)
+        case preview(HistoryImport.Plan)
+        case keeping(done: Int, of: Int)
+        case done(HistoryImport.Plan, String)
+        case failed(String)
+
+        var isWorking: Bool {
+            switch self {
+            case .matching, .keeping: true
+            case .preview, .done, .failed: false
+            }
+        }
+    }
+
     static let most = 8
     static let lifetime: TimeInterval = 30 * 60
-    private var waiting: [String: (profile: ProfileID, history: TrackerHistory, at: Date)] = [:]
+    private var jobs: [String: (profile: ProfileID, history: TrackerHistory, stage: Stage, at: Date)] = [:]
 
-    func keep(_ history: TrackerHistory, for profile: ProfileID) -> String {
+    /// A new job, matching; nil when ``most`` are kept and none can go (all at work).
+    func start(_ history: TrackerHistory, for profile: ProfileID) -> String? {
         let now = Date()
-        waiting = waiting.filter { now.timeIntervalSince($0.value.at) < Self.lifetime }
-        while waiting.count >= Self.most, let oldest = waiting.min(by: { $0.value.at < $1.value.at })?.key { waiting[oldest] = nil }
+        jobs = jobs.filter { now.timeIntervalSince($0.value.at) < Self.lifetime }
+        while jobs.count >= Self.most {
+            guard let oldest = jobs.filter({ !$0.value.stage.isWorking }).min(by: { $0.value.at < $1.value.at })?.key else { return nil }
+            jobs[oldest] = nil
+        }
         let token = Accounts.randomToken()
-        waiting[token] = (profile, history, now)
+        jobs[token] = (profile, history, .matching(done: 0, of: history.shows.count), now)
         return token
     }
 
-    func take(_ token: String, for profile: ProfileID) -> TrackerHistory? {
-        guard let entry = waiting[token], entry.profile == profile, Date().timeIntervalSince(entry.at) < Self.lifetime else { return nil }
-        waiting[token] = nil
-        return entry.history
+    func set(_ token: String, _ stage: Stage) {
+        jobs[token]?.stage = stage
+        jobs[token]?.at = Date()
+    }
+
+    func stage(_ token: String, for profile: ProfileID) -> Stage? {
+        guard let job = jobs[token], job.profile == profile, Date().timeIntervalSince(job.at) < Self.lifetime else { return nil }
+        return job.stage
+    }
+
+    /// The export of a job waiting at its preview, now being kept; nil when there is none such.
+    func confirm(_ token: String, for profile: ProfileID) -> TrackerHistory? {
+        guard let job = jobs[token], job.profile == profile, case .preview(let plan) = job.stage,
+              Date().timeIntervalSince(job.at) < Self.lifetime else { return nil }
+        set(token, .keeping(done: 0, of: plan.matched.count))
+        return job.history
     }
 }

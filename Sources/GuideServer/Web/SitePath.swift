@@ -86,6 +86,7 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let historyCSV = SitePath("history/export.csv")
     static let historyImport = SitePath("history/import")
     static let historyConfirm = SitePath("history/import/confirm")
+    static let historyImportJob = SitePath("history/imports/:token")
     static let historyTVMaze = SitePath("history/tvmaze")
     static let historyTVMazeSync = SitePath("history/tvmaze/sync")
     static let historyTVMazeDisconnect = SitePath("history/tvmaze/disconnect")
