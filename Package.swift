@@ -186,7 +186,7 @@ let package = Package(
         ]),
         .testTarget(name: "GuideServerTests", dependencies: [
             "GuideServer", "GuideReminders", "TestReceivers", "GuideStore", "GuideIngest", "GuideCore", "GuideHTTP", "TVMaze", "TVMazeReplay",
-            "SchedulesDirect", "SchedulesDirectReplay", "BoxesReplay",
+            "SchedulesDirect", "SchedulesDirectReplay", "BoxesReplay", "XMLTV",
             "StoreTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),

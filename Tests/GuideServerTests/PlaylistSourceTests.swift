@@ -6,6 +6,7 @@ import GuideStore
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import XMLTV
 
 /// An M3U playlist as a source: refreshed like any other, its entries kept (a failed refresh keeps the last ones),
 /// matched to the guide's channels by tvg-id, then by name, or as an admin maps them, and shown by the API. On both
@@ -33,16 +34,22 @@ import Testing
         javascript:alert(1)//
         """
 
+    /// A server with the listings and `playlist` as the source "iptv" (not refreshed yet), and the playlist's path.
+    static func serverWithPlaylist() async throws -> (TestServer, String) {
+        let server = try await TestServer(listings: listings, now: now)
+        let path = server.folder + "/iptv.m3u"
+        try FileManager.default.createDirectory(atPath: server.folder, withIntermediateDirectories: true)
+        try playlist.write(toFile: path, atomically: true, encoding: .utf8)
+        try await server.store.addSource(SourceDefinition(name: SourceName("iptv"), format: .m3u, location: path))
+        return (server, path)
+    }
+
     func refresh(_ server: TestServer) async throws -> SourceReport {
         try #require(try await server.scheduler.refresh([SourceName("iptv")]).first)
     }
 
     @Test func aPlaylistNumbersGroupsAndStreamsTheGuidesChannels() async throws {
-        let server = try await TestServer(listings: Self.listings, now: Self.now)
-        let path = server.folder + "/iptv.m3u"
-        try FileManager.default.createDirectory(atPath: server.folder, withIntermediateDirectories: true)
-        try Self.playlist.write(toFile: path, atomically: true, encoding: .utf8)
-        try await server.store.addSource(SourceDefinition(name: SourceName("iptv"), format: .m3u, location: path))
+        let (server, path) = try await Self.serverWithPlaylist()
         let generation = try await server.store.version().generation
         let report = try await refresh(server)
         #expect(report.outcome == .imported && report.channels == 4, "\(report)")
@@ -106,6 +113,36 @@ import Testing
         let failed = try await refresh(server)
         #expect(failed.outcome == .failed && failed.error?.contains("not an M3U playlist") == true, "\(failed)")
         #expect(try await server.store.playlistCandidates().count == 4)
+    }
+
+    /// A feed's playlist (issue 30): the feed's channels that have a stream, each named as the feed's XMLTV names it, with
+    /// the source's number, groups and stream, tvguide's logo, and the feed as its guide; what M3UReader reads back.
+    @Test func aFeedIsAlsoAPlaylistNamingItsGuide() async throws {
+        let (server, _) = try await Self.serverWithPlaylist()
+        _ = try await refresh(server)
+        try await server.run { client in
+            let admin = try await AccountTests.admin(client)
+            let page = String(buffer: try await admin.send(client, "/admin/feeds", method: .post,
+                                                           form: ["name": "Kodi", "channels": "group:UK", "days": "7", "shape": "xmltv"]).body)
+            let address = try #require(page.components(separatedBy: "IPTV Simple, TiviMate, Jellyfin's M3U tuner), with this guide named in it: <code>")
+                .dropFirst().first?.components(separatedBy: "</code>").first)
+            let response = try await client.execute(uri: try #require(URL(string: address)?.path), method: .get)
+            #expect(response.status == .ok && response.headers[.contentType] == "audio/x-mpegurl; charset=utf-8")
+            let text = String(buffer: response.body)
+            let read = try M3UReader.read(Array(text.utf8))
+            let guide = address.replacingOccurrences(of: ".m3u", with: ".xml")
+            #expect(read.header?.guideURLs == [guide])
+            #expect(read.entries.map(\.guideID) == ["bbc1.uk", "five.uk"] && read.entries.map(\.number) == ["101", "105"], "\(text)")
+            #expect(read.entries.map(\.stream) == ["https://streams.example/bbc1.m3u8", "https://streams.example/five.m3u8"])
+            #expect(read.entries.first?.groups == ["UK", "Favourites"] && read.entries.first?.guideName == "BBC One")
+            // Logos from tvguide's cache, at the address the playlist was asked at.
+            let base = try #require(address.range(of: "/xmltv/")).lowerBound
+            #expect(read.entries.allSatisfy { $0.logo?.hasPrefix(address[..<base] + "/logo?") == true }, "\(text)")
+            // The same channels, by the same ids, as the feed's XMLTV.
+            let xmltv = String(buffer: try await client.execute(uri: try #require(URL(string: guide)?.path), method: .get).body)
+            #expect(xmltv.contains(#"<channel id="bbc1.uk">"#) && xmltv.contains(#"<channel id="five.uk">"#))
+            #expect(try await client.execute(uri: "/xmltv/" + String(repeating: "0", count: 43) + ".m3u", method: .get).status == .notFound)
+        }
     }
 
     @Test func onlyStreamsAPlayerOpensAreLinked() {

@@ -5,11 +5,13 @@ import GuideHTTP
 import GuideIngest
 import GuideStore
 import Hummingbird
+import XMLTV
 
 /// `/xmltv/TOKEN.xml` and `/xmltv/TOKEN.xml.gz`: a feed an admin cut for one media server (``LineupFeed``): its
 /// channels from today's broadcast day for its days, written plainly or for Plex and Jellyfin (``MediaServerShape``).
 /// The token in the address only reads this feed. Written to a file once per version of the listings, day and
-/// definition, and served from it with `ETag` and `Last-Modified`.
+/// definition, and served from it with `ETag` and `Last-Modified`. `/xmltv/TOKEN.m3u` is the same channels as an M3U
+/// playlist for IPTV players (``M3UWriter``): those with a stream from a playlist source, naming the feed as their guide.
 struct LineupFeeds: Sendable {
     let store: any GuideDatabase
     let directory: ChannelDirectory
@@ -35,13 +37,11 @@ struct LineupFeeds: Sendable {
 
     private func serve(_ request: Request, _ context: some GuideContext) async throws -> Response {
         let file = context.parameters.get("file") ?? ""
+        if file.hasSuffix(".m3u") { return try await playlist(token: String(file.dropLast(4)), request, context) }
         let compressed = file.hasSuffix(".xml.gz")
         guard compressed || file.hasSuffix(".xml") else { throw HTTPError(.notFound) }
         let token = String(file.dropLast(compressed ? 7 : 4))
-        // An unknown or removed address looks like any missing page.
-        guard token.utf8.count <= 128, let feed = try await store.lineupFeed(tokenHash: Accounts.digest(token)) else {
-            throw HTTPError(.notFound, message: "No such feed. Its address may have been removed on the admin page.")
-        }
+        let feed = try await feed(token)
         let version = try await store.version()
         let built = try await build(feed, compressed: compressed, base: settings.publicAddress(for: request, local: context.local))
         var headers: HTTPFields = [.eTag: built.tag, .cacheControl: "no-cache",
@@ -50,6 +50,31 @@ struct LineupFeeds: Sendable {
         if XMLTVFeed.isUnchanged(request, tag: built.tag, updated: nil) { return Response(status: .notModified, headers: headers) }
         if compressed { headers[.contentDisposition] = "attachment; filename=\"tvguide.xml.gz\"" }
         return Response(status: .ok, headers: headers, body: try await FileIO().loadFile(path: built.path, context: context))
+    }
+
+    /// The feed `token` reads; an unknown or removed address looks like any missing page.
+    private func feed(_ token: String) async throws -> LineupFeed {
+        guard token.utf8.count <= 128, let feed = try await store.lineupFeed(tokenHash: Accounts.digest(token)) else {
+            throw HTTPError(.notFound, message: "No such feed. Its address may have been removed on the admin page.")
+        }
+        return feed
+    }
+
+    /// `/xmltv/TOKEN.m3u`: the feed's channels that have a stream, in its order, each named by the id, number and name
+    /// its XMLTV gives it, with tvguide's cached logo; the source playlist's groups, catch-up and options as it gave them.
+    private func playlist(token: String, _ request: Request, _ context: some GuideContext) async throws -> Response {
+        let feed = try await feed(token)
+        let base = settings.publicAddress(for: request, local: context.local)
+        let snapshot = try await directory.snapshot()
+        let items = try await channels(of: feed, in: snapshot).compactMap { channel in
+            snapshot.playlist[channel.id].map { entry in
+                M3UWriter.Item(guideID: channel.id.rawValue, number: channel.number, name: channel.name,
+                               logo: ChannelLogos.address(of: channel).map { base + $0 }, entry: entry)
+            }
+        }
+        let text = M3UWriter().playlist(items, guide: base + SitePath.lineupFeed("\(token).xml"))
+        return CompressibleBody.response(Array(text.utf8), for: request,
+                                         headers: [.contentType: "audio/x-mpegurl; charset=utf-8", .cacheControl: "no-cache"])
     }
 
     /// The feed's file for the listings as they are now, written unless it exists.

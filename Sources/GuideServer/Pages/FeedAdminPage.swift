@@ -25,6 +25,7 @@ struct FeedAdminPage: Sendable {
         /// A new feed's addresses, shown once.
         var address: String?
         var compressedAddress: String?
+        var playlistAddress: String?
         var targets: [TargetEntry]
         var feedChoices: [Choice]
         var kinds: [Choice]
@@ -87,6 +88,7 @@ struct FeedAdminPage: Sendable {
                      Choice(value: LineupFeed.Shape.xmltv.rawValue, label: "XMLTV as listed (Kodi, others)", isSelected: false)],
             message: message, isError: isError,
             address: token.map { base + SitePath.lineupFeed("\($0).xml") }, compressedAddress: token.map { base + SitePath.lineupFeed("\($0).xml.gz") },
+            playlistAddress: token.map { base + SitePath.lineupFeed("\($0).m3u") },
             targets: try await targetEntries(feeds: defined, clock: settings.clock(context)),
             feedChoices: defined.map { Choice(value: "\($0.id)", label: $0.name, isSelected: false) },
             kinds: [Choice(value: "jellyfin", label: "Jellyfin (its API key)", isSelected: true),
