@@ -66,10 +66,10 @@ public final class UserAccountStandIn: Sendable {
             case ("GET", "auth/validate"):
                 return Self.json(200, ["premium": state.premium])
             case ("GET", "user/episodes"):
-                return Self.json(200, state.marks.keys.sorted().map { marked($0, state.marks[$0]!) })
+                return Self.json(200, state.marks.sorted { $0.key < $1.key }.map { marked($0.key, $0.value) })
             case ("GET", "scrobble/shows/#"):
-                let id = number
-                return Self.json(200, state.marks.keys.sorted().filter { episodes[$0]?.show == id }.map { marked($0, state.marks[$0]!) })
+                return Self.json(200, state.marks.sorted { $0.key < $1.key }.filter { episodes[$0.key]?.show == number }
+                    .map { marked($0.key, $0.value) })
             case ("PUT", "user/episodes/#"), ("PUT", "scrobble/episodes/#"):
                 let id = number
                 guard episodes[id] != nil else { return Self.json(404, ["name": "Not Found", "status": 404]) }
