@@ -38,10 +38,14 @@ public struct GuideServices: Sendable {
     public var grabbers: Grabbers?
     /// How the admin's Schedules Direct page reaches SD; nil where it cannot.
     public var schedulesDirect: SDConnection?
+    /// Feeds' own tuner ports, for Plex (``TunerPorts``); nil where nothing runs them (the tests of the router alone).
+    public var tuners: TunerPorts?
 
     public init(store: any GuideDatabase, settings: ServerSettings, scheduler: RefreshScheduler, feeds: any HTTPTransport,
                 tvmaze: TVMazeClient, images: ImageCache, logos: ImageCache, outbound: PolicedTransport, reminders: ReminderDispatcher,
-                metrics: PrometheusCollectorRegistry? = nil, grabbers: Grabbers? = nil, schedulesDirect: SDConnection? = nil) {
+                metrics: PrometheusCollectorRegistry? = nil, grabbers: Grabbers? = nil, schedulesDirect: SDConnection? = nil,
+                tuners: TunerPorts? = nil) {
+        self.tuners = tuners
         self.grabbers = grabbers
         self.schedulesDirect = schedulesDirect
         self.outbound = outbound
@@ -124,7 +128,8 @@ public enum GuideServer {
         xmltv.register(on: routes)
         let lineupFeeds = LineupFeeds(store: store, directory: directory, settings: settings, cache: xmltv.cache)
         lineupFeeds.register(on: routes)
-        FeedAdminPage(store: store, directory: directory, pages: pages, settings: settings, feeds: lineupFeeds,
+        services.tuners?.attach(lineupFeeds)
+        FeedAdminPage(store: store, directory: directory, pages: pages, settings: settings, feeds: lineupFeeds, tuners: services.tuners,
                       reloads: MediaServerReloads(store: store, feeds: lineupFeeds, transport: services.feeds, now: settings.now))
             .register(on: routes)
         series.register(on: routes)

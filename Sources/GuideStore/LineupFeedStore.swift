@@ -12,6 +12,9 @@ public protocol LineupFeedStore: Sendable {
     /// ``StoreError/Code/invalid`` past ``LineupFeed/mostFeeds``.
     func addLineupFeed(_ feed: LineupFeed, tokenHash: String) async throws -> LineupFeed
     func removeLineupFeed(_ id: Int64) async throws
+    /// Gives feed `id` its own tuner port (``LineupFeed/tunerPorts``), or takes it away (nil);
+    /// ``StoreError/Code/conflict`` when another feed has that port.
+    func setTunerPort(of id: Int64, to port: Int?) async throws
 
     /// The media servers told to reload when a feed's listings change, by feed, then as added.
     func reloadTargets() async throws -> [ReloadTarget]
@@ -75,14 +78,20 @@ public struct LineupFeed: Hashable, Sendable {
     public var channels: Channels
     public var days: Int
     public var shape: Shape
+    /// The port where the feed is also an HDHomeRun tuner at the root, for Plex (which takes a tuner as ADDRESS:PORT
+    /// only); nil for none.
+    public var tunerPort: Int?
+
+    /// The ports a feed's tuner may have: unprivileged ones.
+    public static let tunerPorts = 1024...65535
 
     /// Days a feed may cover.
     public static let dayRange = 1...14
     /// Feeds one guide keeps.
     public static let mostFeeds = 50
 
-    public init(id: Int64 = 0, name: String, channels: Channels, days: Int, shape: Shape) {
-        (self.id, self.name, self.channels, self.days, self.shape) = (id, name, channels, days, shape)
+    public init(id: Int64 = 0, name: String, channels: Channels, days: Int, shape: Shape, tunerPort: Int? = nil) {
+        (self.id, self.name, self.channels, self.days, self.shape, self.tunerPort) = (id, name, channels, days, shape, tunerPort)
     }
 }
 
@@ -132,6 +141,18 @@ extension LineupFeedStore where Self: SQLBackend {
         try await transaction { db in try await db.execute("DELETE FROM lineup_feed WHERE id = \(id)") }
     }
 
+    public func setTunerPort(of id: Int64, to port: Int?) async throws {
+        if let port, !LineupFeed.tunerPorts.contains(port) {
+            throw StoreError(.invalid, "a tuner port is from \(LineupFeed.tunerPorts.lowerBound) to \(LineupFeed.tunerPorts.upperBound)")
+        }
+        try await transaction { db in
+            if let port, try await db.value("SELECT COUNT(*) FROM lineup_feed WHERE tuner_port = \(Int64(port)) AND id <> \(id)", as: Int64.self) ?? 0 > 0 {
+                throw StoreError(.conflict, "another feed's tuner has port \(port)")
+            }
+            try await db.execute("UPDATE lineup_feed SET tuner_port = \(port.map(Int64.init)) WHERE id = \(id)")
+        }
+    }
+
     public func reloadTargets() async throws -> [ReloadTarget] {
         try await reading { db in
             try await db.rows("""
@@ -179,7 +200,7 @@ extension LineupFeedStore where Self: SQLBackend {
         }
     }
 
-    private static var feedColumns: StaticString { "id, name, kind, profile_id, group_name, days, shape" }
+    private static var feedColumns: StaticString { "id, name, kind, profile_id, group_name, days, shape, tuner_port" }
 
     private static func feed(_ row: SQLRow) throws -> LineupFeed {
         let profile = try row.value(3, as: Int64?.self).map { ProfileID(rawValue: $0) }
@@ -189,6 +210,7 @@ extension LineupFeedStore where Self: SQLBackend {
         default: .lineup(profile ?? ProfileID(rawValue: 0))
         }
         return LineupFeed(id: try row.value(0, as: Int64.self), name: try row.value(1, as: String.self), channels: channels,
-                          days: Int(try row.value(5, as: Int64.self)), shape: LineupFeed.Shape(rawValue: try row.value(6, as: String.self)) ?? .xmltv)
+                          days: Int(try row.value(5, as: Int64.self)), shape: LineupFeed.Shape(rawValue: try row.value(6, as: String.self)) ?? .xmltv,
+                          tunerPort: try row.value(7, as: Int64?.self).flatMap { Int(exactly: $0) })
     }
 }

@@ -8,7 +8,7 @@ import GuideStore
 /// trigram table. Every later change is added to both lists under the same name. Times are whole seconds since 1970
 /// (UTC) in `bigint`s, as in SQLite.
 enum PostgresMigrations {
-    static let all: [(name: String, sql: String)] = early + trackers
+    static let all: [(name: String, sql: String)] = early + trackers + devices
 
     static let early: [(name: String, sql: String)] = [
         ("v6: sources, channels, programmes, search, profiles, merged listings, API cache, followed shows", """

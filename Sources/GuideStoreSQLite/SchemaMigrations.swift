@@ -388,6 +388,7 @@ enum SchemaMigrations {
         registerLivingRoom(&migrator)
         registerSchedulesDirect(&migrator)
         registerWatched(&migrator)
+        registerDevices(&migrator)
         return migrator
     }
 }

@@ -77,6 +77,8 @@ struct ServeCommand: AsyncParsableCommand {
         // Every address a viewer, a guest, a listings file or a playlist names is fetched through this (allowed-hosts).
         let outbound = PolicedTransport(policy: options.outbound, trusting: options.outboundCA, connectTimeout: .seconds(5), readTimeout: .seconds(10))
         let grabbers = options.grabbers.grabbers(localFiles: options.store.localFiles)
+        // Feeds an admin gave a tuner port, each served there as an HDHomeRun tuner for Plex, on serve's own host.
+        let tuners = TunerPorts(host: options.host)
         try await withHTTPTransport { feeds in
             // Images get their own client with short timeouts: a poster that cannot be fetched must not hold a page up.
             try await withHTTPTransport(connectTimeout: .seconds(3), readTimeout: .seconds(10)) { imageFetches in
@@ -102,7 +104,8 @@ struct ServeCommand: AsyncParsableCommand {
                                                   now: now, site: options.publicURL,
                                                   defaultClock: ViewerClock(zone: settings.timeZone, dayStartHour: settings.dayStartHour)),
                     metrics: registry, grabbers: grabbers,
-                    schedulesDirect: SDConnection(base: options.schedulesDirectBase, transport: feeds))
+                    schedulesDirect: SDConnection(base: options.schedulesDirectBase, transport: feeds),
+                    tuners: tuners)
                 let followed = SeriesTracker(client: TVMazeClient(base: options.tvmazeBase, transport: feeds, limiter: limiter, cache: database,
                                                                   now: now, clock: clock),
                                              store: database, now: now)
@@ -120,6 +123,10 @@ struct ServeCommand: AsyncParsableCommand {
                                    await scheduler.run()
                                },
                                Background { await Self.keepFollowedShowsCurrent(followed, database: database, clock: clock) },
+                               Background { await tuners.run() },
+                               Background { [ssdp = options.ssdpPort] in
+                                   if let ssdp { await SSDPResponder(port: ssdp, tuners: tuners).run() }
+                               },
                                Background { [reloads = MediaServerReloads(guide)] in
                                    for await _ in schemaReady {}
                                    await reloads.run(clock: clock) { Output.error($0) }

@@ -77,6 +77,9 @@ struct ServeOptions: ParsableArguments {
             help: ArgumentHelp("How many days of listings, from today, an installed guide keeps for use offline, 1-7 (default: 3).", valueName: "days"))
     var offlineDays: String?
 
+    @Option(help: ArgumentHelp("Answer SSDP searches on the local network for the feeds' tuner ports, as HDHomeRun tuners do, so Plex and Jellyfin find them: off, on (UDP port 1900), or another port (default: off).", valueName: "off|on|port"))
+    var ssdp: String?
+
     @Flag(help: "Send cookies without Secure, for plain http beyond this machine (a home network without TLS). Browsers keep Secure cookies on https and on 127.0.0.1/localhost.")
     var insecureCookies = false
 
@@ -89,7 +92,7 @@ struct ServeOptions: ParsableArguments {
                                               (.insecureCookies, insecureCookies ? "true" : nil),
                                               (.outboundCA, outboundCA), (.setupCodeFile, setupCodeFile),
                                               (.grabberMinutes, grabberMinutes), (.schedulesDirectURL, schedulesDirectURL),
-                                              (.hdhomerunGuideURL, hdhomerunGuideURL)]
+                                              (.hdhomerunGuideURL, hdhomerunGuideURL), (.ssdp, ssdp)]
         for case let (key, value?) in given { flags[key] = .string(value) }
         if !trustedProxies.isEmpty { flags[.trustedProxy] = .stringArray(trustedProxies) }
         if !allowedHosts.isEmpty { flags[.allowedHosts] = .stringArray(allowedHosts) }

@@ -41,6 +41,8 @@ struct ServeSettings: Sendable {
     var hdhomerunGuide: String
     /// Where XMLTV grabbers are found and how long one may run.
     var grabbers: GrabberSettings
+    /// The UDP port SSDP searches are answered on for the feeds' tuners (`ssdp`: off, on for 1900, or a port); nil: off.
+    var ssdpPort: Int?
 
     init(_ layers: SettingsLayers, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         store = StoreLocation(layers)
@@ -73,6 +75,17 @@ struct ServeSettings: Sendable {
             case "true", "yes", "1": insecureCookies = true
             case "false", "no", "0": insecureCookies = false
             default: throw Self.failure(.insecureCookies, text, "is not true or false")
+            }
+        }
+        if let text = layers.string(.ssdp) {
+            switch text.lowercased() {
+            case "off", "false", "no", "0": ssdpPort = nil
+            case "on", "true", "yes": ssdpPort = 1900
+            default:
+                guard let port = Bounded.integer(text, in: 1...65_535) else {
+                    throw Self.failure(.ssdp, text, "is not off, on or a UDP port")
+                }
+                ssdpPort = Int(port)
             }
         }
         mail = try Self.mailSettings(layers, password: environment["TVGUIDE_SMTP_PASSWORD"])
@@ -117,6 +130,7 @@ struct ServeSettings: Sendable {
         case .hdhomerunGuideURL: hdhomerunGuide
         case .grabberPath: grabbers.directories.joined(separator: ", ")
         case .grabberMinutes: String(grabbers.minutes)
+        case .ssdp: ssdpPort.map { $0 == 1900 ? "on" : String($0) } ?? "off"
         }
     }
 

@@ -23,6 +23,7 @@ enum SettingKey: String, CaseIterable, Sendable {
     case hdhomerunGuideURL = "hdhomerun-guide-url"
     case grabberPath = "grabber-path"
     case grabberMinutes = "grabber-minutes"
+    case ssdp
 
     /// Whether it takes several values (comma-separated in the file and the environment, repeated as a flag).
     var isList: Bool { self == .trustedProxy || self == .allowedHosts || self == .grabberPath }

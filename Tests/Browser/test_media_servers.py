@@ -10,9 +10,12 @@ Run by scripts/test after test_living_room.py: /usr/bin/python3 Tests/Browser/te
 import json
 import os
 import re
+import socket
 import subprocess
 import tempfile
+import time
 import unittest
+import urllib.error
 import urllib.parse
 import urllib.request
 import xml.etree.ElementTree as ET
@@ -20,10 +23,35 @@ import xml.etree.ElementTree as ET
 from selenium.webdriver.common.by import By
 
 from browser_support import DAY, Forms, OwnServer
-from tvguide_server import BINARY
+from tvguide_server import BINARY, free_port
+
+HDHOMERUN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hdhomerun")
+# An SSDP search as Plex and Jellyfin send it to 239.255.255.250:1900 (sent here to serve's SSDP port on loopback).
+M_SEARCH = ('M-SEARCH * HTTP/1.1\r\nHOST: 239.255.255.250:1900\r\nMAN: "ssdp:discover"\r\nMX: 1\r\n'
+            'ST: urn:schemas-upnp-org:device:MediaServer:1\r\n\r\n')
+
+
+def fetch(url):
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        return answer.read(), answer.headers.get("Content-Type", "")
+
+
+def same_types(test, ours, real, where):
+    """Every field the real device sends, ours sends with the same JSON type (Legacy excepted: old firmware only)."""
+    for key, value in real.items():
+        if key == "Legacy":
+            continue
+        test.assertIn(key, ours, where)
+        test.assertIs(type(ours[key]), type(value), (where, key))
 
 
 class MediaServerFeedTests(OwnServer, Forms, unittest.TestCase):
+
+    SSDP_PORT = free_port()
+
+    @classmethod
+    def serve_options(cls):
+        return ["--ssdp", str(cls.SSDP_PORT)]
     """A feed for Plex and Jellyfin, made on the admin page and read back independently: every programme's categories
     and episode numbers in the store are in the feed as the rules in docs/media-servers.md say, and xmltv-util's
     tv_validate_file accepts it. Real programmes with episode numbers (Tests/Browser/freeview-ie-episodes.xml,
@@ -111,6 +139,109 @@ class MediaServerFeedTests(OwnServer, Forms, unittest.TestCase):
         complaints = [line for line in (result.stdout + result.stderr).splitlines() if line.strip()
                       and not any(known in line for known in ("Validated ok", "Invalid channel-id", "error found", "errors found"))]
         self.assertEqual(complaints, [], result.stdout + result.stderr)
+
+    def test_a_feed_is_a_tuner_plex_and_jellyfin_accept(self):
+        """The feed's HDHomeRun answers, field by field against a real device's (Jellyfin's test data); at
+        /hdhomerun/TOKEN/ and at the root of the port the admin gives it; found by an SSDP search on loopback."""
+        driver = self.driver
+        with urllib.request.urlopen(self.server.url("/api/guide?from=%sT18:00:00Z&to=%sT23:00:00Z" % (DAY, DAY))) as answer:
+            channels = [c["channel"] for c in json.load(answer)["channels"] if c["programmes"]][:6]
+        playlist = os.path.join(self.server.folder, "tuner.m3u")
+        with open(playlist, "w") as file:
+            file.write("#EXTM3U\n")
+            for index, channel in enumerate(channels):
+                number = ' tvg-chno="%d.1"' % (index + 2) if index < 4 else ""
+                file.write('#EXTINF:-1 tvg-id="%s"%s group-title="Tuner",%s\nhttp://192.0.2.7:5004/auto/v%d\n'
+                           % (channel["id"], number, channel["name"], index))
+        for command in (["sources", "add", "tuner-m3u", playlist, "--format", "m3u"], ["refresh", "tuner-m3u"]):
+            subprocess.run([BINARY] + command + ["--database", self.server.database], check=True, capture_output=True)
+        self.sign_in_admin()
+        driver.get(self.server.url("/admin/feeds"))
+        self.fill({"name": "Plex tuner", "days": "2"})
+        driver.find_element(By.CSS_SELECTOR, "#feed-channels option[value='group:Tuner']").click()
+        self.submit(driver.find_element(By.CSS_SELECTOR, "#feed-form button[type=submit]"))
+        base = re.search(r"(http://\S+/hdhomerun/\S+)\.", driver.find_element(By.CSS_SELECTOR, "#feed-address").text).group(1)
+
+        with open(os.path.join(HDHOMERUN, "discover-HDHR3-US.json")) as file:
+            real_discover = json.load(file)
+        with open(os.path.join(HDHOMERUN, "lineup.json")) as file:
+            real_lineup = json.load(file)
+        with urllib.request.urlopen(self.server.url("/api/channels")) as answer:
+            numbers = {c["name"]: c.get("number") for c in json.load(answer)}
+
+        def check_device(base):
+            discover = json.loads(fetch(base + "/discover.json")[0])
+            same_types(self, discover, real_discover, "discover.json")
+            self.assertEqual(discover["BaseURL"], base)
+            self.assertEqual(discover["LineupURL"], base + "/lineup.json")
+            self.assertRegex(discover["DeviceID"], r"^[0-9A-F]{8}$")
+            self.assertEqual(discover["FriendlyName"], "tvguide Plex tuner")
+            lineup = json.loads(fetch(discover["LineupURL"])[0])
+            self.assertEqual(len(lineup), len(channels))
+            allowed = set().union(*(entry.keys() for entry in real_lineup))
+            by_name = {entry["GuideName"]: entry for entry in lineup}
+            for index, channel in enumerate(channels):
+                entry = by_name[channel["name"]]
+                self.assertLessEqual(set(entry), allowed, entry)
+                same_types(self, entry, {k: v for k, v in real_lineup[0].items() if k in entry}, "lineup.json")
+                self.assertEqual(entry["URL"], "http://192.0.2.7:5004/auto/v%d" % index)
+                # Numbered as the guide numbers them; those without a number follow the highest, never twice.
+                self.assertEqual(entry["GuideNumber"], numbers[channel["name"]] if index < 4 else entry["GuideNumber"])
+                self.assertEqual(entry.get("HD"), 1 if re.search(r"\bHD\b", channel["name"]) else None, entry)
+            self.assertEqual(sorted(by_name[c["name"]]["GuideNumber"] for c in channels[:4]), ["2.1", "3.1", "4.1", "5.1"])
+            self.assertEqual(sorted(by_name[c["name"]]["GuideNumber"] for c in channels[4:]), ["6", "7"])
+            status = json.loads(fetch(base + "/lineup_status.json")[0])
+            self.assertEqual(status, {"ScanInProgress": 0, "ScanPossible": 0, "Source": "Cable", "SourceList": ["Cable"]})
+            description, kind = fetch(base + "/device.xml")
+            self.assertIn("xml", kind)
+            upnp = "{urn:schemas-upnp-org:device-1-0}"
+            root = ET.fromstring(description)
+            self.assertEqual(root.findtext(upnp + "URLBase"), base)
+            device = root.find(upnp + "device")
+            self.assertEqual(device.findtext(upnp + "deviceType"), "urn:schemas-upnp-org:device:MediaServer:1")
+            self.assertEqual(device.findtext(upnp + "friendlyName"), "tvguide Plex tuner")
+            self.assertRegex(device.findtext(upnp + "UDN"), r"^uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+            return discover["DeviceID"], device.findtext(upnp + "UDN")
+
+        identity = check_device(base)
+        # An unknown token reads nothing.
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            fetch(base[:-4] + "0000/discover.json")
+        self.assertEqual(refused.exception.code, 404)
+
+        # Plex: a port of the feed's own, answering at the root.
+        port = free_port()
+        row = driver.find_element(By.CSS_SELECTOR, "#feeds tr[data-feed='Plex tuner']")
+        field = row.find_element(By.NAME, "port")
+        field.clear()
+        field.send_keys(str(port))
+        self.submit(row.find_element(By.CSS_SELECTOR, "td.tuner button"))
+        row = driver.find_element(By.CSS_SELECTOR, "#feeds tr[data-feed='Plex tuner']")
+        self.assertEqual(row.find_element(By.CSS_SELECTOR, ".tuner-address code").text, "127.0.0.1:%d" % port)
+        self.assertIn("480 channels", driver.find_element(By.CSS_SELECTOR, ".feeds-page").text)
+        self.assertEqual(check_device("http://127.0.0.1:%d" % port), identity)
+
+        # SSDP, on loopback: the search as Plex sends it, answered with the tuner port's device.xml.
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.settimeout(5)
+            probe.sendto(M_SEARCH.encode(), ("127.0.0.1", self.SSDP_PORT))
+            answer = probe.recvfrom(4096)[0].decode()
+        lines = answer.split("\r\n")
+        self.assertEqual(lines[0], "HTTP/1.1 200 OK")
+        fields = {line.split(":", 1)[0].upper(): line.split(":", 1)[1].strip() for line in lines[1:] if ":" in line}
+        self.assertEqual(fields["LOCATION"], "http://127.0.0.1:%d/device.xml" % port)
+        self.assertEqual(fields["ST"], "urn:schemas-upnp-org:device:MediaServer:1")
+        self.assertEqual(fields["USN"], identity[1] + "::urn:schemas-upnp-org:device:MediaServer:1")
+        self.assertIn("EXT", fields)
+
+        # Closing the port stops its server.
+        row = driver.find_element(By.CSS_SELECTOR, "#feeds tr[data-feed='Plex tuner']")
+        row.find_element(By.NAME, "port").clear()
+        self.submit(row.find_element(By.CSS_SELECTOR, "td.tuner button"))
+        with self.assertRaises(OSError):
+            for _ in range(50):
+                fetch("http://127.0.0.1:%d/discover.json" % port)
+                time.sleep(0.1)
 
 
 if __name__ == "__main__":

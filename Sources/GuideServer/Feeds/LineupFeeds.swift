@@ -33,6 +33,13 @@ struct LineupFeeds: Sendable {
 
     func register(on routes: RouteGroups) {
         routes.open.get(.lineupFeed) { request, context in try await serve(request, context) }
+        routes.open.get(.tuner) { request, context in
+            let token = context.parameters.get("token") ?? ""
+            let feed = try await feed(token)
+            // The device's base: the path with an empty file, its closing slash left out.
+            let base = settings.publicAddress(for: request, local: context.local) + SitePath.tuner(token, "").dropLast()
+            return try await tuner(HDHomeRunDevice(feed: feed, base: base), of: feed, file: context.parameters.get("file") ?? "", request)
+        }
     }
 
     private func serve(_ request: Request, _ context: some GuideContext) async throws -> Response {
@@ -65,16 +72,41 @@ struct LineupFeeds: Sendable {
     private func playlist(token: String, _ request: Request, _ context: some GuideContext) async throws -> Response {
         let feed = try await feed(token)
         let base = settings.publicAddress(for: request, local: context.local)
-        let snapshot = try await directory.snapshot()
-        let items = try await channels(of: feed, in: snapshot).compactMap { channel in
-            snapshot.playlist[channel.id].map { entry in
-                M3UWriter.Item(guideID: channel.id.rawValue, number: channel.number, name: channel.name,
-                               logo: ChannelLogos.address(of: channel).map { base + $0 }, entry: entry)
-            }
+        let items = try await streams(of: feed).map { channel, entry in
+            M3UWriter.Item(guideID: channel.id.rawValue, number: channel.number, name: channel.name,
+                           logo: ChannelLogos.address(of: channel).map { base + $0 }, entry: entry)
         }
         let text = M3UWriter().playlist(items, guide: base + SitePath.lineupFeed("\(token).xml"))
         return CompressibleBody.response(Array(text.utf8), for: request,
                                          headers: [.contentType: "audio/x-mpegurl; charset=utf-8", .cacheControl: "no-cache"])
+    }
+
+    /// An answer of the feed's HDHomeRun tuner (``HDHomeRunDevice``), at `/hdhomerun/TOKEN/` for Jellyfin, Emby and
+    /// Channels, and at the root of the feed's own tuner port for Plex (``TunerPorts``).
+    func tuner(_ device: HDHomeRunDevice, of feed: LineupFeed, file: String, _ request: Request) async throws -> Response {
+        let json: any Encodable
+        switch file {
+        case "discover.json": json = device.discovery
+        case "lineup_status.json": json = HDHomeRunDevice.LineupStatus()
+        case "lineup.json":
+            json = HDHomeRunDevice.lineup(try await streams(of: feed).map { channel, entry in
+                (number: channel.number ?? entry.number, name: channel.name, stream: entry.stream)
+            })
+        case "device.xml":
+            return Response(status: .ok, headers: [.contentType: "application/xml; charset=utf-8", .cacheControl: "no-cache"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: device.deviceDescription)))
+        default: throw HTTPError(.notFound)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return CompressibleBody.response(Array(try encoder.encode(json)), for: request,
+                                         headers: [.contentType: "application/json", .cacheControl: "no-cache"])
+    }
+
+    /// The feed's channels that have a stream from a playlist source, in its order, each with its playlist entry.
+    func streams(of feed: LineupFeed) async throws -> [(Channel, PlaylistEntry)] {
+        let snapshot = try await directory.snapshot()
+        return try await channels(of: feed, in: snapshot).compactMap { channel in snapshot.playlist[channel.id].map { (channel, $0) } }
     }
 
     /// The feed's file for the listings as they are now, written unless it exists.

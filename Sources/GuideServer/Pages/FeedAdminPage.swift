@@ -12,6 +12,7 @@ struct FeedAdminPage: Sendable {
     let pages: Pages
     let settings: ServerSettings
     let feeds: LineupFeeds
+    let tuners: TunerPorts?
     let reloads: MediaServerReloads
 
     struct Model {
@@ -26,6 +27,8 @@ struct FeedAdminPage: Sendable {
         var address: String?
         var compressedAddress: String?
         var playlistAddress: String?
+        var tunerAddress: String?
+        var plexChannels: Int
         var targets: [TargetEntry]
         var feedChoices: [Choice]
         var kinds: [Choice]
@@ -40,6 +43,7 @@ struct FeedAdminPage: Sendable {
         var channels: Int
         var size: String
         var warnings: [String]
+        var tuner: TunerEntry
     }
 
     func register(on routes: RouteGroups) {
@@ -49,6 +53,7 @@ struct FeedAdminPage: Sendable {
         routes.admin.post(.reloadTargets) { request, context in try await addTarget(request, context) }
         routes.admin.post(.tellReloadTarget) { request, context in try await tellNow(request, context) }
         routes.admin.post(.removeReloadTarget) { request, context in try await removeTarget(request, context) }
+        registerTuners(on: routes)
     }
 
     func render(_ request: Request, _ context: AdminRequestContext, message: String? = nil, isError: Bool = false,
@@ -64,12 +69,13 @@ struct FeedAdminPage: Sendable {
                 warnings.append("Near or over 20 MB: Plex is reported to show an empty guide for larger files. Fewer days or channels help.")
             }
             if built.channels > LineupFeeds.plexChannels {
-                warnings.append("Over \(LineupFeeds.plexChannels) channels: Plex is reported to take only a few hundred a tuner.")
+                warnings.append("Over \(LineupFeeds.plexChannels) channels: Plex is reported to take only a few hundred a tuner, and its guide stops at \(LineupFeeds.plexChannels).")
             }
             if built.channels == 0 { warnings.append("No channels: the lineup, favourites or group is empty.") }
             entries.append(Entry(id: feed.id, name: feed.name, carries: Self.describe(feed.channels, names: names), days: feed.days,
                                  shape: feed.shape == .mediaServer ? "Plex and Jellyfin" : "XMLTV as listed", channels: built.channels,
-                                 size: ByteCountFormatter.string(fromByteCount: built.bytes, countStyle: .file), warnings: warnings))
+                                 size: ByteCountFormatter.string(fromByteCount: built.bytes, countStyle: .file), warnings: warnings,
+                                 tuner: tunerEntry(feed, request, context)))
         }
         let snapshot = try await directory.snapshot()
         var groups = snapshot.groups.map(\.name)
@@ -89,6 +95,7 @@ struct FeedAdminPage: Sendable {
             message: message, isError: isError,
             address: token.map { base + SitePath.lineupFeed("\($0).xml") }, compressedAddress: token.map { base + SitePath.lineupFeed("\($0).xml.gz") },
             playlistAddress: token.map { base + SitePath.lineupFeed("\($0).m3u") },
+            tunerAddress: token.map { base + SitePath.tuner($0, "").dropLast() }, plexChannels: LineupFeeds.plexChannels,
             targets: try await targetEntries(feeds: defined, clock: settings.clock(context)),
             feedChoices: defined.map { Choice(value: "\($0.id)", label: $0.name, isSelected: false) },
             kinds: [Choice(value: "jellyfin", label: "Jellyfin (its API key)", isSelected: true),
@@ -132,6 +139,7 @@ struct FeedAdminPage: Sendable {
             return try await render(request, context, message: "No such feed.", isError: true, status: .badRequest)
         }
         try await store.removeLineupFeed(id)
+        tuners?.changed()
         return try await render(request, context, message: "Removed the feed: its address no longer answers.")
     }
 }

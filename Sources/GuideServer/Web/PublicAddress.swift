@@ -10,6 +10,13 @@ extension ServerSettings {
     /// it never reaches a media server's feed, and there is one feed per address of this machine, not one per `Host`.
     func publicAddress(for request: Request, local: SocketAddress?) -> String {
         if let configured = publicURL { return configured.hasSuffix("/") ? String(configured.dropLast()) : configured }
+        return directAddress(for: request, local: local)
+    }
+
+    /// The address of this machine the client reached, whatever `--public-url` says: a host name the request gives when
+    /// it is one of the machine's, else the address itself, with the port reached (a feed's tuner port, which no
+    /// reverse proxy fronts).
+    func directAddress(for request: Request, local: SocketAddress?) -> String {
         guard let local, let ip = local.ipAddress, let port = local.port else { return "http://localhost" }
         let own = ip.hasPrefix("::ffff:") && ip.contains(".") ? String(ip.dropFirst(7)) : ip
         let written = own.contains(":") ? "[\(own)]" : own

@@ -129,6 +129,7 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let removeTimeshift = SitePath("admin/channels/timeshift/remove")
     static let adminFeeds = SitePath("admin/feeds")
     static let removeFeed = SitePath("admin/feeds/remove")
+    static let feedTunerPort = SitePath("admin/feeds/tuner-port")
     static let reloadTargets = SitePath("admin/feeds/reloads")
     static let tellReloadTarget = SitePath("admin/feeds/reloads/tell")
     static let removeReloadTarget = SitePath("admin/feeds/reloads/remove")
@@ -159,6 +160,10 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let xmltv = SitePath("xmltv.xml")
     static let xmltvCompressed = SitePath("xmltv.xml.gz")
     static let lineupFeed = SitePath("xmltv/:file")
+    /// A feed as an HDHomeRun tuner: `discover.json`, `lineup.json`, `lineup_status.json`, `device.xml` under it.
+    static let tuner = SitePath("hdhomerun/:token/:file")
+    /// The same at the root of a feed's own tuner port (``TunerPorts``), where Plex reads it.
+    static let tunerRoot = SitePath(":file")
     static let calendarFeed = SitePath("calendar/:file")
     static let metrics = SitePath("metrics")
     static let healthz = SitePath("healthz")

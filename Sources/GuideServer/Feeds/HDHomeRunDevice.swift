@@ -1,0 +1,147 @@
+import Crypto
+import Foundation
+import GuideCore
+import GuideStore
+import XMLTV
+
+/// A feed presented as an HDHomeRun network tuner, the only kind Plex's DVR accepts (Jellyfin, Emby and Channels DVR
+/// read it too): the four answers of the device's HTTP API, with the feed's channels that have a stream, their
+/// numbers and names as the feed's XMLTV gives them and their stream addresses as the source playlist gave them
+/// (tvguide does not relay streams). The fields are those real devices send (docs/media-servers.md; checked against
+/// real device answers in the tests).
+struct HDHomeRunDevice: Sendable {
+    /// One channel of the lineup.
+    struct Channel: Codable, Equatable, Sendable {
+        var guideNumber: String
+        var guideName: String
+        var url: String
+        /// 1 when the name says the channel is HD (as devices mark it), else absent.
+        var hd: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case guideNumber = "GuideNumber", guideName = "GuideName", url = "URL", hd = "HD"
+        }
+    }
+
+    /// `discover.json`.
+    struct Discovery: Codable, Equatable, Sendable {
+        var friendlyName: String
+        var manufacturer: String
+        var modelNumber: String
+        var firmwareName: String
+        var firmwareVersion: String
+        var deviceID: String
+        var baseURL: String
+        var lineupURL: String
+        var tunerCount: Int
+
+        enum CodingKeys: String, CodingKey {
+            case friendlyName = "FriendlyName", manufacturer = "Manufacturer", modelNumber = "ModelNumber"
+            case firmwareName = "FirmwareName", firmwareVersion = "FirmwareVersion", deviceID = "DeviceID"
+            case baseURL = "BaseURL", lineupURL = "LineupURL", tunerCount = "TunerCount"
+        }
+    }
+
+    /// `lineup_status.json`: no scan running, none needed (the lineup is the feed's).
+    struct LineupStatus: Codable, Equatable, Sendable {
+        var scanInProgress = 0
+        var scanPossible = 0
+        var source = "Cable"
+        var sourceList = ["Cable"]
+
+        enum CodingKeys: String, CodingKey {
+            case scanInProgress = "ScanInProgress", scanPossible = "ScanPossible", source = "Source", sourceList = "SourceList"
+        }
+    }
+
+    /// The model and firmware a network tuner of this kind reports (an HDHomeRun CONNECT for cable and antenna
+    /// streams); clients choose how to talk to a device by them.
+    static let model = "HDTC-2US"
+    static let firmware = (name: "hdhomeruntc_atsc", version: "20200101")
+    /// Streams one device lets a media server use at once: IPTV providers commonly allow two.
+    static let tunerCount = 2
+
+    /// The feed's name, shown as the device's.
+    var name: String
+    /// Where the device's answers are: `http://HOST:PORT` or that and a path, without a closing slash.
+    var base: String
+    /// The device's id: 8 hex digits, the same for a feed whatever address it is read at.
+    var deviceID: String
+    var feedID: Int64
+
+    /// The device for `feed`, read at `base`.
+    init(feed: LineupFeed, base: String) {
+        self.name = feed.name
+        self.base = base
+        self.deviceID = Self.deviceID(feed: feed.id)
+        self.feedID = feed.id
+    }
+
+    /// 8 hex digits from the feed's id, stable across restarts and addresses, distinct for each feed of a guide.
+    static func deviceID(feed: Int64) -> String {
+        let digest = SHA256.hash(data: Data("tvguide HDHomeRun device \(feed)".utf8))
+        return digest.prefix(4).map { String(format: "%02X", $0) }.joined()
+    }
+
+    var discovery: Discovery {
+        Discovery(friendlyName: "tvguide \(name)", manufacturer: "tvguide", modelNumber: Self.model,
+                  firmwareName: Self.firmware.name, firmwareVersion: Self.firmware.version, deviceID: deviceID,
+                  baseURL: base, lineupURL: base + "/lineup.json", tunerCount: Self.tunerCount)
+    }
+
+    /// The lineup from the feed's channels with a stream: each numbered as the guide numbers it, else by its place in
+    /// the feed after the highest number (a number is never given twice: Plex matches guide and tuner by it).
+    static func lineup(_ channels: [(number: String?, name: String, stream: String)]) -> [Channel] {
+        var taken = Set<String>()
+        var numbered: [Channel?] = channels.map { channel in
+            guard let number = channel.number?.trimmingCharacters(in: .whitespaces), !number.isEmpty,
+                  taken.insert(number).inserted else { return nil }
+            return Channel(guideNumber: number, guideName: channel.name, url: channel.stream, hd: isHD(channel.name) ? 1 : nil)
+        }
+        // After the highest real channel number (a hostile or mistaken one in the millions is passed over).
+        var next = taken.compactMap { Int($0.split(separator: ".").first ?? "") }.filter { (0..<1_000_000).contains($0) }.max() ?? 0
+        for (index, channel) in channels.enumerated() where numbered[index] == nil {
+            repeat { next += 1 } while taken.contains(String(next))
+            taken.insert(String(next))
+            numbered[index] = Channel(guideNumber: String(next), guideName: channel.name, url: channel.stream,
+                                      hd: isHD(channel.name) ? 1 : nil)
+        }
+        return numbered.compactMap { $0 }
+    }
+
+    static func isHD(_ name: String) -> Bool {
+        name.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).contains { ["HD", "FHD", "UHD", "4K"].contains($0.uppercased()) }
+    }
+
+    /// `device.xml`: the UPnP description SSDP discovery points at.
+    var deviceDescription: String {
+        let escape = XMLTVWriter.escape
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <root xmlns="urn:schemas-upnp-org:device-1-0">
+              <specVersion><major>1</major><minor>0</minor></specVersion>
+              <URLBase>\(escape(base))</URLBase>
+              <device>
+                <deviceType>urn:schemas-upnp-org:device:MediaServer:1</deviceType>
+                <friendlyName>\(escape("tvguide " + name))</friendlyName>
+                <manufacturer>tvguide</manufacturer>
+                <modelName>\(Self.model)</modelName>
+                <modelNumber>\(Self.model)</modelNumber>
+                <serialNumber>\(deviceID)</serialNumber>
+                <UDN>\(udn)</UDN>
+              </device>
+            </root>
+
+            """
+    }
+
+    /// The device's UPnP unique name.
+    var udn: String { Self.udn(feed: feedID) }
+
+    /// The UPnP unique name of feed `feed`'s device.
+    static func udn(feed: Int64) -> String {
+        let digest = SHA256.hash(data: Data("tvguide HDHomeRun UDN \(feed)".utf8)).map { String(format: "%02x", $0) }.joined()
+        let hex = Array(digest.prefix(32))
+        return "uuid:" + [hex[0..<8], hex[8..<12], hex[12..<16], hex[16..<20], hex[20..<32]].map { String($0) }.joined(separator: "-")
+    }
+}
