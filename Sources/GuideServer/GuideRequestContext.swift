@@ -22,6 +22,8 @@ public struct GuideRequestContext: RequestContext, GuideContext {
     var browserZone: TimeZone?
     /// A guest's theme (the `theme` cookie "/theme" sets); a profile's is its own.
     var browserTheme: Profile.Theme?
+    /// Whether pages are laid out for a television and its remote (``TVMode``).
+    var isTV = false
     /// The path asked for, to come back to after signing in.
     var path = "/"
     /// The connection's other end (a browser, or a reverse proxy: ``ClientAddress``).

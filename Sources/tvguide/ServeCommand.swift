@@ -124,8 +124,9 @@ struct ServeCommand: AsyncParsableCommand {
                                },
                                Background { await Self.keepFollowedShowsCurrent(followed, database: database, clock: clock) },
                                Background { await tuners.run() },
+                               // Answers SSDP searches while serve runs, when the admin turned it on.
                                Background { [ssdp = options.ssdpPort] in
-                                   if let ssdp { await SSDPResponder(port: ssdp, tuners: tuners).run() }
+                                   if let ssdp { await SSDPResponder(port: ssdp, tuners: tuners).run() } else { await Self.untilCancelled() }
                                },
                                Background { [reloads = MediaServerReloads(guide)] in
                                    for await _ in schemaReady {}
@@ -244,6 +245,13 @@ extension ServeCommand {
 /// Work that runs for as long as the server does, as a service of its group: cancelled when the group shuts down, or,
 /// given `onGracefulShutdown`, told so and waited for (the services before it in the group, the store among them, stop
 /// after it).
+extension ServeCommand {
+    /// Waits until the task is cancelled (serve's shutdown): a service with nothing to do must not end before it.
+    static func untilCancelled() async {
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+    }
+}
+
 struct Background: Service {
     let work: @Sendable () async -> Void
     let onGracefulShutdown: (@Sendable () -> Void)?

@@ -80,6 +80,8 @@ public final class TunerPorts: Sendable {
         do {
             wanted = Dictionary(try await feeds.store.lineupFeeds().compactMap { feed in feed.tunerPort.map { ($0, feed) } },
                                 uniquingKeysWith: { first, _ in first })
+        } catch is CancellationError {
+            return
         } catch {
             logger.error("tuner ports: the feeds could not be read: \(error)")
             return

@@ -10,6 +10,8 @@ protocol GuideContext: RequestContext {
     var csrfToken: String { get }
     var browserZone: TimeZone? { get }
     var browserTheme: Profile.Theme? { get }
+    /// Whether pages are laid out for a television and its remote (``TVMode``).
+    var isTV: Bool { get }
     var peer: SocketAddress? { get }
     var local: SocketAddress? { get }
 }
@@ -25,6 +27,7 @@ extension CheckedGuideContext {
     var csrfToken: String { base.csrfToken }
     var browserZone: TimeZone? { base.browserZone }
     var browserTheme: Profile.Theme? { base.browserTheme }
+    var isTV: Bool { base.isTV }
     var peer: SocketAddress? { base.peer }
     var local: SocketAddress? { base.local }
     var maxUploadSize: Int { base.maxUploadSize }

@@ -56,6 +56,8 @@ struct Chrome: Sendable {
     var theme: String
     var nextTheme: String
     var nextThemeLabel: String
+    /// Laid out for a television (``TVMode``).
+    var tv = false
 
     init(csrf: String, signedInName: String?, isAdmin: Bool, section: String, assets: String, theme: Profile.Theme = .system) {
         self.theme = theme.rawValue
@@ -91,6 +93,7 @@ extension Chrome {
     init(_ context: some GuideContext, section: String, assets: String) {
         self.init(csrf: context.csrfToken, signedInName: context.viewer?.profile.name, isAdmin: context.viewer?.profile.isAdmin ?? false,
                   section: section, assets: assets, theme: context.viewer?.profile.theme ?? context.browserTheme ?? .system)
+        tv = context.isTV
     }
 }
 
@@ -115,6 +118,7 @@ extension Chrome: MustacheParent {
         case "theme": theme
         case "nextTheme": nextTheme
         case "nextThemeLabel": nextThemeLabel
+        case "tv": tv
         default: nil
         }
     }

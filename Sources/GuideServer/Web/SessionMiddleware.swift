@@ -41,6 +41,8 @@ struct SessionMiddleware: RouterMiddleware {
             context.browserZone = timeZone
         }
         context.browserTheme = request.cookies[Self.themeCookie].flatMap { Profile.Theme(rawValue: $0.value) }
+        let asked = TVMode.asked(request)
+        context.isTV = asked ?? TVMode.isOn(request)
 
         var newNonce: String?
         if let viewer = context.viewer {
@@ -64,6 +66,11 @@ struct SessionMiddleware: RouterMiddleware {
         var response = try await next(request, context)
         if let newNonce {
             response.setCookie(cookie(Self.csrfCookie, newNonce, sameSite: .strict))
+        }
+        // `?tv=1` (or 0) is remembered, so the pages it leads to keep the layout.
+        if let asked {
+            response.setCookie(Cookie(name: TVMode.cookie, value: asked ? "1" : "0", maxAge: 400 * 24 * 3600, path: "/",
+                                      secure: secureCookies, httpOnly: true, sameSite: .lax))
         }
         return response
     }

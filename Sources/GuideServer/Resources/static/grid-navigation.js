@@ -3,8 +3,10 @@
 
 /// Arrow keys move between programmes (left/right within a channel, up/down to what is on at the same time),
 /// Home/End to a channel's first and last, Page Up/Down by a screen, Enter opens details, Escape closes them.
+/// In TV mode (html.tv) a remote drives it: see setupTelevision.
 Grid.prototype.setupKeyboard = function () {
   var self = this;
+  if (Grid.isTelevision()) this.setupTelevision();
   this.grid.addEventListener("focusin", function (event) {
     if (event.target.classList && event.target.classList.contains("p")) self.rememberFocus(event.target);
   });
@@ -21,7 +23,10 @@ Grid.prototype.setupKeyboard = function () {
       case "Home": target = cells[0]; break;
       case "End": target = cells[cells.length - 1]; break;
       case "ArrowDown": self.moveVertically(cell, 1); event.preventDefault(); return;
-      case "ArrowUp": self.moveVertically(cell, -1); event.preventDefault(); return;
+      case "ArrowUp":
+        // On a television the row above the first is the toolbar (the days, the zoom).
+        if (Grid.isTelevision() && Number(row.dataset.index) === 0) { self.focusToolbar(); event.preventDefault(); return; }
+        self.moveVertically(cell, -1); event.preventDefault(); return;
       case "PageDown": self.moveVertically(cell, Math.max(1, Math.floor(self.scroller.clientHeight / self.rowHeight) - 1)); event.preventDefault(); return;
       case "PageUp": self.moveVertically(cell, -Math.max(1, Math.floor(self.scroller.clientHeight / self.rowHeight) - 1)); event.preventDefault(); return;
       default: return;
@@ -34,6 +39,7 @@ Grid.prototype.setupKeyboard = function () {
 Grid.prototype.rememberFocus = function (cell) {
   if (this.focusedCell && this.focusedCell !== cell) this.focusedCell.tabIndex = -1;
   this.focusedCell = cell;
+  cell.dataset.row = cell.closest(".row").dataset.index;
   cell.tabIndex = 0;
 };
 
@@ -54,33 +60,47 @@ Grid.prototype.focusCell = function (cell, quietly) {
   this.draw();
 };
 
-/// Moves `by` rows from `cell` to the programme on at the same moment (the middle of what is visible of it).
+/// Moves `by` rows from `cell` to the programme on at the same moment (the middle of what is visible of it), past
+/// channels with nothing that day, fetching rows as it goes.
 Grid.prototype.moveVertically = function (cell, by) {
-  var index = Number(cell.closest(".row").dataset.index) + by;
-  index = Math.max(0, Math.min(this.total - 1, index));
+  // Presses while rows are fetched count from where the last one is going, so a held key is never lost.
+  var from = this.pendingRow !== undefined && this.pendingRow !== null ? this.pendingRow : Number(cell.closest(".row").dataset.index);
+  var index = Math.max(0, Math.min(this.total - 1, from + by));
   var visibleStart = Math.max(Number(cell.dataset.start), this.scroller.scrollLeft / this.ppm * 60);
   var visibleEnd = Math.min(Number(cell.dataset.end), (this.scroller.scrollLeft + this.scroller.clientWidth - this.channelWidth) / this.ppm * 60);
   var moment = (visibleStart + Math.max(visibleStart, visibleEnd)) / 2;
-  var self = this;
+  var step = by > 0 ? 1 : -1;
+  var self = this, fetches = 0;
   var attempt = function () {
-    self.scroller.scrollTop = Math.max(0, Math.min(self.scroller.scrollTop, index * self.rowHeight),
-      index * self.rowHeight + self.rowHeight - (self.scroller.clientHeight - self.grid.querySelector(".ruler").offsetHeight));
-    self.draw();
-    var row = self.live.get(index);
-    if (!row || row.classList.contains("loading")) return false;
-    var cells = Array.prototype.slice.call(row.querySelectorAll(".p"));
-    if (!cells.length) { index += by > 0 ? 1 : -1; return index < 0 || index >= self.total ? true : attempt(); }
-    var target = cells.find(function (c) { return Number(c.dataset.start) <= moment && moment < Number(c.dataset.end); })
-      || cells.reduce(function (best, c) {
-        var distance = Math.abs(Number(c.dataset.start) - moment);
-        return !best || distance < Math.abs(Number(best.dataset.start) - moment) ? c : best;
-      }, null);
-    self.focusCell(target);
-    return true;
+    for (;;) {
+      self.scroller.scrollTop = Math.max(0, Math.min(self.scroller.scrollTop, index * self.rowHeight),
+        index * self.rowHeight + self.rowHeight - (self.scroller.clientHeight - self.grid.querySelector(".ruler").offsetHeight));
+      self.draw();
+      var row = self.live.get(index);
+      if (!row || row.classList.contains("loading")) {
+        // Not fetched yet: wait for its rows (a few tries, so a network that is down does not loop).
+        self.pendingRow = index;
+        var wanted = index;
+        if (++fetches > 20) { self.pendingRow = null; return; }
+        self.fetchBlock(Math.floor(index / self.blockSize)).then(function () { if (self.pendingRow === wanted) attempt(); });
+        return;
+      }
+      var cells = Array.prototype.slice.call(row.querySelectorAll(".p"));
+      if (cells.length) {
+        var target = cells.find(function (c) { return Number(c.dataset.start) <= moment && moment < Number(c.dataset.end); })
+          || cells.reduce(function (best, c) {
+            var distance = Math.abs(Number(c.dataset.start) - moment);
+            return !best || distance < Math.abs(Number(best.dataset.start) - moment) ? c : best;
+          }, null);
+        self.pendingRow = null;
+        self.focusCell(target);
+        return;
+      }
+      index += step;
+      if (index < 0 || index >= self.total) { self.pendingRow = null; return; }
+    }
   };
-  if (!attempt()) {
-    this.fetchBlock(Math.floor(index / this.blockSize)).then(function () { attempt(); });
-  }
+  attempt();
 };
 
 /// The details panel: programme links open it over the grid at their own address (?p=ID), so it can be shared,
@@ -100,7 +120,7 @@ Grid.prototype.setupPanel = function () {
     }
   });
   document.addEventListener("keydown", function (event) {
-    if (event.key === "Escape" && !self.panel.hidden) { event.preventDefault(); self.closePanel(); }
+    if (Grid.isBack(event) && !self.panel.hidden) { event.preventDefault(); self.closePanel(); }
   });
   window.addEventListener("popstate", function (event) {
     var id = new URL(location.href).searchParams.get("p");
@@ -128,7 +148,10 @@ Grid.prototype.openPanel = function (id, push) {
         history.pushState(state, "", url);
       }
       var heading = self.panel.querySelector("h2");
-      if (heading) { heading.setAttribute("tabindex", "-1"); heading.focus(); }
+      if (heading) heading.setAttribute("tabindex", "-1");
+      // On a television the second OK watches (or sets a reminder): the panel opens on that button.
+      var first = Grid.isTelevision() ? Grid.primaryAction(self.panel) : heading;
+      if (first) first.focus();
     })
     .catch(function () { location.href = "/programmes/" + id; });
 };
@@ -144,4 +167,80 @@ Grid.prototype.closePanel = function () {
 Grid.prototype.hidePanel = function () {
   this.panel.hidden = true;
   if (this.focusedCell && document.contains(this.focusedCell)) this.focusedCell.focus({ preventScroll: true });
+};
+
+/// Whether the page is laid out for a television and its remote (html.tv: TVMode.swift).
+Grid.isTelevision = function () { return document.documentElement.classList.contains("tv"); };
+
+/// A remote's Back, or Escape: GoBack and BrowserBack as TV browsers name it, LG webOS's key 461 and Samsung Tizen's
+/// 10009, and Backspace outside a text field.
+Grid.isBack = function (event) {
+  if (event.key === "Escape" || event.key === "GoBack" || event.key === "BrowserBack") return true;
+  if (event.keyCode === 461 || event.keyCode === 10009) return true;
+  var field = event.target && event.target.closest && event.target.closest("input, textarea, select");
+  return event.key === "Backspace" && !field;
+};
+
+/// The details' first action: Watch where the channel has a stream, else the reminder's button, else the heading.
+Grid.primaryAction = function (root) {
+  return root.querySelector("a.watch, .record button[type=submit], form.remind button[type=submit]") || root.querySelector("h2");
+};
+
+/// TV mode: the focus starts on a programme and is never lost (a row drawn again, a click elsewhere, the details
+/// closed: it goes back to the programme it was on, or the nearest one); arrows move inside the details too; Down from
+/// the toolbar comes back to the grid.
+Grid.prototype.setupTelevision = function () {
+  var self = this;
+  var start = this.focusedCell || this.firstCurrentCell();
+  if (start) this.focusCell(start);
+  document.addEventListener("focusout", function () {
+    setTimeout(function () { self.restoreFocus(); }, 0);
+  });
+  document.addEventListener("keydown", function (event) {
+    var active = document.activeElement;
+    if (!self.panel.hidden && self.panel.contains(active)) {
+      var step = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 }[event.key];
+      if (step && !(active.closest && active.closest("select, input"))) {
+        var items = Array.prototype.filter.call(self.panel.querySelectorAll("a[href], button, select, input"), function (item) {
+          return item.offsetParent !== null && !item.disabled;
+        });
+        var next = items[Math.max(0, Math.min(items.length - 1, items.indexOf(active) + step))];
+        if (next) { event.preventDefault(); next.focus(); }
+      }
+      return;
+    }
+    if (event.key === "ArrowDown" && active && active.closest && active.closest(".toolbar")) {
+      event.preventDefault();
+      self.restoreFocus(true);
+    }
+  });
+};
+
+/// The programme on now in the first row that has one, else the first programme drawn.
+Grid.prototype.firstCurrentCell = function () {
+  var now = this.now() - this.dayStart;
+  var cells = Array.prototype.slice.call(this.rowsBox.querySelectorAll(".row:not(.loading) .p"));
+  return cells.find(function (c) { return Number(c.dataset.start) <= now && now < Number(c.dataset.end); }) || cells[0] || null;
+};
+
+Grid.prototype.focusToolbar = function () {
+  var first = this.guide.querySelector(".toolbar a.button, .toolbar button");
+  if (first) first.focus();
+};
+
+/// Puts the focus back on the grid when it has gone nowhere (the body) and the details are closed: on the programme
+/// it was on if that is still drawn, else the one at the same place in its row as drawn now.
+Grid.prototype.restoreFocus = function (always) {
+  var active = document.activeElement;
+  if (!always && active && active !== document.body && document.contains(active)) return;
+  if (!this.panel.hidden) { var first = Grid.primaryAction(this.panel); if (first) first.focus(); return; }
+  var cell = this.focusedCell;
+  if (!cell || !document.contains(cell)) {
+    var index = cell ? Number(cell.dataset.row) : 0;
+    var row = this.live.get(index);
+    var id = cell ? cell.getAttribute("href") : null;
+    cell = row && (Array.prototype.find.call(row.querySelectorAll(".p"), function (c) { return c.getAttribute("href") === id; })
+      || row.querySelector(".p")) || this.firstCurrentCell();
+  }
+  if (cell) this.focusCell(cell);
 };

@@ -35,7 +35,24 @@ document.addEventListener("DOMContentLoaded", function () {
   var refresh = document.getElementById("refresh");
   if (refresh && window.EventSource) new RefreshView(refresh);
   adminForms();
+  if (document.documentElement.classList.contains("tv")) television(guide);
 });
+
+/// TV mode outside the grid (which drives itself: grid-navigation.js): a programme's page opens on its first action,
+/// so OK watches or sets a reminder, and the remote's Back goes back.
+function television(guide) {
+  if (!guide) {
+    var details = document.querySelector("main .details");
+    var first = details && Grid.primaryAction(details);
+    if (first) first.focus();
+  }
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || !Grid.isBack(event)) return;
+    var panel = document.getElementById("panel");
+    if (panel && !panel.hidden) return;
+    if (history.length > 1) { event.preventDefault(); history.back(); }
+  });
+}
 
 /* Admin forms: keep or drop every channel on a page (a source's, or a grabber's to choose); confirm before removing a
    source; a grabber's configuration file loaded into its text box (read here, posted with the form). */
