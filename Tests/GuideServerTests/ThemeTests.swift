@@ -38,3 +38,32 @@ import Testing
         }
     }
 }
+
+/// TV mode (``TVMode``): a television's user agent turns it on, `?tv=1` turns it on and a cookie keeps it, `?tv=0` off.
+@Suite struct TVModeTests {
+    @Test func aTelevisionOrTV1TurnsItOnAndTV0Off() async throws {
+        let server = try await TestServer(listings: ThemeTests.listings, now: ThemeTests.now)
+        try await server.run { client in
+            let isTV = { (page: String) in page.contains(#"<html lang="en" data-theme="system" class="tv">"#) }
+            let guest = CookieJar()
+            #expect(!isTV(String(buffer: try await guest.send(client, "/now").body)))
+            #expect(isTV(String(buffer: try await guest.send(client, "/now?tv=1").body)))
+            #expect(isTV(String(buffer: try await guest.send(client, "/search?q=news").body)), "kept by its cookie")
+            #expect(!isTV(String(buffer: try await guest.send(client, "/now?tv=0").body)))
+            #expect(!isTV(String(buffer: try await guest.send(client, "/").body)))
+            for agent in ["Mozilla/5.0 (Web0S; Linux/SmartTV) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/87.0.4280.88 Safari/537.36 WebAppManager",
+                          "Mozilla/5.0 (SMART-TV; LINUX; Tizen 6.0) AppleWebKit/537.36 (KHTML, like Gecko) 85.0.4183.93/6.0 TV Safari/537.36",
+                          "Mozilla/5.0 (Linux; Android 9; AFTMM Build/PS7233) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/108.0.5359.158 Mobile Safari/537.36",
+                          "Mozilla/5.0 (Linux; Android 12; BRAVIA 4K VH2 Build/STT2.230116.001) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/114.0.0.0 Safari/537.36",
+                          "HbbTV/1.5.1 (+DRM;Samsung;SmartTV2021:UAU7000;T-KTSUDEUC-1106.2;KantSU2e;urn:samsungtv:familyname:21_KANTSU2E_UHD_BASIC:2021;) Tizen/6.0"] {
+                let page = String(buffer: try await client.execute(uri: "/now", method: .get, headers: [.userAgent: agent]).body)
+                #expect(isTV(page), "\(agent)")
+            }
+            for agent in ["Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36",
+                          "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
+                          String(repeating: "x", count: 10_000)] {
+                #expect(!isTV(String(buffer: try await client.execute(uri: "/now", method: .get, headers: [.userAgent: agent]).body)))
+            }
+        }
+    }
+}
