@@ -189,6 +189,8 @@ let package = Package(
             "SchedulesDirect", "SchedulesDirectReplay", "BoxesReplay", "XMLTV",
             "StoreTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            // Home Assistant's states change as the guide moves on, on a clock the test moves.
+            .product(name: "Clocks", package: "swift-clocks"),
         ]),
         // Test support: a loopback server replaying TVmaze's recorded answers, for the Swift and browser tests.
         .target(name: "TVMazeReplay", dependencies: [

@@ -64,7 +64,17 @@ public final class PolicedTransport: HTTPTransport {
         guard url.user == nil, url.password == nil, let host = url.host?.lowercased(), !host.isEmpty else {
             throw OutboundRefusal(url: url, reason: "an address with a user, a password or no host")
         }
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        return try await checked(host: host, port: url.port ?? (scheme == "https" ? 443 : 80), url: url)
+    }
+
+    /// The address to connect to for `host`:`port` by a protocol other than HTTP (Home Assistant's MQTT broker):
+    /// resolved and checked as an HTTP request's is, written (`192.168.1.5`); the connection goes to it, never to the
+    /// name. Throws ``OutboundRefusal``.
+    public func checkedAddress(host: String, port: Int) async throws -> String {
+        OutboundPolicy.written(try await checked(host: host.lowercased(), port: port, url: nil))
+    }
+
+    private func checked(host: String, port: Int, url: URL?) async throws -> [UInt8] {
         let addresses = try await resolve(host)
         guard let allowed = addresses.first(where: { policy.allows($0, host: host, port: port) }) else {
             let first = addresses.first.map { "\(OutboundPolicy.written($0)) (\(OutboundPolicy.classify($0)))" } ?? "no address"
@@ -205,8 +215,8 @@ public struct TrustedCertificates: Sendable {
 public struct OutboundRefusal: Error, CustomStringConvertible, Sendable {
     public var url: String
     public var reason: String
-    init(url: URL, reason: String) {
-        self.url = OutboundFailure.redacted(url)
+    init(url: URL?, reason: String) {
+        self.url = url.map(OutboundFailure.redacted) ?? ""
         self.reason = reason
     }
     public var description: String { "refused by this server's outbound rules (\(reason))" }

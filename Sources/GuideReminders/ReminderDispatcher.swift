@@ -40,6 +40,9 @@ public struct ReminderDispatcher: Sendable {
     let metrics: any MetricsFactory
     /// Where a failed delivery's full reason goes (the viewer's log says only "refused" or "could not be delivered").
     let logger: Logger
+    /// Each reminder sent, for whoever else announces it (Home Assistant's event); the latest 100 wait for a reader.
+    public let sent: AsyncStream<Reminder>
+    private let announce: AsyncStream<Reminder>.Continuation
 
     public init(store: any Store, senders: ReminderSenders, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
                 owner: String = UUID().uuidString, site: String? = nil, interval: Duration = .seconds(10), lease: TimeInterval = 900,
@@ -47,6 +50,7 @@ public struct ReminderDispatcher: Sendable {
                 logger: Logger = Logger(label: "tvguide.reminders")) {
         (self.store, self.senders, self.clock, self.now, self.owner, self.site) = (store, senders, clock, now, owner, site)
         (self.interval, self.lease, self.defaultClock, self.metrics, self.logger) = (interval, lease, defaultClock, metrics, logger)
+        (sent, announce) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(100))
     }
 
     /// The longest one reminder's sending can take: every channel a profile may have, each at its whole deadline. A
@@ -204,6 +208,7 @@ public struct ReminderDispatcher: Sendable {
         let gaveUp = channels.filter { done[$0.id] == false }.map { "\($0.what.name): given up (see the delivery log)" }
         guard !errors.isEmpty || !gaveUp.isEmpty else {
             try await store.finishReminder(reminder.id, as: .sent, note: nil, at: now())
+            announce.yield(reminder)
             return .sent
         }
         let note = (errors + gaveUp).joined(separator: "; ")

@@ -124,6 +124,14 @@ struct ServeCommand: AsyncParsableCommand {
                                },
                                Background { await Self.keepFollowedShowsCurrent(followed, database: database, clock: clock) },
                                Background { await tuners.run() },
+                               // Home Assistant's sensors, events and commands, when a broker is set.
+                               Background { [broker = options.homeAssistant] in
+                                   if let broker {
+                                       await HomeAssistantBridge(broker: broker, guide: guide, clock: clock, site: options.publicURL).run()
+                                   } else {
+                                       await Self.untilCancelled()
+                                   }
+                               },
                                // Answers SSDP searches while serve runs, when the admin turned it on.
                                Background { [ssdp = options.ssdpPort] in
                                    if let ssdp { await SSDPResponder(port: ssdp, tuners: tuners).run() } else { await Self.untilCancelled() }

@@ -80,6 +80,10 @@ struct ServeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Answer SSDP searches on the local network for the feeds' tuner ports, as HDHomeRun tuners do, so Plex and Jellyfin find them: off, on (UDP port 1900), or another port (default: off).", valueName: "off|on|port"))
     var ssdp: String?
 
+    @Option(name: .customLong("home-assistant"),
+            help: ArgumentHelp("Home Assistant's MQTT broker, for a sensor per favourite channel, reminder events and commands: mqtt://[USER@]HOST[:1883] or mqtts://...; its password in $TVGUIDE_MQTT_PASSWORD.", valueName: "url"))
+    var homeAssistant: String?
+
     @Flag(help: "Send cookies without Secure, for plain http beyond this machine (a home network without TLS). Browsers keep Secure cookies on https and on 127.0.0.1/localhost.")
     var insecureCookies = false
 
@@ -92,7 +96,8 @@ struct ServeOptions: ParsableArguments {
                                               (.insecureCookies, insecureCookies ? "true" : nil),
                                               (.outboundCA, outboundCA), (.setupCodeFile, setupCodeFile),
                                               (.grabberMinutes, grabberMinutes), (.schedulesDirectURL, schedulesDirectURL),
-                                              (.hdhomerunGuideURL, hdhomerunGuideURL), (.ssdp, ssdp)]
+                                              (.hdhomerunGuideURL, hdhomerunGuideURL), (.ssdp, ssdp),
+                                              (.homeAssistant, homeAssistant)]
         for case let (key, value?) in given { flags[key] = .string(value) }
         if !trustedProxies.isEmpty { flags[.trustedProxy] = .stringArray(trustedProxies) }
         if !allowedHosts.isEmpty { flags[.allowedHosts] = .stringArray(allowedHosts) }

@@ -43,6 +43,8 @@ struct ServeSettings: Sendable {
     var grabbers: GrabberSettings
     /// The UDP port SSDP searches are answered on for the feeds' tuners (`ssdp`: off, on for 1900, or a port); nil: off.
     var ssdpPort: Int?
+    /// Home Assistant's MQTT broker (`home-assistant`: mqtt://USER@HOST, its password in $TVGUIDE_MQTT_PASSWORD).
+    var homeAssistant: MQTTSettings?
 
     init(_ layers: SettingsLayers, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         store = StoreLocation(layers)
@@ -88,6 +90,12 @@ struct ServeSettings: Sendable {
                 ssdpPort = Int(port)
             }
         }
+        if let text = layers.string(.homeAssistant) {
+            switch MQTTSettings.parse(text, password: environment["TVGUIDE_MQTT_PASSWORD"]) {
+            case .success(let broker): homeAssistant = broker
+            case .failure(let failure): throw Self.failure(.homeAssistant, text, failure.description)
+            }
+        }
         mail = try Self.mailSettings(layers, password: environment["TVGUIDE_SMTP_PASSWORD"])
         let allowed = layers.strings(.allowedHosts)
         do {
@@ -131,6 +139,7 @@ struct ServeSettings: Sendable {
         case .grabberPath: grabbers.directories.joined(separator: ", ")
         case .grabberMinutes: String(grabbers.minutes)
         case .ssdp: ssdpPort.map { $0 == 1900 ? "on" : String($0) } ?? "off"
+        case .homeAssistant: homeAssistant.map { "\($0.tls ? "mqtts" : "mqtt")://\($0.username.map { $0 + "@" } ?? "")\($0.host):\($0.port)" } ?? ""
         }
     }
 

@@ -24,6 +24,7 @@ enum SettingKey: String, CaseIterable, Sendable {
     case grabberPath = "grabber-path"
     case grabberMinutes = "grabber-minutes"
     case ssdp
+    case homeAssistant = "home-assistant"
 
     /// Whether it takes several values (comma-separated in the file and the environment, repeated as a flag).
     var isList: Bool { self == .trustedProxy || self == .allowedHosts || self == .grabberPath }

@@ -1,0 +1,165 @@
+import Foundation
+import GuideCore
+import GuideHTTP
+import GuideReminders
+import GuideStore
+import Logging
+
+/// Home Assistant over MQTT discovery (`serve --home-assistant mqtt://USER@BROKER`): for each channel someone has among
+/// their favourites, a sensor whose state is what is on now (start, stop, episode and what is next as attributes),
+/// published again the moment a programme ends or starts, not on a poll; reminders as events of an event entity; and
+/// "remind me" as a command. Everything retained, so Home Assistant has the states after its own restart; a last will
+/// marks the entities unavailable when tvguide goes away. The broker is reached through the outbound policy like
+/// every address tvguide connects to. Topics and payloads: docs/home-assistant.md.
+public final class HomeAssistantBridge: Sendable {
+    let broker: MQTTSettings
+    let store: any GuideDatabase
+    let directory: ChannelDirectory
+    let outbound: PolicedTransport
+    let reminders: ReminderActions
+    let dispatcher: ReminderDispatcher
+    let now: @Sendable () -> Date
+    let clock: any Clock<Duration>
+    let site: String?
+    let logger: Logger
+    /// Topic prefixes: tvguide's own, and Home Assistant's discovery prefix (its default).
+    let base: String
+    let discovery: String
+
+    /// Waits between connection attempts: 5 s, doubling to 5 minutes.
+    static let retryDelays: [Duration] = [.seconds(5), .seconds(10), .seconds(20), .seconds(40), .seconds(80), .seconds(160), .seconds(300)]
+    /// Channels with a sensor, at most (Home Assistant's own limits are far above; a guide's favourites are far below).
+    static let mostChannels = 500
+    /// States are read at least this often, so a listings import that changes what is on shows within a minute.
+    static let longestWait: Duration = .seconds(60)
+
+    public init(broker: MQTTSettings, guide: GuideServices, clock: any Clock<Duration>, site: String?, base: String = "tvguide",
+                discovery: String = "homeassistant", logger: Logger = Logger(label: "tvguide.home-assistant")) {
+        let directory = ChannelDirectory(store: guide.store)
+        (self.broker, self.store, self.directory, self.outbound, self.dispatcher) = (broker, guide.store, directory, guide.outbound, guide.reminders)
+        self.reminders = ReminderActions(store: guide.store, directory: directory, settings: guide.settings, dispatcher: guide.reminders)
+        (self.now, self.clock, self.site, self.base, self.discovery, self.logger) = (guide.settings.now, clock, site, base, discovery, logger)
+    }
+
+    /// Publishes until cancelled, connecting again after each lost connection.
+    public func run() async {
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                let address = try await outbound.checkedAddress(host: broker.host, port: broker.port)
+                try await MQTTSession.session(to: address, broker, clientID: "tvguide-" + broker.host.prefix(40),
+                                              will: (topic: availabilityTopic, payload: "offline")) { session in
+                    try await self.serve(session)
+                }
+                failures = 0
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.error("Home Assistant: \(error)")
+                failures += 1
+            }
+            let wait = Self.retryDelays[min(max(failures - 1, 0), Self.retryDelays.count - 1)]
+            try? await clock.sleep(for: wait)
+        }
+    }
+
+    var availabilityTopic: String { "\(base)/status" }
+    var commandTopic: String { "\(base)/command" }
+
+    /// One connection: the entities announced, then states kept current, commands answered and reminders announced
+    /// until it is lost or the task cancelled.
+    func serve(_ session: MQTTSession) async throws {
+        try await session.publish(availabilityTopic, "online", retain: true)
+        try await session.publish("\(discovery)/event/\(base)/reminder/config", HomeAssistantPayloads.reminderEvent(base: base), retain: true)
+        try await session.subscribe(commandTopic)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.keepStatesCurrent(session) }
+            group.addTask {
+                for await message in session.messages where message.topic == self.commandTopic {
+                    let answer = await self.command(message.payload)
+                    try await session.publish(self.commandTopic + "/result", answer, retain: false)
+                }
+            }
+            group.addTask {
+                for await reminder in self.dispatcher.sent {
+                    let name = try await self.store.profile(reminder.what.profile)?.name
+                    try await session.publish("\(self.base)/event/reminder", HomeAssistantPayloads.reminder(reminder, profile: name), retain: false)
+                }
+            }
+            _ = try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Publishes each favourite channel's entity and state, again whenever it changes, until cancelled.
+    func keepStatesCurrent(_ session: MQTTSession) async throws {
+        var announced: [String: ChannelID] = [:]
+        var published: [String: String] = [:]
+        while true {
+            let snapshot = try await directory.snapshot()
+            var wanted = Set<ChannelID>()
+            for profile in try await store.profiles() { wanted.formUnion(try await store.favourites(of: profile.id)) }
+            let channels = Array(snapshot.channels.filter { wanted.contains($0.id) }.prefix(Self.mostChannels))
+            let objects = Dictionary(channels.map { (HomeAssistantPayloads.objectID($0.id), $0) }, uniquingKeysWith: { first, _ in first })
+            // Entities no longer wanted are removed (an empty retained configuration), new ones announced.
+            for (object, _) in announced where objects[object] == nil {
+                try await session.publish(configTopic(object), "", retain: true)
+                announced[object] = nil
+                published[object] = nil
+            }
+            for (object, channel) in objects where announced[object] == nil {
+                try await session.publish(configTopic(object), HomeAssistantPayloads.sensor(channel, object: object, base: base), retain: true)
+                announced[object] = channel.id
+            }
+            let instant = now()
+            var nextChange = instant.addingTimeInterval(Double(Self.longestWait.components.seconds))
+            for entry in try await store.nowNext(at: instant, channels: channels.map(\.id), detail: .summary) {
+                let object = HomeAssistantPayloads.objectID(entry.channel)
+                guard let channel = objects[object] else { continue }
+                let state = HomeAssistantPayloads.state(entry, channel: channel, site: site)
+                if published[object] != state.state + "\u{0}" + state.attributes {
+                    try await session.publish("\(base)/channel/\(object)/attributes", state.attributes, retain: true)
+                    try await session.publish("\(base)/channel/\(object)/state", state.state, retain: true)
+                    published[object] = state.state + "\u{0}" + state.attributes
+                }
+                for change in [entry.now?.end, entry.next?.programme.start].compactMap({ $0 }) where change > instant && change < nextChange {
+                    nextChange = change
+                }
+            }
+            // Until the first programme on any of them ends or starts (a second after, so it has).
+            let seconds = max(1, min(nextChange.timeIntervalSince(instant) + 1, Double(Self.longestWait.components.seconds)))
+            try await clock.sleep(for: .milliseconds(Int64(seconds * 1000)))
+        }
+    }
+
+    func configTopic(_ object: String) -> String { "\(discovery)/sensor/\(base)/\(object)/config" }
+
+    /// A command's answer: `{"action": "remind", "programme": ID, "profile": "NAME", "lead": MINUTES}` sets a reminder.
+    func command(_ payload: [UInt8]) async -> String {
+        guard payload.count <= 4096, let command = try? JSONDecoder().decode(HomeAssistantCommand.self, from: Data(payload)) else {
+            return HomeAssistantPayloads.answer(error: "a command is JSON: {\"action\": \"remind\", \"programme\": ID, \"profile\": NAME}")
+        }
+        switch command.action {
+        case "remind":
+            guard let name = command.profile, let profile = try? await store.profiles().first(where: { $0.name == name }) else {
+                return HomeAssistantPayloads.answer(error: "no profile is called \(command.profile ?? "(none)")")
+            }
+            let lead = command.lead.flatMap { Bounded.integer(String($0), in: 0...1440) }.map { Int($0) }
+            do {
+                let reminder = try await reminders.remind(profile, programme: command.programme.map(String.init) ?? "", lead: lead)
+                return HomeAssistantPayloads.answer(reminder: reminder)
+            } catch {
+                return HomeAssistantPayloads.answer(error: "\(error)")
+            }
+        default:
+            return HomeAssistantPayloads.answer(error: "the actions are: remind")
+        }
+    }
+}
+
+struct HomeAssistantCommand: Decodable {
+    var action: String
+    var programme: Int64?
+    var profile: String?
+    var lead: Int64?
+}

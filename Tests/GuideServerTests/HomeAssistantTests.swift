@@ -1,0 +1,211 @@
+import Clocks
+import Foundation
+import GuideCore
+import GuideHTTP
+import GuideReminders
+@testable import GuideServer
+import GuideStore
+import TestReceivers
+import Testing
+
+/// Home Assistant over MQTT (``HomeAssistantBridge``), with Debian's mosquitto as the broker and its mosquitto_sub and
+/// mosquitto_pub as Home Assistant's side: the discovery configurations and states read back, states published again
+/// when the guide moves on (on a clock the test moves), a favourite dropped removes its entity, "remind me" as a
+/// command, a broker the outbound policy refuses is never connected to. On both stores.
+@Suite(.enabled(if: Mosquitto.isInstalled, "Debian's mosquitto and mosquitto-clients (scripts/test installs them as root)"))
+struct HomeAssistantTests {
+    static let start = Date(timeIntervalSince1970: 1_771_186_500)   // 2026-02-15 20:15 UTC
+    static let listings = """
+        <tv><channel id="bbc1.uk"><display-name>BBC One</display-name><display-name>101</display-name></channel>
+        <channel id="five.uk"><display-name>Channel 5</display-name></channel>
+        <channel id="film4.uk"><display-name>Film4</display-name></channel>
+        <programme start="20260215200000 +0000" stop="20260215210000 +0000" channel="bbc1.uk"><title>Doctor Who</title>
+          <sub-title>The Star Beast</sub-title><episode-num system="xmltv_ns">0.0.</episode-num></programme>
+        <programme start="20260215210000 +0000" stop="20260215220000 +0000" channel="bbc1.uk"><title>News at Ten</title></programme>
+        <programme start="20260215200000 +0000" stop="20260215203000 +0000" channel="five.uk"><title>Quiz</title></programme>
+        <programme start="20260215203000 +0000" stop="20260215213000 +0000" channel="five.uk"><title>Drama</title></programme>
+        <programme start="20260215200000 +0000" stop="20260215220000 +0000" channel="film4.uk"><title>Alien</title></programme>
+        </tv>
+        """
+
+    @Test func favouritesAreSensorsThatFollowTheGuideAndRemindMeIsACommand() async throws {
+        let broker = try await Mosquitto()
+        defer { broker.stop() }
+        let server = try await TestServer(listings: Self.listings, now: Self.start)
+        let ada = try await server.store.createProfile(name: "Ada", role: .admin, secretKind: .password, secretHash: "x", onlyIfFirst: false)
+        try await server.store.setFavourite(ChannelID("bbc1.uk"), true, of: ada.id)
+        try await server.store.setFavourite(ChannelID("five.uk"), true, of: ada.id)
+        let clock = Clocks.TestClock<Duration>()
+        var services = server.services
+        services.outbound = PolicedTransport(policy: try OutboundPolicy(parsing: "127.0.0.1"))
+        let bridge = HomeAssistantBridge(broker: MQTTSettings(host: "127.0.0.1", port: broker.port, tls: false), guide: services,
+                                         clock: clock, site: "https://tv.example")
+        let running = Task { await bridge.run() }
+        defer { running.cancel() }
+
+        let bbc = HomeAssistantPayloads.objectID(ChannelID("bbc1.uk")), five = HomeAssistantPayloads.objectID(ChannelID("five.uk"))
+        // Discovery: a sensor per favourite (none for Film4), the reminder event, all retained, tvguide online.
+        let config = try await broker.json("homeassistant/sensor/tvguide/\(bbc)/config")
+        #expect(config["name"] as? String == "BBC One" && config["state_topic"] as? String == "tvguide/channel/\(bbc)/state")
+        #expect(config["availability_topic"] as? String == "tvguide/status" && config["unique_id"] as? String == "tvguide_\(bbc)")
+        #expect((config["device"] as? [String: Any])?["name"] as? String == "tvguide")
+        #expect(try await broker.retained("homeassistant/sensor/tvguide/\(HomeAssistantPayloads.objectID(ChannelID("film4.uk")))/config") == nil)
+        #expect((try await broker.json("homeassistant/event/tvguide/reminder/config"))["event_types"] as? [String] == ["reminder"])
+        #expect(try await broker.retained("tvguide/status") == "online")
+        // States and attributes.
+        #expect(try await broker.waitFor("tvguide/channel/\(bbc)/state", "Doctor Who"))
+        let attributes = try await broker.json("tvguide/channel/\(bbc)/attributes")
+        #expect(attributes["subtitle"] as? String == "The Star Beast" && attributes["episode"] as? String == "S1 E1")
+        #expect(attributes["start"] as? String == "2026-02-15T20:00:00Z" && attributes["stop"] as? String == "2026-02-15T21:00:00Z")
+        #expect((attributes["next"] as? [String: Any])?["title"] as? String == "News at Ten" && attributes["channel"] as? String == "BBC One")
+        #expect((attributes["url"] as? String)?.hasPrefix("https://tv.example/programmes/") == true)
+        #expect(try await broker.retained("tvguide/channel/\(five)/state") == "Quiz")
+
+        // The guide moves on: at 20:31 Channel 5 shows Drama, published without being asked.
+        server.advance(by: 16 * 60)
+        await clock.advance(by: .seconds(60))
+        #expect(try await broker.waitFor("tvguide/channel/\(five)/state", "Drama"))
+        #expect(try await broker.retained("tvguide/channel/\(bbc)/state") == "Doctor Who")
+
+        // "Remind me" from Home Assistant; a command it cannot do says why.
+        let programme = try #require(try await server.store.nowNext(at: Self.start, channels: [ChannelID("bbc1.uk")], detail: .summary).first?.next)
+        let answer = try await broker.answer(to: #"{"action": "remind", "programme": \#(programme.id.rawValue), "profile": "Ada", "lead": 5}"#)
+        #expect(answer["ok"] as? Bool == true && answer["title"] as? String == "News at Ten")
+        #expect(try await server.store.reminders(of: ada.id, in: [.pending], limit: 10).map(\.what.title) == ["News at Ten"])
+        for wrong in [#"{"action": "remind", "programme": 1, "profile": "Nobody"}"#, #"{"action": "explode"}"#, "not json",
+                      #"{"action": "remind", "programme": 9223372036854775807, "profile": "Ada", "lead": 9223372036854775807}"#] {
+            let refused = try await broker.answer(to: wrong)
+            #expect(refused["ok"] as? Bool == false && (refused["error"] as? String)?.isEmpty == false, "\(wrong)")
+        }
+
+        // A reminder sent is an event (the reminder just set: its lead time is now, 5 minutes before 21:00).
+        let receiver = try await Receiver()
+        _ = try await server.store.addDeliveryChannel(NewDeliveryChannel(profile: ada.id, kind: .webhook, name: "Home",
+                                                                         target: receiver.url("/hook"), secret: nil), at: Self.start)
+        server.advance(by: 24 * 60)
+        async let event = broker.next(on: "tvguide/event/reminder")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await services.reminders.sendDue().sent == 1)
+        let announced = try #require(try JSONSerialization.jsonObject(with: Data(try await event.utf8)) as? [String: Any])
+        #expect(announced["event_type"] as? String == "reminder" && announced["title"] as? String == "News at Ten")
+        #expect(announced["profile"] as? String == "Ada" && announced["start"] as? String == "2026-02-15T21:00:00Z")
+
+        // A favourite dropped: its entity is removed (an empty retained configuration).
+        try await server.store.setFavourite(ChannelID("five.uk"), false, of: ada.id)
+        await clock.advance(by: .seconds(60))
+        #expect(try await broker.waitFor("homeassistant/sensor/tvguide/\(five)/config", nil))
+    }
+
+    @Test func aBrokerTheOutboundPolicyRefusesIsNeverReached() async throws {
+        let broker = try await Mosquitto()
+        defer { broker.stop() }
+        let server = try await TestServer(listings: Self.listings, now: Self.start)
+        var services = server.services
+        services.outbound = PolicedTransport(policy: .external)
+        let clock = Clocks.TestClock<Duration>()
+        let bridge = HomeAssistantBridge(broker: MQTTSettings(host: "127.0.0.1", port: broker.port, tls: false), guide: services,
+                                         clock: clock, site: nil)
+        let running = Task { await bridge.run() }
+        try await Task.sleep(for: .milliseconds(500))
+        running.cancel()
+        #expect(try await broker.retained("tvguide/status") == nil)
+    }
+
+    @Test func brokerAddressesAreParsedOrRefused() throws {
+        #expect(try MQTTSettings.parse("mqtt://ha@192.168.1.5", password: "p").get() == MQTTSettings(host: "192.168.1.5", port: 1883, tls: false, username: "ha", password: "p"))
+        #expect(try MQTTSettings.parse("mqtts://broker.home:8884", password: nil).get().port == 8884)
+        for bad in ["http://broker", "mqtt://user:secret@broker", "mqtt://", "mqtt://b:0", "mqtt://b:99999", "broker"] {
+            if case .success = MQTTSettings.parse(bad, password: nil) { Issue.record("\(bad) was taken") }
+        }
+    }
+}
+
+/// Debian's mosquitto on a free loopback port, anonymous, without persistence, for one test; its clients read it.
+final class Mosquitto: Sendable {
+    static let broker = "/usr/sbin/mosquitto"
+    static var isInstalled: Bool {
+        FileManager.default.isExecutableFile(atPath: broker) && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_sub")
+    }
+
+    let port: Int
+    let process: SpawnedProcess
+    let folder: String
+
+    init() async throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-mqtt-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        port = try FreePort.find()
+        try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n".write(toFile: folder + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        process = try SpawnedProcess(Self.broker, arguments: ["-c", folder + "/mosquitto.conf"])
+        for _ in 0..<100 {
+            if (try? await SpawnedProcess.run("/usr/bin/mosquitto_pub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", "probe", "-n"]))?.status == 0 { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw MQTTFailure("mosquitto did not start")
+    }
+
+    func stop() {
+        process.end()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// The retained message on `topic`, waiting a little for it; nil when there is none (or it is empty: removed).
+    func retained(_ topic: String) async throws -> String? {
+        let read = try await SpawnedProcess.run("/usr/bin/mosquitto_sub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic,
+                                                                                      "-C", "1", "-W", "2", "--retained-only"])
+        let text = read.outputText.hasSuffix("\n") ? String(read.outputText.dropLast()) : read.outputText
+        return read.status == 0 && !text.isEmpty ? text : nil
+    }
+
+    /// The retained JSON object on `topic`, waiting up to 10 s for it.
+    func json(_ topic: String) async throws -> [String: Any] {
+        var found: String?
+        for _ in 0..<40 where found == nil {
+            found = try await retained(topic)
+            if found == nil { try await Task.sleep(for: .milliseconds(250)) }
+        }
+        let text = try #require(found, "nothing retained on \(topic)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    /// Whether `topic` comes to hold `value` (nil: nothing) within 10 s.
+    func waitFor(_ topic: String, _ value: String?) async throws -> Bool {
+        for _ in 0..<40 {
+            if try await retained(topic) == value { return true }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        return false
+    }
+
+    /// The next message published on `topic` within 10 s.
+    func next(on topic: String) async throws -> String {
+        try await SpawnedProcess.run("/usr/bin/mosquitto_sub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-C", "1", "-W", "10"]).outputText
+    }
+
+    /// Publishes `command` on tvguide's command topic and returns its answer.
+    func answer(to command: String) async throws -> [String: Any] {
+        async let answer = SpawnedProcess.run("/usr/bin/mosquitto_sub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", "tvguide/command/result",
+                                                                                    "-C", "1", "-W", "10"])
+        try await Task.sleep(for: .milliseconds(300))
+        _ = try await SpawnedProcess.run("/usr/bin/mosquitto_pub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", "tvguide/command", "-m", command])
+        let text = try await answer.outputText
+        return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
+    }
+}
+
+/// A TCP port nothing listens on now, on loopback (the kernel's choice for a socket bound to port 0).
+enum FreePort {
+    static func find() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw MQTTFailure("no socket") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
+        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+        guard bound == 0, named == 0 else { throw MQTTFailure("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
