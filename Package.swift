@@ -122,6 +122,8 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
+        // Recorders tvguide asks to record (Tvheadend; Jellyfin or Emby and NextPVR next), each through its documented API.
+        .target(name: "Recorders", dependencies: ["GuideCore", "GuideHTTP"]),
         // The web guide and the JSON API, on Hummingbird.
         .target(name: "GuideServer", dependencies: [
             "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "TrackerExports",
@@ -243,6 +245,9 @@ let package = Package(
             "GuideReminders", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport", "TestReceivers",
             .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .testTarget(name: "RecordersTests", dependencies: [
+            "Recorders", "GuideHTTP", "GuideCore", "StoreTestSupport", "BoxesReplay", "TestReceivers",
         ]),
         .testTarget(name: "GuideIngestTests", dependencies: [
             "GuideIngest", "GuideHTTP", "GuideStore", "XMLTV", "GuideCore", "StoreTestSupport", "BoxesReplay",

@@ -16,11 +16,14 @@ public final class TvheadendStandIn: Sendable {
     let password: String
     /// Each challenge's nonce (SYNTHETIC), so an answer to an old one is refused.
     private let nonces = NIOLockedValueBox<[String]>([])
+    /// The recorder's state (TvheadendStandIn+DVR.swift).
+    let recorder = NIOLockedValueBox(DVRState())
 
     public init(username: String = "tvguide", password: String = "hunter2 & more") async throws {
         receiver = try await Receiver()
         (self.username, self.password) = (username, password)
         receiver.respond("/xmltv/channels") { [unowned self] request in answer(request) }
+        receiver.respond("/api/") { [unowned self] request in challenge(request) ?? dvr(request) }
     }
 
     public func stop() async throws { try await receiver.stop() }
@@ -29,14 +32,20 @@ public final class TvheadendStandIn: Sendable {
     public var port: Int { receiver.port }
     public var requests: [Receiver.Request] { receiver.requests }
 
-    private func answer(_ request: Receiver.Request) -> Receiver.Answer {
-        guard let authorization = request.headers["authorization"], accepts(authorization, method: request.method,
-                                                                             uri: request.path + (request.query.isEmpty ? "" : "?" + request.query)) else {
-            let nonce = "SYNTHETIC" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
-            nonces.withLockedValue { $0.append(nonce) }
-            return Receiver.Answer(status: 401, body: "<html><body>401 Unauthorized</body></html>", contentType: "text/html",
-                                   headers: [("WWW-Authenticate", "Digest realm=\"\(Self.realm)\", qop=\"auth\", algorithm=MD5, nonce=\"\(nonce)\", opaque=\"SYNTHETICopaque\"")])
+    /// A challenge (401) unless `request` answers one for the account.
+    func challenge(_ request: Receiver.Request) -> Receiver.Answer? {
+        if let authorization = request.headers["authorization"],
+           accepts(authorization, method: request.method, uri: request.path + (request.query.isEmpty ? "" : "?" + request.query)) {
+            return nil
         }
+        let nonce = "SYNTHETIC" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
+        nonces.withLockedValue { $0.append(nonce) }
+        return Receiver.Answer(status: 401, body: "<html><body>401 Unauthorized</body></html>", contentType: "text/html",
+                               headers: [("WWW-Authenticate", "Digest realm=\"\(Self.realm)\", qop=\"auth\", algorithm=MD5, nonce=\"\(nonce)\", opaque=\"SYNTHETICopaque\"")])
+    }
+
+    private func answer(_ request: Receiver.Request) -> Receiver.Answer {
+        if let challenge = challenge(request) { return challenge }
         let body = (try? String(contentsOf: Self.fixtures.appendingPathComponent("export-body.xml"), encoding: .utf8)) ?? ""
         return Receiver.Answer(body: body, contentType: "text/xml; charset=UTF-8")
     }

@@ -1,0 +1,84 @@
+import Foundation
+import GuideCore
+import GuideHTTP
+
+/// One call to a recorder's HTTP API: the answer bounded (4 MB), its status read, a user name and password answered to
+/// the recorder's challenge only (Digest or Basic, never sent unasked), a key sent as the API wants it. A recorder that
+/// does not answer is ``RecorderError/Kind/unreachable``; one that answers no, ``RecorderError/Kind/refused``.
+struct RecorderCall: Sendable {
+    let transport: any HTTPTransport
+    /// The recorder's address: `http://192.168.1.5:9981`, without a closing slash.
+    let base: String
+    var credentials: HTTPCredentials?
+    /// Headers every call carries (an API key's).
+    var headers: [(String, String)] = []
+    /// What the recorder is called in messages.
+    let kind: String
+    static let largestAnswer = 4 << 20
+
+    /// `method` on `path` (with its query), `form` sent as `application/x-www-form-urlencoded` or `json` as JSON; the
+    /// answer's body, status 2xx.
+    func send(_ method: String, _ path: String, form: [(String, String)]? = nil, json: Data? = nil) async throws -> Data {
+        guard let url = URL(string: base + path) else { throw RecorderError(.refused, "\(base + path) is not an address") }
+        var headers = self.headers + [("Accept", "application/json"), ("User-Agent", "tvguide/\(TVGuideVersion.number)")]
+        var body: Data?
+        if let form {
+            headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+            body = Data(Self.encoded(form).utf8)
+        } else if let json {
+            headers.append(("Content-Type", "application/json"))
+            body = json
+        }
+        do {
+            var reply = try await transport.send(method, url, headers: headers, body: body)
+            if reply.status == 401, let credentials, let challenge = reply.headers["www-authenticate"],
+               let authorization = credentials.authorization(answering: challenge, method: method, uri: Self.requestTarget(url)) {
+                _ = try await reply.body(upTo: 64 << 10)
+                reply = try await transport.send(method, url, headers: headers + [("Authorization", authorization)], body: body)
+            }
+            guard let answer = try await reply.body(upTo: Self.largestAnswer) else {
+                throw RecorderError(.unexpected, "\(kind) answered \(path) with more than \(Self.largestAnswer >> 20) MB")
+            }
+            switch reply.status {
+            case 200...299: return answer
+            case 401, 403:
+                throw RecorderError(.refused, "\(kind) refused the " + (credentials == nil && self.headers.isEmpty ? "request: it needs a user name and password" : "user name, password or key"))
+            case 500...599:
+                throw RecorderError(.unreachable, "\(kind) answered HTTP \(reply.status)")
+            default:
+                let text = String(decoding: answer.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                throw RecorderError(.refused, "\(kind) answered HTTP \(reply.status)" + (text.isEmpty ? "" : ": \(text)"))
+            }
+        } catch let error as RecorderError {
+            throw error
+        } catch let error as OutboundRefusal {
+            throw RecorderError(.refused, "\(error)")
+        } catch {
+            throw RecorderError(.unreachable, "\(kind) at \(base) did not answer (\(error))")
+        }
+    }
+
+    /// The answer decoded as `T`.
+    func decode<T: Decodable>(_ type: T.Type, _ method: String, _ path: String, form: [(String, String)]? = nil,
+                              json: Data? = nil) async throws -> T {
+        let data = try await send(method, path, form: form, json: json)
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch {
+            throw RecorderError(.unexpected, "\(kind) did not answer \(path) as its API does: \(error)")
+        }
+    }
+
+    /// The path and query a request names, as Digest signs it.
+    static func requestTarget(_ url: URL) -> String {
+        let path = url.path(percentEncoded: true)
+        return (path.isEmpty ? "/" : path) + (url.query(percentEncoded: true).map { "?" + $0 } ?? "")
+    }
+
+    static func encoded(_ fields: [(String, String)]) -> String {
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        return fields.map { name, value in
+            (name.addingPercentEncoding(withAllowedCharacters: allowed) ?? "") + "=" + (value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+        }.joined(separator: "&")
+    }
+}
