@@ -123,7 +123,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // Recorders tvguide asks to record (Tvheadend; Jellyfin or Emby and NextPVR next), each through its documented API.
-        .target(name: "Recorders", dependencies: ["GuideCore", "GuideHTTP"]),
+        .target(name: "Recorders", dependencies: ["GuideCore", "GuideHTTP", .product(name: "Crypto", package: "swift-crypto")]),
         // The web guide and the JSON API, on Hummingbird.
         .target(name: "GuideServer", dependencies: [
             "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "TrackerExports",
