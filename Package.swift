@@ -127,6 +127,7 @@ let package = Package(
         // The web guide and the JSON API, on Hummingbird.
         .target(name: "GuideServer", dependencies: [
             "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "TrackerExports",
+            "Recorders",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -188,7 +189,7 @@ let package = Package(
         ]),
         .testTarget(name: "GuideServerTests", dependencies: [
             "GuideServer", "GuideReminders", "TestReceivers", "GuideStore", "GuideIngest", "GuideCore", "GuideHTTP", "TVMaze", "TVMazeReplay",
-            "SchedulesDirect", "SchedulesDirectReplay", "BoxesReplay", "XMLTV",
+            "SchedulesDirect", "SchedulesDirectReplay", "BoxesReplay", "XMLTV", "Recorders",
             "StoreTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             // Home Assistant's states change as the guide moves on, on a clock the test moves.

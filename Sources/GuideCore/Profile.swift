@@ -33,6 +33,17 @@ public struct Profile: Hashable, Codable, Sendable {
     /// An IANA zone name; nil means the zone the browser reports (or the server's).
     public var timeZone: String?
     public var theme: Theme = .system
+    /// Whether an admin let this profile ask the recorder to record (an admin always may: ``mayRecord``).
+    public var canRecord = false
+
+    public var mayRecord: Bool { isAdmin || canRecord }
+
+    /// The same profile, allowed to record or not.
+    public func recording(_ allowed: Bool) -> Profile {
+        var profile = self
+        profile.canRecord = allowed
+        return profile
+    }
 
     public init(id: ProfileID, name: String, role: Role, secretKind: SecretKind, dayStartHour: Int = 5, timeZone: String? = nil) {
         self.id = id

@@ -23,7 +23,7 @@ extension AccountStore where Self: SQLBackend {
         return try await reading { db in
             try await db.rows("""
                 SELECT \(raw: profileColumns), secret_hash FROM profile WHERE lower(name) = lower(\(name))
-                """).first.map { Credentials(profile: try profile($0), secretHash: try $0.value(7)) }
+                """).first.map { Credentials(profile: try profile($0), secretHash: try $0.value(8)) }
         }
     }
 
@@ -167,9 +167,8 @@ extension AccountStore where Self: SQLBackend {
     public func sessionProfile(tokenHash: String, at instant: Date) async throws -> Profile? {
         try await reading { db in
             try await db.rows("""
-                SELECT p.id, p.name, p.role, p.secret_kind, p.day_start_hour, p.time_zone, p.theme
-                FROM session s JOIN profile p ON p.id = s.profile_id
-                WHERE s.token_hash = \(tokenHash) AND s.expires_at > \(instant.unixSeconds)
+                SELECT \(raw: profileColumns) FROM profile WHERE id = (
+                    SELECT profile_id FROM session WHERE token_hash = \(tokenHash) AND expires_at > \(instant.unixSeconds))
                 """).first.map(profile)
         }
     }
@@ -225,13 +224,14 @@ extension AccountStore where Self: SQLBackend {
         }
     }
 
-    private var profileColumns: StaticString { "id, name, role, secret_kind, day_start_hour, time_zone, theme" }
+    private var profileColumns: StaticString { "id, name, role, secret_kind, day_start_hour, time_zone, theme, can_record" }
 
     private func profile(_ row: SQLRow) throws -> Profile {
         Profile(id: ProfileID(rawValue: try row.value(0)), name: try row.value(1),
                 role: Profile.Role(rawValue: try row.value(2)) ?? .viewer,
                 secretKind: Profile.SecretKind(rawValue: try row.value(3)) ?? .password, dayStartHour: try row.value(4),
                 timeZone: try row.value(5)).themed(Profile.Theme(rawValue: try row.value(6)) ?? .system)
+            .recording(try row.value(7, as: Int64.self) != 0)
     }
 }
 

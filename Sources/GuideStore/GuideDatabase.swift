@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// brings the schema up to date. `tvguide serve` runs it in the application's service group; everything else opens
 /// one with `openGuideDatabase` (GuideStoreBackends), which runs on its own.
 public protocol GuideDatabase: ListingStore, SourceStore, AccountStore, SeriesStore, ReminderStore, PlaylistStore, ChannelSettingsStore,
-                                 LineupFeedStore, ResponseCache, SDDocumentStore, WatchedStore, TVMazeAccountStore, Service {
+                                 LineupFeedStore, ResponseCache, SDDocumentStore, WatchedStore, TVMazeAccountStore, RecordingStore, Service {
     /// Checks the connection and brings the schema up to date; ``run()`` (or ``runOnItsOwn()``) must be running.
     func prepare() async throws
     /// Runs what ``run()`` runs in a task of the database's own, which ends when the database is released.

@@ -12,5 +12,42 @@ extension SchemaMigrations {
                 CREATE UNIQUE INDEX lineup_feed_tuner_port ON lineup_feed (tuner_port) WHERE tuner_port IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v21: a recorder, its channels, who may record, and what was asked of it") { db in
+            // One recorder a guide (id 1); tvguide's channels mapped onto its own; each request kept with the recorder's
+            // id, state and words, so one sent while the recorder is off waits and goes later.
+            try db.execute(sql: """
+                ALTER TABLE profile ADD COLUMN can_record INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE recorder (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    kind TEXT NOT NULL,
+                    address TEXT NOT NULL,
+                    username TEXT,
+                    secret TEXT,
+                    profile TEXT,
+                    updated_at INTEGER NOT NULL
+                );
+                CREATE TABLE recorder_channel (
+                    channel_id TEXT PRIMARY KEY,
+                    recorder_channel TEXT NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE recording (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    profile_id INTEGER NOT NULL REFERENCES profile(id) ON DELETE CASCADE,
+                    series INTEGER NOT NULL,
+                    channel_id TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    subtitle TEXT,
+                    start INTEGER NOT NULL,
+                    stop INTEGER NOT NULL,
+                    recorder_id TEXT,
+                    state TEXT NOT NULL,
+                    status TEXT,
+                    requested_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    UNIQUE (channel_id, start, series)
+                );
+                CREATE INDEX recording_by_time ON recording (stop, start);
+                """)
+        }
     }
 }

@@ -124,6 +124,10 @@ struct ServeCommand: AsyncParsableCommand {
                                },
                                Background { await Self.keepFollowedShowsCurrent(followed, database: database, clock: clock) },
                                Background { await tuners.run() },
+                               // Requests to record that waited for the recorder are sent, and its state read back.
+                               Background { [desk = RecordingDesk(store: database, transport: feeds, now: now)] in
+                                   await Self.keepRecordingsCurrent(desk, clock: clock)
+                               },
                                // Home Assistant's sensors, events and commands, when a broker is set.
                                Background { [broker = options.homeAssistant] in
                                    if let broker {
@@ -254,6 +258,20 @@ extension ServeCommand {
 /// given `onGracefulShutdown`, told so and waited for (the services before it in the group, the store among them, stop
 /// after it).
 extension ServeCommand {
+    /// Every 2 minutes: what waits for the recorder sent, what it did read back (nothing without a recorder).
+    static func keepRecordingsCurrent(_ desk: RecordingDesk, clock: any Clock<Duration>) async {
+        while !Task.isCancelled {
+            do {
+                try await desk.sync()
+            } catch is CancellationError {
+                return
+            } catch {
+                Output.error("Recordings: \(error)")
+            }
+            try? await clock.sleep(for: .seconds(120))
+        }
+    }
+
     /// Waits until the task is cancelled (serve's shutdown): a service with nothing to do must not end before it.
     static func untilCancelled() async {
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }

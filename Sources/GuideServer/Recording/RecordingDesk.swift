@@ -1,0 +1,166 @@
+import Foundation
+import GuideCore
+import GuideHTTP
+import GuideStore
+import Logging
+import Recorders
+
+/// Between viewers and the recorder an admin set up: a request to record is kept first (``RecordingStore``), then sent;
+/// a recorder that does not answer leaves it waiting (``RecordingEntry/State/requested``) and ``sync()`` sends it again;
+/// one that says no leaves its words with it (``RecordingEntry/State/refused``); what the recorder then does with it
+/// (recording, done, a conflict, gone) is read back by ``sync()``. Each call to the recorder is bounded
+/// (``deadline``), so a viewer never waits on a recorder that hangs.
+public struct RecordingDesk: Sendable {
+    let store: any GuideDatabase
+    /// The admin's addresses' transport (as media servers' reloads use).
+    let transport: any HTTPTransport
+    let now: @Sendable () -> Date
+    let logger: Logger
+    /// How long one call to the recorder may take.
+    static let deadline: Duration = .seconds(15)
+    /// Requests kept at most (a household's; the oldest finished ones go first).
+    static let mostKept = 2000
+
+    public init(store: any GuideDatabase, transport: any HTTPTransport, now: @escaping @Sendable () -> Date,
+                logger: Logger = Logger(label: "tvguide.recordings")) {
+        (self.store, self.transport, self.now, self.logger) = (store, transport, now, logger)
+    }
+
+    /// The recorder the admin set up, as a client; nil when there is none.
+    func recorder() async throws -> (client: any Recorder, settings: RecorderSettings)? {
+        guard let settings = try await store.recorder() else { return nil }
+        return (Self.client(settings, transport: transport), settings)
+    }
+
+    static func client(_ settings: RecorderSettings, transport: any HTTPTransport) -> any Recorder {
+        switch settings.kind {
+        case .tvheadend:
+            TvheadendRecorder(address: settings.address,
+                              credentials: settings.username.map { HTTPCredentials(username: $0, password: settings.secret ?? "") },
+                              transport: transport)
+        case .jellyfin: JellyfinRecorder(address: settings.address, key: settings.secret ?? "", server: .jellyfin, transport: transport)
+        case .emby: JellyfinRecorder(address: settings.address, key: settings.secret ?? "", server: .emby, transport: transport)
+        case .nextpvr: NextPVRRecorder(address: settings.address, pin: settings.secret ?? "", transport: transport)
+        }
+    }
+
+    /// Asks for `programme` (or its series) to be recorded for `profile`: kept, then sent. The entry as it stands.
+    public func request(_ programme: StoredProgramme, series: Bool, by profile: ProfileID) async throws -> RecordingEntry {
+        guard try await store.recorder() != nil else { throw RecordingFailure("No recorder is set up (an admin sets one up on the recorder page).") }
+        let channels = try await store.recorderChannels()
+        guard channels[programme.programme.channel] != nil else {
+            throw RecordingFailure("This channel is not matched to one of the recorder's (an admin matches them on the recorder page).")
+        }
+        guard programme.end > now() else { throw RecordingFailure("\(programme.programme.title) has already ended.") }
+        let entry = try await store.addRecording(NewRecording(profile: profile, series: series, channel: programme.programme.channel,
+                                                              title: programme.programme.title, subtitle: programme.programme.subTitle,
+                                                              start: programme.programme.start, stop: programme.end), at: now())
+        guard entry.state == .requested || entry.state == .refused else { return entry }
+        return try await send(entry)
+    }
+
+    /// Sends a kept request to the recorder; the entry as it stands after.
+    func send(_ entry: RecordingEntry) async throws -> RecordingEntry {
+        guard let (recorder, settings) = try await recorder(), let channel = try await store.recorderChannels()[entry.what.channel] else {
+            return entry
+        }
+        let request = RecordingRequest(channel: channel, title: entry.what.title, subtitle: entry.what.subtitle, start: entry.what.start,
+                                       stop: entry.what.stop, profile: settings.profile)
+        var updated = entry
+        do {
+            if entry.what.series {
+                let rule = try await Self.bounded { try await recorder.recordSeries(request) }
+                (updated.recorderID, updated.state, updated.status) = (rule.id, .scheduled, "Every airing of \(rule.title)")
+            } else {
+                let recording = try await Self.bounded { try await recorder.record(request) }
+                (updated.recorderID, updated.state, updated.status) = (recording.id, Self.state(recording.state), recording.status)
+            }
+        } catch let error as RecorderError where error.kind == .unreachable {
+            (updated.state, updated.status) = (.requested, "The recorder did not answer; tvguide asks again every few minutes.")
+            logger.notice("recorder unreachable", metadata: ["detail": "\(error)"])
+        } catch let error as RecorderError {
+            (updated.state, updated.status) = (.refused, error.description)
+        }
+        try await store.updateRecording(entry.id, recorderID: updated.recorderID, state: updated.state, status: updated.status, at: now())
+        return updated
+    }
+
+    /// Sends what waits, and reads back what the recorder has made of the rest; a no-op without a recorder.
+    public func sync() async throws {
+        guard let (recorder, _) = try await recorder() else { return }
+        let entries = try await store.recordings(limit: Self.mostKept)
+        let instant = now()
+        for entry in entries where entry.state == .requested && entry.what.stop > instant {
+            _ = try await send(entry)
+        }
+        let sent = entries.filter { $0.recorderID != nil && [.scheduled, .recording, .conflict].contains($0.state) }
+        guard !sent.isEmpty else { return }
+        let scheduled: [ScheduledRecording], rules: [RecordingRule]
+        do {
+            scheduled = try await Self.bounded { try await recorder.scheduled() }
+            rules = try await Self.bounded { try await recorder.rules() }
+        } catch let error as RecorderError {
+            logger.notice("recorder state not read", metadata: ["detail": "\(error)"])
+            return
+        }
+        for entry in sent {
+            var state = entry.state, status = entry.status
+            if entry.what.series {
+                if !rules.contains(where: { $0.id == entry.recorderID }) { (state, status) = (.failed, "The recorder no longer has this series rule.") }
+            } else if let recording = scheduled.first(where: { $0.id == entry.recorderID }) {
+                (state, status) = (Self.state(recording.state), recording.status)
+            } else if entry.what.stop <= instant {
+                (state, status) = (.completed, "Recorded (the recorder lists it no longer as upcoming).")
+            } else {
+                (state, status) = (.failed, "The recorder no longer has this recording (cancelled there?).")
+            }
+            if state != entry.state || status != entry.status {
+                try await store.updateRecording(entry.id, recorderID: entry.recorderID, state: state, status: status, at: instant)
+            }
+        }
+    }
+
+    /// Cancels a request: at the recorder first when it was sent (a recorder that does not answer keeps it), then here.
+    public func cancel(_ entry: RecordingEntry) async throws {
+        if let id = entry.recorderID, entry.isScheduled || entry.state == .conflict, let (recorder, _) = try await recorder() {
+            do {
+                try await Self.bounded { entry.what.series ? try await recorder.cancel(rule: id) : try await recorder.cancel(recording: id) }
+            } catch let error as RecorderError where error.kind == .unreachable {
+                throw RecordingFailure("The recorder did not answer, so the recording is still on it. Try again later.")
+            } catch let error as RecorderError where error.kind == .refused {
+                // Already gone there: it goes here too.
+                logger.notice("recorder refused a cancel", metadata: ["detail": "\(error)"])
+            }
+        }
+        try await store.removeRecording(entry.id)
+    }
+
+    static func state(_ state: ScheduledRecording.State) -> RecordingEntry.State {
+        switch state {
+        case .scheduled: .scheduled
+        case .recording: .recording
+        case .completed: .completed
+        case .failed: .failed
+        case .conflict: .conflict
+        }
+    }
+
+    /// `body`, or ``RecorderError/Kind/unreachable`` when it takes longer than ``deadline``.
+    static func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask { try await Task.sleep(for: deadline); return nil }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw RecorderError(.unreachable, "the recorder took longer than \(deadline.components.seconds) s")
+            }
+            return value
+        }
+    }
+}
+
+/// Why a recording could not be asked for, in words for the viewer.
+public struct RecordingFailure: Error, CustomStringConvertible, Equatable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

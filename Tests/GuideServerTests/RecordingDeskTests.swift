@@ -1,0 +1,114 @@
+import BoxesReplay
+import Foundation
+import GuideCore
+import GuideHTTP
+@testable import GuideServer
+import GuideStore
+import Recorders
+import StoreTestSupport
+import Testing
+
+/// Requests to record (``RecordingDesk``) against stand-ins answering as Tvheadend's and Jellyfin's APIs document: kept
+/// first, then sent; a recorder that does not answer keeps the request waiting, sent by the next sync; one that says no
+/// leaves its words; the recorder's state (a conflict, a recording cancelled there) read back; cancelled at the
+/// recorder and here. On both stores.
+@Suite struct RecordingDeskTests {
+    static let now = Date(timeIntervalSince1970: 1_771_184_400)   // 2026-02-15 19:40 UTC
+    static let evening: Int64 = 1_771_185_600                     // 20:00
+    static let listings = """
+        <tv><channel id="bbc1.uk"><display-name>BBC One</display-name></channel><channel id="five.uk"><display-name>Channel 5</display-name></channel>
+        <programme start="20260215200000 +0000" stop="20260215210000 +0000" channel="bbc1.uk"><title>Doctor Who</title></programme>
+        <programme start="20260215200000 +0000" stop="20260215203000 +0000" channel="five.uk"><title>Quiz</title></programme>
+        <programme start="20260215230000 +0000" stop="20260216010000 +0000" channel="five.uk"><title>Late Film</title></programme>
+        </tv>
+        """
+    static let bbc = "SYNTHETICchannelbbcone0000000001", five = "SYNTHETICchannelfive000000000002"
+
+    static func programme(_ server: TestServer, _ channel: String, at seconds: Int64) async throws -> StoredProgramme {
+        try #require(try await server.store.programmes(on: ChannelID(channel), in: TimeWindow(start: Date(timeIntervalSince1970: TimeInterval(seconds)),
+                                                                                                end: Date(timeIntervalSince1970: TimeInterval(seconds + 60)))).first)
+    }
+
+    static func tvheadend() async throws -> TvheadendStandIn {
+        let standIn = try await TvheadendStandIn()
+        standIn.setGuide(channels: [.init(uuid: bbc, name: "BBC One HD", number: 101), .init(uuid: five, name: "Channel 5", number: 105)],
+                         events: [.init(id: 501, channel: bbc, title: "Doctor Who", start: evening, stop: evening + 3600, serieslink: "crid://bbc/who"),
+                                  .init(id: 502, channel: five, title: "Quiz", start: evening, stop: evening + 1800)])
+        return standIn
+    }
+
+    @Test func keptSentReadBackAndCancelled() async throws {
+        let server = try await TestServer(listings: Self.listings, now: Self.now)
+        let standIn = try await Self.tvheadend()
+        defer { Task { try? await standIn.stop() } }
+        let ada = try await server.store.createProfile(name: "Ada", role: .admin, secretKind: .password, secretHash: "x", onlyIfFirst: false)
+        let desk = RecordingDesk(store: server.store, transport: TestHTTP.outbound, now: { Self.now })
+        let who = try await Self.programme(server, "bbc1.uk", at: Self.evening)
+
+        await #expect(throws: RecordingFailure("No recorder is set up (an admin sets one up on the recorder page).")) {
+            try await desk.request(who, series: false, by: ada.id)
+        }
+        try await server.store.setRecorder(RecorderSettings(kind: .tvheadend, address: "http://127.0.0.1:\(standIn.port)", username: "tvguide",
+                                                            secret: "hunter2 & more"), at: Self.now)
+        await #expect(throws: RecordingFailure("This channel is not matched to one of the recorder's (an admin matches them on the recorder page).")) {
+            try await desk.request(who, series: false, by: ada.id)
+        }
+        try await server.store.setRecorderChannels([ChannelID("bbc1.uk"): Self.bbc, ChannelID("five.uk"): Self.five])
+
+        let entry = try await desk.request(who, series: false, by: ada.id)
+        #expect(entry.state == .scheduled && entry.recorderID != nil && entry.status == "Scheduled for recording")
+        #expect(try await desk.request(who, series: false, by: ada.id).id == entry.id)
+        #expect(standIn.recordingCount == 1)
+        let series = try await desk.request(who, series: true, by: ada.id)
+        #expect(series.state == .scheduled && series.status == "Every airing of Doctor Who" && standIn.ruleCount == 1)
+
+        // Not in Tvheadend's EPG: a timed recording; refused there (a channel it no longer has): its words kept.
+        let film = try await desk.request(try await Self.programme(server, "five.uk", at: Self.evening + 3 * 3600), series: false, by: ada.id)
+        #expect(film.state == .scheduled)
+        try await server.store.setRecorderChannels([ChannelID("bbc1.uk"): Self.bbc, ChannelID("five.uk"): "SYNTHETICgone"])
+        let quiz = try await desk.request(try await Self.programme(server, "five.uk", at: Self.evening), series: false, by: ada.id)
+        #expect(quiz.state == .refused && quiz.status?.contains("Tvheadend answered HTTP 400") == true, "\(quiz)")
+
+        // Cancelled at the recorder by someone else: the next sync says so.
+        let recorder = try #require(try await desk.recorder()).client
+        try await recorder.cancel(recording: try #require(film.recorderID))
+        try await desk.sync()
+        let after = try #require(try await server.store.recording(film.id))
+        #expect(after.state == .failed && after.status?.contains("no longer has") == true)
+
+        // Cancelled here: at the recorder too.
+        try await desk.cancel(entry)
+        try await desk.cancel(series)
+        #expect(standIn.recordingCount == 0 && standIn.ruleCount == 0)
+        #expect(try await server.store.recording(entry.id) == nil)
+    }
+
+    @Test func aRecorderThatIsOffKeepsTheRequestForTheNextSync() async throws {
+        let server = try await TestServer(listings: Self.listings, now: Self.now)
+        let ada = try await server.store.createProfile(name: "Ada", role: .admin, secretKind: .password, secretHash: "x", onlyIfFirst: false)
+        let desk = RecordingDesk(store: server.store, transport: TestHTTP.outbound, now: { Self.now })
+        let standIn = try await JellyfinLiveTvStandIn()
+        defer { Task { try? await standIn.stop() } }
+        let start = Date(timeIntervalSince1970: TimeInterval(Self.evening))
+        standIn.setGuide(channels: [.init(id: "SYNTHETICjf1", name: "BBC One", number: "101"), .init(id: "SYNTHETICjf5", name: "Channel 5", number: "105")],
+                         programs: [.init(id: "SYNTHETICp1", channel: "SYNTHETICjf1", name: "Doctor Who", start: start, end: start + 3600),
+                                    .init(id: "SYNTHETICp2", channel: "SYNTHETICjf5", name: "Quiz", start: start, end: start + 1800)])
+        // Off: nothing listens on the discard port.
+        try await server.store.setRecorder(RecorderSettings(kind: .jellyfin, address: "http://127.0.0.1:9", secret: "SYNTHETICjellyfinapikey0000000001"), at: Self.now)
+        try await server.store.setRecorderChannels([ChannelID("bbc1.uk"): "SYNTHETICjf1", ChannelID("five.uk"): "SYNTHETICjf5"])
+        let who = try await desk.request(try await Self.programme(server, "bbc1.uk", at: Self.evening), series: false, by: ada.id)
+        #expect(who.state == .requested && who.status?.contains("did not answer") == true)
+
+        // The recorder comes back, at another address (whose channels an admin matches again).
+        try await server.store.setRecorder(RecorderSettings(kind: .jellyfin, address: "http://127.0.0.1:\(standIn.port)", secret: "SYNTHETICjellyfinapikey0000000001"),
+                                           at: Self.now)
+        try await server.store.setRecorderChannels([ChannelID("bbc1.uk"): "SYNTHETICjf1", ChannelID("five.uk"): "SYNTHETICjf5"])
+        try await desk.sync()
+        #expect(try await server.store.recording(who.id)?.state == .scheduled)
+        // One tuner: the quiz at the same time is a conflict, as Jellyfin says.
+        let quiz = try await desk.request(try await Self.programme(server, "five.uk", at: Self.evening), series: false, by: ada.id)
+        #expect(quiz.state == .conflict && quiz.status?.contains("no tuner") == true)
+        #expect(try await server.store.recordings(in: TimeWindow(start: start, end: start + 60)).map(\.state).sorted { $0.rawValue < $1.rawValue }
+                == [.conflict, .scheduled])
+    }
+}
