@@ -49,6 +49,12 @@ public struct HTTPCredentials: Sendable, Equatable, Codable {
         return "Digest " + fields.map { "\($0.0)=\($0.1)" }.joined(separator: ", ")
     }
 
+    /// The path and query a request names, as Digest signs it (`/xmltv/channels?x=1`).
+    public static func requestTarget(_ url: URL) -> String {
+        let path = url.path(percentEncoded: true)
+        return (path.isEmpty ? "/" : path) + (url.query(percentEncoded: true).map { "?" + $0 } ?? "")
+    }
+
     /// 16 random bytes as hex.
     public static func newClientNonce() -> String {
         (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
@@ -83,5 +89,27 @@ public struct HTTPCredentials: Sendable, Equatable, Codable {
 
     static func quoted(_ text: String) -> String {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}
+
+/// A server's challenge that tvguide cannot answer (neither Digest it knows nor Basic).
+public struct UnanswerableChallenge: Error, CustomStringConvertible {
+    public var challenge: String
+    public var description: String { "a way of signing in tvguide does not know: \(challenge.prefix(40))" }
+}
+
+extension HTTPTransport {
+    /// Sends `method` to `url`; when the server challenges (401 with `WWW-Authenticate`) and `credentials` are given,
+    /// sends once more answering the challenge. Credentials are never sent unasked; a challenge they cannot answer is
+    /// ``UnanswerableChallenge``; any other answer, a second 401 included, is the reply.
+    public func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?,
+                     answering credentials: HTTPCredentials?) async throws -> HTTPReply {
+        let reply = try await send(method, url, headers: headers, body: body)
+        guard reply.status == 401, let credentials, let challenge = reply.headers["www-authenticate"] else { return reply }
+        _ = try await reply.body(upTo: 64 << 10)
+        guard let authorization = credentials.authorization(answering: challenge, method: method, uri: HTTPCredentials.requestTarget(url)) else {
+            throw UnanswerableChallenge(challenge: challenge)
+        }
+        return try await send(method, url, headers: headers + [("Authorization", authorization)], body: body)
     }
 }

@@ -30,12 +30,7 @@ struct RecorderCall: Sendable {
             body = json
         }
         do {
-            var reply = try await transport.send(method, url, headers: headers, body: body)
-            if reply.status == 401, let credentials, let challenge = reply.headers["www-authenticate"],
-               let authorization = credentials.authorization(answering: challenge, method: method, uri: Self.requestTarget(url)) {
-                _ = try await reply.body(upTo: 64 << 10)
-                reply = try await transport.send(method, url, headers: headers + [("Authorization", authorization)], body: body)
-            }
+            let reply = try await transport.send(method, url, headers: headers, body: body, answering: credentials)
             guard let answer = try await reply.body(upTo: Self.largestAnswer) else {
                 throw RecorderError(.unexpected, "\(kind) answered \(path) with more than \(Self.largestAnswer >> 20) MB")
             }
@@ -53,6 +48,8 @@ struct RecorderCall: Sendable {
             throw error
         } catch let error as OutboundRefusal {
             throw RecorderError(.refused, "\(error)")
+        } catch let error as UnanswerableChallenge {
+            throw RecorderError(.refused, "\(kind) asks for \(error)")
         } catch {
             throw RecorderError(.unreachable, "\(kind) at \(base) did not answer (\(error))")
         }
@@ -67,12 +64,6 @@ struct RecorderCall: Sendable {
         } catch {
             throw RecorderError(.unexpected, "\(kind) did not answer \(path) as its API does: \(error)")
         }
-    }
-
-    /// The path and query a request names, as Digest signs it.
-    static func requestTarget(_ url: URL) -> String {
-        let path = url.path(percentEncoded: true)
-        return (path.isEmpty ? "/" : path) + (url.query(percentEncoded: true).map { "?" + $0 } ?? "")
     }
 
     static func encoded(_ fields: [(String, String)]) -> String {

@@ -17,11 +17,11 @@ struct BoxRequest {
             throw IngestError(.download, "\(shown(address)) is not an http(s) address")
         }
         let headers = [("Accept", "application/json"), ("User-Agent", "tvguide/\(TVGuideVersion.number)")]
-        var reply = try await transport.get(url, headers: headers)
-        if reply.status == 401, let credentials, let challenge = reply.headers["www-authenticate"],
-           let authorization = credentials.authorization(answering: challenge, method: "GET", uri: Self.requestTarget(url)) {
-            _ = try await reply.body(upTo: 64 << 10)
-            reply = try await transport.get(url, headers: headers + [("Authorization", authorization)])
+        let reply: HTTPReply
+        do {
+            reply = try await transport.send("GET", url, headers: headers, body: nil, answering: credentials)
+        } catch let error as UnanswerableChallenge {
+            throw IngestError(.download, "\(shown(address)) asks for \(error)")
         }
         guard let body = try await reply.body(upTo: Self.largestAnswer) else {
             throw IngestError(.download, "\(shown(address)) answered with more than \(Self.largestAnswer >> 20) MB")
@@ -39,11 +39,5 @@ struct BoxRequest {
         } catch {
             throw IngestError(.unknownFormat, "\(shown(address)) did not answer as \(kind) does: \(error)")
         }
-    }
-
-    /// The path and query a request names, as Digest signs it.
-    static func requestTarget(_ url: URL) -> String {
-        let path = url.path(percentEncoded: true)
-        return (path.isEmpty ? "/" : path) + (url.query(percentEncoded: true).map { "?" + $0 } ?? "")
     }
 }

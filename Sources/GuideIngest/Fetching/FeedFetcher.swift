@@ -124,15 +124,10 @@ struct FeedFetcher: Sendable {
         let elapsed = stopwatch(on: clock)
         var reply: HTTPReply
         do {
-            reply = try await transport.get(url, headers: headers)
             // Credentials answer the server's challenge, once; they are never sent unasked.
-            if reply.status == 401, let credentials, let challenge = reply.headers["www-authenticate"] {
-                _ = try await reply.body(upTo: 64 << 10)
-                guard let authorization = credentials.authorization(answering: challenge, method: "GET", uri: BoxRequest.requestTarget(url)) else {
-                    throw IngestError(.download, "\(location) asks for a way of signing in tvguide does not know: \(challenge.prefix(40))")
-                }
-                reply = try await transport.get(url, headers: headers + [("Authorization", authorization)])
-            }
+            reply = try await transport.send("GET", url, headers: headers, body: nil, answering: credentials)
+        } catch let error as UnanswerableChallenge {
+            throw IngestError(.download, "\(location) asks for \(error)")
         } catch let error as IngestError {
             throw error
         } catch {
