@@ -150,6 +150,9 @@ public enum GuideServer {
         CalendarPage(pages: pages, settings: settings, episodes: episodes).register(on: routes)
         let reminders = ReminderActions(store: store, directory: directory, settings: settings, dispatcher: services.reminders)
         RemindersPage(store: store, pages: pages, settings: settings, actions: reminders).register(on: routes)
+        let desk = RecordingDesk(store: store, transport: services.feeds, now: settings.now)
+        RecordingsPage(store: store, directory: directory, pages: pages, settings: settings, desk: desk).register(on: routes)
+        RecorderAdminPage(store: store, directory: directory, pages: pages, desk: desk).register(on: routes)
         ReminderRoutes(actions: reminders).register(on: routes)
         routes.open.get(.asset) { request, context in
             try assets.response(for: context.parameters.get("file") ?? "", request: request)

@@ -14,14 +14,16 @@ struct GridRow: Encodable, Sendable {
     var cells: [GridCell]
 
     /// - Parameter followed: the folded names of the shows the viewer follows; their programmes are marked.
-    init(index: Int, channel: Channel, programmes: [StoredProgramme], day: TimeWindow, clock: ViewerClock, followed: Set<String> = []) {
+    /// - Parameter recorded: the airings the recorder is asked to record (``GridCell/recordingKey(_:_:)``), marked red.
+    init(index: Int, channel: Channel, programmes: [StoredProgramme], day: TimeWindow, clock: ViewerClock, followed: Set<String> = [],
+         recorded: Set<String> = []) {
         self.index = index
         ariaIndex = index + 2  // The ruler is row 1.
         id = channel.id.rawValue
         name = channel.name
         number = channel.number
         logo = ChannelLogos.address(of: channel)
-        cells = programmes.map { GridCell($0, day: day, clock: clock, followed: followed) }
+        cells = programmes.map { GridCell($0, day: day, clock: clock, followed: followed, recorded: recorded) }
     }
 
     /// A programme's image on a page: SD's artwork through tvguide's own address (``ProgrammeArtworkImages``), else its
@@ -56,8 +58,13 @@ struct GridCell: Encodable, Sendable {
     var span: GridLayout.Span
     /// A show the viewer follows.
     var isFollowed: Bool
+    /// The recorder is asked to record it.
+    var isRecording: Bool
 
-    init(_ stored: StoredProgramme, day: TimeWindow, clock: ViewerClock, followed: Set<String>) {
+    /// How an airing is named among those to record: its channel and start.
+    static func recordingKey(_ channel: ChannelID, _ start: Date) -> String { "\(start.unixSeconds) \(channel.rawValue)" }
+
+    init(_ stored: StoredProgramme, day: TimeWindow, clock: ViewerClock, followed: Set<String>, recorded: Set<String> = []) {
         let programme = stored.programme
         id = stored.id.rawValue
         title = programme.title
@@ -66,11 +73,12 @@ struct GridCell: Encodable, Sendable {
         genre = programme.genre.rawValue
         span = GridLayout.span(start: programme.start, end: stored.end, in: day)
         isFollowed = !followed.isEmpty && followed.contains(SearchText.fold(programme.title))
+        isRecording = !recorded.isEmpty && recorded.contains(Self.recordingKey(programme.channel, programme.start))
     }
 
     /// The rows' JSON: start and end in seconds from the day's start, as the script places cells.
     private enum CodingKeys: String, CodingKey {
-        case id, title, sub, time, genre, start, end, followed
+        case id, title, sub, time, genre, start, end, followed, rec
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -83,6 +91,7 @@ struct GridCell: Encodable, Sendable {
         try container.encode(span.startSecond, forKey: .start)
         try container.encode(span.endSecond, forKey: .end)
         try container.encode(isFollowed, forKey: .followed)
+        if isRecording { try container.encode(true, forKey: .rec) }
     }
 }
 

@@ -20,6 +20,7 @@ enum GridRowsHTML {
                 if span.isClippedAtStart { html += " clip-start" }
                 if span.isClippedAtEnd { html += " clip-end" }
                 if cell.isFollowed { html += " followed" }
+                if cell.isRecording { html += " rec" }
                 if let genre, cell.genre != genre.rawValue { html += " dim" }
                 html += #"" href="\#(SitePath.programme(cell.id))" data-start="\#(span.startSecond)" data-end="\#(span.endSecond)"><span class="t">\#(escape(cell.title))</span><span class="tm">\#(cell.time)</span></a>"#
             }

@@ -46,6 +46,33 @@ struct ProgrammeDetails: Sendable {
     var remindLeads: [Choice]
     /// The episode of a show the viewer follows that this airing is, when the listings number it; set by the page.
     var followedEpisode: FollowedEpisode?
+    /// "Record" and what the recorder has of this airing, for a viewer who may record.
+    var recording: RecordOffer?
+
+    /// What a viewer who may record sees: the buttons (when a recorder is set up, the channel is matched to one of its
+    /// and the airing has not ended) and each request for this airing with its state.
+    struct RecordOffer: Sendable {
+        struct Request: Sendable {
+            var id: Int64
+            var label: String
+            var state: String
+            var words: String
+        }
+
+        var canRecord: Bool
+        var requests: [Request]
+        var returnTo: String
+
+        static func make(_ stored: StoredProgramme, store: any RecordingStore, now: Date, returnTo: String) async throws -> RecordOffer? {
+            guard try await store.recorder() != nil else { return nil }
+            let mapped = try await store.recorderChannels()[stored.programme.channel] != nil
+            let requests = try await store.recordings(in: TimeWindow(start: stored.programme.start, end: stored.end))
+                .filter { $0.what.channel == stored.programme.channel && $0.what.start == stored.programme.start }
+                .map { Request(id: $0.id, label: $0.what.series ? "Series" : "Recording", state: $0.state.rawValue,
+                               words: RecordingsPage.words($0)) }
+            return RecordOffer(canRecord: mapped && stored.end > now, requests: requests, returnTo: returnTo)
+        }
+    }
 
     /// A followed show's episode, whether the viewer watched it, and the form to mark it.
     struct FollowedEpisode: Sendable {
@@ -57,12 +84,13 @@ struct ProgrammeDetails: Sendable {
         var returnTo: String
     }
 
-    /// - Parameter viewer: the signed-in profile, whose favourites mark the channel.
-    init(_ stored: StoredProgramme, store: any ListingStore & ChannelSettingsStore, channels snapshot: ChannelDirectory.Snapshot,
-         clock: ViewerClock, now: Date, viewer: ProfileID?) async throws {
+    /// - Parameter viewer: the signed-in profile, whose favourites mark the channel (and who may record or not).
+    init(_ stored: StoredProgramme, store: any ListingStore & ChannelSettingsStore & RecordingStore, channels snapshot: ChannelDirectory.Snapshot,
+         clock: ViewerClock, now: Date, viewer: Profile?, returnTo: String) async throws {
         self.init(stored, channels: snapshot, clock: clock, now: now,
                   airings: try await Self.otherAirings(of: stored, in: store, channels: snapshot, clock: clock, now: now))
-        if let viewer { isFavourite = try await store.favourites(of: viewer).contains(stored.programme.channel) }
+        if let viewer { isFavourite = try await store.favourites(of: viewer.id).contains(stored.programme.channel) }
+        if viewer?.mayRecord == true { recording = try await RecordOffer.make(stored, store: store, now: now, returnTo: returnTo) }
     }
 
     /// The details with `airings` found by the caller (the offline copy finds them among the programmes it keeps).
@@ -207,6 +235,30 @@ extension ProgrammeDetails: MustacheParent {
         case "remindLeads": remindLeads
         case "isFavourite": isFavourite
         case "followedEpisode": followedEpisode
+        case "recording": recording
+        default: nil
+        }
+    }
+}
+
+extension ProgrammeDetails.RecordOffer: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "canRecord": canRecord
+        case "requests": requests
+        case "returnTo": returnTo
+        default: nil
+        }
+    }
+}
+
+extension ProgrammeDetails.RecordOffer.Request: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "id": id
+        case "label": label
+        case "state": state
+        case "words": words
         default: nil
         }
     }

@@ -8,7 +8,7 @@ import TVMaze
 /// `/programmes/ID`: one airing's details as a page of its own; with `?part=panel`, just the panel the grid's
 /// script shows over the grid.
 struct ProgrammePage: Sendable {
-    let store: any ListingStore & ChannelSettingsStore
+    let store: any ListingStore & ChannelSettingsStore & RecordingStore
     let directory: ChannelDirectory
     let pages: Pages
     let settings: ServerSettings
@@ -62,7 +62,7 @@ struct ProgrammePage: Sendable {
             throw HTTPError(.notFound, message: "There is no programme \(id): a newer import may have replaced it.")
         }
         var details = try await ProgrammeDetails(stored, store: store, channels: try await directory.snapshot(), clock: clock, now: settings.now(),
-                                                 viewer: context.viewer?.profile.id)
+                                                 viewer: context.viewer?.profile, returnTo: isPanel ? request.returnPath : SitePath.programme(id))
         if let viewer = context.viewer?.profile.id {
             details.followedEpisode = try await followedEpisode(stored.programme, of: viewer, clock: clock, returnTo: SitePath.programme(id))
         }

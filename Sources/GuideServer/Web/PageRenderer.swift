@@ -58,6 +58,9 @@ struct Chrome: Sendable {
     var nextThemeLabel: String
     /// Laid out for a television (``TVMode``).
     var tv = false
+    /// The viewer may ask the recorder to record (the Recordings link).
+    var mayRecord = false
+    var isRecordings = false
 
     init(csrf: String, signedInName: String?, isAdmin: Bool, section: String, assets: String, theme: Profile.Theme = .system) {
         self.theme = theme.rawValue
@@ -94,6 +97,8 @@ extension Chrome {
         self.init(csrf: context.csrfToken, signedInName: context.viewer?.profile.name, isAdmin: context.viewer?.profile.isAdmin ?? false,
                   section: section, assets: assets, theme: context.viewer?.profile.theme ?? context.browserTheme ?? .system)
         tv = context.isTV
+        mayRecord = context.viewer?.profile.mayRecord ?? false
+        isRecordings = section == "recordings"
     }
 }
 
@@ -119,6 +124,8 @@ extension Chrome: MustacheParent {
         case "nextTheme": nextTheme
         case "nextThemeLabel": nextThemeLabel
         case "tv": tv
+        case "mayRecord": mayRecord
+        case "isRecordings": isRecordings
         default: nil
         }
     }

@@ -13,6 +13,8 @@ struct RouteGroups {
     let profile: Routes<ProfileRequestContext>
     /// A browser signed in as an admin (``AdminRequestContext``).
     let admin: Routes<AdminRequestContext>
+    /// A browser signed in with a profile that may record (``RecordRequestContext``).
+    let record: Routes<RecordRequestContext>
     /// The JSON API's reads that need no credential; the only group that reads `Authorization: Bearer`.
     let api: Routes<GuideRequestContext>
     private let apiGroup: RouterGroup<GuideRequestContext>
@@ -22,6 +24,7 @@ struct RouteGroups {
         open = Routes(router, prefix: "", table: table)
         profile = Routes(router.group(context: ProfileRequestContext.self), prefix: "", table: table)
         admin = Routes(router.group(context: AdminRequestContext.self), prefix: "", table: table)
+        record = Routes(router.group(context: RecordRequestContext.self), prefix: "", table: table)
         apiGroup = router.group("api").add(middleware: BearerTokens(accounts: accounts))
         api = Routes(apiGroup, prefix: "api/", table: table)
     }

@@ -105,6 +105,8 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let upcoming = SitePath("upcoming")
     static let calendar = SitePath("calendar")
     static let reminders = SitePath("reminders")
+    static let recordings = SitePath("recordings")
+    static let cancelRecording = SitePath("recordings/:id/cancel")
     static let cancelReminder = SitePath("reminders/:id/cancel")
     static let deliveryChannels = SitePath("reminders/channels")
     static let testDeliveryChannel = SitePath("reminders/channels/:id/test")
@@ -154,6 +156,9 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let refresh = SitePath("admin/refresh")
     static let refreshEvents = SitePath("admin/refresh/events")
     static let health = SitePath("admin/health")
+    static let adminRecorder = SitePath("admin/recorder")
+    static let recorderChannels = SitePath("admin/recorder/channels")
+    static let recorderProfiles = SitePath("admin/recorder/profiles")
 
     // MARK: Feeds, each with the credential it documents
 

@@ -252,7 +252,7 @@ Grid.prototype.buildRow = function (data) {
   var length = this.dayLength, genre = this.genre;
   data.cells.forEach(function (cell) {
     var link = element("a", "p g-" + cell.genre + (cell.start < 0 ? " clip-start" : "") + (cell.end > length ? " clip-end" : "")
-      + (cell.followed ? " followed" : "") + (genre && cell.genre !== genre ? " dim" : ""));
+      + (cell.followed ? " followed" : "") + (cell.rec ? " rec" : "") + (genre && cell.genre !== genre ? " dim" : ""));
     link.href = "/programmes/" + cell.id;
     link.setAttribute("role", "gridcell");
     link.tabIndex = -1;

@@ -1,0 +1,125 @@
+import Foundation
+import GuideCore
+import GuideStore
+import Hummingbird
+
+/// `/recordings`: what the household asked the recorder to record, with the recorder's state and words, and Cancel;
+/// `POST /recordings` asks for a programme or its series (from the details); for profiles an admin lets record
+/// (``RecordRequestContext``). The recorder is the household's: any profile that may record sees and cancels all.
+struct RecordingsPage: Sendable {
+    let store: any GuideDatabase
+    let directory: ChannelDirectory
+    let pages: Pages
+    let settings: ServerSettings
+    let desk: RecordingDesk
+
+    struct Model {
+        var chrome: Chrome
+        var title: String
+        var message: String?
+        var hasRecorder: Bool
+        var entries: [Line]
+    }
+
+    struct Line {
+        var id: Int64
+        var title: String
+        var kind: String
+        var when: String
+        var channel: String
+        var state: String
+        var words: String
+        var isProblem: Bool
+    }
+
+    func register(on routes: RouteGroups) {
+        routes.record.get(.recordings) { request, context in
+            try await page(request, context, message: request.uri.queryParameters.get("done").map { String($0.prefix(300)) })
+        }
+        routes.record.post(.recordings) { request, context in try await record(request, context) }
+        routes.record.post(.cancelRecording) { request, context in try await cancel(request, context) }
+    }
+
+    func page(_ request: Request, _ context: RecordRequestContext, message: String?) async throws -> HTMLPage {
+        let clock = settings.clock(context)
+        let snapshot = try await directory.snapshot()
+        let now = settings.now()
+        let entries = try await store.recordings(limit: RecordingDesk.mostKept).filter { $0.what.stop > now.addingTimeInterval(-7 * 86400) }
+        let model = await Model(
+            chrome: pages.chrome(context, section: "recordings"), title: "Recordings", message: message,
+            hasRecorder: try await store.recorder() != nil,
+            entries: entries.map { entry in
+                Line(id: entry.id, title: entry.what.title, kind: entry.what.series ? "Series" : "Once",
+                     when: "\(clock.date(entry.what.start)), \(clock.time(entry.what.start))–\(clock.time(entry.what.stop))",
+                     channel: snapshot.channel(entry.what.channel)?.name ?? entry.what.channel.rawValue,
+                     state: entry.state.rawValue, words: Self.words(entry), isProblem: [.refused, .failed, .conflict].contains(entry.state))
+            })
+        return try pages.page("recordings", model)
+    }
+
+    /// What a request's state is, for the viewer.
+    static func words(_ entry: RecordingEntry) -> String {
+        let state = switch entry.state {
+        case .requested: "Waiting for the recorder"
+        case .scheduled: entry.what.series ? "Series rule set" : "Scheduled"
+        case .recording: "Recording now"
+        case .completed: "Recorded"
+        case .failed: "Not recorded"
+        case .conflict: "Conflict"
+        case .refused: "Refused by the recorder"
+        }
+        return state + (entry.status.map { ": \($0)" } ?? "")
+    }
+
+    private func record(_ request: Request, _ context: RecordRequestContext) async throws -> Response {
+        let form = try await RecordForm(request, context)
+        guard let id = Bounded.integer(form.programme, in: 1...Int64.max), let stored = try await store.programme(ProgrammeID(rawValue: id)) else {
+            throw HTTPError(.notFound, message: "That programme is not in the guide (a newer import may have replaced it).")
+        }
+        let entry: RecordingEntry
+        do {
+            entry = try await desk.request(stored, series: form.series, by: context.profile.id)
+        } catch let failure as RecordingFailure {
+            throw HTTPError(.badRequest, message: failure.description)
+        }
+        let next = form.next ?? SitePath.recordings()
+        return Response.redirect(to: next + (next.contains("?") ? "&" : "?") + "done=" + SitePath.encoded("\(entry.what.title): " + Self.words(entry)))
+    }
+
+    private func cancel(_ request: Request, _ context: RecordRequestContext) async throws -> Response {
+        guard let text = context.parameters.get("id"), let id = Bounded.integer(text, in: 1...Int64.max),
+              let entry = try await store.recording(id) else {
+            throw HTTPError(.notFound, message: "No such recording.")
+        }
+        do {
+            try await desk.cancel(entry)
+        } catch let failure as RecordingFailure {
+            throw HTTPError(.serviceUnavailable, message: failure.description)
+        }
+        let next = try await NextForm(request, context).next ?? SitePath.recordings()
+        return Response.redirect(to: next + (next.contains("?") ? "&" : "?") + "done=" + SitePath.encoded("Cancelled \(entry.what.title)."))
+    }
+}
+
+/// "Record" or "Record series" on a programme: its id, which, and the page to go back to.
+struct RecordForm: PostedForm {
+    let programme: String
+    let series: Bool
+    let next: String?
+
+    init(_ form: FormFields) throws(FieldError) {
+        programme = try form.text("programme", limit: 20, label: "The programme") ?? ""
+        series = try form.integer("series", in: 0...1, label: "Series") == 1
+        next = try form.text("next", limit: 2_000, label: "The page to go back to").map { SignInPages.safeReturn($0) }
+    }
+}
+
+/// A form that only names the page to go back to.
+struct NextForm: PostedForm {
+    let next: String?
+
+    init(_ form: FormFields) throws(FieldError) {
+        next = try form.text("next", limit: 2_000, label: "The page to go back to").map { SignInPages.safeReturn($0) }
+    }
+}
+
