@@ -78,6 +78,19 @@ struct HomeAssistantTests {
             #expect(refused["ok"] as? Bool == false && (refused["error"] as? String)?.isEmpty == false, "\(wrong)")
         }
 
+        // "Record" from Home Assistant, on the recorder the admin set up (Tvheadend's stand-in); a viewer may not unless let.
+        let tvheadend = try await RecordingDeskTests.tvheadend()
+        defer { Task { try? await tvheadend.stop() } }
+        try await server.store.setRecorder(RecorderSettings(kind: .tvheadend, address: "http://127.0.0.1:\(tvheadend.port)", username: "tvguide",
+                                                            secret: "hunter2 & more"), at: Self.start)
+        try await server.store.setRecorderChannels([ChannelID("bbc1.uk"): RecordingDeskTests.bbc])
+        let airing = try #require(try await server.store.nowNext(at: Self.start, channels: [ChannelID("bbc1.uk")], detail: .summary).first?.now)
+        let recorded = try await broker.answer(to: #"{"action": "record", "programme": \#(airing.id.rawValue), "profile": "Ada"}"#)
+        #expect(recorded["ok"] as? Bool == true && recorded["state"] as? String == "scheduled" && tvheadend.recordingCount == 1, "\(recorded)")
+        _ = try await server.store.createProfile(name: "Kid", role: .viewer, secretKind: .pin, secretHash: "x", onlyIfFirst: false)
+        let refused = try await broker.answer(to: #"{"action": "record-series", "programme": \#(airing.id.rawValue), "profile": "Kid"}"#)
+        #expect(refused["ok"] as? Bool == false && (refused["error"] as? String)?.contains("not let Kid record") == true)
+
         // A reminder sent is an event (the reminder just set: its lead time is now, 5 minutes before 21:00).
         let receiver = try await Receiver()
         _ = try await server.store.addDeliveryChannel(NewDeliveryChannel(profile: ada.id, kind: .webhook, name: "Home",

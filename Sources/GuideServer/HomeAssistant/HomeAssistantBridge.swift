@@ -8,7 +8,7 @@ import Logging
 /// Home Assistant over MQTT discovery (`serve --home-assistant mqtt://USER@BROKER`): for each channel someone has among
 /// their favourites, a sensor whose state is what is on now (start, stop, episode and what is next as attributes),
 /// published again the moment a programme ends or starts, not on a poll; reminders as events of an event entity; and
-/// "remind me" as a command. Everything retained, so Home Assistant has the states after its own restart; a last will
+/// "remind me", "record" and "record the series" as commands. Everything retained, so Home Assistant has the states after its own restart; a last will
 /// marks the entities unavailable when tvguide goes away. The broker is reached through the outbound policy like
 /// every address tvguide connects to. Topics and payloads: docs/home-assistant.md.
 public final class HomeAssistantBridge: Sendable {
@@ -17,6 +17,7 @@ public final class HomeAssistantBridge: Sendable {
     let directory: ChannelDirectory
     let outbound: PolicedTransport
     let reminders: ReminderActions
+    let recordings: RecordingDesk
     let dispatcher: ReminderDispatcher
     let now: @Sendable () -> Date
     let clock: any Clock<Duration>
@@ -38,6 +39,7 @@ public final class HomeAssistantBridge: Sendable {
         let directory = ChannelDirectory(store: guide.store)
         (self.broker, self.store, self.directory, self.outbound, self.dispatcher) = (broker, guide.store, directory, guide.outbound, guide.reminders)
         self.reminders = ReminderActions(store: guide.store, directory: directory, settings: guide.settings, dispatcher: guide.reminders)
+        self.recordings = RecordingDesk(store: guide.store, transport: guide.feeds, now: guide.settings.now)
         (self.now, self.clock, self.site, self.base, self.discovery, self.logger) = (guide.settings.now, clock, site, base, discovery, logger)
     }
 
@@ -139,11 +141,11 @@ public final class HomeAssistantBridge: Sendable {
         guard payload.count <= 4096, let command = try? JSONDecoder().decode(HomeAssistantCommand.self, from: Data(payload)) else {
             return HomeAssistantPayloads.answer(error: "a command is JSON: {\"action\": \"remind\", \"programme\": ID, \"profile\": NAME}")
         }
+        guard let name = command.profile, let profile = try? await store.profiles().first(where: { $0.name == name }) else {
+            return HomeAssistantPayloads.answer(error: "no profile is called \(command.profile ?? "(none)")")
+        }
         switch command.action {
         case "remind":
-            guard let name = command.profile, let profile = try? await store.profiles().first(where: { $0.name == name }) else {
-                return HomeAssistantPayloads.answer(error: "no profile is called \(command.profile ?? "(none)")")
-            }
             let lead = command.lead.flatMap { Bounded.integer(String($0), in: 0...1440) }.map { Int($0) }
             do {
                 let reminder = try await reminders.remind(profile, programme: command.programme.map(String.init) ?? "", lead: lead)
@@ -151,8 +153,20 @@ public final class HomeAssistantBridge: Sendable {
             } catch {
                 return HomeAssistantPayloads.answer(error: "\(error)")
             }
+        case "record", "record-series":
+            // As on the pages: only a profile an admin lets record (or an admin).
+            guard profile.mayRecord else { return HomeAssistantPayloads.answer(error: "an admin has not let \(profile.name) record") }
+            guard let id = command.programme, id > 0, let stored = try? await store.programme(ProgrammeID(rawValue: id)) else {
+                return HomeAssistantPayloads.answer(error: "that programme is not in the guide")
+            }
+            do {
+                let entry = try await recordings.request(stored, series: command.action == "record-series", by: profile.id)
+                return HomeAssistantPayloads.answer(recording: entry)
+            } catch {
+                return HomeAssistantPayloads.answer(error: "\(error)")
+            }
         default:
-            return HomeAssistantPayloads.answer(error: "the actions are: remind")
+            return HomeAssistantPayloads.answer(error: "the actions are: remind, record, record-series")
         }
     }
 }

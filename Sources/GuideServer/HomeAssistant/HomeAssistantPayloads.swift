@@ -75,6 +75,11 @@ enum HomeAssistantPayloads {
         json(["ok": true, "reminder": reminder.id.rawValue, "title": reminder.what.title, "start": stamp(reminder.what.start)])
     }
 
+    static func answer(recording entry: RecordingEntry) -> String {
+        json(["ok": entry.state != .refused, "recording": entry.id, "title": entry.what.title, "state": entry.state.rawValue,
+              "status": entry.status ?? "", "start": stamp(entry.what.start)])
+    }
+
     static func answer(error: String) -> String {
         json(["ok": false, "error": error])
     }
