@@ -43,6 +43,11 @@ import Testing
             let kidID = try #require(try await server.store.profiles().first { $0.name == "Kid" }?.id)
             _ = try await admin.send(client, "/admin/recorder/profiles", method: .post, form: [:], repeated: [("may", "\(kidID.rawValue)")])
 
+            // Search results offer Record on matched channels only.
+            let found = String(buffer: try await kid.send(client, "/search?q=who").body)
+            #expect(found.contains("record-quick") && found.contains(#"aria-label="Record Doctor Who""#), "\(found)")
+            #expect(!String(buffer: try await kid.send(client, "/search?q=quiz").body).contains("record-quick"))
+
             // Now the kid records from the details.
             let panel = String(buffer: try await kid.send(client, "/programmes/\(who.id.rawValue)?part=panel").body)
             #expect(panel.contains("Record series") && panel.contains(#"action="/recordings""#))
@@ -52,6 +57,7 @@ import Testing
             #expect(standIn.recordingCount == 1)
             let marked = String(buffer: try await kid.send(client, "/programmes/\(who.id.rawValue)?part=panel").body)
             #expect(marked.contains("recording-state rec-scheduled") && marked.contains("Scheduled: Scheduled for recording"))
+            #expect(String(buffer: try await kid.send(client, "/search?q=who").body).contains("rec-dot"))
             let rows = String(buffer: try await kid.send(client, "/grid/rows?day=2026-02-15&from=0&count=10").body)
             #expect(rows.contains(#""rec":true"#))
             // A channel not matched to the recorder's: not offered, and refused with why.

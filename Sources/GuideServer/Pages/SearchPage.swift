@@ -6,7 +6,7 @@ import Hummingbird
 /// `/search?q=`: programmes matching every word (the CLI's rules: any order, case and accents ignored), grouped
 /// by the viewer's days, each linking to its details and to its place in the grid.
 struct SearchPage: Sendable {
-    let store: any ListingStore & SeriesStore & WatchedStore
+    let store: any ListingStore & SeriesStore & WatchedStore & RecordingStore
     let directory: ChannelDirectory
     let pages: Pages
     let settings: ServerSettings
@@ -24,6 +24,8 @@ struct SearchPage: Sendable {
         var message: String?
         var genres: ChipSet
         var followedChoices: ChipSet?
+        /// This page's address, for Record to come back to.
+        var returnTo = SitePath.search()
     }
 
     struct Day {
@@ -41,6 +43,10 @@ struct SearchPage: Sendable {
         var guideLink: String
         var genre: String
         var isPast: Bool
+        /// "Record" is offered (a viewer who may record, a recorder set up, the channel matched, not ended).
+        var canRecord = false
+        /// The recorder is asked to record it.
+        var isRecording = false
     }
 
     static let limit = 300
@@ -77,6 +83,8 @@ struct SearchPage: Sendable {
             return try pages.page("search", model)
         }
         let snapshot = try await directory.snapshot()
+        let recordable = try await Self.recordable(store, viewer: context.viewer?.profile)
+        model.returnTo = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
         let found = try await store.search(search).filter { filter.admits($0.programme) && followed.admits($0.programme) }
         var days: [Day] = []
         for stored in found {
@@ -88,7 +96,9 @@ struct SearchPage: Sendable {
                 episode: programme.episodeLabel,
                 channel: snapshot.channel(programme.channel)?.name ?? programme.channel.rawValue,
                 guideLink: ProgrammeDetails.guideLink(programme, clock: clock),
-                genre: programme.genre.rawValue, isPast: stored.end <= now)
+                genre: programme.genre.rawValue, isPast: stored.end <= now,
+                canRecord: stored.end > now && recordable.channels.contains(programme.channel),
+                isRecording: recordable.scheduled.contains(GridCell.recordingKey(programme.channel, programme.start)))
             if days.last?.label == label { days[days.count - 1].results.append(result) } else { days.append(Day(label: label, results: [result])) }
         }
         model.count = found.count
@@ -96,5 +106,12 @@ struct SearchPage: Sendable {
         model.days = days
         model.limited = found.count == Self.limit
         return try pages.page("search", model)
+    }
+
+    /// For a viewer who may record, with a recorder set up: the channels matched to it and what it is asked to record.
+    static func recordable(_ store: any RecordingStore, viewer: Profile?) async throws -> (channels: Set<ChannelID>, scheduled: Set<String>) {
+        guard viewer?.mayRecord == true, try await store.recorder() != nil else { return ([], []) }
+        let scheduled = try await store.recordings(limit: RecordingDesk.mostKept).filter(\.isScheduled)
+        return (Set(try await store.recorderChannels().keys), Set(scheduled.map { GridCell.recordingKey($0.what.channel, $0.what.start) }))
     }
 }
