@@ -205,6 +205,8 @@ let package = Package(
         .executableTarget(name: "tvmaze-replay", dependencies: ["TVMazeReplay"]),
         // Test support: Schedules Direct's stand-in as a program, for the browser tests.
         .executableTarget(name: "sd-replay", dependencies: ["SchedulesDirectReplay"]),
+        // Test support: a Tvheadend recorder on loopback for the browser tests (Tests/Browser/test_recording.py).
+        .executableTarget(name: "recorder-replay", dependencies: ["BoxesReplay"]),
         // Test support: each test's database, SQLite or (with TVGUIDE_TEST_POSTGRES) a schema of its own in PostgreSQL,
         // and waiting for a loop to sleep on a test clock.
         .target(name: "StoreTestSupport", dependencies: [

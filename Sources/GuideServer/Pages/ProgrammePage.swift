@@ -62,7 +62,8 @@ struct ProgrammePage: Sendable {
             throw HTTPError(.notFound, message: "There is no programme \(id): a newer import may have replaced it.")
         }
         var details = try await ProgrammeDetails(stored, store: store, channels: try await directory.snapshot(), clock: clock, now: settings.now(),
-                                                 viewer: context.viewer?.profile, returnTo: isPanel ? request.returnPath : SitePath.programme(id))
+                                                 viewer: context.viewer?.profile,
+                                                 returnTo: isPanel ? Self.panelReturn(request.returnPath, programme: id) : SitePath.programme(id))
         if let viewer = context.viewer?.profile.id {
             details.followedEpisode = try await followedEpisode(stored.programme, of: viewer, clock: clock, returnTo: SitePath.programme(id))
         }
@@ -72,6 +73,13 @@ struct ProgrammePage: Sendable {
 }
 
 extension ProgrammePage {
+    /// Where a form in the panel comes back to: the page the panel was opened on, with this panel open again (`p=`).
+    static func panelReturn(_ path: String, programme id: Int64) -> String {
+        guard var parts = URLComponents(string: path) else { return SitePath.programme(id) }
+        parts.queryItems = (parts.queryItems ?? []).filter { $0.name != "p" && $0.name != "done" } + [URLQueryItem(name: "p", value: String(id))]
+        return parts.string ?? SitePath.programme(id)
+    }
+
     /// The episode of a show `profile` follows that `programme` is: the show by its name (case and accents aside), the
     /// episode by the season and number the listings give; nil when the listings do not number it.
     func followedEpisode(_ programme: Programme, of profile: ProfileID, clock: ViewerClock, returnTo: String) async throws

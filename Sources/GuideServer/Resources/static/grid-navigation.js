@@ -181,9 +181,15 @@ Grid.isBack = function (event) {
   return event.key === "Backspace" && !field;
 };
 
-/// The details' first action: Watch where the channel has a stream, else the reminder's button, else the heading.
+/// The details' first action, in this order: Watch where the channel has a stream, else Record (for a viewer who may
+/// record), else Remind me, else the heading.
 Grid.primaryAction = function (root) {
-  return root.querySelector("a.watch, .record button[type=submit], form.remind button[type=submit]") || root.querySelector("h2");
+  var wanted = ["a.watch", "form.record button[type=submit]", "form.remind button[type=submit]", "h2"];
+  for (var i = 0; i < wanted.length; i++) {
+    var found = root.querySelector(wanted[i]);
+    if (found) return found;
+  }
+  return null;
 };
 
 /// TV mode: the focus starts on a programme and is never lost (a row drawn again, a click elsewhere, the details
