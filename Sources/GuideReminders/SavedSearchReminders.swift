@@ -28,13 +28,8 @@ public struct SavedSearchReminders: Sendable {
         let names = Dictionary(try await store.channels().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         var added = 0
         for search in searches {
-            let query = SearchQuery([search.what.words], scope: .title, limit: Self.mostMatches)
-            guard !query.terms.isEmpty else { continue }
-            let channels = Set(search.what.channels)
-            for match in try await store.search(query) {
+            for match in try await matches(of: search, at: instant) {
                 let programme = match.programme
-                guard programme.start > instant, programme.start <= instant.addingTimeInterval(Self.reach),
-                      channels.isEmpty || channels.contains(programme.channel) else { continue }
                 do {
                     if try await store.addReminderIfNew(
                         NewReminder(profile: search.what.profile, kind: .search, channel: programme.channel,
@@ -48,5 +43,17 @@ public struct SavedSearchReminders: Sendable {
             }
         }
         return added
+    }
+
+    /// What `search` finds at `instant`: programmes whose title holds its words (on its channels, if it names some)
+    /// that have not started and start within ``reach``, at most ``mostMatches`` looked at.
+    public func matches(of search: SavedSearch, at instant: Date) async throws -> [StoredProgramme] {
+        let query = SearchQuery([search.what.words], scope: .title, limit: Self.mostMatches)
+        guard !query.terms.isEmpty else { return [] }
+        let channels = Set(search.what.channels)
+        return try await store.search(query).filter { match in
+            match.programme.start > instant && match.programme.start <= instant.addingTimeInterval(Self.reach)
+                && (channels.isEmpty || channels.contains(match.programme.channel))
+        }
     }
 }

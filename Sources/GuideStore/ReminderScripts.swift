@@ -166,9 +166,9 @@ extension ReminderStore where Self: SQLBackend {
                 throw StoreError(.invalid, "a profile may have \(SavedSearch.mostPerProfile) saved searches; remove one first")
             }
             guard let id = try await db.value("""
-                INSERT INTO saved_search (profile_id, words, channels, lead_minutes, created_at)
+                INSERT INTO saved_search (profile_id, words, channels, lead_minutes, created_at, records)
                 VALUES (\(new.profile.rawValue), \(new.words), \(new.channels.map(\.rawValue).joined(separator: "\n")), \(new.leadMinutes),
-                        \(instant.unixSeconds))
+                        \(instant.unixSeconds), \(new.records ? Int64(1) : Int64(0)))
                 RETURNING id
                 """, as: Int64.self) else { throw StoreError(.failed, "the saved search was not stored") }
             return SavedSearch(id: id, what: new, created: Date(unixSeconds: instant.unixSeconds))
@@ -178,22 +178,22 @@ extension ReminderStore where Self: SQLBackend {
     public func savedSearches(of profile: ProfileID?) async throws -> [SavedSearch] {
         try await reading { db in
             let rows = if let profile {
-                try await db.rows("""
-                    SELECT id, profile_id, words, channels, lead_minutes, created_at FROM saved_search WHERE profile_id = \(profile.rawValue) ORDER BY id
-                    """)
+                try await db.rows("SELECT \(raw: Self.savedSearchColumns) FROM saved_search WHERE profile_id = \(profile.rawValue) ORDER BY id")
             } else {
-                try await db.rows("SELECT id, profile_id, words, channels, lead_minutes, created_at FROM saved_search ORDER BY id")
+                try await db.rows("SELECT \(raw: Self.savedSearchColumns) FROM saved_search ORDER BY id")
             }
             return try rows.map { row in
                 let channels: String = try row.value(3)
                 return SavedSearch(id: try row.value(0),
                                    what: NewSavedSearch(profile: ProfileID(rawValue: try row.value(1)), words: try row.value(2),
                                                         channels: channels.split(separator: "\n").map { ChannelID(String($0)) },
-                                                        leadMinutes: try row.value(4)),
+                                                        leadMinutes: try row.value(4), records: try row.value(6, as: Int64.self) != 0),
                                    created: Date(unixSeconds: try row.value(5)))
             }
         }
     }
+
+    private static var savedSearchColumns: StaticString { "id, profile_id, words, channels, lead_minutes, created_at, records" }
 
     public func removeSavedSearch(_ id: Int64, of profile: ProfileID) async throws {
         try await transaction { db in

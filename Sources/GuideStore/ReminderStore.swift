@@ -194,9 +194,11 @@ public struct NewSavedSearch: Hashable, Sendable {
     /// Empty for every channel.
     public var channels: [ChannelID]
     public var leadMinutes: Int
+    /// Each match is also asked of the recorder (for a profile that may record: docs/recorders.md).
+    public var records: Bool
 
-    public init(profile: ProfileID, words: String, channels: [ChannelID], leadMinutes: Int) {
-        (self.profile, self.words, self.channels) = (profile, words, channels)
+    public init(profile: ProfileID, words: String, channels: [ChannelID], leadMinutes: Int, records: Bool = false) {
+        (self.profile, self.words, self.channels, self.records) = (profile, words, channels, records)
         self.leadMinutes = Bounded.clamped(leadMinutes, to: Reminder.leadRange)
     }
 }

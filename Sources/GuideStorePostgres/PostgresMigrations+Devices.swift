@@ -40,5 +40,8 @@ extension PostgresMigrations {
             );
             CREATE INDEX recording_by_time ON recording (stop, start);
             """),
+        ("v22: a saved search that records what it finds", """
+            ALTER TABLE saved_search ADD COLUMN records bigint NOT NULL DEFAULT 0;
+            """),
     ]
 }

@@ -49,5 +49,8 @@ extension SchemaMigrations {
                 CREATE INDEX recording_by_time ON recording (stop, start);
                 """)
         }
+        migrator.registerMigration("v22: a saved search that records what it finds") { db in
+            try db.execute(sql: "ALTER TABLE saved_search ADD COLUMN records INTEGER NOT NULL DEFAULT 0")
+        }
     }
 }

@@ -148,8 +148,9 @@ struct ServeCommand: AsyncParsableCommand {
                                    for await _ in prepared {}
                                    async let episodes: Void = Self.keepEpisodeRemindersCurrent(
                                        EpisodeReminders(store: database, defaultZone: settings.timeZone), now: now, clock: clock)
-                                   async let searches: Void = Self.keepSavedSearchesCurrent(SavedSearchReminders(store: database),
-                                                                                            database: database, now: now, clock: clock)
+                                   async let searches: Void = Self.keepSavedSearchesCurrent(
+                                       SavedSearchReminders(store: database), recordings: RecordingDesk(store: database, transport: feeds, now: now),
+                                       database: database, now: now, clock: clock)
                                    await reminders.run()
                                    await episodes
                                    await searches
@@ -229,11 +230,12 @@ struct ServeCommand: AsyncParsableCommand {
 extension ServeCommand {
     /// After every import (a new generation of the listings, looked for each minute) and every hour, every saved
     /// search's matches reminded.
-    static func keepSavedSearchesCurrent(_ searches: SavedSearchReminders, database: any GuideDatabase,
+    static func keepSavedSearchesCurrent(_ searches: SavedSearchReminders, recordings: RecordingDesk, database: any GuideDatabase,
                                          now: @escaping @Sendable () -> Date, clock: any Clock<Duration>) async {
-        // Hourly too: programmes come within the two weeks' reach as time passes.
+        // Hourly too: programmes come within the two weeks' reach as time passes. Searches that record ask the recorder.
         await afterEveryImport(of: database, atLeastEvery: 3600, now: now, clock: clock) {
             try await searches.run(at: now())
+            try await recordings.recordSavedSearches(at: now())
         } failed: { error in
             Output.error("Saved searches could not be checked: \(error)")
         }

@@ -5,6 +5,7 @@ import GuideCore
 import GuideStore
 import Hummingbird
 import HummingbirdTesting
+import StoreTestSupport
 import Testing
 
 /// Recording from the pages, against the Tvheadend stand-in: an admin sets the recorder up, its channels suggested by
@@ -73,6 +74,15 @@ import Testing
             #expect(try await kid.send(client, "/recordings/\(entry.id)/cancel", method: .post, form: [:]).status == .seeOther)
             let left = try await server.store.recordings(limit: 10)
             #expect(standIn.recordingCount == 0 && left.isEmpty)
+
+            // A saved search that records what it finds: the match on a matched channel is asked of the recorder, once.
+            let saved = try await kid.send(client, "/reminders/searches", method: .post, form: ["words": "who", "channels": "", "lead": "5", "records": "1"])
+            #expect(saved.status == .seeOther)
+            #expect(standIn.recordingCount == 1)
+            #expect(String(buffer: try await kid.send(client, "/reminders").body).contains("and recorded"))
+            let desk = RecordingDesk(store: server.store, transport: TestHTTP.transport, now: { RecordingDeskTests.now })
+            #expect(try await desk.recordSavedSearches(at: RecordingDeskTests.now) == 0)
+            #expect(standIn.recordingCount == 1)
 
             // Hostile numbers: refused, never a crash.
             for number in ["0", "-1", "9223372036854775807", "9223372036854775808", "1e9", "nan", String(repeating: "9", count: 40)] {

@@ -10,6 +10,8 @@ struct ReminderActions: Sendable {
     let directory: ChannelDirectory
     let settings: ServerSettings
     let dispatcher: ReminderDispatcher
+    /// For saved searches that record what they find; nil where nothing records (Home Assistant's commands).
+    var recordings: RecordingDesk? = nil
     /// "Send a test", per profile: a few a minute (each sends the viewer's own text to an address of their choosing).
     let testSends = ClientQuota(limit: Self.testsPerMinute, per: 60)
 
@@ -56,7 +58,9 @@ struct ReminderActions: Sendable {
 
     /// Saves "tell me when a programme matching these words appears", on the channels named (ids or names; none for
     /// all), and reminds of what already matches: the search, and how many reminders that made.
-    func saveSearch(_ profile: Profile, words: String, channels names: [String], lead: Int?) async throws -> (search: SavedSearch, matched: Int) {
+    /// `records`: each match is also asked of the recorder, for a profile that may record (ignored for one that may not).
+    func saveSearch(_ profile: Profile, words: String, channels names: [String], lead: Int?, records: Bool = false) async throws
+        -> (search: SavedSearch, matched: Int) {
         let words = words.trimmingCharacters(in: .whitespacesAndNewlines)
         if let problem = SearchQuery.problem(withText: words) { throw HTTPError(.badRequest, message: problem) }
         guard !SearchQuery([words]).terms.isEmpty else { throw HTTPError(.badRequest, message: "say what to look for: a word or two of a title") }
@@ -72,9 +76,11 @@ struct ReminderActions: Sendable {
             return channel.id
         }
         let now = settings.now()
-        let search = try await store.addSavedSearch(NewSavedSearch(profile: profile.id, words: words, channels: channels, leadMinutes: lead ?? 15),
-                                                         at: now)
-        return (search, try await SavedSearchReminders(store: store).run(for: profile.id, at: now))
+        let search = try await store.addSavedSearch(NewSavedSearch(profile: profile.id, words: words, channels: channels, leadMinutes: lead ?? 15,
+                                                                   records: records && profile.mayRecord), at: now)
+        let matched = try await SavedSearchReminders(store: store).run(for: profile.id, at: now)
+        if search.what.records { try await recordings?.recordSavedSearches(of: profile.id, at: now) }
+        return (search, matched)
     }
 
     /// Sends a test message to the profile's channel now: what went wrong, in the words a viewer is given; 429 with

@@ -33,6 +33,7 @@ struct RemindersPage: Sendable {
         var words: String
         var channels: String?
         var lead: String
+        var records = false
     }
 
     struct ReminderLine {
@@ -87,7 +88,7 @@ struct RemindersPage: Sendable {
         routes.profile.post(.savedSearches) { request, context in
             let profile = context.profile
             let form = try await SavedSearchForm(request, context)
-            let added = try await actions.saveSearch(profile, words: form.words, channels: form.channels, lead: form.lead).matched
+            let added = try await actions.saveSearch(profile, words: form.words, channels: form.channels, lead: form.lead, records: form.records).matched
             return Response.redirect(to: SitePath.reminders(query: "done=" + SitePath.encoded("Saved. \(added) programme\(added == 1 ? "" : "s") in the listings match it now.")))
         }
         routes.profile.post(.removeSavedSearch) { request, context in
@@ -138,7 +139,8 @@ struct RemindersPage: Sendable {
             searches: try await store.savedSearches(of: profile.id).map { search in
                 SearchLine(id: search.id, words: search.what.words,
                            channels: search.what.channels.isEmpty ? nil : search.what.channels.map(\.rawValue).joined(separator: ", "),
-                           lead: search.what.leadMinutes == 0 ? "at the start" : "\(search.what.leadMinutes) min before")
+                           lead: search.what.leadMinutes == 0 ? "at the start" : "\(search.what.leadMinutes) min before",
+                           records: search.what.records)
             })
         return try pages.page("reminders", model)
     }
@@ -210,8 +212,11 @@ struct SavedSearchForm: PostedForm {
     let words: String
     let channels: [String]
     let lead: Int?
+    /// "And record each one" (for a profile that may record).
+    let records: Bool
 
     init(_ form: FormFields) throws(FieldError) {
+        records = form["records"] != nil
         words = try form.text("words", limit: 200, label: "The words") ?? ""
         channels = try form.text("channels", limit: 10_000, label: "The channels")?.split(separator: ",").map(String.init) ?? []
         lead = try form.integer("lead", in: Reminder.leadRange, label: "The lead (minutes)")

@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import GuideHTTP
+import GuideReminders
 import GuideStore
 import Logging
 import Recorders
@@ -57,6 +58,29 @@ public struct RecordingDesk: Sendable {
                                                               start: programme.programme.start, stop: programme.end), at: now())
         guard entry.state == .requested || entry.state == .refused else { return entry }
         return try await send(entry)
+    }
+
+    /// Records what saved searches that record find (``NewSavedSearch/records``), for profiles that may record, on
+    /// channels matched to the recorder: each airing asked once (one cancelled here is not asked again while it is
+    /// kept). How many were asked.
+    @discardableResult
+    public func recordSavedSearches(of profile: ProfileID? = nil, at instant: Date) async throws -> Int {
+        guard try await store.recorder() != nil else { return 0 }
+        let searches = try await store.savedSearches(of: profile).filter(\.what.records)
+        guard !searches.isEmpty else { return 0 }
+        let profiles = Dictionary(try await store.profiles().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let mapped = try await store.recorderChannels()
+        let finder = SavedSearchReminders(store: store)
+        var asked = 0
+        for search in searches where profiles[search.what.profile]?.mayRecord == true {
+            for match in try await finder.matches(of: search, at: instant) where mapped[match.programme.channel] != nil {
+                let known = try await store.recordings(in: TimeWindow(start: match.programme.start, end: match.end))
+                guard !known.contains(where: { $0.what.channel == match.programme.channel && $0.what.start == match.programme.start }) else { continue }
+                _ = try await request(match, series: false, by: search.what.profile)
+                asked += 1
+            }
+        }
+        return asked
     }
 
     /// Sends a kept request to the recorder; the entry as it stands after.
