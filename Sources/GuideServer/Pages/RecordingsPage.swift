@@ -83,7 +83,7 @@ struct RecordingsPage: Sendable {
             throw HTTPError(.badRequest, message: failure.description)
         }
         let next = form.next ?? SitePath.recordings()
-        return Response.redirect(to: next + (next.contains("?") ? "&" : "?") + "done=" + SitePath.encoded("\(entry.what.title): " + Self.words(entry)))
+        return Response.redirect(to: SitePath.done(next, "\(entry.what.title): " + Self.words(entry)))
     }
 
     private func cancel(_ request: Request, _ context: RecordRequestContext) async throws -> Response {
@@ -97,7 +97,7 @@ struct RecordingsPage: Sendable {
             throw HTTPError(.serviceUnavailable, message: failure.description)
         }
         let next = try await NextForm(request, context).next ?? SitePath.recordings()
-        return Response.redirect(to: next + (next.contains("?") ? "&" : "?") + "done=" + SitePath.encoded("Cancelled \(entry.what.title)."))
+        return Response.redirect(to: SitePath.done(next, "Cancelled \(entry.what.title)."))
     }
 }
 

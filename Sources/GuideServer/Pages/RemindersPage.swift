@@ -82,29 +82,29 @@ struct RemindersPage: Sendable {
         routes.profile.post(.cancelReminder) { request, context in
             let profile = context.profile
             try await store.cancelReminder(ReminderID(rawValue: try ReminderActions.id(context)), of: profile.id, at: settings.now())
-            return Response.redirect(to: SitePath.reminders(query: "done=Cancelled."))
+            return Response.redirect(to: SitePath.done(SitePath.reminders(), "Cancelled."))
         }
         routes.profile.post(.deliveryChannels) { request, context in try await addChannel(request, context) }
         routes.profile.post(.savedSearches) { request, context in
             let profile = context.profile
             let form = try await SavedSearchForm(request, context)
             let added = try await actions.saveSearch(profile, words: form.words, channels: form.channels, lead: form.lead, records: form.records).matched
-            return Response.redirect(to: SitePath.reminders(query: "done=" + SitePath.encoded("Saved. \(added) programme\(added == 1 ? "" : "s") in the listings match it now.")))
+            return Response.redirect(to: SitePath.done(SitePath.reminders(), "Saved. \(added) programme\(added == 1 ? "" : "s") in the listings match it now."))
         }
         routes.profile.post(.removeSavedSearch) { request, context in
             let profile = context.profile
             try await store.removeSavedSearch(try ReminderActions.id(context), of: profile.id)
-            return Response.redirect(to: SitePath.reminders(query: "done=Removed."))
+            return Response.redirect(to: SitePath.done(SitePath.reminders(), "Removed."))
         }
         routes.profile.post(.testDeliveryChannel) { request, context in
             let channel = try await ownChannel(request, context)
             let error = try await actions.test(channel, of: context.profile)
-            return Response.redirect(to: SitePath.reminders(query: "done=" + SitePath.encoded(error.map { "The test did not arrive: \($0)" } ?? "Test sent to \(channel.what.name).")))
+            return Response.redirect(to: SitePath.done(SitePath.reminders(), error.map { "The test did not arrive: \($0)" } ?? "Test sent to \(channel.what.name)."))
         }
         routes.profile.post(.removeDeliveryChannel) { request, context in
             let channel = try await ownChannel(request, context)
             try await store.removeDeliveryChannel(channel.id, of: channel.what.profile)
-            return Response.redirect(to: SitePath.reminders(query: "done=" + SitePath.encoded("Removed \(channel.what.name).")))
+            return Response.redirect(to: SitePath.done(SitePath.reminders(), "Removed \(channel.what.name)."))
         }
     }
 
@@ -152,14 +152,14 @@ struct RemindersPage: Sendable {
         let clock = settings.clock(context)
         let done = "You will be reminded of \(reminder.what.title) (\(clock.date(reminder.what.start)) \(clock.time(reminder.what.start)))."
         let next = form.next ?? SitePath.reminders()
-        return Response.redirect(to: next + (next.contains("?") ? "&" : "?") + "done=" + SitePath.encoded(done))
+        return Response.redirect(to: SitePath.done(next, done))
     }
 
     func addChannel(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
         let profile = context.profile
         let form = try await DeliveryChannelForm(request, context)
         let channel = try await actions.addChannel(profile, kind: form.kind, name: form.name, target: form.target, secret: form.secret)
-        return Response.redirect(to: SitePath.reminders(query: "done=" + SitePath.encoded("Added \(channel.what.name). Send it a test to see that it works.")))
+        return Response.redirect(to: SitePath.done(SitePath.reminders(), "Added \(channel.what.name). Send it a test to see that it works."))
     }
 
     /// The channel in the path, if it is the signed-in profile's.

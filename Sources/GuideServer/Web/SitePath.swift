@@ -33,6 +33,12 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
         }.joined(separator: "/")
     }
 
+    /// `path` (a page of this site, perhaps with a query) with `done=MESSAGE` added: the page a form leads back to,
+    /// saying what was done.
+    static func done(_ path: String, _ message: String) -> String {
+        path + (path.contains("?") ? "&" : "?") + "done=" + encoded(message)
+    }
+
     /// `text` as one value of a query: percent-encoded, `&`, `=`, `+` and `#` included.
     static func encoded(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+#"))) ?? text
