@@ -57,13 +57,13 @@ class RecordingTests(OwnServer, Forms, unittest.TestCase):
         with open(path, "w") as file:
             json.dump(guide, file)
         cls.recorder = subprocess.Popen([RECORDER_REPLAY, path], stdout=subprocess.PIPE, text=True)
+        cls.addClassCleanup(cls.stop_recorder)
         cls.recorder_base = re.search(r"listening at (\S+)", cls.recorder.stdout.readline()).group(1)
 
     @classmethod
-    def tearDownClass(cls):
+    def stop_recorder(cls):
         cls.recorder.terminate()
         cls.recorder.wait(timeout=20)
-        super().tearDownClass()
 
     def upcoming(self):
         """What the stand-in has scheduled, read as a client of its API would (Digest handled by urllib)."""

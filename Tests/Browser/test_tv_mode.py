@@ -82,10 +82,14 @@ class TVModeTests(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
+        import shutil
         import tempfile
         cls.folder = tempfile.mkdtemp(prefix="tvguide-tv-")
+        cls.addClassCleanup(shutil.rmtree, cls.folder, ignore_errors=True)
         cls.server = Server(listings=timeshifted_lineup(cls.folder))
+        cls.addClassCleanup(cls.server.stop)
         cls.stream = LoopbackServer(Stream, "/live/first.ts")
+        cls.addClassCleanup(cls.stream.stop)
         with urllib.request.urlopen(cls.server.url("/api/now")) as answer:
             cls.first = next({"id": entry["channel"], "name": entry["name"]} for entry in json.load(answer) if entry.get("now"))
         playlist = os.path.join(cls.server.folder, "tv.m3u")
@@ -94,14 +98,7 @@ class TVModeTests(unittest.TestCase):
         for command in (["sources", "add", "iptv", playlist, "--format", "m3u"], ["refresh", "iptv"]):
             subprocess.run([BINARY] + command + ["--database", cls.server.database], check=True, capture_output=True)
         cls.driver = browser(1920, 1080)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.driver.quit()
-        cls.stream.stop()
-        cls.server.stop()
-        import shutil
-        shutil.rmtree(cls.folder, ignore_errors=True)
+        cls.addClassCleanup(cls.driver.quit)
 
     def js(self, script, *arguments):
         return self.driver.execute_script(script, *arguments)
