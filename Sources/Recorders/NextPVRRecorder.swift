@@ -139,7 +139,7 @@ public struct NextPVRRecorder: Recorder {
                 found.append(Pending(recording: ScheduledRecording(
                     id: String(item.id), channel: item.channelId.map(String.init) ?? "", title: item.name ?? "",
                     start: Date(timeIntervalSince1970: TimeInterval(start)),
-                    stop: Date(timeIntervalSince1970: TimeInterval(start + (item.duration ?? 0))), state: state,
+                    stop: Date(timeIntervalSince1970: TimeInterval(start + RecorderTime.length(item.duration))), state: state,
                     status: item.status ?? "", rule: rule), event: item.epgEventId))
             }
         }
@@ -150,10 +150,11 @@ public struct NextPVRRecorder: Recorder {
         try await method(RecurringRoot.self, "recording.recurring.list", sid: sid).recurrings
     }
 
-    /// NextPVR's times are seconds; some versions write milliseconds (13 digits): those are cut to seconds.
+    /// NextPVR's times are seconds; some versions write milliseconds (13 digits): those are cut to seconds. Bounded
+    /// (``RecorderTime``).
     static func seconds(_ value: Int64?) -> Int64 {
         guard let value else { return 0 }
-        return value > 99_999_999_999 ? value / 1000 : value
+        return RecorderTime.seconds(value > 99_999_999_999 ? value / 1000 : value)
     }
 
     static func md5(_ text: String) -> String {

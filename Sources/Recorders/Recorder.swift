@@ -113,3 +113,13 @@ public struct RecorderError: Error, Sendable, Equatable, CustomStringConvertible
         (self.kind, self.description) = (kind, description)
     }
 }
+
+/// Times and lengths a recorder writes, bounded before any sum or difference: Unix seconds from 1970 to 2100, lengths
+/// up to a week. A broken or hostile answer (-1, 9223372036854775807) becomes an edge value, never an overflow.
+enum RecorderTime {
+    static let seconds: ClosedRange<Int64> = 0...4_102_444_800
+    static let lengths: ClosedRange<Int64> = 0...7 * 86_400
+
+    static func seconds(_ value: Int64?) -> Int64 { Bounded.clamped(value ?? 0, to: seconds) }
+    static func length(_ value: Int64?) -> Int64 { Bounded.clamped(value ?? 0, to: lengths) }
+}

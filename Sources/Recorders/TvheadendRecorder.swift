@@ -80,8 +80,8 @@ public struct TvheadendRecorder: Recorder {
     public func scheduled() async throws -> [ScheduledRecording] {
         try await call.decode(Grid<Entry>.self, "GET", "/api/dvr/entry/grid_upcoming?limit=5000").entries.map { entry in
             ScheduledRecording(id: entry.uuid, channel: entry.channel ?? "", title: entry.disp_title ?? "",
-                               start: Date(timeIntervalSince1970: TimeInterval(entry.start ?? 0)),
-                               stop: Date(timeIntervalSince1970: TimeInterval(entry.stop ?? 0)),
+                               start: Date(timeIntervalSince1970: TimeInterval(RecorderTime.seconds(entry.start))),
+                               stop: Date(timeIntervalSince1970: TimeInterval(RecorderTime.seconds(entry.stop))),
                                state: Self.state(entry.sched_status, errors: entry.errorcode ?? 0), status: entry.status ?? "",
                                rule: (entry.autorec ?? "").isEmpty ? nil : entry.autorec)
         }
@@ -115,7 +115,7 @@ public struct TvheadendRecorder: Recorder {
         return events.min { a, b in
             let (aTitle, bTitle) = ((a.title ?? "").lowercased() == title, (b.title ?? "").lowercased() == title)
             if aTitle != bTitle { return aTitle }
-            return abs((a.start ?? 0) - start) < abs((b.start ?? 0) - start)
+            return abs(RecorderTime.seconds(a.start) - start) < abs(RecorderTime.seconds(b.start) - start)
         }
     }
 

@@ -108,6 +108,18 @@ import Testing
         }
     }
 
+    @Test func hostileTimesFromARecorderAreBoundedNotOverflowed() {
+        for value: Int64? in [nil, -1, Int64.min, Int64.max, 9_223_372_036_854_775_807, 1_771_185_600_000] {
+            let seconds = NextPVRRecorder.seconds(value)
+            #expect(RecorderTime.seconds.contains(seconds), "\(String(describing: value))")
+            #expect(RecorderTime.seconds.contains(RecorderTime.seconds(value)))
+            // The sums and differences the clients make cannot overflow.
+            _ = abs(seconds - Int64(Date().timeIntervalSince1970)) + RecorderTime.length(value)
+        }
+        #expect(NextPVRRecorder.seconds(1_771_185_600_000) == 1_771_185_600)
+        #expect(RecorderTime.length(Int64.max) == 7 * 86_400 && RecorderTime.length(-1) == 0)
+    }
+
     @Test func titlesAreEscapedAsExpressionsAndReadBack() {
         for title in ["Who? (1963)", "Law & Order: SVU", "$100,000 Pyramid", "C++ [live] {x} a|b ^start end$ back\\slash", "Ünïcödé *"] {
             let pattern = "^" + TvheadendRecorder.escapedPattern(title) + "$"
