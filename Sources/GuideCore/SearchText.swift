@@ -131,11 +131,13 @@ public struct SearchQuery: Hashable, Sendable {
     public let terms: [String]
     public var scope: Scope
     public var limit: Int
+    /// Only programmes that end after this instant (nil: the past too), so "from now on" is one query.
+    public var endingAfter: Date?
 
     /// Splits each argument on whitespace, so `["doctor who"]` and `["doctor", "who"]` mean the same. Control
     /// characters separate words too: stored text holds none (a NUL was read as U+FFFD), and the title index's query
     /// language cannot take them (a NUL there was a 500, found by schemathesis).
-    public init(_ arguments: [String], scope: Scope = .title, limit: Int = 100) {
+    public init(_ arguments: [String], scope: Scope = .title, limit: Int = 100, endingAfter: Date? = nil) {
         var terms: [String] = []
         for argument in arguments {
             for word in argument.split(whereSeparator: { $0.isWhitespace || $0.unicodeScalars.contains { $0.properties.generalCategory == .control } }) {
@@ -147,6 +149,7 @@ public struct SearchQuery: Hashable, Sendable {
         self.terms = terms
         self.scope = scope
         self.limit = limit
+        self.endingAfter = endingAfter
     }
 
     /// Whether folded `text` holds every term.

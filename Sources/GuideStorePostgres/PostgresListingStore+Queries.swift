@@ -133,6 +133,10 @@ extension PostgresListingStore {
             conditions.append(query.scope == .title ? "t.folded LIKE \(pattern)"
                               : "(t.folded LIKE \(pattern) OR p.search_text LIKE \(pattern))")
         }
+        if let after = query.endingAfter {
+            bindings.append(after.unixSeconds)
+            conditions.append("p.stop > $\(bindings.count)")
+        }
         bindings.append(query.limit)
         let sql = """
             SELECT \(PostgresProgrammeRows.columns()) FROM programme p JOIN title t ON t.id = p.title_id

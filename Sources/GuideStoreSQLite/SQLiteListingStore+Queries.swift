@@ -99,6 +99,10 @@ extension SQLiteListingStore {
                 arguments.append(contentsOf: [term, term])
             }
         }
+        if let after = query.endingAfter {
+            conditions.append("p.stop > ?")
+            arguments.append(after.unixSeconds)
+        }
         arguments.append(query.limit)
         let sql = """
             SELECT \(ProgrammeRows.columns()) FROM \(from) \(channelJoin)

@@ -29,6 +29,9 @@ struct GridCommand: AsyncParsableCommand {
     @Option(help: "Width in columns (default: the terminal's).")
     var width: Int?
 
+    @Flag(help: "Also show the channels with nothing listed in these hours, after the others.")
+    var all = false
+
     func validate() throws {
         if !(0.5...24).contains(hours) { throw ValidationError("--hours must be between 0.5 and 24.") }
         if let width, width < 40 { throw ValidationError("--width must be at least 40.") }
@@ -54,15 +57,22 @@ struct GridCommand: AsyncParsableCommand {
             guard !lineup.isEmpty else {
                 throw CLIFailure("The guide has no channels yet. Import listings first: tvguide import FILE-OR-URL")
             }
+            var airings: [(channel: Channel, programmes: [StoredProgramme])] = []
+            for channel in lineup {
+                airings.append((channel, try await database.programmes(on: channel.id, in: window)))
+            }
+            // Channels named with --channels are shown as asked, listed or not.
+            let listed = ListedFirst(airings) { !$0.programmes.isEmpty }
+            let shown = listed.rows(all: all || channels != nil)
             let totalWidth = width ?? Self.terminalWidth()
-            let nameWidth = min(18, max(8, lineup.map(\.name.count).max() ?? 8))
+            let nameWidth = min(18, max(8, shown.map(\.channel.name.count).max() ?? 8))
             let timeWidth = totalWidth - nameWidth - 1
             Output.line("\(Output.day(window.start, zone))".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + " " + ruler(window, width: timeWidth, zone: zone))
-            for channel in lineup {
-                let programmes = try await database.programmes(on: channel.id, in: window)
+            for (channel, programmes) in shown {
                 let row = Self.row(programmes.map { ($0.programme.start, $0.end, $0.programme.title) }, window: window, width: timeWidth)
                 Output.line(Self.fit(channel.name, nameWidth) + " " + row)
             }
+            listed.noteLeftOut(all: all || channels != nil, what: "nothing listed in these hours")
         }
     }
 

@@ -13,10 +13,15 @@ struct NowCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON: one object per channel with channel, now and next.")
     var json = false
 
+    @Flag(help: "Also list the channels with nothing on now or next, after the others.")
+    var all = false
+
     func run() async throws {
         let instant = try Self.instant(at)
         try await store.withDatabase { database in
-            let (rows, channels) = try await CLIFailure.translating { (try await database.nowNext(at: instant, channels: nil), try await database.channels()) }
+            let (every, channels) = try await CLIFailure.translating { (try await database.nowNext(at: instant, channels: nil), try await database.channels()) }
+            let listed = ListedFirst(every) { $0.now != nil || $0.next != nil }
+            let rows = listed.rows(all: all)
             let names = Dictionary(channels.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
             if json {
                 try Output.json(rows.map {
@@ -25,7 +30,7 @@ struct NowCommand: AsyncParsableCommand {
                 })
                 return
             }
-            guard !rows.isEmpty else {
+            guard !every.isEmpty else {
                 Output.error("The guide has no channels yet. Import listings first: tvguide import FILE-OR-URL")
                 return
             }
@@ -34,6 +39,7 @@ struct NowCommand: AsyncParsableCommand {
                 Output.line("  now   " + (row.now.map(Output.summary) ?? "-"))
                 Output.line("  next  " + (row.next.map(Output.summary) ?? "-"))
             }
+            listed.noteLeftOut(all: all, what: "nothing on now or next")
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GuideCore
 
 struct SearchCommand: AsyncParsableCommand {
@@ -22,6 +23,9 @@ struct SearchCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
+    @Flag(help: "Also list programmes that have already ended (by default the search lists from now on).")
+    var past = false
+
     func validate() throws {
         if terms.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
             throw ValidationError("Give at least one word to search for.")
@@ -33,14 +37,15 @@ struct SearchCommand: AsyncParsableCommand {
         if let problem = SearchQuery.problem(withText: terms.joined(separator: " ")) { throw ValidationError(problem) }
         try await store.withDatabase { database in
             let (results, channels) = try await CLIFailure.translating {
-                (try await database.search(SearchQuery(terms, scope: scope, limit: limit)), try await database.channels())
+                (try await database.search(SearchQuery(terms, scope: scope, limit: limit, endingAfter: past ? nil : Date())),
+                 try await database.channels())
             }
             if json {
                 try Output.json(results.map(ProgrammeDocument.init))
                 return
             }
             if results.isEmpty {
-                Output.line("Nothing found for \(terms.joined(separator: " ")).")
+                Output.line("Nothing found for \(terms.joined(separator: " "))" + (past ? "." : " from now on; --past looks in what has aired too."))
                 return
             }
             let names = Dictionary(channels.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })

@@ -81,8 +81,11 @@ struct CLI {
     @Test func searchListingsAndGrid() async throws {
         let cli = CLI()
         #expect(try await cli.run("import", CLI.fixture("radiotimes/26.dat")).status == 0)
-        let search = try #require(try await cli.run("search", "casino", "ROYALE", "--json").json() as? [[String: Any]])
+        let search = try #require(try await cli.run("search", "casino", "ROYALE", "--past", "--json").json() as? [[String: Any]])
         #expect(search.map { $0["start"] as? String } == ["2011-03-19T22:15:00Z", "2011-03-19T23:45:00Z"])
+        // Without --past the search lists from now on, and 2011 is over.
+        #expect((try await cli.run("search", "casino", "ROYALE", "--json").json() as? [[String: Any]])?.isEmpty == true)
+        #expect(try await cli.run("search", "casino").stdout.contains("--past looks in what has aired too"))
         let day = try #require(try await cli.run("listings", "26", "--day", "2011-03-07", "--json").json() as? [[String: Any]])
         #expect(day.first?["title"] as? String == "Daybreak")
         #expect(day.allSatisfy { ($0["channel"] as? String) == "26" })
@@ -95,6 +98,30 @@ struct CLI {
         #expect(row.hasPrefix("|Emmerdale"))
     }
 
+    @Test func nowAndGridListChannelsWithListingsFirst() async throws {
+        // Given channel 26 with listings on 10 March 2011, and test.xml's two channels with none then
+        let cli = CLI()
+        #expect(try await cli.run("import", CLI.fixture("peer-xmltv-tests/inputs/test.xml"), CLI.fixture("radiotimes/26.dat")).status == 0)
+        // When asked what is on then, only the channel with listings is shown, and the rest are counted
+        let now = try await cli.run("now", "--at", "2011-03-10T20:10:00Z")
+        #expect(now.stdout.split(separator: "\n").count == 3)
+        #expect(now.stdout.contains("now   20:00-20:30  Emmerdale"))
+        #expect(now.stderr.contains("2 channels with nothing on now or next left out; --all lists them too."))
+        // With --all every channel is listed, the one with listings first
+        let all = try await cli.run("now", "--at", "2011-03-10T20:10:00Z", "--all", "--json")
+        let rows = try #require(try all.json() as? [[String: Any]])
+        #expect(rows.count == 3)
+        #expect(rows.first?["channel"] as? String == "26")
+        #expect(rows.dropFirst().allSatisfy { $0["now"] as? [String: Any] == nil && $0["next"] as? [String: Any] == nil })
+        // The grid does the same
+        let grid = try await cli.run("grid", "--day", "2011-03-10", "--from", "19:00", "--hours", "2", "--width", "100")
+        #expect(grid.stdout.split(separator: "\n").count == 2)
+        #expect(grid.stderr.contains("2 channels with nothing listed in these hours left out"))
+        let wholeGrid = try await cli.run("grid", "--day", "2011-03-10", "--from", "19:00", "--hours", "2", "--width", "100", "--all")
+        #expect(wholeGrid.stdout.split(separator: "\n").count == 4)
+        #expect(wholeGrid.stdout.split(separator: "\n").dropFirst().first?.contains("|Emmerdale") == true)
+    }
+
     @Test func exportWritesXMLTVThatImportsBackTheSame() async throws {
         let cli = CLI()
         #expect(try await cli.run("import", CLI.fixture("peer-xmltv-tests/inputs/test.xml"), CLI.fixture("ours/out-of-order.xml")).status == 0)
@@ -105,8 +132,8 @@ struct CLI {
         #expect(try await again.run("import", exported).status == 0)
         // A one-off import is named by its file name (never the folders it sits in).
         let exportedName = (exported as NSString).lastPathComponent
-        await #expect(try cli.run("search", "blah", "--json").stdout
-                == again.run("search", "blah", "--json").stdout.replacingOccurrences(of: exportedName, with: "test.xml"))
+        await #expect(try cli.run("search", "blah", "--past", "--json").stdout
+                == again.run("search", "blah", "--past", "--json").stdout.replacingOccurrences(of: exportedName, with: "test.xml"))
         // Channels come back with their names and icons; the channel number is not in xmltv.dtd, so not exported.
         let before = try #require(try await cli.run("channels", "--json").json() as? [[String: Any]])
         let after = try #require(try await again.run("channels", "--json").json() as? [[String: Any]])
