@@ -11,6 +11,7 @@ import glob
 import hashlib
 import json
 import os
+import pathlib
 import shutil
 import signal
 import subprocess
@@ -146,6 +147,23 @@ class PackageTests(unittest.TestCase):
     def test_1_it_recommends_the_xmltv_grabbers(self):
         # Grabber sources run the XMLTV project's grabbers; apt installs recommendations by default.
         self.assertEqual(run(["dpkg-deb", "-f", self.deb, "Recommends"]).strip(), "xmltv-util")
+
+    def test_1_it_ships_the_licence_and_the_notices(self):
+        listing = run(["dpkg-deb", "-c", self.deb])
+        for name in ("LICENSE", "NOTICE", "THIRD-PARTY-NOTICES.md", "copyright"):
+            self.assertIn(f"./usr/share/doc/tvguide/{name}\n", listing)
+        extracted = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, extracted)
+        run(["dpkg-deb", "-x", self.deb, extracted])
+        doc = pathlib.Path(extracted, "usr/share/doc/tvguide")
+        licence = (doc / "LICENSE").read_text()
+        self.assertIn("Apache License", licence)
+        self.assertIn("Version 2.0", licence)
+        # Every package the binary is built from is named with its licence text, and the runtime too.
+        notices = (doc / "THIRD-PARTY-NOTICES.md").read_text()
+        for package in ("hummingbird", "grdb.swift", "swift-nio", "swift-crypto", "postgres-nio"):
+            self.assertIn(f"### {package}\n", notices)
+        self.assertIn("Runtime Library Exception", notices)
 
     def test_2_installs_and_serves_the_grid_as_its_own_user(self):
         self.root.run("dpkg", "-i", "/tmp/tvguide.deb")
