@@ -29,6 +29,44 @@ def browser(width, height, javascript=True):
     return driver
 
 
+# axe-core, as axe-playwright-python ships it (scripts/test installs the wheel and names the file).
+AXE = os.environ.get("TVGUIDE_TEST_AXE", "")
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+
+
+def axe_failures(driver):
+    """axe-core's critical and serious findings on the page open in `driver` (WCAG 2.2 A and AA rules), each as
+    "rule: target (summary)"; the page is left as it was."""
+    if not driver.execute_script("return typeof window.axe === 'object'"):
+        with open(AXE) as script:
+            driver.execute_script(script.read())
+    found = driver.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        axe.run(document, {runOnly: {type: 'tag', values: arguments[0]}, resultTypes: ['violations']})
+          .then(function (result) { done(result.violations); }, function (error) { done([{id: 'axe failed', impact: 'critical',
+            nodes: [{target: [String(error)], failureSummary: ''}]}]); });""", AXE_TAGS)
+    return ["%s: %s (%s)" % (rule["id"], " ".join(node["target"]), " ".join((node.get("failureSummary") or "").split())[:200])
+            for rule in found if rule["impact"] in ("critical", "serious") for node in rule["nodes"][:5]]
+
+
+def assert_accessible(test, driver, pages, label):
+    """Opens each (address, selector to wait for or None) of `pages` in the dark and the light theme, as the device
+    asks for them, and fails `test` on any critical or serious axe-core finding (a subtest per page)."""
+    if not AXE:
+        test.skipTest("needs axe-core: TVGUIDE_TEST_AXE names axe.min.js (scripts/test installs it)")
+    for scheme in ("dark", "light"):
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        for page, ready in pages:
+            driver.get("about:blank")
+            driver.get(page)
+            WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.readyState === 'complete'"))
+            if ready:
+                WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, ready), "%s: no %s" % (page, ready))
+            with test.subTest(page=page, scheme=scheme, size=label):
+                test.assertEqual(axe_failures(driver), [])
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
 class Forms:
     """Filling and submitting forms the way a person does, waiting for the page each leads to, on the test class's
     `server` and `driver`."""

@@ -2,7 +2,7 @@
 """The guide beside an IPTV player, in a real browser (Debian's chromium, driven by selenium): genre filters on the
 now page and the grid (rows the script draws too), an M3U playlist source giving channels their numbers and a
 "Watch" link to their streams, favourites and channel groups, logos from tvguide's cache, timeshift channels, and the light theme beside the dark
-one (contrast measured in both). The feed for Plex and Jellyfin: test_media_servers.py.
+one (contrast checked in both by test_accessibility.py). The feed for Plex and Jellyfin: test_media_servers.py.
 
 A real `tvguide serve` on the bundled sample listings, its clock at 2026-02-15 20:30 UTC, the browser in UTC; the
 playlist is added and refreshed with the CLI on the same database, as an admin would.
@@ -219,86 +219,15 @@ class GroupsAndLogosTests(OwnServer, Forms, unittest.TestCase):
         self.assertIn(base + " +1", driver.find_element(By.CSS_SELECTOR, "main").text)
 
 
-CONTRAST = """
-// Every visible text's contrast with what is behind it (WCAG 2.x: relative luminance, 4.5:1, or 3:1 for large
-// text), backgrounds composed from the element up to the first opaque one. Dimmed, disabled and hidden text is left
-// out: it is meant to recede.
-function parse(text) {
-  var m = /rgba?\\(([^)]+)\\)/.exec(text);
-  if (!m) return null;
-  var p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
-  return {r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1};
-}
-function luminance(c) {
-  return [c.r, c.g, c.b].map(function (v) { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
-    .reduce(function (sum, v, i) { return sum + v * [0.2126, 0.7152, 0.0722][i]; }, 0);
-}
-function over(top, bottom) {
-  return {r: top.r * top.a + bottom.r * (1 - top.a), g: top.g * top.a + bottom.g * (1 - top.a), b: top.b * top.a + bottom.b * (1 - top.a), a: 1};
-}
-function behind(element) {
-  var layers = [];
-  for (var e = element; e; e = e.parentElement) {
-    var c = parse(getComputedStyle(e).backgroundColor);
-    if (c && c.a > 0) { layers.push(c); if (c.a >= 1) break; }
-  }
-  var result = {r: 255, g: 255, b: 255, a: 1};
-  for (var i = layers.length - 1; i >= 0; i--) result = over(layers[i], result);
-  return result;
-}
-var failures = [], checked = 0;
-var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-while (walker.nextNode()) {
-  var text = walker.currentNode, element = text.parentElement;
-  if (!text.textContent.trim() || !element) continue;
-  var style = getComputedStyle(element), box = element.getBoundingClientRect();
-  if (style.visibility === "hidden" || box.width === 0 || box.height === 0) continue;
-  if (element.closest(".dim, .disabled, [aria-disabled=true], .visually-hidden, .skip, [hidden], option, select")) continue;
-  var opacity = 1;
-  for (var e = element; e; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
-  if (opacity < 1) continue;
-  var background = behind(element), colour = parse(style.color);
-  if (colour.a < 1) colour = over(colour, background);
-  var a = luminance(colour), b = luminance(background);
-  var ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-  var size = parseFloat(style.fontSize), bold = Number(style.fontWeight) >= 700;
-  var needed = size >= 24 || (size >= 18.66 && bold) ? 3 : 4.5;
-  checked++;
-  if (ratio < needed) failures.push([element.tagName.toLowerCase() + "." + element.className, text.textContent.trim().slice(0, 30),
-                                     Math.round(ratio * 100) / 100, style.color, JSON.stringify(background)]);
-}
-return [checked, failures.slice(0, 20)];
-"""
-
-
 class ThemeTests(OwnServer, Forms, unittest.TestCase):
     """A light theme beside the dark one: the device's setting by default, a toggle remembered per profile (and per
-    browser for guests), and text at WCAG AA contrast in both on every kind of page."""
+    browser for guests). Both are checked for contrast by axe-core on every kind of page in test_accessibility.py."""
 
     def device(self, scheme):
         self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
 
     def background(self):
         return self.driver.execute_script("return getComputedStyle(document.body).backgroundColor")
-
-    def test_text_is_aa_in_both_themes_on_every_kind_of_page(self):
-        driver = self.driver
-        self.sign_in_admin()
-        with urllib.request.urlopen(self.server.url("/api/search?q=news")) as answer:
-            programme = json.load(answer)[0]["id"]
-        pages = ["/?day=%s&zoom=180" % DAY, "/now", "/search?q=news", "/programmes/%d" % programme, "/?day=%s&zoom=180&p=%d" % (DAY, programme),
-                 "/reminders", "/settings", "/admin/sources", "/shows", "/channels", "/offline"]
-        seen = {}
-        for scheme in ("dark", "light"):
-            self.device(scheme)
-            for page in pages:
-                driver.get(self.server.url(page))
-                checked, failures = driver.execute_script(CONTRAST)
-                self.assertGreater(checked, 5, page)
-                self.assertEqual(failures, [], "%s in %s" % (page, scheme))
-                seen[(page, scheme)] = self.background()
-        # The two really differ: the device's setting is followed by default.
-        self.assertNotEqual(seen[("/now", "dark")], seen[("/now", "light")])
 
     def test_the_toggle_is_remembered_per_profile_and_per_guest_browser(self):
         driver = self.driver

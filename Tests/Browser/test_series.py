@@ -16,7 +16,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from browser_support import SHOTS, Forms, browser
+from browser_support import SHOTS, Forms, assert_accessible, browser
 from tvguide_server import ROOT, BINARY, Server
 
 REPLAY = os.environ.get("TVMAZE_REPLAY_BINARY", os.path.join(os.path.dirname(BINARY), "tvmaze-replay"))
@@ -218,6 +218,15 @@ class SeriesTests(Forms, unittest.TestCase):
         self.assertIn("Under the Dome", self.text(driver.find_element(By.CSS_SELECTOR, ".upcoming-show[data-show='1']")))
         driver.get(self.server.url("/shows/1/seasons/1"))
         self.assertEqual(3, len(driver.find_elements(By.CSS_SELECTOR, ".episodes li.watched")))
+
+    def test_6_series_pages_pass_axe_core_at_both_widths_in_both_themes(self):
+        pages = [(self.server.url(path), ".credit") for path in
+                 ("/shows/1", "/shows/1/seasons/1", "/episodes/1", "/people/2", "/shows?q=under+the+dome")]
+        signed_in = [(self.server.url(path), None) for path in ("/up-next", "/history", "/upcoming", "/calendar")]
+        assert_accessible(self, self.driver, pages + signed_in, "laptop")
+        phone = browser(390, 844)
+        self.addCleanup(phone.quit)
+        assert_accessible(self, phone, pages, "phone")
 
 
 if __name__ == "__main__":
