@@ -43,6 +43,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // XMLTV and Radio Times bytes <-> GuideCore values.
         .target(name: "XMLTV", dependencies: ["GuideCore"]),
+        // The translations: one gettext PO catalog per language, shipped with the program.
+        .target(name: "Catalogs", dependencies: ["GuideCore"], resources: [.copy("locales")]),
         // The stores' protocols, values and the rules both backends share (merge, repairs, health, offers, tallies,
         // schedule assembly): what the rest of tvguide sees of a database.
         .target(name: "GuideStore", dependencies: [
@@ -126,7 +128,7 @@ let package = Package(
         .target(name: "Recorders", dependencies: ["GuideCore", "GuideHTTP", .product(name: "Crypto", package: "swift-crypto")]),
         // The web guide and the JSON API, on Hummingbird.
         .target(name: "GuideServer", dependencies: [
-            "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "TrackerExports",
+            "GuideCore", "Catalogs", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "TrackerExports",
             "Recorders",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -149,7 +151,7 @@ let package = Package(
             .copy("Resources/templates"), .copy("Resources/static"),
         ]),
         .executableTarget(name: "tvguide", dependencies: [
-            "GuideCore", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideHTTP", "GuideIngest", "GuideServer", "TVMaze",
+            "GuideCore", "Catalogs", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideHTTP", "GuideIngest", "GuideServer", "TVMaze",
             "GuideReminders", "SchedulesDirect", "TrackerExports",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -189,7 +191,7 @@ let package = Package(
         ]),
         .testTarget(name: "GuideServerTests", dependencies: [
             "GuideServer", "GuideReminders", "TestReceivers", "GuideStore", "GuideIngest", "GuideCore", "GuideHTTP", "TVMaze", "TVMazeReplay",
-            "SchedulesDirect", "SchedulesDirectReplay", "BoxesReplay", "XMLTV", "Recorders",
+            "SchedulesDirect", "SchedulesDirectReplay", "BoxesReplay", "XMLTV", "Recorders", "Catalogs",
             "StoreTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             // Home Assistant's states change as the guide moves on, on a clock the test moves.

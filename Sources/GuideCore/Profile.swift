@@ -33,6 +33,10 @@ public struct Profile: Hashable, Codable, Sendable {
     /// An IANA zone name; nil means the zone the browser reports (or the server's).
     public var timeZone: String?
     public var theme: Theme = .system
+    /// The language of the pages and messages; nil follows the browser's (or, for messages, English).
+    public var language: Language?
+    /// Times on the locale's clock, or always 12 or 24 hours.
+    public var hours: ViewerClock.HourCycle = .locale
     /// Whether an admin let this profile ask the recorder to record (an admin always may: ``mayRecord``).
     public var canRecord = false
 
@@ -130,6 +134,14 @@ extension Profile {
     public func themed(_ theme: Theme) -> Profile {
         var profile = self
         profile.theme = theme
+        return profile
+    }
+
+    /// The profile speaking `language` (nil: the browser's), its times on `hours`.
+    public func speaking(_ language: Language?, hours: ViewerClock.HourCycle = .locale) -> Profile {
+        var profile = self
+        profile.language = language
+        profile.hours = hours
         return profile
     }
 }

@@ -1,3 +1,4 @@
+import Catalogs
 import Foundation
 import GuideHTTP
 import GuideIngest
@@ -71,7 +72,8 @@ public enum GuideServer {
     /// The router and the table of its routes (every path and the methods it takes).
     static func routerAndTable(_ services: GuideServices) throws -> (router: Router<GuideRequestContext>, table: RouteTable) {
         let store = services.store, settings = services.settings
-        let renderer = try PageRenderer()
+        let translations = try Translations()
+        let renderer = try PageRenderer(translations: translations)
         let assets = try StaticAssets()
         let accounts = Accounts(store: store, now: settings.now, cost: settings.secretCost)
         let directory = ChannelDirectory(store: store)
@@ -79,7 +81,7 @@ public enum GuideServer {
         let series = SeriesServices(store: store, settings: settings, client: services.tvmaze, images: services.images, addresses: addresses)
         let episodes = FollowedEpisodes(store: store, settings: settings)
         let watched = WatchHistory(store: store, tracker: series.tracker, now: settings.now)
-        let pages = Pages(renderer: renderer, assets: assets, episodes: episodes)
+        let pages = Pages(renderer: renderer, assets: assets, episodes: episodes, translations: translations)
         let lineups = Lineups(directory: directory, store: store)
         let sessions = SessionMiddleware(accounts: accounts, formTokens: FormTokens(store: store, now: settings.now),
                                          secureCookies: settings.secureCookies, publicURL: settings.publicURL)

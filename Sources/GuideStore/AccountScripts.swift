@@ -23,7 +23,7 @@ extension AccountStore where Self: SQLBackend {
         return try await reading { db in
             try await db.rows("""
                 SELECT \(raw: profileColumns), secret_hash FROM profile WHERE lower(name) = lower(\(name))
-                """).first.map { Credentials(profile: try profile($0), secretHash: try $0.value(8)) }
+                """).first.map { Credentials(profile: try profile($0), secretHash: try $0.value(profileColumnCount)) }
         }
     }
 
@@ -59,6 +59,11 @@ extension AccountStore where Self: SQLBackend {
 
     public func setTheme(_ theme: Profile.Theme, of id: ProfileID) async throws {
         try await change("UPDATE profile SET theme = \(theme.rawValue) WHERE id = \(id.rawValue)", missing: "no profile \(id)")
+    }
+
+    public func setLanguage(_ language: Language?, hours: ViewerClock.HourCycle, of id: ProfileID) async throws {
+        try await change("UPDATE profile SET language = \(language?.code), hours = \(hours.rawValue) WHERE id = \(id.rawValue)",
+                         missing: "no profile \(id)")
     }
 
     public func resetSecret(of id: ProfileID, secretKind: Profile.SecretKind, secretHash: String) async throws {
@@ -224,7 +229,9 @@ extension AccountStore where Self: SQLBackend {
         }
     }
 
-    private var profileColumns: StaticString { "id, name, role, secret_kind, day_start_hour, time_zone, theme, can_record" }
+    private var profileColumns: StaticString { "id, name, role, secret_kind, day_start_hour, time_zone, theme, can_record, language, hours" }
+    /// How many columns ``profileColumns`` names: a query's own columns come after them.
+    private var profileColumnCount: Int { 10 }
 
     private func profile(_ row: SQLRow) throws -> Profile {
         Profile(id: ProfileID(rawValue: try row.value(0)), name: try row.value(1),
@@ -232,6 +239,8 @@ extension AccountStore where Self: SQLBackend {
                 secretKind: Profile.SecretKind(rawValue: try row.value(3)) ?? .password, dayStartHour: try row.value(4),
                 timeZone: try row.value(5)).themed(Profile.Theme(rawValue: try row.value(6)) ?? .system)
             .recording(try row.value(7, as: Int64.self) != 0)
+            .speaking((try row.value(8, as: String?.self)).flatMap(Language.init(tag:)),
+                      hours: ViewerClock.HourCycle(rawValue: try row.value(9)) ?? .locale)
     }
 }
 

@@ -43,5 +43,9 @@ extension PostgresMigrations {
         ("v22: a saved search that records what it finds", """
             ALTER TABLE saved_search ADD COLUMN records bigint NOT NULL DEFAULT 0;
             """),
+        ("v23: a profile's language and clock", """
+            ALTER TABLE profile ADD COLUMN language text;
+            ALTER TABLE profile ADD COLUMN hours text NOT NULL DEFAULT 'locale';
+            """),
     ]
 }

@@ -52,5 +52,11 @@ extension SchemaMigrations {
         migrator.registerMigration("v22: a saved search that records what it finds") { db in
             try db.execute(sql: "ALTER TABLE saved_search ADD COLUMN records INTEGER NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("v23: a profile's language and clock") { db in
+            try db.execute(sql: """
+                ALTER TABLE profile ADD COLUMN language TEXT;
+                ALTER TABLE profile ADD COLUMN hours TEXT NOT NULL DEFAULT 'locale';
+                """)
+        }
     }
 }

@@ -13,7 +13,6 @@ import re
 import socket
 import subprocess
 import tempfile
-import time
 import unittest
 import urllib.error
 import urllib.parse
@@ -238,10 +237,13 @@ class MediaServerFeedTests(OwnServer, Forms, unittest.TestCase):
         row = driver.find_element(By.CSS_SELECTOR, "#feeds tr[data-feed='Plex tuner']")
         row.find_element(By.NAME, "port").clear()
         self.submit(row.find_element(By.CSS_SELECTOR, "td.tuner button"))
-        with self.assertRaises(OSError):
-            for _ in range(50):
+        def closed(_):
+            try:
                 fetch("http://127.0.0.1:%d/discover.json" % port)
-                time.sleep(0.1)
+                return False
+            except OSError:
+                return True
+        WebDriverWait(None, 10, poll_frequency=0.1).until(closed, "the tuner's port still answers")
 
 
 if __name__ == "__main__":

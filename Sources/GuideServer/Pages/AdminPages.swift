@@ -14,7 +14,7 @@ struct AdminPages: Sendable {
     /// Fetches what an admin imports by URL.
     let feeds: any HTTPTransport
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         var profiles: [ProfileEntry]

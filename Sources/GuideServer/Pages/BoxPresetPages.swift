@@ -15,7 +15,7 @@ struct BoxPresetPages: Sendable {
     /// What the Enigma2 preset asks the receiver its bouquets with (the admin's address: as sources are fetched).
     let feeds: any HTTPTransport
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         var message: String?

@@ -14,7 +14,7 @@ struct CalendarPage: Sendable {
         case day, week, month
     }
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         var heading: String

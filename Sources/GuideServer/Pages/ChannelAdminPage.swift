@@ -15,7 +15,7 @@ struct ChannelAdminPage: Sendable {
     /// Channels shown at once; a search narrows a long guide down.
     static let shown = 100
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         var query: String

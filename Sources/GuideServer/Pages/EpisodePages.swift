@@ -12,7 +12,7 @@ struct EpisodePages: Sendable {
     let series: SeriesServices
     let watched: WatchHistory
 
-    struct EpisodeModel {
+    struct EpisodeModel: PageModel {
         var chrome: Chrome
         var title: String
         var id: Int
@@ -44,7 +44,7 @@ struct EpisodePages: Sendable {
         var role: String
     }
 
-    struct PersonModel {
+    struct PersonModel: PageModel {
         var chrome: Chrome
         var title: String
         var name: String
@@ -72,7 +72,7 @@ struct EpisodePages: Sendable {
         var isVoice: Bool
     }
 
-    struct PeopleModel {
+    struct PeopleModel: PageModel {
         var chrome: Chrome
         var title: String
         var query: String

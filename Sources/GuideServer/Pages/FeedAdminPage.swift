@@ -15,7 +15,7 @@ struct FeedAdminPage: Sendable {
     let tuners: TunerPorts?
     let reloads: MediaServerReloads
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         var feeds: [Entry]

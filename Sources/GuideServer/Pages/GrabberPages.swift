@@ -13,7 +13,7 @@ struct GrabberPages: Sendable {
     /// Nil where this tvguide runs no grabbers: the pages say so.
     let grabbers: Grabbers?
 
-    struct ListModel {
+    struct ListModel: PageModel {
         var chrome: Chrome
         var title: String
         var directories: String
@@ -30,7 +30,7 @@ struct GrabberPages: Sendable {
         var sourceName: String
     }
 
-    struct ConfigureModel {
+    struct ConfigureModel: PageModel {
         var chrome: Chrome
         var title: String
         var message: String?

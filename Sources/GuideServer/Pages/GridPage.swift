@@ -23,7 +23,7 @@ struct GridPage: Sendable {
         routes.open.get(.gridRows) { request, context in try await rows(request, context) }
     }
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         var empty: Bool

@@ -17,7 +17,7 @@ struct HistoryImportPages: Sendable {
     let pages: Pages
     let jobs: HistoryImportJobs
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         /// While TVmaze is being asked: how far it is.

@@ -11,7 +11,7 @@ struct LineupPage: Sendable {
     let pages: Pages
     static let perPage = 50
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         var chosen: [Entry]

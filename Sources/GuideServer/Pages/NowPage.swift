@@ -13,7 +13,7 @@ struct NowPage: Sendable {
     let settings: ServerSettings
     static let perPage = 50
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         var at: String

@@ -70,7 +70,7 @@ struct OfflineGuide: Sendable {
     /// The guide's background (guide.css's `--bg`), for the phone's title bar and splash screen.
     static let themeColour = "#101418"
 
-    struct PageModel {
+    struct OfflinePageModel: PageModel {
         var chrome: Chrome
         var title: String
         var days: Int
@@ -79,7 +79,7 @@ struct OfflineGuide: Sendable {
     /// `/offline`: what the service worker shows for a page it does not keep (and, around a programme's panel, for a
     /// programme's own page).
     func page(_ context: some GuideContext) async throws -> HTMLPage {
-        try pages.page("offline", PageModel(chrome: await pages.chrome(context, section: "offline"), title: "Offline", days: settings.offlineDays))
+        try pages.page("offline", OfflinePageModel(chrome: await pages.chrome(context, section: "offline"), title: "Offline", days: settings.offlineDays))
     }
 
     /// The copy: JSON with the days (each with its grid page's address and its rows), the panels by programme id, and

@@ -15,7 +15,7 @@ struct ProgrammePage: Sendable {
     /// What the viewer watched, for an airing of a followed show's episode.
     let watched: WatchHistory
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         var panel: ProgrammeDetails

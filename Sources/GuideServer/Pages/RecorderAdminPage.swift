@@ -16,7 +16,7 @@ struct RecorderAdminPage: Sendable {
     /// tvguide's channels the mapping lists at most (the form stays within its size).
     static let mostChannels = 600
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         var message: String?

@@ -13,7 +13,7 @@ struct RecordingsPage: Sendable {
     let settings: ServerSettings
     let desk: RecordingDesk
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         var message: String?

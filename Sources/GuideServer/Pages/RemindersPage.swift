@@ -13,7 +13,7 @@ struct RemindersPage: Sendable {
     let actions: ReminderActions
     var dispatcher: ReminderDispatcher { actions.dispatcher }
 
-    struct RemindersModel {
+    struct RemindersModel: PageModel {
         var chrome: Chrome
         var title: String
         var message: String?

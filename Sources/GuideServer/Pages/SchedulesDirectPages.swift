@@ -19,7 +19,7 @@ struct SchedulesDirectPages: Sendable {
     /// Refreshes the SD sources when artwork is chosen or given up, so their programmes name it or stop naming it.
     let scheduler: RefreshScheduler
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         var message: String?

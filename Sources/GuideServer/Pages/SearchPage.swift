@@ -11,7 +11,7 @@ struct SearchPage: Sendable {
     let pages: Pages
     let settings: ServerSettings
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         var query: String

@@ -10,7 +10,7 @@ struct SettingsPage: Sendable {
     let settings: ServerSettings
     let calendar: CalendarFeed
 
-    struct SettingsModel {
+    struct SettingsModel: PageModel {
         var chrome: Chrome
         var title: String
         var hours: [Choice]

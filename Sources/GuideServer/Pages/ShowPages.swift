@@ -16,7 +16,7 @@ struct ShowPages: Sendable {
     let series: SeriesServices
     let watched: WatchHistory
 
-    struct ListModel {
+    struct ListModel: PageModel {
         var chrome: Chrome
         var title: String
         var query: String
@@ -39,7 +39,7 @@ struct ShowPages: Sendable {
         var isFollowed: Bool
     }
 
-    struct ShowModel {
+    struct ShowModel: PageModel {
         var chrome: Chrome
         var title: String
         var show: ShowEntry
@@ -85,7 +85,7 @@ struct ShowPages: Sendable {
         }
     }
 
-    struct SeasonModel {
+    struct SeasonModel: PageModel {
         var chrome: Chrome
         var title: String
         var showID: Int

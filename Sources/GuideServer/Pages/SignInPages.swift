@@ -10,7 +10,7 @@ struct SignInPages: Sendable {
     let addresses: ClientAddress
     let sessions: SessionMiddleware
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         var name: String
@@ -20,7 +20,7 @@ struct SignInPages: Sendable {
         var needsSetup: Bool
     }
 
-    struct SetupModel {
+    struct SetupModel: PageModel {
         var chrome: Chrome
         var title: String
         var name: String

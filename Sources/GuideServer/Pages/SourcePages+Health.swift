@@ -6,7 +6,7 @@ import Hummingbird
 
 /// `/admin/health`: each source's last refresh and the channels that need a look.
 extension SourcePages {
-    struct HealthModel {
+    struct HealthModel: PageModel {
         var chrome: Chrome
         var title: String
         var sources: [SourceEntry]

@@ -7,7 +7,7 @@ import Hummingbird
 
 /// `/admin/source?name=`: one source's settings, removal, and its channels to keep and map.
 extension SourcePages {
-    struct EditModel {
+    struct EditModel: PageModel {
         var chrome: Chrome
         var title: String
         var message: String?

@@ -21,7 +21,7 @@ struct SourcePages: Sendable {
 
     /// Channels per page of a source's channel list: a page's choices post well under the 64 KB form limit.
     static let channelsPerPage = 100
-    struct ListModel {
+    struct ListModel: PageModel {
         var chrome: Chrome
         var title: String
         var message: String?

@@ -13,7 +13,7 @@ struct UpcomingPage: Sendable {
     let settings: ServerSettings
     let episodes: FollowedEpisodes
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         var shows: [Entry]

@@ -16,7 +16,7 @@ struct WatchedPages: Sendable {
     let settings: ServerSettings
     let accounts: TVMazeAccountPages
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         var shows: [Entry]
@@ -36,7 +36,7 @@ struct WatchedPages: Sendable {
         var returnTo: String
     }
 
-    struct HistoryModel {
+    struct HistoryModel: PageModel {
         var chrome: Chrome
         var title: String
         var shows: Int

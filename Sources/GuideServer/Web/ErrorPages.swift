@@ -9,7 +9,7 @@ struct ErrorPages: RouterMiddleware {
     let renderer: PageRenderer
     let assets: StaticAssets
 
-    struct Model {
+    struct Model: PageModel {
         var chrome: Chrome
         var title: String
         var status: Int

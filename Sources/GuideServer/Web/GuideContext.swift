@@ -12,6 +12,7 @@ protocol GuideContext: RequestContext {
     var browserTheme: Profile.Theme? { get }
     /// Whether pages are laid out for a television and its remote (``TVMode``).
     var isTV: Bool { get }
+    var acceptLanguage: String? { get }
     var peer: SocketAddress? { get }
     var local: SocketAddress? { get }
 }
@@ -28,8 +29,19 @@ extension CheckedGuideContext {
     var browserZone: TimeZone? { base.browserZone }
     var browserTheme: Profile.Theme? { base.browserTheme }
     var isTV: Bool { base.isTV }
+    var acceptLanguage: String? { base.acceptLanguage }
     var peer: SocketAddress? { base.peer }
     var local: SocketAddress? { base.local }
     var maxUploadSize: Int { base.maxUploadSize }
     var responseEncoder: JSONEncoder { GuideRequestContext.encoder }
+}
+
+extension GuideContext {
+    /// The language of the pages: the profile's choice, else the one the browser prefers most of those with a
+    /// catalog, else English.
+    var language: Language { viewer?.profile.language ?? acceptLanguage.flatMap(Language.preferred(acceptLanguage:)) ?? .english }
+
+    /// How dates, times and numbers are written: the browser's own region when it asks for the page's language in
+    /// one ("en-GB" writes 24-hour times, "en-US" 12-hour), else the language's.
+    var locale: Locale { language.locale(acceptLanguage: acceptLanguage) }
 }

@@ -1,38 +1,60 @@
+import Catalogs
 import Foundation
 import GuideCore
 import Mustache
 
-/// The Mustache templates in Resources/templates, read once. Every page extends `layout`, which draws the header
-/// from the page's `chrome`.
+/// The Mustache templates in Resources/templates, read once per language. Every page extends `layout`, which draws
+/// the header from the page's `chrome`.
+///
+/// A template's words are written `{{#t}}Channels {from}–{to} of {total}{{/t}}`: English, whole sentences, with
+/// `{name}` for the page's values. Each language's copy of the templates has them replaced by its catalog's
+/// translation (``TemplateText``) before Mustache reads them, so rendering costs nothing more.
 struct PageRenderer: Sendable {
-    private let library: MustacheLibrary
+    private let libraries: [Language: MustacheLibrary]
 
-    init() throws {
-        var library = MustacheLibrary()
+    init(translations: Translations) throws {
         guard let folder = Bundle.module.url(forResource: "templates", withExtension: nil) else {
             throw TemplateError("this build has no templates folder")
         }
+        var sources: [(name: String, text: String)] = []
         for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".mustache") {
-            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-            try library.register(text, named: String(file.dropLast(".mustache".count)))
+            sources.append((String(file.dropLast(".mustache".count)), try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)))
         }
-        self.library = library
+        var libraries: [Language: MustacheLibrary] = [:]
+        for language in Language.supported {
+            var library = MustacheLibrary()
+            let words = translations.localizer(language)
+            for source in sources {
+                try library.register(TemplateText.translated(source.text, words), named: source.name)
+            }
+            libraries[language] = library
+        }
+        self.libraries = libraries
     }
 
-    /// `template` filled from `page`; the template's name is also the page's for the navigation's highlight.
-    func render(_ template: String, _ page: some Any) throws -> String {
-        guard let html = library.render(page, withTemplate: template) else {
+    /// `template` filled from `page`, in the language of the page's header.
+    func render(_ template: String, _ page: some PageModel) throws -> String {
+        try render(template, page, language: page.chrome.language)
+    }
+
+    /// `template` filled from `page` in `language` (a fragment without a header: a details panel, a row).
+    func render(_ template: String, _ page: some Any, language: Language) throws -> String {
+        guard let html = (libraries[language] ?? libraries[.english])?.render(page, withTemplate: template) else {
             throw TemplateError("no template called \(template)")
         }
         return html
     }
 }
 
+/// A page's model: whatever it holds, it has the header, which says the page's language.
+protocol PageModel {
+    var chrome: Chrome { get }
+}
+
 struct TemplateError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
-
 /// What the header of every page needs: who is signed in, the form token, and which section is open. Templates read
 /// it through `child(named:)` (every page has one; reflection costs far more), so a new field is named there too.
 struct Chrome: Sendable {
@@ -55,18 +77,18 @@ struct Chrome: Sendable {
     /// How the page looks ("system", "light", "dark"), and the theme the header's button switches to.
     var theme: String
     var nextTheme: String
-    var nextThemeLabel: String
     /// Laid out for a television (``TVMode``).
     var tv = false
     /// The viewer may ask the recorder to record (the Recordings link).
     var mayRecord = false
     var isRecordings = false
+    /// The page's language: `lang` and `dir` on the page, and the copy of the templates it is written from.
+    var language = Language.english
 
     init(csrf: String, signedInName: String?, isAdmin: Bool, section: String, assets: String, theme: Profile.Theme = .system) {
         self.theme = theme.rawValue
         let next: Profile.Theme = switch theme { case .system: .light; case .light: .dark; case .dark: .system }
         nextTheme = next.rawValue
-        nextThemeLabel = switch next { case .system: "Follow the device's light or dark setting"; case .light: "Light pages"; case .dark: "Dark pages" }
         self.csrf = csrf
         self.signedInName = signedInName
         self.isAdmin = isAdmin
@@ -97,6 +119,7 @@ extension Chrome {
         self.init(csrf: context.csrfToken, signedInName: context.viewer?.profile.name, isAdmin: context.viewer?.profile.isAdmin ?? false,
                   section: section, assets: assets, theme: context.viewer?.profile.theme ?? context.browserTheme ?? .system)
         tv = context.isTV
+        language = context.language
         mayRecord = context.viewer?.profile.mayRecord ?? false
         isRecordings = section == "recordings"
     }
@@ -122,10 +145,14 @@ extension Chrome: MustacheParent {
         case "airingToday": airingToday
         case "theme": theme
         case "nextTheme": nextTheme
-        case "nextThemeLabel": nextThemeLabel
+        case "nextIsSystem": nextTheme == Profile.Theme.system.rawValue
+        case "nextIsLight": nextTheme == Profile.Theme.light.rawValue
+        case "nextIsDark": nextTheme == Profile.Theme.dark.rawValue
         case "tv": tv
         case "mayRecord": mayRecord
         case "isRecordings": isRecordings
+        case "lang": language.code
+        case "dir": language.isRightToLeft ? "rtl" : "ltr"
         default: nil
         }
     }

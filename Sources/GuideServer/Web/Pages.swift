@@ -1,3 +1,4 @@
+import Catalogs
 import Foundation
 import GuideCore
 import Hummingbird
@@ -8,10 +9,16 @@ struct Pages: Sendable {
     let renderer: PageRenderer
     let assets: StaticAssets
     let episodes: FollowedEpisodes
+    let translations: Translations
 
-    /// A page: `template` with `page`, as the response.
-    func page(_ template: String, _ page: some Any, status: HTTPResponse.Status = .ok) throws -> HTMLPage {
+    /// A page: `template` with `page`, as the response, in the language of its header.
+    func page(_ template: String, _ page: some PageModel, status: HTTPResponse.Status = .ok) throws -> HTMLPage {
         HTMLPage(html: try renderer.render(template, page), status: status)
+    }
+
+    /// The words and formats of whoever `context` says is asking.
+    func words(_ context: some GuideContext) -> Localizer {
+        translations.localizer(context.language, locale: context.locale)
     }
 
     /// The header for whoever `context` says is asking, with `section` highlighted.
@@ -30,7 +37,8 @@ extension ServerSettings {
     func clock(_ context: some GuideContext) -> ViewerClock {
         let profile = context.viewer?.profile
         let zone = profile?.timeZone.flatMap(TimeZone.init(identifier:)) ?? context.browserZone ?? timeZone
-        return ViewerClock(zone: zone, dayStartHour: profile?.dayStartHour ?? dayStartHour)
+        return ViewerClock(zone: zone, dayStartHour: profile?.dayStartHour ?? dayStartHour, locale: context.locale,
+                           hours: profile?.hours ?? .locale)
     }
 }
 

@@ -1,0 +1,63 @@
+import Foundation
+
+/// The words and formats one viewer gets: their language's catalog and their locale. Texts are looked up by their
+/// English wording, whole sentences with named `{placeholders}`, never pieced together from translated parts.
+public struct Localizer: Sendable {
+    public let language: Language
+    public let locale: Locale
+    private let catalog: MessageCatalog?
+
+    public init(language: Language, locale: Locale, catalog: MessageCatalog?) {
+        (self.language, self.locale, self.catalog) = (language, locale, catalog)
+    }
+
+    /// English, with no catalog: texts as written.
+    public static let english = Localizer(language: .english, locale: Locale(identifier: "en"), catalog: nil)
+
+    /// `text` in the viewer's language, its `{name}` placeholders filled from `values`.
+    public func callAsFunction(_ text: String, _ values: KeyValuePairs<String, String> = [:]) -> String {
+        Self.fill(catalog?.entries[text]?.forms.first.flatMap { $0.isEmpty ? nil : $0 } ?? text, values)
+    }
+
+    /// The form of `singular`/`plural` that `count` takes in the viewer's language (CLDR), `{count}` written as the
+    /// locale writes numbers ("1.234" in German), the other placeholders from `values`.
+    public func plural(_ singular: String, _ plural: String, count: Int, _ values: KeyValuePairs<String, String> = [:]) -> String {
+        var chosen = count == 1 ? singular : plural
+        if let entry = catalog?.entries[singular],
+           let index = language.pluralCategories.firstIndex(of: language.pluralCategory(count)),
+           index < entry.forms.count, !entry.forms[index].isEmpty {
+            chosen = entry.forms[index]
+        }
+        var all = ["count": number(count)]
+        for (key, value) in values { all[key] = value }
+        return Self.fill(chosen, all)
+    }
+
+    /// `value` as the viewer's locale writes a whole number.
+    public func number(_ value: Int) -> String {
+        value.formatted(.number.locale(locale))
+    }
+
+    /// `text` with each `{name}` replaced by its value; unknown names stay as they are.
+    static func fill(_ text: String, _ values: KeyValuePairs<String, String>) -> String {
+        fill(text, Dictionary(values.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    static func fill(_ text: String, _ values: [String: String]) -> String {
+        guard !values.isEmpty, text.contains("{") else { return text }
+        var result = ""
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{") {
+            result += rest[..<open]
+            let after = rest[rest.index(after: open)...]
+            if let close = after.firstIndex(of: "}"), let value = values[String(after[..<close])] {
+                result += value
+                rest = after[after.index(after: close)...]
+            } else {
+                result.append("{")
+                rest = after
+            }
+        }
+        return result + rest
+    }
+}
