@@ -100,15 +100,16 @@ public struct Language: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     /// The most specific locale `header` asks for in this language ("en-GB" for English when it leads), so dates
-    /// and the clock follow the viewer's region; else the language alone.
-    public func locale(acceptLanguage header: String?) -> Locale {
+    /// and the clock follow the viewer's region; else the language alone, except English asked by no one (a feed
+    /// reader, a script), which keeps the fixed forms (nil: "Sat 15 Feb", 24 hours).
+    public func locale(acceptLanguage header: String?) -> Locale? {
         for part in (header ?? "").split(separator: ",").prefix(32) {
             let tag = part.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
             if Language(tag: tag) == self, tag.count <= 35, tag.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
                 return Locale(identifier: tag.replacingOccurrences(of: "_", with: "-"))
             }
         }
-        return Locale(identifier: code)
+        return self == .english ? nil : Locale(identifier: code)
     }
 }
 

@@ -16,13 +16,17 @@ NOW_EPOCH = 1771187400
 DAY = "2026-02-15"
 
 
-def browser(width, height, javascript=True):
+def browser(width, height, javascript=True, languages="en-GB,en"):
+    """A headless chromium `width` x `height`, asking for pages in `languages` (its Accept-Language): British English
+    unless a test asks for another, so times read as 24-hour ones."""
     options = webdriver.ChromeOptions()
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--lang=" + languages.split(",")[0],
                      "--window-size=%d,%d" % (width, height), "--hide-scrollbars", "--force-device-scale-factor=1"]:
         options.add_argument(argument)
+    prefs = {"intl.accept_languages": languages}
     if not javascript:
-        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+        prefs["profile.managed_default_content_settings.javascript"] = 2
+    options.add_experimental_option("prefs", prefs)
     os.environ["TZ"] = "UTC"
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
     driver.set_window_size(width, height)

@@ -43,5 +43,5 @@ extension GuideContext {
 
     /// How dates, times and numbers are written: the browser's own region when it asks for the page's language in
     /// one ("en-GB" writes 24-hour times, "en-US" 12-hour), else the language's.
-    var locale: Locale { language.locale(acceptLanguage: acceptLanguage) }
+    var locale: Locale? { language.locale(acceptLanguage: acceptLanguage) }
 }

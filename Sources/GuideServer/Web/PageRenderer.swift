@@ -151,7 +151,7 @@ extension Chrome: MustacheParent {
         case "tv": tv
         case "mayRecord": mayRecord
         case "isRecordings": isRecordings
-        case "lang": language.code
+        case "language", "lang": language.code
         case "dir": language.isRightToLeft ? "rtl" : "ltr"
         default: nil
         }
