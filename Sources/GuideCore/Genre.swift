@@ -4,18 +4,21 @@
 public enum Genre: String, CaseIterable, Sendable {
     case news, sport, film, children, drama, documentary, entertainment, music, other
 
-    /// What the legend calls it.
-    public var label: String {
+    /// What the legend calls it, in English.
+    public var label: String { label(.english) }
+
+    /// What the legend calls it, in the viewer's words.
+    public func label(_ words: Localizer) -> String {
         switch self {
-        case .news: "News"
-        case .sport: "Sport"
-        case .film: "Film"
-        case .children: "Children"
-        case .drama: "Drama & series"
-        case .documentary: "Documentary & learning"
-        case .entertainment: "Entertainment"
-        case .music: "Music & arts"
-        case .other: "Other"
+        case .news: words("News")
+        case .sport: words("Sport")
+        case .film: words("Film")
+        case .children: words("Children")
+        case .drama: words("Drama & series")
+        case .documentary: words("Documentary & learning")
+        case .entertainment: words("Entertainment")
+        case .music: words("Music & arts")
+        case .other: words("Other")
         }
     }
 

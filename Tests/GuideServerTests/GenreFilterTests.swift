@@ -32,7 +32,7 @@ import Testing
             #expect(films.contains(#"<a href="/now?genre=film" class="chip current" aria-current="true">Film</a>"#))
             #expect(films.contains("Channels 1–1 of 1"))
             let music = String(buffer: try await client.execute(uri: "/now?genre=music", method: .get).body)
-            #expect(music.contains("No music &amp; arts on now."))
+            #expect(music.contains("Nothing in Music &amp; arts on now."))
             #expect(try await client.execute(uri: "/now?genre=westerns", method: .get).status == .badRequest)
         }
     }

@@ -38,7 +38,8 @@ import Testing
                                                  chosenLogos: [:], groups: [], guestGroup: nil)
         let details = ProgrammeDetails(stored, channels: snapshot, clock: ViewerClock(zone: TimeZone(identifier: "UTC")!, dayStartHour: 5),
                                        now: programme.start,
-                                       airings: [ProgrammeDetails.Airing(id: 8, when: "Mon 16 Feb, 21:00", channel: "BBC One", isPast: false)])
+                                       airings: [ProgrammeDetails.Airing(id: 8, when: "Mon 16 Feb, 21:00", channel: "BBC One", isPast: false)],
+                                       words: .english)
         Self.expectEveryField(of: details)
         Self.expectEveryField(of: details.airings[0])
         Self.expectEveryField(of: ProgrammeDetails.Line(label: "Year", value: "1999"))

@@ -56,7 +56,7 @@ import Testing
     @Test func aDayOutsideTheListingsShowsTheNearestCoveredDay() async throws {
         try await Self.server().run { client in
             let html = String(buffer: try await CookieJar().send(client, "/?day=2024-03-01").body)
-            #expect(html.contains("There are no listings for 2024-03-01: they cover 2023-12-31 to 2024-01-02. Showing 2024-01-02."))
+            #expect(html.contains("There are no listings for 2024-03-01: they cover Sunday 31 December 2023 to Tuesday 2 January 2024. Showing Tuesday 2 January 2024."))
             #expect(html.contains(#"data-day="2024-01-02""#))
             #expect(!html.contains(#"rel="next""#))
             let bogus = String(buffer: try await CookieJar().send(client, "/?day=2024-02-30").body)

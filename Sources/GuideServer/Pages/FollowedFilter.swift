@@ -67,10 +67,10 @@ struct FollowedFilter: Sendable {
     }
 
     /// The chips for a signed-in viewer, `link` making a page's address for each choice; nil for a guest.
-    func chips(_ link: (Choice) -> String) -> ChipSet? {
+    func chips(_ words: Localizer, _ link: (Choice) -> String) -> ChipSet? {
         guard isSignedIn else { return nil }
-        let labels: [Choice: String] = [.all: "Every airing", .unseen: "Hide what I have seen", .new: "New episodes only"]
-        return ChipSet(kind: "followed-filter", label: "Followed shows",
+        let labels: [Choice: String] = [.all: words("Every airing"), .unseen: words("Hide what I have seen"), .new: words("New episodes only")]
+        return ChipSet(kind: "followed-filter", label: words("Followed shows"),
                        chips: Choice.allCases.map { ChipSet.Chip(label: labels[$0] ?? "", link: link($0), isCurrent: choice == $0) })
     }
 }

@@ -99,8 +99,9 @@ struct GridPage: Sendable {
         let followed = try await FollowedFilter.resolve(query, viewer: context.viewer?.profile.id, store: store)
 
         let chrome = await pages.chrome(context, section: "guide")
+        let words = pages.words(context)
         guard let coverage = try await store.coverage() else {
-            return try pages.page("grid", Self.emptyModel(chrome: chrome, zone: clock.zone.identifier))
+            return try pages.page("grid", Self.emptyModel(chrome: chrome, zone: clock.zone.identifier, words: words))
         }
         let days = BroadcastDay.days(covering: coverage, zone: clock.zone, startHour: clock.dayStartHour)
         let today = clock.day(containing: now)
@@ -111,12 +112,14 @@ struct GridPage: Sendable {
             if let asked = clock.day(requestedDay) {
                 day = asked
             } else {
-                notice = "\(requestedDay) is not a date; showing \(day)."
+                notice = words("{asked} is not a date; showing {day}.", ["asked": requestedDay, "day": clock.longDate(day)])
             }
         }
         if day < days[0] || day > days[days.count - 1] {
             let nearest = day < days[0] ? days[0] : days[days.count - 1]
-            notice = "There are no listings for \(day): they cover \(days[0]) to \(days[days.count - 1]). Showing \(nearest)."
+            notice = words("There are no listings for {day}: they cover {first} to {last}. Showing {nearest}.",
+                           ["day": day.description, "first": clock.longDate(days[0]), "last": clock.longDate(days[days.count - 1]),
+                            "nearest": clock.longDate(nearest)])
             day = nearest
         }
         let window = day.window
@@ -142,12 +145,12 @@ struct GridPage: Sendable {
         var panel: ProgrammeDetails?
         if let panelID, let stored = try await store.programme(ProgrammeID(rawValue: panelID)) {
             panel = try await ProgrammeDetails(stored, store: store, channels: snapshot, clock: clock, now: now, viewer: context.viewer?.profile,
-                                               returnTo: request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""))
+                                               returnTo: request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""), words: words)
         }
         let model = Model(
-            chrome: chrome, title: "Guide for \(clock.longDate(day))", empty: false, day: day.description,
+            chrome: chrome, title: words("Guide for {day}", ["day": clock.longDate(day)]), empty: false, day: day.description,
             dayLabel: clock.longDate(day), firstDay: days[0].description, lastDay: days[days.count - 1].description,
-            coverageLabel: "Listings from \(clock.date(coverage.start)) to \(clock.date(coverage.end))",
+            coverageLabel: words("Listings from {first} to {last}", ["first": clock.date(coverage.start), "last": clock.date(coverage.end)]),
             previousDay: dayIndex > 0 ? link(days[dayIndex - 1], zoom, 0) : nil,
             nextDay: dayIndex + 1 < days.count ? link(days[dayIndex + 1], zoom, 0) : nil,
             todayLink: days.contains(today) ? link(today, zoom, 0) + "&at=\(CivilTime.iso8601(now))" : nil,
@@ -155,25 +158,26 @@ struct GridPage: Sendable {
             dayMinutes: Int(window.duration / 60), now: now.unixSeconds,
             nowOffset: window.start <= now && now < window.end ? Int(now.timeIntervalSince(window.start) / 60) : nil,
             zoom: zoom,
-            zooms: Self.zooms.map { ZoomLink(label: $0 < 60 ? "\($0) min" : "\($0 / 60) h", minutes: $0, link: link(day, $0, page),
+            zooms: Self.zooms.map { ZoomLink(label: $0 < 60 ? words("{minutes} min", ["minutes": words.number($0)])
+                                                    : words("{hours} h", ["hours": words.number($0 / 60)]), minutes: $0, link: link(day, $0, page),
                                              isCurrent: $0 == zoom) },
             total: lineup.channels.count, rowsFrom: page * Self.rowsPerPage + 1,
-            rowsTo: page * Self.rowsPerPage + rows.count, rowCount: lineup.channels.count + 1, rowsHTML: GridRowsHTML.render(rows, genre: filter.genre),
+            rowsTo: page * Self.rowsPerPage + rows.count, rowCount: lineup.channels.count + 1, rowsHTML: GridRowsHTML.render(rows, genre: filter.genre, noListings: words("No listings")),
             ruler: GridRow.ruler(for: window, clock: clock),
             previousPage: page > 0 ? link(day, zoom, page - 1) : nil,
             nextPage: page + 1 < pageCount ? link(day, zoom, page + 1) : nil,
-            legend: Genre.allCases.map { LegendEntry(genre: $0.rawValue, label: $0.label) },
+            legend: Genre.allCases.map { LegendEntry(genre: $0.rawValue, label: $0.label(words)) },
             focusChannel: focusChannel ?? "", focusTime: focusTime.map(\.unixSeconds),
             panel: panel, closePanel: link(day, zoom, page), notice: notice, isChosenLineup: lineup.isChosen,
             zone: clock.zone.identifier, genre: filter.genre?.rawValue ?? "",
-            genres: filter.chips { genre in
+            genres: filter.chips(words) { genre in
                 SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + (genre.map { "&genre=\($0.rawValue)" } ?? "") + groups.parameter + followed.parameter)
             },
-            groups: groups.chips(for: everyChannel, in: snapshot) { group in
+            groups: groups.chips(for: everyChannel, in: snapshot, words) { group in
                 SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + filter.parameter + groups.parameter(for: group) + followed.parameter)
             },
             group: groups.group ?? "", followed: followed.choice.rawValue,
-            followedChoices: followed.chips { choice in
+            followedChoices: followed.chips(words) { choice in
                 SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + filter.parameter + groups.parameter + (choice == .all ? "" : "&followed=\(choice.rawValue)"))
             })
         return try pages.page("grid", model)
@@ -219,13 +223,13 @@ struct GridPage: Sendable {
         }
     }
 
-    private static func emptyModel(chrome: Chrome, zone: String) -> Model {
-        Model(chrome: chrome, title: "Guide", empty: true, day: "", dayLabel: "", firstDay: "", lastDay: "", coverageLabel: "", previousDay: nil,
+    private static func emptyModel(chrome: Chrome, zone: String, words: Localizer) -> Model {
+        Model(chrome: chrome, title: words("Guide"), empty: true, day: "", dayLabel: "", firstDay: "", lastDay: "", coverageLabel: "", previousDay: nil,
               nextDay: nil, todayLink: nil, dayStart: 0, dayEnd: 0, dayMinutes: 1440, now: 0, nowOffset: nil,
               zoom: defaultZoom, zooms: [], total: 0, rowsFrom: 0, rowsTo: 0, rowCount: 1, rowsHTML: "", ruler: [],
               previousPage: nil, nextPage: nil, legend: [], focusChannel: "", focusTime: nil, panel: nil, closePanel: SitePath.guide(),
               notice: nil, isChosenLineup: false, zone: zone, genre: "",
-              genres: ChipSet(kind: "genre-filter", label: "Only one genre", chips: []), groups: nil, group: "", followed: "",
+              genres: ChipSet(kind: "genre-filter", label: words("Only one genre"), chips: []), groups: nil, group: "", followed: "",
               followedChoices: nil)
     }
 }

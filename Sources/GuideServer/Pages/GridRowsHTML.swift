@@ -4,8 +4,10 @@ import XMLTV
 /// The grid's rows as HTML, written directly: through Mustache's reflection 60 rows of a busy day (2,000 cells)
 /// took ~300 ms, this takes a few. The markup matches what the grid's script builds from `/grid/rows`.
 enum GridRowsHTML {
-    /// - Parameter genre: when set, programmes of other genres are dimmed (`?genre=`).
-    static func render(_ rows: [GridRow], genre: Genre? = nil) -> String {
+    /// - Parameters:
+    ///   - genre: when set, programmes of other genres are dimmed (`?genre=`).
+    ///   - noListings: what a row without programmes says, in the viewer's words.
+    static func render(_ rows: [GridRow], genre: Genre? = nil, noListings: String) -> String {
         var html = ""
         html.reserveCapacity(rows.count * 8 * 1024)
         for row in rows {
@@ -24,7 +26,7 @@ enum GridRowsHTML {
                 if let genre, cell.genre != genre.rawValue { html += " dim" }
                 html += #"" href="\#(SitePath.programme(cell.id))" data-start="\#(span.startSecond)" data-end="\#(span.endSecond)"><span class="t">\#(escape(cell.title))</span><span class="tm">\#(cell.time)</span></a>"#
             }
-            if row.cells.isEmpty { html += #"<span class="no-listings" role="gridcell">No listings</span>"# }
+            if row.cells.isEmpty { html += #"<span class="no-listings" role="gridcell">\#(escape(noListings))</span>"# }
             html += "</div></div>\n"
         }
         return html

@@ -80,20 +80,22 @@ struct NowPage: Sendable {
             known = Dictionary(zip(slice.map(\.id), found), uniquingKeysWith: { first, _ in first })
         }
         let playlist = snapshot.playlist
+        let words = pages.words(context)
         let rows = slice.map { channel in
             Row(channelID: channel.id.rawValue, channel: channel.name, number: channel.number, logo: ChannelLogos.address(of: channel),
                 watch: GridRow.safeStream(playlist[channel.id]?.stream),
-                now: known[channel.id]?.now.map { slot($0, now: now, clock: clock) },
-                next: known[channel.id]?.next.map { slot($0, now: now, clock: clock) }, isFavourite: groups.isFavourite(channel.id))
+                now: known[channel.id]?.now.map { slot($0, now: now, clock: clock, words: words) },
+                next: known[channel.id]?.next.map { slot($0, now: now, clock: clock, words: words) }, isFavourite: groups.isFavourite(channel.id))
         }
-        let model = await Model(chrome: pages.chrome(context, section: "now"), title: filter.genre.map { "On now: \($0.label)" } ?? "On now",
-                          at: "\(clock.date(now)), \(clock.time(now))", rows: rows,
+        let model = await Model(chrome: pages.chrome(context, section: "now"), title: filter.genre.map { words("On now: {genre}", ["genre": $0.label(words)]) } ?? words("On now"),
+                          at: words("{date}, {time}", ["date": clock.date(now), "time": clock.time(now)]), rows: rows,
                           previousPage: from > 0 ? SitePath.now(query: "page=\(page - 1)\(filter.parameter)\(groups.parameter)") : nil,
                           nextPage: from + Self.perPage < channels.count ? SitePath.now(query: "page=\(page + 1)\(filter.parameter)\(groups.parameter)") : nil,
                           from: channels.isEmpty ? 0 : from + 1, to: from + slice.count, total: channels.count,
-                          genres: filter.chips { Self.address(genre: $0, group: groups.parameter) },
-                          groups: groups.chips(for: everyChannel, in: snapshot) { Self.address(genre: filter.genre, group: groups.parameter(for: $0)) },
-                          nothing: channels.isEmpty ? (filter.genre.map { "No \($0.label.lowercased()) on now." } ?? "No channels yet.") : nil)
+                          genres: filter.chips(words) { Self.address(genre: $0, group: groups.parameter) },
+                          groups: groups.chips(for: everyChannel, in: snapshot, words) { Self.address(genre: filter.genre, group: groups.parameter(for: $0)) },
+                          nothing: channels.isEmpty ? (filter.genre.map { words("Nothing in {genre} on now.", ["genre": $0.label(words)]) }
+                                                       ?? words("No channels yet.")) : nil)
         return try pages.page("now", model)
     }
 
@@ -102,12 +104,12 @@ struct NowPage: Sendable {
         SitePath.now(query: (genre.map { "&genre=\($0.rawValue)" } ?? "") + group)
     }
 
-    private func slot(_ stored: StoredProgramme, now: Date, clock: ViewerClock) -> Slot {
+    private func slot(_ stored: StoredProgramme, now: Date, clock: ViewerClock, words: Localizer) -> Slot {
         let length = max(1, Int(stored.end.timeIntervalSince(stored.programme.start) / 60))
         let elapsed = min(length, max(0, Int(now.timeIntervalSince(stored.programme.start) / 60)))
         let left = Int(stored.end.timeIntervalSince(now) / 60)
         return Slot(id: stored.id.rawValue, title: stored.programme.title,
                     time: "\(clock.time(stored.programme.start))–\(clock.time(stored.end))", elapsed: elapsed, length: length,
-                    remaining: now >= stored.programme.start ? "\(max(0, left)) min left" : "")
+                    remaining: now >= stored.programme.start ? words.plural("{count} min left", "{count} min left", count: max(0, left)) : "")
     }
 }

@@ -79,7 +79,8 @@ struct OfflineGuide: Sendable {
     /// `/offline`: what the service worker shows for a page it does not keep (and, around a programme's panel, for a
     /// programme's own page).
     func page(_ context: some GuideContext) async throws -> HTMLPage {
-        try pages.page("offline", OfflinePageModel(chrome: await pages.chrome(context, section: "offline"), title: "Offline", days: settings.offlineDays))
+        let words = pages.words(context)
+        return try pages.page("offline", OfflinePageModel(chrome: await pages.chrome(context, section: "offline"), title: words("Offline"), days: settings.offlineDays))
     }
 
     /// The copy: JSON with the days (each with its grid page's address and its rows), the panels by programme id, and
@@ -101,7 +102,9 @@ struct OfflineGuide: Sendable {
         let days = try await Self.days(in: store, count: settings.offlineDays, clock: clock, now: now)
         let chrome = await pages.chrome(context, section: "guide")
         let snapshot = try await directory.snapshot()
+        // The copy's words and formats are the viewer's: another language or clock is another copy.
         let inputs = ["\(Self.format)", "\(snapshot.generation)", pages.assets.version, clock.zone.identifier, "\(clock.dayStartHour)",
+                      context.language.code, clock.locale?.identifier ?? "", "\(clock.uses12Hours)",
                       context.viewer.map { "\($0.profile.id.rawValue) \(chrome.csrf)" } ?? "guest"]
             + days.map(\.description) + channels.map(\.id.rawValue) + followed.sorted()
         let favouriteInputs: [String] = ["favourites"] + favourites.map(\.rawValue)
@@ -122,7 +125,7 @@ struct OfflineGuide: Sendable {
         let tag = Self.tag(inputs + favouriteInputs, listings)
         let copy = Copy(takenAt: now, clock: clock, days: days, channels: channels, listings: listings, followed: followed,
                         favourites: Set(favourites), tag: tag,
-                        chrome: chrome, snapshot: snapshot, assets: pages.assets.version)
+                        chrome: chrome, words: pages.words(context), snapshot: snapshot, assets: pages.assets.version)
         let renderer = pages.renderer
         let built: Result<[UInt8], any Error>
         do {
@@ -175,6 +178,7 @@ struct OfflineGuide: Sendable {
         var favourites: Set<ChannelID>
         var tag: String
         var chrome: Chrome
+        var words: Localizer
         var snapshot: ChannelDirectory.Snapshot
         var assets: String
 
@@ -226,7 +230,8 @@ struct OfflineGuide: Sendable {
                 var details = ProgrammeDetails(
                     stored, channels: snapshot, clock: clock, now: takenAt,
                     airings: ProgrammeDetails.airings(of: stored, among: byTitle[SearchText.fold(stored.programme.title)] ?? [],
-                                                      channels: snapshot, clock: clock, now: takenAt))
+                                                      channels: snapshot, clock: clock, now: takenAt, words: words),
+                    words: words)
                 details.isFavourite = favourites.contains(stored.programme.channel)
                 panels["\(stored.id.rawValue)"] = try renderer.render(
                     "panel", ProgrammePage.Model(chrome: chrome, title: details.title, panel: details, isPage: false))

@@ -41,10 +41,10 @@ struct GenreFilter: Sendable {
     }
 
     /// The chips: "All", then each genre, with `link` making a page's address for one (nil for all).
-    func chips(_ link: (Genre?) -> String) -> ChipSet {
-        ChipSet(kind: "genre-filter", label: "Only one genre",
-                chips: [ChipSet.Chip(label: "All", link: link(nil), isCurrent: genre == nil)]
-                    + Self.offered.map { ChipSet.Chip(label: $0.label, link: link($0), isCurrent: genre == $0) })
+    func chips(_ words: Localizer, _ link: (Genre?) -> String) -> ChipSet {
+        ChipSet(kind: "genre-filter", label: words("Only one genre"),
+                chips: [ChipSet.Chip(label: words("All"), link: link(nil), isCurrent: genre == nil)]
+                    + Self.offered.map { ChipSet.Chip(label: $0.label(words), link: link($0), isCurrent: genre == $0) })
     }
 }
 
@@ -125,7 +125,7 @@ struct GroupFilter: Sendable {
 
     /// The chips: "All channels", the viewer's "Favourites", the groups an admin made, then each group of `channels`'
     /// playlists in their order (50 at most); nil when there is none to choose.
-    func chips(for channels: [Channel], in snapshot: ChannelDirectory.Snapshot, _ link: (String?) -> String) -> ChipSet? {
+    func chips(for channels: [Channel], in snapshot: ChannelDirectory.Snapshot, _ words: Localizer, _ link: (String?) -> String) -> ChipSet? {
         var groups: [String] = favourites == nil ? [] : [ChannelGroup.favouritesName]
         var seen = Set(groups)
         for made in snapshot.groups where seen.insert(made.name).inserted { groups.append(made.name) }
@@ -133,9 +133,9 @@ struct GroupFilter: Sendable {
             for group in snapshot.playlist[channel.id]?.groups ?? [] where seen.insert(group).inserted { groups.append(group) }
         }
         guard !groups.isEmpty else { return nil }
-        return ChipSet(kind: "group-filter", label: "Channel groups",
-                       chips: [ChipSet.Chip(label: "All channels", link: link(nil), isCurrent: group == nil)]
-                           + groups.prefix(50).map { ChipSet.Chip(label: $0 == ChannelGroup.favouritesName && favourites != nil ? "★ Favourites" : $0,
+        return ChipSet(kind: "group-filter", label: words("Channel groups"),
+                       chips: [ChipSet.Chip(label: words("All channels"), link: link(nil), isCurrent: group == nil)]
+                           + groups.prefix(50).map { ChipSet.Chip(label: $0 == ChannelGroup.favouritesName && favourites != nil ? words("★ Favourites") : $0,
                                                                  link: link($0), isCurrent: group == $0) })
     }
 }

@@ -86,15 +86,17 @@ struct ProgrammeDetails: Sendable {
 
     /// - Parameter viewer: the signed-in profile, whose favourites mark the channel (and who may record or not).
     init(_ stored: StoredProgramme, store: any ListingStore & ChannelSettingsStore & RecordingStore, channels snapshot: ChannelDirectory.Snapshot,
-         clock: ViewerClock, now: Date, viewer: Profile?, returnTo: String) async throws {
+         clock: ViewerClock, now: Date, viewer: Profile?, returnTo: String, words: Localizer) async throws {
         self.init(stored, channels: snapshot, clock: clock, now: now,
-                  airings: try await Self.otherAirings(of: stored, in: store, channels: snapshot, clock: clock, now: now))
+                  airings: try await Self.otherAirings(of: stored, in: store, channels: snapshot, clock: clock, now: now, words: words),
+                  words: words)
         if let viewer { isFavourite = try await store.favourites(of: viewer.id).contains(stored.programme.channel) }
         if viewer?.mayRecord == true { recording = try await RecordOffer.make(stored, store: store, now: now, returnTo: returnTo) }
     }
 
     /// The details with `airings` found by the caller (the offline copy finds them among the programmes it keeps).
-    init(_ stored: StoredProgramme, channels snapshot: ChannelDirectory.Snapshot, clock: ViewerClock, now: Date, airings: [Airing]) {
+    init(_ stored: StoredProgramme, channels snapshot: ChannelDirectory.Snapshot, clock: ViewerClock, now: Date, airings: [Airing],
+         words: Localizer) {
         let programme = stored.programme
         let channel = snapshot.channel(programme.channel)
         watch = GridRow.safeStream(snapshot.playlist[programme.channel]?.stream)
@@ -102,9 +104,12 @@ struct ProgrammeDetails: Sendable {
         title = programme.title
         subTitle = programme.subTitle
         episode = programme.episodeLabel
-        when = "\(clock.date(programme.start)), \(clock.time(programme.start))–\(clock.time(stored.end))"
+        when = words("{date}, {start}–{end}", ["date": clock.date(programme.start), "start": clock.time(programme.start),
+                                                "end": clock.time(stored.end)])
         let minutes = Int(stored.end.timeIntervalSince(programme.start) / 60)
-        duration = minutes >= 60 ? "\(minutes / 60) h \(minutes % 60 > 0 ? "\(minutes % 60) min" : "")" : "\(minutes) min"
+        duration = minutes < 60 ? words("{minutes} min", ["minutes": words.number(minutes)])
+            : minutes % 60 == 0 ? words("{hours} h", ["hours": words.number(minutes / 60)])
+            : words("{hours} h {minutes} min", ["hours": words.number(minutes / 60), "minutes": words.number(minutes % 60)])
         isOnNow = programme.start <= now && now < stored.end
         channelID = programme.channel.rawValue
         channelName = channel?.name ?? programme.channel.rawValue
@@ -113,87 +118,103 @@ struct ProgrammeDetails: Sendable {
         description = programme.description
         image = GridRow.safeImage(programme.icons)
         genre = programme.genre.rawValue
-        flags = Self.flags(programme)
-        facts = Self.facts(programme)
-        credits = Self.credits(programme.credits)
+        flags = Self.flags(programme, words)
+        facts = Self.facts(programme, words)
+        credits = Self.credits(programme.credits, words)
         source = stored.source.shown
         guideLink = Self.guideLink(programme, clock: clock)
         self.airings = airings
         canRemind = stored.end > now
-        remindLeads = RemindersPage.leadChoices
+        remindLeads = RemindersPage.leadChoices(words)
     }
 
-    static func flags(_ programme: Programme) -> [String] {
+    static func flags(_ programme: Programme, _ words: Localizer) -> [String] {
         var flags: [String] = []
-        if programme.isNew { flags.append("New") }
-        if let premiere = programme.premiere { flags.append(premiere.text.isEmpty ? "Premiere" : premiere.text) }
-        if programme.isLastChance { flags.append("Last chance") }
-        if programme.isRepeat { flags.append("Repeat") }
-        if programme.hasSubtitles { flags.append("Subtitles") }
+        if programme.isNew { flags.append(words("New")) }
+        if let premiere = programme.premiere { flags.append(premiere.text.isEmpty ? words("Premiere") : premiere.text) }
+        if programme.isLastChance { flags.append(words("Last chance")) }
+        if programme.isRepeat { flags.append(words("Repeat")) }
+        if programme.hasSubtitles { flags.append(words("Subtitles")) }
         if let quality = programme.video?.quality { flags.append(quality) }
         if let aspect = programme.video?.aspect { flags.append(aspect) }
         if let stereo = programme.audio?.stereo { flags.append(stereo.capitalized) }
         return flags
     }
 
-    static func facts(_ programme: Programme) -> [Line] {
+    static func facts(_ programme: Programme, _ words: Localizer) -> [Line] {
         var lines: [Line] = []
         if !programme.categories.isEmpty {
-            lines.append(Line(label: "Categories", value: programme.categories.map(\.text).joined(separator: ", ")))
+            lines.append(Line(label: words("Categories"), value: programme.categories.map(\.text).joined(separator: ", ")))
         }
         for rating in programme.ratings {
-            lines.append(Line(label: "Rating", value: [rating.system, rating.value].compactMap { $0 }.joined(separator: " ")))
+            lines.append(Line(label: words("Rating"), value: [rating.system, rating.value].compactMap { $0 }.joined(separator: " ")))
         }
         for rating in programme.starRatings {
-            lines.append(Line(label: "Stars", value: rating.value + (rating.system.map { " (\($0))" } ?? "")))
+            lines.append(Line(label: words("Stars"), value: rating.value + (rating.system.map { " (\($0))" } ?? "")))
         }
-        if let date = programme.date { lines.append(Line(label: "Year", value: date)) }
+        if let date = programme.date { lines.append(Line(label: words("Year"), value: date)) }
         if !programme.countries.isEmpty {
-            lines.append(Line(label: "Country", value: programme.countries.map(\.text).joined(separator: ", ")))
+            lines.append(Line(label: words("Country"), value: programme.countries.map(\.text).joined(separator: ", ")))
         }
-        if let language = programme.language { lines.append(Line(label: "Language", value: language.text)) }
-        if let original = programme.originalLanguage { lines.append(Line(label: "Original language", value: original.text)) }
-        if let shown = programme.previouslyShown?.start { lines.append(Line(label: "First shown", value: shown)) }
+        if let language = programme.language { lines.append(Line(label: words("Language"), value: language.text)) }
+        if let original = programme.originalLanguage { lines.append(Line(label: words("Original language"), value: original.text)) }
+        if let shown = programme.previouslyShown?.start { lines.append(Line(label: words("First shown"), value: shown)) }
         if !programme.keywords.isEmpty {
-            lines.append(Line(label: "Keywords", value: programme.keywords.map(\.text).joined(separator: ", ")))
+            lines.append(Line(label: words("Keywords"), value: programme.keywords.map(\.text).joined(separator: ", ")))
         }
         return lines
     }
 
-    static func credits(_ credits: [Credit]) -> [Line] {
+    static func credits(_ credits: [Credit], _ words: Localizer) -> [Line] {
         Credit.Role.allCases.compactMap { role in
             let people = credits.filter { $0.role == role }
             guard !people.isEmpty else { return nil }
             let names = people.map { person in
                 var name = person.name
-                if let character = person.character { name += " (\(character))" }
-                if person.isGuest { name += ", guest" }
+                if let character = person.character { name = words("{name} ({character})", ["name": name, "character": character]) }
+                if person.isGuest { name = words("{name}, guest", ["name": name]) }
                 return name
             }
-            let label = role == .actor ? "Cast" : role.rawValue.capitalized + (people.count > 1 ? "s" : "")
+            let label = Self.roleLabel(role, count: people.count, words)
             return Line(label: label, value: names.joined(separator: ", "))
+        }
+    }
+
+    /// What the details call the people of one role, as many as there are.
+    static func roleLabel(_ role: Credit.Role, count: Int, _ words: Localizer) -> String {
+        switch role {
+        case .actor: words("Cast")
+        case .director: words.plural("Director", "Directors", count: count)
+        case .writer: words.plural("Writer", "Writers", count: count)
+        case .adapter: words.plural("Adapter", "Adapters", count: count)
+        case .producer: words.plural("Producer", "Producers", count: count)
+        case .composer: words.plural("Composer", "Composers", count: count)
+        case .editor: words.plural("Editor", "Editors", count: count)
+        case .presenter: words.plural("Presenter", "Presenters", count: count)
+        case .commentator: words.plural("Commentator", "Commentators", count: count)
+        case .guest: words.plural("Guest", "Guests", count: count)
         }
     }
 
     /// The same title's other airings in the listings, upcoming first.
     static func otherAirings(of stored: StoredProgramme, in store: any ListingStore, channels snapshot: ChannelDirectory.Snapshot,
-                             clock: ViewerClock, now: Date) async throws -> [Airing] {
+                             clock: ViewerClock, now: Date, words: Localizer) async throws -> [Airing] {
         let folded = SearchText.fold(stored.programme.title)
         guard !folded.isEmpty else { return [] }
         let matches = try await store.search(SearchQuery([stored.programme.title], scope: .title, limit: 500))
             .filter { SearchText.fold($0.programme.title) == folded }
-        return airings(of: stored, among: matches, channels: snapshot, clock: clock, now: now)
+        return airings(of: stored, among: matches, channels: snapshot, clock: clock, now: now, words: words)
     }
 
     /// Of `matches` (the same title's airings, by start), those other than `stored`: upcoming first, then the past
     /// from the latest, 20 at most.
     static func airings(of stored: StoredProgramme, among matches: [StoredProgramme], channels snapshot: ChannelDirectory.Snapshot,
-                        clock: ViewerClock, now: Date) -> [Airing] {
+                        clock: ViewerClock, now: Date, words: Localizer) -> [Airing] {
         let others = matches.filter { $0.id != stored.id }
         let upcoming = others.filter { $0.end > now }, past = others.filter { $0.end <= now }
         return (upcoming + past.reversed()).prefix(20).map { airing in
             Airing(id: airing.id.rawValue,
-                   when: "\(clock.date(airing.programme.start)), \(clock.time(airing.programme.start))",
+                   when: words("{date}, {time}", ["date": clock.date(airing.programme.start), "time": clock.time(airing.programme.start)]),
                    channel: snapshot.channel(airing.programme.channel)?.name ?? airing.programme.channel.rawValue,
                    isPast: airing.end <= now)
         }

@@ -64,13 +64,15 @@ struct RemindersPage: Sendable {
     }
 
     /// Lead times offered for "Remind me" (minutes), 15 chosen.
-    static let leadChoices: [Choice] = [0, 5, 10, 15, 30, 60, 120, 1440].map { (minutes: Int) -> Choice in
-        let label: String = switch minutes {
-        case 0: "at the start"
-        case 1440: "a day before"
-        default: "\(minutes) min before"
+    static func leadChoices(_ words: Localizer) -> [Choice] {
+        [0, 5, 10, 15, 30, 60, 120, 1440].map { (minutes: Int) -> Choice in
+            let label: String = switch minutes {
+            case 0: words("at the start")
+            case 1440: words("a day before")
+            default: words("{minutes} min before", ["minutes": words.number(minutes)])
+            }
+            return Choice(value: String(minutes), label: label, isSelected: minutes == 15)
         }
-        return Choice(value: String(minutes), label: label, isSelected: minutes == 15)
     }
 
     func register(on routes: RouteGroups) {
@@ -135,7 +137,7 @@ struct RemindersPage: Sendable {
                 LogLine(when: clock.date(entry.at) + " " + clock.time(entry.at), channel: names[entry.channel] ?? "(removed)",
                         title: entry.title, error: entry.error)
             },
-            leadChoices: Self.leadChoices,
+            leadChoices: Self.leadChoices(pages.words(context)),
             searches: try await store.savedSearches(of: profile.id).map { search in
                 SearchLine(id: search.id, words: search.what.words,
                            channels: search.what.channels.isEmpty ? nil : search.what.channels.map(\.rawValue).joined(separator: ", "),

@@ -66,20 +66,29 @@ struct SearchPage: Sendable {
         let clock = settings.clock(context)
         let now = settings.now()
         let search = SearchQuery([text], scope: searchAll ? .all : .title, limit: Self.limit)
-        var model = await Model(chrome: pages.chrome(context, section: "search"), title: text.isEmpty ? "Search" : "Search: \(text)",
+        let words = pages.words(context)
+        var model = await Model(chrome: pages.chrome(context, section: "search"),
+                                title: text.isEmpty ? words("Search") : words("Search: {words}", ["words": text]),
                           query: text, searchAll: searchAll, searched: !search.terms.isEmpty, count: 0, countLabel: "", days: [],
                           limited: false, message: nil,
-                          genres: filter.chips { genre in
+                          genres: filter.chips(words) { genre in
                               SitePath.search(query: "q=\(SitePath.encoded(text))" + (searchAll ? "&in=all" : "") + (genre.map { "&genre=\($0.rawValue)" } ?? "")
                                               + followed.parameter)
                           },
-                          followedChoices: followed.chips { choice in
+                          followedChoices: followed.chips(words) { choice in
                               SitePath.search(query: "q=\(SitePath.encoded(text))" + (searchAll ? "&in=all" : "") + filter.parameter
                                               + (choice == .all ? "" : "&followed=\(choice.rawValue)"))
                           })
         guard !search.terms.isEmpty else {
-            if let problem { model.message = problem.prefix(1).uppercased() + problem.dropFirst() + "." }
-            if !text.isEmpty { model.message = "Type a word to look for; punctuation alone finds nothing." }
+            if problem != nil {
+                let wordCount = typed.split(whereSeparator: \.isWhitespace).count
+                model.message = typed.count > SearchQuery.longestText
+                    ? words("A search has at most {most} characters; this one has {count}.",
+                            ["most": words.number(SearchQuery.longestText), "count": words.number(typed.count)])
+                    : words("A search has at most {most} words; this one has {count}.",
+                            ["most": words.number(SearchQuery.mostTerms), "count": words.number(wordCount)])
+            }
+            if !text.isEmpty { model.message = words("Type a word to look for; punctuation alone finds nothing.") }
             return try pages.page("search", model)
         }
         let snapshot = try await directory.snapshot()
@@ -102,9 +111,12 @@ struct SearchPage: Sendable {
             if days.last?.label == label { days[days.count - 1].results.append(result) } else { days.append(Day(label: label, results: [result])) }
         }
         model.count = found.count
-        model.countLabel = found.count == 1 ? "1 programme" : "\(found.count) programmes"
-        model.days = days
         model.limited = found.count == Self.limit
+        model.countLabel = model.limited
+            ? words.plural("{count} programme found (the first ones; add a word to narrow it).",
+                           "{count} programmes found (the first ones; add a word to narrow it).", count: found.count)
+            : words.plural("{count} programme found.", "{count} programmes found.", count: found.count)
+        model.days = days
         return try pages.page("search", model)
     }
 

@@ -19,6 +19,7 @@ function Grid(guide) {
   this.zoom = Number(guide.dataset.zoom);
   this.total = Number(guide.dataset.total);
   this.genre = guide.dataset.genre || "";   // ?genre=: other genres' programmes are dimmed
+  this.noListings = guide.dataset.noListings || "No listings";   // in the page's language
   this.blockSize = 40;
   this.blocks = new Map();      // block index -> rows (data), most recently used last
   this.pending = new Map();     // block index -> promise
@@ -263,7 +264,7 @@ Grid.prototype.buildRow = function (data) {
     track.appendChild(link);
   });
   if (!data.cells.length) {
-    var none = element("span", "no-listings", "No listings");
+    var none = element("span", "no-listings", this.noListings);
     none.setAttribute("role", "gridcell");
     track.appendChild(none);
   }
