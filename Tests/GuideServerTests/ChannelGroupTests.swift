@@ -10,7 +10,7 @@ import Testing
 /// both stores.
 @Suite struct ChannelGroupTests {
     static func names(_ html: String) -> [String] {
-        html.components(separatedBy: #"<span class="name">"#).dropFirst().compactMap { $0.components(separatedBy: "</span>").first }
+        html.components(separatedBy: #"<span class="name" dir="auto">"#).dropFirst().compactMap { $0.components(separatedBy: "</span>").first }
     }
 
     @Test func groupsFavouritesAndTheGuestsGroup() async throws {

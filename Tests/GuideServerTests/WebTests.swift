@@ -82,7 +82,7 @@ import Testing
     @Test func detailsShowEveryFieldAndOtherAirings() async throws {
         try await Self.server().run { client in
             let grid = String(buffer: try await CookieJar().send(client, "/?day=2024-01-01").body)
-            let id = try #require(grid.firstMatch(of: /href="\/programmes\/(\d+)" data-start="[-0-9]+" data-end="[0-9]+"><span class="t">Doctor Who/)?.1)
+            let id = try #require(grid.firstMatch(of: /href="\/programmes\/(\d+)" data-start="[-0-9]+" data-end="[0-9]+"><span class="t" dir="auto">Doctor Who/)?.1)
             let html = String(buffer: try await CookieJar().send(client, "/programmes/\(id)").body)
             for text in ["Doctor Who", "The Giggle", "S2 E5 of 8", "The Toymaker returns.", "Mon 1 Jan, 18:30–19:00", "30 min",
                          "On now", "<li>New</li>", "<li>Subtitles</li>", "BBFC PG", "4/5", "Rachel Talalay", "David Tennant (The Doctor)",

@@ -14,7 +14,7 @@ enum GridRowsHTML {
             html += #"<div class="row" role="row" aria-rowindex="\#(row.ariaIndex)" id="row-\#(row.index)" data-index="\#(row.index)" data-channel="\#(escape(row.id))">"#
             html += #"<div class="ch" role="rowheader">"#
             if let logo = row.logo { html += #"<img src="\#(escape(logo))" alt="" loading="lazy" referrerpolicy="no-referrer">"# }
-            html += #"<span class="num">\#(escape(row.number ?? ""))</span><span class="name">\#(escape(row.name))</span></div>"#
+            html += #"<span class="num">\#(escape(row.number ?? ""))</span><span class="name" dir="auto">\#(escape(row.name))</span></div>"#
             html += #"<div class="track" role="presentation">"#
             for cell in row.cells {
                 let span = cell.span
@@ -24,7 +24,7 @@ enum GridRowsHTML {
                 if cell.isFollowed { html += " followed" }
                 if cell.isRecording { html += " rec" }
                 if let genre, cell.genre != genre.rawValue { html += " dim" }
-                html += #"" href="\#(SitePath.programme(cell.id))" data-start="\#(span.startSecond)" data-end="\#(span.endSecond)"><span class="t">\#(escape(cell.title))</span><span class="tm">\#(cell.time)</span></a>"#
+                html += #"" href="\#(SitePath.programme(cell.id))" data-start="\#(span.startSecond)" data-end="\#(span.endSecond)"><span class="t" dir="auto">\#(escape(cell.title))</span><span class="tm">\#(cell.time)</span></a>"#
             }
             if row.cells.isEmpty { html += #"<span class="no-listings" role="gridcell">\#(escape(noListings))</span>"# }
             html += "</div></div>\n"

@@ -16,6 +16,8 @@ struct SettingsPage: Sendable {
         var hours: [Choice]
         var zones: [Choice]
         var themes: [Choice]
+        var languages: [Choice]
+        var clocks: [Choice]
         var series: CalendarFeed.SettingsView
         var message: String?
     }
@@ -42,6 +44,9 @@ struct SettingsPage: Sendable {
             zones: [Choice(value: "", label: "My browser's zone", isSelected: profile.timeZone == nil)]
                 + TimeZone.knownTimeZoneIdentifiers.sorted().map { Choice(value: $0, label: $0, isSelected: $0 == profile.timeZone) },
             themes: Profile.Theme.allCases.map { Choice(value: $0.rawValue, label: Self.label($0), isSelected: $0 == profile.theme) },
+            languages: [Choice(value: "", label: "My browser's language", isSelected: profile.language == nil)]
+                + Language.supported.map { Choice(value: $0.code, label: $0.nativeName, isSelected: $0 == profile.language) },
+            clocks: ViewerClock.HourCycle.allCases.map { Choice(value: $0.rawValue, label: Self.label($0), isSelected: $0 == profile.hours) },
             series: try await calendar.view(of: profile, request: request, local: context.local, newToken: newFeedToken), message: message)
         return try pages.page("settings", model)
     }
@@ -51,6 +56,7 @@ struct SettingsPage: Sendable {
         let form = try await SettingsForm(request, context)
         try await store.updateSettings(of: profile.id, dayStartHour: form.dayStart, timeZone: form.zone)
         if let theme = form.theme { try await store.setTheme(theme, of: profile.id) }
+        if form.hasLanguage { try await store.setLanguage(form.language, hours: form.hours ?? profile.hours, of: profile.id) }
         return Response.redirect(to: SitePath.settings(query: "saved=1"))
     }
 
@@ -62,6 +68,14 @@ struct SettingsPage: Sendable {
         }
         return try await page(request, context, message: "Copy your feed address now: it is not shown again.", newFeedToken: token)
             .response(from: request, context: context)
+    }
+
+    static func label(_ hours: ViewerClock.HourCycle) -> String {
+        switch hours {
+        case .locale: "As my language writes it"
+        case .twelve: "12 hours (8:30 PM)"
+        case .twentyFour: "24 hours (20:30)"
+        }
     }
 
     static func label(_ theme: Profile.Theme) -> String {
@@ -87,11 +101,16 @@ struct SettingsPage: Sendable {
     }
 }
 
-/// Settings: the hour the day starts (required), a zone from the list (else the browser's), and a theme.
+/// Settings: the hour the day starts (required), a zone from the list (else the browser's), a theme, and the
+/// language (blank: the browser's) with its clock.
 struct SettingsForm: PostedForm {
     let dayStart: Int
     let zone: String?
     let theme: Profile.Theme?
+    /// Whether the form had the language field at all (an older page's form did not).
+    let hasLanguage: Bool
+    let language: Language?
+    let hours: ViewerClock.HourCycle?
 
     init(_ form: FormFields) throws(FieldError) {
         dayStart = try form.required("dayStart", in: 0...23, label: "The day start (hour)")
@@ -100,6 +119,13 @@ struct SettingsForm: PostedForm {
             throw FieldError(name: "zone", message: "\(zone) is not a time zone; choose one from the list")
         }
         theme = try form.choice("theme", label: "The theme")
+        hasLanguage = form["language"] != nil
+        let code = try form.text("language", limit: 8, label: "The language")
+        language = code.flatMap(Language.init(tag:))
+        if let code, language == nil {
+            throw FieldError(name: "language", message: "The language takes one of \(Language.supported.map(\.code).joined(separator: ", "))")
+        }
+        hours = try form.choice("hours", label: "The clock")
     }
 }
 

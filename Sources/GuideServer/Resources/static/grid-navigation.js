@@ -18,8 +18,9 @@ Grid.prototype.setupKeyboard = function () {
     var position = cells.indexOf(cell);
     var target = null;
     switch (event.key) {
-      case "ArrowRight": target = cells[position + 1]; break;
-      case "ArrowLeft": target = cells[position - 1]; break;
+      // Later is to the right, or on a right-to-left page to the left.
+      case "ArrowRight": target = cells[position + (self.rtl ? -1 : 1)]; break;
+      case "ArrowLeft": target = cells[position + (self.rtl ? 1 : -1)]; break;
       case "Home": target = cells[0]; break;
       case "End": target = cells[cells.length - 1]; break;
       case "ArrowDown": self.moveVertically(cell, 1); event.preventDefault(); return;
@@ -45,10 +46,11 @@ Grid.prototype.rememberFocus = function (cell) {
 
 Grid.prototype.focusCell = function (cell, quietly) {
   this.rememberFocus(cell);
-  var left = cell.offsetLeft, width = cell.offsetWidth;
-  var viewLeft = this.scroller.scrollLeft, viewWidth = this.scroller.clientWidth - this.channelWidth;
+  // From the day's start, whichever way the page runs.
+  var left = Math.max(0, Number(cell.dataset.start)) / 60 * this.ppm, width = cell.offsetWidth;
+  var viewLeft = this.scrolledFromStart(), viewWidth = this.scroller.clientWidth - this.channelWidth;
   if (left < viewLeft || left + Math.min(width, viewWidth) > viewLeft + viewWidth) {
-    this.scroller.scrollLeft = Math.max(0, left - Math.min(60 * this.ppm, viewWidth / 4));
+    this.scrollFromStart(Math.max(0, left - Math.min(60 * this.ppm, viewWidth / 4)));
   }
   var row = cell.closest(".row");
   var top = Number(row.dataset.index) * this.rowHeight;
@@ -66,8 +68,8 @@ Grid.prototype.moveVertically = function (cell, by) {
   // Presses while rows are fetched count from where the last one is going, so a held key is never lost.
   var from = this.pendingRow !== undefined && this.pendingRow !== null ? this.pendingRow : Number(cell.closest(".row").dataset.index);
   var index = Math.max(0, Math.min(this.total - 1, from + by));
-  var visibleStart = Math.max(Number(cell.dataset.start), this.scroller.scrollLeft / this.ppm * 60);
-  var visibleEnd = Math.min(Number(cell.dataset.end), (this.scroller.scrollLeft + this.scroller.clientWidth - this.channelWidth) / this.ppm * 60);
+  var visibleStart = Math.max(Number(cell.dataset.start), this.scrolledFromStart() / this.ppm * 60);
+  var visibleEnd = Math.min(Number(cell.dataset.end), (this.scrolledFromStart() + this.scroller.clientWidth - this.channelWidth) / this.ppm * 60);
   var moment = (visibleStart + Math.max(visibleStart, visibleEnd)) / 2;
   var step = by > 0 ? 1 : -1;
   var self = this, fetches = 0;

@@ -26,6 +26,9 @@ function Grid(guide) {
   this.live = new Map();        // row index -> element
   this.focusedCell = null;
 
+  // A right-to-left page runs time from right to left: positions count from the inline start, and scrollLeft is
+  // negative from the right edge (scrolledFromStart and scrollFromStart hide which).
+  this.rtl = getComputedStyle(this.scroller).direction === "rtl";
   this.channelWidth = this.measure("--chw");
   this.rowHeight = this.measure("--rowh");
 
@@ -55,7 +58,7 @@ function Grid(guide) {
 
   var state = history.state;
   if (state && state.day === this.day && typeof state.left === "number") {
-    this.scroller.scrollLeft = state.left;
+    this.scrollFromStart(state.left);
     this.scroller.scrollTop = state.top;
   } else {
     this.scrollToStart();
@@ -92,12 +95,21 @@ Grid.prototype.applyZoom = function (keepTime) {
   var self = this;
   this.live.forEach(function (row) { self.placeCells(row); });
   this.placeNowLine();
-  if (time !== null) this.scroller.scrollLeft = Math.max(0, (time - this.dayStart) / 60 * this.ppm);
+  if (time !== null) this.scrollFromStart(Math.max(0, (time - this.dayStart) / 60 * this.ppm));
+};
+
+/// How far the grid is scrolled from the day's start, in pixels, whichever way the page runs.
+Grid.prototype.scrolledFromStart = function () {
+  return Math.abs(this.scroller.scrollLeft);
+};
+
+Grid.prototype.scrollFromStart = function (pixels) {
+  this.scroller.scrollLeft = this.rtl ? -pixels : pixels;
 };
 
 Grid.prototype.timeAtLeft = function () {
   if (!this.ppm) return null;
-  return this.dayStart + this.scroller.scrollLeft / this.ppm * 60;
+  return this.dayStart + this.scrolledFromStart() / this.ppm * 60;
 };
 
 /// Exact positions from seconds, clipped to the day: a programme is as wide as it is long.
@@ -107,7 +119,7 @@ Grid.prototype.placeCells = function (row) {
     var start = Math.min(Math.max(Number(cell.dataset.start), 0), length);
     var end = Math.min(Math.max(Number(cell.dataset.end), 0), length);
     var width = Math.max(0, end - start) / 60 * ppm;
-    cell.style.left = start / 60 * ppm + "px";
+    cell.style.insetInlineStart = start / 60 * ppm + "px";
     cell.style.width = width + "px";
     cell.classList.toggle("tiny", width < 16);
   });
@@ -125,14 +137,14 @@ Grid.prototype.placeNowLine = function () {
     this.grid.appendChild(line);
   }
   line.hidden = false;
-  line.style.left = this.channelWidth + (now - this.dayStart) / 60 * this.ppm + "px";
+  line.style.insetInlineStart = this.channelWidth + (now - this.dayStart) / 60 * this.ppm + "px";
 };
 
 Grid.prototype.scrollToStart = function () {
   var focusTime = Number(this.guide.dataset.focusTime) || null;
   var now = this.now();
   var target = focusTime || (now >= this.dayStart && now < this.dayEnd ? now : null);
-  if (target) this.scroller.scrollLeft = Math.max(0, (target - this.dayStart - 1800) / 60 * this.ppm);
+  if (target) this.scrollFromStart(Math.max(0, (target - this.dayStart - 1800) / 60 * this.ppm));
   var channel = this.guide.dataset.focusChannel;
   if (channel) {
     var row = this.rowsBox.querySelector('.row[data-channel="' + CSS.escape(channel) + '"]');
@@ -151,7 +163,7 @@ Grid.prototype.rememberScroll = function () {
   var self = this;
   clearTimeout(this.rememberTimer);
   this.rememberTimer = setTimeout(function () {
-    var state = Object.assign({}, history.state || {}, { day: self.day, left: self.scroller.scrollLeft, top: self.scroller.scrollTop });
+    var state = Object.assign({}, history.state || {}, { day: self.day, left: self.scrolledFromStart(), top: self.scroller.scrollTop });
     history.replaceState(state, "");
   }, 150);
 };
@@ -247,7 +259,9 @@ Grid.prototype.buildRow = function (data) {
     header.appendChild(logo);
   }
   header.appendChild(element("span", "num", data.number || ""));
-  header.appendChild(element("span", "name", data.name));
+  var name = element("span", "name", data.name);
+  name.dir = "auto";
+  header.appendChild(name);
   var track = element("div", "track");
   track.setAttribute("role", "presentation");
   var length = this.dayLength, genre = this.genre;
@@ -259,7 +273,9 @@ Grid.prototype.buildRow = function (data) {
     link.tabIndex = -1;
     link.dataset.start = cell.start;
     link.dataset.end = cell.end;
-    link.appendChild(element("span", "t", cell.title));
+    var title = element("span", "t", cell.title);
+    title.dir = "auto";   // a title in one direction inside a page of the other keeps its own
+    link.appendChild(title);
     link.appendChild(element("span", "tm", cell.time));
     track.appendChild(link);
   });
