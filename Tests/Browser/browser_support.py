@@ -71,6 +71,14 @@ def assert_accessible(test, driver, pages, label):
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
 
 
+def phone(languages="en-GB,en"):
+    """A headless chromium whose page is exactly a 390 x 844 phone's screen (a window of that size keeps some of it for
+    the browser's own bars): a touch screen, as the phone's browser reports it."""
+    driver = browser(390, 844, languages=languages)
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    return driver
+
+
 class Forms:
     """Filling and submitting forms the way a person does, waiting for the page each leads to, on the test class's
     `server` and `driver`."""
@@ -94,9 +102,9 @@ class Forms:
         for name, value in fields.items():
             element = self.driver.find_element(By.NAME, name)
             if element.get_attribute("type") == "radio":
-                self.driver.find_element(By.CSS_SELECTOR, "input[name=%s][value=%s]" % (name, value)).click()
+                self.driver.find_element(By.CSS_SELECTOR, "input[name=%s][value='%s']" % (name, value)).click()
             elif element.tag_name == "select":
-                element.find_element(By.CSS_SELECTOR, "option[value=%s]" % value).click()
+                element.find_element(By.CSS_SELECTOR, "option[value='%s']" % value).click()
             else:
                 element.clear()
                 element.send_keys(value)

@@ -11,7 +11,7 @@ import os
 import unittest
 import urllib.request
 
-from browser_support import AXE, DAY, Forms, assert_accessible, browser
+from browser_support import AXE, DAY, Forms, assert_accessible, browser, phone
 from tvguide_server import ROOT, Server
 
 SAMPLE = os.path.join(ROOT, "Sources", "GuideServer", "Resources", "sample-listings.xml.gz")
@@ -34,7 +34,7 @@ class AccessibilityTests(Forms, unittest.TestCase):
 
     def test_a_guest_s_pages(self):
         for label, (width, height) in SIZES.items():
-            driver = browser(width, height)
+            driver = phone() if label == "phone" else browser(width, height)
             self.addCleanup(driver.quit)
             self.check(driver, [
                 ("/?day=%s&zoom=180" % DAY, "#rows .row:not(.loading) .p"),
@@ -48,7 +48,7 @@ class AccessibilityTests(Forms, unittest.TestCase):
 
     def test_a_signed_in_admin_s_pages(self):
         for label, (width, height) in SIZES.items():
-            self.driver = browser(width, height)
+            self.driver = phone() if label == "phone" else browser(width, height)
             self.addCleanup(self.driver.quit)
             self.sign_in_admin()
             self.check(self.driver, [

@@ -12,7 +12,7 @@ from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from browser_support import DAY, NOW_EPOCH, Forms, browser
+from browser_support import DAY, NOW_EPOCH, Forms, browser, phone
 from tvguide_server import Server
 
 
@@ -155,6 +155,28 @@ class GridTests(unittest.TestCase):
         rows = self.run_js("return document.querySelectorAll('#rows .row').length")
         self.assertLess(rows, 90)
 
+    def test_a_programme_started_before_the_visible_part_keeps_its_title_in_view(self):
+        for width, height in ((1280, 800), (390, 844)):
+            self.driver.set_window_size(width, height)
+            self.open_grid()
+            self.scroll_grid(1500, 0)
+            found = self.run_js("""
+                var scroller = document.getElementById('grid-scroll').getBoundingClientRect();
+                var column = document.querySelector('#rows .row .ch').getBoundingClientRect().right;
+                return Array.from(document.querySelectorAll('#rows .p')).filter(function (cell) {
+                  var box = cell.getBoundingClientRect(), title = cell.querySelector('.t').getBoundingClientRect();
+                  return box.left < column - 40 && box.right > column + title.width + 60 && box.top > scroller.top && box.bottom < scroller.bottom;
+                }).map(function (cell) {
+                  return {title: cell.querySelector('.t').textContent, column: column,
+                          left: cell.querySelector('.t').getBoundingClientRect().left};
+                });""")
+            self.assertTrue(found, "no programme crosses the channel column at %d px" % width)
+            for cell in found:
+                # The title starts just past the channel column, not under it ("...es").
+                self.assertGreaterEqual(cell["left"], cell["column"] - 1, cell)
+                self.assertLess(cell["left"], cell["column"] + 20, cell)
+        self.driver.set_window_size(1280, 800)
+
     def test_details_panel_closes_where_the_grid_was(self):
         self.open_grid()
         self.scroll_grid(1200, 600)
@@ -223,7 +245,7 @@ class PhoneTests(unittest.TestCase):
     """The grid and now/next at a phone's 390 px."""
 
     def test_phone_grid_fits_and_keeps_the_channel_column(self):
-        driver = browser(390, 844)
+        driver = phone()
         try:
             driver.get(SERVER.url("/?day=%s" % DAY))
             WebDriverWait(driver, 20).until(lambda d: d.execute_script(
@@ -231,6 +253,20 @@ class PhoneTests(unittest.TestCase):
             self.assertLessEqual(driver.execute_script("return document.documentElement.scrollWidth"), 390)
             column = driver.execute_script("return document.querySelector('#rows .ch').getBoundingClientRect().width")
             self.assertLess(column, 120)
+            # A phone's frame: one compact row on top, the sections in a bar at the bottom, the chips in one line that
+            # scrolls sideways, and the first row of programmes above the fold with room for more.
+            frame = driver.execute_script("""
+                var header = document.querySelector('header.site').getBoundingClientRect();
+                var bar = document.querySelector('header.site nav').getBoundingClientRect();
+                var chips = document.querySelector('.guide .chips');
+                var first = document.querySelector('#rows .row .p').getBoundingClientRect();
+                return {header: header.height, barTop: bar.top, barBottom: bar.bottom, chipsHeight: chips.getBoundingClientRect().height,
+                        chipsScroll: chips.scrollWidth > chips.clientWidth, firstRow: first.bottom};""")
+            self.assertLess(frame["header"], 56, frame)
+            self.assertEqual(round(frame["barBottom"]), 844, frame)
+            self.assertLess(frame["chipsHeight"], 48, frame)
+            self.assertTrue(frame["chipsScroll"], frame)
+            self.assertLess(frame["firstRow"], 300, frame)
             driver.get(SERVER.url("/now"))
             self.assertLessEqual(driver.execute_script("return document.documentElement.scrollWidth"), 390)
             self.assertGreater(len(driver.find_elements(By.CSS_SELECTOR, ".now-list progress")), 10)

@@ -119,7 +119,8 @@ struct SettingsForm: PostedForm {
             throw FieldError(name: "zone", message: "\(zone) is not a time zone; choose one from the list")
         }
         theme = try form.choice("theme", label: "The theme")
-        hasLanguage = form["language"] != nil
+        // Sent blank, it is the browser's language; not sent at all, an older page's form, it is left as it was.
+        hasLanguage = form.isTicked("language")
         let code = try form.text("language", limit: 8, label: "The language")
         language = code.flatMap(Language.init(tag:))
         if let code, language == nil {
