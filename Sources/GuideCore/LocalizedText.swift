@@ -10,11 +10,59 @@ public struct LocalizedText: Hashable, Codable, Sendable {
 }
 
 extension Array where Element == LocalizedText {
-    /// The text in the preferred language, else the first one given, as a guide shows one title.
+    /// The text in the first of `languages` (language codes, "de" or "de-AT"; a region matches its language) that
+    /// has one, else the first one given, as a guide shows one title.
     public func preferred(_ languages: [String] = []) -> String? {
         for language in languages {
-            if let match = first(where: { $0.language == language }) { return match.text }
+            let wanted = LocalizedText.primary(language)
+            if let match = first(where: { $0.language.map(LocalizedText.primary) == wanted }) { return match.text }
         }
         return first?.text
+    }
+}
+
+extension Array where Element == LocalizedText {
+    /// The texts with those in `languages` first, in that order, the rest as they were: a feed whose reader shows the
+    /// first title shows the viewer's.
+    public func ordered(_ languages: [String]) -> [LocalizedText] {
+        guard !languages.isEmpty, count > 1 else { return self }
+        let rank = { (text: LocalizedText) -> Int in
+            text.language.flatMap { tag in languages.firstIndex { LocalizedText.primary($0) == LocalizedText.primary(tag) } } ?? languages.count
+        }
+        return enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }.map(\.element)
+    }
+}
+
+extension LocalizedText {
+    /// A language's code as a feed's address may name it (`?lang=de,en`): letters, and a region after a hyphen.
+    public static func isLanguageTag(_ tag: String) -> Bool {
+        (2...12).contains(tag.count) && tag.allSatisfy { ($0.isASCII && $0.isLetter) || $0 == "-" } && tag.first != "-"
+    }
+
+    /// A language tag's language, lower case: "de-AT" and "DE" are "de".
+    static func primary(_ tag: String) -> Substring {
+        Substring(tag.lowercased()).prefix { $0 != "-" && $0 != "_" }
+    }
+
+    /// The languages a viewer reads listings in, most preferred first: their profile's language, then each language
+    /// their browser's `Accept-Language` names (q-values honoured, q=0 left out), whether or not the pages have a
+    /// catalog for it (listings in Thai for a viewer whose pages are in English).
+    public static func readingOrder(profile: String?, acceptLanguage header: String?) -> [String] {
+        var weighted: [(tag: Substring, weight: Double, order: Int)] = []
+        for (order, part) in (header ?? "").split(separator: ",").prefix(32).enumerated() {
+            let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let tag = pieces.first, !tag.isEmpty, tag != "*", tag.count <= 35 else { continue }
+            var weight = 1.0
+            for parameter in pieces.dropFirst() where parameter.hasPrefix("q=") {
+                weight = Double(parameter.dropFirst(2)).flatMap { $0.isFinite ? min(max($0, 0), 1) : nil } ?? 0
+            }
+            if weight > 0 { weighted.append((primary(tag), weight, order)) }
+        }
+        var languages: [String] = profile.map { [String(primary($0))] } ?? []
+        for entry in weighted.sorted(by: { ($0.weight, -$0.order) > ($1.weight, -$1.order) })
+        where !languages.contains(String(entry.tag)) {
+            languages.append(String(entry.tag))
+        }
+        return languages
     }
 }

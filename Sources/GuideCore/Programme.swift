@@ -54,6 +54,11 @@ public struct Programme: Hashable, Codable, Sendable {
     public var subTitle: String? { subTitles.preferred() }
     public var description: String? { descriptions.preferred() }
 
+    /// The title in the first of `languages` the listings give it in, else the first title.
+    public func title(in languages: [String]) -> String { titles.preferred(languages) ?? "" }
+    public func subTitle(in languages: [String]) -> String? { subTitles.preferred(languages) }
+    public func description(in languages: [String]) -> String? { descriptions.preferred(languages) }
+
     /// Season and episode from the first readable `xmltv_ns` number.
     public var numbering: XMLTVNSNumber? { episodeNumbers.lazy.compactMap(\.xmltvNS).first }
     /// The episode number as the broadcaster shows it on screen.

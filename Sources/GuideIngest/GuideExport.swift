@@ -31,10 +31,12 @@ public struct GuideExport: Sendable {
         try await Self.write(to: path, compressed: compressed) { sink in try await write(sink, channels: channels) }
     }
 
-    /// Writes `channels` and their programmes overlapping `window` to `path`, each shaped by `shape` when given; the
-    /// number of programmes written. The store is read 50 channels at a time.
+    /// Writes `channels` and their programmes overlapping `window` to `path`, each shaped by `shape` when given, its
+    /// titles, sub-titles and descriptions in `languages` first; the number of programmes written. The store is read 50
+    /// channels at a time.
     @discardableResult
-    public func write(to path: String, compressed: Bool, channels: [Channel], window: TimeWindow, shape: MediaServerShape?) async throws -> Int {
+    public func write(to path: String, compressed: Bool, channels: [Channel], window: TimeWindow, shape: MediaServerShape?,
+                      languages: [String] = []) async throws -> Int {
         var written = 0
         try await Self.write(to: path, compressed: compressed) { sink in
             let text = ExportText(sink)
@@ -45,6 +47,11 @@ public struct GuideExport: Sendable {
                 for listings in try await store.guide(in: window, channels: chunk, detail: .full) {
                     for var stored in listings.programmes {
                         stored.programme = exported(stored.programme)
+                        if !languages.isEmpty {
+                            stored.programme.titles = stored.programme.titles.ordered(languages)
+                            stored.programme.subTitles = stored.programme.subTitles.ordered(languages)
+                            stored.programme.descriptions = stored.programme.descriptions.ordered(languages)
+                        }
                         try text.writer.write(shape?.programme(stored) ?? stored.programme)
                         written += 1
                     }

@@ -17,6 +17,7 @@ public struct PreparedProgramme: Sendable {
     /// The line of the input the programme started on, for the import report.
     package let line: Int?
     package let details: [UInt8]
+    /// Every title (each language's), folded, one a line: what title searches look in.
     package let foldedTitle: String
     /// Folded sub-titles and descriptions.
     package let foldedBody: String
@@ -31,7 +32,10 @@ public struct PreparedProgramme: Sendable {
         clumpIndex = programme.clumpIndex
         self.line = line
         details = DetailsCodec.encode(programme)
-        foldedTitle = SearchText.fold(title)
+        // Every language's title (XMLTV `lang`), one a line: a search finds a programme by any of its titles.
+        var titles = [title]
+        for other in programme.titles.map(\.text) where !titles.contains(other) { titles.append(other) }
+        foldedTitle = SearchText.fold(titles.joined(separator: "\n"))
         var body = programme.subTitles.map(\.text)
         body.append(contentsOf: programme.descriptions.map(\.text))
         foldedBody = SearchText.fold(body.joined(separator: "\n"))

@@ -85,6 +85,14 @@ import Testing
         }
     }
 
+    @Test func everyLanguagesTemplatesParse() throws {
+        // Each language's copy is made when first asked for: made here, a translation that broke a template fails.
+        let renderer = try PageRenderer(translations: try Translations())
+        for language in Language.supported {
+            #expect(try renderer.render("theme-label", ["nextIsLight": true], language: language).isEmpty == false, "\(language)")
+        }
+    }
+
     @Test func noTemplateLeavesEnglishOutsideItsBlocks() throws {
         for file in try FileManager.default.contentsOfDirectory(atPath: Self.templates.path).sorted() where file.hasSuffix(".mustache") {
             let name = String(file.dropLast(".mustache".count))

@@ -50,7 +50,8 @@ struct LineupFeeds: Sendable {
         let token = String(file.dropLast(compressed ? 7 : 4))
         let feed = try await feed(token)
         let version = try await store.version()
-        let built = try await build(feed, compressed: compressed, base: settings.publicAddress(for: request, local: context.local))
+        let built = try await build(feed, compressed: compressed, base: settings.publicAddress(for: request, local: context.local),
+                                    languages: Self.languages(request))
         var headers: HTTPFields = [.eTag: built.tag, .cacheControl: "no-cache",
                                    .contentType: compressed ? "application/gzip" : "application/xml; charset=utf-8"]
         if let updated = version.updated { headers[.lastModified] = HTTPDate.format(updated) }
@@ -110,12 +111,20 @@ struct LineupFeeds: Sendable {
     }
 
     /// The feed's file for the listings as they are now, written unless it exists.
-    func build(_ feed: LineupFeed, compressed: Bool, base: String) async throws -> Built {
+    /// `?lang=de,en`: the languages whose titles and descriptions come first in the feed, for a media server that
+    /// shows the first (8 at most; anything else in it is left out).
+    static func languages(_ request: Request) -> [String] {
+        (QueryParameters(request: request).string("lang") ?? "").split(separator: ",").prefix(8)
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter(LocalizedText.isLanguageTag)
+    }
+
+    func build(_ feed: LineupFeed, compressed: Bool, base: String, languages: [String] = []) async throws -> Built {
         let snapshot = try await directory.snapshot()
         let channels = try await self.channels(of: feed, in: snapshot)
         let (today, window) = self.window(of: feed)
         var hasher = SHA256()
-        for part in [feed.name, "\(feed.channels)", "\(feed.days)", feed.shape.rawValue, today.description] + channels.map(\.id.rawValue) {
+        for part in [feed.name, "\(feed.channels)", "\(feed.days)", feed.shape.rawValue, today.description, languages.joined(separator: ",")]
+            + channels.map(\.id.rawValue) {
             hasher.update(data: Data(part.utf8))
             hasher.update(data: [0])
         }
@@ -125,7 +134,7 @@ struct LineupFeeds: Sendable {
         let path = try await cache.file(kind: "feed\(feed.id)", version: version, variant: ImageCache.name(for: base),
                                         ending: compressed ? "xml.gz" : "xml") { path in
             try await GuideExport(store: store, artwork: ProgrammeArtworkImages.address(at: base))
-                .write(to: path, compressed: compressed, channels: channels, window: window, shape: shape)
+                .write(to: path, compressed: compressed, channels: channels, window: window, shape: shape, languages: languages)
         }
         let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
         // The tag names the file served (its variant too: the same listings with logos under another address differ).

@@ -15,15 +15,16 @@ struct GridRow: Encodable, Sendable {
 
     /// - Parameter followed: the folded names of the shows the viewer follows; their programmes are marked.
     /// - Parameter recorded: the airings the recorder is asked to record (``GridCell/recordingKey(_:_:)``), marked red.
+    /// - Parameter languages: the viewer's listing languages (``GuideContext/listingLanguages``), for the titles.
     init(index: Int, channel: Channel, programmes: [StoredProgramme], day: TimeWindow, clock: ViewerClock, followed: Set<String> = [],
-         recorded: Set<String> = []) {
+         recorded: Set<String> = [], languages: [String] = []) {
         self.index = index
         ariaIndex = index + 2  // The ruler is row 1.
         id = channel.id.rawValue
         name = channel.name
         number = channel.number
         logo = ChannelLogos.address(of: channel)
-        cells = programmes.map { GridCell($0, day: day, clock: clock, followed: followed, recorded: recorded) }
+        cells = programmes.map { GridCell($0, day: day, clock: clock, followed: followed, recorded: recorded, languages: languages) }
     }
 
     /// A programme's image on a page: SD's artwork through tvguide's own address (``ProgrammeArtworkImages``), else its
@@ -64,11 +65,12 @@ struct GridCell: Encodable, Sendable {
     /// How an airing is named among those to record: its channel and start.
     static func recordingKey(_ channel: ChannelID, _ start: Date) -> String { "\(start.unixSeconds) \(channel.rawValue)" }
 
-    init(_ stored: StoredProgramme, day: TimeWindow, clock: ViewerClock, followed: Set<String>, recorded: Set<String> = []) {
+    init(_ stored: StoredProgramme, day: TimeWindow, clock: ViewerClock, followed: Set<String>, recorded: Set<String> = [],
+         languages: [String] = []) {
         let programme = stored.programme
         id = stored.id.rawValue
-        title = programme.title
-        sub = programme.subTitle
+        title = programme.title(in: languages)
+        sub = programme.subTitle(in: languages)
         time = "\(clock.time(programme.start))–\(clock.time(stored.end))"
         genre = programme.genre.rawValue
         span = GridLayout.span(start: programme.start, end: stored.end, in: day)

@@ -140,7 +140,8 @@ struct GridPage: Sendable {
         let pageCount = max(1, (lineup.channels.count + Self.rowsPerPage - 1) / Self.rowsPerPage)
         page = min(page, pageCount - 1)
         let rows = try await Self.rows(store: store, lineup: lineup.channels, from: page * Self.rowsPerPage, count: Self.rowsPerPage,
-                                 day: window, clock: clock, viewer: context.viewer?.profile, followed: followed)
+                                 day: window, clock: clock, viewer: context.viewer?.profile, followed: followed,
+                                 languages: context.listingLanguages)
         let link = { (day: BroadcastDay, zoom: Int, page: Int) -> String in
             SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + (page > 0 ? "&page=\(page)" : "") + filter.parameter + groups.parameter
                            + followed.parameter)
@@ -149,7 +150,8 @@ struct GridPage: Sendable {
         var panel: ProgrammeDetails?
         if let panelID, let stored = try await store.programme(ProgrammeID(rawValue: panelID)) {
             panel = try await ProgrammeDetails(stored, store: store, channels: snapshot, clock: clock, now: now, viewer: context.viewer?.profile,
-                                               returnTo: request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""), words: words)
+                                               returnTo: request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""), words: words,
+                                               languages: context.listingLanguages)
         }
         let model = Model(
             chrome: chrome, title: words("Guide for {day}", ["day": clock.longDate(day)]), empty: false, day: day.description,
@@ -200,7 +202,8 @@ struct GridPage: Sendable {
         let lineup = groups.channels(try await lineups.of(context).channels, in: try await directory.snapshot())
         let followed = try await FollowedFilter.resolve(query, viewer: context.viewer?.profile.id, store: store)
         let rows = try await Self.rows(store: store, lineup: lineup, from: from, count: count, day: day.window,
-                                       clock: clock, viewer: context.viewer?.profile, followed: followed)
+                                       clock: clock, viewer: context.viewer?.profile, followed: followed,
+                                 languages: context.listingLanguages)
         let body = try JSONEncoder().encode(RowsDocument(from: from, rows: rows))
         return CompressibleBody.response(Array(body), for: request,
                                          headers: [.contentType: "application/json", .cacheControl: "no-store"])
@@ -213,7 +216,8 @@ struct GridPage: Sendable {
 
     /// Rows `from` of `lineup` for `day`; a followed show's airings left out as `followed` asks.
     static func rows(store: any ListingStore & SeriesStore & RecordingStore, lineup: [Channel], from: Int, count: Int, day: TimeWindow,
-                     clock: ViewerClock, viewer: Profile?, followed filter: FollowedFilter = .none) async throws -> [GridRow] {
+                     clock: ViewerClock, viewer: Profile?, followed filter: FollowedFilter = .none,
+                     languages: [String] = []) async throws -> [GridRow] {
         guard from < lineup.count else { return [] }
         let slice = Array(lineup[from..<min(lineup.count, from + count)])
         let listings = try await store.guide(in: day, channels: slice.map(\.id), detail: .summary)
@@ -223,7 +227,7 @@ struct GridPage: Sendable {
             ? Set(try await store.recordings(in: day).filter(\.isScheduled).map { GridCell.recordingKey($0.what.channel, $0.what.start) }) : []
         return zip(slice.indices, zip(slice, listings)).map { offset, pair in
             GridRow(index: from + offset, channel: pair.0, programmes: pair.1.programmes.filter { filter.admits($0.programme) }, day: day,
-                    clock: clock, followed: followed, recorded: recorded)
+                    clock: clock, followed: followed, recorded: recorded, languages: languages)
         }
     }
 

@@ -81,11 +81,12 @@ struct NowPage: Sendable {
         }
         let playlist = snapshot.playlist
         let words = pages.words(context)
+        let languages = context.listingLanguages
         let rows = slice.map { channel in
             Row(channelID: channel.id.rawValue, channel: channel.name, number: channel.number, logo: ChannelLogos.address(of: channel),
                 watch: GridRow.safeStream(playlist[channel.id]?.stream),
-                now: known[channel.id]?.now.map { slot($0, now: now, clock: clock, words: words) },
-                next: known[channel.id]?.next.map { slot($0, now: now, clock: clock, words: words) }, isFavourite: groups.isFavourite(channel.id))
+                now: known[channel.id]?.now.map { slot($0, now: now, clock: clock, words: words, languages: languages) },
+                next: known[channel.id]?.next.map { slot($0, now: now, clock: clock, words: words, languages: languages) }, isFavourite: groups.isFavourite(channel.id))
         }
         let model = await Model(chrome: pages.chrome(context, section: "now"), title: filter.genre.map { words("On now: {genre}", ["genre": $0.label(words)]) } ?? words("On now"),
                           at: words("{date}, {time}", ["date": clock.date(now), "time": clock.time(now)]), rows: rows,
@@ -104,11 +105,11 @@ struct NowPage: Sendable {
         SitePath.now(query: (genre.map { "&genre=\($0.rawValue)" } ?? "") + group)
     }
 
-    private func slot(_ stored: StoredProgramme, now: Date, clock: ViewerClock, words: Localizer) -> Slot {
+    private func slot(_ stored: StoredProgramme, now: Date, clock: ViewerClock, words: Localizer, languages: [String]) -> Slot {
         let length = max(1, Int(stored.end.timeIntervalSince(stored.programme.start) / 60))
         let elapsed = min(length, max(0, Int(now.timeIntervalSince(stored.programme.start) / 60)))
         let left = Int(stored.end.timeIntervalSince(now) / 60)
-        return Slot(id: stored.id.rawValue, title: stored.programme.title,
+        return Slot(id: stored.id.rawValue, title: stored.programme.title(in: languages),
                     time: "\(clock.time(stored.programme.start))–\(clock.time(stored.end))", elapsed: elapsed, length: length,
                     remaining: now >= stored.programme.start ? words.plural("{count} min left", "{count} min left", count: max(0, left)) : "")
     }

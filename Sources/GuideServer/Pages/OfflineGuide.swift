@@ -105,6 +105,7 @@ struct OfflineGuide: Sendable {
         // The copy's words and formats are the viewer's: another language or clock is another copy.
         let inputs = ["\(Self.format)", "\(snapshot.generation)", pages.assets.version, clock.zone.identifier, "\(clock.dayStartHour)",
                       context.language.code, clock.locale?.identifier ?? "", "\(clock.uses12Hours)",
+                      context.listingLanguages.joined(separator: ","),
                       context.viewer.map { "\($0.profile.id.rawValue) \(chrome.csrf)" } ?? "guest"]
             + days.map(\.description) + channels.map(\.id.rawValue) + followed.sorted()
         let favouriteInputs: [String] = ["favourites"] + favourites.map(\.rawValue)
@@ -125,7 +126,8 @@ struct OfflineGuide: Sendable {
         let tag = Self.tag(inputs + favouriteInputs, listings)
         let copy = Copy(takenAt: now, clock: clock, days: days, channels: channels, listings: listings, followed: followed,
                         favourites: Set(favourites), tag: tag,
-                        chrome: chrome, words: pages.words(context), snapshot: snapshot, assets: pages.assets.version)
+                        chrome: chrome, words: pages.words(context), languages: context.listingLanguages, snapshot: snapshot,
+                        assets: pages.assets.version)
         let renderer = pages.renderer
         let built: Result<[UInt8], any Error>
         do {
@@ -179,6 +181,7 @@ struct OfflineGuide: Sendable {
         var tag: String
         var chrome: Chrome
         var words: Localizer
+        var languages: [String]
         var snapshot: ChannelDirectory.Snapshot
         var assets: String
 
@@ -220,7 +223,7 @@ struct OfflineGuide: Sendable {
                     page: SitePath.guide(query: "day=\(day)&offline=1"),
                     rows: zip(channels.indices, zip(channels, listings)).map { index, pair in
                         GridRow(index: index, channel: pair.0, programmes: pair.1.programmes.filter { $0.overlaps(day.window) },
-                                day: day.window, clock: clock, followed: followed)
+                                day: day.window, clock: clock, followed: followed, languages: languages)
                     })
             }
             let programmes = listings.flatMap(\.programmes).sorted { $0.programme.start < $1.programme.start }
@@ -231,7 +234,7 @@ struct OfflineGuide: Sendable {
                     stored, channels: snapshot, clock: clock, now: takenAt,
                     airings: ProgrammeDetails.airings(of: stored, among: byTitle[SearchText.fold(stored.programme.title)] ?? [],
                                                       channels: snapshot, clock: clock, now: takenAt, words: words),
-                    words: words)
+                    words: words, languages: languages)
                 details.isFavourite = favourites.contains(stored.programme.channel)
                 panels["\(stored.id.rawValue)"] = try renderer.render(
                     "panel", ProgrammePage.Model(chrome: chrome, title: details.title, panel: details, isPage: false))

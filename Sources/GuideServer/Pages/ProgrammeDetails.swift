@@ -86,23 +86,23 @@ struct ProgrammeDetails: Sendable {
 
     /// - Parameter viewer: the signed-in profile, whose favourites mark the channel (and who may record or not).
     init(_ stored: StoredProgramme, store: any ListingStore & ChannelSettingsStore & RecordingStore, channels snapshot: ChannelDirectory.Snapshot,
-         clock: ViewerClock, now: Date, viewer: Profile?, returnTo: String, words: Localizer) async throws {
+         clock: ViewerClock, now: Date, viewer: Profile?, returnTo: String, words: Localizer, languages: [String] = []) async throws {
         self.init(stored, channels: snapshot, clock: clock, now: now,
                   airings: try await Self.otherAirings(of: stored, in: store, channels: snapshot, clock: clock, now: now, words: words),
-                  words: words)
+                  words: words, languages: languages)
         if let viewer { isFavourite = try await store.favourites(of: viewer.id).contains(stored.programme.channel) }
         if viewer?.mayRecord == true { recording = try await RecordOffer.make(stored, store: store, now: now, returnTo: returnTo) }
     }
 
     /// The details with `airings` found by the caller (the offline copy finds them among the programmes it keeps).
     init(_ stored: StoredProgramme, channels snapshot: ChannelDirectory.Snapshot, clock: ViewerClock, now: Date, airings: [Airing],
-         words: Localizer) {
+         words: Localizer, languages: [String] = []) {
         let programme = stored.programme
         let channel = snapshot.channel(programme.channel)
         watch = GridRow.safeStream(snapshot.playlist[programme.channel]?.stream)
         id = stored.id.rawValue
-        title = programme.title
-        subTitle = programme.subTitle
+        title = programme.title(in: languages)
+        subTitle = programme.subTitle(in: languages)
         episode = programme.episodeLabel
         when = words("{date}, {start}–{end}", ["date": clock.date(programme.start), "start": clock.time(programme.start),
                                                 "end": clock.time(stored.end)])
@@ -115,7 +115,7 @@ struct ProgrammeDetails: Sendable {
         channelName = channel?.name ?? programme.channel.rawValue
         channelNumber = channel?.number
         channelLogo = channel.flatMap(ChannelLogos.address)
-        description = programme.description
+        description = programme.description(in: languages)
         image = GridRow.safeImage(programme.icons)
         genre = programme.genre.rawValue
         flags = Self.flags(programme, words)

@@ -64,7 +64,7 @@ struct ProgrammePage: Sendable {
         var details = try await ProgrammeDetails(stored, store: store, channels: try await directory.snapshot(), clock: clock, now: settings.now(),
                                                  viewer: context.viewer?.profile,
                                                  returnTo: isPanel ? Self.panelReturn(request.returnPath, programme: id) : SitePath.programme(id),
-                                                 words: pages.words(context))
+                                                 words: pages.words(context), languages: context.listingLanguages)
         if let viewer = context.viewer?.profile.id {
             details.followedEpisode = try await followedEpisode(stored.programme, of: viewer, clock: clock, returnTo: SitePath.programme(id))
         }

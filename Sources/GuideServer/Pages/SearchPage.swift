@@ -96,12 +96,14 @@ struct SearchPage: Sendable {
         model.returnTo = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
         let found = try await store.search(search).filter { filter.admits($0.programme) && followed.admits($0.programme) }
         var days: [Day] = []
+        let languages = context.listingLanguages
         for stored in found {
             let programme = stored.programme
             let day = clock.day(containing: programme.start)
             let label = clock.longDate(day)
             let result = Result(
-                id: stored.id.rawValue, time: clock.time(programme.start), title: programme.title, subTitle: programme.subTitle,
+                id: stored.id.rawValue, time: clock.time(programme.start), title: programme.title(in: languages),
+                subTitle: programme.subTitle(in: languages),
                 episode: programme.episodeLabel,
                 channel: snapshot.channel(programme.channel)?.name ?? programme.channel.rawValue,
                 guideLink: ProgrammeDetails.guideLink(programme, clock: clock),

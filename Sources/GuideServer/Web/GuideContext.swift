@@ -44,4 +44,10 @@ extension GuideContext {
     /// How dates, times and numbers are written: the browser's own region when it asks for the page's language in
     /// one ("en-GB" writes 24-hour times, "en-US" 12-hour), else the language's.
     var locale: Locale? { language.locale(acceptLanguage: acceptLanguage) }
+
+    /// The languages the viewer reads listings in, most preferred first: where a programme has titles and
+    /// descriptions in several (XMLTV's `lang`), these choose what the grid, On now, search and details show.
+    var listingLanguages: [String] {
+        LocalizedText.readingOrder(profile: viewer?.profile.language?.code, acceptLanguage: acceptLanguage)
+    }
 }

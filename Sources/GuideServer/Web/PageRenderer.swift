@@ -2,6 +2,7 @@ import Catalogs
 import Foundation
 import GuideCore
 import Mustache
+import Synchronization
 
 /// The Mustache templates in Resources/templates, read once per language. Every page extends `layout`, which draws
 /// the header from the page's `chrome`.
@@ -9,8 +10,12 @@ import Mustache
 /// A template's words are written `{{#t}}Channels {from}–{to} of {total}{{/t}}`: English, whole sentences, with
 /// `{name}` for the page's values. Each language's copy of the templates has them replaced by its catalog's
 /// translation (``TemplateText``) before Mustache reads them, so rendering costs nothing more.
-struct PageRenderer: Sendable {
-    private let libraries: [Language: MustacheLibrary]
+final class PageRenderer: Sendable {
+    /// The templates as written, by name.
+    private let sources: [(name: String, text: String)]
+    private let translations: Translations
+    /// Each language's copy, made the first time a page is asked for in it (most servers see a language or two).
+    private let libraries = Mutex<[Language: MustacheLibrary]>([:])
 
     init(translations: Translations) throws {
         guard let folder = Bundle.module.url(forResource: "templates", withExtension: nil) else {
@@ -20,16 +25,10 @@ struct PageRenderer: Sendable {
         for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".mustache") {
             sources.append((String(file.dropLast(".mustache".count)), try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)))
         }
-        var libraries: [Language: MustacheLibrary] = [:]
-        for language in Language.supported {
-            var library = MustacheLibrary()
-            let words = translations.localizer(language)
-            for source in sources {
-                try library.register(TemplateText.translated(source.text, words), named: source.name)
-            }
-            libraries[language] = library
-        }
-        self.libraries = libraries
+        self.sources = sources
+        self.translations = translations
+        // English is made at once, so a broken template stops the server at its start rather than at a page.
+        _ = try library(.english)
     }
 
     /// `template` filled from `page`, in the language of the page's header.
@@ -39,10 +38,22 @@ struct PageRenderer: Sendable {
 
     /// `template` filled from `page` in `language` (a fragment without a header: a details panel, a row).
     func render(_ template: String, _ page: some Any, language: Language) throws -> String {
-        guard let html = (libraries[language] ?? libraries[.english])?.render(page, withTemplate: template) else {
+        guard let html = try library(language).render(page, withTemplate: template) else {
             throw TemplateError("no template called \(template)")
         }
         return html
+    }
+
+    /// The templates in `language`, their words translated (a few milliseconds, once per language).
+    private func library(_ language: Language) throws -> MustacheLibrary {
+        if let made = libraries.withLock({ $0[language] }) { return made }
+        var library = MustacheLibrary()
+        let words = translations.localizer(language)
+        for source in sources {
+            try library.register(TemplateText.translated(source.text, words), named: source.name)
+        }
+        libraries.withLock { $0[language] = library }
+        return library
     }
 }
 
