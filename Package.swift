@@ -91,7 +91,7 @@ let package = Package(
         ]),
         // Reminders: due ones claimed and sent, on time and once, to each profile's delivery channels.
         .target(name: "GuideReminders", dependencies: [
-            "GuideCore", "GuideStore", "GuideHTTP",
+            "GuideCore", "GuideStore", "GuideHTTP", "Catalogs",
             // Why a delivery failed, in full, for the admin (a viewer is told less).
             .product(name: "Logging", package: "swift-log"),
             // HMAC-SHA256 for signed webhooks.
@@ -247,7 +247,7 @@ let package = Package(
         ]),
         .testTarget(name: "GuideHTTPTests", dependencies: ["GuideHTTP", "GuideCore", "StoreTestSupport", "TestReceivers", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "GuideRemindersTests", dependencies: [
-            "GuideReminders", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport", "TestReceivers",
+            "GuideReminders", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport", "TestReceivers", "Catalogs",
             .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),

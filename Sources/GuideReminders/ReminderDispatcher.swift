@@ -1,3 +1,4 @@
+import Catalogs
 import Foundation
 import GuideCore
 import GuideStore
@@ -38,17 +39,21 @@ public struct ReminderDispatcher: Sendable {
     /// Where deliveries are counted (`tvguide_reminder_deliveries_total`): the process's metrics system unless a test
     /// gives its own.
     let metrics: any MetricsFactory
+    let translations: Translations?
     /// Where a failed delivery's full reason goes (the viewer's log says only "refused" or "could not be delivered").
     let logger: Logger
     /// Each reminder sent, for whoever else announces it (Home Assistant's event); the latest 100 wait for a reader.
     public let sent: AsyncStream<Reminder>
     private let announce: AsyncStream<Reminder>.Continuation
 
+    /// - Parameter translations: the catalogs a profile's language is read from; without them every message is English.
     public init(store: any Store, senders: ReminderSenders, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
+                translations: Translations? = nil,
                 owner: String = UUID().uuidString, site: String? = nil, interval: Duration = .seconds(10), lease: TimeInterval = 900,
                 defaultClock: ViewerClock = ViewerClock(zone: .current, dayStartHour: 5), metrics: any MetricsFactory = MetricsSystem.factory,
                 logger: Logger = Logger(label: "tvguide.reminders")) {
         (self.store, self.senders, self.clock, self.now, self.owner, self.site) = (store, senders, clock, now, owner, site)
+        self.translations = translations
         (self.interval, self.lease, self.defaultClock, self.metrics, self.logger) = (interval, lease, defaultClock, metrics, logger)
         (sent, announce) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(100))
     }
@@ -87,9 +92,9 @@ public struct ReminderDispatcher: Sendable {
                 var claimed = 0
                 if room > 0 {
                     do {
-                        for (reminder, channels, clock) in try await claimDue(limit: room) {
+                        for (reminder, channels, reader) in try await claimDue(limit: room) {
                             group.addTask {
-                                _ = try? await send(reminder, to: channels, clock: clock)  // Failures are recorded as it goes.
+                                _ = try? await send(reminder, to: channels, reader: reader)  // Failures are recorded as it goes.
                                 return .finished
                             }
                             claimed += 1
@@ -122,19 +127,32 @@ public struct ReminderDispatcher: Sendable {
         }
     }
 
-    /// Claims up to `limit` reminders due now, each with its profile's channels and clock.
-    private func claimDue(limit: Int) async throws -> [(Reminder, [DeliveryChannel], ViewerClock)] {
+    /// How a profile reads its reminders: its clock (zone, day start, locale) and its language's words.
+    struct Reader: Sendable {
+        var clock: ViewerClock
+        var words: Localizer
+    }
+
+    /// Claims up to `limit` reminders due now, each with its profile's channels, clock and language.
+    private func claimDue(limit: Int) async throws -> [(Reminder, [DeliveryChannel], Reader)] {
         let instant = now()
         let due = try await store.claimDueReminders(at: instant, owner: owner, leaseUntil: instant.addingTimeInterval(lease), limit: limit)
-        var clocks: [ProfileID: ViewerClock] = [:]
+        var readers: [ProfileID: Reader] = [:]
         var channels: [ProfileID: [DeliveryChannel]] = [:]
         for profile in Set(due.map(\.what.profile)) {
             let settings = try await store.profile(profile)
-            clocks[profile] = ViewerClock(zone: settings?.timeZone.flatMap(TimeZone.init(identifier:)) ?? defaultClock.zone,
-                                          dayStartHour: settings?.dayStartHour ?? defaultClock.dayStartHour)
+            // A profile that chose no language reads English: a message has no browser to ask.
+            let language = settings?.language ?? .english
+            let locale = settings?.language.map { Locale(identifier: $0.code) }
+            readers[profile] = Reader(
+                clock: ViewerClock(zone: settings?.timeZone.flatMap(TimeZone.init(identifier:)) ?? defaultClock.zone,
+                                   dayStartHour: settings?.dayStartHour ?? defaultClock.dayStartHour, locale: locale,
+                                   hours: settings?.hours ?? .locale),
+                words: translations?.localizer(language, locale: locale) ?? .english)
             channels[profile] = try await store.deliveryChannels(of: profile)
         }
-        return due.map { ($0, channels[$0.what.profile] ?? [], clocks[$0.what.profile] ?? defaultClock) }
+        let fallback = Reader(clock: defaultClock, words: .english)
+        return due.map { ($0, channels[$0.what.profile] ?? [], readers[$0.what.profile] ?? fallback) }
     }
 
     /// Claims the reminders due now and sends them, ``concurrency`` at a time, returning when all are done: one round
@@ -151,9 +169,9 @@ public struct ReminderDispatcher: Sendable {
                 case .failed: round.failed += 1
                 }
             }
-            for (index, (reminder, channels, clock)) in due.enumerated() {
+            for (index, (reminder, channels, reader)) in due.enumerated() {
                 if index >= Self.concurrency, let outcome = try await group.next() { count(outcome) }
-                group.addTask { try await send(reminder, to: channels, clock: clock) }
+                group.addTask { try await send(reminder, to: channels, reader: reader) }
             }
             for try await outcome in group { count(outcome) }
             return round
@@ -162,7 +180,7 @@ public struct ReminderDispatcher: Sendable {
 
     private enum Outcome { case sent, retrying, missed, failed }
 
-    private func send(_ reminder: Reminder, to channels: [DeliveryChannel], clock: ViewerClock) async throws -> Outcome {
+    private func send(_ reminder: Reminder, to channels: [DeliveryChannel], reader: Reader) async throws -> Outcome {
         let instant = now()
         guard instant < reminder.what.stop else {
             try await store.finishReminder(reminder.id, as: .missed, note: "the programme had ended before it could be sent", at: instant)
@@ -176,7 +194,7 @@ public struct ReminderDispatcher: Sendable {
         var errors: [String] = []
         var canRetry = false
         for channel in channels where done[channel.id] == nil {
-            let message = ReminderMessage(reminder, channel: channel.id, at: instant, clock: clock, site: site)
+            let message = ReminderMessage(reminder, channel: channel.id, at: instant, clock: reader.clock, words: reader.words, site: site)
             var failure: DeliveryFailure?
             do {
                 try await senders.send(message, to: channel, at: instant)
@@ -217,16 +235,17 @@ public struct ReminderDispatcher: Sendable {
             try await store.finishReminder(reminder.id, as: .failed, note: note, at: now())
             return .failed
         }
-        try await store.retryReminder(reminder.id, at: retryAt, note: "trying again at \(clock.time(retryAt)): " + note)
+        try await store.retryReminder(reminder.id, at: retryAt, note: "trying again at \(reader.clock.time(retryAt)): " + note)
         return .retrying
     }
 
-    /// Sends a test message to `channel` now, recording it in the log; the failure, if any.
-    public func test(_ channel: DeliveryChannel) async throws -> String? {
+    /// Sends a test message to `channel` now, in `words`' language (the page's that asked), recording it in the log;
+    /// the failure, if any.
+    public func test(_ channel: DeliveryChannel, words: Localizer = .english) async throws -> String? {
         let instant = now()
         var error: String?
         do {
-            try await senders.send(.test(to: channel, at: instant), to: channel, at: instant)
+            try await senders.send(.test(to: channel, at: instant, words: words), to: channel, at: instant)
         } catch let failure as DeliveryFailure {
             error = failure.description
             logger.notice("a test message was not delivered", metadata: ["channel": "\(channel.id.rawValue)", "kind": "\(channel.what.kind.rawValue)",

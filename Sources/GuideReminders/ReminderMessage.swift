@@ -19,24 +19,32 @@ public struct ReminderMessage: Hashable, Sendable {
         (self.title, self.body, self.link, self.id, self.reminder) = (title, body, link, id, reminder)
     }
 
-    /// The message for `reminder` sent at `instant` to a viewer in `clock`'s zone, linking to the guide at `site`.
-    public init(_ reminder: Reminder, channel: DeliveryChannelID, at instant: Date, clock: ViewerClock, site: String?) {
+    /// The message for `reminder` sent at `instant` to a viewer in `clock`'s zone and `words`' language, linking to the
+    /// guide at `site`.
+    public init(_ reminder: Reminder, channel: DeliveryChannelID, at instant: Date, clock: ViewerClock, words: Localizer, site: String?) {
         let what = reminder.what
-        let minutes = Int((what.start.timeIntervalSince(instant) / 60).rounded())
-        let when = switch minutes {
-        case ..<0: "started \(-minutes) minute\(minutes == -1 ? "" : "s") ago"
-        case 0: "starting now"
-        default: "in \(minutes) minute\(minutes == 1 ? "" : "s")"
+        // Clamped: a reminder's start is the listings', and a day either way is as far as a sentence needs to say.
+        let minutes = Int(max(-1440, min(1440, (what.start.timeIntervalSince(instant) / 60).rounded())))
+        let values: KeyValuePairs<String, String> = ["time": clock.time(what.start), "channel": what.channelName, "date": clock.date(what.start)]
+        let sameDay = clock.day(containing: what.start) == clock.day(containing: instant)
+        let body = switch (minutes, sameDay) {
+        case (..<0, true): words.plural("{time} on {channel}, started {count} minute ago", "{time} on {channel}, started {count} minutes ago",
+                                        count: -minutes, values)
+        case (..<0, false): words.plural("{date} {time} on {channel}, started {count} minute ago",
+                                         "{date} {time} on {channel}, started {count} minutes ago", count: -minutes, values)
+        case (0, true): words("{time} on {channel}, starting now", values)
+        case (0, false): words("{date} {time} on {channel}, starting now", values)
+        case (_, true): words.plural("{time} on {channel}, in {count} minute", "{time} on {channel}, in {count} minutes", count: minutes, values)
+        case (_, false): words.plural("{date} {time} on {channel}, in {count} minute", "{date} {time} on {channel}, in {count} minutes",
+                                      count: minutes, values)
         }
-        let day = clock.day(containing: what.start) == clock.day(containing: instant) ? "" : clock.date(what.start) + " "
-        self.init(title: what.title, body: "\(day)\(clock.time(what.start)) on \(what.channelName), \(when)",
-                  link: site.map { $0 + "/reminders" },
+        self.init(title: what.title, body: body, link: site.map { $0 + "/reminders" },
                   id: "tvguide-reminder-\(reminder.id.rawValue)-\(channel.rawValue)", reminder: reminder)
     }
 
-    /// What "send a test" sends.
-    public static func test(to channel: DeliveryChannel, at instant: Date) -> ReminderMessage {
-        ReminderMessage(title: "tvguide test", body: "Reminders for \(channel.what.name) arrive like this.", link: nil,
-                        id: "tvguide-test-\(channel.id.rawValue)-\(instant.unixSeconds)", reminder: nil)
+    /// What "send a test" sends, in `words`' language.
+    public static func test(to channel: DeliveryChannel, at instant: Date, words: Localizer) -> ReminderMessage {
+        ReminderMessage(title: words("tvguide test"), body: words("Reminders for {channel} arrive like this.", ["channel": channel.what.name]),
+                        link: nil, id: "tvguide-test-\(channel.id.rawValue)-\(instant.unixSeconds)", reminder: nil)
     }
 }

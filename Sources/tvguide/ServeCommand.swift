@@ -1,4 +1,5 @@
 import ArgumentParser
+import Catalogs
 import Configuration
 import Foundation
 import GuideCore
@@ -101,7 +102,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                   senders: ReminderSenders(transport: outbound, mail: options.mail.map(SMTPClient.init),
                                                                            push: VAPIDKey(store: database, subject: options.pushContact, now: now)),
                                                   clock: clock,
-                                                  now: now, site: options.publicURL,
+                                                  now: now, translations: try Translations(), site: options.publicURL,
                                                   defaultClock: ViewerClock(zone: settings.timeZone, dayStartHour: settings.dayStartHour)),
                     metrics: registry, grabbers: grabbers,
                     schedulesDirect: SDConnection(base: options.schedulesDirectBase, transport: feeds),

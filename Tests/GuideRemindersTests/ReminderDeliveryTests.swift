@@ -1,5 +1,6 @@
 import Clocks
 import Crypto
+import Catalogs
 import Foundation
 import GuideCore
 import GuideHTTP
@@ -61,6 +62,32 @@ import Testing
                                                     channelName: "BBC One", title: title, start: start,
                                                     stop: start.addingTimeInterval(3600), leadMinutes: lead), at: now())
         }
+    }
+
+    @Test func aMessageIsInItsProfilesLanguageAndClock() async throws {
+        // Given Sam reads German on a 12-hour clock, and a film tomorrow; then Hebrew
+        let rig = try await Rig()
+        try await rig.store.setLanguage(Language(tag: "de"), hours: .twelve, of: rig.profile.id)
+        let start = Self.t0.addingTimeInterval(3600)
+        _ = try await rig.remind(at: start, lead: 1)
+        let dispatcher = ReminderDispatcher(store: rig.store, senders: ReminderSenders(transport: TestHTTP.outbound), clock: ContinuousClock(),
+                                            now: rig.now, translations: try Translations(), owner: "a", site: nil)
+        // When it is sent a minute before
+        rig.set(start.addingTimeInterval(-60))
+        #expect(try await dispatcher.sendDue().sent == 1)
+        // Then the sentence is German, its time as German writes a 12-hour one, the count in the singular
+        let message = try #require(rig.receiver.requests(to: "/").first?.json["message"] as? String)
+        #expect(message.hasPrefix("9:00") && message.contains("AM") && message.hasSuffix("auf BBC One, in 1 Minute"), "\(message)")
+        try await rig.store.setLanguage(Language(tag: "he"), hours: .locale, of: rig.profile.id)
+        _ = try await rig.remind("Another film", at: start.addingTimeInterval(7200), lead: 2)
+        rig.set(start.addingTimeInterval(7200 - 120))
+        #expect(try await dispatcher.sendDue().sent == 1)
+        let hebrew = try #require(rig.receiver.requests(to: "/").last?.json["message"] as? String)
+        #expect(hebrew == "11:00 ב־BBC One, בעוד שתי דקות", "\(hebrew)")
+        // A test message from a page speaks the page's language.
+        let channel = try #require(try await rig.store.deliveryChannels(of: rig.profile.id).first)
+        _ = try await dispatcher.test(channel, words: try Translations().localizer(try #require(Language(tag: "fr"))))
+        #expect(rig.receiver.requests(to: "/").last?.json["message"] as? String == "Les rappels pour Phone arrivent comme ceci.")
     }
 
     @Test func eachChannelGetsOneMessageAtTheLeadTime() async throws {

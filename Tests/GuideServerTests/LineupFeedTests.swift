@@ -27,17 +27,23 @@ import Testing
         """
 
 
+    /// Adds a feed on the admin page as an admin does, `channels` as the form names them ("lineup:ID", "group:Films");
+    /// the path of its plain XMLTV address.
+    static func addFeed(_ admin: CookieJar, _ client: some TestClientProtocol, name: String, channels: String, days: Int = 2,
+                        shape: String = "media-server") async throws -> String {
+        let page = String(buffer: try await admin.send(client, "/admin/feeds", method: .post,
+                                                       form: ["name": name, "channels": channels, "days": String(days), "shape": shape]).body)
+        #expect(page.contains("Added the feed."))
+        let address = try #require(page.components(separatedBy: "Plain: <code>").dropFirst().first?.components(separatedBy: "</code>").first)
+        return try #require(URL(string: address)?.path)
+    }
+
     @Test func aPlexFeedForALineupIsShapedAndValid() async throws {
         let server = try await TestServer(listings: Self.listings, now: Self.now)
         try await server.run { client in
             let admin = try await AccountTests.admin(client)
             let ada = try #require(try await server.store.profiles().first)
-            let page = String(buffer: try await admin.send(client, "/admin/feeds", method: .post,
-                                                           form: ["name": "Living room Plex", "channels": "lineup:\(ada.id.rawValue)", "days": "2",
-                                                                  "shape": "media-server"]).body)
-            #expect(page.contains("Added the feed."))
-            let address = try #require(page.components(separatedBy: "Plain: <code>").dropFirst().first?.components(separatedBy: "</code>").first)
-            let path = try #require(URL(string: address)?.path)
+            let path = try await Self.addFeed(admin, client, name: "Living room Plex", channels: "lineup:\(ada.id.rawValue)")
             #expect(path.hasPrefix("/xmltv/") && path.hasSuffix(".xml"))
 
             let response = try await client.execute(uri: path, method: .get)
@@ -94,10 +100,8 @@ import Testing
         try await server.run { client in
             let admin = try await AccountTests.admin(client)
             _ = try await admin.send(client, "/admin/channels/groups", method: .post, form: ["name": "Films", "channels": "film4.uk"])
-            let page = String(buffer: try await admin.send(client, "/admin/feeds", method: .post,
-                                                           form: ["name": "Kodi", "channels": "group:Films", "days": "14", "shape": "xmltv"]).body)
-            let address = try #require(page.components(separatedBy: "Plain: <code>").dropFirst().first?.components(separatedBy: "</code>").first)
-            let feed = String(buffer: try await client.execute(uri: try #require(URL(string: address)?.path), method: .get).body)
+            let path = try await Self.addFeed(admin, client, name: "Kodi", channels: "group:Films", days: 14, shape: "xmltv")
+            let feed = String(buffer: try await client.execute(uri: path, method: .get).body)
             #expect(feed.contains(#"<channel id="film4.uk">"#) && !feed.contains(#"<channel id="bbc1.uk">"#))
             #expect(feed.contains("<title>Later</title>") && !feed.contains("<category lang=\"en\">Movie</category>"), "as listed, 14 days")
             let refused = try await admin.send(client, "/admin/feeds", method: .post, form: ["name": "Kodi", "channels": "group:Films", "days": "30", "shape": "xmltv"])

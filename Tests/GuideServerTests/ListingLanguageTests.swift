@@ -46,11 +46,7 @@ import Testing
         try await server.run { client in
             let admin = try await AccountTests.admin(client)
             let ada = try #require(try await server.store.profiles().first)
-            let page = String(buffer: try await admin.send(client, "/admin/feeds", method: .post,
-                                                           form: ["name": "Kodi", "channels": "lineup:\(ada.id.rawValue)", "days": "2",
-                                                                  "shape": "media-server"]).body)
-            let address = try #require(page.components(separatedBy: "Plain: <code>").dropFirst().first?.components(separatedBy: "</code>").first)
-            let path = try #require(URL(string: address)?.path)
+            let path = try await LineupFeedTests.addFeed(admin, client, name: "Kodi", channels: "lineup:\(ada.id.rawValue)")
             let plain = String(buffer: try await client.execute(uri: path, method: .get).body)
             #expect(plain.contains(#"<title lang="fr">COEUR D’ARTISTE</title>\#n    <title lang="en">ARTIST SPOTLIGHT</title>"#))
             let spanish = try await client.execute(uri: path + "?lang=es,pt", method: .get)

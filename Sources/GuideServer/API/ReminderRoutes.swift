@@ -166,7 +166,8 @@ struct ReminderRoutes: Sendable {
         }
         changes.post(.apiTestDeliveryChannel) { _, context in
             let profile = context.profile
-            let error = try await actions.test(try await actions.channel(try ReminderActions.id(context), of: profile), of: profile)
+            // The API speaks English, as its errors do.
+            let error = try await actions.test(try await actions.channel(try ReminderActions.id(context), of: profile), of: profile, words: .english)
             return TestDocument(delivered: error == nil, error: error)
         }
     }

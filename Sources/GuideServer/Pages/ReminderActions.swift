@@ -85,13 +85,13 @@ struct ReminderActions: Sendable {
 
     /// Sends a test message to the profile's channel now: what went wrong, in the words a viewer is given; 429 with
     /// Retry-After past ``testsPerMinute``.
-    func test(_ channel: DeliveryChannel, of profile: Profile) async throws -> String? {
+    func test(_ channel: DeliveryChannel, of profile: Profile, words: Localizer) async throws -> String? {
         let now = settings.now()
         guard testSends.take(String(profile.id.rawValue), at: now) else {
             throw HTTPError(.tooManyRequests, headers: [.retryAfter: String(testSends.retryAfter(at: now))],
                             message: "\(Self.testsPerMinute) tests a minute at most: try again in a minute")
         }
-        return try await dispatcher.test(channel)
+        return try await dispatcher.test(channel, words: words)
     }
 
     /// The profile's channel with this id; 404 for another profile's.

@@ -100,7 +100,7 @@ struct RemindersPage: Sendable {
         }
         routes.profile.post(.testDeliveryChannel) { request, context in
             let channel = try await ownChannel(request, context)
-            let error = try await actions.test(channel, of: context.profile)
+            let error = try await actions.test(channel, of: context.profile, words: pages.words(context))
             return Response.redirect(to: SitePath.done(SitePath.reminders(), error.map { "The test did not arrive: \($0)" } ?? "Test sent to \(channel.what.name)."))
         }
         routes.profile.post(.removeDeliveryChannel) { request, context in
