@@ -111,9 +111,11 @@ import Testing
     }
 
     /// Whether serve answers /healthz on `port` within a minute.
+    /// Whether serve answers on `port` within 3 minutes: a first start imports the sample listings before it listens,
+    /// which on PostgreSQL beside the rest of the suite on 2 cores took over a minute once.
     static func answers(port: Int) async throws -> Bool {
         let health = try #require(URL(string: "http://127.0.0.1:\(port)/healthz"))
-        for _ in 0..<300 {
+        for _ in 0..<900 {
             try await Task.sleep(for: .milliseconds(200))
             // Not listening yet is an error here, and the reason to ask again.
             if let (_, response) = try? await URLSession.shared.data(from: health), (response as? HTTPURLResponse)?.statusCode == 200 {

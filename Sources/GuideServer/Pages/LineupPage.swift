@@ -23,6 +23,8 @@ struct LineupPage: Sendable {
         var previousPage: String?
         var nextPage: String?
         var message: String?
+        /// "Your guide shows these 12 channels in this order.", or what it shows while none are chosen.
+        var summary: String
     }
 
     struct Entry {
@@ -73,8 +75,14 @@ struct LineupPage: Sendable {
         let from = min(page * Self.perPage, others.count)
         let shown = others[from..<min(others.count, from + Self.perPage)]
         let filterQuery = filter.isEmpty ? "" : "q=\(SitePath.encoded(filter))&"
+        let words = pages.words(context)
+        let summary = chosen.isEmpty
+            ? words.plural("Your guide shows the {count} channel with listings (of {total} described), in the listings' order. Add channels below to choose your own.",
+                           "Your guide shows the {count} channels with listings (of {total} described), in the listings' order. Add channels below to choose your own.",
+                           count: snapshot.listed.count, ["total": words.number(snapshot.channels.count)])
+            : words.plural("Your guide shows this channel.", "Your guide shows these {count} channels in this order.", count: chosen.count)
         let model = await Model(
-            chrome: pages.chrome(context, section: "channels"), title: "Your channels",
+            chrome: pages.chrome(context, section: "channels"), title: words("Your channels"),
             chosen: chosen.enumerated().map { index, channel in
                 Entry(id: channel.id.rawValue, name: channel.name, number: channel.number, position: index + 1,
                       isFirst: index == 0, isLast: index == chosen.count - 1)
@@ -83,7 +91,7 @@ struct LineupPage: Sendable {
             available: shown.map { Entry(id: $0.id.rawValue, name: $0.name, number: $0.number, position: 0, isFirst: false, isLast: false) },
             previousPage: page > 0 ? SitePath.lineup(query: "\(filterQuery)page=\(page - 1)") : nil,
             nextPage: from + Self.perPage < others.count ? SitePath.lineup(query: "\(filterQuery)page=\(page + 1)") : nil,
-            message: message)
+            message: message, summary: summary)
         return try pages.page("channels", model)
     }
 

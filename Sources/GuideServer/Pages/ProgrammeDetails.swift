@@ -63,13 +63,14 @@ struct ProgrammeDetails: Sendable {
         var requests: [Request]
         var returnTo: String
 
-        static func make(_ stored: StoredProgramme, store: any RecordingStore, now: Date, returnTo: String) async throws -> RecordOffer? {
+        static func make(_ stored: StoredProgramme, store: any RecordingStore, now: Date, returnTo: String,
+                         words: Localizer) async throws -> RecordOffer? {
             guard try await store.recorder() != nil else { return nil }
             let mapped = try await store.recorderChannels()[stored.programme.channel] != nil
             let requests = try await store.recordings(in: TimeWindow(start: stored.programme.start, end: stored.end))
                 .filter { $0.what.channel == stored.programme.channel && $0.what.start == stored.programme.start }
-                .map { Request(id: $0.id, label: $0.what.series ? "Series" : "Recording", state: $0.state.rawValue,
-                               words: RecordingsPage.words($0)) }
+                .map { Request(id: $0.id, label: $0.what.series ? words("Series") : words("Recording"), state: $0.state.rawValue,
+                               words: RecordingsPage.state($0, words)) }
             return RecordOffer(canRecord: mapped && stored.end > now, requests: requests, returnTo: returnTo)
         }
     }
@@ -91,7 +92,7 @@ struct ProgrammeDetails: Sendable {
                   airings: try await Self.otherAirings(of: stored, in: store, channels: snapshot, clock: clock, now: now, words: words),
                   words: words, languages: languages)
         if let viewer { isFavourite = try await store.favourites(of: viewer.id).contains(stored.programme.channel) }
-        if viewer?.mayRecord == true { recording = try await RecordOffer.make(stored, store: store, now: now, returnTo: returnTo) }
+        if viewer?.mayRecord == true { recording = try await RecordOffer.make(stored, store: store, now: now, returnTo: returnTo, words: words) }
     }
 
     /// The details with `airings` found by the caller (the offline copy finds them among the programmes it keeps).

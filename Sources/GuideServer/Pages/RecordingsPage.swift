@@ -45,30 +45,32 @@ struct RecordingsPage: Sendable {
         let snapshot = try await directory.snapshot()
         let now = settings.now()
         let entries = try await store.recordings(limit: RecordingDesk.mostKept).filter { $0.what.stop > now.addingTimeInterval(-7 * 86400) }
+        let words = pages.words(context)
         let model = await Model(
-            chrome: pages.chrome(context, section: "recordings"), title: "Recordings", message: message,
+            chrome: pages.chrome(context, section: "recordings"), title: words("Recordings"), message: message,
             hasRecorder: try await store.recorder() != nil,
             entries: entries.map { entry in
-                Line(id: entry.id, title: entry.what.title, kind: entry.what.series ? "Series" : "Once",
-                     when: "\(clock.date(entry.what.start)), \(clock.time(entry.what.start))–\(clock.time(entry.what.stop))",
+                Line(id: entry.id, title: entry.what.title, kind: entry.what.series ? words("Series") : words("Once"),
+                     when: words("{date}, {start}–{end}", ["date": clock.date(entry.what.start), "start": clock.time(entry.what.start),
+                                                           "end": clock.time(entry.what.stop)]),
                      channel: snapshot.channel(entry.what.channel)?.name ?? entry.what.channel.rawValue,
-                     state: entry.state.rawValue, words: Self.words(entry), isProblem: [.refused, .failed, .conflict].contains(entry.state))
+                     state: entry.state.rawValue, words: Self.state(entry, words), isProblem: [.refused, .failed, .conflict].contains(entry.state))
             })
         return try pages.page("recordings", model)
     }
 
-    /// What a request's state is, for the viewer.
-    static func words(_ entry: RecordingEntry) -> String {
+    /// What a request's state is, for the viewer (with what the recorder said, as it said it).
+    static func state(_ entry: RecordingEntry, _ words: Localizer) -> String {
         let state = switch entry.state {
-        case .requested: "Waiting for the recorder"
-        case .scheduled: entry.what.series ? "Series rule set" : "Scheduled"
-        case .recording: "Recording now"
-        case .completed: "Recorded"
-        case .failed: "Not recorded"
-        case .conflict: "Conflict"
-        case .refused: "Refused by the recorder"
+        case .requested: words("Waiting for the recorder")
+        case .scheduled: entry.what.series ? words("Series rule set") : words("Scheduled")
+        case .recording: words("Recording now")
+        case .completed: words("Recorded")
+        case .failed: words("Not recorded")
+        case .conflict: words("Conflict")
+        case .refused: words("Refused by the recorder")
         }
-        return state + (entry.status.map { ": \($0)" } ?? "")
+        return entry.status.map { words("{state}: {detail}", ["state": state, "detail": $0]) } ?? state
     }
 
     private func record(_ request: Request, _ context: RecordRequestContext) async throws -> Response {
@@ -83,7 +85,8 @@ struct RecordingsPage: Sendable {
             throw HTTPError(.badRequest, message: failure.description)
         }
         let next = form.next ?? SitePath.recordings()
-        return Response.redirect(to: SitePath.done(next, "\(entry.what.title): " + Self.words(entry)))
+        let words = pages.words(context)
+        return Response.redirect(to: SitePath.done(next, words("{title}: {state}", ["title": entry.what.title, "state": Self.state(entry, words)])))
     }
 
     private func cancel(_ request: Request, _ context: RecordRequestContext) async throws -> Response {
@@ -97,7 +100,8 @@ struct RecordingsPage: Sendable {
             throw HTTPError(.serviceUnavailable, message: failure.description)
         }
         let next = try await NextForm(request, context).next ?? SitePath.recordings()
-        return Response.redirect(to: SitePath.done(next, "Cancelled \(entry.what.title)."))
+        let words = pages.words(context)
+        return Response.redirect(to: SitePath.done(next, words("Cancelled {title}.", ["title": entry.what.title])))
     }
 }
 

@@ -24,7 +24,8 @@ struct SettingsPage: Sendable {
 
     func register(on routes: RouteGroups) {
         routes.profile.get(.settings) { request, context in
-            try await page(request, context, message: request.uri.queryParameters.get("saved") == nil ? nil : "Saved.")
+            let words = pages.words(context)
+            return try await page(request, context, message: request.uri.queryParameters.get("saved") == nil ? nil : words("Saved."))
         }
         routes.profile.post(.settings) { request, context in try await save(request, context) }
         routes.profile.post(.seriesSettings) { request, context in
@@ -38,15 +39,16 @@ struct SettingsPage: Sendable {
     func page(_ request: Request, _ context: ProfileRequestContext, message: String?,
                       newFeedToken: String? = nil) async throws -> HTMLPage {
         let profile = context.profile
+        let words = pages.words(context)
         let model = await SettingsModel(
-            chrome: pages.chrome(context, section: "settings"), title: "Settings",
+            chrome: pages.chrome(context, section: "settings"), title: words("Settings"),
             hours: (0...23).map { Choice(value: String($0), label: ($0 < 10 ? "0\($0)" : "\($0)") + ":00", isSelected: $0 == profile.dayStartHour) },
-            zones: [Choice(value: "", label: "My browser's zone", isSelected: profile.timeZone == nil)]
+            zones: [Choice(value: "", label: words("My browser's zone"), isSelected: profile.timeZone == nil)]
                 + TimeZone.knownTimeZoneIdentifiers.sorted().map { Choice(value: $0, label: $0, isSelected: $0 == profile.timeZone) },
-            themes: Profile.Theme.allCases.map { Choice(value: $0.rawValue, label: Self.label($0), isSelected: $0 == profile.theme) },
-            languages: [Choice(value: "", label: "My browser's language", isSelected: profile.language == nil)]
+            themes: Profile.Theme.allCases.map { Choice(value: $0.rawValue, label: Self.label($0, words), isSelected: $0 == profile.theme) },
+            languages: [Choice(value: "", label: words("My browser's language"), isSelected: profile.language == nil)]
                 + Language.supported.map { Choice(value: $0.code, label: $0.nativeName, isSelected: $0 == profile.language) },
-            clocks: ViewerClock.HourCycle.allCases.map { Choice(value: $0.rawValue, label: Self.label($0), isSelected: $0 == profile.hours) },
+            clocks: ViewerClock.HourCycle.allCases.map { Choice(value: $0.rawValue, label: Self.label($0, words), isSelected: $0 == profile.hours) },
             series: try await calendar.view(of: profile, request: request, local: context.local, newToken: newFeedToken), message: message)
         return try pages.page("settings", model)
     }
@@ -66,23 +68,24 @@ struct SettingsPage: Sendable {
         guard let token = try await calendar.replaceAddress(of: context.profile, revoke: form.action == .revoke) else {
             return .redirect(to: SitePath.settings(query: "saved=1#calendar"))
         }
-        return try await page(request, context, message: "Copy your feed address now: it is not shown again.", newFeedToken: token)
+        let words = pages.words(context)
+        return try await page(request, context, message: words("Copy your feed address now: it is not shown again."), newFeedToken: token)
             .response(from: request, context: context)
     }
 
-    static func label(_ hours: ViewerClock.HourCycle) -> String {
+    static func label(_ hours: ViewerClock.HourCycle, _ words: Localizer) -> String {
         switch hours {
-        case .locale: "As my language writes it"
-        case .twelve: "12 hours (8:30 PM)"
-        case .twentyFour: "24 hours (20:30)"
+        case .locale: words("As my language writes it")
+        case .twelve: words("12 hours (8:30 PM)")
+        case .twentyFour: words("24 hours (20:30)")
         }
     }
 
-    static func label(_ theme: Profile.Theme) -> String {
+    static func label(_ theme: Profile.Theme, _ words: Localizer) -> String {
         switch theme {
-        case .system: "As this device is set (light or dark)"
-        case .light: "Light"
-        case .dark: "Dark"
+        case .system: words("As this device is set (light or dark)")
+        case .light: words("Light")
+        case .dark: words("Dark")
         }
     }
 

@@ -39,7 +39,8 @@ struct SignInPages: Sendable {
     func signInPage(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let returnTo = Self.safeReturn(request.uri.queryParameters.get("next").map { String($0) })
         let needsSetup = try await !accounts.hasProfiles()
-        return try await pages.page("signin", Model(chrome: pages.chrome(context, section: "signin"), title: "Sign in", name: "",
+        let words = pages.words(context)
+        return try await pages.page("signin", Model(chrome: pages.chrome(context, section: "signin"), title: words("Sign in"), name: "",
                                              returnTo: returnTo, message: nil, isLocked: false, needsSetup: needsSetup))
     }
 
@@ -47,7 +48,8 @@ struct SignInPages: Sendable {
         let form = try await SignInForm(request, context)
         let returnTo = form.returnTo
         let outcome = try await accounts.signIn(name: form.name, secret: form.secret, from: addresses.of(request, peer: context.peer))
-        var model = await Model(chrome: pages.chrome(context, section: "signin"), title: "Sign in", name: form.name, returnTo: returnTo,
+        let words = pages.words(context)
+        var model = await Model(chrome: pages.chrome(context, section: "signin"), title: words("Sign in"), name: form.name, returnTo: returnTo,
                           message: nil, isLocked: false, needsSetup: false)
         var retryAfter: Int?
         switch outcome {
@@ -56,17 +58,21 @@ struct SignInPages: Sendable {
             response.setCookie(sessions.sessionCookie(token))
             return response
         case .wrong(let triesLeft, nil):
-            model.message = "Wrong name, password or PIN." + (triesLeft > 0 && triesLeft < 5
-                ? " \(triesLeft) more wrong \(triesLeft == 1 ? "try" : "tries") and this profile has to wait before trying again." : "")
+            model.message = triesLeft > 0 && triesLeft < 5
+                ? words.plural("Wrong name, password or PIN. {count} more wrong try and this profile has to wait before trying again.",
+                               "Wrong name, password or PIN. {count} more wrong tries and this profile has to wait before trying again.",
+                               count: triesLeft)
+                : words("Wrong name, password or PIN.")
         case .wrong(_, let until?):
-            model.message = "Wrong name, password or PIN. " + waiting(until, context)
+            model.message = words("Wrong name, password or PIN.") + " " + waiting(until, context, words)
             model.isLocked = true
         case .waiting(let until):
-            model.message = waiting(until, context) + " Tries before then are not checked."
+            model.message = waiting(until, context, words) + " " + words("Tries before then are not checked.")
             model.isLocked = true
             retryAfter = seconds(until)
         case .busy(let seconds):
-            model.message = "Too many sign-ins at once: try again in \(seconds) seconds."
+            model.message = words.plural("Too many sign-ins at once: try again in {count} second.",
+                                         "Too many sign-ins at once: try again in {count} seconds.", count: seconds)
             retryAfter = seconds
         }
         var response = try pages.page("signin", model, status: retryAfter == nil ? .unauthorized : .tooManyRequests)
@@ -79,9 +85,16 @@ struct SignInPages: Sendable {
         Int(Bounded.clamped(until.timeIntervalSince(settings.now()).rounded(.up), to: 1...86_400))
     }
 
-    private func waiting(_ until: Date, _ context: some GuideContext) -> String {
-        "Too many wrong tries: this profile has to wait \(Self.wording(seconds: seconds(until))) before the next try "
-            + "(until \(settings.clock(context).time(until)))."
+    /// How long a locked profile waits, in whole sentences: seconds under two minutes, else minutes.
+    private func waiting(_ until: Date, _ context: some GuideContext, _ words: Localizer) -> String {
+        let wait = seconds(until), time = settings.clock(context).time(until)
+        return wait < 120
+            ? words.plural("Too many wrong tries: this profile has to wait {count} second before the next try (until {time}).",
+                           "Too many wrong tries: this profile has to wait {count} seconds before the next try (until {time}).",
+                           count: wait, ["time": time])
+            : words.plural("Too many wrong tries: this profile has to wait {count} minute before the next try (until {time}).",
+                           "Too many wrong tries: this profile has to wait {count} minutes before the next try (until {time}).",
+                           count: (wait + 59) / 60, ["time": time])
     }
 
     func signOut(_ request: Request, _ context: some GuideContext) async throws -> Response {
@@ -95,21 +108,23 @@ struct SignInPages: Sendable {
 
     func setupPage(_ context: some GuideContext) async throws -> HTMLPage {
         let available = try await !accounts.hasProfiles()
-        return try await pages.page("setup", SetupModel(chrome: pages.chrome(context, section: "setup"), title: "Set up tvguide", name: "",
+        let words = pages.words(context)
+        return try await pages.page("setup", SetupModel(chrome: pages.chrome(context, section: "setup"), title: words("Set up tvguide"), name: "",
                                                  message: nil, isAvailable: available))
     }
 
     /// Creates the first (admin) profile, for whoever knows the setup code `serve` printed.
     func setup(_ request: Request, _ context: some GuideContext) async throws -> Response {
         let form = try await SetupForm(request, context)
-        var model = await SetupModel(chrome: pages.chrome(context, section: "setup"), title: "Set up tvguide", name: form.name,
+        let words = pages.words(context)
+        var model = await SetupModel(chrome: pages.chrome(context, section: "setup"), title: words("Set up tvguide"), name: form.name,
                                message: nil, isAvailable: true)
         guard try await !accounts.hasProfiles() else {
             throw HTTPError(.forbidden, message: "tvguide is already set up: sign in, and ask an admin for a profile.")
         }
         guard let expected = settings.setupCode, let code = form.code,
               Self.sameCode(code.replacingOccurrences(of: "-", with: ""), expected.replacingOccurrences(of: "-", with: "")) else {
-            model.message = "That is not the setup code. tvguide serve printed it when it started."
+            model.message = words("That is not the setup code. tvguide serve printed it when it started.")
             return try pages.page("setup", model, status: .forbidden).response(from: request, context: context)
         }
         do {
@@ -145,9 +160,6 @@ struct SignInPages: Sendable {
         return difference == 0
     }
 
-    static func wording(seconds: Int) -> String {
-        seconds < 120 ? "\(seconds) seconds" : "\((seconds + 59) / 60) minutes"
-    }
 }
 
 /// "Sign in": a profile's name, its secret as typed, and the page to go back to.
