@@ -16,7 +16,7 @@ import Testing
     /// on it has no English left, so it is taken off).
     static let untranslatedTemplates: Set<String> = [
         "admin", "boxes", "calendar", "channel-admin", "episode", "feeds", "grabber", "grabbers", "health",
-        "history", "history-import", "people", "person", "recorder", "reminders", "schedules-direct",
+        "history", "history-import", "people", "person", "recorder", "schedules-direct",
         "season", "show", "shows", "source", "sources", "up-next", "upcoming",
     ]
 

@@ -58,7 +58,7 @@ import Testing
             #expect(added.status == .seeOther && added.headers[.location]?.hasPrefix("/reminders?done=You%20will%20be%20reminded%20of%20The%20Film") == true)
             let page = String(buffer: try await jar.send(client, try #require(added.headers[.location])).body)
             #expect(page.contains("You will be reminded of The Film (Sun 15 Feb 21:00)."))
-            #expect(page.contains("<strong>The Film</strong> <span class=\"when\">Sun 15 Feb 21:00</span> on BBC One, 30 min before"))
+            #expect(page.contains("<strong dir=\"auto\">The Film</strong> <span class=\"when\">Sun 15 Feb 21:00</span> on <bdi>BBC One</bdi>, 30 min before"))
             // A title beyond ASCII comes back in an ASCII Location and reads the same on the page.
             let accented = try #require(try await server.store.search(SearchQuery(["telefilm"])).first).id.rawValue
             let other = try await jar.send(client, "/reminders", method: .post, form: ["programme": String(accented)])
@@ -82,7 +82,7 @@ import Testing
             #expect(tested.headers[.location] == "/reminders?done=Test%20sent%20to%20Home.")
             #expect(receiver.requests(to: "/hook").count == 1 && receiver.requests(to: "/hook").first?.json["event"] as? String == "test")
             #expect(receiver.requests(to: "/hook").first?.headers["x-tvguide-signature"]?.hasPrefix("sha256=") == true)
-            #expect(String(buffer: try await jar.send(client, "/reminders").body).contains("Home: Test delivered"))
+            #expect(String(buffer: try await jar.send(client, "/reminders").body).contains("<bdi>Home</bdi>: <bdi>Test</bdi> delivered"))
 
             // Cancelled once; a second time finds nothing waiting.
             let cancelled = try await jar.send(client, "/reminders/\(reminder.id.rawValue)/cancel", method: .post, form: [:])
@@ -173,7 +173,7 @@ import Testing
             let titles = { try await server.store.reminders(of: profile.id, in: [.pending], limit: 10).map(\.what.title) }
             #expect(try await titles() == ["The Film", "Téléfilm 电影"])
             #expect(try await server.store.reminders(of: profile.id, in: [.pending], limit: 1).first?.what.kind == .search)
-            #expect(String(buffer: try await jar.send(client, "/reminders").body).contains("<strong>Film</strong> on bbc1.uk, 5 min before"))
+            #expect(String(buffer: try await jar.send(client, "/reminders").body).contains("<strong dir=\"auto\">Film</strong> on bbc1.uk, 5 min before"))
 
             // A later import brings another; checking again reminds of it alone.
             try await server.importListings("""

@@ -43,6 +43,8 @@ struct RemindersPage: Sendable {
         var when: String
         var lead: String
         var state: String
+        /// The state in the viewer's words.
+        var stateWords: String
         var note: String?
         var isPending: Bool
     }
@@ -84,29 +86,37 @@ struct RemindersPage: Sendable {
         routes.profile.post(.cancelReminder) { request, context in
             let profile = context.profile
             try await store.cancelReminder(ReminderID(rawValue: try ReminderActions.id(context)), of: profile.id, at: settings.now())
-            return Response.redirect(to: SitePath.done(SitePath.reminders(), "Cancelled."))
+            let words = pages.words(context)
+            return Response.redirect(to: SitePath.done(SitePath.reminders(), words("Cancelled.")))
         }
         routes.profile.post(.deliveryChannels) { request, context in try await addChannel(request, context) }
         routes.profile.post(.savedSearches) { request, context in
             let profile = context.profile
             let form = try await SavedSearchForm(request, context)
             let added = try await actions.saveSearch(profile, words: form.words, channels: form.channels, lead: form.lead, records: form.records).matched
-            return Response.redirect(to: SitePath.done(SitePath.reminders(), "Saved. \(added) programme\(added == 1 ? "" : "s") in the listings match it now."))
+            let words = pages.words(context)
+            return Response.redirect(to: SitePath.done(SitePath.reminders(), words.plural("Saved. {count} programme in the listings matches it now.",
+                                                                                          "Saved. {count} programmes in the listings match it now.",
+                                                                                          count: added)))
         }
         routes.profile.post(.removeSavedSearch) { request, context in
             let profile = context.profile
             try await store.removeSavedSearch(try ReminderActions.id(context), of: profile.id)
-            return Response.redirect(to: SitePath.done(SitePath.reminders(), "Removed."))
+            let words = pages.words(context)
+            return Response.redirect(to: SitePath.done(SitePath.reminders(), words("Removed.")))
         }
         routes.profile.post(.testDeliveryChannel) { request, context in
             let channel = try await ownChannel(request, context)
-            let error = try await actions.test(channel, of: context.profile, words: pages.words(context))
-            return Response.redirect(to: SitePath.done(SitePath.reminders(), error.map { "The test did not arrive: \($0)" } ?? "Test sent to \(channel.what.name)."))
+            let words = pages.words(context)
+            let error = try await actions.test(channel, of: context.profile, words: words)
+            return Response.redirect(to: SitePath.done(SitePath.reminders(), error.map { words("The test did not arrive: {error}", ["error": $0]) }
+                                                       ?? words("Test sent to {channel}.", ["channel": channel.what.name])))
         }
         routes.profile.post(.removeDeliveryChannel) { request, context in
             let channel = try await ownChannel(request, context)
             try await store.removeDeliveryChannel(channel.id, of: channel.what.profile)
-            return Response.redirect(to: SitePath.done(SitePath.reminders(), "Removed \(channel.what.name)."))
+            let words = pages.words(context)
+            return Response.redirect(to: SitePath.done(SitePath.reminders(), words("Removed {channel}.", ["channel": channel.what.name])))
         }
     }
 
@@ -115,14 +125,16 @@ struct RemindersPage: Sendable {
         let clock = settings.clock(context)
         let channels = try await store.deliveryChannels(of: profile.id)
         let names = Dictionary(channels.map { ($0.id, $0.what.name) }, uniquingKeysWith: { first, _ in first })
+        let words = pages.words(context)
         func line(_ reminder: Reminder) -> ReminderLine {
             ReminderLine(id: reminder.id.rawValue, title: reminder.what.title, channel: reminder.what.channelName,
                          when: clock.date(reminder.what.start) + " " + clock.time(reminder.what.start),
-                         lead: reminder.what.leadMinutes == 0 ? "at the start" : "\(reminder.what.leadMinutes) min before",
-                         state: reminder.state.rawValue, note: reminder.note, isPending: reminder.state == .pending)
+                         lead: Self.lead(reminder.what.leadMinutes, words),
+                         state: reminder.state.rawValue, stateWords: Self.label(reminder.state, words), note: reminder.note,
+                         isPending: reminder.state == .pending)
         }
         let model = RemindersModel(
-            chrome: await pages.chrome(context, section: "reminders"), title: "Reminders", message: message,
+            chrome: await pages.chrome(context, section: "reminders"), title: words("Reminders"), message: message,
             pending: try await store.reminders(of: profile.id, in: [.pending], limit: 500).map(line),
             done: try await store.reminders(of: profile.id, in: [.sent, .missed, .failed, .cancelled], limit: 50)
                 .sorted { ($0.finished ?? $0.created) > ($1.finished ?? $1.created) }.map(line),
@@ -131,17 +143,17 @@ struct RemindersPage: Sendable {
                             lastSent: channel.lastSent.map { clock.date($0) + " " + clock.time($0) }, lastError: channel.lastError)
             },
             // A browser subscribes to push through its own script, not this form.
-            kinds: dispatcher.senders.kinds.filter { $0 != .webPush }.map { Choice(value: $0.rawValue, label: Self.label($0), isSelected: false) },
+            kinds: dispatcher.senders.kinds.filter { $0 != .webPush }.map { Choice(value: $0.rawValue, label: Self.label($0, words), isSelected: false) },
             canPush: dispatcher.senders.kinds.contains(.webPush),
             log: try await store.deliveryLog(of: profile.id, limit: 30).map { entry in
-                LogLine(when: clock.date(entry.at) + " " + clock.time(entry.at), channel: names[entry.channel] ?? "(removed)",
+                LogLine(when: clock.date(entry.at) + " " + clock.time(entry.at), channel: names[entry.channel] ?? words("(removed)"),
                         title: entry.title, error: entry.error)
             },
-            leadChoices: Self.leadChoices(pages.words(context)),
+            leadChoices: Self.leadChoices(words),
             searches: try await store.savedSearches(of: profile.id).map { search in
                 SearchLine(id: search.id, words: search.what.words,
                            channels: search.what.channels.isEmpty ? nil : search.what.channels.map(\.rawValue).joined(separator: ", "),
-                           lead: search.what.leadMinutes == 0 ? "at the start" : "\(search.what.leadMinutes) min before",
+                           lead: Self.lead(search.what.leadMinutes, words),
                            records: search.what.records)
             })
         return try pages.page("reminders", model)
@@ -152,7 +164,9 @@ struct RemindersPage: Sendable {
         let form = try await RemindForm(request, context)
         let reminder = try await actions.remind(profile, programme: form.programme, lead: form.lead)
         let clock = settings.clock(context)
-        let done = "You will be reminded of \(reminder.what.title) (\(clock.date(reminder.what.start)) \(clock.time(reminder.what.start)))."
+        let words = pages.words(context)
+        let done = words("You will be reminded of {title} ({date} {time}).",
+                         ["title": reminder.what.title, "date": clock.date(reminder.what.start), "time": clock.time(reminder.what.start)])
         let next = form.next ?? SitePath.reminders()
         return Response.redirect(to: SitePath.done(next, done))
     }
@@ -161,7 +175,9 @@ struct RemindersPage: Sendable {
         let profile = context.profile
         let form = try await DeliveryChannelForm(request, context)
         let channel = try await actions.addChannel(profile, kind: form.kind, name: form.name, target: form.target, secret: form.secret)
-        return Response.redirect(to: SitePath.done(SitePath.reminders(), "Added \(channel.what.name). Send it a test to see that it works."))
+        let words = pages.words(context)
+        return Response.redirect(to: SitePath.done(SitePath.reminders(), words("Added {channel}. Send it a test to see that it works.",
+                                                                             ["channel": channel.what.name])))
     }
 
     /// The channel in the path, if it is the signed-in profile's.
@@ -170,13 +186,29 @@ struct RemindersPage: Sendable {
         return try await actions.channel(try ReminderActions.id(context), of: profile)
     }
 
-    static func label(_ kind: NewDeliveryChannel.Kind) -> String {
+    static func label(_ kind: NewDeliveryChannel.Kind, _ words: Localizer) -> String {
         switch kind {
-        case .ntfy: "ntfy topic"
-        case .webhook: "Webhook (JSON POST)"
-        case .email: "E-mail"
-        case .webPush: "This browser (push)"
+        case .ntfy: words("ntfy topic")
+        case .webhook: words("Webhook (JSON POST)")
+        case .email: words("E-mail")
+        case .webPush: words("This browser (push)")
         }
+    }
+
+    /// A reminder's state as the page says it.
+    static func label(_ state: Reminder.State, _ words: Localizer) -> String {
+        switch state {
+        case .pending: words("pending")
+        case .sent: words("sent")
+        case .missed: words("missed")
+        case .failed: words("failed")
+        case .cancelled: words("cancelled")
+        }
+    }
+
+    /// "15 min before", or "at the start".
+    static func lead(_ minutes: Int, _ words: Localizer) -> String {
+        minutes == 0 ? words("at the start") : words("{minutes} min before", ["minutes": words.number(minutes)])
     }
 }
 

@@ -78,7 +78,8 @@ enum TemplateText {
             found.append(String(match.output.1))
         }
         return found.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { text in
-            text.split(whereSeparator: { !$0.isLetter }).contains { !allowed.contains(String($0)) }
+            // An example address ("https://ntfy.sh/my-tv-reminders") is the same in every language.
+            !text.contains("://") && text.split(whereSeparator: { !$0.isLetter }).contains { !allowed.contains(String($0)) }
         }
     }
 
