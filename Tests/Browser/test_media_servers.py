@@ -20,6 +20,7 @@ import urllib.request
 import xml.etree.ElementTree as ET
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_support import DAY, Forms, OwnServer
 from tvguide_server import BINARY, free_port
