@@ -164,8 +164,8 @@ class GridTests(unittest.TestCase):
                 var scroller = document.getElementById('grid-scroll').getBoundingClientRect();
                 var column = document.querySelector('#rows .row .ch').getBoundingClientRect().right;
                 return Array.from(document.querySelectorAll('#rows .p')).filter(function (cell) {
-                  var box = cell.getBoundingClientRect(), title = cell.querySelector('.t').getBoundingClientRect();
-                  return box.left < column - 40 && box.right > column + title.width + 60 && box.top > scroller.top && box.bottom < scroller.bottom;
+                  var box = cell.getBoundingClientRect();
+                  return box.left < column - 40 && box.right > column + 100 && box.top > scroller.top && box.bottom < scroller.bottom;
                 }).map(function (cell) {
                   return {title: cell.querySelector('.t').textContent, column: column,
                           left: cell.querySelector('.t').getBoundingClientRect().left};

@@ -49,7 +49,9 @@ def catalog(code):
 def english_left(driver, translations):
     """The page's texts (outside the listings' own) that are an English text of the catalogs translated otherwise."""
     english = {re.sub(r"<[^>]+>|\{[^}]*\}", "", key).strip() for key, value in translations.items() if key and value != key}
-    english = {text for text in english if len(text) > 3}
+    # A word that is also this language's own for another text ("Series", Spanish for "Shows") is not English left.
+    own = {re.sub(r"<[^>]+>|\{[^}]*\}", "", value).strip() for value in translations.values()}
+    english = {text for text in english if len(text) > 3} - own
     texts = driver.execute_script("""
         var skip = arguments[0], found = [];
         var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);

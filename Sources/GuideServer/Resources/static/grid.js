@@ -96,6 +96,7 @@ Grid.prototype.applyZoom = function (keepTime) {
   this.live.forEach(function (row) { self.placeCells(row); });
   this.placeNowLine();
   if (time !== null) this.scrollFromStart(Math.max(0, (time - this.dayStart) / 60 * this.ppm));
+  this.keepTitlesInView();
 };
 
 /// How far the grid is scrolled from the day's start, in pixels, whichever way the page runs.
@@ -201,6 +202,30 @@ Grid.prototype.draw = function () {
       this.live.set(index, placeholder);
     }
   }
+  this.keepTitlesInView();
+};
+
+/// A programme that started before the visible part keeps its title in view: the one cell of each live row that
+/// crosses the visible start has its text start there (a padding, taken off when another cell crosses). Only those
+/// cells change, once a frame: CSS sticky text on every cell made scrolling three times slower.
+Grid.prototype.keepTitlesInView = function () {
+  if (!this.ppm) return;
+  var edge = this.scrolledFromStart() / this.ppm * 60;   // seconds from the day's start at the visible start
+  var ppm = this.ppm;
+  this.live.forEach(function (row) {
+    var cells = row.querySelectorAll(".p"), crossing = null;
+    for (var i = 0; i < cells.length; i++) {
+      var start = Number(cells[i].dataset.start);
+      if (start >= edge) break;
+      if (Number(cells[i].dataset.end) > edge) { crossing = cells[i]; break; }
+    }
+    if (row.shiftedCell && row.shiftedCell !== crossing) row.shiftedCell.style.paddingInlineStart = "";
+    row.shiftedCell = crossing;
+    if (crossing) {
+      var hidden = (edge - Math.max(0, Number(crossing.dataset.start))) / 60 * ppm;
+      crossing.style.paddingInlineStart = "calc(.35rem + " + hidden + "px)";
+    }
+  });
 };
 
 Grid.prototype.rowData = function (index) {
