@@ -81,33 +81,17 @@ public struct Language: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
-    /// The language to speak to a browser whose `Accept-Language` is `header`: the supported one it prefers most
-    /// (q-values honoured, `q=0` refused), else nil.
-    public static func preferred(acceptLanguage header: String) -> Language? {
-        var best: (language: Language, weight: Double)?
-        for part in header.split(separator: ",").prefix(32) {
-            let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let tag = pieces.first, let language = Language(tag: tag) else { continue }
-            var weight = 1.0
-            for parameter in pieces.dropFirst() where parameter.hasPrefix("q=") {
-                weight = Double(parameter.dropFirst(2)).flatMap { $0.isFinite ? min(max($0, 0), 1) : nil } ?? 0
-            }
-            guard weight > 0 else { continue }
-            // The first of equal weights wins: a browser lists its languages in order.
-            if weight > (best?.weight ?? 0) { best = (language, weight) }
-        }
-        return best?.language
+    /// The language to speak to a browser that asks for `accepted`: the supported one it prefers most, else nil.
+    public static func preferred(_ accepted: AcceptLanguage) -> Language? {
+        accepted.tags.lazy.compactMap(Language.init(tag:)).first
     }
 
-    /// The most specific locale `header` asks for in this language ("en-GB" for English when it leads), so dates
+    /// The most specific locale `accepted` asks for in this language ("en-GB" for English when it leads), so dates
     /// and the clock follow the viewer's region; else the language alone, except English asked by no one (a feed
     /// reader, a script), which keeps the fixed forms (nil: "Sat 15 Feb", 24 hours).
-    public func locale(acceptLanguage header: String?) -> Locale? {
-        for part in (header ?? "").split(separator: ",").prefix(32) {
-            let tag = part.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-            if Language(tag: tag) == self, tag.count <= 35, tag.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
-                return Locale(identifier: tag.replacingOccurrences(of: "_", with: "-"))
-            }
+    public func locale(_ accepted: AcceptLanguage?) -> Locale? {
+        if let tag = accepted?.tags.first(where: { Language(tag: $0) == self }) {
+            return Locale(identifier: tag.replacingOccurrences(of: "_", with: "-"))
         }
         return self == .english ? nil : Locale(identifier: code)
     }

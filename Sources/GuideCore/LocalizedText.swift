@@ -45,23 +45,12 @@ extension LocalizedText {
     }
 
     /// The languages a viewer reads listings in, most preferred first: their profile's language, then each language
-    /// their browser's `Accept-Language` names (q-values honoured, q=0 left out), whether or not the pages have a
-    /// catalog for it (listings in Thai for a viewer whose pages are in English).
-    public static func readingOrder(profile: String?, acceptLanguage header: String?) -> [String] {
-        var weighted: [(tag: Substring, weight: Double, order: Int)] = []
-        for (order, part) in (header ?? "").split(separator: ",").prefix(32).enumerated() {
-            let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let tag = pieces.first, !tag.isEmpty, tag != "*", tag.count <= 35 else { continue }
-            var weight = 1.0
-            for parameter in pieces.dropFirst() where parameter.hasPrefix("q=") {
-                weight = Double(parameter.dropFirst(2)).flatMap { $0.isFinite ? min(max($0, 0), 1) : nil } ?? 0
-            }
-            if weight > 0 { weighted.append((primary(tag), weight, order)) }
-        }
+    /// their browser accepts, whether or not the pages have a catalog for it (listings in Thai for a viewer whose pages
+    /// are in English).
+    public static func readingOrder(profile: String?, accepted: AcceptLanguage?) -> [String] {
         var languages: [String] = profile.map { [String(primary($0))] } ?? []
-        for entry in weighted.sorted(by: { ($0.weight, -$0.order) > ($1.weight, -$1.order) })
-        where !languages.contains(String(entry.tag)) {
-            languages.append(String(entry.tag))
+        for tag in accepted?.tags ?? [] where !languages.contains(String(primary(tag))) {
+            languages.append(String(primary(tag)))
         }
         return languages
     }

@@ -24,9 +24,9 @@ public struct GuideRequestContext: RequestContext, GuideContext {
     var browserTheme: Profile.Theme?
     /// Whether pages are laid out for a television and its remote (``TVMode``).
     var isTV = false
-    /// The browser's `Accept-Language` (its first 512 characters): the pages' language and formats when the viewer
-    /// chose none.
-    var acceptLanguage: String?
+    /// The browser's `Accept-Language` (its first 512 characters), read once: the pages' language and formats when
+    /// the viewer chose none, and the languages listings are shown in.
+    var acceptLanguage: AcceptLanguage?
     /// The path asked for, to come back to after signing in.
     var path = "/"
     /// The connection's other end (a browser, or a reverse proxy: ``ClientAddress``).

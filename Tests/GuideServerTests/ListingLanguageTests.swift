@@ -63,10 +63,10 @@ import Testing
     }
 
     @Test func theReadingOrderIsTheProfilesThenTheBrowsers() {
-        #expect(LocalizedText.readingOrder(profile: "he", acceptLanguage: "en-US,en;q=0.9,fr;q=0.8") == ["he", "en", "fr"])
-        #expect(LocalizedText.readingOrder(profile: nil, acceptLanguage: "fr;q=0.5, th, *;q=0.1, de;q=0") == ["th", "fr"])
-        #expect(LocalizedText.readingOrder(profile: nil, acceptLanguage: nil) == [])
-        #expect(LocalizedText.readingOrder(profile: nil, acceptLanguage: "x;q=nan, y;q=1e999, " + String(repeating: "z,", count: 5_000)) == ["z"])
+        #expect(LocalizedText.readingOrder(profile: "he", accepted: AcceptLanguage("en-US,en;q=0.9,fr;q=0.8")) == ["he", "en", "fr"])
+        #expect(LocalizedText.readingOrder(profile: nil, accepted: AcceptLanguage("fr;q=0.5, th, *;q=0.1, de;q=0")) == ["th", "fr"])
+        #expect(LocalizedText.readingOrder(profile: nil, accepted: nil) == [])
+        #expect(LocalizedText.readingOrder(profile: nil, accepted: AcceptLanguage("x;q=nan, y;q=1e999, " + String(repeating: "z,", count: 5_000))) == ["y", "z"])
         let titles = [LocalizedText("Die Nachrichten", language: "DE"), LocalizedText("The News", language: "en-GB")]
         #expect(titles.preferred(["en"]) == "The News" && titles.preferred(["de-AT"]) == "Die Nachrichten" && titles.preferred(["ja"]) == "Die Nachrichten")
     }

@@ -12,7 +12,7 @@ protocol GuideContext: RequestContext {
     var browserTheme: Profile.Theme? { get }
     /// Whether pages are laid out for a television and its remote (``TVMode``).
     var isTV: Bool { get }
-    var acceptLanguage: String? { get }
+    var acceptLanguage: AcceptLanguage? { get }
     var peer: SocketAddress? { get }
     var local: SocketAddress? { get }
 }
@@ -29,7 +29,7 @@ extension CheckedGuideContext {
     var browserZone: TimeZone? { base.browserZone }
     var browserTheme: Profile.Theme? { base.browserTheme }
     var isTV: Bool { base.isTV }
-    var acceptLanguage: String? { base.acceptLanguage }
+    var acceptLanguage: AcceptLanguage? { base.acceptLanguage }
     var peer: SocketAddress? { base.peer }
     var local: SocketAddress? { base.local }
     var maxUploadSize: Int { base.maxUploadSize }
@@ -39,15 +39,15 @@ extension CheckedGuideContext {
 extension GuideContext {
     /// The language of the pages: the profile's choice, else the one the browser prefers most of those with a
     /// catalog, else English.
-    var language: Language { viewer?.profile.language ?? acceptLanguage.flatMap(Language.preferred(acceptLanguage:)) ?? .english }
+    var language: Language { viewer?.profile.language ?? acceptLanguage.flatMap(Language.preferred) ?? .english }
 
     /// How dates, times and numbers are written: the browser's own region when it asks for the page's language in
     /// one ("en-GB" writes 24-hour times, "en-US" 12-hour), else the language's.
-    var locale: Locale? { language.locale(acceptLanguage: acceptLanguage) }
+    var locale: Locale? { language.locale(acceptLanguage) }
 
     /// The languages the viewer reads listings in, most preferred first: where a programme has titles and
     /// descriptions in several (XMLTV's `lang`), these choose what the grid, On now, search and details show.
     var listingLanguages: [String] {
-        LocalizedText.readingOrder(profile: viewer?.profile.language?.code, acceptLanguage: acceptLanguage)
+        LocalizedText.readingOrder(profile: viewer?.profile.language?.code, accepted: acceptLanguage)
     }
 }

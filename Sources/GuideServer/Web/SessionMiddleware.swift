@@ -41,7 +41,7 @@ struct SessionMiddleware: RouterMiddleware {
             context.browserZone = timeZone
         }
         context.browserTheme = request.cookies[Self.themeCookie].flatMap { Profile.Theme(rawValue: $0.value) }
-        context.acceptLanguage = request.headers[.acceptLanguage].map { String($0.prefix(512)) }
+        context.acceptLanguage = request.headers[.acceptLanguage].map { AcceptLanguage(String($0.prefix(512))) }
         let asked = TVMode.asked(request)
         context.isTV = asked ?? TVMode.isOn(request)
 
