@@ -44,12 +44,43 @@ public struct ViewerClock: Sendable {
     /// "Saturday 15 February 2026" ("Samstag, 15. Februar 2026") for a broadcast day.
     public func longDate(_ day: BroadcastDay) -> String {
         if let locale {
-            // Noon UTC of the day, written in UTC: the civil date whatever the zone.
-            let noon = Date(unixSeconds: Int64(CivilTime.days(year: day.year, month: day.month, day: day.day)) * 86_400 + 43_200)
-            return Self.formatted(noon, template: "EEEEdMMMMy", locale: locale, zone: TimeZone(identifier: "UTC") ?? zone)
+            return Self.formatted(Self.noon(CivilDate(year: day.year, month: day.month, day: day.day)), template: "EEEEdMMMMy",
+                                  locale: locale, zone: Self.utc)
         }
         let weekday = Self.longWeekdays[(CivilTime.days(year: day.year, month: day.month, day: day.day) % 7 + 11) % 7]
         return "\(weekday) \(day.day) \(Self.longMonths[day.month - 1]) \(day.year)"
+    }
+
+    /// "Tue 25 Jun 2013" ("Di., 25. Juni 2013") for a calendar date, whatever the zone.
+    public func civil(_ day: CivilDate) -> String {
+        if let locale { return Self.formatted(Self.noon(day), template: "EEEdMMMy", locale: locale, zone: Self.utc) }
+        return "\(Self.weekdays[day.weekday]) \(day.day) \(Self.months[day.month - 1]) \(day.year)"
+    }
+
+    /// "June 2013" ("Juni 2013", "2013. június") for a month's heading.
+    public func month(_ day: CivilDate) -> String {
+        if let locale { return Self.formatted(Self.noon(day), template: "MMMMy", locale: locale, zone: Self.utc) }
+        return "\(Self.longMonths[day.month - 1]) \(day.year)"
+    }
+
+    /// The day a week starts on in the viewer's locale, as `CivilDate.weekday` counts (0 Sunday, 1 Monday): Monday
+    /// in most of Europe, Sunday in Israel and the United States; Monday without a locale.
+    public var firstWeekday: Int {
+        guard let locale else { return 1 }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.locale = locale
+        return (calendar.firstWeekday + 6) % 7
+    }
+
+    /// The seven weekdays' short names from `firstWeekday` on ("Mon" ... "Sun", "So." ... in German from Monday).
+    public var weekHeads: [String] {
+        var symbols = Self.weekdays
+        if let locale {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.locale = locale
+            symbols = calendar.shortStandaloneWeekdaySymbols
+        }
+        return (0..<7).map { symbols[(firstWeekday + $0) % 7] }
     }
 
     public func day(containing instant: Date) -> BroadcastDay {
@@ -87,6 +118,13 @@ public struct ViewerClock: Sendable {
     }
 
     private static let formatters = Mutex<[String: DateFormatter]>([:])
+
+    /// Noon UTC of `day`, written in UTC: the civil date whatever the zone.
+    private static func noon(_ day: CivilDate) -> Date {
+        Date(unixSeconds: Int64(CivilTime.days(year: day.year, month: day.month, day: day.day)) * 86_400 + 43_200)
+    }
+
+    private static let utc = TimeZone(secondsFromGMT: 0) ?? .current
 
     private static func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
     // Day 0 (1970-01-01) was a Thursday: index (days + 4) % 7 from Sunday, written above as (days % 7 + 11) % 7.

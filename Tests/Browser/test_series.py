@@ -208,7 +208,7 @@ class SeriesTests(Forms, unittest.TestCase):
         # Matched in the background, the import's page reloading itself, then the preview: the show found by its TVDB
         # id, three episodes; nothing kept until confirmed.
         summary = WebDriverWait(driver, 30).until(EC.presence_of_element_located((By.ID, "import-summary")))
-        self.assertIn("TV Time export: 1 shows, 3 episodes found on TVmaze", self.text(summary))
+        self.assertIn("TV Time export: 1 show, 3 episodes found on TVmaze", self.text(summary))
         self.assertIn("by TVDB 264492", self.text(driver.find_element(By.ID, "import-matched")))
         self.submit(driver.find_element(By.CSS_SELECTOR, "#import-confirm button[type=submit]"))
         report = WebDriverWait(driver, 30).until(EC.presence_of_element_located((By.ID, "import-report")))

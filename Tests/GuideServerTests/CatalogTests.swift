@@ -15,9 +15,9 @@ import Testing
     /// Templates not translated yet, each with English left in it: the list only shrinks (the test fails when one
     /// on it has no English left, so it is taken off).
     static let untranslatedTemplates: Set<String> = [
-        "admin", "boxes", "calendar", "channel-admin", "episode", "feeds", "grabber", "grabbers", "health",
-        "history", "history-import", "people", "person", "recorder", "schedules-direct",
-        "season", "show", "shows", "source", "sources", "up-next", "upcoming",
+        "admin", "boxes", "channel-admin", "feeds", "grabber", "grabbers", "health",
+        "recorder", "schedules-direct",
+        "source", "sources",
     ]
 
     /// Every text the code asks for: the templates' blocks and the Swift sources' `words("...")` and

@@ -73,6 +73,20 @@ import TVMazeReplay
             #expect(premieres.contains("0 episodes") && !premieres.contains("S01E02"))
             let day = String(buffer: try await jar.send(client, "/calendar?view=day&date=2013-06-25").body)
             #expect(day.contains(#"<span class="time">02:00</span>"#) && day.contains("premiere"))
+            // In the viewer's language and conventions: German weeks start on Monday, Israeli and American ones on
+            // Sunday (July 2013 began on a Monday, so only the latter show 30 June), each with its own day names.
+            let german = String(buffer: try await jar.send(client, "/calendar?view=month&date=2013-07-01", headers: [.acceptLanguage: "de-DE"]).body)
+            #expect(german.contains("<h1>Juli 2013</h1>") && german.contains("<thead><tr><th>Mo</th><th>Di</th>") && german.contains("5 Folgen"), "\(german)")
+            #expect(!german.contains("date=2013-06-30") && german.contains("date=2013-07-01"))
+            let hebrew = String(buffer: try await jar.send(client, "/calendar?view=month&date=2013-07-01", headers: [.acceptLanguage: "he-IL"]).body)
+            #expect(hebrew.contains("<h1>יולי 2013</h1>") && hebrew.contains("5 פרקים") && hebrew.contains(#"dir="rtl""#), "\(hebrew)")
+            #expect(hebrew.contains("date=2013-06-30"))
+            let american = String(buffer: try await jar.send(client, "/calendar?view=month&date=2013-07-01", headers: [.acceptLanguage: "en-US"]).body)
+            #expect(american.contains("<thead><tr><th>Sun</th><th>Mon</th>") && american.contains("date=2013-06-30"), "\(american)")
+            let week = String(buffer: try await jar.send(client, "/calendar?view=week&date=2013-06-25", headers: [.acceptLanguage: "fr-FR"]).body)
+            #expect(week.contains("Semaine du lun. 24 juin 2013") && week.contains("Premières seulement"), "\(week)")
+            let episode = String(buffer: try await jar.send(client, "/shows/1/seasons/1", headers: [.acceptLanguage: "hu-HU"]).body)
+            #expect(episode.contains("<h1>1. évad</h1>") && episode.contains("2013. jún. 25., K"), "\(episode)")
 
             // A guest star's page links the episode and its show.
             let person = String(buffer: try await jar.send(client, "/people/2").body)

@@ -124,7 +124,7 @@ import TVMazeReplay
             let history = String(buffer: try await client.execute(uri: "/api/history", method: .get, headers: [.authorization: "Bearer \(token)"]).body)
             #expect(history.contains(#""name":"Under the Dome""#) && history.contains(#""followed":true"#))
             // The page and its downloads.
-            #expect(String(buffer: try await admin.send(client, "/history").body).contains("1 shows followed or watched, 13 episodes marked watched."))
+            #expect(String(buffer: try await admin.send(client, "/history").body).contains("1 show followed or watched, 13 episodes marked watched."))
             let csv = try await admin.send(client, "/history/export.csv")
             #expect(csv.headers[.contentType] == "text/csv; charset=utf-8" && String(buffer: csv.body).hasPrefix("show,tvmaze,followed,season,episode,watched_at,plays\r\nUnder the Dome,1,true,1,1,2013-12-01T20:00:00Z,1"))
             #expect(String(buffer: try await admin.send(client, "/history/export.json").body).contains(#""episodes":[{"#))
@@ -171,7 +171,7 @@ import TVMazeReplay
                                                form: ["token": String(token), "follow": "1", "title": "Nobody Knows This", "tvmaze": "1"])
             #expect(confirmed.status == .seeOther && confirmed.headers[.location] == page)
             let done = try await settled(jar)
-            #expect(done.contains("Imported: 2 episodes marked watched, 1 shows followed."), "\(done)")
+            #expect(done.contains("Imported: 2 episodes marked watched, 1 show followed."), "\(done)")
             #expect(try await server.store.watched(by: profile, show: 1).map(\.number) == [1, 2])
             #expect(try await server.store.following(profile).map(\.show.id) == [1])
             // A hostile id is the form's 400, before anything is asked.

@@ -99,27 +99,28 @@ struct EpisodePages: Sendable {
             throw HTTPError(.notFound, message: "TVmaze has no episode \(id).")
         }
         let show = episode.show
-        let clock = settings.clock(context)
+        let format = SeriesFormat(pages, settings, context)
+        let words = format.words
         let time = episode.airTime()
         var facts: [ShowPages.Fact] = []
-        if let channel = show?.channel?.name { facts.append(ShowPages.Fact(label: "On", value: channel)) }
-        if let runtime = episode.runtime { facts.append(ShowPages.Fact(label: "Runtime", value: "\(runtime) minutes")) }
-        if let rating = episode.rating { facts.append(ShowPages.Fact(label: "Rating", value: String(format: "%.1f / 10", rating))) }
-        let name = episode.name ?? "Episode \(id)"
+        if let channel = show?.channel?.name { facts.append(ShowPages.Fact(label: words("On"), value: channel)) }
+        if let runtime = episode.runtime { facts.append(ShowPages.Fact(label: words("Runtime"), value: format.minutes(runtime))) }
+        if let rating = episode.rating { facts.append(ShowPages.Fact(label: words("Rating"), value: format.rating(rating))) }
+        let name = episode.name ?? format.unnamed(id)
         let profile = context.viewer?.profile
         let mark = if let profile, let showID = show?.id { try await watched.marks(of: showID, by: profile.id)[id] } else { WatchedEpisode?.none }
         let model = await EpisodeModel(
             chrome: pages.chrome(context, section: "shows"), title: [show?.name, episode.code, name].compactMap { $0 }.joined(separator: " "),
             id: id, name: name, code: episode.code, showID: show?.id, showName: show?.name, season: episode.season,
-            airs: clock.airs(time), facts: facts, summary: HTMLText.paragraphs(episode.summary),
+            airs: format.airs(time), facts: facts, summary: HTMLText.paragraphs(episode.summary),
             image: SeriesServices.image(episode.image),
             guests: episode.guests.compactMap(ShowPages.CastEntry.init),
             crew: episode.crew.compactMap { role in
-                role.person.map { CrewEntry(personID: $0.id, name: $0.name, role: role.job ?? "Crew") }
+                role.person.map { CrewEntry(personID: $0.id, name: $0.name, role: role.job ?? words("Crew")) }
             }.sorted { ($0.role, $0.name) < ($1.role, $1.name) },
             hasGuests: !episode.guests.isEmpty, hasCrew: !episode.crew.isEmpty,
             tvmazeLink: episode.url, canMark: profile != nil && show?.id != nil, isWatched: mark != nil,
-            watchedOn: mark.map(clock.watched),
+            watchedOn: mark.map(format.watched),
             hasAired: episode.hasAired(by: settings.now(), zone: show?.channel?.timeZone ?? .gmt), returnTo: SitePath.episode(id))
         return try pages.page("episode", model)
     }
@@ -132,11 +133,11 @@ struct EpisodePages: Sendable {
         }
         let credits = try await series.tvmaze { try await client.castCredits(ofPerson: id, withCharacters: true) }
         let guestCredits = try await series.tvmaze { try await client.guestCastCredits(ofPerson: id) }
-        let clock = settings.clock(context)
+        let (clock, words) = (settings.clock(context), pages.words(context))
         var facts: [ShowPages.Fact] = []
-        if let born = person.birthday { facts.append(ShowPages.Fact(label: "Born", value: clock.civil(born))) }
-        if let died = person.deathday { facts.append(ShowPages.Fact(label: "Died", value: clock.civil(died))) }
-        if let country = person.country { facts.append(ShowPages.Fact(label: "Country", value: country)) }
+        if let born = person.birthday { facts.append(ShowPages.Fact(label: words("Born"), value: clock.civil(born))) }
+        if let died = person.deathday { facts.append(ShowPages.Fact(label: words("Died"), value: clock.civil(died))) }
+        if let country = person.country { facts.append(ShowPages.Fact(label: words("Country"), value: country)) }
         let entries = credits.compactMap { credit -> CreditEntry? in
             guard let show = credit.show, let showID = show.id, let showName = show.name else { return nil }
             return CreditEntry(showID: showID, showName: showName, years: show.years, character: credit.character, isVoice: credit.isVoice)
@@ -154,12 +155,14 @@ struct EpisodePages: Sendable {
 
     func people(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let text = String((QueryParameters(request: request).string("q") ?? "").prefix(100)).trimmingCharacters(in: .whitespaces)
-        var model = await PeopleModel(chrome: pages.chrome(context, section: "shows"), title: text.isEmpty ? "People" : "People: \(text)",
+        let words = pages.words(context)
+        var model = await PeopleModel(chrome: pages.chrome(context, section: "shows"),
+                                      title: text.isEmpty ? words("People") : words("People: {query}", ["query": text]),
                                 query: text, searched: !text.isEmpty, people: [])
         if !text.isEmpty {
             let clock = settings.clock(context)
             model.people = try await series.tvmaze { try await series.client.searchPeople(text) }.map { person in
-                let details = [person.country, person.birthday.map { "born \(clock.civil($0))" }].compactMap { $0 }
+                let details = [person.country, person.birthday.map { words("born {date}", ["date": clock.civil($0)]) }].compactMap { $0 }
                 return PersonEntry(id: person.id, name: person.name, details: details.joined(separator: ", "),
                                    image: SeriesServices.image(person.image))
             }

@@ -36,13 +36,14 @@ struct HistoryImportPages: Sendable {
         var showID: Int
         var show: String
         var how: String
-        var episodes: Int
+        /// "12 episodes".
+        var episodes: String
         var missing: String?
     }
 
     struct UnmatchedEntry {
         var title: String
-        var episodes: Int
+        var episodes: String
     }
 
     func register(on routes: RouteGroups) {
@@ -131,7 +132,7 @@ struct HistoryImportPages: Sendable {
                 let plan = try await importer.plan(tracked) { done, of in await jobs.set(token, .matching(done: done, of: of)) }
                 await jobs.set(token, .preview(plan))
             } catch {
-                await jobs.set(token, .failed("TVmaze could not be asked: \(error)"))
+                await jobs.set(token, .failed(String(describing: error), whileKeeping: false))
             }
         }
         return .redirect(to: SitePath.historyImportJob(token))
@@ -152,10 +153,9 @@ struct HistoryImportPages: Sendable {
                 let report = try await importer.apply(plan, to: profile, follow: follows) { done, of in
                     await jobs.set(token, .keeping(done: done, of: of))
                 }
-                await jobs.set(token, .done(plan, "Imported: \(report.marked) episodes marked watched, \(report.followed) shows followed."
-                                           + (plan.unmatched.isEmpty ? "" : " \(plan.unmatched.count) shows TVmaze did not find were left out.")))
+                await jobs.set(token, .done(plan, marked: report.marked, followed: report.followed))
             } catch {
-                await jobs.set(token, .failed("The import stopped: \(error). What was kept stays; importing again adds the rest."))
+                await jobs.set(token, .failed(String(describing: error), whileKeeping: true))
             }
         }
         return .redirect(to: SitePath.historyImportJob(form.token))
@@ -167,38 +167,64 @@ struct HistoryImportPages: Sendable {
         guard let stage = await jobs.stage(token, for: context.profile.id) else {
             throw HTTPError(.notFound, message: "No such import waits (one is kept for 30 minutes): upload the export again.")
         }
+        let words = pages.words(context)
         switch stage {
         case .matching(let done, let of), .keeping(let done, let of):
-            let asking = if case .matching = stage { "Finding the shows on TVmaze" } else { "Keeping the shows and their episodes" }
+            var working = if case .matching = stage {
+                words.plural("Finding the shows on TVmaze: {done} of {count} show", "Finding the shows on TVmaze: {done} of {count} shows",
+                             count: of, ["done": words.number(done)])
+            } else {
+                words.plural("Keeping the shows and their episodes: {done} of {count} show",
+                             "Keeping the shows and their episodes: {done} of {count} shows", count: of, ["done": words.number(done)])
+            }
             // TVmaze takes 20 requests in 10 seconds; a show is a request or two.
             let minutes = (of - done + 59) / 60
+            if minutes > 1 { working += " " + words.plural("About {count} minute left.", "About {count} minutes left.", count: minutes) }
             var page = try await pages.page("history-import", Model(
-                chrome: pages.chrome(context, section: "up-next"), title: "Import: working",
-                working: "\(asking): \(done) of \(of) shows" + (minutes > 1 ? ", about \(minutes) minutes left." : "."),
+                chrome: pages.chrome(context, section: "up-next"), title: words("Import: working"),
+                working: working,
                 token: nil, kind: "", summary: "", matched: [], unmatched: [], problems: [], report: nil))
             page.refresh = 2
             return page
         case .preview(let plan):
             return try await page(context, plan: plan, token: token, report: nil)
-        case .done(let plan, let report):
+        case .done(let plan, let marked, let followed):
+            var report = words("Imported: {episodes}, {shows}.", [
+                "episodes": words.plural("{count} episode marked watched", "{count} episodes marked watched", count: marked),
+                "shows": words.plural("{count} show followed", "{count} shows followed", count: followed)])
+            if !plan.unmatched.isEmpty {
+                report += " " + words.plural("{count} show TVmaze did not find was left out.", "{count} shows TVmaze did not find were left out.",
+                                             count: plan.unmatched.count)
+            }
             return try await page(context, plan: plan, token: nil, report: report)
-        case .failed(let message):
-            throw HTTPError(.badGateway, message: message)
+        case .failed(let error, let whileKeeping):
+            throw HTTPError(.badGateway, message: whileKeeping
+                ? words("The import stopped: {error}. What was kept stays; importing again adds the rest.", ["error": error])
+                : words("TVmaze could not be asked: {error}", ["error": error]))
         }
     }
 
     private func page(_ context: ProfileRequestContext, plan: HistoryImport.Plan, token: String?, report: String?) async throws -> HTMLPage {
+        let words = pages.words(context)
         let matched = plan.matched.map { match in
-            MatchEntry(tracked: match.tracked.title, showID: match.show.id, show: match.show.name, how: match.how, episodes: match.marks.count,
-                       missing: match.unmatched.isEmpty ? nil : "\(match.unmatched.count) not on TVmaze: "
-                        + match.unmatched.prefix(5).map { Episode.code(season: $0.season, number: $0.number) }.joined(separator: ", "))
+            MatchEntry(tracked: match.tracked.title, showID: match.show.id, show: match.show.name,
+                       how: match.how == "chosen" ? words("chosen by hand") : match.how == "title" ? words("by title")
+                        : words("by {id}", ["id": match.how]),
+                       episodes: words.plural("{count} episode", "{count} episodes", count: match.marks.count),
+                       missing: match.unmatched.isEmpty ? nil : words.plural("{count} not on TVmaze: {episodes}", "{count} not on TVmaze: {episodes}",
+                                                                             count: match.unmatched.count, ["episodes": match.unmatched.prefix(5).map {
+                                                                                 Episode.code(season: $0.season, number: $0.number) }.joined(separator: ", ")]))
         }
+        let shows = words.plural("{count} show", "{count} shows", count: plan.matched.count + plan.unmatched.count)
+        let episodes = words.plural("{count} episode", "{count} episodes", count: plan.episodes)
         return try await pages.page("history-import", Model(
-            chrome: pages.chrome(context, section: "up-next"), title: report == nil ? "Import: preview" : "Import: done", working: nil, token: token,
-            kind: plan.kind.rawValue,
-            summary: "\(plan.matched.count + plan.unmatched.count) shows, \(plan.episodes) episodes found on TVmaze"
-                + (plan.unmatchedEpisodes > 0 ? ", \(plan.unmatchedEpisodes) not" : "") + ".",
-            matched: matched, unmatched: plan.unmatched.map { UnmatchedEntry(title: $0.title, episodes: $0.episodes.count) },
+            chrome: pages.chrome(context, section: "up-next"), title: report == nil ? words("Import: preview") : words("Import: done"),
+            working: nil, token: token, kind: plan.kind.rawValue,
+            summary: plan.unmatchedEpisodes > 0
+                ? words.plural("{shows}, {episodes} found on TVmaze, {count} not.", "{shows}, {episodes} found on TVmaze, {count} not.",
+                               count: plan.unmatchedEpisodes, ["shows": shows, "episodes": episodes])
+                : words("{shows}, {episodes} found on TVmaze.", ["shows": shows, "episodes": episodes]),
+            matched: matched, unmatched: plan.unmatched.map { UnmatchedEntry(title: $0.title, episodes: words.plural("{count} episode", "{count} episodes", count: $0.episodes.count)) },
             problems: plan.problems, report: report))
     }
 }
@@ -236,8 +262,8 @@ actor HistoryImportJobs {
         case matching(done: Int, of: Int)
         case preview(HistoryImport.Plan)
         case keeping(done: Int, of: Int)
-        case done(HistoryImport.Plan, String)
-        case failed(String)
+        case done(HistoryImport.Plan, marked: Int, followed: Int)
+        case failed(String, whileKeeping: Bool)
 
         var isWorking: Bool {
             switch self {

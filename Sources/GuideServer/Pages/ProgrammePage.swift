@@ -66,7 +66,8 @@ struct ProgrammePage: Sendable {
                                                  returnTo: isPanel ? Self.panelReturn(request.returnPath, programme: id) : SitePath.programme(id),
                                                  words: pages.words(context), languages: context.listingLanguages)
         if let viewer = context.viewer?.profile.id {
-            details.followedEpisode = try await followedEpisode(stored.programme, of: viewer, clock: clock, returnTo: SitePath.programme(id))
+            details.followedEpisode = try await followedEpisode(stored.programme, of: viewer, format: SeriesFormat(pages, settings, context),
+                                                             returnTo: SitePath.programme(id))
         }
         let model = await Model(chrome: pages.chrome(context, section: "guide"), title: details.title, panel: details, isPage: !isPanel)
         return try pages.page(isPanel ? "panel" : "programme", model)
@@ -83,7 +84,7 @@ extension ProgrammePage {
 
     /// The episode of a show `profile` follows that `programme` is: the show by its name (case and accents aside), the
     /// episode by the season and number the listings give; nil when the listings do not number it.
-    func followedEpisode(_ programme: Programme, of profile: ProfileID, clock: ViewerClock, returnTo: String) async throws
+    func followedEpisode(_ programme: Programme, of profile: ProfileID, format: SeriesFormat, returnTo: String) async throws
         -> ProgrammeDetails.FollowedEpisode? {
         guard let numbering = programme.numbering, let season = numbering.season, let number = numbering.episode else { return nil }
         let title = SearchText.fold(programme.title)
@@ -93,7 +94,7 @@ extension ProgrammePage {
         }
         let mark = try await watched.marks(of: show.id, by: profile)[episode.id]
         return ProgrammeDetails.FollowedEpisode(showID: show.id, episodeID: episode.id, code: episode.code, isWatched: mark != nil,
-                                                watchedOn: mark.map(clock.watched),
+                                                watchedOn: mark.map(format.watched),
                                                 returnTo: returnTo)
     }
 }

@@ -122,17 +122,19 @@ struct ShowPages: Sendable {
         let text = String((query.string("q") ?? "").prefix(100)).trimmingCharacters(in: .whitespaces)
         let page = try query.integer("page", in: 0...10_000, default: 0)
         let followed = try await episodes.followedIDs(context)
-        var model = await ListModel(chrome: pages.chrome(context, section: "shows"), title: text.isEmpty ? "All shows" : "Shows: \(text)", query: text,
+        let words = pages.words(context)
+        var model = await ListModel(chrome: pages.chrome(context, section: "shows"),
+                                    title: text.isEmpty ? words("All shows") : words("Shows: {query}", ["query": text]), query: text,
                               searched: !text.isEmpty, shows: [], page: page + 1, previousPage: nil, nextPage: nil, message: nil)
         if text.isEmpty {
             let shows = try await series.tvmaze { try await series.client.showIndex(page: page) }
             model.shows = (shows ?? []).map { Self.entry($0, followed: followed) }
             model.previousPage = page > 0 ? SitePath.shows(query: "page=\(page - 1)") : nil
             model.nextPage = shows == nil ? nil : SitePath.shows(query: "page=\(page + 1)")
-            if shows == nil { model.message = "There is no page \(page + 1) of TVmaze's index." }
+            if shows == nil { model.message = words("There is no page {page} of TVmaze's index.", ["page": words.number(page + 1)]) }
         } else {
             model.shows = try await series.tvmaze { try await series.client.searchShows(text) }.map { Self.entry($0, followed: followed) }
-            if model.shows.isEmpty { model.message = "TVmaze knows no show called “\(text)”." }
+            if model.shows.isEmpty { model.message = words("TVmaze knows no show called “{query}”.", ["query": text]) }
         }
         return try pages.page("shows", model)
     }
@@ -147,23 +149,26 @@ struct ShowPages: Sendable {
         let profile = context.viewer?.profile
         let following = if let profile { try await store.following(profile.id) } else { [FollowedShow]() }
         let mine = following.first { $0.show.id == id }
-        let clock = settings.clock(context)
+        let format = SeriesFormat(pages, settings, context)
+        let (clock, words) = (format.clock, format.words)
         let now = settings.now()
         var next: EpisodeLine?
         if let profile, mine != nil, let upcoming = try await episodes.schedule(profile, context).upcoming(at: now).first(where: { $0.followed.show.id == id }),
            let airing = upcoming.next {
-            next = EpisodeLine(airing, clock: clock, now: now)
+            next = EpisodeLine(airing, format: format, now: now)
         }
         var facts: [Fact] = []
-        if let channel = show.channel { facts.append(Fact(label: channel.isWebChannel ? "Web channel" : "Network", value: channel.name)) }
-        if let status = show.status { facts.append(Fact(label: "Status", value: status)) }
-        if let runtime = show.runtime { facts.append(Fact(label: "Runtime", value: "\(runtime) minutes")) }
-        if !show.genres.isEmpty { facts.append(Fact(label: "Genres", value: show.genres.joined(separator: ", "))) }
-        if let rating = show.rating { facts.append(Fact(label: "Rating", value: String(format: "%.1f / 10", rating))) }
-        if let premiered = show.premiered { facts.append(Fact(label: "Premiered", value: clock.civil(premiered))) }
-        if let ended = show.ended { facts.append(Fact(label: "Ended", value: clock.civil(ended))) }
+        if let channel = show.channel { facts.append(Fact(label: channel.isWebChannel ? words("Web channel") : words("Network"), value: channel.name)) }
+        if let status = show.status { facts.append(Fact(label: words("Status"), value: status)) }
+        if let runtime = show.runtime { facts.append(Fact(label: words("Runtime"), value: format.minutes(runtime))) }
+        if !show.genres.isEmpty { facts.append(Fact(label: words("Genres"), value: show.genres.joined(separator: ", "))) }
+        if let rating = show.rating { facts.append(Fact(label: words("Rating"), value: format.rating(rating))) }
+        if let premiered = show.premiered { facts.append(Fact(label: words("Premiered"), value: clock.civil(premiered))) }
+        if let ended = show.ended { facts.append(Fact(label: words("Ended"), value: clock.civil(ended))) }
         if let airs = show.airs {
-            facts.append(Fact(label: "Airs", value: "\(airs.days.joined(separator: ", ")) at \(airs.time)" + (show.timeZone.map { " (\($0.identifier))" } ?? "")))
+            // TVmaze's weekday names and its network's local time, as TVmaze writes them.
+            facts.append(Fact(label: words("Airs"), value: words("{days} at {time}", ["days": airs.days.joined(separator: ", "), "time": airs.time])
+                              + (show.timeZone.map { " (\($0.identifier))" } ?? "")))
         }
         let progress = if let profile { try await watched.progress(through: id, of: profile.id) } else { ShowProgress?.none }
         let model = await ShowModel(
@@ -173,15 +178,16 @@ struct ShowPages: Sendable {
             seasons: seasons.compactMap { season in
                 guard let number = season.number else { return nil }
                 let dates = [season.premiered, season.ended].compactMap { $0.map(clock.civil) }
-                return SeasonEntry(number: number, label: season.name ?? "Season \(number)",
-                                   episodes: season.episodeCount.map { "\($0) episodes" } ?? "", dates: dates.joined(separator: " – "))
+                return SeasonEntry(number: number, label: season.name ?? words("Season {number}", ["number": String(number)]),
+                                   episodes: season.episodeCount.map { words.plural("{count} episode", "{count} episodes", count: $0) } ?? "",
+                                   dates: dates.joined(separator: " – "))
             },
             cast: show.cast.prefix(24).compactMap(CastEntry.init),
             hasCast: !show.cast.isEmpty, next: next, tvmazeLink: show.url, returnTo: SitePath.show(id), message: nil,
-            progress: progress.map { "\($0.watched) of \($0.aired) aired episodes watched" },
+            progress: progress.map(format.progress),
             upNext: progress?.next.map { episode in
                 EpisodeLine(id: episode.id, code: episode.code, name: episode.name, time: episode.airTime(zone: show.timeZone),
-                            show: (id, show.name), clock: clock, now: now, isPremiere: episode.isPremiere)
+                            show: (id, show.name), format: format, now: now, isPremiere: episode.isPremiere)
             },
             canMark: profile != nil)
         return try pages.page("show", model)
@@ -193,20 +199,21 @@ struct ShowPages: Sendable {
         let client = series.client
         guard let show = try await series.tvmaze({ try await client.show(id) }) else { throw HTTPError(.notFound, message: "TVmaze has no show \(id).") }
         let episodes = try await series.tvmaze { try await client.episodes(ofShow: id) }
-        let clock = settings.clock(context)
+        let format = SeriesFormat(pages, settings, context)
         let now = settings.now()
         let numbers = Array(Set(episodes.compactMap(\.season))).sorted()
         let profile = context.viewer?.profile
         let marks = if let profile { try await watched.marks(of: id, by: profile.id) } else { [Int: WatchedEpisode]() }
         let lines = episodes.filter { $0.season == number }.map { episode in
             var line = EpisodeLine(id: episode.id, code: episode.code, name: episode.name, time: episode.airTime(zone: show.timeZone),
-                                   show: (id, show.name), clock: clock, now: now, isPremiere: episode.number == 1)
+                                   show: (id, show.name), format: format, now: now, isPremiere: episode.number == 1)
             line.isWatched = marks[episode.id] != nil
-            line.watchedOn = marks[episode.id].map(clock.watched)
+            line.watchedOn = marks[episode.id].map(format.watched)
             return line
         }
         guard !lines.isEmpty else { throw HTTPError(.notFound, message: "\(show.name) has no season \(number) on TVmaze.") }
-        return try await pages.page("season", SeasonModel(chrome: pages.chrome(context, section: "shows"), title: "\(show.name): season \(number)",
+        return try await pages.page("season", SeasonModel(chrome: pages.chrome(context, section: "shows"),
+                                                   title: format.words("{show}: season {number}", ["show": show.name, "number": String(number)]),
                                                    showID: id, showName: show.name, season: number, episodes: lines,
                                                    seasons: numbers.map { SeasonLink(number: $0, isCurrent: $0 == number) },
                                                    canMark: profile != nil, returnTo: SitePath.season(id, number)))

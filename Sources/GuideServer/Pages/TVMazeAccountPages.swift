@@ -42,18 +42,18 @@ struct TVMazeAccountPages: Sendable {
     }
 
     /// The profile's account for its history page; nil when it has none.
-    func entry(of profile: ProfileID, clock: ViewerClock) async throws -> Entry? {
+    func entry(of profile: ProfileID, clock: ViewerClock, words: Localizer) async throws -> Entry? {
         guard let account = try await sync.accounts.tvmazeAccount(of: profile) else { return nil }
         let syncing = await runner.isRunning(profile)
         let failed = account.succeeded == false
         let status = if syncing {
-            "Syncing now: reload the page in a moment."
+            words("Syncing now: reload the page in a moment.")
         } else if failed {
-            "The last sync failed: \(account.outcome ?? "")."
+            words("The last sync failed: {outcome}.", ["outcome": account.outcome ?? ""])
         } else if let synced = account.syncedAt {
-            "Last synced \(clock.date(synced)) \(clock.time(synced)): \(account.outcome ?? "")."
+            words("Last synced {date} {time}: {outcome}.", ["date": clock.date(synced), "time": clock.time(synced), "outcome": account.outcome ?? ""])
         } else {
-            "Not synced yet."
+            words("Not synced yet.")
         }
         return Entry(username: account.username, premium: account.premium > 0, status: status, failed: failed, syncing: syncing)
     }

@@ -48,7 +48,8 @@ struct UpcomingPage: Sendable {
 
     func render(_ request: Request, _ context: ProfileRequestContext) async throws -> HTMLPage {
         let profile = context.profile
-        let clock = settings.clock(context)
+        let format = SeriesFormat(pages, settings, context)
+        let (clock, words) = (format.clock, format.words)
         let now = settings.now()
         let schedule = try await episodes.schedule(profile, context)
         let snapshot = try await directory.snapshot()
@@ -58,19 +59,19 @@ struct UpcomingPage: Sendable {
             let listings = try await ListingMatches.airings(of: show.name, in: store, after: now).map { stored in
                 let programme = stored.programme
                 return ListingEntry(
-                    id: stored.id.rawValue, when: "\(clock.date(programme.start)) \(clock.time(programme.start))",
+                    id: stored.id.rawValue, when: words("{date} {time}", ["date": clock.date(programme.start), "time": clock.time(programme.start)]),
                     channel: snapshot.channel(programme.channel)?.name ?? programme.channel.rawValue, episode: programme.episodeLabel,
                     isThisEpisode: ListingMatches.isEpisode(programme, season: upcoming.next?.episode.season,
                                                             number: upcoming.next?.episode.number) ?? false)
             }
             entries.append(Entry(showID: show.id, name: show.name, channel: show.channel?.name, image: SeriesServices.image(show.image),
-                                 next: upcoming.next.map { EpisodeLine($0, clock: clock, now: now) },
-                                 state: upcoming.state == .ended ? "Ended" : upcoming.state == .noDate ? "No date announced" : nil,
+                                 next: upcoming.next.map { EpisodeLine($0, format: format, now: now) },
+                                 state: upcoming.state == .ended ? words("Ended") : upcoming.state == .noDate ? words("No date announced") : nil,
                                  reminders: upcoming.followed.reminders, listings: listings, hasListings: !listings.isEmpty))
         }
         let shift = schedule.settings.shiftMinutes
         return try await pages.page("upcoming", Model(
-            chrome: pages.chrome(context, section: "upcoming"), title: "Upcoming", shows: entries, isEmpty: entries.isEmpty,
-            zone: clock.zone.identifier, shift: shift == 0 ? nil : "Times are shifted by \(shift) minutes (Settings)."))
+            chrome: pages.chrome(context, section: "upcoming"), title: words("Upcoming"), shows: entries, isEmpty: entries.isEmpty,
+            zone: clock.zone.identifier, shift: shift == 0 ? nil : words.plural("Times are shifted by {count} minute (Settings).", "Times are shifted by {count} minutes (Settings).", count: shift)))
     }
 }

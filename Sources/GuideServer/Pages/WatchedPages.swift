@@ -39,8 +39,8 @@ struct WatchedPages: Sendable {
     struct HistoryModel: PageModel {
         var chrome: Chrome
         var title: String
-        var shows: Int
-        var episodes: Int
+        /// "3 shows followed or watched, 120 episodes marked watched."
+        var counts: String
         var tvmaze: TVMazeAccountPages.Entry?
     }
 
@@ -49,10 +49,14 @@ struct WatchedPages: Sendable {
         routes.profile.get(.upNext) { request, context in try await upNext(request, context) }
         routes.profile.get(.history) { _, context in
             let document = try await HistoryExport(store: watched.store).document(of: context.profile.id, at: settings.now())
-            return try await pages.page("history", HistoryModel(chrome: pages.chrome(context, section: "up-next"), title: "Your history",
-                                                               shows: document.shows.count,
-                                                               episodes: document.shows.reduce(0) { $0 + $1.episodes.count },
-                                                               tvmaze: try await accounts.entry(of: context.profile.id, clock: settings.clock(context))))
+            let words = pages.words(context)
+            let episodes = document.shows.reduce(0) { $0 + $1.episodes.count }
+            return try await pages.page("history", HistoryModel(
+                chrome: pages.chrome(context, section: "up-next"), title: words("Your history"),
+                counts: words("{shows}, {episodes}.", [
+                    "shows": words.plural("{count} show followed or watched", "{count} shows followed or watched", count: document.shows.count),
+                    "episodes": words.plural("{count} episode marked watched", "{count} episodes marked watched", count: episodes)]),
+                tvmaze: try await accounts.entry(of: context.profile.id, clock: settings.clock(context), words: words)))
         }
         routes.profile.get(.historyJSON) { _, context in try await export(context, csv: false) }
         routes.profile.get(.historyCSV) { _, context in try await export(context, csv: true) }
@@ -76,24 +80,27 @@ struct WatchedPages: Sendable {
     }
 
     func upNext(_ request: Request, _ context: ProfileRequestContext) async throws -> HTMLPage {
-        let clock = settings.clock(context)
+        let format = SeriesFormat(pages, settings, context)
+        let words = format.words
         let now = settings.now()
         let entries = try await watched.progress(of: context.profile.id).map { progress in
             let show = progress.show
             let next = progress.next.map { episode in
                 EpisodeLine(id: episode.id, code: episode.code, name: episode.name, time: episode.airTime(zone: show.timeZone),
-                            show: (show.id, show.name), clock: clock, now: now, isPremiere: episode.isPremiere)
+                            show: (show.id, show.name), format: format, now: now, isPremiere: episode.isPremiere)
             }
             return Entry(showID: show.id, name: show.name, image: SeriesServices.image(show.image), next: next,
-                         progress: "\(progress.watched) of \(progress.aired) aired episodes watched",
+                         progress: format.progress(progress),
                          percent: progress.aired == 0 ? 0 : progress.watched * 100 / progress.aired,
-                         lastWatched: progress.lastWatched.map { "Last watched \(clock.date($0))" },
+                         lastWatched: progress.lastWatched.map { words("Last watched {date}", ["date": format.clock.date($0)]) },
                          newEpisodes: progress.newSinceLastWatched > 0 && progress.watched > 0
-                            ? "\(progress.newSinceLastWatched) new since" : nil,
-                         specials: progress.specialsAired > 0 ? "Specials: \(progress.specialsWatched) of \(progress.specialsAired)" : nil,
+                            ? words.plural("{count} new since", "{count} new since", count: progress.newSinceLastWatched) : nil,
+                         specials: progress.specialsAired > 0
+                            ? words("Specials: {watched} of {aired}", ["watched": words.number(progress.specialsWatched),
+                                                                       "aired": words.number(progress.specialsAired)]) : nil,
                          returnTo: SitePath.upNext())
         }
-        return try await pages.page("up-next", Model(chrome: pages.chrome(context, section: "up-next"), title: "Up next", shows: entries,
+        return try await pages.page("up-next", Model(chrome: pages.chrome(context, section: "up-next"), title: words("Up next"), shows: entries,
                                                      isEmpty: entries.isEmpty))
     }
 }

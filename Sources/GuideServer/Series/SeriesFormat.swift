@@ -4,24 +4,48 @@ import GuideStore
 import Hummingbird
 import TVMaze
 
-extension ViewerClock {
-    /// "Tue 25 Jun 2013".
-    func civil(_ day: CivilDate) -> String {
-        "\(Self.weekdays[day.weekday]) \(day.day) \(Self.months[day.month - 1]) \(day.year)"
+/// How the series pages write what they show, in the viewer's words and clock.
+struct SeriesFormat: Sendable {
+    let clock: ViewerClock
+    let words: Localizer
+
+    init(_ pages: Pages, _ settings: ServerSettings, _ context: some GuideContext) {
+        (clock, words) = (settings.clock(context), pages.words(context))
     }
 
     /// When something airs, for the viewer: "Tue 25 Jun 2013, 03:00", "Fri 1 Mar 2024, all day", "no date announced".
     func airs(_ time: AirTime) -> String {
         switch time {
-        case .instant(let instant): "\(civil(CivilDate(instant, in: zone))), \(self.time(instant))"
-        case .day(let day): "\(civil(day)), all day"
-        case .unknown: "no date announced"
+        case .instant(let instant): words("{date}, {time}", ["date": clock.civil(CivilDate(instant, in: clock.zone)), "time": clock.time(instant)])
+        case .day(let day): words("{date}, all day", ["date": clock.civil(day)])
+        case .unknown: words("no date announced")
         }
     }
 
     /// When the viewer watched an episode: "Watched Sun 1 Dec 2013", or "Watched" when the time is not known.
     func watched(_ mark: WatchedEpisode) -> String {
-        mark.watchedAt.map { "Watched \(date($0))" } ?? "Watched"
+        mark.watchedAt.map { words("Watched {date}", ["date": clock.date($0)]) } ?? words("Watched")
+    }
+
+    /// An episode without a name: "Episode 1234".
+    func unnamed(_ id: Int) -> String {
+        words("Episode {id}", ["id": String(id)])
+    }
+
+    /// "7.5 / 10" as the locale writes the decimal.
+    func rating(_ rating: Double) -> String {
+        words("{rating} / 10", ["rating": rating.formatted(.number.precision(.fractionLength(1)).locale(words.locale))])
+    }
+
+    /// "3 of 10 aired episodes watched".
+    func progress(_ progress: ShowProgress) -> String {
+        words.plural("{watched} of {count} aired episode watched", "{watched} of {count} aired episodes watched", count: progress.aired,
+                     ["watched": words.number(progress.watched)])
+    }
+
+    /// "60 minutes".
+    func minutes(_ minutes: Int) -> String {
+        words.plural("{count} minute", "{count} minutes", count: minutes)
     }
 }
 
@@ -37,23 +61,23 @@ struct EpisodeLine: Sendable {
     var isPremiere: Bool
     var hasTime: Bool
 
-    init(id: Int, code: String, name: String?, time: AirTime, show: (id: Int, name: String), clock: ViewerClock, now: Date,
+    init(id: Int, code: String, name: String?, time: AirTime, show: (id: Int, name: String), format: SeriesFormat, now: Date,
          isPremiere: Bool) {
         self.id = id
         self.code = code
-        self.name = name ?? "Episode \(id)"
-        airs = clock.airs(time)
+        self.name = name ?? format.unnamed(id)
+        airs = format.airs(time)
         showID = show.id
         showName = show.name
-        isPast = !time.isUpcoming(after: now, in: clock.zone) && time != .unknown
+        isPast = !time.isUpcoming(after: now, in: format.clock.zone) && time != .unknown
         self.isPremiere = isPremiere
         hasTime = time.instant != nil
     }
 
-    init(_ airing: Airing, clock: ViewerClock, now: Date) {
+    init(_ airing: Airing, format: SeriesFormat, now: Date) {
         self.init(id: airing.episode.id, code: airing.episode.code, name: airing.episode.name, time: airing.time,
-                  show: (airing.show.id, airing.show.name), clock: clock, now: now, isPremiere: airing.episode.isPremiere)
-        time = airing.time.instant.map(clock.time) ?? "all day"
+                  show: (airing.show.id, airing.show.name), format: format, now: now, isPremiere: airing.episode.isPremiere)
+        time = airing.time.instant.map(format.clock.time) ?? format.words("all day")
     }
 
     /// The time alone ("03:00", "all day"), for calendar days.
