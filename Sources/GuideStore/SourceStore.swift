@@ -72,11 +72,16 @@ public struct ChannelHealth: Sendable, Codable, Equatable {
     }
 
     /// "ends in 14 h", "ends in 3 days", "ended 2 h ago", "no listings ahead".
-    public func ending(from instant: Date) -> String {
-        guard let listingsEnd else { return "no listings ahead" }
-        let hours = Int((listingsEnd.timeIntervalSince(instant) / 3600).rounded())
-        if hours < 0 { return -hours < 48 ? "ended \(-hours) h ago" : "ended \(-hours / 24) days ago" }
-        return hours < 48 ? "ends in \(hours) h" : "ends in \(hours / 24) days"
+    public func ending(from instant: Date, words: Localizer = .english) -> String {
+        guard let listingsEnd else { return words("no listings ahead") }
+        // Whole hours, rounded, within what an Int holds whatever the dates.
+        let hours = Int(max(-1e9, min(1e9, (listingsEnd.timeIntervalSince(instant) / 3600).rounded())))
+        if hours < 0 {
+            return -hours < 48 ? words.plural("ended {count} h ago", "ended {count} h ago", count: -hours)
+                : words.plural("ended {count} day ago", "ended {count} days ago", count: -hours / 24)
+        }
+        return hours < 48 ? words.plural("ends in {count} h", "ends in {count} h", count: hours)
+            : words.plural("ends in {count} day", "ends in {count} days", count: hours / 24)
     }
 }
 

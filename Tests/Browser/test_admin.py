@@ -84,17 +84,18 @@ class SourceTests(OwnServer, Forms, unittest.TestCase):
             By.CSS_SELECTOR, "#refresh-progress li[data-source=drip][data-phase=imported]"))
         WebDriverWait(driver, 10).until(lambda d: re.search(
             r"\d+ programmes, 0\.5 MB", self.live_text("tr[data-source=drip]")))
-        self.assertIn("Last refresh: 1 of 1 downloads done", self.live_text("#refresh-progress .progress-summary"))
+        self.assertIn("Last refresh: 1 of 1 download done", self.live_text("#refresh-progress .progress-summary"))
         # Its channels: dropping all on the page is one click, and saving keeps the choice.
         driver.get(self.server.url("/admin/source?name=drip"))
-        offered, kept = map(int, re.match(r"^(\d+) channels offered, (\d+) kept", driver.find_element(By.ID, "channel-summary").text).groups())
+        summary = re.match(r"^([\d,]+) channels offered, ([\d,]+) kept", driver.find_element(By.ID, "channel-summary").text)
+        offered, kept = (int(number.replace(",", "")) for number in summary.groups())
         on_page = [box for box in driver.find_elements(By.CSS_SELECTOR, "input[name=keep]") if box.is_selected()]
         self.assertGreater(len(on_page), 0)
         driver.find_element(By.CSS_SELECTOR, "button[data-check=none]").click()
         self.assertFalse(any(box.is_selected() for box in driver.find_elements(By.CSS_SELECTOR, "input[name=keep]")))
         self.submit(driver.find_element(By.CSS_SELECTOR, "form.source-channels button.button[type=submit]"))
         self.assertIn("Saved", driver.find_element(By.ID, "source-message").text)
-        self.assertIn("%d channels offered, %d kept" % (offered, kept - len(on_page)), driver.find_element(By.ID, "channel-summary").text)
+        self.assertIn("{:,} channels offered, {:,} kept".format(offered, kept - len(on_page)), driver.find_element(By.ID, "channel-summary").text)
         # Health lists the source and its last refresh.
         driver.get(self.server.url("/admin/health"))
         self.assertRegex(driver.find_element(By.CSS_SELECTOR, "#source-health tr[data-source=drip]").text, r"\d+ programmes")

@@ -127,6 +127,31 @@ class LanguageTests(Forms, unittest.TestCase):
         driver.switch_to.active_element.send_keys(Keys.ARROW_LEFT)
         self.assertGreater(int(driver.switch_to.active_element.get_attribute("data-start")), start)
 
+    def test_the_admin_and_series_pages_leave_no_english(self):
+        # Every page an admin and a follower of shows open, in German and in Hebrew: with a source of its own (added
+        # through the page, in the language), a token and a feed, so their tables and messages are there too.
+        for code in ("de", "he"):
+            with self.subTest(language=code):
+                self.driver = driver = browser(1280, 800, languages=LANGUAGES[code][0])
+                self.addCleanup(driver.quit)
+                translations = catalog(code)
+                self.sign_in_admin()
+                self.open(driver, "/admin/sources")
+                if not driver.find_elements(By.CSS_SELECTOR, "tr[data-source='tv-%s']" % code):
+                    driver.find_element(By.ID, "source-name").send_keys("tv-" + code)
+                    driver.find_element(By.ID, "source-location").send_keys("/nonexistent/guide-%s.xml" % code)
+                    driver.find_element(By.CSS_SELECTOR, "input[name=refresh]").click()
+                    self.submit(driver.find_element(By.CSS_SELECTOR, "form.stacked button[type=submit]"))
+                    self.assertEqual(english_left(driver, translations), [], "the message of an added source in %s" % code)
+                pages = ["/admin", "/admin/sources", "/admin/source?name=tv-" + code, "/admin/health", "/admin/health?all=1",
+                         "/admin/channels", "/admin/feeds", "/admin/recorder", "/admin/boxes", "/admin/grabbers",
+                         "/admin/schedules-direct", "/settings", "/reminders", "/recordings", "/upcoming",
+                         "/calendar?view=month&date=2026-02-15", "/calendar?view=week&date=2026-02-15", "/up-next", "/history"]
+                for page in pages:
+                    self.open(driver, page)
+                    self.assertEqual(driver.find_element(By.TAG_NAME, "html").get_attribute("lang"), code, page + driver.find_element(By.TAG_NAME, "body").text[:600])
+                    self.assertEqual(english_left(driver, translations), [], "%s in %s" % (page, code))
+
     def test_a_profiles_language_beats_the_browsers(self):
         self.driver = browser(1280, 800, languages="de-DE,de")
         self.addCleanup(self.driver.quit)

@@ -28,7 +28,18 @@ from tvguide_server import ROOT, BINARY
 LISTINGS = "tvguide-listings-v1"
 
 
+# A grabber that takes 8 seconds to say what it is: the grabbers page waits for it, longer than the worker's wait.
+SLOW_GRABBERS = tempfile.mkdtemp(prefix="tvguide-slow-grabber-")
+with open(os.path.join(SLOW_GRABBERS, "tv_grab_zz_slow"), "w") as script:
+    script.write('#!/bin/sh\ncase "$1" in --description) sleep 8; echo "A slow grabber";; --capabilities) echo baseline;; esac\n')
+os.chmod(os.path.join(SLOW_GRABBERS, "tv_grab_zz_slow"), 0o755)
+
+
 class OfflineTests(OwnServer, Forms, unittest.TestCase):
+    @classmethod
+    def serve_options(cls):
+        return ["--grabber-path", SLOW_GRABBERS]
+
     def setUp(self):
         self.network(offline=False)
 
@@ -106,6 +117,18 @@ class OfflineTests(OwnServer, Forms, unittest.TestCase):
         parsed = driver.execute_cdp_cmd("Page.getAppManifest", {})
         self.assertEqual(parsed.get("errors"), [], parsed.get("errors"))
         self.assertEqual(driver.execute_cdp_cmd("Page.getInstallabilityErrors", {})["installabilityErrors"], [])
+
+    def test_slow_page_with_nothing_kept_waits_for_the_server(self):
+        # The worker answers from its copy when the server is slow; a page it keeps nothing of (an admin's) still
+        # gets the server's answer, however long it takes, rather than the browser's "can't be reached".
+        driver = self.driver
+        self.sign_in_admin()
+        driver.get(self.server.url("/now"))
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
+        started = time.monotonic()
+        driver.get(self.server.url("/admin/grabbers"))
+        self.assertGreater(time.monotonic() - started, 6)
+        self.assertIn("A slow grabber", driver.find_element(By.CSS_SELECTOR, "tr[data-grabber='tv_grab_zz_slow']").text)
 
     def test_offline_the_grid_the_now_page_and_details_come_from_the_copy(self):
         driver = self.driver

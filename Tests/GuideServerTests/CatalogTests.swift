@@ -12,14 +12,6 @@ import Testing
         .deletingLastPathComponent().appendingPathComponent("Sources")
     static let templates = sources.appendingPathComponent("GuideServer/Resources/templates")
 
-    /// Templates not translated yet, each with English left in it: the list only shrinks (the test fails when one
-    /// on it has no English left, so it is taken off).
-    static let untranslatedTemplates: Set<String> = [
-        "admin", "boxes", "channel-admin", "feeds", "grabber", "grabbers", "health",
-        "recorder", "schedules-direct",
-        "source", "sources",
-    ]
-
     /// Every text the code asks for: the templates' blocks and the Swift sources' `words("...")` and
     /// `words.plural("...", "...", count:)`.
     static func used() throws -> [(key: String, plural: String?)] {
@@ -37,6 +29,9 @@ import Testing
             for match in text.matches(of: plural) {
                 found.append((unescape(match.output[1].substring ?? ""), unescape(match.output[2].substring ?? "")))
             }
+            // Only `words("...")` and `words.plural("...", "...")` are read: a text asked for any other way is never translated.
+            #expect(!text.contains(".words(context)(") && !text.contains(".words(context).plural("),
+                    "\(file.lastPathComponent) asks pages.words(context) directly: name it words first, so the catalogs find its texts")
             for match in text.matches(of: single) {
                 let key = unescape(match.output[1].substring ?? "")
                 #expect(!key.contains(#"\("#), "words(\"\(key)\") interpolates: name the value instead, {like} this (\(file.lastPathComponent))")
@@ -97,11 +92,7 @@ import Testing
         for file in try FileManager.default.contentsOfDirectory(atPath: Self.templates.path).sorted() where file.hasSuffix(".mustache") {
             let name = String(file.dropLast(".mustache".count))
             let left = TemplateText.untranslated(try String(contentsOf: Self.templates.appendingPathComponent(file), encoding: .utf8))
-            if Self.untranslatedTemplates.contains(name) {
-                #expect(!left.isEmpty, "\(name) has no English left: take it off the untranslated list")
-            } else {
-                #expect(left == [], "\(name) leaves English outside {{#t}} blocks")
-            }
+            #expect(left == [], "\(name) leaves English outside {{#t}} blocks")
         }
     }
 
@@ -188,6 +179,26 @@ import Testing
             #expect(hebrew.contains("נמצאה תוכנית אחת."))
             let american = String(buffer: try await jar.send(client, "/programmes/1", headers: [.acceptLanguage: "en-US"]).body)
             #expect(american.contains("8:00") && american.contains("PM"))
+            // What the scripts write comes with the page, in its language: Hebrew's three plural forms among them.
+            let words = try #require(hebrew.firstMatch(of: /data-words="([^"]*)"/)).output.1
+            let json = words.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#123;", with: "{")
+                .replacingOccurrences(of: "&#125;", with: "}").replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&amp;", with: "&")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+            #expect(object["@plurals"] as? [String] == ["one", "two", "other"])
+            #expect(object["Offline - listings as of {time}"] as? String == "לא מקוון - לוח שידורים נכון ל-{time}")
+            #expect((object["{count} min left"] as? [String])?.count == 3)
         }
+    }
+
+    @Test func everyTextTheScriptsSayIsSentToThePages() throws {
+        let english = Set(ScriptWords.texts(.english).compactMap { ($0 as? String) ?? ($0 as? [String])?.first })
+        let folder = Self.sources.appendingPathComponent("GuideServer/Resources/static")
+        var said: [String] = []
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".js") {
+            let script = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            said += script.matches(of: /\b(?:say|sayCount)\("((?:[^"\\]|\\.)*)"/).map { String($0.output.1) }
+        }
+        #expect(said.count > 15)
+        #expect(said.filter { !english.contains($0) } == [], "a text a script says is missing from ScriptWords")
     }
 }

@@ -19,7 +19,7 @@ import Testing
             let admin = try await AccountTests.admin(client)
             // A group by ids and names, in the admin's order; a line naming no channel keeps what was typed.
             let wrong = try await admin.send(client, "/admin/channels/groups", method: .post, form: ["name": "Evening", "channels": "bbc1.uk\nNo Such TV"])
-            #expect(wrong.status == .badRequest && String(buffer: wrong.body).contains("No channel is called &quot;No Such TV&quot;"))
+            #expect(wrong.status == .badRequest && String(buffer: wrong.body).contains("No channel is called “No Such TV”"))
             #expect(String(buffer: wrong.body).contains("bbc1.uk\nNo Such TV</textarea>"))
             let saved = try await admin.send(client, "/admin/channels/groups", method: .post, form: ["name": "Evening", "channels": "channel 5\nbbc1.uk"])
             #expect(saved.status == .ok && String(buffer: saved.body).contains("Saved the group Evening (2 channels)."))

@@ -31,7 +31,8 @@ struct BoxPresetPages: Sendable {
 
     func page(_ context: AdminRequestContext, message: String? = nil, isError: Bool = false,
               status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
-        let model = await Model(chrome: pages.chrome(context, section: "admin"), title: "Your own boxes", message: message, isError: isError)
+        let words = pages.words(context)
+        let model = await Model(chrome: pages.chrome(context, section: "admin"), title: words("Your own boxes"), message: message, isError: isError)
         return try pages.page("boxes", model, status: status)
     }
 
@@ -55,13 +56,14 @@ struct BoxPresetPages: Sendable {
         let form = try await Enigma2Form(request, context)
         let base = "http://\(form.host.contains(":") ? "[\(form.host)]" : form.host)" + (form.port == 80 ? "" : ":\(form.port)")
         let credentials = form.username.map { HTTPCredentials(username: $0, password: form.password ?? "") }
+        let words = pages.words(context)
         let bouquet: (name: String, location: String)
         do {
             bouquet = try await OpenWebifGuide(transport: feeds, credentials: credentials).bouquet(at: base, named: form.bouquet)
         } catch let error as IngestError {
-            return try await page(context, message: "Could not read the receiver's bouquets: \(error)", isError: true, status: .badGateway)
+            return try await page(context, message: words("Could not read the receiver's bouquets: {error}", ["error": String(describing: error)]), isError: true, status: .badGateway)
         } catch {
-            return try await page(context, message: "Could not reach the receiver at \(base): \(error)", isError: true, status: .badGateway)
+            return try await page(context, message: words("Could not reach the receiver at {address}: {error}", ["address": base, "error": String(describing: error)]), isError: true, status: .badGateway)
         }
         let definition = SourceDefinition(name: SourceName(form.name ?? "Enigma2 \(bouquet.name)"), format: .openwebif, location: bouquet.location)
         return try await add(definition, credentials: credentials, context)
@@ -69,18 +71,20 @@ struct BoxPresetPages: Sendable {
 
     /// Adds the source the preset made (with the password its server asks for, if any) and starts fetching it.
     private func add(_ definition: SourceDefinition, credentials: HTTPCredentials?, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let words = pages.words(context)
         do {
             if let problem = definition.problem { throw StoreError(.invalid, problem) }
             try await store.addSource(definition)
         } catch let error as StoreError {
-            return try await page(context, message: "Could not add \(definition.name): \(error.message)", isError: true, status: .badRequest)
+            return try await page(context, message: words("Could not add {name}: {error}", ["name": definition.name.rawValue, "error": error.message]), isError: true, status: .badRequest)
         }
         if let credentials {
             try await store.setSourceCredentials(String(decoding: try JSONEncoder().encode(credentials), as: UTF8.self), of: definition.name)
         }
         _ = try? await scheduler.start([definition.name])
-        return try await page(context, message: "Added \(definition.name) (\(definition.location)); fetching its listings now. "
-                              + "The sources page shows how it goes, and its page its channels.")
+        return try await page(context, message: words(
+            "Added {name} ({location}); fetching its listings now. The sources page shows how it goes, and its page its channels.",
+            ["name": definition.name.rawValue, "location": definition.location]))
     }
 }
 

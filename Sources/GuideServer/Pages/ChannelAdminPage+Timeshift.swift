@@ -17,6 +17,7 @@ extension ChannelAdminPage {
 
     /// `base` (a channel's id or name), `offset` (minutes), `name`, and optionally `number`, `logo` and `id`.
     func saveTimeshift(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let words = pages.words(context)
         let failed = { (message: String) in
             try await render(request, context, query: "", message: message, isError: true, status: .badRequest)
         }
@@ -30,39 +31,42 @@ extension ChannelAdminPage {
         let defined = try await store.timeshiftChannels()
         let typed = form.base
         guard let base = snapshot.channel(ChannelID(typed)) ?? snapshot.channels.first(where: { SearchText.fold($0.name) == SearchText.fold(typed) }) else {
-            return try await failed("No channel is called \"\(typed)\": give the id or name of a channel with listings to shift.")
+            return try await failed(words("No channel is called “{name}”: give the id or name of a channel with listings to shift.", ["name": typed]))
         }
         guard !defined.contains(where: { $0.id == base.id }) else {
-            return try await failed("\(base.name) is a timeshift channel itself: shift the channel it shows instead.")
+            return try await failed(words("{channel} is a timeshift channel itself: shift the channel it shows instead.", ["channel": base.name]))
         }
         let offset = form.offset
-        guard offset != 0 else { return try await failed("A timeshift channel is 1 to 1,440 minutes later (or, negative, earlier).") }
+        guard offset != 0 else { return try await failed(words("A timeshift channel is 1 to 1,440 minutes later (or, negative, earlier).")) }
         let logo = form.logo
         if let logo, !ChannelLogos.isWeb(logo) {
-            return try await failed("A logo is an http or https address of an image (at most 1,024 characters).")
+            return try await failed(words("A logo is an http or https address of an image (at most 1,024 characters)."))
         }
         let name = form.name ?? "\(base.name) \(TimeshiftChannel.label(offset))"
         let id = form.id ?? TimeshiftChannel.defaultID(base: base.id, offsetMinutes: offset)
-        guard name.count <= 200, id.rawValue.utf8.count <= 200 else { return try await failed("A name or id has at most 200 characters.") }
+        guard name.count <= 200, id.rawValue.utf8.count <= 200 else { return try await failed(words("A name or id has at most 200 characters.")) }
         if snapshot.channel(id) != nil, !defined.contains(where: { $0.id == id }) {
-            return try await failed("\(id) is a channel from the listings already: give the timeshift channel another id.")
+            return try await failed(words("{id} is a channel from the listings already: give the timeshift channel another id.", ["id": id.rawValue]))
         }
         let channel = TimeshiftChannel(id: id, base: base.id, offsetMinutes: offset, name: name, number: form.number, logo: logo)
         do {
             try await store.saveTimeshiftChannel(channel)
         } catch let error as StoreError where error.code == .invalid {
-            return try await failed("Not saved: \(error.message).")
+            return try await failed(words("Not saved: {error}.", ["error": error.message]))
         }
         let made = try await TimeshiftChannels(store: store).rebuild()
         return try await render(request, context, query: "",
-                                message: "\(name) shows the programmes of \(base.name) \(TimeshiftChannel.label(offset)): \(made?.programmes ?? 0) now.")
+                                message: words.plural("{name} shows the programmes of {channel} {offset}: {count} now.",
+                                                      "{name} shows the programmes of {channel} {offset}: {count} now.", count: made?.programmes ?? 0,
+                                                      ["name": name, "channel": base.name, "offset": TimeshiftChannel.label(offset)]))
     }
 
     func removeTimeshift(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let words = pages.words(context)
         let id = try await TimeshiftForm(request, context).id ?? ChannelID("")
         try await store.removeTimeshiftChannel(id)
         try await TimeshiftChannels(store: store).rebuild()
-        return try await render(request, context, query: "", message: "Removed the timeshift channel \(id).")
+        return try await render(request, context, query: "", message: words("Removed the timeshift channel {id}.", ["id": id.rawValue]))
     }
 }
 

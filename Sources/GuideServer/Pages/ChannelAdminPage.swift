@@ -74,28 +74,31 @@ struct ChannelAdminPage: Sendable {
             for group in snapshot.playlist[channel.id]?.groups ?? [] where seen.insert(group).inserted { playlistGroups.append(group) }
         }
         let groupNames = snapshot.groups.map(\.name) + playlistGroups
-        let words = SearchText.fold(query)
-        let matching = words.isEmpty ? snapshot.channels : snapshot.channels.filter {
-            SearchText.fold($0.name + " " + $0.id.rawValue).contains(words)
+        let folded = SearchText.fold(query)
+        let matching = folded.isEmpty ? snapshot.channels : snapshot.channels.filter {
+            SearchText.fold($0.name + " " + $0.id.rawValue).contains(folded)
         }
+        let words = pages.words(context)
         let model = await Model(
-            chrome: pages.chrome(context, section: "admin"), title: "Channels", query: query,
+            chrome: pages.chrome(context, section: "admin"), title: words("Channels"), query: query,
             channels: matching.prefix(Self.shown).map { channel in
                 Entry(id: channel.id.rawValue, name: channel.name, number: channel.number, logo: ChannelLogos.address(of: channel),
                       chosenLogo: snapshot.chosenLogos[channel.id],
                       groups: snapshot.playlist[channel.id]?.groups.joined(separator: ", ") ?? "")
             },
-            summary: matching.count > Self.shown ? "The first \(Self.shown) of \(matching.count) channels: search to narrow them down."
-                : "\(matching.count) channels.",
+            summary: matching.count > Self.shown
+                ? words("The first {shown} of {count} channels: search to narrow them down.", ["shown": words.number(Self.shown),
+                                                                                                 "count": words.number(matching.count)])
+                : words.plural("{count} channel.", "{count} channels.", count: matching.count),
             message: message, isError: isError,
             groups: snapshot.groups.map { group in
                 GroupEntry(name: group.name, count: group.channels.count,
                            channels: group.channels.prefix(8).map { snapshot.channel($0)?.name ?? $0.rawValue }.joined(separator: ", ")
-                               + (group.channels.count > 8 ? " and \(group.channels.count - 8) more" : ""),
+                               + (group.channels.count > 8 ? " " + words.plural("and {count} more", "and {count} more", count: group.channels.count - 8) : ""),
                            isGuests: snapshot.guestGroup == group.name,
                            editLink: SitePath.adminChannels(query: "edit=" + SitePath.encoded(group.name)))
             },
-            guestChoices: [Choice(value: "", label: "Every channel", isSelected: snapshot.guestGroup == nil)]
+            guestChoices: [Choice(value: "", label: words("Every channel"), isSelected: snapshot.guestGroup == nil)]
                 + groupNames.prefix(250).map { Choice(value: $0, label: $0, isSelected: snapshot.guestGroup == $0) },
             editName: edited?.0 ?? "", editChannels: edited?.1 ?? "",
             timeshifts: try await store.timeshiftChannels().map { shift in
@@ -110,17 +113,19 @@ struct ChannelAdminPage: Sendable {
     private func setLogo(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await ChannelLogoForm(request, context)
         let query = form.query
+        let words = pages.words(context)
         guard let id = form.channel, let channel = try await directory.snapshot().channel(id) else {
-            return try await render(request, context, query: query, message: "No such channel.", isError: true, status: .badRequest)
+            return try await render(request, context, query: query, message: words("No such channel."), isError: true, status: .badRequest)
         }
         let logo = form.logo
         if let logo, !ChannelLogos.isWeb(logo) || URL(string: logo)?.host == nil {
-            return try await render(request, context, query: query, message: "A logo is an http or https address of an image (at most 1,024 characters).",
+            return try await render(request, context, query: query, message: words("A logo is an http or https address of an image (at most 1,024 characters)."),
                                     isError: true, status: .badRequest)
         }
         try await store.setChannelLogo(logo, of: channel.id)
         return try await render(request, context, query: query,
-                                message: logo == nil ? "\(channel.name) shows its sources' logo again." : "\(channel.name) shows the chosen logo.")
+                                message: logo == nil ? words("{channel} shows its sources' logo again.", ["channel": channel.name])
+                                    : words("{channel} shows the chosen logo.", ["channel": channel.name]))
     }
 
     /// Makes a group, or replaces the one of its name: `name`, and `channels`, one per line, each a channel's id or
@@ -140,33 +145,40 @@ struct ChannelAdminPage: Sendable {
                 unknown.append(line)
             }
         }
+        let words = pages.words(context)
         let failed = { (message: String) in
             try await render(request, context, query: "", message: message, isError: true, status: .badRequest, editing: (name, typed))
         }
         guard unknown.isEmpty else {
-            return try await failed("No channel is called \(unknown.prefix(5).map { "\"\($0)\"" }.joined(separator: ", "))"
-                                    + (unknown.count > 5 ? " and \(unknown.count - 5) more" : "") + ": give each channel's id or name, one a line.")
+            let names = unknown.prefix(5).map { "“\($0)”" }.joined(separator: ", ")
+                + (unknown.count > 5 ? " " + words.plural("and {count} more", "and {count} more", count: unknown.count - 5) : "")
+            return try await failed(words("No channel is called {names}: give each channel's id or name, one a line.", ["names": names]))
         }
-        guard !channels.isEmpty else { return try await failed("A group needs at least one channel.") }
+        guard !channels.isEmpty else { return try await failed(words("A group needs at least one channel.")) }
         do {
             try await store.saveChannelGroup(ChannelGroup(name: name, channels: channels))
         } catch let error as StoreError where error.code == .invalid {
-            return try await failed("Not saved: \(error.message).")
+            return try await failed(words("Not saved: {error}.", ["error": error.message]))
         }
-        return try await render(request, context, query: "", message: "Saved the group \(name.trimmingCharacters(in: .whitespaces)) (\(channels.count) channels).")
+        return try await render(request, context, query: "", message: words.plural(
+            "Saved the group {name} ({count} channel).", "Saved the group {name} ({count} channels).", count: channels.count,
+            ["name": name.trimmingCharacters(in: .whitespaces)]))
     }
 
     private func removeGroup(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let words = pages.words(context)
         let name = try await ChannelGroupForm(request, context).name
         try await store.removeChannelGroup(named: name)
-        return try await render(request, context, query: "", message: "Removed the group \(name).")
+        return try await render(request, context, query: "", message: words("Removed the group {name}.", ["name": name]))
     }
 
     /// The group guests see until they choose another: a hand-made or playlist group, or every channel.
     private func setGuestGroup(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let group = try await GuestGroupForm(request, context).group
         try await store.setGuestGroup(group)
-        return try await render(request, context, query: "", message: group.map { "Guests see the group \($0) first." } ?? "Guests see every channel.")
+        let words = pages.words(context)
+        return try await render(request, context, query: "", message: group.map { words("Guests see the group {name} first.", ["name": $0]) }
+                                ?? words("Guests see every channel."))
     }
 }
 

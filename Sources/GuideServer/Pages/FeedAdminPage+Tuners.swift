@@ -17,7 +17,7 @@ extension FeedAdminPage {
         var problem: String?
     }
 
-    func tunerEntry(_ feed: LineupFeed, _ request: Request, _ context: AdminRequestContext) -> TunerEntry {
+    func tunerEntry(_ feed: LineupFeed, _ request: Request, _ context: AdminRequestContext, _ words: Localizer) -> TunerEntry {
         guard let port = feed.tunerPort else { return TunerEntry(port: "") }
         let state = tuners?.states()[feed.id]
         switch state?.port == port ? state?.state : nil {
@@ -25,8 +25,8 @@ extension FeedAdminPage {
             // The host this page was reached at, with the tuner's port: where Plex, on the same network, finds it.
             let host = URLComponents(string: settings.directAddress(for: request, local: context.local))?.host ?? "ADDRESS"
             return TunerEntry(port: "\(port)", plexAddress: "\(host):\(port)")
-        case .failed(let reason)?: return TunerEntry(port: "\(port)", problem: "Not listening: \(reason).")
-        case .starting?, nil: return TunerEntry(port: "\(port)", problem: "Starting; reload the page in a moment.")
+        case .failed(let reason)?: return TunerEntry(port: "\(port)", problem: words("Not listening: {reason}.", ["reason": reason]))
+        case .starting?, nil: return TunerEntry(port: "\(port)", problem: words("Starting; reload the page in a moment."))
         }
     }
 
@@ -35,6 +35,7 @@ extension FeedAdminPage {
     }
 
     private func setTunerPort(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let words = pages.words(context)
         let form: TunerPortForm
         do {
             form = try await TunerPortForm(request, context)
@@ -42,12 +43,12 @@ extension FeedAdminPage {
             return try await render(request, context, message: error.message + ".", isError: true, status: .badRequest)
         }
         guard let id = form.id, try await store.lineupFeeds().contains(where: { $0.id == id }) else {
-            return try await render(request, context, message: "No such feed.", isError: true, status: .badRequest)
+            return try await render(request, context, message: words("No such feed."), isError: true, status: .badRequest)
         }
         do {
             try await store.setTunerPort(of: id, to: form.port)
         } catch let error as StoreError where error.code == .invalid || error.code == .conflict {
-            return try await render(request, context, message: "Not changed: \(error.message).", isError: true, status: .badRequest)
+            return try await render(request, context, message: words("Not changed: {error}.", ["error": error.message]), isError: true, status: .badRequest)
         }
         tuners?.changed()
         // A moment for the port to open, so the page can say where Plex finds it.
@@ -55,8 +56,8 @@ extension FeedAdminPage {
             if let state = tuners?.states()[id], state.state != .starting { break }
             try await Task.sleep(for: .milliseconds(50))
         }
-        return try await render(request, context, message: form.port.map { "The feed's tuner is on port \($0)." }
-                                ?? "The feed's tuner port is closed.")
+        return try await render(request, context, message: form.port.map { words("The feed's tuner is on port {port}.", ["port": String($0)]) }
+                                ?? words("The feed's tuner port is closed."))
     }
 }
 

@@ -59,6 +59,7 @@ struct FeedAdminPage: Sendable {
     func render(_ request: Request, _ context: AdminRequestContext, message: String? = nil, isError: Bool = false,
                 status: HTTPResponse.Status = .ok, token: String? = nil) async throws -> HTMLPage {
         let profiles = try await store.profiles()
+        let words = pages.words(context)
         let names = Dictionary(profiles.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         var entries: [Entry] = []
         let defined = try await store.lineupFeeds()
@@ -66,16 +67,17 @@ struct FeedAdminPage: Sendable {
             let built = try await feeds.build(feed, compressed: false, base: settings.publicAddress(for: request, local: context.local))
             var warnings: [String] = []
             if built.bytes > LineupFeeds.plexBytes * 8 / 10 {
-                warnings.append("Near or over 20 MB: Plex is reported to show an empty guide for larger files. Fewer days or channels help.")
+                warnings.append(words("Near or over 20 MB: Plex is reported to show an empty guide for larger files. Fewer days or channels help."))
             }
             if built.channels > LineupFeeds.plexChannels {
-                warnings.append("Over \(LineupFeeds.plexChannels) channels: Plex is reported to take only a few hundred a tuner, and its guide stops at \(LineupFeeds.plexChannels).")
+                warnings.append(words("Over {most} channels: Plex is reported to take only a few hundred a tuner, and its guide stops at {most}.",
+                                      ["most": words.number(LineupFeeds.plexChannels)]))
             }
-            if built.channels == 0 { warnings.append("No channels: the lineup, favourites or group is empty.") }
-            entries.append(Entry(id: feed.id, name: feed.name, carries: Self.describe(feed.channels, names: names), days: feed.days,
-                                 shape: feed.shape == .mediaServer ? "Plex and Jellyfin" : "XMLTV as listed", channels: built.channels,
-                                 size: ByteCountFormatter.string(fromByteCount: built.bytes, countStyle: .file), warnings: warnings,
-                                 tuner: tunerEntry(feed, request, context)))
+            if built.channels == 0 { warnings.append(words("No channels: the lineup, favourites or group is empty.")) }
+            entries.append(Entry(id: feed.id, name: feed.name, carries: Self.describe(feed.channels, names: names, words), days: feed.days,
+                                 shape: feed.shape == .mediaServer ? words("Plex and Jellyfin") : words("XMLTV as listed"), channels: built.channels,
+                                 size: SourcePages.megabytes(built.bytes, words), warnings: warnings,
+                                 tuner: tunerEntry(feed, request, context, words)))
         }
         let snapshot = try await directory.snapshot()
         var groups = snapshot.groups.map(\.name)
@@ -84,35 +86,36 @@ struct FeedAdminPage: Sendable {
             for group in snapshot.playlist[channel.id]?.groups ?? [] where seen.insert(group).inserted { groups.append(group) }
         }
         let choices = profiles.flatMap { profile in
-            [Choice(value: "lineup:\(profile.id.rawValue)", label: "\(profile.name)'s channels", isSelected: false),
-             Choice(value: "favourites:\(profile.id.rawValue)", label: "\(profile.name)'s favourites", isSelected: false)]
-        } + groups.prefix(250).map { Choice(value: "group:" + $0, label: "Group: " + $0, isSelected: false) }
+            [Choice(value: "lineup:\(profile.id.rawValue)", label: Self.describe(.lineup(profile.id), names: names, words), isSelected: false),
+             Choice(value: "favourites:\(profile.id.rawValue)", label: Self.describe(.favourites(profile.id), names: names, words), isSelected: false)]
+        } + groups.prefix(250).map { Choice(value: "group:" + $0, label: Self.describe(.group($0), names: names, words), isSelected: false) }
         let base = settings.publicAddress(for: request, local: context.local)
         let model = await Model(
-            chrome: pages.chrome(context, section: "admin"), title: "Feeds for media servers", feeds: entries, choices: choices,
-            shapes: [Choice(value: LineupFeed.Shape.mediaServer.rawValue, label: "Plex and Jellyfin", isSelected: true),
-                     Choice(value: LineupFeed.Shape.xmltv.rawValue, label: "XMLTV as listed (Kodi, others)", isSelected: false)],
+            chrome: pages.chrome(context, section: "admin"), title: words("Feeds for media servers"), feeds: entries, choices: choices,
+            shapes: [Choice(value: LineupFeed.Shape.mediaServer.rawValue, label: words("Plex and Jellyfin"), isSelected: true),
+                     Choice(value: LineupFeed.Shape.xmltv.rawValue, label: words("XMLTV as listed (Kodi, others)"), isSelected: false)],
             message: message, isError: isError,
             address: token.map { base + SitePath.lineupFeed("\($0).xml") }, compressedAddress: token.map { base + SitePath.lineupFeed("\($0).xml.gz") },
             playlistAddress: token.map { base + SitePath.lineupFeed("\($0).m3u") },
             tunerAddress: token.map { base + SitePath.tuner($0, "").dropLast() }, plexChannels: LineupFeeds.plexChannels,
-            targets: try await targetEntries(feeds: defined, clock: settings.clock(context)),
+            targets: try await targetEntries(feeds: defined, clock: settings.clock(context), words: words),
             feedChoices: defined.map { Choice(value: "\($0.id)", label: $0.name, isSelected: false) },
-            kinds: [Choice(value: "jellyfin", label: "Jellyfin (its API key)", isSelected: true),
-                    Choice(value: "plex", label: "Plex (its token)", isSelected: false),
-                    Choice(value: "webhook", label: "A webhook (an optional signing secret)", isSelected: false)])
+            kinds: [Choice(value: "jellyfin", label: words("Jellyfin (its API key)"), isSelected: true),
+                    Choice(value: "plex", label: words("Plex (its token)"), isSelected: false),
+                    Choice(value: "webhook", label: words("A webhook (an optional signing secret)"), isSelected: false)])
         return try pages.page("feeds", model, status: status)
     }
 
-    static func describe(_ channels: LineupFeed.Channels, names: [ProfileID: String]) -> String {
+    static func describe(_ channels: LineupFeed.Channels, names: [ProfileID: String], _ words: Localizer) -> String {
         switch channels {
-        case .lineup(let id): "\(names[id] ?? "A removed profile")'s channels"
-        case .favourites(let id): "\(names[id] ?? "A removed profile")'s favourites"
-        case .group(let name): "Group: \(name)"
+        case .lineup(let id): names[id].map { words("{name}'s channels", ["name": $0]) } ?? words("A removed profile's channels")
+        case .favourites(let id): names[id].map { words("{name}'s favourites", ["name": $0]) } ?? words("A removed profile's favourites")
+        case .group(let name): words("Group: {name}", ["name": name])
         }
     }
 
     private func add(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let words = pages.words(context)
         let failed = { (message: String) in try await render(request, context, message: message, isError: true, status: .badRequest) }
         let form: NewFeedForm
         do {
@@ -120,27 +123,28 @@ struct FeedAdminPage: Sendable {
         } catch let error as FieldError {
             return try await failed(error.message + ".")
         }
-        guard let shape = form.shape else { return try await failed("Choose how the feed is written.") }
-        guard let channels = form.channels else { return try await failed("Choose the channels the feed carries.") }
-        if case .lineup(let id) = channels, try await store.profile(id) == nil { return try await failed("No such profile.") }
-        if case .favourites(let id) = channels, try await store.profile(id) == nil { return try await failed("No such profile.") }
+        guard let shape = form.shape else { return try await failed(words("Choose how the feed is written.")) }
+        guard let channels = form.channels else { return try await failed(words("Choose the channels the feed carries.")) }
+        if case .lineup(let id) = channels, try await store.profile(id) == nil { return try await failed(words("No such profile.")) }
+        if case .favourites(let id) = channels, try await store.profile(id) == nil { return try await failed(words("No such profile.")) }
         let token = Accounts.randomToken()
         do {
             _ = try await store.addLineupFeed(LineupFeed(name: form.name, channels: channels, days: form.days, shape: shape),
                                                    tokenHash: Accounts.digest(token))
         } catch let error as StoreError where error.code == .invalid || error.code == .conflict {
-            return try await failed("Not added: \(error.message).")
+            return try await failed(words("Not added: {error}.", ["error": error.message]))
         }
-        return try await render(request, context, message: "Added the feed. Its address is shown once: give it to your media server.", token: token)
+        return try await render(request, context, message: words("Added the feed. Its address is shown once: give it to your media server."), token: token)
     }
 
     private func remove(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let words = pages.words(context)
         guard let id = try await IDForm(request, context).id else {
-            return try await render(request, context, message: "No such feed.", isError: true, status: .badRequest)
+            return try await render(request, context, message: words("No such feed."), isError: true, status: .badRequest)
         }
         try await store.removeLineupFeed(id)
         tuners?.changed()
-        return try await render(request, context, message: "Removed the feed: its address no longer answers.")
+        return try await render(request, context, message: words("Removed the feed: its address no longer answers."))
     }
 }
 

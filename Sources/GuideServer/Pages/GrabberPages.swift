@@ -92,9 +92,10 @@ struct GrabberPages: Sendable {
                   capabilities: grabber.capabilities.joined(separator: ", "), configuresByAPI: grabber.configuresByAPI,
                   problem: grabber.problem, sourceName: Self.freeName(for: grabber, taken: taken))
         }
+        let words = pages.words(context)
         let model = await ListModel(
-            chrome: pages.chrome(context, section: "admin"), title: "XMLTV grabbers",
-            directories: grabbers?.directories.joined(separator: ", ") ?? "none (this tvguide runs no grabbers)",
+            chrome: pages.chrome(context, section: "admin"), title: words("XMLTV grabbers"),
+            directories: grabbers?.directories.joined(separator: ", ") ?? words("none (this tvguide runs no grabbers)"),
             usable: entries.filter { $0.problem == nil }, unusable: entries.filter { $0.problem != nil })
         return try pages.page("grabbers", model)
     }
@@ -115,11 +116,12 @@ struct GrabberPages: Sendable {
         let configuration = GrabberConfiguration(try await store.grabberConfiguration(of: definition.name) ?? "")
         let installed = await grabbers?.grabber(named: definition.location)
         let chosen = Set(configuration.chosenChannels)
+        let words = pages.words(context)
         let model = await ConfigureModel(
-            chrome: pages.chrome(context, section: "admin"), title: "Configure \(name)", message: message, isError: isError,
+            chrome: pages.chrome(context, section: "admin"), title: words("Configure {name}", ["name": name]), message: message, isError: isError,
             name: name, grabber: definition.location,
-            description: installed.map { $0.description + ($0.problem.map { " — cannot be used: \($0)" } ?? "") }
-                ?? "not installed in \(grabbers?.directories.joined(separator: ", ") ?? "any folder")",
+            description: installed.map { $0.description + ($0.problem.map { " — " + words("cannot be used: {problem}", ["problem": $0]) } ?? "") }
+                ?? words("not installed in {folders}", ["folders": grabbers?.directories.joined(separator: ", ") ?? words("any folder")]),
             configuresByAPI: installed?.configuresByAPI ?? false,
             configuration: configuration.text, chosenChannels: chosen.count,
             sourceLink: SitePath.source(query: "name=" + SitePath.encoded(name)),
@@ -150,27 +152,28 @@ struct GrabberPages: Sendable {
     /// when it is `select-channels`, or nothing when configuration is done.
     func answerStage(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await GrabberStageForm(request, context)
+        let words = pages.words(context)
         let definition = try await grabberSource(form.name)
-        guard let grabbers else { return try await configurePage(context, name: form.name, message: "This tvguide runs no grabbers.", isError: true) }
+        guard let grabbers else { return try await configurePage(context, name: form.name, message: words("This tvguide runs no grabbers."), isError: true) }
         var configuration = GrabberConfiguration(form.restart ? "" : try await store.grabberConfiguration(of: definition.name) ?? "")
         configuration = configuration.appending(form.answers)
         if let problem = configuration.problem {
-            return try await configurePage(context, name: form.name, message: "Not saved: \(problem)", isError: true, status: .badRequest)
+            return try await configurePage(context, name: form.name, message: words("Not saved: {problem}", ["problem": problem]), isError: true, status: .badRequest)
         }
         try await store.setGrabberConfiguration(configuration.text, of: definition.name)
         do {
             switch form.stage {
             case "end":
-                return try await configurePage(context, name: form.name, message: "Configured. Refresh \(form.name) on its source page to grab its listings.")
+                return try await configurePage(context, name: form.name, message: words("Configured. Refresh {name} on its source page to grab its listings.", ["name": form.name]))
             case "select-channels":
                 let offered = try await grabbers.channels(grabber: definition.location, for: definition.name, configuration: configuration)
-                return try await configurePage(context, name: form.name, message: "Choose the channels to grab (\(offered.count) offered).",
+                return try await configurePage(context, name: form.name, message: words.plural("Choose the channels to grab ({count} offered).", "Choose the channels to grab ({count} offered).", count: offered.count),
                                                offered: offered)
             default:
                 let questions = try await grabbers.questions(form.stage, grabber: definition.location, for: definition.name,
                                                              configuration: configuration)
                 guard !questions.questions.isEmpty || !questions.isLast else {
-                    return try await configurePage(context, name: form.name, message: "Configured. Refresh \(form.name) on its source page to grab its listings.")
+                    return try await configurePage(context, name: form.name, message: words("Configured. Refresh {name} on its source page to grab its listings.", ["name": form.name]))
                 }
                 return try await configurePage(context, name: form.name, stage: questions)
             }
@@ -184,13 +187,14 @@ struct GrabberPages: Sendable {
     /// Lists the grabber's channels to choose from, or keeps the choice posted as the configuration's channel lines.
     func chooseChannels(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await GrabberChannelsForm(request, context)
+        let words = pages.words(context)
         let definition = try await grabberSource(form.name)
         let configuration = GrabberConfiguration(try await store.grabberConfiguration(of: definition.name) ?? "")
         guard let offered = form.offered else {
-            guard let grabbers else { return try await configurePage(context, name: form.name, message: "This tvguide runs no grabbers.", isError: true) }
+            guard let grabbers else { return try await configurePage(context, name: form.name, message: words("This tvguide runs no grabbers."), isError: true) }
             do {
                 let channels = try await grabbers.channels(grabber: definition.location, for: definition.name, configuration: configuration)
-                return try await configurePage(context, name: form.name, message: "Choose the channels to grab (\(channels.count) offered).",
+                return try await configurePage(context, name: form.name, message: words.plural("Choose the channels to grab ({count} offered).", "Choose the channels to grab ({count} offered).", count: channels.count),
                                                offered: channels)
             } catch let error as GrabberFailure {
                 return try await configurePage(context, name: form.name, message: "\(error)", isError: true, status: .badGateway)
@@ -198,22 +202,25 @@ struct GrabberPages: Sendable {
         }
         let chosen = configuration.choosing(Set(form.chosen), of: offered)
         if let problem = chosen.problem {
-            return try await configurePage(context, name: form.name, message: "Not saved: \(problem)", isError: true, status: .badRequest)
+            return try await configurePage(context, name: form.name, message: words("Not saved: {problem}", ["problem": problem]), isError: true, status: .badRequest)
         }
         try await store.setGrabberConfiguration(chosen.text, of: definition.name)
         return try await configurePage(context, name: form.name,
-                                       message: "Chose \(form.chosen.count) of \(offered.count) channels. Refresh \(form.name) to grab their listings.")
+                                       message: words.plural("Chose {chosen} of {count} channel. Refresh {name} to grab their listings.",
+                                                             "Chose {chosen} of {count} channels. Refresh {name} to grab their listings.", count: offered.count,
+                                                             ["chosen": words.number(form.chosen.count), "name": form.name]))
     }
 
     func saveConfiguration(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await GrabberConfigurationForm(request, context)
+        let words = pages.words(context)
         let definition = try await grabberSource(form.name)
         let configuration = GrabberConfiguration(form.text.replacingOccurrences(of: "\r\n", with: "\n"))
         if let problem = configuration.problem {
-            return try await configurePage(context, name: form.name, message: "Not saved: \(problem)", isError: true, status: .badRequest)
+            return try await configurePage(context, name: form.name, message: words("Not saved: {problem}", ["problem": problem]), isError: true, status: .badRequest)
         }
         try await store.setGrabberConfiguration(configuration.text.isEmpty ? nil : configuration.text, of: definition.name)
-        return try await configurePage(context, name: form.name, message: "Saved its configuration. The next refresh runs the grabber with it.")
+        return try await configurePage(context, name: form.name, message: words("Saved its configuration. The next refresh runs the grabber with it."))
     }
 
     /// The grabber source called `name`; 404 when there is none.

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 
 /// "Where do your listings come from?": what an empty guide's admin page offers a newcomer, for the country they pick:
 /// each way tvguide can get listings there, what it costs, and the page that sets it up.
@@ -24,7 +25,8 @@ struct ListingsWays {
         var tvmaze: Bool
     }
 
-    /// The countries the picker offers: those with a way besides a file of one's own, by name.
+    /// The countries the picker offers: those with a way besides a file of one's own (the picker sorts them by their names in
+    /// the viewer's language).
     static let countries: [Country] = [
         Country(code: "AR", name: "Argentina", schedulesDirect: "ARG", grabbers: [], tvmaze: false),
         Country(code: "AU", name: "Australia", schedulesDirect: "AUS", grabbers: [], tvmaze: true),
@@ -51,31 +53,40 @@ struct ListingsWays {
         Country(code: "US", name: "United States", schedulesDirect: "USA", grabbers: ["tv_grab_na_tvmedia"], tvmaze: true),
     ]
 
+    /// The country's name in the viewer's language ("Deutschland", "Allemagne"), else in English.
+    static func name(_ country: Country, _ words: Localizer) -> String {
+        words.locale.localizedString(forRegionCode: country.code) ?? country.name
+    }
+
     /// The ways for the country `code` (the ones that work anywhere for none, or one not in the list), best first.
-    static func ways(for code: String) -> [Way] {
+    static func ways(for code: String, _ words: Localizer) -> [Way] {
         var ways: [Way] = []
         let country = countries.first { $0.code == code }
+        let name = country.map { Self.name($0, words) } ?? ""
         if let country, let sd = country.schedulesDirect {
-            ways.append(Way(title: "Schedules Direct", cost: "$35 a year (a 7-day trial)",
-                            detail: "Cable, satellite and antenna lineups for \(country.name), about 20 days ahead, with episode details.",
-                            link: SitePath.schedulesDirect(query: "country=\(sd)"), action: "Sign in to Schedules Direct"))
+            ways.append(Way(title: "Schedules Direct", cost: words("$35 a year (a 7-day trial)"),
+                            detail: words("Cable, satellite and antenna lineups for {country}, about 20 days ahead, with episode details.", ["country": name]),
+                            link: SitePath.schedulesDirect(query: "country=\(sd)"), action: words("Sign in to Schedules Direct")))
         }
         if let country, !country.grabbers.isEmpty {
-            ways.append(Way(title: "An XMLTV grabber", cost: "free (xmltv-util; " + (country.grabbers == ["tv_grab_na_tvmedia"] ? "XMLTVListings.com is paid)" : "it reads public listings sites)"),
-                            detail: "The XMLTV project's \(country.grabbers.joined(separator: ", ")) for \(country.name), run by tvguide on its schedule.",
-                            link: SitePath.grabbers(), action: "Choose a grabber"))
+            ways.append(Way(title: words("An XMLTV grabber"),
+                            cost: country.grabbers == ["tv_grab_na_tvmedia"] ? words("free (xmltv-util; XMLTVListings.com is paid)")
+                                : words("free (xmltv-util; it reads public listings sites)"),
+                            detail: words("The XMLTV project's {grabbers} for {country}, run by tvguide on its schedule.",
+                                          ["grabbers": country.grabbers.joined(separator: ", "), "country": name]),
+                            link: SitePath.grabbers(), action: words("Choose a grabber")))
         }
-        ways.append(Way(title: "Your own boxes", cost: "free",
-                        detail: "The guide your Tvheadend server or HDHomeRun tuner already has: its address (and Tvheadend's password) is all it takes.",
-                        link: SitePath.boxes(), action: "Use a box's guide"))
+        ways.append(Way(title: words("Your own boxes"), cost: words("free"),
+                        detail: words("The guide your Tvheadend server or HDHomeRun tuner already has: its address (and Tvheadend's password) is all it takes."),
+                        link: SitePath.boxes(), action: words("Use a box's guide")))
         if let country, country.tvmaze {
-            ways.append(Way(title: "TVmaze", cost: "free",
-                            detail: "The main networks' prime-time schedules for \(country.name) (not every channel, no overnight).",
-                            link: SitePath.sources(), action: "Add a TVmaze schedule (format TVmaze, location \(country.code))"))
+            ways.append(Way(title: "TVmaze", cost: words("free"),
+                            detail: words("The main networks' prime-time schedules for {country} (not every channel, no overnight).", ["country": name]),
+                            link: SitePath.sources(), action: words("Add a TVmaze schedule (format TVmaze, location {code})", ["code": country.code])))
         }
-        ways.append(Way(title: "An XMLTV file or address", cost: "as its provider says",
-                        detail: "An IPTV provider's guide, or one made by another program: a file on this machine or an http(s) address, plain or gzip.",
-                        link: SitePath.sources(), action: "Add it as a source"))
+        ways.append(Way(title: words("An XMLTV file or address"), cost: words("as its provider says"),
+                        detail: words("An IPTV provider's guide, or one made by another program: a file on this machine or an http(s) address, plain or gzip."),
+                        link: SitePath.sources(), action: words("Add it as a source")))
         ways[0].isFirst = true
         return ways
     }

@@ -49,6 +49,7 @@ struct RecorderAdminPage: Sendable {
     func render(_ request: Request, _ context: AdminRequestContext, message: String? = nil, isError: Bool = false,
                 status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
         let settings = try await store.recorder()
+        let words = pages.words(context)
         var problem: String?, recorderChannels: [RecorderChannel] = [], recorderProfiles: [RecorderProfile] = []
         if let (client, _) = try await desk.recorder() {
             do {
@@ -65,27 +66,27 @@ struct RecorderAdminPage: Sendable {
             let suggested = chosen == nil ? Self.suggestion(for: channel, among: recorderChannels) : nil
             let selected = chosen ?? suggested
             return Row(id: channel.id.rawValue, name: channel.name, number: channel.number ?? "",
-                       choices: [Choice(value: "", label: "(not recorded)", isSelected: selected == nil)]
+                       choices: [Choice(value: "", label: words("(not recorded)"), isSelected: selected == nil)]
                            + recorderChannels.map { Choice(value: $0.id, label: ($0.number.map { "\($0) " } ?? "") + $0.name, isSelected: $0.id == selected) },
                        isSuggested: suggested != nil)
         }
         // The other profiles that are not admins (whom an admin may let record; admins always may).
         let viewers = try await store.profiles().filter { $0.role != .admin }.map { Choice(value: "\($0.id.rawValue)", label: $0.name, isSelected: $0.canRecord) }
         let model = await Model(
-            chrome: pages.chrome(context, section: "admin"), title: "Recorder", message: message, isError: isError,
-            kinds: RecorderSettings.Kind.allCases.map { Choice(value: $0.rawValue, label: Self.label($0), isSelected: $0 == settings?.kind) },
+            chrome: pages.chrome(context, section: "admin"), title: words("Recorder"), message: message, isError: isError,
+            kinds: RecorderSettings.Kind.allCases.map { Choice(value: $0.rawValue, label: Self.label($0, words), isSelected: $0 == settings?.kind) },
             address: settings?.address ?? "", username: settings?.username ?? "", hasRecorder: settings != nil, problem: problem,
             profiles: recorderProfiles.map { Choice(value: $0.id, label: $0.name, isSelected: $0.id == settings?.profile) },
             channels: rows, viewers: viewers)
         return try pages.page("recorder", model, status: status)
     }
 
-    static func label(_ kind: RecorderSettings.Kind) -> String {
+    static func label(_ kind: RecorderSettings.Kind, _ words: Localizer) -> String {
         switch kind {
-        case .tvheadend: "Tvheadend (a user name and password)"
-        case .jellyfin: "Jellyfin (an API key)"
-        case .emby: "Emby (an API key)"
-        case .nextpvr: "NextPVR (its PIN)"
+        case .tvheadend: words("Tvheadend (a user name and password)")
+        case .jellyfin: words("Jellyfin (an API key)")
+        case .emby: words("Emby (an API key)")
+        case .nextpvr: words("NextPVR (its PIN)")
         }
     }
 
@@ -102,6 +103,7 @@ struct RecorderAdminPage: Sendable {
     }
 
     private func save(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let words = pages.words(context)
         let form: RecorderForm
         do {
             form = try await RecorderForm(request, context)
@@ -110,12 +112,12 @@ struct RecorderAdminPage: Sendable {
         }
         if form.remove {
             try await store.setRecorder(nil, at: Date())
-            return try await render(request, context, message: "The recorder is removed; requests already made stay on it.")
+            return try await render(request, context, message: words("The recorder is removed; requests already made stay on it."))
         }
-        guard let kind = form.kind else { return try await render(request, context, message: "Choose the kind of recorder.", isError: true, status: .badRequest) }
+        guard let kind = form.kind else { return try await render(request, context, message: words("Choose the kind of recorder."), isError: true, status: .badRequest) }
         guard let url = URL(string: form.address), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false,
               url.user == nil, url.password == nil else {
-            return try await render(request, context, message: "The address is the recorder's web address, like http://192.168.1.5:9981.",
+            return try await render(request, context, message: words("The address is the recorder's web address, like http://192.168.1.5:9981."),
                                     isError: true, status: .badRequest)
         }
         let old = try await store.recorder()
@@ -123,21 +125,24 @@ struct RecorderAdminPage: Sendable {
         let secret = form.secret ?? (old?.kind == kind && old?.address == form.address ? old?.secret : nil)
         try await store.setRecorder(RecorderSettings(kind: kind, address: form.address, username: form.username, secret: secret,
                                                      profile: form.profile), at: Date())
-        return try await render(request, context, message: "Saved. Match the channels below, then viewers can record.")
+        return try await render(request, context, message: words("Saved. Match the channels below, then viewers can record."))
     }
 
     private func saveChannels(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let words = pages.words(context)
         let form = try await RecorderChannelsForm(request, context)
         try await store.setRecorderChannels(form.mapping)
-        return try await render(request, context, message: "Saved: \(form.mapping.count) channel\(form.mapping.count == 1 ? "" : "s") can be recorded.")
+        return try await render(request, context, message: words.plural(
+            "Saved: {count} channel can be recorded.", "Saved: {count} channels can be recorded.", count: form.mapping.count))
     }
 
     private func saveProfiles(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let words = pages.words(context)
         let form = try await RecorderProfilesForm(request, context)
         for profile in try await store.profiles() where profile.role != .admin {
             try await store.setCanRecord(profile.id, form.allowed.contains(profile.id.rawValue))
         }
-        return try await render(request, context, message: "Saved who may record.")
+        return try await render(request, context, message: words("Saved who may record."))
     }
 }
 

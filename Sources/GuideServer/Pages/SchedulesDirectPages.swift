@@ -72,7 +72,8 @@ struct SchedulesDirectPages: Sendable {
     /// The page: the sign-in form, or the account, its lineups and (with `find`) the lineups of a place.
     func page(_ context: AdminRequestContext, find: (country: String, postalCode: String) = ("", ""), message: String? = nil,
               isError: Bool = false, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
-        var model = await Model(chrome: pages.chrome(context, section: "admin"), title: "Schedules Direct", message: message,
+        let words = pages.words(context)
+        var model = await Model(chrome: pages.chrome(context, section: "admin"), title: words("Schedules Direct"), message: message,
                                 isError: isError, isAvailable: connection != nil, signedIn: false, username: "", account: nil,
                                 notices: [], lineups: [], maxLineups: 4, countries: [], postalCode: find.postalCode,
                                 postalExample: "", searched: false, found: [], isArtworkChosen: false, imageCalls: "")
@@ -84,17 +85,24 @@ struct SchedulesDirectPages: Sendable {
         model.username = account.username
         model.isArtworkChosen = try await SDConnection.isArtworkChosen(in: store)
         let calls = try await client.imageCallsToday()
-        model.imageCalls = "\(calls.made) of the \(calls.limit) image calls tvguide allows itself a day made today (UTC)."
+        model.imageCalls = words.plural("{made} of the {count} image call tvguide allows itself a day made today (UTC).",
+                                        "{made} of the {count} image calls tvguide allows itself a day made today (UTC).", count: calls.limit,
+                                        ["made": words.number(calls.made)])
         for (scope, lock) in try await client.locksInForce() {
-            let until = lock.until.map { "until \(CivilTime.iso8601($0))" } ?? "until the user name or password is changed here"
-            model.notices.append("Stopped (\(scope == .everything ? "every call" : scope == .images ? "images" : "lineup changes")) \(until): Schedules Direct \(lock.code): \(lock.reason)")
+            let until = lock.until.map { words("until {time}", ["time": CivilTime.iso8601($0)]) }
+                ?? words("until the user name or password is changed here")
+            let what = scope == .everything ? words("every call") : scope == .images ? words("images") : words("lineup changes")
+            // Schedules Direct's own code and reason, as it gives them.
+            model.notices.append(words("Stopped ({what}) {until}: Schedules Direct {code}: {reason}",
+                                       ["what": what, "until": until, "code": String(describing: lock.code), "reason": lock.reason]))
         }
         var problems: [String] = []
         do {
             let state = try await client.status()
-            model.account = "\(state.isOnline ? "Online" : "Not online"); the account expires \(state.account?.expires ?? "(not said)")."
+            model.account = words("{online}; the account expires {expires}.", ["online": state.isOnline ? words("Online") : words("Not online"),
+                                                                              "expires": state.account?.expires ?? words("(not said)")])
             model.maxLineups = state.account?.maxLineups ?? 4
-            model.notices += ((state.account?.messages ?? []) + (state.notifications ?? [])).map(\.text).filter { !$0.isEmpty }.map { "SD says: \($0)" }
+            model.notices += ((state.account?.messages ?? []) + (state.notifications ?? [])).map(\.text).filter { !$0.isEmpty }.map { words("SD says: {message}", ["message": $0]) }
             let sources = try await store.sources().map(\.definition).filter { $0.format == .schedulesdirect }
             model.lineups = try await client.lineups().filter { $0.isDeleted != true }.map { lineup in
                 let source = sources.first { SourceDefinition.lineups(in: $0.location).contains(lineup.lineup) }?.name.rawValue
@@ -104,7 +112,7 @@ struct SchedulesDirectPages: Sendable {
             }
             let countries = try await client.countries()
             let chosen = countries.first { $0.shortName == find.country }
-            model.countries = [Choice(value: "", label: "Choose a country", isSelected: chosen == nil)]
+            model.countries = [Choice(value: "", label: words("Choose a country"), isSelected: chosen == nil)]
                 + countries.map { Choice(value: $0.shortName, label: $0.fullName, isSelected: $0.shortName == find.country) }
             model.postalExample = chosen?.postalCodeExample ?? "90210"
             let onAccount = Set(model.lineups.map(\.id))
@@ -112,13 +120,14 @@ struct SchedulesDirectPages: Sendable {
                 // Freeview countries: their lineups are the transmitters'.
                 model.searched = true
                 model.found = try await client.transmitters(country: chosen.shortName).map { transmitter in
-                    FoundEntry(id: transmitter.lineup, name: transmitter.name, transport: "DVB-T transmitter", location: chosen.fullName,
+                    FoundEntry(id: transmitter.lineup, name: transmitter.name, transport: words("DVB-T transmitter"), location: chosen.fullName,
                                onAccount: onAccount.contains(transmitter.lineup))
                 }
             }
             if let chosen, !find.postalCode.isEmpty {
                 guard find.postalCode.utf8.count <= 16, find.postalCode.allSatisfy({ $0.isLetter || $0.isNumber || $0 == " " }) else {
-                    throw HTTPError(.badRequest, message: "A postal code is letters and digits, like \(chosen.postalCodeExample ?? "90210").")
+                    throw HTTPError(.badRequest, message: words("A postal code is letters and digits, like {example}.",
+                                                                ["example": chosen.postalCodeExample ?? "90210"]))
                 }
                 model.searched = true
                 model.found += try await client.headends(country: chosen.shortName, postalCode: find.postalCode).flatMap { headend in
@@ -141,35 +150,40 @@ struct SchedulesDirectPages: Sendable {
     /// Signs in: checked with one login (SD's `status`) before it is kept.
     func signIn(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await SDSignInForm(request, context)
-        guard let connection else { return try await page(context, message: "This tvguide has no way to Schedules Direct.", isError: true) }
+        let words = pages.words(context)
+        guard let connection else { return try await page(context, message: words("This tvguide has no way to Schedules Direct."), isError: true) }
         let account = SchedulesDirectClient.Account(username: form.username, password: form.password)
         let client = SchedulesDirectClient(account: account, transport: connection.transport,
                                            states: StoredSDState(cache: store, now: settings.now), base: connection.base, now: settings.now)
         do {
             _ = try await client.status()
         } catch let failure as SDFailure {
-            return try await page(context, message: "Not signed in: \(failure)", isError: true, status: .badRequest)
+            return try await page(context, message: words("Not signed in: {failure}", ["failure": String(describing: failure)]), isError: true, status: .badRequest)
         }
         try await SDConnection.keep(account, in: store)
-        return try await page(context, message: "Signed in to Schedules Direct as \(form.username).")
+        return try await page(context, message: words("Signed in to Schedules Direct as {username}.", ["username": form.username]))
     }
 
     func signOut(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let words = pages.words(context)
         _ = try await SDSignInForm.Empty(request, context)
         try await SDConnection.keep(nil, in: store)
-        return try await page(context, message: "Signed out: tvguide keeps no Schedules Direct account now. Its sources fail until one is signed in.")
+        return try await page(context, message: words(
+            "Signed out: tvguide keeps no Schedules Direct account now. Its sources fail until one is signed in."))
     }
 
     /// Adds a lineup to the account or removes it (SD allows 6 changes a day).
     func changeLineup(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await SDLineupForm(request, context)
+        let words = pages.words(context)
         guard let connection, let client = try await connection.client(store: store, now: settings.now) else {
-            return try await page(context, message: "Sign in to Schedules Direct first.", isError: true, status: .badRequest)
+            return try await page(context, message: words("Sign in to Schedules Direct first."), isError: true, status: .badRequest)
         }
         do {
             let left = form.adding ? try await client.addLineup(form.lineup) : try await client.removeLineup(form.lineup)
-            let done = form.adding ? "Added \(form.lineup) to the account" : "Removed \(form.lineup) from the account"
-            return try await page(context, message: done + (left.map { "; \($0) changes left today." } ?? "."))
+            let done = form.adding ? words("Added {lineup} to the account", ["lineup": form.lineup])
+                : words("Removed {lineup} from the account", ["lineup": form.lineup])
+            return try await page(context, message: done + (left.map { words.plural("; {count} change left today.", "; {count} changes left today.", count: $0) } ?? "."))
         } catch let failure as SDFailure {
             return try await page(context, message: "\(failure)", isError: true, status: .badGateway)
         }
@@ -183,9 +197,10 @@ extension SchedulesDirectPages {
         try await SDConnection.chooseArtwork(form.isChosen, in: store)
         let sources = try await store.sources().map(\.definition).filter { $0.format == .schedulesdirect }.map(\.name)
         if !sources.isEmpty { _ = try? await scheduler.start(sources) }  // Already refreshing: that refresh reads the new choice.
+        let words = pages.words(context)
         return try await page(context, message: form.isChosen
-            ? "Artwork chosen: programmes show Schedules Direct's images after their sources' refresh, each fetched when first opened."
-            : "Artwork given up: no image is asked of Schedules Direct; programmes stop naming one after their sources' refresh.")
+            ? words("Artwork chosen: programmes show Schedules Direct's images after their sources' refresh, each fetched when first opened.")
+            : words("Artwork given up: no image is asked of Schedules Direct; programmes stop naming one after their sources' refresh."))
     }
 }
 

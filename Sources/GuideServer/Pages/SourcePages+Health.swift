@@ -14,6 +14,7 @@ extension SourcePages {
         var summary: String
         var showsAll: Bool
         var hiddenCount: Int
+        var showHidden: String
     }
 
     struct HealthEntry {
@@ -27,7 +28,7 @@ extension SourcePages {
     }
 
     func healthPage(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
-        let clock = settings.clock(context)
+        let (clock, words) = (settings.clock(context), pages.words(context))
         let instant = settings.now()
         let showsAll = request.uri.queryParameters.get("all") != nil
         let (statuses, health) = (try await store.sources(), try await store.channelHealth(at: instant))
@@ -39,20 +40,26 @@ extension SourcePages {
         }
         let soon = instant.addingTimeInterval(24 * 3600)
         let model = await HealthModel(
-            chrome: pages.chrome(context, section: "admin"), title: "Health",
-            sources: statuses.map { Self.entry($0, clock: clock, now: instant, refreshing: busy) },
+            chrome: pages.chrome(context, section: "admin"), title: words("Health"),
+            sources: statuses.map { Self.entry($0, clock: clock, words: words, now: instant, refreshing: busy) },
             channels: listed.map { channel in
                 HealthEntry(
                     id: channel.channel.rawValue, name: channel.name, sources: channel.sources.joined(separator: ", "),
-                    ending: channel.ending(from: instant), endsSoon: (channel.listingsEnd ?? .distantPast) < soon,
+                    ending: channel.ending(from: instant, words: words), endsSoon: (channel.listingsEnd ?? .distantPast) < soon,
                     gaps: channel.gaps.isEmpty ? nil : channel.gaps.prefix(3).map {
-                        "\(clock.date($0.start)) \(clock.time($0.start))–\(clock.time($0.end))"
-                    }.joined(separator: ", ") + (channel.gaps.count > 3 ? " and \(channel.gaps.count - 3) more" : ""),
+                        words("{date} {time}", ["date": clock.date($0.start), "time": clock.time($0.start)]) + "–" + clock.time($0.end)
+                    }.joined(separator: ", ") + (channel.gaps.count > 3 ? " " + words.plural("and {count} more", "and {count} more", count: channel.gaps.count - 3) : ""),
                     warnings: channel.warnings)
             },
-            summary: "\(health.count) channels with listings: \(health.filter { ($0.listingsEnd ?? .distantPast) < soon }.count) end within 24 h, "
-                + "\(health.filter { !$0.gaps.isEmpty }.count) have gaps ahead, \(health.filter { !$0.warnings.isEmpty }.count) have shifted-time warnings.",
-            showsAll: showsAll, hiddenCount: health.count - attention.count)
+            summary: words.plural("{count} channel with listings: {ending}, {gaps}, {warnings}.", "{count} channels with listings: {ending}, {gaps}, {warnings}.",
+                                  count: health.count, [
+                "ending": words.plural("{count} ends within 24 h", "{count} end within 24 h", count: health.filter { ($0.listingsEnd ?? .distantPast) < soon }.count),
+                "gaps": words.plural("{count} has gaps ahead", "{count} have gaps ahead", count: health.filter { !$0.gaps.isEmpty }.count),
+                "warnings": words.plural("{count} has shifted-time warnings", "{count} have shifted-time warnings",
+                                         count: health.filter { !$0.warnings.isEmpty }.count)]),
+            showsAll: showsAll, hiddenCount: health.count - attention.count,
+            showHidden: words.plural("Show the {count} channel that is fine too", "Show the {count} channels that are fine too",
+                                     count: health.count - attention.count))
         return try pages.page("health", model)
     }
 }

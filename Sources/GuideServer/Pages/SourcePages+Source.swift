@@ -72,12 +72,14 @@ extension SourcePages {
 
         init(query: (String) -> String?) {
             filter = query("q")?.trimmingCharacters(in: .whitespaces) ?? ""
-            show = query("show").flatMap { Self.shows.map(\.value).contains($0) ? $0 : nil } ?? "all"
+            show = query("show").flatMap { Self.shows(.english).map(\.value).contains($0) ? $0 : nil } ?? "all"
             page = query("page").flatMap { Bounded.integer($0, in: 1...100_000) } ?? 1
         }
 
-        static let shows = [("all", "All"), ("kept", "Kept"), ("dropped", "Dropped"), ("suggested", "With a suggestion"),
-                            ("mapped", "Mapped")].map { (value: $0.0, label: $0.1) }
+        static func shows(_ words: Localizer) -> [(value: String, label: String)] {
+            [("all", words("All")), ("kept", words("Kept")), ("dropped", words("Dropped")), ("suggested", words("With a suggestion")),
+             ("mapped", words("Mapped"))].map { (value: $0.0, label: $0.1) }
+        }
 
         func includes(_ channel: SourceChannel, suggestion: ChannelID?) -> Bool {
             switch show {
@@ -106,10 +108,10 @@ extension SourcePages {
 
     func editPage(_ request: Request, _ context: AdminRequestContext, name: String, view: ChannelView, message: String? = nil,
                   isError: Bool = false, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
-        let clock = settings.clock(context)
+        let (clock, words) = (settings.clock(context), pages.words(context))
         let source = SourceName(name)
         guard let found = try await store.sources().first(where: { $0.definition.name == source }) else {
-            throw HTTPError(.notFound, message: "There is no source called \(name).")
+            throw HTTPError(.notFound, message: words("There is no source called {name}.", ["name": name]))
         }
         let channels = try await store.sourceChannels(of: source)
         let guide = try await store.channels()
@@ -123,11 +125,11 @@ extension SourcePages {
         let onPage = shown.dropFirst((page - 1) * Self.channelsPerPage).prefix(Self.channelsPerPage)
         let kept = channels.filter(\.keep).count
         let model = await EditModel(
-            chrome: pages.chrome(context, section: "admin"), title: "Source \(name)", message: message, isError: isError,
+            chrome: pages.chrome(context, section: "admin"), title: words("Source {name}", ["name": name]), message: message, isError: isError,
             name: name, link: view.link(name, page: 1), location: definition.location,
-            formats: Self.formats(selected: definition.format), priority: definition.priority,
+            formats: Self.formats(selected: definition.format, words), priority: definition.priority,
             intervalHours: Self.hours(definition.refreshInterval), shiftMinutes: definition.timeShift / 60,
-            zones: [Choice(value: "", label: "As the source states them", isSelected: definition.localZone == nil)]
+            zones: [Choice(value: "", label: words("As the source states them"), isSelected: definition.localZone == nil)]
                 + TimeZone.knownTimeZoneIdentifiers.sorted().map { Choice(value: $0, label: $0, isSelected: $0 == definition.localZone) },
             keepNewChannels: definition.keepNewChannels, channelList: definition.channels.joined(separator: ","),
             days: definition.days, isRadioTimes: definition.format == .radiotimes,
@@ -135,18 +137,21 @@ extension SourcePages {
             grabberLink: definition.format == .grabber ? SitePath.grabber(query: "name=" + SitePath.encoded(name)) : nil,
             guides: try await Self.guides(of: definition, in: store, outbound: outbound),
             filter: view.filter,
-            shows: ChannelView.shows.map { Choice(value: $0.value, label: $0.label, isSelected: $0.value == view.show) },
+            shows: ChannelView.shows(words).map { Choice(value: $0.value, label: $0.label, isSelected: $0.value == view.show) },
             show: view.show, page: page,
             channels: onPage.map { channel in
                 let suggestion = suggestions[channel.id]
                 return ChannelEntry(id: channel.id.rawValue, name: channel.name, keep: channel.keep,
                                     mappedTo: channel.mappedTo?.rawValue ?? "", suggestion: suggestion?.rawValue,
                                     suggestionName: suggestion.flatMap { guideNames[$0] },
-                                    seen: channel.lastSeen.map { "\(clock.date($0)) \(clock.time($0))" } ?? "named by an admin")
+                                    seen: channel.lastSeen.map { words("{date} {time}", ["date": clock.date($0), "time": clock.time($0)]) }
+                                        ?? words("named by an admin"))
             },
-            summary: channels.isEmpty ? "No channels yet: refresh the source and the channels it offers appear here."
-                : "\(channels.count) channels offered, \(kept) kept; \(suggestions.count) could be mapped to a guide channel of the same name."
-                    + (shown.count == channels.count ? "" : " \(shown.count) match."),
+            summary: channels.isEmpty ? words("No channels yet: refresh the source and the channels it offers appear here.")
+                : words.plural("{count} channel offered, {kept} kept; {suggested} could be mapped to a guide channel of the same name.",
+                               "{count} channels offered, {kept} kept; {suggested} could be mapped to a guide channel of the same name.",
+                               count: channels.count, ["kept": words.number(kept), "suggested": words.number(suggestions.count)])
+                    + (shown.count == channels.count ? "" : " " + words.plural("{count} matches.", "{count} match.", count: shown.count)),
             guideChannels: guide.map { GuideChannelEntry(id: $0.id.rawValue, name: $0.name) },
             suggestionCount: onPage.filter { suggestions[$0.id] != nil }.count,
             hasSuggestions: onPage.contains { suggestions[$0.id] != nil },
@@ -157,6 +162,7 @@ extension SourcePages {
 
     func saveSource(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await SourceForm(request, context)
+        let words = pages.words(context)
         let name = form.name
         do {
             guard var definition = try await store.sources().first(where: { $0.definition.name.rawValue == name })?.definition else {
@@ -173,20 +179,24 @@ extension SourcePages {
             try await store.updateSource(definition)
         } catch let error as StoreError {
             let status: HTTPResponse.Status = error.code == .notFound ? .notFound : .badRequest
-            if error.code == .notFound { throw HTTPError(status, message: "There is no source called \(name).") }
-            return try await editPage(request, context, name: name, view: ChannelView(), message: "Not saved: \(error.message)",
+            if error.code == .notFound { throw HTTPError(status, message: words("There is no source called {name}.", ["name": name])) }
+            return try await editPage(request, context, name: name, view: ChannelView(), message: words("Not saved: {error}", ["error": error.message]),
                                       isError: true, status: status)
         }
-        return try await editPage(request, context, name: name, view: ChannelView(), message: "Saved. The next refresh uses the new settings.")
+        return try await editPage(request, context, name: name, view: ChannelView(), message: words("Saved. The next refresh uses the new settings."))
     }
 
     func removeSource(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let name = try await SourceForm(request, context).name
+        let words = pages.words(context)
         do {
             let removed = try await store.removeSource(SourceName(name))
-            return try await listPage(request, context, message: "Removed \(name) and its \(removed) programmes; what other sources list for those channels shows again.")
+            return try await listPage(request, context, message: words.plural(
+                "Removed {name} and its {count} programme; what other sources list for those channels shows again.",
+                "Removed {name} and its {count} programmes; what other sources list for those channels shows again.", count: removed, ["name": name]))
         } catch let error as StoreError {
-            return try await listPage(request, context, message: "Could not remove \(name): \(error.message)", isError: true, status: .notFound)
+            return try await listPage(request, context, message: words("Could not remove {name}: {error}", ["name": name, "error": error.message]),
+                                      isError: true, status: .notFound)
         }
     }
 
@@ -200,6 +210,7 @@ extension SourcePages {
         let kept = Set(form.kept)
         let acceptOne = form.accept
         let acceptAll = form.acceptAll
+        let words = pages.words(context)
         do {
             let channels = try await store.sourceChannels(of: source).filter { onPage.contains($0.id.rawValue) }
             let guide = try await store.channels()
@@ -217,7 +228,8 @@ extension SourcePages {
                 if let target = channel.mappedTo, target == channel.id {
                     channel.mappedTo = nil
                 } else if let target = channel.mappedTo, !known.contains(target) {
-                    throw StoreError(.invalid, "\(target) is not a guide channel: map \(channel.name) to one listed in the guide")
+                    throw StoreError(.invalid, words("{target} is not a guide channel: map {channel} to one listed in the guide",
+                                                     ["target": target.rawValue, "channel": channel.name]))
                 }
                 if channel != before { changed.append(channel) }
             }
@@ -226,11 +238,12 @@ extension SourcePages {
                 // A playlist entry kept, dropped or mapped may make or end a timeshift channel (tvg-shift).
                 try await TimeshiftChannels(store: store).rebuild()
             }
-            let message = changed.isEmpty ? "Nothing changed."
-                : "Saved \(changed.count) channel\(changed.count == 1 ? "" : "s"). The guide follows at the source's next refresh."
+            let message = changed.isEmpty ? words("Nothing changed.")
+                : words.plural("Saved {count} channel. The guide follows at the source's next refresh.",
+                               "Saved {count} channels. The guide follows at the source's next refresh.", count: changed.count)
             return try await editPage(request, context, name: name, view: view, message: message)
         } catch let error as StoreError {
-            return try await editPage(request, context, name: name, view: view, message: "Not saved: \(error.message)", isError: true,
+            return try await editPage(request, context, name: name, view: view, message: words("Not saved: {error}", ["error": error.message]), isError: true,
                                       status: .badRequest)
         }
     }

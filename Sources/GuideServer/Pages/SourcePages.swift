@@ -66,24 +66,25 @@ struct SourcePages: Sendable {
 
     func listPage(_ request: Request, _ context: AdminRequestContext, message: String? = nil, isError: Bool = false,
                   status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
-        let clock = settings.clock(context)
+        let (clock, words) = (settings.clock(context), pages.words(context))
         let instant = settings.now()
         let statuses = try await store.sources()
         let busy = try await scheduler.refreshing()
         let model = await ListModel(
-            chrome: pages.chrome(context, section: "admin"), title: "Sources", message: message, isError: isError,
-            sources: statuses.map { Self.entry($0, clock: clock, now: instant, refreshing: busy) },
-            formats: Self.formats(selected: .xmltv),
-            progress: scheduler.latest.map(Self.describe) ?? "No refresh has run since the server started.")
+            chrome: pages.chrome(context, section: "admin"), title: words("Sources"), message: message, isError: isError,
+            sources: statuses.map { Self.entry($0, clock: clock, words: words, now: instant, refreshing: busy) },
+            formats: Self.formats(selected: .xmltv, words),
+            progress: scheduler.latest.map { Self.describe($0, words) } ?? words("No refresh has run since the server started."))
         return try pages.page("sources", model, status: status)
     }
 
     func addSource(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
+        let words = pages.words(context)
         let form: SourceForm
         do {
             form = try await SourceForm(request, context)
         } catch let error as FieldError {
-            return try await listPage(request, context, message: "Could not add the source: \(error.message)", isError: true, status: .badRequest)
+            return try await listPage(request, context, message: words("Could not add the source: {error}", ["error": error.message]), isError: true, status: .badRequest)
         }
         let name = form.name
         var definition = SourceDefinition(name: SourceName(name), format: form.format ?? .xmltv, location: form.location ?? "")
@@ -93,27 +94,29 @@ struct SourcePages: Sendable {
             if let problem = definition.problem { throw StoreError(.invalid, problem) }
             try await store.addSource(definition)
         } catch let error as StoreError {
-            return try await listPage(request, context, message: "Could not add \(name): \(error.message)", isError: true, status: .badRequest)
+            return try await listPage(request, context, message: words("Could not add {name}: {error}", ["name": name, "error": error.message]), isError: true, status: .badRequest)
         }
         if definition.format == .grabber {
-            return try await listPage(request, context, message: "Added \(name). Configure its grabber from its page (Edit), then refresh it.")
+            return try await listPage(request, context, message: words("Added {name}. Configure its grabber from its page (Edit), then refresh it.", ["name": name]))
         }
         if form.refresh, (try? await scheduler.start([definition.name])) != nil {
-            return try await listPage(request, context, message: "Added \(name); fetching its listings now (progress below).")
+            return try await listPage(request, context, message: words("Added {name}; fetching its listings now (progress below).", ["name": name]))
         }
-        return try await listPage(request, context, message: "Added \(name). Refresh it to fetch its listings, then choose its channels.")
+        return try await listPage(request, context, message: words("Added {name}. Refresh it to fetch its listings, then choose its channels.", ["name": name]))
     }
 
     func refreshNow(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let names = try await SourceForm(request, context).named.map { [$0] }
+        let words = pages.words(context)
         do {
             let started = try await scheduler.start(names)
             if started.isEmpty {
                 let sources = try await store.sources()
-                return try await listPage(request, context, message: sources.isEmpty ? "There are no sources to refresh: add one below."
-                                          : "Already refreshing; its progress is below.")
+                return try await listPage(request, context, message: sources.isEmpty ? words("There are no sources to refresh: add one below.")
+                                          : words("Already refreshing; its progress is below."))
             }
-            return try await listPage(request, context, message: "Refreshing \(started.map(\.rawValue).joined(separator: ", ")); progress below.")
+            return try await listPage(request, context, message: words("Refreshing {names}; progress below.",
+                                                                            ["names": started.map(\.rawValue).joined(separator: ", ")]))
         } catch let error as StoreError {
             return try await listPage(request, context, message: error.message, isError: true, status: .notFound)
         }
@@ -121,58 +124,69 @@ struct SourcePages: Sendable {
 
     // MARK: Shared
 
-    static func entry(_ status: SourceStatus, clock: ViewerClock, now: Date, refreshing: Set<SourceName>) -> SourceEntry {
+    static func entry(_ status: SourceStatus, clock: ViewerClock, words: Localizer, now: Date, refreshing: Set<SourceName>) -> SourceEntry {
         let definition = status.definition
-        var schedule = "every \(hours(definition.refreshInterval)) h"
-        if definition.timeShift != 0 { schedule += ", times shifted \(definition.timeShift > 0 ? "+" : "")\(definition.timeShift / 60) min" }
-        if let zone = definition.localZone { schedule += ", times local to \(zone)" }
-        func at(_ date: Date) -> String { "\(clock.date(date)) \(clock.time(date))" }
-        var last = "never refreshed"
+        var schedule = words("every {hours} h", ["hours": hours(definition.refreshInterval, words)])
+        if definition.timeShift != 0 {
+            schedule += ", " + words("times shifted {minutes} min", ["minutes": (definition.timeShift > 0 ? "+" : "") + words.number(definition.timeShift / 60)])
+        }
+        if let zone = definition.localZone { schedule += ", " + words("times local to {zone}", ["zone": zone]) }
+        func at(_ date: Date) -> String { words("{date} {time}", ["date": clock.date(date), "time": clock.time(date)]) }
+        var last = words("never refreshed")
         if let attempt = status.lastAttempt {
             switch status.lastOutcome {
-            case .failed?: last = "\(at(attempt)): failed: \(status.lastError ?? "unknown error")"
-                + (status.failuresInRow > 1 ? "; \(status.failuresInRow) failures in a row, retries spaced out" : "")
-                + (status.lastSuccess.map { " (last success \(at($0)))" } ?? " (never succeeded)")
-            case .unchanged?: last = "\(at(attempt)): unchanged since the last download"
-            default: last = "\(at(attempt)): \(status.lastProgrammes) programmes, \(megabytes(status.lastBytes)), "
-                + "\(status.lastRepairs) repair\(status.lastRepairs == 1 ? "" : "s"), \(String(format: "%.1f", status.lastDuration)) s"
+            case .failed?: last = words("{when}: failed: {error}", ["when": at(attempt), "error": status.lastError ?? words("unknown error")])
+                + (status.failuresInRow > 1 ? "; " + words.plural("{count} failure in a row, retries spaced out", "{count} failures in a row, retries spaced out",
+                                                                  count: status.failuresInRow) : "")
+                + " " + (status.lastSuccess.map { words("(last success {when})", ["when": at($0)]) } ?? words("(never succeeded)"))
+            case .unchanged?: last = words("{when}: unchanged since the last download", ["when": at(attempt)])
+            default: last = words("{when}: {programmes}, {size}, {repairs}, {seconds} s", [
+                "when": at(attempt), "programmes": words.plural("{count} programme", "{count} programmes", count: status.lastProgrammes),
+                "size": megabytes(status.lastBytes, words), "repairs": words.plural("{count} repair", "{count} repairs", count: status.lastRepairs),
+                "seconds": status.lastDuration.formatted(.number.precision(.fractionLength(1)).locale(words.locale))])
             }
         }
         if let since = status.unfinishedSince, !refreshing.contains(definition.name) {
-            last = "\(at(since)): started and never finished (tvguide stopped during it, or another instance is refreshing it); "
-                + "counted as a failure, retried later. Before: " + last
+            last = words("{when}: started and never finished (tvguide stopped during it, or another instance is refreshing it); counted as a failure, retried later. Before: {before}",
+                         ["when": at(since), "before": last])
         }
         let due = status.nextDue
         return SourceEntry(
             name: definition.name.rawValue, link: ChannelView().link(definition.name.rawValue, page: 1),
-            format: label(definition.format), location: definition.location, priority: definition.priority,
+            format: label(definition.format, words), location: definition.location, priority: definition.priority,
             schedule: schedule, lastRefresh: last,
             isFailed: status.lastOutcome == .failed || (status.unfinishedSince != nil && !refreshing.contains(definition.name)),
-            holds: "\(status.programmes) programmes" + (status.hidden > 0 ? " (\(status.hidden) behind higher-priority sources)" : ""),
-            nextDue: refreshing.contains(definition.name) ? "refreshing now" : due <= now ? "due now" : at(due))
+            holds: words.plural("{count} programme", "{count} programmes", count: status.programmes)
+                + (status.hidden > 0 ? " " + words.plural("({count} behind higher-priority sources)", "({count} behind higher-priority sources)",
+                                                          count: status.hidden) : ""),
+            nextDue: refreshing.contains(definition.name) ? words("refreshing now") : due <= now ? words("due now") : at(due))
     }
 
     /// One line for a refresh's progress, for the page before its script takes over.
-    static func describe(_ progress: RefreshProgress) -> String {
+    static func describe(_ progress: RefreshProgress, _ words: Localizer) -> String {
+        let done = words.number(progress.downloadsDone)
         let names = progress.sources.map { "\($0.name) \($0.phase.rawValue)" }.joined(separator: ", ")
-        return (progress.isFinished ? "Last refresh: " : "Refreshing: ")
-            + "\(progress.downloadsDone) of \(progress.downloadsTotal) downloads done; \(names)."
+        return progress.isFinished
+            ? words.plural("Last refresh: {done} of {count} download done; {names}.", "Last refresh: {done} of {count} downloads done; {names}.",
+                           count: progress.downloadsTotal, ["done": done, "names": names])
+            : words.plural("Refreshing: {done} of {count} download done; {names}.", "Refreshing: {done} of {count} downloads done; {names}.",
+                           count: progress.downloadsTotal, ["done": done, "names": names])
     }
 
-    static func formats(selected: SourceFormat) -> [Choice] {
-        SourceFormat.allCases.map { Choice(value: $0.rawValue, label: label($0), isSelected: $0 == selected) }
+    static func formats(selected: SourceFormat, _ words: Localizer) -> [Choice] {
+        SourceFormat.allCases.map { Choice(value: $0.rawValue, label: label($0, words), isSelected: $0 == selected) }
     }
 
-    static func label(_ format: SourceFormat) -> String {
+    static func label(_ format: SourceFormat, _ words: Localizer) -> String {
         switch format {
-        case .xmltv: "XMLTV (file or URL, plain or gzip)"
-        case .radiotimes: "Radio Times (per-channel URLs)"
-        case .tvmaze: "TVmaze country schedule"
-        case .m3u: "M3U playlist (channel numbers, logos, groups, streams)"
-        case .schedulesdirect: "Schedules Direct lineups (an account; USA-IL57303-X)"
-        case .grabber: "XMLTV grabber (a tv_grab_* program on this machine: tv_grab_fr)"
-        case .hdhomerun: "HDHomeRun tuner's guide (its address: http://192.168.1.70)"
-        case .openwebif: "Enigma2 receiver's EPG (OpenWebif: its bouquet's address; the preset finds it)"
+        case .xmltv: words("XMLTV (file or URL, plain or gzip)")
+        case .radiotimes: words("Radio Times (per-channel URLs)")
+        case .tvmaze: words("TVmaze country schedule")
+        case .m3u: words("M3U playlist (channel numbers, logos, groups, streams)")
+        case .schedulesdirect: words("Schedules Direct lineups (an account; USA-IL57303-X)")
+        case .grabber: words("XMLTV grabber (a tv_grab_* program on this machine: tv_grab_fr)")
+        case .hdhomerun: words("HDHomeRun tuner's guide (its address: http://192.168.1.70)")
+        case .openwebif: words("Enigma2 receiver's EPG (OpenWebif: its bouquet's address; the preset finds it)")
         }
     }
 
@@ -180,8 +194,13 @@ struct SourcePages: Sendable {
         seconds % 3600 == 0 ? String(seconds / 3600) : String(format: "%.2f", Double(seconds) / 3600)
     }
 
-    static func megabytes(_ bytes: Int64) -> String {
-        String(format: "%.1f MB", Double(bytes) / 1_000_000)
+    /// Hours as the viewer's locale writes them ("1,5" in German), to read; ``hours(_:)`` is the form's value.
+    static func hours(_ seconds: Int, _ words: Localizer) -> String {
+        (Double(seconds) / 3600).formatted(.number.precision(.fractionLength(0...2)).locale(words.locale))
+    }
+
+    static func megabytes(_ bytes: Int64, _ words: Localizer) -> String {
+        words("{size} MB", ["size": (Double(bytes) / 1_000_000).formatted(.number.precision(.fractionLength(1)).locale(words.locale))])
     }
 
     static func list(_ text: String) -> [String] {

@@ -52,6 +52,7 @@ final class PageRenderer: Sendable {
         for source in sources {
             try library.register(TemplateText.translated(source.text, words), named: source.name)
         }
+        try library.register(ScriptWords.attribute(words), named: "script-words")
         libraries.withLock { $0[language] = library }
         return library
     }

@@ -83,6 +83,6 @@ enum TemplateText {
         }
     }
 
-    /// Words that are the same in every language: the product's name.
-    static let allowed: Set<String> = ["tvguide"]
+    /// Words that are the same in every language: the product's name, and the boxes' names headings give alone.
+    static let allowed: Set<String> = ["tvguide", "Tvheadend", "HDHomeRun"]
 }

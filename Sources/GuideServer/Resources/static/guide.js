@@ -88,19 +88,24 @@ function RefreshView(section) {
   this.events.addEventListener("progress", function (event) { self.show(JSON.parse(event.data)); });
 }
 
-RefreshView.megabytes = function (bytes) { return (bytes / 1e6).toFixed(1) + " MB"; };
+RefreshView.megabytes = function (bytes) {
+  var size = new Intl.NumberFormat(document.documentElement.lang || "en", { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(bytes / 1e6);
+  return say("{size} MB", { size: size });
+};
 
 RefreshView.prototype.show = function (progress) {
   var box = this.box;
   box.textContent = "";
   box.dataset.running = progress.running ? "true" : "false";
-  if (!progress.sources.length) { box.appendChild(element("p", "progress-summary", "No refresh has run since the server started.")); return; }
-  box.appendChild(element("p", "progress-summary", (progress.running ? "Refreshing: " : "Last refresh: ") + progress.downloadsDone + " of "
-    + progress.downloadsTotal + " downloads done"));
+  if (!progress.sources.length) { box.appendChild(element("p", "progress-summary", say("No refresh has run since the server started."))); return; }
+  var done = { done: localNumber(progress.downloadsDone) };
+  box.appendChild(element("p", "progress-summary", progress.running
+    ? sayCount("Refreshing: {done} of {count} download done", "Refreshing: {done} of {count} downloads done", progress.downloadsTotal, done)
+    : sayCount("Last refresh: {done} of {count} download done", "Last refresh: {done} of {count} downloads done", progress.downloadsTotal, done)));
   var overall = element("progress");
   overall.max = Math.max(progress.downloadsTotal, 1);
   overall.value = progress.downloadsDone;
-  overall.setAttribute("aria-label", "Downloads done");
+  overall.setAttribute("aria-label", say("Downloads done"));
   box.appendChild(overall);
   var list = element("ul", "progress-sources");
   progress.sources.forEach(function (source) {
@@ -119,11 +124,15 @@ RefreshView.prototype.show = function (progress) {
         bar.value = feed.percent;
         bar.setAttribute("aria-label", feed.location);
         line.appendChild(bar);
-        line.appendChild(element("span", undefined, " " + feed.percent + "% of " + RefreshView.megabytes(feed.totalBytes)));
+        line.appendChild(element("span", undefined, " " + say("{percent}% of {size}", { percent: localNumber(feed.percent), size: RefreshView.megabytes(feed.totalBytes) })));
       } else {
-        line.appendChild(element("span", undefined, " " + RefreshView.megabytes(feed.bytes) + ", " + feed.programmes + " programmes"));
+        line.appendChild(element("span", undefined, " " + sayCount("{size}, {count} programme", "{size}, {count} programmes", feed.programmes,
+                                                                  { size: RefreshView.megabytes(feed.bytes) })));
       }
-      if (feed.attempt > 1) line.appendChild(element("span", undefined, " (try " + feed.attempt + (feed.retryReason ? ": " + feed.retryReason : "") + ")"));
+      if (feed.attempt > 1) {
+        line.appendChild(element("span", undefined, " " + (feed.retryReason ? say("(try {attempt}: {reason})", { attempt: localNumber(feed.attempt), reason: feed.retryReason })
+                                                                             : say("(try {attempt})", { attempt: localNumber(feed.attempt) }))));
+      }
       item.appendChild(line);
     });
     list.appendChild(item);

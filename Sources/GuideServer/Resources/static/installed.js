@@ -3,6 +3,36 @@
 // guide.js, whose DOMContentLoaded handler starts them; element() is guide.js's.
 "use strict";
 
+/* The page's words for what the scripts write: <body data-words>, from each English text to the page's language
+   (ScriptWords on the server), a plural to its forms in the order of "@plurals". */
+var Words = null;
+function wordsOfPage() {
+  if (!Words) { try { Words = JSON.parse(document.body.dataset.words || "{}"); } catch (error) { Words = {}; } }
+  return Words;
+}
+
+/// `text` in the page's language, its {name}s filled from `values`.
+function say(text, values) {
+  var said = wordsOfPage()[text];
+  return fillWords(typeof said === "string" ? said : text, values);
+}
+
+/// The form of the plural whose English singular is `singular` that `count` takes in the page's language, {count}
+/// written as the language writes numbers.
+function sayCount(singular, plural, count, values) {
+  var forms = wordsOfPage()[singular], categories = wordsOfPage()["@plurals"] || ["one", "other"];
+  var category = new Intl.PluralRules(document.documentElement.lang || "en").select(count);
+  var text = Array.isArray(forms) ? forms[Math.max(0, categories.indexOf(category))] || forms[forms.length - 1] : (count === 1 ? singular : plural);
+  return fillWords(text, Object.assign({ count: localNumber(count) }, values || {}));
+}
+
+/// `value` as the page's language writes a number.
+function localNumber(value) { return new Intl.NumberFormat(document.documentElement.lang || "en").format(value); }
+
+function fillWords(text, values) {
+  return text.replace(/\{(\w+)\}/g, function (whole, name) { return values && name in values ? String(values[name]) : whole; });
+}
+
 /* A page the service worker answered from its copy of the listings, with the network gone, carries when the copy
    was made (the server's clock, Unix seconds), the server's clock less this device's then, and the copy's zone. */
 var Offline = {
@@ -29,7 +59,7 @@ var Offline = {
       var main = document.getElementById("main");
       main.parentNode.insertBefore(banner, main);
     }
-    banner.textContent = "Offline - listings as of " + Offline.time(taken, zone);
+    banner.textContent = say("Offline - listings as of {time}", { time: Offline.time(taken, zone) });
     banner.hidden = false;
   }
 };
@@ -91,7 +121,7 @@ OfflineNow.prototype.draw = function () {
   var pager = document.querySelector(".now-page .pager");
   if (pager) pager.hidden = true;
   if (index < 0) {
-    list.appendChild(element("li", "none", "The listings kept on this device do not cover now."));
+    list.appendChild(element("li", "none", say("The listings kept on this device do not cover now.")));
     return;
   }
   var day = days[index], following = days[index + 1];
@@ -117,17 +147,20 @@ OfflineNow.prototype.draw = function () {
       var bar = element("progress");
       bar.max = length;
       bar.value = elapsed;
-      bar.setAttribute("aria-label", elapsed + " of " + length + " minutes");
+      bar.setAttribute("aria-label", say("{elapsed} of {length} minutes", { elapsed: localNumber(elapsed), length: localNumber(length) }));
       slot.appendChild(bar);
-      slot.appendChild(element("span", "left", Math.max(0, Math.floor((current.to - now) / 60)) + " min left"));
+      slot.appendChild(element("span", "left", sayCount("{count} min left", "{count} min left", Math.max(0, Math.floor((current.to - now) / 60)))));
       item.appendChild(slot);
     } else {
-      item.appendChild(element("div", "slot current none", "Nothing listed now"));
+      item.appendChild(element("div", "slot current none", say("Nothing listed now")));
     }
     if (next) {
-      var line = element("div", "slot next", "Next: ");
+      // "Next: {title}" in the language's order, the title a link.
+      var line = element("div", "slot next");
+      var parts = say("Next: {title}").split("{title}");
+      line.appendChild(document.createTextNode(parts[0]));
       line.appendChild(OfflineNow.link(next));
-      line.appendChild(document.createTextNode(" "));
+      line.appendChild(document.createTextNode((parts[1] || "") + " "));
       line.appendChild(element("span", "time", next.time));
       item.appendChild(line);
     }
@@ -155,17 +188,17 @@ function PushButton(box) {
   var status = box.querySelector(".push-status");
   box.hidden = false;
   box.querySelector("button").addEventListener("click", function () {
-    status.textContent = "Asking this browser…";
+    status.textContent = say("Asking this browser…");
     Notification.requestPermission()
       .then(function (permission) {
-        if (permission !== "granted") throw new Error("notifications are blocked for this site in the browser's settings");
+        if (permission !== "granted") throw new Error(say("notifications are blocked for this site in the browser's settings"));
         return navigator.serviceWorker.ready;
       })
       .then(function (registration) {
         return registration.pushManager.getSubscription().then(function (existing) {
           if (existing) return existing;
           return fetch("/api/push-key").then(function (response) {
-            if (!response.ok) throw new Error("the server has no push key");
+            if (!response.ok) throw new Error(say("the server has no push key"));
             return response.json();
           }).then(function (key) {
             return registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: PushButton.bytes(key.publicKey) });
@@ -180,10 +213,10 @@ function PushButton(box) {
         return fetch("/reminders/channels", { method: "POST", body: form, credentials: "same-origin" });
       })
       .then(function (response) {
-        if (!response.ok) throw new Error("the server said " + response.status);
+        if (!response.ok) throw new Error(say("the server said {status}", { status: response.status }));
         location.href = response.url;
       })
-      .catch(function (error) { status.textContent = "This browser cannot be notified: " + error.message + "."; });
+      .catch(function (error) { status.textContent = say("This browser cannot be notified: {reason}.", { reason: error.message }); });
   });
 }
 

@@ -54,7 +54,7 @@ self.addEventListener("fetch", (event) => {
   } else if (url.pathname === COPY && url.searchParams.has("kept")) {
     event.respondWith(keptCopyResponse());
   } else if (request.mode === "navigate") {
-    event.respondWith(networkFirst(request, () => keptPage(url)));
+    event.respondWith(networkFirst(request, (orOffline) => keptPage(url, orOffline)));
   } else if (url.pathname === "/grid/rows") {
     event.respondWith(networkFirst(request, () => keptRows(url)));
   } else if (/^\/programmes\/\d+$/.test(url.pathname) && url.searchParams.get("part") === "panel") {
@@ -82,18 +82,22 @@ self.addEventListener("notificationclick", (event) => {
   })());
 });
 
-/// The server's answer, unless it fails, errs (5xx) or takes longer than NETWORK_WAIT: then what `kept` finds,
-/// if anything.
+/// The server's answer, unless it fails, errs (5xx) or takes longer than NETWORK_WAIT: then what `kept` finds. Only
+/// a failure falls back to the page that says what works offline (`kept(true)`); a slow page the copy holds nothing
+/// of (an admin's page probing grabbers) still gets the server's answer when it comes.
 async function networkFirst(request, kept) {
+  const asked = fetch(request);
+  asked.catch(() => {});   // answered from the copy, a later failure is nobody's business
   let answer = null;
   try {
-    answer = await Promise.race([fetch(request), new Promise((resolve) => setTimeout(resolve, NETWORK_WAIT, null))]);
+    answer = await Promise.race([asked, new Promise((resolve) => setTimeout(resolve, NETWORK_WAIT, null))]);
     if (answer && answer.status < 500) return answer;
   } catch (error) {
-    answer = null;
+    return (await kept(true).catch(() => null)) || Response.error();
   }
-  const copy = await kept().catch(() => null);
-  return copy || answer || Response.error();
+  const copy = await kept(answer !== null).catch(() => null);
+  if (copy) return copy;
+  return answer || asked.catch(async () => (await kept(true).catch(() => null)) || Response.error());
 }
 
 // The copy ------------------------------------------------------------------------------------------------------
@@ -213,7 +217,7 @@ function skew(copy) {
 
 /// A kept page for `url`: the grid for its day (or the day it is now, by the server's clock), the now page, a
 /// programme's details around the offline page, else the offline page; marked with when the copy was made.
-async function keptPage(url) {
+async function keptPage(url, orOffline = true) {
   const copy = await keptCopy();
   const cache = await caches.open(LISTINGS);
   let page = null;
@@ -228,6 +232,7 @@ async function keptPage(url) {
   } else if (copy && /^\/programmes\/\d+$/.test(url.pathname)) {
     panel = copy.document.panels[url.pathname.split("/")[2]] || null;
   }
+  if (!page && !panel && !orOffline) return null;
   if (!page) page = await cache.match("/offline");
   if (!page) return null;
   let html = await page.text();

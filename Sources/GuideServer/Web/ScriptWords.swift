@@ -1,0 +1,57 @@
+import Foundation
+import GuideCore
+
+/// The texts the pages' scripts write (the refresh view, the offline banner and glance, "Notify this browser"), in
+/// the page's language: written once per language into `<body data-words>`, where `say` and `sayCount` (installed.js)
+/// read them by their English. A text here is in the catalogs like any other; a text a script says that is not here
+/// stays English, which the catalog tests catch.
+enum ScriptWords {
+    /// Every text, in `words`' language.
+    static func texts(_ words: Localizer) -> [Any] {
+        [
+            words("No refresh has run since the server started."),
+            plural(words) { words.plural("Refreshing: {done} of {count} download done", "Refreshing: {done} of {count} downloads done",
+                                         count: $0, ["count": "{count}", "done": "{done}"]) },
+            plural(words) { words.plural("Last refresh: {done} of {count} download done", "Last refresh: {done} of {count} downloads done",
+                                         count: $0, ["count": "{count}", "done": "{done}"]) },
+            words("Downloads done"),
+            words("{percent}% of {size}"),
+            plural(words) { words.plural("{size}, {count} programme", "{size}, {count} programmes", count: $0, ["count": "{count}", "size": "{size}"]) },
+            words("(try {attempt})"),
+            words("(try {attempt}: {reason})"),
+            words("{size} MB"),
+            words("Offline - listings as of {time}"),
+            words("The listings kept on this device do not cover now."),
+            words("Nothing listed now"),
+            words("Next: {title}"),
+            plural(words) { words.plural("{count} min left", "{count} min left", count: $0, ["count": "{count}"]) },
+            words("{elapsed} of {length} minutes"),
+            words("Asking this browser…"),
+            words("This browser cannot be notified: {reason}."),
+            words("notifications are blocked for this site in the browser's settings"),
+            words("the server has no push key"),
+            words("the server said {status}"),
+        ]
+    }
+
+    /// The texts as `<body data-words>` holds them: a JSON object from each English text to the language's (a plural,
+    /// to its forms in the order of `@plurals`, the language's CLDR categories), escaped for an attribute, its braces
+    /// as character references so no template reads them.
+    static func attribute(_ words: Localizer) -> String {
+        var object: [String: Any] = ["@plurals": words.language.pluralCategories.map(\.rawValue)]
+        for (english, text) in zip(texts(.english), texts(words)) {
+            let key = (english as? [String])?.first ?? (english as? String) ?? ""
+            object[key] = text
+        }
+        let json = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return json.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: "{", with: "&#123;").replacingOccurrences(of: "}", with: "&#125;")
+    }
+
+    /// A plural's forms in `words`' language, one for each of its categories, its values left as placeholders.
+    private static func plural(_ words: Localizer, _ form: (Int) -> String) -> [String] {
+        words.language.pluralCategories.map { category in
+            form([1, 2, 0, 3, 5, 1_000_000].first { words.language.pluralCategory($0) == category } ?? 5)
+        }
+    }
+}
