@@ -98,7 +98,7 @@ public enum GuideServer {
                 .register(on: routes)
         }
         router.add(middleware: SecurityHeaders())
-        router.add(middleware: ErrorPages(renderer: renderer, assets: assets))
+        router.add(middleware: ErrorPages(renderer: renderer, assets: assets, translations: translations))
         Probes(store: store).register(on: routes)
         router.add(middleware: OtherMethods(table: routes.table))
         router.add(middleware: sessions)
@@ -114,7 +114,7 @@ public enum GuideServer {
         LineupPage(store: store, directory: directory, pages: pages).register(on: routes)
         SignInPages(accounts: accounts, pages: pages, settings: settings, addresses: addresses, sessions: sessions).register(on: routes)
         AdminPages(store: store, accounts: accounts, pages: pages, settings: settings, feeds: services.feeds).register(on: routes)
-        let calendar = CalendarFeed(store: store, settings: settings, episodes: episodes)
+        let calendar = CalendarFeed(store: store, settings: settings, episodes: episodes, translations: translations)
         calendar.register(on: routes)
         SettingsPage(store: store, pages: pages, settings: settings, calendar: calendar).register(on: routes)
         ChannelAdminPage(store: store, directory: directory, pages: pages).register(on: routes)

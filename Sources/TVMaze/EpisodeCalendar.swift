@@ -7,8 +7,8 @@ import GuideStore
 /// the profile's lead time before airing for shows with reminders on. Episodes with no air time are all-day events
 /// whose reminder fires at 09:00 on the day.
 public enum EpisodeCalendar {
-    /// The feed for `airings`, stamped `now`.
-    public static func feed(_ airings: [Airing], calendarName: String, leadMinutes: Int, now: Date) -> String {
+    /// The feed for `airings`, stamped `now`, its alarms in `words`' language.
+    public static func feed(_ airings: [Airing], calendarName: String, leadMinutes: Int, now: Date, words: Localizer = .english) -> String {
         var lines = [
             "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//tvguide//Followed shows//EN", "CALSCALE:GREGORIAN", "METHOD:PUBLISH",
             "X-WR-CALNAME:" + ICalendar.text(calendarName), "REFRESH-INTERVAL;VALUE=DURATION:PT6H", "X-PUBLISHED-TTL:PT6H",
@@ -32,8 +32,10 @@ public enum EpisodeCalendar {
             if let link = link.flatMap(ICalendar.uri) { event.append("URL:" + link) }
             if airing.reminders {
                 let trigger = airing.time.instant == nil ? "PT9H" : "-PT\(leadMinutes)M"
-                let when = airing.time.instant == nil ? "today" : leadMinutes == 0 ? "now" : "in \(leadMinutes) minutes"
-                event += ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + ICalendar.text("\(summary) starts \(when)"),
+                let alarm = airing.time.instant == nil ? words("{episode} starts today", ["episode": summary])
+                    : leadMinutes == 0 ? words("{episode} starts now", ["episode": summary])
+                    : words.plural("{episode} starts in {count} minute", "{episode} starts in {count} minutes", count: leadMinutes, ["episode": summary])
+                event += ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + ICalendar.text(alarm),
                           "TRIGGER:" + trigger, "END:VALARM"]
             }
             event.append("END:VEVENT")

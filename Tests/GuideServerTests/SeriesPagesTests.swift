@@ -123,6 +123,12 @@ import TVMazeReplay
             let text = String(buffer: feed.body)
             #expect(text.contains("UID:tvmaze-episode-1@tvguide\r\n") && text.contains("TRIGGER:-PT30M\r\n"))
             #expect(text.contains("DTSTART:20130625T020000Z\r\n"))
+            #expect(text.contains("DESCRIPTION:Under the Dome S01E01 Pilot starts in 30 minutes\r\n"), "\(text)")
+            // In the calendar app's language while the profile has chosen none; a missing address too.
+            let german = String(buffer: try await CookieJar().send(client, String(address), headers: [.acceptLanguage: "de-DE"]).body)
+            #expect(german.contains("X-WR-CALNAME:tvguide: Serien von Ada\r\n") && german.contains("Pilot beginnt in 30 Minuten\r\n"), "\(german)")
+            let missing = String(buffer: try await CookieJar().send(client, "/calendar/0000.ics", headers: [.acceptLanguage: "fr"]).body)
+            #expect(missing.contains("Ce calendrier n'existe pas.") || missing.contains("Ce calendrier n&#39;existe pas."), "\(missing)")
             // A new address retires the old one.
             _ = try await jar.send(client, "/settings/calendar", method: .post, form: ["action": "new"])
             #expect(try await CookieJar().send(client, String(address)).status == .notFound)

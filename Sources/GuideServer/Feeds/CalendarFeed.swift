@@ -1,3 +1,4 @@
+import Catalogs
 import Foundation
 import GuideCore
 import GuideStore
@@ -12,6 +13,7 @@ struct CalendarFeed: Sendable {
     let store: any SeriesStore & AccountStore
     let settings: ServerSettings
     let episodes: FollowedEpisodes
+    let translations: Translations
 
     /// What the settings page shows of it.
     struct SettingsView {
@@ -36,7 +38,8 @@ struct CalendarFeed: Sendable {
         let token = String(file.dropLast(4))
         // An unknown or revoked address looks like any missing page.
         guard let id = try await store.calendarProfile(tokenHash: Accounts.digest(token)), let profile = try await store.profile(id) else {
-            throw HTTPError(.notFound, message: "No such calendar. Its address may have been replaced in Settings.")
+            let words = translations.localizer(context.language)
+            throw HTTPError(.notFound, message: words("No such calendar. Its address may have been replaced in Settings."))
         }
         let series = try await store.seriesSettings(of: id)
         let zone = profile.timeZone.flatMap(TimeZone.init(identifier:)) ?? settings.timeZone
@@ -44,7 +47,10 @@ struct CalendarFeed: Sendable {
         let today = CivilDate(now, in: zone)
         let airings = try await EpisodeSchedule(store: store, profile: id, zone: zone, settings: series)
             .airings(from: today.adding(days: -series.pastDays), through: today.adding(days: series.futureDays))
-        let body = EpisodeCalendar.feed(airings, calendarName: "tvguide: \(profile.name)'s shows", leadMinutes: series.leadMinutes, now: now)
+        // In the profile's language, else the calendar app's.
+        let words = translations.localizer(profile.language ?? context.acceptLanguage.flatMap(Language.preferred) ?? .english)
+        let body = EpisodeCalendar.feed(airings, calendarName: words("tvguide: {name}'s shows", ["name": profile.name]),
+                                        leadMinutes: series.leadMinutes, now: now, words: words)
         return CompressibleBody.response(Array(body.utf8), for: request,
                                          headers: [.contentType: "text/calendar; charset=utf-8", .cacheControl: "private, max-age=300",
                                                    .contentDisposition: "inline; filename=\"tvguide.ics\""])

@@ -95,12 +95,12 @@ struct EpisodePages: Sendable {
 
     func episode(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let id = try ShowPages.id(context)
-        guard let episode = try await series.tvmaze({ try await series.client.episode(id, embed: [.show, .guestcast, .guestcrew]) }) else {
-            throw HTTPError(.notFound, message: "TVmaze has no episode \(id).")
-        }
-        let show = episode.show
         let format = SeriesFormat(pages, settings, context)
         let words = format.words
+        guard let episode = try await series.tvmaze({ try await series.client.episode(id, embed: [.show, .guestcast, .guestcrew]) }) else {
+            throw HTTPError(.notFound, message: words("TVmaze has no episode {id}.", ["id": String(id)]))
+        }
+        let show = episode.show
         let time = episode.airTime()
         var facts: [ShowPages.Fact] = []
         if let channel = show?.channel?.name { facts.append(ShowPages.Fact(label: words("On"), value: channel)) }
@@ -128,12 +128,12 @@ struct EpisodePages: Sendable {
     func person(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let id = try ShowPages.id(context)
         let client = series.client
+        let (clock, words) = (settings.clock(context), pages.words(context))
         guard let person = try await series.tvmaze({ try await client.person(id) }) else {
-            throw HTTPError(.notFound, message: "TVmaze has no person \(id).")
+            throw HTTPError(.notFound, message: words("TVmaze has no person {id}.", ["id": String(id)]))
         }
         let credits = try await series.tvmaze { try await client.castCredits(ofPerson: id, withCharacters: true) }
         let guestCredits = try await series.tvmaze { try await client.guestCastCredits(ofPerson: id) }
-        let (clock, words) = (settings.clock(context), pages.words(context))
         var facts: [ShowPages.Fact] = []
         if let born = person.birthday { facts.append(ShowPages.Fact(label: words("Born"), value: clock.civil(born))) }
         if let died = person.deathday { facts.append(ShowPages.Fact(label: words("Died"), value: clock.civil(died))) }

@@ -48,7 +48,8 @@ struct LineupPage: Sendable {
         let profile = context.profile
         let form = try await FavouriteForm(request, context)
         guard let id = form.channel, let channel = try await directory.snapshot().channel(id) else {
-            throw HTTPError(.badRequest, message: "There is no such channel in the guide.")
+            let words = pages.words(context)
+            throw HTTPError(.badRequest, message: words("There is no such channel in the guide."))
         }
         do {
             try await store.setFavourite(channel.id, form.isFavourite, of: profile.id)

@@ -31,9 +31,10 @@ struct ProgrammePage: Sendable {
     /// and start, not the programme's row (a refresh replaces rows), so adding it again after a refresh updates the
     /// event instead of adding a second.
     func calendar(_ request: Request, _ context: some GuideContext) async throws -> Response {
+        let words = pages.words(context)
         guard let text = context.parameters.get("id"), let id = Bounded.integer(text, in: 1...Int64.max),
               let stored = try await store.programme(ProgrammeID(rawValue: id)) else {
-            throw HTTPError(.notFound, message: "There is no such programme: a newer import may have replaced it.")
+            throw HTTPError(.notFound, message: words("There is no such programme: a newer import may have replaced it."))
         }
         let programme = stored.programme
         let channel = try await directory.snapshot().channel(programme.channel)?.name ?? programme.channel.rawValue
@@ -43,7 +44,8 @@ struct ProgrammePage: Sendable {
                      "DTEND:" + ICalendar.utc(stored.end), "SUMMARY:" + ICalendar.text(title), "LOCATION:" + ICalendar.text(channel)]
         let description = [programme.subTitle, programme.description].compactMap { $0 }.joined(separator: "\n\n")
         if !description.isEmpty { event.append("DESCRIPTION:" + ICalendar.text(description)) }
-        event += ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + ICalendar.text("\(title) on \(channel) starts in 15 minutes"),
+        let alarm = words("{title} on {channel} starts in 15 minutes", ["title": title, "channel": channel])
+        event += ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + ICalendar.text(alarm),
                   "TRIGGER:-PT15M", "END:VALARM", "END:VEVENT"]
         let body = ICalendar.document(["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//tvguide//Programme//EN", "CALSCALE:GREGORIAN",
                                        "METHOD:PUBLISH"] + event + ["END:VCALENDAR"])
@@ -53,18 +55,19 @@ struct ProgrammePage: Sendable {
     }
 
     func render(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
+        let words = pages.words(context)
         guard let text = context.parameters.get("id"), let id = Bounded.integer(text, in: 1...Int64.max) else {
-            throw HTTPError(.badRequest, message: "A programme's address ends in its number, like /programmes/42.")
+            throw HTTPError(.badRequest, message: words("A programme's address ends in its number, like /programmes/42."))
         }
         let isPanel = request.uri.queryParameters.get("part") == "panel"
         let clock = settings.clock(context)
         guard let stored = try await store.programme(ProgrammeID(rawValue: id)) else {
-            throw HTTPError(.notFound, message: "There is no programme \(id): a newer import may have replaced it.")
+            throw HTTPError(.notFound, message: words("There is no programme {id}: a newer import may have replaced it.", ["id": String(id)]))
         }
         var details = try await ProgrammeDetails(stored, store: store, channels: try await directory.snapshot(), clock: clock, now: settings.now(),
                                                  viewer: context.viewer?.profile,
                                                  returnTo: isPanel ? Self.panelReturn(request.returnPath, programme: id) : SitePath.programme(id),
-                                                 words: pages.words(context), languages: context.listingLanguages)
+                                                 words: words, languages: context.listingLanguages)
         if let viewer = context.viewer?.profile.id {
             details.followedEpisode = try await followedEpisode(stored.programme, of: viewer, format: SeriesFormat(pages, settings, context),
                                                              returnTo: SitePath.programme(id))

@@ -75,8 +75,9 @@ struct RecordingsPage: Sendable {
 
     private func record(_ request: Request, _ context: RecordRequestContext) async throws -> Response {
         let form = try await RecordForm(request, context)
+        let words = pages.words(context)
         guard let id = Bounded.integer(form.programme, in: 1...Int64.max), let stored = try await store.programme(ProgrammeID(rawValue: id)) else {
-            throw HTTPError(.notFound, message: "That programme is not in the guide (a newer import may have replaced it).")
+            throw HTTPError(.notFound, message: words("That programme is not in the guide (a newer import may have replaced it)."))
         }
         let entry: RecordingEntry
         do {
@@ -85,14 +86,14 @@ struct RecordingsPage: Sendable {
             throw HTTPError(.badRequest, message: failure.description)
         }
         let next = form.next ?? SitePath.recordings()
-        let words = pages.words(context)
         return Response.redirect(to: SitePath.done(next, words("{title}: {state}", ["title": entry.what.title, "state": Self.state(entry, words)])))
     }
 
     private func cancel(_ request: Request, _ context: RecordRequestContext) async throws -> Response {
         guard let text = context.parameters.get("id"), let id = Bounded.integer(text, in: 1...Int64.max),
               let entry = try await store.recording(id) else {
-            throw HTTPError(.notFound, message: "No such recording.")
+            let words = pages.words(context)
+            throw HTTPError(.notFound, message: words("No such recording."))
         }
         do {
             try await desk.cancel(entry)

@@ -49,6 +49,14 @@ struct SeriesFormat: Sendable {
     }
 }
 
+extension Localizer {
+    /// "TVmaze has no show 82.", for the show pages' 404.
+    func noShow(_ id: Int) -> String {
+        let words = self
+        return words("TVmaze has no show {id}.", ["id": String(id)])
+    }
+}
+
 /// An episode on a page: a line linking to its page.
 struct EpisodeLine: Sendable {
     var id: Int

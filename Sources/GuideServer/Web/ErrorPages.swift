@@ -1,3 +1,4 @@
+import Catalogs
 import GuideCore
 import GuideStore
 import Hummingbird
@@ -8,6 +9,7 @@ struct ErrorPages: RouterMiddleware {
     typealias Context = GuideRequestContext
     let renderer: PageRenderer
     let assets: StaticAssets
+    let translations: Translations
 
     struct Model: PageModel {
         var chrome: Chrome
@@ -39,11 +41,26 @@ struct ErrorPages: RouterMiddleware {
     private func page(_ error: HTTPError, _ request: Request, _ context: Context) throws -> Response {
         guard !request.uri.path.hasPrefix("/api/"), !request.uri.path.hasPrefix("/grid/") else { throw error }
         let chrome = Chrome(context, section: "", assets: assets.version)
-        let message = error.body ?? error.status.reasonPhrase
-        let html = try renderer.render("error", Model(chrome: chrome, title: error.status.reasonPhrase,
-                                                      status: error.status.code, message: message))
+        let title = Self.title(error.status, translations.localizer(context.language, locale: context.locale))
+        let html = try renderer.render("error", Model(chrome: chrome, title: title, status: error.status.code, message: error.body ?? title))
         var response = try HTMLPage(html: html, status: error.status).response(from: request, context: context)
         for field in error.headers { response.headers.append(field) }
         return response
+    }
+
+    /// The heading of an error's page, in the viewer's words.
+    static func title(_ status: HTTPResponse.Status, _ words: Localizer) -> String {
+        switch status.code {
+        case 400: words("That request is not right")
+        case 403: words("Not allowed")
+        case 404: words("Not found")
+        case 409: words("Already there")
+        case 413: words("Too large")
+        case 422: words("That could not be used")
+        case 429: words("Too many requests")
+        case 502: words("Another service did not answer as it should")
+        case 503: words("Busy: try again shortly")
+        default: status.code >= 500 ? words("Something went wrong") : status.reasonPhrase
+        }
     }
 }
