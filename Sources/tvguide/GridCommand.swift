@@ -55,7 +55,8 @@ struct GridCommand: AsyncParsableCommand {
                 lineup = wanted.compactMap { known[$0] }
             }
             guard !lineup.isEmpty else {
-                throw CLIFailure("The guide has no channels yet. Import listings first: tvguide import FILE-OR-URL")
+                let words = Output.words
+                throw CLIFailure(words("The guide has no channels yet. Import listings first: tvguide import FILE-OR-URL"))
             }
             var airings: [(channel: Channel, programmes: [StoredProgramme])] = []
             for channel in lineup {
@@ -72,7 +73,7 @@ struct GridCommand: AsyncParsableCommand {
                 let row = Self.row(programmes.map { ($0.programme.start, $0.end, $0.programme.title) }, window: window, width: timeWidth)
                 Output.line(Self.fit(channel.name, nameWidth) + " " + row)
             }
-            listed.noteLeftOut(all: all || channels != nil, what: "nothing listed in these hours")
+            listed.noteLeftOut(all: all || channels != nil, window: .hours)
         }
     }
 

@@ -20,10 +20,21 @@ struct ListedFirst<Row> {
         all ? listed + empty : listed
     }
 
+    /// What the left-out channels had nothing of.
+    enum Window {
+        case nowOrNext, hours
+    }
+
     /// Says on standard error how many channels were left out and how to see them, so nothing is hidden silently.
-    func noteLeftOut(all: Bool, what: String) {
+    func noteLeftOut(all: Bool, window: Window) {
         guard !all, !empty.isEmpty else { return }
-        let count = empty.count == 1 ? "1 channel" : "\(empty.count) channels"
-        Output.error("\(count) with \(what) left out; --all lists them too.")
+        let words = Output.words
+        let note = switch window {
+        case .nowOrNext: words.plural("{count} channel with nothing on now or next left out; --all lists them too.",
+                                      "{count} channels with nothing on now or next left out; --all lists them too.", count: empty.count)
+        case .hours: words.plural("{count} channel with nothing listed in these hours left out; --all lists them too.",
+                                  "{count} channels with nothing listed in these hours left out; --all lists them too.", count: empty.count)
+        }
+        Output.error(note)
     }
 }

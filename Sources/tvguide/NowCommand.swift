@@ -31,15 +31,20 @@ struct NowCommand: AsyncParsableCommand {
                 return
             }
             guard !every.isEmpty else {
-                Output.error("The guide has no channels yet. Import listings first: tvguide import FILE-OR-URL")
+                let words = Output.words
+                Output.error(words("The guide has no channels yet. Import listings first: tvguide import FILE-OR-URL"))
                 return
             }
+            let words = Output.words
+            // "now" and "next" in the terminal's language, padded to one column.
+            let labels = [words("now"), words("next")]
+            let width = (labels.map(\.count).max() ?? 4) + 2
             for row in rows {
                 Output.line(names[row.channel] ?? row.channel.rawValue)
-                Output.line("  now   " + (row.now.map(Output.summary) ?? "-"))
-                Output.line("  next  " + (row.next.map(Output.summary) ?? "-"))
+                Output.line("  " + labels[0].padding(toLength: width, withPad: " ", startingAt: 0) + (row.now.map(Output.summary) ?? "-"))
+                Output.line("  " + labels[1].padding(toLength: width, withPad: " ", startingAt: 0) + (row.next.map(Output.summary) ?? "-"))
             }
-            listed.noteLeftOut(all: all, what: "nothing on now or next")
+            listed.noteLeftOut(all: all, window: .nowOrNext)
         }
     }
 

@@ -1,8 +1,32 @@
+import Catalogs
 import Foundation
 import GuideCore
 
 /// Writing to stdout and stderr, and the JSON and time formats every subcommand shares.
 enum Output {
+    /// The terminal's language, as POSIX reads it from the environment (LC_ALL, else LC_MESSAGES, else LANG:
+    /// "de_DE.UTF-8"); English for "C", "POSIX", none, or a language without a catalog.
+    static let words: Localizer = {
+        let language = terminalSetting("LC_MESSAGES").flatMap { Language(tag: $0) } ?? .english
+        return (try? Translations())?.localizer(language, locale: terminalLocale) ?? .english
+    }()
+
+    /// The terminal's formats (LC_ALL, else LC_TIME, else LANG); nil for "C", "POSIX" or none, which write times
+    /// on a 24-hour clock and days as "Sat 21 Nov 2026" whatever the machine.
+    static let terminalLocale: Locale? = terminalSetting("LC_TIME").map { Locale(identifier: String($0.prefix { $0 != "." && $0 != "@" })) }
+
+    private static func terminalSetting(_ category: String) -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        let value = [environment["LC_ALL"], environment[category], environment["LANG"]].compactMap { $0 }.first { !$0.isEmpty }
+        guard let value, !["C", "POSIX"].contains(value.prefix { $0 != "." }) else { return nil }
+        return value
+    }
+
+    /// The terminal's clock in `zone`.
+    static func viewerClock(_ zone: TimeZone = .current) -> ViewerClock {
+        ViewerClock(zone: zone, dayStartHour: 0, locale: terminalLocale)
+    }
+
     static func json(_ value: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -20,20 +44,14 @@ enum Output {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
-    /// `18:30` in the viewer's zone.
+    /// `18:30` (`6:30 PM` where the terminal's locale writes 12 hours) in the viewer's zone.
     static func clock(_ date: Date, _ zone: TimeZone = .current) -> String {
-        let seconds = date.unixSeconds + Int64(zone.secondsFromGMT(for: date))
-        let c = CivilTime.components(seconds)
-        return String(format: "%02d:%02d", c.hour, c.minute)
+        viewerClock(zone).time(date)
     }
 
-    /// `Sat 21 Nov` in the viewer's zone.
+    /// `Sat 21 Nov 2026` (`Sa., 21. Nov. 2026`) in the viewer's zone.
     static func day(_ date: Date, _ zone: TimeZone = .current) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_GB")
-        formatter.timeZone = zone
-        formatter.dateFormat = "EEE d MMM yyyy"
-        return formatter.string(from: date)
+        viewerClock(zone).civil(CivilDate(date, in: zone))
     }
 
     /// A programme in one line: `18:30-19:00  Title: Sub-title (S2 E5)`.

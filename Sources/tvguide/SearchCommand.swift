@@ -45,7 +45,9 @@ struct SearchCommand: AsyncParsableCommand {
                 return
             }
             if results.isEmpty {
-                Output.line("Nothing found for \(terms.joined(separator: " "))" + (past ? "." : " from now on; --past looks in what has aired too."))
+                let words = Output.words
+                Output.line(past ? words("Nothing found for {terms}.", ["terms": terms.joined(separator: " ")])
+                            : words("Nothing found for {terms} from now on; --past looks in what has aired too.", ["terms": terms.joined(separator: " ")]))
                 return
             }
             let names = Dictionary(channels.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })

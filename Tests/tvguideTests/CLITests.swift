@@ -122,6 +122,25 @@ struct CLI {
         #expect(wholeGrid.stdout.split(separator: "\n").dropFirst().first?.contains("|Emmerdale") == true)
     }
 
+    @Test func theTerminalsLanguageAndFormatsComeFromItsLocale() async throws {
+        // Given the same guide, and a terminal set to German (LANG), then to American English with LC_ALL over it
+        var cli = CLI()
+        #expect(try await cli.run("import", CLI.fixture("peer-xmltv-tests/inputs/test.xml"), CLI.fixture("radiotimes/26.dat")).status == 0)
+        cli.environment = ["LANG": "de_DE.UTF-8"]
+        let german = try await cli.run("now", "--at", "2011-03-10T20:10:00Z")
+        #expect(german.stdout.contains("  jetzt   20:00-20:30  Emmerdale"), "\(german.stdout)")
+        #expect(german.stderr.contains("2 Sender ohne Sendung jetzt oder danach ausgelassen; --all listet sie mit."), "\(german.stderr)")
+        let grid = try await cli.run("grid", "--day", "2011-03-10", "--from", "19:00", "--hours", "2", "--width", "100")
+        #expect(grid.stdout.hasPrefix("Do. 10. März 2011"), "\(grid.stdout)")
+        cli.environment = ["LANG": "de_DE.UTF-8", "LC_ALL": "en_US.UTF-8"]
+        let american = try await cli.run("now", "--at", "2011-03-10T20:10:00Z")
+        #expect(american.stdout.contains("now   8:00\u{202F}PM-8:30\u{202F}PM  Emmerdale") || american.stdout.contains("now   8:00 PM-8:30 PM  Emmerdale"),
+                "\(american.stdout)")
+        // "C" is the machine's plain setting: English, 24 hours, as without any
+        cli.environment = ["LANG": "C.UTF-8"]
+        #expect(try await cli.run("now", "--at", "2011-03-10T20:10:00Z").stdout.contains("now   20:00-20:30  Emmerdale"))
+    }
+
     @Test func exportWritesXMLTVThatImportsBackTheSame() async throws {
         let cli = CLI()
         #expect(try await cli.run("import", CLI.fixture("peer-xmltv-tests/inputs/test.xml"), CLI.fixture("ours/out-of-order.xml")).status == 0)
