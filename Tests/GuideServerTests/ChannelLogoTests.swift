@@ -118,7 +118,7 @@ import TVMazeReplay
             #expect(changed != logo && changed.hasPrefix("/logo?c=png&v="))
             #expect(try await client.execute(uri: changed, method: .get).headers[.contentType] == "image/svg+xml")
             let page = String(buffer: try await admin.send(client, "/admin/channels?q=png").body)
-            #expect(page.contains(#"value="\#(host.base)/logos/chosen.svg""#) && page.contains("1 channels."))
+            #expect(page.contains(#"value="\#(host.base)/logos/chosen.svg""#) && page.contains("1 channel."))
             _ = try await admin.send(client, "/admin/channels/logo", method: .post, form: ["channel": "png", "logo": ""])
             #expect(try await TestServer.apiChannels(client)["png"]?["logo"] as? String == logo)
             #expect(host.requests(to: "/logos/png.png").count == 1, "the source's logo is still kept")
