@@ -191,7 +191,7 @@ import Testing
     }
 
     @Test func everyTextTheScriptsSayIsSentToThePages() throws {
-        let english = Set(ScriptWords.texts(.english).compactMap { ($0 as? String) ?? ($0 as? [String])?.first })
+        let english = Set(ScriptWords.texts(.english).map(\.key))
         let folder = Self.sources.appendingPathComponent("GuideServer/Resources/static")
         var said: [String] = []
         for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".js") {

@@ -6,31 +6,58 @@ import GuideCore
 /// read them by their English. A text here is in the catalogs like any other; a text a script says that is not here
 /// stays English, which the catalog tests catch.
 enum ScriptWords {
+    /// A text as a script says it: one form, or a plural's forms in the order of the language's categories.
+    enum Text {
+        case one(String)
+        case forms([String])
+
+        /// Its English: the text, or a plural's singular, which `sayCount` names it by.
+        var key: String {
+            switch self {
+            case .one(let text): text
+            case .forms(let forms): forms.first ?? ""
+            }
+        }
+
+        var json: Any {
+            switch self {
+            case .one(let text): text
+            case .forms(let forms): forms
+            }
+        }
+    }
+
     /// Every text, in `words`' language.
-    static func texts(_ words: Localizer) -> [Any] {
+    static func texts(_ words: Localizer) -> [Text] {
         [
-            words("No refresh has run since the server started."),
-            plural(words) { words.plural("Refreshing: {done} of {count} download done", "Refreshing: {done} of {count} downloads done",
-                                         count: $0, ["count": "{count}", "done": "{done}"]) },
-            plural(words) { words.plural("Last refresh: {done} of {count} download done", "Last refresh: {done} of {count} downloads done",
-                                         count: $0, ["count": "{count}", "done": "{done}"]) },
-            words("Downloads done"),
-            words("{percent}% of {size}"),
-            plural(words) { words.plural("{size}, {count} programme", "{size}, {count} programmes", count: $0, ["count": "{count}", "size": "{size}"]) },
-            words("(try {attempt})"),
-            words("(try {attempt}: {reason})"),
-            words("{size} MB"),
-            words("Offline - listings as of {time}"),
-            words("The listings kept on this device do not cover now."),
-            words("Nothing listed now"),
-            words("Next: {title}"),
-            plural(words) { words.plural("{count} min left", "{count} min left", count: $0, ["count": "{count}"]) },
-            words("{elapsed} of {length} minutes"),
-            words("Asking this browser…"),
-            words("This browser cannot be notified: {reason}."),
-            words("notifications are blocked for this site in the browser's settings"),
-            words("the server has no push key"),
-            words("the server said {status}"),
+            .one(words("No refresh has run since the server started.")),
+            .forms(plural(words) {
+                words.plural("Refreshing: {done} of {count} download done", "Refreshing: {done} of {count} downloads done",
+                             count: $0, ["count": "{count}", "done": "{done}"])
+            }),
+            .forms(plural(words) {
+                words.plural("Last refresh: {done} of {count} download done", "Last refresh: {done} of {count} downloads done",
+                             count: $0, ["count": "{count}", "done": "{done}"])
+            }),
+            .one(words("Downloads done")),
+            .one(words("{percent}% of {size}")),
+            .forms(plural(words) {
+                words.plural("{size}, {count} programme", "{size}, {count} programmes", count: $0, ["count": "{count}", "size": "{size}"])
+            }),
+            .one(words("(try {attempt})")),
+            .one(words("(try {attempt}: {reason})")),
+            .one(words("{size} MB")),
+            .one(words("Offline - listings as of {time}")),
+            .one(words("The listings kept on this device do not cover now.")),
+            .one(words("Nothing listed now")),
+            .one(words("Next: {title}")),
+            .forms(plural(words) { words.plural("{count} min left", "{count} min left", count: $0, ["count": "{count}"]) }),
+            .one(words("{elapsed} of {length} minutes")),
+            .one(words("Asking this browser…")),
+            .one(words("This browser cannot be notified: {reason}.")),
+            .one(words("notifications are blocked for this site in the browser's settings")),
+            .one(words("the server has no push key")),
+            .one(words("the server said {status}")),
         ]
     }
 
@@ -40,8 +67,7 @@ enum ScriptWords {
     static func attribute(_ words: Localizer) -> String {
         var object: [String: Any] = ["@plurals": words.language.pluralCategories.map(\.rawValue)]
         for (english, text) in zip(texts(.english), texts(words)) {
-            let key = (english as? [String])?.first ?? (english as? String) ?? ""
-            object[key] = text
+            object[english.key] = text.json
         }
         let json = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return json.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
