@@ -7,24 +7,16 @@ import GuideCore
 /// stays English, which the catalog tests catch.
 enum ScriptWords {
     /// A text as a script says it: one form, or a plural's forms in the order of the language's categories.
-    enum Text {
-        case one(String)
-        case forms([String])
+    struct Text {
+        let forms: [String]
+        let isPlural: Bool
+
+        static func one(_ text: String) -> Text { Text(forms: [text], isPlural: false) }
+        static func forms(_ forms: [String]) -> Text { Text(forms: forms, isPlural: true) }
 
         /// Its English: the text, or a plural's singular, which `sayCount` names it by.
-        var key: String {
-            switch self {
-            case .one(let text): text
-            case .forms(let forms): forms.first ?? ""
-            }
-        }
-
-        var json: Any {
-            switch self {
-            case .one(let text): text
-            case .forms(let forms): forms
-            }
-        }
+        var key: String { forms.first ?? "" }
+        var json: Any { isPlural ? forms : key }
     }
 
     /// Every text, in `words`' language.
