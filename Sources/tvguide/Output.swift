@@ -22,10 +22,13 @@ enum Output {
         return value
     }
 
-    /// The terminal's clock in `zone`.
+    /// The terminal's clock in `zone`; the machine's zone's is made once (a clock asks the locale for its hour cycle,
+    /// and `now` and `grid` write two times per programme).
     static func viewerClock(_ zone: TimeZone = .current) -> ViewerClock {
-        ViewerClock(zone: zone, dayStartHour: 0, locale: terminalLocale)
+        zone == localClock.zone ? localClock : ViewerClock(zone: zone, dayStartHour: 0, locale: terminalLocale)
     }
+
+    private static let localClock = ViewerClock(zone: .current, dayStartHour: 0, locale: terminalLocale)
 
     static func json(_ value: some Encodable) throws {
         let encoder = JSONEncoder()
