@@ -73,6 +73,11 @@ Grid.prototype.moveVertically = function (cell, by) {
   var moment = (visibleStart + Math.max(visibleStart, visibleEnd)) / 2;
   var step = by > 0 ? 1 : -1;
   var self = this, fetches = 0;
+  // While a move waits for rows the grid says it is busy (to screen readers, and to tests that wait for it).
+  var waitFor = function (row) {
+    self.pendingRow = row;
+    if (row === null) self.grid.removeAttribute("aria-busy"); else self.grid.setAttribute("aria-busy", "true");
+  };
   var attempt = function () {
     for (;;) {
       self.scroller.scrollTop = Math.max(0, Math.min(self.scroller.scrollTop, index * self.rowHeight),
@@ -81,9 +86,9 @@ Grid.prototype.moveVertically = function (cell, by) {
       var row = self.live.get(index);
       if (!row || row.classList.contains("loading")) {
         // Not fetched yet: wait for its rows (a few tries, so a network that is down does not loop).
-        self.pendingRow = index;
+        waitFor(index);
         var wanted = index;
-        if (++fetches > 20) { self.pendingRow = null; return; }
+        if (++fetches > 20) { waitFor(null); return; }
         self.fetchBlock(Math.floor(index / self.blockSize)).then(function () { if (self.pendingRow === wanted) attempt(); });
         return;
       }
@@ -94,12 +99,12 @@ Grid.prototype.moveVertically = function (cell, by) {
             var distance = Math.abs(Number(c.dataset.start) - moment);
             return !best || distance < Math.abs(Number(best.dataset.start) - moment) ? c : best;
           }, null);
-        self.pendingRow = null;
+        waitFor(null);
         self.focusCell(target);
         return;
       }
       index += step;
-      if (index < 0 || index >= self.total) { self.pendingRow = null; return; }
+      if (index < 0 || index >= self.total) { waitFor(null); return; }
     }
   };
   attempt();
