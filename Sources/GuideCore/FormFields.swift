@@ -37,72 +37,138 @@ public struct FormFields: Sendable {
     }
 }
 
-/// A form or query field that does not hold what it must: its message says what to send instead.
+/// A form or query field that does not hold what it must: what is wrong, worded in the viewer's language when shown
+/// (``message(_:)``), or in English for the JSON API and the terminal (``message``).
 public struct FieldError: Error, Sendable {
-    public let name: String
-    public let message: String
+    /// What is wrong with the field.
+    public enum Problem: Sendable, Hashable {
+        /// Not a whole number in `lowest...highest` (nil: no upper bound), or absent (`got` nil) where one is needed.
+        case wholeNumber(lowest: Int64, highest: Int64?, got: String?)
+        /// Not a number in `lowest...highest`.
+        case number(lowest: Double, highest: Double, got: String)
+        /// Longer than `limit` characters.
+        case tooLong(limit: Int)
+        /// More than `count` values, or one longer than `limit` characters.
+        case tooMany(count: Int, limit: Int)
+        /// Not one of `choices`.
+        case oneOf(choices: [String], got: String)
+        /// A sentence of its own: its English wording (the catalog's key, given as `saying:`) and its `{placeholders}`.
+        case sentence(String, [String: String])
 
-    public init(name: String, message: String) {
-        self.name = name
-        self.message = message
+        /// Not a whole number in `range` (of any integer type); `got` nil when absent.
+        public static func wholeNumber<T: FixedWidthInteger>(_ range: ClosedRange<T>, got: String?) -> Problem {
+            .wholeNumber(lowest: Int64(clamping: range.lowerBound), highest: range.upperBound == .max ? nil : Int64(clamping: range.upperBound),
+                         got: got)
+        }
+    }
+
+    public let name: String
+    /// The field as the form names it to the viewer ("The port"), in English: the catalog's key.
+    public let label: String
+    public let problem: Problem
+
+    public init(name: String, label: String? = nil, problem: Problem) {
+        (self.name, self.label, self.problem) = (name, label ?? name, problem)
+    }
+
+    /// A problem said in a sentence of its own, `saying` in English with `{placeholders}` from `values`.
+    public init(name: String, saying: String, _ values: [String: String] = [:]) {
+        self.init(name: name, problem: .sentence(saying, values))
+    }
+
+    /// In English, for the JSON API and the terminal.
+    public var message: String { message(.english) }
+
+    /// In the viewer's words and number formats. The field's label is a value in a whole sentence, never a piece of one.
+    public func message(_ words: Localizer) -> String {
+        let field = words(label)
+        switch problem {
+        case let .wholeNumber(lowest, highest, got):
+            let low = words.number(lowest), high = highest.map(words.number) ?? ""
+            return switch (highest, got) {
+            case (nil, nil): words("{field} takes a whole number of {lowest} or more", ["field": field, "lowest": low])
+            case (nil, let got?): words("{field} takes a whole number of {lowest} or more, not \"{value}\"",
+                                        ["field": field, "lowest": low, "value": Self.quoted(got)])
+            case (_?, nil): words("{field} takes a whole number from {lowest} to {highest}", ["field": field, "lowest": low, "highest": high])
+            case (_?, let got?): words("{field} takes a whole number from {lowest} to {highest}, not \"{value}\"",
+                                       ["field": field, "lowest": low, "highest": high, "value": Self.quoted(got)])
+            }
+        case let .number(lowest, highest, got):
+            return words("{field} takes a number from {lowest} to {highest}, not \"{value}\"",
+                         ["field": field, "lowest": words.decimal(lowest), "highest": words.decimal(highest), "value": Self.quoted(got)])
+        case let .tooLong(limit):
+            return words.plural("{field} takes at most {count} character", "{field} takes at most {count} characters", count: limit, ["field": field])
+        case let .tooMany(count, limit):
+            return words.plural("{field} takes at most {count} value of {limit} characters", "{field} takes at most {count} values of {limit} characters each",
+                                count: count, ["field": field, "limit": words.number(limit)])
+        case let .oneOf(choices, got):
+            return words("{field} takes one of {choices}, not \"{value}\"",
+                         ["field": field, "choices": choices.joined(separator: ", "), "value": Self.quoted(got)])
+        case let .sentence(text, values):
+            return Localizer.fill(words(text), values)
+        }
+    }
+
+    /// A value for a message, cut short when long (the message quotes it).
+    static func quoted(_ text: String) -> String {
+        text.count > 40 ? text.prefix(40) + "…" : text
     }
 }
 
 extension FormFields {
-    /// The whole number in field `name`, nil when absent or blank; a ``FieldError`` naming `label` and the range when
+    /// The whole number in field `name`, nil when absent or blank; a ``FieldError`` naming the field as `called` and the range when
     /// it is anything else.
-    public func integer(_ name: String, in range: ClosedRange<Int>, label: String? = nil) throws(FieldError) -> Int? {
+    public func integer(_ name: String, in range: ClosedRange<Int>, called label: String? = nil) throws(FieldError) -> Int? {
         guard let text = self[name] else { return nil }
         guard let value = Bounded.integer(text, in: range) else {
-            throw FieldError(name: name, message: "\(label ?? name) takes a whole number \(Bounded.describe(range)), not \(Self.quoted(text))")
+            throw FieldError(name: name, label: label, problem: .wholeNumber(range, got: text))
         }
         return value
     }
 
-    /// The whole number in field `name`, which the form must send; a ``FieldError`` naming `label` and the range when
+    /// The whole number in field `name`, which the form must send; a ``FieldError`` naming the field as `called` and the range when
     /// it is absent or anything else.
-    public func required(_ name: String, in range: ClosedRange<Int>, label: String? = nil) throws(FieldError) -> Int {
-        guard let value = try integer(name, in: range, label: label) else {
-            throw FieldError(name: name, message: "\(label ?? name) takes a whole number \(Bounded.describe(range))")
+    public func required(_ name: String, in range: ClosedRange<Int>, called label: String? = nil) throws(FieldError) -> Int {
+        guard let value = try integer(name, in: range, called: label) else {
+            throw FieldError(name: name, label: label, problem: .wholeNumber(range, got: nil))
         }
         return value
     }
 
     /// The whole number in field `name` as an `Int64` (stored ids), nil when absent or blank; a ``FieldError`` when
     /// it is anything else.
-    public func integer64(_ name: String, in range: ClosedRange<Int64>, label: String? = nil) throws(FieldError) -> Int64? {
+    public func integer64(_ name: String, in range: ClosedRange<Int64>, called label: String? = nil) throws(FieldError) -> Int64? {
         guard let text = self[name] else { return nil }
         guard let value = Bounded.integer(text, in: range) else {
-            throw FieldError(name: name, message: "\(label ?? name) takes a whole number \(Bounded.describe(range)), not \(Self.quoted(text))")
+            throw FieldError(name: name, label: label, problem: .wholeNumber(range, got: text))
         }
         return value
     }
 
     /// The decimal number in field `name` (`1.5`), nil when absent or blank; a ``FieldError`` when it is anything else.
-    public func decimal(_ name: String, in range: ClosedRange<Double>, label: String? = nil) throws(FieldError) -> Double? {
+    public func decimal(_ name: String, in range: ClosedRange<Double>, called label: String? = nil) throws(FieldError) -> Double? {
         guard let text = self[name] else { return nil }
         guard let value = Bounded.decimal(text, in: range) else {
-            let bounds = "from \(Self.plain(range.lowerBound)) to \(Self.plain(range.upperBound))"
-            throw FieldError(name: name, message: "\(label ?? name) takes a number \(bounds), not \(Self.quoted(text))")
+            throw FieldError(name: name, label: label, problem: .number(lowest: range.lowerBound, highest: range.upperBound, got: text))
         }
         return value
     }
 
     /// The text in field `name`, trimmed; nil when absent or blank; a ``FieldError`` when longer than `limit` bytes.
-    public func text(_ name: String, limit: Int = 1024, label: String? = nil) throws(FieldError) -> String? {
+    public func text(_ name: String, limit: Int = 1024, called label: String? = nil) throws(FieldError) -> String? {
         guard let text = self[name] else { return nil }
         guard text.utf8.count <= limit else {
-            throw FieldError(name: name, message: "\(label ?? name) takes at most \(limit) characters")
+            throw FieldError(name: name, label: label, problem: .tooLong(limit: limit))
         }
         return text
     }
 
     /// The text in field `name` as typed, spaces kept (a secret); nil when absent; a ``FieldError`` when longer
     /// than `limit` bytes.
-    public func typed(_ name: String, limit: Int = 1024, label: String? = nil) throws(FieldError) -> String? {
+    public func typed(_ name: String, limit: Int = 1024, called label: String? = nil) throws(FieldError) -> String? {
         guard let text = raw(name) else { return nil }
         guard text.utf8.count <= limit else {
-            throw FieldError(name: name, message: "\(label ?? name) takes at most \(limit) characters")
+            throw FieldError(name: name, label: label, problem: .tooLong(limit: limit))
         }
         return text
     }
@@ -112,7 +178,7 @@ extension FormFields {
     public func list(_ name: String, count: Int = 10_000, limit: Int = 1024) throws(FieldError) -> [String] {
         let values = all(name)
         guard values.count <= count, values.allSatisfy({ $0.utf8.count <= limit }) else {
-            throw FieldError(name: name, message: "\(name) takes at most \(count) values of \(limit) characters each")
+            throw FieldError(name: name, problem: .tooMany(count: count, limit: limit))
         }
         return values
     }
@@ -121,7 +187,7 @@ extension FormFields {
     public func positional(_ name: String, count: Int = 1_000, limit: Int = 1024) throws(FieldError) -> [String] {
         let found = values.filter { $0.name == name }.map { $0.value.trimmingCharacters(in: .whitespacesAndNewlines) }
         guard found.count <= count, found.allSatisfy({ $0.utf8.count <= limit }) else {
-            throw FieldError(name: name, message: "\(name) takes at most \(count) values of \(limit) characters each")
+            throw FieldError(name: name, problem: .tooMany(count: count, limit: limit))
         }
         return found
     }
@@ -129,11 +195,10 @@ extension FormFields {
     /// One of `T`'s cases, by its raw value; nil when absent or blank; a ``FieldError`` naming the cases when it is
     /// anything else.
     public func choice<T: RawRepresentable & CaseIterable>(_ name: String, as type: T.Type = T.self,
-                                                             label: String? = nil) throws(FieldError) -> T? where T.RawValue == String {
+                                                             called label: String? = nil) throws(FieldError) -> T? where T.RawValue == String {
         guard let text = self[name] else { return nil }
         guard let value = T(rawValue: text) else {
-            let cases = T.allCases.map(\.rawValue).joined(separator: ", ")
-            throw FieldError(name: name, message: "\(label ?? name) takes one of \(cases), not \(Self.quoted(text))")
+            throw FieldError(name: name, label: label, problem: .oneOf(choices: T.allCases.map(\.rawValue), got: text))
         }
         return value
     }
@@ -141,14 +206,5 @@ extension FormFields {
     /// Whether a box named `name` was ticked: sent at all, with any value.
     public func isTicked(_ name: String) -> Bool {
         values.contains { $0.name == name }
-    }
-
-    /// A value for a message: quoted, and cut short when long.
-    static func quoted(_ text: String) -> String {
-        "\"\(text.count > 40 ? text.prefix(40) + "…" : Substring(text))\""
-    }
-
-    private static func plain(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

@@ -38,6 +38,16 @@ public struct Localizer: Sendable {
         value.formatted(.number.locale(locale))
     }
 
+    /// `value` as the viewer's locale writes a whole number.
+    public func number(_ value: Int64) -> String {
+        value.formatted(.number.locale(locale))
+    }
+
+    /// `value` as the viewer's locale writes a number with a fraction ("0,5" in German), with `digits` after the point.
+    public func decimal(_ value: Double, digits: ClosedRange<Int> = 0...3) -> String {
+        value.formatted(.number.precision(.fractionLength(digits)).locale(locale))
+    }
+
     /// `text` with each `{name}` replaced by its value; unknown names stay as they are.
     static func fill(_ text: String, _ values: KeyValuePairs<String, String>) -> String {
         fill(text, Dictionary(values.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }))

@@ -98,7 +98,7 @@ public enum GuideServer {
                 .register(on: routes)
         }
         router.add(middleware: SecurityHeaders())
-        router.add(middleware: ErrorPages(renderer: renderer, assets: assets, translations: translations))
+        router.add(middleware: ErrorPages(renderer: renderer, assets: assets, translations: translations, sessions: sessions))
         Probes(store: store).register(on: routes)
         router.add(middleware: OtherMethods(table: routes.table))
         router.add(middleware: sessions)

@@ -101,12 +101,12 @@ import Testing
         let form = FormFields(encoded: "interval=1e308&shift=9223372036854775807&days=7&priority=nan")
         #expect(try form.integer("days", in: 1...30) == 7)
         #expect(try form.integer("missing", in: 1...30) == nil)
-        #expect(throws: FieldError.self) { try form.decimal("interval", in: 0.1...24, label: "The interval") }
+        #expect(throws: FieldError.self) { try form.decimal("interval", in: 0.1...24, called: "The interval") }
         do {
-            _ = try form.integer("shift", in: -2880...2880, label: "The shift")
+            _ = try form.integer("shift", in: -2880...2880, called: "The shift")
             Issue.record("an out-of-range shift was read")
         } catch {
-            #expect(error.message == "The shift takes a whole number from -2880 to 2880, not \"9223372036854775807\"")
+            #expect(error.message == "The shift takes a whole number from -2,880 to 2,880, not \"9223372036854775807\"")
         }
         #expect(throws: FieldError.self) { try form.integer("priority", in: 0...10) }
     }

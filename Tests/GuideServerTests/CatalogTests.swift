@@ -12,8 +12,9 @@ import Testing
         .deletingLastPathComponent().appendingPathComponent("Sources")
     static let templates = sources.appendingPathComponent("GuideServer/Resources/templates")
 
-    /// Every text the code asks for: the templates' blocks and the Swift sources' `words("...")` and
-    /// `words.plural("...", "...", count:)`.
+    /// Every text the code asks for: the templates' blocks and the Swift sources' `words("...")`,
+    /// `words.plural("...", "...", count:)`, and a form field's `called: "..."` and `saying: "..."` (a ``FieldError``
+    /// words them when it is shown).
     static func used() throws -> [(key: String, plural: String?)] {
         var found: [(String, String?)] = []
         for file in try FileManager.default.contentsOfDirectory(atPath: templates.path).sorted() where file.hasSuffix(".mustache") {
@@ -21,7 +22,7 @@ import Testing
         }
         let literal = #""((?:[^"\\]|\\.)*)""#
         let plural = try Regex(#"words\.plural\(\s*"# + literal + #"\s*,\s*"# + literal)
-        let single = try Regex(#"words\(\s*"# + literal)
+        let single = try Regex(#"(?:words\(|called: |saying: )\s*"# + literal)
         let unescape = { (text: Substring) in text.replacingOccurrences(of: #"\""#, with: "\"").replacingOccurrences(of: #"\\"#, with: "\\") }
         for case let file as URL in FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil) ?? FileManager.DirectoryEnumerator()
         where file.pathExtension == "swift" {
@@ -29,7 +30,7 @@ import Testing
             for match in text.matches(of: plural) {
                 found.append((unescape(match.output[1].substring ?? ""), unescape(match.output[2].substring ?? "")))
             }
-            // Only `words("...")` and `words.plural("...", "...")` are read: a text asked for any other way is never translated.
+            // Only these are read: a text asked for any other way is never translated.
             #expect(!text.contains(".words(context)(") && !text.contains(".words(context).plural("),
                     "\(file.lastPathComponent) asks pages.words(context) directly: name it words first, so the catalogs find its texts")
             for match in text.matches(of: single) {

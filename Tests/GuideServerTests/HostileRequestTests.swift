@@ -86,7 +86,7 @@ import Testing
             _ = try await admin.send(client, "/admin/sources", method: .post, form: ["name": "other", "format": "xmltv", "location": path])
             for (field, value, says) in [("priority", "9223372036854775808", "The priority takes a whole number"),
                                          ("interval", "nan", "The interval (hours) takes a number"),
-                                         ("shift", "9223372036854775807", "The shift (minutes) takes a whole number from -2880 to 2880"),
+                                         ("shift", "9223372036854775807", "The shift (minutes) takes a whole number from -2,880 to 2,880"),
                                          ("days", "-9223372036854775808", "Days takes a whole number from 1 to 30")] {
                 let saved = try await admin.send(client, "/admin/source", method: .post,
                                                  form: ["name": "other", "location": path, field: value])
@@ -125,7 +125,7 @@ import Testing
             let profile = try #require(try await server.store.profiles().first)
             let cases: [(path: String, form: [String: String], says: String)] = [
                 ("/admin/tokens", ["name": "Plex", "scope": "root"], "The scope takes one of read, refresh, admin"),
-                ("/admin/tokens", ["name": String(repeating: "x", count: 1_025)], "The name takes at most 1024 characters"),
+                ("/admin/tokens", ["name": String(repeating: "x", count: 1_025)], "The name takes at most 1,024 characters"),
                 ("/admin/profiles", ["name": "kid", "role": "superuser", "kind": "pin", "secret": "1234"], "The role takes one of"),
                 ("/admin/profiles", ["name": "kid", "kind": "fingerprint", "secret": "1234"], "The kind of secret takes one of"),
                 ("/admin/profiles/delete", ["id": "0"], "The id takes a whole number of 1 or more"),
@@ -136,7 +136,7 @@ import Testing
                 ("/settings/calendar", ["action": "steal"], "The action takes one of new, revoke"),
                 ("/theme", ["theme": "neon"], "The theme takes one of"),
                 ("/favourites", ["channel": "one.uk", "favourite": "2"], "favourite (1 adds, 0 takes out) takes a whole number from 0 to 1"),
-                ("/channels", ["clear": "1", "page": "nan"], "The page takes a whole number from 0 to 100000"),
+                ("/channels", ["clear": "1", "page": "nan"], "The page takes a whole number from 0 to 100,000"),
                 ("/reminders", ["programme": "1", "lead": "99999999999999999999"], "The lead (minutes) takes a whole number"),
                 ("/reminders/searches", ["words": "news", "lead": "-1"], "The lead (minutes) takes a whole number"),
                 ("/shows/1/reminders", ["on": "2"], "on takes a whole number from 0 to 1"),
@@ -150,6 +150,28 @@ import Testing
                 #expect(response.status == .badRequest, "\(path) \(form): \(response.status)")
                 #expect(String(buffer: response.body).contains(says), "\(path) \(form): \(String(buffer: response.body).prefix(2_000))")
             }
+            // In the viewer's language and number formats, the field named as the form names it; the JSON API stays English.
+            let worded: [(language: String, path: String, form: [String: String], says: String)] = [
+                ("de", "/settings", ["dayStart": "24"], "Tagesbeginn (Stunde): eine ganze Zahl von 0 bis 23, nicht &quot;24&quot;"),
+                ("de", "/channels", ["clear": "1", "page": "nan"], "Seite: eine ganze Zahl von 0 bis 100.000, nicht &quot;nan&quot;"),
+                ("fr", "/admin/tokens", ["name": "Plex", "scope": "root"], "Portée : l’un de read, refresh, admin, pas &quot;root&quot;"),
+                ("hu", "/admin/tokens", ["name": String(repeating: "x", count: 1_025)], "Név: legfeljebb 1024 karakter"),
+                ("he", "/settings", ["dayStart": "6", "zone": "Mars/Olympus"], "Mars/Olympus אינו אזור זמן"),
+                ("es", "/settings", ["dayStart": "6", "theme": "neon"], "Tema: uno de system, light, dark, no &quot;neon&quot;"),
+            ]
+            for (language, path, form, says) in worded {
+                let response = try await admin.send(client, path, method: .post, form: form, headers: [.acceptLanguage: language])
+                #expect(response.status == .badRequest, "\(language) \(path) \(form): \(response.status)")
+                #expect(String(buffer: response.body).contains(says), "\(language) \(path): \(String(buffer: response.body).prefix(2_000))")
+            }
+            // The error page is the viewer's, though it is made before the session is read: a forged form's, in Hebrew.
+            let forged = try await admin.send(client, "/settings", method: .post, form: ["dayStart": "6"], withToken: false,
+                                              headers: [.acceptLanguage: "he"])
+            let page = String(buffer: forged.body)
+            #expect(forged.status == .forbidden && page.contains("הטופס הזה אינו עדכני") && page.contains(#"dir="rtl""#), "\(page.prefix(2_000))")
+            let api = try await admin.send(client, "/api/search?q=news&limit=0", headers: [.acceptLanguage: "de"])
+            #expect(api.status == .badRequest && String(buffer: api.body).contains("limit takes a whole number from 1 to 500"),
+                    "\(String(buffer: api.body))")
             #expect(try await server.store.apiTokens(of: profile.id).isEmpty)
             #expect(try await server.store.profiles().count == 1)
             #expect(try await server.store.lineup(of: profile.id).isEmpty)

@@ -17,11 +17,11 @@ import Testing
             // Refused: no such channel, no offset, more than a day, an id the listings use.
             for (form, message) in [(["base": "No Such TV", "offset": "60"], "No channel is called"),
                                     (["base": "BBC One", "offset": "0"], "1 to 1,440 minutes"),
-                                    (["base": "BBC One", "offset": "5000"], "from -1440 to 1440"),
-                                    (["base": "BBC One", "offset": "9223372036854775807"], "from -1440 to 1440"),
-                                    (["base": "BBC One", "offset": "-9223372036854775809"], "from -1440 to 1440"),
-                                    (["base": "BBC One", "offset": "1e308"], "from -1440 to 1440"),
-                                    (["base": "BBC One", "offset": "nan"], "from -1440 to 1440"),
+                                    (["base": "BBC One", "offset": "5000"], "from -1,440 to 1,440"),
+                                    (["base": "BBC One", "offset": "9223372036854775807"], "from -1,440 to 1,440"),
+                                    (["base": "BBC One", "offset": "-9223372036854775809"], "from -1,440 to 1,440"),
+                                    (["base": "BBC One", "offset": "1e308"], "from -1,440 to 1,440"),
+                                    (["base": "BBC One", "offset": "nan"], "from -1,440 to 1,440"),
                                     (["base": "BBC One", "offset": "60", "id": "itv1.uk"], "is a channel from the listings already")] {
                 let refused = try await admin.send(client, "/admin/channels/timeshift", method: .post, form: form)
                 #expect(refused.status == .badRequest && String(buffer: refused.body).contains(message), "\(form)")

@@ -93,10 +93,10 @@ struct SeriesSettingsForm: PostedForm {
     let futureDays: Int
 
     init(_ form: FormFields) throws(FieldError) {
-        lead = try form.required("lead", in: SeriesSettings.leadRange, label: "Remind me")
-        shift = try form.required("shift", in: SeriesSettings.shiftRange, label: "Shift")
-        pastDays = try form.required("pastDays", in: SeriesSettings.pastRange, label: "Days back")
-        futureDays = try form.required("futureDays", in: SeriesSettings.futureRange, label: "Days ahead")
+        lead = try form.required("lead", in: SeriesSettings.leadRange, called: "Remind me")
+        shift = try form.required("shift", in: SeriesSettings.shiftRange, called: "Shift")
+        pastDays = try form.required("pastDays", in: SeriesSettings.pastRange, called: "Days back")
+        futureDays = try form.required("futureDays", in: SeriesSettings.futureRange, called: "Days ahead")
     }
 }
 
@@ -106,6 +106,6 @@ struct CalendarAddressForm: PostedForm {
     let action: Action
 
     init(_ form: FormFields) throws(FieldError) {
-        action = try form.choice("action", label: "The action") ?? .new
+        action = try form.choice("action", called: "The action") ?? .new
     }
 }

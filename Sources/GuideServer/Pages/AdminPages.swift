@@ -182,10 +182,10 @@ struct NewProfileForm: PostedForm {
     let secret: String
 
     init(_ form: FormFields) throws(FieldError) {
-        name = try form.text("name", label: "The name") ?? ""
-        role = try form.choice("role", label: "The role") ?? .viewer
-        kind = try form.choice("kind", label: "The kind of secret") ?? .pin
-        secret = try form.typed("secret", label: "The secret") ?? ""
+        name = try form.text("name", called: "The name") ?? ""
+        role = try form.choice("role", called: "The role") ?? .viewer
+        kind = try form.choice("kind", called: "The kind of secret") ?? .pin
+        secret = try form.typed("secret", called: "The secret") ?? ""
     }
 }
 
@@ -195,8 +195,8 @@ struct NewTokenForm: PostedForm {
     let scope: APIToken.Scope
 
     init(_ form: FormFields) throws(FieldError) {
-        name = try form.text("name", label: "The name") ?? ""
-        scope = try form.choice("scope", label: "The scope") ?? .read
+        name = try form.text("name", called: "The name") ?? ""
+        scope = try form.choice("scope", called: "The scope") ?? .read
     }
 }
 
@@ -205,6 +205,6 @@ struct ImportForm: PostedForm {
     let location: String?
 
     init(_ form: FormFields) throws(FieldError) {
-        location = try form.text("location", limit: 2048, label: "The file or URL")
+        location = try form.text("location", limit: 2048, called: "The file or URL")
     }
 }

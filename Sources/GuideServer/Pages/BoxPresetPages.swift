@@ -90,12 +90,12 @@ struct BoxPresetPages: Sendable {
 
 /// A host as a preset takes it: a name or an address, nothing else (no scheme, path, user or port).
 private func presetHost(_ form: FormFields, _ field: String) throws(FieldError) -> String {
-    let host = try form.text(field, limit: 253, label: "The address") ?? ""
+    let host = try form.text(field, limit: 253, called: "The address") ?? ""
     guard !host.isEmpty, host.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-.:".unicodeScalars.contains($0)) }) else {
-        throw FieldError(name: field, message: "The address takes a host name or an IP address, like 192.168.1.20 or tvheadend.lan")
+        throw FieldError(name: field, saying: "The address takes a host name or an IP address, like 192.168.1.20 or tvheadend.lan")
     }
     guard host.filter({ $0 == ":" }).count != 1 else {
-        throw FieldError(name: field, message: "The address takes the host alone: its port has a field of its own")
+        throw FieldError(name: field, saying: "The address takes the host alone: its port has a field of its own")
     }
     return host
 }
@@ -109,11 +109,11 @@ struct TvheadendForm: PostedForm {
     let password: String?
 
     init(_ form: FormFields) throws(FieldError) {
-        name = try form.text("name", limit: 100, label: "The name") ?? "Tvheadend"
+        name = try form.text("name", limit: 100, called: "The name") ?? "Tvheadend"
         host = try presetHost(form, "host")
-        port = try form.integer("port", in: 1...65_535, label: "The port") ?? 9981
-        username = try form.text("username", limit: 200, label: "The user name")
-        password = try form.typed("password", limit: 200, label: "The password")
+        port = try form.integer("port", in: 1...65_535, called: "The port") ?? 9981
+        username = try form.text("username", limit: 200, called: "The user name")
+        password = try form.typed("password", limit: 200, called: "The password")
     }
 }
 
@@ -128,12 +128,12 @@ struct Enigma2Form: PostedForm {
     let bouquet: String?
 
     init(_ form: FormFields) throws(FieldError) {
-        name = try form.text("name", limit: 100, label: "The name")
+        name = try form.text("name", limit: 100, called: "The name")
         host = try presetHost(form, "host")
-        port = try form.integer("port", in: 1...65_535, label: "The port") ?? 80
-        username = try form.text("username", limit: 200, label: "The user name")
-        password = try form.typed("password", limit: 200, label: "The password")
-        bouquet = try form.text("bouquet", limit: 200, label: "The bouquet")
+        port = try form.integer("port", in: 1...65_535, called: "The port") ?? 80
+        username = try form.text("username", limit: 200, called: "The user name")
+        password = try form.typed("password", limit: 200, called: "The password")
+        bouquet = try form.text("bouquet", limit: 200, called: "The bouquet")
     }
 }
 
@@ -145,9 +145,9 @@ struct HDHomeRunForm: PostedForm {
     let days: Int
 
     init(_ form: FormFields) throws(FieldError) {
-        name = try form.text("name", limit: 100, label: "The name") ?? "HDHomeRun"
+        name = try form.text("name", limit: 100, called: "The name") ?? "HDHomeRun"
         host = try presetHost(form, "host")
-        port = try form.integer("port", in: 1...65_535, label: "The port") ?? 80
-        days = try form.integer("days", in: SourceDefinition.daysRange, label: "The days") ?? 7
+        port = try form.integer("port", in: 1...65_535, called: "The port") ?? 80
+        days = try form.integer("days", in: SourceDefinition.daysRange, called: "The days") ?? 7
     }
 }

@@ -25,7 +25,7 @@ extension ChannelAdminPage {
         do {
             form = try await TimeshiftForm(request, context)
         } catch let error as FieldError {
-            return try await failed(error.message + ".")
+            return try await failed(error.message(words) + ".")
         }
         let snapshot = try await directory.snapshot()
         let defined = try await store.timeshiftChannels()
@@ -81,11 +81,11 @@ struct TimeshiftForm: PostedForm {
     let id: ChannelID?
 
     init(_ form: FormFields) throws(FieldError) {
-        base = try form.text("base", limit: 200, label: "The channel to shift") ?? ""
-        offset = try form.integer("offset", in: TimeshiftChannel.offsetRange, label: "The offset in minutes") ?? 0
-        name = try form.text("name", limit: 200, label: "The name")
-        number = try form.text("number", limit: 20, label: "The number")
-        logo = try form.text("logo", limit: 1024, label: "A logo's address")
-        id = try form.text("id", limit: 200, label: "The id").map { ChannelID($0) }
+        base = try form.text("base", limit: 200, called: "The channel to shift") ?? ""
+        offset = try form.integer("offset", in: TimeshiftChannel.offsetRange, called: "The offset in minutes") ?? 0
+        name = try form.text("name", limit: 200, called: "The name")
+        number = try form.text("number", limit: 20, called: "The number")
+        logo = try form.text("logo", limit: 1024, called: "A logo's address")
+        id = try form.text("id", limit: 200, called: "The id").map { ChannelID($0) }
     }
 }

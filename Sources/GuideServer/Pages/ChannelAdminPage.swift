@@ -190,9 +190,9 @@ struct ChannelLogoForm: PostedForm {
     let query: String
 
     init(_ form: FormFields) throws(FieldError) {
-        channel = try form.text("channel", limit: 200, label: "The channel").map { ChannelID($0) }
-        logo = try form.text("logo", limit: 1024, label: "A logo's address")
-        query = try form.text("q", limit: 200, label: "The search") ?? ""
+        channel = try form.text("channel", limit: 200, called: "The channel").map { ChannelID($0) }
+        logo = try form.text("logo", limit: 1024, called: "A logo's address")
+        query = try form.text("q", limit: 200, called: "The search") ?? ""
     }
 }
 
@@ -202,8 +202,8 @@ struct ChannelGroupForm: PostedForm {
     let channels: String
 
     init(_ form: FormFields) throws(FieldError) {
-        name = try form.text("name", limit: ChannelGroup.Limits.nameLength, label: "The group's name") ?? ""
-        channels = try form.typed("channels", limit: 1_000_000, label: "The channels") ?? ""
+        name = try form.text("name", limit: ChannelGroup.Limits.nameLength, called: "The group's name") ?? ""
+        channels = try form.typed("channels", limit: 1_000_000, called: "The channels") ?? ""
     }
 }
 
@@ -212,6 +212,6 @@ struct GuestGroupForm: PostedForm {
     let group: String?
 
     init(_ form: FormFields) throws(FieldError) {
-        group = try form.text("group", limit: ChannelGroup.Limits.nameLength, label: "The group")
+        group = try form.text("group", limit: ChannelGroup.Limits.nameLength, called: "The group")
     }
 }

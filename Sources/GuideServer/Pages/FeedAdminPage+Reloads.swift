@@ -43,7 +43,7 @@ extension FeedAdminPage {
         do {
             form = try await ReloadTargetForm(request, context)
         } catch let error as FieldError {
-            return try await failed(error.message + ".")
+            return try await failed(error.message(words) + ".")
         }
         guard let feed = form.feed, try await store.lineupFeeds().contains(where: { $0.id == feed }) else { return try await failed(words("Choose a feed.")) }
         guard let kind = form.kind else { return try await failed(words("Choose Jellyfin, Plex or a webhook.")) }
@@ -94,9 +94,9 @@ struct ReloadTargetForm: PostedForm {
     let secret: String?
 
     init(_ form: FormFields) throws(FieldError) {
-        feed = try form.integer64("feed", in: 1...Int64.max, label: "The feed")
-        kind = try form.choice("kind", label: "The kind of server")
-        address = try form.text("address", limit: 1024, label: "The address")
-        secret = try form.text("secret", limit: 512, label: "The key")
+        feed = try form.integer64("feed", in: 1...Int64.max, called: "The feed")
+        kind = try form.choice("kind", called: "The kind of server")
+        address = try form.text("address", limit: 1024, called: "The address")
+        secret = try form.text("secret", limit: 512, called: "The key")
     }
 }

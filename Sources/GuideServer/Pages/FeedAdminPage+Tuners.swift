@@ -40,7 +40,7 @@ extension FeedAdminPage {
         do {
             form = try await TunerPortForm(request, context)
         } catch let error as FieldError {
-            return try await render(request, context, message: error.message + ".", isError: true, status: .badRequest)
+            return try await render(request, context, message: error.message(words) + ".", isError: true, status: .badRequest)
         }
         guard let id = form.id, try await store.lineupFeeds().contains(where: { $0.id == id }) else {
             return try await render(request, context, message: words("No such feed."), isError: true, status: .badRequest)
@@ -67,7 +67,7 @@ struct TunerPortForm: PostedForm {
     let port: Int?
 
     init(_ form: FormFields) throws(FieldError) {
-        id = try form.integer64("id", in: 1...Int64.max, label: "The id")
-        port = try form.integer("port", in: LineupFeed.tunerPorts, label: "The port")
+        id = try form.integer64("id", in: 1...Int64.max, called: "The id")
+        port = try form.integer("port", in: LineupFeed.tunerPorts, called: "The port")
     }
 }

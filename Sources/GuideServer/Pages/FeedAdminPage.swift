@@ -121,7 +121,7 @@ struct FeedAdminPage: Sendable {
         do {
             form = try await NewFeedForm(request, context)
         } catch let error as FieldError {
-            return try await failed(error.message + ".")
+            return try await failed(error.message(words) + ".")
         }
         guard let shape = form.shape else { return try await failed(words("Choose how the feed is written.")) }
         guard let channels = form.channels else { return try await failed(words("Choose the channels the feed carries.")) }
@@ -157,10 +157,10 @@ struct NewFeedForm: PostedForm {
     let shape: LineupFeed.Shape?
 
     init(_ form: FormFields) throws(FieldError) {
-        name = try form.text("name", label: "The name") ?? ""
-        days = try form.integer("days", in: LineupFeed.dayRange, label: "Days") ?? 7
-        shape = try form.choice("shape", label: "The shape")
-        let parts = try form.text("channels", label: "The channels")?.split(separator: ":", maxSplits: 1).map(String.init) ?? []
+        name = try form.text("name", called: "The name") ?? ""
+        days = try form.integer("days", in: LineupFeed.dayRange, called: "Days") ?? 7
+        shape = try form.choice("shape", called: "The shape")
+        let parts = try form.text("channels", called: "The channels")?.split(separator: ":", maxSplits: 1).map(String.init) ?? []
         let rest = parts.count > 1 ? parts[1] : nil
         switch (parts.first, rest.flatMap { Bounded.integer($0, in: 1...Int64.max) }.map(ProfileID.init(rawValue:)), rest) {
         case ("lineup", let profile?, _): channels = .lineup(profile)

@@ -241,15 +241,15 @@ struct GrabberStageForm: PostedForm {
     let answers: [(key: String, value: String, chosen: Bool)]
 
     init(_ form: FormFields) throws(FieldError) {
-        name = try form.text("name", limit: 200, label: "The source") ?? ""
-        stage = try form.text("stage", limit: 64, label: "The stage") ?? "start"
-        guard Grabbers.isStageName(stage) else { throw FieldError(name: "stage", message: "The stage takes a stage's name, not \(stage)") }
+        name = try form.text("name", limit: 200, called: "The source") ?? ""
+        stage = try form.text("stage", limit: 64, called: "The stage") ?? "start"
+        guard Grabbers.isStageName(stage) else { throw FieldError(name: "stage", saying: "The stage takes a stage's name, not {stage}", ["stage": stage]) }
         restart = form.isTicked("restart")
         var answers: [(key: String, value: String, chosen: Bool)] = []
         for asked in try form.list("asked", count: 100, limit: 200) {
             let parts = asked.split(separator: ":", maxSplits: 1).map(String.init)
             guard parts.count == 2, let kind = GrabberQuestions.Kind(rawValue: parts[0]), GrabberConfiguration.isKey(parts[1]) else {
-                throw FieldError(name: "asked", message: "A question is asked as kind:id, not \(asked)")
+                throw FieldError(name: "asked", saying: "A question is asked as kind:id, not {asked}", ["asked": asked])
             }
             let id = parts[1]
             switch kind {
@@ -259,7 +259,7 @@ struct GrabberStageForm: PostedForm {
                     answers.append((id, option, chosen.contains(option)))
                 }
             case .string, .secretstring, .selectone:
-                let value = kind == .secretstring ? try form.typed("answer." + id, label: "The answer") : try form.text("answer." + id, label: "The answer")
+                let value = kind == .secretstring ? try form.typed("answer." + id, called: "The answer") : try form.text("answer." + id, called: "The answer")
                 answers.append((id, value ?? "", true))
             }
         }
@@ -274,7 +274,7 @@ struct GrabberChannelsForm: PostedForm {
     let chosen: [String]
 
     init(_ form: FormFields) throws(FieldError) {
-        name = try form.text("name", limit: 200, label: "The source") ?? ""
+        name = try form.text("name", limit: 200, called: "The source") ?? ""
         let offered = try form.list("offered", count: 5000, limit: 200)
         self.offered = form.isTicked("offered") ? offered : nil
         chosen = try form.list("channel", count: 5000, limit: 200)
@@ -287,7 +287,7 @@ struct GrabberConfigurationForm: PostedForm {
     let text: String
 
     init(_ form: FormFields) throws(FieldError) {
-        name = try form.text("name", limit: 200, label: "The source") ?? ""
-        text = try form.typed("configuration", limit: Grabbers.configurationLimit, label: "The configuration") ?? ""
+        name = try form.text("name", limit: 200, called: "The source") ?? ""
+        text = try form.typed("configuration", limit: Grabbers.configurationLimit, called: "The configuration") ?? ""
     }
 }

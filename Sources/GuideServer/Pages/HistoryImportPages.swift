@@ -238,16 +238,16 @@ struct HistoryConfirmForm: PostedForm {
     let ids: [Int?]
 
     init(_ form: FormFields) throws(FieldError) {
-        token = try form.text("token", limit: 64, label: "The import") ?? ""
+        token = try form.text("token", limit: 64, called: "The import") ?? ""
         follows = form.isTicked("follow")
         titles = try form.positional("title", limit: 300)
         let typed = try form.positional("tvmaze", limit: 12)
-        guard typed.count == titles.count else { throw FieldError(name: "tvmaze", message: "Each show not found takes one TVmaze id box") }
+        guard typed.count == titles.count else { throw FieldError(name: "tvmaze", saying: "Each show not found takes one TVmaze id box") }
         var ids: [Int?] = []
         for text in typed {
             guard !text.isEmpty else { ids.append(nil); continue }
             guard let id = Bounded.integer(text, in: TVMazeClient.idRange) else {
-                throw FieldError(name: "tvmaze", message: "A TVmaze id is a number, like 526 (the number in a show's TVmaze address)")
+                throw FieldError(name: "tvmaze", saying: "A TVmaze id is a number, like 526 (the number in a show's TVmaze address)")
             }
             ids.append(id)
         }

@@ -133,12 +133,12 @@ struct LineupForm: PostedForm {
 
     init(_ form: FormFields) throws(FieldError) {
         func channel(_ name: String) throws(FieldError) -> ChannelID? {
-            try form.typed(name, limit: 200, label: "The channel").map { ChannelID($0) }
+            try form.typed(name, limit: 200, called: "The channel").map { ChannelID($0) }
         }
         (add, remove, up, down) = (try channel("add"), try channel("remove"), try channel("up"), try channel("down"))
         clear = form.isTicked("clear")
-        query = try form.text("q", limit: 200, label: "The search")
-        page = try form.integer("page", in: 0...100_000, label: "The page")
+        query = try form.text("q", limit: 200, called: "The search")
+        page = try form.integer("page", in: 0...100_000, called: "The page")
     }
 }
 
@@ -148,9 +148,9 @@ struct FavouriteForm: PostedForm {
     let isFavourite: Bool
 
     init(_ form: FormFields) throws(FieldError) {
-        channel = try form.text("channel", limit: 200, label: "The channel").map { ChannelID($0) }
-        guard let favourite = try form.integer("favourite", in: 0...1, label: "favourite (1 adds, 0 takes out)") else {
-            throw FieldError(name: "favourite", message: "favourite is 1 (add) or 0 (take out)")
+        channel = try form.text("channel", limit: 200, called: "The channel").map { ChannelID($0) }
+        guard let favourite = try form.integer("favourite", in: 0...1, called: "favourite (1 adds, 0 takes out)") else {
+            throw FieldError(name: "favourite", saying: "favourite is 1 (add) or 0 (take out)")
         }
         isFavourite = favourite == 1
     }

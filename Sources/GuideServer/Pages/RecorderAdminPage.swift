@@ -108,7 +108,7 @@ struct RecorderAdminPage: Sendable {
         do {
             form = try await RecorderForm(request, context)
         } catch let error as FieldError {
-            return try await render(request, context, message: error.message + ".", isError: true, status: .badRequest)
+            return try await render(request, context, message: error.message(words) + ".", isError: true, status: .badRequest)
         }
         if form.remove {
             try await store.setRecorder(nil, at: Date())
@@ -158,11 +158,11 @@ struct RecorderForm: PostedForm {
 
     init(_ form: FormFields) throws(FieldError) {
         remove = form["remove"] != nil
-        kind = try form.choice("kind", label: "The kind")
-        address = try form.text("address", limit: 500, label: "The address") ?? ""
-        username = try form.text("username", limit: 200, label: "The user name")
-        secret = try form.text("secret", limit: 500, label: "The password, key or PIN")
-        profile = try form.text("profile", limit: 200, label: "The profile")
+        kind = try form.choice("kind", called: "The kind")
+        address = try form.text("address", limit: 500, called: "The address") ?? ""
+        username = try form.text("username", limit: 200, called: "The user name")
+        secret = try form.text("secret", limit: 500, called: "The password, key or PIN")
+        profile = try form.text("profile", limit: 200, called: "The profile")
     }
 }
 

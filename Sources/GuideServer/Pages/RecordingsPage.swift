@@ -113,9 +113,9 @@ struct RecordForm: PostedForm {
     let next: String?
 
     init(_ form: FormFields) throws(FieldError) {
-        programme = try form.text("programme", limit: 20, label: "The programme") ?? ""
-        series = try form.integer("series", in: 0...1, label: "Series") == 1
-        next = try form.text("next", limit: 2_000, label: "The page to go back to").map { SignInPages.safeReturn($0) }
+        programme = try form.text("programme", limit: 20, called: "The programme") ?? ""
+        series = try form.integer("series", in: 0...1, called: "Series") == 1
+        next = try form.text("next", limit: 2_000, called: "The page to go back to").map { SignInPages.safeReturn($0) }
     }
 }
 
@@ -124,7 +124,7 @@ struct NextForm: PostedForm {
     let next: String?
 
     init(_ form: FormFields) throws(FieldError) {
-        next = try form.text("next", limit: 2_000, label: "The page to go back to").map { SignInPages.safeReturn($0) }
+        next = try form.text("next", limit: 2_000, called: "The page to go back to").map { SignInPages.safeReturn($0) }
     }
 }
 

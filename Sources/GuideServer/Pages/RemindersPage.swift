@@ -220,9 +220,9 @@ struct RemindForm: PostedForm {
     let next: String?
 
     init(_ form: FormFields) throws(FieldError) {
-        programme = try form.text("programme", limit: 20, label: "The programme") ?? ""
-        lead = try form.integer("lead", in: Reminder.leadRange, label: "The lead (minutes)")
-        next = try form.text("next", limit: 2_000, label: "The page to go back to").map { SignInPages.safeReturn($0) }
+        programme = try form.text("programme", limit: 20, called: "The programme") ?? ""
+        lead = try form.integer("lead", in: Reminder.leadRange, called: "The lead (minutes)")
+        next = try form.text("next", limit: 2_000, called: "The page to go back to").map { SignInPages.safeReturn($0) }
     }
 }
 
@@ -234,10 +234,10 @@ struct DeliveryChannelForm: PostedForm {
     let secret: String?
 
     init(_ form: FormFields) throws(FieldError) {
-        kind = try form.text("kind", limit: 20, label: "The kind") ?? ""
-        name = try form.text("name", limit: 200, label: "The name") ?? ""
-        target = try form.text("target", limit: 2048, label: "The address") ?? ""
-        secret = try form.text("secret", limit: 512, label: "The secret")
+        kind = try form.text("kind", limit: 20, called: "The kind") ?? ""
+        name = try form.text("name", limit: 200, called: "The name") ?? ""
+        target = try form.text("target", limit: 2048, called: "The address") ?? ""
+        secret = try form.text("secret", limit: 512, called: "The secret")
     }
 }
 
@@ -251,8 +251,8 @@ struct SavedSearchForm: PostedForm {
 
     init(_ form: FormFields) throws(FieldError) {
         records = form["records"] != nil
-        words = try form.text("words", limit: 200, label: "The words") ?? ""
-        channels = try form.text("channels", limit: 10_000, label: "The channels")?.split(separator: ",").map(String.init) ?? []
-        lead = try form.integer("lead", in: Reminder.leadRange, label: "The lead (minutes)")
+        words = try form.text("words", limit: 200, called: "The words") ?? ""
+        channels = try form.text("channels", limit: 10_000, called: "The channels")?.split(separator: ",").map(String.init) ?? []
+        lead = try form.integer("lead", in: Reminder.leadRange, called: "The lead (minutes)")
     }
 }

@@ -219,10 +219,10 @@ struct SDSignInForm: PostedForm {
     let password: String
 
     init(_ form: FormFields) throws(FieldError) {
-        username = try form.text("username", limit: 100, label: "The user name") ?? ""
-        password = try form.typed("password", limit: 200, label: "The password") ?? ""
-        guard !username.isEmpty else { throw FieldError(name: "username", message: "The user name is needed") }
-        guard !password.isEmpty else { throw FieldError(name: "password", message: "The password is needed") }
+        username = try form.text("username", limit: 100, called: "The user name") ?? ""
+        password = try form.typed("password", limit: 200, called: "The password") ?? ""
+        guard !username.isEmpty else { throw FieldError(name: "username", saying: "The user name is needed") }
+        guard !password.isEmpty else { throw FieldError(name: "password", saying: "The password is needed") }
     }
 
     /// A form with nothing but its token.
@@ -241,11 +241,11 @@ struct SDLineupForm: PostedForm {
     let adding: Bool
 
     init(_ form: FormFields) throws(FieldError) {
-        lineup = try form.text("lineup", limit: 64, label: "The lineup") ?? ""
+        lineup = try form.text("lineup", limit: 64, called: "The lineup") ?? ""
         guard SourceDefinition.lineups(in: lineup) == [lineup], SourceDefinition(name: SourceName("x"), format: .schedulesdirect,
                                                                                    location: lineup, refreshInterval: 86_400).problem == nil else {
-            throw FieldError(name: "lineup", message: "The lineup takes a Schedules Direct lineup id, like USA-IL57303-X")
+            throw FieldError(name: "lineup", saying: "The lineup takes a Schedules Direct lineup id, like USA-IL57303-X")
         }
-        adding = try form.choice("action", as: Action.self, label: "The action") != .remove
+        adding = try form.choice("action", as: Action.self, called: "The action") != .remove
     }
 }

@@ -116,20 +116,20 @@ struct SettingsForm: PostedForm {
     let hours: ViewerClock.HourCycle?
 
     init(_ form: FormFields) throws(FieldError) {
-        dayStart = try form.required("dayStart", in: 0...23, label: "The day start (hour)")
-        zone = try form.text("zone", limit: 64, label: "The zone")
+        dayStart = try form.required("dayStart", in: 0...23, called: "The day start (hour)")
+        zone = try form.text("zone", limit: 64, called: "The zone")
         if let zone, TimeZone(identifier: zone) == nil {
-            throw FieldError(name: "zone", message: "\(zone) is not a time zone; choose one from the list")
+            throw FieldError(name: "zone", saying: "{zone} is not a time zone; choose one from the list", ["zone": zone])
         }
-        theme = try form.choice("theme", label: "The theme")
+        theme = try form.choice("theme", called: "The theme")
         // Sent blank, it is the browser's language; not sent at all, an older page's form, it is left as it was.
         hasLanguage = form.isTicked("language")
-        let code = try form.text("language", limit: 8, label: "The language")
+        let code = try form.text("language", limit: 8, called: "The language")
         language = code.flatMap(Language.init(tag:))
         if let code, language == nil {
-            throw FieldError(name: "language", message: "The language takes one of \(Language.supported.map(\.code).joined(separator: ", "))")
+            throw FieldError(name: "language", label: "The language", problem: .oneOf(choices: Language.supported.map(\.code), got: code))
         }
-        hours = try form.choice("hours", label: "The clock")
+        hours = try form.choice("hours", called: "The clock")
     }
 }
 
@@ -138,8 +138,8 @@ struct ThemeForm: PostedForm {
     let theme: Profile.Theme
 
     init(_ form: FormFields) throws(FieldError) {
-        guard let theme = try form.choice("theme", as: Profile.Theme.self, label: "The theme") else {
-            throw FieldError(name: "theme", message: "The theme takes one of system, light, dark")
+        guard let theme = try form.choice("theme", as: Profile.Theme.self, called: "The theme") else {
+            throw FieldError(name: "theme", saying: "The theme takes one of system, light, dark")
         }
         self.theme = theme
     }

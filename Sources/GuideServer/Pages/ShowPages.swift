@@ -254,7 +254,7 @@ struct FollowForm: PostedForm {
     let next: String?
 
     init(_ form: FormFields) throws(FieldError) {
-        on = try form.integer("on", in: 0...1, label: "on") == 1
-        next = try form.text("next", limit: 2_000, label: "The page to go back to").map { SignInPages.safeReturn($0) }
+        on = try form.integer("on", in: 0...1) == 1
+        next = try form.text("next", limit: 2_000, called: "The page to go back to").map { SignInPages.safeReturn($0) }
     }
 }

@@ -170,9 +170,9 @@ struct SignInForm: PostedForm {
     let returnTo: String
 
     init(_ form: FormFields) throws(FieldError) {
-        name = try form.text("name", label: "The name") ?? ""
-        secret = try form.typed("secret", label: "The secret") ?? ""
-        returnTo = SignInPages.safeReturn(try form.text("next", limit: 2_000, label: "The page to go back to"))
+        name = try form.text("name", called: "The name") ?? ""
+        secret = try form.typed("secret", called: "The secret") ?? ""
+        returnTo = SignInPages.safeReturn(try form.text("next", limit: 2_000, called: "The page to go back to"))
     }
 }
 
@@ -185,9 +185,9 @@ struct SetupForm: PostedForm {
     let secret: String
 
     init(_ form: FormFields) throws(FieldError) {
-        code = try form.text("code", limit: 64, label: "The setup code")
-        name = try form.text("name", label: "The name") ?? ""
-        kind = try form.choice("kind", label: "The kind of secret") ?? .password
-        secret = try form.typed("secret", label: "The secret") ?? ""
+        code = try form.text("code", limit: 64, called: "The setup code")
+        name = try form.text("name", called: "The name") ?? ""
+        kind = try form.choice("kind", called: "The kind of secret") ?? .password
+        secret = try form.typed("secret", called: "The secret") ?? ""
     }
 }

@@ -286,18 +286,18 @@ struct SourceChannelsForm: PostedForm {
     let mappings: [String: ChannelID]
 
     init(_ form: FormFields) throws(FieldError) {
-        name = try form.text("name", limit: 200, label: "The name") ?? ""
+        name = try form.text("name", limit: 200, called: "The name") ?? ""
         view = SourcePages.ChannelView(query: { form[$0] })
         onPage = try form.list("id", count: SourcePages.channelsPerPage, limit: 200)
         kept = try form.list("keep", count: SourcePages.channelsPerPage, limit: 200)
-        accept = try form.text("accept", limit: 200, label: "The suggestion")
+        accept = try form.text("accept", limit: 200, called: "The suggestion")
         acceptAll = form.isTicked("acceptAll")
         var mappings: [String: ChannelID] = [:]
         for (field, _) in form.values where field.hasPrefix("map.") && mappings[String(field.dropFirst(4))] == nil {
             guard mappings.count < SourcePages.channelsPerPage else {
-                throw FieldError(name: field, message: "A page maps at most \(SourcePages.channelsPerPage) channels")
+                throw FieldError(name: field, saying: "A page maps at most {count} channels", ["count": String(SourcePages.channelsPerPage)])
             }
-            if let target = try form.text(field, limit: 200, label: "The mapping") { mappings[String(field.dropFirst(4))] = ChannelID(target) }
+            if let target = try form.text(field, limit: 200, called: "The mapping") { mappings[String(field.dropFirst(4))] = ChannelID(target) }
         }
         self.mappings = mappings
     }

@@ -84,7 +84,7 @@ struct SourcePages: Sendable {
         do {
             form = try await SourceForm(request, context)
         } catch let error as FieldError {
-            return try await listPage(request, context, message: words("Could not add the source: {error}", ["error": error.message]), isError: true, status: .badRequest)
+            return try await listPage(request, context, message: words("Could not add the source: {error}", ["error": error.message(words)]), isError: true, status: .badRequest)
         }
         let name = form.name
         var definition = SourceDefinition(name: SourceName(name), format: form.format ?? .xmltv, location: form.location ?? "")
@@ -143,7 +143,7 @@ struct SourcePages: Sendable {
             default: last = words("{when}: {programmes}, {size}, {repairs}, {seconds} s", [
                 "when": at(attempt), "programmes": words.plural("{count} programme", "{count} programmes", count: status.lastProgrammes),
                 "size": megabytes(status.lastBytes, words), "repairs": words.plural("{count} repair", "{count} repairs", count: status.lastRepairs),
-                "seconds": status.lastDuration.formatted(.number.precision(.fractionLength(1)).locale(words.locale))])
+                "seconds": words.decimal(status.lastDuration, digits: 1...1)])
             }
         }
         if let since = status.unfinishedSince, !refreshing.contains(definition.name) {
@@ -196,11 +196,11 @@ struct SourcePages: Sendable {
 
     /// Hours as the viewer's locale writes them ("1,5" in German), to read; ``hours(_:)`` is the form's value.
     static func hours(_ seconds: Int, _ words: Localizer) -> String {
-        (Double(seconds) / 3600).formatted(.number.precision(.fractionLength(0...2)).locale(words.locale))
+        words.decimal(Double(seconds) / 3600, digits: 0...2)
     }
 
     static func megabytes(_ bytes: Int64, _ words: Localizer) -> String {
-        words("{size} MB", ["size": (Double(bytes) / 1_000_000).formatted(.number.precision(.fractionLength(1)).locale(words.locale))])
+        words("{size} MB", ["size": words.decimal(Double(bytes) / 1_000_000, digits: 1...1)])
     }
 
     static func list(_ text: String) -> [String] {
@@ -223,12 +223,12 @@ struct SourceForm: PostedForm {
     let refresh: Bool
 
     init(_ form: FormFields) throws(FieldError) {
-        name = try form.text("name", limit: 200, label: "The name") ?? ""
-        format = try form.choice("format", label: "The format")
-        location = try form.text("location", limit: 4096, label: "The location")
-        channels = try form.typed("channels", limit: 1_000_000, label: "The channels").map(SourcePages.list)
+        name = try form.text("name", limit: 200, called: "The name") ?? ""
+        format = try form.choice("format", called: "The format")
+        location = try form.text("location", limit: 4096, called: "The location")
+        channels = try form.typed("channels", limit: 1_000_000, called: "The channels").map(SourcePages.list)
         numbers = try SourceNumbers(form)
-        zone = try form.text("zone", limit: 64, label: "The zone")
+        zone = try form.text("zone", limit: 64, called: "The zone")
         keepNew = form.isTicked("keepNew")
         refresh = form.isTicked("refresh")
     }
@@ -245,10 +245,10 @@ struct SourceNumbers: Sendable {
     let days: Int?
 
     init(_ form: FormFields) throws(FieldError) {
-        priority = try form.integer("priority", in: SourceDefinition.priorityRange, label: "The priority")
-        intervalHours = try form.decimal("interval", in: SourceDefinition.refreshHoursRange, label: "The interval (hours)")
-        shiftMinutes = try form.integer("shift", in: SourceDefinition.timeShiftMinutesRange, label: "The shift (minutes)")
-        days = try form.integer("days", in: SourceDefinition.daysRange, label: "Days")
+        priority = try form.integer("priority", in: SourceDefinition.priorityRange, called: "The priority")
+        intervalHours = try form.decimal("interval", in: SourceDefinition.refreshHoursRange, called: "The interval (hours)")
+        shiftMinutes = try form.integer("shift", in: SourceDefinition.timeShiftMinutesRange, called: "The shift (minutes)")
+        days = try form.integer("days", in: SourceDefinition.daysRange, called: "Days")
     }
 
     /// Sets what the form sent; a number left out keeps the definition's value.

@@ -95,11 +95,11 @@ struct TVMazeAccountForm: PostedForm {
     let key: String
 
     init(_ form: FormFields) throws(FieldError) {
-        guard let username = try form.text("username", limit: 200, label: "The TVmaze username"), !username.isEmpty else {
-            throw FieldError(name: "username", message: "The TVmaze username is needed")
+        guard let username = try form.text("username", limit: 200, called: "The TVmaze username"), !username.isEmpty else {
+            throw FieldError(name: "username", saying: "The TVmaze username is needed")
         }
-        guard let key = try form.text("key", limit: 200, label: "The API key"), !key.isEmpty else {
-            throw FieldError(name: "key", message: "The API key is needed: it is on your TVmaze dashboard, under API")
+        guard let key = try form.text("key", limit: 200, called: "The API key"), !key.isEmpty else {
+            throw FieldError(name: "key", saying: "The API key is needed: it is on your TVmaze dashboard, under API")
         }
         (self.username, self.key) = (username.trimmingCharacters(in: .whitespaces), key.trimmingCharacters(in: .whitespaces))
     }

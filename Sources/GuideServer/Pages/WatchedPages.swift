@@ -117,22 +117,22 @@ struct WatchedForm: PostedForm {
     let next: String?
 
     init(_ form: FormFields) throws(FieldError) {
-        let kind = try form.choice("scope", as: Scope.self, label: "What to mark") ?? .episode
+        let kind = try form.choice("scope", as: Scope.self, called: "What to mark") ?? .episode
         switch kind {
         case .episode, .upto:
-            guard let episode = try form.integer("episode", in: 1...Int(Int32.max), label: "The episode") else {
-                throw FieldError(name: "episode", message: "The episode is needed")
+            guard let episode = try form.integer("episode", in: 1...Int(Int32.max), called: "The episode") else {
+                throw FieldError(name: "episode", saying: "The episode is needed")
             }
             scope = kind == .episode ? .episode(episode) : .upTo(episode)
         case .season:
-            guard let season = try form.integer("season", in: Episode.numberRange, label: "The season") else {
-                throw FieldError(name: "season", message: "The season is needed")
+            guard let season = try form.integer("season", in: Episode.numberRange, called: "The season") else {
+                throw FieldError(name: "season", saying: "The season is needed")
             }
             scope = .season(season)
         case .all:
             scope = .allAired
         }
-        isWatched = try form.integer("watched", in: 0...1, label: "watched") != 0
-        next = try form.text("next", limit: 2_000, label: "The page to go back to").map { SignInPages.safeReturn($0) }
+        isWatched = try form.integer("watched", in: 0...1) != 0
+        next = try form.text("next", limit: 2_000, called: "The page to go back to").map { SignInPages.safeReturn($0) }
     }
 }

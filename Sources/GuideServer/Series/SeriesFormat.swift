@@ -34,7 +34,7 @@ struct SeriesFormat: Sendable {
 
     /// "7.5 / 10" as the locale writes the decimal.
     func rating(_ rating: Double) -> String {
-        words("{rating} / 10", ["rating": rating.formatted(.number.precision(.fractionLength(1)).locale(words.locale))])
+        words("{rating} / 10", ["rating": words.decimal(rating, digits: 1...1)])
     }
 
     /// "3 of 10 aired episodes watched".

@@ -10,6 +10,8 @@ struct ErrorPages: RouterMiddleware {
     let renderer: PageRenderer
     let assets: StaticAssets
     let translations: Translations
+    /// Runs after this middleware: asked again here for who the page is for and how they read.
+    let sessions: SessionMiddleware
 
     struct Model: PageModel {
         var chrome: Chrome
@@ -24,28 +26,47 @@ struct ErrorPages: RouterMiddleware {
         } catch let required as SignInRequired {
             let back = required.returnTo.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"
             return Response.redirect(to: SitePath.signIn(query: "next=\(back)"))
+        } catch is SessionMiddleware.FormTokenRefused {
+            let words = await viewer(request, context).words
+            return try await page(HTTPError(.forbidden, message: words(
+                "This form is out of date or came from another site. Go back, reload the page and try again.")), request, context)
         } catch let error as FieldError {
-            return try page(HTTPError(.badRequest, message: error.message), request, context)
+            let words = Self.isPage(request) ? await viewer(request, context).words : .english
+            return try await page(HTTPError(.badRequest, message: error.message(words)), request, context)
         } catch let error as StoreError where error.code == .notFound || error.code == .invalid || error.code == .conflict {
             // What a request named that is not there, not valid, or taken: the asker's mistake, never a 500 (the raw
             // HTTP fuzzer found revoking a token that does not exist answered 500).
             let status: HTTPResponse.Status = error.code == .notFound ? .notFound : error.code == .conflict ? .conflict : .badRequest
-            return try page(HTTPError(status, message: error.message.prefix(1).uppercased() + error.message.dropFirst() + "."),
-                            request, context)
+            return try await page(HTTPError(status, message: error.message.prefix(1).uppercased() + error.message.dropFirst() + "."),
+                                  request, context)
         } catch let error as HTTPError {
-            return try page(error, request, context)
+            return try await page(error, request, context)
         }
     }
 
     /// `error` as a page; on the API and the grid's row requests it stays an error, for Hummingbird's JSON.
-    private func page(_ error: HTTPError, _ request: Request, _ context: Context) throws -> Response {
-        guard !request.uri.path.hasPrefix("/api/"), !request.uri.path.hasPrefix("/grid/") else { throw error }
+    private func page(_ error: HTTPError, _ request: Request, _ context: Context) async throws -> Response {
+        guard Self.isPage(request) else { throw error }
+        let (context, words) = await viewer(request, context)
         let chrome = Chrome(context, section: "", assets: assets.version)
-        let title = Self.title(error.status, translations.localizer(context.language, locale: context.locale))
+        let title = Self.title(error.status, words)
         let html = try renderer.render("error", Model(chrome: chrome, title: title, status: error.status.code, message: error.body ?? title))
         var response = try HTMLPage(html: html, status: error.status).response(from: request, context: context)
         for field in error.headers { response.headers.append(field) }
         return response
+    }
+
+    /// The context the sessions' middleware would have made (this one runs before it), and its viewer's words. A
+    /// session that cannot be read now leaves the page a guest's.
+    private func viewer(_ request: Request, _ context: Context) async -> (context: Context, words: Localizer) {
+        var context = context
+        if context.viewer == nil && context.acceptLanguage == nil { try? await sessions.identify(request, &context) }
+        return (context, translations.localizer(context.language, locale: context.locale))
+    }
+
+    /// Whether `request` gets its errors as a page: not the API's or the grid's row requests.
+    static func isPage(_ request: Request) -> Bool {
+        !request.uri.path.hasPrefix("/api/") && !request.uri.path.hasPrefix("/grid/")
     }
 
     /// The heading of an error's page, in the viewer's words.

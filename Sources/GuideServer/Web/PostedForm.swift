@@ -22,6 +22,6 @@ struct IDForm: PostedForm {
     let id: Int64?
 
     init(_ form: FormFields) throws(FieldError) {
-        id = try form.integer64("id", in: 1...Int64.max, label: "The id")
+        id = try form.integer64("id", in: 1...Int64.max, called: "The id")
     }
 }

@@ -32,18 +32,8 @@ struct SessionMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         var request = request
-        context.path = request.uri.path
-        if let token = request.cookies[cookiePrefix + Self.sessionCookie]?.value, Self.isToken(token),
-           let profile = try await accounts.profile(sessionToken: token) {
-            context.viewer = Viewer(profile: profile, sessionToken: token)
-        }
-        if let zone = request.cookies[Self.zoneCookie]?.value.removingPercentEncoding, let timeZone = TimeZone(identifier: zone) {
-            context.browserZone = timeZone
-        }
-        context.browserTheme = request.cookies[Self.themeCookie].flatMap { Profile.Theme(rawValue: $0.value) }
-        context.acceptLanguage = request.headers[.acceptLanguage].map { AcceptLanguage(String($0.prefix(512))) }
+        try await identify(request, &context)
         let asked = TVMode.asked(request)
-        context.isTV = asked ?? TVMode.isOn(request)
 
         var newNonce: String?
         if let viewer = context.viewer {
@@ -60,9 +50,7 @@ struct SessionMiddleware: RouterMiddleware {
             // A file's form (multipart) carries its token as a field too.
             let sent = if let upload = MultipartForm(request, body: body) { upload.text("csrf") } else { FormFields(encoded: String(buffer: body)).raw("csrf") }
             // A guest without a nonce cookie was never given a form token.
-            guard newNonce == nil, let sent, Self.constantTimeEqual(sent, context.csrfToken) else {
-                throw HTTPError(.forbidden, message: "This form is out of date or came from another site. Go back, reload the page and try again.")
-            }
+            guard newNonce == nil, let sent, Self.constantTimeEqual(sent, context.csrfToken) else { throw FormTokenRefused() }
         }
         var response = try await next(request, context)
         if let newNonce {
@@ -74,6 +62,22 @@ struct SessionMiddleware: RouterMiddleware {
                                       secure: secureCookies, httpOnly: true, sameSite: .lax))
         }
         return response
+    }
+
+    /// Who is asking, and how they read: the signed-in profile, the browser's zone, theme and languages, and whether
+    /// it is a television. ``ErrorPages``, which runs before this middleware, asks it too for the page it makes.
+    func identify(_ request: Request, _ context: inout Context) async throws {
+        context.path = request.uri.path
+        if let token = request.cookies[cookiePrefix + Self.sessionCookie]?.value, Self.isToken(token),
+           let profile = try await accounts.profile(sessionToken: token) {
+            context.viewer = Viewer(profile: profile, sessionToken: token)
+        }
+        if let zone = request.cookies[Self.zoneCookie]?.value.removingPercentEncoding, let timeZone = TimeZone(identifier: zone) {
+            context.browserZone = timeZone
+        }
+        context.browserTheme = request.cookies[Self.themeCookie].flatMap { Profile.Theme(rawValue: $0.value) }
+        context.acceptLanguage = request.headers[.acceptLanguage].map { AcceptLanguage(String($0.prefix(512))) }
+        context.isTV = TVMode.asked(request) ?? TVMode.isOn(request)
     }
 
     /// The session cookie after signing in (or, with an empty value, signing out).
@@ -88,6 +92,9 @@ struct SessionMiddleware: RouterMiddleware {
     private static func isToken(_ text: String) -> Bool {
         text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
+
+    /// A form post whose token is missing or not this browser's (``ErrorPages`` words it).
+    struct FormTokenRefused: Error {}
 
     private static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
         let left = Array(lhs.utf8), right = Array(rhs.utf8)
