@@ -48,6 +48,23 @@ public struct Localizer: Sendable {
         value.formatted(.number.precision(.fractionLength(digits)).locale(locale))
     }
 
+    /// A fraction from 0 to 1 as the locale writes a whole percentage: "42 %" in German.
+    public func percent(_ fraction: Double) -> String {
+        Bounded.clamped(fraction, to: 0...1).formatted(.percent.precision(.fractionLength(0)).locale(locale))
+    }
+
+    /// An instant as `clock` writes its day and time: "Mon 3 Jun 21:00".
+    public func moment(_ instant: Date, _ clock: ViewerClock) -> String {
+        let words = self
+        return words("{date} {time}", ["date": clock.date(instant), "time": clock.time(instant)])
+    }
+
+    /// A size in megabytes, to one decimal place: "0.5 MB".
+    public func megabytes(_ bytes: Int64) -> String {
+        let words = self
+        return words("{size} MB", ["size": decimal(Double(bytes) / 1_000_000, digits: 1...1)])
+    }
+
     /// `text` with each `{name}` replaced by its value; unknown names stay as they are.
     static func fill(_ text: String, _ values: KeyValuePairs<String, String>) -> String {
         fill(text, Dictionary(values.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }))

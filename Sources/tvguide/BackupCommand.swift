@@ -16,8 +16,10 @@ struct BackupCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try await store.location()
-        let summary = try await CLIFailure.translating(context: "cannot back up") { try await backUpDatabase(store.path, to: file) }
-        Output.line("Backed up \(store.described) to \(file): \(summary.channels) channels, \(summary.programmes) programmes, "
-            + ByteCountFormatter.string(fromByteCount: summary.bytes, countStyle: .file) + ".")
+        let summary = try await CLIFailure.translating(context: Output.words("cannot back up")) { try await backUpDatabase(store.path, to: file) }
+        let words = Output.words
+        Output.line(words("Backed up {database} to {file}: {channels}, {programmes}, {size}.", [
+            "database": store.described, "file": file, "channels": words.plural("{count} channel", "{count} channels", count: summary.channels),
+            "programmes": words.plural("{count} programme", "{count} programmes", count: summary.programmes), "size": words.megabytes(summary.bytes)]))
     }
 }

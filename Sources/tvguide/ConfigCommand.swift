@@ -23,7 +23,8 @@ struct ConfigCommand: AsyncParsableCommand {
             let layers = try await SettingsLayers.load(flags: [:], file: path, environment: [:])
             _ = try ServeSettings(layers, environment: [:])
             let set = SettingKey.allCases.filter { layers.origin($0) != nil }.map(\.rawValue)
-            Output.line("\(path): valid; it sets " + (set.isEmpty ? "nothing (every setting has its default)" : set.joined(separator: ", ")) + ".")
+            Output.line(set.isEmpty ? Output.words("{file}: valid; it sets nothing (every setting has its default).", ["file": path])
+                                    : Output.words("{file}: valid; it sets {keys}.", ["file": path, "keys": set.joined(separator: ", ")]))
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 import GuideIngest
 
 /// How tvguide runs XMLTV grabbers, from the settings' layers: where they are looked for (`grabber-path`, serve's
@@ -13,12 +14,12 @@ struct GrabberSettings: Sendable {
     init(_ layers: SettingsLayers) throws {
         let named = layers.strings(.grabberPath)
         for directory in named where !directory.hasPrefix("/") {
-            throw CLIFailure("grabber-path: \(directory) is not an absolute path")
+            throw CLIFailure(Output.words("grabber-path: {folder} is not an absolute path", ["folder": directory]))
         }
         directories = named.isEmpty ? Grabbers.searchPath() : named
         if let text = layers.string(.grabberMinutes) {
             guard let minutes = Int(text), Self.minutesRange.contains(minutes) else {
-                throw CLIFailure("grabber-minutes: \(text) is not a whole number of minutes from 1 to 1440")
+                throw CLIFailure(FieldError(name: "grabber-minutes", problem: .wholeNumber(1...1440, got: text)).message(Output.words))
             }
             self.minutes = minutes
         }

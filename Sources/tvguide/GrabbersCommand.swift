@@ -28,9 +28,11 @@ struct GrabbersCommand: AsyncParsableCommand {
         /// The grabber source called `name`.
         static func source(_ name: String, in database: any GuideDatabase) async throws -> SourceDefinition {
             guard let definition = try await database.sources().map(\.definition).first(where: { $0.name.rawValue == name }) else {
-                throw CLIFailure("there is no source called \(name); `tvguide sources list` shows them")
+                throw CLIFailure(Output.words("there is no source called {name}; `tvguide sources list` shows them", ["name": name]))
             }
-            guard definition.format == .grabber else { throw CLIFailure("\(name) is not a grabber source (its format is \(definition.format.rawValue))") }
+            guard definition.format == .grabber else {
+                throw CLIFailure(Output.words("{name} is not a grabber source (its format is {format})", ["name": name, "format": definition.format.rawValue]))
+            }
             return definition
         }
     }
@@ -47,7 +49,9 @@ struct GrabbersCommand: AsyncParsableCommand {
             try await setup.withGrabbers { grabbers, _ in
                 let installed = await grabbers.installed()
                 if json { return try Output.json(installed) }
-                if installed.isEmpty { Output.line("No grabbers in \(grabbers.directories.joined(separator: ", ")) (xmltv-util has the XMLTV project's).") }
+                if installed.isEmpty {
+                    Output.line(Output.words("No grabbers in {folders} (xmltv-util has the XMLTV project's).", ["folders": grabbers.directories.joined(separator: ", ")]))
+                }
                 for grabber in installed {
                     Output.line("\(grabber.name)\t\(grabber.description)\t\(grabber.capabilities.joined(separator: ","))"
                                 + (grabber.problem.map { "\tcannot be used: \($0)" } ?? ""))
@@ -73,16 +77,17 @@ struct GrabbersCommand: AsyncParsableCommand {
                 let definition = try await Setup.source(source, in: database)
                 guard let file else {
                     guard let text = try await database.grabberConfiguration(of: definition.name) else {
-                        throw CLIFailure("\(source) has no configuration yet")
+                        throw CLIFailure(Output.words("{source} has no configuration yet", ["source": source]))
                     }
                     return Output.line(text.hasSuffix("\n") ? String(text.dropLast()) : text)
                 }
                 let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
-                guard let text = String(data: data, encoding: .utf8) else { throw CLIFailure("\(file) is not UTF-8 text") }
+                guard let text = String(data: data, encoding: .utf8) else { throw CLIFailure(Output.words("{file} is not UTF-8 text", ["file": file])) }
                 let configuration = GrabberConfiguration(text)
                 if let problem = configuration.problem { throw CLIFailure(problem) }
                 try await database.setGrabberConfiguration(configuration.text, of: definition.name)
-                Output.line("Kept \(source)'s configuration (\(configuration.chosenChannels.count) channels chosen).")
+                Output.line(Output.words.plural("Kept {source}'s configuration ({count} channel chosen).", "Kept {source}'s configuration ({count} channels chosen).",
+                                                count: configuration.chosenChannels.count, ["source": source]))
             }
         }
     }
@@ -112,11 +117,14 @@ struct GrabbersCommand: AsyncParsableCommand {
                     return
                 }
                 let unknown = Set(choose).subtracting(offered.map(\.id.rawValue))
-                guard unknown.isEmpty else { throw CLIFailure("\(definition.location) does not offer \(unknown.sorted().joined(separator: ", "))") }
+                guard unknown.isEmpty else {
+                    throw CLIFailure(Output.words("{grabber} does not offer {channels}", ["grabber": definition.location, "channels": unknown.sorted().joined(separator: ", ")]))
+                }
                 let chosen = configuration.choosing(Set(choose), of: offered.map(\.id.rawValue))
                 if let problem = chosen.problem { throw CLIFailure(problem) }
                 try await database.setGrabberConfiguration(chosen.text, of: definition.name)
-                Output.line("\(source) grabs \(choose.count) of \(offered.count) channels.")
+                Output.line(Output.words.plural("{source} grabs {chosen} of {count} channel.", "{source} grabs {chosen} of {count} channels.", count: offered.count,
+                                                ["source": source, "chosen": Output.words.number(choose.count)]))
             }
         }
     }

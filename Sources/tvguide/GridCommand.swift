@@ -33,8 +33,8 @@ struct GridCommand: AsyncParsableCommand {
     var all = false
 
     func validate() throws {
-        if !(0.5...24).contains(hours) { throw ValidationError("--hours must be between 0.5 and 24.") }
-        if let width, width < 40 { throw ValidationError("--width must be at least 40.") }
+        if !(0.5...24).contains(hours) { throw ValidationError.option("--hours", .number(lowest: 0.5, highest: 24, got: String(hours))) }
+        if let width, width < 40 { throw ValidationError.option("--width", .wholeNumber(40...Int.max, got: String(width))) }
     }
 
     func run() async throws {
@@ -50,7 +50,8 @@ struct GridCommand: AsyncParsableCommand {
                 let known = Dictionary(lineup.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
                 let missing = wanted.filter { known[$0] == nil }
                 if !missing.isEmpty {
-                    throw CLIFailure("Unknown channel(s): \(missing.map(\.rawValue).joined(separator: ", ")). See the ids with: tvguide channels")
+                    throw CLIFailure(Output.words("Unknown channel(s): {channels}. See the ids with: tvguide channels",
+                                                  ["channels": missing.map(\.rawValue).joined(separator: ", ")]))
                 }
                 lineup = wanted.compactMap { known[$0] }
             }
@@ -80,7 +81,7 @@ struct GridCommand: AsyncParsableCommand {
     private func startTime(dayWindow: TimeWindow, now: Date) throws -> Date {
         if let from {
             guard let minutes = CivilTime.minutes(ofDay: from) else {
-                throw CLIFailure("--from \"\(from)\" is not a time; write it like 18:30.")
+                throw CLIFailure(Output.words("--from \"{value}\" is not a time; write it like 18:30.", ["value": from]))
             }
             return dayWindow.start.addingTimeInterval(TimeInterval(minutes * 60))
         }

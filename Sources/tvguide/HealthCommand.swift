@@ -26,23 +26,16 @@ struct HealthCommand: AsyncParsableCommand {
                 try Output.json(HealthDocument(sources: sources, channels: channels))
                 return
             }
-            Output.line(sources.isEmpty ? "No configured sources (tvguide sources add)." : "Sources")
+            let (words, clock) = (Output.words, Output.viewerClock())
+            Output.line(sources.isEmpty ? words("No configured sources (tvguide sources add).") : words("Sources"))
             for status in sources {
-                Output.line("  \(status.definition.name): " + SourceStatus.lastRefresh(status))
+                Output.line("  \(status.definition.name): " + status.refreshLine(words, clock))
             }
-            let ending = channels.filter { ($0.listingsEnd ?? .distantPast) < instant.addingTimeInterval(24 * 3600) }
-            let gapped = channels.filter { !$0.gaps.isEmpty }
-            let warned = channels.filter { !$0.warnings.isEmpty }
-            Output.line("Channels: \(channels.count) with listings; \(ending.count) end within 24 h; \(gapped.count) with gaps ahead; "
-                        + "\(warned.count) with shifted-time warnings")
+            Output.line(ChannelHealth.summary(channels, at: instant, words))
             for channel in channels where channel.needsAttention(at: instant) {
-                var line = "  \(channel.name) (\(channel.channel)): " + channel.ending(from: instant)
-                if !channel.gaps.isEmpty {
-                    line += "; gaps " + channel.gaps.prefix(3).map { "\(Output.day($0.start)) \(Output.clock($0.start))-\(Output.clock($0.end))" }
-                        .joined(separator: ", ") + (channel.gaps.count > 3 ? " and \(channel.gaps.count - 3) more" : "")
-                }
-                Output.line(line)
-                for warning in channel.warnings { Output.line("    WARNING: \(warning)") }
+                let gaps = channel.gapsAhead(words, clock: clock).map { "; " + words("gaps {gaps}", ["gaps": $0]) } ?? ""
+                Output.line("  \(channel.name) (\(channel.channel)): " + channel.ending(from: instant, words: words) + gaps)
+                for warning in channel.warnings { Output.line("    " + words("WARNING: {warning}", ["warning": warning])) }
             }
         }
     }

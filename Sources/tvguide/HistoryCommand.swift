@@ -32,7 +32,7 @@ struct HistoryCommand: AsyncParsableCommand {
             var choices: [String: Int] = [:]
             for text in choose {
                 guard let choice = HistoryImport.choice(text) else {
-                    throw ValidationError("--choose \(text): write the title, = and a TVmaze id, like --choose \"The Office=526\"")
+                    throw ValidationError(Output.words("--choose {value}: write the title, = and a TVmaze id, like --choose \"The Office=526\"", ["value": text]))
                 }
                 choices[choice.title] = choice.id
             }
@@ -40,11 +40,13 @@ struct HistoryCommand: AsyncParsableCommand {
             for path in files {
                 let url = URL(fileURLWithPath: path)
                 let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-                guard size <= TrackerFiles.largestZip else { throw CLIFailure("\(path) is larger than \(TrackerFiles.largestZip >> 20) MB") }
+                guard size <= TrackerFiles.largestZip else {
+                    throw CLIFailure(Output.words("{file} is larger than {size}", ["file": path, "size": Output.words.megabytes(Int64(TrackerFiles.largestZip))]))
+                }
                 do {
                     read.append((url.lastPathComponent, [UInt8](try Data(contentsOf: url))))
                 } catch {
-                    throw CLIFailure("cannot read \(path): \(error.localizedDescription)")
+                    throw CLIFailure(Output.words("cannot read {file}: {error}", ["file": path, "error": error.localizedDescription]))
                 }
             }
             let tracked = try CLIFailure.translating { try TrackerFiles.read(read) }
@@ -52,22 +54,35 @@ struct HistoryCommand: AsyncParsableCommand {
                 let profile = try await options.chosenProfile(in: database)
                 let importer = HistoryImport(client: client, history: WatchHistory(store: database, tracker: tracker))
                 let plan = try await CLIFailure.translating { try await importer.plan(tracked, choices: choices) }
-                Output.line("\(tracked.kind.rawValue) export: \(tracked.shows.count) shows, \(tracked.episodeCount) watched episodes.")
+                let words = Output.words
+                let episodes = { (count: Int) in words.plural("{count} episode", "{count} episodes", count: count) }
+                Output.line(words("{kind} export: {shows}, {episodes}.", [
+                    "kind": tracked.kind.rawValue, "shows": words.plural("{count} show", "{count} shows", count: tracked.shows.count),
+                    "episodes": words.plural("{count} watched episode", "{count} watched episodes", count: tracked.episodeCount)]))
                 for match in plan.matched {
-                    Output.line("  \(match.tracked.title) → \(match.show.name) (TVmaze \(match.show.id), by \(match.how)): \(match.marks.count) episodes"
-                                + (match.unmatched.isEmpty ? "" : ", \(match.unmatched.count) not on TVmaze ("
-                                   + match.unmatched.prefix(5).map { Episode.code(season: $0.season, number: $0.number) }.joined(separator: ", ") + ")"))
+                    // How it was matched ("imdb", "title") is the name the history page and --json use.
+                    Output.line("  " + words("{title} → {show} (TVmaze {id}, by {how}): {episodes}", [
+                        "title": match.tracked.title, "show": match.show.name, "id": String(match.show.id), "how": "\(match.how)",
+                        "episodes": episodes(match.marks.count)])
+                        + (match.unmatched.isEmpty ? "" : ", " + words.plural("{count} not on TVmaze ({episodes})", "{count} not on TVmaze ({episodes})",
+                            count: match.unmatched.count,
+                            ["episodes": match.unmatched.prefix(5).map { Episode.code(season: $0.season, number: $0.number) }.joined(separator: ", ")])))
                 }
                 for show in plan.unmatched {
-                    Output.line("  \(show.title): not found on TVmaze (\(show.episodes.count) episodes); --choose \"\(show.title)=ID\" names it")
+                    Output.line("  " + words("{title}: not found on TVmaze ({episodes}); --choose \"{title}=ID\" names it",
+                                             ["title": show.title, "episodes": episodes(show.episodes.count)]))
                 }
-                for problem in plan.problems { Output.line("  left out: \(problem)") }
+                for problem in plan.problems { Output.line("  " + words("left out: {problem}", ["problem": problem])) }
                 guard !preview else {
-                    Output.line("Preview: nothing changed. \(plan.episodes) episodes would be marked watched for \(profile.name).")
+                    Output.line(words.plural("Preview: nothing changed. {count} episode would be marked watched for {profile}.",
+                                             "Preview: nothing changed. {count} episodes would be marked watched for {profile}.", count: plan.episodes,
+                                             ["profile": profile.name]))
                     return
                 }
                 let report = try await CLIFailure.translating { try await importer.apply(plan, to: profile.id, follow: !noFollow) }
-                Output.line("\(profile.name): \(report.marked) episodes marked watched, \(report.followed) shows followed.")
+                Output.line(words("{profile}: {marked} marked watched, {followed} followed.", [
+                    "profile": profile.name, "marked": episodes(report.marked),
+                    "followed": words.plural("{count} show", "{count} shows", count: report.followed)]))
             }
         }
     }

@@ -30,7 +30,7 @@ struct ImportCommand: AsyncParsableCommand {
             var summaries: [ImportSummary] = []
             for input in inputs {
                 let meter = ProgressMeter(label: input)
-                let summary = try await CLIFailure.translating(context: "cannot import \(input)") {
+                let summary = try await CLIFailure.translating(context: Output.words("cannot import {file}", ["file": input])) {
                     try await importer.importLocation(input, transport: transport) { meter.update($0) }
                 }
                 meter.done()
@@ -40,18 +40,23 @@ struct ImportCommand: AsyncParsableCommand {
             if json {
                 try Output.json(ImportReportDocument(summaries, totals: totals))
             } else {
+                let words = Output.words
                 for summary in summaries {
-                    Output.line("\(summary.source): \(summary.channels) channels, \(summary.programmes) programmes"
-                                + (summary.replaced > 0 ? ", replacing \(summary.replaced)" : ""))
-                    let counts = summary.issues.counts.sorted { $0.key.rawValue < $1.key.rawValue }
-                    for (kind, count) in counts {
-                        Output.line("  \(count) \(kind.rawValue)")
+                    Output.line(words("{source}: {channels}, {programmes}", [
+                        "source": summary.source.rawValue, "channels": words.plural("{count} channel", "{count} channels", count: summary.channels),
+                        "programmes": words.plural("{count} programme", "{count} programmes", count: summary.programmes)])
+                        + (summary.replaced > 0 ? ", " + words.plural("replacing {count}", "replacing {count}", count: summary.replaced) : ""))
+                    // The kinds of repair are the names --json gives them; the XMLTV reader's messages are English.
+                    for (kind, count) in summary.issues.counts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                        Output.line("  \(words.number(count)) \(kind.rawValue)")
                     }
                     for issue in summary.issues.issues.prefix(10) {
-                        Output.line("    " + (issue.line.map { "line \($0): " } ?? "") + issue.message)
+                        Output.line("    " + (issue.line.map { words("line {line}: {message}", ["line": String($0), "message": issue.message]) } ?? issue.message))
                     }
                 }
-                Output.line("The guide now holds \(totals.channels) channels and \(totals.programmes) programmes.")
+                Output.line(words("The guide now holds {channels} and {programmes}.", [
+                    "channels": words.plural("{count} channel", "{count} channels", count: totals.channels),
+                    "programmes": words.plural("{count} programme", "{count} programmes", count: totals.programmes)]))
             }
         } }
     }
@@ -117,11 +122,15 @@ final class ProgressMeter: @unchecked Sendable {
         guard now.timeIntervalSince(started) > 0.5, now.timeIntervalSince(lastShown) > (isTerminal ? 0.2 : 5) else { return }
         lastShown = now
         shownAny = true
-        var text = "\(label): \(Self.megabytes(progress.bytesRead))"
-        if let total = progress.totalBytes, let fraction = progress.fraction {
-            text += " of \(Self.megabytes(total)) (\(Int(fraction * 100))%)"
+        let words = Output.words
+        let programmes = words.plural("{count} programme", "{count} programmes", count: progress.programmes)
+        let text = if let total = progress.totalBytes, let fraction = progress.fraction {
+            words("{source}: {size} of {total} ({percent}), {programmes}", ["source": label, "size": words.megabytes(progress.bytesRead),
+                                                                            "total": words.megabytes(total), "percent": words.percent(fraction),
+                                                                            "programmes": programmes])
+        } else {
+            words("{source}: {size}, {programmes}", ["source": label, "size": words.megabytes(progress.bytesRead), "programmes": programmes])
         }
-        text += ", \(progress.programmes) programmes"
         FileHandle.standardError.write(Data(((isTerminal ? "\r\u{1B}[K" : "") + text + (isTerminal ? "" : "\n")).utf8))
     }
 
@@ -129,9 +138,5 @@ final class ProgressMeter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if shownAny && isTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-    }
-
-    static func megabytes(_ bytes: Int64) -> String {
-        String(format: "%.1f MB", Double(bytes) / 1_000_000)
     }
 }

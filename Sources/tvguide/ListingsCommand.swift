@@ -22,7 +22,7 @@ struct ListingsCommand: AsyncParsableCommand {
             let channels = try await database.channels()
             guard let match = channels.first(where: { $0.id.rawValue == channel })
                     ?? channels.first(where: { $0.name.caseInsensitiveCompare(channel) == .orderedSame }) else {
-                throw CLIFailure("There is no channel \"\(channel)\". See the ids with: tvguide channels")
+                throw CLIFailure(Output.words("There is no channel \"{channel}\". See the ids with: tvguide channels", ["channel": channel]))
             }
             let programmes = try await database.programmes(on: match.id, in: window)
             if json {
@@ -30,7 +30,7 @@ struct ListingsCommand: AsyncParsableCommand {
                 return
             }
             Output.line("\(match.name), \(Output.day(window.start))")
-            if programmes.isEmpty { Output.line("  no listings for this day") }
+            if programmes.isEmpty { Output.line("  " + Output.words("no listings for this day")) }
             for programme in programmes { Output.line("  " + Output.summary(programme)) }
         }
     }
@@ -44,7 +44,7 @@ enum DayOption {
             return String(format: "%04d-%02d-%02d", c.year, c.month, c.day)
         }()
         guard let window = TimeWindow.day(text, in: zone) else {
-            throw CLIFailure("--day \"\(text)\" is not a date; write it like 2026-11-21.")
+            throw CLIFailure(Output.words("--day \"{day}\" is not a date; write it like 2026-11-21.", ["day": text]))
         }
         return window
     }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Catalogs
 import Foundation
 import GuideCore
@@ -64,5 +65,12 @@ enum Output {
         if let subTitle = programme.subTitle { text += ": \(subTitle)" }
         if let label = programme.numbering?.label, !label.isEmpty { text += " (\(label))" }
         return text
+    }
+}
+
+extension ValidationError {
+    /// An option's value outside what it takes, worded as a form's field is, in the terminal's language.
+    static func option(_ name: String, _ problem: FieldError.Problem) -> ValidationError {
+        ValidationError(FieldError(name: name, problem: problem).message(Output.words))
     }
 }

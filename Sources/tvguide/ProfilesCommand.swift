@@ -22,15 +22,20 @@ struct ProfilesCommand: AsyncParsableCommand {
             try await store.withDatabase { database in
                 let now = Date()
                 let profiles = try await database.profiles()
-                if profiles.isEmpty { Output.line("No profiles yet: tvguide serve prints a setup code for the first.") }
+                let words = Output.words
+                if profiles.isEmpty { Output.line(words("No profiles yet: tvguide serve prints a setup code for the first.")) }
                 for profile in profiles {
                     let counts = try await database.signInCounts(name: profile.name)
                     var line = "\(profile.name)  \(profile.role.rawValue)  \(profile.secretKind.rawValue)"
                     let waiting = counts.filter { ($0.value.waitingUntil ?? .distantPast) > now }
                     for (key, count) in waiting.sorted(by: { $0.key.address < $1.key.address }) {
                         let until = count.waitingUntil ?? now
-                        line += "\n    waiting until \(Output.day(until)) \(Output.clock(until)) after \(count.failures) tries "
-                            + (key.address.isEmpty ? "from many addresses" : "from \(key.address)")
+                        let when = words.moment(until, Output.viewerClock())
+                        line += "\n    " + (key.address.isEmpty
+                            ? words.plural("waiting until {when} after {count} try from many addresses", "waiting until {when} after {count} tries from many addresses",
+                                           count: count.failures, ["when": when])
+                            : words.plural("waiting until {when} after {count} try from {address}", "waiting until {when} after {count} tries from {address}",
+                                           count: count.failures, ["when": when, "address": key.address]))
                     }
                     Output.line(line)
                 }
@@ -48,13 +53,14 @@ struct ProfilesCommand: AsyncParsableCommand {
             try await store.withDatabase { database in
                 let profile = try await Self.profile(named: name, in: database)
                 let cleared = try await database.clearSignInCounts(name: profile.name)
-                Output.line(cleared == 0 ? "\(profile.name) had no wrong tries to forget." : "\(profile.name) can sign in again.")
+                Output.line(cleared == 0 ? Output.words("{name} had no wrong tries to forget.", ["name": profile.name])
+                                         : Output.words("{name} can sign in again.", ["name": profile.name]))
             }
         }
 
         static func profile(named name: String, in database: any GuideDatabase) async throws -> Profile {
             guard let profile = try await database.credentials(named: name)?.profile else {
-                throw CLIFailure("there is no profile called \(name); tvguide profiles list shows them")
+                throw CLIFailure(Output.words("there is no profile called {name}; tvguide profiles list shows them", ["name": name]))
             }
             return profile
         }
@@ -80,7 +86,8 @@ struct ProfilesCommand: AsyncParsableCommand {
                     try await database.resetSecret(of: profile.id, secretKind: kind, secretHash: GuideServer.hashSecret(secret))
                     try await database.clearSignInCounts(name: profile.name)
                 }
-                Output.line("\(profile.name) has a new \(pin ? "PIN" : "password"), and can sign in at once.")
+                Output.line(pin ? Output.words("{name} has a new PIN, and can sign in at once.", ["name": profile.name])
+                                : Output.words("{name} has a new password, and can sign in at once.", ["name": profile.name]))
             }
         }
     }

@@ -39,7 +39,7 @@ struct RefreshCommand: AsyncParsableCommand {
             if json {
                 try Output.json(reports)
             } else if reports.isEmpty {
-                Output.line("No sources to refresh. Add one: tvguide sources add NAME URL-OR-PATH")
+                Output.line(Output.words("No sources to refresh. Add one: tvguide sources add NAME URL-OR-PATH"))
             } else {
                 for report in reports { Output.line(Self.line(report)) }
             }
@@ -48,25 +48,33 @@ struct RefreshCommand: AsyncParsableCommand {
     }
 
     static func line(_ report: SourceReport) -> String {
+        let words = Output.words
+        let source = report.source
         switch report.outcome {
         case .imported:
-            var text = "\(report.source): \(report.programmes) programmes on \(report.channels) channels from "
-                + "\(report.downloads - report.notModified) download\(report.downloads - report.notModified == 1 ? "" : "s") "
-                + "(\(ProgressMeter.megabytes(report.bytes)), \(String(format: "%.1f", report.seconds)) s)"
-            if report.notModified > 0 { text += ", \(report.notModified) unchanged" }
-            if report.replaced > 0 { text += ", replacing \(report.replaced)" }
-            if report.repairs > 0 { text += ", \(report.repairs) repairs" }
-            if report.hidden > 0 { text += ", \(report.hidden) behind higher-priority sources" }
+            let fetched = report.downloads - report.notModified
+            var text = words("{source}: {programmes} on {channels} from {downloads} ({size}, {seconds} s)", [
+                "source": source, "programmes": words.plural("{count} programme", "{count} programmes", count: report.programmes),
+                "channels": words.plural("{count} channel", "{count} channels", count: report.channels),
+                "downloads": words.plural("{count} download", "{count} downloads", count: fetched),
+                "size": words.megabytes(report.bytes), "seconds": words.decimal(report.seconds, digits: 1...1)])
+            if report.notModified > 0 { text += ", " + words.plural("{count} unchanged", "{count} unchanged", count: report.notModified) }
+            if report.replaced > 0 { text += ", " + words.plural("replacing {count}", "replacing {count}", count: report.replaced) }
+            if report.repairs > 0 { text += ", " + words.plural("{count} repair", "{count} repairs", count: report.repairs) }
+            if report.hidden > 0 {
+                text += ", " + words.plural("{count} behind higher-priority sources", "{count} behind higher-priority sources", count: report.hidden)
+            }
             for (old, new) in report.renamedChannels.sorted(by: { $0.key < $1.key }) {
-                text += "\n  channel \(old) is now \(new); its choices and mapping moved with it"
+                text += "\n  " + words("channel {old} is now {new}; its choices and mapping moved with it", ["old": old, "new": new])
             }
             return text
         case .unchanged:
-            return "\(report.source): unchanged since the last refresh (\(report.notModified) not modified)"
+            return words.plural("{source}: unchanged since the last refresh ({count} not modified)", "{source}: unchanged since the last refresh ({count} not modified)",
+                                count: report.notModified, ["source": source])
         case .failed:
-            return "\(report.source): FAILED, the guide keeps what it had: \(report.error ?? "unknown error")"
+            return words("{source}: FAILED, the guide keeps what it had: {error}", ["source": source, "error": report.error ?? words("unknown error")])
         case .alreadyRunning:
-            return "\(report.source): already being refreshed; skipped"
+            return words("{source}: already being refreshed; skipped", ["source": source])
         }
     }
 }
@@ -85,23 +93,26 @@ final class RefreshBar: Sendable {
             return true
         }
         guard due else { return }
+        let words = Output.words
         let done = progress.downloadsDone, total = max(progress.downloadsTotal, 1)
         let width = 20
         let filled = min(width, width * done / total)
         var text = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
-            + "\(done)/\(progress.downloadsTotal) downloads"
+            + words.plural("{done}/{count} download", "{done}/{count} downloads", count: progress.downloadsTotal, ["done": words.number(done)])
         // The download moving now: bytes and a percentage when its size is known, else programmes parsed so far.
         if let source = progress.sources.first(where: { $0.phase == .downloading || $0.phase == .importing }) {
             if source.phase == .importing {
-                text += "  \(source.name): importing"
+                text += "  " + words("{source}: importing", ["source": source.name])
             } else if let feed = source.feeds.last(where: { $0.bytes > 0 }) {
-                text += "  \(source.name): \(ProgressMeter.megabytes(feed.bytes))"
-                if let fraction = feed.fraction, let total = feed.totalBytes {
-                    text += " of \(ProgressMeter.megabytes(total)) (\(Int(fraction * 100))%)"
+                let sofar = if let fraction = feed.fraction, let total = feed.totalBytes {
+                    words("{source}: {size} of {total} ({percent})", ["source": source.name, "size": words.megabytes(feed.bytes),
+                                                                      "total": words.megabytes(total), "percent": words.percent(fraction)])
                 } else {
-                    text += ", \(feed.programmes) programmes"
+                    words("{source}: {size}, {programmes}", ["source": source.name, "size": words.megabytes(feed.bytes),
+                                                             "programmes": words.plural("{count} programme", "{count} programmes", count: feed.programmes)])
                 }
-                if feed.attempt > 1 { text += " (try \(feed.attempt))" }
+                text += "  " + sofar
+                if feed.attempt > 1 { text += " " + words("(try {count})", ["count": words.number(feed.attempt)]) }
             }
         }
         FileHandle.standardError.write(Data(((isTerminal ? "\r\u{1B}[K" : "") + text + (isTerminal ? "" : "\n")).utf8))

@@ -16,8 +16,10 @@ struct RestoreCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try await store.location()
-        let summary = try await CLIFailure.translating(context: "cannot restore") { try await restoreDatabase(store.path, from: file) }
-        Output.line("Restored \(file) into \(store.described): \(summary.channels) channels, \(summary.programmes) programmes. "
-            + "The database it replaced is in \(store.path).before-restore.")
+        let summary = try await CLIFailure.translating(context: Output.words("cannot restore")) { try await restoreDatabase(store.path, from: file) }
+        let words = Output.words
+        Output.line(words("Restored {file} into {database}: {channels}, {programmes}. The database it replaced is in {path}.", [
+            "file": file, "database": store.described, "channels": words.plural("{count} channel", "{count} channels", count: summary.channels),
+            "programmes": words.plural("{count} programme", "{count} programmes", count: summary.programmes), "path": store.path + ".before-restore"]))
     }
 }

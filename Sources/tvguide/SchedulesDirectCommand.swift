@@ -25,7 +25,7 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
             let base = try await store.settings().address(.schedulesDirectURL, else: SchedulesDirectClient.defaultBase)
             return try await store.withDatabase { database in try await withHTTPTransport { transport in
                 guard let client = try await SDConnection(base: base, transport: transport).client(store: database, now: Date.init) else {
-                    throw CLIFailure("not signed in to Schedules Direct: tvguide schedules-direct login USER (the password on standard input)")
+                    throw CLIFailure(Output.words("not signed in to Schedules Direct: tvguide schedules-direct login USER (the password on standard input)"))
                 }
                 return try await body(client, database)
             } }
@@ -35,7 +35,15 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
         func change(_ lineup: String, adding: Bool) async throws {
             try await withClient { client, _ in
                 let left = adding ? try await client.addLineup(lineup) : try await client.removeLineup(lineup)
-                Output.line("\(adding ? "Added" : "Removed") \(lineup)" + (left.map { "; \($0) changes left today." } ?? "."))
+                let words = Output.words
+                let said = switch (adding, left) {
+                case (true, let left?): words.plural("Added {lineup}; {count} change left today.", "Added {lineup}; {count} changes left today.", count: left, ["lineup": lineup])
+                case (false, let left?): words.plural("Removed {lineup}; {count} change left today.", "Removed {lineup}; {count} changes left today.", count: left,
+                                                      ["lineup": lineup])
+                case (true, nil): words("Added {lineup}.", ["lineup": lineup])
+                case (false, nil): words("Removed {lineup}.", ["lineup": lineup])
+                }
+                Output.line(said)
             }
         }
     }
@@ -52,7 +60,7 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
         func run() async throws {
             let password = readLine(strippingNewline: true) ?? ""
             guard !password.isEmpty, !username.isEmpty, username.utf8.count <= 100 else {
-                throw CLIFailure("give the user name as the argument and the password on standard input")
+                throw CLIFailure(Output.words("give the user name as the argument and the password on standard input"))
             }
             let account = SchedulesDirectClient.Account(username: username, password: password)
             let base = try await store.settings().address(.schedulesDirectURL, else: SchedulesDirectClient.defaultBase)
@@ -62,7 +70,8 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
                                                    base: base)
                 let status = try await client.status()
                 try await SDConnection.keep(account, in: database)
-                Output.line("Signed in to Schedules Direct as \(username); the account expires \(status.account?.expires ?? "(not said)").")
+                Output.line(Output.words("Signed in to Schedules Direct as {user}; the account expires {expires}.",
+                                         ["user": username, "expires": status.account?.expires ?? Output.words("(not said)")]))
             } }
         }
     }
@@ -75,15 +84,18 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
         func run() async throws {
             try await connection.withClient { client, _ in
                 let status = try await client.status()
-                Output.line("Schedules Direct: \(status.isOnline ? "online" : "not online"); the account expires \(status.account?.expires ?? "(not said)")")
+                let words = Output.words
+                let expires = status.account?.expires ?? words("(not said)")
+                Output.line(status.isOnline ? words("Schedules Direct: online; the account expires {expires}", ["expires": expires])
+                                            : words("Schedules Direct: not online; the account expires {expires}", ["expires": expires]))
                 for message in (status.account?.messages ?? []) + (status.notifications ?? []) where !message.text.isEmpty {
-                    Output.line("  SD says: \(message.text)")
+                    Output.line("  " + words("SD says: {message}", ["message": message.text]))
                 }
                 let lineups = try await client.lineups()
-                Output.line(lineups.isEmpty ? "No lineups yet: tvguide schedules-direct find COUNTRY POSTALCODE"
+                Output.line(lineups.isEmpty ? words("No lineups yet: tvguide schedules-direct find COUNTRY POSTALCODE")
                             : "Lineups (\(lineups.count) of \(status.account?.maxLineups ?? 4)):")
                 for lineup in lineups {
-                    Output.line("  \(lineup.lineup)  \(lineup.isDeleted == true ? "deleted by SD" : [lineup.name, lineup.transport, lineup.location].compactMap { $0 }.joined(separator: ", "))")
+                    Output.line("  \(lineup.lineup)  \(lineup.isDeleted == true ? words("deleted by SD") : [lineup.name, lineup.transport, lineup.location].compactMap { $0 }.joined(separator: ", "))")
                 }
             }
         }
@@ -102,7 +114,7 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
 
         func run() async throws {
             guard country.count == 3, country.allSatisfy(\.isLetter), (1...16).contains(postalCode.count) else {
-                throw CLIFailure("give a three-letter country (USA, CAN, GBR) and a postal code")
+                throw CLIFailure(Output.words("give a three-letter country (USA, CAN, GBR) and a postal code"))
             }
             try await connection.withClient { client, _ in
                 let headends = try await client.headends(country: country.uppercased(), postalCode: postalCode)
@@ -111,7 +123,7 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
                         Output.line("\(lineup.lineup)  \([lineup.name, headend.transport, headend.location].compactMap { $0 }.joined(separator: ", "))")
                     }
                 }
-                if headends.isEmpty { Output.line("No lineups for \(postalCode) in \(country).") }
+                if headends.isEmpty { Output.line(Output.words("No lineups for {postcode} in {country}.", ["postcode": postalCode, "country": country])) }
             }
         }
     }
@@ -150,7 +162,7 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await store.withDatabase { database in try await SDConnection.keep(nil, in: database) }
-            Output.line("Forgot the Schedules Direct account; its sources fail until someone signs in again.")
+            Output.line(Output.words("Forgot the Schedules Direct account; its sources fail until someone signs in again."))
         }
     }
 }

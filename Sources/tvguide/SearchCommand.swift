@@ -28,9 +28,9 @@ struct SearchCommand: AsyncParsableCommand {
 
     func validate() throws {
         if terms.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
-            throw ValidationError("Give at least one word to search for.")
+            throw ValidationError(Output.words("Give at least one word to search for."))
         }
-        if limit < 1 { throw ValidationError("--limit must be at least 1.") }
+        if limit < 1 { throw ValidationError.option("--limit", .wholeNumber(1...Int.max, got: String(limit))) }
     }
 
     func run() async throws {

@@ -3,6 +3,7 @@ import Foundation
 import GuideCore
 import GuideHTTP
 import GuideIngest
+import GuideServer
 import GuideStore
 import TVMaze
 
@@ -29,12 +30,13 @@ struct SeriesOptions: ParsableArguments {
         let profiles = try await database.profiles()
         if let profile {
             guard let found = profiles.first(where: { $0.name.caseInsensitiveCompare(profile) == .orderedSame }) else {
-                throw CLIFailure("There is no profile called \(profile); profiles: \(profiles.map(\.name).joined(separator: ", ")).")
+                throw CLIFailure(Output.words("There is no profile called {name}; profiles: {names}.",
+                                              ["name": profile, "names": profiles.map(\.name).joined(separator: ", ")]))
             }
             return found
         }
         guard let found = profiles.count == 1 ? profiles[0] : profiles.first(where: \.isAdmin) else {
-            throw CLIFailure("No profiles yet: run tvguide serve, open /setup and create the admin; then follow shows here or on the web.")
+            throw CLIFailure(Output.words("No profiles yet: run tvguide serve, open /setup and create the admin; then follow shows here or on the web."))
         }
         return found
     }
@@ -64,7 +66,7 @@ struct ShowsCommand: AsyncParsableCommand {
                     try Output.json(results.map(ShowDocument.init))
                     return
                 }
-                if results.isEmpty { Output.line("TVmaze knows no show called \(words.joined(separator: " ")).") }
+                if results.isEmpty { Output.line(Output.words("TVmaze knows no show called {name}.", ["name": words.joined(separator: " ")])) }
                 for show in results {
                     let details = [show.premiered.map { String($0.year) }, show.channel?.name, show.status].compactMap { $0 }.joined(separator: ", ")
                     Output.line("\(show.id)\t\(show.name)" + (details.isEmpty ? "" : " (\(details))"))
@@ -93,11 +95,14 @@ struct FollowCommand: AsyncParsableCommand {
                 } else if let match = try await client.searchShows(text).first {
                     id = match.id
                 } else {
-                    throw CLIFailure("TVmaze knows no show called \(text); try tvguide shows search")
+                    throw CLIFailure(Output.words("TVmaze knows no show called {name}; try tvguide shows search", ["name": text]))
                 }
                 return try await tracker.follow(show: id, by: profile.id)
             }
-            Output.line("\(profile.name) follows \(followed.name) (TVmaze \(followed.id)" + (followed.channel.map { ", \($0.name)" } ?? "") + ").")
+            Output.line(followed.channel.map {
+                Output.words("{profile} follows {show} (TVmaze {id}, {channel}).", ["profile": profile.name, "show": followed.name, "id": String(followed.id),
+                                                                                    "channel": $0.name])
+            } ?? Output.words("{profile} follows {show} (TVmaze {id}).", ["profile": profile.name, "show": followed.name, "id": String(followed.id)]))
         }
     }
 }
@@ -115,10 +120,11 @@ struct UnfollowCommand: AsyncParsableCommand {
             let text = show.joined(separator: " ")
             let following = try await database.following(profile.id)
             guard let match = following.first(where: { String($0.show.id) == text || SearchText.fold($0.show.name) == SearchText.fold(text) }) else {
-                throw CLIFailure("\(profile.name) does not follow \(text); following: \(following.map(\.show.name).joined(separator: ", ")).")
+                throw CLIFailure(Output.words("{profile} does not follow {show}; following: {shows}.", [
+                    "profile": profile.name, "show": text, "shows": following.map(\.show.name).joined(separator: ", ")]))
             }
             try await tracker.unfollow(show: match.show.id, by: profile.id)
-            Output.line("\(profile.name) no longer follows \(match.show.name).")
+            Output.line(Output.words("{profile} no longer follows {show}.", ["profile": profile.name, "show": match.show.name]))
         }
     }
 }
@@ -136,7 +142,9 @@ struct UpcomingCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("As if it were this instant (ISO 8601).", valueName: "time")) var at: String?
 
     func validate() throws {
-        if let at, CivilTime.parseISO8601(at) == nil { throw ValidationError("--at \(at) is not a time: use ISO 8601, like 2026-02-15T20:00:00Z") }
+        if let at, CivilTime.parseISO8601(at) == nil {
+            throw ValidationError(Output.words("--at {value} is not a time: use ISO 8601, like 2026-02-15T20:00:00Z", ["value": at]))
+        }
     }
 
     func run() async throws {
@@ -151,27 +159,22 @@ struct UpcomingCommand: AsyncParsableCommand {
                 try Output.json(list.map { UpcomingDocument($0, zone: zone) })
                 return
             }
-            if list.isEmpty { Output.line("\(profile.name) follows no shows yet: tvguide follow SHOW.") }
+            let format = SeriesFormat(clock: Output.viewerClock(zone), words: Output.words)
+            let words = format.words
+            if list.isEmpty { Output.line(words("{profile} follows no shows yet: tvguide follow SHOW.", ["profile": profile.name])) }
             for entry in list {
                 let show = entry.followed.show.name
                 switch entry.state {
                 case .next(let airing):
-                    Output.line("\(Self.when(airing.time, zone))  \(show) \(airing.episode.code)" + (airing.episode.name.map { " \($0)" } ?? "")
+                    Output.line("\(format.airs(airing.time))  \(show) \(airing.episode.code)" + (airing.episode.name.map { " \($0)" } ?? "")
                                 + (airing.show.channel.map { "  [\($0.name)]" } ?? ""))
-                case .noDate: Output.line("no date announced  \(show)")
-                case .ended: Output.line("ended  \(show)")
+                case .noDate: Output.line(words("no date announced") + "  " + show)
+                case .ended: Output.line(words("ended") + "  " + show)
                 }
             }
         }
     }
 
-    static func when(_ time: AirTime, _ zone: TimeZone) -> String {
-        switch time {
-        case .instant(let instant): "\(Output.day(instant, zone)) \(Output.clock(instant, zone))"
-        case .day(let day): "\(Output.day(day.start(in: zone), zone)) all day"
-        case .unknown: "no date announced"
-        }
-    }
 }
 
 /// `tvguide episode SHOW SxE`.
@@ -184,21 +187,22 @@ struct EpisodeCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let (season, episodeNumber) = Self.parse(number) else {
-            throw ValidationError("\(number) is not an episode number: use S1E3 or 1x03")
+            throw ValidationError(Output.words("{number} is not an episode number: use S1E3 or 1x03", ["number": number]))
         }
         try await options.withOpened { database, client, _ in
             let zone = (try? await options.chosenProfile(in: database)).map(options.zone) ?? .current
             try await CLIFailure.translating(context: show) {
                 let found: Show? = if let id = Bounded.integer(show, in: TVMazeClient.idRange) { try await client.show(id) } else { try await client.searchShows(show).first }
-                guard let found else { throw CLIFailure("TVmaze knows no show called \(show)") }
+                guard let found else { throw CLIFailure(Output.words("TVmaze knows no show called {name}.", ["name": show])) }
                 guard let episode = try await client.episode(ofShow: found.id, season: season, number: episodeNumber) else {
-                    throw CLIFailure("\(found.name) has no \(number) on TVmaze")
+                    throw CLIFailure(Output.words("{show} has no {number} on TVmaze", ["show": found.name, "number": number]))
                 }
                 let time = episode.airTime(zone: found.timeZone)
                 Output.line("\(found.name) \(episode.code)" + (episode.name.map { " \($0)" } ?? ""))
-                Output.line([UpcomingCommand.when(time, zone), found.channel?.name, episode.runtime.map { "\($0) min" }].compactMap { $0 }.joined(separator: ", "))
+                let format = SeriesFormat(clock: Output.viewerClock(zone), words: Output.words)
+                Output.line([format.airs(time), found.channel?.name, episode.runtime.map(format.minutes)].compactMap { $0 }.joined(separator: ", "))
                 for paragraph in HTMLText.paragraphs(episode.summary) { Output.line("\n" + paragraph) }
-                if let url = episode.url { Output.line("\n\(url) (data: TVmaze, CC BY-SA)") }
+                if let url = episode.url { Output.line("\n" + Output.words("{address} (data: TVmaze, CC BY-SA)", ["address": url])) }
             }
         }
     }
@@ -225,14 +229,15 @@ struct PersonCommand: AsyncParsableCommand {
             let text = name.joined(separator: " ")
             try await CLIFailure.translating(context: text) {
                 let person: Person? = if let id = Bounded.integer(text, in: TVMazeClient.idRange) { try await client.person(id) } else { try await client.searchPeople(text).first }
-                guard let person else { throw CLIFailure("TVmaze knows nobody called \(text)") }
-                Output.line(person.name + ([person.birthday.map { "born \($0)" }, person.country].compactMap { $0 }.map { ", \($0)" }.joined()))
+                let words = Output.words
+                guard let person else { throw CLIFailure(words("TVmaze knows nobody called {name}", ["name": text])) }
+                Output.line(person.name + ([person.birthday.map { words("born {date}", ["date": Output.viewerClock().civil($0)]) }, person.country].compactMap { $0 }.map { ", \($0)" }.joined()))
                 for credit in try await client.castCredits(ofPerson: person.id, withCharacters: true) {
                     guard let show = credit.show, let showName = show.name else { continue }
                     Output.line("  \(showName)" + (show.premiered.map { " (\($0.year))" } ?? "")
-                                + (credit.character.map { " as \($0)" } ?? ""))
+                                + (credit.character.map { " " + words("as {character}", ["character": $0]) } ?? ""))
                 }
-                if let url = person.url { Output.line("\(url) (data: TVmaze, CC BY-SA)") }
+                if let url = person.url { Output.line(words("{address} (data: TVmaze, CC BY-SA)", ["address": url])) }
             }
         }
     }

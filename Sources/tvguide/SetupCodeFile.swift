@@ -6,12 +6,12 @@ enum SetupCodeFile {
     static func write(_ code: String, to path: String) throws {
         remove(path)
         let file = open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard file >= 0 else { throw CLIFailure("setup-code-file: cannot make \(path): \(String(cString: strerror(errno)))") }
+        guard file >= 0 else { throw CLIFailure(Output.words("setup-code-file: cannot make {file}: {error}", ["file": path, "error": String(cString: strerror(errno))])) }
         defer { close(file) }
         fchmod(file, 0o600)  // Whatever the umask.
         let line = Array((code + "\n").utf8)
         guard line.withUnsafeBytes({ Foundation.write(file, $0.baseAddress, $0.count) }) == line.count else {
-            throw CLIFailure("setup-code-file: cannot write \(path): \(String(cString: strerror(errno)))")
+            throw CLIFailure(Output.words("setup-code-file: cannot write {file}: {error}", ["file": path, "error": String(cString: strerror(errno))]))
         }
     }
 

@@ -35,19 +35,20 @@ struct SourcesCommand: AsyncParsableCommand {
         func apply(to definition: inout SourceDefinition) throws {
             if let priority {
                 guard SourceDefinition.priorityRange.contains(priority) else {
-                    throw ValidationError("--priority takes a whole number \(Bounded.describe(SourceDefinition.priorityRange))")
+                    throw ValidationError.option("--priority", .wholeNumber(SourceDefinition.priorityRange, got: String(priority)))
                 }
                 definition.priority = priority
             }
             if let interval {
                 guard let seconds = SourceDefinition.refreshInterval(hours: interval) else {
-                    throw ValidationError("--interval takes hours from 0.083 (5 minutes) to \(Int(SourceDefinition.refreshHoursRange.upperBound)) (a year)")
+                    throw ValidationError.option("--interval", .number(lowest: SourceDefinition.refreshHoursRange.lowerBound,
+                                                                       highest: SourceDefinition.refreshHoursRange.upperBound, got: String(interval)))
                 }
                 definition.refreshInterval = seconds
             }
             if let shiftMinutes {
                 guard SourceDefinition.timeShiftMinutesRange.contains(shiftMinutes) else {
-                    throw ValidationError("--shift takes whole minutes \(Bounded.describe(SourceDefinition.timeShiftMinutesRange))")
+                    throw ValidationError.option("--shift", .wholeNumber(SourceDefinition.timeShiftMinutesRange, got: String(shiftMinutes)))
                 }
                 definition.timeShift = shiftMinutes * 60
             }
@@ -60,7 +61,7 @@ struct SourcesCommand: AsyncParsableCommand {
             }
             if let days {
                 guard SourceDefinition.daysRange.contains(days) else {
-                    throw ValidationError("--days takes a whole number \(Bounded.describe(SourceDefinition.daysRange))")
+                    throw ValidationError.option("--days", .wholeNumber(SourceDefinition.daysRange, got: String(days)))
                 }
                 definition.days = days
             }
@@ -88,7 +89,7 @@ struct SourcesCommand: AsyncParsableCommand {
             try settings.apply(to: &definition)
             try await store.withDatabase { database in
                 try await database.addSource(definition)
-                Output.line("Added \(name). Fetch it now with: tvguide refresh \(name)")
+                Output.line(Output.words("Added {name}. Fetch it now with: tvguide refresh {name}", ["name": name]))
             }
         }
     }
@@ -107,25 +108,21 @@ struct SourcesCommand: AsyncParsableCommand {
                 try Output.json(sources)
                 return
             }
+            let (words, clock) = (Output.words, Output.viewerClock())
             guard !sources.isEmpty else {
-                Output.line("No sources yet. Add one: tvguide sources add NAME URL-OR-PATH [--format xmltv|radiotimes|tvmaze|m3u]")
+                Output.line(words("No sources yet. Add one: tvguide sources add NAME URL-OR-PATH [--format xmltv|radiotimes|tvmaze|m3u]"))
                 return
             }
             for status in sources {
                 let definition = status.definition
-                Output.line("\(definition.name)  \(definition.format.rawValue)  priority \(definition.priority)  every "
-                            + Self.hours(definition.refreshInterval))
-                Output.line("  \(definition.location)" + (definition.channels.isEmpty ? "" : "  channels \(definition.channels.joined(separator: ","))"))
-                var settings: [String] = []
-                if definition.timeShift != 0 { settings.append("times shifted \(definition.timeShift / 60) min") }
-                if let zone = definition.localZone { settings.append("times local in \(zone)") }
-                if !settings.isEmpty { Output.line("  " + settings.joined(separator: ", ")) }
-                Output.line("  " + SourceStatus.lastRefresh(status))
+                Output.line(words("{name}  {format}  priority {priority}  {schedule}", [
+                    "name": definition.name.rawValue, "format": definition.format.rawValue, "priority": words.number(definition.priority),
+                    "schedule": definition.schedule(words)]))
+                Output.line("  \(definition.location)"
+                            + (definition.channels.isEmpty ? "" : "  " + words("channels {ids}", ["ids": definition.channels.joined(separator: ",")])))
+                Output.line("  " + status.refreshLine(words, clock))
+                Output.line("  " + words("holds {programmes}", ["programmes": status.holding(words)]))
             }
-        }
-
-        static func hours(_ seconds: Int) -> String {
-            seconds % 3600 == 0 ? "\(seconds / 3600) h" : String(format: "%.1f h", Double(seconds) / 3600)
         }
     }
 
@@ -152,7 +149,7 @@ struct SourcesCommand: AsyncParsableCommand {
                     try settings.apply(to: &definition)
                     try await database.updateSource(definition)
                 }
-                Output.line("Changed \(name).")
+                Output.line(Output.words("Changed {name}.", ["name": name]))
             }
         }
     }
@@ -167,7 +164,8 @@ struct SourcesCommand: AsyncParsableCommand {
 
         func run() async throws {
             let removed = try await store.withDatabase { try await $0.removeSource(SourceName(name)) }
-            Output.line("Removed \(name) and its \(removed) programmes.")
+            let words = Output.words
+            Output.line(words.plural("Removed {name} and its {count} programme.", "Removed {name} and its {count} programmes.", count: removed, ["name": name]))
         }
     }
 
@@ -208,7 +206,7 @@ struct SourcesCommand: AsyncParsableCommand {
                     for mapping in map {
                         let parts = mapping.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                         guard parts.count == 2, !parts[0].isEmpty else {
-                            throw CLIFailure("--map takes SOURCE-ID=GUIDE-ID, not \(mapping)")
+                            throw CLIFailure(Output.words("--map takes SOURCE-ID=GUIDE-ID, not {mapping}", ["mapping": mapping]))
                         }
                         var channel = named(parts[0])
                         channel.mappedTo = parts[1].isEmpty ? nil : ChannelID(parts[1])
@@ -226,13 +224,15 @@ struct SourcesCommand: AsyncParsableCommand {
                         return
                     }
                     guard !sorted.isEmpty else {
-                        Output.line("\(name) has offered no channels yet: run tvguide refresh \(name) first.")
+                        Output.line(Output.words("{name} has offered no channels yet: run tvguide refresh {name} first.", ["name": name]))
                         return
                     }
+                    let words = Output.words
                     for channel in sorted {
+                        // "keep" and "drop" are what --keep and --drop take, so they stay as typed.
                         var line = "\(channel.keep ? "keep" : "drop")  \(channel.id)  \(channel.name)"
                         if let mapped = channel.mappedTo { line += "  -> \(mapped)" } else if let suggestion = suggestions[channel.id] {
-                            line += "  (same name as guide channel \(suggestion): --map \(channel.id)=\(suggestion))"
+                            line += "  " + words("(same name as guide channel {guide}: --map {id}={guide})", ["guide": suggestion.rawValue, "id": channel.id.rawValue])
                         }
                         Output.line(line)
                     }
@@ -249,26 +249,9 @@ struct SourcesCommand: AsyncParsableCommand {
 extension SourceFormat: ExpressibleByArgument {}
 
 extension SourceStatus {
-    /// "last refreshed ... : ..." in one line.
-    static func lastRefresh(_ status: SourceStatus) -> String {
-        var text = ""
-        if let since = status.unfinishedSince {
-            text = "a refresh started \(Output.day(since)) \(Output.clock(since)) NEVER FINISHED (tvguide stopped during it, "
-                + "or another instance is refreshing it); next try \(Output.day(status.nextDue)) \(Output.clock(status.nextDue)); "
-        }
-        guard let attempt = status.lastAttempt else { return text + "never refreshed" }
-        text += "last refresh \(Output.day(attempt)) \(Output.clock(attempt)): "
-        switch status.lastOutcome {
-        case .failed?: text += "FAILED: \(status.lastError ?? "unknown error")"
-        case .unchanged?: text += "unchanged"
-        default: text += "\(status.lastProgrammes) programmes, \(ProgressMeter.megabytes(status.lastBytes)), \(status.lastRepairs) repairs"
-        }
-        if status.lastOutcome == .failed {
-            if status.failuresInRow > 1 { text += " (\(status.failuresInRow) failures in a row)" }
-            text += status.lastSuccess.map { " (last success \(Output.day($0)) \(Output.clock($0)))" } ?? " (never succeeded)"
-            text += "; next try \(Output.day(status.nextDue)) \(Output.clock(status.nextDue))"
-        }
-        return text + "; holds \(status.programmes) programmes" + (status.hidden > 0 ? " (\(status.hidden) behind higher sources)" : "")
+    /// How its last refresh went and, when it failed or never finished, when it is tried again: the terminal's line.
+    func refreshLine(_ words: Localizer, _ clock: ViewerClock) -> String {
+        lastRefresh(words, clock: clock) + (hasFailed() ? "; " + words("next try {when}", ["when": words.moment(nextDue, clock)]) : "")
     }
 }
 

@@ -48,7 +48,7 @@ struct StoreOptions: ParsableArguments {
         if let password = environment["TVGUIDE_DATABASE_PASSWORD"], !password.isEmpty { return password }
         guard let file = environment["TVGUIDE_DATABASE_PASSWORD_FILE"], !file.isEmpty else { return nil }
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-            throw CLIFailure("TVGUIDE_DATABASE_PASSWORD_FILE names \(file), which cannot be read")
+            throw CLIFailure(Output.words("TVGUIDE_DATABASE_PASSWORD_FILE names {file}, which cannot be read", ["file": file]))
         }
         return String(text.split(whereSeparator: \.isNewline).first ?? "")
     }

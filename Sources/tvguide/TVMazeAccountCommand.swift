@@ -26,7 +26,7 @@ struct TVMazeAccountCommand: AsyncParsableCommand {
             let text = try keyFile.map { try String(contentsOfFile: $0, encoding: .utf8) } ?? (readLine(strippingNewline: true) ?? "")
             let key = text.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !key.isEmpty, key.count <= 200, !user.isEmpty, user.count <= 200 else {
-                throw CLIFailure("Give the TVmaze username (--user) and its API key (--key-file, or on standard input)")
+                throw CLIFailure(Output.words("Give the TVmaze username (--user) and its API key (--key-file, or on standard input)"))
             }
             try await options.withOpened { database, client, tracker in
                 let profile = try await options.chosenProfile(in: database)
@@ -34,8 +34,10 @@ struct TVMazeAccountCommand: AsyncParsableCommand {
                 let premium = try await CLIFailure.translating(context: "TVmaze") {
                     try await sync.connect(.init(username: user, apiKey: key), profile: profile.id)
                 }
-                Output.line("\(profile.name): TVmaze account \(user) kept (\(premium > 0 ? "Premium" : "no Premium: the marks of followed shows are synced")). "
-                            + "tvguide tvmaze sync syncs now.")
+                Output.line(premium > 0
+                    ? Output.words("{profile}: TVmaze account {user} kept (Premium). tvguide tvmaze sync syncs now.", ["profile": profile.name, "user": user])
+                    : Output.words("{profile}: TVmaze account {user} kept (no Premium: the marks of followed shows are synced). tvguide tvmaze sync syncs now.",
+                                   ["profile": profile.name, "user": user]))
             }
         }
     }
@@ -49,7 +51,7 @@ struct TVMazeAccountCommand: AsyncParsableCommand {
                 let profile = try await options.chosenProfile(in: database)
                 let sync = TVMazeSync(history: WatchHistory(store: database, tracker: tracker), client: client, accounts: database)
                 guard let report = try await CLIFailure.translating(context: "TVmaze", { try await sync.sync(profile.id) }) else {
-                    throw CLIFailure("\(profile.name) has no TVmaze account: tvguide tvmaze connect --user NAME")
+                    throw CLIFailure(Output.words("{profile} has no TVmaze account: tvguide tvmaze connect --user NAME", ["profile": profile.name]))
                 }
                 Output.line("\(profile.name): \(report).")
             }
@@ -64,12 +66,16 @@ struct TVMazeAccountCommand: AsyncParsableCommand {
             try await options.withOpened { database, _, _ in
                 let profile = try await options.chosenProfile(in: database)
                 guard let account = try await database.tvmazeAccount(of: profile.id) else {
-                    Output.line("\(profile.name): no TVmaze account.")
+                    Output.line(Output.words("{profile}: no TVmaze account.", ["profile": profile.name]))
                     return
                 }
-                let last = account.syncedAt.map { "last synced \(CivilTime.iso8601($0))" } ?? "not synced yet"
-                Output.line("\(profile.name): TVmaze account \(account.username)\(account.premium > 0 ? " (Premium)" : ""), \(last)"
-                            + (account.outcome.map { "; last sync \(account.succeeded == true ? "" : "FAILED: ")\($0)" } ?? "") + ".")
+                let words = Output.words
+                let last = account.syncedAt.map { words("last synced {when}", ["when": words.moment($0, Output.viewerClock())]) } ?? words("not synced yet")
+                let values: KeyValuePairs = ["profile": profile.name, "user": account.username, "last": last]
+                Output.line((account.premium > 0 ? words("{profile}: TVmaze account {user} (Premium), {last}", values)
+                                                 : words("{profile}: TVmaze account {user}, {last}", values))
+                            + (account.outcome.map { account.succeeded == true ? "; " + words("last sync: {outcome}", ["outcome": $0])
+                                                                               : "; " + words("last sync FAILED: {outcome}", ["outcome": $0]) } ?? "") + ".")
             }
         }
     }
@@ -82,7 +88,7 @@ struct TVMazeAccountCommand: AsyncParsableCommand {
             try await options.withOpened { database, _, _ in
                 let profile = try await options.chosenProfile(in: database)
                 try await database.setTVMazeAccount(nil, of: profile.id)
-                Output.line("\(profile.name): TVmaze account forgotten.")
+                Output.line(Output.words("{profile}: TVmaze account forgotten.", ["profile": profile.name]))
             }
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GuideCore
+import GuideServer
 import GuideStore
 import TVMaze
 
@@ -26,13 +27,13 @@ struct WatchedCommand: AsyncParsableCommand {
     func validate() throws {
         if let at {
             guard let instant = CivilTime.parseISO8601(at), WatchedEpisode.timeRange.contains(instant.timeIntervalSince1970) else {
-                throw ValidationError("--at \(at) is not a time from 1928 to 2100: use ISO 8601, like 2026-11-27T20:00:00Z")
+                throw ValidationError(Output.words("--at {value} is not a time from 1928 to 2100: use ISO 8601, like 2026-11-27T20:00:00Z", ["value": at]))
             }
         }
-        if let season, !Episode.numberRange.contains(season) { throw ValidationError("--season is a number from 0 to 99999") }
-        if let upTo, Self.episodeNumber(upTo) == nil { throw ValidationError("--up-to \(upTo) is not an episode: write S02E05 or 2x5") }
+        if let season, !Episode.numberRange.contains(season) { throw ValidationError.option("--season", .wholeNumber(Episode.numberRange, got: String(season))) }
+        if let upTo, Self.episodeNumber(upTo) == nil { throw ValidationError(Output.words("--up-to {value} is not an episode: write S02E05 or 2x5", ["value": upTo])) }
         let chosen = [season != nil, upTo != nil, all, words.last.flatMap(Self.episodeNumber) != nil].filter { $0 }.count
-        if chosen != 1 { throw ValidationError("Name one of: an episode (S02E05), --season, --up-to or --all") }
+        if chosen != 1 { throw ValidationError(Output.words("Name one of: an episode (S02E05), --season, --up-to or --all")) }
     }
 
     func run() async throws {
@@ -45,7 +46,7 @@ struct WatchedCommand: AsyncParsableCommand {
             let episodes = try await database.episodes(ofShow: show.id)
             func episode(_ number: (season: Int, number: Int)) throws -> Int {
                 guard let found = episodes.first(where: { $0.season == number.season && $0.number == number.number }) else {
-                    throw CLIFailure("\(show.name) has no \(Episode.code(season: number.season, number: number.number)) on TVmaze")
+                    throw CLIFailure(Output.words("{show} has no {number} on TVmaze", ["show": show.name, "number": Episode.code(season: number.season, number: number.number)]))
                 }
                 return found.id
             }
@@ -58,8 +59,16 @@ struct WatchedCommand: AsyncParsableCommand {
                 try await history.mark(scope, show: show.id, watched: !unmark, by: profile.id, at: at.flatMap(CivilTime.parseISO8601))
             }
             let progress = try await history.progress(through: show.id, of: profile.id)
-            Output.line("\(profile.name): \(changed) episode\(changed == 1 ? "" : "s") of \(show.name) marked \(unmark ? "not watched" : "watched")"
-                        + (progress.map { "; \($0.watched) of \($0.aired) aired watched" + ($0.next.map { ", up next \($0.code)" } ?? "") } ?? "") + ".")
+            let format = SeriesFormat(clock: Output.viewerClock(), words: Output.words)
+            let words = format.words
+            let values: KeyValuePairs = ["profile": profile.name, "show": show.name]
+            let marked = unmark
+                ? words.plural("{profile}: {count} episode of {show} marked not watched", "{profile}: {count} episodes of {show} marked not watched",
+                               count: changed, values)
+                : words.plural("{profile}: {count} episode of {show} marked watched", "{profile}: {count} episodes of {show} marked watched",
+                               count: changed, values)
+            Output.line(marked + (progress.map { "; " + format.progress($0) + ($0.next.map { ", " + words("up next {episode}", ["episode": $0.code]) } ?? "") } ?? "")
+                        + ".")
         }
     }
 
@@ -71,13 +80,15 @@ struct WatchedCommand: AsyncParsableCommand {
     /// The show `text` names: a TVmaze id, a followed show's name, else TVmaze's best match; kept with its episodes.
     static func show(_ text: String, of profile: Profile, in database: any GuideDatabase, client: TVMazeClient,
                      history: WatchHistory) async throws -> Show {
-        guard !text.isEmpty else { throw CLIFailure("Name the show: a TVmaze id or its name") }
+        guard !text.isEmpty else { throw CLIFailure(Output.words("Name the show: a TVmaze id or its name")) }
         if let followed = try await database.following(profile.id).first(where: { SearchText.fold($0.show.name) == SearchText.fold(text) }) {
             return followed.show
         }
         return try await CLIFailure.translating(context: text) {
             if let id = Bounded.integer(text, in: TVMazeClient.idRange) { return try await history.kept(id) }
-            guard let match = try await client.searchShows(text).first else { throw CLIFailure("TVmaze knows no show called \(text); try tvguide shows search") }
+            guard let match = try await client.searchShows(text).first else {
+                throw CLIFailure(Output.words("TVmaze knows no show called {name}; try tvguide shows search", ["name": text]))
+            }
             return try await history.kept(match.id)
         }
     }
@@ -100,9 +111,10 @@ struct ProgressCommand: AsyncParsableCommand {
                 try Output.json(shows.map(ShowProgressDocument.init))
                 return
             }
-            if shows.isEmpty { Output.line("\(profile.name) follows no shows yet: tvguide follow SHOW.") }
+            let words = Output.words
+            if shows.isEmpty { Output.line(words("{profile} follows no shows yet: tvguide follow SHOW.", ["profile": profile.name])) }
             for progress in shows {
-                let next = progress.next.map { "next \($0.code)" + ($0.name.map { " \($0)" } ?? "") } ?? "up to date"
+                let next = progress.next.map { words("next {episode}", ["episode": $0.code]) + ($0.name.map { " \($0)" } ?? "") } ?? words("up to date")
                 Output.line("\(progress.show.name)\t\(progress.watched)/\(progress.aired)\t\(next)")
             }
         }

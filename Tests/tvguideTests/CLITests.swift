@@ -132,6 +132,17 @@ struct CLI {
         #expect(german.stderr.contains("2 Sender ohne Sendung jetzt oder danach ausgelassen; --all listet sie mit."), "\(german.stderr)")
         let grid = try await cli.run("grid", "--day", "2011-03-10", "--from", "19:00", "--hours", "2", "--width", "100")
         #expect(grid.stdout.hasPrefix("Do. 10. März 2011"), "\(grid.stdout)")
+        // Every command's sentences, counts, sizes and option errors, not only the listings'.
+        let imported = try await cli.run("import", CLI.fixture("radiotimes/26.dat"))
+        #expect(imported.stdout.contains("Der Guide enthält jetzt 3 Sender und"), "\(imported.stdout)")
+        let added = try await cli.run("sources", "add", "feed", CLI.fixture("peer-xmltv-tests/inputs/test.xml"), "--interval", "1.5")
+        #expect(added.stdout == "feed hinzugefügt. Jetzt abrufen mit: tvguide refresh feed\n", "\(added.stdout)\(added.stderr)")
+        let listed = try await cli.run("sources", "list")
+        #expect(listed.stdout.contains("feed  xmltv  Priorität 0  alle 1,5 h") && listed.stdout.contains("  nie aktualisiert\n  enthält 0 Sendungen"),
+                "\(listed.stdout)")
+        let refused = try await cli.run("sources", "add", "other", "other.xml", "--days", "99")
+        #expect(refused.status != 0 && refused.stderr.contains("--days: eine ganze Zahl von 1 bis 30, nicht \"99\""), "\(refused.stderr)")
+        #expect(try await cli.run("health").stdout.contains("feed: nie aktualisiert"))
         cli.environment = ["LANG": "de_DE.UTF-8", "LC_ALL": "en_US.UTF-8"]
         let american = try await cli.run("now", "--at", "2011-03-10T20:10:00Z")
         #expect(american.stdout.contains("now   8:00\u{202F}PM-8:30\u{202F}PM  Emmerdale") || american.stdout.contains("now   8:00 PM-8:30 PM  Emmerdale"),
@@ -172,7 +183,7 @@ struct CLI {
             #expect(try await cli.run("restore", backup).stderr.contains("pg_restore"))
             return
         }
-        #expect(made.status == 0 && made.stdout.contains("Backed up") && made.stdout.contains("1 channels"), "\(made)")
+        #expect(made.status == 0 && made.stdout.contains("Backed up") && made.stdout.contains("1 channel,"), "\(made)")
         let before = try await cli.run("now", "--at", "2011-03-10T20:10:00Z", "--json").stdout
         #expect(try await cli.run("import", CLI.fixture("ours/repairs.xml")).status == 0)
         let refused = try await cli.run("restore", CLI.fixture("ours/repairs.xml"))

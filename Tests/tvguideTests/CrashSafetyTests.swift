@@ -130,7 +130,7 @@ import Testing
         outcome.check("refresh")
         // The killed refresh is reported, and counted as a failure: `serve` retries it after 30 minutes, not at once.
         // (A kill that lands while the process is still starting, before the refresh began, leaves nothing to report.)
-        #expect(outcome.healthAfterKills.contains { $0.contains("NEVER FINISHED") && $0.contains("next try") },
+        #expect(outcome.healthAfterKills.contains { $0.contains("never finished") && $0.contains("next try") },
                 "\(outcome.healthAfterKills)")
     }
 }

@@ -21,7 +21,7 @@ import TVMazeReplay
             #expect(follow.status == 0 && follow.stdout == "Sam follows Under the Dome (TVmaze 1, CBS).\n")
 
             let upcoming = try await cli.run("upcoming", "--at", "2013-06-24T20:00:00Z")
-            #expect(upcoming.stdout == "Tue 25 Jun 2013 02:00  Under the Dome S01E01 Pilot  [CBS]\n")
+            #expect(upcoming.stdout == "Tue 25 Jun 2013, 02:00  Under the Dome S01E01 Pilot  [CBS]\n")
             let json = try await #require(try cli.run("upcoming", "--json", "--at", "2013-06-24T20:00:00Z").json() as? [[String: Any]])
             #expect(json.first?["airs"] as? String == "2013-06-25T02:00:00Z" && json.first?["state"] as? String == "next")
             await #expect(try cli.run("upcoming").stdout == "ended  Under the Dome\n")
@@ -33,7 +33,7 @@ import TVMazeReplay
             await #expect(try cli.run("episode", "13", "two").stderr.contains("not an episode number"))
 
             let person = try await cli.run("person", "--tvmaze-url", url, "1")
-            #expect(person.stdout.hasPrefix("Mike Vogel, born 1979-07-17, United States\n  Under the Dome (2013) as Dale \"Barbie\" Barbara\n"))
+            #expect(person.stdout.hasPrefix("Mike Vogel, born Tue 17 Jul 1979, United States\n  Under the Dome (2013) as Dale \"Barbie\" Barbara\n"))
 
             await #expect(try cli.run("unfollow", "nothing").stderr.contains("does not follow nothing"))
             await #expect(try cli.run("unfollow", "Under the dome").stdout == "Sam no longer follows Under the Dome.\n")
@@ -56,11 +56,11 @@ import TVMazeReplay
             _ = try await TestDatabase.open(cli.database).createProfile(name: "Sam", role: .admin, secretKind: .pin, secretHash: "x")
             _ = try await cli.run("follow", "--tvmaze-url", url, "1")
             let one = try await cli.run("watched", "--tvmaze-url", url, "under", "the", "dome", "S01E01", "--at", "2013-06-25T03:00:00Z")
-            #expect(one.status == 0 && one.stdout == "Sam: 1 episode of Under the Dome marked watched; 1 of 39 aired watched, up next S01E02.\n", "\(one.stderr)")
+            #expect(one.status == 0 && one.stdout == "Sam: 1 episode of Under the Dome marked watched; 1 of 39 aired episodes watched, up next S01E02.\n", "\(one.stderr)")
             let upTo = try await cli.run("watched", "--tvmaze-url", url, "1", "--up-to", "1x5")
-            #expect(upTo.stdout == "Sam: 4 episodes of Under the Dome marked watched; 5 of 39 aired watched, up next S01E06.\n")
+            #expect(upTo.stdout == "Sam: 4 episodes of Under the Dome marked watched; 5 of 39 aired episodes watched, up next S01E06.\n")
             await #expect(try cli.run("watched", "--tvmaze-url", url, "1", "--season", "1", "--not").stdout
-                          == "Sam: 5 episodes of Under the Dome marked not watched; 0 of 39 aired watched, up next S01E01.\n")
+                          == "Sam: 5 episodes of Under the Dome marked not watched; 0 of 39 aired episodes watched, up next S01E01.\n")
             await #expect(try cli.run("watched", "--tvmaze-url", url, "1", "--all").stdout.contains("39 episodes of Under the Dome marked watched"))
             let progress = try await cli.run("progress")
             #expect(progress.stdout == "Under the Dome\t39/39\tup to date\n")
@@ -78,14 +78,14 @@ import TVMazeReplay
             defer { try? FileManager.default.removeItem(at: file) }
             try Data("show,tvdb,season,episode,watched_at\nUnder the Dome,264492,2,1,2014-07-01 03:00:00\nNobody Knows This,999999999,1,1,\n".utf8).write(to: file)
             let preview = try await cli.run("history", "import", "--tvmaze-url", url, "--preview", file.path)
-            #expect(preview.stdout.contains("Under the Dome → Under the Dome (TVmaze 1, by TVDB 264492): 1 episodes"), "\(preview.stdout)\(preview.stderr)")
+            #expect(preview.stdout.contains("Under the Dome → Under the Dome (TVmaze 1, by TVDB 264492): 1 episode"), "\(preview.stdout)\(preview.stderr)")
             #expect(preview.stdout.contains("Nobody Knows This: not found on TVmaze") && preview.stdout.contains("Preview: nothing changed."))
             // S02E01 was marked today (--all): the file's earlier time is taken; a second import changes nothing.
             let imported = try await cli.run("history", "import", "--tvmaze-url", url, file.path)
-            #expect(imported.stdout.hasSuffix("Sam: 1 episodes marked watched, 0 shows followed.\n"))
+            #expect(imported.stdout.hasSuffix("Sam: 1 episode marked watched, 0 shows followed.\n"))
             await #expect(try cli.run("history", "import", "--tvmaze-url", url, file.path).stdout.hasSuffix("Sam: 0 episodes marked watched, 0 shows followed.\n"))
             await #expect(try cli.run("watched", "--tvmaze-url", url, "1", "--all", "--not").status == 0)
-            await #expect(try cli.run("history", "import", "--tvmaze-url", url, file.path).stdout.hasSuffix("Sam: 1 episodes marked watched, 0 shows followed.\n"))
+            await #expect(try cli.run("history", "import", "--tvmaze-url", url, file.path).stdout.hasSuffix("Sam: 1 episode marked watched, 0 shows followed.\n"))
             let csv = try await cli.run("history", "export", "--format", "csv")
             #expect(csv.stdout == "show,tvmaze,followed,season,episode,watched_at,plays\r\nUnder the Dome,1,true,2,1,2014-07-01T03:00:00Z,1\r\n")
             let exported = try await #require(try cli.run("history", "export").json() as? [String: Any])
@@ -118,7 +118,7 @@ import TVMazeReplay
             #expect(synced.stdout == "Sam: 1 marked here, 1 marked on TVmaze.\n", "\(synced.stdout)\(synced.stderr)")
             #expect(Set(replay.account.marks.keys) == [1, 2])
             let status = try await cli.run("tvmaze", "status")
-            #expect(status.stdout.hasPrefix("Sam: TVmaze account sam (Premium), last synced 20") && status.stdout.contains("1 marked here"), "\(status.stdout)")
+            #expect(status.stdout.hasPrefix("Sam: TVmaze account sam (Premium), last synced ") && status.stdout.contains("1 marked here"), "\(status.stdout)")
             await #expect(try cli.run("tvmaze", "disconnect").stdout == "Sam: TVmaze account forgotten.\n")
             await #expect(try cli.run("tvmaze", "sync", "--tvmaze-url", url).stderr.contains("has no TVmaze account"))
         } catch {

@@ -64,7 +64,7 @@ struct AdminPages: Sendable {
                    newToken: String? = nil, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
         let admin = context.admin
         let (clock, words) = (settings.clock(context), pages.words(context))
-        let when = { (instant: Date) in words("{date} {time}", ["date": clock.date(instant), "time": clock.time(instant)]) }
+        let when = { (instant: Date) in words.moment(instant, clock) }
         let counts = try await store.counts()
         let coverage = try await store.coverage()
         let model = await Model(

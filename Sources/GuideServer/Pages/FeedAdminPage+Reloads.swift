@@ -20,7 +20,7 @@ extension FeedAdminPage {
         return try await store.reloadTargets().map { target in
             TargetEntry(id: target.id, feed: names[target.feed] ?? "", kind: Self.kindLabel(target.kind, words), address: target.address,
                         outcome: target.lastOutcome.map { outcome in
-                            target.lastAt.map { words("{date} {time}", ["date": clock.date($0), "time": clock.time($0)]) + ": " + outcome } ?? outcome
+                            target.lastAt.map { words.moment($0, clock) + ": " + outcome } ?? outcome
                         } ?? words("Not told yet: it will be after the next change."),
                         succeeded: target.lastSucceeded ?? true)
         }

@@ -76,7 +76,7 @@ struct FeedAdminPage: Sendable {
             if built.channels == 0 { warnings.append(words("No channels: the lineup, favourites or group is empty.")) }
             entries.append(Entry(id: feed.id, name: feed.name, carries: Self.describe(feed.channels, names: names, words), days: feed.days,
                                  shape: feed.shape == .mediaServer ? words("Plex and Jellyfin") : words("XMLTV as listed"), channels: built.channels,
-                                 size: SourcePages.megabytes(built.bytes, words), warnings: warnings,
+                                 size: words.megabytes(built.bytes), warnings: warnings,
                                  tuner: tunerEntry(feed, request, context, words)))
         }
         let snapshot = try await directory.snapshot()

@@ -46,17 +46,10 @@ extension SourcePages {
                 HealthEntry(
                     id: channel.channel.rawValue, name: channel.name, sources: channel.sources.joined(separator: ", "),
                     ending: channel.ending(from: instant, words: words), endsSoon: (channel.listingsEnd ?? .distantPast) < soon,
-                    gaps: channel.gaps.isEmpty ? nil : channel.gaps.prefix(3).map {
-                        words("{date} {time}", ["date": clock.date($0.start), "time": clock.time($0.start)]) + "–" + clock.time($0.end)
-                    }.joined(separator: ", ") + (channel.gaps.count > 3 ? " " + words.plural("and {count} more", "and {count} more", count: channel.gaps.count - 3) : ""),
+                    gaps: channel.gapsAhead(words, clock: clock),
                     warnings: channel.warnings)
             },
-            summary: words.plural("{count} channel with listings: {ending}, {gaps}, {warnings}.", "{count} channels with listings: {ending}, {gaps}, {warnings}.",
-                                  count: health.count, [
-                "ending": words.plural("{count} ends within 24 h", "{count} end within 24 h", count: health.filter { ($0.listingsEnd ?? .distantPast) < soon }.count),
-                "gaps": words.plural("{count} has gaps ahead", "{count} have gaps ahead", count: health.filter { !$0.gaps.isEmpty }.count),
-                "warnings": words.plural("{count} has shifted-time warnings", "{count} have shifted-time warnings",
-                                         count: health.filter { !$0.warnings.isEmpty }.count)]),
+            summary: ChannelHealth.summary(health, at: instant, words),
             showsAll: showsAll, hiddenCount: health.count - attention.count,
             showHidden: words.plural("Show the {count} channel that is fine too", "Show the {count} channels that are fine too",
                                      count: health.count - attention.count))

@@ -144,7 +144,7 @@ extension SourcePages {
                 return ChannelEntry(id: channel.id.rawValue, name: channel.name, keep: channel.keep,
                                     mappedTo: channel.mappedTo?.rawValue ?? "", suggestion: suggestion?.rawValue,
                                     suggestionName: suggestion.flatMap { guideNames[$0] },
-                                    seen: channel.lastSeen.map { words("{date} {time}", ["date": clock.date($0), "time": clock.time($0)]) }
+                                    seen: channel.lastSeen.map { words.moment($0, clock) }
                                         ?? words("named by an admin"))
             },
             summary: channels.isEmpty ? words("No channels yet: refresh the source and the channels it offers appear here.")

@@ -126,40 +126,15 @@ struct SourcePages: Sendable {
 
     static func entry(_ status: SourceStatus, clock: ViewerClock, words: Localizer, now: Date, refreshing: Set<SourceName>) -> SourceEntry {
         let definition = status.definition
-        var schedule = words("every {hours} h", ["hours": hours(definition.refreshInterval, words)])
-        if definition.timeShift != 0 {
-            schedule += ", " + words("times shifted {minutes} min", ["minutes": (definition.timeShift > 0 ? "+" : "") + words.number(definition.timeShift / 60)])
-        }
-        if let zone = definition.localZone { schedule += ", " + words("times local to {zone}", ["zone": zone]) }
-        func at(_ date: Date) -> String { words("{date} {time}", ["date": clock.date(date), "time": clock.time(date)]) }
-        var last = words("never refreshed")
-        if let attempt = status.lastAttempt {
-            switch status.lastOutcome {
-            case .failed?: last = words("{when}: failed: {error}", ["when": at(attempt), "error": status.lastError ?? words("unknown error")])
-                + (status.failuresInRow > 1 ? "; " + words.plural("{count} failure in a row, retries spaced out", "{count} failures in a row, retries spaced out",
-                                                                  count: status.failuresInRow) : "")
-                + " " + (status.lastSuccess.map { words("(last success {when})", ["when": at($0)]) } ?? words("(never succeeded)"))
-            case .unchanged?: last = words("{when}: unchanged since the last download", ["when": at(attempt)])
-            default: last = words("{when}: {programmes}, {size}, {repairs}, {seconds} s", [
-                "when": at(attempt), "programmes": words.plural("{count} programme", "{count} programmes", count: status.lastProgrammes),
-                "size": megabytes(status.lastBytes, words), "repairs": words.plural("{count} repair", "{count} repairs", count: status.lastRepairs),
-                "seconds": words.decimal(status.lastDuration, digits: 1...1)])
-            }
-        }
-        if let since = status.unfinishedSince, !refreshing.contains(definition.name) {
-            last = words("{when}: started and never finished (tvguide stopped during it, or another instance is refreshing it); counted as a failure, retried later. Before: {before}",
-                         ["when": at(since), "before": last])
-        }
+        func at(_ date: Date) -> String { words.moment(date, clock) }
+        let isRefreshing = refreshing.contains(definition.name)
         let due = status.nextDue
         return SourceEntry(
             name: definition.name.rawValue, link: ChannelView().link(definition.name.rawValue, page: 1),
             format: label(definition.format, words), location: definition.location, priority: definition.priority,
-            schedule: schedule, lastRefresh: last,
-            isFailed: status.lastOutcome == .failed || (status.unfinishedSince != nil && !refreshing.contains(definition.name)),
-            holds: words.plural("{count} programme", "{count} programmes", count: status.programmes)
-                + (status.hidden > 0 ? " " + words.plural("({count} behind higher-priority sources)", "({count} behind higher-priority sources)",
-                                                          count: status.hidden) : ""),
-            nextDue: refreshing.contains(definition.name) ? words("refreshing now") : due <= now ? words("due now") : at(due))
+            schedule: definition.schedule(words), lastRefresh: status.lastRefresh(words, clock: clock, isRefreshing: isRefreshing),
+            isFailed: status.hasFailed(isRefreshing: isRefreshing), holds: status.holding(words),
+            nextDue: isRefreshing ? words("refreshing now") : due <= now ? words("due now") : at(due))
     }
 
     /// One line for a refresh's progress, for the page before its script takes over.
@@ -192,15 +167,6 @@ struct SourcePages: Sendable {
 
     static func hours(_ seconds: Int) -> String {
         seconds % 3600 == 0 ? String(seconds / 3600) : String(format: "%.2f", Double(seconds) / 3600)
-    }
-
-    /// Hours as the viewer's locale writes them ("1,5" in German), to read; ``hours(_:)`` is the form's value.
-    static func hours(_ seconds: Int, _ words: Localizer) -> String {
-        words.decimal(Double(seconds) / 3600, digits: 0...2)
-    }
-
-    static func megabytes(_ bytes: Int64, _ words: Localizer) -> String {
-        words("{size} MB", ["size": words.decimal(Double(bytes) / 1_000_000, digits: 1...1)])
     }
 
     static func list(_ text: String) -> [String] {

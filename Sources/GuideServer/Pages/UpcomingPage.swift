@@ -59,7 +59,7 @@ struct UpcomingPage: Sendable {
             let listings = try await ListingMatches.airings(of: show.name, in: store, after: now).map { stored in
                 let programme = stored.programme
                 return ListingEntry(
-                    id: stored.id.rawValue, when: words("{date} {time}", ["date": clock.date(programme.start), "time": clock.time(programme.start)]),
+                    id: stored.id.rawValue, when: words.moment(programme.start, clock),
                     channel: snapshot.channel(programme.channel)?.name ?? programme.channel.rawValue, episode: programme.episodeLabel,
                     isThisEpisode: ListingMatches.isEpisode(programme, season: upcoming.next?.episode.season,
                                                             number: upcoming.next?.episode.number) ?? false)

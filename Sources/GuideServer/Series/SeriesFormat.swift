@@ -4,17 +4,21 @@ import GuideStore
 import Hummingbird
 import TVMaze
 
-/// How the series pages write what they show, in the viewer's words and clock.
-struct SeriesFormat: Sendable {
-    let clock: ViewerClock
-    let words: Localizer
+/// How the series pages and commands write what they show, in the viewer's words and clock.
+public struct SeriesFormat: Sendable {
+    public let clock: ViewerClock
+    public let words: Localizer
+
+    public init(clock: ViewerClock, words: Localizer) {
+        (self.clock, self.words) = (clock, words)
+    }
 
     init(_ pages: Pages, _ settings: ServerSettings, _ context: some GuideContext) {
         (clock, words) = (settings.clock(context), pages.words(context))
     }
 
     /// When something airs, for the viewer: "Tue 25 Jun 2013, 03:00", "Fri 1 Mar 2024, all day", "no date announced".
-    func airs(_ time: AirTime) -> String {
+    public func airs(_ time: AirTime) -> String {
         switch time {
         case .instant(let instant): words("{date}, {time}", ["date": clock.civil(CivilDate(instant, in: clock.zone)), "time": clock.time(instant)])
         case .day(let day): words("{date}, all day", ["date": clock.civil(day)])
@@ -23,28 +27,28 @@ struct SeriesFormat: Sendable {
     }
 
     /// When the viewer watched an episode: "Watched Sun 1 Dec 2013", or "Watched" when the time is not known.
-    func watched(_ mark: WatchedEpisode) -> String {
+    public func watched(_ mark: WatchedEpisode) -> String {
         mark.watchedAt.map { words("Watched {date}", ["date": clock.date($0)]) } ?? words("Watched")
     }
 
     /// An episode without a name: "Episode 1234".
-    func unnamed(_ id: Int) -> String {
+    public func unnamed(_ id: Int) -> String {
         words("Episode {id}", ["id": String(id)])
     }
 
     /// "7.5 / 10" as the locale writes the decimal.
-    func rating(_ rating: Double) -> String {
+    public func rating(_ rating: Double) -> String {
         words("{rating} / 10", ["rating": words.decimal(rating, digits: 1...1)])
     }
 
     /// "3 of 10 aired episodes watched".
-    func progress(_ progress: ShowProgress) -> String {
+    public func progress(_ progress: ShowProgress) -> String {
         words.plural("{watched} of {count} aired episode watched", "{watched} of {count} aired episodes watched", count: progress.aired,
                      ["watched": words.number(progress.watched)])
     }
 
     /// "60 minutes".
-    func minutes(_ minutes: Int) -> String {
+    public func minutes(_ minutes: Int) -> String {
         words.plural("{count} minute", "{count} minutes", count: minutes)
     }
 }
