@@ -12,8 +12,13 @@ public struct ViewerClock: Sendable {
 
     public init(zone: TimeZone, dayStartHour: Int, locale: Locale? = nil, hours: HourCycle = .locale) {
         (self.zone, self.dayStartHour, self.locale) = (zone, dayStartHour, locale)
-        uses12Hours = switch hours {
-        case .locale: locale.map(Self.localeUses12Hours) ?? false
+        uses12Hours = Self.uses12Hours(locale: locale, hours: hours)
+    }
+
+    /// Whether a viewer with `locale` who chose `hours` reads a 12-hour clock.
+    public static func uses12Hours(locale: Locale?, hours: HourCycle) -> Bool {
+        switch hours {
+        case .locale: locale.map(localeUses12Hours) ?? false
         case .twelve: true
         case .twentyFour: false
         }

@@ -165,10 +165,14 @@ class LanguageTests(Forms, unittest.TestCase):
         self.assertIn("En ce moment", self.driver.find_element(By.TAG_NAME, "h1").text)
         # Twelve hours as French writes them.
         self.assertRegex(self.driver.find_element(By.CSS_SELECTOR, ".now-page h1 small").text, r"\d{1,2}:\d\d\s?(PM|AM|p\.m\.|a\.m\.)")
+        # The scripts write times with the same clock (the offline banner's "listings as of"): 20:30 UTC.
+        offline_time = "return Offline.time(1771187400, 'UTC')"
+        self.assertRegex(self.driver.execute_script(offline_time), r"^8:30\s?(PM|p\.m\.)$")
         self.open(self.driver, "/settings")
         self.fill({"language": "", "hours": "locale"})
         self.submit(self.driver.find_element(By.CSS_SELECTOR, "form.stacked button[type=submit]"))
         self.assertEqual(self.driver.find_element(By.TAG_NAME, "html").get_attribute("lang"), "de")
+        self.assertEqual(self.driver.execute_script(offline_time), "20:30")
 
 
 if __name__ == "__main__":

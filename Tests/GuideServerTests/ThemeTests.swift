@@ -17,7 +17,9 @@ import Testing
         let server = try await TestServer(listings: Self.listings, now: Self.now)
         try await server.run { client in
             let guest = CookieJar()
-            #expect(String(buffer: try await guest.send(client, "/now").body).contains(#"<html lang="en" dir="ltr" data-theme="system">"#))
+            #expect(String(buffer: try await guest.send(client, "/now").body).contains(#"<html lang="en" dir="ltr" data-theme="system" data-hours="h23">"#))
+            // The page's scripts get the viewer's clock too: an American browser reads 12 hours.
+            #expect(String(buffer: try await guest.send(client, "/now", headers: [.acceptLanguage: "en-US"]).body).contains(#"data-hours="h12""#))
             let switched = try await guest.send(client, "/theme", method: .post, form: ["theme": "light"],
                                                 headers: [.referer: "http://127.0.0.1/search?q=news"])
             #expect(switched.status == .seeOther && switched.headers[.location] == "/search?q=news")
@@ -44,7 +46,7 @@ import Testing
     @Test func aTelevisionOrTV1TurnsItOnAndTV0Off() async throws {
         let server = try await TestServer(listings: ThemeTests.listings, now: ThemeTests.now)
         try await server.run { client in
-            let isTV = { (page: String) in page.contains(#"<html lang="en" dir="ltr" data-theme="system" class="tv">"#) }
+            let isTV = { (page: String) in page.contains(#"<html lang="en" dir="ltr" data-theme="system" data-hours="h23" class="tv">"#) }
             let guest = CookieJar()
             #expect(!isTV(String(buffer: try await guest.send(client, "/now").body)))
             #expect(isTV(String(buffer: try await guest.send(client, "/now?tv=1").body)))

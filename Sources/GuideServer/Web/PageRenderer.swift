@@ -96,6 +96,8 @@ struct Chrome: Sendable {
     var isRecordings = false
     /// The page's language: `lang` and `dir` on the page, and the copy of the templates it is written from.
     var language = Language.english
+    /// The viewer's clock for the page's scripts (`data-hours`), as `Intl.DateTimeFormat` names it: h12 or h23.
+    var hourCycle = "h23"
 
     init(csrf: String, signedInName: String?, isAdmin: Bool, section: String, assets: String, theme: Profile.Theme = .system) {
         self.theme = theme.rawValue
@@ -132,6 +134,7 @@ extension Chrome {
                   section: section, assets: assets, theme: context.viewer?.profile.theme ?? context.browserTheme ?? .system)
         tv = context.isTV
         language = context.language
+        hourCycle = ViewerClock.uses12Hours(locale: context.locale, hours: context.viewer?.profile.hours ?? .locale) ? "h12" : "h23"
         mayRecord = context.viewer?.profile.mayRecord ?? false
         isRecordings = section == "recordings"
     }
@@ -165,6 +168,7 @@ extension Chrome: MustacheParent {
         case "isRecordings": isRecordings
         case "language", "lang": language.code
         case "dir": language.isRightToLeft ? "rtl" : "ltr"
+        case "hourCycle": hourCycle
         default: nil
         }
     }

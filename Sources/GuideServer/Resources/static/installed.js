@@ -43,9 +43,11 @@ var Offline = {
   isKept: function () { return Offline.taken > 0; },
   /// Now by the server's clock, in seconds.
   now: function () { return (Date.now() + Offline.skew) / 1000; },
-  /// "14:05" in the copy's zone.
+  /// "14:05" in the copy's zone, or "2:05 PM" where the page says the viewer reads 12 hours (data-hours), in the page's language.
   time: function (seconds, zone) {
-    return new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: zone || Offline.zone })
+    var root = document.documentElement, twelve = root.dataset.hours === "h12";
+    return new Intl.DateTimeFormat(root.lang || "en", { hour: twelve ? "numeric" : "2-digit", minute: "2-digit", hourCycle: twelve ? "h12" : "h23",
+                                                        timeZone: zone || Offline.zone })
       .format(new Date(seconds * 1000));
   },
   /// The banner over a page shown from the copy: "Offline - listings as of 14:05".
