@@ -105,7 +105,7 @@ public struct FieldError: Error, Sendable {
             return words("{field} takes one of {choices}, not \"{value}\"",
                          ["field": field, "choices": choices.joined(separator: ", "), "value": Self.quoted(got)])
         case let .sentence(text, values):
-            return Localizer.fill(words(text), values)
+            return words(text, values: values)
         }
     }
 

@@ -19,6 +19,11 @@ public struct Localizer: Sendable {
         Self.fill(catalog?.entries[text]?.forms.first.flatMap { $0.isEmpty ? nil : $0 } ?? text, values)
     }
 
+    /// `text` in the viewer's language, its `{name}` placeholders filled from `values` (made at run time).
+    public func callAsFunction(_ text: String, values: [String: String]) -> String {
+        Self.fill(catalog?.entries[text]?.forms.first.flatMap { $0.isEmpty ? nil : $0 } ?? text, values)
+    }
+
     /// The form of `singular`/`plural` that `count` takes in the viewer's language (CLDR), `{count}` written as the
     /// locale writes numbers ("1.234" in German), the other placeholders from `values`.
     public func plural(_ singular: String, _ plural: String, count: Int, _ values: KeyValuePairs<String, String> = [:]) -> String {

@@ -60,27 +60,27 @@ public struct Profile: Hashable, Codable, Sendable {
 
     public var isAdmin: Bool { role == .admin }
 
-    /// Why `secret` cannot be a `kind`, in words for the form; nil when it can.
-    public static func problem(with secret: String, as kind: SecretKind) -> String? {
+    /// Why `secret` cannot be a `kind`, for the form (worded when shown); nil when it can.
+    public static func problem(with secret: String, as kind: SecretKind) -> FieldError? {
         switch kind {
         case .pin:
             guard (4...8).contains(secret.count), secret.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-                return "A PIN is 4 to 8 digits."
+                return FieldError(name: "secret", saying: "A PIN is 4 to 8 digits.")
             }
         case .password:
-            guard secret.count >= 8 else { return "A password has at least 8 characters." }
-            guard secret.utf8.count <= 72 else { return "A password has at most 72 bytes (bcrypt reads no further)." }
+            guard secret.count >= 8 else { return FieldError(name: "secret", saying: "A password has at least 8 characters.") }
+            guard secret.utf8.count <= 72 else { return FieldError(name: "secret", saying: "A password has at most 72 bytes (bcrypt reads no further).") }
         }
         return nil
     }
 
-    /// Why `name` cannot name a profile; nil when it can.
-    public static func problem(withName name: String) -> String? {
+    /// Why `name` cannot name a profile, for the form (worded when shown); nil when it can.
+    public static func problem(withName name: String) -> FieldError? {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { return "A profile needs a name." }
-        guard trimmed.count <= 40 else { return "A profile name has at most 40 characters." }
+        guard !trimmed.isEmpty else { return FieldError(name: "name", saying: "A profile needs a name.") }
+        guard trimmed.count <= 40 else { return FieldError(name: "name", saying: "A profile name has at most 40 characters.") }
         guard !trimmed.contains(where: { $0.isNewline || $0.unicodeScalars.contains { $0.properties.generalCategory == .control } }) else {
-            return "A profile name is one line of text."
+            return FieldError(name: "name", saying: "A profile name is one line of text.")
         }
         return nil
     }

@@ -35,10 +35,10 @@ extension AccountStore where Self: SQLBackend {
             // Creators take turns, so a second first-run setup sees the first's profile.
             try await db.takeTurn(.accounts)
             if onlyIfFirst, try await db.value("SELECT count(*) FROM profile", as: Int64.self) != 0 {
-                throw StoreError(.conflict, "tvguide is already set up")
+                throw StoreError(.conflict, saying: "tvguide is already set up")
             }
             if try await db.value("SELECT 1 FROM profile WHERE lower(name) = lower(\(name))", as: Int64.self) != nil {
-                throw StoreError(.conflict, "there is already a profile called \(name)")
+                throw StoreError(.conflict, saying: "there is already a profile called {name}", ["name": name])
             }
             guard let id = try await db.value("""
                 INSERT INTO profile (name, role, secret_kind, secret_hash, created_at)

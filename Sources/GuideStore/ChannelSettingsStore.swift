@@ -102,17 +102,17 @@ extension ChannelSettingsStore where Self: SQLBackend {
     public func saveChannelGroup(_ group: ChannelGroup) async throws {
         let name = group.name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.count <= ChannelGroup.Limits.nameLength, name != ChannelGroup.favouritesName else {
-            throw StoreError(.invalid, "a group's name has 1 to \(ChannelGroup.Limits.nameLength) characters and is not \"\(ChannelGroup.favouritesName)\"")
+            throw StoreError(.invalid, saying: "a group's name has 1 to {count} characters and is not \"{favourites}\"", ["count": "\(ChannelGroup.Limits.nameLength)", "favourites": ChannelGroup.favouritesName])
         }
         var seen: Set<ChannelID> = []
         let channels = group.channels.filter { seen.insert($0).inserted }
         guard channels.count <= ChannelGroup.Limits.channels else {
-            throw StoreError(.invalid, "a group holds at most \(ChannelGroup.Limits.channels) channels")
+            throw StoreError(.invalid, saying: "a group holds at most {count} channels", ["count": "\(ChannelGroup.Limits.channels)"])
         }
         try await transaction { db in
             try await db.execute("DELETE FROM channel_group WHERE name = \(name)")
             let count = try await db.value("SELECT COUNT(*) FROM channel_group", as: Int64.self) ?? 0
-            guard count < ChannelGroup.Limits.groups else { throw StoreError(.invalid, "the guide holds at most \(ChannelGroup.Limits.groups) groups") }
+            guard count < ChannelGroup.Limits.groups else { throw StoreError(.invalid, saying: "the guide holds at most {count} groups", ["count": "\(ChannelGroup.Limits.groups)"]) }
             try await db.execute("INSERT INTO channel_group (name) VALUES (\(name))")
             let id = try await db.value("SELECT id FROM channel_group WHERE name = \(name)", as: Int64.self) ?? 0
             let rows = channels.enumerated().map { [SQLValue.integer(id), .integer(Int64($0.offset)), .text($0.element.rawValue)] }
@@ -169,7 +169,7 @@ extension ChannelSettingsStore where Self: SQLBackend {
                 SELECT COUNT(*), COALESCE(MAX(position), 0) FROM favourite_channel WHERE profile_id = \(profile.rawValue)
                 """).first.map { (try $0.value(0, as: Int64.self), try $0.value(1, as: Int64.self)) } ?? (0, 0)
             guard count < ChannelGroup.Limits.favourites else {
-                throw StoreError(.invalid, "a profile keeps at most \(ChannelGroup.Limits.favourites) favourite channels")
+                throw StoreError(.invalid, saying: "a profile keeps at most {count} favourite channels", ["count": "\(ChannelGroup.Limits.favourites)"])
             }
             try await db.execute("""
                 INSERT INTO favourite_channel (profile_id, channel_id, position) VALUES (\(profile.rawValue), \(channel.rawValue), \(last + 1))
@@ -189,9 +189,9 @@ extension ChannelSettingsStore where Self: SQLBackend {
 
     public func saveTimeshiftChannel(_ channel: TimeshiftChannel) async throws {
         guard TimeshiftChannel.offsetRange.contains(channel.offsetMinutes), channel.offsetMinutes != 0 else {
-            throw StoreError(.invalid, "a timeshift is 1 to 1,440 minutes later or earlier")
+            throw StoreError(.invalid, saying: "a timeshift is 1 to 1,440 minutes later or earlier")
         }
-        guard channel.id != channel.base else { throw StoreError(.invalid, "a timeshift channel needs an id of its own") }
+        guard channel.id != channel.base else { throw StoreError(.invalid, saying: "a timeshift channel needs an id of its own") }
         try await transaction { db in
             try await db.execute("DELETE FROM timeshift_channel WHERE id = \(channel.id.rawValue)")
             try await db.execute("""

@@ -112,7 +112,7 @@ extension LineupFeedStore where Self: SQLBackend {
     public func addLineupFeed(_ feed: LineupFeed, tokenHash: String) async throws -> LineupFeed {
         let name = feed.name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.count <= 100, LineupFeed.dayRange.contains(feed.days) else {
-            throw StoreError(.invalid, "a feed needs a name of 1 to 100 characters and 1 to 14 days")
+            throw StoreError(.invalid, saying: "a feed needs a name of 1 to 100 characters and 1 to 14 days")
         }
         let (kind, profile, group): (String, Int64?, String?) = switch feed.channels {
         case .lineup(let id): ("lineup", id.rawValue, nil)
@@ -121,10 +121,10 @@ extension LineupFeedStore where Self: SQLBackend {
         }
         return try await transaction { db in
             guard try await db.value("SELECT COUNT(*) FROM lineup_feed", as: Int64.self) ?? 0 < LineupFeed.mostFeeds else {
-                throw StoreError(.invalid, "the guide keeps at most \(LineupFeed.mostFeeds) feeds")
+                throw StoreError(.invalid, saying: "the guide keeps at most {count} feeds", ["count": "\(LineupFeed.mostFeeds)"])
             }
             guard try await db.value("SELECT COUNT(*) FROM lineup_feed WHERE name = \(name)", as: Int64.self) ?? 0 == 0 else {
-                throw StoreError(.conflict, "a feed called \(name) exists already")
+                throw StoreError(.conflict, saying: "a feed called {name} exists already", ["name": name])
             }
             try await db.execute("""
                 INSERT INTO lineup_feed (name, kind, profile_id, group_name, days, shape, token_hash, created_at)
@@ -143,11 +143,11 @@ extension LineupFeedStore where Self: SQLBackend {
 
     public func setTunerPort(of id: Int64, to port: Int?) async throws {
         if let port, !LineupFeed.tunerPorts.contains(port) {
-            throw StoreError(.invalid, "a tuner port is from \(LineupFeed.tunerPorts.lowerBound) to \(LineupFeed.tunerPorts.upperBound)")
+            throw StoreError(.invalid, saying: "a tuner port is from {lowest} to {highest}", ["lowest": "\(LineupFeed.tunerPorts.lowerBound)", "highest": "\(LineupFeed.tunerPorts.upperBound)"])
         }
         try await transaction { db in
             if let port, try await db.value("SELECT COUNT(*) FROM lineup_feed WHERE tuner_port = \(Int64(port)) AND id <> \(id)", as: Int64.self) ?? 0 > 0 {
-                throw StoreError(.conflict, "another feed's tuner has port \(port)")
+                throw StoreError(.conflict, saying: "another feed's tuner has port {port}", ["port": "\(port)"])
             }
             try await db.execute("UPDATE lineup_feed SET tuner_port = \(port.map(Int64.init)) WHERE id = \(id)")
         }
@@ -170,7 +170,7 @@ extension LineupFeedStore where Self: SQLBackend {
     public func addReloadTarget(_ target: ReloadTarget) async throws -> ReloadTarget {
         try await transaction { db in
             guard try await db.value("SELECT COUNT(*) FROM reload_target WHERE feed_id = \(target.feed)", as: Int64.self) ?? 0 < ReloadTarget.mostPerFeed else {
-                throw StoreError(.invalid, "a feed tells at most \(ReloadTarget.mostPerFeed) servers")
+                throw StoreError(.invalid, saying: "a feed tells at most {count} servers", ["count": "\(ReloadTarget.mostPerFeed)"])
             }
             try await db.execute("""
                 INSERT INTO reload_target (feed_id, kind, address, secret) VALUES (\(target.feed), \(target.kind.rawValue), \(target.address), \(target.secret))

@@ -184,11 +184,26 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     }
 
     public var code: Code
-    public var message: String
+    /// The English wording: the catalog's key when it was said with `saying:`, its `{placeholders}` filled from `values`.
+    public var text: String
+    public var values: [String: String]
 
+    /// A message that is not translated (a database's own words).
     public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
+        (self.code, text, values) = (code, message, [:])
+    }
+
+    /// A message for whoever asked, in English with `{placeholders}`, worded in their language when shown.
+    public init(_ code: Code, saying: String, _ values: [String: String] = [:]) {
+        (self.code, text, self.values) = (code, saying, values)
+    }
+
+    /// In English: logs, the JSON API.
+    public var message: String { message(.english) }
+
+    /// In `words`' language.
+    public func message(_ words: Localizer) -> String {
+        words(text, values: values)
     }
 
     public var description: String { message }

@@ -25,7 +25,7 @@ extension ReminderStore where Self: SQLBackend {
                 SELECT count(*) FROM reminder WHERE profile_id = \(new.profile.rawValue) AND state = \(Reminder.State.pending.rawValue)
                 """, as: Int64.self) ?? 0
             guard pending < Reminder.mostPending else {
-                throw StoreError(.invalid, "a profile may have \(Reminder.mostPending) reminders waiting; cancel some first")
+                throw StoreError(.invalid, saying: "a profile may have {count} reminders waiting; cancel some first", ["count": "\(Reminder.mostPending)"])
             }
             guard let row = try await db.rows("""
                 INSERT INTO reminder (profile_id, kind, channel_id, channel_name, title, start, stop, lead_minutes, due_at, state,
@@ -64,7 +64,7 @@ extension ReminderStore where Self: SQLBackend {
             guard try await db.execute("""
                 UPDATE reminder SET state = \(Reminder.State.cancelled.rawValue), note = \("cancelled"), finished_at = \(instant.unixSeconds)
                 WHERE id = \(id.rawValue) AND profile_id = \(profile.rawValue) AND state = \(Reminder.State.pending.rawValue)
-                """) == 1 else { throw StoreError(.notFound, "no reminder \(id.rawValue) is waiting") }
+                """) == 1 else { throw StoreError(.notFound, saying: "no reminder {id} is waiting", ["id": "\(id.rawValue)"]) }
         }
     }
 
@@ -163,7 +163,7 @@ extension ReminderStore where Self: SQLBackend {
         try await transaction { db in
             let count = try await db.value("SELECT count(*) FROM saved_search WHERE profile_id = \(new.profile.rawValue)", as: Int64.self) ?? 0
             guard count < SavedSearch.mostPerProfile else {
-                throw StoreError(.invalid, "a profile may have \(SavedSearch.mostPerProfile) saved searches; remove one first")
+                throw StoreError(.invalid, saying: "a profile may have {count} saved searches; remove one first", ["count": "\(SavedSearch.mostPerProfile)"])
             }
             guard let id = try await db.value("""
                 INSERT INTO saved_search (profile_id, words, channels, lead_minutes, created_at, records)
@@ -198,7 +198,7 @@ extension ReminderStore where Self: SQLBackend {
     public func removeSavedSearch(_ id: Int64, of profile: ProfileID) async throws {
         try await transaction { db in
             guard try await db.execute("DELETE FROM saved_search WHERE id = \(id) AND profile_id = \(profile.rawValue)") == 1 else {
-                throw StoreError(.notFound, "no saved search \(id)")
+                throw StoreError(.notFound, saying: "no saved search {id}", ["id": "\(id)"])
             }
         }
     }
@@ -224,7 +224,7 @@ extension ReminderStore where Self: SQLBackend {
             let count = try await db.value("SELECT count(*) FROM delivery_channel WHERE profile_id = \(new.profile.rawValue)",
                                            as: Int64.self) ?? 0
             guard count < DeliveryChannel.mostPerProfile else {
-                throw StoreError(.invalid, "a profile may have \(DeliveryChannel.mostPerProfile) delivery channels; remove one first")
+                throw StoreError(.invalid, saying: "a profile may have {count} delivery channels; remove one first", ["count": "\(DeliveryChannel.mostPerProfile)"])
             }
             guard let row = try await db.rows("""
                 INSERT INTO delivery_channel (profile_id, kind, name, target, secret, created_at)
@@ -246,7 +246,7 @@ extension ReminderStore where Self: SQLBackend {
         try await transaction { db in
             guard try await db.execute("""
                 DELETE FROM delivery_channel WHERE id = \(id.rawValue) AND profile_id = \(profile.rawValue)
-                """) == 1 else { throw StoreError(.notFound, "no delivery channel \(id.rawValue)") }
+                """) == 1 else { throw StoreError(.notFound, saying: "no delivery channel {id}", ["id": "\(id.rawValue)"]) }
         }
     }
 

@@ -54,7 +54,7 @@ extension SeriesStore where Self: SQLBackend {
     public func follow(show id: Int, by profile: ProfileID, at instant: Date) async throws {
         try await transaction { db in
             guard try await db.value("SELECT 1 FROM series_show WHERE id = \(id)", as: Int64.self) != nil else {
-                throw StoreError(.notFound, "show \(id) has not been fetched")
+                throw StoreError(.notFound, saying: "show {id} has not been fetched", ["id": "\(id)"])
             }
             try await db.execute("""
                 INSERT INTO followed_show (profile_id, show_id, added_at) VALUES (\(profile.rawValue), \(id), \(instant.unixSeconds))
@@ -79,7 +79,7 @@ extension SeriesStore where Self: SQLBackend {
             if try await db.execute("""
                 UPDATE followed_show SET reminders = \(on) WHERE profile_id = \(profile.rawValue) AND show_id = \(id)
                 """) == 0 {
-                throw StoreError(.notFound, "the profile does not follow show \(id)")
+                throw StoreError(.notFound, saying: "the profile does not follow show {id}", ["id": "\(id)"])
             }
         }
     }

@@ -34,7 +34,7 @@ extension SourceStore where Self: SQLBackend {
             let name = definition.name.rawValue
             let existing = try await db.rows("SELECT id, definition FROM source WHERE name = \(name)\(.lockRows)").first
             if let existing, try existing.value(1, as: String?.self) != nil {
-                throw StoreError(.conflict, "there is already a source called \(definition.name)")
+                throw StoreError(.conflict, saying: "there is already a source called {name}", ["name": "\(definition.name)"])
             }
             // A path or URL imported by hand before becomes this configured source, listings and all.
             try await db.execute("""
@@ -217,7 +217,7 @@ extension SourceStore where Self: SQLBackend {
         /// A source's key, configured or only imported by hand.
     private func sourceID(_ db: some SQLStatements, _ name: SourceName) async throws -> Int64 {
         guard let id = try await db.value("SELECT id FROM source WHERE name = \(name.rawValue)", as: Int64.self) else {
-            throw StoreError(.notFound, "there is no source called \(name)")
+            throw StoreError(.notFound, saying: "there is no source called {name}", ["name": "\(name)"])
         }
         return id
     }
@@ -225,7 +225,7 @@ extension SourceStore where Self: SQLBackend {
     func configuredSourceID(_ db: some SQLStatements, _ name: SourceName) async throws -> Int64 {
         guard let id = try await db.value("SELECT id FROM source WHERE name = \(name.rawValue) AND definition IS NOT NULL",
                                           as: Int64.self) else {
-            throw StoreError(.notFound, "there is no source called \(name); `tvguide sources list` shows them")
+            throw StoreError(.notFound, saying: "there is no source called {name}; `tvguide sources list` shows them", ["name": "\(name)"])
         }
         return id
     }

@@ -21,7 +21,7 @@ public struct WatchHistory: Sendable {
     public func mark(_ scope: WatchScope, show id: Int, watched: Bool, by profile: ProfileID, at instant: Date? = nil) async throws -> Int {
         let show = try await kept(id)
         let chosen = scope.episodes(of: try await store.episodes(ofShow: id), now: now(), zone: show.timeZone ?? .gmt)
-        guard !chosen.isEmpty else { throw StoreError(.notFound, "\(show.name) has no such episode that has aired") }
+        guard !chosen.isEmpty else { throw StoreError(.notFound, saying: "{show} has no such episode that has aired", ["show": show.name]) }
         if watched {
             return try await store.markWatched(chosen.map { WatchedEpisode($0, show: id, at: instant ?? now()) }, by: profile, at: now())
         }

@@ -36,7 +36,7 @@ struct CLIFailure: Error, CustomStringConvertible {
         case let error as IngestError:
             return prefix + error.message + ". Nothing was changed in the guide."
         case let error as StoreError:
-            return prefix + error.message + (error.code == .corrupt ? ". Move the file aside and import again." : "")
+            return prefix + error.message(Output.words) + (error.code == .corrupt ? ". Move the file aside and import again." : "")
         case let error as CLIFailure:
             return prefix + error.description
         default:

@@ -81,7 +81,7 @@ struct ProfilesCommand: AsyncParsableCommand {
                 Output.error("New \(pin ? "PIN" : "password") for \(profile.name), then Enter:")
                 let secret = readLine(strippingNewline: true) ?? ""
                 let kind: Profile.SecretKind = pin ? .pin : .password
-                if let problem = Profile.problem(with: secret, as: kind) { throw CLIFailure(problem) }
+                if let problem = Profile.problem(with: secret, as: kind) { throw CLIFailure(problem.message(Output.words)) }
                 try await CLIFailure.translating {
                     try await database.resetSecret(of: profile.id, secretKind: kind, secretHash: GuideServer.hashSecret(secret))
                     try await database.clearSignInCounts(name: profile.name)

@@ -143,7 +143,7 @@ struct SourcesCommand: AsyncParsableCommand {
             try await store.withDatabase { database in
                 try await CLIFailure.translating {
                     guard var definition = try await database.sources().first(where: { $0.definition.name.rawValue == name })?.definition else {
-                        throw StoreError(.notFound, "there is no source called \(name); `tvguide sources list` shows them")
+                        throw StoreError(.notFound, saying: "there is no source called {name}; `tvguide sources list` shows them", ["name": name])
                     }
                     if let location { definition.location = location }
                     try settings.apply(to: &definition)

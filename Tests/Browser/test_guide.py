@@ -333,7 +333,8 @@ class AccountTests(Forms, unittest.TestCase):
             self.fill({"name": "Kid", "secret": "000%d" % attempt})
             self.submit(driver.find_element(By.CSS_SELECTOR, "form.stacked button[type=submit]"))
             message = driver.find_element(By.ID, "signin-message").text
-        self.assertIn("Too many wrong tries: this profile has to wait 30 seconds", message)
+        # 30 seconds from the fifth try; a loaded machine can take a second or more to answer it.
+        self.assertRegex(message, r"Too many wrong tries: this profile has to wait (30|[12]\d) seconds")
         driver.get(SERVER.url("/signin"))
         self.fill({"name": "Kid", "secret": "2468"})
         self.submit(driver.find_element(By.CSS_SELECTOR, "form.stacked button[type=submit]"))

@@ -164,6 +164,10 @@ import Testing
                 #expect(response.status == .badRequest, "\(language) \(path) \(form): \(response.status)")
                 #expect(String(buffer: response.body).contains(says), "\(language) \(path): \(String(buffer: response.body).prefix(2_000))")
             }
+            // What the store refuses is worded for the viewer too.
+            let taken = try await admin.send(client, "/admin/profiles", method: .post, form: ["name": "Ada", "kind": "pin", "secret": "1234"],
+                                             headers: [.acceptLanguage: "de"])
+            #expect(String(buffer: taken.body).contains("Es gibt schon ein Profil namens Ada."), "\(taken.status) \(String(buffer: taken.body).prefix(2_000))")
             // The error page is the viewer's, though it is made before the session is read: a forged form's, in Hebrew.
             let forged = try await admin.send(client, "/settings", method: .post, form: ["dayStart": "6"], withToken: false,
                                               headers: [.acceptLanguage: "he"])

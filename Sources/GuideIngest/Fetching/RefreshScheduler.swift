@@ -82,7 +82,7 @@ public actor RefreshScheduler {
         let configured = try await refresher.store.sources().map(\.definition.name)
         // Nothing suspends from here to the claim, so two quick starts never both take one source.
         if let unknown = names?.first(where: { !configured.contains($0) }) {
-            throw StoreError(.notFound, "there is no source called \(unknown)")
+            throw StoreError(.notFound, saying: "there is no source called {name}", ["name": "\(unknown)"])
         }
         let idle = (names ?? configured).filter { !claimed.contains($0) && !refresher.isRefreshing($0) }
         guard !idle.isEmpty else { return nil }

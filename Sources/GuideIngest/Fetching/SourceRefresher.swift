@@ -60,7 +60,7 @@ public final class SourceRefresher: Sendable {
         if let names {
             chosen = try names.map { name in
                 guard let definition = all.first(where: { $0.definition.name == name }) else {
-                    throw StoreError(.notFound, "there is no source called \(name); `tvguide sources list` shows them")
+                    throw StoreError(.notFound, saying: "there is no source called {name}; `tvguide sources list` shows them", ["name": "\(name)"])
                 }
                 return definition
             }

@@ -115,20 +115,20 @@ struct Accounts: Sendable {
         do {
             hash = try await hasher.hash(secret, cost: cost)
         } catch {
-            throw AccountError("tvguide is busy checking sign-ins; try again in a few seconds.")
+            throw AccountError(saying: "tvguide is busy checking sign-ins; try again in a few seconds.")
         }
         do {
             return try await store.createProfile(name: name, role: role, secretKind: kind, secretHash: hash, onlyIfFirst: onlyIfFirst)
         } catch let error as StoreError where error.code == .conflict {
-            throw AccountError(onlyIfFirst ? "tvguide is already set up: sign in, and ask an admin for a profile."
-                                           : "There is already a profile called \(name.trimmingCharacters(in: .whitespaces)).")
+            throw onlyIfFirst ? AccountError(saying: "tvguide is already set up: sign in, and ask an admin for a profile.")
+                : AccountError(saying: "There is already a profile called {name}.", ["name": name.trimmingCharacters(in: .whitespaces)])
         }
     }
 
     /// A new API token for `profile`: the token itself is shown once and never stored.
     func createAPIToken(named name: String, scope: APIToken.Scope, for profile: ProfileID) async throws -> (token: String, record: APIToken) {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, trimmed.count <= 60 else { throw AccountError("Name the token (up to 60 characters), like \"Jellyfin\".") }
+        guard !trimmed.isEmpty, trimmed.count <= 60 else { throw AccountError(saying: "Name the token (up to 60 characters), like \"Jellyfin\".") }
         let token = "tvg_" + Self.randomToken()
         let record = try await store.createAPIToken(tokenHash: Self.digest(token), name: trimmed, scope: scope, for: profile)
         return (token, record)
@@ -145,8 +145,21 @@ struct Accounts: Sendable {
     }
 }
 
-/// A refusal whose message the page shows as it is.
+/// A refusal for the form that asked, worded in the viewer's language when shown.
 struct AccountError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+    private let worded: @Sendable (Localizer) -> String
+
+    /// A sentence in English with `{placeholders}` (the catalog's key).
+    init(saying text: String, _ values: [String: String] = [:]) {
+        worded = { words in words(text, values: values) }
+    }
+
+    /// A field's problem.
+    init(_ problem: FieldError) {
+        worded = { words in problem.message(words) }
+    }
+
+    func message(_ words: Localizer) -> String { worded(words) }
+
+    var description: String { message(.english) }
 }

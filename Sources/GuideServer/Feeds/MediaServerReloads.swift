@@ -126,7 +126,7 @@ public struct MediaServerReloads: Sendable {
 
     /// Sends a request and reads its answer as JSON (at most ``largestAnswer`` bytes; nil when it is not JSON).
     private func json(_ method: String, _ address: String, _ headers: [(String, String)], body: Data? = nil) async throws -> (Int, Any?) {
-        guard let url = URL(string: address) else { throw StoreError(.invalid, "\(address) is not an address") }
+        guard let url = URL(string: address) else { throw StoreError(.invalid, saying: "{address} is not an address", ["address": address]) }
         let reply = try await transport.send(method, url, headers: headers, body: body)
         var bytes = Data()
         while let part = try await reply.next() {

@@ -115,7 +115,7 @@ struct AdminPages: Sendable {
             return try await adminPage(request, context, message: words("Added {name} ({role}).", [
                 "name": profile.name, "role": profile.role == .admin ? words("admin") : words("viewer")]))
         } catch let error as AccountError {
-            return try await adminPage(request, context, message: error.description, isError: true, status: .badRequest)
+            return try await adminPage(request, context, message: error.message(pages.words(context)), isError: true, status: .badRequest)
         }
     }
 
@@ -140,7 +140,7 @@ struct AdminPages: Sendable {
                                                                                          ["name": created.record.name]),
                                        newToken: created.token)
         } catch let error as AccountError {
-            return try await adminPage(request, context, message: error.description, isError: true, status: .badRequest)
+            return try await adminPage(request, context, message: error.message(words), isError: true, status: .badRequest)
         }
     }
 

@@ -76,7 +76,7 @@ struct BoxPresetPages: Sendable {
             if let problem = definition.problem { throw StoreError(.invalid, problem) }
             try await store.addSource(definition)
         } catch let error as StoreError {
-            return try await page(context, message: words("Could not add {name}: {error}", ["name": definition.name.rawValue, "error": error.message]), isError: true, status: .badRequest)
+            return try await page(context, message: words("Could not add {name}: {error}", ["name": definition.name.rawValue, "error": error.message(words)]), isError: true, status: .badRequest)
         }
         if let credentials {
             try await store.setSourceCredentials(String(decoding: try JSONEncoder().encode(credentials), as: UTF8.self), of: definition.name)

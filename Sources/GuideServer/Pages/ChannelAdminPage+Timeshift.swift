@@ -52,7 +52,7 @@ extension ChannelAdminPage {
         do {
             try await store.saveTimeshiftChannel(channel)
         } catch let error as StoreError where error.code == .invalid {
-            return try await failed(words("Not saved: {error}.", ["error": error.message]))
+            return try await failed(words("Not saved: {error}.", ["error": error.message(words)]))
         }
         let made = try await TimeshiftChannels(store: store).rebuild()
         return try await render(request, context, query: "",

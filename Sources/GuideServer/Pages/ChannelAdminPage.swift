@@ -158,7 +158,7 @@ struct ChannelAdminPage: Sendable {
         do {
             try await store.saveChannelGroup(ChannelGroup(name: name, channels: channels))
         } catch let error as StoreError where error.code == .invalid {
-            return try await failed(words("Not saved: {error}.", ["error": error.message]))
+            return try await failed(words("Not saved: {error}.", ["error": error.message(words)]))
         }
         return try await render(request, context, query: "", message: words.plural(
             "Saved the group {name} ({count} channel).", "Saved the group {name} ({count} channels).", count: channels.count,

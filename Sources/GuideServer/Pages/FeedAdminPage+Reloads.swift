@@ -57,7 +57,7 @@ extension FeedAdminPage {
         do {
             _ = try await store.addReloadTarget(ReloadTarget(feed: feed, kind: kind, address: address, secret: secret))
         } catch let error as StoreError where error.code == .invalid {
-            return try await failed(words("Not added: {error}.", ["error": error.message]))
+            return try await failed(words("Not added: {error}.", ["error": error.message(words)]))
         }
         return try await render(request, context, message: words("{server} will be told to reload when the feed's listings change. Tell it now to check.",
                                                                 ["server": Self.kindLabel(kind, words)]))

@@ -48,7 +48,7 @@ extension FeedAdminPage {
         do {
             try await store.setTunerPort(of: id, to: form.port)
         } catch let error as StoreError where error.code == .invalid || error.code == .conflict {
-            return try await render(request, context, message: words("Not changed: {error}.", ["error": error.message]), isError: true, status: .badRequest)
+            return try await render(request, context, message: words("Not changed: {error}.", ["error": error.message(words)]), isError: true, status: .badRequest)
         }
         tuners?.changed()
         // A moment for the port to open, so the page can say where Plex finds it.

@@ -132,7 +132,7 @@ struct FeedAdminPage: Sendable {
             _ = try await store.addLineupFeed(LineupFeed(name: form.name, channels: channels, days: form.days, shape: shape),
                                                    tokenHash: Accounts.digest(token))
         } catch let error as StoreError where error.code == .invalid || error.code == .conflict {
-            return try await failed(words("Not added: {error}.", ["error": error.message]))
+            return try await failed(words("Not added: {error}.", ["error": error.message(words)]))
         }
         return try await render(request, context, message: words("Added the feed. Its address is shown once: give it to your media server."), token: token)
     }

@@ -54,7 +54,8 @@ struct LineupPage: Sendable {
         do {
             try await store.setFavourite(channel.id, form.isFavourite, of: profile.id)
         } catch let error as StoreError where error.code == .invalid {
-            throw HTTPError(.badRequest, message: error.message)
+            let words = pages.words(context)
+            throw HTTPError(.badRequest, message: error.message(words))
         }
         return Response.redirect(to: request.returnPath)
     }

@@ -138,7 +138,7 @@ struct SignInPages: Sendable {
             response.setCookie(sessions.sessionCookie(token))
             return response
         } catch let error as AccountError {
-            model.message = error.description
+            model.message = error.message(words)
             return try pages.page("setup", model, status: .badRequest).response(from: request, context: context)
         }
     }

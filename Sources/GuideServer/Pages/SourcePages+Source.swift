@@ -166,7 +166,7 @@ extension SourcePages {
         let name = form.name
         do {
             guard var definition = try await store.sources().first(where: { $0.definition.name.rawValue == name })?.definition else {
-                throw StoreError(.notFound, "there is no source called \(name)")
+                throw StoreError(.notFound, saying: "there is no source called {name}", ["name": name])
             }
             if let location = form.location { definition.location = location }
             if let format = form.format { definition.format = format }
@@ -180,7 +180,7 @@ extension SourcePages {
         } catch let error as StoreError {
             let status: HTTPResponse.Status = error.code == .notFound ? .notFound : .badRequest
             if error.code == .notFound { throw HTTPError(status, message: words("There is no source called {name}.", ["name": name])) }
-            return try await editPage(request, context, name: name, view: ChannelView(), message: words("Not saved: {error}", ["error": error.message]),
+            return try await editPage(request, context, name: name, view: ChannelView(), message: words("Not saved: {error}", ["error": error.message(words)]),
                                       isError: true, status: status)
         }
         return try await editPage(request, context, name: name, view: ChannelView(), message: words("Saved. The next refresh uses the new settings."))
@@ -195,7 +195,7 @@ extension SourcePages {
                 "Removed {name} and its {count} programme; what other sources list for those channels shows again.",
                 "Removed {name} and its {count} programmes; what other sources list for those channels shows again.", count: removed, ["name": name]))
         } catch let error as StoreError {
-            return try await listPage(request, context, message: words("Could not remove {name}: {error}", ["name": name, "error": error.message]),
+            return try await listPage(request, context, message: words("Could not remove {name}: {error}", ["name": name, "error": error.message(words)]),
                                       isError: true, status: .notFound)
         }
     }
@@ -243,7 +243,7 @@ extension SourcePages {
                                "Saved {count} channels. The guide follows at the source's next refresh.", count: changed.count)
             return try await editPage(request, context, name: name, view: view, message: message)
         } catch let error as StoreError {
-            return try await editPage(request, context, name: name, view: view, message: words("Not saved: {error}", ["error": error.message]), isError: true,
+            return try await editPage(request, context, name: name, view: view, message: words("Not saved: {error}", ["error": error.message(words)]), isError: true,
                                       status: .badRequest)
         }
     }

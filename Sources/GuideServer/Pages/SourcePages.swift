@@ -94,7 +94,7 @@ struct SourcePages: Sendable {
             if let problem = definition.problem { throw StoreError(.invalid, problem) }
             try await store.addSource(definition)
         } catch let error as StoreError {
-            return try await listPage(request, context, message: words("Could not add {name}: {error}", ["name": name, "error": error.message]), isError: true, status: .badRequest)
+            return try await listPage(request, context, message: words("Could not add {name}: {error}", ["name": name, "error": error.message(words)]), isError: true, status: .badRequest)
         }
         if definition.format == .grabber {
             return try await listPage(request, context, message: words("Added {name}. Configure its grabber from its page (Edit), then refresh it.", ["name": name]))
@@ -118,7 +118,7 @@ struct SourcePages: Sendable {
             return try await listPage(request, context, message: words("Refreshing {names}; progress below.",
                                                                             ["names": started.map(\.rawValue).joined(separator: ", ")]))
         } catch let error as StoreError {
-            return try await listPage(request, context, message: error.message, isError: true, status: .notFound)
+            return try await listPage(request, context, message: error.message(words), isError: true, status: .notFound)
         }
     }
 

@@ -37,8 +37,8 @@ struct ErrorPages: RouterMiddleware {
             // What a request named that is not there, not valid, or taken: the asker's mistake, never a 500 (the raw
             // HTTP fuzzer found revoking a token that does not exist answered 500).
             let status: HTTPResponse.Status = error.code == .notFound ? .notFound : error.code == .conflict ? .conflict : .badRequest
-            return try await page(HTTPError(status, message: error.message.prefix(1).uppercased() + error.message.dropFirst() + "."),
-                                  request, context)
+            let message = error.message(Self.isPage(request) ? await viewer(request, context).words : .english)
+            return try await page(HTTPError(status, message: message.prefix(1).uppercased() + message.dropFirst() + "."), request, context)
         } catch let error as HTTPError {
             return try await page(error, request, context)
         }
