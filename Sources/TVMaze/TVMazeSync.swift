@@ -12,7 +12,7 @@ public struct TVMazeSync: Sendable {
     public let accounts: any TVMazeAccountStore
 
     /// What a sync did, in counts.
-    public struct Report: Sendable, Equatable, CustomStringConvertible {
+    public struct Report: Sendable, Equatable, Codable, CustomStringConvertible {
         public var markedHere = 0, unmarkedHere = 0, markedThere = 0, unmarkedThere = 0
         public var followedHere = 0, unfollowedHere = 0, followedThere = 0, unfollowedThere = 0
         /// Unmarks TVmaze keeps marked (it takes unmarks from Premium accounts only).
@@ -20,14 +20,38 @@ public struct TVMazeSync: Sendable {
         /// Marks TVmaze refused, and marks of episodes whose show it could not give.
         public var refused = 0
 
-        public var description: String {
+        public var description: String { worded(.english) }
+
+        /// "1 marked here, 1 marked on TVmaze" in `words`.
+        public func worded(_ words: Localizer) -> String {
             let parts = [
-                (markedHere, "marked here"), (unmarkedHere, "unmarked here"), (markedThere, "marked on TVmaze"),
-                (unmarkedThere, "unmarked on TVmaze"), (followedHere, "followed here"), (unfollowedHere, "unfollowed here"),
-                (followedThere, "followed on TVmaze"), (unfollowedThere, "unfollowed on TVmaze"),
-                (keptThere, "still marked on TVmaze (unmarking there needs Premium)"), (refused, "refused by TVmaze"),
-            ].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
-            return parts.isEmpty ? "already the same on both sides" : parts.joined(separator: ", ")
+                (markedHere, words.plural("{count} marked here", "{count} marked here", count: markedHere)),
+                (unmarkedHere, words.plural("{count} unmarked here", "{count} unmarked here", count: unmarkedHere)),
+                (markedThere, words.plural("{count} marked on TVmaze", "{count} marked on TVmaze", count: markedThere)),
+                (unmarkedThere, words.plural("{count} unmarked on TVmaze", "{count} unmarked on TVmaze", count: unmarkedThere)),
+                (followedHere, words.plural("{count} followed here", "{count} followed here", count: followedHere)),
+                (unfollowedHere, words.plural("{count} unfollowed here", "{count} unfollowed here", count: unfollowedHere)),
+                (followedThere, words.plural("{count} followed on TVmaze", "{count} followed on TVmaze", count: followedThere)),
+                (unfollowedThere, words.plural("{count} unfollowed on TVmaze", "{count} unfollowed on TVmaze", count: unfollowedThere)),
+                (keptThere, words.plural("{count} still marked on TVmaze (unmarking there needs Premium)",
+                                         "{count} still marked on TVmaze (unmarking there needs Premium)", count: keptThere)),
+                (refused, words.plural("{count} refused by TVmaze", "{count} refused by TVmaze", count: refused)),
+            ].filter { $0.0 > 0 }.map(\.1)
+            return parts.isEmpty ? words("already the same on both sides") : parts.joined(separator: ", ")
+        }
+
+        /// What is kept with the account: the counts, so each viewer reads them in their own words.
+        var stored: String {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? description
+        }
+
+        /// A kept outcome in `words`: a sync's counts, or as it was kept (an error's text, or an outcome kept in English
+        /// before the counts were).
+        public static func outcome(_ kept: String, _ words: Localizer) -> String {
+            guard kept.hasPrefix("{"), let report = try? JSONDecoder().decode(Report.self, from: Data(kept.utf8)) else { return kept }
+            return report.worded(words)
         }
     }
 
@@ -56,7 +80,7 @@ public struct TVMazeSync: Sendable {
         do {
             let (report, synced, premium) = try await run(profile, account: account)
             // Its end is the next one's "last sync": the marks and unmarks it made here are not changes since.
-            try await accounts.recordTVMazeSync(of: profile, at: history.now(), premium: premium, outcome: report.description, synced: synced)
+            try await accounts.recordTVMazeSync(of: profile, at: history.now(), premium: premium, outcome: report.stored, synced: synced)
             return report
         } catch {
             try await accounts.recordTVMazeSync(of: profile, at: history.now(), premium: nil, outcome: "\(error)", synced: nil)
