@@ -29,14 +29,18 @@ struct CLIFailure: Error, CustomStringConvertible {
     }
 
     static func message(for error: any Error, context: String?) -> String {
+        let words = Output.words
         let prefix = context.map { "\($0): " } ?? ""
+        // The readers' and fetchers' own messages are English; what tvguide adds to them is the terminal's.
         switch error {
         case let error as XMLTVError:
-            return prefix + error.description + ". Nothing was changed in the guide."
+            return prefix + words("{error}. Nothing was changed in the guide.", ["error": error.description])
         case let error as IngestError:
-            return prefix + error.message + ". Nothing was changed in the guide."
+            return prefix + words("{error}. Nothing was changed in the guide.", ["error": error.message])
+        case let error as StoreError where error.code == .corrupt:
+            return prefix + words("{error}. Move the file aside and import again.", ["error": error.message(words)])
         case let error as StoreError:
-            return prefix + error.message(Output.words) + (error.code == .corrupt ? ". Move the file aside and import again." : "")
+            return prefix + error.message(words)
         case let error as CLIFailure:
             return prefix + error.description
         default:
