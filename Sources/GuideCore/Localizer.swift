@@ -16,7 +16,7 @@ public struct Localizer: Sendable {
 
     /// `text` in the viewer's language, its `{name}` placeholders filled from `values`.
     public func callAsFunction(_ text: String, _ values: KeyValuePairs<String, String> = [:]) -> String {
-        Self.fill(catalog?.entries[text]?.forms.first.flatMap { $0.isEmpty ? nil : $0 } ?? text, values)
+        self(text, values: Dictionary(values.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }))
     }
 
     /// `text` in the viewer's language, its `{name}` placeholders filled from `values` (made at run time).
@@ -71,10 +71,6 @@ public struct Localizer: Sendable {
     }
 
     /// `text` with each `{name}` replaced by its value; unknown names stay as they are.
-    static func fill(_ text: String, _ values: KeyValuePairs<String, String>) -> String {
-        fill(text, Dictionary(values.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }))
-    }
-
     static func fill(_ text: String, _ values: [String: String]) -> String {
         guard !values.isEmpty, text.contains("{") else { return text }
         var result = ""

@@ -27,27 +27,30 @@ struct ErrorPages: RouterMiddleware {
             let back = required.returnTo.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"
             return Response.redirect(to: SitePath.signIn(query: "next=\(back)"))
         } catch is SessionMiddleware.FormTokenRefused {
-            let words = await viewer(request, context).words
-            return try await page(HTTPError(.forbidden, message: words(
-                "This form is out of date or came from another site. Go back, reload the page and try again.")), request, context)
+            return try await page(request, context) { words in
+                HTTPError(.forbidden, message: words("This form is out of date or came from another site. Go back, reload the page and try again."))
+            }
         } catch let error as FieldError {
-            let words = Self.isPage(request) ? await viewer(request, context).words : .english
-            return try await page(HTTPError(.badRequest, message: error.message(words)), request, context)
+            return try await page(request, context) { words in HTTPError(.badRequest, message: error.message(words)) }
         } catch let error as StoreError where error.code == .notFound || error.code == .invalid || error.code == .conflict {
             // What a request named that is not there, not valid, or taken: the asker's mistake, never a 500 (the raw
             // HTTP fuzzer found revoking a token that does not exist answered 500).
             let status: HTTPResponse.Status = error.code == .notFound ? .notFound : error.code == .conflict ? .conflict : .badRequest
-            let message = error.message(Self.isPage(request) ? await viewer(request, context).words : .english)
-            return try await page(HTTPError(status, message: message.prefix(1).uppercased() + message.dropFirst() + "."), request, context)
+            return try await page(request, context) { words in
+                let message = error.message(words)
+                return HTTPError(status, message: message.prefix(1).uppercased() + message.dropFirst() + ".")
+            }
         } catch let error as HTTPError {
-            return try await page(error, request, context)
+            return try await page(request, context) { _ in error }
         }
     }
 
-    /// `error` as a page; on the API and the grid's row requests it stays an error, for Hummingbird's JSON.
-    private func page(_ error: HTTPError, _ request: Request, _ context: Context) async throws -> Response {
-        guard Self.isPage(request) else { throw error }
+    /// The error `made` in the viewer's words, as a page; on the API and the grid's row requests it stays an error, in
+    /// English, for Hummingbird's JSON. The viewer is read once, and only here.
+    private func page(_ request: Request, _ context: Context, _ made: (Localizer) -> HTTPError) async throws -> Response {
+        guard Self.isPage(request) else { throw made(.english) }
         let (context, words) = await viewer(request, context)
+        let error = made(words)
         let chrome = Chrome(context, section: "", assets: assets.version)
         let title = Self.title(error.status, words)
         let html = try renderer.render("error", Model(chrome: chrome, title: title, status: error.status.code, message: error.body ?? title))
