@@ -6,6 +6,7 @@ import GuideStore
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import Synchronization
 import Testing
 
 /// Sign-in as an attacker tries it, over a real loopback server: bursts that once were all checked, an attack that
@@ -150,15 +151,24 @@ import Testing
     @Test func theHasherTurnsAwayWorkBeyondItsQueue() async throws {
         let hasher = SecretHasher(capacity: 3)
         let hash = try await hasher.hash("secret", cost: 4)
-        let outcomes = await withTaskGroup(of: Bool.self) { group in
-            for _ in 0..<12 {
-                group.addTask { (try? await hasher.verify("secret", hash: hash)) != nil }
-            }
-            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        // The queue held full on purpose (a verify at cost 4 takes a millisecond, so 12 at once may never overlap):
+        // one piece running until let go, two waiting behind it.
+        let gate = Gate()
+        let held = (0..<3).map { _ in Task { try await hasher.lane.run { gate.waitUntilOpen() } } }
+        while hasher.hasRoom { try await Task.sleep(for: .milliseconds(5)) }
+        await #expect(throws: SecretHasher.Busy.self, "a fourth piece into a queue of 3") {
+            try await hasher.verify("secret", hash: hash)
         }
-        #expect(outcomes.filter { $0 }.count >= 3)
-        #expect(outcomes.contains(false), "12 at once into a queue of 3")
+        gate.open()
+        for piece in held { try await piece.value }
         #expect(try await hasher.verify("secret", hash: hash), "room again once the queue drained")
+    }
+
+    /// Holds the hasher's lane: its work waits, on the lane's own thread, until the test opens it.
+    private final class Gate: Sendable {
+        private let isOpen = Mutex(false)
+        func open() { isOpen.withLock { $0 = true } }
+        func waitUntilOpen() { while !isOpen.withLock({ $0 }) { usleep(1_000) } }
     }
 
     @Test func signingInNeverLeadsOffTheSite() async throws {

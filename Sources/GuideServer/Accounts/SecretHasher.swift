@@ -12,7 +12,8 @@ final class SecretHasher: Sendable {
 
     /// Hashes being computed or waiting, at most: one running, the rest queued (at cost 12, about two seconds).
     var capacity: Int { lane.capacity }
-    private let lane: BlockingLane
+    /// The thread and queue the work runs on (a test holds it full).
+    let lane: BlockingLane
 
     init(capacity: Int = 8) {
         lane = BlockingLane(label: "tvguide.secret-hasher", capacity: capacity)
