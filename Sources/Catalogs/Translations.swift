@@ -6,13 +6,14 @@ import GuideCore
 public struct Translations: Sendable {
     public let catalogs: [Language: MessageCatalog]
 
-    /// Reads the shipped catalogs; a broken one is an error naming the file and line (the tests read them all).
-    public init() throws {
+    /// Reads the shipped catalogs of `languages` (all by default); a broken one is an error naming the file and line
+    /// (the tests read them all).
+    public init(_ languages: [Language] = Language.supported) throws {
         guard let folder = Bundle.module.url(forResource: "locales", withExtension: nil) else {
             throw CatalogError("this build has no locales folder")
         }
         var catalogs: [Language: MessageCatalog] = [:]
-        for language in Language.supported {
+        for language in languages {
             let file = folder.appendingPathComponent("\(language.code).po")
             let text = try String(contentsOf: file, encoding: .utf8)
             do {

@@ -5,13 +5,13 @@ import GuideStoreBackends
 struct BackupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
-        abstract: "Copy the guide database to a new file, while serve runs.",
-        discussion: "SQLite's online backup: the copy is the database as one moment saw it (an import running meanwhile is in it whole or not at all). For PostgreSQL, use pg_dump."
+        abstract: Output.words("Copy the guide database to a new file, while serve runs."),
+        discussion: Output.words("SQLite's online backup: the copy is the database as one moment saw it (an import running meanwhile is in it whole or not at all). For PostgreSQL, use pg_dump.")
     )
 
     @OptionGroup var store: StoreOptions
 
-    @Argument(help: ArgumentHelp("The new file to write.", valueName: "file"))
+    @Argument(help: .words("The new file to write.", valueName: "file"))
     var file: String
 
     func run() async throws {

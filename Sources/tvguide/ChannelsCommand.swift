@@ -3,11 +3,11 @@ import GuideCore
 import GuideStore
 
 struct ChannelsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "channels", abstract: "List the guide's channels.")
+    static let configuration = CommandConfiguration(commandName: "channels", abstract: Output.words("List the guide's channels."))
 
     @OptionGroup var store: StoreOptions
 
-    @Flag(help: "Print JSON.")
+    @Flag(help: .words("Print JSON."))
     var json = false
 
     struct Document: Encodable {

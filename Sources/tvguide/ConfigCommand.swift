@@ -4,17 +4,17 @@ import Foundation
 struct ConfigCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config",
-        abstract: "Check tvguide's configuration file, and show the settings serve would use.",
+        abstract: Output.words("Check tvguide's configuration file, and show the settings serve would use."),
         subcommands: [Check.self, Show.self]
     )
 
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check a configuration file: every line a known key = value, every value one serve can use.",
-            discussion: "Only the file is checked: environment variables and flags, which override it when tvguide runs, are not read."
+            abstract: Output.words("Check a configuration file: every line a known key = value, every value one serve can use."),
+            discussion: Output.words("Only the file is checked: environment variables and flags, which override it when tvguide runs, are not read.")
         )
 
-        @Argument(help: ArgumentHelp("The file (default: $TVGUIDE_CONFIG, else /etc/tvguide/tvguide.conf).", valueName: "file"))
+        @Argument(help: .words("The file (default: $TVGUIDE_CONFIG, else /etc/tvguide/tvguide.conf).", valueName: "file"))
         var file: String?
 
         func run() async throws {
@@ -30,7 +30,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show each setting serve would use with these flags, and where it comes from: a flag, the environment, the file, or the default."
+            abstract: Output.words("Show each setting serve would use with these flags, and where it comes from: a flag, the environment, the file, or the default.")
         )
 
         @OptionGroup var given: ServeOptions

@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import GuideCore
 
 /// tvguide's configuration file (`/etc/tvguide/tvguide.conf`), as swift-configuration reads a file: one `key = value`
 /// a line, keys named as the flags are (`port`, `day-start`, `trusted-proxy`), `#` starting a comment line, a value
@@ -25,35 +26,40 @@ struct ConfigurationFile: FileConfigSnapshot {
         self.values = try Self.parse(data.withUnsafeBytes { Data($0) }, keys: parsingOptions.keys)
     }
 
+    /// The diagnostics are the terminal's language (the file is the admin's, read by `config check` and `serve`).
+    private static var words: Localizer { Output.words }
+
     static func parse(_ data: Data, keys: Set<String>) throws -> [String: String] {
-        guard data.count <= largestFile else { throw ConfigurationFileError(line: 0, "the file is larger than 1 MB") }
-        guard let text = String(data: data, encoding: .utf8) else { throw ConfigurationFileError(line: 0, "the file is not UTF-8 text") }
+        guard data.count <= largestFile else { throw ConfigurationFileError(line: 0, words("the file is larger than 1 MB")) }
+        guard let text = String(data: data, encoding: .utf8) else { throw ConfigurationFileError(line: 0, words("the file is not UTF-8 text")) }
         var values: [String: String] = [:]
         for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = index + 1
             let content = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             if content.isEmpty || content.hasPrefix("#") { continue }
             guard let equals = content.firstIndex(of: "=") else {
-                throw ConfigurationFileError(line: line, "\"\(content.prefix(80))\" is not a setting: write key = value")
+                throw ConfigurationFileError(line: line, words("\"{text}\" is not a setting: write key = value", ["text": String(content.prefix(80))]))
             }
             let key = content[..<equals].trimmingCharacters(in: .whitespaces)
             guard keys.contains(key) else {
-                throw ConfigurationFileError(line: line, "unknown key \"\(key.prefix(80))\"" + suggestion(for: key, among: keys))
+                throw ConfigurationFileError(line: line, unknown(key, among: keys))
             }
-            guard values[key] == nil else { throw ConfigurationFileError(line: line, "\(key) is set a second time") }
+            guard values[key] == nil else { throw ConfigurationFileError(line: line, words("{key} is set a second time", ["key": key])) }
             var value = content[content.index(after: equals)...].trimmingCharacters(in: .whitespaces)
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
-            guard !value.isEmpty else { throw ConfigurationFileError(line: line, "\(key) has no value (remove the line for the default)") }
+            guard !value.isEmpty else {
+                throw ConfigurationFileError(line: line, words("{key} has no value (remove the line for the default)", ["key": key]))
+            }
             values[key] = value
         }
         return values
     }
 
-    /// " (did you mean port?)" for a key one or two letters from a known one.
-    private static func suggestion(for key: String, among keys: Set<String>) -> String {
+    /// An unknown key, with the known one it is one or two letters from, else every key.
+    private static func unknown(_ key: String, among keys: Set<String>) -> String {
         let near = keys.map { ($0, editDistance(Array(key.lowercased()), Array($0))) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }
-        if let near { return " (did you mean \(near.0)?)" }
-        return "; the keys are " + keys.sorted().joined(separator: ", ")
+        if let near { return words("unknown key \"{key}\" (did you mean {near}?)", ["key": String(key.prefix(80)), "near": near.0]) }
+        return words("unknown key \"{key}\"; the keys are {keys}", ["key": String(key.prefix(80)), "keys": keys.sorted().joined(separator: ", ")])
     }
 
     private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
@@ -94,5 +100,5 @@ struct ConfigurationFileError: Error, CustomStringConvertible {
         self.message = message
     }
 
-    var description: String { line > 0 ? "line \(line): \(message)" : message }
+    var description: String { line > 0 ? Output.words("line {line}: {message}", ["line": String(line), "message": message]) : message }
 }

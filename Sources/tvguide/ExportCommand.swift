@@ -3,11 +3,11 @@ import Foundation
 import GuideIngest
 
 struct ExportCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "export", abstract: "Write the whole guide as XMLTV.")
+    static let configuration = CommandConfiguration(commandName: "export", abstract: Output.words("Write the whole guide as XMLTV."))
 
     @OptionGroup var store: StoreOptions
 
-    @Option(help: ArgumentHelp("The file to write (default: standard output); gzip-compressed when it ends in .gz.", valueName: "file"))
+    @Option(help: .words("The file to write (default: standard output); gzip-compressed when it ends in .gz.", valueName: "file"))
     var output: String?
 
     func run() async throws {

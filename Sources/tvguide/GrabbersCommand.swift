@@ -9,8 +9,8 @@ import GuideStore
 struct GrabbersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "grabbers",
-        abstract: "The XMLTV grabbers installed here, and a grabber source's configuration and channels.",
-        discussion: "Grabbers are found in grabber-path (the folders of PATH by default); xmltv-util has the XMLTV project's. A grabber source runs its grabber with the configuration kept for it: `tvguide grabbers configure SOURCE FILE` keeps a file made with the grabber's own --configure, or the admin pages ask its questions (docs/sources.md).",
+        abstract: Output.words("The XMLTV grabbers installed here, and a grabber source's configuration and channels."),
+        discussion: Output.words("Grabbers are found in grabber-path (the folders of PATH by default); xmltv-util has the XMLTV project's. A grabber source runs its grabber with the configuration kept for it: `tvguide grabbers configure SOURCE FILE` keeps a file made with the grabber's own --configure, or the admin pages ask its questions (docs/sources.md)."),
         subcommands: [List.self, Configure.self, Channels.self],
         defaultSubcommand: List.self
     )
@@ -38,11 +38,11 @@ struct GrabbersCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The grabbers installed: what each says it is and can do.")
+        static let configuration = CommandConfiguration(abstract: Output.words("The grabbers installed: what each says it is and can do."))
 
         @OptionGroup var setup: Setup
 
-        @Flag(help: "Print JSON instead of lines.")
+        @Flag(help: .words("Print JSON instead of lines."))
         var json = false
 
         func run() async throws {
@@ -62,14 +62,14 @@ struct GrabbersCommand: AsyncParsableCommand {
 
     struct Configure: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Keep a configuration file for a grabber source (made with the grabber's --configure; - reads standard input), or print the one kept.")
+            abstract: Output.words("Keep a configuration file for a grabber source (made with the grabber's --configure; - reads standard input), or print the one kept."))
 
         @OptionGroup var setup: Setup
 
-        @Argument(help: "The grabber source.")
+        @Argument(help: .words("The grabber source."))
         var source: String
 
-        @Argument(help: "The configuration file to keep; without it, the one kept is printed.")
+        @Argument(help: .words("The configuration file to keep; without it, the one kept is printed."))
         var file: String?
 
         func run() async throws {
@@ -94,14 +94,14 @@ struct GrabbersCommand: AsyncParsableCommand {
 
     struct Channels: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "The channels a grabber source's grabber offers (--list-channels); with --choose, the ones to grab.")
+            abstract: Output.words("The channels a grabber source's grabber offers (--list-channels); with --choose, the ones to grab."))
 
         @OptionGroup var setup: Setup
 
-        @Argument(help: "The grabber source.")
+        @Argument(help: .words("The grabber source."))
         var source: String
 
-        @Option(parsing: .upToNextOption, help: "Channel ids to grab (the others offered are not).")
+        @Option(parsing: .upToNextOption, help: .words("Channel ids to grab (the others offered are not)."))
         var choose: [String] = []
 
         func run() async throws {

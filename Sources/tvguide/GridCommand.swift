@@ -9,27 +9,27 @@ import Glibc
 struct GridCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "grid",
-        abstract: "The guide as a grid in the terminal: channels down, time across, each programme as wide as it is long."
+        abstract: Output.words("The guide as a grid in the terminal: channels down, time across, each programme as wide as it is long.")
     )
 
     @OptionGroup var store: StoreOptions
 
-    @Option(help: ArgumentHelp("The day, YYYY-MM-DD in your time zone (default: today).", valueName: "day"))
+    @Option(help: .words("The day, YYYY-MM-DD in your time zone (default: today).", valueName: "day"))
     var day: String?
 
-    @Option(help: ArgumentHelp("Start time, HH:MM (default: now, rounded down to the half hour; 18:00 on other days).", valueName: "time"))
+    @Option(help: .words("Start time, HH:MM (default: now, rounded down to the half hour; 18:00 on other days).", valueName: "time"))
     var from: String?
 
-    @Option(help: "How many hours to show.")
+    @Option(help: .words("How many hours to show."))
     var hours: Double = 3
 
-    @Option(help: ArgumentHelp("Channel ids to show, comma-separated, in that order (default: all).", valueName: "ids"))
+    @Option(help: .words("Channel ids to show, comma-separated, in that order (default: all).", valueName: "ids"))
     var channels: String?
 
-    @Option(help: "Width in columns (default: the terminal's).")
+    @Option(help: .words("Width in columns (default: the terminal's)."))
     var width: Int?
 
-    @Flag(help: "Also show the channels with nothing listed in these hours, after the others.")
+    @Flag(help: .words("Also show the channels with nothing listed in these hours, after the others."))
     var all = false
 
     func validate() throws {

@@ -6,16 +6,16 @@ import GuideStore
 struct HealthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "health",
-        abstract: "How the sources and the channels' listings are doing.",
-        discussion: "Per source: its last refresh, success or error, bytes, programmes, repairs. Per channel: where its listings end, gaps of 30 minutes or more ahead, and sources whose times look shifted against another source for the same channel."
+        abstract: Output.words("How the sources and the channels' listings are doing."),
+        discussion: Output.words("Per source: its last refresh, success or error, bytes, programmes, repairs. Per channel: where its listings end, gaps of 30 minutes or more ahead, and sources whose times look shifted against another source for the same channel.")
     )
 
     @OptionGroup var store: StoreOptions
 
-    @Option(help: ArgumentHelp("Judge as of this instant, ISO 8601 (default: now).", valueName: "instant"))
+    @Option(help: .words("Judge as of this instant, ISO 8601 (default: now).", valueName: "instant"))
     var at: String?
 
-    @Flag(help: "Print JSON: {sources, channels}.")
+    @Flag(help: .words("Print JSON: {sources, channels}."))
     var json = false
 
     func run() async throws {

@@ -7,25 +7,19 @@ import TVMaze
 /// `tvguide history import FILE...` and `tvguide history export`.
 struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "history", abstract: "Bring a tracker's watch history in (TV Time, Trakt, SeriesGuide, IMDb, a CSV), or write tvguide's out.",
+        commandName: "history", abstract: Output.words("Bring a tracker's watch history in (TV Time, Trakt, SeriesGuide, IMDb, a CSV), or write tvguide's out."),
         subcommands: [Import.self, Export.self])
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Import a tracker's export: a zip as it came, or its files. Shows are matched on TVmaze, episodes by season and number.",
-            discussion: """
-                Reads TV Time's export (tvtime-series-episodes.csv with tvtime-series.csv, tvtime-series.json, \
-                tracking-prod-records-v2.csv), Trakt's (watched-history.json, watched-shows.json, lists-watchlist.json), \
-                SeriesGuide's backup, an IMDb list (its series are followed) and a CSV of show, season, episode, watched_at \
-                (what tvguide history export writes). --preview says what would be imported and changes nothing. \
-                Importing the same file again changes nothing.
-                """)
+            abstract: Output.words("Import a tracker's export: a zip as it came, or its files. Shows are matched on TVmaze, episodes by season and number."),
+            discussion: Output.words("Reads TV Time's export (tvtime-series-episodes.csv with tvtime-series.csv, tvtime-series.json, tracking-prod-records-v2.csv), Trakt's (watched-history.json, watched-shows.json, lists-watchlist.json), SeriesGuide's backup, an IMDb list (its series are followed) and a CSV of show, season, episode, watched_at (what tvguide history export writes). --preview says what would be imported and changes nothing. Importing the same file again changes nothing."))
 
         @OptionGroup var options: SeriesOptions
-        @Argument(help: "The export: a zip, or its files.") var files: [String]
-        @Flag(help: "Say what would be imported; change nothing.") var preview = false
-        @Flag(name: .customLong("no-follow"), help: "Mark episodes only; follow none of the tracker's shows.") var noFollow = false
-        @Option(help: ArgumentHelp("A show TVmaze did not find, by hand: its title as the file writes it, = and a TVmaze id.",
+        @Argument(help: .words("The export: a zip, or its files.")) var files: [String]
+        @Flag(help: .words("Say what would be imported; change nothing.")) var preview = false
+        @Flag(name: .customLong("no-follow"), help: .words("Mark episodes only; follow none of the tracker's shows.")) var noFollow = false
+        @Option(help: .words("A show TVmaze did not find, by hand: its title as the file writes it, = and a TVmaze id.",
                                    valueName: "title=id")) var choose: [String] = []
 
         func run() async throws {
@@ -88,14 +82,14 @@ struct HistoryCommand: AsyncParsableCommand {
     }
 
     struct Export: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Write the profile's followed shows and watched episodes, as JSON or CSV.")
+        static let configuration = CommandConfiguration(abstract: Output.words("Write the profile's followed shows and watched episodes, as JSON or CSV."))
 
         enum Format: String, ExpressibleByArgument, CaseIterable {
             case json, csv
         }
 
         @OptionGroup var options: SeriesOptions
-        @Option(help: "json or csv (what tvguide history import reads back).") var format: Format = .json
+        @Option(help: .words("json or csv (what tvguide history import reads back).")) var format: Format = .json
 
         func run() async throws {
             try await options.withOpened { database, _, _ in

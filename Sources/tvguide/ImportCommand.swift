@@ -8,16 +8,16 @@ import GuideStore
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import XMLTV or Radio Times listings from files or URLs (plain or gzip).",
-        discussion: "Each file or URL is one import: it replaces what the same source said before for the channels and times it covers. A file that cannot be read changes nothing."
+        abstract: Output.words("Import XMLTV or Radio Times listings from files or URLs (plain or gzip)."),
+        discussion: Output.words("Each file or URL is one import: it replaces what the same source said before for the channels and times it covers. A file that cannot be read changes nothing.")
     )
 
     @OptionGroup var store: StoreOptions
 
-    @Argument(help: ArgumentHelp("Files or http(s) URLs to import.", valueName: "path-or-url"))
+    @Argument(help: .words("Files or http(s) URLs to import.", valueName: "path-or-url"))
     var inputs: [String]
 
-    @Flag(help: "Print one JSON object with the counts and the repairs.")
+    @Flag(help: .words("Print one JSON object with the counts and the repairs."))
     var json = false
 
     func validate() throws {

@@ -3,17 +3,17 @@ import Foundation
 import GuideCore
 
 struct ListingsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "listings", abstract: "A channel's programmes for one day.")
+    static let configuration = CommandConfiguration(commandName: "listings", abstract: Output.words("A channel's programmes for one day."))
 
     @OptionGroup var store: StoreOptions
 
-    @Argument(help: ArgumentHelp("The channel id (see tvguide channels).", valueName: "channel"))
+    @Argument(help: .words("The channel id (see tvguide channels).", valueName: "channel"))
     var channel: String
 
-    @Option(help: ArgumentHelp("The day, YYYY-MM-DD in your time zone (default: today).", valueName: "day"))
+    @Option(help: .words("The day, YYYY-MM-DD in your time zone (default: today).", valueName: "day"))
     var day: String?
 
-    @Flag(help: "Print JSON.")
+    @Flag(help: .words("Print JSON."))
     var json = false
 
     func run() async throws {

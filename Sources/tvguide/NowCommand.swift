@@ -3,17 +3,17 @@ import Foundation
 import GuideCore
 
 struct NowCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "now", abstract: "What is on every channel now, and what is next.")
+    static let configuration = CommandConfiguration(commandName: "now", abstract: Output.words("What is on every channel now, and what is next."))
 
     @OptionGroup var store: StoreOptions
 
-    @Option(help: ArgumentHelp("The instant to ask about, ISO 8601 (2026-11-21T20:00:00Z).", valueName: "instant"))
+    @Option(help: .words("The instant to ask about, ISO 8601 (2026-11-21T20:00:00Z).", valueName: "instant"))
     var at: String?
 
-    @Flag(help: "Print JSON: one object per channel with channel, now and next.")
+    @Flag(help: .words("Print JSON: one object per channel with channel, now and next."))
     var json = false
 
-    @Flag(help: "Also list the channels with nothing on now or next, after the others.")
+    @Flag(help: .words("Also list the channels with nothing on now or next, after the others."))
     var all = false
 
     func run() async throws {

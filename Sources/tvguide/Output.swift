@@ -7,9 +7,13 @@ import GuideCore
 enum Output {
     /// The terminal's language, as POSIX reads it from the environment (LC_ALL, else LC_MESSAGES, else LANG:
     /// "de_DE.UTF-8"); English for "C", "POSIX", none, or a language without a catalog.
+    /// Every command asks for it (its help is worded), so only that language's catalog is read, and none for English.
     static let words: Localizer = {
         let language = terminalSetting("LC_MESSAGES").flatMap { Language(tag: $0) } ?? .english
-        return (try? Translations())?.localizer(language, locale: terminalLocale) ?? .english
+        guard language != .english, let translations = try? Translations([language]) else {
+            return Localizer(language: .english, locale: terminalLocale ?? Locale(identifier: "en"), catalog: nil)
+        }
+        return translations.localizer(language, locale: terminalLocale)
     }()
 
     /// The terminal's formats (LC_ALL, else LC_TIME, else LANG); nil for "C", "POSIX" or none, which write times
@@ -72,5 +76,13 @@ extension ValidationError {
     /// An option's value outside what it takes, worded as a form's field is, in the terminal's language.
     static func option(_ name: String, _ problem: FieldError.Problem) -> ValidationError {
         ValidationError(FieldError(name: name, problem: problem).message(Output.words))
+    }
+}
+
+extension ArgumentHelp {
+    /// An option's or an argument's help in the terminal's language (`Output.words`). argument-parser's own words
+    /// ("USAGE:", "OPTIONS:", "Show help information.") and its parse errors stay English.
+    static func words(_ text: String, valueName: String? = nil) -> ArgumentHelp {
+        ArgumentHelp(Output.words(text), valueName: valueName)
     }
 }

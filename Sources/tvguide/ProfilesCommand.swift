@@ -9,12 +9,12 @@ import GuideStore
 struct ProfilesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "profiles",
-        abstract: "List profiles, lift sign-in waits, set a new password or PIN.",
+        abstract: Output.words("List profiles, lift sign-in waits, set a new password or PIN."),
         subcommands: [List.self, Unlock.self, ResetSecret.self]
     )
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Every profile, with its sign-in waits.")
+        static let configuration = CommandConfiguration(abstract: Output.words("Every profile, with its sign-in waits."))
 
         @OptionGroup var store: StoreOptions
 
@@ -44,10 +44,10 @@ struct ProfilesCommand: AsyncParsableCommand {
     }
 
     struct Unlock: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Forget a profile's wrong tries, so it can sign in at once from anywhere.")
+        static let configuration = CommandConfiguration(abstract: Output.words("Forget a profile's wrong tries, so it can sign in at once from anywhere."))
 
         @OptionGroup var store: StoreOptions
-        @Argument(help: "The profile's name.") var name: String
+        @Argument(help: .words("The profile's name.")) var name: String
 
         func run() async throws {
             try await store.withDatabase { database in
@@ -69,11 +69,11 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct ResetSecret: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "reset-secret",
-            abstract: "Give a profile a new password or PIN, read from standard input (never from the command line).")
+            abstract: Output.words("Give a profile a new password or PIN, read from standard input (never from the command line)."))
 
         @OptionGroup var store: StoreOptions
-        @Argument(help: "The profile's name.") var name: String
-        @Flag(help: "The new secret is a 4-8 digit PIN (default: a password of 8 or more characters).") var pin = false
+        @Argument(help: .words("The profile's name.")) var name: String
+        @Flag(help: .words("The new secret is a 4-8 digit PIN (default: a password of 8 or more characters).")) var pin = false
 
         func run() async throws {
             try await store.withDatabase { database in

@@ -10,16 +10,16 @@ import Synchronization
 struct RefreshCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "refresh",
-        abstract: "Fetch the configured sources now (all, or those named).",
-        discussion: "A source's listings are replaced only when all of its downloads arrived whole and parsed; a failed source keeps what it had. Feeds that have not changed since the last refresh are not downloaded again. Exits with 1 when a source failed."
+        abstract: Output.words("Fetch the configured sources now (all, or those named)."),
+        discussion: Output.words("A source's listings are replaced only when all of its downloads arrived whole and parsed; a failed source keeps what it had. Feeds that have not changed since the last refresh are not downloaded again. Exits with 1 when a source failed.")
     )
 
     @OptionGroup var store: StoreOptions
 
-    @Argument(help: ArgumentHelp("Sources to refresh (default: all).", valueName: "name"))
+    @Argument(help: .words("Sources to refresh (default: all).", valueName: "name"))
     var names: [String] = []
 
-    @Flag(help: "Print one JSON object per source with its outcome and counts.")
+    @Flag(help: .words("Print one JSON object per source with its outcome and counts."))
     var json = false
 
     func run() async throws {

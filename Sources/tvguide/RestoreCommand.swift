@@ -5,13 +5,13 @@ import GuideStoreBackends
 struct RestoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
-        abstract: "Replace the guide database with a backup.",
-        discussion: "The backup is checked first (an SQLite file passing its integrity check, a tvguide schema no newer than this version's). The database it replaces is kept beside it as DATABASE.before-restore. For PostgreSQL, use pg_restore."
+        abstract: Output.words("Replace the guide database with a backup."),
+        discussion: Output.words("The backup is checked first (an SQLite file passing its integrity check, a tvguide schema no newer than this version's). The database it replaces is kept beside it as DATABASE.before-restore. For PostgreSQL, use pg_restore.")
     )
 
     @OptionGroup var store: StoreOptions
 
-    @Argument(help: ArgumentHelp("The backup to restore (made by tvguide backup).", valueName: "file"))
+    @Argument(help: .words("The backup to restore (made by tvguide backup).", valueName: "file"))
     var file: String
 
     func run() async throws {

@@ -10,8 +10,8 @@ import SchedulesDirect
 struct SchedulesDirectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schedules-direct",
-        abstract: "Sign in to Schedules Direct, find lineups and add them to the account.",
-        discussion: "tvguide keeps Schedules Direct's rules: one token, reused until it expires; no retry after an error; after an account error nothing is asked until the password is changed here. docs/sources.md says more.",
+        abstract: Output.words("Sign in to Schedules Direct, find lineups and add them to the account."),
+        discussion: Output.words("tvguide keeps Schedules Direct's rules: one token, reused until it expires; no retry after an error; after an account error nothing is asked until the password is changed here. docs/sources.md says more."),
         subcommands: [Login.self, Status.self, Find.self, AddLineup.self, RemoveLineup.self, Logout.self],
         defaultSubcommand: Status.self
     )
@@ -50,11 +50,11 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
 
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Sign in with a Schedules Direct user name; the password is read from standard input and kept only as SD's SHA-1.")
+            abstract: Output.words("Sign in with a Schedules Direct user name; the password is read from standard input and kept only as SD's SHA-1."))
 
         @OptionGroup var store: StoreOptions
 
-        @Argument(help: "The Schedules Direct user name.")
+        @Argument(help: .words("The Schedules Direct user name."))
         var username: String
 
         func run() async throws {
@@ -77,7 +77,7 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
     }
 
     struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The account: when it expires, SD's messages, its lineups.")
+        static let configuration = CommandConfiguration(abstract: Output.words("The account: when it expires, SD's messages, its lineups."))
 
         @OptionGroup var connection: Connection
 
@@ -102,14 +102,14 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
     }
 
     struct Find: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The lineups serving a postal code (country as ISO alpha-3: USA, CAN, GBR).")
+        static let configuration = CommandConfiguration(abstract: Output.words("The lineups serving a postal code (country as ISO alpha-3: USA, CAN, GBR)."))
 
         @OptionGroup var connection: Connection
 
-        @Argument(help: "The country, ISO 3166 alpha-3 (USA, CAN).")
+        @Argument(help: .words("The country, ISO 3166 alpha-3 (USA, CAN)."))
         var country: String
 
-        @Argument(help: "The postal code.")
+        @Argument(help: .words("The postal code."))
         var postalCode: String
 
         func run() async throws {
@@ -130,11 +130,11 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
 
     struct AddLineup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add",
-                                                        abstract: "Add a lineup to the account (SD allows 4, and 6 additions a day).")
+                                                        abstract: Output.words("Add a lineup to the account (SD allows 4, and 6 additions a day)."))
 
         @OptionGroup var connection: Connection
 
-        @Argument(help: "The lineup, as find lists it (USA-IL57303-X).")
+        @Argument(help: .words("The lineup, as find lists it (USA-IL57303-X)."))
         var lineup: String
 
         func run() async throws {
@@ -143,11 +143,11 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
     }
 
     struct RemoveLineup: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a lineup from the account.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: Output.words("Remove a lineup from the account."))
 
         @OptionGroup var connection: Connection
 
-        @Argument(help: "The lineup (USA-IL57303-X).")
+        @Argument(help: .words("The lineup (USA-IL57303-X)."))
         var lineup: String
 
         func run() async throws {
@@ -156,7 +156,7 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
     }
 
     struct Logout: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Forget the Schedules Direct account.")
+        static let configuration = CommandConfiguration(abstract: Output.words("Forget the Schedules Direct account."))
 
         @OptionGroup var store: StoreOptions
 

@@ -5,25 +5,25 @@ import GuideCore
 struct SearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
-        abstract: "Find programmes whose title (or, with --in all, any text) contains every term.",
-        discussion: "Matching ignores case and accents and finds terms inside words, so it also works for scripts written without spaces."
+        abstract: Output.words("Find programmes whose title (or, with --in all, any text) contains every term."),
+        discussion: Output.words("Matching ignores case and accents and finds terms inside words, so it also works for scripts written without spaces.")
     )
 
     @OptionGroup var store: StoreOptions
 
-    @Argument(help: ArgumentHelp("Words that must all appear.", valueName: "term"))
+    @Argument(help: .words("Words that must all appear.", valueName: "term"))
     var terms: [String]
 
-    @Option(name: .customLong("in"), help: "Where to look: title, or all (title, sub-title and description).")
+    @Option(name: .customLong("in"), help: .words("Where to look: title, or all (title, sub-title and description)."))
     var scope: SearchQuery.Scope = .title
 
-    @Option(help: "At most this many results.")
+    @Option(help: .words("At most this many results."))
     var limit = 50
 
-    @Flag(help: "Print JSON.")
+    @Flag(help: .words("Print JSON."))
     var json = false
 
-    @Flag(help: "Also list programmes that have already ended (by default the search lists from now on).")
+    @Flag(help: .words("Also list programmes that have already ended (by default the search lists from now on)."))
     var past = false
 
     func validate() throws {

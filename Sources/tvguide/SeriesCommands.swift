@@ -12,7 +12,7 @@ struct SeriesOptions: ParsableArguments {
     @OptionGroup var store: StoreOptions
     @OptionGroup var tvmaze: TVMazeOptions
 
-    @Option(help: ArgumentHelp("Whose followed shows (default: the only profile, else the first admin).", valueName: "name"))
+    @Option(help: .words("Whose followed shows (default: the only profile, else the first admin).", valueName: "name"))
     var profile: String?
 
     /// Runs `body` with the database open, a TVmaze client caching in it, and the tracker.
@@ -49,15 +49,15 @@ struct SeriesOptions: ParsableArguments {
 
 /// `tvguide shows search QUERY`.
 struct ShowsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "shows", abstract: "Find shows on TVmaze.",
+    static let configuration = CommandConfiguration(commandName: "shows", abstract: Output.words("Find shows on TVmaze."),
                                                     subcommands: [Search.self])
 
     struct Search: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Shows whose name matches, best first, with their TVmaze ids.")
+        static let configuration = CommandConfiguration(abstract: Output.words("Shows whose name matches, best first, with their TVmaze ids."))
 
         @OptionGroup var options: SeriesOptions
-        @Argument(help: "Words of the show's name.") var words: [String]
-        @Flag(help: "Print JSON.") var json = false
+        @Argument(help: .words("Words of the show's name.")) var words: [String]
+        @Flag(help: .words("Print JSON.")) var json = false
 
         func run() async throws {
             try await options.withOpened { _, client, _ in
@@ -79,10 +79,10 @@ struct ShowsCommand: AsyncParsableCommand {
 /// `tvguide follow SHOW`.
 struct FollowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "follow",
-                                                    abstract: "Follow a show (a TVmaze id, or a name: TVmaze's best match, as tvguide shows search lists first).")
+                                                    abstract: Output.words("Follow a show (a TVmaze id, or a name: TVmaze's best match, as tvguide shows search lists first)."))
 
     @OptionGroup var options: SeriesOptions
-    @Argument(help: "A TVmaze show id or the show's name.") var show: [String]
+    @Argument(help: .words("A TVmaze show id or the show's name.")) var show: [String]
 
     func run() async throws {
         try await options.withOpened { database, client, tracker in
@@ -109,10 +109,10 @@ struct FollowCommand: AsyncParsableCommand {
 
 /// `tvguide unfollow SHOW`.
 struct UnfollowCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "unfollow", abstract: "Stop following a show (its id or name).")
+    static let configuration = CommandConfiguration(commandName: "unfollow", abstract: Output.words("Stop following a show (its id or name)."))
 
     @OptionGroup var options: SeriesOptions
-    @Argument(help: "A followed show's TVmaze id or name.") var show: [String]
+    @Argument(help: .words("A followed show's TVmaze id or name.")) var show: [String]
 
     func run() async throws {
         try await options.withOpened { database, _, tracker in
@@ -133,13 +133,13 @@ struct UnfollowCommand: AsyncParsableCommand {
 struct UpcomingCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "upcoming",
-        abstract: "Each followed show's next episode and when it airs in the profile's zone (with its shift).",
-        discussion: "Reads what tvguide keeps; the server brings followed shows up to date every 6 hours, --refresh does it now.")
+        abstract: Output.words("Each followed show's next episode and when it airs in the profile's zone (with its shift)."),
+        discussion: Output.words("Reads what tvguide keeps; the server brings followed shows up to date every 6 hours, --refresh does it now."))
 
     @OptionGroup var options: SeriesOptions
-    @Flag(help: "Print JSON.") var json = false
-    @Flag(help: "Ask TVmaze which followed shows changed first.") var refresh = false
-    @Option(help: ArgumentHelp("As if it were this instant (ISO 8601).", valueName: "time")) var at: String?
+    @Flag(help: .words("Print JSON.")) var json = false
+    @Flag(help: .words("Ask TVmaze which followed shows changed first.")) var refresh = false
+    @Option(help: .words("As if it were this instant (ISO 8601).", valueName: "time")) var at: String?
 
     func validate() throws {
         if let at, CivilTime.parseISO8601(at) == nil {
@@ -179,11 +179,11 @@ struct UpcomingCommand: AsyncParsableCommand {
 
 /// `tvguide episode SHOW SxE`.
 struct EpisodeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "episode", abstract: "One episode: when it airs and what it is about.")
+    static let configuration = CommandConfiguration(commandName: "episode", abstract: Output.words("One episode: when it airs and what it is about."))
 
     @OptionGroup var options: SeriesOptions
-    @Argument(help: "A TVmaze show id or the show's name.") var show: String
-    @Argument(help: "Season and episode, like S1E3 or 1x03.") var number: String
+    @Argument(help: .words("A TVmaze show id or the show's name.")) var show: String
+    @Argument(help: .words("Season and episode, like S1E3 or 1x03.")) var number: String
 
     func run() async throws {
         guard let (season, episodeNumber) = Self.parse(number) else {
@@ -219,10 +219,10 @@ struct EpisodeCommand: AsyncParsableCommand {
 
 /// `tvguide person NAME`.
 struct PersonCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "person", abstract: "A person on TVmaze and the shows they are in.")
+    static let configuration = CommandConfiguration(commandName: "person", abstract: Output.words("A person on TVmaze and the shows they are in."))
 
     @OptionGroup var options: SeriesOptions
-    @Argument(help: "The person's name, or their TVmaze id.") var name: [String]
+    @Argument(help: .words("The person's name, or their TVmaze id.")) var name: [String]
 
     func run() async throws {
         try await options.withOpened { _, client, _ in

@@ -20,13 +20,8 @@ import TVMaze
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the web guide, its JSON API and an XMLTV feed.",
-        discussion: """
-            It refreshes each configured source (tvguide sources) on its interval in the background. With an empty \
-            database it first fetches the sources, or, when there are none, imports the bundled sample listings, so \
-            there is always a guide to see. Until a profile exists it prints a one-time setup code: open /setup and \
-            enter it to create the admin.
-            """
+        abstract: Output.words("Serve the web guide, its JSON API and an XMLTV feed."),
+        discussion: Output.words("It refreshes each configured source (tvguide sources) on its interval in the background. With an empty database it first fetches the sources, or, when there are none, imports the bundled sample listings, so there is always a guide to see. Until a profile exists it prints a one-time setup code: open /setup and enter it to create the admin.")
     )
 
     @OptionGroup var given: ServeOptions

@@ -58,17 +58,17 @@ struct ServeSettings: Sendable {
         offlineDays = try Self.integer(layers, .offlineDays, in: 1...7) ?? offlineDays
         if let text = layers.string(.pretendNow) {
             guard let time = CivilTime.parseISO8601(text) else {
-                throw Self.failure(.pretendNow, text, "is not a time: use ISO 8601, like 2026-02-15T20:00:00Z")
+                throw Self.failure(.pretendNow, text, saying: "{key} \"{value}\" ({origin}) is not a time: use ISO 8601, like 2026-02-15T20:00:00Z")
             }
             pretendNow = time
         }
         trustedProxies = layers.strings(.trustedProxy)
         for proxy in trustedProxies where !GuideServer.isIPAddress(proxy) {
-            throw Self.failure(.trustedProxy, proxy, "is not an IP address (like 127.0.0.1 or ::1)")
+            throw Self.failure(.trustedProxy, proxy, saying: "{key} \"{value}\" ({origin}) is not an IP address (like 127.0.0.1 or ::1)")
         }
         publicURL = layers.string(.publicURL)
         if let publicURL, URL(string: publicURL)?.scheme.map({ ["http", "https"].contains($0.lowercased()) }) != true {
-            throw Self.failure(.publicURL, publicURL, "is not an http or https address")
+            throw Self.failure(.publicURL, publicURL, saying: "{key} \"{value}\" ({origin}) is not an http or https address")
         }
         metrics = try Self.choice(layers, .metrics) ?? metrics
         logFormat = try Self.choice(layers, .logFormat) ?? logFormat
@@ -76,7 +76,7 @@ struct ServeSettings: Sendable {
             switch text.lowercased() {
             case "true", "yes", "1": insecureCookies = true
             case "false", "no", "0": insecureCookies = false
-            default: throw Self.failure(.insecureCookies, text, "is not true or false")
+            default: throw Self.failure(.insecureCookies, text, saying: "{key} \"{value}\" ({origin}) is not true or false")
             }
         }
         if let text = layers.string(.ssdp) {
@@ -85,7 +85,7 @@ struct ServeSettings: Sendable {
             case "on", "true", "yes": ssdpPort = 1900
             default:
                 guard let port = Bounded.integer(text, in: 1...65_535) else {
-                    throw Self.failure(.ssdp, text, "is not off, on or a UDP port")
+                    throw Self.failure(.ssdp, text, saying: "{key} \"{value}\" ({origin}) is not off, on or a UDP port")
                 }
                 ssdpPort = Int(port)
             }
@@ -93,7 +93,8 @@ struct ServeSettings: Sendable {
         if let text = layers.string(.homeAssistant) {
             switch MQTTSettings.parse(text, password: environment["TVGUIDE_MQTT_PASSWORD"]) {
             case .success(let broker): homeAssistant = broker
-            case .failure(let failure): throw Self.failure(.homeAssistant, text, failure.description)
+            case .failure(let failure):
+                throw Self.failure(.homeAssistant, text, saying: "{key} \"{value}\" ({origin}): {error}", ["error": failure.description])
             }
         }
         mail = try Self.mailSettings(layers, password: environment["TVGUIDE_SMTP_PASSWORD"])
@@ -101,12 +102,12 @@ struct ServeSettings: Sendable {
         do {
             outbound = try OutboundPolicy(parsing: allowed.joined(separator: ","))
         } catch {
-            throw Self.failure(.allowedHosts, allowed.joined(separator: ", "), error.description)
+            throw Self.failure(.allowedHosts, allowed.joined(separator: ", "), saying: "{key} \"{value}\" ({origin}): {error}", ["error": error.description])
         }
         setupCodeFile = layers.string(.setupCodeFile)
         if let file = layers.string(.outboundCA) {
             guard let pem = try? String(contentsOfFile: file, encoding: .utf8), let trusted = try? TrustedCertificates(pem: pem) else {
-                throw Self.failure(.outboundCA, file, "cannot be read as PEM certificates")
+                throw Self.failure(.outboundCA, file, saying: "{key} \"{value}\" ({origin}) cannot be read as PEM certificates")
             }
             (outboundCA, outboundCAFile) = (trusted, file)
         }
@@ -154,15 +155,17 @@ struct ServeSettings: Sendable {
     private static func mailSettings(_ layers: SettingsLayers, password: String?) throws -> SMTPSettings? {
         let from = layers.string(.smtpFrom)
         guard let smtp = layers.string(.smtp) else {
-            if from != nil { throw CLIFailure("smtp-from needs smtp, the server e-mail reminders go through") }
+            if from != nil { throw CLIFailure(Output.words("smtp-from needs smtp, the server e-mail reminders go through")) }
             return nil
         }
-        guard let from else { throw CLIFailure("smtp needs smtp-from, the address reminders come from") }
+        guard let from else { throw CLIFailure(Output.words("smtp needs smtp-from, the address reminders come from")) }
         switch SMTPSettings.parse(smtp, from: from, password: password) {
         case .failure(let failure): throw CLIFailure("smtp: \(failure)")
         case .success(var settings):
             if let file = layers.string(.smtpCA) {
-                guard let pem = try? String(contentsOfFile: file, encoding: .utf8) else { throw CLIFailure("smtp-ca: cannot read \(file)") }
+                guard let pem = try? String(contentsOfFile: file, encoding: .utf8) else {
+                    throw CLIFailure(Output.words("smtp-ca: cannot read {file}", ["file": file]))
+                }
                 settings.trustedCertificates = pem
             }
             return settings
@@ -171,7 +174,10 @@ struct ServeSettings: Sendable {
 
     private static func integer(_ layers: SettingsLayers, _ key: SettingKey, in range: ClosedRange<Int>) throws -> Int? {
         guard let text = layers.string(key) else { return nil }
-        guard let value = Bounded.integer(text, in: range) else { throw failure(key, text, "is not a number " + Bounded.describe(range)) }
+        guard let value = Bounded.integer(text, in: range) else {
+            throw failure(key, text, saying: "{key} \"{value}\" ({origin}) is not a number from {low} to {high}",
+                          ["low": String(range.lowerBound), "high": String(range.upperBound)])
+        }
         return value
     }
 
@@ -179,13 +185,17 @@ struct ServeSettings: Sendable {
     where T.RawValue == String {
         guard let text = layers.string(key) else { return nil }
         guard let value = T(rawValue: text.lowercased()) else {
-            throw failure(key, text, "is not one of " + T.allCases.map(\.rawValue).joined(separator: ", "))
+            throw failure(key, text, saying: "{key} \"{value}\" ({origin}) is not one of {choices}",
+                          ["choices": T.allCases.map(\.rawValue).joined(separator: ", ")])
         }
         return value
     }
 
-    /// "port "abc" (from --port, TVGUIDE_PORT or the configuration file) is not a number from 1 to 65535".
-    static func failure(_ key: SettingKey, _ value: String, _ problem: String) -> CLIFailure {
-        CLIFailure("\(key.rawValue) \"\(value.prefix(200))\" (from --\(key.rawValue), \(key.environmentVariable) or the configuration file) \(problem)")
+    /// "port "abc" (from --port, TVGUIDE_PORT or the configuration file) is not a number from 1 to 65535", in the
+    /// terminal's language: `problem` is the whole sentence, with {key}, {value} and {origin} filled here.
+    static func failure(_ key: SettingKey, _ value: String, saying problem: String, _ values: [String: String] = [:]) -> CLIFailure {
+        let words = Output.words
+        let origin = words("from --{key}, {variable} or the configuration file", ["key": key.rawValue, "variable": key.environmentVariable])
+        return CLIFailure(words(problem, values: values.merging(["key": key.rawValue, "value": String(value.prefix(200)), "origin": origin]) { $1 }))
     }
 }

@@ -38,12 +38,12 @@ struct SettingsLayers: Sendable {
     /// not valid.
     static func fileProvider(_ path: String) async throws -> FileProvider<ConfigurationFile> {
         guard FileManager.default.isReadableFile(atPath: path) else {
-            throw CLIFailure("The configuration file \(path) does not exist or cannot be read.")
+            throw CLIFailure(Output.words("The configuration file {file} does not exist or cannot be read.", ["file": path]))
         }
         do {
             return try await FileProvider(parsingOptions: .init(keys: Set(SettingKey.allCases.map(\.rawValue))), filePath: FilePath(path))
         } catch {
-            throw CLIFailure("The configuration file \(path) is not valid: \(error)")
+            throw CLIFailure(Output.words("The configuration file {file} is not valid: {error}", ["file": path, "error": "\(error)"]))
         }
     }
 

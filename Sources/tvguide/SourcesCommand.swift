@@ -6,30 +6,30 @@ import GuideStore
 struct SourcesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sources",
-        abstract: "Configure where listings come from: XMLTV files or URLs, Radio Times channels, TVmaze schedules, M3U playlists, Schedules Direct lineups.",
-        discussion: "Sources are refreshed by `tvguide refresh` and, on their intervals, by `tvguide serve`. Where two sources list the same channel at the same time, the higher priority wins; a lower one fills gaps.",
+        abstract: Output.words("Configure where listings come from: XMLTV files or URLs, Radio Times channels, TVmaze schedules, M3U playlists, Schedules Direct lineups."),
+        discussion: Output.words("Sources are refreshed by `tvguide refresh` and, on their intervals, by `tvguide serve`. Where two sources list the same channel at the same time, the higher priority wins; a lower one fills gaps."),
         subcommands: [Add.self, List.self, Edit.self, Remove.self, Channels.self],
         defaultSubcommand: List.self
     )
 
     /// The options `add` and `edit` share.
     struct Settings: ParsableArguments {
-        @Option(help: "Higher wins where sources overlap (default 0).")
+        @Option(help: .words("Higher wins where sources overlap (default 0)."))
         var priority: Int?
 
-        @Option(help: ArgumentHelp("Refresh every this many hours (default 12).", valueName: "hours"))
+        @Option(help: .words("Refresh every this many hours (default 12).", valueName: "hours"))
         var interval: Double?
 
-        @Option(name: .customLong("shift"), help: ArgumentHelp("Add this many minutes to the source's times (negative to subtract).", valueName: "minutes"))
+        @Option(name: .customLong("shift"), help: .words("Add this many minutes to the source's times (negative to subtract).", valueName: "minutes"))
         var shiftMinutes: Int?
 
-        @Option(name: .customLong("local-zone"), help: ArgumentHelp("Read the source's times as wall-clock times in this zone, ignoring the offsets it states (\"none\" to stop).", valueName: "zone"))
+        @Option(name: .customLong("local-zone"), help: .words("Read the source's times as wall-clock times in this zone, ignoring the offsets it states (\"none\" to stop).", valueName: "zone"))
         var localZone: String?
 
-        @Option(help: ArgumentHelp("Radio Times: channel numbers to fetch; others: the only channels to keep. Comma-separated.", valueName: "ids"))
+        @Option(help: .words("Radio Times: channel numbers to fetch; others: the only channels to keep. Comma-separated.", valueName: "ids"))
         var channels: String?
 
-        @Option(help: ArgumentHelp("TVmaze and grabbers: days to fetch from today (default 7).", valueName: "n"))
+        @Option(help: .words("TVmaze and grabbers: days to fetch from today (default 7).", valueName: "n"))
         var days: Int?
 
         func apply(to definition: inout SourceDefinition) throws {
@@ -69,17 +69,17 @@ struct SourcesCommand: AsyncParsableCommand {
     }
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a source.")
+        static let configuration = CommandConfiguration(abstract: Output.words("Add a source."))
 
         @OptionGroup var store: StoreOptions
 
-        @Argument(help: "A name for the source.")
+        @Argument(help: .words("A name for the source."))
         var name: String
 
-        @Argument(help: ArgumentHelp("An XMLTV URL or path; Radio Times: a URL with {channel} where the number goes; TVmaze: a country code (GB) or schedule URL; M3U: the playlist's URL or path; Schedules Direct: its lineups (USA-IL57303-X, commas between several); a grabber: its name (tv_grab_fr).", valueName: "url-or-path"))
+        @Argument(help: .words("An XMLTV URL or path; Radio Times: a URL with {channel} where the number goes; TVmaze: a country code (GB) or schedule URL; M3U: the playlist's URL or path; Schedules Direct: its lineups (USA-IL57303-X, commas between several); a grabber: its name (tv_grab_fr).", valueName: "url-or-path"))
         var location: String
 
-        @Option(help: "xmltv (default), radiotimes, tvmaze, m3u (an IPTV playlist: channel numbers, logos, groups and streams) schedulesdirect (lineups of the account `tvguide schedules-direct login` signed in with) or grabber (an XMLTV grabber installed here: `tvguide grabbers`).")
+        @Option(help: .words("xmltv (default), radiotimes, tvmaze, m3u (an IPTV playlist: channel numbers, logos, groups and streams) schedulesdirect (lineups of the account `tvguide schedules-direct login` signed in with) or grabber (an XMLTV grabber installed here: `tvguide grabbers`)."))
         var format: SourceFormat = .xmltv
 
         @OptionGroup var settings: Settings
@@ -95,11 +95,11 @@ struct SourcesCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the sources and how their last refresh went.")
+        static let configuration = CommandConfiguration(abstract: Output.words("List the sources and how their last refresh went."))
 
         @OptionGroup var store: StoreOptions
 
-        @Flag(help: "Print JSON.")
+        @Flag(help: .words("Print JSON."))
         var json = false
 
         func run() async throws {
@@ -127,14 +127,14 @@ struct SourcesCommand: AsyncParsableCommand {
     }
 
     struct Edit: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a source's settings.")
+        static let configuration = CommandConfiguration(abstract: Output.words("Change a source's settings."))
 
         @OptionGroup var store: StoreOptions
 
-        @Argument(help: "The source's name.")
+        @Argument(help: .words("The source's name."))
         var name: String
 
-        @Option(name: .customLong("location"), help: ArgumentHelp("A new URL or path.", valueName: "url-or-path"))
+        @Option(name: .customLong("location"), help: .words("A new URL or path.", valueName: "url-or-path"))
         var location: String?
 
         @OptionGroup var settings: Settings
@@ -155,11 +155,11 @@ struct SourcesCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a source and its listings.")
+        static let configuration = CommandConfiguration(abstract: Output.words("Remove a source and its listings."))
 
         @OptionGroup var store: StoreOptions
 
-        @Argument(help: "The source's name.")
+        @Argument(help: .words("The source's name."))
         var name: String
 
         func run() async throws {
@@ -171,25 +171,25 @@ struct SourcesCommand: AsyncParsableCommand {
 
     struct Channels: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the channels a source offers; choose which to keep and map them to guide channels.",
-            discussion: "Channels appear here after the source's first refresh. A mapping survives the provider renaming a channel's id as long as its name stays the same. Channels not yet mapped are shown with a guide channel of the same name, when there is one, as a suggestion."
+            abstract: Output.words("List the channels a source offers; choose which to keep and map them to guide channels."),
+            discussion: Output.words("Channels appear here after the source's first refresh. A mapping survives the provider renaming a channel's id as long as its name stays the same. Channels not yet mapped are shown with a guide channel of the same name, when there is one, as a suggestion.")
         )
 
         @OptionGroup var store: StoreOptions
 
-        @Argument(help: "The source's name.")
+        @Argument(help: .words("The source's name."))
         var name: String
 
-        @Option(help: ArgumentHelp("Keep these channels (comma-separated source ids).", valueName: "ids"))
+        @Option(help: .words("Keep these channels (comma-separated source ids).", valueName: "ids"))
         var keep: String?
 
-        @Option(help: ArgumentHelp("Drop these channels (comma-separated source ids).", valueName: "ids"))
+        @Option(help: .words("Drop these channels (comma-separated source ids).", valueName: "ids"))
         var drop: String?
 
-        @Option(help: ArgumentHelp("Send a source channel's listings to a guide channel: SOURCE-ID=GUIDE-ID (repeatable; GUIDE-ID empty to undo).", valueName: "mapping"))
+        @Option(help: .words("Send a source channel's listings to a guide channel: SOURCE-ID=GUIDE-ID (repeatable; GUIDE-ID empty to undo).", valueName: "mapping"))
         var map: [String] = []
 
-        @Flag(help: "Print JSON.")
+        @Flag(help: .words("Print JSON."))
         var json = false
 
         func run() async throws {

@@ -7,11 +7,11 @@ import GuideStoreBackends
 /// `--database` and `--config`, shared by every subcommand: the database is the flag's, else `$TVGUIDE_DATABASE`, else
 /// the configuration file's `database`, else a per-user data folder.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The guide database: an SQLite file, or postgres://USER@HOST[:PORT]/DATABASE[?schema=NAME&sslmode=require|verify-full&sslrootcert=PATH] for a database several instances share, its password in $TVGUIDE_DATABASE_PASSWORD or the file $TVGUIDE_DATABASE_PASSWORD_FILE names (default: $TVGUIDE_DATABASE, else the configuration file's database, else ~/.local/share/tvguide/guide.sqlite).",
+    @Option(name: .long, help: .words("The guide database: an SQLite file, or postgres://USER@HOST[:PORT]/DATABASE[?schema=NAME&sslmode=require|verify-full&sslrootcert=PATH] for a database several instances share, its password in $TVGUIDE_DATABASE_PASSWORD or the file $TVGUIDE_DATABASE_PASSWORD_FILE names (default: $TVGUIDE_DATABASE, else the configuration file's database, else ~/.local/share/tvguide/guide.sqlite).",
                                            valueName: "path-or-url"))
     var database: String?
 
-    @Option(help: ArgumentHelp("The configuration file: key = value lines, keys named as serve's options (default: $TVGUIDE_CONFIG, else /etc/tvguide/tvguide.conf when it exists; none for no file). Environment variables and flags override it.",
+    @Option(help: .words("The configuration file: key = value lines, keys named as serve's options (default: $TVGUIDE_CONFIG, else /etc/tvguide/tvguide.conf when it exists; none for no file). Environment variables and flags override it.",
                                valueName: "file"))
     var config: String?
 
@@ -58,7 +58,7 @@ struct StoreOptions: ParsableArguments {
 /// `tvmaze-url`, then TVmaze itself.
 struct TVMazeOptions: ParsableArguments {
     @Option(name: .customLong("tvmaze-url"),
-            help: ArgumentHelp("TVmaze's API address (default: $TVGUIDE_TVMAZE_URL, else the configuration file's tvmaze-url, else https://api.tvmaze.com).", valueName: "url"))
+            help: .words("TVmaze's API address (default: $TVGUIDE_TVMAZE_URL, else the configuration file's tvmaze-url, else https://api.tvmaze.com).", valueName: "url"))
     var tvmazeURL: String?
 
     var flags: [SettingKey: ConfigContent] {
@@ -80,7 +80,7 @@ extension SettingsLayers {
     func address(_ key: SettingKey, else fallback: String) throws -> String {
         let base = string(key) ?? fallback
         guard let url = URL(string: base), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-            throw ServeSettings.failure(key, base, "is not an http(s) address")
+            throw ServeSettings.failure(key, base, saying: "{key} \"{value}\" ({origin}) is not an http(s) address")
         }
         return base
     }

@@ -5,7 +5,7 @@ import GuideCore
 struct TVGuide: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tvguide",
-        abstract: "A self-hosted TV guide: import XMLTV listings, see what is on, search, export; follow shows.",
+        abstract: Output.words("A self-hosted TV guide: import XMLTV listings, see what is on, search, export; follow shows."),
         version: TVGuideVersion.number,
         subcommands: [
             ImportCommand.self, ChannelsCommand.self, NowCommand.self, ListingsCommand.self, SearchCommand.self,

@@ -6,20 +6,15 @@ import TVMaze
 /// `tvguide tvmaze connect|sync|status|disconnect`: a profile's TVmaze account, synced both ways.
 struct TVMazeAccountCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "tvmaze", abstract: "Sync a profile's watched episodes and followed shows with its TVmaze account, both ways.",
-        discussion: """
-            The API key is on your TVmaze dashboard (API section). With Premium every mark and follow is synced; \
-            without it, the marks of the shows the profile follows (TVmaze takes unmarks and follows from Premium \
-            accounts only). Where both sides changed an episode since the last sync, the later change wins. serve \
-            syncs every account every 6 hours.
-            """,
+        commandName: "tvmaze", abstract: Output.words("Sync a profile's watched episodes and followed shows with its TVmaze account, both ways."),
+        discussion: Output.words("The API key is on your TVmaze dashboard (API section). With Premium every mark and follow is synced; without it, the marks of the shows the profile follows (TVmaze takes unmarks and follows from Premium accounts only). Where both sides changed an episode since the last sync, the later change wins. serve syncs every account every 6 hours."),
         subcommands: [Connect.self, Sync.self, Status.self, Disconnect.self])
 
     struct Connect: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Check a TVmaze username and API key, and keep them for the profile.")
+        static let configuration = CommandConfiguration(abstract: Output.words("Check a TVmaze username and API key, and keep them for the profile."))
         @OptionGroup var options: SeriesOptions
-        @Option(help: ArgumentHelp("The TVmaze username.", valueName: "name")) var user: String
-        @Option(name: .customLong("key-file"), help: ArgumentHelp("A file holding the API key (standard input when left out).", valueName: "path"))
+        @Option(help: .words("The TVmaze username.", valueName: "name")) var user: String
+        @Option(name: .customLong("key-file"), help: .words("A file holding the API key (standard input when left out).", valueName: "path"))
         var keyFile: String?
 
         func run() async throws {
@@ -43,7 +38,7 @@ struct TVMazeAccountCommand: AsyncParsableCommand {
     }
 
     struct Sync: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Sync the profile's TVmaze account now.")
+        static let configuration = CommandConfiguration(abstract: Output.words("Sync the profile's TVmaze account now."))
         @OptionGroup var options: SeriesOptions
 
         func run() async throws {
@@ -59,7 +54,7 @@ struct TVMazeAccountCommand: AsyncParsableCommand {
     }
 
     struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Say which TVmaze account the profile syncs with, and how the last sync went.")
+        static let configuration = CommandConfiguration(abstract: Output.words("Say which TVmaze account the profile syncs with, and how the last sync went."))
         @OptionGroup var options: SeriesOptions
 
         func run() async throws {
@@ -81,7 +76,7 @@ struct TVMazeAccountCommand: AsyncParsableCommand {
     }
 
     struct Disconnect: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Forget the profile's TVmaze account (nothing is unmarked on either side).")
+        static let configuration = CommandConfiguration(abstract: Output.words("Forget the profile's TVmaze account (nothing is unmarked on either side)."))
         @OptionGroup var options: SeriesOptions
 
         func run() async throws {

@@ -9,20 +9,16 @@ import TVMaze
 struct WatchedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watched",
-        abstract: "Mark an episode of a show watched (or, with --not, not watched): one episode, a season, everything up to an episode, or every aired one.",
-        discussion: """
-            SHOW is a TVmaze id or a show's name (a followed show's, else TVmaze's best match). Episodes are written S02E05 \
-            or 2x5. Seasons, --up-to and --all take the episodes that have aired; specials are marked one at a time. \
-            Marking what is marked changes nothing.
-            """)
+        abstract: Output.words("Mark an episode of a show watched (or, with --not, not watched): one episode, a season, everything up to an episode, or every aired one."),
+        discussion: Output.words("SHOW is a TVmaze id or a show's name (a followed show's, else TVmaze's best match). Episodes are written S02E05 or 2x5. Seasons, --up-to and --all take the episodes that have aired; specials are marked one at a time. Marking what is marked changes nothing."))
 
     @OptionGroup var options: SeriesOptions
-    @Argument(help: "The show: a TVmaze id or its name, then the episode (S02E05) when marking one.") var words: [String]
-    @Option(help: ArgumentHelp("Every aired episode of this season.", valueName: "number")) var season: Int?
-    @Option(name: .customLong("up-to"), help: ArgumentHelp("Every aired episode up to this one (S02E05).", valueName: "episode")) var upTo: String?
-    @Flag(help: "Every aired episode.") var all = false
-    @Flag(name: .customLong("not"), help: "Unmark instead.") var unmark = false
-    @Option(help: ArgumentHelp("When it was watched (ISO 8601; now when left out).", valueName: "time")) var at: String?
+    @Argument(help: .words("The show: a TVmaze id or its name, then the episode (S02E05) when marking one.")) var words: [String]
+    @Option(help: .words("Every aired episode of this season.", valueName: "number")) var season: Int?
+    @Option(name: .customLong("up-to"), help: .words("Every aired episode up to this one (S02E05).", valueName: "episode")) var upTo: String?
+    @Flag(help: .words("Every aired episode.")) var all = false
+    @Flag(name: .customLong("not"), help: .words("Unmark instead.")) var unmark = false
+    @Option(help: .words("When it was watched (ISO 8601; now when left out).", valueName: "time")) var at: String?
 
     func validate() throws {
         if let at {
@@ -98,10 +94,10 @@ struct WatchedCommand: AsyncParsableCommand {
 struct ProgressCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "progress",
-        abstract: "How far the profile is through each show it follows, the ones under way first: watched of aired, what is next.")
+        abstract: Output.words("How far the profile is through each show it follows, the ones under way first: watched of aired, what is next."))
 
     @OptionGroup var options: SeriesOptions
-    @Flag(help: "Print JSON.") var json = false
+    @Flag(help: .words("Print JSON.")) var json = false
 
     func run() async throws {
         try await options.withOpened { database, _, tracker in

@@ -143,6 +143,10 @@ struct CLI {
         let refused = try await cli.run("sources", "add", "other", "other.xml", "--days", "99")
         #expect(refused.status != 0 && refused.stderr.contains("--days: eine ganze Zahl von 1 bis 30, nicht \"99\""), "\(refused.stderr)")
         #expect(try await cli.run("health").stdout.contains("feed: nie aktualisiert"))
+        // Help: the command's and its options' words (argument-parser's own headings stay English).
+        let help = try await cli.run("sources", "add", "--help").stdout
+        #expect(help.hasPrefix("OVERVIEW: Eine Quelle hinzufügen.") && help.contains("Alle so vielen Stunden aktualisieren (Standard 12)."),
+                "\(help)")
         cli.environment = ["LANG": "de_DE.UTF-8", "LC_ALL": "en_US.UTF-8"]
         let american = try await cli.run("now", "--at", "2011-03-10T20:10:00Z")
         #expect(american.stdout.contains("now   8:00\u{202F}PM-8:30\u{202F}PM  Emmerdale") || american.stdout.contains("now   8:00 PM-8:30 PM  Emmerdale"),
@@ -150,6 +154,7 @@ struct CLI {
         // "C" is the machine's plain setting: English, 24 hours, as without any
         cli.environment = ["LANG": "C.UTF-8"]
         #expect(try await cli.run("now", "--at", "2011-03-10T20:10:00Z").stdout.contains("now   20:00-20:30  Emmerdale"))
+        #expect(try await cli.run("sources", "add", "--help").stdout.hasPrefix("OVERVIEW: Add a source."))
     }
 
     @Test func exportWritesXMLTVThatImportsBackTheSame() async throws {

@@ -156,6 +156,21 @@ import Testing
         #expect(serve.status != 0 && serve.stderr.contains(message), "\(serve.stderr)")
     }
 
+    /// The diagnostics are the terminal's language; keys, values and the file's name stay as written.
+    @Test func theDiagnosticsSpeakTheTerminalsLanguage() async throws {
+        let path = try Self.file("prot = 8080\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }  // Test scratch file.
+        var cli = CLI()
+        cli.environment = ["LANG": "de_DE.UTF-8"]
+        let unknown = try await cli.run("config", "check", path)
+        #expect(unknown.status != 0 && unknown.stderr.contains("Zeile 1: unbekannter Schlüssel \"prot\" (war port gemeint?)"), "\(unknown.stderr)")
+        cli.environment = ["LANG": "fr_FR.UTF-8"]
+        let port = try await cli.run("serve", "--port", "99999999999999999999")
+        #expect(port.status != 0 && port.stderr.contains(
+            "port \"99999999999999999999\" (de --port, TVGUIDE_PORT ou du fichier de configuration) n'est pas un nombre de 1 à 65535"),
+                "\(port.stderr)")
+    }
+
     /// The file the package installs as /etc/tvguide/tvguide.conf is one serve accepts.
     @Test func thePackagedFileIsValid() async throws {
         let packaged = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
