@@ -35,7 +35,7 @@ struct ChannelsCommand: AsyncParsableCommand {
             return
         }
         guard !channels.isEmpty else {
-            Output.error("The guide has no channels yet. Import listings first: tvguide import FILE-OR-URL")
+            Output.error(Output.words("The guide has no channels yet. Import listings first: tvguide import FILE-OR-URL"))
             return
         }
         let width = min(40, channels.map(\.id.rawValue.count).max() ?? 0)

@@ -78,7 +78,8 @@ struct ProfilesCommand: AsyncParsableCommand {
         func run() async throws {
             try await store.withDatabase { database in
                 let profile = try await Unlock.profile(named: name, in: database)
-                Output.error("New \(pin ? "PIN" : "password") for \(profile.name), then Enter:")
+                Output.error(pin ? Output.words("New PIN for {name}, then Enter:", ["name": profile.name])
+                                 : Output.words("New password for {name}, then Enter:", ["name": profile.name]))
                 let secret = readLine(strippingNewline: true) ?? ""
                 let kind: Profile.SecretKind = pin ? .pin : .password
                 if let problem = Profile.problem(with: secret, as: kind) { throw CLIFailure(problem.message(Output.words)) }

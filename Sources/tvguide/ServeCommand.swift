@@ -166,6 +166,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// the bundled sample imported when there are none); the setup code shown while no profile exists.
     private func firstRun(database: any GuideDatabase, scheduler: RefreshScheduler, settings: ServerSettings,
                           options: ServeSettings) async throws {
+        let words = Output.words
         try await CLIFailure.translating {
             try await database.prepare()
             let sources = try await database.sources()
@@ -173,31 +174,39 @@ struct ServeCommand: AsyncParsableCommand {
             if try await database.counts().programmes == 0, !due.isEmpty {
                 // The first run with sources fetches them before showing an empty guide; a source whose last refresh
                 // failed, or never finished (the process stopped during it), waits for its retry like any other.
-                Output.error("The guide is empty: fetching its \(due.count) due source\(due.count == 1 ? "" : "s") first ...")
+                Output.error(words.plural("The guide is empty: fetching its {count} due source first ...",
+                                          "The guide is empty: fetching its {count} due sources first ...", count: due.count))
                 let bar = RefreshBar()
                 let reports = try await scheduler.refresher.refresh(due) { bar.show($0) }
                 bar.done()
                 for report in reports { Output.error(RefreshCommand.line(report)) }
             }
             if try await database.counts().programmes == 0, sources.isEmpty, let sample = GuideServer.sampleListings {
-                Output.error("The guide is empty: importing the bundled sample listings (\(sample.lastPathComponent)) ...")
+                Output.error(words("The guide is empty: importing the bundled sample listings ({file}) ...", ["file": sample.lastPathComponent]))
                 let summary = try await ListingImporter(store: database).importFile(at: sample.path, as: SourceName("sample"))
-                Output.error("Imported \(summary.programmes) programmes on \(summary.channels) channels. Add your own: tvguide import FILE-OR-URL")
+                Output.error(words("Imported {programmes} ({channels}). Add your own: tvguide import FILE-OR-URL", [
+                    "programmes": words.plural("{count} programme", "{count} programmes", count: summary.programmes),
+                    "channels": words.plural("{count} channel", "{count} channels", count: summary.channels)]))
             }
             let address = "http://\(options.host == "0.0.0.0" ? "127.0.0.1" : options.host):\(options.port)"
             if try await database.profiles().isEmpty, let code = settings.setupCode {
                 if let file = options.setupCodeFile {
                     try SetupCodeFile.write(code, to: file)
-                    Output.error("No profiles yet. To create the admin, open \(address)/setup and enter the setup code in \(file) "
-                        + "(readable by this service's user and root: sudo cat \(file))")
+                    Output.error(words("No profiles yet. To create the admin, open {address}/setup and enter the setup code in {file} (readable by this service's user and root: sudo cat {file})",
+                                       ["address": address, "file": file]))
                 } else {
-                    Output.error("No profiles yet. To create the admin, open \(address)/setup and enter the setup code \(code)")
+                    Output.error(words("No profiles yet. To create the admin, open {address}/setup and enter the setup code {code}",
+                                       ["address": address, "code": code]))
                 }
             } else if let file = options.setupCodeFile {
                 SetupCodeFile.remove(file)
             }
-            Output.error("tvguide: serving \(address)/ (API at /api, XMLTV at /xmltv.xml), database \(options.store.described)")
-            if !sources.isEmpty { Output.error("Refreshing \(sources.count) source(s) on their intervals (tvguide sources list).") }
+            Output.error(words("tvguide: serving {address}/ (API at /api, XMLTV at /xmltv.xml), database {database}",
+                               ["address": address, "database": options.store.described]))
+            if !sources.isEmpty {
+                Output.error(words.plural("Refreshing {count} source on its interval (tvguide sources list).",
+                                          "Refreshing {count} sources on their intervals (tvguide sources list).", count: sources.count))
+            }
         }
     }
 
@@ -214,10 +223,11 @@ struct ServeCommand: AsyncParsableCommand {
             do {
                 let report = try await tracker.refresh()
                 if !report.refetched.isEmpty || !report.failed.isEmpty {
-                    Output.error("Followed shows: \(report.refetched.count) updated from TVmaze, \(report.failed.count) could not be fetched.")
+                    Output.error(Output.words("Followed shows: {updated} updated from TVmaze, {failed} could not be fetched.",
+                                              ["updated": String(report.refetched.count), "failed": String(report.failed.count)]))
                 }
             } catch {
-                Output.error("Followed shows could not be brought up to date: \(error)")
+                Output.error(Output.words("Followed shows could not be brought up to date: {error}", ["error": "\(error)"]))
             }
         }
     }
@@ -233,7 +243,7 @@ extension ServeCommand {
             try await searches.run(at: now())
             try await recordings.recordSavedSearches(at: now())
         } failed: { error in
-            Output.error("Saved searches could not be checked: \(error)")
+            Output.error(Output.words("Saved searches could not be checked: {error}", ["error": "\(error)"]))
         }
     }
 
@@ -245,7 +255,7 @@ extension ServeCommand {
             do {
                 try await episodes.syncAll(at: now())
             } catch {
-                Output.error("Episode reminders could not be brought up to date: \(error)")
+                Output.error(Output.words("Episode reminders could not be brought up to date: {error}", ["error": "\(error)"]))
             }
             try? await clock.sleep(for: .seconds(300))
         }
@@ -264,7 +274,7 @@ extension ServeCommand {
             } catch is CancellationError {
                 return
             } catch {
-                Output.error("Recordings: \(error)")
+                Output.error(Output.words("Recordings: {error}", ["error": "\(error)"]))
             }
             try? await clock.sleep(for: .seconds(120))
         }
