@@ -137,11 +137,11 @@ private final class ExportOutput {
 
     init(path: String, compressed: Bool) throws {
         if compressed {
-            guard let file = gzopen(path, "wb6") else { throw IngestError(.unwritable, "cannot write \(path)") }
+            guard let file = gzopen(path, "wb6") else { throw IngestError(.unwritable, saying: "cannot write {file}", ["file": path]) }
             gzip = file
         } else {
             guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
-                throw IngestError(.unwritable, "cannot write \(path): check the folder exists and is writable")
+                throw IngestError(.unwritable, saying: "cannot write {file}: check the folder exists and is writable", ["file": path])
             }
             plain = file
         }
@@ -152,7 +152,7 @@ private final class ExportOutput {
         try text.withUTF8 { bytes in
             if let gzip {
                 guard bytes.isEmpty || gzwrite(gzip, bytes.baseAddress, UInt32(bytes.count)) == Int32(bytes.count) else {
-                    throw IngestError(.unwritable, "cannot write the compressed export (disk full?)")
+                    throw IngestError(.unwritable, saying: "cannot write the compressed export (disk full?)")
                 }
             } else {
                 try plain?.write(contentsOf: UnsafeRawBufferPointer(bytes))
@@ -163,7 +163,7 @@ private final class ExportOutput {
     func close() throws {
         if let gzip {
             self.gzip = nil
-            guard gzclose(gzip) == Z_OK else { throw IngestError(.unwritable, "cannot finish the compressed export (disk full?)") }
+            guard gzclose(gzip) == Z_OK else { throw IngestError(.unwritable, saying: "cannot finish the compressed export (disk full?)") }
         }
         try plain?.close()
         plain = nil

@@ -1,6 +1,8 @@
+import GuideCore
 import GuideHTTP
+
 /// Why a source could not be read; the store is left as it was.
-public struct IngestError: Error, Sendable, CustomStringConvertible {
+public struct IngestError: WordedError, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         case notFound
         case unreadable
@@ -13,19 +15,31 @@ public struct IngestError: Error, Sendable, CustomStringConvertible {
     }
 
     public var code: Code
-    public var message: String
+    /// What went wrong, worded where it is shown (a failed refresh's reason on the health page).
+    public var sentence: Sentence
 
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
+    /// In English with `{placeholders}`, worded in the reader's language when shown.
+    public init(_ code: Code, saying text: String, _ values: [String: String] = [:], sentences: [String: Sentence] = [:]) {
+        self.init(code, Sentence(saying: text, values, sentences: sentences))
     }
+
+    public init(_ code: Code, _ sentence: Sentence) {
+        self.code = code
+        self.sentence = sentence
+    }
+
+    /// In English: logs, the JSON API, `--json`.
+    public var message: String { sentence.description }
 
     public var description: String { message }
 }
 
 extension IngestError {
-    /// Gzip data that could not be inflated, as a feed's failure.
+    /// Gzip data that could not be inflated, as a feed's failure (zlib's own detail of a corrupt stream as it came).
     init(_ failure: GzipInflater.Failure) {
-        self.init(failure.kind == .truncated ? .truncated : .decompression, failure.description)
+        switch failure.kind {
+        case .truncated: self.init(.truncated, saying: "the gzip data ends early: the download or file is incomplete")
+        case .corrupt: self.init(.decompression, .verbatim(failure.description))
+        }
     }
 }

@@ -99,8 +99,7 @@ struct ListingDecoder {
         state = .radioTimes(reader)
     }
 
-    static let playlistRefused = IngestError(.unknownFormat, "this is an M3U playlist: it lists channels, not programmes; add it as a source "
-                                             + "of its own (tvguide sources add NAME URL --format m3u)")
+    static let playlistRefused = IngestError(.unknownFormat, saying: "this is an M3U playlist: it lists channels, not programmes; add it as a source of its own (tvguide sources add NAME URL --format m3u)")
 
     /// Whether `head` (starting, after a BOM and spaces, with `#`) is a playlist; nil while it is too short to tell.
     static func isPlaylist(_ head: [UInt8]) -> Bool? {
@@ -125,7 +124,7 @@ struct ListingDecoder {
         case .undecided(let head):
             // A few bytes starting with "#" that never became a playlist: Radio Times' reader judges them.
             guard let first = Self.firstMeaningfulByte(head), first == UInt8(ascii: "#"), Self.isPlaylist(head) != true else {
-                throw IngestError(.unknownFormat, "the input is empty: no listings to import")
+                throw IngestError(.unknownFormat, saying: "the input is empty: no listings to import")
             }
             try radioTimes(head, emit)
             try finish(emit)
@@ -142,7 +141,7 @@ struct ListingDecoder {
             do {
                 try reader.finish { try emit(.channel(Self.channel($0))) }
             } catch let failure as M3UReader.Failure {
-                throw IngestError(.unknownFormat, failure.description)
+                throw IngestError(.unknownFormat, .verbatim(failure.description))
             }
             state = .playlist(reader)
         }
@@ -153,7 +152,7 @@ struct ListingDecoder {
         do {
             try body()
         } catch let error as TVMazeScheduleReader.Unreadable {
-            throw IngestError(.unknownFormat, error.description)
+            throw IngestError(.unknownFormat, .verbatim(error.description))
         }
     }
 

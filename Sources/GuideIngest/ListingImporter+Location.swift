@@ -17,7 +17,7 @@ extension ListingImporter {
         guard case .fetched(let feed) = try await fetcher.fetch(location, validators: nil, localZone: nil, progress: { feed in
             progress(ImportProgress(bytesRead: feed.bytes, totalBytes: feed.totalBytes, programmes: feed.programmes))
         }) else {
-            throw IngestError(.download, "\(location) answered 304 Not Modified to a request that asked for the whole feed")
+            throw IngestError(.download, saying: "{location} answered 304 Not Modified to a request that asked for the whole feed", ["location": location])
         }
         defer { feed.discard() }
         return try await importFiles([(feed.path, feed.location)], as: SourceName(location: location), transform: ListingTransform(),

@@ -52,8 +52,8 @@ public struct ListingImporter: Sendable {
         for file in files {
             guard let handle = FileHandle(forReadingAtPath: file.path) else {
                 let exists = FileManager.default.fileExists(atPath: file.path)
-                throw IngestError(exists ? .unreadable : .notFound,
-                                  exists ? "cannot read \(file.path): check its permissions" : "no file at \(file.path): check the path")
+                throw exists ? IngestError(.unreadable, saying: "cannot read {file}: check its permissions", ["file": file.path])
+                             : IngestError(.notFound, saying: "no file at {file}: check the path", ["file": file.path])
             }
             handles.append(handle)
             total += (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0

@@ -26,7 +26,7 @@ public final class PlaylistFile {
     private var waiting: [PlaylistEntry] = []
 
     init(path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw IngestError(.notFound, "cannot open \(path)") }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw IngestError(.notFound, saying: "cannot open {file}", ["file": path]) }
         self.handle = handle
     }
 
@@ -48,7 +48,7 @@ public final class PlaylistFile {
                 } catch let failure as GzipInflater.Failure {
                     throw IngestError(failure)
                 } catch let failure as M3UReader.Failure {
-                    throw IngestError(.unknownFormat, failure.description)
+                    throw IngestError(.unknownFormat, .verbatim(failure.description))
                 }
                 isDone = true
                 break

@@ -11,7 +11,7 @@ extension SourceStatus {
         var last = words("never refreshed")
         if let attempt = lastAttempt {
             switch lastOutcome {
-            case .failed?: last = words("{when}: failed: {error}", ["when": at(attempt), "error": lastError ?? words("unknown error")])
+            case .failed?: last = words("{when}: failed: {error}", ["when": at(attempt), "error": lastFailure?.worded(words) ?? words("unknown error")])
                 + (failuresInRow > 1 ? "; " + words.plural("{count} failure in a row, retries spaced out", "{count} failures in a row, retries spaced out",
                                                            count: failuresInRow) : "")
                 + " " + (lastSuccess.map { words("(last success {when})", ["when": at($0)]) } ?? words("(never succeeded)"))

@@ -21,7 +21,7 @@ extension SourceStore where Self: SQLBackend {
                 let count = counts[try row.value(0)] ?? (0, 0)
                 return SourceStatus(definition: definition, lastAttempt: try date(row, 2), lastSuccess: try date(row, 3),
                                     lastOutcome: try row.value(4, as: String?.self).flatMap(RefreshOutcome.init(rawValue:)),
-                                    lastError: try row.value(5), lastBytes: try row.value(6), lastProgrammes: try row.value(7),
+                                    lastFailure: try row.value(5, as: String?.self).map(Sentence.init(stored:)), lastBytes: try row.value(6), lastProgrammes: try row.value(7),
                                     lastRepairs: try row.value(8), lastDuration: try row.value(9), programmes: count.total,
                                     hidden: count.hidden, failuresInRow: try row.value(10), unfinishedSince: try date(row, 11))
             }
@@ -186,7 +186,7 @@ extension SourceStore where Self: SQLBackend {
             let at = record.at.unixSeconds
             if record.outcome == .failed {
                 try await db.execute("""
-                    UPDATE source SET last_attempt = \(at), last_outcome = \(record.outcome.rawValue), last_error = \(record.error),
+                    UPDATE source SET last_attempt = \(at), last_outcome = \(record.outcome.rawValue), last_error = \(record.failure?.stored),
                                       last_duration = \(record.duration), failures_in_row = failures_in_row + 1,
                                       refresh_started_at = NULL
                     WHERE id = \(id)

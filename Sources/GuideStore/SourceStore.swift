@@ -160,30 +160,32 @@ public struct RefreshRecord: Sendable {
     public var bytes: Int64
     public var programmes: Int
     public var repairs: Int
-    public var error: String?
+    /// Why it failed, worded where it is shown.
+    public var failure: Sentence?
     /// For each URL downloaded in full, the validators to send next time.
     public var validators: [String: HTTPValidators]
 
     public init(outcome: RefreshOutcome, at: Date, duration: TimeInterval, bytes: Int64 = 0, programmes: Int = 0,
-                repairs: Int = 0, error: String? = nil, validators: [String: HTTPValidators] = [:]) {
+                repairs: Int = 0, failure: Sentence? = nil, validators: [String: HTTPValidators] = [:]) {
         self.outcome = outcome
         self.at = at
         self.duration = duration
         self.bytes = bytes
         self.programmes = programmes
         self.repairs = repairs
-        self.error = error
+        self.failure = failure
         self.validators = validators
     }
 }
 
 /// A configured source and how its refreshes went.
-public struct SourceStatus: Sendable, Codable {
+public struct SourceStatus: Sendable {
     public var definition: SourceDefinition
     public var lastAttempt: Date?
     public var lastSuccess: Date?
     public var lastOutcome: RefreshOutcome?
-    public var lastError: String?
+    /// Why the last refresh failed, worded where it is shown (the health page in the admin's language).
+    public var lastFailure: Sentence?
     public var lastBytes: Int64
     public var lastProgrammes: Int
     public var lastRepairs: Int
@@ -197,14 +199,14 @@ public struct SourceStatus: Sendable, Codable {
     public var unfinishedSince: Date?
 
     public init(definition: SourceDefinition, lastAttempt: Date? = nil, lastSuccess: Date? = nil,
-                lastOutcome: RefreshOutcome? = nil, lastError: String? = nil, lastBytes: Int64 = 0, lastProgrammes: Int = 0,
+                lastOutcome: RefreshOutcome? = nil, lastFailure: Sentence? = nil, lastBytes: Int64 = 0, lastProgrammes: Int = 0,
                 lastRepairs: Int = 0, lastDuration: TimeInterval = 0, programmes: Int = 0, hidden: Int = 0,
                 failuresInRow: Int = 0, unfinishedSince: Date? = nil) {
         self.definition = definition
         self.lastAttempt = lastAttempt
         self.lastSuccess = lastSuccess
         self.lastOutcome = lastOutcome
-        self.lastError = lastError
+        self.lastFailure = lastFailure
         self.lastBytes = lastBytes
         self.lastProgrammes = lastProgrammes
         self.lastRepairs = lastRepairs
@@ -214,6 +216,9 @@ public struct SourceStatus: Sendable, Codable {
         self.failuresInRow = failuresInRow
         self.unfinishedSince = unfinishedSince
     }
+
+    /// Why the last refresh failed, in English (the JSON API, `--json`, logs).
+    public var lastError: String? { lastFailure?.description }
 
     /// The first retry of a failed source comes after this at most, whatever its interval.
     public static let firstRetry: TimeInterval = 30 * 60
@@ -234,5 +239,30 @@ public struct SourceStatus: Sendable, Codable {
     public func retryWait(afterFailures failures: Int) -> TimeInterval {
         let first = min(TimeInterval(definition.refreshInterval), Self.firstRetry)
         return min(Self.longestRetry, first * Double(1 << Bounded.clamped(failures - 1, to: 0...20)))
+    }
+}
+
+/// As the JSON API and `health --json` write it: the failure in English, under `lastError`.
+extension SourceStatus: Encodable {
+    private enum Key: String, CodingKey {
+        case definition, lastAttempt, lastSuccess, lastOutcome, lastError, lastBytes, lastProgrammes, lastRepairs, lastDuration, programmes,
+             hidden, failuresInRow, unfinishedSince
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(definition, forKey: .definition)
+        try container.encodeIfPresent(lastAttempt, forKey: .lastAttempt)
+        try container.encodeIfPresent(lastSuccess, forKey: .lastSuccess)
+        try container.encodeIfPresent(lastOutcome, forKey: .lastOutcome)
+        try container.encodeIfPresent(lastError, forKey: .lastError)
+        try container.encode(lastBytes, forKey: .lastBytes)
+        try container.encode(lastProgrammes, forKey: .lastProgrammes)
+        try container.encode(lastRepairs, forKey: .lastRepairs)
+        try container.encode(lastDuration, forKey: .lastDuration)
+        try container.encode(programmes, forKey: .programmes)
+        try container.encode(hidden, forKey: .hidden)
+        try container.encode(failuresInRow, forKey: .failuresInRow)
+        try container.encodeIfPresent(unfinishedSince, forKey: .unfinishedSince)
     }
 }

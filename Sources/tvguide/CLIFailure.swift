@@ -36,7 +36,7 @@ struct CLIFailure: Error, CustomStringConvertible {
         case let error as XMLTVError:
             return prefix + words("{error}. Nothing was changed in the guide.", ["error": error.description])
         case let error as IngestError:
-            return prefix + words("{error}. Nothing was changed in the guide.", ["error": error.message])
+            return prefix + words("{error}. Nothing was changed in the guide.", ["error": error.sentence.worded(words)])
         case let error as StoreError where error.code == .corrupt:
             return prefix + words("{error}. Move the file aside and import again.", ["error": error.message(words)])
         case let error as StoreError:

@@ -72,7 +72,7 @@ struct RefreshCommand: AsyncParsableCommand {
             return words.plural("{source}: unchanged since the last refresh ({count} not modified)", "{source}: unchanged since the last refresh ({count} not modified)",
                                 count: report.notModified, ["source": source])
         case .failed:
-            return words("{source}: FAILED, the guide keeps what it had: {error}", ["source": source, "error": report.error ?? words("unknown error")])
+            return words("{source}: FAILED, the guide keeps what it had: {error}", ["source": source, "error": report.failure?.worded(words) ?? words("unknown error")])
         case .alreadyRunning:
             return words("{source}: already being refreshed; skipped", ["source": source])
         }

@@ -127,6 +127,25 @@ import Testing
         }
     }
 
+    /// A failed refresh is kept as what went wrong, and worded for whoever reads it: German and French on the health
+    /// page, English in the JSON API.
+    @Test func aFailedRefreshIsWordedInTheReadersLanguage() async throws {
+        let (server, path) = try await Self.server()
+        let missing = path + ".gone"
+        try await server.run { client in
+            let admin = try await AccountTests.admin(client)
+            _ = try await admin.send(client, "/admin/sources", method: .post,
+                                     form: ["name": "gone", "format": "xmltv", "location": missing, "refresh": "1"])
+            try await Self.settle(server)
+            let german = String(buffer: try await admin.send(client, "/admin/health", headers: [.acceptLanguage: "de-DE"]).body)
+            #expect(german.contains("keine Datei unter \(missing): den Pfad prüfen"), "\(german)")
+            let french = String(buffer: try await admin.send(client, "/admin/sources", headers: [.acceptLanguage: "fr-FR"]).body)
+            #expect(french.contains("aucun fichier à \(missing) : vérifiez le chemin"), "\(french)")
+            let json = String(buffer: try await admin.send(client, "/api/health").body)
+            #expect(json.contains("no file at \(missing): check the path"), "\(json)")
+        }
+    }
+
     @Test func progressArrivesLiveAsServerSentEvents() async throws {
         let (server, path) = try await Self.server()
         try await server.store.addSource(SourceDefinition(name: SourceName("other"), format: .xmltv, location: path))

@@ -28,7 +28,7 @@ import Testing
         #expect(status.unfinishedSince == t1)
         #expect(status.nextDue == t1.addingTimeInterval(3600), "a second failure in a row waits twice as long")
 
-        try await fixture.store.recordRefresh(RefreshRecord(outcome: .failed, at: t1, duration: 1, error: "cut off"), of: SourceName("feed"))
+        try await fixture.store.recordRefresh(RefreshRecord(outcome: .failed, at: t1, duration: 1, failure: .verbatim("cut off")), of: SourceName("feed"))
         status = try #require(try await fixture.store.sources().first)
         #expect(status.failuresInRow == 2 && status.unfinishedSince == nil && status.lastError == "cut off")
         #expect(status.nextDue == t1.addingTimeInterval(3600))

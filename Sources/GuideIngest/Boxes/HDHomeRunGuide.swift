@@ -70,7 +70,8 @@ public struct HDHomeRunGuide: Sendable {
         let address = device.hasSuffix("/") ? String(device.dropLast()) : device
         let discover: Discover = try await json(address + "/discover.json", counts: &counts)
         guard let key = discover.DeviceAuth, !key.isEmpty else {
-            throw IngestError(.download, "the HDHomeRun at \(device) gives no DeviceAuth (older firmware: update it, or use its XMLTV another way)")
+            throw IngestError(.download, saying: "the HDHomeRun at {device} gives no DeviceAuth (older firmware: update it, or use its XMLTV another way)",
+                              ["device": device])
         }
         let deviceID = discover.DeviceID.map { $0.filter { $0.isLetter || $0.isNumber } } ?? "hdhomerun"
         let lineup: [LineupEntry] = try await json(discover.LineupURL.flatMap { $0.hasPrefix(address) ? $0 : nil } ?? address + "/lineup.json",
@@ -175,7 +176,7 @@ public struct HDHomeRunGuide: Sendable {
 
     private func json<T: Decodable>(_ address: String, counts: inout Counts) async throws -> T {
         counts.requests += 1
-        return try await BoxRequest(transport: transport, kind: "an HDHomeRun").json(address, shown: Self.redacted)
+        return try await BoxRequest(transport: transport, kind: Sentence(saying: "an HDHomeRun")).json(address, shown: Self.redacted)
     }
 
     /// An address with its DeviceAuth left out, for messages the health page keeps.

@@ -37,7 +37,7 @@ public struct OpenWebifGuide: Sendable {
         var genre: String?
     }
 
-    private var request: BoxRequest { BoxRequest(transport: transport, credentials: credentials, kind: "an Enigma2 receiver's OpenWebif") }
+    private var request: BoxRequest { BoxRequest(transport: transport, credentials: credentials, kind: Sentence(saying: "an Enigma2 receiver's OpenWebif")) }
 
     /// The EPG address of the bouquet called `name` (the first when nil or blank) on the receiver at `base`, and the
     /// bouquet's name.
@@ -48,7 +48,8 @@ public struct OpenWebifGuide: Sendable {
         let wanted = name.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         guard let chosen = wanted.map({ wanted in bouquets.first { $0[1].caseInsensitiveCompare(wanted) == .orderedSame } }) ?? bouquets.first else {
             let names = bouquets.map { $0[1] }.prefix(20).joined(separator: ", ")
-            throw IngestError(.notFound, wanted.map { "the receiver has no bouquet called \($0); it has \(names)" } ?? "the receiver has no bouquets")
+            throw wanted.map { IngestError(.notFound, saying: "the receiver has no bouquet called {name}; it has {names}", ["name": $0, "names": names]) }
+                ?? IngestError(.notFound, saying: "the receiver has no bouquets")
         }
         let reference = chosen[0].addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? chosen[0]
         return (chosen[1], root + "/api/epgbouquet?bRef=" + reference)
@@ -65,7 +66,7 @@ public struct OpenWebifGuide: Sendable {
         let answer: Events = try await request.json(location)
         // OpenWebif answers one placeholder ("N/A", at 0) where it has nothing.
         let events = answer.events.filter { $0.begin_timestamp > 0 && (1...(31 * 86_400)).contains($0.duration_sec) && !$0.sref.isEmpty }
-        guard answer.result != false else { throw IngestError(.notFound, "the receiver has no such bouquet any more: add it again") }
+        guard answer.result != false else { throw IngestError(.notFound, saying: "the receiver has no such bouquet any more: add it again") }
         var order: [String] = []
         var names: [String: String] = [:]
         for event in events where names[event.sref] == nil {

@@ -31,7 +31,7 @@ public struct FeedProgress: Sendable, Equatable {
     public var programmes: Int
     /// The try this is (1 for the first), and why the one before failed.
     public var attempt = 1
-    public var retryReason: String?
+    public var retryReason: Sentence?
 
     public var fraction: Double? {
         guard let totalBytes, totalBytes > 0 else { return nil }
@@ -78,22 +78,23 @@ struct FeedFetcher: Sendable {
             return .fetched(try await survey(file: path, location: location, localZone: localZone, progress: progress))
         }
         var attempt = 1
-        var reason: String?
+        var reason: Sentence?
         while true {
             do {
                 return try await download(url, location: location, validators: validators, localZone: localZone,
                                           credentials: credentials, attempt: attempt, reason: reason, progress: progress)
             } catch let failure as Retryable {
-                guard attempt <= policy.retries else { throw IngestError(.download, failure.message + Self.gaveUp(attempt)) }
+                guard attempt <= policy.retries else { throw IngestError(.download, Self.gaveUp(failure.sentence, after: attempt)) }
                 var wait = policy.backoff * Double(1 << (attempt - 1)) * Double.random(in: 0.5...1.5)
                 if let asked = failure.retryAfter {
                     guard asked <= policy.longestRetryAfter else {
-                        throw IngestError(.download, failure.message + "; it asked to wait \(asked.components.seconds) s, longer "
-                                          + "than the \(policy.longestRetryAfter.components.seconds) s a refresh waits")
+                        throw IngestError(.download, saying: "{error}; it asked to wait {seconds} s, longer than the {limit} s a refresh waits",
+                                          ["seconds": String(asked.components.seconds),
+                                           "limit": String(policy.longestRetryAfter.components.seconds)], sentences: ["error": failure.sentence])
                     }
                     wait = max(wait, asked)
                 }
-                reason = failure.message
+                reason = failure.sentence
                 progress(FeedProgress(location: location, bytes: 0, totalBytes: nil, programmes: 0, attempt: attempt + 1,
                                       retryReason: reason))
                 try await clock.sleep(for: wait)
@@ -107,17 +108,24 @@ struct FeedFetcher: Sendable {
         bytes < 1 << 20 ? "\(Int((Double(bytes) / 1024).rounded())) KB" : "\(Int((Double(bytes) / 1_048_576).rounded())) MB"
     }
 
-    private static func gaveUp(_ attempts: Int) -> String { attempts == 1 ? "" : " (gave up after \(attempts) tries)" }
+    private static func gaveUp(_ failure: Sentence, after attempts: Int) -> Sentence {
+        attempts == 1 ? failure : Sentence(saying: "{error} (gave up after {count} tries)", ["count": String(attempts)], sentences: ["error": failure])
+    }
 
     /// A failure a later try may not have.
     private struct Retryable: Error {
-        var message: String
+        var sentence: Sentence
         var retryAfter: Duration?
+
+        init(saying text: String, _ values: [String: String], retryAfter: Duration? = nil) {
+            sentence = Sentence(saying: text, values)
+            self.retryAfter = retryAfter
+        }
     }
 
     private func download(_ url: URL, location: String, validators: HTTPValidators?, localZone: TimeZone?,
                           credentials: HTTPCredentials?, attempt: Int,
-                          reason: String?, progress: @escaping @Sendable (FeedProgress) -> Void) async throws -> FetchResult {
+                          reason: Sentence?, progress: @escaping @Sendable (FeedProgress) -> Void) async throws -> FetchResult {
         var headers: [(String, String)] = []
         if let etag = validators?.etag { headers.append(("If-None-Match", etag)) }
         if let lastModified = validators?.lastModified { headers.append(("If-Modified-Since", lastModified)) }
@@ -127,7 +135,7 @@ struct FeedFetcher: Sendable {
             // Credentials answer the server's challenge, once; they are never sent unasked.
             reply = try await transport.send("GET", url, headers: headers, body: nil, answering: credentials)
         } catch let error as UnanswerableChallenge {
-            throw IngestError(.download, "\(location) asks for \(error)")
+            throw IngestError(.download, saying: "{location} asks for {challenge}", ["location": location, "challenge": "\(error)"])
         } catch let error as IngestError {
             throw error
         } catch {
@@ -135,23 +143,28 @@ struct FeedFetcher: Sendable {
         }
         switch reply.status {
         case 401, 403:
-            throw IngestError(.download, "\(location) answered \(reply.status): "
-                              + (credentials == nil ? "it needs a user name and password (the source's page takes them)" : "its user name or password was refused"))
+            let values = ["location": location, "status": String(reply.status)]
+            throw credentials == nil
+                ? IngestError(.download, saying: "{location} answered {status}: it needs a user name and password (the source's page takes them)", values)
+                : IngestError(.download, saying: "{location} answered {status}: its user name or password was refused", values)
         case 200: break
         case 304 where validators.map { !$0.isEmpty } ?? false: return .notModified
         case 429, 503, 500...599:
-            throw Retryable(message: "\(location) answered \(reply.status)\(reply.status == 429 ? " (too many requests)" : "")",
-                            retryAfter: reply.headers["retry-after"].flatMap { HTTPDate.retryAfter($0, now: Date()) })
+            let values = ["location": location, "status": String(reply.status)]
+            let retryAfter = reply.headers["retry-after"].flatMap { HTTPDate.retryAfter($0, now: Date()) }
+            throw reply.status == 429 ? Retryable(saying: "{location} answered {status} (too many requests)", values, retryAfter: retryAfter)
+                                      : Retryable(saying: "{location} answered {status}", values, retryAfter: retryAfter)
         default:
-            throw IngestError(.download, "\(location) answered \(reply.status); nothing was imported")
+            throw IngestError(.download, saying: "{location} answered {status}; nothing was imported", ["location": location, "status": String(reply.status)])
         }
         let total = reply.contentLength
         if let total, total > policy.maximumBytes {
-            throw IngestError(.download, "\(location) is \(Self.size(total)), more than the \(Self.size(policy.maximumBytes)) allowed; not downloaded")
+            throw IngestError(.download, saying: "{location} is {size}, more than the {limit} allowed; not downloaded",
+                              ["location": location, "size": Self.size(total), "limit": Self.size(policy.maximumBytes)])
         }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-feed-\(UUID().uuidString)").path
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw IngestError(.unreadable, "cannot create a temporary file for \(location)")
+            throw IngestError(.unreadable, saying: "cannot create a temporary file for {location}", ["location": location])
         }
         var survey = Survey(location: location, localZone: localZone)
         var state = FeedProgress(location: location, bytes: 0, totalBytes: total, programmes: 0, attempt: attempt, retryReason: reason)
@@ -168,11 +181,13 @@ struct FeedFetcher: Sendable {
                 guard let buffer else { break }
                 state.bytes += Int64(buffer.readableBytes)
                 if state.bytes > policy.maximumBytes {
-                    throw IngestError(.download, "\(location) sent more than the \(Self.size(policy.maximumBytes)) allowed; stopped and discarded")
+                    throw IngestError(.download, saying: "{location} sent more than the {limit} allowed; stopped and discarded",
+                                      ["location": location, "limit": Self.size(policy.maximumBytes)])
                 }
                 if elapsed() > policy.maximumDuration {
-                    throw IngestError(.download, "\(location) took longer than \(policy.maximumDuration.components.seconds) s "
-                                      + "(\(state.bytes) bytes so far); stopped and discarded")
+                    throw IngestError(.download, saying: "{location} took longer than {seconds} s ({bytes} bytes so far); stopped and discarded",
+                                      ["location": location, "seconds": String(policy.maximumDuration.components.seconds),
+                                       "bytes": String(state.bytes)])
                 }
                 try buffer.withUnsafeReadableBytes { raw in
                     try handle.write(contentsOf: raw)
@@ -182,7 +197,8 @@ struct FeedFetcher: Sendable {
                 progress(state)
             }
             if let total, state.bytes < total {
-                throw Retryable(message: "the connection to \(location) broke off at \(state.bytes) of \(total) bytes")
+                throw Retryable(saying: "the connection to {location} broke off at {bytes} of {total} bytes",
+                                ["location": location, "bytes": String(state.bytes), "total": String(total)])
             }
             try survey.finish()
         } catch {
@@ -201,8 +217,8 @@ struct FeedFetcher: Sendable {
                         progress: @escaping @Sendable (FeedProgress) -> Void) async throws -> FetchedFeed {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             let exists = FileManager.default.fileExists(atPath: path)
-            throw IngestError(exists ? .unreadable : .notFound,
-                              exists ? "cannot read \(path): check its permissions" : "no file at \(path): check the path")
+            throw exists ? IngestError(.unreadable, saying: "cannot read {file}: check its permissions", ["file": path])
+                         : IngestError(.notFound, saying: "no file at {file}: check the path", ["file": path])
         }
         defer { try? handle.close() }
         let total = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
@@ -275,29 +291,33 @@ struct FeedFetcher: Sendable {
     /// Sorts a transport error into worth-retrying (timeouts, refused or dropped connections) or not (redirect
     /// loops, bad URLs, TLS failures).
     private static func classify(_ error: any Error, location: String, bytes: Int64?) throws -> any Error {
-        let broke = bytes.map { " after \($0) bytes" } ?? ""
+        var values = ["location": location, "error": "\(error)"]
+        values["bytes"] = bytes.map(String.init)
         if let error = error as? HTTPClientError {
             switch error {
             case .redirectCycleDetected:
-                return IngestError(.download, "\(location) redirects in a loop; nothing was imported")
+                return IngestError(.download, saying: "{location} redirects in a loop; nothing was imported", values)
             case .redirectLimitReached:
-                return IngestError(.download, "\(location) redirects more than 5 times; nothing was imported")
+                return IngestError(.download, saying: "{location} redirects more than 5 times; nothing was imported", values)
             case .readTimeout:
-                return Retryable(message: "\(location) stopped sending\(broke) (read timeout)")
+                return bytes == nil ? Retryable(saying: "{location} stopped sending (read timeout)", values)
+                                    : Retryable(saying: "{location} stopped sending after {bytes} bytes (read timeout)", values)
             case .connectTimeout, .deadlineExceeded:
-                return Retryable(message: "\(location) did not answer in time")
+                return Retryable(saying: "{location} did not answer in time", values)
             case .remoteConnectionClosed:
-                return Retryable(message: "the connection to \(location) broke off\(broke)")
+                return bytes == nil ? Retryable(saying: "the connection to {location} broke off", values)
+                                    : Retryable(saying: "the connection to {location} broke off after {bytes} bytes", values)
             case .invalidURL, .emptyScheme, .emptyHost:
-                return IngestError(.download, "\(location) is not a URL tvguide can fetch: \(error)")
+                return IngestError(.download, saying: "{location} is not a URL tvguide can fetch: {error}", values)
             default:
-                return Retryable(message: "the download of \(location) failed\(broke): \(error)")
+                return bytes == nil ? Retryable(saying: "the download of {location} failed: {error}", values)
+                                    : Retryable(saying: "the download of {location} failed after {bytes} bytes: {error}", values)
             }
         }
         if error is CancellationError { throw error }
         if let error = error as? IngestError { return error }
         // Mid-body, anything else the connection does (an early end, a reset) is a connection breaking off.
-        if bytes != nil { return Retryable(message: "the connection to \(location) broke off\(broke): \(error)") }
-        return Retryable(message: "cannot reach \(location): \(error)")
+        if bytes != nil { return Retryable(saying: "the connection to {location} broke off after {bytes} bytes: {error}", values) }
+        return Retryable(saying: "cannot reach {location}: {error}", values)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 
 /// Live progress of a refresh: per source, its downloads; overall, downloads done of those known.
 public struct RefreshProgress: Sendable, Equatable {
@@ -12,7 +13,7 @@ public struct RefreshProgress: Sendable, Equatable {
         public var feeds: [FeedProgress]
         public var downloadsDone: Int
         public var downloadsTotal: Int
-        public var error: String?
+        public var error: Sentence?
     }
 
     public var sources: [Source]

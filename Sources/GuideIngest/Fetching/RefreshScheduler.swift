@@ -70,7 +70,7 @@ public actor RefreshScheduler {
             // Nothing ran (the store could not list the sources): the announced run ends as failed, not waiting.
             broadcast.publish(RefreshProgress(sources: names.map {
                 RefreshProgress.Source(name: $0.rawValue, phase: .failed, feeds: [], downloadsDone: 0, downloadsTotal: 0,
-                                       error: "\(error)")
+                                       error: Sentence(error))
             }), run: run)
             throw error
         }

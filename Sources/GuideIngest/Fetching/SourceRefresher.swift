@@ -102,7 +102,7 @@ public final class SourceRefresher: Sendable {
         let definition = status.definition
         let name = definition.name
         guard running.withLock({ $0.insert(name).inserted }) else {
-            tracker.update(name.rawValue) { $0.phase = .failed; $0.error = "already being refreshed" }
+            tracker.update(name.rawValue) { $0.phase = .failed; $0.error = Sentence(saying: "already being refreshed") }
             return SourceReport(source: name.rawValue, outcome: .alreadyRunning)
         }
         defer { running.withLock { _ = $0.remove(name) } }
@@ -112,21 +112,21 @@ public final class SourceRefresher: Sendable {
             outcome = try await store.withRefreshClaim(of: name) { () -> Result<SourceReport, Skipped> in
                 let now = try await store.sources().first { $0.definition.name == name }
                 if let attempt = now?.lastAttempt, attempt != status.lastAttempt {
-                    return .failure(Skipped(outcome: .alreadyRunning,
-                                            message: "refreshed by another tvguide instance at \(CivilTime.iso8601(attempt))"))
+                    return .failure(Skipped(outcome: .alreadyRunning, sentence: Sentence(saying: "refreshed by another tvguide instance at {time}",
+                                                                                          ["time": CivilTime.iso8601(attempt)])))
                 }
                 return .success(await refreshClaimed(definition, tracker: tracker))
-            } ?? .failure(Skipped(outcome: .alreadyRunning, message: "being refreshed by another tvguide instance"))
+            } ?? .failure(Skipped(outcome: .alreadyRunning, sentence: Sentence(saying: "being refreshed by another tvguide instance")))
         } catch {
-            outcome = .failure(Skipped(outcome: .failed, message: "\(error)"))
+            outcome = .failure(Skipped(outcome: .failed, sentence: Sentence(error)))
         }
         switch outcome {
         case .success(let report):
             return report
         case .failure(let skipped):
-            tracker.update(name.rawValue) { $0.phase = .failed; $0.error = skipped.message }
+            tracker.update(name.rawValue) { $0.phase = .failed; $0.error = skipped.sentence }
             var report = SourceReport(source: name.rawValue, outcome: skipped.outcome)
-            report.error = skipped.message
+            report.failure = skipped.sentence
             return report
         }
     }
@@ -143,20 +143,22 @@ public final class SourceRefresher: Sendable {
             (report, validators) = try await run(definition, startedAt: startedAt, tracker: tracker)
         } catch where definition.format == .m3u && Self.isUnreadable(error) {
             // The survey read it as what it looked like (a web page reads as bad XMLTV); say what it was meant to be.
-            report.error = "\(error)".contains("not an M3U playlist") ? "\(error)" : "this is not an M3U playlist (\(error))"
+            let failure = Sentence(error)
+            report.failure = failure.description.contains("not an M3U playlist") ? failure
+                : Sentence(saying: "this is not an M3U playlist ({error})", sentences: ["error": failure])
         } catch {
-            report.error = "\(error)"
+            report.failure = Sentence(error)
         }
         report.seconds = elapsed() / .seconds(1)
         let record = RefreshRecord(outcome: RefreshOutcome(rawValue: report.outcome.rawValue) ?? .failed, at: startedAt,
                                    duration: report.seconds, bytes: report.bytes, programmes: report.programmes,
-                                   repairs: report.repairs, error: report.error, validators: validators)
+                                   repairs: report.repairs, failure: report.failure, validators: validators)
         try? await store.recordRefresh(record, of: name)
         // For /metrics (swift-metrics: nothing is kept unless the process bootstrapped a backend).
         let dimensions = [("source", name.rawValue), ("outcome", report.outcome.rawValue)]
         Counter(label: "tvguide_refreshes_total", dimensions: dimensions).increment()
         Timer(label: "tvguide_refresh_duration_seconds", dimensions: dimensions).recordSeconds(report.seconds)
-        let error = report.error
+        let error = report.failure
         tracker.update(name.rawValue) { source in
             source.phase = report.outcome == .imported ? .imported : report.outcome == .unchanged ? .unchanged : .failed
             source.error = error
@@ -171,8 +173,9 @@ public final class SourceRefresher: Sendable {
 
     private struct Skipped: Error {
         var outcome: SourceReport.Outcome
-        var message: String
+        var sentence: Sentence
     }
+
 
     /// The refresh itself: its report, and the validators of the feeds it downloaded whole.
     private func run(_ definition: SourceDefinition, startedAt: Date,
@@ -182,9 +185,10 @@ public final class SourceRefresher: Sendable {
             return try await refreshSchedulesDirect(definition, startedAt: startedAt, tracker: tracker)
         case .grabber:
             return try await importMade(definition, startedAt: startedAt, tracker: tracker) { file in
-                guard let grabbers else { throw IngestError(.download, "this tvguide runs no XMLTV grabbers") }
+                guard let grabbers else { throw IngestError(.download, saying: "this tvguide runs no XMLTV grabbers") }
                 guard let text = try await store.grabberConfiguration(of: definition.name) else {
-                    throw IngestError(.download, "\(definition.location) is not configured yet: an admin configures it on the source's page")
+                    throw IngestError(.download, saying: "{grabber} is not configured yet: an admin configures it on the source's page",
+                                      ["grabber": definition.location])
                 }
                 try await grabbers.grab(grabber: definition.location, for: definition.name, configuration: GrabberConfiguration(text),
                                         days: definition.days, into: file.path)
@@ -218,7 +222,7 @@ public final class SourceRefresher: Sendable {
     private func refreshSchedulesDirect(_ definition: SourceDefinition, startedAt: Date,
                                         tracker: ProgressTracker) async throws -> (SourceReport, [String: HTTPValidators]) {
         guard let connection = schedulesDirect, let client = try await connection.client(store: store, now: now) else {
-            throw IngestError(.download, "Schedules Direct is not signed in: an admin signs in on the source's page")
+            throw IngestError(.download, saying: "Schedules Direct is not signed in: an admin signs in on the source's page")
         }
         let imported = try await store.validators(of: definition.name)[definition.location]?.etag
         let artwork = try await SDConnection.isArtworkChosen(in: store)

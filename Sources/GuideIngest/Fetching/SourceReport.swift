@@ -1,7 +1,8 @@
 import Foundation
+import GuideCore
 
 /// What a refresh of one source did: what `tvguide refresh --json` prints, one object per source.
-public struct SourceReport: Codable, Sendable, Equatable {
+public struct SourceReport: Sendable, Equatable {
     public enum Outcome: String, Codable, Sendable {
         case imported, unchanged, failed
         /// Another refresh of the same source was running; this one did nothing.
@@ -10,7 +11,8 @@ public struct SourceReport: Codable, Sendable, Equatable {
 
     public var source: String
     public var outcome: Outcome
-    public var error: String?
+    /// Why it failed, worded where it is shown.
+    public var failure: Sentence?
     /// Downloads (or files) read, and downloads the server said had not changed.
     public var downloads = 0
     public var notModified = 0
@@ -30,5 +32,32 @@ public struct SourceReport: Codable, Sendable, Equatable {
     public init(source: String, outcome: Outcome) {
         self.source = source
         self.outcome = outcome
+    }
+
+    /// Why it failed, in English (`--json`, the JSON API, logs).
+    public var error: String? { failure?.description }
+}
+
+/// As `refresh --json` and the JSON API write it: the failure in English, under `error`.
+extension SourceReport: Encodable {
+    private enum Key: String, CodingKey {
+        case source, outcome, error, downloads, notModified, bytes, channels, programmes, replaced, hidden, repairs, renamedChannels, seconds
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(source, forKey: .source)
+        try container.encode(outcome, forKey: .outcome)
+        try container.encodeIfPresent(error, forKey: .error)
+        try container.encode(downloads, forKey: .downloads)
+        try container.encode(notModified, forKey: .notModified)
+        try container.encode(bytes, forKey: .bytes)
+        try container.encode(channels, forKey: .channels)
+        try container.encode(programmes, forKey: .programmes)
+        try container.encode(replaced, forKey: .replaced)
+        try container.encode(hidden, forKey: .hidden)
+        try container.encode(repairs, forKey: .repairs)
+        try container.encode(renamedChannels, forKey: .renamedChannels)
+        try container.encode(seconds, forKey: .seconds)
     }
 }

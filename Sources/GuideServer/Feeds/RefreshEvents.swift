@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 import GuideIngest
 import HTTPTypes
 import Hummingbird
@@ -16,8 +17,8 @@ enum RefreshEvents {
     /// Watchers at once: 16 in all, 4 from one client address (a few tabs).
     static func slots() -> OpenSlots { OpenSlots(total: 16, perClient: 4) }
 
-    /// The stream, holding one of `slots` for `client` while it lasts; 429 when none is free.
-    static func response(_ scheduler: RefreshScheduler, slots: OpenSlots, client: String) throws -> Response {
+    /// The stream, holding one of `slots` for `client` while it lasts (its failures in `words`); 429 when none is free.
+    static func response(_ scheduler: RefreshScheduler, slots: OpenSlots, client: String, words: Localizer) throws -> Response {
         guard let hold = slots.hold(client) else {
             throw HTTPError(.tooManyRequests, headers: [.retryAfter: "10"],
                             message: "Too many progress watchers are open; close a tab or try again shortly.")
@@ -34,7 +35,7 @@ enum RefreshEvents {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await progress in scheduler.updates() {
-                        sink.yield(event(progress))
+                        sink.yield(event(progress, words: words))
                         try await clock.sleep(for: spacing)
                     }
                 }
@@ -63,10 +64,10 @@ enum RefreshEvents {
     }
 
     /// One `progress` event.
-    static func event(_ progress: RefreshProgress) -> String {
+    static func event(_ progress: RefreshProgress, words: Localizer) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let json = (try? encoder.encode(ProgressDocument(progress))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let json = (try? encoder.encode(ProgressDocument(progress, words: words))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return "event: progress\ndata: \(json)\n\n"
     }
 }
@@ -99,17 +100,18 @@ struct ProgressDocument: Codable, Sendable, ResponseEncodable {
     var downloadsTotal: Int
     var sources: [Source]
 
-    init(_ progress: RefreshProgress?) {
+    /// Failures and retry reasons in `words`' language (English for the JSON API).
+    init(_ progress: RefreshProgress?, words: Localizer = .english) {
         running = !(progress?.isFinished ?? true)
         downloadsDone = progress?.downloadsDone ?? 0
         downloadsTotal = progress?.downloadsTotal ?? 0
         sources = (progress?.sources ?? []).map { source in
             Source(name: source.name, phase: source.phase.rawValue, downloadsDone: source.downloadsDone,
-                   downloadsTotal: source.downloadsTotal, error: source.error,
+                   downloadsTotal: source.downloadsTotal, error: source.error?.worded(words),
                    feeds: source.feeds.map { feed in
                        Feed(location: feed.location, bytes: feed.bytes, totalBytes: feed.totalBytes,
                             percent: feed.fraction.map { Int($0 * 100) }, programmes: feed.programmes, attempt: feed.attempt,
-                            retryReason: feed.retryReason)
+                            retryReason: feed.retryReason?.worded(words))
                    })
         }
     }

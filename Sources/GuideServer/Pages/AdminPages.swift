@@ -168,7 +168,7 @@ struct AdminPages: Sendable {
                                                                                                              count: summary.issues.total)]))
         } catch {
             return try await adminPage(request, context, message: words("Could not import {location}: {error}. The guide is unchanged.",
-                                                                        ["location": location, "error": String(describing: error)]),
+                                                                        ["location": location, "error": Sentence(error).worded(words)]),
                                        isError: true, status: .unprocessableContent)
         }
     }

@@ -61,7 +61,8 @@ struct BoxPresetPages: Sendable {
         do {
             bouquet = try await OpenWebifGuide(transport: feeds, credentials: credentials).bouquet(at: base, named: form.bouquet)
         } catch let error as IngestError {
-            return try await page(context, message: words("Could not read the receiver's bouquets: {error}", ["error": String(describing: error)]), isError: true, status: .badGateway)
+            return try await page(context, message: words("Could not read the receiver's bouquets: {error}", ["error": error.sentence.worded(words)]),
+                                  isError: true, status: .badGateway)
         } catch {
             return try await page(context, message: words("Could not reach the receiver at {address}: {error}", ["address": base, "error": String(describing: error)]), isError: true, status: .badGateway)
         }

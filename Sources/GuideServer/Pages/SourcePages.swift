@@ -57,7 +57,8 @@ struct SourcePages: Sendable {
         routes.admin.post(.sourceChannels) { request, context in try await saveChannels(request, context) }
         routes.admin.post(.refresh) { request, context in try await refreshNow(request, context) }
         routes.admin.get(.refreshEvents) { request, context in
-            return try RefreshEvents.response(scheduler, slots: refreshWatchers, client: addresses.of(request, peer: context.peer))
+            return try RefreshEvents.response(scheduler, slots: refreshWatchers, client: addresses.of(request, peer: context.peer),
+                                              words: pages.words(context))
         }
         routes.admin.get(.health) { request, context in try await healthPage(request, context) }
     }

@@ -1,0 +1,83 @@
+import Foundation
+
+/// Words for a person, kept as what they mean rather than as one language's text: the English wording (the catalog's
+/// key, said with `saying:`) and its values, worded in the reader's language when shown (a failed refresh is kept, and
+/// read later by an admin in German on the health page, in English in the logs and the JSON API).
+///
+/// A value may be a sentence of its own ("{error} (gave up after {count} tries)"). Words from elsewhere (a server's own
+/// message, an error the system gives) are `verbatim`: shown as they came, in every language.
+public struct Sentence: Hashable, Sendable, CustomStringConvertible {
+    /// The English wording with `{placeholders}`, or the words as they came.
+    public private(set) var text: String
+    public private(set) var values: [String: Sentence]
+    public private(set) var isVerbatim: Bool
+
+    /// A sentence in English with `{placeholders}` from `values` (plain text, such as an address or a count) and
+    /// `sentences` (worded in the reader's language too).
+    public init(saying text: String, _ values: [String: String] = [:], sentences: [String: Sentence] = [:]) {
+        self.text = text
+        self.values = values.mapValues(Sentence.verbatim).merging(sentences) { $1 }
+        isVerbatim = false
+    }
+
+    /// Words as they came: never looked up, never filled.
+    public static func verbatim(_ text: String) -> Sentence {
+        var sentence = Sentence(saying: text)
+        sentence.isVerbatim = true
+        return sentence
+    }
+
+    /// In `words`' language.
+    public func worded(_ words: Localizer) -> String {
+        isVerbatim ? text : words(text, values: values.mapValues { $0.worded(words) })
+    }
+
+    /// In English: logs, the JSON API, `--json`.
+    public var description: String { worded(.english) }
+}
+
+extension Sentence: Codable {
+    private enum Key: String, CodingKey { case text, values, verbatim }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        text = try container.decode(String.self, forKey: .text)
+        values = try container.decodeIfPresent([String: Sentence].self, forKey: .values) ?? [:]
+        isVerbatim = try container.decodeIfPresent(Bool.self, forKey: .verbatim) ?? false
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(text, forKey: .text)
+        if !values.isEmpty { try container.encode(values, forKey: .values) }
+        if isVerbatim { try container.encode(true, forKey: .verbatim) }
+    }
+
+    /// As a store keeps it in a text column: JSON.
+    public var stored: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? text
+    }
+
+    /// What a store kept: a sentence kept as JSON, else (kept before sentences were) the text as it was.
+    public init(stored: String) {
+        if stored.hasPrefix("{"), let sentence = try? JSONDecoder().decode(Sentence.self, from: Data(stored.utf8)) {
+            self = sentence
+        } else {
+            self = .verbatim(stored)
+        }
+    }
+}
+
+/// An error that says what went wrong as a ``Sentence``, worded in the reader's language where it is shown.
+public protocol WordedError: Error {
+    var sentence: Sentence { get }
+}
+
+extension Sentence {
+    /// What `error` says: its sentence when it is a ``WordedError``, else its own words as they came.
+    public init(_ error: any Error) {
+        self = (error as? any WordedError)?.sentence ?? .verbatim(String(describing: error))
+    }
+}
