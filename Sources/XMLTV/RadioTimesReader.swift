@@ -28,7 +28,7 @@ public struct RadioTimesReader {
         }
         pending.removeSubrange(0..<start)
         if pending.count > 1 << 20 {
-            throw XMLTVError(.tooLarge, "a line of over 1 MB: this is not a Radio Times feed", line: line + 1)
+            throw XMLTVError(.tooLarge, saying: "a line of over 1 MB: this is not a Radio Times feed", line: line + 1)
         }
     }
 
@@ -40,7 +40,7 @@ public struct RadioTimesReader {
         if !pending.isEmpty { try readLine(pending[...], emit) }
         pending.removeAll()
         if !sentChannel {
-            throw XMLTVError(.notXMLTV, "no programme lines: this is not a Radio Times feed")
+            throw XMLTVError(.notXMLTV, saying: "no programme lines: this is not a Radio Times feed")
         }
     }
 

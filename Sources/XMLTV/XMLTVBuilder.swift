@@ -37,10 +37,14 @@ struct XMLTVBuilder {
         text.reserveCapacity(4096)
     }
 
-    var openElementDescription: String? {
+    /// What a document that ends now ends inside, if anything.
+    var openElementEnding: Sentence? {
         guard let frame = stack.last else { return nil }
-        if programme != nil { return "a <programme> starting on line \(programmeLine)" }
-        return frame.name == .other ? "an open element" : "<\(frame.name)>"
+        if programme != nil {
+            return Sentence(saying: "the file ends inside a <programme> starting on line {line}; it looks cut short", ["line": String(programmeLine)])
+        }
+        return frame.name == .other ? Sentence(saying: "the file ends inside an open element; it looks cut short")
+                                    : Sentence(saying: "the file ends inside <{element}>; it looks cut short", ["element": "\(frame.name)"])
     }
 
     mutating func flushEntityIssues() {
@@ -62,7 +66,7 @@ struct XMLTVBuilder {
         guard skipDepth == 0 else { return }
         if stack.isEmpty {
             if p[range].contains(where: { !XMLText.isSpace($0) }) {
-                throw XMLTVError(.malformed, hasClosedRoot ? "text after the closing </tv>" : "text before the <tv> element")
+                throw hasClosedRoot ? XMLTVError(.malformed, saying: "text after the closing </tv>") : XMLTVError(.malformed, saying: "text before the <tv> element")
             }
             return
         }
@@ -82,7 +86,8 @@ struct XMLTVBuilder {
         let name = ElementName.named(hash)
         let parent = stack.last?.name
         guard stack.count < Self.maximumDepth else {
-            throw XMLTVError(.tooLarge, "elements nested more than \(Self.maximumDepth) deep; XMLTV needs 5, so the file is broken or hostile")
+            throw XMLTVError(.tooLarge, saying: "elements nested more than {depth} deep; XMLTV needs 5, so the file is broken or hostile",
+                             ["depth": String(Self.maximumDepth)])
         }
         stack.append(Frame(hash: hash, name: name))
         if skipDepth > 0 {
@@ -90,9 +95,10 @@ struct XMLTVBuilder {
             return
         }
         guard let parent else {
-            if hasClosedRoot { throw XMLTVError(.malformed, "a second root element after </tv>") }
+            if hasClosedRoot { throw XMLTVError(.malformed, saying: "a second root element after </tv>") }
             guard name == .tv else {
-                throw XMLTVError(.notXMLTV, "the root element is <\(String(decoding: p[nameRange], as: UTF8.self))>, not <tv>: this is not an XMLTV file")
+                throw XMLTVError(.notXMLTV, saying: "the root element is <{element}>, not <tv>: this is not an XMLTV file",
+                                 ["element": String(decoding: p[nameRange], as: UTF8.self)])
             }
             hasSeenRoot = true
             return
@@ -164,11 +170,13 @@ struct XMLTVBuilder {
     mutating func endElement(_ p: UnsafeBufferPointer<UInt8>, _ nameRange: Range<Int>) throws -> XMLTVItem? {
         let hash = ElementName.hash(p, nameRange)
         guard let frame = stack.popLast() else {
-            throw XMLTVError(.malformed, "end tag </\(String(decoding: p[nameRange], as: UTF8.self))> without a start tag")
+            throw XMLTVError(.malformed, saying: "end tag </{element}> without a start tag", ["element": String(decoding: p[nameRange], as: UTF8.self)])
         }
         guard frame.hash == hash else {
-            let open = frame.name == .other ? "another element" : "<\(frame.name)>"
-            throw XMLTVError(.malformed, "end tag </\(String(decoding: p[nameRange], as: UTF8.self))> does not match the open \(open)")
+            let element = String(decoding: p[nameRange], as: UTF8.self)
+            throw frame.name == .other
+                ? XMLTVError(.malformed, saying: "end tag </{element}> does not match the open element", ["element": element])
+                : XMLTVError(.malformed, saying: "end tag </{element}> does not match the open <{open}>", ["element": element, "open": "\(frame.name)"])
         }
         if skipDepth > 0 {
             skipDepth -= 1

@@ -1,5 +1,7 @@
+import GuideCore
+
 /// Why a listings file could not be read at all; thrown before anything is stored.
-public struct XMLTVError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct XMLTVError: WordedError, Hashable, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable {
         case malformed
         case unsupportedEncoding
@@ -9,22 +11,35 @@ public struct XMLTVError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var code: Code
-    public var message: String
+    /// What is wrong, without its place in the file.
+    public var said: Sentence
     public var line: Int?
     public var column: Int?
 
-    public init(_ code: Code, _ message: String, line: Int? = nil, column: Int? = nil) {
+    /// In English with `{placeholders}`, worded in the reader's language when shown.
+    public init(_ code: Code, saying text: String, _ values: [String: String] = [:], line: Int? = nil, column: Int? = nil) {
+        self.init(code, Sentence(saying: text, values), line: line, column: column)
+    }
+
+    public init(_ code: Code, _ said: Sentence, line: Int? = nil, column: Int? = nil) {
         self.code = code
-        self.message = message
+        self.said = said
         self.line = line
         self.column = column
     }
 
-    public var description: String {
+    /// What is wrong, in English.
+    public var message: String { said.description }
+
+    /// What is wrong and where.
+    public var sentence: Sentence {
         switch (line, column) {
-        case let (line?, column?): "line \(line), column \(column): \(message)"
-        case let (line?, nil): "line \(line): \(message)"
-        default: message
+        case let (line?, column?): Sentence(saying: "line {line}, column {column}: {message}", ["line": String(line), "column": String(column)],
+                                            sentences: ["message": said])
+        case let (line?, nil): Sentence(saying: "line {line}: {message}", ["line": String(line)], sentences: ["message": said])
+        default: said
         }
     }
+
+    public var description: String { sentence.description }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 
 /// Lines and columns for error messages: counted lazily, forward from the last offset asked about.
 extension XMLTVReader {
@@ -40,12 +41,22 @@ extension XMLTVReader {
         return (line, columnBase + offset)
     }
 
-    func error(_ code: XMLTVError.Code, _ message: String, at offset: Int, _ p: UnsafeBufferPointer<UInt8>) -> XMLTVError {
+    func error(_ code: XMLTVError.Code, _ said: Sentence, at offset: Int, _ p: UnsafeBufferPointer<UInt8>) -> XMLTVError {
         let (line, column) = location(min(offset, p.count), p)
-        return XMLTVError(code, message, line: line, column: column)
+        return XMLTVError(code, said, line: line, column: column)
     }
 
-    func error(_ code: XMLTVError.Code, _ message: String, at offset: Int, in bytes: [UInt8]? = nil) -> XMLTVError {
-        (bytes ?? buffer).withUnsafeBufferPointer { error(code, message, at: offset, $0) }
+    func error(_ code: XMLTVError.Code, saying text: String, _ values: [String: String] = [:], at offset: Int,
+               _ p: UnsafeBufferPointer<UInt8>) -> XMLTVError {
+        error(code, Sentence(saying: text, values), at: offset, p)
+    }
+
+    func error(_ code: XMLTVError.Code, saying text: String, _ values: [String: String] = [:], at offset: Int,
+               in bytes: [UInt8]? = nil) -> XMLTVError {
+        error(code, Sentence(saying: text, values), at: offset, in: bytes)
+    }
+
+    func error(_ code: XMLTVError.Code, _ said: Sentence, at offset: Int, in bytes: [UInt8]? = nil) -> XMLTVError {
+        (bytes ?? buffer).withUnsafeBufferPointer { error(code, said, at: offset, $0) }
     }
 }

@@ -74,11 +74,11 @@ public struct XMLTVReader {
     public mutating func finish(_ emit: (XMLTVItem) throws -> Void) throws {
         if !hasReadPrologue { _ = try readPrologue(final: true) }
         try scan(final: true, emit)
-        if let open = builder.openElementDescription {
-            throw error(.truncated, "the file ends inside \(open); it looks cut short", at: buffer.count)
+        if let open = builder.openElementEnding {
+            throw error(.truncated, open, at: buffer.count)
         }
         if !builder.hasSeenRoot {
-            throw XMLTVError(.notXMLTV, "no <tv> element: this is not an XMLTV file")
+            throw XMLTVError(.notXMLTV, saying: "no <tv> element: this is not an XMLTV file")
         }
         builder.flushEntityIssues()
     }
@@ -104,7 +104,7 @@ public struct XMLTVReader {
     /// Handles a BOM and the XML declaration's encoding. Returns false while more bytes are needed to decide.
     private mutating func readPrologue(final: Bool) throws -> Bool {
         if buffer.count >= 2, (buffer[0] == 0xFE && buffer[1] == 0xFF) || (buffer[0] == 0xFF && buffer[1] == 0xFE) {
-            throw XMLTVError(.unsupportedEncoding, "the file is UTF-16; convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)")
+            throw XMLTVError(.unsupportedEncoding, saying: "the file is UTF-16; convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)")
         }
         if buffer.count < 3 && !final { return false }
         if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { buffer.removeFirst(3) }
@@ -113,14 +113,14 @@ public struct XMLTVReader {
         if buffer.starts(with: declarationStart) {
             guard let close = find([0x3F, 0x3E], in: buffer, from: 0, limit: 1024) else {
                 if !final && buffer.count < 1024 { return false }
-                throw error(.malformed, "the XML declaration is not closed with '?>'", at: 0)
+                throw error(.malformed, saying: "the XML declaration is not closed with '?>'", at: 0)
             }
             let declaration = String(decoding: buffer[0..<close], as: UTF8.self)
             if let name = Self.declaredEncoding(declaration) {
                 guard let declared = TextEncoding(declared: name) else {
                     throw XMLTVError(.unsupportedEncoding,
-                                     "the file declares encoding \"\(name)\", which tvguide does not read; convert it to UTF-8 (iconv -f \(name) -t UTF-8)",
-                                     line: 1)
+                                     saying: "the file declares encoding \"{name}\", which tvguide does not read; convert it to UTF-8 (iconv -f {name} -t UTF-8)",
+                                     ["name": name], line: 1)
                 }
                 encoding = declared
             }
@@ -169,7 +169,8 @@ public struct XMLTVReader {
             position = 0
         }
         if bytes.count > maximumTokenBytes {
-            throw error(.tooLarge, "a single tag or text is over \(maximumTokenBytes >> 20) MB; the file is broken or hostile", at: 0, in: bytes)
+            throw error(.tooLarge, saying: "a single tag or text is over {megabytes} MB; the file is broken or hostile",
+                        ["megabytes": String(maximumTokenBytes >> 20)], at: 0, in: bytes)
         }
     }
 
@@ -193,13 +194,13 @@ public struct XMLTVReader {
                 continue
             }
             guard index + 1 < end else {
-                if final { throw error(.truncated, "the file ends inside a tag", at: index, p) }
+                if final { throw error(.truncated, saying: "the file ends inside a tag", at: index, p) }
                 return
             }
             switch p[index + 1] {
             case 0x2F:  // '</'
                 guard let close = firstIndex(of: 0x3E, p, from: index + 2) else {
-                    if final { throw error(.truncated, "the file ends inside an end tag", at: index, p) }
+                    if final { throw error(.truncated, saying: "the file ends inside an end tag", at: index, p) }
                     return
                 }
                 var nameEnd = close
@@ -214,7 +215,7 @@ public struct XMLTVReader {
                 index = next
             case 0x3F:  // '<?'
                 guard let close = firstIndex(of: [0x3F, 0x3E], p, from: index + 2) else {
-                    if final { throw error(.truncated, "the file ends inside a processing instruction", at: index, p) }
+                    if final { throw error(.truncated, saying: "the file ends inside a processing instruction", at: index, p) }
                     return
                 }
                 index = close + 2
@@ -234,18 +235,18 @@ public struct XMLTVReader {
         while index < end, !XMLText.isSpace(p[index]), p[index] != 0x3E, p[index] != 0x2F { index += 1 }
         let nameRange = nameStart..<index
         guard !nameRange.isEmpty || index >= end else {
-            throw error(.malformed, "'<' is not followed by an element name (write &lt; for a literal '<')", at: start, p)
+            throw error(.malformed, saying: "'<' is not followed by an element name (write &lt; for a literal '<')", at: start, p)
         }
         attributeRanges.removeAll(keepingCapacity: true)
         while true {
             while index < end, XMLText.isSpace(p[index]) { index += 1 }
-            guard index < end else { return try incomplete(final, "a start tag", start, p) }
+            guard index < end else { return try incomplete(final, Sentence(saying: "the file ends inside a start tag"), start, p) }
             let byte = p[index]
             if byte == 0x3E || byte == 0x2F {
                 var selfClosing = false
                 if byte == 0x2F {
-                    guard index + 1 < end else { return try incomplete(final, "a start tag", start, p) }
-                    guard p[index + 1] == 0x3E else { throw error(.malformed, "expected '>' after '/' in a tag", at: index, p) }
+                    guard index + 1 < end else { return try incomplete(final, Sentence(saying: "the file ends inside a start tag"), start, p) }
+                    guard p[index + 1] == 0x3E else { throw error(.malformed, saying: "expected '>' after '/' in a tag", at: index, p) }
                     selfClosing = true
                     index += 1
                 }
@@ -261,19 +262,20 @@ public struct XMLTVReader {
             while index < end, p[index] != 0x3D, p[index] != 0x3E, !XMLText.isSpace(p[index]) { index += 1 }
             let attributeName = attributeNameStart..<index
             while index < end, XMLText.isSpace(p[index]) { index += 1 }
-            guard index < end else { return try incomplete(final, "a start tag", start, p) }
+            guard index < end else { return try incomplete(final, Sentence(saying: "the file ends inside a start tag"), start, p) }
             guard p[index] == 0x3D, !attributeName.isEmpty else {
-                throw error(.malformed, "attribute without a value in <\(String(decoding: p[nameRange], as: UTF8.self))>", at: attributeNameStart, p)
+                throw error(.malformed, saying: "attribute without a value in <{element}>", ["element": String(decoding: p[nameRange], as: UTF8.self)],
+                            at: attributeNameStart, p)
             }
             index += 1
             while index < end, XMLText.isSpace(p[index]) { index += 1 }
-            guard index < end else { return try incomplete(final, "a start tag", start, p) }
+            guard index < end else { return try incomplete(final, Sentence(saying: "the file ends inside a start tag"), start, p) }
             let quote = p[index]
             guard quote == 0x22 || quote == 0x27 else {
-                throw error(.malformed, "attribute value is not in quotes", at: index, p)
+                throw error(.malformed, saying: "attribute value is not in quotes", at: index, p)
             }
             guard let close = firstIndex(of: quote, p, from: index + 1) else {
-                return try incomplete(final, "an attribute value", start, p)
+                return try incomplete(final, Sentence(saying: "the file ends inside an attribute value"), start, p)
             }
             try checkTagSize(from: start, to: close, p)
             attributeRanges.append((attributeName, (index + 1)..<close))
@@ -285,13 +287,13 @@ public struct XMLTVReader {
     private mutating func skipMarkup(_ p: UnsafeBufferPointer<UInt8>, from start: Int, final: Bool) throws -> Int? {
         if hasPrefix(p, start, "<!--") {
             guard let close = firstIndex(of: [0x2D, 0x2D, 0x3E], p, from: start + 4) else {
-                return try incomplete(final, "a comment", start, p)
+                return try incomplete(final, Sentence(saying: "the file ends inside a comment"), start, p)
             }
             return close + 3
         }
         if hasPrefix(p, start, "<![CDATA[") {
             guard let close = firstIndex(of: [0x5D, 0x5D, 0x3E], p, from: start + 9) else {
-                return try incomplete(final, "a CDATA section", start, p)
+                return try incomplete(final, Sentence(saying: "the file ends inside a CDATA section"), start, p)
             }
             try located(start, p) { try $0.cdata(p, (start + 9)..<close) }
             return close + 3
@@ -321,14 +323,15 @@ public struct XMLTVReader {
                 }
                 index += 1
             }
-            return try incomplete(final, "the DOCTYPE", start, p)
+            return try incomplete(final, Sentence(saying: "the file ends inside the DOCTYPE"), start, p)
         }
         if p.count - start < 9 && !final { return nil }
-        throw error(.malformed, "unknown markup after '<!'", at: start, p)
+        throw error(.malformed, saying: "unknown markup after '<!'", at: start, p)
     }
 
-    private func incomplete(_ final: Bool, _ what: String, _ start: Int, _ p: UnsafeBufferPointer<UInt8>) throws -> Int? {
-        if final { throw error(.truncated, "the file ends inside \(what)", at: start, p) }
+    /// nil while more may come; at the end, `ending` (the file ends inside ...).
+    private func incomplete(_ final: Bool, _ ending: Sentence, _ start: Int, _ p: UnsafeBufferPointer<UInt8>) throws -> Int? {
+        if final { throw error(.truncated, ending, at: start, p) }
         try checkTagSize(from: start, to: p.count, p)
         return nil
     }
@@ -336,8 +339,8 @@ public struct XMLTVReader {
     /// Refuses a start tag longer than ``maximumTagBytes``, whether it is complete or still arriving.
     private func checkTagSize(from start: Int, to end: Int, _ p: UnsafeBufferPointer<UInt8>) throws {
         if end - start > maximumTagBytes {
-            throw error(.tooLarge, "a start tag is over \(maximumTagBytes >> 10) KB (an attribute value that long is broken or hostile)",
-                        at: start, p)
+            throw error(.tooLarge, saying: "a start tag is over {kilobytes} KB (an attribute value that long is broken or hostile)",
+                        ["kilobytes": String(maximumTagBytes >> 10)], at: start, p)
         }
     }
 

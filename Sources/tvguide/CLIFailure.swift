@@ -34,7 +34,7 @@ struct CLIFailure: Error, CustomStringConvertible {
         // The readers' and fetchers' own messages are English; what tvguide adds to them is the terminal's.
         switch error {
         case let error as XMLTVError:
-            return prefix + words("{error}. Nothing was changed in the guide.", ["error": error.description])
+            return prefix + words("{error}. Nothing was changed in the guide.", ["error": error.sentence.worded(words)])
         case let error as IngestError:
             return prefix + words("{error}. Nothing was changed in the guide.", ["error": error.sentence.worded(words)])
         case let error as StoreError where error.code == .corrupt:

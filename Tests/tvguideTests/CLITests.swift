@@ -143,6 +143,13 @@ struct CLI {
         let refused = try await cli.run("sources", "add", "other", "other.xml", "--days", "99")
         #expect(refused.status != 0 && refused.stderr.contains("--days: eine ganze Zahl von 1 bis 30, nicht \"99\""), "\(refused.stderr)")
         #expect(try await cli.run("health").stdout.contains("feed: nie aktualisiert"))
+        // A file that cannot be read says where and what in German; the reader's place and the element stay as written.
+        let cut = FileManager.default.temporaryDirectory.appendingPathComponent("cut-\(UUID().uuidString).xml").path
+        defer { try? FileManager.default.removeItem(atPath: cut) }  // Test scratch file.
+        try Data("<tv>\n<programme channel=\"a\" start=\"20110310200000 +0000\">".utf8).write(to: URL(fileURLWithPath: cut))
+        let broken = try await cli.run("import", cut)
+        #expect(broken.status != 0 && broken.stderr.contains("innerhalb eines <programme>, das in Zeile 2 beginnt; sie sieht abgeschnitten aus. "
+                                                             + "Am Guide wurde nichts geändert."), "\(broken.stderr)")
         // Help: the command's and its options' words (argument-parser's own headings stay English).
         let help = try await cli.run("sources", "add", "--help").stdout
         #expect(help.hasPrefix("OVERVIEW: Eine Quelle hinzufügen.") && help.contains("Alle so vielen Stunden aktualisieren (Standard 12)."),
