@@ -40,9 +40,8 @@ struct XMLTVBuilder {
     /// What a document that ends now ends inside, if anything.
     var openElementEnding: Sentence? {
         guard let frame = stack.last else { return nil }
-        if programme != nil {
-            return Sentence(saying: "the file ends inside a <programme> starting on line {line}; it looks cut short", ["line": String(programmeLine)])
-        }
+        guard programme == nil else { return Sentence(saying: "the file ends inside a <programme> starting on line {line}; it looks cut short",
+                                                      ["line": String(programmeLine)]) }
         return frame.name == .other ? Sentence(saying: "the file ends inside an open element; it looks cut short")
                                     : Sentence(saying: "the file ends inside <{element}>; it looks cut short", ["element": "\(frame.name)"])
     }
