@@ -52,8 +52,8 @@ public struct FieldError: Error, Sendable {
         case tooMany(count: Int, limit: Int)
         /// Not one of `choices`.
         case oneOf(choices: [String], got: String)
-        /// A sentence of its own: its English wording (the catalog's key, given as `saying:`) and its `{placeholders}`.
-        case sentence(String, [String: String])
+        /// A sentence of its own.
+        case sentence(Sentence)
 
         /// Not a whole number in `range` (of any integer type); `got` nil when absent.
         public static func wholeNumber<T: FixedWidthInteger>(_ range: ClosedRange<T>, got: String?) -> Problem {
@@ -73,7 +73,7 @@ public struct FieldError: Error, Sendable {
 
     /// A problem said in a sentence of its own, `saying` in English with `{placeholders}` from `values`.
     public init(name: String, saying: String, _ values: [String: String] = [:]) {
-        self.init(name: name, problem: .sentence(saying, values))
+        self.init(name: name, problem: .sentence(Sentence(saying: saying, values)))
     }
 
     /// In English, for the JSON API and the terminal.
@@ -104,8 +104,8 @@ public struct FieldError: Error, Sendable {
         case let .oneOf(choices, got):
             return words("{field} takes one of {choices}, not \"{value}\"",
                          ["field": field, "choices": choices.joined(separator: ", "), "value": Self.quoted(got)])
-        case let .sentence(text, values):
-            return words(text, values: values)
+        case let .sentence(sentence):
+            return sentence.worded(words)
         }
     }
 

@@ -170,7 +170,7 @@ public struct ImportSummary: Sendable {
 }
 
 /// Why the store could not do what was asked.
-public struct StoreError: Error, Sendable, CustomStringConvertible {
+public struct StoreError: WordedError, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         case cannotOpen
         case corrupt
@@ -184,26 +184,24 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     }
 
     public var code: Code
-    /// The English wording: the catalog's key when it was said with `saying:`, its `{placeholders}` filled from `values`.
-    public var text: String
-    public var values: [String: String]
+    public var sentence: Sentence
 
     /// A message that is not translated (a database's own words).
     public init(_ code: Code, _ message: String) {
-        (self.code, text, values) = (code, message, [:])
+        (self.code, sentence) = (code, .verbatim(message))
     }
 
     /// A message for whoever asked, in English with `{placeholders}`, worded in their language when shown.
     public init(_ code: Code, saying: String, _ values: [String: String] = [:]) {
-        (self.code, text, self.values) = (code, saying, values)
+        (self.code, sentence) = (code, Sentence(saying: saying, values))
     }
 
     /// In English: logs, the JSON API.
-    public var message: String { message(.english) }
+    public var message: String { sentence.description }
 
     /// In `words`' language.
     public func message(_ words: Localizer) -> String {
-        words(text, values: values)
+        sentence.worded(words)
     }
 
     public var description: String { message }
