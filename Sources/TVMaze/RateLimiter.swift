@@ -7,9 +7,8 @@ import GuideCore
 public actor RateLimiter {
     public let limit: Int
     public let window: Duration
-    private let clock: any Clock<Duration>
-    /// Time since the limiter was made, on `clock`: what slots are measured in.
-    private let elapsed: @Sendable () -> Duration
+    /// Time since the limiter was made, on its clock: what slots are measured in.
+    private let stopwatch: Stopwatch
     /// The slots handed out that still count, ascending (they never decrease).
     private var granted: [Duration] = []
 
@@ -17,8 +16,7 @@ public actor RateLimiter {
     public init(limit: Int = 20, per window: Duration = .seconds(10), clock: any Clock<Duration> = ContinuousClock()) {
         self.limit = max(1, limit)
         self.window = window
-        self.clock = clock
-        elapsed = stopwatch(on: clock)
+        stopwatch = Stopwatch(on: clock)
     }
 
     /// A slot further off than the caller would wait: it was not taken.
@@ -32,7 +30,7 @@ public actor RateLimiter {
     /// stay bounded (`limit` for each `window` of `longest`).
     @discardableResult
     public func acquire(waitingAtMost longest: Duration? = nil) async throws -> Duration {
-        let now = elapsed()
+        let now = stopwatch.elapsed()
         granted.removeAll { $0 <= now - window }
         var slot = now
         if granted.count >= limit {
@@ -43,7 +41,7 @@ public actor RateLimiter {
             throw Busy(retryAfter: Int((slot - now).components.seconds) + 1)
         }
         granted.append(slot)
-        if slot > now { try await clock.sleep(for: slot - now) }
+        if slot > now { try await stopwatch.sleep(untilElapsed: slot) }
         return slot
     }
 }

@@ -73,9 +73,9 @@ extension TVMazeClient {
     /// One GET through the limiter, retried on 429, 5xx and dropped connections, within the policy's deadline.
     func download(_ key: String) async throws -> CachedResponse {
         guard let deadline = policy.deadline else { return try await tries(key, within: nil) }
-        let elapsed = stopwatch(on: clock)
+        let stopwatch = Stopwatch(on: clock)
         return try await withThrowingTaskGroup(of: CachedResponse.self) { group in
-            group.addTask { try await self.tries(key, within: { deadline - elapsed() }) }
+            group.addTask { try await self.tries(key, within: { deadline - stopwatch.elapsed() }) }
             group.addTask {
                 try await self.clock.sleep(for: deadline)
                 throw TVMazeError.busy(retryAfter: 10)

@@ -41,16 +41,22 @@ class LivingRoomTests(OwnServer, Forms, unittest.TestCase):
         # The grid: other genres dimmed, in the rows the server drew and in those the script fetches while scrolling.
         driver.get(self.server.url("/?day=%s&zoom=180&genre=film" % DAY))
         WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.querySelectorAll('#rows .row:not(.loading) .p').length > 50"))
+        read_cells = """
+            return Array.from(document.querySelectorAll('#rows .p')).map(function (c) {
+              return [c.classList.contains('g-film'), c.classList.contains('dim'), Number(c.closest('.row').dataset.index)]; });"""
+        drawn = driver.execute_script(read_cells)
+        # Scrolled far down, the script drops the rows it drew first and fetches the rows around the view; read them
+        # once none is still loading.
         driver.execute_script("document.getElementById('grid-scroll').scrollTop = 4000")
         WebDriverWait(driver, 20).until(lambda d: d.execute_script(
-            "return Array.from(document.querySelectorAll('#rows .row:not(.loading)')).some(function (r) {"
-            " return Number(r.dataset.index) > 70 && r.querySelector('.p'); })"))
-        cells = driver.execute_script("""
-            return Array.from(document.querySelectorAll('#rows .p')).map(function (c) {
-              return [c.classList.contains('g-film'), c.classList.contains('dim'), Number(c.closest('.row').dataset.index)]; });""")
-        self.assertTrue(any(index > 60 for _, _, index in cells))
-        self.assertTrue(all(film != dimmed for film, dimmed, _ in cells))
-        self.assertTrue(any(film for film, _, _ in cells))
+            "var rows = Array.from(document.querySelectorAll('#rows .row'));"
+            " return !rows.some(function (r) { return r.classList.contains('loading'); })"
+            " && rows.some(function (r) { return Number(r.dataset.index) > 70 && r.querySelector('.p'); })"))
+        fetched = driver.execute_script(read_cells)
+        self.assertTrue(any(index > 60 for _, _, index in fetched))
+        for cells in (drawn, fetched):
+            self.assertTrue(any(film for film, _, _ in cells))
+            self.assertTrue(all(film != dimmed for film, dimmed, _ in cells))
 
     def test_a_playlist_numbers_the_channels_and_watch_opens_the_stream(self):
         driver = self.driver

@@ -129,7 +129,7 @@ struct FeedFetcher: Sendable {
         var headers: [(String, String)] = []
         if let etag = validators?.etag { headers.append(("If-None-Match", etag)) }
         if let lastModified = validators?.lastModified { headers.append(("If-Modified-Since", lastModified)) }
-        let elapsed = stopwatch(on: clock)
+        let stopwatch = Stopwatch(on: clock)
         var reply: HTTPReply
         do {
             // Credentials answer the server's challenge, once; they are never sent unasked.
@@ -184,7 +184,7 @@ struct FeedFetcher: Sendable {
                     throw IngestError(.download, saying: "{location} sent more than the {limit} allowed; stopped and discarded",
                                       ["location": location, "limit": Self.size(policy.maximumBytes)])
                 }
-                if elapsed() > policy.maximumDuration {
+                if stopwatch.elapsed() > policy.maximumDuration {
                     throw IngestError(.download, saying: "{location} took longer than {seconds} s ({bytes} bytes so far); stopped and discarded",
                                       ["location": location, "seconds": String(policy.maximumDuration.components.seconds),
                                        "bytes": String(state.bytes)])

@@ -134,7 +134,7 @@ public final class SourceRefresher: Sendable {
     /// Refreshes a source this instance holds the claim on.
     private func refreshClaimed(_ definition: SourceDefinition, tracker: ProgressTracker) async -> SourceReport {
         let name = definition.name
-        let elapsed = stopwatch(on: clock)
+        let stopwatch = Stopwatch(on: clock)
         let startedAt = now()
         var report = SourceReport(source: name.rawValue, outcome: .failed)
         var validators: [String: HTTPValidators] = [:]
@@ -149,7 +149,7 @@ public final class SourceRefresher: Sendable {
         } catch {
             report.failure = Sentence(error)
         }
-        report.seconds = elapsed() / .seconds(1)
+        report.seconds = stopwatch.elapsed() / .seconds(1)
         let record = RefreshRecord(outcome: RefreshOutcome(rawValue: report.outcome.rawValue) ?? .failed, at: startedAt,
                                    duration: report.seconds, bytes: report.bytes, programmes: report.programmes,
                                    repairs: report.repairs, failure: report.failure, validators: validators)
