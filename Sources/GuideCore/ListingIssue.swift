@@ -3,7 +3,7 @@ import Foundation
 /// Something an import found wrong with its input, and what it did about it.
 ///
 /// Nothing is dropped silently: every skipped or repaired programme leaves one of these in the import report.
-public struct ListingIssue: Hashable, Codable, Sendable {
+public struct ListingIssue: Hashable, Encodable, Sendable {
     public enum Kind: String, Hashable, Codable, Sendable, CaseIterable {
         /// No stop time: the next programme's start on the same channel was used.
         case stopFromNextStart = "stop-from-next-start"
@@ -37,16 +37,29 @@ public struct ListingIssue: Hashable, Codable, Sendable {
     public var channel: ChannelID?
     public var start: Date?
     public var title: String?
-    /// A sentence for the user.
-    public var message: String
+    /// What was wrong and what was done about it, worded in the reader's language (`tvguide import`); in English in
+    /// `--json`.
+    public var message: Sentence
 
-    public init(kind: Kind, line: Int? = nil, channel: ChannelID? = nil, start: Date? = nil, title: String? = nil, message: String) {
+    public init(kind: Kind, line: Int? = nil, channel: ChannelID? = nil, start: Date? = nil, title: String? = nil, message: Sentence) {
         self.kind = kind
         self.line = line
         self.channel = channel
         self.start = start
         self.title = title
         self.message = message
+    }
+
+    private enum Key: String, CodingKey { case kind, line, channel, start, title, message }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encodeIfPresent(line, forKey: .line)
+        try container.encodeIfPresent(channel, forKey: .channel)
+        try container.encodeIfPresent(start, forKey: .start)
+        try container.encodeIfPresent(title, forKey: .title)
+        try container.encode(message.description, forKey: .message)
     }
 }
 

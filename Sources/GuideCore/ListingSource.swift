@@ -101,36 +101,42 @@ public struct SourceDefinition: Codable, Hashable, Sendable {
     }
 
     /// Why the definition cannot work, or nil. Checked before it is stored.
-    public var problem: String? {
-        if name.rawValue.isEmpty || name.rawValue.count > 100 { return "a source's name has 1 to 100 characters" }
-        if location.isEmpty { return "\(name) has no URL or path" }
+    public var problem: Sentence? {
+        let source = ["source": name.rawValue]
+        if name.rawValue.isEmpty || name.rawValue.count > 100 { return Sentence(saying: "a source's name has 1 to 100 characters") }
+        if location.isEmpty { return Sentence(saying: "{source} has no URL or path", source) }
         if let scheme = URL(string: location)?.scheme?.lowercased(), location.contains("://"),
            !["http", "https", "file"].contains(scheme) {
-            return "\(name): only http, https and file locations can be fetched, not \(scheme)"
+            return Sentence(saying: "{source}: only http, https and file locations can be fetched, not {scheme}", source.merging(["scheme": scheme]) { $1 })
         }
-        if !Self.priorityRange.contains(priority) { return "\(name): the priority is \(Bounded.describe(Self.priorityRange))" }
-        if !Self.refreshIntervalRange.contains(refreshInterval) { return "\(name): refresh every 5 minutes to once a year" }
-        if !Self.timeShiftRange.contains(timeShift) { return "\(name): a time shift of more than 48 hours is not a time shift" }
-        if let localZone, TimeZone(identifier: localZone) == nil { return "\(name): \(localZone) is not a time zone (try Europe/London)" }
-        if !Self.daysRange.contains(days) { return "\(name): fetch 1 to 30 days" }
+        if !Self.priorityRange.contains(priority) {
+            return Sentence(saying: "{source}: the priority is from {lowest} to {highest}", source.merging(
+                ["lowest": "\(Self.priorityRange.lowerBound)", "highest": "\(Self.priorityRange.upperBound)"]) { $1 })
+        }
+        if !Self.refreshIntervalRange.contains(refreshInterval) { return Sentence(saying: "{source}: refresh every 5 minutes to once a year", source) }
+        if !Self.timeShiftRange.contains(timeShift) { return Sentence(saying: "{source}: a time shift of more than 48 hours is not a time shift", source) }
+        if let localZone, TimeZone(identifier: localZone) == nil {
+            return Sentence(saying: "{source}: {zone} is not a time zone (try Europe/London)", source.merging(["zone": localZone]) { $1 })
+        }
+        if !Self.daysRange.contains(days) { return Sentence(saying: "{source}: fetch 1 to 30 days", source) }
         if format == .schedulesdirect, refreshInterval < Self.schedulesDirectShortestInterval {
-            return "\(name): Schedules Direct is refreshed every 2 hours at most (its approved clients wait that long between refreshes)"
+            return Sentence(saying: "{source}: Schedules Direct is refreshed every 2 hours at most (its approved clients wait that long between refreshes)", source)
         }
         if format == .schedulesdirect, case let lineups = Self.lineups(in: location),
            !(1...4).contains(lineups.count) || !lineups.allSatisfy(Self.isLineupID) {
-            return "\(name): name 1 to 4 Schedules Direct lineups, like USA-IL57303-X (commas between them)"
+            return Sentence(saying: "{source}: name 1 to 4 Schedules Direct lineups, like USA-IL57303-X (commas between them)", source)
         }
         if format == .hdhomerun, !(location.hasPrefix("http://") || location.hasPrefix("https://")) {
-            return "\(name): an HDHomeRun is named by its address, like http://192.168.1.70"
+            return Sentence(saying: "{source}: an HDHomeRun is named by its address, like http://192.168.1.70", source)
         }
         if format == .openwebif, !((location.hasPrefix("http://") || location.hasPrefix("https://")) && location.contains("/api/epgbouquet?bRef=")) {
-            return "\(name): an Enigma2 receiver's EPG is its bouquet's address, like http://192.168.1.30/api/epgbouquet?bRef=... (the preset finds it)"
+            return Sentence(saying: "{source}: an Enigma2 receiver's EPG is its bouquet's address, like http://192.168.1.30/api/epgbouquet?bRef=... (the preset finds it)", source)
         }
         if format == .grabber, !Self.isGrabberName(location) {
-            return "\(name): name an XMLTV grabber installed on the machine, like tv_grab_fr"
+            return Sentence(saying: "{source}: name an XMLTV grabber installed on the machine, like tv_grab_fr", source)
         }
         if format == .radiotimes, location.contains("{channel}"), channels.isEmpty {
-            return "\(name): name the Radio Times channels to fetch (--channels 26,92)"
+            return Sentence(saying: "{source}: name the Radio Times channels to fetch (--channels 26,92)", source)
         }
         return nil
     }

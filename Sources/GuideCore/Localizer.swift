@@ -27,15 +27,19 @@ public struct Localizer: Sendable {
     /// The form of `singular`/`plural` that `count` takes in the viewer's language (CLDR), `{count}` written as the
     /// locale writes numbers ("1.234" in German), the other placeholders from `values`.
     public func plural(_ singular: String, _ plural: String, count: Int, _ values: KeyValuePairs<String, String> = [:]) -> String {
+        self.plural(singular, plural, count: count,
+                    values: Dictionary(values.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    /// As ``plural(_:_:count:_:)``, with `values` made at run time.
+    public func plural(_ singular: String, _ plural: String, count: Int, values: [String: String]) -> String {
         var chosen = count == 1 ? singular : plural
         if let entry = catalog?.entries[singular],
            let index = language.pluralCategories.firstIndex(of: language.pluralCategory(count)),
            index < entry.forms.count, !entry.forms[index].isEmpty {
             chosen = entry.forms[index]
         }
-        var all = ["count": number(count)]
-        for (key, value) in values { all[key] = value }
-        return Self.fill(chosen, all)
+        return Self.fill(chosen, ["count": number(count)].merging(values) { $1 })
     }
 
     /// `value` as the viewer's locale writes a whole number.

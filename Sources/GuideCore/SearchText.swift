@@ -120,10 +120,12 @@ public struct SearchQuery: Hashable, Sendable {
     public static let mostTerms = 10
 
     /// Why `text`, typed by a person, is not a search to run; nil when it is.
-    public static func problem(withText text: String) -> String? {
-        if text.count > longestText { return "a search has at most \(longestText) characters; this one has \(text.count)" }
+    public static func problem(withText text: String) -> Sentence? {
+        if text.count > longestText {
+            return Sentence(saying: "A search has at most {most} characters; this one has {count}.", ["most": "\(longestText)", "count": "\(text.count)"])
+        }
         let words = text.split(whereSeparator: \.isWhitespace).count
-        if words > mostTerms { return "a search has at most \(mostTerms) words; this one has \(words)" }
+        if words > mostTerms { return Sentence(saying: "A search has at most {most} words; this one has {count}.", ["most": "\(mostTerms)", "count": "\(words)"]) }
         return nil
     }
 

@@ -11,6 +11,10 @@ public struct Sentence: Hashable, Sendable, CustomStringConvertible {
     public private(set) var text: String
     public private(set) var values: [String: Sentence]
     public private(set) var isVerbatim: Bool
+    /// The English plural form, when the sentence counts something (`text` is then the singular): the form shown is
+    /// the one `count` takes in the reader's language.
+    public private(set) var plural: String?
+    public private(set) var count: Int?
 
     /// A sentence in English with `{placeholders}` from `values` (plain text, such as an address or a count) and
     /// `sentences` (worded in the reader's language too).
@@ -18,6 +22,14 @@ public struct Sentence: Hashable, Sendable, CustomStringConvertible {
         self.text = text
         self.values = values.mapValues(Sentence.verbatim).merging(sentences) { $1 }
         isVerbatim = false
+    }
+
+    /// A sentence that counts: `singular` or `plural` in English, the form `count` takes in the reader's language,
+    /// `{count}` written as the reader's locale writes numbers.
+    public init(saying singular: String, plural: String, count: Int, _ values: [String: String] = [:]) {
+        self.init(saying: singular, values)
+        self.plural = plural
+        self.count = count
     }
 
     /// Words as they came: never looked up, never filled.
@@ -29,7 +41,10 @@ public struct Sentence: Hashable, Sendable, CustomStringConvertible {
 
     /// In `words`' language.
     public func worded(_ words: Localizer) -> String {
-        isVerbatim ? text : words(text, values: values.mapValues { $0.worded(words) })
+        if isVerbatim { return text }
+        let filled = values.mapValues { $0.worded(words) }
+        if let plural, let count { return words.plural(text, plural, count: count, values: filled) }
+        return words(text, values: filled)
     }
 
     /// In English: logs, the JSON API, `--json`.
@@ -37,13 +52,15 @@ public struct Sentence: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension Sentence: Codable {
-    private enum Key: String, CodingKey { case text, values, verbatim }
+    private enum Key: String, CodingKey { case text, values, verbatim, plural, count }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         text = try container.decode(String.self, forKey: .text)
         values = try container.decodeIfPresent([String: Sentence].self, forKey: .values) ?? [:]
         isVerbatim = try container.decodeIfPresent(Bool.self, forKey: .verbatim) ?? false
+        plural = try container.decodeIfPresent(String.self, forKey: .plural)
+        count = try container.decodeIfPresent(Int.self, forKey: .count)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -51,6 +68,8 @@ extension Sentence: Codable {
         try container.encode(text, forKey: .text)
         if !values.isEmpty { try container.encode(values, forKey: .values) }
         if isVerbatim { try container.encode(true, forKey: .verbatim) }
+        try container.encodeIfPresent(plural, forKey: .plural)
+        try container.encodeIfPresent(count, forKey: .count)
     }
 
     /// As a store keeps it in a text column: JSON.

@@ -21,8 +21,6 @@ public struct DeliveryFailure: Error, CustomStringConvertible, Equatable {
         (self.description, self.detail, self.isPermanent, self.isGone) = (description, detail ?? description, isPermanent || isGone, isGone)
     }
 
-    /// What a viewer is told when the outbound policy refused the address.
-    public static let refusedText = "refused by this server's outbound rules"
     /// What a viewer is told when an allowed receiver was not reached or did not take the message.
     public static let undeliveredText = "could not be delivered"
 }
@@ -103,25 +101,26 @@ public struct ReminderSenders: Sendable {
     }
 
     /// Why `target` (and `secret`) cannot work for `kind`; nil when they can. Checked when a channel is added.
-    public func problem(kind: NewDeliveryChannel.Kind, target: String, secret: String?) -> String? {
+    public func problem(kind: NewDeliveryChannel.Kind, target: String, secret: String?) -> Sentence? {
         guard kinds.contains(kind) else {
-            return kind == .email ? "this server has no SMTP server set up for e-mail" : "this server cannot send to \(kind.rawValue) channels yet"
+            return kind == .email ? Sentence(saying: "this server has no SMTP server set up for e-mail")
+                : Sentence(saying: "this server cannot send to {kind} channels yet", ["kind": kind.rawValue])
         }
-        if let secret, secret.count > 512 { return "the secret is longer than 512 characters" }
+        if let secret, secret.count > 512 { return Sentence(saying: "the secret is longer than 512 characters") }
         if kind == .webPush {
             guard let subscription = WebPush.Subscription(endpoint: target, keysJSON: secret) else {
-                return "a push subscription needs its p256dh and auth keys"
+                return Sentence(saying: "a push subscription needs its p256dh and auth keys")
             }
             return subscription.problem
         }
-        if kind == .email { return SMTPMessage.isAddress(target) ? nil : "\(target) is not an e-mail address" }
+        if kind == .email { return SMTPMessage.isAddress(target) ? nil : Sentence(saying: "{address} is not an e-mail address", ["address": target]) }
         // Anything else is an address the server will connect to: checked again, resolved, when it is added
         // (``outboundProblem(kind:target:)``) and on every send.
         guard target.count <= 2048, let url = URL(string: target), let scheme = url.scheme?.lowercased(),
               scheme == "https" || scheme == "http", url.host?.isEmpty == false else {
-            return "the address must be an http or https URL"
+            return Sentence(saying: "the address must be an http or https URL")
         }
-        if kind == .ntfy, Self.ntfyParts(url) == nil { return "an ntfy address names a topic: https://ntfy.sh/your-topic" }
+        if kind == .ntfy, Self.ntfyParts(url) == nil { return Sentence(saying: "an ntfy address names a topic: https://ntfy.sh/your-topic") }
         return nil
     }
 
@@ -187,13 +186,13 @@ public struct ReminderSenders: Sendable {
 
     /// Why the outbound policy would refuse the address of an HTTP channel of `kind`; nil when it allows it (or when
     /// the name cannot be resolved now: the send will say). Asked when a channel is added.
-    public func outboundProblem(kind: NewDeliveryChannel.Kind, target: String) async -> String? {
+    public func outboundProblem(kind: NewDeliveryChannel.Kind, target: String) async -> Sentence? {
         guard kind != .email, let url = URL(string: target) else { return nil }
         do {
             _ = try await transport.check(url)
             return nil
         } catch is OutboundRefusal {
-            return DeliveryFailure.refusedText
+            return Sentence(saying: "refused by this server's outbound rules")
         } catch {
             return nil
         }
@@ -214,7 +213,7 @@ public struct ReminderSenders: Sendable {
         } catch let failure as DeliveryFailure {
             throw failure
         } catch let refusal as OutboundRefusal {
-            throw DeliveryFailure(DeliveryFailure.refusedText, detail: "\(what) at \(refusal.url): \(refusal.reason)", isPermanent: true)
+            throw DeliveryFailure("refused by this server's outbound rules", detail: "\(what) at \(refusal.url): \(refusal.reason)", isPermanent: true)
         } catch {
             throw DeliveryFailure(DeliveryFailure.undeliveredText, detail: "\(what) could not be reached: \(error)")
         }

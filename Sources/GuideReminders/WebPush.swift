@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GuideCore
 
 /// Web Push as browsers' push services take it: the message encrypted for the subscription (RFC 8291, `aes128gcm`
 /// of RFC 8188) and the request signed by the server's VAPID key (RFC 8292).
@@ -29,13 +30,13 @@ public enum WebPush {
         }
 
         /// Why it cannot be used; nil when the keys are a P-256 point and a 16-byte secret and the endpoint https.
-        public var problem: String? {
+        public var problem: Sentence? {
             guard let url = URL(string: endpoint), url.scheme?.lowercased() == "https", url.host?.isEmpty == false,
-                  endpoint.count <= 2048 else { return "a push endpoint is an https URL" }
+                  endpoint.count <= 2048 else { return Sentence(saying: "a push endpoint is an https URL") }
             guard let key = WebPush.base64URLDecoded(p256dh), (try? P256.KeyAgreement.PublicKey(x963Representation: key)) != nil else {
-                return "the subscription's p256dh is not a P-256 public key"
+                return Sentence(saying: "the subscription's p256dh is not a P-256 public key")
             }
-            guard WebPush.base64URLDecoded(auth)?.count == 16 else { return "the subscription's auth secret is not 16 bytes" }
+            guard WebPush.base64URLDecoded(auth)?.count == 16 else { return Sentence(saying: "the subscription's auth secret is not 16 bytes") }
             return nil
         }
     }

@@ -77,21 +77,22 @@ package struct ListingRepair {
                 issues.record(.stopFromNextStart) {
                     ListingIssue(kind: .stopFromNextStart, line: airing.line, channel: channel, start: Self.date(airing.start),
                                  title: airing.title,
-                                 message: clumpStop != nil ? "no stop time; it shares the stop of the programme beside it, \(Self.iso(stop))"
-                                     : "no stop time; it ends when the next programme starts, \(Self.iso(stop))")
+                                 message: clumpStop != nil
+                                    ? Sentence(saying: "no stop time; it shares the stop of the programme beside it, {stop}", ["stop": Self.iso(stop)])
+                                    : Sentence(saying: "no stop time; it ends when the next programme starts, {stop}", ["stop": Self.iso(stop)]))
                 }
             } else {
                 issues.record(.stopUnknown) {
                     ListingIssue(kind: .stopUnknown, line: airing.line, channel: channel, start: Self.date(airing.start),
                                  title: airing.title,
-                                 message: "no stop time and nothing after it on the channel; shown until \(Self.iso(airing.stop))")
+                                 message: Sentence(saying: "no stop time and nothing after it on the channel; shown until {stop}", ["stop": Self.iso(airing.stop)]))
                 }
             }
         }
         for airing in slot where airing.isStopKnown && airing.stop == airing.start {
             issues.record(.zeroLength) {
                 ListingIssue(kind: .zeroLength, line: airing.line, channel: channel, start: Self.date(airing.start),
-                             title: airing.title, message: "starts and stops at the same time; kept, never shown as on now")
+                             title: airing.title, message: Sentence(saying: "starts and stops at the same time; kept, never shown as on now"))
             }
         }
         swap(&previous, &slot)
@@ -114,7 +115,7 @@ package struct ListingRepair {
                 duplicates.append(drop.id)
                 issues.record(.duplicate) {
                     ListingIssue(kind: .duplicate, line: drop.line, channel: channel, start: Self.date(drop.start), title: drop.title,
-                                 message: "the same programme again at the same time; the copy was skipped")
+                                 message: Sentence(saying: "the same programme again at the same time; the copy was skipped"))
                 }
             } else {
                 kept.append(airing)
@@ -129,7 +130,8 @@ package struct ListingRepair {
             stops.append((airing.id, start))
             issues.record(.overlap) {
                 ListingIssue(kind: .overlap, line: airing.line, channel: channel, start: Self.date(airing.start), title: airing.title,
-                             message: "still running when the next programme starts at \(Self.iso(start)); cut to end there (it said \(Self.iso(airing.stop)))")
+                             message: Sentence(saying: "still running when the next programme starts at {start}; cut to end there (it said {stop})",
+                                              ["start": Self.iso(start), "stop": Self.iso(airing.stop)]))
             }
         }
     }

@@ -191,6 +191,11 @@ public struct StoreError: WordedError, Sendable, CustomStringConvertible {
         (self.code, sentence) = (code, .verbatim(message))
     }
 
+    /// What a type says is wrong (a definition's problem), worded when shown.
+    public init(_ code: Code, _ sentence: Sentence) {
+        (self.code, self.sentence) = (code, sentence)
+    }
+
     /// A message for whoever asked, in English with `{placeholders}`, worded in their language when shown.
     public init(_ code: Code, saying: String, _ values: [String: String] = [:]) {
         (self.code, sentence) = (code, Sentence(saying: saying, values))

@@ -1,7 +1,8 @@
 import Foundation
+import GuideCore
 
 /// Why TVmaze could not answer.
-public enum TVMazeError: Error, CustomStringConvertible, Equatable {
+public enum TVMazeError: WordedError, CustomStringConvertible, Equatable {
     case badURL(String)
     /// An answer other than 200 or 404 (after the retries, for 429 and 5xx).
     case status(Int, url: String)
@@ -25,16 +26,19 @@ public enum TVMazeError: Error, CustomStringConvertible, Equatable {
         }
     }
 
-    public var description: String {
+    /// Why, worded where it is shown; the details from elsewhere (a system's error, a decoder's) as they came.
+    public var sentence: Sentence {
         switch self {
-        case .badURL(let url): "\(url) is not a URL: check --tvmaze-url"
-        case .status(429, let url): "TVmaze kept asking us to slow down (429) for \(url); try again in a minute"
-        case .status(let code, let url): "TVmaze answered \(code) for \(url)"
-        case .unreachable(let url, let detail): "TVmaze could not be reached for \(url): \(detail)"
-        case .unreadable(let path, let detail): "TVmaze's answer for \(path) could not be read: \(detail)"
-        case .notFound(let path): "TVmaze has nothing at \(path)"
-        case .busy(let seconds): "tvguide is busy asking TVmaze for others; try again in \(seconds) seconds"
-        case .unauthorized: "TVmaze refused the username and API key: copy the key again from your TVmaze dashboard (API section)"
+        case .badURL(let url): Sentence(saying: "{url} is not a URL: check --tvmaze-url", ["url": url])
+        case .status(429, let url): Sentence(saying: "TVmaze kept asking us to slow down (429) for {url}; try again in a minute", ["url": url])
+        case .status(let code, let url): Sentence(saying: "TVmaze answered {status} for {url}", ["status": "\(code)", "url": url])
+        case .unreachable(let url, let detail): Sentence(saying: "TVmaze could not be reached for {url}: {detail}", ["url": url, "detail": detail])
+        case .unreadable(let path, let detail): Sentence(saying: "TVmaze's answer for {path} could not be read: {detail}", ["path": path, "detail": detail])
+        case .notFound(let path): Sentence(saying: "TVmaze has nothing at {path}", ["path": path])
+        case .busy(let seconds): Sentence(saying: "tvguide is busy asking TVmaze for others; try again in {seconds} seconds", ["seconds": "\(seconds)"])
+        case .unauthorized: Sentence(saying: "TVmaze refused the username and API key: copy the key again from your TVmaze dashboard (API section)")
         }
     }
+
+    public var description: String { sentence.description }
 }

@@ -53,13 +53,13 @@ public struct TVMazeScheduleReader {
         for (index, episode) in episodes.enumerated() {
             guard let show = episode.show, let outlet = show.channel, let outletID = outlet.id else {
                 issues.record(ListingIssue(kind: .skipped, line: index + 1, title: episode.show?.name,
-                                           message: "episode \(episode.id) names no network or web channel; skipped"))
+                                           message: Sentence(saying: "episode {id} names no network or web channel; skipped", ["id": "\(episode.id)"])))
                 continue
             }
             let channel = ChannelID("tvmaze.\(show.network != nil ? "network" : "web").\(outletID)")
             guard let start = start(of: episode) else {
                 issues.record(ListingIssue(kind: .skipped, line: index + 1, channel: channel, title: show.name,
-                                           message: "no air time (a streaming release?); not placed in the guide"))
+                                           message: Sentence(saying: "no air time (a streaming release?); not placed in the guide")))
                 continue
             }
             if sent.insert(channel).inserted {

@@ -50,7 +50,7 @@ public struct RadioTimesReader {
         var text = bytes.withUnsafeBytes { XMLText.decode($0, invalid: &invalid) }
         if invalid > 0 {
             issues.record(ListingIssue(kind: .invalidEncoding, line: line, channel: channel.id,
-                                       message: "bytes that are not UTF-8 (or NUL) were replaced with U+FFFD"))
+                                       message: Sentence(saying: "bytes that are not UTF-8 (or NUL) were replaced with U+FFFD")))
         }
         if text.hasSuffix("\r") { text.removeLast() }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
@@ -59,7 +59,8 @@ public struct RadioTimesReader {
             .map { $0.trimmingCharacters(in: .whitespaces) }
         guard fields.count >= 23 else {
             issues.record(ListingIssue(kind: .skipped, line: line, channel: channel.id,
-                                       message: "a line with \(fields.count) fields, not 23, was skipped"))
+                                       message: Sentence(saying: "a line with {count} field, not 23, was skipped",
+                                                         plural: "a line with {count} fields, not 23, was skipped", count: fields.count)))
             return
         }
         if !sentChannel {
@@ -84,7 +85,9 @@ public struct RadioTimesReader {
         guard !title.isEmpty, let local = Self.localSeconds(date: fields[19], time: fields[20]),
               let minutes = Bounded.integer(fields[22], in: Programme.lengthMinutesRange) else {
             issues.record(ListingIssue(kind: .skipped, line: line, channel: channel.id, title: title.isEmpty ? nil : title,
-                                       message: "a programme without a readable title, date (DD/MM/YYYY), start (HH:MM) or duration (whole minutes \(Bounded.describe(Programme.lengthMinutesRange))) was skipped"))
+                                       message: Sentence(saying: "a programme without a readable title, date (DD/MM/YYYY), start (HH:MM) or duration (whole minutes from {lowest} to {highest}) was skipped",
+                                                         ["lowest": "\(Programme.lengthMinutesRange.lowerBound)",
+                                                          "highest": "\(Programme.lengthMinutesRange.upperBound)"])))
             return nil
         }
         let start = ZonedTime.utc(localSeconds: local, in: zone, prefer: preference)
@@ -147,7 +150,8 @@ public struct RadioTimesReader {
         case "false", "", "null": return false
         default:
             issues.record(ListingIssue(kind: .invalidValue, line: line, channel: channel.id,
-                                       message: "field \(name) is \"\(value)\", not true or false; read as false"))
+                                       message: Sentence(saying: "field {name} is \"{value}\", not true or false; read as false",
+                                                         ["name": name, "value": value])))
             return false
         }
     }

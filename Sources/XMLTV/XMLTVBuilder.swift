@@ -49,12 +49,16 @@ struct XMLTVBuilder {
     mutating func flushEntityIssues() {
         if entityIssues.invalidUTF8 > 0 {
             issues.record(ListingIssue(kind: .invalidEncoding,
-                                       message: "\(entityIssues.invalidUTF8) text(s) held bytes that are not UTF-8; they were replaced with U+FFFD (check the file's declared encoding)"))
+                                       message: Sentence(saying: "{count} text held bytes that are not UTF-8; they were replaced with U+FFFD (check the file's declared encoding)",
+                                                         plural: "{count} texts held bytes that are not UTF-8; they were replaced with U+FFFD (check the file's declared encoding)",
+                                                         count: entityIssues.invalidUTF8)))
             issues.record(.invalidEncoding, count: entityIssues.invalidUTF8 - 1)
         }
         guard entityIssues.unknownCount > 0 else { return }
         issues.record(ListingIssue(kind: .unknownEntity,
-                                   message: "\(entityIssues.unknownCount) unknown entity reference(s) such as \(entityIssues.firstUnknown ?? "?") were kept as written"))
+                                   message: Sentence(saying: "{count} unknown entity reference, {entity}, was kept as written",
+                                                     plural: "{count} unknown entity references such as {entity} were kept as written",
+                                                     count: entityIssues.unknownCount, ["entity": entityIssues.firstUnknown ?? "?"])))
         issues.record(.unknownEntity, count: entityIssues.unknownCount - 1)
         entityIssues = EntityIssues()
     }
@@ -114,7 +118,7 @@ struct XMLTVBuilder {
         case (.tv, .channel):
             let id = attributes.string("id", issues: &entityIssues).map(XMLText.trimmingSpace) ?? ""
             if id.isEmpty {
-                issues.record(ListingIssue(kind: .skipped, line: line, message: "a <channel> without an id was skipped"))
+                issues.record(ListingIssue(kind: .skipped, line: line, message: Sentence(saying: "a <channel> without an id was skipped")))
                 wanted = false
             } else {
                 channel = Channel(id: ChannelID(id))
@@ -297,17 +301,18 @@ struct XMLTVBuilder {
         programmeLine = line
         let channelID = attributes.string("channel", issues: &entityIssues).map(XMLText.trimmingSpace) ?? ""
         guard !channelID.isEmpty else {
-            issues.record(ListingIssue(kind: .skipped, line: line, message: "a <programme> without a channel attribute was skipped"))
+            issues.record(ListingIssue(kind: .skipped, line: line, message: Sentence(saying: "a <programme> without a channel attribute was skipped")))
             return false
         }
         guard let startRaw = attributes.raw("start") else {
             issues.record(ListingIssue(kind: .skipped, line: line, channel: ChannelID(channelID),
-                                       message: "a <programme> without a start time was skipped"))
+                                       message: Sentence(saying: "a <programme> without a start time was skipped")))
             return false
         }
         guard let start = XMLTVTimestamp.parse(startRaw, localZone: localZone) else {
             issues.record(ListingIssue(kind: .skipped, line: line, channel: ChannelID(channelID),
-                                       message: "start \"\(String(decoding: startRaw, as: UTF8.self))\" is not an XMLTV time (YYYYMMDDhhmmss +hhmm); programme skipped"))
+                                       message: Sentence(saying: "start \"{value}\" is not an XMLTV time (YYYYMMDDhhmmss +hhmm); programme skipped",
+                                                         ["value": String(decoding: startRaw, as: UTF8.self)])))
             return false
         }
         var stop: Int64?
@@ -316,7 +321,8 @@ struct XMLTVBuilder {
             if stop == nil {
                 issues.record(ListingIssue(kind: .invalidValue, line: line, channel: ChannelID(channelID),
                                            start: Date(unixSeconds: start),
-                                           message: "stop \"\(String(decoding: stopRaw, as: UTF8.self))\" is not an XMLTV time; treated as missing"))
+                                           message: Sentence(saying: "stop \"{value}\" is not an XMLTV time; treated as missing",
+                                                             ["value": String(decoding: stopRaw, as: UTF8.self)])))
             }
         }
         programme = Programme(channel: ChannelID(channelID), start: Date(unixSeconds: start),
@@ -332,12 +338,13 @@ struct XMLTVBuilder {
         programme = nil
         if finished.titles.isEmpty {
             issues.record(ListingIssue(kind: .missingTitle, line: programmeLine, channel: finished.channel,
-                                       start: finished.start, message: "programme has no title; kept with an empty one"))
+                                       start: finished.start, message: Sentence(saying: "programme has no title; kept with an empty one")))
         }
         if let stop = finished.stop, stop < finished.start {
             issues.record(ListingIssue(kind: .stopBeforeStart, line: programmeLine, channel: finished.channel,
                                        start: finished.start, title: finished.title,
-                                       message: "stop \(XMLTVTimestamp.format(stop)) is before start \(XMLTVTimestamp.format(finished.start)); the stop was dropped and derived from the next programme"))
+                                       message: Sentence(saying: "stop {stop} is before start {start}; the stop was dropped and derived from the next programme",
+                                                         ["stop": XMLTVTimestamp.format(stop), "start": XMLTVTimestamp.format(finished.start)])))
             finished.stop = nil
         }
         return .programme(finished, line: programmeLine)
@@ -349,7 +356,9 @@ struct XMLTVBuilder {
         let range = Programme.lengthRange.lowerBound...(Programme.lengthRange.upperBound / unit)
         guard let number = Bounded.integer(value, in: range) else {
             issues.record(ListingIssue(kind: .invalidValue, line: programmeLine, channel: programme?.channel,
-                                       message: "length \"\(value)\" is not a whole number \(Bounded.describe(range)) (\(secondaryAttribute ?? "minutes")); ignored"))
+                                       message: Sentence(saying: "length \"{value}\" is not a whole number from {lowest} to {highest} (units=\"{units}\"); ignored",
+                                                         ["value": value, "lowest": "\(range.lowerBound)", "highest": "\(range.upperBound)",
+                                                          "units": secondaryAttribute ?? "minutes"])))
             return
         }
         programme?.length = number * unit
@@ -381,20 +390,5 @@ struct XMLTVBuilder {
         var audio = programme?.audio ?? Audio()
         change(&audio)
         programme?.audio = audio
-    }
-
-    private func icon(_ attributes: Attributes) -> Icon? {
-        var ignored = EntityIssues()
-        guard let src = attributes.string("src", issues: &ignored), !src.isEmpty else { return nil }
-        return Icon(src: src, width: attributes.string("width", issues: &ignored).flatMap { Bounded.integer($0, in: Icon.sizeRange) },
-                    height: attributes.string("height", issues: &ignored).flatMap { Bounded.integer($0, in: Icon.sizeRange) })
-    }
-
-    static func yesNo(_ value: String) -> Bool? {
-        switch value.lowercased() {
-        case "yes": true
-        case "no": false
-        default: nil
-        }
     }
 }

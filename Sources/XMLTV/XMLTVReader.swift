@@ -317,7 +317,7 @@ public struct XMLTVReader {
                     let text = String(decoding: p[start..<index], as: UTF8.self)
                     if text.contains("<!ENTITY") || text.contains("[") {
                         issues.record(ListingIssue(kind: .doctypeIgnored, line: lineNumber(at: start, p),
-                                                   message: "the DOCTYPE declares entities or an internal subset; they were ignored, never expanded"))
+                                                   message: Sentence(saying: "the DOCTYPE declares entities or an internal subset; they were ignored, never expanded")))
                     }
                     return index + 1
                 }

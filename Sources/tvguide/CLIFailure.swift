@@ -1,4 +1,5 @@
 import ArgumentParser
+import GuideCore
 import GuideIngest
 import GuideStore
 import XMLTV
@@ -31,7 +32,7 @@ struct CLIFailure: Error, CustomStringConvertible {
     static func message(for error: any Error, context: String?) -> String {
         let words = Output.words
         let prefix = context.map { "\($0): " } ?? ""
-        // The readers' and fetchers' own messages are English; what tvguide adds to them is the terminal's.
+        // Every error that says what went wrong as a Sentence is worded in the terminal's language; others as they came.
         switch error {
         case let error as XMLTVError:
             return prefix + words("{error}. Nothing was changed in the guide.", ["error": error.sentence.worded(words)])
@@ -44,7 +45,7 @@ struct CLIFailure: Error, CustomStringConvertible {
         case let error as CLIFailure:
             return prefix + error.description
         default:
-            return prefix + String(describing: error)
+            return prefix + Sentence(error).worded(words)
         }
     }
 }

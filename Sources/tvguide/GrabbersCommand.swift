@@ -52,9 +52,11 @@ struct GrabbersCommand: AsyncParsableCommand {
                 if installed.isEmpty {
                     Output.line(Output.words("No grabbers in {folders} (xmltv-util has the XMLTV project's).", ["folders": grabbers.directories.joined(separator: ", ")]))
                 }
+                let words = Output.words
                 for grabber in installed {
-                    Output.line("\(grabber.name)\t\(grabber.description)\t\(grabber.capabilities.joined(separator: ","))"
-                                + (grabber.problem.map { "\tcannot be used: \($0)" } ?? ""))
+                    let line = "\(grabber.name)\t\(grabber.description)\t\(grabber.capabilities.joined(separator: ","))"
+                    // Columns split by tabs; the last, when there is one, a sentence of its own.
+                    Output.line(line + (grabber.problem.map { "\t" + words("cannot be used: {problem}", ["problem": $0.worded(words)]) } ?? ""))
                 }
             }
         }
@@ -84,7 +86,7 @@ struct GrabbersCommand: AsyncParsableCommand {
                 let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
                 guard let text = String(data: data, encoding: .utf8) else { throw CLIFailure(Output.words("{file} is not UTF-8 text", ["file": file])) }
                 let configuration = GrabberConfiguration(text)
-                if let problem = configuration.problem { throw CLIFailure(problem) }
+                if let problem = configuration.problem { throw CLIFailure(problem.worded(Output.words)) }
                 try await database.setGrabberConfiguration(configuration.text, of: definition.name)
                 Output.line(Output.words.plural("Kept {source}'s configuration ({count} channel chosen).", "Kept {source}'s configuration ({count} channels chosen).",
                                                 count: configuration.chosenChannels.count, ["source": source]))
@@ -121,7 +123,7 @@ struct GrabbersCommand: AsyncParsableCommand {
                     throw CLIFailure(Output.words("{grabber} does not offer {channels}", ["grabber": definition.location, "channels": unknown.sorted().joined(separator: ", ")]))
                 }
                 let chosen = configuration.choosing(Set(choose), of: offered.map(\.id.rawValue))
-                if let problem = chosen.problem { throw CLIFailure(problem) }
+                if let problem = chosen.problem { throw CLIFailure(problem.worded(Output.words)) }
                 try await database.setGrabberConfiguration(chosen.text, of: definition.name)
                 Output.line(Output.words.plural("{source} grabs {chosen} of {count} channel.", "{source} grabs {chosen} of {count} channels.", count: offered.count,
                                                 ["source": source, "chosen": Output.words.number(choose.count)]))

@@ -46,12 +46,13 @@ struct ImportCommand: AsyncParsableCommand {
                         "source": summary.source.rawValue, "channels": words.plural("{count} channel", "{count} channels", count: summary.channels),
                         "programmes": words.plural("{count} programme", "{count} programmes", count: summary.programmes)])
                         + (summary.replaced > 0 ? ", " + words.plural("replacing {count}", "replacing {count}", count: summary.replaced) : ""))
-                    // The kinds of repair are the names --json gives them; the XMLTV reader's messages are English.
+                    // The kinds of repair are the names --json gives them; each repair's message is in the terminal's language.
                     for (kind, count) in summary.issues.counts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                         Output.line("  \(words.number(count)) \(kind.rawValue)")
                     }
                     for issue in summary.issues.issues.prefix(10) {
-                        Output.line("    " + (issue.line.map { words("line {line}: {message}", ["line": String($0), "message": issue.message]) } ?? issue.message))
+                        let message = issue.message.worded(words)
+                        Output.line("    " + (issue.line.map { words("line {line}: {message}", ["line": String($0), "message": message]) } ?? message))
                     }
                 }
                 Output.line(words("The guide now holds {channels} and {programmes}.", [

@@ -40,7 +40,7 @@ import Testing
             let grabber = try #require(await grabbers.grabber(named: name), "\(name) is installed")
             #expect(grabber.description == (try Self.recordedAnswer(name, "--description").first), "\(name)")
             #expect(grabber.capabilities == (try Self.recordedAnswer(name, "--capabilities")), "\(name)")
-            #expect(grabber.isUsable, "\(name): \(grabber.problem ?? "")")
+            #expect(grabber.isUsable, "\(name): \(grabber.problem?.description ?? "")")
             #expect(grabber.path == "/usr/bin/\(name)", "found once, by its real path")
         }
         // tv_grab_fr under-reports: --capabilities has no apiconfig, but its --configure-api answers (as recorded).

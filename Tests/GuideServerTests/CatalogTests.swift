@@ -13,16 +13,16 @@ import Testing
     static let templates = sources.appendingPathComponent("GuideServer/Resources/templates")
 
     /// Every text the code asks for: the templates' blocks and the Swift sources' `words("...")`,
-    /// `words.plural("...", "...", count:)`, and a form field's `called: "..."` and `saying: "..."` (a ``FieldError``
-    /// words them when it is shown).
+    /// `words.plural("...", "...", count:)`, a form field's `called: "..."`, and `saying: "..."` (`saying: "...",
+    /// plural: "..."` for a count), which a ``FieldError`` or a ``Sentence`` words when it is shown.
     static func used() throws -> [(key: String, plural: String?)] {
         var found: [(String, String?)] = []
         for file in try FileManager.default.contentsOfDirectory(atPath: templates.path).sorted() where file.hasSuffix(".mustache") {
             found += TemplateText.keys(try String(contentsOf: templates.appendingPathComponent(file), encoding: .utf8)).map { ($0, nil) }
         }
         let literal = #""((?:[^"\\]|\\.)*)""#
-        let plural = try Regex(#"words\.plural\(\s*"# + literal + #"\s*,\s*"# + literal)
-        let single = try Regex(#"(?:words\(|called: |saying: )\s*"# + literal)
+        let plural = try Regex(#"(?:words\.plural\(|saying: )\s*"# + literal + #"\s*,\s*(?:plural: )?"# + literal)
+        let single = try Regex(#"(?:words\(|called: |saying: )\s*"# + literal + #"(?!\s*,\s*plural: )"#)
         let unescape = { (text: Substring) in text.replacingOccurrences(of: #"\""#, with: "\"").replacingOccurrences(of: #"\\"#, with: "\\") }
         for case let file as URL in FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil) ?? FileManager.DirectoryEnumerator()
         where file.pathExtension == "swift" {
@@ -178,6 +178,14 @@ import Testing
             let hebrew = String(buffer: try await jar.send(client, "/search?q=news", headers: [.acceptLanguage: "he-IL"]).body)
             #expect(hebrew.contains(#"<html lang="he" dir="rtl""#))
             #expect(hebrew.contains("נמצאה תוכנית אחת."))
+            // A request refused says why in the viewer's words (the API keeps English for programs).
+            let refused = try await jar.send(client, "/programmes/abc", headers: [.acceptLanguage: "de"])
+            #expect(refused.status == .badRequest)
+            #expect(String(buffer: refused.body).contains("Die Adresse einer Sendung endet mit ihrer Nummer, wie /programmes/42."))
+            let missing = try await jar.send(client, "/static/nothing.css", headers: [.acceptLanguage: "fr-FR"])
+            #expect(missing.status == .notFound && String(buffer: missing.body).contains("aucun fichier nothing.css"))
+            let api = try await jar.send(client, "/api/search?q=" + Array(repeating: "x", count: 11).joined(separator: "+"), headers: [.acceptLanguage: "de"])
+            #expect(api.status == .badRequest && String(buffer: api.body).contains("A search has at most 10 words; this one has 11."))
             let american = String(buffer: try await jar.send(client, "/programmes/1", headers: [.acceptLanguage: "en-US"]).body)
             #expect(american.contains("8:00") && american.contains("PM"))
             // What the scripts write comes with the page, in its language: Hebrew's three plural forms among them.

@@ -58,7 +58,7 @@ import Testing
             for q in [long, many] {
                 let api = try await client.execute(uri: "/api/search?q=\(q)", method: .get)
                 #expect(api.status == .badRequest)
-                #expect(String(buffer: api.body).contains("a search has at most"))
+                #expect(String(buffer: api.body).contains("A search has at most"))
                 let page = try await client.execute(uri: "/search?q=\(q)", method: .get)
                 #expect(page.status == .ok && String(buffer: page.body).contains("A search has at most"))
             }

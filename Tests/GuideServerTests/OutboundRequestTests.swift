@@ -68,7 +68,7 @@ import Testing
         for endpoint in ["http://127.0.0.1:9/push", "http://push.example.org/x", "ftp://push.example.org/x"] {
             let push = ReminderSenders(transport: TestHTTP.outbound, push: VAPIDKey(store: try await Self.scratchStore(), subject: "mailto:a@b.c",
                                                                                    now: { RemindersPagesTests.now }))
-            #expect(push.problem(kind: .webPush, target: endpoint, secret: keys) == "a push endpoint is an https URL", "\(endpoint)")
+            #expect(push.problem(kind: .webPush, target: endpoint, secret: keys)?.description == "a push endpoint is an https URL", "\(endpoint)")
         }
     }
 

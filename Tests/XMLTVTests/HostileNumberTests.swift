@@ -20,7 +20,7 @@ import Testing
         if units == "hours" || value != "745" {
             #expect(result.programmes[0].length == nil)
             #expect(result.issues.counts[.invalidValue] == 1)
-            #expect(result.issues.issues.first?.message.contains("length") == true)
+            #expect(result.issues.issues.first?.message.description.contains("length") == true)
         }
     }
 

@@ -150,6 +150,15 @@ struct CLI {
         let broken = try await cli.run("import", cut)
         #expect(broken.status != 0 && broken.stderr.contains("innerhalb eines <programme>, das in Zeile 2 beginnt; sie sieht abgeschnitten aus. "
                                                              + "Am Guide wurde nichts geändert."), "\(broken.stderr)")
+        // A repair says what was wrong and what was done in German; --json keeps English for programs.
+        try Data("<tv>\n<programme channel=\"a\" start=\"20110310200000 +0000\" stop=\"20110310203000 +0000\"></programme></tv>".utf8)
+            .write(to: URL(fileURLWithPath: cut))
+        let repaired = try await cli.run("import", cut)
+        #expect(repaired.stdout.contains("Zeile 2: Sendung hat keinen Titel; mit leerem Titel behalten"), "\(repaired.stdout)")
+        #expect(try await cli.run("import", cut, "--json").stdout.contains("programme has no title; kept with an empty one"))
+        // A definition that cannot work, as a whole sentence with the source's name in it.
+        let grabber = try await cli.run("sources", "add", "g", "tv_grab_../x", "--format", "grabber")
+        #expect(grabber.status != 0 && grabber.stderr.contains("g: Nennen Sie einen auf dem Rechner installierten XMLTV-Grabber"), "\(grabber.stderr)")
         // Help: the command's and its options' words (argument-parser's own headings stay English).
         let help = try await cli.run("sources", "add", "--help").stdout
         #expect(help.hasPrefix("OVERVIEW: Eine Quelle hinzufügen.") && help.contains("Alle so vielen Stunden aktualisieren (Standard 12)."),

@@ -35,11 +35,18 @@ public struct ChildProcess: Sendable {
     }
 
     /// Why tvguide ended a run.
-    public enum Stopped: String, Sendable, Equatable {
-        case timeLimit = "it ran past its time limit"
-        case standardOutputLimit = "it wrote more to standard output than tvguide keeps"
-        case outputFileLimit = "its output file grew past the size limit"
-        case cancelled = "tvguide stopped it"
+    public enum Stopped: Sendable, Equatable {
+        case timeLimit, standardOutputLimit, outputFileLimit, cancelled
+
+        /// Why, for an admin.
+        public var sentence: Sentence {
+            switch self {
+            case .timeLimit: Sentence(saying: "it ran past its time limit")
+            case .standardOutputLimit: Sentence(saying: "it wrote more to standard output than tvguide keeps")
+            case .outputFileLimit: Sentence(saying: "its output file grew past the size limit")
+            case .cancelled: Sentence(saying: "tvguide stopped it")
+            }
+        }
     }
 
     public struct Outcome: Sendable {
@@ -57,9 +64,10 @@ public struct ChildProcess: Sendable {
         public var succeeded: Bool { status == 0 && stopped == nil }
 
         /// How it ended, for an admin: "exit status 1", "ended by signal 9 (it ran past its time limit)".
-        public var ending: String {
-            let how = status.map { "exit status \($0)" } ?? "ended by signal \(signal ?? 0)"
-            return stopped.map { "\(how) (\($0.rawValue))" } ?? how
+        public var ending: Sentence {
+            let how = status.map { Sentence(saying: "exit status {status}", ["status": "\($0)"]) }
+                ?? Sentence(saying: "ended by signal {signal}", ["signal": "\(signal ?? 0)"])
+            return stopped.map { Sentence(saying: "{how} ({why})", sentences: ["how": how, "why": $0.sentence]) } ?? how
         }
     }
 

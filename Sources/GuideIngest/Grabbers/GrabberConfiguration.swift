@@ -10,10 +10,12 @@ public struct GrabberConfiguration: Sendable, Equatable {
     public init(_ text: String = "") { self.text = text }
 
     /// Why tvguide will not keep it, or nil: too long, or holding a NUL or other control character.
-    public var problem: String? {
-        if text.utf8.count > Grabbers.configurationLimit { return "a grabber's configuration is at most \(Grabbers.configurationLimit >> 10) KB" }
+    public var problem: Sentence? {
+        if text.utf8.count > Grabbers.configurationLimit {
+            return Sentence(saying: "a grabber's configuration is at most {size} KB", ["size": "\(Grabbers.configurationLimit >> 10)"])
+        }
         if text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\r" && $0 != "\t" }) {
-            return "a grabber's configuration is text: no control characters"
+            return Sentence(saying: "a grabber's configuration is text: no control characters")
         }
         return nil
     }
@@ -105,18 +107,21 @@ public struct GrabberQuestions: Sendable, Equatable {
         } else if let utf8 = String(validating: bytes, as: UTF8.self) {
             text = utf8
         } else {
-            throw Unreadable(reason: "it is not UTF-8")
+            throw Unreadable(reason: Sentence(saying: "it is not UTF-8"))
         }
-        guard let events = StrictXMLReader.events(text) else { throw Unreadable(reason: "it is not well-formed XML") }
+        guard let events = StrictXMLReader.events(text) else { throw Unreadable(reason: Sentence(saying: "it is not well-formed XML")) }
         var reading = Reading(language: language)
         for event in events { try reading.take(event) }
-        guard let grabber = reading.grabber else { throw Unreadable(reason: "it has no <xmltvconfiguration>") }
+        guard let grabber = reading.grabber else { throw Unreadable(reason: Sentence(saying: "it has no <xmltvconfiguration>")) }
         return GrabberQuestions(grabber: grabber, questions: reading.questions, nextStage: reading.nextStage)
     }
 
-    public struct Unreadable: Error, CustomStringConvertible {
-        var reason: String
-        public var description: String { "the grabber's configuration questions could not be read: \(reason)" }
+    public struct Unreadable: WordedError, CustomStringConvertible {
+        var reason: Sentence
+        public var sentence: Sentence {
+            Sentence(saying: "the grabber's configuration questions could not be read: {reason}", sentences: ["reason": reason])
+        }
+        public var description: String { sentence.description }
     }
 
     /// The walk over a stage's elements.
@@ -143,7 +148,7 @@ public struct GrabberQuestions: Sendable, Equatable {
                 case (nil, "xmltvconfiguration"):
                     grabber = attribute("grabber") ?? ""
                 case ("xmltvconfiguration", let kind) where Kind(rawValue: kind) != nil:
-                    guard let id = attribute("id"), !id.isEmpty else { throw Unreadable(reason: "a <\(kind)> has no id") }
+                    guard let id = attribute("id"), !id.isEmpty else { throw Unreadable(reason: Sentence(saying: "a <{element}> has no id", ["element": kind])) }
                     questions.append(Question(id: id, kind: Kind(rawValue: kind)!, title: id, description: "",
                                               suggested: attribute("constant") ?? attribute("default"),
                                               isConstant: attribute("constant") != nil, options: []))

@@ -7,7 +7,7 @@ extension Grabbers {
     /// `--configure-api --stage S` answers them.
     public func questions(_ stage: String, grabber name: String, for source: SourceName,
                           configuration: GrabberConfiguration) async throws -> GrabberQuestions {
-        guard Self.isStageName(stage) else { throw GrabberFailure(grabber: name, ending: "not asked", said: "\(stage) is not a stage's name") }
+        guard Self.isStageName(stage) else { throw GrabberFailure(grabber: name, ending: Sentence(saying: "not asked"), said: Sentence(saying: "{stage} is not a stage's name", ["stage": stage])) }
         let answer = try await shortRun(name, for: source, configuration: configuration) { file in
             ["--configure-api", "--stage", stage, "--output", file]
         }
@@ -32,16 +32,17 @@ extension Grabbers {
         guard outcome.succeeded else { throw GrabberFailure(path: path, outcome: outcome) }
         var info = stat()
         guard stat(output, &info) == 0, info.st_size > 0 else {
-            throw GrabberFailure(grabber: name, ending: "exit status 0", said: GrabberFailure.said("it wrote no listings", then: outcome.standardError))
+            throw GrabberFailure(grabber: name, ending: outcome.ending,
+                                 said: GrabberFailure.said(Sentence(saying: "it wrote no listings"), then: outcome.standardError))
         }
         // A grabber that fails may leave the prolog and an open <tv> (tv_grab_fr does): only a whole document is listings.
         guard Self.endsWholeDocument(output) else {
             throw GrabberFailure(grabber: name, ending: outcome.ending,
-                                 said: GrabberFailure.said("it wrote an unfinished document (no closing </tv>)", then: outcome.standardError))
+                                 said: GrabberFailure.said(Sentence(saying: "it wrote an unfinished document (no closing </tv>)"), then: outcome.standardError))
         }
         // It may have finished between two looks of the watch: the limit holds all the same.
         guard Int64(info.st_size) <= limits.outputBytes else {
-            throw GrabberFailure(grabber: name, ending: outcome.ending, said: ChildProcess.Stopped.outputFileLimit.rawValue)
+            throw GrabberFailure(grabber: name, ending: outcome.ending, said: ChildProcess.Stopped.outputFileLimit.sentence)
         }
     }
 
@@ -64,12 +65,12 @@ extension Grabbers {
         let outcome = try await run(path, ["--config-file", file] + arguments(answer), home: home, time: limits.questionTime, outputFile: answer)
         guard outcome.succeeded else { throw GrabberFailure(path: path, outcome: outcome) }
         guard let handle = FileHandle(forReadingAtPath: answer) else {
-            throw GrabberFailure(grabber: name, ending: "exit status 0", said: "it wrote no answer")
+            throw GrabberFailure(grabber: name, ending: outcome.ending, said: Sentence(saying: "it wrote no answer"))
         }
         defer { try? handle.close() }
         let bytes = try handle.read(upToCount: 1 << 20) ?? Data()
         guard try handle.read(upToCount: 1) == nil else {
-            throw GrabberFailure(grabber: name, ending: "exit status 0", said: "its answer is larger than 1 MB")
+            throw GrabberFailure(grabber: name, ending: outcome.ending, said: Sentence(saying: "its answer is larger than 1 MB"))
         }
         return Array(bytes)
     }
@@ -78,10 +79,10 @@ extension Grabbers {
     private func prepare(_ name: String, for source: SourceName,
                          configuration: GrabberConfiguration) throws -> (path: String, home: String, file: String) {
         guard let path = path(of: name) else {
-            throw GrabberFailure(grabber: name, ending: "not run",
-                                 said: "there is no grabber called \(name) in \(directories.joined(separator: ", ")) (xmltv-util has the XMLTV project's)")
+            throw GrabberFailure.notRun(name, Sentence(saying: "there is no grabber called {grabber} in {folders} (xmltv-util has the XMLTV project's)",
+                                                       ["grabber": name, "folders": directories.joined(separator: ", ")]))
         }
-        if let problem = configuration.problem { throw GrabberFailure(grabber: name, ending: "not run", said: problem) }
+        if let problem = configuration.problem { throw GrabberFailure.notRun(name, problem) }
         let home = home(of: source)
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let file = (home as NSString).appendingPathComponent("\(name).conf")
@@ -89,7 +90,7 @@ extension Grabbers {
         let written = FileManager.default.createFile(atPath: file + ".tmp", contents: Data(configuration.text.utf8),
                                                      attributes: [.posixPermissions: 0o600])
         guard written, rename(file + ".tmp", file) == 0 else {
-            throw GrabberFailure(grabber: name, ending: "not run", said: "its configuration could not be written in \(home)")
+            throw GrabberFailure.notRun(name, Sentence(saying: "its configuration could not be written in {folder}", ["folder": home]))
         }
         return (path, home, file)
     }

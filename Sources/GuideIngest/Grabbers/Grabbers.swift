@@ -3,7 +3,7 @@ import GuideCore
 import Synchronization
 
 /// An XMLTV grabber installed on the machine (`tv_grab_fr`): what it says it is and can do.
-public struct InstalledGrabber: Codable, Sendable, Equatable {
+public struct InstalledGrabber: Encodable, Sendable, Equatable {
     /// Its file name, which is what a source names.
     public var name: String
     /// Where it is, symbolic links resolved.
@@ -13,11 +13,23 @@ public struct InstalledGrabber: Codable, Sendable, Equatable {
     public var capabilities: [String]
     /// Why it cannot be used, when it cannot: it did not answer `--description` or `--capabilities`, or it cannot grab
     /// unattended (no `baseline`).
-    public var problem: String?
+    public var problem: Sentence?
 
     public var isUsable: Bool { problem == nil }
     /// Whether tvguide can configure it by its `--configure-api` stages (else an admin gives its configuration file).
     public var configuresByAPI: Bool { capabilities.contains("apiconfig") }
+
+    private enum Key: String, CodingKey { case name, path, description, capabilities, problem }
+
+    /// For programs (`grabbers list --json`): the problem in English.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(path, forKey: .path)
+        try container.encode(description, forKey: .description)
+        try container.encode(capabilities, forKey: .capabilities)
+        try container.encodeIfPresent(problem?.description, forKey: .problem)
+    }
 }
 
 /// The XMLTV grabbers tvguide may run and how: found in `directories` (serve's `PATH` unless the admin names others),
@@ -123,10 +135,10 @@ public final class Grabbers: Sendable {
             grabber.capabilities = String(decoding: capabilities, as: UTF8.self).split(whereSeparator: \.isNewline)
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             if !grabber.capabilities.contains("baseline") {
-                grabber.problem = "it cannot grab unattended (its capabilities have no baseline)"
+                grabber.problem = Sentence(saying: "it cannot grab unattended (its capabilities have no baseline)")
             }
         } catch {
-            grabber.problem = "\(error)"
+            grabber.problem = Sentence(error)
         }
         answers.withLock { $0[path] = (modified, grabber) }
         return grabber
@@ -170,25 +182,34 @@ public final class Grabbers: Sendable {
 }
 
 /// A grabber that did not do what was asked: how it ended, and the last lines of what it said on standard error.
-public struct GrabberFailure: Error, CustomStringConvertible {
+public struct GrabberFailure: WordedError, CustomStringConvertible {
     public var grabber: String
-    public var ending: String
-    public var said: String
+    /// How the run ended ("exit status 1"), or that it was never run.
+    public var ending: Sentence
+    /// What went wrong, with the end of what the grabber said on standard error (its words, as they came).
+    public var said: Sentence?
 
+    /// A run that did not exit 0 on its own: how it ended, and what it said.
     init(path: String, outcome: ChildProcess.Outcome) {
         grabber = (path as NSString).lastPathComponent
         ending = outcome.ending
-        said = Self.lastLines(outcome.standardError)
+        let tail = Self.lastLines(outcome.standardError)
+        said = tail.isEmpty ? nil : .verbatim(tail)
     }
 
-    init(grabber: String, ending: String, said: String) {
+    init(grabber: String, ending: Sentence, said: Sentence?) {
         (self.grabber, self.ending, self.said) = (grabber, ending, said)
     }
 
+    /// A grabber tvguide did not run (none installed by that name, a configuration it refused).
+    static func notRun(_ grabber: String, _ why: Sentence) -> GrabberFailure {
+        GrabberFailure(grabber: grabber, ending: Sentence(saying: "not run"), said: why)
+    }
+
     /// `what` went wrong, then the end of what the grabber said on standard error, if anything.
-    static func said(_ what: String, then standardError: String) -> String {
+    static func said(_ what: Sentence, then standardError: String) -> Sentence {
         let tail = lastLines(standardError)
-        return tail.isEmpty ? what : "\(what); it said: \(tail)"
+        return tail.isEmpty ? what : Sentence(saying: "{what}; it said: {tail}", ["tail": tail], sentences: ["what": what])
     }
 
     /// The last 5 lines of `text`, at most 1,000 characters: what an admin needs to see why.
@@ -197,7 +218,10 @@ public struct GrabberFailure: Error, CustomStringConvertible {
         return lines.count > 1000 ? "…" + String(lines.suffix(1000)) : lines
     }
 
-    public var description: String {
-        said.isEmpty ? "\(grabber) failed (\(ending))" : "\(grabber) failed (\(ending)): \(said)"
+    public var sentence: Sentence {
+        guard let said else { return Sentence(saying: "{grabber} failed ({ending})", ["grabber": grabber], sentences: ["ending": ending]) }
+        return Sentence(saying: "{grabber} failed ({ending}): {said}", ["grabber": grabber], sentences: ["ending": ending, "said": said])
     }
+
+    public var description: String { sentence.description }
 }

@@ -128,7 +128,7 @@ struct APIRoutes: Sendable {
         guard let scope = SearchQuery.Scope(rawValue: scopeText) else {
             throw HTTPError(.badRequest, message: "in=\(scopeText) is not a search scope: use title or all")
         }
-        if let problem = SearchQuery.problem(withText: text) { throw HTTPError(.badRequest, message: problem) }
+        if let problem = SearchQuery.problem(withText: text) { throw HTTPError(.badRequest, message: problem.description) }
         let limit = try query.integer("limit", in: 1...500, default: 100)
         let search = SearchQuery([text], scope: scope, limit: limit)
         guard !search.terms.isEmpty else {

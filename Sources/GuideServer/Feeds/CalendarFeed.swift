@@ -39,7 +39,7 @@ struct CalendarFeed: Sendable {
         // An unknown or revoked address looks like any missing page.
         guard let id = try await store.calendarProfile(tokenHash: Accounts.digest(token)), let profile = try await store.profile(id) else {
             let words = translations.localizer(context.language)
-            throw HTTPError(.notFound, message: words("No such calendar. Its address may have been replaced in Settings."))
+            throw Refusal(.notFound, saying: "No such calendar. Its address may have been replaced in Settings.")
         }
         let series = try await store.seriesSettings(of: id)
         let zone = profile.timeZone.flatMap(TimeZone.init(identifier:)) ?? settings.timeZone

@@ -63,7 +63,7 @@ struct LineupFeeds: Sendable {
     /// The feed `token` reads; an unknown or removed address looks like any missing page.
     private func feed(_ token: String) async throws -> LineupFeed {
         guard token.utf8.count <= 128, let feed = try await store.lineupFeed(tokenHash: Accounts.digest(token)) else {
-            throw HTTPError(.notFound, message: "No such feed. Its address may have been removed on the admin page.")
+            throw Refusal(.notFound, saying: "No such feed. Its address may have been removed on the admin page.")
         }
         return feed
     }

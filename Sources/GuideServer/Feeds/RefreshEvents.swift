@@ -20,8 +20,8 @@ enum RefreshEvents {
     /// The stream, holding one of `slots` for `client` while it lasts (its failures in `words`); 429 when none is free.
     static func response(_ scheduler: RefreshScheduler, slots: OpenSlots, client: String, words: Localizer) throws -> Response {
         guard let hold = slots.hold(client) else {
-            throw HTTPError(.tooManyRequests, headers: [.retryAfter: "10"],
-                            message: "Too many progress watchers are open; close a tab or try again shortly.")
+            throw Refusal(.tooManyRequests, headers: [.retryAfter: "10"],
+                          saying: "Too many progress watchers are open; close a tab or try again shortly.")
         }
         let headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store",
                                    HTTPField.Name("X-Accel-Buffering")!: "no"]

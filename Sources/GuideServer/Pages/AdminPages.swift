@@ -147,7 +147,7 @@ struct AdminPages: Sendable {
     func revokeToken(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let words = pages.words(context)
         let admin = context.admin
-        guard let id = try await IDForm(request, context).id else { throw HTTPError(.badRequest, message: "Which token? The form sent none.") }
+        guard let id = try await IDForm(request, context).id else { throw Refusal(.badRequest, saying: "Which token? The form sent none.") }
         try await store.revokeAPIToken(id, of: admin.id)
         return try await adminPage(request, context, message: words("Revoked the token: programs using it are refused from now on."))
     }

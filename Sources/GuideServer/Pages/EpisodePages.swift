@@ -98,7 +98,7 @@ struct EpisodePages: Sendable {
         let format = SeriesFormat(pages, settings, context)
         let words = format.words
         guard let episode = try await series.tvmaze({ try await series.client.episode(id, embed: [.show, .guestcast, .guestcrew]) }) else {
-            throw HTTPError(.notFound, message: words("TVmaze has no episode {id}.", ["id": String(id)]))
+            throw Refusal(.notFound, saying: "TVmaze has no episode {id}.", ["id": String(id)])
         }
         let show = episode.show
         let time = episode.airTime()
@@ -130,7 +130,7 @@ struct EpisodePages: Sendable {
         let client = series.client
         let (clock, words) = (settings.clock(context), pages.words(context))
         guard let person = try await series.tvmaze({ try await client.person(id) }) else {
-            throw HTTPError(.notFound, message: words("TVmaze has no person {id}.", ["id": String(id)]))
+            throw Refusal(.notFound, saying: "TVmaze has no person {id}.", ["id": String(id)])
         }
         let credits = try await series.tvmaze { try await client.castCredits(ofPerson: id, withCharacters: true) }
         let guestCredits = try await series.tvmaze { try await client.guestCastCredits(ofPerson: id) }

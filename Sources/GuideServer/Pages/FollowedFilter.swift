@@ -29,7 +29,7 @@ struct FollowedFilter: Sendable {
     static func resolve(_ query: QueryParameters, viewer: ProfileID?, store: any SeriesStore & WatchedStore) async throws -> FollowedFilter {
         let asked = query.string("followed") ?? ""
         guard let choice = Choice(rawValue: asked) else {
-            throw HTTPError(.badRequest, message: "followed is unseen or new (or nothing, for every airing)")
+            throw Refusal(.badRequest, saying: "followed is unseen or new (or nothing, for every airing)")
         }
         guard let viewer else { return .none }
         guard choice != .all else { return FollowedFilter(choice: .all, followed: [], seen: [:], isSignedIn: true) }

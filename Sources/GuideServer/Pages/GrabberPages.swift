@@ -87,12 +87,12 @@ struct GrabberPages: Sendable {
     func listPage(_ context: AdminRequestContext) async throws -> HTMLPage {
         let installed = await grabbers?.installed() ?? []
         let taken = Set(try await store.sources().map(\.definition.name.rawValue))
+        let words = pages.words(context)
         let entries = installed.map { grabber in
             Entry(name: grabber.name, description: grabber.description.isEmpty ? grabber.name : grabber.description,
                   capabilities: grabber.capabilities.joined(separator: ", "), configuresByAPI: grabber.configuresByAPI,
-                  problem: grabber.problem, sourceName: Self.freeName(for: grabber, taken: taken))
+                  problem: grabber.problem?.worded(words), sourceName: Self.freeName(for: grabber, taken: taken))
         }
-        let words = pages.words(context)
         let model = await ListModel(
             chrome: pages.chrome(context, section: "admin"), title: words("XMLTV grabbers"),
             directories: grabbers?.directories.joined(separator: ", ") ?? words("none (this tvguide runs no grabbers)"),
@@ -120,7 +120,7 @@ struct GrabberPages: Sendable {
         let model = await ConfigureModel(
             chrome: pages.chrome(context, section: "admin"), title: words("Configure {name}", ["name": name]), message: message, isError: isError,
             name: name, grabber: definition.location,
-            description: installed.map { $0.description + ($0.problem.map { " — " + words("cannot be used: {problem}", ["problem": $0]) } ?? "") }
+            description: installed.map { $0.description + ($0.problem.map { " — " + words("cannot be used: {problem}", ["problem": $0.worded(words)]) } ?? "") }
                 ?? words("not installed in {folders}", ["folders": grabbers?.directories.joined(separator: ", ") ?? words("any folder")]),
             configuresByAPI: installed?.configuresByAPI ?? false,
             configuration: configuration.text, chosenChannels: chosen.count,
@@ -158,7 +158,7 @@ struct GrabberPages: Sendable {
         var configuration = GrabberConfiguration(form.restart ? "" : try await store.grabberConfiguration(of: definition.name) ?? "")
         configuration = configuration.appending(form.answers)
         if let problem = configuration.problem {
-            return try await configurePage(context, name: form.name, message: words("Not saved: {problem}", ["problem": problem]), isError: true, status: .badRequest)
+            return try await configurePage(context, name: form.name, message: words("Not saved: {problem}", ["problem": problem.worded(words)]), isError: true, status: .badRequest)
         }
         try await store.setGrabberConfiguration(configuration.text, of: definition.name)
         do {
@@ -178,9 +178,9 @@ struct GrabberPages: Sendable {
                 return try await configurePage(context, name: form.name, stage: questions)
             }
         } catch let error as GrabberFailure {
-            return try await configurePage(context, name: form.name, message: "\(error)", isError: true, status: .badGateway)
+            return try await configurePage(context, name: form.name, message: error.sentence.worded(words), isError: true, status: .badGateway)
         } catch let error as GrabberQuestions.Unreadable {
-            return try await configurePage(context, name: form.name, message: "\(error)", isError: true, status: .badGateway)
+            return try await configurePage(context, name: form.name, message: error.sentence.worded(words), isError: true, status: .badGateway)
         }
     }
 
@@ -197,12 +197,12 @@ struct GrabberPages: Sendable {
                 return try await configurePage(context, name: form.name, message: words.plural("Choose the channels to grab ({count} offered).", "Choose the channels to grab ({count} offered).", count: channels.count),
                                                offered: channels)
             } catch let error as GrabberFailure {
-                return try await configurePage(context, name: form.name, message: "\(error)", isError: true, status: .badGateway)
+                return try await configurePage(context, name: form.name, message: error.sentence.worded(words), isError: true, status: .badGateway)
             }
         }
         let chosen = configuration.choosing(Set(form.chosen), of: offered)
         if let problem = chosen.problem {
-            return try await configurePage(context, name: form.name, message: words("Not saved: {problem}", ["problem": problem]), isError: true, status: .badRequest)
+            return try await configurePage(context, name: form.name, message: words("Not saved: {problem}", ["problem": problem.worded(words)]), isError: true, status: .badRequest)
         }
         try await store.setGrabberConfiguration(chosen.text, of: definition.name)
         return try await configurePage(context, name: form.name,
@@ -217,7 +217,7 @@ struct GrabberPages: Sendable {
         let definition = try await grabberSource(form.name)
         let configuration = GrabberConfiguration(form.text.replacingOccurrences(of: "\r\n", with: "\n"))
         if let problem = configuration.problem {
-            return try await configurePage(context, name: form.name, message: words("Not saved: {problem}", ["problem": problem]), isError: true, status: .badRequest)
+            return try await configurePage(context, name: form.name, message: words("Not saved: {problem}", ["problem": problem.worded(words)]), isError: true, status: .badRequest)
         }
         try await store.setGrabberConfiguration(configuration.text.isEmpty ? nil : configuration.text, of: definition.name)
         return try await configurePage(context, name: form.name, message: words("Saved its configuration. The next refresh runs the grabber with it."))
@@ -226,7 +226,7 @@ struct GrabberPages: Sendable {
     /// The grabber source called `name`; 404 when there is none.
     private func grabberSource(_ name: String) async throws -> SourceDefinition {
         guard let definition = try await store.sources().map(\.definition).first(where: { $0.name.rawValue == name && $0.format == .grabber }) else {
-            throw HTTPError(.notFound, message: "There is no grabber source called \(name).")
+            throw Refusal(.notFound, saying: "There is no grabber source called {name}.", ["name": name])
         }
         return definition
     }

@@ -194,7 +194,7 @@ struct GridPage: Sendable {
         let query = QueryParameters(request: request)
         let clock = settings.clock(context)
         guard let dayText = query.string("day"), let day = clock.day(dayText) else {
-            throw HTTPError(.badRequest, message: "day must be a date like 2026-02-15")
+            throw Refusal(.badRequest, saying: "day must be a date like 2026-02-15")
         }
         let from = try query.integer("from", in: 0...1_000_000, default: 0)
         let count = try query.integer("count", in: 1...Self.mostRowsPerRequest, default: 40)

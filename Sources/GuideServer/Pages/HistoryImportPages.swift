@@ -83,11 +83,11 @@ struct HistoryImportPages: Sendable {
     func imported(_ request: Request, _ context: APIRequestContext<ProfileChanges>) async throws -> ImportDocument {
         let query = QueryParameters(request: request)
         let name = query.string("name") ?? "history.csv"
-        guard name.count <= 255 else { throw HTTPError(.badRequest, message: "name is the export's file name, 255 characters at most") }
+        guard name.count <= 255 else { throw Refusal(.badRequest, saying: "name is the export's file name, 255 characters at most") }
         var choices: [String: Int] = [:]
         for text in query.strings("choose") {
             guard let choice = HistoryImport.choice(text) else {
-                throw HTTPError(.badRequest, message: "choose is a title, = and a TVmaze id, like choose=The%20Office%3D526")
+                throw Refusal(.badRequest, saying: "choose is a title, = and a TVmaze id, like choose=The%20Office%3D526")
             }
             choices[choice.title] = choice.id
         }
@@ -115,7 +115,7 @@ struct HistoryImportPages: Sendable {
     func upload(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
         let form = try await MultipartForm.posted(request, context)
         guard !form.files("export").isEmpty else {
-            throw HTTPError(.badRequest, message: "Choose the export's file (a zip, or its CSV or JSON files) to import.")
+            throw Refusal(.badRequest, saying: "Choose the export's file (a zip, or its CSV or JSON files) to import.")
         }
         let tracked: TrackerHistory
         do {
@@ -124,7 +124,7 @@ struct HistoryImportPages: Sendable {
             throw HTTPError(.badRequest, message: error.message)
         }
         guard let token = await jobs.start(tracked, for: context.profile.id) else {
-            throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "60"], message: "Other imports are being matched; try again in a minute.")
+            throw Refusal(.serviceUnavailable, headers: [.retryAfter: "60"], saying: "Other imports are being matched; try again in a minute.")
         }
         let importer = importer, jobs = jobs
         Task {
@@ -141,7 +141,7 @@ struct HistoryImportPages: Sendable {
     func confirm(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
         let form = try await HistoryConfirmForm(request, context)
         guard let tracked = await jobs.confirm(form.token, for: context.profile.id) else {
-            throw HTTPError(.notFound, message: "This import is no longer waiting (it is kept for 30 minutes): upload the export again.")
+            throw Refusal(.notFound, saying: "This import is no longer waiting (it is kept for 30 minutes): upload the export again.")
         }
         var choices: [String: Int] = [:]
         for (title, id) in zip(form.titles, form.ids) { if let id { choices[title] = id } }
@@ -165,7 +165,7 @@ struct HistoryImportPages: Sendable {
     func job(_ context: ProfileRequestContext) async throws -> HTMLPage {
         let token = context.parameters.get("token") ?? ""
         guard let stage = await jobs.stage(token, for: context.profile.id) else {
-            throw HTTPError(.notFound, message: "No such import waits (one is kept for 30 minutes): upload the export again.")
+            throw Refusal(.notFound, saying: "No such import waits (one is kept for 30 minutes): upload the export again.")
         }
         let words = pages.words(context)
         switch stage {

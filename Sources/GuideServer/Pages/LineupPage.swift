@@ -49,7 +49,7 @@ struct LineupPage: Sendable {
         let form = try await FavouriteForm(request, context)
         guard let id = form.channel, let channel = try await directory.snapshot().channel(id) else {
             let words = pages.words(context)
-            throw HTTPError(.badRequest, message: words("There is no such channel in the guide."))
+            throw Refusal(.badRequest, saying: "There is no such channel in the guide.")
         }
         do {
             try await store.setFavourite(channel.id, form.isFavourite, of: profile.id)

@@ -91,7 +91,7 @@ struct OfflineGuide: Sendable {
     func listings(_ request: Request, _ context: some GuideContext) async throws -> Response {
         // `?kept` is the service worker's own copy, which it answers itself; reaching the server, there is none.
         if request.uri.queryParameters.has("kept") {
-            throw HTTPError(.notFound, message: "This browser keeps no copy of the listings.")
+            throw Refusal(.notFound, saying: "This browser keeps no copy of the listings.")
         }
         let clock = settings.clock(context)
         let now = settings.now()
@@ -119,8 +119,8 @@ struct OfflineGuide: Sendable {
             return Response(status: .notModified, headers: [.eTag: unchanged, .cacheControl: "no-cache"])
         }
         guard builds.take(addresses.of(request, peer: context.peer), at: now) else {
-            throw HTTPError(.tooManyRequests, headers: [.retryAfter: "\(builds.retryAfter(at: now))"],
-                            message: "This address has asked for many offline copies lately; try again in a few minutes.")
+            throw Refusal(.tooManyRequests, headers: [.retryAfter: "\(builds.retryAfter(at: now))"],
+                          saying: "This address has asked for many offline copies lately; try again in a few minutes.")
         }
         let listings = try await read(.full)
         let tag = Self.tag(inputs + favouriteInputs, listings)
@@ -133,7 +133,7 @@ struct OfflineGuide: Sendable {
         do {
             built = try await lane.run { Result { try copy.encoded(renderer: renderer) } }
         } catch {
-            throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "10"], message: "The server is making other offline copies; try again shortly.")
+            throw Refusal(.serviceUnavailable, headers: [.retryAfter: "10"], saying: "The server is making other offline copies; try again shortly.")
         }
         return CompressibleBody.response(try built.get(), for: request,
                                          headers: [.eTag: tag, .cacheControl: "no-cache", .contentType: "application/json"])

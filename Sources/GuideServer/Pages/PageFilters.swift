@@ -70,7 +70,7 @@ struct GroupFilter: Sendable {
                         store: any ChannelSettingsStore, directory: ChannelDirectory, remembers: Bool) async throws -> GroupFilter {
         let asked = query.string("group")
         if let asked, asked.count > ChannelGroup.Limits.nameLength {
-            throw HTTPError(.badRequest, message: "a group's name has at most \(ChannelGroup.Limits.nameLength) characters")
+            throw Refusal(.badRequest, saying: "a group's name has at most {count} characters", ["count": "\(ChannelGroup.Limits.nameLength)"])
         }
         guard let profile = context.viewer?.profile else {
             let fallback = try await directory.snapshot().guestGroup

@@ -34,7 +34,7 @@ struct ProgrammePage: Sendable {
         let words = pages.words(context)
         guard let text = context.parameters.get("id"), let id = Bounded.integer(text, in: 1...Int64.max),
               let stored = try await store.programme(ProgrammeID(rawValue: id)) else {
-            throw HTTPError(.notFound, message: words("There is no such programme: a newer import may have replaced it."))
+            throw Refusal(.notFound, saying: "There is no such programme: a newer import may have replaced it.")
         }
         let programme = stored.programme
         let channel = try await directory.snapshot().channel(programme.channel)?.name ?? programme.channel.rawValue
@@ -57,12 +57,12 @@ struct ProgrammePage: Sendable {
     func render(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
         let words = pages.words(context)
         guard let text = context.parameters.get("id"), let id = Bounded.integer(text, in: 1...Int64.max) else {
-            throw HTTPError(.badRequest, message: words("A programme's address ends in its number, like /programmes/42."))
+            throw Refusal(.badRequest, saying: "A programme's address ends in its number, like /programmes/42.")
         }
         let isPanel = request.uri.queryParameters.get("part") == "panel"
         let clock = settings.clock(context)
         guard let stored = try await store.programme(ProgrammeID(rawValue: id)) else {
-            throw HTTPError(.notFound, message: words("There is no programme {id}: a newer import may have replaced it.", ["id": String(id)]))
+            throw Refusal(.notFound, saying: "There is no programme {id}: a newer import may have replaced it.", ["id": String(id)])
         }
         var details = try await ProgrammeDetails(stored, store: store, channels: try await directory.snapshot(), clock: clock, now: settings.now(),
                                                  viewer: context.viewer?.profile,

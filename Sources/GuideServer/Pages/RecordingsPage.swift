@@ -77,7 +77,7 @@ struct RecordingsPage: Sendable {
         let form = try await RecordForm(request, context)
         let words = pages.words(context)
         guard let id = Bounded.integer(form.programme, in: 1...Int64.max), let stored = try await store.programme(ProgrammeID(rawValue: id)) else {
-            throw HTTPError(.notFound, message: words("That programme is not in the guide (a newer import may have replaced it)."))
+            throw Refusal(.notFound, saying: "That programme is not in the guide (a newer import may have replaced it).")
         }
         let entry: RecordingEntry
         do {
@@ -93,7 +93,7 @@ struct RecordingsPage: Sendable {
         guard let text = context.parameters.get("id"), let id = Bounded.integer(text, in: 1...Int64.max),
               let entry = try await store.recording(id) else {
             let words = pages.words(context)
-            throw HTTPError(.notFound, message: words("No such recording."))
+            throw Refusal(.notFound, saying: "No such recording.")
         }
         do {
             try await desk.cancel(entry)

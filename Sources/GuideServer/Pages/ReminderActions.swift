@@ -21,11 +21,11 @@ struct ReminderActions: Sendable {
     /// start and title, so a refresh that replaces the programme's row keeps the reminder.
     func remind(_ profile: Profile, programme text: String, lead: Int?) async throws -> Reminder {
         guard let id = Bounded.integer(text, in: 1...Int64.max), let stored = try await store.programme(ProgrammeID(rawValue: id)) else {
-            throw HTTPError(.notFound, message: "that programme is not in the guide (a newer import may have replaced it)")
+            throw Refusal(.notFound, saying: "that programme is not in the guide (a newer import may have replaced it)")
         }
         let programme = stored.programme
         let now = settings.now()
-        guard stored.end > now else { throw HTTPError(.badRequest, message: "\(programme.title) has already ended") }
+        guard stored.end > now else { throw Refusal(.badRequest, saying: "{title} has already ended", ["title": programme.title]) }
         let name = try await directory.snapshot().channel(programme.channel)?.name ?? programme.channel.rawValue
         return try await store.addReminder(
             NewReminder(profile: profile.id, kind: .programme, channel: programme.channel, channelName: name, title: programme.title,
@@ -35,17 +35,17 @@ struct ReminderActions: Sendable {
     /// A delivery channel, checked: a kind this server sends to, a name of 1 to 60 characters, an address that can work.
     func addChannel(_ profile: Profile, kind text: String, name: String, target: String, secret: String?) async throws -> DeliveryChannel {
         guard let kind = NewDeliveryChannel.Kind(rawValue: text) else {
-            throw HTTPError(.badRequest, message: "kind is one of " + dispatcher.senders.kinds.map(\.rawValue).joined(separator: ", "))
+            throw Refusal(.badRequest, saying: "kind is one of {kinds}", ["kinds": dispatcher.senders.kinds.map(\.rawValue).joined(separator: ", ")])
         }
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         let target = target.trimmingCharacters(in: .whitespacesAndNewlines)
         let secret = secret.flatMap { $0.isEmpty ? nil : $0 }
-        guard (1...60).contains(name.count) else { throw HTTPError(.badRequest, message: "a channel's name has 1 to 60 characters") }
+        guard (1...60).contains(name.count) else { throw Refusal(.badRequest, saying: "a channel's name has 1 to 60 characters") }
         if let problem = dispatcher.senders.problem(kind: kind, target: target, secret: secret) {
-            throw HTTPError(.badRequest, message: "that channel cannot work: \(problem)")
+            throw Refusal(.badRequest, Sentence(saying: "that channel cannot work: {problem}", sentences: ["problem": problem]))
         }
         if let problem = await dispatcher.senders.outboundProblem(kind: kind, target: target) {
-            throw HTTPError(.badRequest, message: "that address is \(problem)")
+            throw Refusal(.badRequest, Sentence(saying: "that address is {problem}", sentences: ["problem": problem]))
         }
         // One channel per browser: subscribing it again names the channel it already has.
         if kind == .webPush, let existing = try await store.deliveryChannels(of: profile.id)
@@ -62,16 +62,16 @@ struct ReminderActions: Sendable {
     func saveSearch(_ profile: Profile, words: String, channels names: [String], lead: Int?, records: Bool = false) async throws
         -> (search: SavedSearch, matched: Int) {
         let words = words.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let problem = SearchQuery.problem(withText: words) { throw HTTPError(.badRequest, message: problem) }
-        guard !SearchQuery([words]).terms.isEmpty else { throw HTTPError(.badRequest, message: "say what to look for: a word or two of a title") }
+        if let problem = SearchQuery.problem(withText: words) { throw Refusal(.badRequest, problem) }
+        guard !SearchQuery([words]).terms.isEmpty else { throw Refusal(.badRequest, saying: "say what to look for: a word or two of a title") }
         let names = names.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard names.count <= SavedSearch.mostChannels else {
-            throw HTTPError(.badRequest, message: "a saved search names at most \(SavedSearch.mostChannels) channels")
+            throw Refusal(.badRequest, saying: "a saved search names at most {count} channels", ["count": "\(SavedSearch.mostChannels)"])
         }
         let snapshot = try await directory.snapshot()
         let channels = try names.map { name in
             guard let channel = snapshot.channel(ChannelID(name)) ?? snapshot.channels.first(where: { $0.name.lowercased() == name.lowercased() }) else {
-                throw HTTPError(.badRequest, message: "there is no channel \(name.prefix(100)) in the guide")
+                throw Refusal(.badRequest, saying: "there is no channel {name} in the guide", ["name": String(name.prefix(100))])
             }
             return channel.id
         }
@@ -88,8 +88,8 @@ struct ReminderActions: Sendable {
     func test(_ channel: DeliveryChannel, of profile: Profile, words: Localizer) async throws -> String? {
         let now = settings.now()
         guard testSends.take(String(profile.id.rawValue), at: now) else {
-            throw HTTPError(.tooManyRequests, headers: [.retryAfter: String(testSends.retryAfter(at: now))],
-                            message: "\(Self.testsPerMinute) tests a minute at most: try again in a minute")
+            throw Refusal(.tooManyRequests, headers: [.retryAfter: String(testSends.retryAfter(at: now))],
+                          saying: "{count} tests a minute at most: try again in a minute", ["count": "\(Self.testsPerMinute)"])
         }
         return try await dispatcher.test(channel, words: words)
     }
@@ -97,7 +97,7 @@ struct ReminderActions: Sendable {
     /// The profile's channel with this id; 404 for another profile's.
     func channel(_ id: Int64, of profile: Profile) async throws -> DeliveryChannel {
         guard let channel = try await store.deliveryChannels(of: profile.id).first(where: { $0.id.rawValue == id }) else {
-            throw HTTPError(.notFound, message: "no delivery channel \(id)")
+            throw Refusal(.notFound, saying: "no delivery channel {id}", ["id": "\(id)"])
         }
         return channel
     }
@@ -105,7 +105,7 @@ struct ReminderActions: Sendable {
     /// The id in a route's path (`reminders/:id`, `delivery-channels/:id`); 404 for anything but a positive whole number.
     static func id(_ context: some GuideContext) throws -> Int64 {
         guard let id = context.parameters.get("id").flatMap({ Bounded.integer($0, in: 1...Int64.max) }) else {
-            throw HTTPError(.notFound, message: "ids are positive whole numbers")
+            throw Refusal(.notFound, saying: "ids are positive whole numbers")
         }
         return id
     }

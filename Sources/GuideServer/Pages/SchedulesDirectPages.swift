@@ -126,8 +126,8 @@ struct SchedulesDirectPages: Sendable {
             }
             if let chosen, !find.postalCode.isEmpty {
                 guard find.postalCode.utf8.count <= 16, find.postalCode.allSatisfy({ $0.isLetter || $0.isNumber || $0 == " " }) else {
-                    throw HTTPError(.badRequest, message: words("A postal code is letters and digits, like {example}.",
-                                                                ["example": chosen.postalCodeExample ?? "90210"]))
+                    throw Refusal(.badRequest, saying: "A postal code is letters and digits, like {example}.",
+                                                                ["example": chosen.postalCodeExample ?? "90210"])
                 }
                 model.searched = true
                 model.found += try await client.headends(country: chosen.shortName, postalCode: find.postalCode).flatMap { headend in

@@ -80,14 +80,7 @@ struct SearchPage: Sendable {
                                               + (choice == .all ? "" : "&followed=\(choice.rawValue)"))
                           })
         guard !search.terms.isEmpty else {
-            if problem != nil {
-                let wordCount = typed.split(whereSeparator: \.isWhitespace).count
-                model.message = typed.count > SearchQuery.longestText
-                    ? words("A search has at most {most} characters; this one has {count}.",
-                            ["most": words.number(SearchQuery.longestText), "count": words.number(typed.count)])
-                    : words("A search has at most {most} words; this one has {count}.",
-                            ["most": words.number(SearchQuery.mostTerms), "count": words.number(wordCount)])
-            }
+            if let problem { model.message = problem.worded(words) }
             if !text.isEmpty { model.message = words("Type a word to look for; punctuation alone finds nothing.") }
             return try pages.page("search", model)
         }

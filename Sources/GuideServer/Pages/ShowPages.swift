@@ -143,7 +143,7 @@ struct ShowPages: Sendable {
         let id = try Self.id(context)
         let client = series.client
         guard let show = try await series.tvmaze({ try await client.show(id, embed: [.cast]) }) else {
-            throw HTTPError(.notFound, message: pages.words(context).noShow(id))
+            throw Refusal.noShow(id)
         }
         let seasons = try await series.tvmaze { try await client.seasons(ofShow: id) }
         let profile = context.viewer?.profile
@@ -197,7 +197,7 @@ struct ShowPages: Sendable {
         let id = try Self.id(context)
         guard let number = context.parameters.get("number").flatMap({ Bounded.integer($0, in: Episode.numberRange) }) else { throw HTTPError(.notFound) }
         let client = series.client
-        guard let show = try await series.tvmaze({ try await client.show(id) }) else { throw HTTPError(.notFound, message: pages.words(context).noShow(id)) }
+        guard let show = try await series.tvmaze({ try await client.show(id) }) else { throw Refusal.noShow(id) }
         let episodes = try await series.tvmaze { try await client.episodes(ofShow: id) }
         let format = SeriesFormat(pages, settings, context)
         let now = settings.now()
@@ -212,7 +212,7 @@ struct ShowPages: Sendable {
             return line
         }
         guard !lines.isEmpty else {
-            throw HTTPError(.notFound, message: format.words("{show} has no season {number} on TVmaze.", ["show": show.name, "number": String(number)]))
+            throw Refusal(.notFound, saying: "{show} has no season {number} on TVmaze.", ["show": show.name, "number": String(number)])
         }
         return try await pages.page("season", SeasonModel(chrome: pages.chrome(context, section: "shows"),
                                                    title: format.words("{show}: season {number}", ["show": show.name, "number": String(number)]),
@@ -235,7 +235,7 @@ struct ShowPages: Sendable {
     /// A show's, episode's or person's TVmaze id from the address; 404 when it is not one.
     static func id(_ context: some GuideContext) throws -> Int {
         guard let id = context.parameters.get("id").flatMap({ Bounded.integer($0, in: TVMazeClient.idRange) }) else {
-            throw HTTPError(.notFound, message: "No such show.")
+            throw Refusal(.notFound, saying: "No such show.")
         }
         return id
     }

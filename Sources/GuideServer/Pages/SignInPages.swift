@@ -120,7 +120,7 @@ struct SignInPages: Sendable {
         var model = await SetupModel(chrome: pages.chrome(context, section: "setup"), title: words("Set up tvguide"), name: form.name,
                                message: nil, isAvailable: true)
         guard try await !accounts.hasProfiles() else {
-            throw HTTPError(.forbidden, message: words("tvguide is already set up: sign in, and ask an admin for a profile."))
+            throw Refusal(.forbidden, saying: "tvguide is already set up: sign in, and ask an admin for a profile.")
         }
         guard let expected = settings.setupCode, let code = form.code,
               Self.sameCode(code.replacingOccurrences(of: "-", with: ""), expected.replacingOccurrences(of: "-", with: "")) else {

@@ -111,7 +111,7 @@ extension SourcePages {
         let (clock, words) = (settings.clock(context), pages.words(context))
         let source = SourceName(name)
         guard let found = try await store.sources().first(where: { $0.definition.name == source }) else {
-            throw HTTPError(.notFound, message: words("There is no source called {name}.", ["name": name]))
+            throw Refusal(.notFound, saying: "There is no source called {name}.", ["name": name])
         }
         let channels = try await store.sourceChannels(of: source)
         let guide = try await store.channels()
@@ -179,7 +179,7 @@ extension SourcePages {
             try await store.updateSource(definition)
         } catch let error as StoreError {
             let status: HTTPResponse.Status = error.code == .notFound ? .notFound : .badRequest
-            if error.code == .notFound { throw HTTPError(status, message: words("There is no source called {name}.", ["name": name])) }
+            if error.code == .notFound { throw Refusal(status, saying: "There is no source called {name}.", ["name": name]) }
             return try await editPage(request, context, name: name, view: ChannelView(), message: words("Not saved: {error}", ["error": error.message(words)]),
                                       isError: true, status: status)
         }

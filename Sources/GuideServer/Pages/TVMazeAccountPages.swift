@@ -30,8 +30,8 @@ struct TVMazeAccountPages: Sendable {
         }
         routes.profile.post(.historyTVMazeSync) { _, context -> Response in
             guard await runner.start(context.profile.id) else {
-                throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "60"],
-                                message: "Other profiles' syncs are running; try again in a minute.")
+                throw Refusal(.serviceUnavailable, headers: [.retryAfter: "60"],
+                              saying: "Other profiles' syncs are running; try again in a minute.")
             }
             return .redirect(to: SitePath.history.description + "#tvmaze")
         }

@@ -53,11 +53,10 @@ public struct SeriesFormat: Sendable {
     }
 }
 
-extension Localizer {
+extension Refusal {
     /// "TVmaze has no show 82.", for the show pages' 404.
-    func noShow(_ id: Int) -> String {
-        let words = self
-        return words("TVmaze has no show {id}.", ["id": String(id)])
+    static func noShow(_ id: Int) -> Refusal {
+        Refusal(.notFound, saying: "TVmaze has no show {id}.", ["id": String(id)])
     }
 }
 

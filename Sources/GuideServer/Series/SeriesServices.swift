@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 import GuideHTTP
 import GuideIngest
 import GuideStore
@@ -28,13 +29,13 @@ struct SeriesServices: Sendable {
     func register(on routes: RouteGroups) {
         routes.open.get(.images) { request, context -> Response in
             guard let url = request.uri.queryParameters.get("u").flatMap({ images.canonical(String($0)) }) else {
-                throw HTTPError(.notFound, message: "No such image: only TVmaze's images are shown here.")
+                throw Refusal(.notFound, saying: "No such image: only TVmaze's images are shown here.")
             }
             if try await !images.isCached(url), !imageFetches.take(clientAddress.of(request, peer: context.peer)) {
                 throw HTTPError(.tooManyRequests, headers: [.retryAfter: String(imageFetches.retryAfter())],
                                 message: "Too many new images at once; try again shortly.")
             }
-            guard let stored = try? await images.file(for: url) else { throw HTTPError(.notFound, message: "No such image.") }
+            guard let stored = try? await images.file(for: url) else { throw Refusal(.notFound, saying: "No such image.") }
             return try await stored.response(context, cacheControl: "public, max-age=31536000, immutable")
         }
     }
@@ -44,13 +45,14 @@ struct SeriesServices: Sendable {
         do {
             return try await body()
         } catch let error as TVMazeError {
-            if case .notFound = error { throw HTTPError(.notFound, message: error.description) }
-            if case .unauthorized = error { throw HTTPError(.badRequest, message: error.description) }
+            if case .notFound = error { throw Refusal(.notFound, error.sentence) }
+            if case .unauthorized = error { throw Refusal(.badRequest, error.sentence) }
             if case .busy(let seconds) = error {
-                throw HTTPError(.serviceUnavailable, headers: [.retryAfter: String(seconds)],
-                                message: "Busy: \(error.description). Pages you have opened before still show from the cache.")
+                throw Refusal(.serviceUnavailable, headers: [.retryAfter: String(seconds)], Sentence(
+                    saying: "Busy: {error}. Pages you have opened before still show from the cache.", sentences: ["error": error.sentence]))
             }
-            throw HTTPError(.badGateway, message: "\(error.description). Pages you have opened before still show from the cache.")
+            throw Refusal(.badGateway, Sentence(saying: "{error}. Pages you have opened before still show from the cache.",
+                                                sentences: ["error": error.sentence]))
         }
     }
 

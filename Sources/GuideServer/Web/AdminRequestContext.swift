@@ -12,7 +12,7 @@ struct AdminRequestContext: CheckedGuideContext {
     init(context: GuideRequestContext) throws {
         // A profile's session first (a guest is sent to sign in), then an admin's.
         let signedIn = try ProfileRequestContext(context: context)
-        guard signedIn.profile.isAdmin else { throw HTTPError(.forbidden, message: "Only an admin profile can do this.") }
+        guard signedIn.profile.isAdmin else { throw Refusal(.forbidden, saying: "Only an admin profile can do this.") }
         (coreContext, base, admin) = (signedIn.coreContext, signedIn.base, signedIn.profile)
     }
 }

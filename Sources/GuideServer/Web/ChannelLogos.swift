@@ -39,7 +39,7 @@ struct ChannelLogos: Sendable {
         guard let id = parameters.get("c").map { String($0) }, id.utf8.count <= 512,
               let channel = try await directory.snapshot().channel(ChannelID(id)),
               let source = channel.icons.first?.src, let url = cache.canonical(source) else {
-            throw HTTPError(.notFound, message: "This channel has no logo.")
+            throw Refusal(.notFound, saying: "This channel has no logo.")
         }
         if try await !cache.isCached(url), !fetches.take(clientAddress.of(request, peer: context.peer)) {
             throw HTTPError(.tooManyRequests, headers: [.retryAfter: String(fetches.retryAfter())],
@@ -53,7 +53,7 @@ struct ChannelLogos: Sendable {
         } catch {
             stored = nil  // The logo's host did not answer: the page shows the channel's name instead.
         }
-        guard let stored else { throw HTTPError(.notFound, message: "This channel's logo could not be fetched.") }
+        guard let stored else { throw Refusal(.notFound, saying: "This channel's logo could not be fetched.") }
         let isCurrent = parameters.get("v").map { String($0) } == ImageCache.name(for: source)
         return try await stored.response(context, cacheControl: isCurrent ? "public, max-age=31536000, immutable" : "public, max-age=300")
     }

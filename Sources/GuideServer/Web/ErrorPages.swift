@@ -40,6 +40,8 @@ struct ErrorPages: RouterMiddleware {
                 let message = error.message(words)
                 return HTTPError(status, message: message.prefix(1).uppercased() + message.dropFirst() + ".")
             }
+        } catch let refusal as Refusal {
+            return try await page(request, context) { words in refusal.error(words) }
         } catch let error as HTTPError {
             return try await page(request, context) { _ in error }
         }

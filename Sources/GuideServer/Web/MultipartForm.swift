@@ -48,7 +48,7 @@ struct MultipartForm: Sendable {
         var request = request
         let body = try await request.collectBody(upTo: context.maxUploadSize)
         guard let form = MultipartForm(request, body: body) else {
-            throw HTTPError(.badRequest, message: "This form sends files: choose them, then send it from its page.")
+            throw Refusal(.badRequest, saying: "This form sends files: choose them, then send it from its page.")
         }
         return form
     }

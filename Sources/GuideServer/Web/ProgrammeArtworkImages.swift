@@ -45,7 +45,7 @@ final class ProgrammeArtworkImages: Sendable {
     private func artwork(_ request: Request, _ context: some GuideContext) async throws -> Response {
         guard let series = request.uri.queryParameters.get("p").map({ String($0) }), ProgrammeArtwork.isSeriesID(series),
               let connection, try await SDConnection.isArtworkChosen(in: store) else {
-            throw HTTPError(.notFound, message: "There is no artwork for this programme.")
+            throw Refusal(.notFound, saying: "There is no artwork for this programme.")
         }
         let name = "schedulesdirect/" + series
         let isNew = try await !cache.isCached(named: name)
@@ -80,7 +80,7 @@ final class ProgrammeArtworkImages: Sendable {
         } catch {
             stored = nil  // SD did not answer: the page shows the programme without its image.
         }
-        guard let stored else { throw HTTPError(.notFound, message: "There is no artwork for this programme.") }
+        guard let stored else { throw Refusal(.notFound, saying: "There is no artwork for this programme.") }
         return try await stored.response(context, cacheControl: "public, max-age=604800")
     }
 }

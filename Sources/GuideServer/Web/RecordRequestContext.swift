@@ -11,7 +11,7 @@ struct RecordRequestContext: CheckedGuideContext {
 
     init(context: GuideRequestContext) throws {
         let signedIn = try ProfileRequestContext(context: context)
-        guard signedIn.profile.mayRecord else { throw HTTPError(.forbidden, message: "An admin has not let this profile record.") }
+        guard signedIn.profile.mayRecord else { throw Refusal(.forbidden, saying: "An admin has not let this profile record.") }
         (coreContext, base, profile) = (signedIn.coreContext, signedIn.base, signedIn.profile)
     }
 }

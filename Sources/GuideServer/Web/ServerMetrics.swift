@@ -39,7 +39,7 @@ struct ServerMetrics: Sendable {
         case .loopback:
             let peer = context.peer?.ipAddress ?? ""
             guard peer == "127.0.0.1" || peer == "::1" || peer.hasPrefix("::ffff:127.") || peer.hasPrefix("127.") else {
-                throw HTTPError(.forbidden, message: "Metrics are read from this machine only (serve --metrics).")
+                throw Refusal(.forbidden, saying: "Metrics are read from this machine only (serve --metrics).")
             }
         case .token:
             guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),

@@ -46,7 +46,7 @@ struct StaticAssets: Sendable {
     /// The file `name`; `isVersioned` when its address carries ``version`` (kept a week, never asked again), else
     /// checked with the server every time (the service worker, whose address cannot change).
     func response(for name: String, request: Request, isVersioned: Bool = true) throws -> Response {
-        guard let asset = assets[name] else { throw HTTPError(.notFound, message: "no file \(name)") }
+        guard let asset = assets[name] else { throw Refusal(.notFound, saying: "no file {name}", ["name": name]) }
         var headers: HTTPFields = [.contentType: asset.contentType, .vary: "Accept-Encoding",
                                    .cacheControl: isVersioned ? "public, max-age=604800, immutable" : "no-cache"]
         if let compressed = asset.compressed, CompressibleBody.accepts(request) {
