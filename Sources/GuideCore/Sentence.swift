@@ -32,6 +32,13 @@ public struct Sentence: Hashable, Sendable, CustomStringConvertible {
         self.count = count
     }
 
+    /// `sentences` one after another with `separator` between them: a list, each item worded, the whole never looked up.
+    public static func list(_ sentences: [Sentence], separator: String = "; ") -> Sentence {
+        guard sentences.count != 1 else { return sentences[0] }
+        return Sentence(saying: sentences.indices.map { "{\($0)}" }.joined(separator: separator),
+                        sentences: Dictionary(uniqueKeysWithValues: sentences.enumerated().map { ("\($0.offset)", $0.element) }))
+    }
+
     /// Words as they came: never looked up, never filled.
     public static func verbatim(_ text: String) -> Sentence {
         var sentence = Sentence(saying: text)

@@ -183,15 +183,15 @@ public struct ReminderDispatcher: Sendable {
     private func send(_ reminder: Reminder, to channels: [DeliveryChannel], reader: Reader) async throws -> Outcome {
         let instant = now()
         guard instant < reminder.what.stop else {
-            try await store.finishReminder(reminder.id, as: .missed, note: "the programme had ended before it could be sent", at: instant)
+            try await store.finishReminder(reminder.id, as: .missed, note: Sentence(saying: "the programme had ended before it could be sent"), at: instant)
             return .missed
         }
         guard !channels.isEmpty else {
-            try await store.finishReminder(reminder.id, as: .failed, note: "no delivery channel is set up", at: instant)
+            try await store.finishReminder(reminder.id, as: .failed, note: Sentence(saying: "no delivery channel is set up"), at: instant)
             return .failed
         }
         let done = try await store.deliveries(of: reminder.id)
-        var errors: [String] = []
+        var errors: [Sentence] = []
         var canRetry = false
         for channel in channels where done[channel.id] == nil {
             let message = ReminderMessage(reminder, channel: channel.id, at: instant, clock: reader.clock, words: reader.words, site: site)
@@ -209,12 +209,12 @@ public struct ReminderDispatcher: Sendable {
                                  ("outcome", failure == nil ? "sent" : givingUp ? "given-up" : "failed")],
                     factory: metrics).increment()
             try await store.recordDelivery(Delivery(profile: reminder.what.profile, channel: channel.id, reminder: reminder.id,
-                                                    title: reminder.what.title, at: now(), error: failure?.description),
+                                                    title: reminder.what.title, at: now(), error: failure?.sentence),
                                            givingUp: givingUp)
             if let failure {
                 logger.notice("a reminder was not delivered", metadata: ["channel": "\(channel.id.rawValue)", "kind": "\(channel.what.kind.rawValue)",
                                                                          "detail": "\(failure.detail)"])
-                errors.append("\(channel.what.name): \(failure)")
+                errors.append(Sentence(saying: "{channel}: {failure}", ["channel": channel.what.name], sentences: ["failure": failure.sentence]))
                 canRetry = canRetry || !givingUp
                 // A push subscription the push service no longer knows is gone: the browser unsubscribed.
                 if failure.isGone, channel.what.kind == .webPush {
@@ -223,31 +223,31 @@ public struct ReminderDispatcher: Sendable {
             }
         }
         // Channels given up on in an earlier round keep the reminder from counting as sent.
-        let gaveUp = channels.filter { done[$0.id] == false }.map { "\($0.what.name): given up (see the delivery log)" }
+        let gaveUp = channels.filter { done[$0.id] == false }.map { Sentence(saying: "{channel}: given up (see the delivery log)", ["channel": $0.what.name]) }
         guard !errors.isEmpty || !gaveUp.isEmpty else {
             try await store.finishReminder(reminder.id, as: .sent, note: nil, at: now())
             announce.yield(reminder)
             return .sent
         }
-        let note = (errors + gaveUp).joined(separator: "; ")
+        let note = Sentence.list(errors + gaveUp)
         let retryAt = instant.addingTimeInterval(Self.retryDelays[min(reminder.attempts, Self.retryDelays.count - 1)])
         guard canRetry, reminder.attempts < Self.retryDelays.count, retryAt < reminder.what.stop else {
             try await store.finishReminder(reminder.id, as: .failed, note: note, at: now())
             return .failed
         }
-        try await store.retryReminder(reminder.id, at: retryAt, note: "trying again at \(reader.clock.time(retryAt)): " + note)
+        try await store.retryReminder(reminder.id, at: retryAt, note: Sentence(saying: "trying again at {time}: {problems}", ["time": reader.clock.time(retryAt)], sentences: ["problems": note]))
         return .retrying
     }
 
     /// Sends a test message to `channel` now, in `words`' language (the page's that asked), recording it in the log;
     /// the failure, if any.
-    public func test(_ channel: DeliveryChannel, words: Localizer = .english) async throws -> String? {
+    public func test(_ channel: DeliveryChannel, words: Localizer = .english) async throws -> Sentence? {
         let instant = now()
-        var error: String?
+        var error: Sentence?
         do {
             try await senders.send(.test(to: channel, at: instant, words: words), to: channel, at: instant)
         } catch let failure as DeliveryFailure {
-            error = failure.description
+            error = failure.sentence
             logger.notice("a test message was not delivered", metadata: ["channel": "\(channel.id.rawValue)", "kind": "\(channel.what.kind.rawValue)",
                                                                          "detail": "\(failure.detail)"])
         }

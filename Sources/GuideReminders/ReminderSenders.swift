@@ -8,21 +8,25 @@ import GuideStore
 /// server's log (`detail`). An HTTP receiver's failure is told to the viewer only as "refused by this server's
 /// outbound rules" or "could not be delivered": which port is closed, what answers there and with which status is the
 /// admin's to read, or the test button would be a port scanner.
-public struct DeliveryFailure: Error, CustomStringConvertible, Equatable {
-    public var description: String
-    /// What happened, for the admin (the server's log); the description when there is nothing more to say.
+public struct DeliveryFailure: WordedError, CustomStringConvertible, Equatable {
+    /// What the viewer is told, worded in their language where it is shown.
+    public var sentence: Sentence
+    /// What happened, for the admin (the server's log), in English; the sentence when there is nothing more to say.
     public var detail: String
     /// Whether trying again cannot help (the channel is set up wrong, or the receiver said it is gone).
     public var isPermanent: Bool
     /// The receiver said the address is gone for good (404, 410): a push subscription is removed.
     public var isGone: Bool
 
-    public init(_ description: String, detail: String? = nil, isPermanent: Bool = false, isGone: Bool = false) {
-        (self.description, self.detail, self.isPermanent, self.isGone) = (description, detail ?? description, isPermanent || isGone, isGone)
+    public init(_ sentence: Sentence, detail: String? = nil, isPermanent: Bool = false, isGone: Bool = false) {
+        (self.sentence, self.detail, self.isPermanent, self.isGone) = (sentence, detail ?? sentence.description, isPermanent || isGone, isGone)
     }
 
+    /// In English: the logs, the JSON API.
+    public var description: String { sentence.description }
+
     /// What a viewer is told when an allowed receiver was not reached or did not take the message.
-    public static let undeliveredText = "could not be delivered"
+    public static let undelivered = Sentence(saying: "could not be delivered")
 }
 
 /// Sends messages to each kind of channel: HTTP ones (ntfy, webhooks, Web Push) through the outbound policy (their
@@ -58,10 +62,10 @@ public struct ReminderSenders: Sendable {
     /// Web Push: the message as JSON (`title`, `body`, `link`, `id`), encrypted for the subscription, with a VAPID
     /// signature, a TTL of an hour, high urgency, and a Topic so a push service keeps only the latest of repeats.
     private func webPush(_ message: ReminderMessage, _ channel: DeliveryChannel, at instant: Date) async throws {
-        guard let push else { throw DeliveryFailure("this server has no push key", isPermanent: true) }
+        guard let push else { throw DeliveryFailure(Sentence(saying: "this server has no push key"), isPermanent: true) }
         guard let subscription = WebPush.Subscription(endpoint: channel.what.target, keysJSON: channel.what.secret),
               subscription.problem == nil, let url = URL(string: subscription.endpoint) else {
-            throw DeliveryFailure("the browser's subscription cannot be used", isPermanent: true)
+            throw DeliveryFailure(Sentence(saying: "the browser's subscription cannot be used"), isPermanent: true)
         }
         var payload: [String: String] = ["title": String(message.title.prefix(200)), "body": String(message.body.prefix(1000)),
                                          "id": message.id]
@@ -74,7 +78,7 @@ public struct ReminderSenders: Sendable {
         } catch let failure as DeliveryFailure {
             throw failure
         } catch {
-            throw DeliveryFailure("the push message could not be made: \(error)", isPermanent: true)
+            throw DeliveryFailure(Sentence(saying: "the push message could not be made: {error}", sentences: ["error": Sentence(error)]), isPermanent: true)
         }
         let topic = String(WebPush.base64URL(Data(message.id.utf8)).suffix(32))
         try await post(url, headers: [("Content-Type", "application/octet-stream"), ("Content-Encoding", "aes128gcm"), ("TTL", "3600"),
@@ -84,7 +88,7 @@ public struct ReminderSenders: Sendable {
 
     /// E-mail: the message as a plain-text mail whose Message-ID names it.
     private func email(_ message: ReminderMessage, _ channel: DeliveryChannel, at instant: Date) async throws {
-        guard let mail else { throw DeliveryFailure("this server has no SMTP server set up (serve --smtp)", isPermanent: true) }
+        guard let mail else { throw DeliveryFailure(Sentence(saying: "this server has no SMTP server set up (serve --smtp)"), isPermanent: true) }
         let text = message.body + (message.link.map { "\n\n" + $0 } ?? "") + "\n\n-- \ntvguide"
         let id = message.id + "@" + (mail.settings.from.split(separator: "@").last.map(String.init) ?? "tvguide")
         do {
@@ -92,11 +96,11 @@ public struct ReminderSenders: Sendable {
                 try await mail.send(SMTPMessage(to: channel.what.target, subject: message.title, body: text, id: id), at: instant)
             }
         } catch let failure as SMTPFailure {
-            throw DeliveryFailure(failure.description, isPermanent: failure.isPermanent)
+            throw DeliveryFailure(failure.sentence, isPermanent: failure.isPermanent)
         } catch let failure as DeliveryFailure {
             throw failure
         } catch {
-            throw DeliveryFailure("the mail server could not be reached: \(error)")
+            throw DeliveryFailure(Sentence(saying: "the mail server could not be reached: {error}", sentences: ["error": Sentence(error)]))
         }
     }
 
@@ -128,7 +132,7 @@ public struct ReminderSenders: Sendable {
     /// in the body; `Authorization: Bearer` with an access token.
     private func ntfy(_ message: ReminderMessage, _ channel: DeliveryChannel) async throws {
         guard let url = URL(string: channel.what.target), let (server, topic) = Self.ntfyParts(url) else {
-            throw DeliveryFailure("the ntfy address \(channel.what.target) names no topic", isPermanent: true)
+            throw DeliveryFailure(Sentence(saying: "the ntfy address {address} names no topic", ["address": channel.what.target]), isPermanent: true)
         }
         var payload: [String: Any] = ["topic": topic, "title": message.title, "message": message.body, "tags": ["tv"]]
         if let link = message.link { payload["click"] = link }
@@ -154,7 +158,7 @@ public struct ReminderSenders: Sendable {
     /// with the channel's secret, when it has one; `X-Tvguide-Delivery`, the same for every try of one message.
     private func webhook(_ message: ReminderMessage, _ channel: DeliveryChannel, at instant: Date) async throws {
         guard let url = URL(string: channel.what.target) else {
-            throw DeliveryFailure("the webhook address \(channel.what.target) is not a URL", isPermanent: true)
+            throw DeliveryFailure(Sentence(saying: "the webhook address {address} is not a URL", ["address": channel.what.target]), isPermanent: true)
         }
         let body = Self.webhookBody(message, at: instant)
         var headers = [("Content-Type", "application/json"), ("X-Tvguide-Delivery", message.id)]
@@ -213,19 +217,19 @@ public struct ReminderSenders: Sendable {
         } catch let failure as DeliveryFailure {
             throw failure
         } catch let refusal as OutboundRefusal {
-            throw DeliveryFailure("refused by this server's outbound rules", detail: "\(what) at \(refusal.url): \(refusal.reason)", isPermanent: true)
+            throw DeliveryFailure(Sentence(saying: "refused by this server's outbound rules"), detail: "\(what) at \(refusal.url): \(refusal.reason)", isPermanent: true)
         } catch {
-            throw DeliveryFailure(DeliveryFailure.undeliveredText, detail: "\(what) could not be reached: \(error)")
+            throw DeliveryFailure(DeliveryFailure.undelivered, detail: "\(what) could not be reached: \(error)")
         }
         guard (200..<300).contains(status) else {
-            throw DeliveryFailure(DeliveryFailure.undeliveredText, detail: "\(what) answered \(status)", isGone: status == 404 || status == 410)
+            throw DeliveryFailure(DeliveryFailure.undelivered, detail: "\(what) answered \(status)", isGone: status == 404 || status == 410)
         }
     }
 
     private func withDeadline<T: Sendable>(_ limit: Duration, what: String = "the receiver",
                                            _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         guard let value = try await withTimeLimit(limit, body) else {
-            throw DeliveryFailure(DeliveryFailure.undeliveredText, detail: "\(what): no whole answer within \(limit.components.seconds) s")
+            throw DeliveryFailure(DeliveryFailure.undelivered, detail: "\(what): no whole answer within \(limit.components.seconds) s")
         }
         return value
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -37,7 +38,7 @@ public struct SMTPSettings: Sendable {
     /// `smtp+plain://HOST:PORT` for a relay on loopback; nil with why for anything else.
     public static func parse(_ text: String, from: String, password: String?) -> Result<SMTPSettings, SMTPFailure> {
         guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
-            return .failure(SMTPFailure("\(text) is not an smtp:// address"))
+            return .failure(SMTPFailure(Sentence(saying: "{address} is not an smtp:// address", ["address": text])))
         }
         let security: Security
         switch scheme {
@@ -45,27 +46,29 @@ public struct SMTPSettings: Sendable {
         case "smtps": security = .tls
         case "smtp+plain":
             guard ["127.0.0.1", "::1", "localhost"].contains(host) else {
-                return .failure(SMTPFailure("smtp+plain:// sends passwords and mail in the clear: only to a relay on this machine"))
+                return .failure(SMTPFailure(Sentence(saying: "smtp+plain:// sends passwords and mail in the clear: only to a relay on this machine")))
             }
             security = .none
-        default: return .failure(SMTPFailure("\(text): the scheme is smtp, smtps or smtp+plain"))
+        default: return .failure(SMTPFailure(Sentence(saying: "{address}: the scheme is smtp, smtps or smtp+plain", ["address": text])))
         }
-        guard SMTPMessage.isAddress(from) else { return .failure(SMTPFailure("\(from) is not an e-mail address")) }
+        guard SMTPMessage.isAddress(from) else { return .failure(SMTPFailure(Sentence(saying: "{address} is not an e-mail address", ["address": from]))) }
         let port = url.port ?? (security == .tls ? 465 : 587)
-        guard (1...65_535).contains(port) else { return .failure(SMTPFailure("the port is from 1 to 65535")) }
+        guard (1...65_535).contains(port) else { return .failure(SMTPFailure(Sentence(saying: "the port is from 1 to 65535"))) }
         return .success(SMTPSettings(host: host, port: port, security: security, username: url.user?.removingPercentEncoding,
                                      password: password, from: from))
     }
 }
 
-public struct SMTPFailure: Error, CustomStringConvertible, Equatable {
-    public var description: String
+public struct SMTPFailure: WordedError, CustomStringConvertible, Equatable {
+    public var sentence: Sentence
     /// The server refused for good (5xx): trying again will not help.
     public var isPermanent = false
 
-    public init(_ description: String, isPermanent: Bool = false) {
-        (self.description, self.isPermanent) = (description, isPermanent)
+    public init(_ sentence: Sentence, isPermanent: Bool = false) {
+        (self.sentence, self.isPermanent) = (sentence, isPermanent)
     }
+
+    public var description: String { sentence.description }
 }
 
 /// One message: a plain-text, UTF-8 e-mail (subject as an RFC 2047 word, body in base64) with a Message-ID that
@@ -113,7 +116,7 @@ public struct SMTPClient: Sendable {
     }
 
     public func send(_ message: SMTPMessage, at date: Date) async throws {
-        guard SMTPMessage.isAddress(message.to) else { throw SMTPFailure("\(message.to) is not an e-mail address", isPermanent: true) }
+        guard SMTPMessage.isAddress(message.to) else { throw SMTPFailure(Sentence(saying: "{address} is not an e-mail address", ["address": message.to]), isPermanent: true) }
         let settings = self.settings
         let tls = try Self.tlsContext(settings)
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -137,7 +140,7 @@ public struct SMTPClient: Sendable {
             try await say("EHLO " + name, expect: 250...250)
             if settings.security == .startTLS {
                 guard replies.last.uppercased().contains("STARTTLS") else {
-                    throw SMTPFailure("\(settings.host) does not offer STARTTLS; tvguide does not send mail in the clear", isPermanent: true)
+                    throw SMTPFailure(Sentence(saying: "{host} does not offer STARTTLS; tvguide does not send mail in the clear", ["host": settings.host]), isPermanent: true)
                 }
                 try await say("STARTTLS", expect: 220...220)
                 try await channel.channel.pipeline.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: Self.sniName(settings.host)),
@@ -191,15 +194,16 @@ public struct SMTPClient: Sendable {
                     lines.append(line)
                     guard line.count >= 4, line[line.index(line.startIndex, offsetBy: 3)] == "-" else {
                         last = lines.joined(separator: "\n")
-                        guard let code = Int(line.prefix(3)) else { throw SMTPFailure("the server answered \(what) with \(line)") }
+                        guard let code = Int(line.prefix(3)) else { throw SMTPFailure(Sentence(saying: "the server answered {command} with {answer}", ["command": what, "answer": line])) }
                         guard codes.contains(code) else {
-                            throw SMTPFailure("the server answered \(what) with \(line.prefix(200))", isPermanent: (500...599).contains(code))
+                            throw SMTPFailure(Sentence(saying: "the server answered {command} with {answer}", ["command": what, "answer": String(line.prefix(200))]),
+                                              isPermanent: (500...599).contains(code))
                         }
                         return
                     }
                 }
                 guard pending.count < 16_384, let part = try await iterator.next() else {
-                    throw SMTPFailure("the server closed the connection after \(what)")
+                    throw SMTPFailure(Sentence(saying: "the server closed the connection after {command}", ["command": what]))
                 }
                 pending += String(buffer: part)
             }

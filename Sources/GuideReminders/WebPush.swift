@@ -46,7 +46,7 @@ public enum WebPush {
     public static func encrypt(_ payload: Data, for subscription: Subscription, salt: Data? = nil,
                                serverKey: P256.KeyAgreement.PrivateKey = P256.KeyAgreement.PrivateKey()) throws -> Data {
         guard let uaPublic = base64URLDecoded(subscription.p256dh), let authSecret = base64URLDecoded(subscription.auth) else {
-            throw DeliveryFailure("the subscription's keys are not base64url", isPermanent: true)
+            throw DeliveryFailure(Sentence(saying: "the subscription's keys are not base64url"), isPermanent: true)
         }
         let receiver = try P256.KeyAgreement.PublicKey(x963Representation: uaPublic)
         let asPublic = serverKey.publicKey.x963Representation
@@ -76,7 +76,7 @@ public enum WebPush {
     /// expiring in 12 hours, naming `subject` (a mailto: or https: contact).
     public static func authorization(for endpoint: String, key: P256.Signing.PrivateKey, subject: String, at instant: Date) throws -> String {
         guard let url = URL(string: endpoint), let scheme = url.scheme, let host = url.host else {
-            throw DeliveryFailure("the push endpoint \(endpoint) is not a URL", isPermanent: true)
+            throw DeliveryFailure(Sentence(saying: "the push endpoint {address} is not a URL", ["address": endpoint]), isPermanent: true)
         }
         let audience = scheme + "://" + host + (url.port.map { ":\($0)" } ?? "")
         let header = base64URL(Data(#"{"typ":"JWT","alg":"ES256"}"#.utf8))

@@ -39,12 +39,14 @@ package enum ReminderFollow {
                       AND id <> \(id)
                     """, as: Int64.self) != nil
                 if taken {
-                    try await cancel(db, id, note: "the listings moved it onto another reminder of the same airing", at: instant)
+                    try await cancel(db, id, note: Sentence(saying: "the listings moved it onto another reminder of the same airing"), at: instant)
                     cancelled += 1
                 } else {
+                    let note = newStart == start ? Sentence(saying: "the listings changed its end")
+                        : Sentence(saying: "the listings moved it from {start}", ["start": CivilTime.iso8601(Date(unixSeconds: start))])
                     try await db.execute("""
                         UPDATE reminder SET start = \(newStart), stop = \(newStop), due_at = \(newStart - lead * 60),
-                            note = \(newStart == start ? "the listings changed its end" : "the listings moved it from \(CivilTime.iso8601(Date(unixSeconds: start)))")
+                            note = \(note.stored)
                         WHERE id = \(id)
                         """)
                     moved += 1
@@ -52,16 +54,16 @@ package enum ReminderFollow {
             } else if try await db.value("""
                 SELECT 1 FROM programme WHERE channel_key = \(key) AND hidden = \(false) AND start < \(stop) AND stop > \(start) LIMIT 1
                 """, as: Int64.self) != nil {
-                try await cancel(db, id, note: "no longer in the listings: something else is on then", at: instant)
+                try await cancel(db, id, note: Sentence(saying: "no longer in the listings: something else is on then"), at: instant)
                 cancelled += 1
             }
         }
         return (moved, cancelled)
     }
 
-    private static func cancel(_ db: some SQLStatements, _ id: Int64, note: String, at instant: Date) async throws {
+    private static func cancel(_ db: some SQLStatements, _ id: Int64, note: Sentence, at instant: Date) async throws {
         try await db.execute("""
-            UPDATE reminder SET state = \(Reminder.State.cancelled.rawValue), note = \(note), finished_at = \(instant.unixSeconds),
+            UPDATE reminder SET state = \(Reminder.State.cancelled.rawValue), note = \(note.stored), finished_at = \(instant.unixSeconds),
                 lease_owner = NULL, lease_until = 0
             WHERE id = \(id)
             """)

@@ -99,20 +99,20 @@ extension ReminderStore where Self: SQLBackend {
         }
     }
 
-    public func finishReminder(_ id: ReminderID, as state: Reminder.State, note: String?, at instant: Date) async throws {
+    public func finishReminder(_ id: ReminderID, as state: Reminder.State, note: Sentence?, at instant: Date) async throws {
         try await transaction { db in
             try await db.execute("""
-                UPDATE reminder SET state = \(state.rawValue), note = \(note), finished_at = \(instant.unixSeconds), lease_owner = NULL,
+                UPDATE reminder SET state = \(state.rawValue), note = \(note?.stored), finished_at = \(instant.unixSeconds), lease_owner = NULL,
                     lease_until = 0
                 WHERE id = \(id.rawValue)
                 """)
         }
     }
 
-    public func retryReminder(_ id: ReminderID, at retryAt: Date, note: String) async throws {
+    public func retryReminder(_ id: ReminderID, at retryAt: Date, note: Sentence) async throws {
         try await transaction { db in
             try await db.execute("""
-                UPDATE reminder SET attempts = attempts + 1, note = \(note), lease_owner = NULL, lease_until = \(retryAt.unixSeconds)
+                UPDATE reminder SET attempts = attempts + 1, note = \(note.stored), lease_owner = NULL, lease_until = \(retryAt.unixSeconds)
                 WHERE id = \(id.rawValue)
                 """)
         }
@@ -143,13 +143,13 @@ extension ReminderStore where Self: SQLBackend {
                     """)
             } else {
                 try await db.execute("""
-                    UPDATE delivery_channel SET last_error = \(delivery.error) WHERE id = \(delivery.channel.rawValue)
+                    UPDATE delivery_channel SET last_error = \(delivery.error?.stored) WHERE id = \(delivery.channel.rawValue)
                     """)
             }
             try await db.execute("""
                 INSERT INTO delivery_log (profile_id, channel_id, reminder_id, title, at, error)
                 VALUES (\(delivery.profile.rawValue), \(delivery.channel.rawValue), \(delivery.reminder?.rawValue), \(delivery.title), \(at),
-                        \(delivery.error))
+                        \(delivery.error?.stored))
                 """)
             // The log keeps the newest entries of each profile.
             try await db.execute("""
@@ -258,7 +258,7 @@ extension ReminderStore where Self: SQLBackend {
                 """).map { row in
                 Delivery(profile: ProfileID(rawValue: try row.value(0)), channel: DeliveryChannelID(rawValue: try row.value(1)),
                          reminder: try row.value(2, as: Int64?.self).map(ReminderID.init(rawValue:)), title: try row.value(3),
-                         at: Date(unixSeconds: try row.value(4)), error: try row.value(5))
+                         at: Date(unixSeconds: try row.value(4)), error: try row.value(5, as: String?.self).map(Sentence.init(stored:)))
             }
         }
     }
@@ -277,7 +277,7 @@ extension ReminderStore where Self: SQLBackend {
         let what = NewReminder(profile: ProfileID(rawValue: try row.value(1)), kind: kind, channel: ChannelID(try row.value(3)),
                                channelName: try row.value(4), title: try row.value(5), start: Date(unixSeconds: try row.value(6)),
                                stop: Date(unixSeconds: try row.value(7)), leadMinutes: try row.value(8))
-        return Reminder(id: ReminderID(rawValue: try row.value(0)), what: what, state: state, note: try row.value(10),
+        return Reminder(id: ReminderID(rawValue: try row.value(0)), what: what, state: state, note: try row.value(10, as: String?.self).map(Sentence.init(stored:)),
                         attempts: try row.value(11), created: Date(unixSeconds: try row.value(12)),
                         finished: try row.value(13, as: Int64?.self).map(Date.init(unixSeconds:)))
     }
@@ -291,6 +291,6 @@ extension ReminderStore where Self: SQLBackend {
         let what = NewDeliveryChannel(profile: ProfileID(rawValue: try row.value(1)), kind: kind, name: try row.value(3),
                                       target: try row.value(4), secret: try row.value(5))
         return DeliveryChannel(id: DeliveryChannelID(rawValue: try row.value(0)), what: what, created: Date(unixSeconds: try row.value(6)),
-                               lastSent: try row.value(7, as: Int64?.self).map(Date.init(unixSeconds:)), lastError: try row.value(8))
+                               lastSent: try row.value(7, as: Int64?.self).map(Date.init(unixSeconds:)), lastError: try row.value(8, as: String?.self).map(Sentence.init(stored:)))
     }
 }

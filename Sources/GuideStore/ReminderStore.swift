@@ -24,9 +24,9 @@ public protocol ReminderStore: Sendable {
     /// Pending reminders due by `instant` that no one holds, at most `limit`, now held by `owner` until `leaseUntil`.
     func claimDueReminders(at instant: Date, owner: String, leaseUntil: Date, limit: Int) async throws -> [Reminder]
     /// Ends a claimed reminder (sent, missed or failed) with a note for the profile.
-    func finishReminder(_ id: ReminderID, as state: Reminder.State, note: String?, at instant: Date) async throws
+    func finishReminder(_ id: ReminderID, as state: Reminder.State, note: Sentence?, at instant: Date) async throws
     /// Lets a claimed reminder go until `retryAt`, counting an attempt, with a note for the profile.
-    func retryReminder(_ id: ReminderID, at retryAt: Date, note: String) async throws
+    func retryReminder(_ id: ReminderID, at retryAt: Date, note: Sentence) async throws
     /// The channels done with this reminder: true for those that had it, false for those given up on.
     func deliveries(of id: ReminderID) async throws -> [DeliveryChannelID: Bool]
     /// Records one send (a reminder's, or a test's when `reminder` is nil) in the channel's state and the log; with
@@ -111,14 +111,14 @@ public struct Reminder: Hashable, Sendable, Identifiable {
     public var id: ReminderID
     public var what: NewReminder
     public var state: State
-    /// Why it ended as it did, or why it waits for a retry.
-    public var note: String?
+    /// Why it ended as it did, or why it waits for a retry; worded in the reader's language where it is shown.
+    public var note: Sentence?
     public var attempts: Int
     public var created: Date
     /// When it was sent, missed, cancelled or failed.
     public var finished: Date?
 
-    public init(id: ReminderID, what: NewReminder, state: State, note: String?, attempts: Int, created: Date, finished: Date?) {
+    public init(id: ReminderID, what: NewReminder, state: State, note: Sentence?, attempts: Int, created: Date, finished: Date?) {
         (self.id, self.what, self.state, self.note, self.attempts, self.created, self.finished) = (id, what, state, note, attempts, created, finished)
     }
 
@@ -155,9 +155,9 @@ public struct DeliveryChannel: Hashable, Sendable, Identifiable {
     public var created: Date
     public var lastSent: Date?
     /// The last failure, cleared by the next success.
-    public var lastError: String?
+    public var lastError: Sentence?
 
-    public init(id: DeliveryChannelID, what: NewDeliveryChannel, created: Date, lastSent: Date?, lastError: String?) {
+    public init(id: DeliveryChannelID, what: NewDeliveryChannel, created: Date, lastSent: Date?, lastError: Sentence?) {
         (self.id, self.what, self.created, self.lastSent, self.lastError) = (id, what, created, lastSent, lastError)
     }
 
@@ -175,9 +175,9 @@ public struct Delivery: Hashable, Sendable {
     public var title: String
     public var at: Date
     /// Nil when it was delivered; why not otherwise.
-    public var error: String?
+    public var error: Sentence?
 
-    public init(profile: ProfileID, channel: DeliveryChannelID, reminder: ReminderID?, title: String, at: Date, error: String?) {
+    public init(profile: ProfileID, channel: DeliveryChannelID, reminder: ReminderID?, title: String, at: Date, error: Sentence?) {
         (self.profile, self.channel, self.reminder, self.title, self.at, self.error) = (profile, channel, reminder, title, at, error)
     }
 

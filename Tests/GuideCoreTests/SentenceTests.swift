@@ -14,6 +14,11 @@ import Testing
 
             msgid "{location} answered {status}"
             msgstr "{location} antwortete {status}"
+
+            msgid "{count} text was cut"
+            msgid_plural "{count} texts were cut"
+            msgstr[0] "{count} Text wurde gekürzt"
+            msgstr[1] "{count} Texte wurden gekürzt"
             """#
         let german = try #require(Language(tag: "de"))
         return Localizer(language: german, locale: Locale(identifier: "de"), catalog: try MessageCatalog(po: po, language: german))
@@ -36,5 +41,17 @@ import Testing
         }
         struct Refused: Error, CustomStringConvertible { var description: String { "the server said no" } }
         #expect(Sentence(Refused()).worded(try Self.german()) == "the server said no")
+    }
+
+    @Test func aCountTakesTheFormOfTheReadersLanguageAndAListWordsEachItem() throws {
+        let german = try Self.german()
+        let one = Sentence(saying: "{count} text was cut", plural: "{count} texts were cut", count: 1)
+        let many = Sentence(saying: "{count} text was cut", plural: "{count} texts were cut", count: 1234)
+        #expect(one.worded(german) == "1 Text wurde gekürzt" && many.worded(german) == "1.234 Texte wurden gekürzt")
+        #expect(many.description == "1,234 texts were cut")
+        #expect(Sentence(stored: many.stored) == many)
+        let failed = Sentence(saying: "{location} answered {status}", ["location": "a", "status": "503"])
+        #expect(Sentence.list([failed, one, .verbatim("{0}")]).worded(german) == "a antwortete 503; 1 Text wurde gekürzt; {0}")
+        #expect(Sentence.list([failed]) == failed)
     }
 }

@@ -39,7 +39,7 @@ import Testing
         #expect(try await rig.store.deliveryLog(of: rig.profile.id, limit: 5).isEmpty, "Sam's send is still within its deadline")
         // and Sam's is given up at its deadline, the viewer told only that it could not be delivered.
         try await Self.waitUntil { try await !rig.store.deliveryLog(of: rig.profile.id, limit: 5).isEmpty }
-        #expect(try await rig.store.deliveryLog(of: rig.profile.id, limit: 5).first?.error == DeliveryFailure.undeliveredText)
+        #expect(try await rig.store.deliveryLog(of: rig.profile.id, limit: 5).first?.error == DeliveryFailure.undelivered)
         #expect(try await rig.store.reminders(of: rig.profile.id, in: [.pending], limit: 1).first?.id == samsReminder.id, "retried later")
         try await rig.receiver.stop()
     }

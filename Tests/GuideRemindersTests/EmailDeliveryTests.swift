@@ -41,7 +41,7 @@ import Testing
         let refused = rig.dispatcher(senders: ReminderSenders(transport: TestHTTP.outbound, mail: SMTPClient(settings: settings)))
         _ = try await rig.remind("Later", at: start)
         #expect(try await refused.sendDue() == ReminderDispatcher.Round(claimed: 1, failed: 1))
-        #expect(try await rig.store.reminders(of: rig.profile.id, in: [.failed], limit: 1).first?.note?.contains("535") == true)
+        #expect(try await rig.store.reminders(of: rig.profile.id, in: [.failed], limit: 1).first?.note?.description.contains("535") == true)
         #expect(receiver.messages.count == 1)
     }
 

@@ -141,8 +141,8 @@ import Testing
         #expect(try await dispatcher.sendDue() == ReminderDispatcher.Round(claimed: 1, retrying: 1))
         let waiting = try await rig.store.reminders(of: rig.profile.id, in: [.pending], limit: 10)
         // The viewer is told it could not be delivered; which status the receiver answered is the admin's (the log).
-        #expect(waiting.first?.note?.contains("Home: could not be delivered") == true)
-        #expect(try await rig.store.deliveryChannels(of: rig.profile.id).last?.lastError == "could not be delivered")
+        #expect(waiting.first?.note?.description.contains("Home: could not be delivered") == true)
+        #expect(try await rig.store.deliveryChannels(of: rig.profile.id).last?.lastError == DeliveryFailure.undelivered)
         // Not before its retry, 30 s later; then 2 minutes after that; only the webhook is tried again.
         rig.set(start.addingTimeInterval(-30 * 60 + 29))
         #expect(try await dispatcher.sendDue().claimed == 0)
@@ -179,7 +179,7 @@ import Testing
         #expect(rig.receiver.requests(to: "/hook").count == 1)   // 410: gone, not retried.
         #expect(rig.receiver.requests(to: "/").count == 5)
         let failed = try await rig.store.reminders(of: rig.profile.id, in: [.failed], limit: 1)
-        #expect(failed.first?.note?.contains("Phone: could not be delivered") == true)
+        #expect(failed.first?.note?.description.contains("Phone: could not be delivered") == true)
         try await rig.receiver.stop()
     }
 

@@ -36,8 +36,8 @@ import Testing
         let moved = try #require(byID[film.id])
         #expect(moved.state == .pending && moved.what.start == CivilTime.parseISO8601("2024-01-01T20:30:00Z"))
         #expect(moved.what.due == CivilTime.parseISO8601("2024-01-01T20:20:00Z"))
-        #expect(moved.note == "the listings moved it from 2024-01-01T20:00:00Z")
-        #expect(byID[news.id]?.state == .cancelled && byID[news.id]?.note == "no longer in the listings: something else is on then")
+        #expect(moved.note?.description == "the listings moved it from 2024-01-01T20:00:00Z")
+        #expect(byID[news.id]?.state == .cancelled && byID[news.id]?.note?.description == "no longer in the listings: something else is on then")
         // The 2nd is outside what the refresh covered: its quiz is still listed, and its reminder waits as it was.
         #expect(byID[quiz.id]?.state == .pending && byID[quiz.id]?.what.start == CivilTime.parseISO8601("2024-01-02T20:00:00Z"))
 

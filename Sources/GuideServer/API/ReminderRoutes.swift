@@ -25,7 +25,7 @@ struct ReminderRoutes: Sendable {
             let what = reminder.what
             (id, kind, channel, channelName, title) = (reminder.id.rawValue, what.kind.rawValue, what.channel.rawValue, what.channelName, what.title)
             (start, stop, due) = (CivilTime.iso8601(what.start), CivilTime.iso8601(what.stop), CivilTime.iso8601(what.due))
-            (leadMinutes, state, note) = (what.leadMinutes, reminder.state.rawValue, reminder.note)
+            (leadMinutes, state, note) = (what.leadMinutes, reminder.state.rawValue, reminder.note?.description)
         }
     }
 
@@ -50,7 +50,7 @@ struct ReminderRoutes: Sendable {
 
         init(_ channel: DeliveryChannel) {
             (id, kind, name, target) = (channel.id.rawValue, channel.what.kind.rawValue, channel.what.name, channel.what.target)
-            (hasSecret, lastSent, lastError) = (channel.what.secret != nil, channel.lastSent.map(CivilTime.iso8601), channel.lastError)
+            (hasSecret, lastSent, lastError) = (channel.what.secret != nil, channel.lastSent.map(CivilTime.iso8601), channel.lastError?.description)
         }
     }
 
@@ -168,7 +168,7 @@ struct ReminderRoutes: Sendable {
             let profile = context.profile
             // The API speaks English, as its errors do.
             let error = try await actions.test(try await actions.channel(try ReminderActions.id(context), of: profile), of: profile, words: .english)
-            return TestDocument(delivered: error == nil, error: error)
+            return TestDocument(delivered: error == nil, error: error?.description)
         }
     }
 

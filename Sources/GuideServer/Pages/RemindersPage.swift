@@ -109,7 +109,7 @@ struct RemindersPage: Sendable {
             let channel = try await ownChannel(request, context)
             let words = pages.words(context)
             let error = try await actions.test(channel, of: context.profile, words: words)
-            return Response.redirect(to: SitePath.done(SitePath.reminders(), error.map { words("The test did not arrive: {error}", ["error": $0]) }
+            return Response.redirect(to: SitePath.done(SitePath.reminders(), error.map { words("The test did not arrive: {error}", ["error": $0.worded(words)]) }
                                                        ?? words("Test sent to {channel}.", ["channel": channel.what.name])))
         }
         routes.profile.post(.removeDeliveryChannel) { request, context in
@@ -130,7 +130,7 @@ struct RemindersPage: Sendable {
             ReminderLine(id: reminder.id.rawValue, title: reminder.what.title, channel: reminder.what.channelName,
                          when: clock.date(reminder.what.start) + " " + clock.time(reminder.what.start),
                          lead: Self.lead(reminder.what.leadMinutes, words),
-                         state: reminder.state.rawValue, stateWords: Self.label(reminder.state, words), note: reminder.note,
+                         state: reminder.state.rawValue, stateWords: Self.label(reminder.state, words), note: reminder.note?.worded(words),
                          isPending: reminder.state == .pending)
         }
         let model = RemindersModel(
@@ -140,14 +140,14 @@ struct RemindersPage: Sendable {
                 .sorted { ($0.finished ?? $0.created) > ($1.finished ?? $1.created) }.map(line),
             channels: channels.map { channel in
                 ChannelLine(id: channel.id.rawValue, name: channel.what.name, kind: channel.what.kind.rawValue, target: channel.what.target,
-                            lastSent: channel.lastSent.map { clock.date($0) + " " + clock.time($0) }, lastError: channel.lastError)
+                            lastSent: channel.lastSent.map { clock.date($0) + " " + clock.time($0) }, lastError: channel.lastError?.worded(words))
             },
             // A browser subscribes to push through its own script, not this form.
             kinds: dispatcher.senders.kinds.filter { $0 != .webPush }.map { Choice(value: $0.rawValue, label: Self.label($0, words), isSelected: false) },
             canPush: dispatcher.senders.kinds.contains(.webPush),
             log: try await store.deliveryLog(of: profile.id, limit: 30).map { entry in
                 LogLine(when: clock.date(entry.at) + " " + clock.time(entry.at), channel: names[entry.channel] ?? words("(removed)"),
-                        title: entry.title, error: entry.error)
+                        title: entry.reminder == nil ? words("Test") : entry.title, error: entry.error?.worded(words))
             },
             leadChoices: Self.leadChoices(words),
             searches: try await store.savedSearches(of: profile.id).map { search in
