@@ -21,7 +21,7 @@ public protocol RecordingStore: Sendable {
     func recording(_ id: Int64) async throws -> RecordingEntry?
     /// Adds a request; the one already there for the same channel, start and kind is returned instead.
     func addRecording(_ request: NewRecording, at instant: Date) async throws -> RecordingEntry
-    func updateRecording(_ id: Int64, recorderID: String?, state: RecordingEntry.State, status: String?, at instant: Date) async throws
+    func updateRecording(_ id: Int64, recorderID: String?, state: RecordingEntry.State, status: Sentence?, at instant: Date) async throws
     func removeRecording(_ id: Int64) async throws
 }
 
@@ -75,7 +75,8 @@ public struct RecordingEntry: Sendable, Equatable, Identifiable {
     /// The recorder's id for the recording (or, for a series, its rule).
     public var recorderID: String?
     public var state: State
-    public var status: String?
+    /// What the recorder or tvguide said of it, worded where it is shown (a recorder's own words as they came).
+    public var status: Sentence?
     public var requested: Date
     public var updated: Date
 
@@ -173,10 +174,10 @@ extension RecordingStore where Self: SQLBackend {
         }
     }
 
-    public func updateRecording(_ id: Int64, recorderID: String?, state: RecordingEntry.State, status: String?, at instant: Date) async throws {
+    public func updateRecording(_ id: Int64, recorderID: String?, state: RecordingEntry.State, status: Sentence?, at instant: Date) async throws {
         try await transaction { db in
             try await db.execute("""
-                UPDATE recording SET recorder_id = \(recorderID), state = \(state.rawValue), status = \(status), updated_at = \(instant.unixSeconds)
+                UPDATE recording SET recorder_id = \(recorderID), state = \(state.rawValue), status = \(status?.stored), updated_at = \(instant.unixSeconds)
                 WHERE id = \(id)
                 """)
         }
@@ -196,6 +197,6 @@ extension RecordingStore where Self: SQLBackend {
                                           channel: ChannelID(try row.value(3, as: String.self)), title: try row.value(4), subtitle: try row.value(5),
                                           start: Date(unixSeconds: try row.value(6)), stop: Date(unixSeconds: try row.value(7))),
                        recorderID: try row.value(8), state: RecordingEntry.State(rawValue: try row.value(9, as: String.self)) ?? .requested,
-                       status: try row.value(10), requested: Date(unixSeconds: try row.value(11)), updated: Date(unixSeconds: try row.value(12)))
+                       status: try row.value(10, as: String?.self).map(Sentence.init(stored:)), requested: Date(unixSeconds: try row.value(11)), updated: Date(unixSeconds: try row.value(12)))
     }
 }

@@ -36,7 +36,7 @@ public struct JellyfinRecorder: Recorder {
         let defaults = try await call.send("GET", "/LiveTv/Timers/Defaults?programId=" + Self.query(program.id))
         _ = try await call.send("POST", "/LiveTv/Timers", json: defaults)
         guard let timer = try await timers().first(where: { $0.programId == program.id }) else {
-            throw RecorderError(.refused, "\(call.kind) did not keep the timer")
+            throw RecorderError(.refused, saying: "{recorder} did not keep the timer", ["recorder": "\(call.kind)"])
         }
         return Self.recording(timer)
     }
@@ -47,7 +47,7 @@ public struct JellyfinRecorder: Recorder {
         _ = try await call.send("POST", "/LiveTv/SeriesTimers", json: defaults)
         guard let rule = try await call.decode(Items<SeriesTimer>.self, "GET", "/LiveTv/SeriesTimers").items
             .first(where: { $0.programId == program.id || ($0.name == program.name && $0.channelId == request.channel) }) else {
-            throw RecorderError(.refused, "\(call.kind) did not keep the series timer")
+            throw RecorderError(.refused, saying: "{recorder} did not keep the series timer", ["recorder": "\(call.kind)"])
         }
         return RecordingRule(id: rule.id, title: rule.name ?? "", channel: rule.channelId)
     }
@@ -89,7 +89,7 @@ public struct JellyfinRecorder: Recorder {
             return abs((a.startDate.flatMap(Self.date) ?? .distantPast).timeIntervalSince(request.start))
                 < abs((b.startDate.flatMap(Self.date) ?? .distantPast).timeIntervalSince(request.start))
         }) else {
-            throw RecorderError(.refused, "\(call.kind)'s guide has nothing on that channel at that time, and it records only what its guide lists")
+            throw RecorderError(.refused, saying: "{recorder}'s guide has nothing on that channel at that time, and it records only what its guide lists", ["recorder": "\(call.kind)"])
         }
         return best
     }

@@ -41,7 +41,7 @@ public struct NextPVRRecorder: Recorder {
         }
         _ = try await method(Stat.self, "recording.save", sid: sid, [("event_id", String(listing.id))])
         guard let made = try await scheduled(sid: sid).first(where: { $0.event == listing.id }) else {
-            throw RecorderError(.refused, "NextPVR did not keep the recording")
+            throw RecorderError(.refused, saying: "NextPVR did not keep the recording")
         }
         return made.recording
     }
@@ -53,7 +53,7 @@ public struct NextPVRRecorder: Recorder {
         _ = try await method(Stat.self, "recording.recurring.save", sid: sid,
                              [("recurring_type", "2"), ("channel_id", request.channel), ("event_id", String(listing.id))])
         guard let rule = try await recurrings(sid: sid).first(where: { $0.name == listing.name || $0.epgTitle == listing.name }) else {
-            throw RecorderError(.refused, "NextPVR did not keep the series rule")
+            throw RecorderError(.refused, saying: "NextPVR did not keep the series rule")
         }
         return RecordingRule(id: String(rule.id), title: rule.name ?? listing.name ?? "", channel: rule.channelId.map(String.init))
     }
@@ -79,10 +79,10 @@ public struct NextPVRRecorder: Recorder {
     /// A session signed in with the PIN: its id.
     func session() async throws -> String {
         let keys = try await call.decode(Keys.self, "GET", "/service?method=session.initiate&ver=1.0&device=tvguide&format=json")
-        guard let sid = keys.sid, let salt = keys.salt else { throw RecorderError(.unexpected, "NextPVR started no session") }
+        guard let sid = keys.sid, let salt = keys.salt else { throw RecorderError(.unexpected, saying: "NextPVR started no session") }
         let answer = try await call.decode(Stat.self, "GET", "/service?method=session.login&format=json&sid=" + RecorderCall.encoded([("", sid)]).dropFirst()
                                             + "&md5=" + Self.md5(":" + Self.md5(pin) + ":" + salt))
-        guard answer.stat == "ok" else { throw RecorderError(.refused, "NextPVR refused the PIN") }
+        guard answer.stat == "ok" else { throw RecorderError(.refused, saying: "NextPVR refused the PIN") }
         return sid
     }
 
@@ -91,12 +91,13 @@ public struct NextPVRRecorder: Recorder {
         let query = RecorderCall.encoded([("method", name), ("format", "json"), ("sid", sid)] + parameters)
         let data = try await call.send("GET", "/service?" + query)
         if let stat = try? JSONDecoder().decode(Stat.self, from: data), stat.stat == "fail" {
-            throw RecorderError(.refused, "NextPVR refused \(name)" + (stat.msg.map { ": \($0)" } ?? ""))
+            throw stat.msg.map { RecorderError(.refused, saying: "NextPVR refused {method}: {answer}", ["method": name, "answer": $0]) }
+                ?? RecorderError(.refused, saying: "NextPVR refused {method}", ["method": name])
         }
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch {
-            throw RecorderError(.unexpected, "NextPVR did not answer \(name) as its API does: \(error)")
+            throw RecorderError(.unexpected, saying: "NextPVR did not answer {method} as its API does: {error}", ["method": name, "error": "\(error)"])
         }
     }
 
@@ -111,7 +112,7 @@ public struct NextPVRRecorder: Recorder {
             if aTitle != bTitle { return aTitle }
             return abs(Self.seconds(a.start) - start) < abs(Self.seconds(b.start) - start)
         }) else {
-            throw RecorderError(.refused, "NextPVR's guide has nothing on that channel at that time")
+            throw RecorderError(.refused, saying: "NextPVR's guide has nothing on that channel at that time")
         }
         return best
     }

@@ -96,7 +96,7 @@ public struct RecordingRule: Sendable, Equatable, Codable {
 }
 
 /// Why a recorder did not do what was asked: unreachable (try again later; nothing is lost), or it refused (its words).
-public struct RecorderError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct RecorderError: WordedError, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// No answer: the recorder is off or the network down. The request is kept and tried again.
         case unreachable
@@ -107,11 +107,18 @@ public struct RecorderError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     public var kind: Kind
-    public var description: String
+    /// What happened, worded where it is shown; a recorder's own words in it as they came.
+    public var sentence: Sentence
 
-    public init(_ kind: Kind, _ description: String) {
-        (self.kind, self.description) = (kind, description)
+    public init(_ kind: Kind, _ sentence: Sentence) {
+        (self.kind, self.sentence) = (kind, sentence)
     }
+
+    public init(_ kind: Kind, saying text: String, _ values: [String: String] = [:]) {
+        self.init(kind, Sentence(saying: text, values))
+    }
+
+    public var description: String { sentence.description }
 }
 
 /// Times and lengths a recorder writes, bounded before any sum or difference: Unix seconds from 1970 to 2100, lengths

@@ -19,7 +19,7 @@ struct RecorderCall: Sendable {
     /// `method` on `path` (with its query), `form` sent as `application/x-www-form-urlencoded` or `json` as JSON; the
     /// answer's body, status 2xx.
     func send(_ method: String, _ path: String, form: [(String, String)]? = nil, json: Data? = nil) async throws -> Data {
-        guard let url = URL(string: base + path) else { throw RecorderError(.refused, "\(base + path) is not an address") }
+        guard let url = URL(string: base + path) else { throw RecorderError(.refused, saying: "{address} is not an address", ["address": base + path]) }
         var headers = self.headers + [("Accept", "application/json"), ("User-Agent", "tvguide/\(TVGuideVersion.number)")]
         var body: Data?
         if let form {
@@ -32,26 +32,29 @@ struct RecorderCall: Sendable {
         do {
             let reply = try await transport.send(method, url, headers: headers, body: body, answering: credentials)
             guard let answer = try await reply.body(upTo: Self.largestAnswer) else {
-                throw RecorderError(.unexpected, "\(kind) answered \(path) with more than \(Self.largestAnswer >> 20) MB")
+                throw RecorderError(.unexpected, saying: "{recorder} answered {path} with more than {size} MB", ["recorder": "\(kind)", "path": path, "size": "\(Self.largestAnswer >> 20)"])
             }
             switch reply.status {
             case 200...299: return answer
             case 401, 403:
-                throw RecorderError(.refused, "\(kind) refused the " + (credentials == nil && self.headers.isEmpty ? "request: it needs a user name and password" : "user name, password or key"))
+                throw credentials == nil && self.headers.isEmpty
+                    ? RecorderError(.refused, saying: "{recorder} refused the request: it needs a user name and password", ["recorder": "\(kind)"])
+                    : RecorderError(.refused, saying: "{recorder} refused the user name, password or key", ["recorder": "\(kind)"])
             case 500...599:
-                throw RecorderError(.unreachable, "\(kind) answered HTTP \(reply.status)")
+                throw RecorderError(.unreachable, saying: "{recorder} answered HTTP {status}", ["recorder": "\(kind)", "status": "\(reply.status)"])
             default:
                 let text = String(decoding: answer.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                throw RecorderError(.refused, "\(kind) answered HTTP \(reply.status)" + (text.isEmpty ? "" : ": \(text)"))
+                throw text.isEmpty ? RecorderError(.refused, saying: "{recorder} answered HTTP {status}", ["recorder": "\(kind)", "status": "\(reply.status)"])
+                    : RecorderError(.refused, saying: "{recorder} answered HTTP {status}: {answer}", ["recorder": "\(kind)", "status": "\(reply.status)", "answer": text])
             }
         } catch let error as RecorderError {
             throw error
         } catch let error as OutboundRefusal {
-            throw RecorderError(.refused, "\(error)")
+            throw RecorderError(.refused, Sentence(error))
         } catch let error as UnanswerableChallenge {
-            throw RecorderError(.refused, "\(kind) asks for \(error)")
+            throw RecorderError(.refused, saying: "{recorder} asks for {challenge}", ["recorder": "\(kind)", "challenge": "\(error)"])
         } catch {
-            throw RecorderError(.unreachable, "\(kind) at \(base) did not answer (\(error))")
+            throw RecorderError(.unreachable, saying: "{recorder} at {address} did not answer ({error})", ["recorder": "\(kind)", "address": base, "error": "\(error)"])
         }
     }
 
@@ -62,7 +65,7 @@ struct RecorderCall: Sendable {
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch {
-            throw RecorderError(.unexpected, "\(kind) did not answer \(path) as its API does: \(error)")
+            throw RecorderError(.unexpected, saying: "{recorder} did not answer {path} as its API does: {error}", ["recorder": "\(kind)", "path": path, "error": "\(error)"])
         }
     }
 

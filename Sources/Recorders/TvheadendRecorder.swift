@@ -52,9 +52,9 @@ public struct TvheadendRecorder: Recorder {
             if let profile = request.profile { conf["config_name"] = profile }
             created = try await call.decode(Created.self, "POST", "/api/dvr/entry/create", form: [("conf", Self.json(conf))])
         }
-        guard let id = created.uuids.first else { throw RecorderError(.unexpected, "Tvheadend made no recording") }
+        guard let id = created.uuids.first else { throw RecorderError(.unexpected, saying: "Tvheadend made no recording") }
         guard let entry = try await scheduled().first(where: { $0.id == id }) else {
-            throw RecorderError(.refused, "Tvheadend did not keep the recording (the channel or the time may be wrong)")
+            throw RecorderError(.refused, saying: "Tvheadend did not keep the recording (the channel or the time may be wrong)")
         }
         return entry
     }
@@ -72,7 +72,7 @@ public struct TvheadendRecorder: Recorder {
                                             form: [("conf", Self.json(conf)), ("config_uuid", request.profile ?? "")])
         }
         guard let id = created.uuids.first, let rule = try await rules().first(where: { $0.id == id }) else {
-            throw RecorderError(.unexpected, "Tvheadend made no series rule")
+            throw RecorderError(.unexpected, saying: "Tvheadend made no series rule")
         }
         return rule
     }

@@ -45,36 +45,36 @@ import Testing
         let desk = RecordingDesk(store: server.store, transport: TestHTTP.outbound, now: { Self.now })
         let who = try await Self.programme(server, "bbc1.uk", at: Self.evening)
 
-        await #expect(throws: RecordingFailure("No recorder is set up (an admin sets one up on the recorder page).")) {
+        await #expect(throws: RecordingFailure(saying: "No recorder is set up (an admin sets one up on the recorder page).")) {
             try await desk.request(who, series: false, by: ada.id)
         }
         try await server.store.setRecorder(RecorderSettings(kind: .tvheadend, address: "http://127.0.0.1:\(standIn.port)", username: "tvguide",
                                                             secret: "hunter2 & more"), at: Self.now)
-        await #expect(throws: RecordingFailure("This channel is not matched to one of the recorder's (an admin matches them on the recorder page).")) {
+        await #expect(throws: RecordingFailure(saying: "This channel is not matched to one of the recorder's (an admin matches them on the recorder page).")) {
             try await desk.request(who, series: false, by: ada.id)
         }
         try await server.store.setRecorderChannels([ChannelID("bbc1.uk"): Self.bbc, ChannelID("five.uk"): Self.five])
 
         let entry = try await desk.request(who, series: false, by: ada.id)
-        #expect(entry.state == .scheduled && entry.recorderID != nil && entry.status == "Scheduled for recording")
+        #expect(entry.state == .scheduled && entry.recorderID != nil && entry.status?.description == "Scheduled for recording")
         #expect(try await desk.request(who, series: false, by: ada.id).id == entry.id)
         #expect(standIn.recordingCount == 1)
         let series = try await desk.request(who, series: true, by: ada.id)
-        #expect(series.state == .scheduled && series.status == "Every airing of Doctor Who" && standIn.ruleCount == 1)
+        #expect(series.state == .scheduled && series.status?.description == "Every airing of Doctor Who" && standIn.ruleCount == 1)
 
         // Not in Tvheadend's EPG: a timed recording; refused there (a channel it no longer has): its words kept.
         let film = try await desk.request(try await Self.programme(server, "five.uk", at: Self.evening + 3 * 3600), series: false, by: ada.id)
         #expect(film.state == .scheduled)
         try await server.store.setRecorderChannels([ChannelID("bbc1.uk"): Self.bbc, ChannelID("five.uk"): "SYNTHETICgone"])
         let quiz = try await desk.request(try await Self.programme(server, "five.uk", at: Self.evening), series: false, by: ada.id)
-        #expect(quiz.state == .refused && quiz.status?.contains("Tvheadend answered HTTP 400") == true, "\(quiz)")
+        #expect(quiz.state == .refused && quiz.status?.description.contains("Tvheadend answered HTTP 400") == true, "\(quiz)")
 
         // Cancelled at the recorder by someone else: the next sync says so.
         let recorder = try #require(try await desk.recorder()).client
         try await recorder.cancel(recording: try #require(film.recorderID))
         try await desk.sync()
         let after = try #require(try await server.store.recording(film.id))
-        #expect(after.state == .failed && after.status?.contains("no longer has") == true)
+        #expect(after.state == .failed && after.status?.description.contains("no longer has") == true)
 
         // Cancelled here: at the recorder too.
         try await desk.cancel(entry)
@@ -97,7 +97,7 @@ import Testing
         try await server.store.setRecorder(RecorderSettings(kind: .jellyfin, address: "http://127.0.0.1:9", secret: "SYNTHETICjellyfinapikey0000000001"), at: Self.now)
         try await server.store.setRecorderChannels([ChannelID("bbc1.uk"): "SYNTHETICjf1", ChannelID("five.uk"): "SYNTHETICjf5"])
         let who = try await desk.request(try await Self.programme(server, "bbc1.uk", at: Self.evening), series: false, by: ada.id)
-        #expect(who.state == .requested && who.status?.contains("did not answer") == true)
+        #expect(who.state == .requested && who.status?.description.contains("did not answer") == true)
 
         // The recorder comes back, at another address (whose channels an admin matches again).
         try await server.store.setRecorder(RecorderSettings(kind: .jellyfin, address: "http://127.0.0.1:\(standIn.port)", secret: "SYNTHETICjellyfinapikey0000000001"),
@@ -107,7 +107,7 @@ import Testing
         #expect(try await server.store.recording(who.id)?.state == .scheduled)
         // One tuner: the quiz at the same time is a conflict, as Jellyfin says.
         let quiz = try await desk.request(try await Self.programme(server, "five.uk", at: Self.evening), series: false, by: ada.id)
-        #expect(quiz.state == .conflict && quiz.status?.contains("no tuner") == true)
+        #expect(quiz.state == .conflict && quiz.status?.description.contains("no tuner") == true)
         #expect(try await server.store.recordings(in: TimeWindow(start: start, end: start + 60)).map(\.state).sorted { $0.rawValue < $1.rawValue }
                 == [.conflict, .scheduled])
     }

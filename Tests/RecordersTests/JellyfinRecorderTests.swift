@@ -67,7 +67,7 @@ import Testing
         let standIn = try await Self.standIn()
         defer { Task { try? await standIn.stop() } }
         let wrong = JellyfinRecorder(address: "http://127.0.0.1:\(standIn.port)", key: "wrong", transport: TestHTTP.transport)
-        await #expect(throws: RecorderError(.refused, "Jellyfin refused the user name, password or key")) { try await wrong.channels() }
+        await #expect(throws: RecorderError(.refused, saying: "{recorder} refused the user name, password or key", ["recorder": "Jellyfin"])) { try await wrong.channels() }
         let emby = JellyfinRecorder(address: "http://127.0.0.1:\(standIn.port)/", key: "SYNTHETICjellyfinapikey0000000001", server: .emby,
                                     transport: TestHTTP.transport)
         #expect(try await emby.channels().count == 2)

@@ -46,7 +46,7 @@ import Testing
         try await recorder.cancel(rule: series.id)
         #expect(try await recorder.rules().isEmpty)
         // A refusal arrives as "stat": "fail" in a 200.
-        await #expect(throws: RecorderError(.refused, "NextPVR refused recording.delete: Invalid recording")) { try await recorder.cancel(recording: "424242") }
+        await #expect(throws: RecorderError(.refused, saying: "NextPVR refused {method}: {answer}", ["method": "recording.delete", "answer": "Invalid recording"])) { try await recorder.cancel(recording: "424242") }
         do {
             _ = try await recorder.record(RecordingRequest(channel: "7002", title: "Nothing", start: Self.at(Self.evening + 40000), stop: Self.at(Self.evening + 43600)))
             Issue.record("a programme NextPVR does not list was recorded")
@@ -59,6 +59,6 @@ import Testing
         let standIn = try await Self.standIn()
         defer { Task { try? await standIn.stop() } }
         let recorder = NextPVRRecorder(address: "http://127.0.0.1:\(standIn.port)", pin: "0000", transport: TestHTTP.transport)
-        await #expect(throws: RecorderError(.refused, "NextPVR refused the PIN")) { try await recorder.channels() }
+        await #expect(throws: RecorderError(.refused, saying: "NextPVR refused the PIN")) { try await recorder.channels() }
     }
 }

@@ -90,7 +90,7 @@ import Testing
         let standIn = try await Self.standIn()
         defer { Task { try? await standIn.stop() } }
         let wrong = Self.recorder(standIn, password: "wrong")
-        await #expect(throws: RecorderError(.refused, "Tvheadend refused the user name, password or key")) { try await wrong.channels() }
+        await #expect(throws: RecorderError(.refused, saying: "{recorder} refused the user name, password or key", ["recorder": "Tvheadend"])) { try await wrong.channels() }
         let recorder = Self.recorder(standIn)
         do {
             _ = try await recorder.record(RecordingRequest(channel: "SYNTHETICnosuchchannel", title: "X", start: Self.at(Self.evening), stop: Self.at(Self.evening + 60)))

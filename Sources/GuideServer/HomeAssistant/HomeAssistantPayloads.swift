@@ -77,7 +77,7 @@ enum HomeAssistantPayloads {
 
     static func answer(recording entry: RecordingEntry) -> String {
         json(["ok": entry.state != .refused, "recording": entry.id, "title": entry.what.title, "state": entry.state.rawValue,
-              "status": entry.status ?? "", "start": stamp(entry.what.start)])
+              "status": entry.status?.description ?? "", "start": stamp(entry.what.start)])
     }
 
     static func answer(error: String) -> String {

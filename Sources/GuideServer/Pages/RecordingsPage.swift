@@ -70,7 +70,7 @@ struct RecordingsPage: Sendable {
         case .conflict: words("Conflict")
         case .refused: words("Refused by the recorder")
         }
-        return entry.status.map { words("{state}: {detail}", ["state": state, "detail": $0]) } ?? state
+        return entry.status.map { words("{state}: {detail}", ["state": state, "detail": $0.worded(words)]) } ?? state
     }
 
     private func record(_ request: Request, _ context: RecordRequestContext) async throws -> Response {
@@ -83,7 +83,7 @@ struct RecordingsPage: Sendable {
         do {
             entry = try await desk.request(stored, series: form.series, by: context.profile.id)
         } catch let failure as RecordingFailure {
-            throw HTTPError(.badRequest, message: failure.description)
+            throw Refusal(.badRequest, failure.sentence)
         }
         let next = form.next ?? SitePath.recordings()
         return Response.redirect(to: SitePath.done(next, words("{title}: {state}", ["title": entry.what.title, "state": Self.state(entry, words)])))
@@ -92,13 +92,12 @@ struct RecordingsPage: Sendable {
     private func cancel(_ request: Request, _ context: RecordRequestContext) async throws -> Response {
         guard let text = context.parameters.get("id"), let id = Bounded.integer(text, in: 1...Int64.max),
               let entry = try await store.recording(id) else {
-            let words = pages.words(context)
             throw Refusal(.notFound, saying: "No such recording.")
         }
         do {
             try await desk.cancel(entry)
         } catch let failure as RecordingFailure {
-            throw HTTPError(.serviceUnavailable, message: failure.description)
+            throw Refusal(.serviceUnavailable, failure.sentence)
         }
         let next = try await NextForm(request, context).next ?? SitePath.recordings()
         let words = pages.words(context)

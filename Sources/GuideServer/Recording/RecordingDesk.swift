@@ -47,12 +47,12 @@ public struct RecordingDesk: Sendable {
 
     /// Asks for `programme` (or its series) to be recorded for `profile`: kept, then sent. The entry as it stands.
     public func request(_ programme: StoredProgramme, series: Bool, by profile: ProfileID) async throws -> RecordingEntry {
-        guard try await store.recorder() != nil else { throw RecordingFailure("No recorder is set up (an admin sets one up on the recorder page).") }
+        guard try await store.recorder() != nil else { throw RecordingFailure(saying: "No recorder is set up (an admin sets one up on the recorder page).") }
         let channels = try await store.recorderChannels()
         guard channels[programme.programme.channel] != nil else {
-            throw RecordingFailure("This channel is not matched to one of the recorder's (an admin matches them on the recorder page).")
+            throw RecordingFailure(saying: "This channel is not matched to one of the recorder's (an admin matches them on the recorder page).")
         }
-        guard programme.end > now() else { throw RecordingFailure("\(programme.programme.title) has already ended.") }
+        guard programme.end > now() else { throw RecordingFailure(saying: "{title} has already ended.", ["title": programme.programme.title]) }
         let entry = try await store.addRecording(NewRecording(profile: profile, series: series, channel: programme.programme.channel,
                                                               title: programme.programme.title, subtitle: programme.programme.subTitle,
                                                               start: programme.programme.start, stop: programme.end), at: now())
@@ -94,16 +94,16 @@ public struct RecordingDesk: Sendable {
         do {
             if entry.what.series {
                 let rule = try await Self.bounded { try await recorder.recordSeries(request) }
-                (updated.recorderID, updated.state, updated.status) = (rule.id, .scheduled, "Every airing of \(rule.title)")
+                (updated.recorderID, updated.state, updated.status) = (rule.id, .scheduled, Sentence(saying: "Every airing of {title}", ["title": rule.title]))
             } else {
                 let recording = try await Self.bounded { try await recorder.record(request) }
-                (updated.recorderID, updated.state, updated.status) = (recording.id, Self.state(recording.state), recording.status)
+                (updated.recorderID, updated.state, updated.status) = (recording.id, Self.state(recording.state), .verbatim(recording.status))
             }
         } catch let error as RecorderError where error.kind == .unreachable {
-            (updated.state, updated.status) = (.requested, "The recorder did not answer; tvguide asks again every few minutes.")
+            (updated.state, updated.status) = (.requested, Sentence(saying: "The recorder did not answer; tvguide asks again every few minutes."))
             logger.notice("recorder unreachable", metadata: ["detail": "\(error)"])
         } catch let error as RecorderError {
-            (updated.state, updated.status) = (.refused, error.description)
+            (updated.state, updated.status) = (.refused, error.sentence)
         }
         try await store.updateRecording(entry.id, recorderID: updated.recorderID, state: updated.state, status: updated.status, at: now())
         return updated
@@ -130,13 +130,13 @@ public struct RecordingDesk: Sendable {
         for entry in sent {
             var state = entry.state, status = entry.status
             if entry.what.series {
-                if !rules.contains(where: { $0.id == entry.recorderID }) { (state, status) = (.failed, "The recorder no longer has this series rule.") }
+                if !rules.contains(where: { $0.id == entry.recorderID }) { (state, status) = (.failed, Sentence(saying: "The recorder no longer has this series rule.")) }
             } else if let recording = scheduled.first(where: { $0.id == entry.recorderID }) {
-                (state, status) = (Self.state(recording.state), recording.status)
+                (state, status) = (Self.state(recording.state), .verbatim(recording.status))
             } else if entry.what.stop <= instant {
-                (state, status) = (.completed, "Recorded (the recorder lists it no longer as upcoming).")
+                (state, status) = (.completed, Sentence(saying: "Recorded (the recorder lists it no longer as upcoming)."))
             } else {
-                (state, status) = (.failed, "The recorder no longer has this recording (cancelled there?).")
+                (state, status) = (.failed, Sentence(saying: "The recorder no longer has this recording (cancelled there?)."))
             }
             if state != entry.state || status != entry.status {
                 try await store.updateRecording(entry.id, recorderID: entry.recorderID, state: state, status: status, at: instant)
@@ -150,7 +150,7 @@ public struct RecordingDesk: Sendable {
             do {
                 try await Self.bounded { entry.what.series ? try await recorder.cancel(rule: id) : try await recorder.cancel(recording: id) }
             } catch let error as RecorderError where error.kind == .unreachable {
-                throw RecordingFailure("The recorder did not answer, so the recording is still on it. Try again later.")
+                throw RecordingFailure(saying: "The recorder did not answer, so the recording is still on it. Try again later.")
             } catch let error as RecorderError where error.kind == .refused {
                 // Already gone there: it goes here too.
                 logger.notice("recorder refused a cancel", metadata: ["detail": "\(error)"])
@@ -176,7 +176,7 @@ public struct RecordingDesk: Sendable {
             group.addTask { try await Task.sleep(for: deadline); return nil }
             defer { group.cancelAll() }
             guard let first = try await group.next(), let value = first else {
-                throw RecorderError(.unreachable, "the recorder took longer than \(deadline.components.seconds) s")
+                throw RecorderError(.unreachable, saying: "the recorder took longer than {seconds} s", ["seconds": "\(deadline.components.seconds)"])
             }
             return value
         }
@@ -184,7 +184,8 @@ public struct RecordingDesk: Sendable {
 }
 
 /// Why a recording could not be asked for, in words for the viewer.
-public struct RecordingFailure: Error, CustomStringConvertible, Equatable {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+public struct RecordingFailure: WordedError, CustomStringConvertible, Equatable {
+    public var sentence: Sentence
+    public init(saying text: String, _ values: [String: String] = [:]) { sentence = Sentence(saying: text, values) }
+    public var description: String { sentence.description }
 }
