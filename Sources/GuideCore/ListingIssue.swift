@@ -49,18 +49,6 @@ public struct ListingIssue: Hashable, Encodable, Sendable {
         self.title = title
         self.message = message
     }
-
-    private enum Key: String, CodingKey { case kind, line, channel, start, title, message }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(kind, forKey: .kind)
-        try container.encodeIfPresent(line, forKey: .line)
-        try container.encodeIfPresent(channel, forKey: .channel)
-        try container.encodeIfPresent(start, forKey: .start)
-        try container.encodeIfPresent(title, forKey: .title)
-        try container.encode(message.description, forKey: .message)
-    }
 }
 
 /// Collects issues, keeping every count but only the first few of each kind in detail, so a file with a million

@@ -58,38 +58,47 @@ public struct Sentence: Hashable, Sendable, CustomStringConvertible {
     public var description: String { worded(.english) }
 }
 
-extension Sentence: Codable {
-    private enum Key: String, CodingKey { case text, values, verbatim, plural, count }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
-        text = try container.decode(String.self, forKey: .text)
-        values = try container.decodeIfPresent([String: Sentence].self, forKey: .values) ?? [:]
-        isVerbatim = try container.decodeIfPresent(Bool.self, forKey: .verbatim) ?? false
-        plural = try container.decodeIfPresent(String.self, forKey: .plural)
-        count = try container.decodeIfPresent(Int.self, forKey: .count)
-    }
-
+/// For programs (the JSON API, `--json`): the English words, as a string.
+extension Sentence: Encodable {
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(text, forKey: .text)
-        if !values.isEmpty { try container.encode(values, forKey: .values) }
-        if isVerbatim { try container.encode(true, forKey: .verbatim) }
-        try container.encodeIfPresent(plural, forKey: .plural)
-        try container.encodeIfPresent(count, forKey: .count)
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+extension Sentence {
+    /// What a store keeps: the English wording, its values and counts, so it is worded again for each reader.
+    private struct Kept: Codable {
+        var text: String
+        var values: [String: Kept]?
+        var verbatim: Bool?
+        var plural: String?
+        var count: Int?
+
+        init(_ sentence: Sentence) {
+            (text, plural, count) = (sentence.text, sentence.plural, sentence.count)
+            values = sentence.values.isEmpty ? nil : sentence.values.mapValues(Kept.init)
+            verbatim = sentence.isVerbatim ? true : nil
+        }
+
+        var sentence: Sentence {
+            var sentence = Sentence(saying: text, sentences: (values ?? [:]).mapValues(\.sentence))
+            (sentence.isVerbatim, sentence.plural, sentence.count) = (verbatim ?? false, plural, count)
+            return sentence
+        }
     }
 
     /// As a store keeps it in a text column: JSON.
     public var stored: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? text
+        return (try? encoder.encode(Kept(self))).map { String(decoding: $0, as: UTF8.self) } ?? text
     }
 
     /// What a store kept: a sentence kept as JSON, else (kept before sentences were) the text as it was.
     public init(stored: String) {
-        if stored.hasPrefix("{"), let sentence = try? JSONDecoder().decode(Sentence.self, from: Data(stored.utf8)) {
-            self = sentence
+        if stored.hasPrefix("{"), let kept = try? JSONDecoder().decode(Kept.self, from: Data(stored.utf8)) {
+            self = kept.sentence
         } else {
             self = .verbatim(stored)
         }

@@ -244,25 +244,8 @@ public struct SourceStatus: Sendable {
 
 /// As the JSON API and `health --json` write it: the failure in English, under `lastError`.
 extension SourceStatus: Encodable {
-    private enum Key: String, CodingKey {
-        case definition, lastAttempt, lastSuccess, lastOutcome, lastError, lastBytes, lastProgrammes, lastRepairs, lastDuration, programmes,
-             hidden, failuresInRow, unfinishedSince
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(definition, forKey: .definition)
-        try container.encodeIfPresent(lastAttempt, forKey: .lastAttempt)
-        try container.encodeIfPresent(lastSuccess, forKey: .lastSuccess)
-        try container.encodeIfPresent(lastOutcome, forKey: .lastOutcome)
-        try container.encodeIfPresent(lastError, forKey: .lastError)
-        try container.encode(lastBytes, forKey: .lastBytes)
-        try container.encode(lastProgrammes, forKey: .lastProgrammes)
-        try container.encode(lastRepairs, forKey: .lastRepairs)
-        try container.encode(lastDuration, forKey: .lastDuration)
-        try container.encode(programmes, forKey: .programmes)
-        try container.encode(hidden, forKey: .hidden)
-        try container.encode(failuresInRow, forKey: .failuresInRow)
-        try container.encodeIfPresent(unfinishedSince, forKey: .unfinishedSince)
+    private enum CodingKeys: String, CodingKey {
+        case definition, lastAttempt, lastSuccess, lastOutcome, lastFailure = "lastError", lastBytes, lastProgrammes, lastRepairs, lastDuration,
+             programmes, hidden, failuresInRow, unfinishedSince
     }
 }

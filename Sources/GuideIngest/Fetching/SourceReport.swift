@@ -40,24 +40,8 @@ public struct SourceReport: Sendable, Equatable {
 
 /// As `refresh --json` and the JSON API write it: the failure in English, under `error`.
 extension SourceReport: Encodable {
-    private enum Key: String, CodingKey {
-        case source, outcome, error, downloads, notModified, bytes, channels, programmes, replaced, hidden, repairs, renamedChannels, seconds
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(source, forKey: .source)
-        try container.encode(outcome, forKey: .outcome)
-        try container.encodeIfPresent(error, forKey: .error)
-        try container.encode(downloads, forKey: .downloads)
-        try container.encode(notModified, forKey: .notModified)
-        try container.encode(bytes, forKey: .bytes)
-        try container.encode(channels, forKey: .channels)
-        try container.encode(programmes, forKey: .programmes)
-        try container.encode(replaced, forKey: .replaced)
-        try container.encode(hidden, forKey: .hidden)
-        try container.encode(repairs, forKey: .repairs)
-        try container.encode(renamedChannels, forKey: .renamedChannels)
-        try container.encode(seconds, forKey: .seconds)
+    private enum CodingKeys: String, CodingKey {
+        case source, outcome, failure = "error", downloads, notModified, bytes, channels, programmes, replaced, hidden, repairs, renamedChannels,
+             seconds
     }
 }

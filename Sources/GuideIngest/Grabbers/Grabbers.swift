@@ -18,18 +18,6 @@ public struct InstalledGrabber: Encodable, Sendable, Equatable {
     public var isUsable: Bool { problem == nil }
     /// Whether tvguide can configure it by its `--configure-api` stages (else an admin gives its configuration file).
     public var configuresByAPI: Bool { capabilities.contains("apiconfig") }
-
-    private enum Key: String, CodingKey { case name, path, description, capabilities, problem }
-
-    /// For programs (`grabbers list --json`): the problem in English.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(name, forKey: .name)
-        try container.encode(path, forKey: .path)
-        try container.encode(description, forKey: .description)
-        try container.encode(capabilities, forKey: .capabilities)
-        try container.encodeIfPresent(problem?.description, forKey: .problem)
-    }
 }
 
 /// The XMLTV grabbers tvguide may run and how: found in `directories` (serve's `PATH` unless the admin names others),
