@@ -32,8 +32,8 @@ struct SeriesServices: Sendable {
                 throw Refusal(.notFound, saying: "No such image: only TVmaze's images are shown here.")
             }
             if try await !images.isCached(url), !imageFetches.take(clientAddress.of(request, peer: context.peer)) {
-                throw HTTPError(.tooManyRequests, headers: [.retryAfter: String(imageFetches.retryAfter())],
-                                message: "Too many new images at once; try again shortly.")
+                throw Refusal(.tooManyRequests, headers: [.retryAfter: String(imageFetches.retryAfter())],
+                              saying: "Too many new images at once; try again shortly.")
             }
             guard let stored = try? await images.file(for: url) else { throw Refusal(.notFound, saying: "No such image.") }
             return try await stored.response(context, cacheControl: "public, max-age=31536000, immutable")

@@ -42,14 +42,14 @@ struct ChannelLogos: Sendable {
             throw Refusal(.notFound, saying: "This channel has no logo.")
         }
         if try await !cache.isCached(url), !fetches.take(clientAddress.of(request, peer: context.peer)) {
-            throw HTTPError(.tooManyRequests, headers: [.retryAfter: String(fetches.retryAfter())],
-                            message: "Too many new logos at once; try again shortly.")
+            throw Refusal(.tooManyRequests, headers: [.retryAfter: String(fetches.retryAfter())],
+                          saying: "Too many new logos at once; try again shortly.")
         }
         let stored: ImageCache.Stored?
         do {
             stored = try await cache.file(for: url)
         } catch is ImageCacheBusy {
-            throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "5"], message: "Busy keeping logos; try again shortly.")
+            throw Refusal(.serviceUnavailable, headers: [.retryAfter: "5"], saying: "Busy keeping logos; try again shortly.")
         } catch {
             stored = nil  // The logo's host did not answer: the page shows the channel's name instead.
         }

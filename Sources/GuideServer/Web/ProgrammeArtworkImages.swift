@@ -51,15 +51,15 @@ final class ProgrammeArtworkImages: Sendable {
         let isNew = try await !cache.isCached(named: name)
         if isNew {
             guard fetches.take(clientAddress.of(request, peer: context.peer)) else {
-                throw HTTPError(.tooManyRequests, headers: [.retryAfter: String(fetches.retryAfter())],
-                                message: "Too many new images at once; try again shortly.")
+                throw Refusal(.tooManyRequests, headers: [.retryAfter: String(fetches.retryAfter())],
+                              saying: "Too many new images at once; try again shortly.")
             }
             guard waiting.withLock({ count in
                 guard count < Self.mostWaiting else { return false }
                 count += 1
                 return true
             }) else {
-                throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "5"], message: "Busy fetching artwork; try again shortly.")
+                throw Refusal(.serviceUnavailable, headers: [.retryAfter: "5"], saying: "Busy fetching artwork; try again shortly.")
             }
         }
         defer { if isNew { waiting.withLock { $0 -= 1 } } }
@@ -76,7 +76,7 @@ final class ProgrammeArtworkImages: Sendable {
                 }
             }
         } catch is ImageCacheBusy {
-            throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "5"], message: "Busy keeping images; try again shortly.")
+            throw Refusal(.serviceUnavailable, headers: [.retryAfter: "5"], saying: "Busy keeping images; try again shortly.")
         } catch {
             stored = nil  // SD did not answer: the page shows the programme without its image.
         }

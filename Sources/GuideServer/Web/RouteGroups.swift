@@ -121,7 +121,7 @@ struct OtherMethods: RouterMiddleware {
         // The router calls this only for routes it has, or for no route at all (its 404): only the second may need it.
         if let methods = table.methods(for: request.uri.path), !methods.contains(request.method) {
             let allow = methods.map(\.rawValue).sorted().joined(separator: ", ")
-            throw HTTPError(.methodNotAllowed, headers: [.allow: allow], message: "\(request.method.rawValue) is not taken here; \(allow) are")
+            throw Refusal(.methodNotAllowed, headers: [.allow: allow], saying: "{method} is not taken here; {allowed} are", ["method": request.method.rawValue, "allowed": allow])
         }
         return try await next(request, context)
     }

@@ -44,7 +44,7 @@ struct ServerMetrics: Sendable {
         case .token:
             guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
                   try await accounts.profile(apiToken: String(header.dropFirst(7))) != nil else {
-                throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: "Metrics need an API token.")
+                throw Refusal(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], saying: "Metrics need an API token.")
             }
         }
         let counts = try await store.counts()
