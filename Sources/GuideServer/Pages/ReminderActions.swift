@@ -21,11 +21,11 @@ struct ReminderActions: Sendable {
     /// start and title, so a refresh that replaces the programme's row keeps the reminder.
     func remind(_ profile: Profile, programme text: String, lead: Int?) async throws -> Reminder {
         guard let id = Bounded.integer(text, in: 1...Int64.max), let stored = try await store.programme(ProgrammeID(rawValue: id)) else {
-            throw Refusal(.notFound, saying: "that programme is not in the guide (a newer import may have replaced it)")
+            throw Refusal(.notFound, saying: "That programme is not in the guide (a newer import may have replaced it).")
         }
         let programme = stored.programme
         let now = settings.now()
-        guard stored.end > now else { throw Refusal(.badRequest, saying: "{title} has already ended", ["title": programme.title]) }
+        guard stored.end > now else { throw Refusal(.badRequest, saying: "{title} has already ended.", ["title": programme.title]) }
         let name = try await directory.snapshot().channel(programme.channel)?.name ?? programme.channel.rawValue
         return try await store.addReminder(
             NewReminder(profile: profile.id, kind: .programme, channel: programme.channel, channelName: name, title: programme.title,
