@@ -84,23 +84,34 @@ public struct SDCode: RawRepresentable, Hashable, Sendable, CustomStringConverti
 }
 
 /// An answer of Schedules Direct carrying an error code, or a call it refused before asking (a lock in force).
-public struct SDFailure: Error, Sendable, CustomStringConvertible {
+public struct SDFailure: WordedError, Sendable, CustomStringConvertible {
     public let code: SDCode
-    /// SD's own words (`message`), or ours for a lock in force.
-    public let message: String
+    /// SD's own words (`message`, verbatim), or ours (worded for the reader) for what tvguide found or refused.
+    public let message: Sentence
     /// The HTTP status it came with; nil for a lock in force (nothing was asked).
     public let status: Int?
     /// Until when calls are refused, for a lock in force (`distantFuture`: until the credentials change).
     public let until: Date?
 
-    public init(code: SDCode, message: String, status: Int?, until: Date? = nil) {
+    public init(code: SDCode, message: Sentence, status: Int?, until: Date? = nil) {
         (self.code, self.message, self.status, self.until) = (code, message, status, until)
     }
 
-    public var description: String {
-        let name = "Schedules Direct \(code.rawValue)"
-        if until == .distantFuture { return "\(name): \(message) (nothing is asked of Schedules Direct until the account's user name or password is changed)" }
-        if let until { return "\(name): \(message) (nothing is asked of Schedules Direct until \(CivilTime.iso8601(until)))" }
-        return "\(name): \(message)"
+    /// A failure in SD's own words as its answer gave them, or `otherwise` when it gave none.
+    init(code: SDCode, said: String?, otherwise: Sentence, status: Int?) {
+        self.init(code: code, message: said.map(Sentence.verbatim) ?? otherwise, status: status)
     }
+
+    public var sentence: Sentence {
+        let said = Sentence(saying: "Schedules Direct {code}: {message}", ["code": String(code.rawValue)], sentences: ["message": message])
+        guard let until else { return said }
+        if until == .distantFuture {
+            return Sentence(saying: "{failure} (nothing is asked of Schedules Direct until the account's user name or password is changed)",
+                            sentences: ["failure": said])
+        }
+        return Sentence(saying: "{failure} (nothing is asked of Schedules Direct until {time})", ["time": CivilTime.iso8601(until)],
+                        sentences: ["failure": said])
+    }
+
+    public var description: String { sentence.description }
 }

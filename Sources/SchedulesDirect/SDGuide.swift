@@ -52,8 +52,9 @@ public struct SDGuide: Sendable {
         let instant = now()
         let status = try await client.status()
         guard status.isOnline else {
-            let said = status.systemStatus?.first.map { "\($0.status): \($0.message ?? "")" } ?? "not online"
-            throw SDFailure(code: .serviceOffline, message: "Schedules Direct says it is \(said)", status: 200)
+            let said = status.systemStatus?.first.map { Sentence.verbatim("\($0.status): \($0.message ?? "")") } ?? Sentence(saying: "not online")
+            throw SDFailure(code: .serviceOffline, message: Sentence(saying: "Schedules Direct says it is {state}",
+                                                                     sentences: ["state": said]), status: 200)
         }
         // The lineups' maps, each fetched again only when SD says it changed.
         let onAccount = Dictionary((status.lineups ?? []).map { ($0.lineup, $0) }, uniquingKeysWith: { first, _ in first })
@@ -61,7 +62,8 @@ public struct SDGuide: Sendable {
         var maps: [SDLineupMap] = []
         for lineup in wanted {
             guard let entry = onAccount[lineup] else {
-                throw SDFailure(code: .lineupNotFound, message: "the lineup \(lineup) is not on the Schedules Direct account", status: nil)
+                throw SDFailure(code: .lineupNotFound, message: Sentence(saying: "the lineup {lineup} is not on the Schedules Direct account",
+                                                                         ["lineup": lineup]), status: nil)
             }
             let key = "lineup/" + lineup, version = entry.modified ?? ""
             if keptLineups[key] == version, !version.isEmpty, let body = try await store.sdDocuments([key])[key],
@@ -110,7 +112,7 @@ public struct SDGuide: Sendable {
             for day in try await client.schedules(changed) {
                 if let code = day.code, code != 0 {
                     guard SDCode(rawValue: code).stop == .element else {
-                        throw SDFailure(code: SDCode(rawValue: code), message: day.message ?? "a schedule SD would not give", status: 200)
+                        throw SDFailure(code: SDCode(rawValue: code), said: day.message, otherwise: Sentence(saying: "a schedule SD would not give"), status: 200)
                     }
                     counts.daysSkipped += 1
                     continue
@@ -145,7 +147,7 @@ public struct SDGuide: Sendable {
                 // Keyed by the id each element names, never by its place in the answer.
                 if let code = program.code, code != 0 {
                     guard SDCode(rawValue: code).stop == .element else {
-                        throw SDFailure(code: SDCode(rawValue: code), message: program.message ?? "a programme SD would not give", status: 200)
+                        throw SDFailure(code: SDCode(rawValue: code), said: program.message, otherwise: Sentence(saying: "a programme SD would not give"), status: 200)
                     }
                     counts.programmesMissing += 1
                     continue

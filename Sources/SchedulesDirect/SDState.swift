@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 import GuideStore
 
 /// What a Schedules Direct client keeps between calls and across restarts, per account: the token and when it
@@ -16,7 +17,9 @@ public struct SDState: Codable, Sendable, Equatable {
 
     public struct Lock: Codable, Sendable, Equatable {
         public var code: Int
+        /// Why, as ``Sentence/stored`` keeps it (SD's words verbatim, or ours to be worded for each reader).
         public var reason: String
+        public var sentence: Sentence { Sentence(stored: reason) }
         /// Nil: until the credentials change.
         public var until: Date?
     }

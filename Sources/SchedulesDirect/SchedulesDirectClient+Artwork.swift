@@ -22,12 +22,13 @@ extension SchedulesDirectClient {
         do {
             entries = try JSONDecoder().decode([SDArtwork].self, from: answer)
         } catch {
-            throw SDFailure(code: SDCode.invalidJSON, message: "artwork tvguide cannot read (\(error))", status: 200)
+            throw SDFailure(code: SDCode.invalidJSON, message: Sentence(saying: "artwork tvguide cannot read ({error})",
+                                                                        ["error": "\(error)"]), status: 200)
         }
         // Keyed by the id each entry names; an entry's code stops image calls when SD says so (5003 arrives mid-batch).
         guard let entry = entries.first(where: { $0.programID == seriesID }) else { return nil }
         if let code = entry.code, code != 0 {
-            let failure = SDFailure(code: SDCode(rawValue: code), message: entry.message ?? "artwork SD would not give", status: 200)
+            let failure = SDFailure(code: SDCode(rawValue: code), said: entry.message, otherwise: Sentence(saying: "artwork SD would not give"), status: 200)
             switch failure.code.stop {
             case .element, .run:
                 return nil  // About this series alone (1013 invalid id, 5001 queued): no artwork today.
@@ -80,7 +81,10 @@ extension SchedulesDirectClient {
             return true
         }
         guard allowed else {
-            let failure = SDFailure(code: .maxImageDownloads, message: "tvguide's own limit of \(limit) image calls a day is reached", status: nil)
+            let failure = SDFailure(code: .maxImageDownloads, message: Sentence(
+                saying: "tvguide's own limit of {count} image call a day is reached",
+plural: "tvguide's own limit of {count} image calls a day is reached",
+                count: limit), status: nil)
             try await keep(failure, scope: .images)
             throw SDFailure(code: failure.code, message: failure.message, status: nil, until: Self.nextMidnight(after: instant))
         }

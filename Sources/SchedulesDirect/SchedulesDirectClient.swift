@@ -214,7 +214,7 @@ public final class SchedulesDirectClient: Sendable {
         let data = try await call("POST", "token", body: body, authorized: false)
         let answer = try decode(SDTokenAnswer.self, data)
         guard let token = answer.token, !token.isEmpty else {
-            throw SDFailure(code: SDCode(rawValue: answer.code), message: answer.message ?? "no token in the answer", status: 200)
+            throw SDFailure(code: SDCode(rawValue: answer.code), said: answer.message, otherwise: Sentence(saying: "no token in the answer"), status: 200)
         }
         let issued = now()
         let expires = Self.expiry(answer.tokenExpires, issued: issued)
@@ -240,7 +240,7 @@ public final class SchedulesDirectClient: Sendable {
               authorized: Bool = true, accept: String = "application/json", largest: Int = largestAnswer,
               tokenInQuery: Bool = false) async throws -> Data {
         if let lock = try await loadedState().lock(on: scope, at: now()) {
-            throw SDFailure(code: SDCode(rawValue: lock.code), message: lock.reason, status: nil, until: lock.until ?? .distantFuture)
+            throw SDFailure(code: SDCode(rawValue: lock.code), message: lock.sentence, status: nil, until: lock.until ?? .distantFuture)
         }
         var retried = false
         while true {
@@ -268,10 +268,10 @@ public final class SchedulesDirectClient: Sendable {
     static func failure(in data: Data, status: Int) -> SDFailure? {
         if let object = try? JSONDecoder().decode(CodeOnly.self, from: data), let code = object.code {
             guard code != 0 else { return nil }
-            return SDFailure(code: SDCode(rawValue: code), message: object.message ?? object.response ?? "no message", status: status)
+            return SDFailure(code: SDCode(rawValue: code), said: object.message ?? object.response, otherwise: Sentence(saying: "no message"), status: status)
         }
         guard status >= 400 else { return nil }
-        return SDFailure(code: noCode, message: "HTTP \(status)", status: status)
+        return SDFailure(code: noCode, message: .verbatim("HTTP \(status)"), status: status)
     }
 
     private struct CodeOnly: Decodable {
@@ -295,7 +295,7 @@ public final class SchedulesDirectClient: Sendable {
         }
         guard let (scope, until) = lock else { return }
         try await update { state in
-            state.locks[scope] = SDState.Lock(code: failure.code.rawValue, reason: failure.message, until: until)
+            state.locks[scope] = SDState.Lock(code: failure.code.rawValue, reason: failure.message.stored, until: until)
             if scope == .everything { state.token = nil }
         }
     }
@@ -306,7 +306,7 @@ public final class SchedulesDirectClient: Sendable {
                       tokenInQuery: Bool) async throws -> (Int, Data) {
         let query = tokenInQuery ? token.map { "?token=" + Self.encoded($0) } ?? "" : ""
         guard let url = URL(string: base + "/" + path + query) else {
-            throw SDFailure(code: Self.noCode, message: "no such address: \(path)", status: nil)
+            throw SDFailure(code: Self.noCode, message: Sentence(saying: "no such address: {path}", ["path": path]), status: nil)
         }
         // SD asks for compression (its old 1002 DEFLATE_REQUIRED); the answer is inflated as it is read.
         var headers = [("User-Agent", userAgent), ("Accept", accept), ("Accept-Encoding", "gzip, deflate")]
@@ -314,7 +314,8 @@ public final class SchedulesDirectClient: Sendable {
         if let token, !tokenInQuery { headers.append(("token", token)) }
         let reply = try await transport.send(method, url, headers: headers, body: body)
         guard let data = try await reply.body(upTo: largest) else {
-            throw SDFailure(code: Self.noCode, message: "an answer larger than \(largest >> 20) MB", status: reply.status)
+            throw SDFailure(code: Self.noCode, message: Sentence(saying: "an answer larger than {size} MB",
+                                                                 ["size": String(largest >> 20)]), status: reply.status)
         }
         return (reply.status, data)
     }
@@ -323,7 +324,8 @@ public final class SchedulesDirectClient: Sendable {
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch {
-            throw SDFailure(code: SDCode.invalidJSON, message: "an answer tvguide cannot read (\(error))", status: 200)
+            throw SDFailure(code: SDCode.invalidJSON, message: Sentence(saying: "an answer tvguide cannot read ({error})",
+                                                                        ["error": "\(error)"]), status: 200)
         }
     }
 

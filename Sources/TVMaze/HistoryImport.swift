@@ -32,7 +32,7 @@ public struct HistoryImport: Sendable {
         public var matched: [Match]
         /// Shows TVmaze has none for (fix them by hand: ``plan(_:choices:)``'s choices).
         public var unmatched: [TrackerHistory.Show]
-        public var problems: [String]
+        public var problems: [Sentence]
 
         public var episodes: Int { matched.reduce(0) { $0 + $1.marks.count } }
         public var unmatchedEpisodes: Int { matched.reduce(0) { $0 + $1.unmatched.count } + unmatched.reduce(0) { $0 + $1.episodes.count } }

@@ -20,38 +20,38 @@ public struct TVMazeSync: Sendable {
         /// Marks TVmaze refused, and marks of episodes whose show it could not give.
         public var refused = 0
 
-        public var description: String { worded(.english) }
+        public var description: String { sentence.description }
 
-        /// "1 marked here, 1 marked on TVmaze" in `words`.
-        public func worded(_ words: Localizer) -> String {
+        /// "1 marked here, 1 marked on TVmaze", worded for each reader.
+        public var sentence: Sentence {
             let parts = [
-                (markedHere, words.plural("{count} marked here", "{count} marked here", count: markedHere)),
-                (unmarkedHere, words.plural("{count} unmarked here", "{count} unmarked here", count: unmarkedHere)),
-                (markedThere, words.plural("{count} marked on TVmaze", "{count} marked on TVmaze", count: markedThere)),
-                (unmarkedThere, words.plural("{count} unmarked on TVmaze", "{count} unmarked on TVmaze", count: unmarkedThere)),
-                (followedHere, words.plural("{count} followed here", "{count} followed here", count: followedHere)),
-                (unfollowedHere, words.plural("{count} unfollowed here", "{count} unfollowed here", count: unfollowedHere)),
-                (followedThere, words.plural("{count} followed on TVmaze", "{count} followed on TVmaze", count: followedThere)),
-                (unfollowedThere, words.plural("{count} unfollowed on TVmaze", "{count} unfollowed on TVmaze", count: unfollowedThere)),
-                (keptThere, words.plural("{count} still marked on TVmaze (unmarking there needs Premium)",
-                                         "{count} still marked on TVmaze (unmarking there needs Premium)", count: keptThere)),
-                (refused, words.plural("{count} refused by TVmaze", "{count} refused by TVmaze", count: refused)),
+                (markedHere, Sentence(saying: "{count} marked here", plural: "{count} marked here", count: markedHere)),
+                (unmarkedHere, Sentence(saying: "{count} unmarked here", plural: "{count} unmarked here", count: unmarkedHere)),
+                (markedThere, Sentence(saying: "{count} marked on TVmaze", plural: "{count} marked on TVmaze", count: markedThere)),
+                (unmarkedThere, Sentence(saying: "{count} unmarked on TVmaze", plural: "{count} unmarked on TVmaze", count: unmarkedThere)),
+                (followedHere, Sentence(saying: "{count} followed here", plural: "{count} followed here", count: followedHere)),
+                (unfollowedHere, Sentence(saying: "{count} unfollowed here", plural: "{count} unfollowed here", count: unfollowedHere)),
+                (followedThere, Sentence(saying: "{count} followed on TVmaze", plural: "{count} followed on TVmaze", count: followedThere)),
+                (unfollowedThere, Sentence(saying: "{count} unfollowed on TVmaze", plural: "{count} unfollowed on TVmaze", count: unfollowedThere)),
+                (keptThere, Sentence(saying: "{count} still marked on TVmaze (unmarking there needs Premium)",
+                                     plural: "{count} still marked on TVmaze (unmarking there needs Premium)", count: keptThere)),
+                (refused, Sentence(saying: "{count} refused by TVmaze", plural: "{count} refused by TVmaze", count: refused)),
             ].filter { $0.0 > 0 }.map(\.1)
-            return parts.isEmpty ? words("already the same on both sides") : parts.joined(separator: ", ")
+            return parts.isEmpty ? Sentence(saying: "already the same on both sides") : .list(parts, separator: ", ")
         }
 
-        /// What is kept with the account: the counts, so each viewer reads them in their own words.
+        /// What is kept with the account after a sync: the counts.
         var stored: String {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
             return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? description
         }
 
-        /// A kept outcome in `words`: a sync's counts, or as it was kept (an error's text, or an outcome kept in English
-        /// before the counts were).
-        public static func outcome(_ kept: String, _ words: Localizer) -> String {
-            guard kept.hasPrefix("{"), let report = try? JSONDecoder().decode(Report.self, from: Data(kept.utf8)) else { return kept }
-            return report.worded(words)
+        /// A kept outcome: a sync's counts, or a failure as ``Sentence/stored`` keeps it (text kept before sentences
+        /// were reads as it was).
+        public static func outcome(_ kept: String) -> Sentence {
+            guard kept.hasPrefix("{"), let report = try? JSONDecoder().decode(Report.self, from: Data(kept.utf8)) else { return Sentence(stored: kept) }
+            return report.sentence
         }
     }
 
@@ -83,7 +83,7 @@ public struct TVMazeSync: Sendable {
             try await accounts.recordTVMazeSync(of: profile, at: history.now(), premium: premium, outcome: report.stored, synced: synced)
             return report
         } catch {
-            try await accounts.recordTVMazeSync(of: profile, at: history.now(), premium: nil, outcome: "\(error)", synced: nil)
+            try await accounts.recordTVMazeSync(of: profile, at: history.now(), premium: nil, outcome: Sentence(error).stored, synced: nil)
             throw error
         }
     }

@@ -16,7 +16,7 @@ struct CSVTable: Sendable {
         var data = bytes[...]
         if data.starts(with: [0xEF, 0xBB, 0xBF]) { data = data.dropFirst(3) }
         guard let text = String(validating: data, as: UTF8.self) else {
-            throw TrackerError("\(file) is not UTF-8 text: save it as UTF-8 CSV")
+            throw TrackerError(saying: "{file} is not UTF-8 text: save it as UTF-8 CSV", ["file": file])
         }
         var records: [[String]] = []
         var record: [String] = []
@@ -24,7 +24,10 @@ struct CSVTable: Sendable {
         var quoted = false, wasQuoted = false
         var line = 1
         func endField() throws(TrackerError) {
-            guard record.count < Self.mostColumns else { throw TrackerError("\(file), line \(line): more than \(Self.mostColumns) columns") }
+            guard record.count < Self.mostColumns else {
+                throw TrackerError(saying: "{file}, line {line}: more than {count} columns",
+                                   ["file": file, "line": String(line), "count": String(Self.mostColumns)])
+            }
             record.append(String(decoding: field, as: UTF8.self))
             field.removeAll(keepingCapacity: true)
             wasQuoted = false
@@ -60,14 +63,16 @@ struct CSVTable: Sendable {
             } else {
                 field.append(byte)
             }
-            guard field.count <= Self.largestField else { throw TrackerError("\(file), line \(line): a field longer than 64 KB") }
+            guard field.count <= Self.largestField else {
+                throw TrackerError(saying: "{file}, line {line}: a field longer than 64 KB", ["file": file, "line": String(line)])
+            }
         }
-        guard !quoted else { throw TrackerError("\(file), line \(line): a quoted field is never closed") }
+        guard !quoted else { throw TrackerError(saying: "{file}, line {line}: a quoted field is never closed", ["file": file, "line": String(line)]) }
         if !field.isEmpty || !record.isEmpty {
             try endField()
             records.append(record)
         }
-        guard let header = records.first else { throw TrackerError("\(file) is empty") }
+        guard let header = records.first else { throw TrackerError(saying: "{file} is empty", ["file": file]) }
         columns = header.map(Self.fold)
         rows = Array(records.dropFirst())
     }

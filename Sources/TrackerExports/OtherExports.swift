@@ -30,7 +30,8 @@ enum OtherExports {
         for row in table.records() {
             let type = (row["title_type"] ?? "").lowercased().replacingOccurrences(of: " ", with: "")
             if type == "tvepisode" {
-                builder.problem("line \(row.line): \(row["title"] ?? "an episode") is an episode; IMDb's export does not say of which show")
+                builder.problem(Sentence(saying: "line {line}: {title} is an episode; IMDb's export does not say of which show",
+                                          ["line": String(row.line), "title": row["title"] ?? row["const"] ?? "?"]))
                 continue
             }
             guard type == "tvseries" || type == "tvminiseries",
@@ -48,14 +49,15 @@ enum OtherExports {
             var title = row["show", "title"] ?? ""
             if title.hasPrefix("'"), let next = title.dropFirst().first, "=+-@".contains(next) { title.removeFirst() }
             guard var show = TrackerIDs.show(title: title, tvdb: row["tvdb"], imdb: row["imdb"], year: TrackerIDs.number(row["year"])) else {
-                builder.problem("line \(row.line): no show")
+                builder.problem(Sentence(saying: "line {line}: no show", ["line": String(row.line)]))
                 continue
             }
             show.tvmaze = row["tvmaze"].flatMap { Bounded.integer($0, in: 1...999_999_999) }
             let key = builder.show(show, followed: row["followed"].map { $0 == "true" || $0 == "1" } ?? true)
             guard row["season", "episode"] != nil else { continue }
             guard let season = TrackerIDs.number(row["season"]), let number = TrackerIDs.number(row["episode"]) else {
-                builder.problem("line \(row.line): \(show.title) has no season or episode number")
+                builder.problem(Sentence(saying: "line {line}: {title} has no season or episode number",
+                                         ["line": String(row.line), "title": show.title]))
                 continue
             }
             let plays = TrackerIDs.plays(row["plays"])

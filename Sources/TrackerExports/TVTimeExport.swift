@@ -15,14 +15,15 @@ enum TVTimeExport {
         }
         for row in episodes.records() {
             guard let show = TrackerIDs.show(title: row["title"] ?? "", tvdb: row["series_tvdb_id"], imdb: row["series_imdb_id"]) else {
-                builder.problem("tvtime-series-episodes.csv, line \(row.line): no show id or title")
+                builder.problem(Sentence(saying: "tvtime-series-episodes.csv, line {line}: no show id or title", ["line": String(row.line)]))
                 continue
             }
             let key = builder.show(show)
             guard row["is_watched"]?.lowercased() == "true" else { continue }
             let season = row["special"]?.lowercased() == "true" ? 0 : TrackerIDs.number(row["season"])
             guard let season, let number = TrackerIDs.number(row["episode"]) else {
-                builder.problem("tvtime-series-episodes.csv, line \(row.line): \(show.title) has no season or episode number")
+                builder.problem(Sentence(saying: "tvtime-series-episodes.csv, line {line}: {title} has no season or episode number",
+                                         ["line": String(row.line), "title": show.title]))
                 continue
             }
             builder.watched(TrackerHistory.Episode(season: season, number: number, watchedAt: TrackerTime.parse(row["watched_at"]),
@@ -37,7 +38,7 @@ enum TVTimeExport {
             let ids = entry["id"] as? [String: Any]
             guard let show = TrackerIDs.show(title: entry["title"] as? String ?? "", tvdb: TrackerIDs.text(ids?["tvdb"]),
                                              imdb: TrackerIDs.text(ids?["imdb"])) else {
-                builder.problem("a show with no id or title")
+                builder.problem(Sentence(saying: "a show with no id or title"))
                 continue
             }
             let key = builder.show(show, followed: (entry["status"] as? String).map { $0 != "stopped" } ?? true)
@@ -46,7 +47,7 @@ enum TVTimeExport {
                     let isSpecial = episode["special"] as? Bool == true
                     guard let number = TrackerIDs.number(TrackerIDs.text(episode["number"])),
                           let seasonNumber = isSpecial ? 0 : TrackerIDs.number(TrackerIDs.text(season["number"])) else {
-                        builder.problem("\(show.title): an episode with no season or number")
+                        builder.problem(Sentence(saying: "{title}: an episode with no season or number", ["title": show.title]))
                         continue
                     }
                     let rewatches = TrackerIDs.number(TrackerIDs.text(episode["rewatch_count"])) ?? 0
@@ -70,13 +71,14 @@ enum TVTimeExport {
                 _ = builder.show(show, followed: followed && row["is_archived"] != "true")
             } else if key.hasPrefix("watch-episode-") {
                 guard let show = TrackerIDs.show(title: row["series_name"] ?? "", tvdb: row["s_id"], imdb: nil) else {
-                    builder.problem("tracking-prod-records-v2.csv, line \(row.line): no show id or name")
+                    builder.problem(Sentence(saying: "tracking-prod-records-v2.csv, line {line}: no show id or name", ["line": String(row.line)]))
                     continue
                 }
                 let showKey = builder.show(show)
                 let season = row["is_special"] == "true" ? 0 : TrackerIDs.number(row["s_no", "season_number"])
                 guard let season, let number = TrackerIDs.number(row["ep_no", "episode_number"]) else {
-                    builder.problem("tracking-prod-records-v2.csv, line \(row.line): \(show.title) has no season or episode number")
+                    builder.problem(Sentence(saying: "tracking-prod-records-v2.csv, line {line}: {title} has no season or episode number",
+                                             ["line": String(row.line), "title": show.title]))
                     continue
                 }
                 builder.watched(TrackerHistory.Episode(season: season, number: number, watchedAt: TrackerTime.parse(row["created_at"])),

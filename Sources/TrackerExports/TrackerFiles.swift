@@ -15,7 +15,8 @@ public enum TrackerFiles {
         var opened: [(name: String, bytes: [UInt8])] = []
         for file in files {
             guard file.bytes.count <= (ZipArchive.isZip(file.bytes) ? Self.largestZip : Self.largestFile) else {
-                throw TrackerError("\(file.name) is larger than \(ZipArchive.isZip(file.bytes) ? 256 : 50) MB")
+                throw TrackerError(saying: "{file} is larger than {size} MB",
+                                   ["file": file.name, "size": ZipArchive.isZip(file.bytes) ? "256" : "50"])
             }
             if ZipArchive.isZip(file.bytes) {
                 opened += try ZipArchive.files(file.bytes) { isWanted(base($0)) }
@@ -23,7 +24,8 @@ public enum TrackerFiles {
                 opened.append(file)
             }
         }
-        for file in opened where file.bytes.count > Self.largestFile { throw TrackerError("\(base(file.name)) is larger than 50 MB") }
+        for file in opened where file.bytes.count > Self.largestFile { throw TrackerError(saying: "{file} is larger than {size} MB",
+                                                                                          ["file": base(file.name), "size": "50"]) }
         let byName = Dictionary(opened.map { (folded(base($0.name)), $0) }, uniquingKeysWith: { first, _ in first })
         func named(_ name: String) -> (name: String, bytes: [UInt8])? { byName[folded(name)] }
         // TV Time's "export my data".
@@ -44,11 +46,8 @@ public enum TrackerFiles {
             }
         }
         guard let builder else {
-            throw TrackerError("""
-                tvguide reads TV Time's export (tvtime-series-episodes.csv, tvtime-series.json or tracking-prod-records-v2.csv), \
-                Trakt's (watched-history.json, watched-shows.json), SeriesGuide's backup (seriesguide-shows-backup.json), \
-                an IMDb list (CSV) or a CSV of show, season, episode and watched_at; \(files.map { base($0.name) }.joined(separator: ", ")) is none of them
-                """)
+            throw TrackerError(saying: "tvguide reads TV Time's export (tvtime-series-episodes.csv, tvtime-series.json or tracking-prod-records-v2.csv), Trakt's (watched-history.json, watched-shows.json), SeriesGuide's backup (seriesguide-shows-backup.json), an IMDb list (CSV) or a CSV of show, season, episode and watched_at; {files} is none of them",
+                               ["files": files.map { base($0.name) }.joined(separator: ", ")])
         }
         return builder.history
     }
@@ -58,7 +57,7 @@ public enum TrackerFiles {
         do {
             value = try JSONSerialization.jsonObject(with: Data(bytes))
         } catch {
-            throw TrackerError("\(name) is not JSON (\(error.localizedDescription))")
+            throw TrackerError(saying: "{file} is not JSON ({error})", ["file": name, "error": error.localizedDescription])
         }
         if let object = value as? [String: Any], object["history"] != nil || object["watched"] != nil {
             // traktexport's one-object backup.
@@ -104,10 +103,8 @@ public enum TrackerFiles {
             TVTimeExport.followedShows(table, into: &tvTime)
             builder = tvTime
         } else if table.has("episode_id", "created_at"), !table.has("season") {
-            throw TrackerError("""
-                \(name) is TV Time's old export: it names episodes only by TheTVDB's ids, which TVmaze cannot look up. \
-                Import user_tv_show_data.csv from the same export for the shows you follow, or TV Time's newer export for what you watched
-                """)
+            throw TrackerError(saying: "{file} is TV Time's old export: it names episodes only by TheTVDB's ids, which TVmaze cannot look up. Import user_tv_show_data.csv from the same export for the shows you follow, or TV Time's newer export for what you watched",
+                               ["file": name])
         } else if table.has("const", "title_type") {
             var imdb = builder ?? HistoryBuilder(.imdb)
             OtherExports.imdb(table, into: &imdb)

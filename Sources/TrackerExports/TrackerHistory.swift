@@ -59,7 +59,7 @@ public struct TrackerHistory: Sendable, Equatable {
     public var kind: Kind
     public var shows: [Show]
     /// Rows and entries left out, each with why ("line 12: no season or episode"), at most ``mostProblems``.
-    public var problems: [String]
+    public var problems: [Sentence]
 
     public static let mostProblems = 200
 
@@ -73,7 +73,7 @@ struct HistoryBuilder {
     let kind: TrackerHistory.Kind
     private var shows: [String: TrackerHistory.Show] = [:]
     private var order: [String] = []
-    private var problems: [String] = []
+    private var problems: [Sentence] = []
     private var moreProblems = 0
 
     init(_ kind: TrackerHistory.Kind) {
@@ -117,13 +117,13 @@ struct HistoryBuilder {
         shows[key] = show
     }
 
-    mutating func problem(_ text: String) {
+    mutating func problem(_ text: Sentence) {
         if problems.count < TrackerHistory.mostProblems { problems.append(text) } else { moreProblems += 1 }
     }
 
     var history: TrackerHistory {
         var problems = self.problems
-        if moreProblems > 0 { problems.append("and \(moreProblems) more") }
+        if moreProblems > 0 { problems.append(Sentence(saying: "and {count} more", plural: "and {count} more", count: moreProblems)) }
         return TrackerHistory(kind: kind, shows: order.compactMap { shows[$0] }, problems: problems)
     }
 }

@@ -13,12 +13,12 @@ enum TraktExport {
             // An event id seen already (two files of one export) is one play.
             if let id = TrackerIDs.text(event["id"]), !seen.insert(id).inserted { continue }
             guard let show = self.show(event["show"]), let episode = event["episode"] as? [String: Any] else {
-                builder.problem("a history entry with no show")
+                builder.problem(Sentence(saying: "a history entry with no show"))
                 continue
             }
             let key = builder.show(show)
             guard let season = TrackerIDs.number(TrackerIDs.text(episode["season"])), let number = TrackerIDs.number(TrackerIDs.text(episode["number"])) else {
-                builder.problem("\(show.title): an episode with no season or number")
+                builder.problem(Sentence(saying: "{title}: an episode with no season or number", ["title": show.title]))
                 continue
             }
             builder.watched(TrackerHistory.Episode(season: season, number: number, title: episode["title"] as? String,

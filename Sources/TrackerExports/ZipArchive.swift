@@ -25,38 +25,48 @@ enum ZipArchive {
             if bytes[position] == 0x50, bytes[position + 1] == 0x4B, bytes[position + 2] == 0x05, bytes[position + 3] == 0x06 { end = position; break }
             position -= 1
         }
-        guard end >= 0 else { throw TrackerError("the zip file is cut short (no central directory): download it again") }
+        guard end >= 0 else { throw TrackerError(saying: "the zip file is cut short (no central directory): download it again") }
         let count = u16(end + 10)
         var entry = u32(end + 16)
-        guard count <= Self.mostEntries else { throw TrackerError("the zip file has more than \(Self.mostEntries) files") }
+        guard count <= Self.mostEntries else {
+            throw TrackerError(saying: "the zip file has more than {count} files", ["count": String(Self.mostEntries)])
+        }
         var files: [(name: String, bytes: [UInt8])] = []
         var total = 0
         for _ in 0..<count {
-            guard entry + 46 <= bytes.count, u32(entry) == 0x0201_4B50 else { throw TrackerError("the zip file's directory is damaged") }
+            guard entry + 46 <= bytes.count, u32(entry) == 0x0201_4B50 else { throw TrackerError(saying: "the zip file's directory is damaged") }
             let flags = u16(entry + 8), method = u16(entry + 10)
             let compressed = u32(entry + 20), size = u32(entry + 24)
             let nameLength = u16(entry + 28), extraLength = u16(entry + 30), commentLength = u16(entry + 32)
             let local = u32(entry + 42)
-            guard entry + 46 + nameLength <= bytes.count else { throw TrackerError("the zip file's directory is damaged") }
+            guard entry + 46 + nameLength <= bytes.count else { throw TrackerError(saying: "the zip file's directory is damaged") }
             let name = String(decoding: bytes[(entry + 46)..<(entry + 46 + nameLength)], as: UTF8.self)
             entry += 46 + nameLength + extraLength + commentLength
             guard !name.hasSuffix("/"), wanted(name) else { continue }
             guard flags & 1 == 0 else {
-                throw TrackerError("\(name) in the zip file is encrypted: unzip it with its password first, then import the files")
+                throw TrackerError(saying: "{file} in the zip file is encrypted: unzip it with its password first, then import the files",
+                                   ["file": name])
             }
-            guard local + 30 <= bytes.count, u32(local) == 0x0403_4B50 else { throw TrackerError("\(name) in the zip file is damaged") }
+            guard local + 30 <= bytes.count, u32(local) == 0x0403_4B50 else {
+                throw TrackerError(saying: "{file} in the zip file is damaged", ["file": name])
+            }
             let start = local + 30 + u16(local + 26) + u16(local + 28)
-            guard start <= bytes.count, compressed <= bytes.count - start else { throw TrackerError("\(name) in the zip file is cut short") }
+            guard start <= bytes.count, compressed <= bytes.count - start else {
+                throw TrackerError(saying: "{file} in the zip file is cut short", ["file": name])
+            }
             let data = Array(bytes[start..<(start + compressed)])
             let room = Self.largestTotal - total
             let unpacked: [UInt8]
             switch method {
             case 0: unpacked = data
             case 8: unpacked = try inflate(data, name: name, most: room)
-            default: throw TrackerError("\(name) in the zip file is packed in a way tvguide does not read (method \(method)): unzip it first")
+            default: throw TrackerError(saying: "{file} in the zip file is packed in a way tvguide does not read (method {method}): unzip it first",
+                                        ["file": name, "method": String(method)])
             }
-            guard unpacked.count <= room else { throw TrackerError("the zip file unpacks to more than \(Self.largestTotal >> 20) MB") }
-            guard method == 0 || unpacked.count == size else { throw TrackerError("\(name) in the zip file is damaged") }
+            guard unpacked.count <= room else {
+                throw TrackerError(saying: "the zip file unpacks to more than {size} MB", ["size": String(Self.largestTotal >> 20)])
+            }
+            guard method == 0 || unpacked.count == size else { throw TrackerError(saying: "{file} in the zip file is damaged", ["file": name]) }
             total += unpacked.count
             files.append((name, unpacked))
         }
@@ -67,7 +77,7 @@ enum ZipArchive {
     private static func inflate(_ data: [UInt8], name: String, most: Int) throws(TrackerError) -> [UInt8] {
         var stream = z_stream()
         guard inflateInit2_(&stream, -MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw TrackerError("\(name): cannot start unpacking")
+            throw TrackerError(saying: "{file}: cannot start unpacking", ["file": name])
         }
         defer { inflateEnd(&stream) }
         var output: [UInt8] = []
@@ -87,7 +97,7 @@ enum ZipArchive {
             } while status == Z_OK && output.count <= most && (stream.avail_in > 0 || stream.avail_out == 0)
         }
         guard output.count <= most else { return output }
-        guard status == Z_STREAM_END else { throw TrackerError("\(name) in the zip file is damaged") }
+        guard status == Z_STREAM_END else { throw TrackerError(saying: "{file} in the zip file is damaged", ["file": name]) }
         return output
     }
 }

@@ -66,7 +66,7 @@ struct HistoryCommand: AsyncParsableCommand {
                     Output.line("  " + words("{title}: not found on TVmaze ({episodes}); --choose \"{title}=ID\" names it",
                                              ["title": show.title, "episodes": episodes(show.episodes.count)]))
                 }
-                for problem in plan.problems { Output.line("  " + words("left out: {problem}", ["problem": problem])) }
+                for problem in plan.problems { Output.line("  " + words("left out: {problem}", ["problem": problem.worded(words)])) }
                 guard !preview else {
                     Output.line(words.plural("Preview: nothing changed. {count} episode would be marked watched for {profile}.",
                                              "Preview: nothing changed. {count} episodes would be marked watched for {profile}.", count: plan.episodes,

@@ -21,7 +21,7 @@ struct ImportCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        if inputs.isEmpty { throw ValidationError("Name at least one file or URL to import.") }
+        if inputs.isEmpty { throw ValidationError(Output.words("Name at least one file or URL to import.")) }
     }
 
     func run() async throws {

@@ -227,7 +227,7 @@ struct ServeCommand: AsyncParsableCommand {
                                               ["updated": String(report.refetched.count), "failed": String(report.failed.count)]))
                 }
             } catch {
-                Output.error(Output.words("Followed shows could not be brought up to date: {error}", ["error": "\(error)"]))
+                Output.error(Output.words("Followed shows could not be brought up to date: {error}", ["error": Sentence(error).worded(Output.words)]))
             }
         }
     }
@@ -243,7 +243,7 @@ extension ServeCommand {
             try await searches.run(at: now())
             try await recordings.recordSavedSearches(at: now())
         } failed: { error in
-            Output.error(Output.words("Saved searches could not be checked: {error}", ["error": "\(error)"]))
+            Output.error(Output.words("Saved searches could not be checked: {error}", ["error": Sentence(error).worded(Output.words)]))
         }
     }
 
@@ -255,7 +255,7 @@ extension ServeCommand {
             do {
                 try await episodes.syncAll(at: now())
             } catch {
-                Output.error(Output.words("Episode reminders could not be brought up to date: {error}", ["error": "\(error)"]))
+                Output.error(Output.words("Episode reminders could not be brought up to date: {error}", ["error": Sentence(error).worded(Output.words)]))
             }
             try? await clock.sleep(for: .seconds(300))
         }
@@ -274,7 +274,7 @@ extension ServeCommand {
             } catch is CancellationError {
                 return
             } catch {
-                Output.error(Output.words("Recordings: {error}", ["error": "\(error)"]))
+                Output.error(Output.words("Recordings: {error}", ["error": Sentence(error).worded(Output.words)]))
             }
             try? await clock.sleep(for: .seconds(120))
         }

@@ -160,7 +160,7 @@ struct ServeSettings: Sendable {
         }
         guard let from else { throw CLIFailure(Output.words("smtp needs smtp-from, the address reminders come from")) }
         switch SMTPSettings.parse(smtp, from: from, password: password) {
-        case .failure(let failure): throw CLIFailure("smtp: \(failure)")
+        case .failure(let failure): throw CLIFailure("smtp: " + failure.sentence.worded(Output.words))
         case .success(var settings):
             if let file = layers.string(.smtpCA) {
                 guard let pem = try? String(contentsOfFile: file, encoding: .utf8) else {

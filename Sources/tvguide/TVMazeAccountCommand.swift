@@ -48,7 +48,7 @@ struct TVMazeAccountCommand: AsyncParsableCommand {
                 guard let report = try await CLIFailure.translating(context: "TVmaze", { try await sync.sync(profile.id) }) else {
                     throw CLIFailure(Output.words("{profile} has no TVmaze account: tvguide tvmaze connect --user NAME", ["profile": profile.name]))
                 }
-                Output.line("\(profile.name): \(report.worded(Output.words)).")
+                Output.line("\(profile.name): \(report.sentence.worded(Output.words)).")
             }
         }
     }
@@ -69,8 +69,8 @@ struct TVMazeAccountCommand: AsyncParsableCommand {
                 let values: KeyValuePairs = ["profile": profile.name, "user": account.username, "last": last]
                 Output.line((account.premium > 0 ? words("{profile}: TVmaze account {user} (Premium), {last}", values)
                                                  : words("{profile}: TVmaze account {user}, {last}", values))
-                            + (account.outcome.map { account.succeeded == true ? "; " + words("last sync: {outcome}", ["outcome": TVMazeSync.Report.outcome($0, words)])
-                                                                               : "; " + words("last sync FAILED: {outcome}", ["outcome": TVMazeSync.Report.outcome($0, words)]) } ?? "") + ".")
+                            + (account.outcome.map { account.succeeded == true ? "; " + words("last sync: {outcome}", ["outcome": TVMazeSync.Report.outcome($0).worded(words)])
+                                                                               : "; " + words("last sync FAILED: {outcome}", ["outcome": TVMazeSync.Report.outcome($0).worded(words)]) } ?? "") + ".")
             }
         }
     }

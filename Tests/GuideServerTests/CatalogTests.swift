@@ -184,6 +184,11 @@ import Testing
             #expect(String(buffer: refused.body).contains("Die Adresse einer Sendung endet mit ihrer Nummer, wie /programmes/42."))
             let missing = try await jar.send(client, "/static/nothing.css", headers: [.acceptLanguage: "fr-FR"])
             #expect(missing.status == .notFound && String(buffer: missing.body).contains("aucun fichier nothing.css"))
+            // A query's value out of its range, on a page: the field's problem in the viewer's words and numbers.
+            let genre = try await jar.send(client, "/now?genre=nosuch", headers: [.acceptLanguage: "de"])
+            #expect(genre.status == .badRequest && String(buffer: genre.body).contains("genre=nosuch ist kein Genre"))
+            let page = try await jar.send(client, "/now?page=9223372036854775807", headers: [.acceptLanguage: "de"])
+            #expect(page.status == .badRequest && String(buffer: page.body).contains("100.000"), "\(String(buffer: page.body))")
             let api = try await jar.send(client, "/api/search?q=" + Array(repeating: "x", count: 11).joined(separator: "+"), headers: [.acceptLanguage: "de"])
             #expect(api.status == .badRequest && String(buffer: api.body).contains("A search has at most 10 words; this one has 11."))
             let american = String(buffer: try await jar.send(client, "/programmes/1", headers: [.acceptLanguage: "en-US"]).body)

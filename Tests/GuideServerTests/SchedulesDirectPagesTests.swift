@@ -94,6 +94,12 @@ import Testing
             #expect(try await server.store.sources().first { $0.definition.name.rawValue == "Comcast" }?.programmes == programmes)
             let health = String(buffer: try await admin.send(client, "/admin/health").body)
             #expect(health.contains("Schedules Direct 3000: Server offline for maintenance. (nothing is asked of Schedules Direct until"))
+            // The same failure and lock for an admin reading German: SD's own words as it gave them, ours in German.
+            let german: HTTPFields = [.acceptLanguage: "de"]
+            let healthDE = String(buffer: try await admin.send(client, "/admin/health", headers: german).body)
+            #expect(healthDE.contains("Schedules Direct 3000: Server offline for maintenance. (Schedules Direct wird bis "), "\(healthDE)")
+            let lockedDE = String(buffer: try await admin.send(client, "/admin/schedules-direct", headers: german).body)
+            #expect(lockedDE.contains("Angehalten (jeder Aufruf) bis"), "\(lockedDE)")
 
             // Signed out, no account is kept.
             let out = String(buffer: try await admin.send(client, "/admin/schedules-direct/signout", method: .post, form: [:]).body)

@@ -153,7 +153,7 @@ final class CookieJar: Sendable {
     /// Posts files as a browser's file form does (`multipart/form-data`), with the form token unless told not to.
     @discardableResult
     func upload(_ client: any TestClientProtocol, _ uri: String, files: [(field: String, name: String, bytes: [UInt8])],
-                withToken: Bool = true) async throws -> TestResponse {
+                withToken: Bool = true, headers: HTTPFields = [:]) async throws -> TestResponse {
         let boundary = "----tvguide-test-\(UUID().uuidString)"
         var body: [UInt8] = []
         func part(_ disposition: String, _ bytes: [UInt8]) {
@@ -162,8 +162,9 @@ final class CookieJar: Sendable {
         if withToken, let token = try await currentFormToken(client) { part(#"name="csrf""#, Array(token.utf8)) }
         for file in files { part(#"name="\#(file.field)"; filename="\#(file.name)""#, file.bytes) }
         body += Array("--\(boundary)--\r\n".utf8)
-        return try await send(client, uri, method: .post, headers: [.contentType: "multipart/form-data; boundary=\(boundary)"],
-                              body: ByteBuffer(bytes: body))
+        var fields = headers
+        fields[.contentType] = "multipart/form-data; boundary=\(boundary)"
+        return try await send(client, uri, method: .post, headers: fields, body: ByteBuffer(bytes: body))
     }
 
     /// The `csrf` field of a page's first form.

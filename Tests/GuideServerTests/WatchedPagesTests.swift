@@ -182,6 +182,10 @@ import TVMazeReplay
             // Files tvguide does not read, and none at all, say what it reads.
             let refused = try await jar.upload(client, "/history/import", files: [("export", "notes.txt", Array("hello".utf8))])
             #expect(refused.status == .badRequest && String(buffer: refused.body).contains("tvguide reads TV Time"))
+            // In the viewer's language, the file's name kept as it came.
+            let german = try await jar.upload(client, "/history/import", files: [("export", "notes.txt", Array("hello".utf8))],
+                                              headers: [.acceptLanguage: "de"])
+            #expect(String(buffer: german.body).contains("tvguide liest den Export von TV Time") && String(buffer: german.body).contains("notes.txt ist nichts davon"))
             #expect(try await jar.upload(client, "/history/import", files: []).status == .badRequest)
             // Past 50 MB: refused before it is read.
             let huge = [UInt8](repeating: 0x41, count: (50 << 20) + 1)

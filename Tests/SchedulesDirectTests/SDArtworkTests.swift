@@ -96,7 +96,9 @@ import Testing
         let client = setup.client(imageCallLimit: 3)
         #expect(try await client.artwork(seriesID: "SH01966829") != nil)
         let failure = try await #require(throws: SDFailure.self) { try await client.artwork(seriesID: "MV00015892") }
-        #expect(failure.code == .maxImageDownloads && failure.message.contains("tvguide's own limit of 3 image calls a day"))
+        #expect(failure.code == .maxImageDownloads && failure.message.description == "tvguide's own limit of 3 image calls a day is reached")
+        // The lock keeps the sentence, not its English: the admin's page words it in their language.
+        #expect(try await client.locksInForce().map(\.lock.sentence) == [failure.message])
         #expect(setup.standIn.requests(to: "metadata/programs/").count + setup.standIn.requests.filter { $0.path.contains("/image/") }.count == 3)
         #expect(try await client.locksInForce().first?.scope == .images)
         try await setup.stop()

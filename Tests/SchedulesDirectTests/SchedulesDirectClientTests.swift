@@ -112,7 +112,7 @@ import Testing
         try setup.standIn.fail("status", with: "jellyfin/token_offline_response.json", status: 200)
         await #expect { try await client.status() } throws: { error in
             guard let failure = error as? SDFailure else { return false }
-            return failure.code == .serviceOffline && failure.status == 200 && failure.message == "Server offline for maintenance."
+            return failure.code == .serviceOffline && failure.status == 200 && failure.message == .verbatim("Server offline for maintenance.")
         }
         try await setup.stop()
     }

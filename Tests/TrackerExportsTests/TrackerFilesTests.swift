@@ -94,7 +94,7 @@ import Testing
         #expect(elite.episodes.count == 2 && elite.episodes[0].plays == 2 && elite.episodes[0].watchedAt == CivilTime.parseISO8601("2019-10-03T01:00:00Z"))
         #expect(elite.episodes[1].watchedAt == nil)
         #expect(plain.shows[1].title == "=HYPERLINK(\"http://x\")")
-        #expect(plain.problems == ["line 6: Elite has no season or episode number"])
+        #expect(plain.problems.map(\.description) == ["line 6: Elite has no season or episode number"])
         // Columns that are no export's.
         #expect(throws: TrackerError.self) { try read("a,b,c\n1,2,3\n") }
         // Not UTF-8; a quote never closed; a field past 64 KB; more than 50 MB.
@@ -104,7 +104,7 @@ import Testing
         #expect(throws: TrackerError.self) { try TrackerFiles.read([("big.csv", [UInt8](repeating: 0x41, count: TrackerFiles.largestFile + 1))]) }
         // TV Time's old export names episodes only by TheTVDB's ids: said so.
         let old = #expect(throws: TrackerError.self) { try read("tweet_id,user_id,episode_id,created_at,updated_at,fb_action_id\n,1,306587,2017-05-02 21:24:51 +0000 UTC,,\n") }
-        #expect(old?.message.contains("TV Time's old export") == true)
+        #expect(old?.description.contains("TV Time's old export") == true)
         // Ids that are no ids, numbers out of range.
         let odd = try read("show,imdb,tvdb,season,episode\nX,-1,0,100000,1\nY,tt12,abc,1,1\n")
         #expect(odd.shows.map(\.imdb) == [nil, "tt12"] && odd.shows.allSatisfy { $0.tvdb == nil } && odd.episodeCount == 1)
@@ -112,7 +112,7 @@ import Testing
         let huge = try read("show,tvdb,tvmaze,season,episode,plays,watched_at\nX,9223372036854775807,9223372036854775807,1,1,-1,1e308\nX,1,,nan,1,9223372036854775807,\n")
         #expect(huge.shows.first?.tvdb == nil && huge.shows.first?.tvmaze == nil)
         #expect(huge.shows.first?.episodes.map(\.plays) == [1] && huge.shows.first?.episodes.first?.watchedAt == nil)
-        #expect(huge.problems.contains { $0.hasPrefix("line 3:") })
+        #expect(huge.problems.contains { $0.description.hasPrefix("line 3:") })
         // JSON that is not JSON.
         #expect(throws: TrackerError.self) { try TrackerFiles.read([("watched-history.json", Array("[{".utf8))]) }
     }

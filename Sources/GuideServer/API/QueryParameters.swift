@@ -2,7 +2,8 @@ import Foundation
 import GuideCore
 import Hummingbird
 
-/// Reading and checking a request's query parameters: anything malformed is a 400 whose message says what to send.
+/// Reading and checking a request's query parameters: anything malformed is a 400 whose message says what to send, in
+/// the viewer's language on a page.
 struct QueryParameters {
     /// Decoded as browsers encode forms: `+` is a space (Hummingbird's own parameters keep it as a plus).
     private let fields: FormFields
@@ -30,7 +31,7 @@ struct QueryParameters {
     func instant(_ name: String) throws -> Date? {
         guard let text = string(name) else { return nil }
         guard let date = CivilTime.parseISO8601(text) else {
-            throw HTTPError(.badRequest, message: "\(name)=\(text) is not a time: use ISO 8601, like 2024-01-01T18:00:00Z")
+            throw Refusal(.badRequest, saying: "{name}={value} is not a time: use ISO 8601, like 2024-01-01T18:00:00Z", ["name": name, "value": text])
         }
         return date
     }
@@ -40,7 +41,8 @@ struct QueryParameters {
         guard let text = string("channels") else { return nil }
         let ids = text.split(separator: ",").map { ChannelID(String($0)) }
         guard ids.count <= limit else {
-            throw HTTPError(.badRequest, message: "channels names \(ids.count) channels; ask for at most \(limit) at a time")
+            throw Refusal(.badRequest, saying: "channels names {count} channels; ask for at most {limit} at a time",
+                          ["count": String(ids.count), "limit": String(limit)])
         }
         return ids
     }
@@ -49,18 +51,15 @@ struct QueryParameters {
     func genre() throws -> Genre? {
         guard let text = string("genre") else { return nil }
         guard let genre = Genre(rawValue: text.lowercased()) else {
-            throw HTTPError(.badRequest, message: "genre=\(text.prefix(40)) is not a genre: use one of "
-                            + Genre.allCases.map(\.rawValue).joined(separator: ", "))
+            throw Refusal(.badRequest, saying: "genre={value} is not a genre: use one of {genres}",
+                          ["value": String(text.prefix(40)), "genres": Genre.allCases.map(\.rawValue).joined(separator: ", ")])
         }
         return genre
     }
 
-    /// A whole number in `range`, or `fallback` when absent.
-    func integer(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws -> Int {
-        do {
-            return try fields.integer(name, in: range) ?? fallback
-        } catch {
-            throw HTTPError(.badRequest, message: error.message)
-        }
+    /// A whole number in `range`, or `fallback` when absent; a ``FieldError`` (a 400 in the asker's words) when it is
+    /// not one.
+    func integer(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws(FieldError) -> Int {
+        try fields.integer(name, in: range) ?? fallback
     }
 }

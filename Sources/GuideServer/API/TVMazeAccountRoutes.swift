@@ -55,6 +55,6 @@ struct TVMazeAccountRoutes: Sendable {
     private func document(of profile: ProfileID) async throws -> AccountDocument {
         guard let account = try await pages.sync.accounts.tvmazeAccount(of: profile) else { return AccountDocument(connected: false) }
         return AccountDocument(connected: true, username: account.username, premium: account.premium > 0, syncing: await pages.runner.isRunning(profile),
-                               syncedAt: account.syncedAt.map(CivilTime.iso8601), outcome: account.outcome.map { TVMazeSync.Report.outcome($0, .english) }, succeeded: account.succeeded)
+                               syncedAt: account.syncedAt.map(CivilTime.iso8601), outcome: account.outcome.map { TVMazeSync.Report.outcome($0).description }, succeeded: account.succeeded)
     }
 }

@@ -64,7 +64,7 @@ struct BoxPresetPages: Sendable {
             return try await page(context, message: words("Could not read the receiver's bouquets: {error}", ["error": error.sentence.worded(words)]),
                                   isError: true, status: .badGateway)
         } catch {
-            return try await page(context, message: words("Could not reach the receiver at {address}: {error}", ["address": base, "error": String(describing: error)]), isError: true, status: .badGateway)
+            return try await page(context, message: words("Could not reach the receiver at {address}: {error}", ["address": base, "error": Sentence(error).worded(words)]), isError: true, status: .badGateway)
         }
         let definition = SourceDefinition(name: SourceName(form.name ?? "Enigma2 \(bouquet.name)"), format: .openwebif, location: bouquet.location)
         return try await add(definition, credentials: credentials, context)

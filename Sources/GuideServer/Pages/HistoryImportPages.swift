@@ -73,7 +73,7 @@ struct HistoryImportPages: Sendable {
         var preview: Bool
         var found: [Found]
         var notFound: [NotFound]
-        var problems: [String]
+        var problems: [Sentence]
         var marked: Int?
         var followed: Int?
     }
@@ -96,7 +96,7 @@ struct HistoryImportPages: Sendable {
         do throws(TrackerError) {
             tracked = try TrackerFiles.read([(name, body)])
         } catch {
-            throw HTTPError(.badRequest, message: error.message)
+            throw Refusal(.badRequest, error.sentence)
         }
         let preview = query.string("preview") == "true"
         let plan = try await series.tvmaze { try await importer.plan(tracked, choices: choices) }
@@ -118,10 +118,10 @@ struct HistoryImportPages: Sendable {
             throw Refusal(.badRequest, saying: "Choose the export's file (a zip, or its CSV or JSON files) to import.")
         }
         let tracked: TrackerHistory
-        do {
+        do throws(TrackerError) {
             tracked = try TrackerFiles.read(form.files("export"))
         } catch {
-            throw HTTPError(.badRequest, message: error.message)
+            throw Refusal(.badRequest, error.sentence)
         }
         guard let token = await jobs.start(tracked, for: context.profile.id) else {
             throw Refusal(.serviceUnavailable, headers: [.retryAfter: "60"], saying: "Other imports are being matched; try again in a minute.")
@@ -132,7 +132,7 @@ struct HistoryImportPages: Sendable {
                 let plan = try await importer.plan(tracked) { done, of in await jobs.set(token, .matching(done: done, of: of)) }
                 await jobs.set(token, .preview(plan))
             } catch {
-                await jobs.set(token, .failed(String(describing: error), whileKeeping: false))
+                await jobs.set(token, .failed(Sentence(error), whileKeeping: false))
             }
         }
         return .redirect(to: SitePath.historyImportJob(token))
@@ -155,7 +155,7 @@ struct HistoryImportPages: Sendable {
                 }
                 await jobs.set(token, .done(plan, marked: report.marked, followed: report.followed))
             } catch {
-                await jobs.set(token, .failed(String(describing: error), whileKeeping: true))
+                await jobs.set(token, .failed(Sentence(error), whileKeeping: true))
             }
         }
         return .redirect(to: SitePath.historyImportJob(form.token))
@@ -198,9 +198,10 @@ struct HistoryImportPages: Sendable {
             }
             return try await page(context, plan: plan, token: nil, report: report)
         case .failed(let error, let whileKeeping):
-            throw HTTPError(.badGateway, message: whileKeeping
-                ? words("The import stopped: {error}. What was kept stays; importing again adds the rest.", ["error": error])
-                : words("TVmaze could not be asked: {error}", ["error": error]))
+            throw whileKeeping
+                ? Refusal(.badGateway, Sentence(saying: "The import stopped: {error}. What was kept stays; importing again adds the rest.",
+                                                sentences: ["error": error]))
+                : Refusal(.badGateway, Sentence(saying: "TVmaze could not be asked: {error}", sentences: ["error": error]))
         }
     }
 
@@ -225,7 +226,7 @@ struct HistoryImportPages: Sendable {
                                count: plan.unmatchedEpisodes, ["shows": shows, "episodes": episodes])
                 : words("{shows}, {episodes} found on TVmaze.", ["shows": shows, "episodes": episodes]),
             matched: matched, unmatched: plan.unmatched.map { UnmatchedEntry(title: $0.title, episodes: words.plural("{count} episode", "{count} episodes", count: $0.episodes.count)) },
-            problems: plan.problems, report: report))
+            problems: plan.problems.map { $0.worded(words) }, report: report))
     }
 }
 
@@ -263,7 +264,7 @@ actor HistoryImportJobs {
         case preview(HistoryImport.Plan)
         case keeping(done: Int, of: Int)
         case done(HistoryImport.Plan, marked: Int, followed: Int)
-        case failed(String, whileKeeping: Bool)
+        case failed(Sentence, whileKeeping: Bool)
 
         var isWorking: Bool {
             switch self {

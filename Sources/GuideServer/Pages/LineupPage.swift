@@ -48,15 +48,10 @@ struct LineupPage: Sendable {
         let profile = context.profile
         let form = try await FavouriteForm(request, context)
         guard let id = form.channel, let channel = try await directory.snapshot().channel(id) else {
-            let words = pages.words(context)
             throw Refusal(.badRequest, saying: "There is no such channel in the guide.")
         }
-        do {
-            try await store.setFavourite(channel.id, form.isFavourite, of: profile.id)
-        } catch let error as StoreError where error.code == .invalid {
-            let words = pages.words(context)
-            throw HTTPError(.badRequest, message: error.message(words))
-        }
+        // A store's refusal (.invalid) is ErrorPages' 400, in the viewer's words.
+        try await store.setFavourite(channel.id, form.isFavourite, of: profile.id)
         return Response.redirect(to: request.returnPath)
     }
 

@@ -94,7 +94,7 @@ struct SchedulesDirectPages: Sendable {
             let what = scope == .everything ? words("every call") : scope == .images ? words("images") : words("lineup changes")
             // Schedules Direct's own code and reason, as it gives them.
             model.notices.append(words("Stopped ({what}) {until}: Schedules Direct {code}: {reason}",
-                                       ["what": what, "until": until, "code": String(describing: lock.code), "reason": lock.reason]))
+                                       ["what": what, "until": until, "code": String(describing: lock.code), "reason": lock.sentence.worded(words)]))
         }
         var problems: [String] = []
         do {
@@ -138,7 +138,7 @@ struct SchedulesDirectPages: Sendable {
                 }
             }
         } catch let failure as SDFailure {
-            problems.append("\(failure)")
+            problems.append(failure.sentence.worded(words))
         }
         if !problems.isEmpty {
             model.message = ([message].compactMap { $0 } + problems).joined(separator: " ")
@@ -158,7 +158,7 @@ struct SchedulesDirectPages: Sendable {
         do {
             _ = try await client.status()
         } catch let failure as SDFailure {
-            return try await page(context, message: words("Not signed in: {failure}", ["failure": String(describing: failure)]), isError: true, status: .badRequest)
+            return try await page(context, message: words("Not signed in: {failure}", ["failure": failure.sentence.worded(words)]), isError: true, status: .badRequest)
         }
         try await SDConnection.keep(account, in: store)
         return try await page(context, message: words("Signed in to Schedules Direct as {username}.", ["username": form.username]))
@@ -185,7 +185,7 @@ struct SchedulesDirectPages: Sendable {
                 : words("Removed {lineup} from the account", ["lineup": form.lineup])
             return try await page(context, message: done + (left.map { words.plural("; {count} change left today.", "; {count} changes left today.", count: $0) } ?? "."))
         } catch let failure as SDFailure {
-            return try await page(context, message: "\(failure)", isError: true, status: .badGateway)
+            return try await page(context, message: failure.sentence.worded(words), isError: true, status: .badGateway)
         }
     }
 }

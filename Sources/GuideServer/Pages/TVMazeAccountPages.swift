@@ -49,9 +49,9 @@ struct TVMazeAccountPages: Sendable {
         let status = if syncing {
             words("Syncing now: reload the page in a moment.")
         } else if failed {
-            words("The last sync failed: {outcome}.", ["outcome": TVMazeSync.Report.outcome(account.outcome ?? "", words)])
+            words("The last sync failed: {outcome}.", ["outcome": TVMazeSync.Report.outcome(account.outcome ?? "").worded(words)])
         } else if let synced = account.syncedAt {
-            words("Last synced {date} {time}: {outcome}.", ["date": clock.date(synced), "time": clock.time(synced), "outcome": TVMazeSync.Report.outcome(account.outcome ?? "", words)])
+            words("Last synced {date} {time}: {outcome}.", ["date": clock.date(synced), "time": clock.time(synced), "outcome": TVMazeSync.Report.outcome(account.outcome ?? "").worded(words)])
         } else {
             words("Not synced yet.")
         }
