@@ -39,7 +39,7 @@ struct ConfigCommand: AsyncParsableCommand {
             let layers = try await given.layers()
             let settings = try ServeSettings(layers)
             for key in SettingKey.allCases {
-                Output.line("\(key.rawValue) = \(settings.written(key))  # \(layers.origin(key) ?? "default")")
+                Output.line("\(key.rawValue) = \(settings.written(key))  # \(layers.origin(key) ?? Output.words("default"))")
             }
         }
     }

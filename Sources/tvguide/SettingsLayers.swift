@@ -30,7 +30,7 @@ struct SettingsLayers: Sendable {
             // An empty variable is an unset one, as the shell sees it.
             ("environment", EnvironmentVariablesProvider(environmentVariables: environment.filter { !$0.value.isEmpty }).prefixKeys(with: "tvguide")),
         ]
-        if let path { layers.append(("file " + path, try await fileProvider(path))) }
+        if let path { layers.append(("file", try await fileProvider(path))) }
         return SettingsLayers(reader: ConfigReader(providers: layers.map(\.provider)), layers: layers, file: path)
     }
 
@@ -51,12 +51,18 @@ struct SettingsLayers: Sendable {
         reader.string(forKey: ConfigKey(key.rawValue))
     }
 
-    /// Which layer `key`'s value comes from ("flag", "environment", "file PATH"); nil when none has it.
+    /// Which layer `key`'s value comes from, in the terminal's words ("flag", "environment TVGUIDE_PORT", "file PATH"); nil
+    /// when none has it (the default).
     func origin(_ key: SettingKey) -> String? {
         let type: ConfigType = key.isList ? .stringArray : .string
         // A layer that cannot give the key as text has no value for it.
         let name = layers.first { (try? $0.provider.value(forKey: AbsoluteConfigKey([key.rawValue]), type: type).value) != nil }?.name
-        return name == "environment" ? "environment " + key.environmentVariable : name
+        return switch name {
+        case nil: nil
+        case "flag": Output.words("flag")
+        case "environment": Output.words("environment {variable}", ["variable": key.environmentVariable])
+        default: Output.words("file {path}", ["path": file ?? ""])
+        }
     }
 
     func strings(_ key: SettingKey) -> [String] {

@@ -164,6 +164,9 @@ import Testing
         cli.environment = ["LANG": "de_DE.UTF-8"]
         let unknown = try await cli.run("config", "check", path)
         #expect(unknown.status != 0 && unknown.stderr.contains("Zeile 1: unbekannter Schlüssel \"prot\" (war port gemeint?)"), "\(unknown.stderr)")
+        // Where each setting comes from, in German; the keys and the variable's name as written.
+        let shown = try await cli.run("config", "show", "--config", "none", "--day-start", "8").stdout
+        #expect(shown.contains("day-start = 8  # Option") && shown.contains("port = 8080  # Vorgabe"), "\(shown)")
         cli.environment = ["LANG": "fr_FR.UTF-8"]
         let port = try await cli.run("serve", "--port", "99999999999999999999")
         #expect(port.status != 0 && port.stderr.contains(
