@@ -83,8 +83,7 @@ extension SchedulesDirectClient {
         guard allowed else {
             let failure = SDFailure(code: .maxImageDownloads, message: Sentence(
                 saying: "tvguide's own limit of {count} image call a day is reached",
-plural: "tvguide's own limit of {count} image calls a day is reached",
-                count: limit), status: nil)
+                plural: "tvguide's own limit of {count} image calls a day is reached", count: limit), status: nil)
             try await keep(failure, scope: .images)
             throw SDFailure(code: failure.code, message: failure.message, status: nil, until: Self.nextMidnight(after: instant))
         }
