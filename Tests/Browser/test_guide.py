@@ -5,6 +5,7 @@ on the bundled sample listings, with the server's clock set to 2026-02-15 20:30 
 Run by scripts/test after the Swift tests: /usr/bin/python3 Tests/Browser/test_guide.py
 The README's pictures of the grid are made by scripts/screenshots.
 """
+import tempfile
 import unittest
 
 from selenium.webdriver.common.by import By
@@ -60,7 +61,7 @@ class GridTests(unittest.TestCase):
             return rows.length > 3 && rows.every(function (r) { return !r.classList.contains('loading'); });""", left, top))
 
     def ppm(self):
-        return float(self.run_js("return parseFloat(document.getElementById('grid').style.getPropertyValue('--ppm'))"))
+        return pixels_a_minute(self.driver)
 
     def geometry(self):
         """Every rendered programme: its box, its seconds from the day start, and the day's length."""
@@ -241,6 +242,22 @@ class GridTests(unittest.TestCase):
         WebDriverWait(self.driver, 10).until(lambda d: abs(d.execute_script("return window.scrollY") - 900) <= 2)
 
 
+def pixels_a_minute(driver):
+    """The grid's pixels a minute, as the stylesheet works them out from the zoom and the grid's width."""
+    return float(driver.execute_script("""
+        var probe = document.createElement('div');
+        probe.style.position = 'absolute'; probe.style.width = 'calc(var(--ppm) * 1440)';
+        document.getElementById('grid').appendChild(probe);
+        var width = probe.getBoundingClientRect().width; probe.remove(); return width / 1440;"""))
+
+
+def minutes_across(driver):
+    """How many minutes the grid shows across the width beside the channel column."""
+    visible = driver.execute_script("""
+        return document.getElementById('grid-scroll').clientWidth - document.querySelector('#rows .ch').getBoundingClientRect().width""")
+    return visible / pixels_a_minute(driver)
+
+
 class PhoneTests(unittest.TestCase):
     """The grid and now/next at a phone's 390 px."""
 
@@ -267,11 +284,59 @@ class PhoneTests(unittest.TestCase):
             self.assertLess(frame["chipsHeight"], 48, frame)
             self.assertTrue(frame["chipsScroll"], frame)
             self.assertLess(frame["firstRow"], 300, frame)
+            # An hour across, the address naming no zoom: the "1 h" button is current and the next day keeps the default.
+            self.assertAlmostEqual(minutes_across(driver), 60, delta=1)
+            self.assertEqual(driver.find_element(By.CSS_SELECTOR, ".zoom a[aria-current]").get_attribute("data-zoom"), "60")
+            self.assertNotIn("zoom=", driver.find_element(By.CSS_SELECTOR, ".days a[rel=next]").get_attribute("href"))
+            # A zoom chosen holds, and carries on to the next day.
+            driver.find_element(By.CSS_SELECTOR, ".zoom a[data-zoom='180']").click()
+            WebDriverWait(driver, 10).until(lambda d: abs(minutes_across(d) - 180) < 1)
+            self.assertIn("zoom=180", driver.find_element(By.CSS_SELECTOR, ".days a[rel=next]").get_attribute("href"))
             driver.get(SERVER.url("/now"))
             self.assertLessEqual(driver.execute_script("return document.documentElement.scrollWidth"), 390)
             self.assertGreater(len(driver.find_elements(By.CSS_SELECTOR, ".now-list progress")), 10)
         finally:
             driver.quit()
+
+
+class SecondsTests(unittest.TestCase):
+    """Programmes that start or end within a minute, as a broadcaster's own EPG often has them: the stylesheet places
+    the server's cells by whole minutes, and the script those few to the second, at any zoom."""
+
+    LISTINGS = """<?xml version="1.0" encoding="UTF-8"?>
+<tv>
+  <channel id="seconds.example"><display-name>Seconds</display-name></channel>
+  <programme start="20260215200030 +0000" stop="20260215203115 +0000" channel="seconds.example"><title>From half a minute</title></programme>
+  <programme start="20260215203115 +0000" stop="20260215210000 +0000" channel="seconds.example"><title>From a quarter</title></programme>
+  <programme start="20260215210000 +0000" stop="20260215213045 +0000" channel="seconds.example"><title>To three quarters</title></programme>
+</tv>
+"""
+
+    def test_cells_are_placed_to_the_second(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".xml") as listings:
+            listings.write(self.LISTINGS)
+            listings.flush()
+            server = Server(listings=listings.name)
+        driver = browser(1280, 800)
+        try:
+            driver.get(server.url("/?day=%s&zoom=30" % DAY))
+            WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#rows.virtual .p"))
+            for zoom in (30, 120):
+                if zoom != 30:
+                    driver.find_element(By.CSS_SELECTOR, ".zoom a[data-zoom='%d']" % zoom).click()
+                    WebDriverWait(driver, 10).until(lambda d: abs(minutes_across(d) - zoom) < 1)
+                ppm = pixels_a_minute(driver)
+                cells = driver.execute_script("""
+                    return Array.from(document.querySelectorAll('#rows .p')).map(function (cell) {
+                      var box = cell.getBoundingClientRect(), track = cell.parentElement.getBoundingClientRect();
+                      return [box.left - track.left, box.width, Number(cell.dataset.start), Number(cell.dataset.end)]; });""")
+                self.assertEqual(len(cells), 3)
+                for left, width, start, end in cells:
+                    self.assertAlmostEqual(left, start / 60 * ppm, delta=0.5, msg=(zoom, start))
+                    self.assertAlmostEqual(width, (end - start) / 60 * ppm, delta=0.5, msg=(zoom, start))
+        finally:
+            driver.quit()
+            server.stop()
 
 
 class NoScriptTests(unittest.TestCase):
@@ -285,8 +350,10 @@ class NoScriptTests(unittest.TestCase):
             cells = driver.execute_script("""
                 return Array.from(document.querySelectorAll('#rows .p')).slice(0, 200).map(function (c) {
                   return [c.getBoundingClientRect().width, Number((c.className.match(/ d(\\d+)/) || [])[1])]; });""")
+            self.assertAlmostEqual(minutes_across(driver), 180, delta=1)  # 3 hours across, as asked
+            ppm = pixels_a_minute(driver)
             for width, minutes in cells:
-                self.assertAlmostEqual(width, minutes * 6, delta=1.0)  # 3 hours across: 6 px a minute
+                self.assertAlmostEqual(width, minutes * ppm, delta=1.0)
             self.assertTrue(driver.find_element(By.LINK_TEXT, "Next channels").is_displayed())
         finally:
             driver.quit()

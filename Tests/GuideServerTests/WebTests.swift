@@ -46,8 +46,15 @@ import Testing
             #expect(html.contains(#"<span class="hour o0" role="columnheader">05:00</span>"#))
             // The now line sits at 18:45, 825 minutes in; the day's neighbours stay inside the listings.
             #expect(html.contains(#"class="now-line o825""#))
-            #expect(html.contains(#"href="/?day=2023-12-31&amp;zoom=180" rel="prev""#))
-            #expect(html.contains(#"href="/?day=2024-01-02&amp;zoom=180" rel="next""#))
+            // No zoom was chosen: the grid follows the screen's default (zoom-default) and the day links name none.
+            #expect(html.contains(#"class="grid zoom-180 zoom-default day-1440""#))
+            #expect(html.contains(#"href="/?day=2023-12-31" rel="prev""#))
+            #expect(html.contains(#"href="/?day=2024-01-02" rel="next""#))
+            // A zoom chosen is the grid's and carries on to the neighbouring day and the day picker.
+            let zoomed = String(buffer: try await CookieJar().send(client, "/?day=2024-01-01&zoom=60").body)
+            #expect(zoomed.contains(#"class="grid zoom-60 day-1440""#))
+            #expect(zoomed.contains(#"href="/?day=2024-01-02&amp;zoom=60" rel="next""#))
+            #expect(zoomed.contains(#"<input type="hidden" name="zoom" value="60">"#))
             #expect(html.contains(#"min="2023-12-31" max="2024-01-02""#))
             #expect(html.contains("Listings from Mon 1 Jan to Tue 2 Jan"))
         }

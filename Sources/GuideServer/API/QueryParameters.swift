@@ -60,6 +60,11 @@ struct QueryParameters {
     /// A whole number in `range`, or `fallback` when absent; a ``FieldError`` (a 400 in the asker's words) when it is
     /// not one.
     func integer(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws(FieldError) -> Int {
-        try fields.integer(name, in: range) ?? fallback
+        try integer(name, in: range) ?? fallback
+    }
+
+    /// A whole number in `range`, or nil when absent; a ``FieldError`` when it is not one.
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(FieldError) -> Int? {
+        try fields.integer(name, in: range)
     }
 }

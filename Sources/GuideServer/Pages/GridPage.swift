@@ -45,7 +45,10 @@ struct GridPage: Sendable {
         var dayMinutes: Int
         var now: Int64
         var nowOffset: Int?
+        /// The zoom the server lays out; on a narrow screen the stylesheet shows an hour instead unless it was chosen.
         var zoom: Int
+        /// Whether the address chose the zoom (`?zoom=`); links carry it on only then.
+        var isZoomChosen: Bool
         var zooms: [ZoomLink]
         var total: Int
         var rowsFrom: Int
@@ -91,8 +94,8 @@ struct GridPage: Sendable {
         let query = QueryParameters(request: request)
         let clock = settings.clock(context)
         let now = settings.now()
-        let askedZoom = try query.integer("zoom", in: 1...1440, default: Self.defaultZoom)
-        let zoom = Self.zooms.contains(askedZoom) ? askedZoom : Self.defaultZoom
+        let chosenZoom = try query.integer("zoom", in: 1...1440).flatMap { Self.zooms.contains($0) ? $0 : nil }
+        let zoom = chosenZoom ?? Self.defaultZoom
         let requestedDay = query.string("day")
         let focusChannel = query.string("channel")
         let focusTime = try query.instant("at")
@@ -142,8 +145,10 @@ struct GridPage: Sendable {
         let rows = try await Self.rows(store: store, lineup: lineup.channels, from: page * Self.rowsPerPage, count: Self.rowsPerPage,
                                  day: window, clock: clock, viewer: context.viewer?.profile, followed: followed,
                                  languages: context.listingLanguages)
-        let link = { (day: BroadcastDay, zoom: Int, page: Int) -> String in
-            SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + (page > 0 ? "&page=\(page)" : "") + filter.parameter + groups.parameter
+        // The day, the page and the filters; the zoom only when chosen, so a screen's own default holds from day to day.
+        let zoomParameter = { (zoom: Int?) in zoom.map { "&zoom=\($0)" } ?? "" }
+        let link = { (day: BroadcastDay, zoom: Int?, page: Int) -> String in
+            SitePath.guide(query: "day=\(day)" + zoomParameter(zoom) + (page > 0 ? "&page=\(page)" : "") + filter.parameter + groups.parameter
                            + followed.parameter)
         }
         let dayIndex = days.firstIndex(of: day) ?? 0
@@ -157,34 +162,34 @@ struct GridPage: Sendable {
             chrome: chrome, title: words("Guide for {day}", ["day": clock.longDate(day)]), empty: false, day: day.description,
             dayLabel: clock.longDate(day), firstDay: days[0].description, lastDay: days[days.count - 1].description,
             coverageLabel: words("Listings from {first} to {last}", ["first": clock.date(coverage.start), "last": clock.date(coverage.end)]),
-            previousDay: dayIndex > 0 ? link(days[dayIndex - 1], zoom, 0) : nil,
-            nextDay: dayIndex + 1 < days.count ? link(days[dayIndex + 1], zoom, 0) : nil,
-            todayLink: days.contains(today) ? link(today, zoom, 0) + "&at=\(CivilTime.iso8601(now))" : nil,
+            previousDay: dayIndex > 0 ? link(days[dayIndex - 1], chosenZoom, 0) : nil,
+            nextDay: dayIndex + 1 < days.count ? link(days[dayIndex + 1], chosenZoom, 0) : nil,
+            todayLink: days.contains(today) ? link(today, chosenZoom, 0) + "&at=\(CivilTime.iso8601(now))" : nil,
             dayStart: window.start.unixSeconds, dayEnd: window.end.unixSeconds,
             dayMinutes: Int(window.duration / 60), now: now.unixSeconds,
             nowOffset: window.start <= now && now < window.end ? Int(now.timeIntervalSince(window.start) / 60) : nil,
-            zoom: zoom,
+            zoom: zoom, isZoomChosen: chosenZoom != nil,
             zooms: Self.zooms.map { ZoomLink(label: $0 < 60 ? words("{minutes} min", ["minutes": words.number($0)])
                                                     : words("{hours} h", ["hours": words.number($0 / 60)]), minutes: $0, link: link(day, $0, page),
                                              isCurrent: $0 == zoom) },
             total: lineup.channels.count, rowsFrom: page * Self.rowsPerPage + 1,
             rowsTo: page * Self.rowsPerPage + rows.count, rowCount: lineup.channels.count + 1, rowsHTML: GridRowsHTML.render(rows, genre: filter.genre, noListings: words("No listings")),
             ruler: GridRow.ruler(for: window, clock: clock),
-            previousPage: page > 0 ? link(day, zoom, page - 1) : nil,
-            nextPage: page + 1 < pageCount ? link(day, zoom, page + 1) : nil,
+            previousPage: page > 0 ? link(day, chosenZoom, page - 1) : nil,
+            nextPage: page + 1 < pageCount ? link(day, chosenZoom, page + 1) : nil,
             legend: Genre.allCases.map { LegendEntry(genre: $0.rawValue, label: $0.label(words)) },
             focusChannel: focusChannel ?? "", focusTime: focusTime.map(\.unixSeconds),
-            panel: panel, closePanel: link(day, zoom, page), notice: notice, isChosenLineup: lineup.isChosen,
+            panel: panel, closePanel: link(day, chosenZoom, page), notice: notice, isChosenLineup: lineup.isChosen,
             zone: clock.zone.identifier, genre: filter.genre?.rawValue ?? "",
             genres: filter.chips(words) { genre in
-                SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + (genre.map { "&genre=\($0.rawValue)" } ?? "") + groups.parameter + followed.parameter)
+                SitePath.guide(query: "day=\(day)" + zoomParameter(chosenZoom) + (genre.map { "&genre=\($0.rawValue)" } ?? "") + groups.parameter + followed.parameter)
             },
             groups: groups.chips(for: everyChannel, in: snapshot, words) { group in
-                SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + filter.parameter + groups.parameter(for: group) + followed.parameter)
+                SitePath.guide(query: "day=\(day)" + zoomParameter(chosenZoom) + filter.parameter + groups.parameter(for: group) + followed.parameter)
             },
             group: groups.group ?? "", followed: followed.choice.rawValue,
             followedChoices: followed.chips(words) { choice in
-                SitePath.guide(query: "day=\(day)&zoom=\(zoom)" + filter.parameter + groups.parameter + (choice == .all ? "" : "&followed=\(choice.rawValue)"))
+                SitePath.guide(query: "day=\(day)" + zoomParameter(chosenZoom) + filter.parameter + groups.parameter + (choice == .all ? "" : "&followed=\(choice.rawValue)"))
             })
         return try pages.page("grid", model)
     }
@@ -234,7 +239,7 @@ struct GridPage: Sendable {
     private static func emptyModel(chrome: Chrome, zone: String, words: Localizer) -> Model {
         Model(chrome: chrome, title: words("Guide"), empty: true, day: "", dayLabel: "", firstDay: "", lastDay: "", coverageLabel: "", previousDay: nil,
               nextDay: nil, todayLink: nil, dayStart: 0, dayEnd: 0, dayMinutes: 1440, now: 0, nowOffset: nil,
-              zoom: defaultZoom, zooms: [], total: 0, rowsFrom: 0, rowsTo: 0, rowCount: 1, rowsHTML: "", ruler: [],
+              zoom: defaultZoom, isZoomChosen: false, zooms: [], total: 0, rowsFrom: 0, rowsTo: 0, rowCount: 1, rowsHTML: "", ruler: [],
               previousPage: nil, nextPage: nil, legend: [], focusChannel: "", focusTime: nil, panel: nil, closePanel: SitePath.guide(),
               notice: nil, isChosenLineup: false, zone: zone, genre: "",
               genres: ChipSet(kind: "genre-filter", label: words("Only one genre"), chips: []), groups: nil, group: "", followed: "",

@@ -16,7 +16,6 @@ function Grid(guide) {
   this.dayLength = this.dayEnd - this.dayStart;
   // The server's clock: from the page, or, offline, from the copy it came from.
   this.skew = Offline.isKept() ? Offline.skew : Number(guide.dataset.now) * 1000 - Date.now();
-  this.zoom = Number(guide.dataset.zoom);
   this.total = Number(guide.dataset.total);
   this.genre = guide.dataset.genre || "";   // ?genre=: other genres' programmes are dimmed
   this.noListings = guide.dataset.noListings || "No listings";   // in the page's language
@@ -31,6 +30,7 @@ function Grid(guide) {
   this.rtl = getComputedStyle(this.scroller).direction === "rtl";
   this.channelWidth = this.measure("--chw");
   this.rowHeight = this.measure("--rowh");
+  this.gutter = 0;              // px of the window's width the scrollbars take, as the stylesheet was told (applyZoom)
 
   // The server-rendered rows become the first live rows; the rest are drawn on demand.
   this.rowsBox.classList.add("virtual");
@@ -43,16 +43,12 @@ function Grid(guide) {
   var pager = guide.querySelector(".pager");
   if (pager) pager.hidden = true;
 
-  // A phone shows an hour across unless the address asks for another zoom.
-  if (!new URL(location.href).searchParams.has("zoom") && this.scroller.clientWidth < 600) {
-    this.grid.classList.remove("zoom-" + this.zoom);
-    this.zoom = 60;
-    this.grid.classList.add("zoom-60");
-    this.guide.querySelectorAll(".zoom a").forEach(function (link) {
-      link.classList.toggle("current", Number(link.dataset.zoom) === 60);
-    });
-  }
-  this.applyZoom();
+  // The stylesheet placed the server's cells by their whole minutes at the screen's zoom, before this script ran; only
+  // those that start or end within a minute are placed again, exactly.
+  Array.prototype.forEach.call(this.rowsBox.querySelectorAll(".p"), function (cell) {
+    if (cell.dataset.start % 60 || cell.dataset.end % 60) self.placeExactly(cell);
+  });
+  this.applyZoom(null);
   this.placeNowLine();
   setInterval(function () { self.placeNowLine(); }, 30000);
 
@@ -73,28 +69,42 @@ function Grid(guide) {
   if (first) first.tabIndex = 0;
 }
 
-Grid.prototype.measure = function (variable) {
+/// A length the stylesheet sets, in pixels; `times` magnifies it first (layout rounds to 1/64 px, which a minute's
+/// pixels cannot afford: a day is 1,440 of them).
+Grid.prototype.measure = function (variable, times) {
+  times = times || 1;
   var probe = document.createElement("div");
   probe.style.position = "absolute";
   probe.style.visibility = "hidden";
-  probe.style.width = "var(" + variable + ")";
+  probe.style.width = "calc(var(" + variable + ") * " + times + ")";
   this.grid.appendChild(probe);
   var width = probe.getBoundingClientRect().width;
   probe.remove();
-  return width;
+  return width / times;
 };
 
 Grid.prototype.now = function () { return (Date.now() + this.skew) / 1000; };
 
-/// Pixels per minute: `zoom` minutes fill the width beside the channel column.
+/// Reads the zoom the stylesheet applies (the address's, or the screen's default: guide.css) and its pixels per minute
+/// (`zoom` minutes fill the width beside the channel column), marks its button, and keeps `keepTime` (a time, or
+/// null; by default the time at the visible start) at the visible start.
 Grid.prototype.applyZoom = function (keepTime) {
-  var visible = Math.max(120, this.scroller.clientWidth - this.channelWidth);
   var time = keepTime === undefined ? this.timeAtLeft() : keepTime;
-  this.ppm = visible / this.zoom;
-  this.grid.style.setProperty("--ppm", this.ppm + "px");
-  var self = this;
-  this.live.forEach(function (row) { self.placeCells(row); });
-  this.placeNowLine();
+  // The stylesheet counts the window's width; scrollbars that take room (not a phone's) are taken off it.
+  var gutter = window.innerWidth - this.scroller.clientWidth;
+  if (gutter !== this.gutter) {
+    this.gutter = gutter;
+    this.grid.style.setProperty("--gutter", gutter + "px");
+  }
+  this.zoom = Number(getComputedStyle(this.grid).getPropertyValue("--zoom"));
+  this.ppm = this.measure("--ppm", 1440);
+  var zoom = this.zoom;
+  this.guide.querySelectorAll(".zoom a").forEach(function (link) {
+    var current = Number(link.dataset.zoom) === zoom;
+    if (link.classList.contains("current") === current) return;
+    link.classList.toggle("current", current);
+    if (current) link.setAttribute("aria-current", "true"); else link.removeAttribute("aria-current");
+  });
   if (time !== null) this.scrollFromStart(Math.max(0, (time - this.dayStart) / 60 * this.ppm));
   this.keepTitlesInView();
 };
@@ -113,17 +123,14 @@ Grid.prototype.timeAtLeft = function () {
   return this.dayStart + this.scrolledFromStart() / this.ppm * 60;
 };
 
-/// Exact positions from seconds, clipped to the day: a programme is as wide as it is long.
-Grid.prototype.placeCells = function (row) {
-  var ppm = this.ppm, length = this.dayLength;
-  Array.prototype.forEach.call(row.querySelectorAll(".p"), function (cell) {
-    var start = Math.min(Math.max(Number(cell.dataset.start), 0), length);
-    var end = Math.min(Math.max(Number(cell.dataset.end), 0), length);
-    var width = Math.max(0, end - start) / 60 * ppm;
-    cell.style.insetInlineStart = start / 60 * ppm + "px";
-    cell.style.width = width + "px";
-    cell.classList.toggle("tiny", width < 16);
-  });
+/// A cell's place and length in exact minutes from its seconds, clipped to the day: the stylesheet multiplies them by
+/// the zoom's pixels per minute, so no zoom moves a cell again.
+Grid.prototype.placeExactly = function (cell) {
+  var length = this.dayLength;
+  var start = Math.min(Math.max(Number(cell.dataset.start), 0), length);
+  var end = Math.min(Math.max(Number(cell.dataset.end), 0), length);
+  cell.style.setProperty("--o", start / 60);
+  cell.style.setProperty("--d", Math.max(0, end - start) / 60);
 };
 
 Grid.prototype.placeNowLine = function () {
@@ -138,7 +145,7 @@ Grid.prototype.placeNowLine = function () {
     this.grid.appendChild(line);
   }
   line.hidden = false;
-  line.style.insetInlineStart = this.channelWidth + (now - this.dayStart) / 60 * this.ppm + "px";
+  line.style.setProperty("--o", (now - this.dayStart) / 60);
 };
 
 Grid.prototype.scrollToStart = function () {
@@ -223,7 +230,7 @@ Grid.prototype.keepTitlesInView = function () {
     row.shiftedCell = crossing;
     if (crossing) {
       var hidden = (edge - Math.max(0, Number(crossing.dataset.start))) / 60 * ppm;
-      crossing.style.paddingInlineStart = "calc(.35rem + " + hidden + "px)";
+      crossing.style.paddingInlineStart = hidden + "px";
     }
   });
 };
@@ -289,7 +296,7 @@ Grid.prototype.buildRow = function (data) {
   header.appendChild(name);
   var track = element("div", "track");
   track.setAttribute("role", "presentation");
-  var length = this.dayLength, genre = this.genre;
+  var self = this, length = this.dayLength, genre = this.genre;
   data.cells.forEach(function (cell) {
     var link = element("a", "p g-" + cell.genre + (cell.start < 0 ? " clip-start" : "") + (cell.end > length ? " clip-end" : "")
       + (cell.followed ? " followed" : "") + (cell.rec ? " rec" : "") + (genre && cell.genre !== genre ? " dim" : ""));
@@ -298,6 +305,7 @@ Grid.prototype.buildRow = function (data) {
     link.tabIndex = -1;
     link.dataset.start = cell.start;
     link.dataset.end = cell.end;
+    self.placeExactly(link);
     var title = element("span", "t", cell.title);
     title.dir = "auto";   // a title in one direction inside a page of the other keeps its own
     link.appendChild(title);
@@ -311,7 +319,6 @@ Grid.prototype.buildRow = function (data) {
   }
   row.appendChild(header);
   row.appendChild(track);
-  this.placeCells(row);
   return row;
 };
 
@@ -320,23 +327,24 @@ Grid.prototype.buildRow = function (data) {
 Grid.prototype.setZoom = function (minutes) {
   var self = this;
   var time = this.timeAtLeft();
-  this.grid.classList.remove("zoom-" + this.zoom);
-  this.zoom = minutes;
+  var grid = this.grid;
+  Array.prototype.slice.call(grid.classList).forEach(function (name) { if (name.indexOf("zoom-") === 0) grid.classList.remove(name); });
   this.grid.classList.add("zoom-" + minutes);
-  this.guide.dataset.zoom = minutes;
-  this.guide.querySelectorAll(".zoom a").forEach(function (link) {
-    var current = Number(link.dataset.zoom) === minutes;
-    link.classList.toggle("current", current);
-    if (current) link.setAttribute("aria-current", "true"); else link.removeAttribute("aria-current");
-  });
   this.applyZoom(time);
   var url = new URL(location.href);
   url.searchParams.set("zoom", minutes);
   history.replaceState(history.state, "", url);
-  this.guide.querySelectorAll(".days a, .day-picker input[name=zoom]").forEach(function (node) {
-    if (node.tagName === "A") { var target = new URL(node.href); target.searchParams.set("zoom", minutes); node.href = target; }
-    else node.value = minutes;
+  // The zoom chosen carries over to other days (a page that followed the screen's default named none).
+  this.guide.querySelectorAll(".days a").forEach(function (link) {
+    var target = new URL(link.href); target.searchParams.set("zoom", minutes); link.href = target;
   });
+  var picker = this.guide.querySelector(".day-picker"), field = picker && picker.querySelector("input[name=zoom]");
+  if (picker && !field) {
+    field = document.createElement("input");
+    field.type = "hidden"; field.name = "zoom";
+    picker.appendChild(field);
+  }
+  if (field) field.value = minutes;
 };
 
 Grid.prototype.setupZoomButtons = function () {
