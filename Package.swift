@@ -199,6 +199,8 @@ let package = Package(
         ]),
         // Test support: a loopback server replaying TVmaze's recorded answers, for the Swift and browser tests.
         .target(name: "TVMazeReplay", dependencies: [
+            // TVmaze's own clock, for a mark sent without a time: the machine's (GuideClock).
+            "GuideCore",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -206,7 +208,7 @@ let package = Package(
         ], exclude: ["Fixtures/PROVENANCE.md"], resources: [.copy("Fixtures/tvmaze"), .copy("Fixtures/composed")]),
         .executableTarget(name: "tvmaze-replay", dependencies: ["TVMazeReplay"]),
         // Test support: Schedules Direct's stand-in as a program, for the browser tests.
-        .executableTarget(name: "sd-replay", dependencies: ["SchedulesDirectReplay"]),
+        .executableTarget(name: "sd-replay", dependencies: ["SchedulesDirectReplay", "GuideCore"]),
         // Test support: a Tvheadend recorder on loopback for the browser tests (Tests/Browser/test_recording.py).
         .executableTarget(name: "recorder-replay", dependencies: ["BoxesReplay"]),
         // Test support: each test's database, SQLite or (with TVGUIDE_TEST_POSTGRES) a schema of its own in PostgreSQL,

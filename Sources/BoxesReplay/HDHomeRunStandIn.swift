@@ -14,7 +14,7 @@ public final class HDHomeRunStandIn: Sendable {
     /// The guide's clock: its windows start from here when a request names no `Start`.
     private let now: @Sendable () -> Date
 
-    public init(now: @escaping @Sendable () -> Date = Date.init) async throws {
+    public init(now: @escaping @Sendable () -> Date) async throws {
         receiver = try await Receiver()
         self.now = now
         receiver.respond("/discover.json") { [unowned self] _ in discover() }

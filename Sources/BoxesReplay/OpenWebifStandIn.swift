@@ -16,7 +16,7 @@ public final class OpenWebifStandIn: Sendable {
     let password: String
     private let now: @Sendable () -> Date
 
-    public init(username: String = "root", password: String = "dreambox", now: @escaping @Sendable () -> Date = Date.init) async throws {
+    public init(username: String = "root", password: String = "dreambox", now: @escaping @Sendable () -> Date) async throws {
         receiver = try await Receiver()
         (self.username, self.password, self.now) = (username, password, now)
         receiver.respond("/api/bouquets") { [unowned self] request in

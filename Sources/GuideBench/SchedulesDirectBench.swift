@@ -35,13 +35,13 @@ final class CountingTransport: HTTPTransport {
 func schedulesDirectBench(stations: Int, days: Int, scratch: String, base: String?) async throws -> [(String, Int, Int, Double, Int)] {
     var standIn: SchedulesDirectStandIn?
     if base == nil {
-        standIn = try await SchedulesDirectStandIn(stations: stations)
-        standIn?.schedulesStart(on: CivilDate(Date().addingTimeInterval(-86_400), in: .gmt).description)
+        standIn = try await SchedulesDirectStandIn(stations: stations, now: benchClock.now)
+        standIn?.schedulesStart(on: CivilDate(benchClock.now().addingTimeInterval(-86_400), in: .gmt).description)
     }
     guard let address = base ?? standIn?.base else { throw CLIError("no stand-in") }
     let database = scratch + "/sd-bench.sqlite"
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
-    let store = try await openGuideDatabase(database)
+    let store = try await openGuideDatabase(database, now: benchClock.now)
     try await SDConnection.keep(SchedulesDirectClient.Account(username: "tvguide-test", password: "correct horse"), in: store)
     let source = SourceName("SD")
     try await store.addSource(SourceDefinition(name: source, format: .schedulesdirect, location: "USA-IL57303-X",
@@ -49,8 +49,8 @@ func schedulesDirectBench(stations: Int, days: Int, scratch: String, base: Strin
     var rows: [(String, Int, Int, Double, Int)] = []
     try await withHTTPTransport { plain in
         let transport = CountingTransport(plain)
-        let refresher = SourceRefresher(store: store, transport: transport,
-                                        schedulesDirect: SDConnection(base: address, transport: transport))
+        let refresher = SourceRefresher(store: store, transport: transport, schedulesDirect: SDConnection(base: address, transport: transport),
+                                        now: benchClock.now, clock: benchClock.waits)
         for label in ["first", "unchanged"] {
             transport.counts.withLock { $0 = (0, 0) }
             let start = DispatchTime.now().uptimeNanoseconds

@@ -104,7 +104,7 @@ case "playlist":
     for _ in 0..<max(1, (wanted + perCopy - 1) / max(1, perCopy)) { text += body + [UInt8(ascii: "\n")] }
     try Data(text).write(to: URL(fileURLWithPath: playlist))
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
-    let store = try await openGuideDatabase(database)
+    let store = try await openGuideDatabase(database, now: benchClock.now)
     try await ListingImporter(store: store).importFile(at: guide)
     try await store.addSource(SourceDefinition(name: SourceName("iptv"), format: .m3u, location: playlist))
     var start = DispatchTime.now().uptimeNanoseconds
@@ -135,7 +135,7 @@ case "import":
     for run in 0..<3 {
         let database = "\(scratch)/import-\(run).sqlite"
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
-        let store = try await openGuideDatabase(database)
+        let store = try await openGuideDatabase(database, now: benchClock.now)
         let start = DispatchTime.now().uptimeNanoseconds
         programmes = try await ListingImporter(store: store).importFile(at: path).programmes
         best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
@@ -147,7 +147,7 @@ case "history":
     // import` does, into a fresh database with one profile: seconds of each step, and peak RSS of this process.
     guard let file = arguments.dropFirst().first, let path = arguments.dropFirst(2).first, let base = arguments.dropFirst(3).first else { exit(2) }
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-    let store = try await openGuideDatabase(path)
+    let store = try await openGuideDatabase(path, now: benchClock.now)
     let profile = try await store.createProfile(name: "Sam", role: .admin, secretKind: .pin, secretHash: "bench").id
     let clock = ContinuousClock()
     let started = clock.now
@@ -157,8 +157,9 @@ case "history":
     // requests counted say how long that limit alone makes it there.
     let (plan, report, requests) = try await withHTTPTransport { plain in
         let transport = CountingTransport(plain)
-        let client = TVMazeClient(base: base, transport: transport, limiter: RateLimiter(limit: 1_000_000, per: .seconds(1)), cache: store)
-        let importer = HistoryImport(client: client, history: WatchHistory(store: store, tracker: SeriesTracker(client: client, store: store)))
+        let client = TVMazeClient(base: base, transport: transport, limiter: RateLimiter(limit: 1_000_000, per: .seconds(1), clock: benchClock.waits), cache: store,
+                                  now: benchClock.now, clock: benchClock.waits)
+        let importer = HistoryImport(client: client, history: WatchHistory(store: store, tracker: SeriesTracker(client: client, store: store, now: benchClock.now), now: benchClock.now))
         let plan = try await importer.plan(tracked)
         return (plan, try await importer.apply(plan, to: profile, follow: true), transport.counts.withLock { $0.requests })
     }
@@ -169,11 +170,11 @@ case "history":
 case "upnext":
     // Up next as /up-next reads it: every followed show's progress for the database's first profile, median of 21.
     guard let path = arguments.dropFirst().first else { exit(2) }
-    let store = try await openGuideDatabase(path)
+    let store = try await openGuideDatabase(path, now: benchClock.now)
     guard let profile = try await store.profiles().first?.id else { exit(1) }
     let shows = try await withHTTPTransport { transport in
-        let client = TVMazeClient(transport: transport, cache: store)
-        let history = WatchHistory(store: store, tracker: SeriesTracker(client: client, store: store))
+        let client = TVMazeClient(transport: transport, limiter: RateLimiter(clock: benchClock.waits), cache: store, now: benchClock.now, clock: benchClock.waits)
+        let history = WatchHistory(store: store, tracker: SeriesTracker(client: client, store: store, now: benchClock.now), now: benchClock.now)
         let first = try await medianMilliseconds(runs: 1) { _ = try await history.progress(of: profile) }
         let median = try await medianMilliseconds(runs: 21) { _ = try await history.progress(of: profile) }
         let progress = try await history.progress(of: profile)
@@ -184,7 +185,7 @@ case "queries":
     // Query latency on an imported database (a file or a postgres:// address): now/next for every channel, one
     // channel's day, a two-term search.
     guard let path = arguments.dropFirst().first else { exit(2) }
-    let store = try await openGuideDatabase(path)
+    let store = try await openGuideDatabase(path, now: benchClock.now)
     do {
         let channels = try await store.channels()
         guard let coverage = try await store.coverage() else { exit(1) }
@@ -205,7 +206,7 @@ case "queries":
 case "window":
     // The store's side of a guide window: 1,000 channels x 6 hours from the middle of the listings, p50 and p99.
     guard let path = arguments.dropFirst().first else { exit(2) }
-    let store = try await openGuideDatabase(path)
+    let store = try await openGuideDatabase(path, now: benchClock.now)
     do {
         let channels = Array(try await store.channels().prefix(1000).map(\.id))
         guard let coverage = try await store.coverage() else { exit(1) }
@@ -226,7 +227,7 @@ case "reminders":
     // waiting for 100 profiles, each with one webhook to a loopback receiver; then a round that finds nothing due
     // (what the dispatcher asks every 10 s), median of 21; then all of them due and sent, rounds back to back.
     guard let path = arguments.dropFirst().first else { exit(2) }
-    let store = try await openGuideDatabase(path)
+    let store = try await openGuideDatabase(path, now: benchClock.now)
     let receiver = try await Receiver()
     let t0 = Date(timeIntervalSince1970: 1_900_000_000)
     let clock = Mutex(t0)
@@ -265,7 +266,7 @@ case "pool":
     // return timed 1,000,000 times with no metrics system and with Prometheus's, in ns, beside one channel's 24 h
     // (median of 201, in µs), the cheapest read a page makes.
     guard let path = arguments.dropFirst().first else { exit(2) }
-    let store = try await openGuideDatabase(path)
+    let store = try await openGuideDatabase(path, now: benchClock.now)
     func nanosecondsPerUse(_ use: StorePoolUse) -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
         for _ in 0..<1_000_000 { use.lent(askedAt: .now) {} }

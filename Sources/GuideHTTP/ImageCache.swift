@@ -41,6 +41,8 @@ public final class ImageCache: Sendable {
     /// After a host (and port) fails to answer, images from it are not asked for this long: a page of 20 posters offline
     /// costs one timeout, not 20.
     let pause: TimeInterval
+    /// The guide's clock: when a host may be asked again, and which file was used longest ago.
+    let now: @Sendable () -> Date
     /// Hosts resting after a failure, until when; at most ``mostHostsResting`` (listings may name logos on any
     /// number of hosts), the expired ones dropped first.
     private let downUntil = Mutex<[String: Date]>([:])
@@ -70,18 +72,22 @@ public final class ImageCache: Sendable {
 
     /// A cache of images from `origins` only (TVmaze's image host by default), fetched through `transport`.
     public convenience init(directory: String, transport: any HTTPTransport, origins: Set<String> = ["https://static.tvmaze.com"],
-                            largest: Int = 8 * 1024 * 1024, largestTotal: Int = 256 * 1024 * 1024, pause: TimeInterval = 300) {
+                            largest: Int = 8 * 1024 * 1024, largestTotal: Int = 256 * 1024 * 1024, pause: TimeInterval = 300,
+                            now: @escaping @Sendable () -> Date) {
         self.init(directory: directory, transport: transport, addresses: .origins(origins), largest: largest, largestTotal: largestTotal,
-                  pause: pause)
+                  pause: pause, now: now)
     }
 
     /// A cache of the images listings name (channel logos): any address, fetched only through the outbound policy.
     public convenience init(directory: String, listingsThrough transport: PolicedTransport, largest: Int = 8 * 1024 * 1024,
-                            largestTotal: Int = 256 * 1024 * 1024, pause: TimeInterval = 300) {
-        self.init(directory: directory, transport: transport, addresses: .listings, largest: largest, largestTotal: largestTotal, pause: pause)
+                            largestTotal: Int = 256 * 1024 * 1024, pause: TimeInterval = 300, now: @escaping @Sendable () -> Date) {
+        self.init(directory: directory, transport: transport, addresses: .listings, largest: largest, largestTotal: largestTotal, pause: pause,
+                  now: now)
     }
 
-    private init(directory: String, transport: any HTTPTransport, addresses: Addresses, largest: Int, largestTotal: Int, pause: TimeInterval) {
+    private init(directory: String, transport: any HTTPTransport, addresses: Addresses, largest: Int, largestTotal: Int, pause: TimeInterval,
+                 now: @escaping @Sendable () -> Date) {
+        self.now = now
         self.directory = directory
         self.transport = transport
         self.addresses = addresses
@@ -126,8 +132,8 @@ public final class ImageCache: Sendable {
         guard let host = url.host.map({ $0 + (url.port.map { ":\($0)" } ?? "") }) else { return nil }
         let key = Self.name(for: url.absoluteString)
         if let stored = try await stored(key) { return stored }
-        if let until = downUntil.withLock({ $0[host] }), until > Date() { return nil }
-        if let until = failedUntil.withLock({ $0[key] }), until > Date() { return nil }
+        if let until = downUntil.withLock({ $0[host] }), until > now() { return nil }
+        if let until = failedUntil.withLock({ $0[key] }), until > now() { return nil }
         let fetched: (status: Int, body: [UInt8]?)?
         do {
             fetched = try await withTimeLimit(Self.fetchLimit) { [transport, largest] in try await Self.fetch(url, through: transport, largest: largest) }
@@ -155,7 +161,7 @@ public final class ImageCache: Sendable {
     public func file(named name: String, fetch: @Sendable () async throws -> [UInt8]?) async throws -> Stored? {
         let key = Self.name(for: "named:" + name)
         if let stored = try await stored(key) { return stored }
-        if let until = failedUntil.withLock({ $0[key] }), until > Date() { return nil }
+        if let until = failedUntil.withLock({ $0[key] }), until > now() { return nil }
         guard let body = try await fetch(), body.count <= largest else {
             remember(key, in: failedUntil, for: pause * 12, most: Self.mostFailuresKept)
             return nil
@@ -171,7 +177,7 @@ public final class ImageCache: Sendable {
     /// The file kept under `key`, marked as used now.
     private func stored(_ key: String) async throws -> Stored? {
         guard let kept = try await loadedIndex({ index -> String? in
-            index[key]?.used = Date()
+            index[key]?.used = now()
             return index[key]?.file
         }) else { return nil }
         return Stored(path: directory + "/" + kept, contentType: ImageKind(fileName: kept).contentType)
@@ -195,7 +201,7 @@ public final class ImageCache: Sendable {
             return nil
         }
         let file = key + "." + kind.fileExtension
-        try await added(key, Entry(file: file, bytes: size, used: Date()))
+        try await added(key, Entry(file: file, bytes: size, used: now()))
         return Stored(path: directory + "/" + file, contentType: kind.contentType)
     }
 
@@ -208,10 +214,10 @@ public final class ImageCache: Sendable {
     /// Keeps `key` in `table` until `seconds` from now, the table at most `most` entries (expired ones dropped first).
     private func remember(_ key: String, in table: borrowing Mutex<[String: Date]>, for seconds: TimeInterval, most: Int) {
         table.withLock { entries in
-            let now = Date()
-            if entries.count >= most { entries = entries.filter { $0.value > now } }
+            let instant = now()
+            if entries.count >= most { entries = entries.filter { $0.value > instant } }
             if entries.count >= most { entries.removeAll() }
-            entries[key] = now.addingTimeInterval(seconds)
+            entries[key] = instant.addingTimeInterval(seconds)
         }
     }
 

@@ -12,7 +12,7 @@ public final class VAPIDKey: Sendable {
     let now: @Sendable () -> Date
     private let cached = Mutex<P256.Signing.PrivateKey?>(nil)
 
-    public init(store: any ReminderStore, subject: String, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(store: any ReminderStore, subject: String, now: @escaping @Sendable () -> Date) {
         (self.store, self.subject, self.now) = (store, subject, now)
     }
 

@@ -13,52 +13,82 @@ import SchedulesDirect
 import ServiceLifecycle
 import TVMaze
 
-/// What the server is made of, built by a composition root (`tvguide serve`, or a test) and handed to
-/// ``GuideServer/buildApplication(_:host:port:limits:services:logger:)``: nothing in the server makes its own.
+/// The guide every door opens onto, assembled once: the composition root (`tvguide serve`, or a test) gives the
+/// ``Parts`` (the store, the settings with the one clock, the transports and the clients made from them), and the
+/// assembly builds from them each service the doors share: one channel directory, one export cache, one set of
+/// lineup feeds, one recording desk, one set of reminder actions, one media-server reloader. The web routes, Home
+/// Assistant and the background loops all use these; none makes its own.
+@dynamicMemberLookup
 public struct GuideServices: Sendable {
-    public var store: any GuideDatabase
-    public var settings: ServerSettings
-    /// Refreshes the configured sources, on their intervals and when an admin asks.
-    public var scheduler: RefreshScheduler
-    /// Fetches what an admin imports by URL.
-    public var feeds: any HTTPTransport
-    /// TVmaze for the pages: a client whose policy bounds how long a page waits (``TVMazeClient/Policy/interactive``).
-    public var tvmaze: TVMazeClient
-    /// TVmaze's images, kept on disk.
-    public var images: ImageCache
-    /// The channels' logos, kept on disk, fetched through `outbound`.
-    public var logos: ImageCache
-    /// The outbound policy's transport: every address a viewer, a guest, a listings file or a playlist names.
-    public var outbound: PolicedTransport
-    /// Sends due reminders (run as a service beside the server) and the pages' test messages.
-    public var reminders: ReminderDispatcher
-    /// Where the metrics the process records are kept, for `/metrics` (the registry `MetricsSystem` was bootstrapped
-    /// with); nil for none.
-    public var metrics: PrometheusCollectorRegistry?
-    /// The XMLTV grabbers installed on the machine, for the admin's grabber pages; nil where none may be run.
-    public var grabbers: Grabbers?
-    /// How the admin's Schedules Direct page reaches SD; nil where it cannot.
-    public var schedulesDirect: SDConnection?
-    /// Feeds' own tuner ports, for Plex (``TunerPorts``); nil where nothing runs them (the tests of the router alone).
-    public var tuners: TunerPorts?
+    /// What the composition root makes and hands over.
+    public struct Parts: Sendable {
+        public var store: any GuideDatabase
+        public var settings: ServerSettings
+        /// Refreshes the configured sources, on their intervals and when an admin asks.
+        public var scheduler: RefreshScheduler
+        /// Fetches what an admin imports by URL, and reaches the recorder and media servers an admin set up.
+        public var feeds: any HTTPTransport
+        /// TVmaze for the pages: a client whose policy bounds how long a page waits (``TVMazeClient/Policy/interactive``).
+        public var tvmaze: TVMazeClient
+        /// TVmaze's images, kept on disk.
+        public var images: ImageCache
+        /// The channels' logos, kept on disk, fetched through `outbound`.
+        public var logos: ImageCache
+        /// The outbound policy's transport: every address a viewer, a guest, a listings file or a playlist names.
+        public var outbound: PolicedTransport
+        /// Sends due reminders (run as a service beside the server) and the pages' test messages.
+        public var reminders: ReminderDispatcher
+        /// Where the metrics the process records are kept, for `/metrics` (the registry `MetricsSystem` was
+        /// bootstrapped with); nil for none.
+        public var metrics: PrometheusCollectorRegistry?
+        /// The XMLTV grabbers installed on the machine, for the admin's grabber pages; nil where none may be run.
+        public var grabbers: Grabbers?
+        /// How the admin's Schedules Direct page reaches SD; nil where it cannot.
+        public var schedulesDirect: SDConnection?
+        /// Feeds' own tuner ports, for Plex (``TunerPorts``); nil where nothing runs them (the tests of the router alone).
+        public var tuners: TunerPorts?
 
-    public init(store: any GuideDatabase, settings: ServerSettings, scheduler: RefreshScheduler, feeds: any HTTPTransport,
-                tvmaze: TVMazeClient, images: ImageCache, logos: ImageCache, outbound: PolicedTransport, reminders: ReminderDispatcher,
-                metrics: PrometheusCollectorRegistry? = nil, grabbers: Grabbers? = nil, schedulesDirect: SDConnection? = nil,
-                tuners: TunerPorts? = nil) {
-        self.tuners = tuners
-        self.grabbers = grabbers
-        self.schedulesDirect = schedulesDirect
-        self.outbound = outbound
-        self.store = store
-        self.settings = settings
-        self.scheduler = scheduler
-        self.feeds = feeds
-        self.tvmaze = tvmaze
-        self.images = images
-        self.logos = logos
-        self.reminders = reminders
-        self.metrics = metrics
+        public init(store: any GuideDatabase, settings: ServerSettings, scheduler: RefreshScheduler, feeds: any HTTPTransport,
+                    tvmaze: TVMazeClient, images: ImageCache, logos: ImageCache, outbound: PolicedTransport, reminders: ReminderDispatcher,
+                    metrics: PrometheusCollectorRegistry? = nil, grabbers: Grabbers? = nil, schedulesDirect: SDConnection? = nil,
+                    tuners: TunerPorts? = nil) {
+            (self.store, self.settings, self.scheduler, self.feeds, self.tvmaze) = (store, settings, scheduler, feeds, tvmaze)
+            (self.images, self.logos, self.outbound, self.reminders, self.metrics) = (images, logos, outbound, reminders, metrics)
+            (self.grabbers, self.schedulesDirect, self.tuners) = (grabbers, schedulesDirect, tuners)
+        }
+    }
+
+    /// What the assembly was given; its fields read as the services' own (`services.store`).
+    public let parts: Parts
+    /// Every channel with its place and logo, read once per version of the listings.
+    let directory: ChannelDirectory
+    /// The XMLTV files the feeds serve, written once per version.
+    let exports: ExportCache
+    /// The feeds an admin cut for media servers, their playlists and tuners.
+    let lineupFeeds: LineupFeeds
+    /// Requests to record, kept, sent and read back.
+    public let recordings: RecordingDesk
+    /// "Remind me", delivery channels and test sends, with their checks: for the pages, the API and Home Assistant.
+    let reminderActions: ReminderActions
+    /// Media servers told to reload when a feed changes.
+    public let reloads: MediaServerReloads
+
+    /// The assembly: each shared service built once from `parts`.
+    public init(_ parts: Parts) {
+        self.parts = parts
+        let store = parts.store, settings = parts.settings
+        directory = ChannelDirectory(store: store)
+        exports = ExportCache(store: store, directory: settings.exportDirectory)
+        lineupFeeds = LineupFeeds(store: store, directory: directory, settings: settings, cache: exports)
+        recordings = RecordingDesk(store: store, transport: parts.feeds, now: settings.now)
+        reminderActions = ReminderActions(store: store, directory: directory, settings: settings, dispatcher: parts.reminders,
+                                          recordings: recordings)
+        reloads = MediaServerReloads(store: store, feeds: lineupFeeds, transport: parts.feeds, now: settings.now)
+        parts.tuners?.attach(lineupFeeds)
+    }
+
+    public subscript<Value>(dynamicMember part: KeyPath<Parts, Value>) -> Value {
+        parts[keyPath: part]
     }
 }
 
@@ -76,7 +106,7 @@ public enum GuideServer {
         let renderer = try PageRenderer(translations: translations)
         let assets = try StaticAssets()
         let accounts = Accounts(store: store, now: settings.now, cost: settings.secretCost)
-        let directory = ChannelDirectory(store: store)
+        let directory = services.directory
         let addresses = ClientAddress(trustedProxies: settings.trustedProxies)
         let series = SeriesServices(store: store, settings: settings, client: services.tvmaze, images: services.images, addresses: addresses)
         let episodes = FollowedEpisodes(store: store, settings: settings)
@@ -104,7 +134,7 @@ public enum GuideServer {
         router.add(middleware: sessions)
         // Each controller is given what it uses: the store protocols it reads and writes, and the shared parts.
         APIRoutes(store: store, directory: directory, now: settings.now).register(on: routes)
-        AccountRoutes(store: store, directory: directory, feeds: services.feeds).register(on: routes)
+        AccountRoutes(store: store, directory: directory, feeds: services.feeds, clock: settings.clock).register(on: routes)
         GridPage(store: store, directory: directory, lineups: lineups, pages: pages, settings: settings).register(on: routes)
         ProgrammePage(store: store, directory: directory, pages: pages, settings: settings, watched: watched).register(on: routes)
         NowPage(store: store, directory: directory, lineups: lineups, pages: pages, settings: settings).register(on: routes)
@@ -126,16 +156,13 @@ public enum GuideServer {
         SchedulesDirectPages(store: store, pages: pages, settings: settings, connection: services.schedulesDirect,
                              scheduler: services.scheduler).register(on: routes)
         SourceRoutes(store: store, settings: settings, scheduler: services.scheduler).register(on: routes)
-        let xmltv = XMLTVFeed(store: store, directory: directory, settings: settings)
-        xmltv.register(on: routes)
-        let lineupFeeds = LineupFeeds(store: store, directory: directory, settings: settings, cache: xmltv.cache)
-        lineupFeeds.register(on: routes)
-        services.tuners?.attach(lineupFeeds)
-        FeedAdminPage(store: store, directory: directory, pages: pages, settings: settings, feeds: lineupFeeds, tuners: services.tuners,
-                      reloads: MediaServerReloads(store: store, feeds: lineupFeeds, transport: services.feeds, now: settings.now))
+        XMLTVFeed(store: store, directory: directory, settings: settings, cache: services.exports).register(on: routes)
+        services.lineupFeeds.register(on: routes)
+        FeedAdminPage(store: store, directory: directory, pages: pages, settings: settings, feeds: services.lineupFeeds, tuners: services.tuners,
+                      reloads: services.reloads)
             .register(on: routes)
         series.register(on: routes)
-        ChannelLogos(cache: services.logos, directory: directory, clientAddress: addresses).register(on: routes)
+        ChannelLogos(cache: services.logos, directory: directory, clientAddress: addresses, now: settings.now).register(on: routes)
         ProgrammeArtworkImages(cache: services.images, store: store, connection: services.schedulesDirect, now: settings.now,
                                clientAddress: addresses).register(on: routes)
         ShowPages(store: store, pages: pages, settings: settings, episodes: episodes, series: series, watched: watched).register(on: routes)
@@ -147,14 +174,13 @@ public enum GuideServer {
         WatchedPages(watched: watched, series: series, pages: pages, settings: settings, accounts: tvmazeAccounts).register(on: routes)
         WatchedRoutes(watched: watched, series: series).register(on: routes)
         HistoryImportPages(importer: HistoryImport(client: series.client, history: watched), series: series, pages: pages,
-                           jobs: HistoryImportJobs()).register(on: routes)
+                           jobs: HistoryImportJobs(now: settings.now)).register(on: routes)
         UpcomingPage(store: store, directory: directory, pages: pages, settings: settings, episodes: episodes).register(on: routes)
         CalendarPage(pages: pages, settings: settings, episodes: episodes).register(on: routes)
-        let desk = RecordingDesk(store: store, transport: services.feeds, now: settings.now)
-        let reminders = ReminderActions(store: store, directory: directory, settings: settings, dispatcher: services.reminders, recordings: desk)
+        let desk = services.recordings, reminders = services.reminderActions
         RemindersPage(store: store, pages: pages, settings: settings, actions: reminders).register(on: routes)
         RecordingsPage(store: store, directory: directory, pages: pages, settings: settings, desk: desk).register(on: routes)
-        RecorderAdminPage(store: store, directory: directory, pages: pages, desk: desk).register(on: routes)
+        RecorderAdminPage(store: store, directory: directory, pages: pages, desk: desk, now: settings.now).register(on: routes)
         ReminderRoutes(actions: reminders).register(on: routes)
         routes.open.get(.asset) { request, context in
             try assets.response(for: context.parameters.get("file") ?? "", request: request)
@@ -164,7 +190,7 @@ public enum GuideServer {
 
     /// A secret's bcrypt hash at the server's cost (12), for `tvguide profiles reset-secret`.
     public static func hashSecret(_ secret: String) -> String {
-        Bcrypt.hash(secret, cost: ServerSettings().secretCost)
+        Bcrypt.hash(secret, cost: ServerSettings.defaultSecretCost)
     }
 
     /// Whether `text` is an IPv4 or IPv6 address, as `--trusted-proxy` takes.

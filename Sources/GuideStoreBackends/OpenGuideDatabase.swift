@@ -10,7 +10,7 @@ import GuideStoreSQLite
 /// A database for `location`, not yet running: a `postgres://` address (``PostgresLocation``) for PostgreSQL,
 /// anything else the path of an SQLite file (created if missing).
 public func makeGuideDatabase(_ location: String, password: String? = nil,
-                              now: @escaping @Sendable () -> Date = Date.init) throws -> any GuideDatabase {
+                              now: @escaping @Sendable () -> Date) throws -> any GuideDatabase {
     switch try DatabaseLocation(location) {
     case .postgres(var address):
         if address.password == nil { address.password = password }
@@ -23,7 +23,7 @@ public func makeGuideDatabase(_ location: String, password: String? = nil,
 /// The database at `location`, prepared and running on its own until the last reference to it goes: for the
 /// command line, tools and tests, which hold a database without a service group.
 public func openGuideDatabase(_ location: String, password: String? = nil,
-                              now: @escaping @Sendable () -> Date = Date.init) async throws -> any GuideDatabase {
+                              now: @escaping @Sendable () -> Date) async throws -> any GuideDatabase {
     let database = try makeGuideDatabase(location, password: password, now: now)
     database.runOnItsOwn()
     try await database.prepare()

@@ -25,7 +25,7 @@ public final class PostgresListingStore: GuideDatabase {
 
     /// A store for `location` that keeps at most `connections` open. Nothing is asked of the server until
     /// ``run()`` runs and ``prepare()`` has checked the connection and brought the schema up to date.
-    public init(location: PostgresLocation, connections: Int = 16, now: @escaping @Sendable () -> Date = Date.init) throws {
+    public init(location: PostgresLocation, connections: Int = 16, now: @escaping @Sendable () -> Date) throws {
         self.location = location
         self.now = now
         pool = try PostgresConnections(location, limit: connections)

@@ -22,7 +22,7 @@ public final class SQLiteListingStore: GuideDatabase {
     static let sqliteMemory = 96 * 1024 * 1024
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
-    public init(path: String, now: @escaping @Sendable () -> Date = Date.init) throws {
+    public init(path: String, now: @escaping @Sendable () -> Date) throws {
         self.now = now
         do {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()

@@ -14,7 +14,7 @@ public struct SDGuide: Sendable {
     public let store: any SDDocumentStore
     public let now: @Sendable () -> Date
 
-    public init(client: SchedulesDirectClient, store: any SDDocumentStore, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(client: SchedulesDirectClient, store: any SDDocumentStore, now: @escaping @Sendable () -> Date) {
         (self.client, self.store, self.now) = (client, store, now)
     }
 

@@ -65,7 +65,7 @@ public final class SchedulesDirectClient: Sendable {
 
     public init(account: Account, transport: any HTTPTransport, states: any SDStateStore, base: String = defaultBase,
                 userAgent: String = "tvguide/\(TVGuideVersion.number)", imageCallLimit: Int = imageCallsPerDay,
-                now: @escaping @Sendable () -> Date = Date.init) {
+                now: @escaping @Sendable () -> Date) {
         self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
         self.imageCallLimit = imageCallLimit
         (self.account, self.transport, self.states, self.userAgent, self.now) = (account, transport, states, userAgent, now)

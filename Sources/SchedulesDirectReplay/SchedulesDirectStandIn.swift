@@ -56,7 +56,7 @@ public final class SchedulesDirectStandIn: Sendable {
     /// Listening on 127.0.0.1, for the account `username` with `password`; its lineups have `stations` stations (the
     /// recorded map's three, and beyond them SYNTHETIC copies of them under new ids and channel numbers).
     public init(username: String = "tvguide-test", password: String = "correct horse", stations count: Int = 3,
-                now: @escaping @Sendable () -> Date = Date.init) async throws {
+                now: @escaping @Sendable () -> Date) async throws {
         var recordedMap = (try Self.json("sagetv/lineup_map_USA-PA67431-X_cable_trimmed.json")) as? [String: Any] ?? [:]
         let recordedEntries = recordedMap["map"] as? [[String: Any]] ?? []
         let recordedStations = recordedMap["stations"] as? [[String: Any]] ?? []

@@ -26,12 +26,12 @@ public enum TestDatabase {
     }
 
     /// A new, empty database (see ``location(in:)``), open until released.
-    public static func open(in folder: String, now: @escaping @Sendable () -> Date = Date.init) async throws -> any GuideDatabase {
+    public static func open(in folder: String, now: @escaping @Sendable () -> Date = GuideClock.system().now) async throws -> any GuideDatabase {
         try await open(location(in: folder), now: now)
     }
 
     /// The database at `location`, open until released (``openGuideDatabase(_:password:now:)``).
-    public static func open(_ location: String, now: @escaping @Sendable () -> Date = Date.init) async throws -> any GuideDatabase {
+    public static func open(_ location: String, now: @escaping @Sendable () -> Date = GuideClock.system().now) async throws -> any GuideDatabase {
         try await openGuideDatabase(location, now: now)
     }
 }

@@ -13,7 +13,7 @@ public actor RateLimiter {
     private var granted: [Duration] = []
 
     /// - Parameter clock: how time passes; tests use one that jumps instead of sleeping.
-    public init(limit: Int = 20, per window: Duration = .seconds(10), clock: any Clock<Duration> = ContinuousClock()) {
+    public init(limit: Int = 20, per window: Duration = .seconds(10), clock: any Clock<Duration>) {
         self.limit = max(1, limit)
         self.window = window
         stopwatch = Stopwatch(on: clock)

@@ -10,7 +10,7 @@ public struct SeriesTracker: Sendable {
     public let store: any SeriesStore
     public let now: @Sendable () -> Date
 
-    public init(client: TVMazeClient, store: any SeriesStore, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(client: TVMazeClient, store: any SeriesStore, now: @escaping @Sendable () -> Date) {
         self.client = client
         self.store = store
         self.now = now

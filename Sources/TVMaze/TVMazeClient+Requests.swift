@@ -116,7 +116,7 @@ extension TVMazeClient {
                 case 429, 500...599:
                     _ = try? await read(reply, url: url)
                     lastError = .status(reply.status, url: url.absoluteString)
-                    if let retryAfter = reply.headers["retry-after"].flatMap({ HTTPDate.retryAfter($0, now: Date()) }) {
+                    if let retryAfter = reply.headers["retry-after"].flatMap({ HTTPDate.retryAfter($0, now: now()) }) {
                         guard retryAfter <= policy.longestRetryAfter else { throw lastError }
                         wait = max(retryAfter, .zero)
                     }

@@ -67,8 +67,8 @@ public final class TVMazeClient: Sendable {
     let storedSincePrune = Mutex(0)
 
     public init(base: String = TVMazeClient.defaultBase, transport: any HTTPTransport,
-                limiter: RateLimiter = RateLimiter(), cache: (any ResponseCache)? = nil, policy: Policy = Policy(),
-                now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock()) {
+                limiter: RateLimiter, cache: (any ResponseCache)? = nil, policy: Policy = Policy(),
+                now: @escaping @Sendable () -> Date, clock: any Clock<Duration>) {
         var base = base
         while base.hasSuffix("/") { base.removeLast() }
         self.base = base

@@ -10,7 +10,7 @@ public struct WatchHistory: Sendable {
     public let tracker: SeriesTracker
     public let now: @Sendable () -> Date
 
-    public init(store: any SeriesStore & WatchedStore, tracker: SeriesTracker, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(store: any SeriesStore & WatchedStore, tracker: SeriesTracker, now: @escaping @Sendable () -> Date) {
         (self.store, self.tracker, self.now) = (store, tracker, now)
     }
 

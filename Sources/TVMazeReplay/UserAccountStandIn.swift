@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 import NIOConcurrencyHelpers
 
 /// SYNTHETIC: one TVmaze account's user API, as TVmaze's OpenAPI document describes it (`../shared/data/trackers/
@@ -74,7 +75,7 @@ public final class UserAccountStandIn: Sendable {
                 let id = number
                 guard episodes[id] != nil else { return Self.json(404, ["name": "Not Found", "status": 404]) }
                 let item = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
-                let mark = Mark(markedAt: item["marked_at"] as? Int ?? Int(Date().timeIntervalSince1970), type: item["type"] as? Int ?? 0)
+                let mark = Mark(markedAt: item["marked_at"] as? Int ?? Int(GuideClock.system().now().timeIntervalSince1970), type: item["type"] as? Int ?? 0)
                 state.marks[id] = mark
                 return Self.json(200, marked(id, mark))
             case ("DELETE", "user/episodes/#"):

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 import SchedulesDirectReplay
 
 // Test support for the browser tests and scripts/bench: a stand-in for Schedules Direct on 127.0.0.1 answering with SD's
@@ -6,7 +7,7 @@ import SchedulesDirectReplay
 // day given as the first argument (YYYY-MM-DD), its lineups holding the number of stations given as the second (3, the
 // recorded map's, by default), until killed. Prints `sd-replay listening at BASE` once it listens.
 let stations = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 3
-let standIn = try await SchedulesDirectStandIn(stations: stations)
+let standIn = try await SchedulesDirectStandIn(stations: stations, now: GuideClock.system().now)
 if let day = CommandLine.arguments.dropFirst().first { standIn.schedulesStart(on: day) }
 FileHandle.standardOutput.write(Data("sd-replay listening at \(standIn.base)\n".utf8))
 

@@ -39,7 +39,7 @@ struct GridCommand: AsyncParsableCommand {
 
     func run() async throws {
         let zone = TimeZone.current
-        let now = Date()
+        let now = GuideClock.system().now()
         let dayWindow = try DayOption.window(day, zone: zone, now: now)
         let start = try startTime(dayWindow: dayWindow, now: now)
         let window = TimeWindow(start: start, end: start.addingTimeInterval(hours * 3600))

@@ -46,7 +46,7 @@ struct HistoryCommand: AsyncParsableCommand {
             let tracked = try CLIFailure.translating { try TrackerFiles.read(read) }
             try await options.withOpened { database, client, tracker in
                 let profile = try await options.chosenProfile(in: database)
-                let importer = HistoryImport(client: client, history: WatchHistory(store: database, tracker: tracker))
+                let importer = HistoryImport(client: client, history: WatchHistory(store: database, tracker: tracker, now: tracker.now))
                 let plan = try await CLIFailure.translating { try await importer.plan(tracked, choices: choices) }
                 let words = Output.words
                 let episodes = { (count: Int) in words.plural("{count} episode", "{count} episodes", count: count) }
@@ -94,7 +94,7 @@ struct HistoryCommand: AsyncParsableCommand {
         func run() async throws {
             try await options.withOpened { database, _, _ in
                 let profile = try await options.chosenProfile(in: database)
-                let document = try await HistoryExport(store: database).document(of: profile.id, at: Date())
+                let document = try await HistoryExport(store: database).document(of: profile.id, at: GuideClock.system().now())
                 switch format {
                 case .json: try Output.json(document)
                 case .csv: FileHandle.standardOutput.write(Data(HistoryExport.csv(document).utf8))

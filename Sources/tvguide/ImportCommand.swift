@@ -27,11 +27,12 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         try await store.withDatabase { database in try await withHTTPTransport { transport in
             let importer = ListingImporter(store: database)
+            let clock = GuideClock.system()
             var summaries: [ImportSummary] = []
             for input in inputs {
-                let meter = ProgressMeter(label: input)
+                let meter = ProgressMeter(label: input, now: clock.now)
                 let summary = try await CLIFailure.translating(context: Output.words("cannot import {file}", ["file": input])) {
-                    try await importer.importLocation(input, transport: transport) { meter.update($0) }
+                    try await importer.importLocation(input, transport: transport, clock: clock) { meter.update($0) }
                 }
                 meter.done()
                 summaries.append(summary)
@@ -106,22 +107,25 @@ struct ImportReportDocument: Encodable {
 /// A progress line on stderr, redrawn in place on a terminal and printed every few seconds otherwise.
 final class ProgressMeter: @unchecked Sendable {
     private let label: String
-    private let started = Date()
+    private let now: @Sendable () -> Date
+    private let started: Date
     private var lastShown = Date.distantPast
     private var shownAny = false
     private let lock = NSLock()
     private let isTerminal = isatty(2) == 1
 
-    init(label: String) {
+    init(label: String, now: @escaping @Sendable () -> Date) {
         self.label = label
+        self.now = now
+        started = now()
     }
 
     func update(_ progress: ImportProgress) {
         lock.lock()
         defer { lock.unlock() }
-        let now = Date()
-        guard now.timeIntervalSince(started) > 0.5, now.timeIntervalSince(lastShown) > (isTerminal ? 0.2 : 5) else { return }
-        lastShown = now
+        let instant = now()
+        guard instant.timeIntervalSince(started) > 0.5, instant.timeIntervalSince(lastShown) > (isTerminal ? 0.2 : 5) else { return }
+        lastShown = instant
         shownAny = true
         let words = Output.words
         let programmes = words.plural("{count} programme", "{count} programmes", count: progress.programmes)

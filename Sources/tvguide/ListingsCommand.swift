@@ -17,7 +17,7 @@ struct ListingsCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let window = try DayOption.window(day)
+        let window = try DayOption.window(day, now: GuideClock.system().now())
         try await store.withDatabase { database in
             let channels = try await database.channels()
             guard let match = channels.first(where: { $0.id.rawValue == channel })
@@ -38,7 +38,7 @@ struct ListingsCommand: AsyncParsableCommand {
 
 /// `--day YYYY-MM-DD` in the viewer's zone, today by default.
 enum DayOption {
-    static func window(_ day: String?, zone: TimeZone = .current, now: Date = Date()) throws -> TimeWindow {
+    static func window(_ day: String?, zone: TimeZone = .current, now: Date) throws -> TimeWindow {
         let text = day ?? {
             let c = CivilTime.components(now.unixSeconds + Int64(zone.secondsFromGMT(for: now)))
             return String(format: "%04d-%02d-%02d", c.year, c.month, c.day)

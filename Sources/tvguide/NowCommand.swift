@@ -49,7 +49,7 @@ struct NowCommand: AsyncParsableCommand {
     }
 
     static func instant(_ text: String?) throws -> Date {
-        guard let text else { return Date() }
+        guard let text else { return GuideClock.system().now() }
         guard let date = CivilTime.parseISO8601(text) else {
             throw CLIFailure(Output.words("--at \"{value}\" is not an ISO 8601 instant; write it like 2026-11-21T20:00:00Z.", ["value": text]))
         }

@@ -20,7 +20,7 @@ struct ProfilesCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await store.withDatabase { database in
-                let now = Date()
+                let now = GuideClock.system().now()
                 let profiles = try await database.profiles()
                 let words = Output.words
                 if profiles.isEmpty { Output.line(words("No profiles yet: tvguide serve prints a setup code for the first.")) }

@@ -25,12 +25,14 @@ struct RefreshCommand: AsyncParsableCommand {
     func run() async throws {
         try await store.withDatabase { database in try await withHTTPTransport { transport in
             let layers = try await store.settings(flags: [:])
+            let clock = GuideClock.system()
             let refresher = SourceRefresher(store: database, transport: transport, tvmazeBase: try TVMazeOptions.base(layers),
                                             schedulesDirect: SDConnection(base: try layers.address(.schedulesDirectURL,
                                                                                                    else: SchedulesDirectClient.defaultBase),
                                                                           transport: transport),
                                             grabbers: try GrabberSettings(layers).grabbers(localFiles: StoreLocation(layers).localFiles),
-                                            hdhomerunGuide: try layers.address(.hdhomerunGuideURL, else: HDHomeRunGuide.defaultBase))
+                                            hdhomerunGuide: try layers.address(.hdhomerunGuideURL, else: HDHomeRunGuide.defaultBase),
+                                            now: clock.now, clock: clock.waits)
             let bar = RefreshBar()
             let reports = try await CLIFailure.translating {
                 try await refresher.refresh(names.isEmpty ? nil : names.map { SourceName($0) }) { bar.show($0) }

@@ -24,7 +24,7 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
         func withClient<T>(_ body: (SchedulesDirectClient, any GuideDatabase) async throws -> T) async throws -> T {
             let base = try await store.settings().address(.schedulesDirectURL, else: SchedulesDirectClient.defaultBase)
             return try await store.withDatabase { database in try await withHTTPTransport { transport in
-                guard let client = try await SDConnection(base: base, transport: transport).client(store: database, now: Date.init) else {
+                guard let client = try await SDConnection(base: base, transport: transport).client(store: database, now: GuideClock.system().now) else {
                     throw CLIFailure(Output.words("not signed in to Schedules Direct: tvguide schedules-direct login USER (the password on standard input)"))
                 }
                 return try await body(client, database)
@@ -66,8 +66,9 @@ struct SchedulesDirectCommand: AsyncParsableCommand {
             let base = try await store.settings().address(.schedulesDirectURL, else: SchedulesDirectClient.defaultBase)
             try await store.withDatabase { database in try await withHTTPTransport { transport in
                 // Checked with one login before it is kept.
-                let client = SchedulesDirectClient(account: account, transport: transport, states: StoredSDState(cache: database, now: Date.init),
-                                                   base: base)
+                let clock = GuideClock.system()
+                let client = SchedulesDirectClient(account: account, transport: transport, states: StoredSDState(cache: database, now: clock.now),
+                                                   base: base, now: clock.now)
                 let status = try await client.status()
                 try await SDConnection.keep(account, in: database)
                 Output.line(Output.words("Signed in to Schedules Direct as {user}; the account expires {expires}.",

@@ -37,7 +37,7 @@ struct SearchCommand: AsyncParsableCommand {
         if let problem = SearchQuery.problem(withText: terms.joined(separator: " ")) { throw ValidationError(problem.worded(Output.words)) }
         try await store.withDatabase { database in
             let (results, channels) = try await CLIFailure.translating {
-                (try await database.search(SearchQuery(terms, scope: scope, limit: limit, endingAfter: past ? nil : Date())),
+                (try await database.search(SearchQuery(terms, scope: scope, limit: limit, endingAfter: past ? nil : GuideClock.system().now())),
                  try await database.channels())
             }
             if json {

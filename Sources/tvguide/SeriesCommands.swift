@@ -20,8 +20,10 @@ struct SeriesOptions: ParsableArguments {
         let base = try await tvmaze.base(store)
         return try await store.withDatabase { database in
             try await withHTTPTransport { transport in
-                let client = TVMazeClient(base: base, transport: transport, cache: database)
-                return try await body(database, client, SeriesTracker(client: client, store: database))
+                let clock = GuideClock.system()
+                let client = TVMazeClient(base: base, transport: transport, limiter: RateLimiter(clock: clock.waits), cache: database,
+                                          now: clock.now, clock: clock.waits)
+                return try await body(database, client, SeriesTracker(client: client, store: database, now: clock.now))
             }
         }
     }
@@ -152,7 +154,7 @@ struct UpcomingCommand: AsyncParsableCommand {
             let profile = try await options.chosenProfile(in: database)
             if refresh { _ = try await CLIFailure.translating { try await tracker.refresh() } }
             let zone = options.zone(of: profile)
-            let now = at.flatMap(CivilTime.parseISO8601) ?? Date()
+            let now = at.flatMap(CivilTime.parseISO8601) ?? GuideClock.system().now()
             let settings = try await database.seriesSettings(of: profile.id)
             let list = try await EpisodeSchedule(store: database, profile: profile.id, zone: zone, settings: settings).upcoming(at: now)
             if json {

@@ -49,20 +49,20 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private func serve(_ options: ServeSettings) async throws {
-        if options.logFormat == .json { LoggingSystem.bootstrap { JSONLogLines(label: $0) } }
+        if options.logFormat == .json { LoggingSystem.bootstrap { JSONLogLines(label: $0, now: GuideClock.system().now) } }
         let registry = options.metrics == .off ? nil : PrometheusCollectorRegistry()
         if let registry { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry)) }
         let password = try StoreOptions.password(ProcessInfo.processInfo.environment)
-        let database = try CLIFailure.translating { try makeGuideDatabase(options.store.path, password: password) }
-        let offset = options.pretendNow.map { $0.timeIntervalSinceNow } ?? 0
-        let now: @Sendable () -> Date = { Date().addingTimeInterval(offset) }
-        // What everything that waits sleeps on (retries, the rate limiter, the scheduler, the followed-shows loop).
-        let clock: any Clock<Duration> = ContinuousClock()
+        // The one clock: what time it is (--pretend-now moves it) and what everything that waits sleeps on (retries,
+        // the rate limiter, the scheduler, the background loops).
+        let guideClock = GuideClock.system(pretending: options.pretendNow)
+        let now = guideClock.now, clock = guideClock.waits
+        let database = try CLIFailure.translating { try makeGuideDatabase(options.store.path, password: password, now: now) }
         // One limiter for both TVmaze clients (the pages' and the followed-shows loop's): TVmaze counts 20 requests
         // in 10 s per address, not per client.
         let limiter = RateLimiter(clock: clock)
         // A code is made at every start; it works only while no profile exists, and is shown only then.
-        var configured = ServerSettings(now: now, dayStartHour: options.dayStart, secureCookies: !options.insecureCookies,
+        var configured = ServerSettings(clock: guideClock, dayStartHour: options.dayStart, secureCookies: !options.insecureCookies,
                                         setupCode: GuideServer.newSetupCode(), exportDirectory: options.store.localFiles + ".export")
         configured.trustedProxies = options.trustedProxies
         configured.offlineDays = options.offlineDays
@@ -83,14 +83,14 @@ struct ServeCommand: AsyncParsableCommand {
                                                schedulesDirect: SDConnection(base: options.schedulesDirectBase, transport: feeds),
                                                grabbers: grabbers, hdhomerunGuide: options.hdhomerunGuide, now: now, clock: clock),
                     now: now, clock: clock)
-                let guide = GuideServices(
+                let guide = GuideServices(GuideServices.Parts(
                     store: database, settings: settings, scheduler: scheduler, feeds: feeds,
                     // Pages ask while someone waits: at most 10 s a request, or 503 "busy".
                     tvmaze: TVMazeClient(base: options.tvmazeBase, transport: feeds, limiter: limiter, cache: database, policy: .interactive,
                                          now: now, clock: clock),
-                    images: ImageCache(directory: options.store.localFiles + ".images", transport: imageFetches),
+                    images: ImageCache(directory: options.store.localFiles + ".images", transport: imageFetches, now: now),
                     logos: ImageCache(directory: options.store.localFiles + ".logos", listingsThrough: outbound,
-                                      largest: 1024 * 1024, largestTotal: 64 * 1024 * 1024),
+                                      largest: 1024 * 1024, largestTotal: 64 * 1024 * 1024, now: now),
                     outbound: outbound,
                     // Reminders go where viewers say: through the outbound policy, each send within its deadline.
                     reminders: ReminderDispatcher(store: database,
@@ -101,7 +101,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                   defaultClock: ViewerClock(zone: settings.timeZone, dayStartHour: settings.dayStartHour)),
                     metrics: registry, grabbers: grabbers,
                     schedulesDirect: SDConnection(base: options.schedulesDirectBase, transport: feeds),
-                    tuners: tuners)
+                    tuners: tuners))
                 let followed = SeriesTracker(client: TVMazeClient(base: options.tvmazeBase, transport: feeds, limiter: limiter, cache: database,
                                                                   now: now, clock: clock),
                                              store: database, now: now)
@@ -121,7 +121,7 @@ struct ServeCommand: AsyncParsableCommand {
                                Background { await Self.keepFollowedShowsCurrent(followed, database: database, clock: clock) },
                                Background { await tuners.run() },
                                // Requests to record that waited for the recorder are sent, and its state read back.
-                               Background { [desk = RecordingDesk(store: database, transport: feeds, now: now)] in
+                               Background { [desk = guide.recordings] in
                                    await Self.keepRecordingsCurrent(desk, clock: clock)
                                },
                                // Home Assistant's sensors, events and commands, when a broker is set.
@@ -134,9 +134,9 @@ struct ServeCommand: AsyncParsableCommand {
                                },
                                // Answers SSDP searches while serve runs, when the admin turned it on.
                                Background { [ssdp = options.ssdpPort] in
-                                   if let ssdp { await SSDPResponder(port: ssdp, tuners: tuners).run() } else { await Self.untilCancelled() }
+                                   if let ssdp { await SSDPResponder(port: ssdp, tuners: tuners, now: now).run() } else { await Self.untilCancelled() }
                                },
-                               Background { [reloads = MediaServerReloads(guide)] in
+                               Background { [reloads = guide.reloads] in
                                    for await _ in schemaReady {}
                                    await reloads.run(clock: clock) { Output.error($0) }
                                },
@@ -145,7 +145,7 @@ struct ServeCommand: AsyncParsableCommand {
                                    async let episodes: Void = Self.keepEpisodeRemindersCurrent(
                                        EpisodeReminders(store: database, defaultZone: settings.timeZone), now: now, clock: clock)
                                    async let searches: Void = Self.keepSavedSearchesCurrent(
-                                       SavedSearchReminders(store: database), recordings: RecordingDesk(store: database, transport: feeds, now: now),
+                                       SavedSearchReminders(store: database), recordings: guide.recordings,
                                        database: database, now: now, clock: clock)
                                    await reminders.run()
                                    await episodes
@@ -170,7 +170,7 @@ struct ServeCommand: AsyncParsableCommand {
         try await CLIFailure.translating {
             try await database.prepare()
             let sources = try await database.sources()
-            let due = sources.filter { $0.nextDue <= Date() }.map(\.definition.name)
+            let due = sources.filter { $0.nextDue <= settings.now() }.map(\.definition.name)
             if try await database.counts().programmes == 0, !due.isEmpty {
                 // The first run with sources fetches them before showing an empty guide; a source whose last refresh
                 // failed, or never finished (the process stopped during it), waits for its retry like any other.
@@ -214,7 +214,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// syncs the profiles' TVmaze accounts (each one's outcome is kept with it, for its history page).
     static func keepFollowedShowsCurrent(_ tracker: SeriesTracker, database: any GuideDatabase, clock: any Clock<Duration>) async {
         var wait: Duration = .seconds(60)
-        let accounts = TVMazeSync(history: WatchHistory(store: database, tracker: tracker), client: tracker.client, accounts: database)
+        let accounts = TVMazeSync(history: WatchHistory(store: database, tracker: tracker, now: tracker.now), client: tracker.client, accounts: database)
         while !Task.isCancelled {
             try? await clock.sleep(for: wait)
             wait = .seconds(6 * 3600)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Configuration
 import Foundation
+import GuideCore
 import GuideStore
 import GuideStoreBackends
 
@@ -37,7 +38,7 @@ struct StoreOptions: ParsableArguments {
         let password = try Self.password(ProcessInfo.processInfo.environment)
         let path = try await location().path
         return try await CLIFailure.translating {
-            try await body(try await openGuideDatabase(path, password: password))
+            try await body(try await openGuideDatabase(path, password: password, now: GuideClock.system().now))
         }
     }
 

@@ -25,7 +25,7 @@ struct TVMazeAccountCommand: AsyncParsableCommand {
             }
             try await options.withOpened { database, client, tracker in
                 let profile = try await options.chosenProfile(in: database)
-                let sync = TVMazeSync(history: WatchHistory(store: database, tracker: tracker), client: client, accounts: database)
+                let sync = TVMazeSync(history: WatchHistory(store: database, tracker: tracker, now: tracker.now), client: client, accounts: database)
                 let premium = try await CLIFailure.translating(context: "TVmaze") {
                     try await sync.connect(.init(username: user, apiKey: key), profile: profile.id)
                 }
@@ -44,7 +44,7 @@ struct TVMazeAccountCommand: AsyncParsableCommand {
         func run() async throws {
             try await options.withOpened { database, client, tracker in
                 let profile = try await options.chosenProfile(in: database)
-                let sync = TVMazeSync(history: WatchHistory(store: database, tracker: tracker), client: client, accounts: database)
+                let sync = TVMazeSync(history: WatchHistory(store: database, tracker: tracker, now: tracker.now), client: client, accounts: database)
                 guard let report = try await CLIFailure.translating(context: "TVmaze", { try await sync.sync(profile.id) }) else {
                     throw CLIFailure(Output.words("{profile} has no TVmaze account: tvguide tvmaze connect --user NAME", ["profile": profile.name]))
                 }

@@ -35,7 +35,7 @@ struct WatchedCommand: AsyncParsableCommand {
     func run() async throws {
         try await options.withOpened { database, client, tracker in
             let profile = try await options.chosenProfile(in: database)
-            let history = WatchHistory(store: database, tracker: tracker)
+            let history = WatchHistory(store: database, tracker: tracker, now: tracker.now)
             let numbered = words.last.flatMap(Self.episodeNumber)
             let showWords = numbered == nil ? words : Array(words.dropLast())
             let show = try await Self.show(showWords.joined(separator: " "), of: profile, in: database, client: client, history: history)
@@ -102,7 +102,7 @@ struct ProgressCommand: AsyncParsableCommand {
     func run() async throws {
         try await options.withOpened { database, _, tracker in
             let profile = try await options.chosenProfile(in: database)
-            let shows = try await WatchHistory(store: database, tracker: tracker).progress(of: profile.id)
+            let shows = try await WatchHistory(store: database, tracker: tracker, now: tracker.now).progress(of: profile.id)
             if json {
                 try Output.json(shows.map(ShowProgressDocument.init))
                 return

@@ -132,7 +132,7 @@ import Testing
         try await fixture.store.setGrabberConfiguration(configuration.text, of: source)
         try await fixture.store.addSource(SourceDefinition(name: source, format: .grabber, location: "tv_grab_zz_tvguide", days: 2))
         let transport = AsyncHTTPTransport()
-        let refresher = SourceRefresher(store: fixture.store, transport: transport, grabbers: grabbers)
+        let refresher = SourceRefresher(store: fixture.store, transport: transport, grabbers: grabbers, now: { Date() }, clock: ContinuousClock())
         let report = try #require(try await refresher.refresh([source]).first)
         try await transport.shutdown()
         #expect(report.outcome == .imported, "\(report.error ?? "")")
@@ -161,8 +161,8 @@ import Testing
         var definition = SourceDefinition(name: source, format: .grabber, location: "tv_grab_zz_tvguide", days: 1)
         try await fixture.store.addSource(definition)
         let transport = AsyncHTTPTransport()
-        #expect(try await SourceRefresher(store: fixture.store, transport: transport, grabbers: first).refresh([source]).first?.outcome == .imported)
-        let refresher = SourceRefresher(store: fixture.store, transport: transport, grabbers: grabbers)
+        #expect(try await SourceRefresher(store: fixture.store, transport: transport, grabbers: first, now: { Date() }, clock: ContinuousClock()).refresh([source]).first?.outcome == .imported)
+        let refresher = SourceRefresher(store: fixture.store, transport: transport, grabbers: grabbers, now: { Date() }, clock: ContinuousClock())
         let before = try await fixture.all()
         #expect(before.count == 48)
         definition.location = variant
@@ -226,7 +226,7 @@ import Testing
         try await fixture.store.setGrabberConfiguration("region=north\npassword=secret\n", of: source)
         try await fixture.store.addSource(SourceDefinition(name: source, format: .grabber, location: "tv_grab_zz_hang", days: 1))
         let transport = AsyncHTTPTransport()
-        let refresher = SourceRefresher(store: fixture.store, transport: transport, grabbers: grabbers)
+        let refresher = SourceRefresher(store: fixture.store, transport: transport, grabbers: grabbers, now: { Date() }, clock: ContinuousClock())
         let refresh = Task { try await refresher.refresh([source]) }
         let pidFile = grabbers.home(of: source) + "/hang.pid"
         let waited = ContinuousClock.now
@@ -250,7 +250,7 @@ import Testing
         try await fixture.store.setGrabberConfiguration("password=secret\n", of: SourceName("Gone"))
         try await fixture.store.addSource(SourceDefinition(name: SourceName("Gone"), format: .grabber, location: "tv_grab_zz_uninstalled"))
         let transport = AsyncHTTPTransport()
-        let refresher = SourceRefresher(store: fixture.store, transport: transport, grabbers: grabbers)
+        let refresher = SourceRefresher(store: fixture.store, transport: transport, grabbers: grabbers, now: { Date() }, clock: ContinuousClock())
         let reports = try await refresher.refresh([SourceName("New"), SourceName("Gone")])
         try await transport.shutdown()
         #expect(reports[0].error == "tv_grab_zz_tvguide is not configured yet: an admin configures it on the source's page")

@@ -12,9 +12,9 @@ import Testing
 @Suite struct HDHomeRunTests {
     static func rig() async throws -> (IngestFixture, HDHomeRunStandIn, SourceRefresher, AsyncHTTPTransport) {
         let fixture = try await IngestFixture()
-        let standIn = try await HDHomeRunStandIn()
+        let standIn = try await HDHomeRunStandIn(now: { Date() })
         let transport = AsyncHTTPTransport()
-        let refresher = SourceRefresher(store: fixture.store, transport: transport, hdhomerunGuide: standIn.guideBase)
+        let refresher = SourceRefresher(store: fixture.store, transport: transport, hdhomerunGuide: standIn.guideBase, now: { Date() }, clock: ContinuousClock())
         try await fixture.store.addSource(SourceDefinition(name: SourceName("Tuner"), format: .hdhomerun, location: standIn.device, days: 1))
         return (fixture, standIn, refresher, transport)
     }

@@ -35,7 +35,7 @@ import XMLTV
         }
 
         func refresh() async throws -> [SourceReport] {
-            try await SourceRefresher(store: fixture.store, transport: TestHTTP.transport).refresh()
+            try await SourceRefresher(store: fixture.store, transport: TestHTTP.transport, now: { Date() }, clock: ContinuousClock()).refresh()
         }
 
         /// Each source's programmes as the reader sees its file: (start, stop) pairs.

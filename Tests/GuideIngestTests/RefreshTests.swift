@@ -34,7 +34,7 @@ import Testing
             fixture = try await IngestFixture()
             server = try await MisbehavingServer()
             transport = AsyncHTTPTransport(readTimeout: .milliseconds(Int64(readTimeout / .milliseconds(1))))
-            refresher = SourceRefresher(store: fixture.store, transport: transport, policy: policy, clock: clock)
+            refresher = SourceRefresher(store: fixture.store, transport: transport, policy: policy, now: { Date() }, clock: clock)
         }
 
         static var quickPolicy: FetchPolicy {
@@ -78,7 +78,7 @@ import Testing
         #expect(!before.isEmpty)
         rig.server.script("/guide.xml", reply)
         let strictTransport = AsyncHTTPTransport(readTimeout: .milliseconds(Int64(readTimeout / .milliseconds(1))))
-        let strict = SourceRefresher(store: rig.fixture.store, transport: strictTransport, policy: policy)
+        let strict = SourceRefresher(store: rig.fixture.store, transport: strictTransport, policy: policy, now: { Date() }, clock: ContinuousClock())
         let report = try #require(try await strict.refresh([SourceName("feed")]).first)
         try await strictTransport.shutdown()
         #expect(report.outcome == .failed)
@@ -129,7 +129,7 @@ import Testing
         rig.server.script("/quick.xml", .file(Self.small))
         try await rig.add("slow", "/slow.xml")
         try await rig.add("quick", "/quick.xml")
-        let scheduler = RefreshScheduler(refresher: rig.refresher)
+        let scheduler = RefreshScheduler(refresher: rig.refresher, now: { Date() }, clock: ContinuousClock())
         #expect(try await scheduler.start([SourceName("slow")]) == [SourceName("slow")])
         #expect(scheduler.latest?.sources.map(\.name) == ["slow"])
         // "Refresh all" while it runs starts only the other; the progress shows both runs side by side.
@@ -314,7 +314,7 @@ extension RefreshTests {
         let server = try await MisbehavingServer()
         let transport = AsyncHTTPTransport()
         let day = Date(timeIntervalSince1970: 1_547_856_000)   // 2019-01-19T00:00:00Z, the recording's date
-        let refresher = SourceRefresher(store: fixture.store, transport: transport, policy: Rig.quickPolicy, now: { day })
+        let refresher = SourceRefresher(store: fixture.store, transport: transport, policy: Rig.quickPolicy, now: { day }, clock: ContinuousClock())
         server.script("/schedule?country=US&date=2019-01-19", .file(Self.bytes("tvmaze/schedule_US_2019-01-19.json")))
         server.script("/schedule?country=US&date=2019-01-20", .file(Array("[]".utf8)))
         try await fixture.store.addSource(SourceDefinition(name: SourceName("tvmaze-us"), format: .tvmaze,

@@ -59,8 +59,8 @@ import Testing
         let clock = TestClock()
         let path = IngestFixture.fixtures.appendingPathComponent("peer-fixtures/iptv-org-epg/epg.iptvx.one.content.xml").path
         try await fixture.store.addSource(SourceDefinition(name: SourceName("feed"), format: .xmltv, location: path, refreshInterval: 300))
-        let refresher = SourceRefresher(store: fixture.store, transport: TestHTTP.transport, now: { clock.now() })
-        let scheduler = RefreshScheduler(refresher: refresher, now: { clock.now() })
+        let refresher = SourceRefresher(store: fixture.store, transport: TestHTTP.transport, now: { clock.now() }, clock: ContinuousClock())
+        let scheduler = RefreshScheduler(refresher: refresher, now: { clock.now() }, clock: ContinuousClock())
         let updates = scheduler.updates()
 
         #expect(try await scheduler.refreshDue().map(\.outcome) == [.imported])

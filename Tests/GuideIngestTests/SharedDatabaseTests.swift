@@ -17,7 +17,7 @@ import Testing
         rig.server.script("/feed.xml", .file(RefreshTests.small), .file(RefreshTests.small))
         try await rig.add("feed", "/feed.xml")
         let other = try await TestDatabase.open(rig.fixture.location)
-        let otherRefresher = SourceRefresher(store: other, transport: rig.transport, policy: RefreshTests.Rig.quickPolicy)
+        let otherRefresher = SourceRefresher(store: other, transport: rig.transport, policy: RefreshTests.Rig.quickPolicy, now: { Date() }, clock: ContinuousClock())
 
         let server = rig.server
         let refused = try await rig.fixture.store.withRefreshClaim(of: SourceName("feed")) { () -> SourceReport? in

@@ -39,7 +39,7 @@ import Testing
         #expect(message.vapidKey == (try await vapid.publicKey()))
         #expect(message.headers["content-encoding"] == "aes128gcm" && message.headers["ttl"] == "3600" && message.headers["urgency"] == "high")
         // The key is kept: another instance (or a restart) signs with the same one.
-        #expect(try await VAPIDKey(store: rig.store, subject: "x").publicKey() == (try await vapid.publicKey()))
+        #expect(try await VAPIDKey(store: rig.store, subject: "x", now: { Date() }).publicKey() == (try await vapid.publicKey()))
 
         // A subscription the push service says is gone (410) is removed.
         let gone = try await rig.store.addDeliveryChannel(NewDeliveryChannel(profile: rig.profile.id, kind: .webPush, name: "Old phone",

@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func anHDHomeRunsGuideFromItsPreset() async throws {
-        let tuner = try await HDHomeRunStandIn()
+        let tuner = try await HDHomeRunStandIn(now: { Date() })
         let server = try await TestServer(listings: WebTests.listings, now: WebTests.evening, hdhomerunGuideURL: tuner.guideBase)
         try await server.run { client in
             let admin = try await AccountTests.admin(client)
@@ -94,7 +94,7 @@ import Testing
 /// authentication), its events imported with OpenWebif's HTML escapes read back and its placeholder left out.
 @Suite struct Enigma2PresetTests {
     @Test func aReceiversBouquetEPGFromItsPreset() async throws {
-        let receiver = try await OpenWebifStandIn()
+        let receiver = try await OpenWebifStandIn(now: { Date() })
         let server = try await TestServer(listings: WebTests.listings, now: WebTests.evening)
         try await server.run { client in
             let admin = try await AccountTests.admin(client)

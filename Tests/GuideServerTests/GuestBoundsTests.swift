@@ -84,7 +84,7 @@ import TVMazeReplay
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-resting-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }  // Test scratch folder.
         let transport = PolicedTransport(policy: OutboundPolicy(allowances: [.loopback]), connectTimeout: .milliseconds(300))
-        let logos = ImageCache(directory: folder, listingsThrough: transport)
+        let logos = ImageCache(directory: folder, listingsThrough: transport, now: { Date() })
         // Nothing listens on port 9 of these loopback addresses (distinct hosts, none of them an ephemeral port another
         // test's server may have taken).
         let refused: @Sendable (Int) -> URL? = { logos.canonical("http://127.1.\($0 / 256).\($0 % 256):9/logo.png") }

@@ -36,8 +36,9 @@ struct HomeAssistantTests {
         try await server.store.setFavourite(ChannelID("bbc1.uk"), true, of: ada.id)
         try await server.store.setFavourite(ChannelID("five.uk"), true, of: ada.id)
         let clock = Clocks.TestClock<Duration>()
-        var services = server.services
-        services.outbound = PolicedTransport(policy: try OutboundPolicy(parsing: "127.0.0.1"))
+        var parts = server.parts
+        parts.outbound = PolicedTransport(policy: try OutboundPolicy(parsing: "127.0.0.1"))
+        let services = GuideServices(parts)
         let bridge = HomeAssistantBridge(broker: MQTTSettings(host: "127.0.0.1", port: broker.port, tls: false), guide: services,
                                          clock: clock, site: "https://tv.example")
         let running = Task { await bridge.run() }
@@ -113,8 +114,9 @@ struct HomeAssistantTests {
         let broker = try await Mosquitto()
         defer { broker.stop() }
         let server = try await TestServer(listings: Self.listings, now: Self.start)
-        var services = server.services
-        services.outbound = PolicedTransport(policy: .external)
+        var parts = server.parts
+        parts.outbound = PolicedTransport(policy: .external)
+        let services = GuideServices(parts)
         let clock = Clocks.TestClock<Duration>()
         let bridge = HomeAssistantBridge(broker: MQTTSettings(host: "127.0.0.1", port: broker.port, tls: false), guide: services,
                                          clock: clock, site: nil)

@@ -38,7 +38,7 @@ import Testing
                                                form: ["feed": "\(feed.id)", "kind": "plex", "address": plex.url("/")])
             #expect(refused.status == .badRequest && String(buffer: refused.body).contains("Plex needs its token"))
 
-            let reloads = MediaServerReloads(server.services)
+            let reloads = server.services.reloads
             var told = try await reloads.tellChanged()
             #expect(told.count == 3 && told.allSatisfy(\.outcome.succeeded), "\(told)")
             // Jellyfin: the task list, then its Refresh Guide task started, with the API key as its API documents.

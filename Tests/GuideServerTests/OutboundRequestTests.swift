@@ -16,11 +16,11 @@ import Testing
 /// receivers reached once the admin allows loopback.
 @Suite struct OutboundRequestTests {
     /// The server with the default outbound policy (``OutboundPolicy/external``) for reminders and logos.
-    static func external(_ services: inout GuideServices, folder: String, store: any GuideDatabase) {
+    static func external(_ services: inout GuideServices.Parts, folder: String, store: any GuideDatabase) {
         let external = PolicedTransport(policy: .external, connectTimeout: .seconds(1))
         services.reminders = ReminderDispatcher(store: store, senders: ReminderSenders(transport: external, push: services.reminders.senders.push),
                                                 clock: ContinuousClock(), now: services.settings.now)
-        services.logos = ImageCache(directory: folder + "/logos-external", listingsThrough: external, largest: 64 * 1024)
+        services.logos = ImageCache(directory: folder + "/logos-external", listingsThrough: external, largest: 64 * 1024, now: services.settings.now)
         services.outbound = external
     }
 

@@ -40,7 +40,7 @@ import Testing
 @Suite struct JSONLogLinesTests {
     @Test func eachEntryIsOneJSONObjectWithTheRequestsID() throws {
         let lines = Mutex<[String]>([])
-        var logger = Logger(label: "tvguide") { JSONLogLines(label: $0) { line in lines.withLock { $0.append(line) } } }
+        var logger = Logger(label: "tvguide") { JSONLogLines(label: $0, now: { Date() }) { line in lines.withLock { $0.append(line) } } }
         logger[metadataKey: "hb.request.id"] = "abc123"
         logger.info("request", metadata: ["path": "/xmltv/TOKEN.xml", "status": "200"])
         logger.debug("not at info")

@@ -15,7 +15,7 @@ import Testing
 @Suite struct SchedulesDirectPagesTests {
     /// The stand-in, its schedules from the day before the test's evening, and a server reaching it.
     static func serving() async throws -> (SchedulesDirectStandIn, TestServer) {
-        let standIn = try await SchedulesDirectStandIn()
+        let standIn = try await SchedulesDirectStandIn(now: { Date() })
         standIn.schedulesStart(on: String(CivilTime.iso8601(WebTests.evening.addingTimeInterval(-86_400)).prefix(10)))
         return (standIn, try await TestServer(listings: WebTests.listings, now: WebTests.evening, schedulesDirectURL: standIn.base))
     }
@@ -110,7 +110,7 @@ import Testing
     }
 
     @Test func onlyAdminsReachSchedulesDirect() async throws {
-        let standIn = try await SchedulesDirectStandIn()
+        let standIn = try await SchedulesDirectStandIn(now: { Date() })
         let server = try await TestServer(listings: WebTests.listings, now: WebTests.evening, schedulesDirectURL: standIn.base)
         try await server.run { client in
             let admin = try await AccountTests.admin(client)

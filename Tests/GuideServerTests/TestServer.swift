@@ -40,10 +40,11 @@ final class TestServer: Sendable {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-web-\(UUID().uuidString)").path
         store = try await TestDatabase.open(in: folder)
         clock = TestClock(now)
+        let guideClock = clock.guideClock
         scheduler = RefreshScheduler(
             refresher: SourceRefresher(store: store, transport: TestHTTP.transport, schedulesDirect: schedulesDirect, grabbers: grabbers,
-                                       hdhomerunGuide: hdhomerunGuideURL, now: { [clock] in clock.now }),
-            now: { [clock] in clock.now })
+                                       hdhomerunGuide: hdhomerunGuideURL, now: guideClock.now, clock: guideClock.waits),
+            now: guideClock.now, clock: guideClock.waits)
         try await importListings(listings, as: "test")
     }
 
@@ -61,7 +62,7 @@ final class TestServer: Sendable {
     var settings: ServerSettings {
         // Requests through a live server come from loopback, which the tests treat as a reverse proxy: the client
         // addresses they sign in from are the X-Forwarded-For they send.
-        var settings = ServerSettings(now: { [clock] in clock.now }, timeZone: TimeZone(identifier: "UTC")!, dayStartHour: 5,
+        var settings = ServerSettings(clock: clock.guideClock, timeZone: TimeZone(identifier: "UTC")!, dayStartHour: 5,
                                       secureCookies: true, secretCost: secretCost, setupCode: Self.setupCode,
                                       exportDirectory: folder + "/export")
         settings.trustedProxies = ["127.0.0.1"]
@@ -70,19 +71,24 @@ final class TestServer: Sendable {
 
     /// The server's parts, as `serve` makes them: TVmaze at `tvmazeURL` (pages wait 10 s at most), images kept in
     /// the test's folder.
-    var services: GuideServices {
-        GuideServices(store: store, settings: settings, scheduler: scheduler, feeds: TestHTTP.transport,
-                      tvmaze: TVMazeClient(base: tvmazeURL, transport: TestHTTP.transport, cache: store, policy: .interactive,
-                                           now: { [clock] in clock.now }),
-                      images: ImageCache(directory: folder + "/images", transport: TestHTTP.transport),
-                      logos: ImageCache(directory: folder + "/logos", listingsThrough: TestHTTP.outbound, largest: 64 * 1024),
-                      outbound: TestHTTP.outbound,
-                      reminders: ReminderDispatcher(store: store,
-                                                    senders: ReminderSenders(transport: TestHTTP.outbound,
-                                                                             push: VAPIDKey(store: store, subject: "mailto:admin@guide.example")),
-                                                    clock: ContinuousClock(), now: { [clock] in clock.now }),
-                      grabbers: grabbers, schedulesDirect: schedulesDirect)
+    var parts: GuideServices.Parts {
+        let now = clock.guideClock.now
+        return GuideServices.Parts(
+            store: store, settings: settings, scheduler: scheduler, feeds: TestHTTP.transport,
+            tvmaze: TVMazeClient(base: tvmazeURL, transport: TestHTTP.transport, limiter: RateLimiter(clock: ContinuousClock()), cache: store,
+                                 policy: .interactive, now: now, clock: ContinuousClock()),
+            images: ImageCache(directory: folder + "/images", transport: TestHTTP.transport, now: now),
+            logos: ImageCache(directory: folder + "/logos", listingsThrough: TestHTTP.outbound, largest: 64 * 1024, now: now),
+            outbound: TestHTTP.outbound,
+            reminders: ReminderDispatcher(store: store,
+                                          senders: ReminderSenders(transport: TestHTTP.outbound,
+                                                                   push: VAPIDKey(store: store, subject: "mailto:admin@guide.example", now: now)),
+                                          clock: ContinuousClock(), now: now),
+            grabbers: grabbers, schedulesDirect: schedulesDirect)
     }
+
+    /// The server's services, assembled from ``parts`` as `serve` assembles them.
+    var services: GuideServices { GuideServices(parts) }
 
     func advance(by seconds: TimeInterval) {
         clock.advance(by: seconds)
@@ -90,11 +96,11 @@ final class TestServer: Sendable {
 
     /// Runs `body` against the router (`.router`) or a real server on a loopback port (`.live`).
     /// `change` adjusts the server's parts first (metrics, settings).
-    func run(_ mode: TestingSetup, limits: ConnectionLimits = ConnectionLimits(), change: (inout GuideServices) -> Void = { _ in },
+    func run(_ mode: TestingSetup, limits: ConnectionLimits = ConnectionLimits(), change: (inout GuideServices.Parts) -> Void = { _ in },
              _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        var services = self.services
-        change(&services)
-        let app = Application(router: try GuideServer.router(services), server: GuideServer.server(limits))
+        var parts = self.parts
+        change(&parts)
+        let app = Application(router: try GuideServer.router(GuideServices(parts)), server: GuideServer.server(limits))
         try await app.test(mode) { client in try await body(client) }
     }
 
@@ -184,6 +190,8 @@ final class TestClock: Sendable {
     private let instant: Mutex<Date>
     init(_ start: Date) { instant = Mutex(start) }
     var now: Date { instant.withLock { $0 } }
+    /// The guide's clock: this time, and real waits.
+    var guideClock: GuideClock { GuideClock(now: { [self] in now }, waits: ContinuousClock()) }
     func advance(by seconds: TimeInterval) { instant.withLock { $0 = $0.addingTimeInterval(seconds) } }
 }
 

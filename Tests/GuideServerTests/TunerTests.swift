@@ -87,7 +87,7 @@ import Testing
             #expect(!SSDPResponder.isNearby(far), "\(far)")
         }
         // No tuner port listens: nothing to answer, and nothing for a searcher far away either.
-        let responder = SSDPResponder(port: 1900, tuners: TunerPorts(host: "127.0.0.1"))
+        let responder = SSDPResponder(port: 1900, tuners: TunerPorts(host: "127.0.0.1"), now: { Date() })
         #expect(responder.answers(to: search, from: try SocketAddress(ipAddress: "127.0.0.1", port: 1900)).isEmpty)
         #expect(SSDPResponder.localAddress(towards: try SocketAddress(ipAddress: "127.0.0.1", port: 1900)) == "127.0.0.1")
     }

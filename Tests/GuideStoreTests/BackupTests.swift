@@ -30,7 +30,7 @@ import Testing
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }  // Scratch.
         let path = folder + "/guide.sqlite"
-        let store = try SQLiteListingStore(path: path)
+        let store = try SQLiteListingStore(path: path, now: { Date() })
         _ = try await store.importListings(from: SourceName("first"), Self.listings(5_000, channels: 10, title: "Early"))
         let before = try await store.counts().programmes
         let done = Mutex(false)
@@ -49,7 +49,7 @@ import Testing
         #expect(counts.allSatisfy { $0 == before || $0 == after }, "\(counts) with \(before) before and \(after) after")
         #expect(counts.count > 2 && counts.last == after)
         // A copy opens as a guide.
-        let reopened = try SQLiteListingStore(path: folder + "/backup-\(counts.count - 1).sqlite")
+        let reopened = try SQLiteListingStore(path: folder + "/backup-\(counts.count - 1).sqlite", now: { Date() })
         #expect(try await reopened.counts().programmes == counts[counts.count - 1])
         // A backup never overwrites a file.
         #expect(throws: StoreError.self) { try SQLiteBackup.backup(path, to: folder + "/backup-0.sqlite") }
@@ -61,7 +61,7 @@ import Testing
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }  // Scratch.
         let path = folder + "/guide.sqlite"
-        let store = try SQLiteListingStore(path: path)
+        let store = try SQLiteListingStore(path: path, now: { Date() })
         _ = try await store.importListings(from: SourceName("first"), Self.listings(100, channels: 2, title: "Early"))
         // Given a permissive umask, as under sudo,
         let before = umask(0o022)
@@ -94,7 +94,7 @@ import Testing
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }  // Scratch.
         let path = folder + "/guide.sqlite", backup = folder + "/backup.sqlite"
-        let store = try SQLiteListingStore(path: path)
+        let store = try SQLiteListingStore(path: path, now: { Date() })
         _ = try await store.importListings(from: SourceName("first"), Self.listings(100, channels: 2, title: "Kept"))
         let generation = try await store.version().generation
         _ = try SQLiteBackup.backup(path, to: backup)
@@ -121,7 +121,7 @@ import Testing
         #expect(restored.programmes == 100)
         #expect(try await store.counts().programmes == 100)
         #expect(try await store.version().generation > generation)
-        let kept = try SQLiteListingStore(path: path + ".before-restore")
+        let kept = try SQLiteListingStore(path: path + ".before-restore", now: { Date() })
         #expect(try await kept.counts().programmes == 150)
     }
 }

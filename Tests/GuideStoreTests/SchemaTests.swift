@@ -32,7 +32,7 @@ import Testing
                                      Data(DetailsCodec.encode(programme))])
             }
         }
-        let store = try SQLiteListingStore(path: path)
+        let store = try SQLiteListingStore(path: path, now: { Date() })
         #expect(try await store.channels().map(\.name) == ["BBC One"])
         let now = try await store.nowNext(at: StoreFixture.date("20240101181500"), channels: nil)
         #expect(now.first?.channel == ChannelID("bbc1.uk"))
@@ -59,7 +59,7 @@ import Testing
                 }
             }
         }
-        let store = try SQLiteListingStore(path: path)
+        let store = try SQLiteListingStore(path: path, now: { Date() })
         let candidates = try await store.playlistCandidates()
         #expect(candidates.map(\.guideID) == ["bbc1.uk", nil] && candidates.map(\.shiftMinutes) == [60, 0])
         #expect(try await store.playlistEntries(candidates.map(\.key)).count == 2)
@@ -82,7 +82,7 @@ import Testing
                 try db.execute(sql: "INSERT INTO api_token (token_hash, profile_id, name, created_at) VALUES ('h', 1, 'old', 0)")
             }
         }
-        let store = try SQLiteListingStore(path: path)
+        let store = try SQLiteListingStore(path: path, now: { Date() })
         // SHA-256 of "abc123".
         let hash = "6ca13d52ca70c883e0f0bb101e425a89e8624de51db2d2392593af6a84118090"
         #expect(try await store.calendarProfile(tokenHash: hash) == ProfileID(rawValue: 1))

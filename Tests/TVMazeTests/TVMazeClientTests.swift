@@ -21,7 +21,7 @@ import TVMazeReplay
         /// How long the client's tries wait: virtual, so a retry after 1 s takes no time.
         let time = ImmediateClock()
 
-        init(cached: Bool = false, policy: TVMazeClient.Policy = Rig.quick, limiter: RateLimiter = RateLimiter(),
+        init(cached: Bool = false, policy: TVMazeClient.Policy = Rig.quick, limiter: RateLimiter = RateLimiter(clock: ContinuousClock()),
              transport: AsyncHTTPTransport = TestHTTP.transport) async throws {
             server = try await ReplayServer()
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-tvmaze-\(UUID().uuidString)").path
@@ -210,7 +210,7 @@ import TVMazeReplay
         let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 1000)
         // SYNTHETIC image bytes (the fixtures hold no images).
         server.script("/uploads/images/medium_portrait/0/1815.jpg", .init(status: 200, headers: [("Content-Type", "image/jpeg")], body: jpeg))
-        let cache = ImageCache(directory: folder, transport: TestHTTP.transport, origins: [server.base], largestTotal: 2_500)
+        let cache = ImageCache(directory: folder, transport: TestHTTP.transport, origins: [server.base], largestTotal: 2_500, now: { Date() })
         let url = try #require(cache.canonical(server.base + "/uploads/images/medium_portrait/0/1815.jpg"))
         let first = try #require(try await cache.file(for: url))
         #expect(first.contentType == "image/jpeg")
@@ -224,7 +224,7 @@ import TVMazeReplay
                         server.base + "/uploads/../a.jpg", server.base + "/uploads/a b.jpg", "http://127.0.0.1:\(port + 1)/a.jpg"] {
             #expect(cache.canonical(refused) == nil, "\(refused)")
         }
-        #expect(ImageCache(directory: folder, transport: TestHTTP.transport).canonical("https://STATIC.tvmaze.com:443/uploads/a.jpg")?.absoluteString
+        #expect(ImageCache(directory: folder, transport: TestHTTP.transport, now: { Date() }).canonical("https://STATIC.tvmaze.com:443/uploads/a.jpg")?.absoluteString
                 == "https://static.tvmaze.com/uploads/a.jpg")
         // A missing image is not stored.
         #expect(try await cache.file(for: try #require(cache.canonical(server.base + "/uploads/none.jpg"))) == nil)

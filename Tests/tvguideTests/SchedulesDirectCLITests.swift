@@ -8,7 +8,7 @@ import Testing
 /// refresh asks SD only for its status and the schedules' md5s.
 @Suite struct SchedulesDirectCLITests {
     @Test func signInFindRefreshAndRefreshAgain() async throws {
-        let standIn = try await SchedulesDirectStandIn()
+        let standIn = try await SchedulesDirectStandIn(now: { Date() })
         standIn.schedulesStart(on: String(CivilTime.iso8601(Date().addingTimeInterval(-86_400)).prefix(10)))
         var cli = CLI()
         cli.environment["TVGUIDE_SCHEDULES_DIRECT_URL"] = standIn.base

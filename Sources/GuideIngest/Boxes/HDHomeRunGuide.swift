@@ -19,7 +19,7 @@ public struct HDHomeRunGuide: Sendable {
     let base: String
     let now: @Sendable () -> Date
 
-    public init(transport: any HTTPTransport, base: String = defaultBase, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(transport: any HTTPTransport, base: String = defaultBase, now: @escaping @Sendable () -> Date) {
         self.transport = transport
         self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
         self.now = now

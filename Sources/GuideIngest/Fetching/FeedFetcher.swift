@@ -70,6 +70,8 @@ struct FeedFetcher: Sendable {
     var policy: FetchPolicy
     /// How long retries wait and downloads take; tests use one that jumps instead of sleeping.
     var clock: any Clock<Duration>
+    /// The guide's wall clock, for a `Retry-After` given as a date.
+    var now: @Sendable () -> Date
 
     func fetch(_ location: String, validators: HTTPValidators?, localZone: TimeZone?, credentials: HTTPCredentials? = nil,
                progress: @escaping @Sendable (FeedProgress) -> Void) async throws -> FetchResult {
@@ -151,7 +153,7 @@ struct FeedFetcher: Sendable {
         case 304 where validators.map { !$0.isEmpty } ?? false: return .notModified
         case 429, 503, 500...599:
             let values = ["location": location, "status": String(reply.status)]
-            let retryAfter = reply.headers["retry-after"].flatMap { HTTPDate.retryAfter($0, now: Date()) }
+            let retryAfter = reply.headers["retry-after"].flatMap { HTTPDate.retryAfter($0, now: now()) }
             throw reply.status == 429 ? Retryable(saying: "{location} answered {status} (too many requests)", values, retryAfter: retryAfter)
                                       : Retryable(saying: "{location} answered {status}", values, retryAfter: retryAfter)
         default:

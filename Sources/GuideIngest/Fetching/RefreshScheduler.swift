@@ -20,7 +20,7 @@ public actor RefreshScheduler {
     /// is cut short.
     private let stopping = Mutex<(requested: Bool, wait: Task<Void, any Error>?)>((false, nil))
 
-    public init(refresher: SourceRefresher, now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock()) {
+    public init(refresher: SourceRefresher, now: @escaping @Sendable () -> Date, clock: any Clock<Duration>) {
         self.refresher = refresher
         self.now = now
         self.clock = clock

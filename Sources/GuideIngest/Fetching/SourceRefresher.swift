@@ -34,10 +34,10 @@ public final class SourceRefresher: Sendable {
     public init(store: any Store, transport: any HTTPTransport, policy: FetchPolicy = FetchPolicy(), concurrency: Int = 4,
                 tvmazeBase: String = "https://api.tvmaze.com", schedulesDirect: SDConnection? = nil, grabbers: Grabbers? = nil,
                 hdhomerunGuide: String = HDHomeRunGuide.defaultBase,
-                now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock()) {
+                now: @escaping @Sendable () -> Date, clock: any Clock<Duration>) {
         self.store = store
         self.clock = clock
-        fetcher = FeedFetcher(transport: transport, policy: policy, clock: clock)
+        fetcher = FeedFetcher(transport: transport, policy: policy, clock: clock, now: now)
         slots = Slots(concurrency)
         self.tvmazeBase = tvmazeBase
         self.schedulesDirect = schedulesDirect

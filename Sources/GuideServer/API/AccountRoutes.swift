@@ -12,6 +12,8 @@ struct AccountRoutes: Sendable {
     let directory: ChannelDirectory
     /// Fetches what an admin imports by URL.
     let feeds: any HTTPTransport
+    /// How an import by URL waits between tries, and what time it is.
+    let clock: GuideClock
 
     struct LineupDocument: ResponseCodable {
         var channels: [String]
@@ -53,7 +55,7 @@ struct AccountRoutes: Sendable {
     func importListings(_ request: Request, _ context: APIRequestContext<Imports>) async throws -> ImportDocument {
         let body = try await context.decodeBody(ImportRequest.self, of: request)
         do {
-            let summary = try await ListingImporter(store: store).importLocation(body.location, transport: feeds)
+            let summary = try await ListingImporter(store: store).importLocation(body.location, transport: feeds, clock: clock)
             return ImportDocument(source: summary.source.rawValue, channels: summary.channels, programmes: summary.programmes,
                                   replaced: summary.replaced, repairs: summary.issues.total)
         } catch {

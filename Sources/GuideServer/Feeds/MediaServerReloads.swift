@@ -26,15 +26,6 @@ public struct MediaServerReloads: Sendable {
     static let largestAnswer = 1024 * 1024
     static let timeLimit: Duration = .seconds(15)
 
-    public init(_ services: GuideServices) {
-        let directory = ChannelDirectory(store: services.store)
-        store = services.store
-        feeds = LineupFeeds(store: services.store, directory: directory, settings: services.settings,
-                            cache: ExportCache(store: services.store, directory: services.settings.exportDirectory))
-        transport = services.feeds
-        now = services.settings.now
-    }
-
     init(store: any GuideDatabase, feeds: LineupFeeds, transport: any HTTPTransport, now: @escaping @Sendable () -> Date) {
         (self.store, self.feeds, self.transport, self.now) = (store, feeds, transport, now)
     }

@@ -22,11 +22,12 @@ public final class SSDPResponder: Sendable {
     let port: Int
     let tuners: TunerPorts
     let logger: Logger
+    let now: @Sendable () -> Date
     private let budget = Mutex<(second: Int64, used: Int)>((0, 0))
 
     /// Listening on UDP `port` (1900 on a network; tests take another).
-    public init(port: Int, tuners: TunerPorts, logger: Logger = Logger(label: "tvguide.ssdp")) {
-        (self.port, self.tuners, self.logger) = (port, tuners, logger)
+    public init(port: Int, tuners: TunerPorts, now: @escaping @Sendable () -> Date, logger: Logger = Logger(label: "tvguide.ssdp")) {
+        (self.port, self.tuners, self.now, self.logger) = (port, tuners, now, logger)
     }
 
     /// Answers until cancelled.
@@ -105,7 +106,7 @@ public final class SSDPResponder: Sendable {
     }
 
     private func takeBudget() -> Bool {
-        let second = Int64(Date().timeIntervalSince1970)
+        let second = Int64(now().timeIntervalSince1970)
         return budget.withLock { budget in
             if budget.second != second { budget = (second, 0) }
             guard budget.used < Self.searchesPerSecond else { return false }

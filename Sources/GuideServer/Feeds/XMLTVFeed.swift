@@ -13,11 +13,6 @@ struct XMLTVFeed: Sendable {
     let settings: ServerSettings
     let cache: ExportCache
 
-    init(store: any ListingStore, directory: ChannelDirectory, settings: ServerSettings) {
-        (self.store, self.directory, self.settings) = (store, directory, settings)
-        cache = ExportCache(store: store, directory: settings.exportDirectory)
-    }
-
     func register(on routes: RouteGroups) {
         routes.open.get(.xmltv) { request, context in try await serve(request, context, compressed: false) }
         routes.open.get(.xmltvCompressed) { request, context in try await serve(request, context, compressed: true) }

@@ -36,10 +36,8 @@ public final class HomeAssistantBridge: Sendable {
 
     public init(broker: MQTTSettings, guide: GuideServices, clock: any Clock<Duration>, site: String?, base: String = "tvguide",
                 discovery: String = "homeassistant", logger: Logger = Logger(label: "tvguide.home-assistant")) {
-        let directory = ChannelDirectory(store: guide.store)
-        (self.broker, self.store, self.directory, self.outbound, self.dispatcher) = (broker, guide.store, directory, guide.outbound, guide.reminders)
-        self.reminders = ReminderActions(store: guide.store, directory: directory, settings: guide.settings, dispatcher: guide.reminders)
-        self.recordings = RecordingDesk(store: guide.store, transport: guide.feeds, now: guide.settings.now)
+        (self.broker, self.store, self.directory, self.outbound, self.dispatcher) = (broker, guide.store, guide.directory, guide.outbound, guide.reminders)
+        (self.reminders, self.recordings) = (guide.reminderActions, guide.recordings)
         (self.now, self.clock, self.site, self.base, self.discovery, self.logger) = (guide.settings.now, clock, site, base, discovery, logger)
     }
 

@@ -160,7 +160,7 @@ struct AdminPages: Sendable {
                                        isError: true, status: .badRequest)
         }
         do {
-            let summary = try await ListingImporter(store: store).importLocation(location, transport: feeds)
+            let summary = try await ListingImporter(store: store).importLocation(location, transport: feeds, clock: settings.clock)
             return try await adminPage(request, context, message: words.plural(
                 "Imported {count} programme on {channels} from {location}{repairs}.", "Imported {count} programmes on {channels} from {location}{repairs}.",
                 count: summary.programmes, ["channels": words.plural("{count} channel", "{count} channels", count: summary.channels), "location": location,

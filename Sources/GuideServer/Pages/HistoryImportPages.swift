@@ -277,34 +277,39 @@ actor HistoryImportJobs {
     static let most = 8
     static let lifetime: TimeInterval = 30 * 60
     private var jobs: [String: (profile: ProfileID, history: TrackerHistory, stage: Stage, at: Date)] = [:]
+    private let now: @Sendable () -> Date
+
+    init(now: @escaping @Sendable () -> Date) {
+        self.now = now
+    }
 
     /// A new job, matching; nil when ``most`` are kept and none can go (all at work).
     func start(_ history: TrackerHistory, for profile: ProfileID) -> String? {
-        let now = Date()
-        jobs = jobs.filter { now.timeIntervalSince($0.value.at) < Self.lifetime }
+        let started = now()
+        jobs = jobs.filter { started.timeIntervalSince($0.value.at) < Self.lifetime }
         while jobs.count >= Self.most {
             guard let oldest = jobs.filter({ !$0.value.stage.isWorking }).min(by: { $0.value.at < $1.value.at })?.key else { return nil }
             jobs[oldest] = nil
         }
         let token = Accounts.randomToken()
-        jobs[token] = (profile, history, .matching(done: 0, of: history.shows.count), now)
+        jobs[token] = (profile, history, .matching(done: 0, of: history.shows.count), started)
         return token
     }
 
     func set(_ token: String, _ stage: Stage) {
         jobs[token]?.stage = stage
-        jobs[token]?.at = Date()
+        jobs[token]?.at = now()
     }
 
     func stage(_ token: String, for profile: ProfileID) -> Stage? {
-        guard let job = jobs[token], job.profile == profile, Date().timeIntervalSince(job.at) < Self.lifetime else { return nil }
+        guard let job = jobs[token], job.profile == profile, now().timeIntervalSince(job.at) < Self.lifetime else { return nil }
         return job.stage
     }
 
     /// The export of a job waiting at its preview, now being kept; nil when there is none such.
     func confirm(_ token: String, for profile: ProfileID) -> TrackerHistory? {
         guard let job = jobs[token], job.profile == profile, case .preview(let plan) = job.stage,
-              Date().timeIntervalSince(job.at) < Self.lifetime else { return nil }
+              now().timeIntervalSince(job.at) < Self.lifetime else { return nil }
         set(token, .keeping(done: 0, of: plan.matched.count))
         return job.history
     }

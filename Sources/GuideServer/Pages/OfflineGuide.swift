@@ -38,7 +38,7 @@ struct OfflineGuide: Sendable {
          settings: ServerSettings, addresses: ClientAddress) {
         (self.store, self.directory, self.lineups, self.pages, self.settings, self.addresses) = (store, directory, lineups, pages, settings, addresses)
         lane = BlockingLane(label: "tvguide.offline-copy", capacity: 4)
-        builds = ClientQuota(limit: 12, per: 600)
+        builds = ClientQuota(limit: 12, per: 600, now: settings.now)
     }
 
     func register(on routes: RouteGroups) {
@@ -118,8 +118,8 @@ struct OfflineGuide: Sendable {
         if XMLTVFeed.isUnchanged(request, tag: unchanged, updated: nil) {
             return Response(status: .notModified, headers: [.eTag: unchanged, .cacheControl: "no-cache"])
         }
-        guard builds.take(addresses.of(request, peer: context.peer), at: now) else {
-            throw Refusal(.tooManyRequests, headers: [.retryAfter: "\(builds.retryAfter(at: now))"],
+        guard builds.take(addresses.of(request, peer: context.peer)) else {
+            throw Refusal(.tooManyRequests, headers: [.retryAfter: "\(builds.retryAfter())"],
                           saying: "This address has asked for many offline copies lately; try again in a few minutes.")
         }
         let listings = try await read(.full)

@@ -12,6 +12,7 @@ struct RecorderAdminPage: Sendable {
     let directory: ChannelDirectory
     let pages: Pages
     let desk: RecordingDesk
+    let now: @Sendable () -> Date
 
     /// tvguide's channels the mapping lists at most (the form stays within its size).
     static let mostChannels = 600
@@ -111,7 +112,7 @@ struct RecorderAdminPage: Sendable {
             return try await render(request, context, message: error.message(words) + ".", isError: true, status: .badRequest)
         }
         if form.remove {
-            try await store.setRecorder(nil, at: Date())
+            try await store.setRecorder(nil, at: now())
             return try await render(request, context, message: words("The recorder is removed; requests already made stay on it."))
         }
         guard let kind = form.kind else { return try await render(request, context, message: words("Choose the kind of recorder."), isError: true, status: .badRequest) }
@@ -124,7 +125,7 @@ struct RecorderAdminPage: Sendable {
         // A secret left empty keeps the one set before (it is never shown again).
         let secret = form.secret ?? (old?.kind == kind && old?.address == form.address ? old?.secret : nil)
         try await store.setRecorder(RecorderSettings(kind: kind, address: form.address, username: form.username, secret: secret,
-                                                     profile: form.profile), at: Date())
+                                                     profile: form.profile), at: now())
         return try await render(request, context, message: words("Saved. Match the channels below, then viewers can record."))
     }
 

@@ -10,10 +10,16 @@ struct ReminderActions: Sendable {
     let directory: ChannelDirectory
     let settings: ServerSettings
     let dispatcher: ReminderDispatcher
-    /// For saved searches that record what they find; nil where nothing records (Home Assistant's commands).
-    var recordings: RecordingDesk? = nil
+    /// For saved searches that record what they find.
+    let recordings: RecordingDesk
     /// "Send a test", per profile: a few a minute (each sends the viewer's own text to an address of their choosing).
-    let testSends = ClientQuota(limit: Self.testsPerMinute, per: 60)
+    let testSends: ClientQuota
+
+    init(store: any ListingStore & ReminderStore, directory: ChannelDirectory, settings: ServerSettings, dispatcher: ReminderDispatcher,
+         recordings: RecordingDesk) {
+        (self.store, self.directory, self.settings, self.dispatcher, self.recordings) = (store, directory, settings, dispatcher, recordings)
+        testSends = ClientQuota(limit: Self.testsPerMinute, per: 60, now: settings.now)
+    }
 
     static let testsPerMinute = 3
 
@@ -79,7 +85,7 @@ struct ReminderActions: Sendable {
         let search = try await store.addSavedSearch(NewSavedSearch(profile: profile.id, words: words, channels: channels, leadMinutes: lead ?? 15,
                                                                    records: records && profile.mayRecord), at: now)
         let matched = try await SavedSearchReminders(store: store).run(for: profile.id, at: now)
-        if search.what.records { try await recordings?.recordSavedSearches(of: profile.id, at: now) }
+        if search.what.records { try await recordings.recordSavedSearches(of: profile.id, at: now) }
         return (search, matched)
     }
 
@@ -87,8 +93,8 @@ struct ReminderActions: Sendable {
     /// Retry-After past ``testsPerMinute``.
     func test(_ channel: DeliveryChannel, of profile: Profile, words: Localizer) async throws -> Sentence? {
         let now = settings.now()
-        guard testSends.take(String(profile.id.rawValue), at: now) else {
-            throw Refusal(.tooManyRequests, headers: [.retryAfter: String(testSends.retryAfter(at: now))],
+        guard testSends.take(String(profile.id.rawValue)) else {
+            throw Refusal(.tooManyRequests, headers: [.retryAfter: String(testSends.retryAfter())],
                           saying: "{count} tests a minute at most: try again in a minute", ["count": "\(Self.testsPerMinute)"])
         }
         return try await dispatcher.test(channel, words: words)

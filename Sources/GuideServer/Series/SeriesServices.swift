@@ -13,7 +13,7 @@ struct SeriesServices: Sendable {
     let tracker: SeriesTracker
     let images: ImageCache
     /// Images a guest may make the server fetch: 60 new ones a minute per client address (cached ones are free).
-    let imageFetches = ClientQuota(limit: 60, per: 60)
+    let imageFetches: ClientQuota
     /// Who is asking, as the server counts clients (the pages' own).
     let clientAddress: ClientAddress
 
@@ -21,6 +21,7 @@ struct SeriesServices: Sendable {
         self.client = client
         tracker = SeriesTracker(client: client, store: store, now: settings.now)
         self.images = images
+        imageFetches = ClientQuota(limit: 60, per: 60, now: settings.now)
         clientAddress = addresses
     }
 

@@ -27,6 +27,9 @@ final class ChannelDirectory: Sendable {
 
     private let store: any ListingStore & PlaylistStore & ChannelSettingsStore
     private let cached = Mutex<Snapshot?>(nil)
+    private let readings = Mutex(0)
+    /// How many times the channels were read from the store (once per version of the listings, however many ask).
+    var reads: Int { readings.withLock { $0 } }
 
     init(store: any ListingStore & PlaylistStore & ChannelSettingsStore) {
         self.store = store
@@ -36,6 +39,7 @@ final class ChannelDirectory: Sendable {
     func snapshot() async throws -> Snapshot {
         let generation = try await store.version().generation
         if let snapshot = cached.withLock({ $0 }), snapshot.generation == generation { return snapshot }
+        readings.withLock { $0 += 1 }
         let stored = try await store.channels()
         let playlist = try await PlaylistMatch.read(store, for: stored).entries
         let chosenLogos = try await store.channelLogos()

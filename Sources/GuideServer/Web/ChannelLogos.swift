@@ -14,8 +14,13 @@ struct ChannelLogos: Sendable {
     let directory: ChannelDirectory
     /// Logos a guest may make the server fetch: 300 new ones a minute per client address (a first grid of a few
     /// hundred channels; cached ones are free).
-    let fetches = ClientQuota(limit: 300, per: 60)
+    let fetches: ClientQuota
     let clientAddress: ClientAddress
+
+    init(cache: ImageCache, directory: ChannelDirectory, clientAddress: ClientAddress, now: @escaping @Sendable () -> Date) {
+        (self.cache, self.directory, self.clientAddress) = (cache, directory, clientAddress)
+        fetches = ClientQuota(limit: 300, per: 60, now: now)
+    }
 
     /// The logo's address on this server for `channel`, or nil when it has none that can be fetched (an http or https
     /// address; a `javascript:` or `data:` one from a feed never reaches a page).

@@ -8,8 +8,10 @@ final class ClientQuota: Sendable {
     let window: TimeInterval
     let clients: Int
     private let state: Mutex<(start: Date, counts: [String: Int])>
+    private let now: @Sendable () -> Date
 
-    init(limit: Int, per window: TimeInterval, clients: Int = 10_000) {
+    init(limit: Int, per window: TimeInterval, clients: Int = 10_000, now: @escaping @Sendable () -> Date) {
+        self.now = now
         self.limit = limit
         self.window = window
         self.clients = clients
@@ -17,8 +19,9 @@ final class ClientQuota: Sendable {
     }
 
     /// Takes one use for `client`; false when its quota for this window is spent (or too many clients are counted).
-    func take(_ client: String, at now: Date = Date()) -> Bool {
-        state.withLock { state in
+    func take(_ client: String) -> Bool {
+        let now = now()
+        return state.withLock { state in
             if now.timeIntervalSince(state.start) >= window || now < state.start { state = (now, [:]) }
             let used = state.counts[client] ?? 0
             guard used < limit, used > 0 || state.counts.count < clients else { return false }
@@ -28,7 +31,8 @@ final class ClientQuota: Sendable {
     }
 
     /// Seconds until the window starts again.
-    func retryAfter(at now: Date = Date()) -> Int {
-        state.withLock { max(1, Int((window - now.timeIntervalSince($0.start)).rounded(.up))) }
+    func retryAfter() -> Int {
+        let now = now()
+        return state.withLock { max(1, Int((window - now.timeIntervalSince($0.start)).rounded(.up))) }
     }
 }

@@ -11,9 +11,13 @@ public struct JSONLogLines: LogHandler {
     public var metadata: Logger.Metadata = [:]
     let label: String
     let write: @Sendable (String) -> Void
+    /// When an entry was made: the machine's time (a log is read beside other programs' logs, so not the guide's
+    /// pretended time).
+    let now: @Sendable () -> Date
 
-    public init(label: String, write: @escaping @Sendable (String) -> Void = JSONLogLines.standardError) {
+    public init(label: String, now: @escaping @Sendable () -> Date, write: @escaping @Sendable (String) -> Void = JSONLogLines.standardError) {
         self.label = label
+        self.now = now
         self.write = write
     }
 
@@ -27,7 +31,7 @@ public struct JSONLogLines: LogHandler {
         for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) {
             fields[key == "hb.request.id" ? "request" : key] = "\(value)"
         }
-        fields["time"] = Self.time(Date())
+        fields["time"] = Self.time(now())
         fields["level"] = event.level.rawValue
         fields["label"] = label
         fields["message"] = "\(event.message)"

@@ -18,7 +18,7 @@ final class ProgrammeArtworkImages: Sendable {
     let connection: SDConnection?
     let now: @Sendable () -> Date
     let clientAddress: ClientAddress
-    let fetches = ClientQuota(limit: 30, per: 60)
+    let fetches: ClientQuota
     let running = Slots(2)
     let waiting = Mutex(0)
     static let mostWaiting = 16
@@ -26,6 +26,7 @@ final class ProgrammeArtworkImages: Sendable {
     init(cache: ImageCache, store: any ChannelSettingsStore & ResponseCache, connection: SDConnection?, now: @escaping @Sendable () -> Date,
          clientAddress: ClientAddress) {
         (self.cache, self.store, self.connection, self.now, self.clientAddress) = (cache, store, connection, now, clientAddress)
+        fetches = ClientQuota(limit: 30, per: 60, now: now)
     }
 
     /// The page address of the artwork `icons` name, if they name SD's.

@@ -1,10 +1,13 @@
 import Foundation
+import GuideCore
 
 /// How a server runs: its clock, the zone and day start it assumes for guests, cookie security and where it keeps
 /// the XMLTV files it serves.
 public struct ServerSettings: Sendable {
-    /// The server's wall clock; `tvguide serve --pretend-now` and tests move it.
-    public var now: @Sendable () -> Date
+    /// The guide's one clock (`tvguide serve --pretend-now` and tests move it).
+    public var clock: GuideClock
+    /// The wall-clock time, from ``clock``.
+    public var now: @Sendable () -> Date { clock.now }
     /// The zone for viewers whose browser does not say theirs.
     public var timeZone: TimeZone
     /// The hour a guide day starts for guests (profiles choose their own).
@@ -14,6 +17,8 @@ public struct ServerSettings: Sendable {
     public var secureCookies: Bool
     /// bcrypt's cost for new secrets (12 is about a quarter of a second).
     public var secretCost: UInt8
+    /// The cost a server uses unless a test asks for less.
+    public static let defaultSecretCost: UInt8 = 12
     /// The one-time code that lets the first visitor create the admin profile, printed by `serve`; nil once one exists.
     public var setupCode: String?
     /// Where `/xmltv.xml` and `/xmltv.xml.gz` are written, once per version of the listings.
@@ -37,10 +42,10 @@ public struct ServerSettings: Sendable {
     /// its address for links when there is no `publicURL`.
     public var hostNames: [String] = []
 
-    public init(now: @escaping @Sendable () -> Date = Date.init, timeZone: TimeZone = .current, dayStartHour: Int = 5,
-                secureCookies: Bool = true, secretCost: UInt8 = 12, setupCode: String? = nil,
+    public init(clock: GuideClock, timeZone: TimeZone = .current, dayStartHour: Int = 5,
+                secureCookies: Bool = true, secretCost: UInt8 = defaultSecretCost, setupCode: String? = nil,
                 exportDirectory: String = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-export").path) {
-        self.now = now
+        self.clock = clock
         self.timeZone = timeZone
         self.dayStartHour = dayStartHour
         self.secureCookies = secureCookies
