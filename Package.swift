@@ -266,3 +266,12 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// scripts/test builds with TVGUIDE_WARNINGS_AS_ERRORS=1, so a warning in tvguide's own code (sources and tests) fails
+// it; the packages tvguide uses are not affected, and without the variable a warning stays a warning (a newer compiler's
+// new warnings do not stop a user's build).
+if Context.environment["TVGUIDE_WARNINGS_AS_ERRORS"] != nil {
+    for target in package.targets where target.type != .system && target.name != "CLibFuzzer" {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-warnings-as-errors"])]
+    }
+}

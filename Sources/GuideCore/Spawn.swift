@@ -177,7 +177,7 @@ public final class SpawnedProcess: Sendable {
 
     /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34 and later), which Swift's Glibc module leaves out.
     private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    private nonisolated(unsafe) static let closeFrom: CloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0),
+    private static let closeFrom: CloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0),
                                                                         "posix_spawn_file_actions_addclosefrom_np")
         .map { unsafeBitCast($0, to: CloseFrom.self) }
 

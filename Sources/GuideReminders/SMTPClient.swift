@@ -143,8 +143,11 @@ public struct SMTPClient: Sendable {
                     throw SMTPFailure(Sentence(saying: "{host} does not offer STARTTLS; tvguide does not send mail in the clear", ["host": settings.host]), isPermanent: true)
                 }
                 try await say("STARTTLS", expect: 220...220)
-                try await channel.channel.pipeline.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: Self.sniName(settings.host)),
-                                                              position: .first).get()
+                // Added on the channel's own event loop: NIOSSL's handler is not Sendable.
+                let pipeline = channel.channel.pipeline, serverName = Self.sniName(settings.host)
+                try await channel.channel.eventLoop.submit {
+                    try pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: serverName), position: .first)
+                }.get()
                 try await say("EHLO " + name, expect: 250...250)
             }
             if let user = settings.username {

@@ -34,19 +34,19 @@ public struct PostgresStatements: SQLStatements {
                 text += piece
             case .value(let value):
                 switch value {
-                case .integer(let value): try binds.append(value)
-                case .real(let value): try binds.append(value)
-                case .text(let value): try binds.append(value)
-                case .boolean(let value): try binds.append(value)
-                case .blob(let value): try binds.append(ByteBuffer(bytes: value))
+                case .integer(let value): binds.append(value)
+                case .real(let value): binds.append(value)
+                case .text(let value): binds.append(value)
+                case .boolean(let value): binds.append(value)
+                case .blob(let value): binds.append(ByteBuffer(bytes: value))
                 case .null: binds.appendNull()
                 }
                 text += "$\(binds.count)"
             case .keys(let keys):
-                try binds.append(keys)
+                binds.append(keys)
                 text += "(SELECT unnest($\(binds.count)::bigint[]))"
             case .texts(let texts):
-                try binds.append(texts)
+                binds.append(texts)
                 text += "(SELECT unnest($\(binds.count)::text[]))"
             case .fragment(.lockRows):
                 text += " FOR UPDATE"

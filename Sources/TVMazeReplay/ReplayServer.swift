@@ -61,9 +61,10 @@ public final class ReplayServer: Sendable {
     /// Listening on `port` (0: any free one). With `clones`, also shows 1000 to 1000 + clones - 1: copies of Under the
     /// Dome's recorded show and episodes under new ids and names ("Under the Dome 1000"), for benchmarks of many shows.
     public init(port wanted: Int = 0, clones: Int = 0) async throws {
-        var recordings = try Self.loadManifest(in: Self.fixtures)
-        for (path, composed) in try Self.loadManifest(in: Self.composed) { recordings[path, default: []] += composed }
-        if clones > 0 { try Self.clone(clones, into: &recordings) }
+        var loaded = try Self.loadManifest(in: Self.fixtures)
+        for (path, composed) in try Self.loadManifest(in: Self.composed) { loaded[path, default: []] += composed }
+        if clones > 0 { try Self.clone(clones, into: &loaded) }
+        let recordings = loaded
         self.recordings = recordings
         let account = UserAccountStandIn(recordedEpisodes: UserAccountStandIn.episodes(
             in: recordings.mapValues { $0.map { ($0.answer.body, $0.answer.status) } }))

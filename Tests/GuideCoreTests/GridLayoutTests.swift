@@ -35,7 +35,7 @@ import Testing
         #expect(span.isClippedAtStart && span.isClippedAtEnd && span.offsetMinutes == 0 && span.lengthMinutes == 1_440)
         let nothing = GridLayout.span(start: Date(timeIntervalSince1970: .nan), end: Date(timeIntervalSince1970: .nan), in: day)
         #expect(nothing.lengthMinutes == 0)
-        let columns = GridLayout.columns(for: [(Date(timeIntervalSince1970: .nan), Date(timeIntervalSince1970: 9_223_372_036_854_775_807))],
+        let columns = GridLayout.columns(for: [(Date(timeIntervalSince1970: .nan), Date(timeIntervalSince1970: Double(Int64.max)))],
                                          in: day, width: 80)
         #expect(columns.count == 1)
     }

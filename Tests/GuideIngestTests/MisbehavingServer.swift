@@ -132,7 +132,7 @@ final class MisbehavingServer: Sendable {
             if reply.pause == .zero {
                 write(remaining, reply: reply, context: context, done: done)
             } else {
-                context.eventLoop.scheduleTask(in: reply.pause) {
+                context.eventLoop.assumeIsolated().scheduleTask(in: reply.pause) {
                     guard context.channel.isActive else { return }
                     self.write(remaining, reply: reply, context: context, done: done)
                 }

@@ -56,8 +56,8 @@ import Testing
                                                 p256dh: "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
                                                 auth: "BTBZMqHH6r4Tts7J_aSIgg")
         let serverKey = try P256.KeyAgreement.PrivateKey(rawRepresentation: try #require(WebPush.base64URLDecoded("yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw")))
-        let body = try WebPush.encrypt(Data("When I grow up, I want to be a watermelon".utf8), for: subscription,
-                                       salt: try #require(WebPush.base64URLDecoded("DGv6ra1nlYgDCS1FRnbzlw")), serverKey: serverKey)
+        let salt: Data = try #require(WebPush.base64URLDecoded("DGv6ra1nlYgDCS1FRnbzlw"))
+        let body = try WebPush.encrypt(Data("When I grow up, I want to be a watermelon".utf8), for: subscription, salt: salt, serverKey: serverKey)
         #expect(WebPush.base64URL(body) == "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A_yl95bQpu6cVPTpK4Mqgkf1CXztLVBSt2Ks3oZwbuwXPXLWyouBWLVWGNWQexSgSxsj_Qulcy4a-fN")
     }
 }

@@ -38,7 +38,6 @@ struct CalendarFeed: Sendable {
         let token = String(file.dropLast(4))
         // An unknown or revoked address looks like any missing page.
         guard let id = try await store.calendarProfile(tokenHash: Accounts.digest(token)), let profile = try await store.profile(id) else {
-            let words = translations.localizer(context.language)
             throw Refusal(.notFound, saying: "No such calendar. Its address may have been replaced in Settings.")
         }
         let series = try await store.seriesSettings(of: id)

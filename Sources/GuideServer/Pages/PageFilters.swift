@@ -84,7 +84,7 @@ struct GroupFilter: Sendable {
         }
         var fallback = try await store.rememberedGroup(of: profile.id)
         if remembers, query.isPresent("group"), asked != fallback,
-           HeaderNames.fetchSite.flatMap { request.headers[$0] }.map { ["same-origin", "none"].contains($0) } == true {
+           HeaderNames.fetchSite.flatMap({ request.headers[$0] }).map({ ["same-origin", "none"].contains($0) }) == true {
             try await store.rememberGroup(asked, of: profile.id)
             fallback = asked
         }

@@ -92,7 +92,6 @@ struct ReminderActions: Sendable {
     /// Sends a test message to the profile's channel now: what went wrong, in the words a viewer is given; 429 with
     /// Retry-After past ``testsPerMinute``.
     func test(_ channel: DeliveryChannel, of profile: Profile, words: Localizer) async throws -> Sentence? {
-        let now = settings.now()
         guard testSends.take(String(profile.id.rawValue)) else {
             throw Refusal(.tooManyRequests, headers: [.retryAfter: String(testSends.retryAfter())],
                           saying: "{count} tests a minute at most: try again in a minute", ["count": "\(Self.testsPerMinute)"])

@@ -42,6 +42,7 @@ struct SeriesServices: Sendable {
     }
 
     /// Asks TVmaze through `body`; a failure with nothing cached becomes a 502 page saying so.
+    @discardableResult
     func tvmaze<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()

@@ -41,7 +41,7 @@ struct ChannelLogos: Sendable {
 
     private func logo(_ request: Request, _ context: some GuideContext) async throws -> Response {
         let parameters = request.uri.queryParameters
-        guard let id = parameters.get("c").map { String($0) }, id.utf8.count <= 512,
+        guard let id = parameters.get("c").map({ String($0) }), id.utf8.count <= 512,
               let channel = try await directory.snapshot().channel(ChannelID(id)),
               let source = channel.icons.first?.src, let url = cache.canonical(source) else {
             throw Refusal(.notFound, saying: "This channel has no logo.")

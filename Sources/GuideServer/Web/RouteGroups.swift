@@ -89,7 +89,7 @@ final class RouteTable: Sendable {
     private let routes = Mutex<[String: Set<HTTPRequest.Method>]>([:])
 
     func add(_ path: String, _ method: HTTPRequest.Method) {
-        routes.withLock { $0[path.hasPrefix("/") ? String(path.dropFirst()) : path, default: []].insert(method) }
+        routes.withLock { _ = $0[path.hasPrefix("/") ? String(path.dropFirst()) : path, default: []].insert(method) }
     }
 
     /// Each path and the methods its routes take.
