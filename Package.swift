@@ -126,9 +126,20 @@ let package = Package(
         ]),
         // Recorders tvguide asks to record (Tvheadend; Jellyfin or Emby and NextPVR next), each through its documented API.
         .target(name: "Recorders", dependencies: ["GuideCore", "GuideHTTP", .product(name: "Crypto", package: "swift-crypto")]),
-        // The web guide and the JSON API, on Hummingbird.
+        // The application: the services every door uses (channel directory, lineup feeds and their export cache, the
+        // recording desk, reminder actions, media-server reloads), built once by one assembly (GuideServices) from the
+        // settings and one clock. No HTTP server here: the doors serve it.
+        .target(name: "GuideApplication", dependencies: [
+            "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "Recorders",
+            .product(name: "Logging", package: "swift-log"),
+            // SHA-256: a feed's fingerprint and version, and how tokens are kept.
+            .product(name: "Crypto", package: "swift-crypto"),
+            // The registry /metrics reads, handed to the doors.
+            .product(name: "Prometheus", package: "swift-prometheus"),
+        ]),
+        // The web guide and the JSON API, on Hummingbird: a door onto the application.
         .target(name: "GuideServer", dependencies: [
-            "GuideCore", "Catalogs", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "TrackerExports",
+            "GuideApplication", "GuideCore", "Catalogs", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "TrackerExports",
             "Recorders",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -150,8 +161,13 @@ let package = Package(
             .copy("Resources/sample-listings.xml.gz"), .copy("Resources/openapi.json"),
             .copy("Resources/templates"), .copy("Resources/static"),
         ]),
+        // Home Assistant over MQTT discovery: a door onto the application (the MQTT client is GuideReminders' MQTTSession).
+        .target(name: "GuideHomeAssistant", dependencies: [
+            "GuideApplication", "GuideCore", "GuideStore", "GuideHTTP", "GuideReminders",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .executableTarget(name: "tvguide", dependencies: [
-            "GuideCore", "Catalogs", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideHTTP", "GuideIngest", "GuideServer", "TVMaze",
+            "GuideApplication", "GuideHomeAssistant", "GuideCore", "Catalogs", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideHTTP", "GuideIngest", "GuideServer", "TVMaze",
             "GuideReminders", "SchedulesDirect", "TrackerExports",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -190,7 +206,7 @@ let package = Package(
             "tvguide", "GuideCore", "GuideStore", "TVMazeReplay", "SchedulesDirectReplay", "StoreTestSupport",
         ]),
         .testTarget(name: "GuideServerTests", dependencies: [
-            "GuideServer", "GuideReminders", "TestReceivers", "GuideStore", "GuideIngest", "GuideCore", "GuideHTTP", "TVMaze", "TVMazeReplay",
+            "GuideApplication", "GuideHomeAssistant", "GuideServer", "GuideReminders", "TestReceivers", "GuideStore", "GuideIngest", "GuideCore", "GuideHTTP", "TVMaze", "TVMazeReplay",
             "SchedulesDirect", "SchedulesDirectReplay", "BoxesReplay", "XMLTV", "Recorders", "Catalogs",
             "StoreTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,5 +1,6 @@
 import Catalogs
 import Foundation
+import GuideApplication
 import GuideHTTP
 import GuideIngest
 import GuideReminders
@@ -12,85 +13,6 @@ import Prometheus
 import SchedulesDirect
 import ServiceLifecycle
 import TVMaze
-
-/// The guide every door opens onto, assembled once: the composition root (`tvguide serve`, or a test) gives the
-/// ``Parts`` (the store, the settings with the one clock, the transports and the clients made from them), and the
-/// assembly builds from them each service the doors share: one channel directory, one export cache, one set of
-/// lineup feeds, one recording desk, one set of reminder actions, one media-server reloader. The web routes, Home
-/// Assistant and the background loops all use these; none makes its own.
-@dynamicMemberLookup
-public struct GuideServices: Sendable {
-    /// What the composition root makes and hands over.
-    public struct Parts: Sendable {
-        public var store: any GuideDatabase
-        public var settings: ServerSettings
-        /// Refreshes the configured sources, on their intervals and when an admin asks.
-        public var scheduler: RefreshScheduler
-        /// Fetches what an admin imports by URL, and reaches the recorder and media servers an admin set up.
-        public var feeds: any HTTPTransport
-        /// TVmaze for the pages: a client whose policy bounds how long a page waits (``TVMazeClient/Policy/interactive``).
-        public var tvmaze: TVMazeClient
-        /// TVmaze's images, kept on disk.
-        public var images: ImageCache
-        /// The channels' logos, kept on disk, fetched through `outbound`.
-        public var logos: ImageCache
-        /// The outbound policy's transport: every address a viewer, a guest, a listings file or a playlist names.
-        public var outbound: PolicedTransport
-        /// Sends due reminders (run as a service beside the server) and the pages' test messages.
-        public var reminders: ReminderDispatcher
-        /// Where the metrics the process records are kept, for `/metrics` (the registry `MetricsSystem` was
-        /// bootstrapped with); nil for none.
-        public var metrics: PrometheusCollectorRegistry?
-        /// The XMLTV grabbers installed on the machine, for the admin's grabber pages; nil where none may be run.
-        public var grabbers: Grabbers?
-        /// How the admin's Schedules Direct page reaches SD; nil where it cannot.
-        public var schedulesDirect: SDConnection?
-        /// Feeds' own tuner ports, for Plex (``TunerPorts``); nil where nothing runs them (the tests of the router alone).
-        public var tuners: TunerPorts?
-
-        public init(store: any GuideDatabase, settings: ServerSettings, scheduler: RefreshScheduler, feeds: any HTTPTransport,
-                    tvmaze: TVMazeClient, images: ImageCache, logos: ImageCache, outbound: PolicedTransport, reminders: ReminderDispatcher,
-                    metrics: PrometheusCollectorRegistry? = nil, grabbers: Grabbers? = nil, schedulesDirect: SDConnection? = nil,
-                    tuners: TunerPorts? = nil) {
-            (self.store, self.settings, self.scheduler, self.feeds, self.tvmaze) = (store, settings, scheduler, feeds, tvmaze)
-            (self.images, self.logos, self.outbound, self.reminders, self.metrics) = (images, logos, outbound, reminders, metrics)
-            (self.grabbers, self.schedulesDirect, self.tuners) = (grabbers, schedulesDirect, tuners)
-        }
-    }
-
-    /// What the assembly was given; its fields read as the services' own (`services.store`).
-    public let parts: Parts
-    /// Every channel with its place and logo, read once per version of the listings.
-    let directory: ChannelDirectory
-    /// The XMLTV files the feeds serve, written once per version.
-    let exports: ExportCache
-    /// The feeds an admin cut for media servers, their playlists and tuners.
-    let lineupFeeds: LineupFeeds
-    /// Requests to record, kept, sent and read back.
-    public let recordings: RecordingDesk
-    /// "Remind me", delivery channels and test sends, with their checks: for the pages, the API and Home Assistant.
-    let reminderActions: ReminderActions
-    /// Media servers told to reload when a feed changes.
-    public let reloads: MediaServerReloads
-
-    /// The assembly: each shared service built once from `parts`.
-    public init(_ parts: Parts) {
-        self.parts = parts
-        let store = parts.store, settings = parts.settings
-        directory = ChannelDirectory(store: store)
-        exports = ExportCache(store: store, directory: settings.exportDirectory)
-        lineupFeeds = LineupFeeds(store: store, directory: directory, settings: settings, cache: exports)
-        recordings = RecordingDesk(store: store, transport: parts.feeds, now: settings.now)
-        reminderActions = ReminderActions(store: store, directory: directory, settings: settings, dispatcher: parts.reminders,
-                                          recordings: recordings)
-        reloads = MediaServerReloads(store: store, feeds: lineupFeeds, transport: parts.feeds, now: settings.now)
-        parts.tuners?.attach(lineupFeeds)
-    }
-
-    public subscript<Value>(dynamicMember part: KeyPath<Parts, Value>) -> Value {
-        parts[keyPath: part]
-    }
-}
 
 /// The web guide and its API, served by Hummingbird.
 public enum GuideServer {
@@ -157,7 +79,7 @@ public enum GuideServer {
                              scheduler: services.scheduler).register(on: routes)
         SourceRoutes(store: store, settings: settings, scheduler: services.scheduler).register(on: routes)
         XMLTVFeed(store: store, directory: directory, settings: settings, cache: services.exports).register(on: routes)
-        services.lineupFeeds.register(on: routes)
+        LineupFeedRoutes(feeds: services.lineupFeeds).register(on: routes)
         FeedAdminPage(store: store, directory: directory, pages: pages, settings: settings, feeds: services.lineupFeeds, tuners: services.tuners,
                       reloads: services.reloads)
             .register(on: routes)
@@ -187,6 +109,10 @@ public enum GuideServer {
         }
         return (router, routes.table)
     }
+
+    /// Where this door serves a channel's logo, a programme's artwork and its page, for the other doors and the feeds.
+    public static let links = WebLinks(logo: { ChannelLogos.address(of: $0) }, artwork: { SitePath.artwork(query: "p=" + $0) },
+                                       programme: { SitePath.programme($0.rawValue).description })
 
     /// A secret's bcrypt hash at the server's cost (12), for `tvguide profiles reset-secret`.
     public static func hashSecret(_ secret: String) -> String {

@@ -2,8 +2,10 @@ import ArgumentParser
 import Catalogs
 import Configuration
 import Foundation
+import GuideApplication
 import GuideCore
 import GuideHTTP
+import GuideHomeAssistant
 import GuideIngest
 import GuideReminders
 import GuideServer
@@ -99,7 +101,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                   clock: clock,
                                                   now: now, translations: try Translations(), site: options.publicURL,
                                                   defaultClock: ViewerClock(zone: settings.timeZone, dayStartHour: settings.dayStartHour)),
-                    metrics: registry, grabbers: grabbers,
+                    links: GuideServer.links, metrics: registry, grabbers: grabbers,
                     schedulesDirect: SDConnection(base: options.schedulesDirectBase, transport: feeds),
                     tuners: tuners))
                 let followed = SeriesTracker(client: TVMazeClient(base: options.tvmazeBase, transport: feeds, limiter: limiter, cache: database,

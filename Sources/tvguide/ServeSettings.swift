@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import GuideApplication
 import GuideCore
 import GuideHTTP
 import GuideIngest

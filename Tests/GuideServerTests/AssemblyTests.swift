@@ -1,5 +1,7 @@
 import Foundation
+import GuideApplication
 import GuideHTTP
+@testable import GuideHomeAssistant
 import GuideReminders
 @testable import GuideServer
 import Hummingbird

@@ -1,7 +1,9 @@
 import Clocks
 import Foundation
+import GuideApplication
 import GuideCore
 import GuideHTTP
+@testable import GuideHomeAssistant
 import GuideReminders
 @testable import GuideServer
 import GuideStore

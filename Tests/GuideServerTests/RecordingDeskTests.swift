@@ -1,5 +1,6 @@
 import BoxesReplay
 import Foundation
+import GuideApplication
 import GuideCore
 import GuideHTTP
 @testable import GuideServer

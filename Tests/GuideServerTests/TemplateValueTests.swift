@@ -1,4 +1,5 @@
 import Foundation
+@testable import GuideApplication
 import GuideCore
 @testable import GuideServer
 import Mustache

@@ -1,4 +1,5 @@
 import Foundation
+import GuideApplication
 import GuideCore
 import GuideHTTP
 import GuideIngest
@@ -84,7 +85,7 @@ final class TestServer: Sendable {
                                           senders: ReminderSenders(transport: TestHTTP.outbound,
                                                                    push: VAPIDKey(store: store, subject: "mailto:admin@guide.example", now: now)),
                                           clock: ContinuousClock(), now: now),
-            grabbers: grabbers, schedulesDirect: schedulesDirect)
+            links: GuideServer.links, grabbers: grabbers, schedulesDirect: schedulesDirect)
     }
 
     /// The server's services, assembled from ``parts`` as `serve` assembles them.

@@ -1,4 +1,5 @@
 import Foundation
+import GuideApplication
 import GuideCore
 import GuideStore
 import Hummingbird
@@ -176,5 +177,15 @@ struct ReminderRoutes: Sendable {
         var response = try document.response(from: request, context: context)
         response.status = .created
         return response
+    }
+}
+
+extension ReminderActions {
+    /// The id in a route's path (`reminders/:id`, `delivery-channels/:id`); 404 for anything but a positive whole number.
+    static func id(_ context: some GuideContext) throws -> Int64 {
+        guard let id = context.parameters.get("id").flatMap({ Bounded.integer($0, in: 1...Int64.max) }) else {
+            throw Refusal(.notFound, saying: "ids are positive whole numbers")
+        }
+        return id
     }
 }

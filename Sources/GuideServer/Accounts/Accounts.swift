@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GuideApplication
 import GuideCore
 import GuideStore
 import HummingbirdBcrypt
@@ -141,7 +142,7 @@ struct Accounts: Sendable {
     }
 
     static func digest(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        TokenHash.hex(token)
     }
 }
 

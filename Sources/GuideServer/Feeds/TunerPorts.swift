@@ -1,4 +1,5 @@
 import Foundation
+import GuideApplication
 import GuideStore
 import Hummingbird
 import Logging
@@ -9,12 +10,8 @@ import Synchronization
 /// takes a tuner as ADDRESS:PORT only, never a path. A small server of its own per port (the tuner's four answers and
 /// nothing else, within the same connection limits as the guide), started and stopped as admins change the ports:
 /// at once from the admin page, and every 30 s from the store (another instance's change on PostgreSQL).
-public final class TunerPorts: Sendable {
-    /// How a port's server is doing, for the admin page.
-    public enum State: Sendable, Equatable {
-        case starting, listening
-        case failed(String)
-    }
+public final class TunerPorts: TunerPortControl {
+    public typealias State = TunerPortState
 
     private struct Listener: Sendable {
         var feed: Int64
@@ -37,18 +34,18 @@ public final class TunerPorts: Sendable {
         (wakes, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
-    func attach(_ feeds: LineupFeeds) {
+    public func attach(_ feeds: LineupFeeds) {
         self.feeds.withLock { $0 = feeds }
         wake.yield()
     }
 
     /// Feeds' ports changed: start and stop servers now.
-    func changed() {
+    public func changed() {
         wake.yield()
     }
 
     /// The state of each feed's port, by feed id.
-    func states() -> [Int64: (port: Int, state: State)] {
+    public func states() -> [Int64: (port: Int, state: State)] {
         listeners.withLock { running in
             Dictionary(running.map { ($0.value.feed, (port: $0.key, state: $0.value.state)) }, uniquingKeysWith: { first, _ in first })
         }
@@ -105,8 +102,8 @@ public final class TunerPorts: Sendable {
                 throw HTTPError(.notFound)
             }
             let base = feeds.settings.directAddress(for: request, local: context.local)
-            return try await feeds.tuner(HDHomeRunDevice(feed: feed, base: base), of: feed,
-                                         file: context.parameters.get("file") ?? "", request)
+            return try await LineupFeedRoutes(feeds: feeds).tuner(HDHomeRunDevice(feed: feed, base: base), of: feed,
+                                                                  file: context.parameters.get("file") ?? "", request)
         }
         let application = Application(router: router, server: GuideServer.server(limits),
                                       configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "tvguide"),

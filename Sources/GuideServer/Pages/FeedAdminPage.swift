@@ -1,4 +1,5 @@
 import Foundation
+import GuideApplication
 import GuideCore
 import GuideStore
 import Hummingbird
@@ -12,7 +13,7 @@ struct FeedAdminPage: Sendable {
     let pages: Pages
     let settings: ServerSettings
     let feeds: LineupFeeds
-    let tuners: TunerPorts?
+    let tuners: (any TunerPortControl)?
     let reloads: MediaServerReloads
 
     struct Model: PageModel {

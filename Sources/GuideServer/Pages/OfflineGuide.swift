@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GuideApplication
 import GuideCore
 import GuideStore
 import Hummingbird

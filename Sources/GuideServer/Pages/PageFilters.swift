@@ -1,4 +1,5 @@
 import Foundation
+import GuideApplication
 import GuideCore
 import GuideStore
 import Hummingbird
@@ -99,13 +100,7 @@ struct GroupFilter: Sendable {
             let chosen = Set(favourites)
             return channels.filter { chosen.contains($0.id) }
         }
-        return Self.members(of: group, among: channels, in: snapshot)
-    }
-
-    /// `channels` in the hand-made or playlist group `group`, in their order.
-    static func members(of group: String, among channels: [Channel], in snapshot: ChannelDirectory.Snapshot) -> [Channel] {
-        let members = Set(snapshot.groups.first { $0.name == group }?.channels ?? [])
-        return channels.filter { members.contains($0.id) || snapshot.playlist[$0.id]?.groups.contains(group) == true }
+        return snapshot.members(of: group, among: channels)
     }
 
     /// Whether `channel` is one of the viewer's favourites.

@@ -1,4 +1,5 @@
 import Catalogs
+import GuideApplication
 import GuideCore
 import GuideStore
 import Hummingbird
@@ -42,6 +43,8 @@ struct ErrorPages: RouterMiddleware {
             }
         } catch let refusal as Refusal {
             return try await page(request, context) { words in refusal.error(words) }
+        } catch let refused as ActionRefusal {
+            return try await page(request, context) { words in Refusal(refused).error(words) }
         } catch let error as HTTPError {
             return try await page(request, context) { _ in error }
         }

@@ -1,5 +1,6 @@
 import Catalogs
 import Foundation
+import GuideApplication
 import GuideCore
 import Hummingbird
 

@@ -1,4 +1,5 @@
 import Foundation
+import GuideApplication
 import GuideCore
 import GuideHTTP
 import GuideStore
@@ -36,7 +37,7 @@ final class ProgrammeArtworkImages: Sendable {
 
     /// Where feeds name a series' artwork: its address under `base` (the server's public address).
     static func address(at base: String) -> @Sendable (String) -> String {
-        { series in base + SitePath.artwork(query: "p=" + series) }
+        GuideServer.links.artwork(at: base)
     }
 
     func register(on routes: RouteGroups) {

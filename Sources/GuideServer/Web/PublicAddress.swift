@@ -1,3 +1,4 @@
+import GuideApplication
 import GuideCore
 import Hummingbird
 import NIOCore

@@ -1,3 +1,4 @@
+import GuideApplication
 import GuideCore
 import HTTPTypes
 import Hummingbird
@@ -17,6 +18,15 @@ struct Refusal: WordedError, HTTPResponseError, CustomStringConvertible {
     /// Why, as a type said it (a search's or a channel's problem).
     init(_ status: HTTPResponse.Status, headers: HTTPFields = [:], _ sentence: Sentence) {
         (self.status, self.headers, self.sentence) = (status, headers, sentence)
+    }
+
+    /// What the application refused, with the status its reason names.
+    init(_ refused: ActionRefusal) {
+        switch refused.reason {
+        case .notFound: self.init(.notFound, refused.sentence)
+        case .invalid: self.init(.badRequest, refused.sentence)
+        case .tooMany(let seconds): self.init(.tooManyRequests, headers: [.retryAfter: String(seconds)], refused.sentence)
+        }
     }
 
     /// In `words`' language, as an HTTP error.

@@ -1,3 +1,4 @@
+import GuideApplication
 import HTTPTypes
 import Hummingbird
 import Synchronization

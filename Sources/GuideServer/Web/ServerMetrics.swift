@@ -1,4 +1,5 @@
 import Foundation
+import GuideApplication
 import GuideStore
 import Hummingbird
 import Metrics

@@ -1,4 +1,5 @@
 import Foundation
+import GuideApplication
 
 /// A path of the site, as one description: the route groups register each route by it (``Routes``), and every link
 /// the server writes to it is built from it, so a link and its handler cannot drift. The templates' own links are

@@ -38,27 +38,27 @@ enum HomeAssistantPayloads {
 
     /// A channel's state (the title on now, at most 255 characters as Home Assistant keeps; "Off air" when nothing)
     /// and its attributes.
-    static func state(_ entry: NowNext, channel: Channel, site: String?) -> (state: String, attributes: String) {
+    static func state(_ entry: NowNext, channel: Channel, page: (@Sendable (ProgrammeID) -> String)?) -> (state: String, attributes: String) {
         var attributes: [String: Any] = ["channel": channel.name, "channel_id": channel.id.rawValue]
         if let number = channel.number { attributes["number"] = number }
         if let now = entry.now {
-            attributes.merge(describe(now, site: site), uniquingKeysWith: { _, new in new })
+            attributes.merge(describe(now, page: page), uniquingKeysWith: { _, new in new })
         }
         if let next = entry.next {
-            attributes["next"] = describe(next, site: site)
+            attributes["next"] = describe(next, page: page)
         }
         let title = entry.now?.programme.title ?? "Off air"
         return (String(title.prefix(255)), json(attributes))
     }
 
-    static func describe(_ stored: StoredProgramme, site: String?) -> [String: Any] {
+    static func describe(_ stored: StoredProgramme, page: (@Sendable (ProgrammeID) -> String)?) -> [String: Any] {
         let programme = stored.programme
         var fields: [String: Any] = ["title": programme.title, "start": stamp(programme.start), "stop": stamp(stored.end), "programme_id": stored.id.rawValue]
         if let subTitle = programme.subTitle { fields["subtitle"] = subTitle }
         if let episode = programme.episodeLabel { fields["episode"] = episode }
         if let season = programme.numbering?.season { fields["season"] = season }
         if let number = programme.numbering?.episode { fields["episode_number"] = number }
-        if let site { fields["url"] = site + SitePath.programme(stored.id.rawValue) }
+        if let page { fields["url"] = page(stored.id) }
         return fields
     }
 

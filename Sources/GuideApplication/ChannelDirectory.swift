@@ -6,37 +6,43 @@ import Synchronization
 /// Every channel with its place, as playlists describe it (number, logo; groups and stream in `playlist`) and with
 /// the logo an admin chose first, read once
 /// per version of the listings rather than on every request: naming 3,000 channels means decoding 3,000 detail blobs.
-final class ChannelDirectory: Sendable {
-    struct Snapshot: Sendable {
-        var generation: Int64
-        var channels: [Channel]
-        var positions: [ChannelID: Int]
+public final class ChannelDirectory: Sendable {
+    public struct Snapshot: Sendable {
+        public var generation: Int64
+        public var channels: [Channel]
+        public var positions: [ChannelID: Int]
         /// The channels with listings, in guide order: the lineup of anyone who has not chosen one.
-        var listed: [Channel]
+        public var listed: [Channel]
         /// The playlist entry describing each channel (``PlaylistMatch``).
-        var playlist: [ChannelID: PlaylistEntry]
+        public var playlist: [ChannelID: PlaylistEntry]
         /// The logos an admin chose (already first among the channels' icons).
-        var chosenLogos: [ChannelID: String]
+        public var chosenLogos: [ChannelID: String]
         /// The groups an admin made, by name.
-        var groups: [ChannelGroup]
+        public var groups: [ChannelGroup]
         /// The group guests see until they choose another.
-        var guestGroup: String?
+        public var guestGroup: String?
 
-        func channel(_ id: ChannelID) -> Channel? { positions[id].map { channels[$0] } }
+        public func channel(_ id: ChannelID) -> Channel? { positions[id].map { channels[$0] } }
+
+        /// `channels` in the hand-made or playlist group `group`, in their order.
+        public func members(of group: String, among channels: [Channel]) -> [Channel] {
+            let members = Set(groups.first { $0.name == group }?.channels ?? [])
+            return channels.filter { members.contains($0.id) || playlist[$0.id]?.groups.contains(group) == true }
+        }
     }
 
     private let store: any ListingStore & PlaylistStore & ChannelSettingsStore
     private let cached = Mutex<Snapshot?>(nil)
     private let readings = Mutex(0)
     /// How many times the channels were read from the store (once per version of the listings, however many ask).
-    var reads: Int { readings.withLock { $0 } }
+    public var reads: Int { readings.withLock { $0 } }
 
-    init(store: any ListingStore & PlaylistStore & ChannelSettingsStore) {
+    public init(store: any ListingStore & PlaylistStore & ChannelSettingsStore) {
         self.store = store
     }
 
     /// The channels as of the store's current version.
-    func snapshot() async throws -> Snapshot {
+    public func snapshot() async throws -> Snapshot {
         let generation = try await store.version().generation
         if let snapshot = cached.withLock({ $0 }), snapshot.generation == generation { return snapshot }
         readings.withLock { $0 += 1 }

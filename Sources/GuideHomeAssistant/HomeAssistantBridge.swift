@@ -1,4 +1,5 @@
 import Foundation
+import GuideApplication
 import GuideCore
 import GuideHTTP
 import GuideReminders
@@ -21,7 +22,8 @@ public final class HomeAssistantBridge: Sendable {
     let dispatcher: ReminderDispatcher
     let now: @Sendable () -> Date
     let clock: any Clock<Duration>
-    let site: String?
+    /// A programme's page, for its state's `url`; nil without the guide's public address.
+    let programmePage: (@Sendable (ProgrammeID) -> String)?
     let logger: Logger
     /// Topic prefixes: tvguide's own, and Home Assistant's discovery prefix (its default).
     let base: String
@@ -38,7 +40,13 @@ public final class HomeAssistantBridge: Sendable {
                 discovery: String = "homeassistant", logger: Logger = Logger(label: "tvguide.home-assistant")) {
         (self.broker, self.store, self.directory, self.outbound, self.dispatcher) = (broker, guide.store, guide.directory, guide.outbound, guide.reminders)
         (self.reminders, self.recordings) = (guide.reminderActions, guide.recordings)
-        (self.now, self.clock, self.site, self.base, self.discovery, self.logger) = (guide.settings.now, clock, site, base, discovery, logger)
+        (self.now, self.clock, self.base, self.discovery, self.logger) = (guide.settings.now, clock, base, discovery, logger)
+        let links: WebLinks = guide.links
+        if let site {
+            programmePage = { id in site + links.programme(id) }
+        } else {
+            programmePage = nil
+        }
     }
 
     /// Publishes until cancelled, connecting again after each lost connection.
@@ -116,7 +124,7 @@ public final class HomeAssistantBridge: Sendable {
             for entry in try await store.nowNext(at: instant, channels: channels.map(\.id), detail: .summary) {
                 let object = HomeAssistantPayloads.objectID(entry.channel)
                 guard let channel = objects[object] else { continue }
-                let state = HomeAssistantPayloads.state(entry, channel: channel, site: site)
+                let state = HomeAssistantPayloads.state(entry, channel: channel, page: programmePage)
                 if published[object] != state.state + "\u{0}" + state.attributes {
                     try await session.publish("\(base)/channel/\(object)/attributes", state.attributes, retain: true)
                     try await session.publish("\(base)/channel/\(object)/state", state.state, retain: true)

@@ -17,16 +17,16 @@ import GuideStore
 /// "Changed" is the feed's fingerprint (its channels and every programme's id, start and end) differing from the one
 /// the target was last told successfully; a failed call is tried again on the next round. Each call has 15 s.
 public struct MediaServerReloads: Sendable {
-    let store: any GuideDatabase
-    let feeds: LineupFeeds
-    let transport: any HTTPTransport
-    let now: @Sendable () -> Date
+    public let store: any GuideDatabase
+    public let feeds: LineupFeeds
+    public let transport: any HTTPTransport
+    public let now: @Sendable () -> Date
 
     /// The most of a media server's answer read (its task or DVR list).
-    static let largestAnswer = 1024 * 1024
-    static let timeLimit: Duration = .seconds(15)
+    public static let largestAnswer = 1024 * 1024
+    public static let timeLimit: Duration = .seconds(15)
 
-    init(store: any GuideDatabase, feeds: LineupFeeds, transport: any HTTPTransport, now: @escaping @Sendable () -> Date) {
+    public init(store: any GuideDatabase, feeds: LineupFeeds, transport: any HTTPTransport, now: @escaping @Sendable () -> Date) {
         (self.store, self.feeds, self.transport, self.now) = (store, feeds, transport, now)
     }
 
@@ -63,7 +63,7 @@ public struct MediaServerReloads: Sendable {
     }
 
     /// Calls `target` now and keeps the outcome (and, when it succeeded, `fingerprint` as what it was told).
-    func tell(_ target: ReloadTarget, feed: LineupFeed, fingerprint: String) async throws -> (text: String, succeeded: Bool) {
+    public func tell(_ target: ReloadTarget, feed: LineupFeed, fingerprint: String) async throws -> (text: String, succeeded: Bool) {
         let outcome: (text: String, succeeded: Bool)
         do {
             outcome = try await withTimeLimit(Self.timeLimit) { try await call(target, feed: feed, fingerprint: fingerprint) }

@@ -12,15 +12,15 @@ import Recorders
 /// (recording, done, a conflict, gone) is read back by ``sync()``. Each call to the recorder is bounded
 /// (``deadline``), so a viewer never waits on a recorder that hangs.
 public struct RecordingDesk: Sendable {
-    let store: any GuideDatabase
+    public let store: any GuideDatabase
     /// The admin's addresses' transport (as media servers' reloads use).
-    let transport: any HTTPTransport
-    let now: @Sendable () -> Date
-    let logger: Logger
+    public let transport: any HTTPTransport
+    public let now: @Sendable () -> Date
+    public let logger: Logger
     /// How long one call to the recorder may take.
-    static let deadline: Duration = .seconds(15)
+    public static let deadline: Duration = .seconds(15)
     /// Requests kept at most (a household's; the oldest finished ones go first).
-    static let mostKept = 2000
+    public static let mostKept = 2000
 
     public init(store: any GuideDatabase, transport: any HTTPTransport, now: @escaping @Sendable () -> Date,
                 logger: Logger = Logger(label: "tvguide.recordings")) {
@@ -28,12 +28,12 @@ public struct RecordingDesk: Sendable {
     }
 
     /// The recorder the admin set up, as a client; nil when there is none.
-    func recorder() async throws -> (client: any Recorder, settings: RecorderSettings)? {
+    public func recorder() async throws -> (client: any Recorder, settings: RecorderSettings)? {
         guard let settings = try await store.recorder() else { return nil }
         return (Self.client(settings, transport: transport), settings)
     }
 
-    static func client(_ settings: RecorderSettings, transport: any HTTPTransport) -> any Recorder {
+    public static func client(_ settings: RecorderSettings, transport: any HTTPTransport) -> any Recorder {
         switch settings.kind {
         case .tvheadend:
             TvheadendRecorder(address: settings.address,
@@ -84,7 +84,7 @@ public struct RecordingDesk: Sendable {
     }
 
     /// Sends a kept request to the recorder; the entry as it stands after.
-    func send(_ entry: RecordingEntry) async throws -> RecordingEntry {
+    public func send(_ entry: RecordingEntry) async throws -> RecordingEntry {
         guard let (recorder, settings) = try await recorder(), let channel = try await store.recorderChannels()[entry.what.channel] else {
             return entry
         }
@@ -159,7 +159,7 @@ public struct RecordingDesk: Sendable {
         try await store.removeRecording(entry.id)
     }
 
-    static func state(_ state: ScheduledRecording.State) -> RecordingEntry.State {
+    public static func state(_ state: ScheduledRecording.State) -> RecordingEntry.State {
         switch state {
         case .scheduled: .scheduled
         case .recording: .recording
@@ -170,7 +170,7 @@ public struct RecordingDesk: Sendable {
     }
 
     /// `body`, or ``RecorderError/Kind/unreachable`` when it takes longer than ``deadline``.
-    static func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    public static func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await body() }
             group.addTask { try await Task.sleep(for: deadline); return nil }

@@ -9,33 +9,33 @@ import XMLTV
 /// numbers and names as the feed's XMLTV gives them and their stream addresses as the source playlist gave them
 /// (tvguide does not relay streams). The fields are those real devices send (docs/media-servers.md; checked against
 /// real device answers in the tests).
-struct HDHomeRunDevice: Sendable {
+public struct HDHomeRunDevice: Sendable {
     /// One channel of the lineup.
-    struct Channel: Codable, Equatable, Sendable {
-        var guideNumber: String
-        var guideName: String
-        var url: String
+    public struct Channel: Codable, Equatable, Sendable {
+        public var guideNumber: String
+        public var guideName: String
+        public var url: String
         /// 1 when the name says the channel is HD (as devices mark it), else absent.
-        var hd: Int?
+        public var hd: Int?
 
-        enum CodingKeys: String, CodingKey {
+        public enum CodingKeys: String, CodingKey {
             case guideNumber = "GuideNumber", guideName = "GuideName", url = "URL", hd = "HD"
         }
     }
 
     /// `discover.json`.
-    struct Discovery: Codable, Equatable, Sendable {
-        var friendlyName: String
-        var manufacturer: String
-        var modelNumber: String
-        var firmwareName: String
-        var firmwareVersion: String
-        var deviceID: String
-        var baseURL: String
-        var lineupURL: String
-        var tunerCount: Int
+    public struct Discovery: Codable, Equatable, Sendable {
+        public var friendlyName: String
+        public var manufacturer: String
+        public var modelNumber: String
+        public var firmwareName: String
+        public var firmwareVersion: String
+        public var deviceID: String
+        public var baseURL: String
+        public var lineupURL: String
+        public var tunerCount: Int
 
-        enum CodingKeys: String, CodingKey {
+        public enum CodingKeys: String, CodingKey {
             case friendlyName = "FriendlyName", manufacturer = "Manufacturer", modelNumber = "ModelNumber"
             case firmwareName = "FirmwareName", firmwareVersion = "FirmwareVersion", deviceID = "DeviceID"
             case baseURL = "BaseURL", lineupURL = "LineupURL", tunerCount = "TunerCount"
@@ -43,34 +43,36 @@ struct HDHomeRunDevice: Sendable {
     }
 
     /// `lineup_status.json`: no scan running, none needed (the lineup is the feed's).
-    struct LineupStatus: Codable, Equatable, Sendable {
+    public struct LineupStatus: Codable, Equatable, Sendable {
         var scanInProgress = 0
         var scanPossible = 0
         var source = "Cable"
         var sourceList = ["Cable"]
 
-        enum CodingKeys: String, CodingKey {
+        public init() {}
+
+        public enum CodingKeys: String, CodingKey {
             case scanInProgress = "ScanInProgress", scanPossible = "ScanPossible", source = "Source", sourceList = "SourceList"
         }
     }
 
     /// The model and firmware a network tuner of this kind reports (an HDHomeRun CONNECT for cable and antenna
     /// streams); clients choose how to talk to a device by them.
-    static let model = "HDTC-2US"
-    static let firmware = (name: "hdhomeruntc_atsc", version: "20200101")
+    public static let model = "HDTC-2US"
+    public static let firmware = (name: "hdhomeruntc_atsc", version: "20200101")
     /// Streams one device lets a media server use at once: IPTV providers commonly allow two.
-    static let tunerCount = 2
+    public static let tunerCount = 2
 
     /// The feed's name, shown as the device's.
-    var name: String
+    public var name: String
     /// Where the device's answers are: `http://HOST:PORT` or that and a path, without a closing slash.
-    var base: String
+    public var base: String
     /// The device's id: 8 hex digits, the same for a feed whatever address it is read at.
-    var deviceID: String
-    var feedID: Int64
+    public var deviceID: String
+    public var feedID: Int64
 
     /// The device for `feed`, read at `base`.
-    init(feed: LineupFeed, base: String) {
+    public init(feed: LineupFeed, base: String) {
         self.name = feed.name
         self.base = base
         self.deviceID = Self.deviceID(feed: feed.id)
@@ -78,12 +80,12 @@ struct HDHomeRunDevice: Sendable {
     }
 
     /// 8 hex digits from the feed's id, stable across restarts and addresses, distinct for each feed of a guide.
-    static func deviceID(feed: Int64) -> String {
+    public static func deviceID(feed: Int64) -> String {
         let digest = SHA256.hash(data: Data("tvguide HDHomeRun device \(feed)".utf8))
         return digest.prefix(4).map { String(format: "%02X", $0) }.joined()
     }
 
-    var discovery: Discovery {
+    public var discovery: Discovery {
         Discovery(friendlyName: "tvguide \(name)", manufacturer: "tvguide", modelNumber: Self.model,
                   firmwareName: Self.firmware.name, firmwareVersion: Self.firmware.version, deviceID: deviceID,
                   baseURL: base, lineupURL: base + "/lineup.json", tunerCount: Self.tunerCount)
@@ -91,7 +93,7 @@ struct HDHomeRunDevice: Sendable {
 
     /// The lineup from the feed's channels with a stream: each numbered as the guide numbers it, else by its place in
     /// the feed after the highest number (a number is never given twice: Plex matches guide and tuner by it).
-    static func lineup(_ channels: [(number: String?, name: String, stream: String)]) -> [Channel] {
+    public static func lineup(_ channels: [(number: String?, name: String, stream: String)]) -> [Channel] {
         var taken = Set<String>()
         var numbered: [Channel?] = channels.map { channel in
             guard let number = channel.number?.trimmingCharacters(in: .whitespaces), !number.isEmpty,
@@ -109,12 +111,12 @@ struct HDHomeRunDevice: Sendable {
         return numbered.compactMap { $0 }
     }
 
-    static func isHD(_ name: String) -> Bool {
+    public static func isHD(_ name: String) -> Bool {
         name.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).contains { ["HD", "FHD", "UHD", "4K"].contains($0.uppercased()) }
     }
 
     /// `device.xml`: the UPnP description SSDP discovery points at.
-    var deviceDescription: String {
+    public var deviceDescription: String {
         let escape = XMLTVWriter.escape
         return """
             <?xml version="1.0" encoding="UTF-8"?>
@@ -136,10 +138,10 @@ struct HDHomeRunDevice: Sendable {
     }
 
     /// The device's UPnP unique name.
-    var udn: String { Self.udn(feed: feedID) }
+    public var udn: String { Self.udn(feed: feedID) }
 
     /// The UPnP unique name of feed `feed`'s device.
-    static func udn(feed: Int64) -> String {
+    public static func udn(feed: Int64) -> String {
         let digest = SHA256.hash(data: Data("tvguide HDHomeRun UDN \(feed)".utf8)).map { String(format: "%02x", $0) }.joined()
         let hex = Array(digest.prefix(32))
         return "uuid:" + [hex[0..<8], hex[8..<12], hex[12..<16], hex[16..<20], hex[20..<32]].map { String($0) }.joined(separator: "-")

@@ -1,0 +1,93 @@
+import Foundation
+import GuideApplication
+import GuideCore
+import GuideHTTP
+import GuideStore
+import Hummingbird
+import XMLTV
+
+/// `/xmltv/TOKEN.xml` and `/xmltv/TOKEN.xml.gz`: a feed an admin cut for one media server (``LineupFeed``): its
+/// channels from today's broadcast day for its days, written plainly or for Plex and Jellyfin (``MediaServerShape``).
+/// The token in the address only reads this feed. Written to a file once per version of the listings, day and
+/// definition, and served from it with `ETag` and `Last-Modified`. `/xmltv/TOKEN.m3u` is the same channels as an M3U
+/// playlist for IPTV players (``M3UWriter``): those with a stream from a playlist source, naming the feed as their guide.
+struct LineupFeedRoutes: Sendable {
+    let feeds: LineupFeeds
+    var store: any GuideDatabase { feeds.store }
+    var settings: ServerSettings { feeds.settings }
+
+    func register(on routes: RouteGroups) {
+        routes.open.get(.lineupFeed) { request, context in try await serve(request, context) }
+        routes.open.get(.tuner) { request, context in
+            let token = context.parameters.get("token") ?? ""
+            let feed = try await feed(token)
+            // The device's base: the path with an empty file, its closing slash left out.
+            let base = settings.publicAddress(for: request, local: context.local) + SitePath.tuner(token, "").dropLast()
+            return try await tuner(HDHomeRunDevice(feed: feed, base: base), of: feed, file: context.parameters.get("file") ?? "", request)
+        }
+    }
+
+    private func serve(_ request: Request, _ context: some GuideContext) async throws -> Response {
+        let file = context.parameters.get("file") ?? ""
+        if file.hasSuffix(".m3u") { return try await playlist(token: String(file.dropLast(4)), request, context) }
+        let compressed = file.hasSuffix(".xml.gz")
+        guard compressed || file.hasSuffix(".xml") else { throw HTTPError(.notFound) }
+        let token = String(file.dropLast(compressed ? 7 : 4))
+        let feed = try await feed(token)
+        let version = try await store.version()
+        let built = try await feeds.build(feed, compressed: compressed, base: settings.publicAddress(for: request, local: context.local),
+                                    languages: Self.languages(request))
+        var headers: HTTPFields = [.eTag: built.tag, .cacheControl: "no-cache",
+                                   .contentType: compressed ? "application/gzip" : "application/xml; charset=utf-8"]
+        if let updated = version.updated { headers[.lastModified] = HTTPDate.format(updated) }
+        if XMLTVFeed.isUnchanged(request, tag: built.tag, updated: nil) { return Response(status: .notModified, headers: headers) }
+        if compressed { headers[.contentDisposition] = "attachment; filename=\"tvguide.xml.gz\"" }
+        return Response(status: .ok, headers: headers, body: try await FileIO().loadFile(path: built.path, context: context))
+    }
+
+    private func feed(_ token: String) async throws -> LineupFeed { try await feeds.feed(token) }
+
+    /// `/xmltv/TOKEN.m3u`: the feed's channels that have a stream, in its order, each named by the id, number and name
+    /// its XMLTV gives it, with tvguide's cached logo; the source playlist's groups, catch-up and options as it gave them.
+    private func playlist(token: String, _ request: Request, _ context: some GuideContext) async throws -> Response {
+        let feed = try await feed(token)
+        let base = settings.publicAddress(for: request, local: context.local)
+        let items = try await feeds.streams(of: feed).map { channel, entry in
+            M3UWriter.Item(guideID: channel.id.rawValue, number: channel.number, name: channel.name,
+                           logo: ChannelLogos.address(of: channel).map { base + $0 }, entry: entry)
+        }
+        let text = M3UWriter().playlist(items, guide: base + SitePath.lineupFeed("\(token).xml"))
+        return CompressibleBody.response(Array(text.utf8), for: request,
+                                         headers: [.contentType: "audio/x-mpegurl; charset=utf-8", .cacheControl: "no-cache"])
+    }
+
+    /// An answer of the feed's HDHomeRun tuner (``HDHomeRunDevice``), at `/hdhomerun/TOKEN/` for Jellyfin, Emby and
+    /// Channels, and at the root of the feed's own tuner port for Plex (``TunerPorts``).
+    func tuner(_ device: HDHomeRunDevice, of feed: LineupFeed, file: String, _ request: Request) async throws -> Response {
+        let json: any Encodable
+        switch file {
+        case "discover.json": json = device.discovery
+        case "lineup_status.json": json = HDHomeRunDevice.LineupStatus()
+        case "lineup.json":
+            json = HDHomeRunDevice.lineup(try await feeds.streams(of: feed).map { channel, entry in
+                (number: channel.number ?? entry.number, name: channel.name, stream: entry.stream)
+            })
+        case "device.xml":
+            return Response(status: .ok, headers: [.contentType: "application/xml; charset=utf-8", .cacheControl: "no-cache"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: device.deviceDescription)))
+        default: throw HTTPError(.notFound)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return CompressibleBody.response(Array(try encoder.encode(json)), for: request,
+                                         headers: [.contentType: "application/json", .cacheControl: "no-cache"])
+    }
+
+    /// `?lang=de,en`: the languages whose titles and descriptions come first in the feed, for a media server that
+    /// shows the first (8 at most; anything else in it is left out).
+    static func languages(_ request: Request) -> [String] {
+        (QueryParameters(request: request).string("lang") ?? "").split(separator: ",").prefix(8)
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter(LocalizedText.isLanguageTag)
+    }
+
+}
