@@ -136,6 +136,10 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             // The registry /metrics reads, handed to the doors.
             .product(name: "Prometheus", package: "swift-prometheus"),
+            // serve's background loops are services of its group.
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            // The reminders' words in six languages (ReminderDispatcher).
+            "Catalogs",
         ]),
         // The web guide and the JSON API, on Hummingbird: a door onto the application.
         .target(name: "GuideServer", dependencies: [

@@ -43,14 +43,16 @@ public struct GuideServices: Sendable {
         public var links: WebLinks
         /// Feeds' own tuner ports, for Plex (the devices door's); nil where nothing runs them (the tests of the router alone).
         public var tuners: (any TunerPortControl)?
+        /// Followed shows kept current in the background, with a TVmaze client that may wait; nil where nothing does.
+        public var followedShows: SeriesTracker?
 
         public init(store: any GuideDatabase, settings: ServerSettings, scheduler: RefreshScheduler, feeds: any HTTPTransport,
                     tvmaze: TVMazeClient, images: ImageCache, logos: ImageCache, outbound: PolicedTransport, reminders: ReminderDispatcher,
                     links: WebLinks, metrics: PrometheusCollectorRegistry? = nil, grabbers: Grabbers? = nil,
-                    schedulesDirect: SDConnection? = nil, tuners: (any TunerPortControl)? = nil) {
+                    schedulesDirect: SDConnection? = nil, tuners: (any TunerPortControl)? = nil, followedShows: SeriesTracker? = nil) {
             (self.store, self.settings, self.scheduler, self.feeds, self.tvmaze) = (store, settings, scheduler, feeds, tvmaze)
             (self.images, self.logos, self.outbound, self.reminders, self.metrics) = (images, logos, outbound, reminders, metrics)
-            (self.links, self.grabbers, self.schedulesDirect, self.tuners) = (links, grabbers, schedulesDirect, tuners)
+            (self.links, self.grabbers, self.schedulesDirect, self.tuners, self.followedShows) = (links, grabbers, schedulesDirect, tuners, followedShows)
         }
     }
 

@@ -60,9 +60,6 @@ struct ServeCommand: AsyncParsableCommand {
         let guideClock = GuideClock.system(pretending: options.pretendNow)
         let now = guideClock.now, clock = guideClock.waits
         let database = try CLIFailure.translating { try makeGuideDatabase(options.store.path, password: password, now: now) }
-        // One limiter for both TVmaze clients (the pages' and the followed-shows loop's): TVmaze counts 20 requests
-        // in 10 s per address, not per client.
-        let limiter = RateLimiter(clock: clock)
         // A code is made at every start; it works only while no profile exists, and is shown only then.
         var configured = ServerSettings(clock: guideClock, dayStartHour: options.dayStart, secureCookies: !options.insecureCookies,
                                         setupCode: GuideServer.newSetupCode(), exportDirectory: options.store.localFiles + ".export")
@@ -74,90 +71,41 @@ struct ServeCommand: AsyncParsableCommand {
         let settings = configured
         // Every address a viewer, a guest, a listings file or a playlist names is fetched through this (allowed-hosts).
         let outbound = PolicedTransport(policy: options.outbound, trusting: options.outboundCA, connectTimeout: .seconds(5), readTimeout: .seconds(10))
-        let grabbers = options.grabbers.grabbers(localFiles: options.store.localFiles)
         // Feeds an admin gave a tuner port, each served there as an HDHomeRun tuner for Plex, on serve's own host.
         let tuners = TunerPorts(host: options.host)
+        let configuration = GuideConfiguration(
+            settings: settings, localFiles: options.store.localFiles, tvmazeBase: options.tvmazeBase,
+            schedulesDirectBase: options.schedulesDirectBase, hdhomerunGuide: options.hdhomerunGuide,
+            grabbers: options.grabbers.grabbers(localFiles: options.store.localFiles), mail: options.mail,
+            pushContact: options.pushContact, links: GuideServer.links, metrics: registry)
         try await withHTTPTransport { feeds in
             // Images get their own client with short timeouts: a poster that cannot be fetched must not hold a page up.
-            try await withHTTPTransport(connectTimeout: .seconds(3), readTimeout: .seconds(10)) { imageFetches in
-                let scheduler = RefreshScheduler(
-                    refresher: SourceRefresher(store: database, transport: feeds, tvmazeBase: options.tvmazeBase,
-                                               schedulesDirect: SDConnection(base: options.schedulesDirectBase, transport: feeds),
-                                               grabbers: grabbers, hdhomerunGuide: options.hdhomerunGuide, now: now, clock: clock),
-                    now: now, clock: clock)
-                let guide = GuideServices(GuideServices.Parts(
-                    store: database, settings: settings, scheduler: scheduler, feeds: feeds,
-                    // Pages ask while someone waits: at most 10 s a request, or 503 "busy".
-                    tvmaze: TVMazeClient(base: options.tvmazeBase, transport: feeds, limiter: limiter, cache: database, policy: .interactive,
-                                         now: now, clock: clock),
-                    images: ImageCache(directory: options.store.localFiles + ".images", transport: imageFetches, now: now),
-                    logos: ImageCache(directory: options.store.localFiles + ".logos", listingsThrough: outbound,
-                                      largest: 1024 * 1024, largestTotal: 64 * 1024 * 1024, now: now),
-                    outbound: outbound,
-                    // Reminders go where viewers say: through the outbound policy, each send within its deadline.
-                    reminders: ReminderDispatcher(store: database,
-                                                  senders: ReminderSenders(transport: outbound, mail: options.mail.map(SMTPClient.init),
-                                                                           push: VAPIDKey(store: database, subject: options.pushContact, now: now)),
-                                                  clock: clock,
-                                                  now: now, translations: try Translations(), site: options.publicURL,
-                                                  defaultClock: ViewerClock(zone: settings.timeZone, dayStartHour: settings.dayStartHour)),
-                    links: GuideServer.links, metrics: registry, grabbers: grabbers,
-                    schedulesDirect: SDConnection(base: options.schedulesDirectBase, transport: feeds),
-                    tuners: tuners))
-                let followed = SeriesTracker(client: TVMazeClient(base: options.tvmazeBase, transport: feeds, limiter: limiter, cache: database,
-                                                                  now: now, clock: clock),
-                                             store: database, now: now)
-                // The scheduler starts once the first run's work is done, so the two never fetch a source at once; the
-                // reminders once the schema is up to date.
-                let (started, starting) = AsyncStream<Void>.makeStream()
-                let (prepared, preparing) = AsyncStream<Void>.makeStream()
-                let (schemaReady, readying) = AsyncStream<Void>.makeStream()  // One stream a waiter.
+            try await withHTTPTransport(connectTimeout: .seconds(3), readTimeout: .seconds(10)) { images in
+                let guide = try GuideServices.assemble(configuration, store: database, feeds: feeds, images: images, outbound: outbound,
+                                                       tuners: tuners)
+                let ready = StartGate()
+                // The doors other than the web's, each a service: the tuner ports; Home Assistant's sensors, events and
+                // commands, when a broker is set; SSDP answers, when the admin turned them on.
+                let doors: [any Service] = [
+                    BackgroundWork { await tuners.run() },
+                    BackgroundWork { [broker = options.homeAssistant] in
+                        if let broker {
+                            await HomeAssistantBridge(broker: broker, guide: guide, clock: clock, site: options.publicURL).run()
+                        } else {
+                            await BackgroundWork.untilCancelled()
+                        }
+                    },
+                    BackgroundWork { [ssdp = options.ssdpPort] in
+                        if let ssdp { await SSDPResponder(port: ssdp, tuners: tuners, now: now).run() } else { await BackgroundWork.untilCancelled() }
+                    },
+                ]
+                let loops = guide.loops(after: ready) { Output.error($0.worded(Output.words)) }
+                // The database first: the group stops in reverse order, so it closes last.
                 let application = try GuideServer.buildApplication(
-                    guide, host: options.host, port: options.port,
-                    services: [database,
-                               // A graceful shutdown lets the import running now finish.
-                               Background(onGracefulShutdown: { scheduler.stopAfterCurrentRefresh() }) {
-                                   for await _ in started {}
-                                   await scheduler.run()
-                               },
-                               Background { await Self.keepFollowedShowsCurrent(followed, database: database, clock: clock) },
-                               Background { await tuners.run() },
-                               // Requests to record that waited for the recorder are sent, and its state read back.
-                               Background { [desk = guide.recordings] in
-                                   await Self.keepRecordingsCurrent(desk, clock: clock)
-                               },
-                               // Home Assistant's sensors, events and commands, when a broker is set.
-                               Background { [broker = options.homeAssistant] in
-                                   if let broker {
-                                       await HomeAssistantBridge(broker: broker, guide: guide, clock: clock, site: options.publicURL).run()
-                                   } else {
-                                       await Self.untilCancelled()
-                                   }
-                               },
-                               // Answers SSDP searches while serve runs, when the admin turned it on.
-                               Background { [ssdp = options.ssdpPort] in
-                                   if let ssdp { await SSDPResponder(port: ssdp, tuners: tuners, now: now).run() } else { await Self.untilCancelled() }
-                               },
-                               Background { [reloads = guide.reloads] in
-                                   for await _ in schemaReady {}
-                                   await reloads.run(clock: clock) { Output.error($0) }
-                               },
-                               Background { [reminders = guide.reminders] in
-                                   for await _ in prepared {}
-                                   async let episodes: Void = Self.keepEpisodeRemindersCurrent(
-                                       EpisodeReminders(store: database, defaultZone: settings.timeZone), now: now, clock: clock)
-                                   async let searches: Void = Self.keepSavedSearchesCurrent(
-                                       SavedSearchReminders(store: database), recordings: guide.recordings,
-                                       database: database, now: now, clock: clock)
-                                   await reminders.run()
-                                   await episodes
-                                   await searches
-                               }],
+                    guide, host: options.host, port: options.port, services: [database] + loops + doors,
                     startup: {
-                        try await firstRun(database: database, scheduler: scheduler, settings: settings, options: options)
-                        starting.finish()
-                        preparing.finish()
-                        readying.finish()
+                        try await firstRun(database: database, scheduler: guide.scheduler, settings: settings, options: options)
+                        ready.open()
                     })
                 try await application.runService()
             }
@@ -209,99 +157,6 @@ struct ServeCommand: AsyncParsableCommand {
                 Output.error(words.plural("Refreshing {count} source on its interval (tvguide sources list).",
                                           "Refreshing {count} sources on their intervals (tvguide sources list).", count: sources.count))
             }
-        }
-    }
-
-    /// Every 6 hours (first a minute after starting), brings followed shows up to date through `/updates/shows`, then
-    /// syncs the profiles' TVmaze accounts (each one's outcome is kept with it, for its history page).
-    static func keepFollowedShowsCurrent(_ tracker: SeriesTracker, database: any GuideDatabase, clock: any Clock<Duration>) async {
-        var wait: Duration = .seconds(60)
-        let accounts = TVMazeSync(history: WatchHistory(store: database, tracker: tracker, now: tracker.now), client: tracker.client, accounts: database)
-        while !Task.isCancelled {
-            try? await clock.sleep(for: wait)
-            wait = .seconds(6 * 3600)
-            try? await accounts.syncAll()
-            guard !Task.isCancelled, (try? await database.trackedShows().isEmpty) == false else { continue }
-            do {
-                let report = try await tracker.refresh()
-                if !report.refetched.isEmpty || !report.failed.isEmpty {
-                    Output.error(Output.words("Followed shows: {updated} updated from TVmaze, {failed} could not be fetched.",
-                                              ["updated": String(report.refetched.count), "failed": String(report.failed.count)]))
-                }
-            } catch {
-                Output.error(Output.words("Followed shows could not be brought up to date: {error}", ["error": Sentence(error).worded(Output.words)]))
-            }
-        }
-    }
-}
-
-extension ServeCommand {
-    /// After every import (a new generation of the listings, looked for each minute) and every hour, every saved
-    /// search's matches reminded.
-    static func keepSavedSearchesCurrent(_ searches: SavedSearchReminders, recordings: RecordingDesk, database: any GuideDatabase,
-                                         now: @escaping @Sendable () -> Date, clock: any Clock<Duration>) async {
-        // Hourly too: programmes come within the two weeks' reach as time passes. Searches that record ask the recorder.
-        await afterEveryImport(of: database, atLeastEvery: 3600, now: now, clock: clock) {
-            try await searches.run(at: now())
-            try await recordings.recordSavedSearches(at: now())
-        } failed: { error in
-            Output.error(Output.words("Saved searches could not be checked: {error}", ["error": Sentence(error).worded(Output.words)]))
-        }
-    }
-
-    /// Every 5 minutes, every profile's episode reminders made to match its followed shows (TVmaze's times change,
-    /// episodes get dated, the followed-shows loop brings new copies).
-    static func keepEpisodeRemindersCurrent(_ episodes: EpisodeReminders, now: @escaping @Sendable () -> Date,
-                                            clock: any Clock<Duration>) async {
-        while !Task.isCancelled {
-            do {
-                try await episodes.syncAll(at: now())
-            } catch {
-                Output.error(Output.words("Episode reminders could not be brought up to date: {error}", ["error": Sentence(error).worded(Output.words)]))
-            }
-            try? await clock.sleep(for: .seconds(300))
-        }
-    }
-}
-
-/// Work that runs for as long as the server does, as a service of its group: cancelled when the group shuts down, or,
-/// given `onGracefulShutdown`, told so and waited for (the services before it in the group, the store among them, stop
-/// after it).
-extension ServeCommand {
-    /// Every 2 minutes: what waits for the recorder sent, what it did read back (nothing without a recorder).
-    static func keepRecordingsCurrent(_ desk: RecordingDesk, clock: any Clock<Duration>) async {
-        while !Task.isCancelled {
-            do {
-                try await desk.sync()
-            } catch is CancellationError {
-                return
-            } catch {
-                Output.error(Output.words("Recordings: {error}", ["error": Sentence(error).worded(Output.words)]))
-            }
-            try? await clock.sleep(for: .seconds(120))
-        }
-    }
-
-    /// Waits until the task is cancelled (serve's shutdown): a service with nothing to do must not end before it.
-    static func untilCancelled() async {
-        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-    }
-}
-
-struct Background: Service {
-    let work: @Sendable () async -> Void
-    let onGracefulShutdown: (@Sendable () -> Void)?
-
-    init(onGracefulShutdown: (@Sendable () -> Void)? = nil, _ work: @escaping @Sendable () async -> Void) {
-        self.work = work
-        self.onGracefulShutdown = onGracefulShutdown
-    }
-
-    func run() async throws {
-        if let onGracefulShutdown {
-            await withGracefulShutdownHandler { await work() } onGracefulShutdown: { onGracefulShutdown() }
-        } else {
-            await cancelWhenGracefulShutdown { await work() }
         }
     }
 }
