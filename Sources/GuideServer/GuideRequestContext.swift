@@ -19,6 +19,9 @@ public struct GuideRequestContext: RequestContext, GuideContext {
     /// The value every form on the page carries back: bound to the session (or a guest's nonce cookie) by
     /// ``FormTokens``.
     var csrfToken = ""
+    /// The form a page posted, read once by ``SessionMiddleware``, which checks its token on it; the handler's form
+    /// type reads the same fields (``PostedForm``, ``MultipartForm/posted(_:)``).
+    var posted: PostedBody?
     /// The zone the browser reports (the `tz` cookie the page's script sets), when it names a real zone.
     var browserZone: TimeZone?
     /// A guest's theme (the `theme` cookie "/theme" sets); a profile's is its own.

@@ -56,6 +56,27 @@ import Testing
         }
     }
 
+    /// A form is read once, by the sessions' middleware, which checks its token on the parsed form; the handler's form
+    /// type reads the same fields. A form of fields sent as files (or files sent as fields) is refused, never half-read.
+    @Test func aFormIsReadOnceAndOfTheKindItsPageSends() async throws {
+        try await Self.server().run { client in
+            // Given an admin whose file form carries a profile form's fields.
+            let admin = try await Self.admin(client)
+            let asFiles = try await admin.upload(client, "/admin/profiles", files: [("name", "n.txt", Array("Intruder".utf8))])
+            // Then the profile form refuses it and adds nobody; the history import refuses fields where it takes files.
+            #expect(asFiles.status == .badRequest)
+            #expect(String(buffer: asFiles.body).contains("This form sends no files: send it from its page."))
+            #expect(!String(buffer: try await admin.send(client, "/admin").body).contains("Intruder"))
+            let asFields = try await admin.send(client, "/history/import", method: .post, form: ["export": "a,b"])
+            #expect(asFields.status == .badRequest)
+            #expect(String(buffer: asFields.body).contains("This form sends files: choose them, then send it from its page."))
+            // And the same profile form, sent as fields with its token, works.
+            let real = try await admin.send(client, "/admin/profiles", method: .post,
+                                            form: ["name": "Kid", "role": "viewer", "kind": "pin", "secret": "2468"])
+            #expect(real.status == .ok && String(buffer: real.body).contains("Added Kid (viewer)."))
+        }
+    }
+
     @Test func fiveWrongPINsMakeTheProfileWaitLongerEachTime() async throws {
         let server = try await Self.server()
         try await server.run { client in

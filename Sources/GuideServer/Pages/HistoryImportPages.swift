@@ -113,7 +113,7 @@ struct HistoryImportPages: Sendable {
     }
 
     func upload(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
-        let form = try await MultipartForm.posted(request, context)
+        let form = try MultipartForm.posted(context)
         guard !form.files("export").isEmpty else {
             throw Refusal(.badRequest, saying: "Choose the export's file (a zip, or its CSV or JSON files) to import.")
         }

@@ -8,6 +8,7 @@ import NIOCore
 protocol GuideContext: RequestContext {
     var viewer: Viewer? { get }
     var csrfToken: String { get }
+    var posted: PostedBody? { get }
     var browserZone: TimeZone? { get }
     var browserTheme: Profile.Theme? { get }
     /// Whether pages are laid out for a television and its remote (``TVMode``).
@@ -26,6 +27,7 @@ protocol CheckedGuideContext: GuideContext, ChildRequestContext where ParentCont
 extension CheckedGuideContext {
     var viewer: Viewer? { base.viewer }
     var csrfToken: String { base.csrfToken }
+    var posted: PostedBody? { base.posted }
     var browserZone: TimeZone? { base.browserZone }
     var browserTheme: Profile.Theme? { base.browserTheme }
     var isTV: Bool { base.isTV }

@@ -42,12 +42,10 @@ struct MultipartForm: Sendable {
         self.parts = parts
     }
 
-    /// The file form `request` posted (``SessionMiddleware`` has already checked its token), within the route's
-    /// upload limit; a 400 when it is not one.
-    static func posted(_ request: Request, _ context: some GuideContext) async throws -> MultipartForm {
-        var request = request
-        let body = try await request.collectBody(upTo: context.maxUploadSize)
-        guard let form = MultipartForm(request, body: body) else {
+    /// The file form `request` posted, as ``SessionMiddleware`` read it (within the route's upload limit) and
+    /// checked its token; a 400 when it is not one.
+    static func posted(_ context: some GuideContext) throws -> MultipartForm {
+        guard case .files(let form) = context.posted else {
             throw Refusal(.badRequest, saying: "This form sends files: choose them, then send it from its page.")
         }
         return form

@@ -10,10 +10,28 @@ protocol PostedForm: Sendable {
 }
 
 extension PostedForm {
-    /// The form `request` posted (``SessionMiddleware`` has already checked its token).
+    /// The form `request` posted, as ``SessionMiddleware`` read it and checked its token: its fields are not read
+    /// again. A form of files has no fields of this kind: a 400.
     init(_ request: Request, _ context: some GuideContext) async throws {
-        var request = request
-        try self.init(FormFields(encoded: String(buffer: try await request.collectBody(upTo: context.maxUploadSize))))
+        guard case .fields(let fields) = context.posted else {
+            throw Refusal(.badRequest, saying: "This form sends no files: send it from its page.")
+        }
+        try self.init(fields)
+    }
+}
+
+/// A page's posted body, parsed once (``SessionMiddleware``): fields (`application/x-www-form-urlencoded`), or a form
+/// of files (`multipart/form-data`).
+enum PostedBody: Sendable {
+    case fields(FormFields)
+    case files(MultipartForm)
+
+    /// A text field's value, whichever kind the form is.
+    func text(_ name: String) -> String? {
+        switch self {
+        case .fields(let fields): fields.raw(name)
+        case .files(let form): form.text(name)
+        }
     }
 }
 

@@ -45,12 +45,15 @@ struct SessionMiddleware: RouterMiddleware {
         }
 
         if request.method == .post, !request.uri.path.hasPrefix("/api/") {
-            // Collected once; the handler reads the same bytes again.
+            // Read and parsed once, here: the token is checked on the parsed form, and the handler's form type reads
+            // the same fields from the context. A file's form (multipart) carries its token as a field too.
             let body = try await request.collectBody(upTo: context.maxUploadSize)
-            // A file's form (multipart) carries its token as a field too.
-            let sent = if let upload = MultipartForm(request, body: body) { upload.text("csrf") } else { FormFields(encoded: String(buffer: body)).raw("csrf") }
+            let posted: PostedBody = if let upload = MultipartForm(request, body: body) { .files(upload) } else {
+                .fields(FormFields(encoded: String(buffer: body)))
+            }
             // A guest without a nonce cookie was never given a form token.
-            guard newNonce == nil, let sent, Self.constantTimeEqual(sent, context.csrfToken) else { throw FormTokenRefused() }
+            guard newNonce == nil, let sent = posted.text("csrf"), Self.constantTimeEqual(sent, context.csrfToken) else { throw FormTokenRefused() }
+            context.posted = posted
         }
         var response = try await next(request, context)
         if let newNonce {
