@@ -58,5 +58,24 @@ extension SchemaMigrations {
                 ALTER TABLE profile ADD COLUMN hours TEXT NOT NULL DEFAULT 'locale';
                 """)
         }
+        // Found by OneSchemaTests: v1's import_run.longest was last read before the schedule index computed the
+        // longest programme itself, and PostgreSQL never had it.
+        // The table is made again (SQLite's DROP COLUMN cannot edit v1's definition, which has a comment in it).
+        migrator.registerMigration("v24: one schema: import_run without the longest programme") { db in
+            try db.execute(sql: """
+                CREATE TABLE import_run_v24 (
+                    id INTEGER PRIMARY KEY,
+                    source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+                    started_at INTEGER NOT NULL,
+                    channels INTEGER NOT NULL DEFAULT 0,
+                    programmes INTEGER NOT NULL DEFAULT 0,
+                    issues INTEGER NOT NULL DEFAULT 0
+                );
+                INSERT INTO import_run_v24 (id, source_id, started_at, channels, programmes, issues)
+                    SELECT id, source_id, started_at, channels, programmes, issues FROM import_run;
+                DROP TABLE import_run;
+                ALTER TABLE import_run_v24 RENAME TO import_run;
+                """)
+        }
     }
 }
