@@ -205,7 +205,7 @@ let package = Package(
         .testTarget(name: "XMLTVTests", dependencies: ["XMLTV", "GuideCore", "TestReceivers"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GuideStoreTests", dependencies: [
             "GuideStore", "GuideStoreSQLite", "GuideStorePostgres", "GuideCore", "XMLTV", "StoreTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
+        ], exclude: ["Fixtures"]),
         .testTarget(name: "tvguideTests", dependencies: [
             "tvguide", "GuideCore", "GuideStore", "TVMazeReplay", "SchedulesDirectReplay", "StoreTestSupport",
         ]),
