@@ -18,17 +18,17 @@ extension GuideServices {
             // A graceful shutdown lets the import running now finish. The scheduler starts once the first run's work
             // is done, so the two never fetch a source at once.
             BackgroundWork(onGracefulShutdown: { scheduler.stopAfterCurrentRefresh() }) {
-                await ready.wait()
+                await ready.waitUntilOpen()
                 await scheduler.run()
             },
             // Requests to record that waited for the recorder are sent, and its state read back.
             BackgroundWork { await Self.keepRecordingsCurrent(recordings, clock: clock, report: report) },
             BackgroundWork {
-                await ready.wait()
+                await ready.waitUntilOpen()
                 await reloads.run(clock: clock.waits) { report(.verbatim($0)) }
             },
             BackgroundWork {
-                await ready.wait()
+                await ready.waitUntilOpen()
                 async let episodes: Void = Self.keepEpisodeRemindersCurrent(
                     EpisodeReminders(store: store, defaultZone: settings.timeZone), clock: clock, report: report)
                 async let searches: Void = Self.keepSavedSearchesCurrent(
@@ -124,7 +124,7 @@ public final class StartGate: Sendable {
         for waiter in waiting { waiter.finish() }
     }
 
-    public func wait() async {
+    public func waitUntilOpen() async {
         let (opened, continuation) = AsyncStream<Void>.makeStream()
         let isOpen = state.withLock { state in
             if !state.isOpen { state.waiting.append(continuation) }
