@@ -46,6 +46,7 @@ extension GuideServices {
                                 images: any HTTPTransport, outbound: PolicedTransport, tuners: (any TunerPortControl)?) throws -> GuideServices {
         let settings = configuration.settings, clock = settings.clock
         let limiter = RateLimiter(clock: clock.waits)
+        let translations = try Translations()
         let schedulesDirect = SDConnection(base: configuration.schedulesDirectBase, transport: feeds)
         let scheduler = RefreshScheduler(
             refresher: SourceRefresher(store: store, transport: feeds, tvmazeBase: configuration.tvmazeBase, schedulesDirect: schedulesDirect,
@@ -65,9 +66,9 @@ extension GuideServices {
             reminders: ReminderDispatcher(store: store,
                                           senders: ReminderSenders(transport: outbound, mail: configuration.mail.map(SMTPClient.init),
                                                                    push: VAPIDKey(store: store, subject: configuration.pushContact, now: clock.now)),
-                                          clock: clock.waits, now: clock.now, translations: try Translations(), site: settings.publicURL,
+                                          clock: clock.waits, now: clock.now, translations: translations, site: settings.publicURL,
                                           defaultClock: ViewerClock(zone: settings.timeZone, dayStartHour: settings.dayStartHour)),
-            links: configuration.links, metrics: configuration.metrics, grabbers: configuration.grabbers,
+            links: configuration.links, translations: translations, metrics: configuration.metrics, grabbers: configuration.grabbers,
             schedulesDirect: schedulesDirect, tuners: tuners,
             followedShows: SeriesTracker(client: TVMazeClient(base: configuration.tvmazeBase, transport: feeds, limiter: limiter, cache: store,
                                                               now: clock.now, clock: clock.waits),

@@ -1,3 +1,4 @@
+import Catalogs
 import Foundation
 import GuideHTTP
 import GuideIngest
@@ -41,6 +42,8 @@ public struct GuideServices: Sendable {
         public var schedulesDirect: SDConnection?
         /// Where the web door serves the logos and artwork a written feed names.
         public var links: WebLinks
+        /// The six languages' catalogs, read once: the pages' words and the reminders'.
+        public var translations: Translations
         /// Feeds' own tuner ports, for Plex (the devices door's); nil where nothing runs them (the tests of the router alone).
         public var tuners: (any TunerPortControl)?
         /// Followed shows kept current in the background, with a TVmaze client that may wait; nil where nothing does.
@@ -48,11 +51,11 @@ public struct GuideServices: Sendable {
 
         public init(store: any GuideDatabase, settings: ServerSettings, scheduler: RefreshScheduler, feeds: any HTTPTransport,
                     tvmaze: TVMazeClient, images: ImageCache, logos: ImageCache, outbound: PolicedTransport, reminders: ReminderDispatcher,
-                    links: WebLinks, metrics: PrometheusCollectorRegistry? = nil, grabbers: Grabbers? = nil,
+                    links: WebLinks, translations: Translations, metrics: PrometheusCollectorRegistry? = nil, grabbers: Grabbers? = nil,
                     schedulesDirect: SDConnection? = nil, tuners: (any TunerPortControl)? = nil, followedShows: SeriesTracker? = nil) {
             (self.store, self.settings, self.scheduler, self.feeds, self.tvmaze) = (store, settings, scheduler, feeds, tvmaze)
             (self.images, self.logos, self.outbound, self.reminders, self.metrics) = (images, logos, outbound, reminders, metrics)
-            (self.links, self.grabbers, self.schedulesDirect, self.tuners, self.followedShows) = (links, grabbers, schedulesDirect, tuners, followedShows)
+            (self.links, self.translations, self.grabbers, self.schedulesDirect, self.tuners, self.followedShows) = (links, translations, grabbers, schedulesDirect, tuners, followedShows)
         }
     }
 

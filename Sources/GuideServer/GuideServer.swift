@@ -24,7 +24,7 @@ public enum GuideServer {
     /// The router and the table of its routes (every path and the methods it takes).
     static func routerAndTable(_ services: GuideServices) throws -> (router: Router<GuideRequestContext>, table: RouteTable) {
         let store = services.store, settings = services.settings
-        let translations = try Translations()
+        let translations = services.translations
         let renderer = try PageRenderer(translations: translations)
         let assets = try StaticAssets()
         let accounts = Accounts(store: store, now: settings.now, cost: settings.secretCost)

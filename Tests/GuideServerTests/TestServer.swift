@@ -1,3 +1,4 @@
+import Catalogs
 import Foundation
 import GuideApplication
 import GuideCore
@@ -28,6 +29,8 @@ final class TestServer: Sendable {
     let secretCost: UInt8
     /// The XMLTV grabbers grabber sources run, and the admin's grabber pages list; none unless a test gives them.
     let grabbers: Grabbers?
+    /// The catalogs, read once for the test's server, as serve reads them once.
+    let translations: Translations
 
     /// Schedules Direct (a stand-in's address), for its sources and the admin's page; none unless a test gives it.
     let schedulesDirect: SDConnection?
@@ -37,6 +40,7 @@ final class TestServer: Sendable {
         self.tvmazeURL = tvmazeURL
         self.secretCost = secretCost
         self.grabbers = grabbers
+        translations = try Translations()
         schedulesDirect = schedulesDirectURL.map { SDConnection(base: $0, transport: TestHTTP.transport) }
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-web-\(UUID().uuidString)").path
         store = try await TestDatabase.open(in: folder)
@@ -85,7 +89,7 @@ final class TestServer: Sendable {
                                           senders: ReminderSenders(transport: TestHTTP.outbound,
                                                                    push: VAPIDKey(store: store, subject: "mailto:admin@guide.example", now: now)),
                                           clock: ContinuousClock(), now: now),
-            links: GuideServer.links, grabbers: grabbers, schedulesDirect: schedulesDirect)
+            links: GuideServer.links, translations: translations, grabbers: grabbers, schedulesDirect: schedulesDirect)
     }
 
     /// The server's services, assembled from ``parts`` as `serve` assembles them.
