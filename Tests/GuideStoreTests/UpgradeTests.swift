@@ -84,6 +84,11 @@ import XMLTV
         // Then it is at today's schema, with every migration since applied, and everything it held is there.
         let after = try await DatabaseQueue(path: path).read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid") }
         #expect(after.count > before.count && after.starts(with: before))
+        try await Self.expectEverythingKept(in: store, runsBefore: runsBefore)
+    }
+
+    /// What `fill` put in is all there, and the next import goes on from there.
+    static func expectEverythingKept<Store: GuideDatabase & SQLBackend>(in store: Store, runsBefore: [Int64]) async throws {
         #expect(try await store.counts() == (channels: 2, programmes: 3))
         #expect(try await store.channels().map(\.name) == ["BBC One", "Channel 5"])
         let now = try await store.nowNext(at: Self.evening.addingTimeInterval(600), channels: nil)
