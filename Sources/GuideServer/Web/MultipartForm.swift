@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import MultipartKit
 import NIOCore
 
 /// A `multipart/form-data` body (RFC 7578): the one way a browser without a script uploads a file. Its parts by name,
@@ -15,30 +16,30 @@ struct MultipartForm: Sendable {
     let parts: [Part]
     static let mostParts = 64
 
-    /// The form in `body`, or nil when `request` did not post one (or it is not well formed).
-    init?(_ request: Request, body: ByteBuffer) {
-        guard let type = request.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data"),
+    /// The form in `body`, or nil when it is not one by its `contentType` (or it is not well formed: multipart-kit's parser
+    /// refused it, or it does not end with its closing delimiter). Parts past ``mostParts`` are left unread.
+    init?(contentType type: String?, body: ByteBuffer) {
+        guard let type, type.lowercased().hasPrefix("multipart/form-data"),
               let boundary = Self.parameter("boundary", in: type), !boundary.isEmpty, boundary.utf8.count <= 70 else { return nil }
-        let bytes = Array(body.readableBytesView)
-        let delimiter = Array(("--" + boundary).utf8)
+        // The closing delimiter, then at most a line end: a body cut short has no last part to trust.
+        let closing = Array("--\(boundary)--".utf8)
+        let end = body.readableBytesView.reversed().drop(while: { $0 == 0x0A || $0 == 0x0D }).count
+        guard end >= closing.count, body.readableBytesView.prefix(end).suffix(closing.count).elementsEqual(closing) else { return nil }
         var parts: [Part] = []
-        var cursor = 0
-        guard let first = Self.find(delimiter, in: bytes, from: 0) else { return nil }
-        cursor = first + delimiter.count
-        while parts.count < Self.mostParts {
-            // After a delimiter: "--" ends the form, else CRLF and a part.
-            if bytes[cursor..<min(bytes.count, cursor + 2)].elementsEqual([0x2D, 0x2D]) { break }
-            guard bytes[cursor..<min(bytes.count, cursor + 2)].elementsEqual([0x0D, 0x0A]) else { return nil }
-            cursor += 2
-            guard let headersEnd = Self.find([0x0D, 0x0A, 0x0D, 0x0A], in: bytes, from: cursor),
-                  let next = Self.find([0x0D, 0x0A] + delimiter, in: bytes, from: headersEnd + 4) else { return nil }
-            let headers = String(decoding: bytes[cursor..<headersEnd], as: UTF8.self)
-            let disposition = headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-disposition:") }.map(String.init) ?? ""
-            guard let name = Self.parameter("name", in: disposition) else { return nil }
-            parts.append(Part(name: name, filename: Self.parameter("filename", in: disposition), bytes: Array(bytes[(headersEnd + 4)..<next])))
-            cursor = next + 2 + delimiter.count
-            guard cursor <= bytes.count else { return nil }
+        var disposition = "", bytes: [UInt8] = [], unnamed = false
+        let parser = MultipartParser(boundary: boundary)
+        parser.onHeader = { name, value in if name.lowercased() == "content-disposition" { disposition = value } }
+        parser.onBody = { chunk in bytes += chunk.readableBytesView }
+        parser.onPartComplete = {
+            let name = Self.parameter("name", in: disposition)
+            unnamed = unnamed || name == nil
+            if parts.count < Self.mostParts, let name {
+                parts.append(Part(name: name, filename: Self.parameter("filename", in: disposition), bytes: bytes))
+            }
+            disposition = ""
+            bytes = []
         }
+        guard (try? parser.execute(body)) != nil, !unnamed else { return nil }
         self.parts = parts
     }
 
@@ -61,25 +62,25 @@ struct MultipartForm: Sendable {
         parts.filter { $0.name == name && !($0.filename ?? "").isEmpty }.map { ($0.filename ?? "", $0.bytes) }
     }
 
-    /// `name=value` or `name="value"` in a header's parameters.
+    /// `name=value` or `name="value"` in a header's parameters; a quoted value may hold `;` (a browser sends a file's
+    /// name as it is, quoting it, with `"` as `%22`).
     static func parameter(_ name: String, in header: String) -> String? {
-        for piece in header.split(separator: ";").dropFirst() {
+        var pieces: [Substring] = []
+        var start = header.startIndex, quoted = false
+        for index in header.indices {
+            if header[index] == "\"" { quoted.toggle() }
+            if header[index] == ";", !quoted {
+                pieces.append(header[start..<index])
+                start = header.index(after: index)
+            }
+        }
+        pieces.append(header[start...])
+        for piece in pieces.dropFirst() {
             let pair = piece.split(separator: "=", maxSplits: 1)
             guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == name else { continue }
             var value = pair[1].trimmingCharacters(in: .whitespaces)
             if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
             return value
-        }
-        return nil
-    }
-
-    private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-        guard !needle.isEmpty, start <= haystack.count - needle.count else { return nil }
-        let first = needle[0]
-        var index = start
-        while index <= haystack.count - needle.count {
-            if haystack[index] == first, haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
-            index += 1
         }
         return nil
     }

@@ -48,7 +48,7 @@ struct SessionMiddleware: RouterMiddleware {
             // Read and parsed once, here: the token is checked on the parsed form, and the handler's form type reads
             // the same fields from the context. A file's form (multipart) carries its token as a field too.
             let body = try await request.collectBody(upTo: context.maxUploadSize)
-            let posted: PostedBody = if let upload = MultipartForm(request, body: body) { .files(upload) } else {
+            let posted: PostedBody = if let upload = MultipartForm(contentType: request.headers[.contentType], body: body) { .files(upload) } else {
                 .fields(FormFields(encoded: String(buffer: body)))
             }
             // A guest without a nonce cookie was never given a form token.
