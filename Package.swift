@@ -35,8 +35,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         // Virtual time for the tests of what waits: retries, the rate limiter, the refresh scheduler.
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
-        // multipart/form-data, as a browser uploads files (the history import's exports).
-        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
     targets: [
         // Values and pure rules. Foundation only.
@@ -148,7 +146,6 @@ let package = Package(
             "GuideApplication", "GuideCore", "Catalogs", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "TrackerExports",
             "Recorders",
             .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "MultipartKit", package: "multipart-kit"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

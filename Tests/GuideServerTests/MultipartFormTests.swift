@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 import Testing
 
-/// A posted file form as multipart-kit's parser reads it for ``MultipartForm``: what a browser sends, and bodies that
+/// A posted file form as ``MultipartForm`` reads it: what a browser sends, and bodies that
 /// are not well formed, refused whole.
 @Suite struct MultipartFormTests {
     static let boundary = "----WebKitFormBoundary7MA4YWxkTrZu0gW"
@@ -43,6 +43,10 @@ import Testing
         var broken = Self.body(part)
         broken.setBytes(Array("\n".utf8), at: Self.boundary.utf8.count + 2)
         #expect(MultipartForm(contentType: Self.type, body: broken) == nil)
+        // A byte past 0x7F in a header's name (multipart-kit 4.7.1 traps on it): a part with no disposition, refused.
+        var foreign = Self.body(part)
+        foreign.setBytes([0xC3, 0xB6], at: Self.boundary.utf8.count + 5)
+        #expect(MultipartForm(contentType: Self.type, body: foreign) == nil)
     }
 
     @Test func partsPastTheBoundAreLeftUnread() throws {

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import MultipartKit
 import NIOCore
 
 /// A `multipart/form-data` body (RFC 7578): the one way a browser without a script uploads a file. Its parts by name,
@@ -16,30 +15,32 @@ struct MultipartForm: Sendable {
     let parts: [Part]
     static let mostParts = 64
 
-    /// The form in `body`, or nil when it is not one by its `contentType` (or it is not well formed: multipart-kit's parser
-    /// refused it, or it does not end with its closing delimiter). Parts past ``mostParts`` are left unread.
+    /// The form in `body`, or nil when it is not one by its `contentType` (or it is not well formed). Our own reader:
+    /// multipart-kit 4.7.1's parser traps on a byte past 0x7F in a part's header name (its table of allowed bytes has
+    /// 128 entries), which any stranger could post.
     init?(contentType type: String?, body: ByteBuffer) {
         guard let type, type.lowercased().hasPrefix("multipart/form-data"),
               let boundary = Self.parameter("boundary", in: type), !boundary.isEmpty, boundary.utf8.count <= 70 else { return nil }
-        // The closing delimiter, then at most a line end: a body cut short has no last part to trust.
-        let closing = Array("--\(boundary)--".utf8)
-        let end = body.readableBytesView.reversed().drop(while: { $0 == 0x0A || $0 == 0x0D }).count
-        guard end >= closing.count, body.readableBytesView.prefix(end).suffix(closing.count).elementsEqual(closing) else { return nil }
+        let bytes = Array(body.readableBytesView)
+        let delimiter = Array(("--" + boundary).utf8)
         var parts: [Part] = []
-        var disposition = "", bytes: [UInt8] = [], unnamed = false
-        let parser = MultipartParser(boundary: boundary)
-        parser.onHeader = { name, value in if name.lowercased() == "content-disposition" { disposition = value } }
-        parser.onBody = { chunk in bytes += chunk.readableBytesView }
-        parser.onPartComplete = {
-            let name = Self.parameter("name", in: disposition)
-            unnamed = unnamed || name == nil
-            if parts.count < Self.mostParts, let name {
-                parts.append(Part(name: name, filename: Self.parameter("filename", in: disposition), bytes: bytes))
-            }
-            disposition = ""
-            bytes = []
+        var cursor = 0
+        guard let first = Self.find(delimiter, in: bytes, from: 0) else { return nil }
+        cursor = first + delimiter.count
+        while parts.count < Self.mostParts {
+            // After a delimiter: "--" ends the form, else CRLF and a part.
+            if bytes[cursor..<min(bytes.count, cursor + 2)].elementsEqual([0x2D, 0x2D]) { break }
+            guard bytes[cursor..<min(bytes.count, cursor + 2)].elementsEqual([0x0D, 0x0A]) else { return nil }
+            cursor += 2
+            guard let headersEnd = Self.find([0x0D, 0x0A, 0x0D, 0x0A], in: bytes, from: cursor),
+                  let next = Self.find([0x0D, 0x0A] + delimiter, in: bytes, from: headersEnd + 4) else { return nil }
+            let headers = String(decoding: bytes[cursor..<headersEnd], as: UTF8.self)
+            let disposition = headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-disposition:") }.map(String.init) ?? ""
+            guard let name = Self.parameter("name", in: disposition) else { return nil }
+            parts.append(Part(name: name, filename: Self.parameter("filename", in: disposition), bytes: Array(bytes[(headersEnd + 4)..<next])))
+            cursor = next + 2 + delimiter.count
+            guard cursor <= bytes.count else { return nil }
         }
-        guard (try? parser.execute(body)) != nil, !unnamed else { return nil }
         self.parts = parts
     }
 
@@ -81,6 +82,17 @@ struct MultipartForm: Sendable {
             var value = pair[1].trimmingCharacters(in: .whitespaces)
             if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
             return value
+        }
+        return nil
+    }
+
+    private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+        guard !needle.isEmpty, start <= haystack.count - needle.count else { return nil }
+        let first = needle[0]
+        var index = start
+        while index <= haystack.count - needle.count {
+            if haystack[index] == first, haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
+            index += 1
         }
         return nil
     }
