@@ -26,22 +26,9 @@ struct PostgresUpgradeTests {
 
     /// Runs a PostgreSQL client program and returns what it printed, failing the test on a non-zero exit.
     static func run(_ name: String, _ arguments: [String]) async throws -> String {
-        let executable = try tool(name)
-        let (status, output, errors) = try await offThePool { () -> (Int32, Data, Data) in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let printed = out.fileHandleForReading.readDataToEndOfFile()
-            let complained = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, printed, complained)
-        }
-        #expect(status == 0, "\(name) failed: \(String(decoding: errors, as: UTF8.self))")
-        return String(decoding: output, as: UTF8.self)
+        let run = try await SpawnedProcess.run(try tool(name), arguments: arguments)
+        #expect(run.status == 0, "\(name) failed: \(run.errorText)")
+        return run.outputText
     }
 
     /// The schema a test location names.
