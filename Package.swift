@@ -141,16 +141,24 @@ let package = Package(
             // The reminders' words in six languages (ReminderDispatcher).
             "Catalogs",
         ]),
+        // What every HTTP door shares: the connection limits and the guard that keeps them, the server built with them,
+        // the address a client reached us at, compressed bodies.
+        .target(name: "GuideHTTPServing", dependencies: [
+            "GuideApplication", "GuideCore", "GuideIngest",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            // The HTTP parts a connection's own handler (ConnectionGuard) sees between the decoder and Hummingbird.
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+        ]),
         // The web guide and the JSON API, on Hummingbird: a door onto the application.
         .target(name: "GuideServer", dependencies: [
-            "GuideApplication", "GuideCore", "Catalogs", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "TrackerExports",
+            "GuideApplication", "GuideHTTPServing", "GuideCore", "Catalogs", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "TrackerExports",
             "Recorders",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
-            // The HTTP parts a connection's own handler (ConnectionGuard) sees between the decoder and Hummingbird.
-            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "Mustache", package: "swift-mustache"),
             // Graceful shutdown ends long-lived responses (the refresh progress events).
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -165,13 +173,20 @@ let package = Package(
             .copy("Resources/sample-listings.xml.gz"), .copy("Resources/openapi.json"),
             .copy("Resources/templates"), .copy("Resources/static"),
         ]),
+        // The devices door: each feed's tuner port answering as an HDHomeRun (for Plex) and SSDP discovery of them.
+        .target(name: "GuideDevices", dependencies: [
+            "GuideApplication", "GuideHTTPServing", "GuideCore", "GuideStore", "GuideHTTP",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Home Assistant over MQTT discovery: a door onto the application (the MQTT client is GuideReminders' MQTTSession).
         .target(name: "GuideHomeAssistant", dependencies: [
             "GuideApplication", "GuideCore", "GuideStore", "GuideHTTP", "GuideReminders",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "tvguide", dependencies: [
-            "GuideApplication", "GuideHomeAssistant", "GuideCore", "Catalogs", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideHTTP", "GuideIngest", "GuideServer", "TVMaze",
+            "GuideApplication", "GuideHomeAssistant", "GuideDevices", "GuideHTTPServing", "GuideCore", "Catalogs", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideHTTP", "GuideIngest", "GuideServer", "TVMaze",
             "GuideReminders", "SchedulesDirect", "TrackerExports",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -210,7 +225,7 @@ let package = Package(
             "tvguide", "GuideCore", "GuideStore", "TVMazeReplay", "SchedulesDirectReplay", "StoreTestSupport",
         ]),
         .testTarget(name: "GuideServerTests", dependencies: [
-            "GuideApplication", "GuideHomeAssistant", "GuideServer", "GuideReminders", "TestReceivers", "GuideStore", "GuideIngest", "GuideCore", "GuideHTTP", "TVMaze", "TVMazeReplay",
+            "GuideApplication", "GuideHomeAssistant", "GuideDevices", "GuideHTTPServing", "GuideServer", "GuideReminders", "TestReceivers", "GuideStore", "GuideIngest", "GuideCore", "GuideHTTP", "TVMaze", "TVMazeReplay",
             "SchedulesDirect", "SchedulesDirectReplay", "BoxesReplay", "XMLTV", "Recorders", "Catalogs",
             "StoreTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),

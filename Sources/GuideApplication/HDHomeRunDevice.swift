@@ -147,3 +147,31 @@ public struct HDHomeRunDevice: Sendable {
         return "uuid:" + [hex[0..<8], hex[8..<12], hex[12..<16], hex[16..<20], hex[20..<32]].map { String($0) }.joined(separator: "-")
     }
 }
+
+extension HDHomeRunDevice {
+    /// One of the device's answers: its bytes and their type; `device.xml` is never compressed (UPnP readers).
+    public struct Answer: Sendable {
+        public var contentType: String
+        public var bytes: [UInt8]
+        public var compressible = true
+    }
+
+    /// The device's answer for `file` of `feed` (`discover.json`, `lineup_status.json`, `lineup.json`, `device.xml`),
+    /// nil for any other: the same whichever door serves it (the guide's `/hdhomerun/TOKEN/`, a feed's tuner port).
+    public func answer(_ file: String, of feed: LineupFeed, from feeds: LineupFeeds) async throws -> Answer? {
+        let json: any Encodable
+        switch file {
+        case "discover.json": json = discovery
+        case "lineup_status.json": json = LineupStatus()
+        case "lineup.json":
+            json = Self.lineup(try await feeds.streams(of: feed).map { channel, entry in
+                (number: channel.number ?? entry.number, name: channel.name, stream: entry.stream)
+            })
+        case "device.xml": return Answer(contentType: "application/xml; charset=utf-8", bytes: Array(deviceDescription.utf8), compressible: false)
+        default: return nil
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Answer(contentType: "application/json", bytes: Array(try encoder.encode(json)))
+    }
+}

@@ -2,6 +2,7 @@ import Catalogs
 import Foundation
 import GuideApplication
 import GuideHTTP
+import GuideHTTPServing
 import GuideIngest
 import GuideReminders
 import GuideStore
@@ -141,19 +142,10 @@ public enum GuideServer {
     public static func buildApplication(_ guide: GuideServices, host: String, port: Int, limits: ConnectionLimits = ConnectionLimits(),
                                         services: [any Service] = [], startup: (@Sendable () async throws -> Void)? = nil,
                                         logger: Logger = Logger(label: "tvguide")) throws -> some ApplicationProtocol {
-        var application = Application(router: try router(guide), server: server(limits),
+        var application = Application(router: try router(guide), server: HTTPDoor.server(limits),
                                       configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "tvguide"),
                                       services: services, logger: logger)
         if let startup { application.beforeServerStarts(perform: startup) }
         return application
-    }
-
-    /// HTTP/1.1 with the connection limits: header sizes, idle and slow-client timeouts, counts per address and in all.
-    public static func server(_ limits: ConnectionLimits) -> HTTPServerBuilder {
-        let census = ConnectionGuard.Census(limits: limits)
-        return .http1(configuration: HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ConnectionGuard(census: census)], idleTimeout: limits.idleTimeout,
-            httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.largestHeaderField, maxHeaderListSize: limits.largestHeaders,
-                                            maxHeaderFieldCount: limits.mostHeaderFields)))
     }
 }

@@ -5,6 +5,8 @@ import Foundation
 import GuideApplication
 import GuideCore
 import GuideHTTP
+import GuideHTTPServing
+import GuideDevices
 import GuideHomeAssistant
 import GuideIngest
 import GuideReminders

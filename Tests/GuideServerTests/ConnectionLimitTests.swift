@@ -1,4 +1,5 @@
 import Foundation
+import GuideHTTPServing
 import GuideServer
 import Hummingbird
 import HummingbirdTesting

@@ -3,6 +3,7 @@ import Foundation
 import GuideApplication
 import GuideCore
 import GuideHTTP
+import GuideHTTPServing
 import GuideIngest
 import GuideReminders
 import GuideServer
@@ -105,7 +106,7 @@ final class TestServer: Sendable {
              _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         var parts = self.parts
         change(&parts)
-        let app = Application(router: try GuideServer.router(GuideServices(parts)), server: GuideServer.server(limits))
+        let app = Application(router: try GuideServer.router(GuideServices(parts)), server: HTTPDoor.server(limits))
         try await app.test(mode) { client in try await body(client) }
     }
 

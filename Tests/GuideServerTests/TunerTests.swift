@@ -1,6 +1,7 @@
 import Foundation
 import GuideApplication
 import GuideCore
+@testable import GuideDevices
 @testable import GuideServer
 import GuideStore
 import Hummingbird

@@ -1,6 +1,7 @@
 import Foundation
 import GuideApplication
 import GuideCore
+import GuideHTTPServing
 import GuideStore
 import Hummingbird
 

@@ -2,6 +2,7 @@ import Catalogs
 import Foundation
 import GuideApplication
 import GuideCore
+import GuideHTTPServing
 import GuideStore
 import Hummingbird
 import NIOCore

@@ -2,6 +2,7 @@ import Foundation
 import GuideApplication
 import GuideCore
 import GuideHTTP
+import GuideHTTPServing
 import GuideStore
 import Hummingbird
 import XMLTV
@@ -61,26 +62,11 @@ struct LineupFeedRoutes: Sendable {
                                          headers: [.contentType: "audio/x-mpegurl; charset=utf-8", .cacheControl: "no-cache"])
     }
 
-    /// An answer of the feed's HDHomeRun tuner (``HDHomeRunDevice``), at `/hdhomerun/TOKEN/` for Jellyfin, Emby and
-    /// Channels, and at the root of the feed's own tuner port for Plex (``TunerPorts``).
+    /// An answer of the feed's HDHomeRun tuner (``HDHomeRunDevice/answer(_:of:from:)``) at `/hdhomerun/TOKEN/`, for
+    /// Jellyfin, Emby and Channels; the devices door serves the same at the root of the feed's own tuner port, for Plex.
     func tuner(_ device: HDHomeRunDevice, of feed: LineupFeed, file: String, _ request: Request) async throws -> Response {
-        let json: any Encodable
-        switch file {
-        case "discover.json": json = device.discovery
-        case "lineup_status.json": json = HDHomeRunDevice.LineupStatus()
-        case "lineup.json":
-            json = HDHomeRunDevice.lineup(try await feeds.streams(of: feed).map { channel, entry in
-                (number: channel.number ?? entry.number, name: channel.name, stream: entry.stream)
-            })
-        case "device.xml":
-            return Response(status: .ok, headers: [.contentType: "application/xml; charset=utf-8", .cacheControl: "no-cache"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: device.deviceDescription)))
-        default: throw HTTPError(.notFound)
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return CompressibleBody.response(Array(try encoder.encode(json)), for: request,
-                                         headers: [.contentType: "application/json", .cacheControl: "no-cache"])
+        guard let answer = try await device.answer(file, of: feed, from: feeds) else { throw HTTPError(.notFound) }
+        return answer.response(for: request)
     }
 
     /// `?lang=de,en`: the languages whose titles and descriptions come first in the feed, for a media server that

@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideHTTPServing
 import GuideIngest
 import HTTPTypes
 import Hummingbird

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GuideApplication
 import GuideCore
+import GuideHTTPServing
 import GuideStore
 import Hummingbird
 

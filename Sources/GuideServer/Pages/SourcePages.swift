@@ -2,6 +2,7 @@ import Foundation
 import GuideApplication
 import GuideCore
 import GuideHTTP
+import GuideHTTPServing
 import GuideIngest
 import GuideStore
 import Hummingbird

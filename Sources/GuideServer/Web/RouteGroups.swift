@@ -30,11 +30,6 @@ struct RouteGroups {
         api = Routes(apiGroup, prefix: "api/", table: table)
     }
 
-    /// A feed's tuner port's only group (``TunerPorts``): anyone the port is open to, as the feed's secret address is.
-    static func tuner(_ router: Router<GuideRequestContext>) -> Routes<GuideRequestContext> {
-        Routes(router, prefix: "", table: RouteTable())
-    }
-
     /// The API's routes that `Access` admits (``APIRequestContext``).
     func api<Access: APIAccess>(_ access: Access.Type) -> Routes<APIRequestContext<Access>> {
         Routes(apiGroup.group(context: APIRequestContext<Access>.self), prefix: "api/", table: table)

@@ -174,8 +174,6 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let lineupFeed = SitePath("xmltv/:file")
     /// A feed as an HDHomeRun tuner: `discover.json`, `lineup.json`, `lineup_status.json`, `device.xml` under it.
     static let tuner = SitePath("hdhomerun/:token/:file")
-    /// The same at the root of a feed's own tuner port (``TunerPorts``), where Plex reads it.
-    static let tunerRoot = SitePath(":file")
     static let calendarFeed = SitePath("calendar/:file")
     static let metrics = SitePath("metrics")
     static let healthz = SitePath("healthz")

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GuideCore
+import GuideHTTPServing
 import GuideIngest
 import Hummingbird
 

@@ -2,18 +2,18 @@ import Synchronization
 
 /// Long-lived things held open at once (connections, server-sent event streams), at most `total` in all and
 /// `perClient` for one client address: one beyond either is turned away instead of holding a connection and a task.
-final class OpenSlots: Sendable {
-    let total: Int
-    let perClient: Int
+public final class OpenSlots: Sendable {
+    public let total: Int
+    public let perClient: Int
     private let open = Mutex<(total: Int, byClient: [String: Int])>((0, [:]))
 
-    init(total: Int, perClient: Int) {
+    public init(total: Int, perClient: Int) {
         self.total = total
         self.perClient = perClient
     }
 
     /// Takes a slot for `client`; false when none is free.
-    func take(_ client: String) -> Bool {
+    public func take(_ client: String) -> Bool {
         open.withLock { open in
             guard open.total < total, open.byClient[client, default: 0] < perClient else { return false }
             open.total += 1
@@ -24,7 +24,7 @@ final class OpenSlots: Sendable {
 
     /// A slot taken for `client`, given back when the hold is released (whoever held it last): a stream's body that
     /// is never written still frees its slot.
-    final class Hold: Sendable {
+    public final class Hold: Sendable {
         let slots: OpenSlots
         let client: String
 
@@ -37,11 +37,11 @@ final class OpenSlots: Sendable {
     }
 
     /// A ``Hold`` on a slot for `client`; nil when none is free.
-    func hold(_ client: String) -> Hold? {
+    public func hold(_ client: String) -> Hold? {
         take(client) ? Hold(self, client) : nil
     }
 
-    func give(back client: String) {
+    public func give(back client: String) {
         open.withLock { open in
             open.total -= 1
             let left = open.byClient[client, default: 1] - 1

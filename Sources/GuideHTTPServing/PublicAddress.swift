@@ -9,7 +9,7 @@ extension ServerSettings {
     /// reached it (its own address, or `localhost` over loopback), on the port it was reached on; else that address
     /// itself. A guest's made-up `Host` (or a forwarded header, which any client can send) never names the guide, so
     /// it never reaches a media server's feed, and there is one feed per address of this machine, not one per `Host`.
-    func publicAddress(for request: Request, local: SocketAddress?) -> String {
+    public func publicAddress(for request: Request, local: SocketAddress?) -> String {
         if let configured = publicURL { return configured.hasSuffix("/") ? String(configured.dropLast()) : configured }
         return directAddress(for: request, local: local)
     }
@@ -17,7 +17,7 @@ extension ServerSettings {
     /// The address of this machine the client reached, whatever `--public-url` says: a host name the request gives when
     /// it is one of the machine's, else the address itself, with the port reached (a feed's tuner port, which no
     /// reverse proxy fronts).
-    func directAddress(for request: Request, local: SocketAddress?) -> String {
+    public func directAddress(for request: Request, local: SocketAddress?) -> String {
         guard let local, let ip = local.ipAddress, let port = local.port else { return "http://localhost" }
         let own = ip.hasPrefix("::ffff:") && ip.contains(".") ? String(ip.dropFirst(7)) : ip
         let written = own.contains(":") ? "[\(own)]" : own

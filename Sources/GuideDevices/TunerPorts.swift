@@ -1,5 +1,6 @@
 import Foundation
 import GuideApplication
+import GuideHTTPServing
 import GuideStore
 import Hummingbird
 import Logging
@@ -95,17 +96,19 @@ public final class TunerPorts: TunerPortControl {
     }
 
     private func start(port: Int, feed: Int64, feeds: LineupFeeds) -> Task<Void, Never> {
-        let router = Router(context: GuideRequestContext.self)
-        RouteGroups.tuner(router).get(.tunerRoot) { request, context in
+        // The port's one route, open to anyone the port is open to, as the feed's secret address is: a tuner has no sign-in.
+        let router = Router(context: DeviceRequestContext.self)
+        router.get(":file") { request, context -> Response in
             // Read anew at each request: a removed feed's port answers nothing from the moment it is removed.
             guard let feed = try await feeds.store.lineupFeeds().first(where: { $0.id == feed && $0.tunerPort == port }) else {
                 throw HTTPError(.notFound)
             }
             let base = feeds.settings.directAddress(for: request, local: context.local)
-            return try await LineupFeedRoutes(feeds: feeds).tuner(HDHomeRunDevice(feed: feed, base: base), of: feed,
-                                                                  file: context.parameters.get("file") ?? "", request)
+            guard let answer = try await HDHomeRunDevice(feed: feed, base: base).answer(context.parameters.get("file") ?? "", of: feed, from: feeds)
+            else { throw HTTPError(.notFound) }
+            return answer.response(for: request)
         }
-        let application = Application(router: router, server: GuideServer.server(limits),
+        let application = Application(router: router, server: HTTPDoor.server(limits),
                                       configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "tvguide"),
                                       onServerRunning: { [weak self] _ in self?.mark(port: port, feed: feed, .listening) },
                                       logger: logger)
@@ -129,4 +132,18 @@ public final class TunerPorts: TunerPortControl {
         let text = "\(error)"
         return text.contains("Address already in use") || text.contains("EADDRINUSE") ? "the port is in use by another program" : text
     }
+}
+
+/// A request to a tuner port: what the connection's own end is, for the device's address
+/// (``ServerSettings/directAddress(for:local:)``). Nothing is ever posted to a tuner.
+public struct DeviceRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    let local: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        local = source.channel.localAddress
+    }
+
+    public var maxUploadSize: Int { 0 }
 }
