@@ -39,6 +39,9 @@ let package = Package(
     targets: [
         // Values and pure rules. Foundation only.
         .target(name: "GuideCore"),
+        // The web's text formats as values: form and query fields, HTTP dates, HTML as text, iCalendar text. Foundation
+        // and GuideCore only, so the fuzzer links them without a network stack.
+        .target(name: "GuideWebFormats", dependencies: ["GuideCore"]),
         // System zlib, for streaming gzip inflation (zlib1g-dev).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // XMLTV and Radio Times bytes <-> GuideCore values.
@@ -105,7 +108,7 @@ let package = Package(
         ]),
         // Reading sources (files, URLs, gzip, TVmaze schedules) into the store.
         .target(name: "GuideIngest", dependencies: [
-            "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "TVMaze", "SchedulesDirect", "CZlib",
+            "GuideCore", "GuideWebFormats", "XMLTV", "GuideStore", "GuideHTTP", "TVMaze", "SchedulesDirect", "CZlib",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -113,7 +116,7 @@ let package = Package(
         ]),
         // The TVmaze API: shows, episodes, people, schedules; rate-limited, retried, cached in the store.
         .target(name: "TVMaze", dependencies: [
-            "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "TrackerExports",
+            "GuideCore", "GuideWebFormats", "XMLTV", "GuideStore", "GuideHTTP", "TrackerExports",
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // Schedules Direct's JSON API: a client that keeps SD's rules (one token, codes before statuses, stops and locks).
@@ -153,7 +156,7 @@ let package = Package(
         ]),
         // The web guide and the JSON API, on Hummingbird: a door onto the application.
         .target(name: "GuideServer", dependencies: [
-            "GuideApplication", "GuideHTTPServing", "GuideCore", "Catalogs", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "TrackerExports",
+            "GuideApplication", "GuideHTTPServing", "GuideCore", "GuideWebFormats", "Catalogs", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "TrackerExports",
             "Recorders",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -186,7 +189,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "tvguide", dependencies: [
-            "GuideApplication", "GuideHomeAssistant", "GuideDevices", "GuideHTTPServing", "GuideCore", "Catalogs", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideHTTP", "GuideIngest", "GuideServer", "TVMaze",
+            "GuideApplication", "GuideHomeAssistant", "GuideDevices", "GuideHTTPServing", "GuideCore", "GuideWebFormats", "Catalogs", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideHTTP", "GuideIngest", "GuideServer", "TVMaze",
             "GuideReminders", "SchedulesDirect", "TrackerExports",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -199,7 +202,7 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // scripts/fuzz's targets: the XMLTV and Radio Times readers and the query-string parsers, under libFuzzer.
-        .executableTarget(name: "GuideFuzz", dependencies: ["GuideCore", "XMLTV", "CLibFuzzer"]),
+        .executableTarget(name: "GuideFuzz", dependencies: ["GuideCore", "GuideWebFormats", "XMLTV", "CLibFuzzer"]),
         // libFuzzer's driver, declared for GuideFuzz (linked by -sanitize=fuzzer).
         .target(name: "CLibFuzzer"),
         // scripts/bench's driver: parse and query timings in a release build.
@@ -216,7 +219,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
-        .testTarget(name: "GuideCoreTests", dependencies: ["GuideCore"]),
+        .testTarget(name: "GuideCoreTests", dependencies: ["GuideCore", "GuideWebFormats"]),
         .testTarget(name: "XMLTVTests", dependencies: ["XMLTV", "GuideCore", "TestReceivers"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GuideStoreTests", dependencies: [
             "GuideStore", "GuideStoreSQLite", "GuideStorePostgres", "GuideCore", "XMLTV", "StoreTestSupport", .product(name: "GRDB", package: "GRDB.swift"),

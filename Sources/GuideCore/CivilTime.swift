@@ -132,7 +132,8 @@ public enum CivilTime {
         return hour * 60 + minute
     }
 
-    static func pad(_ value: Int, _ width: Int) -> String {
+    /// `value` in at least `width` digits, zeros first.
+    public static func pad(_ value: Int, _ width: Int) -> String {
         let text = String(value)
         return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideWebFormats
 import XMLTV
 
 /// What the fuzzer feeds, and the properties that must hold for any input: no crash, no hang, and the same answer

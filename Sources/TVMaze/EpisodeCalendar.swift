@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import GuideStore
+import GuideWebFormats
 
 /// Followed episodes as an iCalendar feed (RFC 5545) any calendar app can subscribe to: one VEVENT per episode with
 /// a UID that stays the same across fetches (so apps update events, not duplicate them), UTC times, and a VALARM

@@ -2,6 +2,7 @@ import Foundation
 import GuideCore
 import GuideHTTP
 import GuideStore
+import GuideWebFormats
 import NIOCore
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideWebFormats
 import XMLTV
 
 /// Reads one day of TVmaze's country schedule (`/schedule?country=XX&date=`): a JSON array of episodes, each with

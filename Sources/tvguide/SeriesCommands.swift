@@ -5,6 +5,7 @@ import GuideHTTP
 import GuideIngest
 import GuideServer
 import GuideStore
+import GuideWebFormats
 import TVMaze
 
 /// What the series commands share: the database, TVmaze's address, and whose shows.

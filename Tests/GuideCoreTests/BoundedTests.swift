@@ -1,4 +1,5 @@
 import Foundation
+import GuideWebFormats
 import Testing
 @testable import GuideCore
 

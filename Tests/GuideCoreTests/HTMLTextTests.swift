@@ -1,4 +1,5 @@
 import GuideCore
+import GuideWebFormats
 import Testing
 
 @Suite struct HTMLTextTests {

@@ -3,6 +3,7 @@ import Foundation
 import GuideCore
 import GuideHTTP
 import GuideStore
+import GuideWebFormats
 import NIOCore
 import XMLTV
 

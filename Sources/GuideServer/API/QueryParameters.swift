@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideWebFormats
 import Hummingbird
 
 /// Reading and checking a request's query parameters: anything malformed is a 400 whose message says what to send, in

@@ -4,6 +4,7 @@ import GuideApplication
 import GuideCore
 import GuideHTTPServing
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 import NIOCore
 import TVMaze

@@ -4,6 +4,7 @@ import GuideCore
 import GuideHTTP
 import GuideHTTPServing
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 import XMLTV
 

@@ -5,6 +5,7 @@ import GuideHTTP
 import GuideHTTPServing
 import GuideIngest
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 
 /// `/xmltv.xml` and `/xmltv.xml.gz`: the whole guide for Jellyfin, Plex, Kodi and friends. Written to a file once per

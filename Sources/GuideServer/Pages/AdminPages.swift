@@ -4,6 +4,7 @@ import GuideCore
 import GuideHTTP
 import GuideIngest
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 
 /// `/admin`: profiles, API tokens and imports, for admin profiles.

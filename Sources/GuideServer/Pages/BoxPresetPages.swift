@@ -3,6 +3,7 @@ import GuideCore
 import GuideHTTP
 import GuideIngest
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 
 /// `/admin/boxes`: presets for the boxes people already have, each a short form that makes an ordinary source and

@@ -2,6 +2,7 @@ import Foundation
 import GuideCore
 import GuideIngest
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 
 /// `/admin/channels`, timeshift channels: another channel's programmes an hour or more later (or earlier), with a

@@ -3,6 +3,7 @@ import GuideApplication
 import GuideCore
 import GuideIngest
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 
 /// `/admin/channels`: the guide's channels as pages show them (logo, number, groups), where an admin chooses a

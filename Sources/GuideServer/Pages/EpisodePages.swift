@@ -1,6 +1,7 @@
 import Foundation
 import GuideApplication
 import GuideCore
+import GuideWebFormats
 import Hummingbird
 import TVMaze
 

@@ -2,6 +2,7 @@ import Foundation
 import GuideApplication
 import GuideCore
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 
 /// `/admin/feeds`, the media servers told to reload when a feed's listings change (``MediaServerReloads``): each

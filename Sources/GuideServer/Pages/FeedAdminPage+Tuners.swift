@@ -2,6 +2,7 @@ import Foundation
 import GuideApplication
 import GuideCore
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 
 /// The admin feeds page's tuners: each feed is an HDHomeRun tuner at `/hdhomerun/TOKEN/` (for Jellyfin, Emby and

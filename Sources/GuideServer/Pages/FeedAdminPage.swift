@@ -3,6 +3,7 @@ import GuideApplication
 import GuideCore
 import GuideHTTPServing
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 
 /// `/admin/feeds`: XMLTV feeds cut for media servers (``LineupFeeds``): which channels, how many days, in which

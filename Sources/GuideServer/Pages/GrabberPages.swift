@@ -2,6 +2,7 @@ import Foundation
 import GuideCore
 import GuideIngest
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 
 /// The admin's pages for XMLTV grabbers: `/admin/grabbers` (the grabbers installed on the machine, each to add as a

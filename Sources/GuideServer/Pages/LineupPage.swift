@@ -2,6 +2,7 @@ import Foundation
 import GuideApplication
 import GuideCore
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 
 /// `/channels`: the signed-in profile chooses which channels its guide shows and in what order. One form, whose

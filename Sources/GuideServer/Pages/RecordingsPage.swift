@@ -2,6 +2,7 @@ import Foundation
 import GuideApplication
 import GuideCore
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 
 /// `/recordings`: what the household asked the recorder to record, with the recorder's state and words, and Cancel;

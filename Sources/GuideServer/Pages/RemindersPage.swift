@@ -3,6 +3,7 @@ import GuideApplication
 import GuideCore
 import GuideReminders
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 
 /// `/reminders`: "Remind me" on a programme, what is due and what was sent, the profile's delivery channels (with a

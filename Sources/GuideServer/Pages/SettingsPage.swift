@@ -2,6 +2,7 @@ import Foundation
 import GuideApplication
 import GuideCore
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 
 /// `/settings`: each profile's own day start, zone and calendar feed.

@@ -1,6 +1,7 @@
 import Foundation
 import GuideApplication
 import GuideCore
+import GuideWebFormats
 import Hummingbird
 
 /// Signing in and out, and the first run's setup of the admin profile.

@@ -3,6 +3,7 @@ import GuideCore
 import GuideHTTP
 import GuideIngest
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 
 /// `/admin/source?name=`: one source's settings, removal, and its channels to keep and map.

@@ -5,6 +5,7 @@ import GuideHTTP
 import GuideHTTPServing
 import GuideIngest
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 
 /// The admin's pages for listings sources: `/admin/sources` (list, add, refresh now with live progress),

@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import GuideStore
+import GuideWebFormats
 import Hummingbird
 import TVMaze
 

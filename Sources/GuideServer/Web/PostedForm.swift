@@ -1,4 +1,5 @@
 import GuideCore
+import GuideWebFormats
 import Hummingbird
 
 /// A form a page posts, read one way: a type per form names the fields it reads and what each may hold (text up to

@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideWebFormats
 import Hummingbird
 import HTTPTypes
 

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 
 /// HTTP's date form (RFC 9110 IMF-fixdate, `Sat, 15 Feb 2026 20:00:00 GMT`) for `Last-Modified`,
 /// `If-Modified-Since` and `Retry-After`, read strictly into the guide's range of instants.

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 
 /// iCalendar's text rules (RFC 5545), for the followed-shows feed and a programme's "Add to calendar": escaped TEXT
 /// values, safe URIs, UTC and date values, folded lines, CRLF.

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 
 /// Summary HTML as plain text, for listings, pages and the terminal.
 public enum HTMLText {
