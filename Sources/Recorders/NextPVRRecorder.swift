@@ -80,7 +80,7 @@ public struct NextPVRRecorder: Recorder {
     func session() async throws -> String {
         let keys = try await call.decode(Keys.self, "GET", "/service?method=session.initiate&ver=1.0&device=tvguide&format=json")
         guard let sid = keys.sid, let salt = keys.salt else { throw RecorderError(.unexpected, saying: "NextPVR started no session") }
-        let answer = try await call.decode(Stat.self, "GET", "/service?method=session.login&format=json&sid=" + RecorderCall.encoded([("", sid)]).dropFirst()
+        let answer = try await call.decode(Stat.self, "GET", "/service?method=session.login&format=json&sid=" + JSONCall.encoded([("", sid)]).dropFirst()
                                             + "&md5=" + Self.md5(":" + Self.md5(pin) + ":" + salt))
         guard answer.stat == "ok" else { throw RecorderError(.refused, saying: "NextPVR refused the PIN") }
         return sid
@@ -88,7 +88,7 @@ public struct NextPVRRecorder: Recorder {
 
     /// `name` with the session and `parameters`, in JSON; a `"stat": "fail"` answer is a refusal.
     func method<T: Decodable>(_ type: T.Type, _ name: String, sid: String, _ parameters: [(String, String)] = []) async throws -> T {
-        let query = RecorderCall.encoded([("method", name), ("format", "json"), ("sid", sid)] + parameters)
+        let query = JSONCall.encoded([("method", name), ("format", "json"), ("sid", sid)] + parameters)
         let data = try await call.send("GET", "/service?" + query)
         if let stat = try? JSONDecoder().decode(Stat.self, from: data), stat.stat == "fail" {
             throw stat.msg.map { RecorderError(.refused, saying: "NextPVR refused {method}: {answer}", ["method": name, "answer": $0]) }

@@ -108,8 +108,8 @@ public struct TvheadendRecorder: Recorder {
         let start = Int64(request.start.timeIntervalSince1970), slack = Int64(Self.slack)
         let filter = Self.json([["field": "start", "type": "numeric", "value": start - slack, "comparison": "gt"],
                                 ["field": "start", "type": "numeric", "value": start + slack, "comparison": "lt"]])
-        let path = "/api/epg/events/grid?limit=200&channel=" + RecorderCall.encoded([("", request.channel)]).dropFirst()
-            + "&filter=" + RecorderCall.encoded([("", filter)]).dropFirst()
+        let path = "/api/epg/events/grid?limit=200&channel=" + JSONCall.encoded([("", request.channel)]).dropFirst()
+            + "&filter=" + JSONCall.encoded([("", filter)]).dropFirst()
         let events = try await call.decode(EventGrid.self, "GET", path).entries.filter { $0.channelUuid == nil || $0.channelUuid == request.channel }
         let title = request.title.lowercased()
         return events.min { a, b in

@@ -2,9 +2,9 @@ import Foundation
 import GuideCore
 import GuideHTTP
 
-/// One JSON request to a box on the user's network or its vendor's service (an HDHomeRun, an Enigma2 receiver): the
-/// answer bounded, the status checked, the user name and password (if any) answered to the box's challenge only,
-/// and `address` shown in messages as `shown` says (without a key it carries).
+/// One JSON request to a box on the user's network or its vendor's service (an HDHomeRun, an Enigma2 receiver), made
+/// by ``JSONCall`` (the answer bounded, the whole request within ``deadline``, the user name and password, if any,
+/// answered to the box's challenge only), and `address` shown in messages as `shown` says (without a key it carries).
 struct BoxRequest {
     let transport: any HTTPTransport
     var credentials: HTTPCredentials?
@@ -12,37 +12,37 @@ struct BoxRequest {
     let kind: Sentence
     static let largestAnswer = 16 << 20
 
+    /// How long one request may take, its answer included (a lineup's guide is a few megabytes).
+    static let deadline: Duration = .seconds(120)
+
     func json<T: Decodable>(_ address: String, shown: (String) -> String = { $0 }) async throws -> T {
-        guard let url = URL(string: address), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
-            throw IngestError(.download, saying: "{address} is not an http(s) address", ["address": shown(address)])
-        }
-        let headers = [("Accept", "application/json"), ("User-Agent", "tvguide/\(TVGuideVersion.number)")]
-        let reply: HTTPReply
         do {
-            reply = try await transport.send("GET", url, headers: headers, body: nil, answering: credentials)
-        } catch let error as UnanswerableChallenge {
-            throw IngestError(.download, saying: "{address} asks for {challenge}", ["address": shown(address), "challenge": "\(error)"])
-        }
-        guard let body = try await reply.body(upTo: Self.largestAnswer) else {
-            throw IngestError(.download, saying: "{address} answered with more than {megabytes} MB",
-                              ["address": shown(address), "megabytes": String(Self.largestAnswer >> 20)])
-        }
-        switch reply.status {
-        case 200: break
-        case 401, 403:
-            throw credentials == nil
-                ? IngestError(.download, saying: "{address} answered {status}: it needs a user name and password",
-                              ["address": shown(address), "status": String(reply.status)])
-                : IngestError(.download, saying: "{address} answered {status}: its user name, password or key was refused",
-                              ["address": shown(address), "status": String(reply.status)])
-        default:
-            throw IngestError(.download, saying: "{address} answered HTTP {status}", ["address": shown(address), "status": String(reply.status)])
-        }
-        do {
-            return try JSONDecoder().decode(T.self, from: body)
+            return try await JSONCall(transport: transport, credentials: credentials, largest: Self.largestAnswer, deadline: Self.deadline)
+                .decode(T.self, "GET", address)
         } catch {
-            throw IngestError(.unknownFormat, saying: "{address} did not answer as {kind} does: {error}", ["address": shown(address), "error": "\(error)"],
-                              sentences: ["kind": kind])
+            throw failure(error, shown(address))
+        }
+    }
+
+    /// A request's failure as an import says it; a refusal by the outbound policy, or no answer at all, as it came.
+    private func failure(_ failure: JSONCall.Failure, _ address: String) -> any Error {
+        switch failure {
+        case .notAnAddress: IngestError(.download, saying: "{address} is not an http(s) address", ["address": address])
+        case .refused(let refusal): refusal
+        case .unreachable(let error): error
+        case .challenge(let challenge): IngestError(.download, saying: "{address} asks for {challenge}", ["address": address, "challenge": "\(challenge)"])
+        case .timedOut: IngestError(.download, saying: "{location} did not answer in time", ["location": address])
+        case .tooLarge(let limit):
+            IngestError(.download, saying: "{address} answered with more than {megabytes} MB", ["address": address, "megabytes": String(limit >> 20)])
+        case .status(let status, _) where status == 401 || status == 403:
+            credentials == nil
+                ? IngestError(.download, saying: "{address} answered {status}: it needs a user name and password", ["address": address, "status": String(status)])
+                : IngestError(.download, saying: "{address} answered {status}: its user name, password or key was refused",
+                              ["address": address, "status": String(status)])
+        case .status(let status, _): IngestError(.download, saying: "{address} answered HTTP {status}", ["address": address, "status": String(status)])
+        case .undecodable(let error):
+            IngestError(.unknownFormat, saying: "{address} did not answer as {kind} does: {error}", ["address": address, "error": "\(error)"],
+                        sentences: ["kind": kind])
         }
     }
 }

@@ -1,0 +1,110 @@
+import Foundation
+import GuideCore
+
+/// One call to a JSON service, the one way tvguide makes one: a method on an http(s) address with headers and a body
+/// (JSON or a form); the answer read within ``largest`` bytes and the whole call, answer included, within ``deadline``;
+/// a user name and password answered to the service's challenge only (``HTTPCredentials``), never sent unasked; where
+/// it may connect decided by the transport's outbound policy. Every way it can fail is one ``Failure``, which each
+/// client words once in its own error.
+public struct JSONCall: Sendable {
+    /// What the call sends.
+    public enum Body: Sendable {
+        case none
+        case json(Data)
+        /// Sent as `application/x-www-form-urlencoded`.
+        case form([(String, String)])
+    }
+
+    /// How a call failed.
+    public enum Failure: Error {
+        /// Not an http or https address.
+        case notAnAddress
+        /// The outbound policy does not let the server connect there.
+        case refused(OutboundRefusal)
+        /// The service asked for a kind of authentication tvguide does not answer.
+        case challenge(UnanswerableChallenge)
+        /// No answer: the connection failed, or broke off.
+        case unreachable(any Error)
+        /// The answer is longer than ``JSONCall/largest`` bytes.
+        case tooLarge(limit: Int)
+        /// No whole answer within ``JSONCall/deadline``.
+        case timedOut(Duration)
+        /// An answer other than 2xx, with the start of what it said.
+        case status(Int, answer: String)
+        /// A 2xx answer that is not the JSON the service documents.
+        case undecodable(any Error)
+    }
+
+    public let transport: any HTTPTransport
+    public var credentials: HTTPCredentials?
+    /// Headers every call carries (an API key's).
+    public var headers: [(String, String)]
+    public var largest: Int
+    public var deadline: Duration
+
+    public init(transport: any HTTPTransport, credentials: HTTPCredentials? = nil, headers: [(String, String)] = [],
+                largest: Int, deadline: Duration) {
+        (self.transport, self.credentials, self.headers, self.largest, self.deadline) = (transport, credentials, headers, largest, deadline)
+    }
+
+    /// `method` on `address` with `body`: a 2xx answer's body.
+    public func send(_ method: String, _ address: String, body: Body = .none) async throws(Failure) -> Data {
+        guard let url = URL(string: address), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { throw .notAnAddress }
+        let (headers, payload) = prepared(body)
+        let (transport, credentials, largest, deadline) = (self.transport, self.credentials, self.largest, self.deadline)
+        let answer: (status: Int, body: Data)?
+        do {
+            answer = try await withThrowingTaskGroup(of: (status: Int, body: Data)?.self) { group in
+                group.addTask {
+                    let reply = try await transport.send(method, url, headers: headers, body: payload, answering: credentials)
+                    guard let data = try await reply.body(upTo: largest) else { throw Failure.tooLarge(limit: largest) }
+                    return (reply.status, data)
+                }
+                group.addTask { try await Task.sleep(for: deadline); return nil }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
+        } catch let failure as Failure {
+            throw failure
+        } catch let refusal as OutboundRefusal {
+            throw .refused(refusal)
+        } catch let challenge as UnanswerableChallenge {
+            throw .challenge(challenge)
+        } catch {
+            throw .unreachable(error)
+        }
+        guard let answer else { throw .timedOut(deadline) }
+        guard (200...299).contains(answer.status) else {
+            throw .status(answer.status, answer: String(decoding: answer.body.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return answer.body
+    }
+
+    /// The headers and bytes `body` is sent with.
+    private func prepared(_ body: Body) -> (headers: [(String, String)], payload: Data?) {
+        let headers = self.headers + [("Accept", "application/json"), ("User-Agent", "tvguide/\(TVGuideVersion.number)")]
+        switch body {
+        case .none: return (headers, nil)
+        case .json(let data): return (headers + [("Content-Type", "application/json")], data)
+        case .form(let fields): return (headers + [("Content-Type", "application/x-www-form-urlencoded")], Data(Self.encoded(fields).utf8))
+        }
+    }
+
+    /// ``send(_:_:body:)``, its answer decoded as `T`.
+    public func decode<T: Decodable>(_ type: T.Type, _ method: String, _ address: String, body: Body = .none) async throws(Failure) -> T {
+        let data = try await send(method, address, body: body)
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch {
+            throw .undecodable(error)
+        }
+    }
+
+    /// Fields as `application/x-www-form-urlencoded`.
+    public static func encoded(_ fields: [(String, String)]) -> String {
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        return fields.map { name, value in
+            (name.addingPercentEncoding(withAllowedCharacters: allowed) ?? "") + "=" + (value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+        }.joined(separator: "&")
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import GuideHTTP
+import StoreTestSupport
+import Testing
+import TestReceivers
+
+/// The one JSON call, against a real HTTP server on loopback: an answer decoded, and each way a call fails told apart.
+@Suite struct JSONCallTests {
+    struct Status: Decodable, Equatable { var code: Int }
+
+    @Test func eachWayACallEndsIsToldApart() async throws {
+        let receiver = try await Receiver()
+        defer { Task { try? await receiver.stop() } }
+        receiver.answer("/ok", json: #"{"code":7}"#)
+        receiver.answer("/broken", with: [503])
+        receiver.answer("/broken", json: #"{"error":"down for maintenance"}"#)
+        receiver.answer("/html", json: "<html>not json</html>")
+        receiver.answer("/large", json: "[" + Array(repeating: "1", count: 600).joined(separator: ",") + "]")
+        receiver.trickle("/slow")
+        let call = JSONCall(transport: TestHTTP.outbound, largest: 1_000, deadline: .seconds(2))
+
+        #expect(try await call.decode(Status.self, "GET", receiver.url("/ok")) == Status(code: 7))
+        // A form is sent encoded, with its type.
+        _ = try await call.send("POST", receiver.url("/ok"), body: .form([("name", "a b&c")]))
+        let posted = try #require(receiver.requests(to: "/ok").last)
+        #expect(String(decoding: posted.body, as: UTF8.self) == "name=a%20b%26c" && posted.headers["content-type"] == "application/x-www-form-urlencoded")
+
+        func failure(_ path: String, _ address: String? = nil, largest: Int = 1_000) async -> JSONCall.Failure? {
+            do {
+                var bounded = call
+                bounded.largest = largest
+                _ = try await bounded.decode(Status.self, "GET", address ?? receiver.url(path))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        guard case .status(503, let answer) = await failure("/broken") else { Issue.record("a 503 is a status"); return }
+        #expect(answer.contains("down for maintenance"))
+        guard case .undecodable = await failure("/html") else { Issue.record("not JSON is undecodable"); return }
+        guard case .tooLarge(limit: 1_000) = await failure("/large") else { Issue.record("past its bound is too large"); return }
+        guard case .notAnAddress = await failure("", "file:///etc/passwd") else { Issue.record("only http(s)"); return }
+        // The head at once (4 KB to come), then a byte a second: the deadline holds for the whole answer.
+        let started = ContinuousClock.now
+        guard case .timedOut = await failure("/slow", largest: 1 << 20) else { Issue.record("a trickle past the deadline times out"); return }
+        #expect(ContinuousClock.now - started < .seconds(10))
+        // The outbound policy's refusal comes through as one: the tests' policy allows loopback only.
+        guard case .refused = await failure("", "http://10.0.0.1/status") else { Issue.record("a private address is refused"); return }
+    }
+}
