@@ -3,6 +3,7 @@ import GuideCore
 import GuideHTTP
 import GuideReminders
 import GuideStore
+import Recorders
 
 /// Tells media servers to reload their guide when the listings a feed carries change (``ReloadTarget``), as their
 /// APIs document it:
@@ -77,53 +78,65 @@ public struct MediaServerReloads: Sendable {
     }
 
     private func call(_ target: ReloadTarget, feed: LineupFeed, fingerprint: String) async throws -> (text: String, succeeded: Bool) {
-        let base = target.address.hasSuffix("/") ? String(target.address.dropLast()) : target.address
         switch target.kind {
         case .jellyfin:
-            let headers = [("Authorization", "MediaBrowser Token=\"\(target.secret ?? "")\""), ("Accept", "application/json")]
-            let (status, tasks) = try await json("GET", base + "/ScheduledTasks?isHidden=false", headers)
-            guard status == 200 else { return ("Jellyfin answered \(status) to the task list\(status == 401 ? ": check the API key" : "")", false) }
-            guard let id = (tasks as? [[String: Any]])?.first(where: { $0["Key"] as? String == "RefreshGuide" })?["Id"] as? String,
-                  id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
-                return ("Jellyfin has no Refresh Guide task: is Live TV set up?", false)
+            let jellyfin = JellyfinServer(address: target.address, key: target.secret ?? "", kind: .jellyfin, transport: transport)
+            do {
+                try await jellyfin.refreshGuide()
+                return ("Jellyfin started its Refresh Guide task", true)
+            } catch {
+                return (error.description, false)
             }
-            let (started, _) = try await json("POST", base + "/ScheduledTasks/Running/" + id, headers)
-            return (200..<300).contains(started) ? ("Jellyfin started its Refresh Guide task (\(started))", true)
-                : ("Jellyfin answered \(started) to starting Refresh Guide", false)
         case .plex:
-            let headers = [("X-Plex-Token", target.secret ?? ""), ("Accept", "application/json")]
-            let (status, answer) = try await json("GET", base + "/livetv/dvrs", headers)
-            guard status == 200 else { return ("Plex answered \(status) to the DVR list\(status == 401 ? ": check the token" : "")", false) }
-            let dvrs = ((answer as? [String: Any])?["MediaContainer"] as? [String: Any])?["Dvr"] as? [[String: Any]] ?? []
-            let keys = dvrs.compactMap { ($0["key"] as? String) ?? ($0["key"] as? Int).map(String.init) }
-                .filter { !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber } }
+            let plex = PlexServer(address: target.address, token: target.secret ?? "", transport: transport, largest: Self.largestAnswer, deadline: Self.timeLimit)
+            let keys: [String]
+            do {
+                keys = try await plex.dvrs()
+            } catch {
+                return (Self.words(error, of: "Plex", asking: "the DVR list", check: "the token"), false)
+            }
             guard !keys.isEmpty else { return ("Plex has no DVR: set up Live TV & DVR with this feed first", false) }
             for key in keys {
-                let (reloaded, _) = try await json("POST", base + "/livetv/dvrs/\(key)/reloadGuide", headers)
-                guard (200..<300).contains(reloaded) else { return ("Plex answered \(reloaded) to reloading DVR \(key)'s guide", false) }
+                do {
+                    try await plex.reloadGuide(of: key)
+                } catch {
+                    return (Self.words(error, of: "Plex", asking: "reloading DVR \(key)'s guide", check: "the token"), false)
+                }
             }
             return ("Plex reloads the guide of \(keys.count) DVR\(keys.count == 1 ? "" : "s")", true)
         case .webhook:
             let payload: [String: Any] = ["event": "listings-changed", "feed": feed.name, "fingerprint": fingerprint, "at": CivilTime.iso8601(now())]
             let body = (try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])) ?? Data("{}".utf8)
-            var headers = [("Content-Type", "application/json")]
+            var headers: [(String, String)] = []
             if let secret = target.secret, !secret.isEmpty {
                 headers.append(("X-Tvguide-Signature", "sha256=" + ReminderSenders.signature(of: body, secret: secret)))
             }
-            let (status, _) = try await json("POST", target.address, headers, body: body)
-            return ("The webhook answered \(status)", (200..<300).contains(status))
+            var call = JSONCall(transport: transport, largest: Self.largestAnswer, deadline: Self.timeLimit)
+            call.cutsLongAnswers = true
+            do {
+                let status = try await call.exchange("POST", target.address, headers: headers, body: .json(body)).status
+                return ("The webhook answered \(status)", (200..<300).contains(status))
+            } catch {
+                return (Self.words(error, of: "The webhook", asking: "the listings' change", check: "the address"), false)
+            }
         }
     }
 
-    /// Sends a request and reads its answer as JSON (at most ``largestAnswer`` bytes; nil when it is not JSON).
-    private func json(_ method: String, _ address: String, _ headers: [(String, String)], body: Data? = nil) async throws -> (Int, Any?) {
-        guard let url = URL(string: address) else { throw StoreError(.invalid, saying: "{address} is not an address", ["address": address]) }
-        let reply = try await transport.send(method, url, headers: headers, body: body)
-        var bytes = Data()
-        while let part = try await reply.next() {
-            bytes.append(contentsOf: part.readableBytesView)
-            if bytes.count > Self.largestAnswer { return (reply.status, nil) }
+    /// A call's failure in the words the feeds page shows.
+    static func words(_ failure: JSONCall.Failure, of who: String, asking what: String, check: String) -> String {
+        who + " " + words(failure, asking: what, check: check)
+    }
+
+    private static func words(_ failure: JSONCall.Failure, asking what: String, check: String) -> String {
+        switch failure {
+        case .status(let status, _): "answered \(status) to \(what)\(status == 401 ? ": check \(check)" : "")"
+        case .timedOut(let limit): "no answer within \(limit.components.seconds) s"
+        case .tooLarge(let limit): "answered \(what) with more than \(limit >> 10) KB"
+        case .undecodable(let error): "did not answer \(what) as its API does: \(error)"
+        case .notAnAddress: "is not at an http or https address"
+        case .refused(let refusal): "is refused by this server's outbound rules: \(refusal.reason)"
+        case .challenge(let challenge): "asks for \(challenge)"
+        case .unreachable(let error): "could not be reached: \(error)"
         }
-        return (reply.status, try? JSONSerialization.jsonObject(with: bytes))
     }
 }

@@ -39,8 +39,8 @@ public struct RecordingDesk: Sendable {
             TvheadendRecorder(address: settings.address,
                               credentials: settings.username.map { HTTPCredentials(username: $0, password: settings.secret ?? "") },
                               transport: transport)
-        case .jellyfin: JellyfinRecorder(address: settings.address, key: settings.secret ?? "", server: .jellyfin, transport: transport)
-        case .emby: JellyfinRecorder(address: settings.address, key: settings.secret ?? "", server: .emby, transport: transport)
+        case .jellyfin: JellyfinRecorder(JellyfinServer(address: settings.address, key: settings.secret ?? "", kind: .jellyfin, transport: transport))
+        case .emby: JellyfinRecorder(JellyfinServer(address: settings.address, key: settings.secret ?? "", kind: .emby, transport: transport))
         case .nextpvr: NextPVRRecorder(address: settings.address, pin: settings.secret ?? "", transport: transport)
         }
     }
@@ -171,15 +171,10 @@ public struct RecordingDesk: Sendable {
 
     /// `body`, or ``RecorderError/Kind/unreachable`` when it takes longer than ``deadline``.
     public static func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
-            group.addTask { try await Task.sleep(for: deadline); return nil }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else {
-                throw RecorderError(.unreachable, saying: "the recorder took longer than {seconds} s", ["seconds": "\(deadline.components.seconds)"])
-            }
-            return value
+        guard let value = try await withTimeLimit(deadline, body) else {
+            throw RecorderError(.unreachable, saying: "the recorder took longer than {seconds} s", ["seconds": "\(deadline.components.seconds)"])
         }
+        return value
     }
 }
 

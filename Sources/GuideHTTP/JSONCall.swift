@@ -13,6 +13,16 @@ public struct JSONCall: Sendable {
         case json(Data)
         /// Sent as `application/x-www-form-urlencoded`.
         case form([(String, String)])
+        /// Bytes of another type (an encrypted push message).
+        case bytes(Data, type: String)
+    }
+
+    /// An answer, whatever its status.
+    public struct Answer: Sendable {
+        public let status: Int
+        /// Header values by lower-case name (the first of repeated ones).
+        public let headers: [String: String]
+        public let body: Data
     }
 
     /// How a call failed.
@@ -40,6 +50,9 @@ public struct JSONCall: Sendable {
     /// Headers every call carries (an API key's).
     public var headers: [(String, String)]
     public var largest: Int
+    /// Whether an answer longer than ``largest`` is cut there (its status is what counts: a reminder's receiver)
+    /// rather than ``Failure/tooLarge(limit:)``.
+    public var cutsLongAnswers = false
     public var deadline: Duration
 
     public init(transport: any HTTPTransport, credentials: HTTPCredentials? = nil, headers: [(String, String)] = [],
@@ -48,21 +61,25 @@ public struct JSONCall: Sendable {
     }
 
     /// `method` on `address` with `body`: a 2xx answer's body.
-    public func send(_ method: String, _ address: String, body: Body = .none) async throws(Failure) -> Data {
+    public func send(_ method: String, _ address: String, headers: [(String, String)] = [], body: Body = .none) async throws(Failure) -> Data {
+        let answer = try await exchange(method, address, headers: headers, body: body)
+        guard (200...299).contains(answer.status) else {
+            throw .status(answer.status, answer: String(decoding: answer.body.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return answer.body
+    }
+
+    /// `method` on `address` with `body` and `headers` besides the call's: the answer, whatever its status, for a
+    /// service that says more than its status (Schedules Direct's codes, TVmaze's `Retry-After`).
+    public func exchange(_ method: String, _ address: String, headers extra: [(String, String)] = [], body: Body = .none) async throws(Failure) -> Answer {
         guard let url = URL(string: address), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { throw .notAnAddress }
-        let (headers, payload) = prepared(body)
-        let (transport, credentials, largest, deadline) = (self.transport, self.credentials, self.largest, self.deadline)
-        let answer: (status: Int, body: Data)?
+        let (headers, payload) = prepared(body, extra)
+        let (transport, credentials, largest, cuts, deadline) = (self.transport, self.credentials, self.largest, cutsLongAnswers, self.deadline)
+        let answer: Answer?
         do {
-            answer = try await withThrowingTaskGroup(of: (status: Int, body: Data)?.self) { group in
-                group.addTask {
-                    let reply = try await transport.send(method, url, headers: headers, body: payload, answering: credentials)
-                    guard let data = try await reply.body(upTo: largest) else { throw Failure.tooLarge(limit: largest) }
-                    return (reply.status, data)
-                }
-                group.addTask { try await Task.sleep(for: deadline); return nil }
-                defer { group.cancelAll() }
-                return try await group.next() ?? nil
+            answer = try await withTimeLimit(deadline) {
+                let reply = try await transport.send(method, url, headers: headers, body: payload, answering: credentials)
+                return Answer(status: reply.status, headers: reply.headers, body: try await Self.read(reply, upTo: largest, cutting: cuts))
             }
         } catch let failure as Failure {
             throw failure
@@ -74,25 +91,39 @@ public struct JSONCall: Sendable {
             throw .unreachable(error)
         }
         guard let answer else { throw .timedOut(deadline) }
-        guard (200...299).contains(answer.status) else {
-            throw .status(answer.status, answer: String(decoding: answer.body.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return answer
+    }
+
+    /// The reply's body within `largest` bytes: cut there, or ``Failure/tooLarge(limit:)``.
+    private static func read(_ reply: HTTPReply, upTo largest: Int, cutting: Bool) async throws -> Data {
+        guard cutting else {
+            guard let data = try await reply.body(upTo: largest) else { throw Failure.tooLarge(limit: largest) }
+            return data
         }
-        return answer.body
+        var data = Data()
+        while data.count < largest, let part = try await reply.next() { data.append(contentsOf: part.readableBytesView.prefix(largest - data.count)) }
+        return data
     }
 
     /// The headers and bytes `body` is sent with.
-    private func prepared(_ body: Body) -> (headers: [(String, String)], payload: Data?) {
-        let headers = self.headers + [("Accept", "application/json"), ("User-Agent", "tvguide/\(TVGuideVersion.number)")]
+    private func prepared(_ body: Body, _ extra: [(String, String)]) -> (headers: [(String, String)], payload: Data?) {
+        var headers = self.headers + extra
+        for (name, value) in [("Accept", "application/json"), ("User-Agent", "tvguide/\(TVGuideVersion.number)")]
+        where !headers.contains(where: { $0.0.lowercased() == name.lowercased() }) {
+            headers.append((name, value))
+        }
         switch body {
         case .none: return (headers, nil)
         case .json(let data): return (headers + [("Content-Type", "application/json")], data)
         case .form(let fields): return (headers + [("Content-Type", "application/x-www-form-urlencoded")], Data(Self.encoded(fields).utf8))
+        case .bytes(let data, let type): return (headers + [("Content-Type", type)], data)
         }
     }
 
     /// ``send(_:_:body:)``, its answer decoded as `T`.
-    public func decode<T: Decodable>(_ type: T.Type, _ method: String, _ address: String, body: Body = .none) async throws(Failure) -> T {
-        let data = try await send(method, address, body: body)
+    public func decode<T: Decodable>(_ type: T.Type, _ method: String, _ address: String, headers: [(String, String)] = [],
+                                     body: Body = .none) async throws(Failure) -> T {
+        let data = try await send(method, address, headers: headers, body: body)
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch {

@@ -81,7 +81,7 @@ public struct ReminderSenders: Sendable {
             throw DeliveryFailure(Sentence(saying: "the push message could not be made: {error}", sentences: ["error": Sentence(error)]), isPermanent: true)
         }
         let topic = String(WebPush.base64URL(Data(message.id.utf8)).suffix(32))
-        try await post(url, headers: [("Content-Type", "application/octet-stream"), ("Content-Encoding", "aes128gcm"), ("TTL", "3600"),
+        try await post(url, type: "application/octet-stream", headers: [("Content-Encoding", "aes128gcm"), ("TTL", "3600"),
                                       ("Urgency", "high"), ("Topic", topic), ("Authorization", authorization)],
                        body: body, what: "the push service")
     }
@@ -136,9 +136,9 @@ public struct ReminderSenders: Sendable {
         }
         var payload: [String: Any] = ["topic": topic, "title": message.title, "message": message.body, "tags": ["tv"]]
         if let link = message.link { payload["click"] = link }
-        var headers = [("Content-Type", "application/json")]
+        var headers: [(String, String)] = []
         if let token = channel.what.secret, !token.isEmpty { headers.append(("Authorization", "Bearer " + token)) }
-        try await post(server, headers: headers, body: try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]),
+        try await post(server, type: "application/json", headers: headers, body: try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]),
                        what: "the ntfy server")
     }
 
@@ -161,11 +161,11 @@ public struct ReminderSenders: Sendable {
             throw DeliveryFailure(Sentence(saying: "the webhook address {address} is not a URL", ["address": channel.what.target]), isPermanent: true)
         }
         let body = Self.webhookBody(message, at: instant)
-        var headers = [("Content-Type", "application/json"), ("X-Tvguide-Delivery", message.id)]
+        var headers = [("X-Tvguide-Delivery", message.id)]
         if let secret = channel.what.secret, !secret.isEmpty {
             headers.append(("X-Tvguide-Signature", "sha256=" + Self.signature(of: body, secret: secret)))
         }
-        try await post(url, headers: headers, body: body, what: "the webhook")
+        try await post(url, type: "application/json", headers: headers, body: body, what: "the webhook")
     }
 
     /// The webhook's JSON: `event`, `id`, `title`, `body`, `link`, `sentAt`, and `reminder` (its channel, title,
@@ -202,24 +202,26 @@ public struct ReminderSenders: Sendable {
         }
     }
 
-    /// POSTs and reads at most 4 KB of the answer, all within ``timeout``; any 2xx is delivered. 404 and 410 say the
-    /// receiver is gone. Redirects are not followed (``PolicedTransport``): one is an answer that is not 2xx.
-    private func post(_ url: URL, headers: [(String, String)], body: Data, what: String) async throws {
-        let transport = self.transport
+    /// POSTs `body` of `type` by ``JSONCall`` and reads at most 4 KB of the answer, all within ``timeout``; any 2xx is
+    /// delivered. 404 and 410 say the receiver is gone. Redirects are not followed (``PolicedTransport``): one is an
+    /// answer that is not 2xx.
+    private func post(_ url: URL, type: String, headers: [(String, String)], body: Data, what: String) async throws {
+        var call = JSONCall(transport: transport, largest: 4096, deadline: timeout)
+        call.cutsLongAnswers = true
         let status: Int
         do {
-            status = try await withDeadline(timeout, what: what) {
-                let reply = try await transport.send("POST", url, headers: headers, body: body)
-                var read = 0
-                while read < 4096, let part = try await reply.next() { read += part.readableBytes }
-                return reply.status
-            }
-        } catch let failure as DeliveryFailure {
-            throw failure
-        } catch let refusal as OutboundRefusal {
-            throw DeliveryFailure(Sentence(saying: "refused by this server's outbound rules"), detail: "\(what) at \(refusal.url): \(refusal.reason)", isPermanent: true)
+            status = try await call.exchange("POST", url.absoluteString, headers: headers, body: .bytes(body, type: type)).status
         } catch {
-            throw DeliveryFailure(DeliveryFailure.undelivered, detail: "\(what) could not be reached: \(error)")
+            switch error {
+            case .refused(let refusal):
+                throw DeliveryFailure(Sentence(saying: "refused by this server's outbound rules"), detail: "\(what) at \(refusal.url): \(refusal.reason)", isPermanent: true)
+            case .timedOut(let limit):
+                throw DeliveryFailure(DeliveryFailure.undelivered, detail: "\(what): no whole answer within \(limit.components.seconds) s")
+            case .unreachable(let cause):
+                throw DeliveryFailure(DeliveryFailure.undelivered, detail: "\(what) could not be reached: \(cause)")
+            default:
+                throw DeliveryFailure(DeliveryFailure.undelivered, detail: "\(what) could not be reached: \(error)")
+            }
         }
         guard (200..<300).contains(status) else {
             throw DeliveryFailure(DeliveryFailure.undelivered, detail: "\(what) answered \(status)", isGone: status == 404 || status == 410)

@@ -8,19 +8,13 @@ import GuideHTTP
 /// (`POST /LiveTv/Timers`) or a series timer (`POST /LiveTv/SeriesTimers`); state from `GET /LiveTv/Timers` (its
 /// `Status`: conflicts included) and `GET /LiveTv/SeriesTimers`; cancelled with `DELETE /LiveTv/Timers/ID` and
 /// `DELETE /LiveTv/SeriesTimers/ID`. Jellyfin records only what its guide has: a programme it does not list is refused
-/// with that said. The key goes as Jellyfin takes it (`Authorization: MediaBrowser Token="..."`), or Emby's
-/// `X-Emby-Token`.
+/// with that said. Calls go through the one client of the server (``JellyfinServer``).
 public struct JellyfinRecorder: Recorder {
-    public enum Server: String, Sendable { case jellyfin, emby }
-
     let call: RecorderCall
     static let slack: TimeInterval = 10 * 60
 
-    public init(address: String, key: String, server: Server = .jellyfin, transport: any HTTPTransport) {
-        let header = server == .jellyfin ? ("Authorization", "MediaBrowser Client=\"tvguide\", Device=\"tvguide\", DeviceId=\"tvguide\", Version=\"\(TVGuideVersion.number)\", Token=\"\(key)\"")
-            : ("X-Emby-Token", key)
-        call = RecorderCall(transport: transport, base: address.hasSuffix("/") ? String(address.dropLast()) : address,
-                            credentials: nil, headers: [header], kind: server == .jellyfin ? "Jellyfin" : "Emby")
+    public init(_ server: JellyfinServer) {
+        call = server.call
     }
 
     public func channels() async throws -> [RecorderChannel] {

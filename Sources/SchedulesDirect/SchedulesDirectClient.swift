@@ -300,24 +300,36 @@ public final class SchedulesDirectClient: Sendable {
         }
     }
 
+    /// How long one call may take, its answer included (a batch of 5,000 programmes is about 10 MB).
+    static let deadline: Duration = .seconds(600)
+
+    /// One call by ``JSONCall``, its answer whatever the status (SD's code is read from the body first).
     /// `tokenInQuery`: the token goes in the address (`?token=`), as Jellyfin sends it for images, rather than in a
     /// header: SD answers an image with a redirect to another host (S3), and a header would be sent on there too.
     private func send(_ method: String, _ path: String, body: Data?, token: String?, accept: String, largest: Int,
                       tokenInQuery: Bool) async throws -> (Int, Data) {
         let query = tokenInQuery ? token.map { "?token=" + Self.encoded($0) } ?? "" : ""
-        guard let url = URL(string: base + "/" + path + query) else {
-            throw SDFailure(code: Self.noCode, message: Sentence(saying: "no such address: {path}", ["path": path]), status: nil)
-        }
         // SD asks for compression (its old 1002 DEFLATE_REQUIRED); the answer is inflated as it is read.
         var headers = [("User-Agent", userAgent), ("Accept", accept), ("Accept-Encoding", "gzip, deflate")]
-        if body != nil { headers.append(("Content-Type", "application/json")) }
         if let token, !tokenInQuery { headers.append(("token", token)) }
-        let reply = try await transport.send(method, url, headers: headers, body: body)
-        guard let data = try await reply.body(upTo: largest) else {
-            throw SDFailure(code: Self.noCode, message: Sentence(saying: "an answer larger than {size} MB",
-                                                                 ["size": String(largest >> 20)]), status: reply.status)
+        do {
+            let answer = try await JSONCall(transport: transport, largest: largest, deadline: Self.deadline)
+                .exchange(method, base + "/" + path + query, headers: headers, body: body.map { .json($0) } ?? .none)
+            return (answer.status, answer.body)
+        } catch {
+            switch error {
+            case .notAnAddress:
+                throw SDFailure(code: Self.noCode, message: Sentence(saying: "no such address: {path}", ["path": path]), status: nil)
+            case .tooLarge(let limit):
+                throw SDFailure(code: Self.noCode, message: Sentence(saying: "an answer larger than {size} MB", ["size": String(limit >> 20)]), status: nil)
+            case .timedOut:
+                throw SDFailure(code: Self.noCode, message: Sentence(saying: "{location} did not answer in time", ["location": "Schedules Direct"]), status: nil)
+            case .refused(let refusal): throw refusal
+            case .challenge(let challenge): throw challenge
+            case .unreachable(let cause): throw cause
+            case .status, .undecodable: throw error   // exchange judges neither
+            }
         }
-        return (reply.status, data)
     }
 
     private func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {

@@ -71,7 +71,8 @@ extension TVMazeClient {
         if due { try await cache.pruneResponses(fetchedBefore: now().addingTimeInterval(-policy.cacheAge), keepingAtMost: policy.cacheBytes) }
     }
 
-    /// One GET through the limiter, retried on 429, 5xx and dropped connections, within the policy's deadline.
+    /// One GET through the limiter, retried on 429, 5xx and dropped connections, within the policy's deadline, each
+    /// try a ``JSONCall``.
     func download(_ key: String) async throws -> CachedResponse {
         guard let deadline = policy.deadline else { return try await tries(key, within: nil) }
         let stopwatch = Stopwatch(on: clock)
@@ -104,43 +105,41 @@ extension TVMazeClient {
             } catch let busy as RateLimiter.Busy {
                 throw TVMazeError.busy(retryAfter: busy.retryAfter)
             }
+            let answer: JSONCall.Answer
             do {
-                var sent = [("Accept", "application/json")] + headers
-                if body != nil { sent.append(("Content-Type", "application/json")) }
-                let reply = try await transport.send(method, url, headers: sent, body: body)
-                switch reply.status {
-                case let status where answers.contains(status):
-                    return CachedResponse(status: reply.status, body: try await read(reply, url: url), fetched: now())
-                case 401 where !headers.isEmpty:
-                    _ = try? await read(reply, url: url)
-                    throw TVMazeError.unauthorized
-                case 429, 500...599:
-                    _ = try? await read(reply, url: url)
-                    lastError = .status(reply.status, url: url.absoluteString)
-                    if let retryAfter = reply.headers["retry-after"].flatMap({ HTTPDate.retryAfter($0, now: now()) }) {
-                        guard retryAfter <= policy.longestRetryAfter else { throw lastError }
-                        wait = max(retryAfter, .zero)
-                    }
-                default:
-                    throw TVMazeError.status(reply.status, url: url.absoluteString)
-                }
-            } catch let error as TVMazeError {
-                throw error
-            } catch is CancellationError {
-                throw CancellationError()
+                answer = try await JSONCall(transport: transport, largest: policy.largestBody, deadline: left?() ?? Self.tryLimit)
+                    .exchange(method, url.absoluteString, headers: headers, body: body.map { .json($0) } ?? .none)
             } catch {
-                lastError = .unreachable(url: url.absoluteString, detail: Self.describe(error))
+                switch error {
+                case .notAnAddress: throw TVMazeError.badURL(url.absoluteString)
+                case .tooLarge(let limit):
+                    throw TVMazeError.unreadable(path: url.absoluteString, detail: "the answer is larger than \(limit / 1_048_576) MB")
+                case .unreachable(let cause) where cause is CancellationError: throw CancellationError()
+                case .unreachable(let cause): lastError = .unreachable(url: url.absoluteString, detail: Self.describe(cause))
+                default: lastError = .unreachable(url: url.absoluteString, detail: Self.describe(error))
+                }
+                continue
+            }
+            switch answer.status {
+            case let status where answers.contains(status):
+                return CachedResponse(status: answer.status, body: answer.body, fetched: now())
+            case 401 where !headers.isEmpty:
+                throw TVMazeError.unauthorized
+            case 429, 500...599:
+                lastError = .status(answer.status, url: url.absoluteString)
+                if let retryAfter = answer.headers["retry-after"].flatMap({ HTTPDate.retryAfter($0, now: now()) }) {
+                    guard retryAfter <= policy.longestRetryAfter else { throw lastError }
+                    wait = max(retryAfter, .zero)
+                }
+            default:
+                throw TVMazeError.status(answer.status, url: url.absoluteString)
             }
         }
         throw lastError
     }
 
-    private func read(_ reply: HTTPReply, url: URL) async throws -> Data {
-        guard let body = try await reply.body(upTo: policy.largestBody) else {
-            throw TVMazeError.unreadable(path: url.absoluteString, detail: "the answer is larger than \(policy.largestBody / 1_048_576) MB")
-        }
-        return body
-    }
+    /// How long one try may take, its answer included, when the policy sets no deadline.
+    static let tryLimit: Duration = .seconds(120)
 
     static func describe(_ error: any Error) -> String {
         if let error = error as? DecodingError {

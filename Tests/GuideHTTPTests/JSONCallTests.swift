@@ -44,6 +44,13 @@ import TestReceivers
         let started = ContinuousClock.now
         guard case .timedOut = await failure("/slow", largest: 1 << 20) else { Issue.record("a trickle past the deadline times out"); return }
         #expect(ContinuousClock.now - started < .seconds(10))
+        // An exchange takes any status with its words (Schedules Direct's codes ride on errors); a cut answer keeps its start.
+        let broken = try await call.exchange("GET", receiver.url("/broken"))
+        #expect(broken.status == 503 && String(decoding: broken.body, as: UTF8.self).contains("down for maintenance"))
+        var cutting = call
+        cutting.cutsLongAnswers = true
+        let cut = try await cutting.exchange("GET", receiver.url("/large"))
+        #expect(cut.status == 200 && cut.body.count == 1_000 && cut.body.starts(with: Data("[1,1,".utf8)))
         // The outbound policy's refusal comes through as one: the tests' policy allows loopback only.
         guard case .refused = await failure("", "http://10.0.0.1/status") else { Issue.record("a private address is refused"); return }
     }

@@ -28,7 +28,7 @@ import Testing
     @Test func aTimerThroughItsOwnGuideAConflictASeriesAndCancelling() async throws {
         let standIn = try await Self.standIn()
         defer { Task { try? await standIn.stop() } }
-        let recorder = JellyfinRecorder(address: "http://127.0.0.1:\(standIn.port)", key: "SYNTHETICjellyfinapikey0000000001", transport: TestHTTP.transport)
+        let recorder = JellyfinRecorder(JellyfinServer(address: "http://127.0.0.1:\(standIn.port)", key: "SYNTHETICjellyfinapikey0000000001", transport: TestHTTP.transport))
         #expect(try await recorder.channels() == [RecorderChannel(id: Self.one, name: "BBC One HD", number: "101"),
                                                   RecorderChannel(id: Self.two, name: "Channel 5", number: "105")])
         #expect(try await recorder.profiles().isEmpty)
@@ -66,10 +66,10 @@ import Testing
     @Test func aWrongKeyIsRefusedAndEmbysHeaderIsItsOwn() async throws {
         let standIn = try await Self.standIn()
         defer { Task { try? await standIn.stop() } }
-        let wrong = JellyfinRecorder(address: "http://127.0.0.1:\(standIn.port)", key: "wrong", transport: TestHTTP.transport)
+        let wrong = JellyfinRecorder(JellyfinServer(address: "http://127.0.0.1:\(standIn.port)", key: "wrong", transport: TestHTTP.transport))
         await #expect(throws: RecorderError(.refused, saying: "{recorder} refused the user name, password or key", ["recorder": "Jellyfin"])) { try await wrong.channels() }
-        let emby = JellyfinRecorder(address: "http://127.0.0.1:\(standIn.port)/", key: "SYNTHETICjellyfinapikey0000000001", server: .emby,
-                                    transport: TestHTTP.transport)
+        let emby = JellyfinRecorder(JellyfinServer(address: "http://127.0.0.1:\(standIn.port)/", key: "SYNTHETICjellyfinapikey0000000001", kind: .emby,
+                                                   transport: TestHTTP.transport))
         #expect(try await emby.channels().count == 2)
         #expect(standIn.requests.last?.headers["x-emby-token"] == "SYNTHETICjellyfinapikey0000000001")
     }
