@@ -43,13 +43,21 @@ import Testing
             var rows: [Row]
         }
 
+        /// A row as the grid's page has it: its markup.
         struct Row: Decodable {
             var index: Int
             var id: String
-            var cells: [Cell]
+            var html: String
+
+            /// The programmes the markup links to, with their titles.
+            var cells: [Cell] {
+                html.matches(of: /href="\/programmes\/(\d+)"[^>]*><span class="t" dir="auto">([^<]*)<\/span>/).compactMap { match in
+                    Int64(match.output.1).map { Cell(id: $0, title: String(match.output.2)) }
+                }
+            }
         }
 
-        struct Cell: Decodable {
+        struct Cell {
             var id: Int64
             var title: String
         }
@@ -74,7 +82,7 @@ import Testing
             #expect(answer.status == .ok)
             let tag = try #require(answer.headers[.eTag])
             let copy = try JSONDecoder().decode(Copy.self, from: Data(buffer: answer.body))
-            #expect(copy.format == 1 && copy.viewer == "" && copy.takenAt == Int64(Self.now.timeIntervalSince1970))
+            #expect(copy.format == 2 && copy.viewer == "" && copy.takenAt == Int64(Self.now.timeIntervalSince1970))
             #expect(copy.channels == 60)
             #expect(copy.days.map(\.day) == ["2026-02-15", "2026-02-16", "2026-02-17"])
             #expect(copy.days.map(\.page) == copy.days.map { "/?day=\($0.day)&offline=1" })

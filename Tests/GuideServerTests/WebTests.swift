@@ -78,9 +78,12 @@ import Testing
             let document = try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
             let rows = try #require(document["rows"] as? [[String: Any]])
             #expect(rows.map { $0["id"] as? String } == ["two.uk"])
-            let cells = try #require(rows.first?["cells"] as? [[String: Any]])
-            #expect(cells.map { $0["title"] as? String } == ["Café Society"])
-            #expect(cells.first?["start"] as? Int == 46_800 && cells.first?["end"] as? Int == 54_000)
+            // A row is the markup the page has for it (GridRowsHTML, drawn in one place), placed by its seconds.
+            let html = try #require(rows.first?["html"] as? String)
+            #expect(html.hasPrefix(#"<div class="row" role="row" aria-rowindex="3" id="row-1" data-index="1" data-channel="two.uk">"#))
+            #expect(html.contains(#"data-start="46800" data-end="54000"><span class="t" dir="auto">Café Society</span>"#))
+            let page = String(buffer: try await CookieJar().send(client, "/?day=2024-01-01").body)
+            #expect(page.contains(html))
             let bad = try await CookieJar().send(client, "/grid/rows?day=yesterday")
             #expect(bad.status == .badRequest)
         }

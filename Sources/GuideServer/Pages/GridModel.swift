@@ -3,7 +3,7 @@ import GuideCore
 
 /// One channel's row of the grid for a broadcast day: the server renders these for the first screen (and for
 /// browsers without JavaScript); the grid's script fetches the same rows as JSON while scrolling.
-struct GridRow: Encodable, Sendable {
+struct GridRow: Sendable {
     /// The row's place in the viewer's lineup, from 0.
     var index: Int
     var ariaIndex: Int
@@ -49,10 +49,9 @@ struct GridRow: Encodable, Sendable {
 
 /// A programme on the grid, placed by ``GridLayout/span(start:end:in:)``: the script places cells from the seconds,
 /// the server-rendered rows from the minutes (CSS classes).
-struct GridCell: Encodable, Sendable {
+struct GridCell: Sendable {
     var id: Int64
     var title: String
-    var sub: String?
     /// "20:00–21:00" in the viewer's zone.
     var time: String
     var genre: String
@@ -70,30 +69,11 @@ struct GridCell: Encodable, Sendable {
         let programme = stored.programme
         id = stored.id.rawValue
         title = programme.title(in: languages)
-        sub = programme.subTitle(in: languages)
         time = "\(clock.time(programme.start))–\(clock.time(stored.end))"
         genre = programme.genre.rawValue
         span = GridLayout.span(start: programme.start, end: stored.end, in: day)
         isFollowed = !followed.isEmpty && followed.contains(SearchText.fold(programme.title))
         isRecording = !recorded.isEmpty && recorded.contains(Self.recordingKey(programme.channel, programme.start))
-    }
-
-    /// The rows' JSON: start and end in seconds from the day's start, as the script places cells.
-    private enum CodingKeys: String, CodingKey {
-        case id, title, sub, time, genre, start, end, followed, rec
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(title, forKey: .title)
-        try container.encodeIfPresent(sub, forKey: .sub)
-        try container.encode(time, forKey: .time)
-        try container.encode(genre, forKey: .genre)
-        try container.encode(span.startSecond, forKey: .start)
-        try container.encode(span.endSecond, forKey: .end)
-        try container.encode(isFollowed, forKey: .followed)
-        if isRecording { try container.encode(true, forKey: .rec) }
     }
 }
 

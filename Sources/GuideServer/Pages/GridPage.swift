@@ -196,7 +196,8 @@ struct GridPage: Sendable {
         return try pages.page("grid", model)
     }
 
-    /// `GET /grid/rows?day=&from=&count=`: rows of the viewer's lineup for the grid's script.
+    /// `GET /grid/rows?day=&from=&count=`: rows of the viewer's lineup for the grid's script, each its markup
+    /// (``GridRowsHTML``).
     func rows(_ request: Request, _ context: some GuideContext) async throws -> Response {
         let query = QueryParameters(request: request)
         let clock = settings.clock(context)
@@ -211,14 +212,17 @@ struct GridPage: Sendable {
         let rows = try await Self.rows(store: store, lineup: lineup, from: from, count: count, day: day.window,
                                        clock: clock, viewer: context.viewer?.profile, followed: followed,
                                  languages: context.listingLanguages)
-        let body = try JSONEncoder().encode(RowsDocument(from: from, rows: rows))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        let rendered = GridRowsHTML.rendered(rows, noListings: pages.words(context)("No listings"))
+        let body = try encoder.encode(RowsDocument(from: from, rows: rendered))
         return CompressibleBody.response(Array(body), for: request,
                                          headers: [.contentType: "application/json", .cacheControl: "no-store"])
     }
 
     struct RowsDocument: Encodable {
         var from: Int
-        var rows: [GridRow]
+        var rows: [GridRowsHTML.Rendered]
     }
 
     /// Rows `from` of `lineup` for `day`; a followed show's airings left out as `followed` asks.

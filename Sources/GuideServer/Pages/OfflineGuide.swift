@@ -34,7 +34,7 @@ struct OfflineGuide: Sendable {
     }
 
     /// What the copy's JSON is; the service worker drops copies in another format.
-    static let format = 1
+    static let format = 2
 
     init(store: any ListingStore & SeriesStore & ChannelSettingsStore, directory: ChannelDirectory, lineups: Lineups, pages: Pages,
          settings: ServerSettings, addresses: ClientAddress) {
@@ -216,17 +216,18 @@ struct OfflineGuide: Sendable {
             var end: Int64
             /// The day's grid page, with the kept channels only.
             var page: String
-            var rows: [GridRow]
+            /// The rows as the page's are (``GridRowsHTML``).
+            var rows: [GridRowsHTML.Rendered]
         }
 
         func encoded(renderer: PageRenderer) throws -> [UInt8] {
             let documentDays = days.map { day in
                 Day(day: day.description, start: day.window.start.unixSeconds, end: day.window.end.unixSeconds,
                     page: SitePath.guide(query: "day=\(day)&offline=1"),
-                    rows: zip(channels.indices, zip(channels, listings)).map { index, pair in
+                    rows: GridRowsHTML.rendered(zip(channels.indices, zip(channels, listings)).map { index, pair in
                         GridRow(index: index, channel: pair.0, programmes: pair.1.programmes.filter { $0.overlaps(day.window) },
                                 day: day.window, clock: clock, followed: followed, languages: languages)
-                    })
+                    }, noListings: words("No listings")))
             }
             let programmes = listings.flatMap(\.programmes).sorted { $0.programme.start < $1.programme.start }
             let byTitle = Dictionary(grouping: programmes) { SearchText.fold($0.programme.title) }
@@ -249,7 +250,9 @@ struct OfflineGuide: Sendable {
                 files: ["guide.css", "grid-units.css", "installed.js", "grid.js", "grid-navigation.js", "guide.js"].map { SitePath.asset($0, query: "v=\(assets)") }
                     + ["icon-192.png", "icon-512.png", "favicon-32.png"].map { SitePath.asset($0, query: "v=\(assets)") },
                 logos: channels.compactMap(ChannelLogos.address))
-            return Array(try JSONEncoder().encode(document))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .withoutEscapingSlashes
+            return Array(try encoder.encode(document))
         }
     }
 }

@@ -18,7 +18,6 @@ function Grid(guide) {
   this.skew = Offline.isKept() ? Offline.skew : Number(guide.dataset.now) * 1000 - Date.now();
   this.total = Number(guide.dataset.total);
   this.genre = guide.dataset.genre || "";   // ?genre=: other genres' programmes are dimmed
-  this.noListings = guide.dataset.noListings || "No listings";   // in the page's language
   this.blockSize = 40;
   this.blocks = new Map();      // block index -> rows (data), most recently used last
   this.pending = new Map();     // block index -> promise
@@ -274,54 +273,20 @@ Grid.prototype.buildPlaceholder = function (index) {
   return row;
 };
 
+/// A row from `/grid/rows`: the server's markup (GridRowsHTML, the same as the page's first rows), put in its place,
+/// its cells placed exactly and, with `?genre=`, the other genres dimmed (the offline copy's rows are not filtered).
 Grid.prototype.buildRow = function (data) {
-  var row = document.createElement("div");
-  row.className = "row";
-  row.id = "row-" + data.index;
-  row.dataset.index = data.index;
-  row.dataset.channel = data.id;
-  row.setAttribute("role", "row");
-  row.setAttribute("aria-rowindex", data.index + 2);
+  var holder = document.createElement("template");
+  holder.innerHTML = data.html;
+  var row = holder.content.firstElementChild;
   row.style.top = data.index * this.rowHeight + "px";
-  var header = element("div", "ch");
-  header.setAttribute("role", "rowheader");
-  if (data.logo) {
-    var logo = element("img");
-    logo.src = data.logo; logo.alt = ""; logo.loading = "lazy"; logo.referrerPolicy = "no-referrer";
-    header.appendChild(logo);
-  }
-  header.appendChild(element("span", "num", data.number || ""));
-  var name = element("span", "name", data.name);
-  name.dir = "auto";
-  header.appendChild(name);
-  var track = element("div", "track");
-  track.setAttribute("role", "presentation");
-  var self = this, length = this.dayLength, genre = this.genre;
-  data.cells.forEach(function (cell) {
-    var link = element("a", "p g-" + cell.genre + (cell.start < 0 ? " clip-start" : "") + (cell.end > length ? " clip-end" : "")
-      + (cell.followed ? " followed" : "") + (cell.rec ? " rec" : "") + (genre && cell.genre !== genre ? " dim" : ""));
-    link.href = "/programmes/" + cell.id;
-    link.setAttribute("role", "gridcell");
-    link.tabIndex = -1;
-    link.dataset.start = cell.start;
-    link.dataset.end = cell.end;
-    self.placeExactly(link);
-    var title = element("span", "t", cell.title);
-    title.dir = "auto";   // a title in one direction inside a page of the other keeps its own
-    link.appendChild(title);
-    link.appendChild(element("span", "tm", cell.time));
-    track.appendChild(link);
+  var self = this, genre = this.genre;
+  Array.prototype.forEach.call(row.querySelectorAll(".p"), function (cell) {
+    self.placeExactly(cell);
+    if (genre) cell.classList.toggle("dim", !cell.classList.contains("g-" + genre));
   });
-  if (!data.cells.length) {
-    var none = element("span", "no-listings", this.noListings);
-    none.setAttribute("role", "gridcell");
-    track.appendChild(none);
-  }
-  row.appendChild(header);
-  row.appendChild(track);
   return row;
 };
-
 
 /// Changes the zoom in place, keeping the time at the left edge, and carries it into the day links and the URL.
 Grid.prototype.setZoom = function (minutes) {

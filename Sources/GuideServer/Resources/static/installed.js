@@ -104,7 +104,8 @@ var Offline = {
 
 /* The now page from the offline copy: every kept channel with what is on by the server's clock as of the copy (the
    device's clock moved by the difference seen when it was made) and what follows, drawn with the same markup as the
-   server's page. Built with textContent only: titles come from other people's listings. */
+   server's page. What is on is read from the kept rows' markup in an inert template, and the list built with
+   textContent only: titles come from other people's listings. */
 function OfflineNow(list) {
   var self = this;
   this.list = list;
@@ -127,11 +128,9 @@ OfflineNow.prototype.draw = function () {
     return;
   }
   var day = days[index], following = days[index + 1];
-  day.rows.forEach(function (row, position) {
-    var cells = row.cells.map(function (cell) { return OfflineNow.absolute(cell, day); });
-    if (following && following.rows[position]) {
-      cells = cells.concat(following.rows[position].cells.map(function (cell) { return OfflineNow.absolute(cell, following); }));
-    }
+  day.rows.forEach(function (kept, position) {
+    var row = OfflineNow.read(kept, day), cells = row.cells;
+    if (following && following.rows[position]) cells = cells.concat(OfflineNow.read(following.rows[position], following).cells);
     var current = cells.find(function (cell) { return cell.from <= now && now < cell.to; });
     var next = cells.find(function (cell) { return cell.from >= now && cell !== current; });
     var item = element("li");
@@ -170,11 +169,20 @@ OfflineNow.prototype.draw = function () {
   });
 };
 
-/// A grid cell with its start and end as the server's Unix seconds.
-OfflineNow.absolute = function (cell, day) {
-  return { id: cell.id, title: cell.title, time: cell.time, from: day.start + cell.start, to: day.start + cell.end };
+/// A kept row's channel and programmes, read from its markup (the grid's own, GridRowsHTML): each programme's start
+/// and end as the server's Unix seconds.
+OfflineNow.read = function (row, day) {
+  var holder = document.createElement("template");
+  holder.innerHTML = row.html;
+  var text = function (node, selector) { var found = node.querySelector(selector); return found ? found.textContent : ""; };
+  return {
+    number: text(holder.content, ".ch .num"), name: text(holder.content, ".ch .name"),
+    cells: Array.prototype.map.call(holder.content.querySelectorAll(".p"), function (cell) {
+      return { id: cell.getAttribute("href").split("/").pop(), title: text(cell, ".t"), time: text(cell, ".tm"),
+               from: day.start + Number(cell.dataset.start), to: day.start + Number(cell.dataset.end) };
+    })
+  };
 };
-
 
 OfflineNow.link = function (cell, className) {
   var link = element("a", className, cell.title);

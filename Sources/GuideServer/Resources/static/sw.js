@@ -7,7 +7,7 @@
 // the app's files; caches of any other name or version are deleted.
 "use strict";
 
-const FORMAT = 1;                      // the copy's format this worker reads (OfflineGuide.format)
+const FORMAT = 2;                      // the copy's format this worker reads (OfflineGuide.format)
 const LISTINGS = "tvguide-listings-v" + FORMAT;
 const FILES = "tvguide-files-";        // + the assets' version
 const COPY = "/offline/listings";
