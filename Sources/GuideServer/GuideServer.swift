@@ -105,15 +105,15 @@ public enum GuideServer {
         RecordingsPage(store: store, directory: directory, pages: pages, settings: settings, desk: desk).register(on: routes)
         RecorderAdminPage(store: store, directory: directory, pages: pages, desk: desk, now: settings.now).register(on: routes)
         ReminderRoutes(actions: reminders).register(on: routes)
-        routes.open.get(.asset) { request, context in
-            try assets.response(for: context.parameters.get("file") ?? "", request: request)
+        routes.open.get(SitePath.asset) { request, _, file in
+            try assets.response(for: file.rawValue, request: request)
         }
         return (router, routes.table)
     }
 
     /// Where this door serves a channel's logo, a programme's artwork and its page, for the other doors and the feeds.
     public static let links = WebLinks(logo: { ChannelLogos.address(of: $0) }, artwork: { SitePath.artwork(query: "p=" + $0) },
-                                       programme: { SitePath.programme($0.rawValue).description })
+                                       programme: { SitePath.programme($0) })
 
     /// A secret's bcrypt hash at the server's cost (12), for `tvguide profiles reset-secret`.
     public static func hashSecret(_ secret: String) -> String {

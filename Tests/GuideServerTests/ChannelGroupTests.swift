@@ -58,7 +58,7 @@ import Testing
             #expect(remembered.contains(#"data-group="Favourites""#) && remembered.contains(#"data-total="1""#))
             // The grid's script names its group, blank for every channel, whatever is remembered.
             let rows = try await admin.send(client, "/grid/rows?day=2026-02-15&group=")
-            #expect(String(buffer: rows.body).components(separatedBy: #""name":"#).count - 1 == 3)
+            #expect(String(buffer: rows.body).components(separatedBy: #""html":"#).count - 1 == 3)
             _ = try await admin.send(client, "/now?group=", headers: [HeaderNames.fetchSite!: "same-origin"])
             #expect(try await server.store.rememberedGroup(of: try #require(try await server.store.profiles().first).id) == nil)
 

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -102,15 +103,38 @@ import TVMazeReplay
         return links
     }
 
-    /// A path's links are built from it: values in its segments, percent-encoded, and a query after it.
+    /// A path's links are built from it, from typed values: each percent-encoded in its segment, and a query after it.
     @Test func sitePathsBuildTheirLinks() {
         #expect(SitePath.guide() == "/")
-        #expect(SitePath.season(12, 3) == "/shows/12/seasons/3")
-        #expect(SitePath.programme("a/b?c") == "/programmes/a%2Fb%3Fc")
+        #expect(SitePath.season(TVMazeNumber(12), SeasonNumber(3)) == "/shows/12/seasons/3")
+        #expect(SitePath.programme(ProgrammeID(rawValue: 42)) == "/programmes/42")
+        #expect(SitePath.historyImportJob(PathText("a/b?c")) == "/history/imports/a%2Fb%3Fc")
         #expect(SitePath.reminders(query: "done=" + SitePath.encoded("Saved & sent #1")) == "/reminders?done=Saved%20%26%20sent%20%231")
         #expect(SitePath.now(query: "&genre=news") == "/now?genre=news")
         #expect(SitePath.now(query: "") == "/now")
-        #expect(SitePath.lineupFeed("TOKEN.xml") == "/xmltv/TOKEN.xml")
-        #expect(SitePath.season.matches("/shows/1/seasons/2") && !SitePath.season.matches("/shows/1"))
+        #expect(SitePath.lineupFeed(FeedFile("TOKEN", .compressed)) == "/xmltv/TOKEN.xml.gz")
+        #expect(SitePath.calendarFeed(CalendarFile("TOKEN")) == "/calendar/TOKEN.ics")
+        #expect(SitePath.season.path.matches("/shows/1/seasons/2") && !SitePath.season.path.matches("/shows/1"))
+        // What a link is built from, a request's segment is parsed back into; what is not one, is not.
+        #expect(FeedFile(pathSegment: "TOKEN.xml.gz") == FeedFile("TOKEN", .compressed) && FeedFile(pathSegment: "TOKEN.txt") == nil)
+        #expect(TVMazeNumber(pathSegment: "0") == nil && TVMazeNumber(pathSegment: "1000000000") == nil && TVMazeNumber(pathSegment: "7")?.rawValue == 7)
+        #expect(ProgrammeID(pathSegment: "-1") == nil && ProgrammeID(pathSegment: "9223372036854775808") == nil)
+    }
+
+    /// A segment that is not its type's is refused before the handler runs, as its type says (404, or 400 for a programme).
+    @Test func aSegmentThatIsNotItsTypeIsNotFound() async throws {
+        let server = try await TestServer(listings: WebTests.listings, now: WebTests.evening)
+        try await server.run { client in
+            for path in ["/programmes/999999/calendar.ics", "/shows/0", "/shows/1/seasons/1000000",
+                         "/episodes/-3", "/people/x", "/xmltv/TOKEN.txt", "/calendar/TOKEN.json"] {
+                let response = try await client.execute(uri: path, method: .get)
+                #expect(response.status == .notFound, "\(path): \(response.status)")
+            }
+            // A programme's path says what it takes (400), as it did before its value was typed.
+            for path in ["/programmes/abc", "/programmes/0", "/programmes/-1/calendar.ics"] {
+                let programme = try await client.execute(uri: path, method: .get)
+                #expect(programme.status == .badRequest && String(buffer: programme.body).contains("ends in its number"), "\(path)")
+            }
+        }
     }
 }

@@ -23,7 +23,7 @@ struct APIRoutes: Sendable {
         api.get(.apiCoverage) { _, _ in try await coverage() }
         api.get(.apiNow) { request, _ in try await nowNext(QueryParameters(request: request), request: request) }
         api.get(.apiGuide) { request, _ in try await guide(QueryParameters(request: request), request: request) }
-        api.get(.apiProgramme) { _, context in try await programme(context.parameters.get("id") ?? "") }
+        api.get(SitePath.apiProgramme) { _, _, id in try await programme(id.rawValue) }
         api.get(.apiSearch) { request, _ in try await search(QueryParameters(request: request)) }
         routes.open.get(.openAPI) { _, _ -> Response in
             guard let document = Self.openAPIDocument else {

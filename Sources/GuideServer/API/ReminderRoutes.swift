@@ -117,9 +117,9 @@ struct ReminderRoutes: Sendable {
             let reminder = try await actions.remind(profile, programme: String(body.programme), lead: body.leadMinutes)
             return try created(ReminderDocument(reminder), request, context)
         }
-        changes.delete(.apiReminder) { _, context in
+        changes.delete(SitePath.apiReminder) { _, context, id in
             let profile = context.profile
-            try await store.cancelReminder(ReminderID(rawValue: try ReminderActions.id(context)), of: profile.id, at: actions.settings.now())
+            try await store.cancelReminder(ReminderID(rawValue: id.rawValue), of: profile.id, at: actions.settings.now())
             return Response(status: .noContent)
         }
         // The server's VAPID public key, for a browser's pushManager.subscribe (applicationServerKey).
@@ -137,9 +137,9 @@ struct ReminderRoutes: Sendable {
             let channel = try await actions.addChannel(profile, kind: body.kind, name: body.name, target: body.target, secret: body.secret)
             return try created(ChannelDocument(channel), request, context)
         }
-        changes.delete(.apiDeliveryChannel) { _, context in
+        changes.delete(SitePath.apiDeliveryChannel) { _, context, id in
             let profile = context.profile
-            let channel = try await actions.channel(try ReminderActions.id(context), of: profile)
+            let channel = try await actions.channel(id.rawValue, of: profile)
             try await store.removeDeliveryChannel(channel.id, of: profile.id)
             return Response(status: .noContent)
         }
@@ -156,19 +156,19 @@ struct ReminderRoutes: Sendable {
             let saved = try await actions.saveSearch(profile, words: body.words, channels: body.channels ?? [], lead: body.leadMinutes)
             return try created(SavedSearchDocument(saved.search, matched: saved.matched), request, context)
         }
-        changes.delete(.apiSavedSearch) { _, context in
+        changes.delete(SitePath.apiSavedSearch) { _, context, number in
             let profile = context.profile
-            let id = try ReminderActions.id(context)
+            let id = number.rawValue
             guard try await store.savedSearches(of: profile.id).contains(where: { $0.id == id }) else {
                 throw HTTPError(.notFound, message: "this profile has no saved search \(id)")
             }
             try await store.removeSavedSearch(id, of: profile.id)
             return Response(status: .noContent)
         }
-        changes.post(.apiTestDeliveryChannel) { _, context in
+        changes.post(SitePath.apiTestDeliveryChannel) { _, context, id in
             let profile = context.profile
             // The API speaks English, as its errors do.
-            let error = try await actions.test(try await actions.channel(try ReminderActions.id(context), of: profile), of: profile, words: .english)
+            let error = try await actions.test(try await actions.channel(id.rawValue, of: profile), of: profile, words: .english)
             return TestDocument(delivered: error == nil, error: error?.description)
         }
     }
@@ -177,15 +177,5 @@ struct ReminderRoutes: Sendable {
         var response = try document.response(from: request, context: context)
         response.status = .created
         return response
-    }
-}
-
-extension ReminderActions {
-    /// The id in a route's path (`reminders/:id`, `delivery-channels/:id`); 404 for anything but a positive whole number.
-    static func id(_ context: some GuideContext) throws -> Int64 {
-        guard let id = context.parameters.get("id").flatMap({ Bounded.integer($0, in: 1...Int64.max) }) else {
-            throw Refusal(.notFound, saying: "ids are positive whole numbers")
-        }
-        return id
     }
 }

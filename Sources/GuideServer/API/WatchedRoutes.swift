@@ -50,16 +50,16 @@ struct WatchedRoutes: Sendable {
         reads.get(.apiHistory) { _, context in
             try await HistoryExport(store: watched.store).document(of: context.profile.id, at: watched.now())
         }
-        reads.get(.apiWatched) { _, context in
-            let id = try ShowPages.id(context)
+        reads.get(SitePath.apiWatched) { _, context, show in
+            let id = show.rawValue
             let marks = try await watched.marks(of: id, by: context.profile.id).values.sorted { ($0.season ?? -1, $0.number ?? -1) < ($1.season ?? -1, $1.number ?? -1) }
             return MarksDocument(show: id, episodes: marks.map { mark in
                 MarkDocument(episode: mark.episodeID, season: mark.season, number: mark.number, watchedAt: mark.watchedAt.map(CivilTime.iso8601),
                              plays: mark.plays)
             })
         }
-        changes.post(.apiWatched) { request, context in
-            let id = try ShowPages.id(context)
+        changes.post(SitePath.apiWatched) { request, context, show in
+            let id = show.rawValue
             let body = try await context.decodeBody(MarkRequest.self, of: request)
             let scope = try Self.scope(body)
             var instant: Date?

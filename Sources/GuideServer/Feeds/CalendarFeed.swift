@@ -32,13 +32,10 @@ struct CalendarFeed: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.open.get(.calendarFeed) { request, context in try await feed(request, context) }
+        routes.open.get(SitePath.calendarFeed) { request, context, file in try await feed(request, context, token: file.token) }
     }
 
-    func feed(_ request: Request, _ context: some GuideContext) async throws -> Response {
-        let file = context.parameters.get("file") ?? ""
-        guard file.hasSuffix(".ics") else { throw HTTPError(.notFound) }
-        let token = String(file.dropLast(4))
+    func feed(_ request: Request, _ context: some GuideContext, token: String) async throws -> Response {
         // An unknown or revoked address looks like any missing page.
         guard let id = try await store.calendarProfile(tokenHash: Accounts.digest(token)), let profile = try await store.profile(id) else {
             throw Refusal(.notFound, saying: "No such calendar. Its address may have been replaced in Settings.")
@@ -61,7 +58,7 @@ struct CalendarFeed: Sendable {
     /// The settings as the page shows them; `newToken`, the address's secret just made, is shown this once.
     func view(of profile: Profile, request: Request, local: SocketAddress?, newToken: String? = nil) async throws -> SettingsView {
         let series = try await store.seriesSettings(of: profile.id)
-        let feed = newToken.map { settings.publicAddress(for: request, local: local) + SitePath.calendarFeed("\($0).ics") }
+        let feed = newToken.map { settings.publicAddress(for: request, local: local) + SitePath.calendarFeed(CalendarFile($0)) }
         return SettingsView(lead: series.leadMinutes, shift: series.shiftMinutes, pastDays: series.pastDays, futureDays: series.futureDays,
                             feedURL: feed,
                             // webcal:// is the same address for calendar apps, which fetch it over https or http.

@@ -19,23 +19,19 @@ struct LineupFeedRoutes: Sendable {
     var settings: ServerSettings { feeds.settings }
 
     func register(on routes: RouteGroups) {
-        routes.open.get(.lineupFeed) { request, context in try await serve(request, context) }
-        routes.open.get(.tuner) { request, context in
-            let token = context.parameters.get("token") ?? ""
-            let feed = try await feed(token)
+        routes.open.get(SitePath.lineupFeed) { request, context, file in try await serve(file, request, context) }
+        routes.open.get(SitePath.tuner) { request, context, token, file in
+            let feed = try await feed(token.rawValue)
             // The device's base: the path with an empty file, its closing slash left out.
-            let base = settings.publicAddress(for: request, local: context.local) + SitePath.tuner(token, "").dropLast()
-            return try await tuner(HDHomeRunDevice(feed: feed, base: base), of: feed, file: context.parameters.get("file") ?? "", request)
+            let base = settings.publicAddress(for: request, local: context.local) + SitePath.tuner(token, PathText("")).dropLast()
+            return try await tuner(HDHomeRunDevice(feed: feed, base: base), of: feed, file: file.rawValue, request)
         }
     }
 
-    private func serve(_ request: Request, _ context: some GuideContext) async throws -> Response {
-        let file = context.parameters.get("file") ?? ""
-        if file.hasSuffix(".m3u") { return try await playlist(token: String(file.dropLast(4)), request, context) }
-        let compressed = file.hasSuffix(".xml.gz")
-        guard compressed || file.hasSuffix(".xml") else { throw HTTPError(.notFound) }
-        let token = String(file.dropLast(compressed ? 7 : 4))
-        let feed = try await feed(token)
+    private func serve(_ file: FeedFile, _ request: Request, _ context: some GuideContext) async throws -> Response {
+        if file.kind == .playlist { return try await playlist(token: file.token, request, context) }
+        let compressed = file.kind == .compressed
+        let feed = try await feed(file.token)
         let version = try await store.version()
         let built = try await feeds.build(feed, compressed: compressed, base: settings.publicAddress(for: request, local: context.local),
                                     languages: Self.languages(request))
@@ -58,7 +54,7 @@ struct LineupFeedRoutes: Sendable {
             M3UWriter.Item(guideID: channel.id.rawValue, number: channel.number, name: channel.name,
                            logo: ChannelLogos.address(of: channel).map { base + $0 }, entry: entry)
         }
-        let text = M3UWriter().playlist(items, guide: base + SitePath.lineupFeed("\(token).xml"))
+        let text = M3UWriter().playlist(items, guide: base + SitePath.lineupFeed(FeedFile(token, .xmltv)))
         return CompressibleBody.response(Array(text.utf8), for: request,
                                          headers: [.contentType: "audio/x-mpegurl; charset=utf-8", .cacheControl: "no-cache"])
     }

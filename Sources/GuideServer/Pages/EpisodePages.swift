@@ -90,13 +90,12 @@ struct EpisodePages: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.open.get(.episode) { request, context in try await episode(request, context) }
-        routes.open.get(.person) { request, context in try await person(request, context) }
+        routes.open.get(SitePath.episode) { request, context, id in try await episode(request, context, id.rawValue) }
+        routes.open.get(SitePath.person) { request, context, id in try await person(request, context, id.rawValue) }
         routes.open.get(.people) { request, context in try await people(request, context) }
     }
 
-    func episode(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
-        let id = try ShowPages.id(context)
+    func episode(_ request: Request, _ context: some GuideContext, _ id: Int) async throws -> HTMLPage {
         let format = SeriesFormat(pages, settings, context)
         let words = format.words
         guard let episode = try await series.tvmaze({ try await series.client.episode(id, embed: [.show, .guestcast, .guestcrew]) }) else {
@@ -123,12 +122,11 @@ struct EpisodePages: Sendable {
             hasGuests: !episode.guests.isEmpty, hasCrew: !episode.crew.isEmpty,
             tvmazeLink: episode.url, canMark: profile != nil && show?.id != nil, isWatched: mark != nil,
             watchedOn: mark.map(format.watched),
-            hasAired: episode.hasAired(by: settings.now(), zone: show?.channel?.timeZone ?? .gmt), returnTo: SitePath.episode(id))
+            hasAired: episode.hasAired(by: settings.now(), zone: show?.channel?.timeZone ?? .gmt), returnTo: SitePath.episode(TVMazeNumber(id)))
         return try pages.page("episode", model)
     }
 
-    func person(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
-        let id = try ShowPages.id(context)
+    func person(_ request: Request, _ context: some GuideContext, _ id: Int) async throws -> HTMLPage {
         let client = series.client
         let (clock, words) = (settings.clock(context), pages.words(context))
         guard let person = try await series.tvmaze({ try await client.person(id) }) else {

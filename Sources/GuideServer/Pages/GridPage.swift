@@ -214,7 +214,8 @@ struct GridPage: Sendable {
                                  languages: context.listingLanguages)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .withoutEscapingSlashes
-        let rendered = GridRowsHTML.rendered(rows, noListings: pages.words(context)("No listings"))
+        let words = pages.words(context)
+        let rendered = GridRowsHTML.rendered(rows, noListings: words("No listings"))
         let body = try encoder.encode(RowsDocument(from: from, rows: rendered))
         return CompressibleBody.response(Array(body), for: request,
                                          headers: [.contentType: "application/json", .cacheControl: "no-store"])

@@ -50,7 +50,7 @@ enum GridRowsHTML {
             if cell.isFollowed { html += " followed" }
             if cell.isRecording { html += " rec" }
             if let genre, cell.genre != genre.rawValue { html += " dim" }
-            html += #"" href="\#(SitePath.programme(cell.id))" data-start="\#(span.startSecond)" data-end="\#(span.endSecond)"><span class="t" dir="auto">\#(escape(cell.title))</span><span class="tm">\#(cell.time)</span></a>"#
+            html += #"" href="\#(SitePath.programme(ProgrammeID(rawValue: cell.id)))" data-start="\#(span.startSecond)" data-end="\#(span.endSecond)"><span class="t" dir="auto">\#(escape(cell.title))</span><span class="tm">\#(cell.time)</span></a>"#
         }
         if row.cells.isEmpty { html += #"<span class="no-listings" role="gridcell">\#(escape(noListings))</span>"# }
         html += "</div></div>"

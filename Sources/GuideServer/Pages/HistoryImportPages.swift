@@ -50,7 +50,7 @@ struct HistoryImportPages: Sendable {
     func register(on routes: RouteGroups) {
         routes.profile.post(.historyImport) { request, context in try await upload(request, context) }
         routes.profile.post(.historyConfirm) { request, context in try await confirm(request, context) }
-        routes.profile.get(.historyImportJob) { _, context in try await job(context) }
+        routes.profile.get(SitePath.historyImportJob) { _, context, token in try await job(context, token: token.rawValue) }
         routes.api(ProfileChanges.self).post(.apiHistoryImport) { request, context in try await imported(request, context) }
     }
 
@@ -136,7 +136,7 @@ struct HistoryImportPages: Sendable {
                 await jobs.set(token, .failed(Sentence(error), whileKeeping: false))
             }
         }
-        return .redirect(to: SitePath.historyImportJob(token))
+        return .redirect(to: SitePath.historyImportJob(PathText(token)))
     }
 
     func confirm(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
@@ -159,12 +159,11 @@ struct HistoryImportPages: Sendable {
                 await jobs.set(token, .failed(Sentence(error), whileKeeping: true))
             }
         }
-        return .redirect(to: SitePath.historyImportJob(form.token))
+        return .redirect(to: SitePath.historyImportJob(PathText(form.token)))
     }
 
     /// How the import is going: reloading itself every 2 seconds while TVmaze is asked; then its preview or report.
-    func job(_ context: ProfileRequestContext) async throws -> HTMLPage {
-        let token = context.parameters.get("token") ?? ""
+    func job(_ context: ProfileRequestContext, token: String) async throws -> HTMLPage {
         guard let stage = await jobs.stage(token, for: context.profile.id) else {
             throw Refusal(.notFound, saying: "No such import waits (one is kept for 30 minutes): upload the export again.")
         }

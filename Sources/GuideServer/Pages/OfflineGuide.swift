@@ -53,7 +53,7 @@ struct OfflineGuide: Sendable {
     /// The web app manifest: what a phone needs to install the guide and open it on its own, at the now page.
     func manifest() -> Response {
         let icon = { (name: String, size: Int, purpose: String) -> [String: String] in
-            ["src": SitePath.asset(name, query: "v=\(pages.assets.version)"), "sizes": "\(size)x\(size)", "type": "image/png", "purpose": purpose]
+            ["src": SitePath.asset(PathText(name), query: "v=\(pages.assets.version)"), "sizes": "\(size)x\(size)", "type": "image/png", "purpose": purpose]
         }
         let document: [String: Any] = [
             "id": SitePath.guide(), "name": "tvguide", "short_name": "tvguide",
@@ -247,8 +247,8 @@ struct OfflineGuide: Sendable {
                 viewer: chrome.signedInName ?? "", assets: assets, channels: channels.count,
                 days: documentDays, panels: panels, panelsLeftOut: max(0, programmes.count - OfflineGuide.mostPanels),
                 pages: [SitePath.now(), SitePath.offline()],
-                files: ["guide.css", "grid-units.css", "installed.js", "grid.js", "grid-navigation.js", "guide.js"].map { SitePath.asset($0, query: "v=\(assets)") }
-                    + ["icon-192.png", "icon-512.png", "favicon-32.png"].map { SitePath.asset($0, query: "v=\(assets)") },
+                files: ["guide.css", "grid-units.css", "installed.js", "grid.js", "grid-navigation.js", "guide.js"].map { SitePath.asset(PathText($0), query: "v=\(assets)") }
+                    + ["icon-192.png", "icon-512.png", "favicon-32.png"].map { SitePath.asset(PathText($0), query: "v=\(assets)") },
                 logos: channels.compactMap(ChannelLogos.address))
             let encoder = JSONEncoder()
             encoder.outputFormatting = .withoutEscapingSlashes

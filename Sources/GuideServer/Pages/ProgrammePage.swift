@@ -25,17 +25,16 @@ struct ProgrammePage: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.open.get(.programme) { request, context in try await render(request, context) }
-        routes.open.get(.programmeCalendar) { request, context in try await calendar(request, context) }
+        routes.open.get(SitePath.programme) { request, context, id in try await render(request, context, id) }
+        routes.open.get(SitePath.programmeCalendar) { request, context, id in try await calendar(request, context, id) }
     }
 
     /// "Add to calendar": the airing as one iCalendar event, with an alarm 15 minutes before. Its UID is the channel
     /// and start, not the programme's row (a refresh replaces rows), so adding it again after a refresh updates the
     /// event instead of adding a second.
-    func calendar(_ request: Request, _ context: some GuideContext) async throws -> Response {
+    func calendar(_ request: Request, _ context: some GuideContext, _ id: ProgrammeID) async throws -> Response {
         let words = pages.words(context)
-        guard let text = context.parameters.get("id"), let id = Bounded.integer(text, in: 1...Int64.max),
-              let stored = try await store.programme(ProgrammeID(rawValue: id)) else {
+        guard let stored = try await store.programme(id) else {
             throw Refusal(.notFound, saying: "There is no such programme: a newer import may have replaced it.")
         }
         let programme = stored.programme
@@ -56,15 +55,12 @@ struct ProgrammePage: Sendable {
                         body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 
-    func render(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
+    func render(_ request: Request, _ context: some GuideContext, _ id: ProgrammeID) async throws -> HTMLPage {
         let words = pages.words(context)
-        guard let text = context.parameters.get("id"), let id = Bounded.integer(text, in: 1...Int64.max) else {
-            throw Refusal(.badRequest, saying: "A programme's address ends in its number, like /programmes/42.")
-        }
         let isPanel = request.uri.queryParameters.get("part") == "panel"
         let clock = settings.clock(context)
-        guard let stored = try await store.programme(ProgrammeID(rawValue: id)) else {
-            throw Refusal(.notFound, saying: "There is no programme {id}: a newer import may have replaced it.", ["id": String(id)])
+        guard let stored = try await store.programme(id) else {
+            throw Refusal(.notFound, saying: "There is no programme {id}: a newer import may have replaced it.", ["id": id.description])
         }
         var details = try await ProgrammeDetails(stored, store: store, channels: try await directory.snapshot(), clock: clock, now: settings.now(),
                                                  viewer: context.viewer?.profile,
@@ -81,9 +77,9 @@ struct ProgrammePage: Sendable {
 
 extension ProgrammePage {
     /// Where a form in the panel comes back to: the page the panel was opened on, with this panel open again (`p=`).
-    static func panelReturn(_ path: String, programme id: Int64) -> String {
+    static func panelReturn(_ path: String, programme id: ProgrammeID) -> String {
         guard var parts = URLComponents(string: path) else { return SitePath.programme(id) }
-        parts.queryItems = (parts.queryItems ?? []).filter { $0.name != "p" && $0.name != "done" } + [URLQueryItem(name: "p", value: String(id))]
+        parts.queryItems = (parts.queryItems ?? []).filter { $0.name != "p" && $0.name != "done" } + [URLQueryItem(name: "p", value: id.description)]
         return parts.string ?? SitePath.programme(id)
     }
 

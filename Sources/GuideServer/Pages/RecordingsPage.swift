@@ -39,7 +39,7 @@ struct RecordingsPage: Sendable {
             try await page(request, context, message: request.uri.queryParameters.get("done").map { String($0.prefix(300)) })
         }
         routes.record.post(.recordings) { request, context in try await record(request, context) }
-        routes.record.post(.cancelRecording) { request, context in try await cancel(request, context) }
+        routes.record.post(SitePath.cancelRecording) { request, context, id in try await cancel(request, context, id: id.rawValue) }
     }
 
     func page(_ request: Request, _ context: RecordRequestContext, message: String?) async throws -> HTMLPage {
@@ -91,9 +91,8 @@ struct RecordingsPage: Sendable {
         return Response.redirect(to: SitePath.done(next, words("{title}: {state}", ["title": entry.what.title, "state": Self.state(entry, words)])))
     }
 
-    private func cancel(_ request: Request, _ context: RecordRequestContext) async throws -> Response {
-        guard let text = context.parameters.get("id"), let id = Bounded.integer(text, in: 1...Int64.max),
-              let entry = try await store.recording(id) else {
+    private func cancel(_ request: Request, _ context: RecordRequestContext, id: Int64) async throws -> Response {
+        guard let entry = try await store.recording(id) else {
             throw Refusal(.notFound, saying: "No such recording.")
         }
         do {

@@ -85,9 +85,9 @@ struct RemindersPage: Sendable {
             try await page(request, context, message: request.uri.queryParameters.get("done").map { String($0.prefix(300)) })
         }
         routes.profile.post(.reminders) { request, context in try await add(request, context) }
-        routes.profile.post(.cancelReminder) { request, context in
+        routes.profile.post(SitePath.cancelReminder) { request, context, id in
             let profile = context.profile
-            try await store.cancelReminder(ReminderID(rawValue: try ReminderActions.id(context)), of: profile.id, at: settings.now())
+            try await store.cancelReminder(ReminderID(rawValue: id.rawValue), of: profile.id, at: settings.now())
             let words = pages.words(context)
             return Response.redirect(to: SitePath.done(SitePath.reminders(), words("Cancelled.")))
         }
@@ -101,21 +101,21 @@ struct RemindersPage: Sendable {
                                                                                           "Saved. {count} programmes in the listings match it now.",
                                                                                           count: added)))
         }
-        routes.profile.post(.removeSavedSearch) { request, context in
+        routes.profile.post(SitePath.removeSavedSearch) { request, context, id in
             let profile = context.profile
-            try await store.removeSavedSearch(try ReminderActions.id(context), of: profile.id)
+            try await store.removeSavedSearch(id.rawValue, of: profile.id)
             let words = pages.words(context)
             return Response.redirect(to: SitePath.done(SitePath.reminders(), words("Removed.")))
         }
-        routes.profile.post(.testDeliveryChannel) { request, context in
-            let channel = try await ownChannel(request, context)
+        routes.profile.post(SitePath.testDeliveryChannel) { request, context, id in
+            let channel = try await ownChannel(id, context)
             let words = pages.words(context)
             let error = try await actions.test(channel, of: context.profile, words: words)
             return Response.redirect(to: SitePath.done(SitePath.reminders(), error.map { words("The test did not arrive: {error}", ["error": $0.worded(words)]) }
                                                        ?? words("Test sent to {channel}.", ["channel": channel.what.name])))
         }
-        routes.profile.post(.removeDeliveryChannel) { request, context in
-            let channel = try await ownChannel(request, context)
+        routes.profile.post(SitePath.removeDeliveryChannel) { request, context, id in
+            let channel = try await ownChannel(id, context)
             try await store.removeDeliveryChannel(channel.id, of: channel.what.profile)
             let words = pages.words(context)
             return Response.redirect(to: SitePath.done(SitePath.reminders(), words("Removed {channel}.", ["channel": channel.what.name])))
@@ -183,9 +183,8 @@ struct RemindersPage: Sendable {
     }
 
     /// The channel in the path, if it is the signed-in profile's.
-    private func ownChannel(_ request: Request, _ context: ProfileRequestContext) async throws -> DeliveryChannel {
-        let profile = context.profile
-        return try await actions.channel(try ReminderActions.id(context), of: profile)
+    private func ownChannel(_ id: RowNumber, _ context: ProfileRequestContext) async throws -> DeliveryChannel {
+        try await actions.channel(id.rawValue, of: context.profile)
     }
 
     static func label(_ kind: NewDeliveryChannel.Kind, _ words: Localizer) -> String {

@@ -106,15 +106,15 @@ struct ShowPages: Sendable {
 
     func register(on routes: RouteGroups) {
         routes.open.get(.shows) { request, context in try await list(request, context) }
-        routes.open.get(.show) { request, context in try await show(request, context) }
-        routes.open.get(.season) { request, context in try await season(request, context) }
-        routes.profile.post(.follow) { request, context in try await change(request, context) { id, profile, _ in
+        routes.open.get(SitePath.show) { request, context, id in try await show(request, context, id.rawValue) }
+        routes.open.get(SitePath.season) { request, context, id, number in try await season(request, context, id.rawValue, number.rawValue) }
+        routes.profile.post(SitePath.follow) { request, context, show in try await change(request, context, show) { id, profile, _ in
             try await series.tracker.follow(show: id, by: profile.id)
         } }
-        routes.profile.post(.unfollow) { request, context in try await change(request, context) { id, profile, _ in
+        routes.profile.post(SitePath.unfollow) { request, context, show in try await change(request, context, show) { id, profile, _ in
             try await series.tracker.unfollow(show: id, by: profile.id)
         } }
-        routes.profile.post(.showReminders) { request, context in try await change(request, context) { id, profile, form in
+        routes.profile.post(SitePath.showReminders) { request, context, show in try await change(request, context, show) { id, profile, form in
             try await store.setReminders(form.on, show: id, by: profile.id)
         } }
     }
@@ -141,8 +141,7 @@ struct ShowPages: Sendable {
         return try pages.page("shows", model)
     }
 
-    func show(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
-        let id = try Self.id(context)
+    func show(_ request: Request, _ context: some GuideContext, _ id: Int) async throws -> HTMLPage {
         let client = series.client
         guard let show = try await series.tvmaze({ try await client.show(id, embed: [.cast]) }) else {
             throw Refusal.noShow(id)
@@ -185,7 +184,7 @@ struct ShowPages: Sendable {
                                    dates: dates.joined(separator: " – "))
             },
             cast: show.cast.prefix(24).compactMap(CastEntry.init),
-            hasCast: !show.cast.isEmpty, next: next, tvmazeLink: show.url, returnTo: SitePath.show(id), message: nil,
+            hasCast: !show.cast.isEmpty, next: next, tvmazeLink: show.url, returnTo: SitePath.show(TVMazeNumber(id)), message: nil,
             progress: progress.map(format.progress),
             upNext: progress?.next.map { episode in
                 EpisodeLine(id: episode.id, code: episode.code, name: episode.name, time: episode.airTime(zone: show.timeZone),
@@ -195,9 +194,7 @@ struct ShowPages: Sendable {
         return try pages.page("show", model)
     }
 
-    func season(_ request: Request, _ context: some GuideContext) async throws -> HTMLPage {
-        let id = try Self.id(context)
-        guard let number = context.parameters.get("number").flatMap({ Bounded.integer($0, in: Episode.numberRange) }) else { throw HTTPError(.notFound) }
+    func season(_ request: Request, _ context: some GuideContext, _ id: Int, _ number: Int) async throws -> HTMLPage {
         let client = series.client
         guard let show = try await series.tvmaze({ try await client.show(id) }) else { throw Refusal.noShow(id) }
         let episodes = try await series.tvmaze { try await client.episodes(ofShow: id) }
@@ -220,26 +217,18 @@ struct ShowPages: Sendable {
                                                    title: format.words("{show}: season {number}", ["show": show.name, "number": String(number)]),
                                                    showID: id, showName: show.name, season: number, episodes: lines,
                                                    seasons: numbers.map { SeasonLink(number: $0, isCurrent: $0 == number) },
-                                                   canMark: profile != nil, returnTo: SitePath.season(id, number)))
+                                                   canMark: profile != nil, returnTo: SitePath.season(TVMazeNumber(id), SeasonNumber(number))))
     }
 
     /// Follow, unfollow, reminders: signed in, then back where the form was.
-    func change(_ request: Request, _ context: ProfileRequestContext,
+    func change(_ request: Request, _ context: ProfileRequestContext, _ show: TVMazeNumber,
                 _ body: @escaping @Sendable (Int, Profile, FollowForm) async throws -> Void) async throws -> Response {
         let profile = context.profile
-        let id = try Self.id(context)
+        let id = show.rawValue
         let form = try await FollowForm(request, context)
         try await series.tvmaze { try await body(id, profile, form) }
         await episodes.syncReminders(profile)
-        return .redirect(to: form.next ?? SitePath.show(id))
-    }
-
-    /// A show's, episode's or person's TVmaze id from the address; 404 when it is not one.
-    static func id(_ context: some GuideContext) throws -> Int {
-        guard let id = context.parameters.get("id").flatMap({ Bounded.integer($0, in: TVMazeClient.idRange) }) else {
-            throw Refusal(.notFound, saying: "No such show.")
-        }
-        return id
+        return .redirect(to: form.next ?? SitePath.show(show))
     }
 
     static func entry(_ show: Show, followed: Set<Int>) -> ShowEntry {

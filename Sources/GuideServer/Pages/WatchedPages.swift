@@ -47,7 +47,7 @@ struct WatchedPages: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.profile.post(.watched) { request, context in try await mark(request, context) }
+        routes.profile.post(SitePath.watched) { request, context, show in try await mark(request, context, show: show) }
         routes.profile.get(.upNext) { request, context in try await upNext(request, context) }
         routes.profile.get(.history) { _, context in
             let document = try await HistoryExport(store: watched.store).document(of: context.profile.id, at: settings.now())
@@ -74,11 +74,11 @@ struct WatchedPages: Sendable {
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    func mark(_ request: Request, _ context: ProfileRequestContext) async throws -> Response {
-        let id = try ShowPages.id(context)
+    func mark(_ request: Request, _ context: ProfileRequestContext, show: TVMazeNumber) async throws -> Response {
+        let id = show.rawValue
         let form = try await WatchedForm(request, context)
         try await series.tvmaze { try await watched.mark(form.scope, show: id, watched: form.isWatched, by: context.profile.id) }
-        return .redirect(to: form.next ?? SitePath.show(id))
+        return .redirect(to: form.next ?? SitePath.show(show))
     }
 
     func upNext(_ request: Request, _ context: ProfileRequestContext) async throws -> HTMLPage {

@@ -61,7 +61,7 @@ struct RequestLog<Context: RequestContext>: RouterMiddleware {
     /// `path` as the log shows it: a secret feed address's token left out.
     static func shown(_ path: String) -> String {
         // The feeds whose file name, or first segment, is a secret: `/xmltv/`, `/calendar/`, `/hdhomerun/`.
-        for prefix in [SitePath.lineupFeed, .calendarFeed, .tuner].map({ "/" + $0.pattern.prefix { $0 != ":" } }) where path.hasPrefix(prefix) && path.count > prefix.count {
+        for prefix in [SitePath.lineupFeed.path, SitePath.calendarFeed.path, SitePath.tuner.path].map({ "/" + $0.pattern.prefix { $0 != ":" } }) where path.hasPrefix(prefix) && path.count > prefix.count {
             let file = path.dropFirst(prefix.count)
             let ending = file.firstIndex(where: { $0 == "." || $0 == "/" }).map { String(file[$0...]) } ?? ""
             return prefix + "TOKEN" + ending

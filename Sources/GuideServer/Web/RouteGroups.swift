@@ -77,6 +77,44 @@ struct Routes<Context: RequestContext> {
     func delete<Output: ResponseGenerator>(_ path: SitePath, use handler: @escaping @Sendable (Request, Context) async throws -> Output) -> Self {
         on(path, method: .delete, use: handler)
     }
+
+    // A path with values: its handler gets them typed, parsed before it runs (a segment that is not one is its type's
+    // refusal, 404).
+
+    @discardableResult
+    func on<A, Output: ResponseGenerator>(_ path: SitePath.One<A>, method: HTTPRequest.Method,
+                                          use handler: @escaping @Sendable (Request, Context, A) async throws -> Output) -> Self {
+        on(path.path, method: method) { request, context in try await handler(request, context, try path.value(context.parameters)) }
+    }
+
+    @discardableResult
+    func get<A, Output: ResponseGenerator>(_ path: SitePath.One<A>, use handler: @escaping @Sendable (Request, Context, A) async throws -> Output) -> Self {
+        on(path, method: .get, use: handler)
+    }
+
+    @discardableResult
+    func post<A, Output: ResponseGenerator>(_ path: SitePath.One<A>, use handler: @escaping @Sendable (Request, Context, A) async throws -> Output) -> Self {
+        on(path, method: .post, use: handler)
+    }
+
+    @discardableResult
+    func put<A, Output: ResponseGenerator>(_ path: SitePath.One<A>, use handler: @escaping @Sendable (Request, Context, A) async throws -> Output) -> Self {
+        on(path, method: .put, use: handler)
+    }
+
+    @discardableResult
+    func delete<A, Output: ResponseGenerator>(_ path: SitePath.One<A>, use handler: @escaping @Sendable (Request, Context, A) async throws -> Output) -> Self {
+        on(path, method: .delete, use: handler)
+    }
+
+    @discardableResult
+    func get<A, B, Output: ResponseGenerator>(_ path: SitePath.Two<A, B>,
+                                              use handler: @escaping @Sendable (Request, Context, A, B) async throws -> Output) -> Self {
+        on(path.path, method: .get) { request, context in
+            let (a, b) = try path.values(context.parameters)
+            return try await handler(request, context, a, b)
+        }
+    }
 }
 
 /// Every route of the site, by path (as registered: `programmes/:id`) and method. Filled while the routes are

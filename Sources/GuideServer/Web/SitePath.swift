@@ -1,5 +1,6 @@
 import Foundation
 import GuideApplication
+import GuideCore
 
 /// A path of the site, as one description: the route groups register each route by it (``Routes``), and every link
 /// the server writes to it is built from it, so a link and its handler cannot drift. The templates' own links are
@@ -8,30 +9,36 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     /// As the router takes it, without the leading slash: `shows/:id/seasons/:number`; "" for the guide at `/`.
     let pattern: String
 
-    private init(_ pattern: String) {
+    init(_ pattern: String) {
         self.pattern = pattern
     }
 
     var description: String { "/" + pattern }
 
-    /// The path with `values` in its `:name` segments, in order, each percent-encoded: `SitePath.season(12, 3)` is
-    /// `/shows/12/seasons/3`. A segment with no value left is kept as written (a programming error the tests show).
-    func callAsFunction(_ values: any CustomStringConvertible...) -> String {
-        filled(values)
+    /// The path: `SitePath.now()` is `/now`. (A path with values is a ``One`` or a ``Two``, built from typed values.)
+    func callAsFunction() -> String {
+        filled([])
     }
 
-    /// The path with `values`, and `query` after a `?` (a leading `&` dropped; none when empty).
-    func callAsFunction(_ values: any CustomStringConvertible..., query: String) -> String {
-        let query = query.hasPrefix("&") ? query.dropFirst() : query[...]
-        return filled(values) + (query.isEmpty ? "" : "?" + query)
+    /// The path with `query` after a `?` (a leading `&` dropped; none when empty).
+    func callAsFunction(query: String) -> String {
+        filled([], query: query)
     }
 
-    private func filled(_ values: [any CustomStringConvertible]) -> String {
+    /// The names of its `:name` segments, in order.
+    var names: [String] {
+        pattern.split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) }
+    }
+
+    /// The path with `values` in its `:name` segments, in order, each percent-encoded, and `query` after a `?`.
+    func filled(_ values: [String], query: String = "") -> String {
         var remaining = values[...]
-        return "/" + pattern.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
+        let path = "/" + pattern.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
             guard segment.hasPrefix(":"), let value = remaining.popFirst() else { return String(segment) }
-            return value.description.addingPercentEncoding(withAllowedCharacters: Self.segmentCharacters) ?? ""
+            return value.addingPercentEncoding(withAllowedCharacters: Self.segmentCharacters) ?? ""
         }.joined(separator: "/")
+        let query = query.hasPrefix("&") ? query.dropFirst() : query[...]
+        return path + (query.isEmpty ? "" : "?" + query)
     }
 
     /// `path` (a page of this site, perhaps with a query) with `done=MESSAGE` added: the page a form leads back to,
@@ -64,12 +71,12 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let gridRows = SitePath("grid/rows")
     static let now = SitePath("now")
     static let search = SitePath("search")
-    static let programme = SitePath("programmes/:id")
-    static let programmeCalendar = SitePath("programmes/:id/calendar.ics")
+    static let programme = one("programmes/:id", ProgrammeID.self)
+    static let programmeCalendar = one("programmes/:id/calendar.ics", ProgrammeID.self)
     static let logo = SitePath("logo")
     static let artwork = SitePath("artwork")
     static let images = SitePath("images")
-    static let asset = SitePath("static/:file")
+    static let asset = one("static/:file", PathText.self)
     static let manifest = SitePath("manifest.webmanifest")
     static let serviceWorker = SitePath("sw.js")
     static let offline = SitePath("offline")
@@ -82,25 +89,25 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     // MARK: Shows and people, from TVmaze
 
     static let shows = SitePath("shows")
-    static let show = SitePath("shows/:id")
-    static let season = SitePath("shows/:id/seasons/:number")
-    static let follow = SitePath("shows/:id/follow")
-    static let unfollow = SitePath("shows/:id/unfollow")
-    static let watched = SitePath("shows/:id/watched")
+    static let show = one("shows/:id", TVMazeNumber.self)
+    static let season = two("shows/:id/seasons/:number", TVMazeNumber.self, SeasonNumber.self)
+    static let follow = one("shows/:id/follow", TVMazeNumber.self)
+    static let unfollow = one("shows/:id/unfollow", TVMazeNumber.self)
+    static let watched = one("shows/:id/watched", TVMazeNumber.self)
     static let upNext = SitePath("up-next")
     static let history = SitePath("history")
     static let historyJSON = SitePath("history/export.json")
     static let historyCSV = SitePath("history/export.csv")
     static let historyImport = SitePath("history/import")
     static let historyConfirm = SitePath("history/import/confirm")
-    static let historyImportJob = SitePath("history/imports/:token")
+    static let historyImportJob = one("history/imports/:token", PathText.self)
     static let historyTVMaze = SitePath("history/tvmaze")
     static let historyTVMazeSync = SitePath("history/tvmaze/sync")
     static let historyTVMazeDisconnect = SitePath("history/tvmaze/disconnect")
-    static let showReminders = SitePath("shows/:id/reminders")
-    static let episode = SitePath("episodes/:id")
+    static let showReminders = one("shows/:id/reminders", TVMazeNumber.self)
+    static let episode = one("episodes/:id", TVMazeNumber.self)
     static let people = SitePath("people")
-    static let person = SitePath("people/:id")
+    static let person = one("people/:id", TVMazeNumber.self)
 
     // MARK: A profile's own
 
@@ -113,13 +120,13 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let calendar = SitePath("calendar")
     static let reminders = SitePath("reminders")
     static let recordings = SitePath("recordings")
-    static let cancelRecording = SitePath("recordings/:id/cancel")
-    static let cancelReminder = SitePath("reminders/:id/cancel")
+    static let cancelRecording = one("recordings/:id/cancel", RowNumber.self)
+    static let cancelReminder = one("reminders/:id/cancel", RowNumber.self)
     static let deliveryChannels = SitePath("reminders/channels")
-    static let testDeliveryChannel = SitePath("reminders/channels/:id/test")
-    static let removeDeliveryChannel = SitePath("reminders/channels/:id/remove")
+    static let testDeliveryChannel = one("reminders/channels/:id/test", RowNumber.self)
+    static let removeDeliveryChannel = one("reminders/channels/:id/remove", RowNumber.self)
     static let savedSearches = SitePath("reminders/searches")
-    static let removeSavedSearch = SitePath("reminders/searches/:id/remove")
+    static let removeSavedSearch = one("reminders/searches/:id/remove", RowNumber.self)
 
     // MARK: Admin
 
@@ -171,10 +178,10 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
 
     static let xmltv = SitePath("xmltv.xml")
     static let xmltvCompressed = SitePath("xmltv.xml.gz")
-    static let lineupFeed = SitePath("xmltv/:file")
+    static let lineupFeed = one("xmltv/:file", FeedFile.self)
     /// A feed as an HDHomeRun tuner: `discover.json`, `lineup.json`, `lineup_status.json`, `device.xml` under it.
-    static let tuner = SitePath("hdhomerun/:token/:file")
-    static let calendarFeed = SitePath("calendar/:file")
+    static let tuner = two("hdhomerun/:token/:file", PathText.self, PathText.self)
+    static let calendarFeed = one("calendar/:file", CalendarFile.self)
     static let metrics = SitePath("metrics")
     static let healthz = SitePath("healthz")
     static let readyz = SitePath("readyz")
@@ -186,7 +193,7 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let apiCoverage = SitePath("api/coverage")
     static let apiNow = SitePath("api/now")
     static let apiGuide = SitePath("api/guide")
-    static let apiProgramme = SitePath("api/programmes/:id")
+    static let apiProgramme = one("api/programmes/:id", PathText.self)
     static let apiSearch = SitePath("api/search")
     static let apiUnknown = SitePath("api/**")
     static let apiLineup = SitePath("api/lineup")
@@ -195,17 +202,17 @@ struct SitePath: Sendable, Hashable, CustomStringConvertible {
     static let apiHealth = SitePath("api/health")
     static let apiRefresh = SitePath("api/refresh")
     static let apiReminders = SitePath("api/reminders")
-    static let apiReminder = SitePath("api/reminders/:id")
+    static let apiReminder = one("api/reminders/:id", RowNumber.self)
     static let apiPushKey = SitePath("api/push-key")
     static let apiDeliveryChannels = SitePath("api/delivery-channels")
-    static let apiDeliveryChannel = SitePath("api/delivery-channels/:id")
-    static let apiTestDeliveryChannel = SitePath("api/delivery-channels/:id/test")
+    static let apiDeliveryChannel = one("api/delivery-channels/:id", RowNumber.self)
+    static let apiTestDeliveryChannel = one("api/delivery-channels/:id/test", RowNumber.self)
     static let apiSavedSearches = SitePath("api/saved-searches")
-    static let apiSavedSearch = SitePath("api/saved-searches/:id")
+    static let apiSavedSearch = one("api/saved-searches/:id", RowNumber.self)
     static let apiProgress = SitePath("api/progress")
     static let apiHistory = SitePath("api/history")
     static let apiHistoryImport = SitePath("api/history/import")
     static let apiTVMaze = SitePath("api/tvmaze")
     static let apiTVMazeSync = SitePath("api/tvmaze/sync")
-    static let apiWatched = SitePath("api/shows/:id/watched")
+    static let apiWatched = one("api/shows/:id/watched", TVMazeNumber.self)
 }
