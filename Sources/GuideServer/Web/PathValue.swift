@@ -14,39 +14,44 @@ protocol PathValue: Sendable {
     static var notOne: Refusal { get }
 }
 
+/// A whole number in a stated range, as a path carries it.
+protocol PathNumber: PathValue {
+    associatedtype Number: FixedWidthInteger & Sendable
+    static var range: ClosedRange<Number> { get }
+    var rawValue: Number { get }
+    init(_ rawValue: Number)
+}
+
+extension PathNumber {
+    init?(pathSegment segment: String) {
+        guard let value = Bounded.integer(segment, in: Self.range) else { return nil }
+        self.init(value)
+    }
+
+    var pathSegment: String { String(rawValue) }
+}
+
 /// A row's number in tvguide's own store: a recording, a reminder, a delivery channel, a saved search.
-struct RowNumber: PathValue, Hashable {
+struct RowNumber: PathNumber, Hashable {
+    static let range: ClosedRange<Int64> = 1...Int64.max
     let rawValue: Int64
     init(_ rawValue: Int64) { self.rawValue = rawValue }
-    init?(pathSegment segment: String) {
-        guard let value = Bounded.integer(segment, in: 1...Int64.max) else { return nil }
-        rawValue = value
-    }
-    var pathSegment: String { String(rawValue) }
     static var notOne: Refusal { Refusal(.notFound, saying: "ids are positive whole numbers") }
 }
 
 /// A show's, an episode's or a person's TVmaze id (``TVMazeClient/idRange``).
-struct TVMazeNumber: PathValue, Hashable {
+struct TVMazeNumber: PathNumber, Hashable {
+    static let range = TVMazeClient.idRange
     let rawValue: Int
     init(_ rawValue: Int) { self.rawValue = rawValue }
-    init?(pathSegment segment: String) {
-        guard let value = Bounded.integer(segment, in: TVMazeClient.idRange) else { return nil }
-        rawValue = value
-    }
-    var pathSegment: String { String(rawValue) }
     static var notOne: Refusal { Refusal(.notFound, saying: "No such show.") }
 }
 
 /// A season's number (``Episode/numberRange``).
-struct SeasonNumber: PathValue, Hashable {
+struct SeasonNumber: PathNumber, Hashable {
+    static let range = Episode.numberRange
     let rawValue: Int
     init(_ rawValue: Int) { self.rawValue = rawValue }
-    init?(pathSegment segment: String) {
-        guard let value = Bounded.integer(segment, in: Episode.numberRange) else { return nil }
-        rawValue = value
-    }
-    var pathSegment: String { String(rawValue) }
     static var notOne: Refusal { Refusal(.notFound, saying: "Not found") }
 }
 
