@@ -33,12 +33,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         // FilePath, which swift-configuration's file provider takes.
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // Starting other programs (the XMLTV grabbers; the tests' peers) and waiting for them without holding a thread.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         // Virtual time for the tests of what waits: retries, the rate limiter, the refresh scheduler.
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
         // Values and pure rules. Foundation only.
         .target(name: "GuideCore"),
+        // Synchronous work that takes long (a guide's parse, SQLite's writer, bcrypt, a disk write, a DNS lookup) on
+        // threads of its own, never on Swift's cooperative ones: the one place that may block a thread.
+        .target(name: "GuideThreads"),
         // The web's text formats as values: form and query fields, HTTP dates, HTML as text, iCalendar text. Foundation
         // and GuideCore only, so the fuzzer links them without a network stack.
         .target(name: "GuideWebFormats", dependencies: ["GuideCore"]),
@@ -51,7 +56,7 @@ let package = Package(
         // The stores' protocols, values and the rules both backends share (merge, repairs, health, offers, tallies,
         // schedule assembly): what the rest of tvguide sees of a database.
         .target(name: "GuideStore", dependencies: [
-            "GuideCore",
+            "GuideCore", "GuideThreads",
             // A database is a service: PostgreSQL's client runs in the application's service group.
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             // Each store's connection pool use, for /metrics.
@@ -59,7 +64,7 @@ let package = Package(
         ]),
         // The embedded store: SQLite through GRDB.
         .target(name: "GuideStoreSQLite", dependencies: [
-            "GuideCore", "GuideStore",
+            "GuideCore", "GuideStore", "GuideThreads",
             .product(name: "GRDB", package: "GRDB.swift"),
             // The SQLite C API GRDB wraps, for binding the import's hot INSERT directly.
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -69,7 +74,7 @@ let package = Package(
         ]),
         // The shared store: PostgreSQL through PostgresNIO's PostgresClient.
         .target(name: "GuideStorePostgres", dependencies: [
-            "GuideCore", "GuideStore",
+            "GuideCore", "GuideStore", "GuideThreads",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
             // TLS to PostgreSQL (sslmode=require|verify-full).
@@ -78,10 +83,10 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Opens a database by its location: the one place that names the backends.
-        .target(name: "GuideStoreBackends", dependencies: ["GuideCore", "GuideStore", "GuideStoreSQLite", "GuideStorePostgres"]),
+        .target(name: "GuideStoreBackends", dependencies: ["GuideCore", "GuideStore", "GuideStoreSQLite", "GuideStorePostgres", "GuideThreads"]),
         // HTTP for everything tvguide fetches (feeds, TVmaze, images): a GET whose body arrives as it is read.
         .target(name: "GuideHTTP", dependencies: [
-            "GuideCore",
+            "GuideCore", "GuideThreads",
             // Answers sent gzip'd (Content-Encoding), and feeds that are.
             "CZlib",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -108,8 +113,10 @@ let package = Package(
         ]),
         // Reading sources (files, URLs, gzip, TVmaze schedules) into the store.
         .target(name: "GuideIngest", dependencies: [
-            "GuideCore", "GuideWebFormats", "XMLTV", "GuideStore", "GuideHTTP", "TVMaze", "SchedulesDirect", "CZlib",
+            "GuideCore", "GuideThreads", "GuideWebFormats", "XMLTV", "GuideStore", "GuideHTTP", "TVMaze", "SchedulesDirect", "CZlib",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Subprocess", package: "swift-subprocess"),
+            .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -156,7 +163,7 @@ let package = Package(
         ]),
         // The web guide and the JSON API, on Hummingbird: a door onto the application.
         .target(name: "GuideServer", dependencies: [
-            "GuideApplication", "GuideHTTPServing", "GuideCore", "GuideWebFormats", "Catalogs", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "TrackerExports",
+            "GuideApplication", "GuideHTTPServing", "GuideCore", "GuideThreads", "GuideWebFormats", "Catalogs", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "TrackerExports",
             "Recorders",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -222,10 +229,10 @@ let package = Package(
         .testTarget(name: "GuideCoreTests", dependencies: ["GuideCore", "GuideWebFormats"]),
         .testTarget(name: "XMLTVTests", dependencies: ["XMLTV", "GuideCore", "TestReceivers"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GuideStoreTests", dependencies: [
-            "GuideStore", "GuideStoreSQLite", "GuideStorePostgres", "GuideCore", "XMLTV", "StoreTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            "GuideStore", "GuideStoreSQLite", "GuideStorePostgres", "GuideCore", "GuideThreads", "XMLTV", "StoreTestSupport", "TestReceivers", .product(name: "GRDB", package: "GRDB.swift"),
         ], exclude: ["Fixtures"]),
         .testTarget(name: "tvguideTests", dependencies: [
-            "tvguide", "GuideCore", "GuideStore", "TVMazeReplay", "SchedulesDirectReplay", "StoreTestSupport",
+            "tvguide", "GuideCore", "GuideStore", "TVMazeReplay", "SchedulesDirectReplay", "StoreTestSupport", "TestReceivers",
         ]),
         .testTarget(name: "GuideServerTests", dependencies: [
             "GuideApplication", "GuideHomeAssistant", "GuideDevices", "GuideHTTPServing", "GuideServer", "GuideReminders", "TestReceivers", "GuideStore", "GuideIngest", "GuideCore", "GuideHTTP", "TVMaze", "TVMazeReplay",
@@ -252,9 +259,9 @@ let package = Package(
         // Test support: each test's database, SQLite or (with TVGUIDE_TEST_POSTGRES) a schema of its own in PostgreSQL,
         // and waiting for a loop to sleep on a test clock.
         .target(name: "StoreTestSupport", dependencies: [
-            "GuideStore", "GuideStoreBackends", "GuideCore", "GuideHTTP", .product(name: "Clocks", package: "swift-clocks"),
+            "GuideStore", "GuideStoreBackends", "GuideCore", "GuideHTTP", "GuideThreads", .product(name: "Clocks", package: "swift-clocks"),
         ]),
-        .testTarget(name: "TrackerExportsTests", dependencies: ["TrackerExports", "GuideCore"], exclude: ["Fixtures/PROVENANCE.md"],
+        .testTarget(name: "TrackerExportsTests", dependencies: ["TrackerExports", "GuideCore", "TestReceivers"], exclude: ["Fixtures/PROVENANCE.md"],
                     resources: [.copy("Fixtures/trackers"), .copy("Fixtures/count_history.py")]),
         .testTarget(name: "TVMazeTests", dependencies: [
             "TVMaze", "TVMazeReplay", "TrackerExports", "TestReceivers", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport",
@@ -265,6 +272,8 @@ let package = Package(
         // webhooks, Python's aiosmtpd for e-mail), and an independent iCalendar reader (Python's icalendar).
         .target(name: "TestReceivers", dependencies: [
             "GuideCore",
+            .product(name: "Subprocess", package: "swift-subprocess"),
+            .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -295,7 +304,7 @@ let package = Package(
             "Recorders", "GuideHTTP", "GuideCore", "StoreTestSupport", "BoxesReplay", "TestReceivers",
         ]),
         .testTarget(name: "GuideIngestTests", dependencies: [
-            "GuideIngest", "GuideHTTP", "GuideStore", "XMLTV", "GuideCore", "StoreTestSupport", "BoxesReplay",
+            "GuideIngest", "GuideHTTP", "GuideStore", "XMLTV", "GuideCore", "StoreTestSupport", "BoxesReplay", "TestReceivers",
             .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideThreads
 import Synchronization
 
 /// Images on disk, fetched once on viewers' behalf: TVmaze's show, episode and person images, and the channels' logos.

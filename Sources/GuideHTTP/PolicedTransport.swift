@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GuideThreads
 import Synchronization
 import GuideCore
 import NIOCore

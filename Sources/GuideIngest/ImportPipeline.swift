@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import GuideStore
+import GuideThreads
 import XMLTV
 
 private let batchSize = 512

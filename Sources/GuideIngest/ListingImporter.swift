@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import GuideStore
+import GuideThreads
 import XMLTV
 
 /// How far an import has got, for a progress line.

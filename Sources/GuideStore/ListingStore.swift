@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import GuideThreads
 
 /// Where listings live. SQLite is the embedded default; every implementation passes the same contract tests.
 public protocol ListingStore: Sendable {

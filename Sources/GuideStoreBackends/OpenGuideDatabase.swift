@@ -3,6 +3,7 @@ import GuideCore
 import GuideStore
 import GuideStorePostgres
 import GuideStoreSQLite
+import GuideThreads
 
 // The one place that knows which backends there are: executables, tools and tests open a database here and see
 // only GuideStore's protocols.

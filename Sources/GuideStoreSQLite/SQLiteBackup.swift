@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GuideStore
+import GuideThreads
 
 /// Backups of the embedded store (`tvguide backup`, `tvguide restore`), with SQLite's online backup: the copy is
 /// made inside one read transaction, so it is the database as one moment saw it, whatever `serve` writes meanwhile

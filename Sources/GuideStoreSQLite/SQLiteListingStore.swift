@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GuideCore
 import GuideStore
+import GuideThreads
 import ServiceLifecycle
 import Synchronization
 

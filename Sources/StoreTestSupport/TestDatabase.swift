@@ -3,6 +3,7 @@ import GuideCore
 import GuideHTTP
 import GuideStore
 import GuideStoreBackends
+import GuideThreads
 import Synchronization
 
 /// Where a test's database goes: SQLite by default; PostgreSQL when `TVGUIDE_TEST_POSTGRES` names a database

@@ -1,12 +1,12 @@
 import Foundation
-import GuideCore
 
 /// An independent reader of iCalendar for the tests: Python's icalendar (Debian's python3-icalendar, which
 /// scripts/test installs), run on a file the test wrote.
 public enum ICalendarPeer {
     /// Whether Debian's python3 with icalendar is here.
-    public static var isAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") && (try? python("import icalendar")) != nil
+    public static func isAvailable() async -> Bool {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { return false }
+        return (try? await python("import icalendar")) != nil
     }
 
     /// One VEVENT as icalendar read it; times as Python's isoformat.
@@ -16,15 +16,14 @@ public enum ICalendarPeer {
         public var alarms: [String]
     }
 
-    /// `text` as icalendar reads it: the calendar's name (`X-WR-CALNAME`, or "") and its events. Blocks while Python
-    /// runs: call it off Swift's threads in async tests (`offThePool`).
-    public static func read(_ text: String) throws -> (name: String, events: [Event]) {
+    /// `text` as icalendar reads it: the calendar's name (`X-WR-CALNAME`, or "") and its events.
+    public static func read(_ text: String) async throws -> (name: String, events: [Event]) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-ics-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }  // The read's own scratch folder.
         let file = folder.appendingPathComponent("calendar.ics")
         try Data(text.utf8).write(to: file)
-        let output = try python("""
+        let output = try await python("""
             import datetime, json, sys, icalendar
             calendar = icalendar.Calendar.from_ical(open(sys.argv[1], 'rb').read())
             events = []
@@ -52,8 +51,8 @@ public enum ICalendarPeer {
     }
 
     /// Runs `script` with Debian's python3; its standard output, or an error with its standard error.
-    static func python(_ script: String, _ arguments: String...) throws -> String {
-        let run = try SpawnedProcess.runWaiting("/usr/bin/python3", arguments: ["-c", script] + arguments)
+    static func python(_ script: String, _ arguments: String...) async throws -> String {
+        let run = try await Program.run("/usr/bin/python3", arguments: ["-c", script] + arguments)
         guard run.status == 0 else { throw PythonFailed(message: run.errorText) }
         return run.outputText
     }

@@ -26,7 +26,7 @@ public final class PushReceiver: Sendable {
     /// Its self-signed certificate (PEM), for the sender to trust (`outbound-ca`): push services are https only.
     public let certificate: String
     private let folder: URL
-    private let process: SpawnedProcess
+    private let process: RunningProgram
 
     /// The Python with http-ece: `$TVGUIDE_TEST_PUSH_PYTHON`, else scripts/test's `.build/fuzz-venv`.
     static var python: String {
@@ -34,19 +34,17 @@ public final class PushReceiver: Sendable {
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/fuzz-venv/bin/python").path
     }
 
-    public static var isAvailable: Bool {
+    public static func isAvailable() async -> Bool {
         guard FileManager.default.isExecutableFile(atPath: python) else { return false }
-        return (try? SpawnedProcess.runWaiting(python, arguments: ["-c", "import http_ece, cryptography"]))?.status == 0
+        return (try? await Program.run(python, arguments: ["-c", "import http_ece, cryptography"]))?.status == 0
     }
 
     public init() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-push-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let (process, line) = try await BlockingWork.run("tvguide.test-push") { () throws -> (SpawnedProcess, String) in
-            let process = try SpawnedProcess(Self.python, arguments: [Self.peers.appendingPathComponent("push_receiver.py").path, folder.path],
-                                             input: .pipe, output: .pipe, errors: .inherit)
-            return (process, String(decoding: process.readSome(process.output), as: UTF8.self))
-        }
+        let process = RunningProgram(Self.python, arguments: [Self.peers.appendingPathComponent("push_receiver.py").path, folder.path],
+                                     keepsInput: true, errors: true)
+        let line = await process.firstOutput()
         guard let started = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
               let port = started["port"] as? Int, let p256dh = started["p256dh"] as? String, let auth = started["auth"] as? String,
               let certificate = started["certificate"] as? String else {

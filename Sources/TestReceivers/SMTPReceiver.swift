@@ -1,5 +1,4 @@
 import Foundation
-import GuideCore
 
 /// A real SMTP server on loopback for the tests: Python's aiosmtpd (Debian's python3-aiosmtpd, which scripts/test
 /// installs), requiring STARTTLS with a certificate made for it by openssl, and AUTH PLAIN as `sam` / `pw`. Each
@@ -20,36 +19,35 @@ public final class SMTPReceiver: Sendable {
     /// The certificate's PEM, for the client to trust.
     public let certificate: String
     private let folder: URL
-    private let process: SpawnedProcess
+    private let process: RunningProgram
 
     /// Whether python3 with aiosmtpd and openssl are here.
-    public static var isAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") && FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")
-            && (try? ICalendarPeer.python("import aiosmtpd")) != nil
+    public static func isAvailable() async -> Bool {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")
+        else { return false }
+        return (try? await ICalendarPeer.python("import aiosmtpd")) != nil
     }
 
     public init() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-smtp-\(UUID().uuidString)")
         let mail = folder.appendingPathComponent("mail")
         try FileManager.default.createDirectory(at: mail, withIntermediateDirectories: true)
-        let started = try await BlockingWork.run("tvguide.test-smtp") { () throws -> (SpawnedProcess, Int, String) in
-            _ = try SpawnedProcess.runWaiting("/usr/bin/openssl", arguments: [
-                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", folder.appendingPathComponent("key.pem").path,
-                "-out", folder.appendingPathComponent("cert.pem").path,
-            ])
-            let process = try SpawnedProcess("/usr/bin/python3", arguments: [
-                Self.peers.appendingPathComponent("smtp_receiver.py").path, mail.path, folder.appendingPathComponent("cert.pem").path,
-                folder.appendingPathComponent("key.pem").path,
-            ], input: .pipe, output: .pipe, errors: .inherit)
-            let line = String(decoding: process.readSome(process.output), as: UTF8.self)
-            guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                process.end()
-                throw ICalendarPeer.PythonFailed(message: "the SMTP receiver did not start: \(line)")
-            }
-            return (process, port, try String(contentsOf: folder.appendingPathComponent("cert.pem"), encoding: .utf8))
+        _ = try await Program.run("/usr/bin/openssl", arguments: [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", folder.appendingPathComponent("key.pem").path,
+            "-out", folder.appendingPathComponent("cert.pem").path,
+        ])
+        let process = RunningProgram("/usr/bin/python3", arguments: [
+            Self.peers.appendingPathComponent("smtp_receiver.py").path, mail.path, folder.appendingPathComponent("cert.pem").path,
+            folder.appendingPathComponent("key.pem").path,
+        ], keepsInput: true, errors: true)
+        let line = await process.firstOutput()
+        guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            process.end()
+            throw ICalendarPeer.PythonFailed(message: "the SMTP receiver did not start: \(line)")
         }
-        (self.folder, self.process, self.port, self.certificate) = (folder, started.0, started.1, started.2)
+        (self.folder, self.process, self.port) = (folder, process, port)
+        certificate = try String(contentsOf: folder.appendingPathComponent("cert.pem"), encoding: .utf8)
     }
 
     /// Every message accepted so far, in order.

@@ -15,7 +15,7 @@ import XMLTV
         try FileManager.default.copyItem(at: source, to: renamed)
         defer { try? FileManager.default.removeItem(at: renamed) }  // Test scratch file.
         let summary = try await fixture.importer.importFile(at: renamed.path)
-        let plain = try IndependentReading.read(source)
+        let plain = try await IndependentReading.read(source)
         #expect(summary.programmes == plain.airings.count)
         #expect(summary.programmes > 0)
     }

@@ -1,5 +1,7 @@
 import Foundation
 import GuideCore
+import StoreTestSupport
+import TestReceivers
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -27,19 +29,24 @@ final class IndependentReading: NSObject, XMLParserDelegate {
         return formatter
     }()
 
-    static func read(_ url: URL) throws -> IndependentReading {
+    /// The airings and channel ids of the file at `url` (gunzipped by gzip): seconds of parsing on a real file, so on a
+    /// thread of its own.
+    static func read(_ url: URL) async throws -> (airings: [Airing], channelIDs: Set<String>) {
+        let data = url.pathExtension == "gz"
+            ? Data(try await Program.run("/bin/gzip", arguments: ["-dc", url.path]).output) : try Data(contentsOf: url)
+        return try await offThePool {
+            let reading = try read(data)
+            return (reading.airings, reading.channelIDs)
+        }
+    }
+
+    private static func read(_ data: Data) throws -> IndependentReading {
         let reading = IndependentReading()
-        var data = try Data(contentsOf: url)
-        if url.pathExtension == "gz" { data = try gunzip(url) }
         // A stream makes libxml2 read in chunks; handed one big buffer it gives up on files over 10 MB.
         let parser = XMLParser(stream: InputStream(data: data))
         parser.delegate = reading
         guard parser.parse() else { throw parser.parserError ?? CocoaError(.fileReadCorruptFile) }
         return reading
-    }
-
-    static func gunzip(_ url: URL) throws -> Data {
-        Data(try SpawnedProcess.runWaiting("/bin/gzip", arguments: ["-dc", url.path]).output)
     }
 
     private func date(_ value: String?) -> Date? {

@@ -13,11 +13,8 @@ struct RealListingsTests {
         let fixture = try await IngestFixture()
         // The reference reading takes seconds: off the cooperative threads (the import reads on a thread of its own).
         let summary = try await fixture.importer.importFile(at: path)
-        let reading: (airings: [IndependentReading.Airing], channelIDs: Set<String>) = try await offThePool {
-            let reference = try IndependentReading.read(URL(fileURLWithPath: path))
-            return (reference.airings, reference.channelIDs)
-        }
-        let airings = reading.airings, channelIDs = reading.channelIDs
+        let reference = try await IndependentReading.read(URL(fileURLWithPath: path))
+        let airings = reference.airings, channelIDs = reference.channelIDs
 
         // Counts: every programme is stored, less the duplicates the import removed and reported.
         let removed = summary.issues.counts[.duplicate, default: 0] + summary.issues.counts[.skipped, default: 0]

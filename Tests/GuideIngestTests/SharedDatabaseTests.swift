@@ -3,6 +3,7 @@ import GuideCore
 import GuideIngest
 import GuideStore
 import StoreTestSupport
+import TestReceivers
 import Synchronization
 import Testing
 
@@ -58,7 +59,7 @@ import Testing
     @Test(.enabled(if: TestDatabase.postgres != nil)) func instancesStartingTogetherOnANewDatabaseTakeTurns() async throws {
         let server = try #require(TestDatabase.postgres.flatMap(URLComponents.init(string:)))
         let name = "tvguide_start_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let create = try await SpawnedProcess.run("/usr/bin/psql", arguments: [server.string ?? "", "-qc", "CREATE DATABASE \(name)"])
+        let create = try await Program.run("/usr/bin/psql", arguments: [server.string ?? "", "-qc", "CREATE DATABASE \(name)"])
         try #require(create.status == 0, "psql could not create the database: \(create.errorText)")
         var components = server
         components.path = "/" + name

@@ -9,7 +9,7 @@ import Testing
 
 /// Reminders by e-mail to a real SMTP server on loopback (aiosmtpd): STARTTLS required, AUTH PLAIN, the message read
 /// back by Python's email parser.
-@Suite(.enabled(if: SMTPReceiver.isAvailable)) struct EmailDeliveryTests {
+@Suite(.enabled { await SMTPReceiver.isAvailable() }) struct EmailDeliveryTests {
     @Test func aReminderArrivesOnceByMailOverTLS() async throws {
         let receiver = try await SMTPReceiver()
         defer { receiver.stop() }

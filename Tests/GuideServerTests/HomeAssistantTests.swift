@@ -145,7 +145,7 @@ final class Mosquitto: Sendable {
     }
 
     let port: Int
-    let process: SpawnedProcess
+    let process: RunningProgram
     let folder: String
 
     init() async throws {
@@ -153,9 +153,9 @@ final class Mosquitto: Sendable {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         port = try FreePort.find()
         try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n".write(toFile: folder + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        process = try SpawnedProcess(Self.broker, arguments: ["-c", folder + "/mosquitto.conf"])
+        process = RunningProgram(Self.broker, arguments: ["-c", folder + "/mosquitto.conf"])
         for _ in 0..<100 {
-            if (try? await SpawnedProcess.run("/usr/bin/mosquitto_pub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", "probe", "-n"]))?.status == 0 { return }
+            if (try? await Program.run("/usr/bin/mosquitto_pub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", "probe", "-n"]))?.status == 0 { return }
             try await Task.sleep(for: .milliseconds(50))
         }
         throw MQTTFailure("mosquitto did not start")
@@ -168,7 +168,7 @@ final class Mosquitto: Sendable {
 
     /// The retained message on `topic`, waiting a little for it; nil when there is none (or it is empty: removed).
     func retained(_ topic: String) async throws -> String? {
-        let read = try await SpawnedProcess.run("/usr/bin/mosquitto_sub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic,
+        let read = try await Program.run("/usr/bin/mosquitto_sub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic,
                                                                                       "-C", "1", "-W", "2", "--retained-only"])
         let text = read.outputText.hasSuffix("\n") ? String(read.outputText.dropLast()) : read.outputText
         return read.status == 0 && !text.isEmpty ? text : nil
@@ -196,15 +196,15 @@ final class Mosquitto: Sendable {
 
     /// The next message published on `topic` within 10 s.
     func next(on topic: String) async throws -> String {
-        try await SpawnedProcess.run("/usr/bin/mosquitto_sub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-C", "1", "-W", "10"]).outputText
+        try await Program.run("/usr/bin/mosquitto_sub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-C", "1", "-W", "10"]).outputText
     }
 
     /// Publishes `command` on tvguide's command topic and returns its answer.
     func answer(to command: String) async throws -> [String: Any] {
-        async let answer = SpawnedProcess.run("/usr/bin/mosquitto_sub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", "tvguide/command/result",
+        async let answer = Program.run("/usr/bin/mosquitto_sub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", "tvguide/command/result",
                                                                                     "-C", "1", "-W", "10"])
         try await Task.sleep(for: .milliseconds(300))
-        _ = try await SpawnedProcess.run("/usr/bin/mosquitto_pub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", "tvguide/command", "-m", command])
+        _ = try await Program.run("/usr/bin/mosquitto_pub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", "tvguide/command", "-m", command])
         let text = try await answer.outputText
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
     }

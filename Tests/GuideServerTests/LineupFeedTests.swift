@@ -69,7 +69,7 @@ import Testing
                 try Data(feed.utf8).write(to: URL(fileURLWithPath: file))
                 // The XMLTV tests' copy of xmltv.dtd.
                 let dtd = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("XMLTVTests/Fixtures")
-                let output = try XMLTVValidator.validate(file, dtdFolder: dtd.path).output
+                let output = try await XMLTVValidator.validate(file, dtdFolder: dtd.path).output
                 #expect(output.contains("Validated ok"), "\(output)")
             }
 

@@ -3,6 +3,7 @@ import GuideCore
 import GuideStore
 import GuideStorePostgres
 import StoreTestSupport
+import TestReceivers
 import Testing
 
 /// A PostgreSQL guide made by the last release upgrades to today's schema and keeps what it held (issue 42, point 8),
@@ -26,7 +27,7 @@ struct PostgresUpgradeTests {
 
     /// Runs a PostgreSQL client program and returns what it printed, failing the test on a non-zero exit.
     static func run(_ name: String, _ arguments: [String]) async throws -> String {
-        let run = try await SpawnedProcess.run(try tool(name), arguments: arguments)
+        let run = try await Program.run(try tool(name), arguments: arguments)
         #expect(run.status == 0, "\(name) failed: \(run.errorText)")
         return run.outputText
     }

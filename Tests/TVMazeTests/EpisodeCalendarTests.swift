@@ -55,9 +55,9 @@ import Testing
         #expect(unfolded.components(separatedBy: "BEGIN:VALARM").count == 3)  // not for the show with reminders off
     }
 
-    @Test(.enabled(if: ICalendarPeer.isAvailable))
-    func independentParserReadsEveryEventAndTheAlarmFiresAtTheLeadTime() throws {
-        let (name, events) = try ICalendarPeer.read(feed)
+    @Test(.enabled { await ICalendarPeer.isAvailable() })
+    func independentParserReadsEveryEventAndTheAlarmFiresAtTheLeadTime() async throws {
+        let (name, events) = try await ICalendarPeer.read(feed)
         #expect(name == "Sam's shows")
         #expect(events.map(\.uid) == ["tvmaze-episode-1@tvguide", "tvmaze-episode-1800000@tvguide", "tvmaze-episode-2@tvguide"])
         #expect(events[0].start == "2013-06-25T02:00:00+00:00" && events[0].end == "2013-06-25T03:00:00+00:00")

@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import TestReceivers
 import Testing
 @testable import TrackerExports
 
@@ -14,11 +15,11 @@ import Testing
     }
 
     /// What count_history.py reads of the samples.
-    static let independent: [String: [String: Int]] = {
+    static let independent = Task<[String: [String: Int]], Never> {
         let script = Bundle.module.url(forResource: "count_history", withExtension: "py")!.path
-        guard let run = try? SpawnedProcess.runWaiting("/usr/bin/python3", arguments: [script]) else { return [:] }
+        guard let run = try? await Program.run("/usr/bin/python3", arguments: [script]) else { return [:] }
         return (try? JSONDecoder().decode([String: [String: Int]].self, from: Data(run.output))) ?? [:]
-    }()
+    }
 
     @Test(arguments: [
         ("tvtime-csv", ["tvtime/export-2026-anonymized/tvtime-series-episodes.csv", "tvtime/export-2026-anonymized/tvtime-series.csv"], TrackerHistory.Kind.tvTime),
@@ -29,9 +30,9 @@ import Testing
         ("seriesguide", ["seriesguide/shows-export-example.json"], .seriesGuide),
         ("imdb", ["other/imdb/imdb_list_export.yamtrack-fixture.csv"], .imdb),
     ])
-    func eachSampleReadsAsPythonReadsIt(name: String, paths: [String], kind: TrackerHistory.Kind) throws {
+    func eachSampleReadsAsPythonReadsIt(name: String, paths: [String], kind: TrackerHistory.Kind) async throws {
         let history = try TrackerFiles.read(try paths.map(Self.file))
-        let expected = try #require(Self.independent[name], "count_history.py did not run")
+        let expected = try #require(await Self.independent.value[name], "count_history.py did not run")
         #expect(history.kind == kind)
         #expect(history.shows.count == expected["shows"], "\(name): \(history.shows.map(\.title))")
         #expect(history.episodeCount == expected["episodes"], "\(name)")
@@ -56,7 +57,7 @@ import Testing
         #expect(withList.shows.contains { $0.isFollowed })
     }
 
-    @Test func aZipAsTheTrackerSentIt() throws {
+    @Test func aZipAsTheTrackerSentIt() async throws {
         // Made with Python's zipfile (deflated), holding the export and a secret file never to be opened.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("zip-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -69,13 +70,14 @@ import Testing
                 z.write(sys.argv[3], "export/tvtime-series.csv")
                 z.writestr("export/access_token.csv", "token\\nnot-json\\x00\\xff")
             """
-        let zipped = try SpawnedProcess.runWaiting("/usr/bin/python3", arguments: [
+        let zipped = try await Program.run("/usr/bin/python3", arguments: [
             "-c", script, zip, Self.fixtures.appendingPathComponent("tvtime/export-2026-anonymized/tvtime-series-episodes.csv").path,
             Self.fixtures.appendingPathComponent("tvtime/export-2026-anonymized/tvtime-series.csv").path,
         ])
         try #require(zipped.status == 0, "\(zipped.errorText)")
         let history = try TrackerFiles.read([("tvtime-export.zip", [UInt8](try Data(contentsOf: URL(fileURLWithPath: zip))))])
-        #expect(history.shows.count == Self.independent["tvtime-csv"]?["shows"] && history.episodeCount == Self.independent["tvtime-csv"]?["episodes"])
+        let independent = await Self.independent.value["tvtime-csv"]
+        #expect(history.shows.count == independent?["shows"] && history.episodeCount == independent?["episodes"])
         // Cut short, it says so.
         let whole = [UInt8](try Data(contentsOf: URL(fileURLWithPath: zip)))
         #expect(throws: TrackerError.self) { try TrackerFiles.read([("cut.zip", Array(whole.prefix(whole.count / 2)))]) }

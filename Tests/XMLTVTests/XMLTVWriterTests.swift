@@ -55,13 +55,13 @@ import Testing
     @Test(.enabled(if: XMLTVValidator.isAvailable),
           arguments: ["ours/out-of-order.xml", "peer-xmltv-tests/inputs/test.xml", "peer-fixtures/ektotv-xmltv/example.xml",
                       "peer-fixtures/jellyfin-xmltv/schedulesdirect.xml", "peer-fixtures/iptv-org-epg/vantagetv.ee.content.xml"])
-    func validatesWithTvValidateFile(file: String) throws {
+    func validatesWithTvValidateFile(file: String) async throws {
         let first = try Fixture.read(file)
         let written = try Self.write(first.channels, first.programmes)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-validate-\(UUID().uuidString).xml").path
         try Data(written).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }  // Test scratch file.
-        let (status, output) = try XMLTVValidator.validate(path, dtdFolder: Fixture.root.path)
+        let (status, output) = try await XMLTVValidator.validate(path, dtdFolder: Fixture.root.path)
         // The validator also judges the data (channel ids without a dot, channels without programmes); those
         // complaints are about the fixture, not the writer. Anything else (a DTD error) fails the test.
         let dataComplaints = ["Validated ok", "Invalid channel-id", "No programme entries found for", "error found", "errors found"]

@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import StoreTestSupport
+import TestReceivers
 import Testing
 
 /// Runs the built `tvguide` binary as a user would, on a fresh database.
@@ -29,22 +30,16 @@ struct CLI {
         try await run(arguments: arguments)
     }
 
-    /// Runs the binary with `input` on its standard input (nothing when nil), waiting for it on a thread of its own:
-    /// a test holding one of Swift's two cooperative threads while the binary waits for a lock this process holds
-    /// would never see it let go.
+    /// Runs the binary with `input` on its standard input (nothing when nil). Awaiting it holds no thread: the binary
+    /// may wait for a lock this process holds.
     func run(arguments: [String], input: String? = nil) async throws -> Result {
-        try await offThePool { try runWaiting(arguments: arguments, input: input) }
-    }
-
-    private func runWaiting(arguments: [String], input: String?) throws -> Result {
-        let run = try SpawnedProcess.runWaiting(Self.binary, arguments: arguments, environment: fullEnvironment,
-                                                input: input.map { Array($0.utf8) })
+        let run = try await Program.run(Self.binary, arguments: arguments, environment: fullEnvironment, input: input.map { Array($0.utf8) })
         return Result(status: run.status, stdout: run.outputText, stderr: run.errorText)
     }
 
     /// Starts the binary without waiting for it, its output discarded: for a test that kills it.
-    func launch(_ arguments: [String]) throws -> SpawnedProcess {
-        try SpawnedProcess(Self.binary, arguments: arguments, environment: fullEnvironment)
+    func launch(_ arguments: [String]) -> RunningProgram {
+        RunningProgram(Self.binary, arguments: arguments, environment: fullEnvironment)
     }
 
     static func fixture(_ path: String) -> String { fixtures.appendingPathComponent(path).path }

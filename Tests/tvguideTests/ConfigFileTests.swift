@@ -4,6 +4,7 @@ import GuideCore
 import FoundationNetworking
 #endif
 import StoreTestSupport
+import TestReceivers
 import Testing
 
 /// The configuration file and its layers: flags over environment variables over the file over defaults; a file that
@@ -74,7 +75,7 @@ import Testing
         let path = try Self.file("port = \(port)\nhost = 127.0.0.1\n")
         defer { try? FileManager.default.removeItem(atPath: path) }  // Test scratch file.
         var cli = CLI()
-        let server = try cli.launch(["serve", "--config", path])
+        let server = cli.launch(["serve", "--config", path])
         defer { server.end() }
         let answered = try await Self.answers(port: port)
         #expect(answered, "serve never answered on the file's port \(port)")
@@ -98,7 +99,7 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: folder + "/setup-code", withDestinationPath: folder + "/precious")
         let path = try Self.file("port = \(port)\nsetup-code-file = \(folder)/setup-code\n")
         defer { try? FileManager.default.removeItem(atPath: path) }  // Test scratch file.
-        let server = try CLI().launch(["serve", "--config", path])
+        let server = CLI().launch(["serve", "--config", path])
         defer { server.end() }
         let answered = try await Self.answers(port: port)
         #expect(answered)

@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import StoreTestSupport
+import TestReceivers
 import Testing
 
 /// `kill -9` in the middle of an import or a refresh, on the store this run tests (SQLite, or PostgreSQL with
@@ -45,8 +46,7 @@ import Testing
     }
 
     /// Kills `process` with SIGKILL after `delay`; whether it was still running then (killed mid-way, not after).
-    /// Waits for it on a thread of its own: a process must not hold one of Swift's few cooperative threads.
-    static func kill(_ process: SpawnedProcess, after delay: Duration) async throws -> Bool {
+    static func kill(_ process: RunningProgram, after delay: Duration) async throws -> Bool {
         try await Task.sleep(for: delay)
         guard process.isRunning else {
             _ = await process.exited()
@@ -111,7 +111,7 @@ import Testing
         outcome.before = try await titles(cli)
         _ = try feed(new, in: folder)
         for delay in delays {
-            guard try await kill(try cli.launch(arguments(command)), after: .milliseconds(delay)) else { break }
+            guard try await kill(cli.launch(arguments(command)), after: .milliseconds(delay)) else { break }
             outcome.afterKills.append(try await titles(cli))
             outcome.healthAfterKills.append(try await cli.run("health").stdout)
         }

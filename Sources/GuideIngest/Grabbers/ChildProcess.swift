@@ -1,14 +1,16 @@
 import Foundation
 import Glibc
 import GuideCore
+import Subprocess
 import Synchronization
+import SystemPackage
 
 /// A program tvguide runs (an XMLTV grabber), bounded every way it can misbehave: it reads nothing (standard input is
 /// /dev/null), it runs in a process group of its own (grabbers start helpers), and the group is ended, SIGTERM then
 /// SIGKILL, when it runs past its time, writes more than its limits to standard output or to its output file, or the
 /// task awaiting it is cancelled (serve stopping). Standard output is kept up to its limit, standard error's last
-/// bytes for the health page. The blocking calls (reading pipes, waiting for the exit) run on threads of
-/// ``BlockingWork``, never on Swift's cooperative ones.
+/// bytes for the health page. It is started and awaited by swift-subprocess: every other descriptor of ours closed in
+/// the child, its signals back to their defaults (serve ignores SIGPIPE), no thread held while it runs.
 public struct ChildProcess: Sendable {
     public struct Limits: Sendable {
         /// How long it may run.
@@ -86,45 +88,40 @@ public struct ChildProcess: Sendable {
 
     /// Runs it to its end (or tvguide's), however long that takes within the limits.
     public func run() async throws -> Outcome {
-        let child = try SpawnedProcess(executable, arguments: arguments, environment: environment,
-                                       output: .pipe, errors: .pipe, ownGroup: true)
-        let group = ProcessGroup(pid: child.pid, grace: limits.grace)
         let limits = self.limits
-        async let kept = BlockingWork.run("child-stdout") {
-            Self.drain(child, child.output, keeping: limits.standardOutputBytes, last: false) { group.stop(.standardOutputLimit) }
-        }
-        async let errorTail = BlockingWork.run("child-stderr") {
-            Self.drain(child, child.errors, keeping: limits.standardErrorKept, last: true, overflow: nil)
-        }
-        let (status, signal) = try await withTaskCancellationHandler {
-            try await withThrowingTaskGroup(of: (Int32?, Int32?)?.self) { tasks in
-                tasks.addTask {
-                    // Waits for the exit without reaping, so the group's id stays its own while what it left is ended.
-                    let ended = try await BlockingWork.run("child-wait") { group.waitForExit() }
-                    group.endLeftovers()
-                    _ = try await BlockingWork.run("child-reap") { group.reap() }
-                    return ended
+        var options = PlatformOptions()
+        // A group of its own, which the run's end and every stop reach: the helpers a grabber starts end with it.
+        options.processGroupID = 0
+        options.teardownSequence = [.send(signal: .terminate, toProcessGroup: true, allowedDurationToNextStep: limits.grace)]
+        let group = ProcessGroup(grace: limits.grace)
+        let variables = Dictionary(uniqueKeysWithValues: environment.compactMap { name, value in
+            Environment.Key(rawValue: name).map { ($0, value) }
+        })
+        let result = try await withTaskCancellationHandler {
+            try await Subprocess.run(.path(FilePath(executable)), arguments: Arguments(arguments), environment: .custom(variables),
+                                     platformOptions: options, input: .none, output: .sequence, error: .sequence) { execution in
+                group.started(execution.processIdentifier.value)
+                async let kept = Self.keep(execution.standardOutput, most: limits.standardOutputBytes, last: false) {
+                    group.stop(.standardOutputLimit)
                 }
-                tasks.addTask {
-                    try? await watch(group, limits: limits)
-                    return nil
-                }
-                var result: (Int32?, Int32?) = (nil, nil)
-                for try await ended in tasks {
-                    if let ended {
-                        result = ended
-                        tasks.cancelAll()
-                    }
-                }
-                return result
+                async let said = Self.keep(execution.standardError, most: limits.standardErrorKept, last: true, overflow: nil)
+                let watching = Task { try? await watch(group, limits: limits) }
+                // Both outputs end when it exits (swift-subprocess ends the reads then, even with a helper holding them).
+                let outputs = await (kept, said)
+                watching.cancel()
+                return outputs
             }
         } onCancel: {
             group.stop(.cancelled)
         }
-        let written = try await kept
-        let said = try await errorTail
-        return Outcome(status: status, signal: signal, stopped: group.reason, standardOutput: written,
-                       standardError: String(decoding: said, as: UTF8.self))
+        // What it left running in its group (helpers holding its pipes); the group's id is not reused while it has any.
+        group.ended()
+        let (status, signal): (Int32?, Int32?) = switch result.terminationStatus {
+        case .exited(let code): (code, nil)
+        case .signaled(let number): (nil, number)
+        }
+        return Outcome(status: status, signal: signal, stopped: group.reason, standardOutput: result.closureResult.0,
+                       standardError: String(decoding: result.closureResult.1, as: UTF8.self))
     }
 
     /// Ends the group when it runs too long or its output file grows too big.
@@ -147,24 +144,27 @@ public struct ChildProcess: Sendable {
         return stat(path, &info) == 0 ? Int64(info.st_size) : nil
     }
 
-    /// Reads `descriptor` to its end, keeping the first (or the last) `keeping` bytes; past them, calls `overflow`
-    /// once and reads on without keeping, so the writer is never blocked on a full pipe.
-    private static func drain(_ child: SpawnedProcess, _ descriptor: Int32?, keeping: Int, last: Bool,
-                              overflow: (@Sendable () -> Void)?) -> [UInt8] {
+    /// Reads `output` to its end, keeping the first (or the last) `most` bytes; past them, calls `overflow` once and
+    /// reads on without keeping, so the writer is never blocked on a full pipe.
+    private static func keep(_ output: SubprocessOutputSequence, most: Int, last: Bool,
+                             overflow: (@Sendable () -> Void)?) async -> [UInt8] {
         var kept: [UInt8] = []
         var overflowed = false
-        while true {
-            let bytes = child.readSome(descriptor)
-            guard !bytes.isEmpty else { break }
-            if last {
-                kept += bytes
-                if kept.count > keeping { kept.removeFirst(kept.count - keeping) }
-            } else if kept.count + bytes.count <= keeping {
-                kept += bytes
-            } else if !overflowed {
-                overflowed = true
-                overflow?()
+        do {
+            for try await buffer in output {
+                let bytes = buffer.withUnsafeBytes { Array($0) }
+                if last {
+                    kept += bytes
+                    if kept.count > most { kept.removeFirst(kept.count - most) }
+                } else if kept.count + bytes.count <= most {
+                    kept += bytes
+                } else if !overflowed {
+                    overflowed = true
+                    overflow?()
+                }
             }
+        } catch {
+            // A read that failed ends what is kept; how the run ended says the rest.
         }
         return kept
     }
@@ -172,13 +172,17 @@ public struct ChildProcess: Sendable {
 
 /// A running child's process group, and why tvguide is ending it.
 private final class ProcessGroup: Sendable {
-    let pid: pid_t
     let grace: Duration
-    private let state = Mutex<(reason: ChildProcess.Stopped?, exited: Bool)>((nil, false))
+    private let state = Mutex<(pid: pid_t?, reason: ChildProcess.Stopped?, ended: Bool)>((nil, nil, false))
 
-    init(pid: pid_t, grace: Duration) { (self.pid, self.grace) = (pid, grace) }
+    init(grace: Duration) { self.grace = grace }
 
     var reason: ChildProcess.Stopped? { state.withLock { $0.reason } }
+
+    /// The child is running as `pid`, the id of its group.
+    func started(_ pid: pid_t) {
+        state.withLock { $0.pid = pid }
+    }
 
     /// Asks the group to end (SIGTERM), remembering the first reason, and ends it (SIGKILL) after the grace. The
     /// SIGKILL is in a task of its own: cancelling the run (serve stopping) must not cancel it.
@@ -186,40 +190,25 @@ private final class ProcessGroup: Sendable {
         let send = state.withLock { state -> Bool in
             guard state.reason == nil else { return false }
             state.reason = reason
-            return !state.exited
+            return true
         }
         guard send else { return }
-        Glibc.kill(-pid, SIGTERM)
+        signal(SIGTERM)
         Task.detached { [self] in
             try? await ContinuousClock().sleep(for: grace)
-            kill()
+            signal(SIGKILL)
         }
     }
 
-    /// Ends the group (SIGKILL), if the child has not exited.
-    func kill() {
-        if !state.withLock({ $0.exited }) { Glibc.kill(-pid, SIGKILL) }
+    /// Ends what is left of the group once the child was reaped; nothing is signalled after that.
+    func ended() {
+        signal(SIGKILL)
+        state.withLock { $0.ended = true }
     }
 
-    /// Waits for the child to exit, leaving it unreaped: its exit status, or the signal that ended it.
-    func waitForExit() -> (Int32?, Int32?) {
-        var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 {
-            guard errno == EINTR else { return (nil, nil) }
+    private func signal(_ number: Int32) {
+        state.withLock { state in
+            if let pid = state.pid, !state.ended { _ = Glibc.kill(-pid, number) }
         }
-        let status = info._sifields._sigchld.si_status
-        return info.si_code == CLD_EXITED ? (status, nil) : (nil, status)
-    }
-
-    /// Ends what the child left running in its group (helpers holding its pipes), while its id still names the group.
-    func endLeftovers() {
-        Glibc.kill(-pid, SIGKILL)
-        state.withLock { $0.exited = true }
-    }
-
-    func reap() -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return status
     }
 }

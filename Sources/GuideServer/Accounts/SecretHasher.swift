@@ -1,4 +1,5 @@
 import GuideCore
+import GuideThreads
 import HummingbirdBcrypt
 
 /// bcrypt, on a lane of its own with a bounded queue. A secret costs about a quarter of a second of CPU: a burst of

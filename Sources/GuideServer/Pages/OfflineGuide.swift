@@ -4,6 +4,7 @@ import GuideApplication
 import GuideCore
 import GuideHTTPServing
 import GuideStore
+import GuideThreads
 import Hummingbird
 
 /// The guide installed on a phone and used without a network: the web app manifest, the service worker

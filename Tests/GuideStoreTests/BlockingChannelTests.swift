@@ -1,4 +1,5 @@
 import Foundation
+import GuideThreads
 import Testing
 import GuideCore
 
