@@ -46,6 +46,10 @@ import Testing
         text.matches(of: /\{([A-Za-z][A-Za-z0-9.]*)\}/).map { String($0.output.1) }.sorted()
     }
 
+    static func links(_ text: String) -> [String] {
+        text.matches(of: /\{@[^}]*\}/).map { String($0.output) }.sorted()
+    }
+
     static func tags(_ text: String) -> [String] {
         text.matches(of: /<\/?([a-z]+)/).map { String($0.output.0) }.sorted()
     }
@@ -70,6 +74,8 @@ import Testing
                     let got = Self.placeholders(form).filter { plural == nil || $0 != "count" }
                     #expect(got == expected, "\(language): \"\(form)\" has placeholders \(got), \"\(key)\" has \(expected)")
                     #expect(Self.tags(form) == Self.tags(key), "\(language): \"\(form)\" changes the markup of \"\(key)\"")
+                    // A link ({@programme id}) is kept as it is.
+                    #expect(Self.links(form) == Self.links(key), "\(language): \"\(form)\" changes the links of \"\(key)\"")
                     // Translations go into attributes too: a double quote only where the English has one (an href).
                     #expect(form.filter { $0 == "\"" }.count == key.filter { $0 == "\"" }.count, "\(language): \"\(form)\" adds a double quote")
                 }

@@ -56,6 +56,20 @@ import TVMazeReplay
         }
     }
 
+    /// A template's link names its path (`{@season show.id number}`), resolved when the templates load; a name that is
+    /// no path, values that do not fill it, or a value that is neither a page's nor quoted stop them loading.
+    @Test func aTemplatesLinksAreResolvedFromTheirPaths() throws {
+        #expect(try SiteLinks.resolved(#"<a href="{@season show.id number}">"#) == #"<a href="/shows/{{show.id}}/seasons/{{number}}">"#)
+        #expect(try SiteLinks.resolved(#"<a href="{@guide}">"#) == #"<a href="/">"#)
+        #expect(try SiteLinks.resolved(#"<a href="{@signIn}?next={{returnTo}}">"#) == #"<a href="/signin?next={{returnTo}}">"#)
+        #expect(try SiteLinks.resolved(#"<script src="{@asset 'grid.js'}">"#) == #"<script src="/static/grid.js">"#)
+        #expect(throws: TemplateError.self) { try SiteLinks.resolved(#"<a href="{@nowhere}">"#) }
+        #expect(throws: TemplateError.self) { try SiteLinks.resolved(#"<a href="{@show}">"#) }
+        #expect(throws: TemplateError.self) { try SiteLinks.resolved(#"<a href="{@show id extra}">"#) }
+        #expect(throws: TemplateError.self) { try SiteLinks.resolved(#"<a href="{@show {{id}}}">"#) }
+        #expect(throws: TemplateError.self) { try SiteLinks.resolved(#"<a href="{@show id">"#) }
+    }
+
     /// Every link a template or a script writes names a route that takes its method (issue 27, point 1): a form's
     /// action its method (GET unless it says POST), every other address of a template GET; a script's address, any
     /// method (the script says which where it fetches). A link to a path that moved, or a form
@@ -71,10 +85,18 @@ import TVMazeReplay
             for file in try FileManager.default.contentsOfDirectory(atPath: directory.path)
             where file.hasSuffix(".mustache") || file.hasSuffix(".js") {
                 let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
-                links += Self.links(in: text, isTemplate: file.hasSuffix(".mustache")).map { (file, $0.path, $0.method) }
+                let isTemplate = file.hasSuffix(".mustache")
+                // A template names its paths ({@show showID}); none is written out.
+                #expect(!isTemplate || Self.links(in: text, isTemplate: true).isEmpty,
+                        "\(file) writes a site path itself: \(Self.links(in: text, isTemplate: true).map(\.path))")
+                links += Self.links(in: isTemplate ? try SiteLinks.resolved(text) : text, isTemplate: isTemplate).map { (file, $0.path, $0.method) }
             }
         }
         #expect(links.count > 150, "\(links.count) links")
+        // Every path a template may name is one the router takes.
+        for (name, path) in SiteLinks.named {
+            #expect(table.methods(for: path.filled(path.names.map { _ in "1" })) != nil, "{@\(name)}: \(path) is no route")
+        }
         #expect(links.contains { $0.path == "/admin/tokens" && $0.method == .post })
         #expect(links.contains { $0.path == "/shows/1/seasons/1" && $0.method == .get })
         for link in links {

@@ -9,7 +9,8 @@ import Synchronization
 ///
 /// A template's words are written `{{#t}}Channels {from}–{to} of {total}{{/t}}`: English, whole sentences, with
 /// `{name}` for the page's values. Each language's copy of the templates has them replaced by its catalog's
-/// translation (``TemplateText``) before Mustache reads them, so rendering costs nothing more.
+/// translation (``TemplateText``) and its links, written `{@show showID}`, by their paths (``SiteLinks``) before Mustache
+/// reads them, so rendering costs nothing more.
 final class PageRenderer: Sendable {
     /// The templates as written, by name.
     private let sources: [(name: String, text: String)]
@@ -50,7 +51,7 @@ final class PageRenderer: Sendable {
         var library = MustacheLibrary()
         let words = translations.localizer(language)
         for source in sources {
-            try library.register(TemplateText.translated(source.text, words), named: source.name)
+            try library.register(SiteLinks.resolved(TemplateText.translated(source.text, words)), named: source.name)
         }
         try library.register(ScriptWords.attribute(words), named: "script-words")
         libraries.withLock { $0[language] = library }

@@ -3,8 +3,8 @@ import GuideApplication
 import GuideCore
 
 /// A path of the site, as one description: the route groups register each route by it (``Routes``), and every link
-/// the server writes to it is built from it, so a link and its handler cannot drift. The templates' own links are
-/// checked against the same table (`RouteTableTests.everyTemplateLinkNamesARoute`: path and method).
+/// the server writes to it is built from it, so a link and its handler cannot drift. The templates name the paths they
+/// link to (`{@show showID}`), resolved from these when they load (``SiteLinks``).
 struct SitePath: Sendable, Hashable, CustomStringConvertible {
     /// As the router takes it, without the leading slash: `shows/:id/seasons/:number`; "" for the guide at `/`.
     let pattern: String
