@@ -81,11 +81,13 @@ public final class SSDPResponder: Sendable {
         }
     }
 
-    /// Whether `ip` is on loopback, a private network or link-local: where SSDP searches come from.
+    /// Whether `ip` is on loopback, a private network or link-local: where SSDP searches come from. Not carrier-grade
+    /// NAT (100.64.0.0/10): private to the carrier, shared with its other customers, not the viewer's network.
     static func isNearby(_ ip: String) -> Bool {
         guard let bytes = OutboundPolicy.bytes(of: ip) else { return false }
         switch OutboundPolicy.classify(bytes) {
-        case .private, .loopback: return true
+        case .private: return !(bytes.count == 4 && bytes[0] == 100 && bytes[1] & 0xC0 == 64)
+        case .loopback: return true
         case .public: return false
         case .special: return bytes.count == 4 ? bytes[0] == 169 && bytes[1] == 254 : bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80
         }

@@ -1,10 +1,11 @@
 import Foundation
 import GuideCore
 import GuideStore
+import TrackerExports
 
 /// A profile's followed shows and watched episodes written out, so nobody is locked in again: JSON, or the plain CSV
-/// `tvguide history import` (and the web import) reads back. A cell a spreadsheet would run as a formula (`=`, `+`,
-/// `-`, `@` first) is written with a `'` before it.
+/// `tvguide history import` (and the web import) reads back. A cell a spreadsheet would run as a formula is written
+/// with a `'` before it (``FormulaGuard``).
 public struct HistoryExport: Sendable {
     public let store: any SeriesStore & WatchedStore
 
@@ -63,11 +64,11 @@ public struct HistoryExport: Sendable {
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
-    /// A text cell: quoted when it holds a comma, quote or line break; a leading `=`, `+`, `-` or `@` after a `'`.
+    /// A text cell: quoted when it holds a comma, quote or line break; a formula's start after a `'`.
     static func cell(_ text: String) -> String {
-        var text = text
-        if let first = text.first, "=+-@".contains(first) { text = "'" + text }
-        guard text.contains(where: { ",\"\r\n".contains($0) }) else { return text }
+        let text = FormulaGuard.inert(text)
+        // By scalar: "\r\n" is one Character, so a lone carriage return is not one of a string's Characters.
+        guard text.unicodeScalars.contains(where: { ",\"\r\n".unicodeScalars.contains($0) }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -42,12 +42,11 @@ enum OtherExports {
 
     /// tvguide's own CSV (and anyone's): `show`, `season`, `episode`, `watched_at`, with `tvmaze`, `tvdb`, `imdb`,
     /// `year`, `followed` and `plays` where known: what `tvguide history export --format csv` writes. A title
-    /// written with a leading `'` before `=`, `+`, `-` or `@` (as the export protects a spreadsheet from formulas)
+    /// written with a leading `'` before a formula's start (as the export protects a spreadsheet, ``FormulaGuard``)
     /// is read without it.
     static func plain(_ table: CSVTable, into builder: inout HistoryBuilder) {
         for row in table.records() {
-            var title = row["show", "title"] ?? ""
-            if title.hasPrefix("'"), let next = title.dropFirst().first, "=+-@".contains(next) { title.removeFirst() }
+            let title = FormulaGuard.read(row["show", "title"] ?? "")
             guard var show = TrackerIDs.show(title: title, tvdb: row["tvdb"], imdb: row["imdb"], year: TrackerIDs.number(row["year"])) else {
                 builder.problem(Sentence(saying: "line {line}: no show", ["line": String(row.line)]))
                 continue

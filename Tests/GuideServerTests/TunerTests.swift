@@ -85,7 +85,8 @@ import Testing
         for nearby in ["127.0.0.1", "192.168.1.5", "10.0.0.2", "172.16.4.4", "169.254.3.3", "fe80::1", "::1", "fd00::5"] {
             #expect(SSDPResponder.isNearby(nearby), "\(nearby)")
         }
-        for far in ["8.8.8.8", "2001:4860::8888", "224.0.0.1", "0.0.0.0", "not an address"] {
+        // Carrier-grade NAT is the carrier's network, shared with strangers (issue 43).
+        for far in ["8.8.8.8", "2001:4860::8888", "224.0.0.1", "0.0.0.0", "not an address", "100.64.0.1", "100.127.255.254"] {
             #expect(!SSDPResponder.isNearby(far), "\(far)")
         }
         // No tuner port listens: nothing to answer, and nothing for a searcher far away either.
