@@ -9,16 +9,19 @@ import Recorders
 /// Between viewers and the recorder an admin set up: a request to record is kept first (``RecordingStore``), then sent;
 /// a recorder that does not answer leaves it waiting (``RecordingEntry/State/requested``) and ``sync()`` sends it again;
 /// one that says no leaves its words with it (``RecordingEntry/State/refused``); what the recorder then does with it
-/// (recording, done, a conflict, gone) is read back by ``sync()``. Each call to the recorder is bounded
-/// (``deadline``), so a viewer never waits on a recorder that hangs.
+/// (recording, done, a conflict, gone) is read back by ``sync()``. Each call to the recorder is bounded: a page's
+/// by ``pageDeadline`` (a request the recorder did not answer then waits for ``sync()``), the background's by
+/// ``deadline``, so a viewer never waits long on a recorder that is off or hangs.
 public struct RecordingDesk: Sendable {
     public let store: any GuideDatabase
     /// The admin's addresses' transport (as media servers' reloads use).
     public let transport: any HTTPTransport
     public let now: @Sendable () -> Date
     public let logger: Logger
-    /// How long one call to the recorder may take.
+    /// How long one call to the recorder may take in the background (``sync()``).
     public static let deadline: Duration = .seconds(15)
+    /// How long a page (a viewer's request, a cancel, the admin's recorder page) waits for the recorder.
+    public static let pageDeadline: Duration = .seconds(3)
     /// Requests kept at most (a household's; the oldest finished ones go first).
     public static let mostKept = 2000
 
@@ -57,7 +60,7 @@ public struct RecordingDesk: Sendable {
                                                               title: programme.programme.title, subtitle: programme.programme.subTitle,
                                                               start: programme.programme.start, stop: programme.end), at: now())
         guard entry.state == .requested || entry.state == .refused else { return entry }
-        return try await send(entry)
+        return try await send(entry, within: Self.pageDeadline)
     }
 
     /// Records what saved searches that record find (``NewSavedSearch/records``), for profiles that may record, on
@@ -83,8 +86,8 @@ public struct RecordingDesk: Sendable {
         return asked
     }
 
-    /// Sends a kept request to the recorder; the entry as it stands after.
-    public func send(_ entry: RecordingEntry) async throws -> RecordingEntry {
+    /// Sends a kept request to the recorder, waiting for it at most `limit`; the entry as it stands after.
+    func send(_ entry: RecordingEntry, within limit: Duration) async throws -> RecordingEntry {
         guard let (recorder, settings) = try await recorder(), let channel = try await store.recorderChannels()[entry.what.channel] else {
             return entry
         }
@@ -93,10 +96,10 @@ public struct RecordingDesk: Sendable {
         var updated = entry
         do {
             if entry.what.series {
-                let rule = try await Self.bounded { try await recorder.recordSeries(request) }
+                let rule = try await Self.bounded(within: limit) { try await recorder.recordSeries(request) }
                 (updated.recorderID, updated.state, updated.status) = (rule.id, .scheduled, Sentence(saying: "Every airing of {title}", ["title": rule.title]))
             } else {
-                let recording = try await Self.bounded { try await recorder.record(request) }
+                let recording = try await Self.bounded(within: limit) { try await recorder.record(request) }
                 (updated.recorderID, updated.state, updated.status) = (recording.id, Self.state(recording.state), .verbatim(recording.status))
             }
         } catch let error as RecorderError where error.kind == .unreachable {
@@ -115,14 +118,14 @@ public struct RecordingDesk: Sendable {
         let entries = try await store.recordings(limit: Self.mostKept)
         let instant = now()
         for entry in entries where entry.state == .requested && entry.what.stop > instant {
-            _ = try await send(entry)
+            _ = try await send(entry, within: Self.deadline)
         }
         let sent = entries.filter { $0.recorderID != nil && [.scheduled, .recording, .conflict].contains($0.state) }
         guard !sent.isEmpty else { return }
         let scheduled: [ScheduledRecording], rules: [RecordingRule]
         do {
-            scheduled = try await Self.bounded { try await recorder.scheduled() }
-            rules = try await Self.bounded { try await recorder.rules() }
+            scheduled = try await Self.bounded(within: Self.deadline) { try await recorder.scheduled() }
+            rules = try await Self.bounded(within: Self.deadline) { try await recorder.rules() }
         } catch let error as RecorderError {
             logger.notice("recorder state not read", metadata: ["detail": "\(error)"])
             return
@@ -148,7 +151,9 @@ public struct RecordingDesk: Sendable {
     public func cancel(_ entry: RecordingEntry) async throws {
         if let id = entry.recorderID, entry.isScheduled || entry.state == .conflict, let (recorder, _) = try await recorder() {
             do {
-                try await Self.bounded { entry.what.series ? try await recorder.cancel(rule: id) : try await recorder.cancel(recording: id) }
+                try await Self.bounded(within: Self.pageDeadline) {
+                    entry.what.series ? try await recorder.cancel(rule: id) : try await recorder.cancel(recording: id)
+                }
             } catch let error as RecorderError where error.kind == .unreachable {
                 throw RecordingFailure(saying: "The recorder did not answer, so the recording is still on it. Try again later.")
             } catch let error as RecorderError where error.kind == .refused {
@@ -169,10 +174,10 @@ public struct RecordingDesk: Sendable {
         }
     }
 
-    /// `body`, or ``RecorderError/Kind/unreachable`` when it takes longer than ``deadline``.
-    public static func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        guard let value = try await withTimeLimit(deadline, body) else {
-            throw RecorderError(.unreachable, saying: "the recorder took longer than {seconds} s", ["seconds": "\(deadline.components.seconds)"])
+    /// `body`, or ``RecorderError/Kind/unreachable`` when it takes longer than `limit`.
+    public static func bounded<T: Sendable>(within limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        guard let value = try await withTimeLimit(limit, body) else {
+            throw RecorderError(.unreachable, saying: "the recorder took longer than {seconds} s", ["seconds": "\(limit.components.seconds)"])
         }
         return value
     }

@@ -1,5 +1,6 @@
 import BoxesReplay
 import Foundation
+import Glibc
 import GuideApplication
 import GuideCore
 import GuideHTTP
@@ -111,5 +112,47 @@ import Testing
         #expect(quiz.state == .conflict && quiz.status?.description.contains("no tuner") == true)
         #expect(try await server.store.recordings(in: TimeWindow(start: start, end: start + 60)).map(\.state).sorted { $0.rawValue < $1.rawValue }
                 == [.conflict, .scheduled])
+    }
+
+    /// A recorder that takes the connection and never answers holds a viewer's request for the page's 3 s, not the
+    /// background's 15 (issue 43): the request is kept, waiting for the next sync.
+    @Test func aRecorderThatHangsHoldsAPageForItsShortDeadline() async throws {
+        let server = try await TestServer(listings: Self.listings, now: Self.now)
+        let ada = try await server.store.createProfile(name: "Ada", role: .admin, secretKind: .password, secretHash: "x", onlyIfFirst: false)
+        let desk = RecordingDesk(store: server.store, transport: TestHTTP.outbound, now: { Self.now })
+        let hanging = try SilentListener()
+        defer { hanging.close() }
+        try await server.store.setRecorder(RecorderSettings(kind: .jellyfin, address: "http://127.0.0.1:\(hanging.port)", secret: "SYNTHETICjellyfinapikey0000000001"),
+                                           at: Self.now)
+        try await server.store.setRecorderChannels([ChannelID("bbc1.uk"): "SYNTHETICjf1"])
+        let started = ContinuousClock.now
+        let who = try await desk.request(try await Self.programme(server, "bbc1.uk", at: Self.evening), series: false, by: ada.id)
+        let waited = ContinuousClock.now - started
+        #expect(who.state == .requested && who.status?.description.contains("did not answer") == true, "\(who)")
+        #expect(waited >= RecordingDesk.pageDeadline && waited < RecordingDesk.deadline, "the page waited \(waited)")
+    }
+}
+
+/// A TCP port on loopback whose connections the kernel completes and nobody reads: a peer that hangs.
+struct SilentListener {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && listen(socket, 16) == 0
+                && getsockname(socket, $0, &length) == 0 }
+        }
+        guard socket >= 0, bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        (descriptor, port) = (socket, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    func close() {
+        _ = Glibc.close(descriptor)
     }
 }

@@ -56,8 +56,8 @@ struct RecorderAdminPage: Sendable {
         var problem: String?, recorderChannels: [RecorderChannel] = [], recorderProfiles: [RecorderProfile] = []
         if let (client, _) = try await desk.recorder() {
             do {
-                recorderChannels = try await RecordingDesk.bounded { try await client.channels() }
-                recorderProfiles = try await RecordingDesk.bounded { try await client.profiles() }
+                recorderChannels = try await RecordingDesk.bounded(within: RecordingDesk.pageDeadline) { try await client.channels() }
+                recorderProfiles = try await RecordingDesk.bounded(within: RecordingDesk.pageDeadline) { try await client.profiles() }
             } catch let error as RecorderError {
                 problem = error.description
             }
