@@ -141,6 +141,15 @@ import TVMazeReplay
         #expect(FeedFile(pathSegment: "TOKEN.xml.gz") == FeedFile("TOKEN", .compressed) && FeedFile(pathSegment: "TOKEN.txt") == nil)
         #expect(TVMazeNumber(pathSegment: "0") == nil && TVMazeNumber(pathSegment: "1000000000") == nil && TVMazeNumber(pathSegment: "7")?.rawValue == 7)
         #expect(ProgrammeID(pathSegment: "-1") == nil && ProgrammeID(pathSegment: "9223372036854775808") == nil)
+        // Hostile segments: each number type takes only a plain whole number in its range.
+        for hostile in ["-1", "1e308", "nan", "inf", "+5", "05", " 5", "5 ", "0x10", "", "9223372036854775808", "١٢"] {
+            #expect(RowNumber(pathSegment: hostile) == nil && TVMazeNumber(pathSegment: hostile) == nil
+                    && SeasonNumber(pathSegment: hostile) == nil && ProgrammeID(pathSegment: hostile) == nil, "\(hostile)")
+        }
+        // Season 0 is a show's specials; no row or show is 0.
+        #expect(SeasonNumber(pathSegment: "0") != nil && RowNumber(pathSegment: "0") == nil && TVMazeNumber(pathSegment: "0") == nil)
+        #expect(RowNumber(pathSegment: "9223372036854775807")?.rawValue == Int64.max)
+        #expect(TVMazeNumber(pathSegment: "9223372036854775807") == nil && SeasonNumber(pathSegment: "9223372036854775807") == nil)
     }
 
     /// A segment that is not its type's is refused before the handler runs, as its type says (404, or 400 for a programme).

@@ -23,8 +23,9 @@ protocol PathNumber: PathValue {
 }
 
 extension PathNumber {
+    /// Only the number as its links write it: `+5` and `05` are not `5` (one address a page).
     init?(pathSegment segment: String) {
-        guard let value = Bounded.integer(segment, in: Self.range) else { return nil }
+        guard let value = Bounded.integer(segment, in: Self.range), String(value) == segment else { return nil }
         self.init(value)
     }
 
@@ -67,12 +68,9 @@ struct PathText: PathValue, Hashable {
     static var notOne: Refusal { Refusal(.notFound, saying: "Not found") }
 }
 
-extension ProgrammeID: PathValue {
-    init?(pathSegment segment: String) {
-        guard let value = Bounded.integer(segment, in: 1...Int64.max) else { return nil }
-        self.init(rawValue: value)
-    }
-    var pathSegment: String { String(rawValue) }
+extension ProgrammeID: PathNumber {
+    static let range: ClosedRange<Int64> = 1...Int64.max
+    init(_ rawValue: Int64) { self.init(rawValue: rawValue) }
     static var notOne: Refusal { Refusal(.badRequest, saying: "A programme's address ends in its number, like /programmes/42.") }
 }
 
