@@ -29,6 +29,9 @@ public struct ServerSettings: Sendable {
     public var offlineDays: Int = 3
     /// Who may read `/metrics` (`--metrics`).
     public var metrics: MetricsAccess = .loopback
+    /// The most memory request bodies may hold at once, in all: 100 MiB, two of the largest uploads (a tracker's
+    /// export, 50 MiB). A body that would pass it is refused with 503 and `Retry-After`.
+    public var bodiesInFlight = 100 << 20
 
     /// Who may read `/metrics`: nobody, a client on this machine (the connection's own address, never a forwarded
     /// one), or any client with an API token.

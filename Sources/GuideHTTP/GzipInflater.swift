@@ -1,4 +1,5 @@
 import CZlib
+import GuideCore
 
 /// Streaming gzip decompression (zlib), for feeds that arrive compressed whatever their name says, and for answers
 /// sent with `Content-Encoding: gzip` or `deflate` (``HTTPReply/body(upTo:)``). Handles concatenated gzip members, as
@@ -6,7 +7,7 @@ import CZlib
 public final class GzipInflater {
     /// Why the data could not be inflated: corrupt, or cut short.
     public struct Failure: Error, CustomStringConvertible {
-        public enum Kind: Sendable { case corrupt, truncated }
+        public enum Kind: Sendable { case corrupt, truncated, tooLarge }
         public var kind: Kind
         public var description: String
     }
@@ -16,10 +17,18 @@ public final class GzipInflater {
     private var output = [UInt8](repeating: 0, count: 256 * 1024)
     /// zlib's window bits: 16 + 15 for gzip only; 32 + 15 for gzip or zlib (HTTP's deflate), told by the header.
     private let windowBits: Int32
+    /// How far it may inflate, counted as it goes.
+    private let limit: InflationLimit
+    private var inflated = 0
+    private var consumed = 0
 
-    /// - Parameter eitherHeader: accept a zlib header as well as gzip's (HTTP's `deflate`).
-    public init(eitherHeader: Bool = false) throws {
+    /// - Parameters:
+    ///   - eitherHeader: accept a zlib header as well as gzip's (HTTP's `deflate`).
+    ///   - limit: past it (its total, or its ratio to the bytes given so far), ``inflate(_:_:)`` throws ``Failure``
+    ///     of kind `tooLarge`, having made at most one byte more.
+    public init(eitherHeader: Bool = false, limit: InflationLimit) throws {
         windowBits = (eitherHeader ? 32 : 16) + MAX_WBITS
+        self.limit = limit
         try open()
     }
 
@@ -39,16 +48,23 @@ public final class GzipInflater {
         guard let base = input.baseAddress, !input.isEmpty else { return }
         stream.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
         stream.avail_in = uInt(input.count)
+        defer { consumed += input.count - Int(stream.avail_in) }
         while stream.avail_in > 0 {
             if !isOpen {
                 try open()
             }
+            let room = limit.room(inflated: inflated, consumed: consumed + input.count - Int(stream.avail_in))
+            let space = min(output.count, room + 1)
             let status: Int32 = output.withUnsafeMutableBytes { out in
                 stream.next_out = out.baseAddress?.assumingMemoryBound(to: Bytef.self)
-                stream.avail_out = uInt(out.count)
+                stream.avail_out = uInt(space)
                 return CZlib.inflate(&stream, Z_NO_FLUSH)
             }
-            let produced = output.count - Int(stream.avail_out)
+            let produced = space - Int(stream.avail_out)
+            guard produced <= room else {
+                throw Failure(kind: .tooLarge, description: "the compressed data inflates past \(limit.total) bytes or \(limit.ratio) times its size")
+            }
+            inflated += produced
             if produced > 0 {
                 try output.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<produced])) }
             }

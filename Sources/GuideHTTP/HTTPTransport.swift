@@ -35,26 +35,24 @@ public struct HTTPReply: Sendable {
     public func next() async throws -> ByteBuffer? { try await body.next() }
 
     /// The whole body; nil when it is (or says it is) larger than `largest` bytes, reading stopped there.
-    /// An answer sent with `Content-Encoding: gzip` or `deflate` is inflated, `largest` bounding what it inflates to.
+    /// An answer sent with `Content-Encoding: gzip` or `deflate` is inflated as it comes, within `largest` and
+    /// ``InflationLimit/realRatio`` times what was sent (nil past either).
     public func body(upTo largest: Int) async throws -> Data? {
         if let length = contentLength, length > Int64(largest) { return nil }
         let encoding = headers["content-encoding"]?.lowercased().trimmingCharacters(in: .whitespaces) ?? "identity"
-        let inflater = ["gzip", "x-gzip", "deflate"].contains(encoding) ? try GzipInflater(eitherHeader: true) : nil
+        let inflater = ["gzip", "x-gzip", "deflate"].contains(encoding) ? try GzipInflater(eitherHeader: true, limit: InflationLimit(total: largest)) : nil
         var data = Data()
-        var tooLarge = false
         while let part = try await next() {
             guard let inflater else {
                 guard data.count + part.readableBytes <= largest else { return nil }
                 data.append(contentsOf: part.readableBytesView)
                 continue
             }
-            try part.readableBytesView.withUnsafeBytes { raw in
-                try inflater.inflate(raw) { plain in
-                    tooLarge = tooLarge || data.count + plain.count > largest
-                    if !tooLarge { data.append(contentsOf: plain) }
-                }
+            do {
+                try part.readableBytesView.withUnsafeBytes { raw in try inflater.inflate(raw) { data.append(contentsOf: $0) } }
+            } catch let failure as GzipInflater.Failure where failure.kind == .tooLarge {
+                return nil
             }
-            if tooLarge { return nil }
         }
         try inflater?.finish()
         return data

@@ -20,12 +20,17 @@ public struct ConnectionLimits: Sendable {
     /// After a response, the next request's head must have arrived within this (a keep-alive connection's wait);
     /// with no bytes either way for this long, Hummingbird closes an idle connection too.
     public var idleTimeout: TimeAmount = .seconds(60)
+    /// A request answered before its body has all arrived (refused from its head, or past its limit) is not read on:
+    /// its answer says `Connection: close`, the connection stops sending, and what the client still sends is
+    /// discarded for at most this long (so it can read the answer) before the connection is closed.
+    public var refusedBodyLinger: TimeAmount = .seconds(2)
 
     public init() {}
 }
 
-/// Counts connections per address and in all, and cuts off those that send too slowly. One per connection, placed
-/// by Hummingbird between its HTTP decoder and the application.
+/// Counts connections per address and in all, cuts off those that send too slowly, and closes a connection whose
+/// request was answered before its body arrived (Hummingbird would otherwise read the rest of it, however large).
+/// One per connection, placed by Hummingbird between its HTTP decoder and the application.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -47,6 +52,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var address = ""
     private var isCounted = false
     private var deadline: Scheduled<Void>?
+    /// Requests whose end has arrived, less responses ended: 0 when a response is written means its request's body is
+    /// still arriving (pipelined requests make it more).
+    private var requestsAhead = 0
+    private var isClosing = false
 
     init(census: Census) {
         self.census = census
@@ -70,19 +79,39 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head: arm(context, census.limits.bodyTimeout)
+        case .head: if !isClosing { arm(context, census.limits.bodyTimeout) }
         case .body: break
         case .end:
+            requestsAhead += 1
             // The application has the whole request; the response takes the time it takes (live progress streams).
-            deadline?.cancel()
-            deadline = nil
+            if !isClosing {
+                deadline?.cancel()
+                deadline = nil
+            }
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { arm(context, census.limits.idleTimeout) }
-        context.write(data, promise: promise)
+        switch unwrapOutboundIn(data) {
+        case .head(var head) where requestsAhead == 0 && head.status.code >= 200:
+            head.headerFields[.connection] = "close"
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .end where requestsAhead == 0:
+            // Answered before its body arrived: stop sending, discard what still comes for a moment, then close.
+            isClosing = true
+            let channel = context.channel
+            let written = promise ?? context.eventLoop.makePromise()
+            context.writeAndFlush(data, promise: written)
+            written.futureResult.whenComplete { _ in channel.close(mode: .output, promise: nil) }
+            arm(context, census.limits.refusedBodyLinger)
+        case .end:
+            requestsAhead -= 1
+            arm(context, census.limits.idleTimeout)
+            context.write(data, promise: promise)
+        default:
+            context.write(data, promise: promise)
+        }
     }
 
     private func arm(_ context: ChannelHandlerContext, _ timeout: TimeAmount) {

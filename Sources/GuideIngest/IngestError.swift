@@ -35,11 +35,18 @@ public struct IngestError: WordedError, Sendable, CustomStringConvertible {
 }
 
 extension IngestError {
+    /// How far a gzip'd feed or playlist may inflate: 16 GiB (two million programmes are about 1.5 GB of XMLTV), at
+    /// most 50 times its size.
+    static let inflation = InflationLimit(total: 16 << 30)
+
     /// Gzip data that could not be inflated, as a feed's failure (zlib's own detail of a corrupt stream as it came).
     init(_ failure: GzipInflater.Failure) {
         switch failure.kind {
         case .truncated: self.init(.truncated, saying: "the gzip data ends early: the download or file is incomplete")
         case .corrupt: self.init(.decompression, .verbatim(failure.description))
+        case .tooLarge:
+            self.init(.decompression, saying: "the gzip data inflates past {size} GB or {ratio} times its size: not a listings file",
+                      ["size": String(Self.inflation.total >> 30), "ratio": String(Self.inflation.ratio)])
         }
     }
 }

@@ -188,7 +188,7 @@ struct ListingStreamDecoder {
         do {
             if isFirst {
                 isFirst = false
-                if chunk.count >= 2, chunk[0] == 0x1F, chunk[1] == 0x8B { inflater = try GzipInflater() }
+                if chunk.count >= 2, chunk[0] == 0x1F, chunk[1] == 0x8B { inflater = try GzipInflater(limit: IngestError.inflation) }
             }
             if let inflater {
                 try inflater.inflate(chunk) { try decoder.feed($0, emit) }

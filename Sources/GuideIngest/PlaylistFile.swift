@@ -56,7 +56,7 @@ public final class PlaylistFile {
             do {
                 if isFirst {
                     isFirst = false
-                    if chunk.count >= 2, chunk[chunk.startIndex] == 0x1F, chunk[chunk.startIndex + 1] == 0x8B { inflater = try GzipInflater() }
+                    if chunk.count >= 2, chunk[chunk.startIndex] == 0x1F, chunk[chunk.startIndex + 1] == 0x8B { inflater = try GzipInflater(limit: IngestError.inflation) }
                 }
                 try chunk.withUnsafeBytes { raw in
                     if let inflater {

@@ -44,20 +44,25 @@ public struct GuideRequestContext: RequestContext, GuideContext {
         local = source.channel.localAddress
     }
 
-    /// Forms and API calls are a few kilobytes; anything much larger is refused with 413. The one upload (a tracker's
-    /// export, `/history/import` and `/api/history/import`) takes ``largestFile``.
-    public var maxUploadSize: Int { Self.uploadLimit(path) }
+    /// The route the request asked for, found from its head (``RouteIntake``): who may call it and how large a body
+    /// it takes. Nil for a path no route has.
+    var route: RouteTable.Route?
+    /// The request's share of the memory bodies may hold (``BodyIntake``).
+    var bodyTicket: BodyIntake.Ticket?
 
-    static func uploadLimit(_ path: String) -> Int {
-        path == SitePath.historyImport.description || path == SitePath.apiHistoryImport.description ? largestFile : largestUpload
+    /// The route's body size for a caller who proved who they are (a session or an API token); a guest's otherwise
+    /// (``BodySize``). Past it, 413.
+    public var maxUploadSize: Int { (route?.body ?? .form).limit(signedIn: viewer != nil || apiToken != nil) }
+
+    /// The request's body, read within ``maxUploadSize`` and the server's bound. Read it only once the caller is
+    /// admitted: a group's context has admitted them; a page's form is read by ``SessionMiddleware`` after its
+    /// route's group has.
+    func body(of request: Request) async throws -> ByteBuffer {
+        guard let bodyTicket else { throw HTTPError(.internalServerError) }
+        return try await bodyTicket.read(request, upTo: maxUploadSize)
     }
 
-    /// A tracker's export uploaded: 50 MB.
-    static let largestFile = 50 << 20
-
     public var responseEncoder: JSONEncoder { Self.encoder }
-
-    static let largestUpload = 64 * 1024
 
     /// JSON written as the CLI writes it.
     static var encoder: JSONEncoder {

@@ -53,7 +53,7 @@ public enum GuideServer {
         router.add(middleware: SecurityHeaders())
         router.add(middleware: ErrorPages(renderer: renderer, assets: assets, translations: translations, sessions: sessions))
         Probes(store: store).register(on: routes)
-        router.add(middleware: OtherMethods(table: routes.table))
+        router.add(middleware: RouteIntake(table: routes.table, bodies: BodyIntake(bound: settings.bodiesInFlight)))
         router.add(middleware: sessions)
         // Each controller is given what it uses: the store protocols it reads and writes, and the shared parts.
         APIRoutes(store: store, directory: directory, now: settings.now).register(on: routes)

@@ -4,19 +4,17 @@ import Foundation
 /// is told by file names and by headers and shapes (FORMATS.md), never by column positions; only the files holding
 /// shows and watches are opened (never TV Time's `access_token.csv`, nor Trakt's `user-settings.json` with its e-mail).
 public enum TrackerFiles {
-    /// A file at most: 50 MB.
+    /// A file at most, zipped or not: 50 MB. A zip's members read from it unpack to at most as much together
+    /// (``ZipArchive``).
     public static let largestFile = 50 << 20
-    /// A zip at most, as given (its files each within ``largestFile``): 256 MB.
-    public static let largestZip = ZipArchive.largestTotal
 
     /// The history in `files` (a zip is opened); a ``TrackerError`` saying what was expected when none is one tvguide
     /// reads.
     public static func read(_ files: [(name: String, bytes: [UInt8])]) throws(TrackerError) -> TrackerHistory {
         var opened: [(name: String, bytes: [UInt8])] = []
         for file in files {
-            guard file.bytes.count <= (ZipArchive.isZip(file.bytes) ? Self.largestZip : Self.largestFile) else {
-                throw TrackerError(saying: "{file} is larger than {size} MB",
-                                   ["file": file.name, "size": ZipArchive.isZip(file.bytes) ? "256" : "50"])
+            guard file.bytes.count <= Self.largestFile else {
+                throw TrackerError(saying: "{file} is larger than {size} MB", ["file": file.name, "size": String(Self.largestFile >> 20)])
             }
             if ZipArchive.isZip(file.bytes) {
                 opened += try ZipArchive.files(file.bytes) { isWanted(base($0)) }
@@ -24,8 +22,6 @@ public enum TrackerFiles {
                 opened.append(file)
             }
         }
-        for file in opened where file.bytes.count > Self.largestFile { throw TrackerError(saying: "{file} is larger than {size} MB",
-                                                                                          ["file": base(file.name), "size": "50"]) }
         let byName = Dictionary(opened.map { (folded(base($0.name)), $0) }, uniquingKeysWith: { first, _ in first })
         func named(_ name: String) -> (name: String, bytes: [UInt8])? { byName[folded(name)] }
         // TV Time's "export my data".

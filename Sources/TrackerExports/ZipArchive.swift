@@ -1,13 +1,17 @@
 import CZlib
 import Foundation
+import GuideCore
 
 /// The files of a ZIP archive (the trackers' exports come zipped), read from its central directory: stored and
-/// deflated members only, none encrypted (TV Time mailed its GDPR zips with a password: unzip it first). Bounded:
-/// at most ``mostEntries`` members and ``largestTotal`` bytes unpacked; a member's unpacked size is checked as it
-/// inflates, not taken on trust.
+/// deflated members only, none encrypted (TV Time mailed its GDPR zips with a password: unzip it first). Bounded as
+/// it is read: at most ``mostEntries`` members; the members read unpack to at most ``largestTotal`` bytes together
+/// and ``InflationLimit/realRatio`` times the archive's size. A member's stated size is checked against what is left
+/// before it is inflated, and it is inflated to that size and not a byte more (a member that says less than it holds
+/// is damaged), so an archive never holds more memory than it said and was allowed.
 enum ZipArchive {
     static let mostEntries = 2_000
-    static let largestTotal = 256 << 20
+    /// The members read from one archive, together: 50 MiB, a file's own limit (a zip is no way round it).
+    static let largestTotal = 50 << 20
 
     /// Whether `bytes` start as a ZIP archive does.
     static func isZip(_ bytes: [UInt8]) -> Bool {
@@ -54,50 +58,54 @@ enum ZipArchive {
             guard start <= bytes.count, compressed <= bytes.count - start else {
                 throw TrackerError(saying: "{file} in the zip file is cut short", ["file": name])
             }
-            let data = Array(bytes[start..<(start + compressed)])
-            let room = Self.largestTotal - total
+            let limit = InflationLimit(total: Self.largestTotal)
+            let room = limit.room(inflated: total, consumed: bytes.count)
+            guard size <= room, compressed <= room else {
+                throw room < Self.largestTotal - total
+                    ? TrackerError(saying: "the zip file unpacks to more than {ratio} times its size, as no export does",
+                                   ["ratio": String(limit.ratio)])
+                    : TrackerError(saying: "the zip file unpacks to more than {size} MB", ["size": String(Self.largestTotal >> 20)])
+            }
+            let data = bytes[start..<(start + compressed)]
             let unpacked: [UInt8]
             switch method {
-            case 0: unpacked = data
-            case 8: unpacked = try inflate(data, name: name, most: room)
+            case 0: unpacked = Array(data)
+            case 8: unpacked = try inflate(data, name: name, size: size)
             default: throw TrackerError(saying: "{file} in the zip file is packed in a way tvguide does not read (method {method}): unzip it first",
                                         ["file": name, "method": String(method)])
             }
-            guard unpacked.count <= room else {
-                throw TrackerError(saying: "the zip file unpacks to more than {size} MB", ["size": String(Self.largestTotal >> 20)])
-            }
-            guard method == 0 || unpacked.count == size else { throw TrackerError(saying: "{file} in the zip file is damaged", ["file": name]) }
+            guard unpacked.count == size else { throw TrackerError(saying: "{file} in the zip file is damaged", ["file": name]) }
             total += unpacked.count
             files.append((name, unpacked))
         }
         return files
     }
 
-    /// Raw deflate, stopped past `most` bytes.
-    private static func inflate(_ data: [UInt8], name: String, most: Int) throws(TrackerError) -> [UInt8] {
+    /// Raw deflate, into exactly `size` bytes: a member that holds more is damaged, found at the first byte past it.
+    private static func inflate(_ data: ArraySlice<UInt8>, name: String, size: Int) throws(TrackerError) -> [UInt8] {
         var stream = z_stream()
         guard inflateInit2_(&stream, -MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw TrackerError(saying: "{file}: cannot start unpacking", ["file": name])
         }
         defer { inflateEnd(&stream) }
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        var input = data
-        var status = Z_OK
-        input.withUnsafeMutableBufferPointer { source in
-            stream.next_in = source.baseAddress
-            stream.avail_in = uInt(source.count)
-            repeat {
-                chunk.withUnsafeMutableBufferPointer { target in
-                    stream.next_out = target.baseAddress
-                    stream.avail_out = uInt(target.count)
+        // One byte more than it says, to find a member that holds more.
+        var output = [UInt8](repeating: 0, count: size + 1)
+        let status = data.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                stream.next_in = source.baseAddress.map { UnsafeMutablePointer(mutating: $0) }
+                stream.avail_in = uInt(source.count)
+                stream.next_out = target.baseAddress
+                stream.avail_out = uInt(target.count)
+                var status = Z_OK
+                while status == Z_OK, stream.avail_out > 0, stream.avail_in > 0 {
                     status = CZlib.inflate(&stream, Z_NO_FLUSH)
                 }
-                output += chunk[0..<(chunk.count - Int(stream.avail_out))]
-            } while status == Z_OK && output.count <= most && (stream.avail_in > 0 || stream.avail_out == 0)
+                return status
+            }
         }
-        guard output.count <= most else { return output }
-        guard status == Z_STREAM_END else { throw TrackerError(saying: "{file} in the zip file is damaged", ["file": name]) }
+        let made = output.count - Int(stream.avail_out)
+        guard status == Z_STREAM_END, made == size else { throw TrackerError(saying: "{file} in the zip file is damaged", ["file": name]) }
+        output.removeLast()
         return output
     }
 }

@@ -34,8 +34,8 @@ struct HistoryCommand: AsyncParsableCommand {
             for path in files {
                 let url = URL(fileURLWithPath: path)
                 let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-                guard size <= TrackerFiles.largestZip else {
-                    throw CLIFailure(Output.words("{file} is larger than {size}", ["file": path, "size": Output.words.megabytes(Int64(TrackerFiles.largestZip))]))
+                guard size <= TrackerFiles.largestFile else {
+                    throw CLIFailure(Output.words("{file} is larger than {size}", ["file": path, "size": Output.words.megabytes(Int64(TrackerFiles.largestFile))]))
                 }
                 do {
                     read.append((url.lastPathComponent, [UInt8](try Data(contentsOf: url))))

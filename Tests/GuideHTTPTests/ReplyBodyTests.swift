@@ -1,6 +1,8 @@
 import Foundation
+import GuideCore
 import GuideHTTP
 import NIOCore
+import TestReceivers
 import Testing
 
 /// A reply's body read whole within a bound: as sent, or inflated when its server compressed it (Schedules Direct is
@@ -36,5 +38,28 @@ import Testing
         await #expect(throws: GzipInflater.Failure.self) {
             _ = try await Self.reply(Data("not gzip at all".utf8), encoding: "gzip").body(upTo: 1 << 20)
         }
+    }
+
+    /// A bomb (8 MiB of zeros, gzip'd to 8 KB) within a bound it would fit: it inflates past 50 times what was sent,
+    /// and reading stops there (issue 43, point 2). Before, all 8 MiB were inflated and taken, 1,000 times what was sent.
+    @Test func anAnswerInflatingPastFiftyTimesItsSizeIsRefused() async throws {
+        let made = try await Program.run("/usr/bin/python3", arguments: ["-c", "import gzip,sys; sys.stdout.buffer.write(gzip.compress(bytes(8 << 20), 9))"])
+        let bomb = Data(made.output)
+        try #require(made.status == 0 && bomb.count < 16 << 10)
+        #expect(try await Self.reply(bomb, encoding: "gzip").body(upTo: 64 << 20) == nil)
+        // A stream inflated whole is counted against the bytes given so far: it stops at the first piece past them.
+        let inflater = try GzipInflater(limit: InflationLimit(total: 64 << 20))
+        var inflated = 0
+        #expect(throws: GzipInflater.Failure.self) {
+            try bomb.withUnsafeBytes { raw in try inflater.inflate(raw) { inflated += $0.count } }
+        }
+        #expect(inflated <= InflationLimit.slack + bomb.count * InflationLimit.realRatio, "\(inflated) bytes inflated")
+        // Real data is far within it: the guide's sample listings inflate 8.8 times.
+        let sample = try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/GuideServer/Resources/sample-listings.xml.gz").standardized)
+        let whole = try GzipInflater(limit: InflationLimit(total: 64 << 20))
+        var total = 0
+        try sample.withUnsafeBytes { raw in try whole.inflate(raw) { total += $0.count } }
+        #expect(total == 4_105_945)
     }
 }

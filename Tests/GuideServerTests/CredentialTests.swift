@@ -43,13 +43,14 @@ import Testing
                     uri: form, method: .post,
                     headers: [.authorization: "Bearer \(token)", .cookie: "tvguide_csrf=\(chosen)", .contentType: "application/x-www-form-urlencoded"],
                     body: ByteBuffer(string: "csrf=\(chosen)&name=evil&scope=admin"))
-                #expect(response.status == .forbidden, "\(form) with a \(scope) token")
+                // Refused from the request's head, before its form is read: the admins' group sends a guest to sign in.
+                #expect(response.status == .seeOther && response.headers[.location]?.hasPrefix("/signin?next=") == true, "\(form) with a \(scope) token")
             }
             let short = try await client.execute(
                 uri: "/admin/tokens", method: .post,
                 headers: [.authorization: "Bearer \(token)", .cookie: "tvguide_csrf=x", .contentType: "application/x-www-form-urlencoded"],
                 body: ByteBuffer(string: "csrf=x&name=evil&scope=admin"))
-            #expect(short.status == .forbidden)
+            #expect(short.status == .seeOther)
             #expect(try await server.store.apiTokens(of: try #require(try await server.store.profiles().first).id).count == tokensBefore)
             // Nor is it a profile on the profile pages.
             for page in ["/channels", "/settings", "/reminders", "/upcoming", "/calendar"] {

@@ -83,6 +83,46 @@ import Testing
         #expect(throws: TrackerError.self) { try TrackerFiles.read([("cut.zip", Array(whole.prefix(whole.count / 2)))]) }
     }
 
+    /// Zips that inflate far past what was sent (issue 43, point 2), made with Python's zipfile: each is refused before
+    /// it costs more memory than its own size allows. Before, every member was inflated with room for 256 MB, and a
+    /// member within 50 MB was taken whatever its ratio: a 40 MiB member from an 80 KB zip was read whole.
+    @Test func zipsInflatingPastTheirBoundsAreRefusedAsTheyInflate() async throws {
+        let script = """
+            import io, struct, sys, zipfile
+            def zipped(size, say=None):
+                out = io.BytesIO()
+                with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+                    z.writestr("history.csv", bytes(size))
+                data = bytearray(out.getvalue())
+                if say is not None:  # the member says it is smaller than it is, in both headers
+                    struct.pack_into("<I", data, 22, say)
+                    central = data.rfind(b"PK\\x01\\x02")
+                    struct.pack_into("<I", data, central + 24, say)
+                return bytes(data)
+            for blob in [zipped(40 << 20), zipped(300 << 20), zipped(40 << 20, say=1000), zipped(2000)]:
+                sys.stdout.buffer.write(struct.pack("<I", len(blob)) + blob)
+            """
+        let made = try await Program.run("/usr/bin/python3", arguments: ["-c", script])
+        try #require(made.status == 0, "\(made.errorText)")
+        var zips: [[UInt8]] = [], at = 0
+        while at + 4 <= made.output.count {
+            let length = made.output[at..<(at + 4)].reversed().reduce(0) { $0 << 8 | Int($1) }
+            zips.append(Array(made.output[(at + 4)..<(at + 4 + length)]))
+            at += 4 + length
+        }
+        try #require(zips.count == 4 && zips[0].count < 100 << 10)
+        func refusal(_ zip: [UInt8]) -> String? {
+            (#expect(throws: TrackerError.self) { try ZipArchive.files(zip) { _ in true } })?.description
+        }
+        // 40 MiB of zeros in an 80 KB zip: within the 50 MB a file may be, past 50 times the zip's size.
+        #expect(refusal(zips[0]) == "the zip file unpacks to more than 50 times its size, as no export does")
+        #expect(refusal(zips[1]) == "the zip file unpacks to more than 50 times its size, as no export does")
+        // A member that says it holds 1,000 bytes is inflated into 1,000 and found damaged at the next.
+        #expect(refusal(zips[2]) == "history.csv in the zip file is damaged")
+        // A small zip is not held to the ratio: 2,000 zeros from about 150 bytes.
+        #expect(try ZipArchive.files(zips[3]) { _ in true }.first?.bytes.count == 2000)
+    }
+
     /// Two real zips (Python's zipfile: a stored member, a deflated one, a ZIP64 one) with a few bytes changed at random,
     /// from a mutation run of 200,000 that this reader survived. ZIPFoundation 0.9.20, the mirror's zip library, trapped on
     /// the first (its in-memory archive: a range with reversed bounds) and never returned from the second (a file-backed

@@ -4,11 +4,10 @@ import GuideStore
 import Hummingbird
 
 /// What an API route reads of its request: a JSON body of the right shape, or a file as it is.
-extension RequestContext {
+extension GuideContext {
     /// The request's body as bytes (a file uploaded as it is), up to the route's upload limit (413 past it).
     func fileBody(of request: Request) async throws -> [UInt8] {
-        var request = request
-        return Array(buffer: try await request.collectBody(upTo: maxUploadSize))
+        Array(buffer: try await body(of: request))
     }
 
     /// The request's JSON body as `type`; 400 when it is something else.
@@ -21,8 +20,7 @@ extension RequestContext {
 
     /// As ``decodeBody(_:of:)``, but nil for an empty body.
     func decodeBodyIfPresent<T: Decodable>(_ type: T.Type, of request: Request) async throws -> T? {
-        var request = request
-        let body = try await request.collectBody(upTo: maxUploadSize)
+        let body = try await body(of: request)
         guard body.readableBytes > 0 else { return nil }
         do {
             return try JSONDecoder().decode(T.self, from: body)

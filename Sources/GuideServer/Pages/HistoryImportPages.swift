@@ -48,10 +48,10 @@ struct HistoryImportPages: Sendable {
     }
 
     func register(on routes: RouteGroups) {
-        routes.profile.post(.historyImport) { request, context in try await upload(request, context) }
+        routes.profile.post(.historyImport, body: .file) { request, context in try await upload(request, context) }
         routes.profile.post(.historyConfirm) { request, context in try await confirm(request, context) }
         routes.profile.get(SitePath.historyImportJob) { _, context, token in try await job(context, token: token.rawValue) }
-        routes.api(ProfileChanges.self).post(.apiHistoryImport) { request, context in try await imported(request, context) }
+        routes.api(ProfileChanges.self).post(.apiHistoryImport, body: .file) { request, context in try await imported(request, context) }
     }
 
     /// What `POST /api/history/import` answers: what was found on TVmaze, and with `preview` false what was kept.

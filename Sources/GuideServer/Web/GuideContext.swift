@@ -16,6 +16,8 @@ protocol GuideContext: RequestContext {
     var acceptLanguage: AcceptLanguage? { get }
     var peer: SocketAddress? { get }
     var local: SocketAddress? { get }
+    /// The request's body, within its route's and caller's limit and the server's bound (``GuideRequestContext/body(of:)``).
+    func body(of request: Request) async throws -> ByteBuffer
 }
 
 /// A context a route group makes from ``GuideRequestContext`` once it has checked who is asking: it keeps the request
@@ -35,6 +37,7 @@ extension CheckedGuideContext {
     var peer: SocketAddress? { base.peer }
     var local: SocketAddress? { base.local }
     var maxUploadSize: Int { base.maxUploadSize }
+    func body(of request: Request) async throws -> ByteBuffer { try await base.body(of: request) }
     var responseEncoder: JSONEncoder { GuideRequestContext.encoder }
 }
 

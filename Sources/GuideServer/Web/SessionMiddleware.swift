@@ -32,7 +32,6 @@ struct SessionMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        var request = request
         try await identify(request, &context)
         let asked = TVMode.asked(request)
 
@@ -45,15 +44,19 @@ struct SessionMiddleware: RouterMiddleware {
             context.csrfToken = try await formTokens.token(guestNonce: nonce ?? newNonce ?? "")
         }
 
-        if request.method == .post, !request.uri.path.hasPrefix("/api/") {
+        if request.method == .post, !request.uri.path.hasPrefix("/api/"), let route = context.route {
+            // Admitted from the head before a byte of the body is read: the route's group decides (a guest is sent to
+            // sign in, a viewer refused an admin's page), and a guest who was never given a form token is refused.
+            // The body is then read within the route's limit for this caller (``BodySize``) and the server's bound.
+            try route.admit(context)
+            guard newNonce == nil else { throw FormTokenRefused() }
             // Read and parsed once, here: the token is checked on the parsed form, and the handler's form type reads
             // the same fields from the context. A file's form (multipart) carries its token as a field too.
-            let body = try await request.collectBody(upTo: context.maxUploadSize)
+            let body = try await context.body(of: request)
             let posted: PostedBody = if let upload = MultipartForm(contentType: request.headers[.contentType], body: body) { .files(upload) } else {
                 .fields(FormFields(encoded: String(buffer: body)))
             }
-            // A guest without a nonce cookie was never given a form token.
-            guard newNonce == nil, let sent = posted.text("csrf"), Self.constantTimeEqual(sent, context.csrfToken) else { throw FormTokenRefused() }
+            guard let sent = posted.text("csrf"), Self.constantTimeEqual(sent, context.csrfToken) else { throw FormTokenRefused() }
             context.posted = posted
         }
         var response = try await next(request, context)

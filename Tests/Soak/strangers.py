@@ -1,0 +1,213 @@
+"""What strangers send a server during the soak (issue 43): guests posting large bodies it must not read, viewers
+uploading zips that inflate past their limit, and a broker that restarts under the Home Assistant bridge.
+
+Each is a traffic thread for Soak (soak.py): it runs until `stop` is set, counts its answers with `count`, and records
+what it measured in `results`. Run alone, `large_bodies` measures the figure issue 43 asked for: four guests posting
+50 MB at once to the history import hold serve under 150 MB.
+
+    /usr/bin/python3 Tests/Soak/strangers.py
+"""
+import io
+import os
+import re
+import socket
+import struct
+import sys
+import threading
+import time
+import zipfile
+
+FIFTY_MB = 50 << 20
+
+
+def post_large(port, path, length, headers=(), source="127.0.0.1", timeout=30):
+    """POSTs `length` bytes to `path`, streamed (the sender holds 64 KiB), until the server answers or closes.
+    Returns (status or None, bytes sent)."""
+    lines = ["POST %s HTTP/1.1" % path, "Host: 127.0.0.1", "Content-Length: %d" % length,
+             "Content-Type: multipart/form-data; boundary=x"] + ["%s: %s" % h for h in headers]
+    chunk = b"a" * 65536
+    sent = 0
+    answer = b""
+    try:
+        with socket.socket() as connection:
+            connection.settimeout(timeout)
+            connection.bind((source, 0))
+            connection.connect(("127.0.0.1", port))
+            connection.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+            connection.setblocking(False)
+            deadline = time.time() + timeout
+            while time.time() < deadline:
+                try:
+                    got = connection.recv(65536)
+                    answer += got
+                    if not got or b"\r\n\r\n" in answer:
+                        break
+                except BlockingIOError:
+                    pass
+                if sent < length:
+                    try:
+                        sent += connection.send(chunk[:min(len(chunk), length - sent)])
+                    except BlockingIOError:
+                        time.sleep(0.01)
+                else:
+                    time.sleep(0.01)
+    except OSError:
+        pass
+    status = int(answer[9:12]) if answer.startswith(b"HTTP/1.1 ") else None
+    return status, sent
+
+
+def rss_mb(pid):
+    with open("/proc/%d/status" % pid) as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def four_guest_uploads(port, pid):
+    """Four guests post 50 MB each at once to the history import; (statuses, MB each sent, peak RSS in MB)."""
+    results = [None] * 4
+    peak = [rss_mb(pid)]
+    done = threading.Event()
+
+    def watch():
+        while not done.is_set():
+            peak[0] = max(peak[0], rss_mb(pid))
+            time.sleep(0.05)
+
+    def one(index):
+        results[index] = post_large(port, "/history/import", FIFTY_MB, source="127.0.0.%d" % (20 + index))
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    threads = [threading.Thread(target=one, args=(index,)) for index in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    done.set()
+    watcher.join()
+    return [r[0] for r in results], [round(r[1] / (1 << 20), 1) for r in results], peak[0]
+
+
+def bomb_zip(megabytes=500):
+    """About 0.5 MB of zip holding `megabytes` MB of zeros, its member saying it holds as much as a zip of that size
+    may (50 times its size, and 1 MB): the most memory serve may give it before finding it damaged."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("history.csv", "w", force_zip64=False) as member:
+            for _ in range(megabytes):
+                member.write(bytes(1 << 20))
+    data = bytearray(out.getvalue())
+    said = min(len(data) * 50 + (1 << 20), 50 << 20) - 1024
+    struct.pack_into("<I", data, 22, said)
+    struct.pack_into("<I", data, data.rfind(b"PK\x01\x02") + 24, said)
+    return bytes(data)
+
+
+def upload(port, session, csrf, name, blob, timeout=120):
+    """A signed-in profile's history import of one file, as its page's form posts it; the status."""
+    boundary = "----soak"
+    body = ("--%s\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n%s\r\n--%s\r\nContent-Disposition: form-data; "
+            "name=\"files\"; filename=\"%s\"\r\nContent-Type: application/zip\r\n\r\n" % (boundary, csrf, boundary, name)).encode()
+    body += blob + ("\r\n--%s--\r\n" % boundary).encode()
+    head = ("POST /history/import HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nCookie: tvguide_session=%s\r\n"
+            "Content-Type: multipart/form-data; boundary=%s\r\nContent-Length: %d\r\n\r\n" % (session, boundary, len(body))).encode()
+    answer = b""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as connection:
+        connection.sendall(head + body)
+        while b"\r\n" not in answer:
+            got = connection.recv(65536)
+            if not got:
+                break
+            answer += got
+    match = re.match(rb"HTTP/1\.1 (\d{3})", answer)
+    return int(match.group(1)) if match else None
+
+
+def three_bombs(port, pid, session, csrf, blob):
+    """Three viewers' bomb zips at once; (statuses, peak RSS in MB)."""
+    statuses = [None] * 3
+    peak = [rss_mb(pid)]
+    done = threading.Event()
+
+    def watch():
+        while not done.is_set():
+            peak[0] = max(peak[0], rss_mb(pid))
+            time.sleep(0.02)
+
+    def one(index):
+        statuses[index] = upload(port, session, csrf, "export-%d.zip" % index, blob)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    threads = [threading.Thread(target=one, args=(index,)) for index in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    done.set()
+    watcher.join()
+    return statuses, peak[0]
+
+
+class Strangers:
+    """The soak's stranger traffic: `large_bodies` every 30 s (the peak RSS of each burst kept)."""
+
+    def __init__(self, soak):
+        self.soak = soak
+        self.bursts = []
+
+    def large_bodies(self):
+        while not self.soak.stop.wait(30):
+            statuses, sent, peak = four_guest_uploads(self.soak.server.port, self.soak.server.process.pid)
+            for status in statuses:
+                self.soak.count(status, "", "a guest's 50 MB upload")
+            self.bursts.append((statuses, max(sent), peak))
+
+    def report(self):
+        lines = []
+        if self.bursts:
+            peaks = [peak for _, _, peak in self.bursts]
+            lines.append("soak: %d bursts of four guests' 50 MB uploads: answered %s, at most %.1f MB of one read; RSS at most %.0f MB"
+                         % (len(self.bursts), sorted({s for statuses, _, _ in self.bursts for s in statuses}, key=str),
+                            max(sent for _, sent, _ in self.bursts), max(peaks)))
+        return lines
+
+    def problems(self):
+        found = []
+        if any(peak >= 150 for _, _, peak in self.bursts):
+            found.append("four guests' uploads took serve to %.0f MB (the bound is 150)" % max(p for _, _, p in self.bursts))
+        if any(s != 303 for statuses, _, _ in self.bursts for s in statuses):
+            found.append("a guest's upload was not sent to sign in: %s" % [statuses for statuses, _, _ in self.bursts])
+        return found
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(os.path.dirname(here), "Browser"))
+    sys.path.insert(0, os.path.join(os.path.dirname(here), "Fuzz"))
+    from tvguide_server import Server
+    from http_fuzz import Fuzzer
+    server = Server()
+    try:
+        fuzzer = Fuzzer(server, 7)  # sets up the admin Ada
+        time.sleep(2)
+        before = rss_mb(server.process.pid)
+        statuses, sent, peak = four_guest_uploads(server.port, server.process.pid)
+        print("four guests' 50 MB uploads: answered %s, MB sent before the answer %s; serve's RSS %.0f MB before, peak %.0f MB"
+              % (statuses, sent, before, peak))
+        ok = peak < 150 and all(s == 303 for s in statuses)
+        blob = bomb_zip()
+        before = rss_mb(server.process.pid)
+        answers, bombed = three_bombs(server.port, server.process.pid, fuzzer.session, fuzzer.csrf, blob)
+        print("three viewers' %.2f MB zips of 500 MB each at once: answered %s; serve's RSS %.0f MB before, peak %.0f MB (+%.0f MB)"
+              % (len(blob) / (1 << 20), answers, before, bombed, bombed - before))
+        return 0 if ok and bombed - before < 3 * 50 else 1
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
