@@ -110,7 +110,7 @@ def upload(port, session, csrf, name, blob, timeout=120):
     """A signed-in profile's history import of one file, as its page's form posts it; the status."""
     boundary = "----soak"
     body = ("--%s\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n%s\r\n--%s\r\nContent-Disposition: form-data; "
-            "name=\"files\"; filename=\"%s\"\r\nContent-Type: application/zip\r\n\r\n" % (boundary, csrf, boundary, name)).encode()
+            "name=\"export\"; filename=\"%s\"\r\nContent-Type: application/zip\r\n\r\n" % (boundary, csrf, boundary, name)).encode()
     body += blob + ("\r\n--%s--\r\n" % boundary).encode()
     head = ("POST /history/import HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nCookie: tvguide_session=%s\r\n"
             "Content-Type: multipart/form-data; boundary=%s\r\nContent-Length: %d\r\n\r\n" % (session, boundary, len(body))).encode()
