@@ -96,6 +96,8 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             // Digest authentication (MD5, SHA-256) for sources that ask for it (Tvheadend).
             .product(name: "Crypto", package: "swift-crypto"),
+            // A credential left behind at a redirect to another origin, logged for the admin.
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // Reminders: due ones claimed and sent, on time and once, to each profile's delivery channels.
         .target(name: "GuideReminders", dependencies: [

@@ -17,8 +17,8 @@ final class CountingTransport: HTTPTransport {
 
     init(_ inner: any HTTPTransport) { self.inner = inner }
 
-    func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?) async throws -> HTTPReply {
-        let reply = try await inner.send(method, url, headers: headers, body: body)
+    func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?, redirects: Redirects) async throws -> HTTPReply {
+        let reply = try await inner.send(method, url, headers: headers, body: body, redirects: redirects)
         counts.withLock { $0.requests += 1 }
         return HTTPReply(status: reply.status, headers: reply.headers) { [self] in
             let part = try await reply.next()

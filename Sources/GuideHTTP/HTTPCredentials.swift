@@ -103,13 +103,13 @@ extension HTTPTransport {
     /// sends once more answering the challenge. Credentials are never sent unasked; a challenge they cannot answer is
     /// ``UnanswerableChallenge``; any other answer, a second 401 included, is the reply.
     public func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?,
-                     answering credentials: HTTPCredentials?) async throws -> HTTPReply {
-        let reply = try await send(method, url, headers: headers, body: body)
+                     answering credentials: HTTPCredentials?, redirects: Redirects = .follow) async throws -> HTTPReply {
+        let reply = try await send(method, url, headers: headers, body: body, redirects: redirects)
         guard reply.status == 401, let credentials, let challenge = reply.headers["www-authenticate"] else { return reply }
         _ = try await reply.body(upTo: 64 << 10)
         guard let authorization = credentials.authorization(answering: challenge, method: method, uri: HTTPCredentials.requestTarget(url)) else {
             throw UnanswerableChallenge(challenge: challenge)
         }
-        return try await send(method, url, headers: headers + [("Authorization", authorization)], body: body)
+        return try await send(method, url, headers: headers + [("Authorization", authorization)], body: body, redirects: redirects)
     }
 }

@@ -7,11 +7,22 @@ import NIOHTTP1
 /// What tvguide needs from HTTP: a request whose reply's body arrives as it is read (a GET for feeds, TVmaze and
 /// images; a POST for reminders). AsyncHTTPClient behind it in the product; the protocol keeps the rest free of it.
 public protocol HTTPTransport: Sendable {
-    /// Sends `method` to `url` with `headers` and `body`; the reply's body is read through ``HTTPReply/next()``.
-    func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?) async throws -> HTTPReply
+    /// Sends `method` to `url` with `headers` and `body`; the reply's body is read through ``HTTPReply/next()``. A
+    /// redirect is followed (``RedirectHop``) or, with `redirects` `.answer`, is the reply (``JSONCall`` follows its own).
+    func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?, redirects: Redirects) async throws -> HTTPReply
+}
+
+/// Whether a transport follows a redirect or hands it back as the answer.
+public enum Redirects: Sendable {
+    case follow, answer
 }
 
 extension HTTPTransport {
+    /// Sends `method` to `url`, following redirects.
+    public func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?) async throws -> HTTPReply {
+        try await send(method, url, headers: headers, body: body, redirects: .follow)
+    }
+
     /// Sends a GET with `headers`.
     public func get(_ url: URL, headers: [(String, String)]) async throws -> HTTPReply {
         try await send("GET", url, headers: headers, body: nil)
@@ -85,21 +96,29 @@ public func withHTTPTransport<T>(connectTimeout: TimeAmount = .seconds(15), read
 /// schemes than http and https, a connect timeout and a read timeout that catches a server that stops sending.
 public final class AsyncHTTPTransport: HTTPTransport {
     private let client: HTTPClient
+    /// The same, answering a redirect rather than following it (AsyncHTTPClient's rule is its client's).
+    private let answeringClient: HTTPClient
 
     public init(connectTimeout: TimeAmount = .seconds(15), readTimeout: TimeAmount = .seconds(60)) {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .follow(max: 5, allowCycles: false))
-        configuration.timeout = HTTPClient.Configuration.Timeout(connect: connectTimeout, read: readTimeout)
-        // Feeds are fetched as they are: a gzip file stays gzip and the reader unpacks it, streaming.
-        configuration.decompression = .disabled
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        func made(_ redirects: HTTPClient.Configuration.RedirectConfiguration) -> HTTPClient {
+            var configuration = HTTPClient.Configuration(redirectConfiguration: redirects)
+            configuration.timeout = HTTPClient.Configuration.Timeout(connect: connectTimeout, read: readTimeout)
+            // Feeds are fetched as they are: a gzip file stays gzip and the reader unpacks it, streaming.
+            configuration.decompression = .disabled
+            return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        }
+        client = made(.follow(max: RedirectHop.most, allowCycles: false))
+        answeringClient = made(.disallow)
     }
 
-    /// Closes the client's connections; call once when done.
+    /// Closes the clients' connections; call once when done.
     public func shutdown() async throws {
         try await client.shutdown()
+        try await answeringClient.shutdown()
     }
 
-    public func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?) async throws -> HTTPReply {
+    public func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?, redirects: Redirects) async throws -> HTTPReply {
+        let client = redirects == .follow ? client : answeringClient
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = HTTPMethod(rawValue: method)
         request.add(headers)

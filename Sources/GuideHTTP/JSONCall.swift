@@ -1,11 +1,13 @@
 import Foundation
 import GuideCore
+import Logging
 
 /// One call to a JSON service, the one way tvguide makes one: a method on an http(s) address with headers and a body
 /// (JSON or a form); the answer read within ``largest`` bytes and the whole call, answer included, within ``deadline``;
 /// a user name and password answered to the service's challenge only (``HTTPCredentials``), never sent unasked; where
-/// it may connect decided by the transport's outbound policy. Every way it can fail is one ``Failure``, which each
-/// client words once in its own error.
+/// it may connect decided by the transport's outbound policy. Redirects are followed here (``RedirectHop``): a hop to
+/// another origin goes without the call's keys, tokens and challenge answers, and is logged for the admin. Every way it
+/// can fail is one ``Failure``, which each client words once in its own error.
 public struct JSONCall: Sendable {
     /// What the call sends.
     public enum Body: Sendable {
@@ -45,6 +47,8 @@ public struct JSONCall: Sendable {
         case undecodable(any Error)
     }
 
+    static let logger = Logger(label: "tvguide.outbound")
+
     public let transport: any HTTPTransport
     public var credentials: HTTPCredentials?
     /// Headers every call carries (an API key's).
@@ -78,8 +82,23 @@ public struct JSONCall: Sendable {
         let answer: Answer?
         do {
             answer = try await withTimeLimit(deadline) {
-                let reply = try await transport.send(method, url, headers: headers, body: payload, answering: credentials)
-                return Answer(status: reply.status, headers: reply.headers, body: try await Self.read(reply, upTo: largest, cutting: cuts))
+                var (url, headers, credentials) = (url, headers, credentials)
+                for _ in 0...RedirectHop.most {
+                    let reply = try await transport.send(method, url, headers: headers, body: payload, answering: credentials, redirects: .answer)
+                    guard let next = RedirectHop.next(from: url, method: method, reply: reply) else {
+                        return Answer(status: reply.status, headers: reply.headers, body: try await Self.read(reply, upTo: largest, cutting: cuts))
+                    }
+                    _ = try? await reply.body(upTo: 64 << 10)  // A redirect's words are not read; a failure to read them changes nothing.
+                    let hop = RedirectHop.headers(headers, from: url, to: next)
+                    if RedirectHop.origin(of: next) != RedirectHop.origin(of: url) {
+                        if !hop.dropped.isEmpty || credentials != nil {
+                            Self.logger.warning("\(RedirectHop.origin(of: url)) redirected to another origin, \(RedirectHop.origin(of: next)): followed without \((hop.dropped + (credentials == nil ? [] : ["its user and password"])).joined(separator: ", "))")
+                        }
+                        credentials = nil
+                    }
+                    (url, headers) = (next, hop.kept)
+                }
+                throw OutboundRefusal(url: url, reason: "more than \(RedirectHop.most) redirects")
             }
         } catch let failure as Failure {
             throw failure

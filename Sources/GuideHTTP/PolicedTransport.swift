@@ -9,8 +9,8 @@ import NIOSSL
 
 /// ``HTTPTransport`` for addresses a viewer, a guest, a listings file or a playlist names: the host is resolved here,
 /// each address checked against the ``OutboundPolicy``, and the connection made to the address that was checked (so a
-/// name that answers differently the second time reaches nothing new), on every redirect hop (at most 5; only a GET
-/// follows one: a POST's redirect is its answer). http and https only, no user or password in the address.
+/// name that answers differently the second time reaches nothing new), on every redirect hop (``RedirectHop``). http
+/// and https only, no user or password in the address.
 public final class PolicedTransport: HTTPTransport {
     public let policy: OutboundPolicy
     private let trusted: TrustedCertificates?
@@ -19,7 +19,6 @@ public final class PolicedTransport: HTTPTransport {
     /// Name look-ups run at once, at most (each on a thread of its own: getaddrinfo blocks).
     private let lookups = Slots(8)
 
-    public static let mostRedirects = 5
 
     /// `trusting`: certificates trusted besides the system's (a LAN's own authority, `outbound-ca`).
     public init(policy: OutboundPolicy, trusting trusted: TrustedCertificates? = nil, connectTimeout: TimeAmount = .seconds(10),
@@ -30,31 +29,18 @@ public final class PolicedTransport: HTTPTransport {
         self.readTimeout = readTimeout
     }
 
-    public func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?) async throws -> HTTPReply {
+    public func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?, redirects: Redirects) async throws -> HTTPReply {
         var url = url
         var headers = headers
-        for _ in 0...Self.mostRedirects {
+        for _ in 0...RedirectHop.most {
             let (client, reply) = try await sendOnce(method, url, headers: headers, body: body)
-            guard method == "GET", [301, 302, 303, 307, 308].contains(reply.status),
-                  let location = reply.headers["location"], let next = URL(string: location, relativeTo: url)?.absoluteURL else {
-                return reply
-            }
+            guard redirects == .follow, let next = RedirectHop.next(from: url, method: method, reply: reply) else { return reply }
             try? await client.shutdown()  // This hop's answer is not read; its failure to close changes nothing.
             // Credentials are for the origin they were given to: a redirect elsewhere (SD's images to S3) goes without them.
-            if Self.origin(of: next) != Self.origin(of: url) {
-                headers.removeAll { Self.credentialHeaders.contains($0.0.lowercased()) }
-            }
+            headers = RedirectHop.headers(headers, from: url, to: next).kept
             url = next
         }
-        throw OutboundRefusal(url: url, reason: "more than \(Self.mostRedirects) redirects")
-    }
-
-    /// Headers that carry a credential: never sent on to another origin.
-    static let credentialHeaders: Set<String> = ["authorization", "cookie", "token", "proxy-authorization"]
-
-    static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(url.port ?? (scheme == "https" ? 443 : 80))"
+        throw OutboundRefusal(url: url, reason: "more than \(RedirectHop.most) redirects")
     }
 
     /// Where a URL would be connected to, checked: the address to use. Throws ``OutboundRefusal``.

@@ -54,4 +54,43 @@ import TestReceivers
         // The outbound policy's refusal comes through as one: the tests' policy allows loopback only.
         guard case .refused = await failure("", "http://10.0.0.1/status") else { Issue.record("a private address is refused"); return }
     }
+
+    /// A key stays with the origin it was given for (issue 43, point 4): a recorder, a media server or a tuner that
+    /// answers with a redirect to another origin gets the call followed there without its keys, tokens or challenge
+    /// answer, whatever their header's name; a redirect on the same origin keeps them; a POST's redirect is its answer.
+    /// Before, the transport followed the redirect and an Emby recorder's `X-Emby-Token` reached the other origin.
+    @Test(arguments: [TestHTTP.transport as any HTTPTransport, TestHTTP.outbound])
+    func credentialsNeverFollowARedirectToAnotherOrigin(transport: any HTTPTransport) async throws {
+        let home = try await Receiver(), elsewhere = try await Receiver()
+        defer { Task { try? await home.stop(); try? await elsewhere.stop() } }
+        elsewhere.answer("/landing", json: #"{"code":1}"#)
+        home.answer("/landing", json: #"{"code":2}"#)
+        home.redirect("/away", to: elsewhere.url("/landing"))
+        home.redirect("/here", to: "/landing", status: 307)
+        home.respond("/guarded") { request in
+            request.headers["authorization"] == nil
+                ? .init(status: 401, json: "{}", headers: [("WWW-Authenticate", #"Digest realm="tuner", nonce="abc", qop="auth""#)])
+                : .init(status: 302, json: "{}", headers: [("Location", elsewhere.url("/landing"))])
+        }
+        let call = JSONCall(transport: transport, credentials: HTTPCredentials(username: "admin", password: "secret"),
+                            headers: [("X-Emby-Token", "emby-key"), ("token", "sd-token")], largest: 1_000, deadline: .seconds(10))
+        let keyHeaders = ["x-emby-token", "token", "x-plex-token", "authorization", "cookie"]
+
+        #expect(try await call.decode(Status.self, "GET", home.url("/away"), headers: [("X-Plex-Token", "plex-key"), ("Cookie", "a=b")]) == Status(code: 1))
+        #expect(try await call.decode(Status.self, "GET", home.url("/guarded")) == Status(code: 1))
+        let landed = elsewhere.requests(to: "/landing")
+        #expect(landed.count == 2)
+        for request in landed {
+            #expect(keyHeaders.allSatisfy { request.headers[$0] == nil }, "\(request.headers)")
+            #expect(request.headers["accept"] == "application/json" && request.headers["user-agent"]?.hasPrefix("tvguide/") == true)
+        }
+        // The challenge was answered at home, where it was asked.
+        #expect(home.requests(to: "/guarded").last?.headers["authorization"]?.hasPrefix("Digest ") == true)
+        // On the same origin the keys go on.
+        #expect(try await call.decode(Status.self, "GET", home.url("/here")) == Status(code: 2))
+        #expect(home.requests(to: "/landing").last?.headers["x-emby-token"] == "emby-key")
+        // A POST is not sent on: its redirect is its answer, its body (a sign-in's password) goes nowhere else.
+        let posted = try await call.exchange("POST", home.url("/away"), body: .json(Data(#"{"password":"p"}"#.utf8)))
+        #expect(posted.status == 302 && elsewhere.requests(to: "/landing").count == 2)
+    }
 }

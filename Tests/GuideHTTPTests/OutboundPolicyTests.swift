@@ -80,7 +80,7 @@ import Testing
         // More than 5 redirects are refused.
         receiver.redirect("/loop", to: "/loop")
         await #expect(throws: OutboundRefusal.self) { _ = try await transport.get(try #require(URL(string: receiver.url("/loop"))), headers: []) }
-        #expect(receiver.requests(to: "/loop").count == PolicedTransport.mostRedirects + 1)
+        #expect(receiver.requests(to: "/loop").count == RedirectHop.most + 1)
         try await receiver.stop()
         try await elsewhere.stop()
     }
