@@ -30,9 +30,46 @@ public final class ClientQuota: Sendable {
         }
     }
 
+    /// Whether `client` has used its quota for this window.
+    public func isSpent(_ client: String) -> Bool {
+        let now = now()
+        return state.withLock { now.timeIntervalSince($0.start) < window && now >= $0.start && $0.counts[client] ?? 0 >= limit }
+    }
+
     /// Seconds until the window starts again.
     public func retryAfter() -> Int {
         let now = now()
         return state.withLock { max(1, Int((window - now.timeIntervalSince($0.start)).rounded(.up))) }
+    }
+}
+
+/// What the pages may spend of a paid or rate-limited service for whoever asks: guests, from any number of addresses,
+/// share one allowance (`guestsPerMinute` and `guestsPerDay` in all), and each signed-in profile has its own
+/// (`perProfilePerMinute`). Guests can never spend more than their share of the service's budget, and a signed-in
+/// viewer is never kept out by them.
+public final class CallerShares: Sendable {
+    private let guestsNow: ClientQuota
+    private let guestsToday: ClientQuota
+    private let profiles: ClientQuota
+    static let guests = "guests"
+
+    public init(guestsPerMinute: Int, guestsPerDay: Int, perProfilePerMinute: Int, now: @escaping @Sendable () -> Date) {
+        guestsNow = ClientQuota(limit: guestsPerMinute, per: 60, clients: 1, now: now)
+        guestsToday = ClientQuota(limit: guestsPerDay, per: 86_400, clients: 1, now: now)
+        profiles = ClientQuota(limit: perProfilePerMinute, per: 60, now: now)
+    }
+
+    /// Takes one use for `profile` (a profile's id; nil for a guest); false when its share is spent.
+    public func take(profile: String?) -> Bool {
+        guard profile == nil else { return profiles.take(profile ?? "") }
+        // The day's count is taken only when the minute's allows it: a refused try spends nothing.
+        guard guestsNow.take(Self.guests) else { return false }
+        return guestsToday.take(Self.guests)
+    }
+
+    /// Seconds until `profile`'s share (a guest's: the guests') may be asked again.
+    public func retryAfter(profile: String?) -> Int {
+        guard profile == nil else { return profiles.retryAfter() }
+        return guestsToday.isSpent(Self.guests) ? guestsToday.retryAfter() : guestsNow.retryAfter()
     }
 }

@@ -86,8 +86,7 @@ public enum GuideServer {
             .register(on: routes)
         series.register(on: routes)
         ChannelLogos(cache: services.logos, directory: directory, clientAddress: addresses, now: settings.now).register(on: routes)
-        ProgrammeArtworkImages(cache: services.images, store: store, connection: services.schedulesDirect, now: settings.now,
-                               clientAddress: addresses).register(on: routes)
+        ProgrammeArtworkImages(cache: services.images, store: store, connection: services.schedulesDirect, now: settings.now).register(on: routes)
         ShowPages(store: store, pages: pages, settings: settings, episodes: episodes, series: series, watched: watched).register(on: routes)
         EpisodePages(pages: pages, settings: settings, series: series, watched: watched).register(on: routes)
         let sync = TVMazeSync(history: watched, client: series.client, accounts: store)
@@ -96,7 +95,7 @@ public enum GuideServer {
         TVMazeAccountRoutes(pages: tvmazeAccounts).register(on: routes)
         WatchedPages(watched: watched, series: series, pages: pages, settings: settings, accounts: tvmazeAccounts).register(on: routes)
         WatchedRoutes(watched: watched, series: series).register(on: routes)
-        HistoryImportPages(importer: HistoryImport(client: series.client, history: watched), series: series, pages: pages,
+        HistoryImportPages(importer: HistoryImport(client: services.historyImports, history: watched), series: series, pages: pages,
                            jobs: HistoryImportJobs(now: settings.now)).register(on: routes)
         UpcomingPage(store: store, directory: directory, pages: pages, settings: settings, episodes: episodes).register(on: routes)
         CalendarPage(pages: pages, settings: settings, episodes: episodes).register(on: routes)

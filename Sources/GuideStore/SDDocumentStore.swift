@@ -9,6 +9,8 @@ public protocol SDDocumentStore: Sendable {
     func sdVersions(under prefix: String) async throws -> [String: String]
     /// The documents kept under `keys`, by key (keys with none left out).
     func sdDocuments(_ keys: [String]) async throws -> [String: Data]
+    /// Whether any document is kept under `prefix` (`program/EP00688359`: a programme of that series is in the guide).
+    func hasSDDocuments(under prefix: String) async throws -> Bool
     /// Keeps `documents`, replacing those of the same keys, as used at `instant`.
     func storeSDDocuments(_ documents: [SDDocument], at instant: Date) async throws
     /// Notes `keys` as used at `instant`, so documents no refresh uses can go (``forgetSDDocuments(unusedSince:)``).
@@ -38,6 +40,14 @@ extension SDDocumentStore where Self: SQLBackend {
                 SELECT key, version FROM sd_document WHERE key\(.binaryOrder) >= \(prefix) AND key\(.binaryOrder) < \(prefix + "\u{10FFFF}")
                 """)
             return try Dictionary(rows.map { (try $0.value(0, as: String.self), try $0.value(1, as: String.self)) }, uniquingKeysWith: { $1 })
+        }
+    }
+
+    public func hasSDDocuments(under prefix: String) async throws -> Bool {
+        try await reading { db in
+            try await !db.rows("""
+                SELECT 1 FROM sd_document WHERE key\(.binaryOrder) >= \(prefix) AND key\(.binaryOrder) < \(prefix + "\u{10FFFF}") LIMIT 1
+                """).isEmpty
         }
     }
 

@@ -3,19 +3,23 @@ import GuideCore
 
 /// At most `limit` requests in any `window` (TVmaze: 20 in 10 s per IP address), shared by every caller of one
 /// client. Each caller gets the next free slot, in the order they asked, and waits until then: a burst of 100
-/// calls is spread over 40 seconds instead of earning 429s.
+/// calls is spread over 40 seconds instead of earning 429s. A limiter `within` another is a share of it: a slot of
+/// its own first, then one of the other's (the history imports' share of TVmaze, below the pages').
 public actor RateLimiter {
     public let limit: Int
     public let window: Duration
+    /// The limiter this one is a share of.
+    private let parent: RateLimiter?
     /// Time since the limiter was made, on its clock: what slots are measured in.
     private let stopwatch: Stopwatch
     /// The slots handed out that still count, ascending (they never decrease).
     private var granted: [Duration] = []
 
     /// - Parameter clock: how time passes; tests use one that jumps instead of sleeping.
-    public init(limit: Int = 20, per window: Duration = .seconds(10), clock: any Clock<Duration>) {
+    public init(limit: Int = 20, per window: Duration = .seconds(10), clock: any Clock<Duration>, within parent: RateLimiter? = nil) {
         self.limit = max(1, limit)
         self.window = window
+        self.parent = parent
         stopwatch = Stopwatch(on: clock)
     }
 
@@ -42,6 +46,8 @@ public actor RateLimiter {
         }
         granted.append(slot)
         if slot > now { try await stopwatch.sleep(untilElapsed: slot) }
-        return slot
+        guard let parent else { return slot }
+        try await parent.acquire(waitingAtMost: longest.map { $0 - (slot - now) })
+        return stopwatch.elapsed()
     }
 }

@@ -80,6 +80,16 @@ public final class TVMazeClient: Sendable {
         self.clock = clock
     }
 
+    /// The same service for work nobody waits on a page for (history imports): `limit` requests a window of its own,
+    /// taken within this client's (so the pages keep the rest of TVmaze's pace however long an import runs), tried and
+    /// waited for as background work is (no deadline).
+    public func share(of limit: Int) -> TVMazeClient {
+        var background = policy
+        (background.tries, background.longestRetryAfter, background.deadline) = (Policy().tries, Policy().longestRetryAfter, nil)
+        return TVMazeClient(base: base, transport: transport, limiter: RateLimiter(limit: limit, per: limiter.window, clock: clock, within: limiter),
+                            cache: cache, policy: background, now: now, clock: clock)
+    }
+
     // MARK: Shows
     // Every answer is mapped to GuideCore's series values (TVMazeMapping.swift) here: nothing past the client sees
     // TVmaze's wire format.

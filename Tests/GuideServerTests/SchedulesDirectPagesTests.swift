@@ -163,6 +163,12 @@ import Testing
             #expect(Array(image.body.readableBytesView.prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
             _ = try await CookieJar().send(client, "/artwork?p=\(series)")
             #expect(standIn.requests(to: "metadata/programs/").count == 1 && standIn.imagesServed == 1)
+            // A series no programme of the guide carries is not asked of SD: its image calls are a paid budget.
+            // Before, any well-formed id was: each a call to metadata/programs.
+            for unnamed in ["EP99999999", "SH00000001", "MV12345678"] {
+                #expect(try await CookieJar().send(client, "/artwork?p=\(unnamed)").status == .notFound, "\(unnamed)")
+            }
+            #expect(standIn.requests(to: "metadata/programs/").count == 1)
             for hostile in ["../../etc", "SH0196682", "https://evil.example/x.jpg", String(repeating: "9", count: 5000)] {
                 #expect(try await CookieJar().send(client, "/artwork?p=\(hostile)").status == .notFound, "\(hostile)")
             }

@@ -48,6 +48,24 @@ import Testing
         #expect(outcomes.compactMap(\.retryAfter) == Array(repeating: 21, count: 20))
     }
 
+    /// The history imports' share of TVmaze (issue 43, point 3): a limiter within the pages' takes at most its own 8 of
+    /// the window's 20, however many imports ask, and the pages keep the other 12 at once.
+    @Test func aShareTakesAtMostItsOwnPartOfTheWindow() async throws {
+        let clock = FrozenClock()
+        let pages = RateLimiter(limit: 20, per: .seconds(10), clock: clock)
+        let imports = RateLimiter(limit: 8, per: .seconds(10), clock: clock, within: pages)
+        var taken = 0
+        for _ in 0..<50 {
+            do {
+                try await imports.acquire(waitingAtMost: .zero)
+                taken += 1
+            } catch is RateLimiter.Busy {}
+        }
+        #expect(taken == 8)
+        for _ in 0..<12 { #expect(try await pages.acquire(waitingAtMost: .zero) == .zero) }
+        await #expect(throws: RateLimiter.Busy.self) { try await pages.acquire(waitingAtMost: .zero) }
+    }
+
     /// A slot is a deadline: a sleep that begins late (a busy executor; here, a clock that moves each time it is read)
     /// still ends at the slot, never at the slot plus the delay.
     @Test func aSleepEndsAtItsSlotHoweverLateItBegins() async throws {

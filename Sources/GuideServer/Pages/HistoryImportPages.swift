@@ -124,7 +124,12 @@ struct HistoryImportPages: Sendable {
         } catch {
             throw Refusal(.badRequest, error.sentence)
         }
-        guard let token = await jobs.start(tracked, for: context.profile.id) else {
+        let token: String
+        switch await jobs.start(tracked, for: context.profile.id) {
+        case .started(let started): token = started
+        case .profileBusy:
+            throw Refusal(.tooManyRequests, headers: [.retryAfter: "60"], saying: "Your other imports are still being matched; try again when one is done.")
+        case .serverBusy:
             throw Refusal(.serviceUnavailable, headers: [.retryAfter: "60"], saying: "Other imports are being matched; try again in a minute.")
         }
         let importer = importer, jobs = jobs
@@ -256,8 +261,9 @@ struct HistoryConfirmForm: PostedForm {
     }
 }
 
-/// Imports under way, each for the profile that uploaded it: at most ``most``, each kept ``lifetime`` after its last
-/// change. Matching and keeping run in tasks of their own, each job's one at a time.
+/// Imports under way, each for the profile that uploaded it: at most ``most``, at most ``mostPerProfile`` of one
+/// profile's at work, each kept ``lifetime`` after its last change. Matching and keeping run in tasks of their own,
+/// each job's one at a time, on TVmaze's share for imports (``GuideServices/historyImports``).
 actor HistoryImportJobs {
     enum Stage: Sendable {
         case matching(done: Int, of: Int)
@@ -275,7 +281,16 @@ actor HistoryImportJobs {
     }
 
     static let most = 8
+    static let mostPerProfile = 2
     static let lifetime: TimeInterval = 30 * 60
+
+    enum Start: Equatable {
+        case started(String)
+        /// The profile has ``mostPerProfile`` at work.
+        case profileBusy
+        /// ``most`` are kept and none can go (all at work).
+        case serverBusy
+    }
     private var jobs: [String: (profile: ProfileID, history: TrackerHistory, stage: Stage, at: Date)] = [:]
     private let now: @Sendable () -> Date
 
@@ -283,17 +298,18 @@ actor HistoryImportJobs {
         self.now = now
     }
 
-    /// A new job, matching; nil when ``most`` are kept and none can go (all at work).
-    func start(_ history: TrackerHistory, for profile: ProfileID) -> String? {
+    /// A new job, matching, unless the profile or the server has as many at work as it may.
+    func start(_ history: TrackerHistory, for profile: ProfileID) -> Start {
         let started = now()
         jobs = jobs.filter { started.timeIntervalSince($0.value.at) < Self.lifetime }
+        guard jobs.values.count(where: { $0.profile == profile && $0.stage.isWorking }) < Self.mostPerProfile else { return .profileBusy }
         while jobs.count >= Self.most {
-            guard let oldest = jobs.filter({ !$0.value.stage.isWorking }).min(by: { $0.value.at < $1.value.at })?.key else { return nil }
+            guard let oldest = jobs.filter({ !$0.value.stage.isWorking }).min(by: { $0.value.at < $1.value.at })?.key else { return .serverBusy }
             jobs[oldest] = nil
         }
         let token = Accounts.randomToken()
         jobs[token] = (profile, history, .matching(done: 0, of: history.shows.count), started)
-        return token
+        return .started(token)
     }
 
     func set(_ token: String, _ stage: Stage) {

@@ -9,25 +9,26 @@ import SchedulesDirect
 
 /// `/artwork?p=SERIES`: Schedules Direct's artwork for a series (``ProgrammeArtwork``), fetched the first time a
 /// viewer opens one of its programmes and kept in tvguide's image cache; SD's addresses are used once, never kept or
-/// shown. Off unless an admin chose it on the Schedules Direct page. Each new image is two of the account's image
-/// calls, so a guest may start few (30 a minute), at most 16 wait at once and 2 run (the client keeps SD's daily
-/// limits and locks whatever is asked).
+/// shown. Off unless an admin chose it on the Schedules Direct page. SD's image calls are a paid, daily budget (2,000),
+/// and each new image is two of them, so only a series a programme of the guide carries is asked for (another is 404
+/// without a call), guests together start at most 30 a minute and 250 a day (a quarter of the day's calls, from any
+/// number of addresses), each signed-in profile 30 a minute of its own; at most 16 wait at once and 2 run (the client
+/// keeps SD's daily limits and locks whatever is asked).
 final class ProgrammeArtworkImages: Sendable {
     let cache: ImageCache
-    let store: any ChannelSettingsStore & ResponseCache
+    let store: any ChannelSettingsStore & ResponseCache & SDDocumentStore
     /// Nil where this tvguide has no way to SD: there is no artwork.
     let connection: SDConnection?
     let now: @Sendable () -> Date
-    let clientAddress: ClientAddress
-    let fetches: ClientQuota
+    let fetches: CallerShares
     let running = Slots(2)
     let waiting = Mutex(0)
     static let mostWaiting = 16
 
-    init(cache: ImageCache, store: any ChannelSettingsStore & ResponseCache, connection: SDConnection?, now: @escaping @Sendable () -> Date,
-         clientAddress: ClientAddress) {
-        (self.cache, self.store, self.connection, self.now, self.clientAddress) = (cache, store, connection, now, clientAddress)
-        fetches = ClientQuota(limit: 30, per: 60, now: now)
+    init(cache: ImageCache, store: any ChannelSettingsStore & ResponseCache & SDDocumentStore, connection: SDConnection?,
+         now: @escaping @Sendable () -> Date) {
+        (self.cache, self.store, self.connection, self.now) = (cache, store, connection, now)
+        fetches = CallerShares(guestsPerMinute: 30, guestsPerDay: 250, perProfilePerMinute: 30, now: now)
     }
 
     /// The page address of the artwork `icons` name, if they name SD's.
@@ -52,8 +53,13 @@ final class ProgrammeArtworkImages: Sendable {
         let name = "schedulesdirect/" + series
         let isNew = try await !cache.isCached(named: name)
         if isNew {
-            guard fetches.take(clientAddress.of(request, peer: context.peer)) else {
-                throw Refusal(.tooManyRequests, headers: [.retryAfter: String(fetches.retryAfter())],
+            // Only what the guide names: a programme of this series came from SD (its document is kept).
+            guard try await store.hasSDDocuments(under: "program/" + series) else {
+                throw Refusal(.notFound, saying: "There is no artwork for this programme.")
+            }
+            let caller = context.viewer.map { String($0.profile.id.rawValue) }
+            guard fetches.take(profile: caller) else {
+                throw Refusal(.tooManyRequests, headers: [.retryAfter: String(fetches.retryAfter(profile: caller))],
                               saying: "Too many new images at once; try again shortly.")
             }
             guard waiting.withLock({ count in
