@@ -39,16 +39,23 @@ public struct MQTTFailure: Error, CustomStringConvertible, Equatable {
 public struct MQTTMessage: Sendable, Equatable {
     public var topic: String
     public var payload: [UInt8]
+    /// Whether the broker kept it and sent it because it was kept (a message published with the retain flag, sent to
+    /// each new subscriber), rather than as it was published.
+    public var retained = false
 }
 
 /// An MQTT 3.1.1 client over SwiftNIO, for Home Assistant's broker: CONNECT with a last will, PUBLISH (QoS 0,
-/// retained or not), SUBSCRIBE (QoS 0), PINGREQ every half keep-alive, DISCONNECT. ``session(to:_:clientID:will:_:)``
+/// retained or not), SUBSCRIBE (QoS 2: messages arrive at the QoS they were published with, each acknowledged as its
+/// QoS asks, a QoS 2 one delivered once), PINGREQ every half keep-alive, DISCONNECT. ``session(to:_:clientID:will:keepAlive:_:)``
 /// holds one connection while its body runs; whoever loses it connects again. What arrives is bounded: a packet over
-/// ``largestPacket`` ends the connection.
+/// ``largestPacket`` ends the connection, and so does a broker that stops answering (nothing heard for a keep-alive
+/// and a half, its pings unanswered).
 public struct MQTTSession: Sendable {
     /// What may arrive in one packet: commands are small.
     public static let largestPacket = 64 * 1024
     public static let keepAlive: UInt16 = 60
+    /// QoS 2 messages received and not yet released, at most (more end the connection).
+    static let mostUnreleased = 64
 
     private let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>
     /// What arrives on subscribed topics, in order; ends with the connection. At most 64 wait (the oldest are dropped).
@@ -57,7 +64,7 @@ public struct MQTTSession: Sendable {
     /// Connects to `address` (the broker's, already checked against the outbound policy) and runs `body` with the
     /// session; the broker publishes `will` (retained) if the connection is lost without a DISCONNECT.
     public static func session(to address: String, _ settings: MQTTSettings, clientID: String, will: (topic: String, payload: String),
-                               _ body: @escaping @Sendable (MQTTSession) async throws -> Void) async throws {
+                               keepAlive: UInt16 = keepAlive, _ body: @escaping @Sendable (MQTTSession) async throws -> Void) async throws {
         let tls = try settings.tls ? NIOSSLContext(configuration: .makeClientConfiguration()) : nil
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(10))
@@ -77,18 +84,40 @@ public struct MQTTSession: Sendable {
             let (accepted, accepting) = AsyncStream.makeStream(of: Void.self)
             let session = MQTTSession(writer: outbound, messages: messages)
             let isAccepted = Flag()
+            let heard = LastHeard()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     defer { delivered.finish(); accepting.finish() }
                     var packets = PacketReader(inbound.makeAsyncIterator())
-                    while let (type, payload) = try await packets.next() {
-                        switch type {
+                    var unreleased = Set<UInt16>()
+                    while let (first, payload) = try await packets.next() {
+                        heard.now()
+                        switch first >> 4 {
                         case 2:
                             guard payload.count >= 2, payload[1] == 0 else { throw MQTTFailure(MQTTPacket.refusal(payload.count >= 2 ? payload[1] : 255)) }
                             isAccepted.set()
                             accepting.yield()
-                        case 3: if let message = MQTTPacket.publish(payload) { delivered.yield(message) }
-                        default: break  // SUBACK, PINGRESP
+                        case 3:
+                            guard let (message, qos, id) = MQTTPacket.publish(payload, flags: first & 0x0F) else { break }
+                            switch (qos, id) {
+                            case (1, let id?):
+                                delivered.yield(message)
+                                try await outbound.write(MQTTPacket.acknowledgement(0x40, id))
+                            case (2, let id?):
+                                // Delivered once: a PUBLISH sent again before its PUBREL is the same message.
+                                if unreleased.insert(id).inserted { delivered.yield(message) }
+                                guard unreleased.count <= Self.mostUnreleased else { throw MQTTFailure("more than \(Self.mostUnreleased) messages unreleased") }
+                                try await outbound.write(MQTTPacket.acknowledgement(0x50, id))
+                            default: delivered.yield(message)
+                            }
+                        case 6:  // PUBREL: the QoS 2 message is done.
+                            guard payload.count >= 2 else { throw MQTTFailure("a malformed PUBREL") }
+                            let id = UInt16(payload[0]) << 8 | UInt16(payload[1])
+                            unreleased.remove(id)
+                            try await outbound.write(MQTTPacket.acknowledgement(0x70, id))
+                        case 9:  // SUBACK: 0x80 is a refusal (the broker's access list).
+                            if payload.dropFirst(2).contains(0x80) { throw MQTTFailure("the broker refused the subscription") }
+                        default: break  // PINGRESP
                         }
                     }
                     throw MQTTFailure("the broker closed the connection")
@@ -104,7 +133,12 @@ public struct MQTTSession: Sendable {
                     // Unanswered by then, the broker is not one.
                     if !isAccepted.isSet { throw MQTTFailure("the broker did not answer CONNECT within 10 s") }
                     while true {
-                        try await Task.sleep(for: .seconds(Int(keepAlive) / 2))
+                        try await Task.sleep(for: .milliseconds(Int(keepAlive) * 500))
+                        // A ping goes every half keep-alive and is answered at once: silence past a keep-alive is a
+                        // broker that has stopped (or a connection that has, unseen).
+                        guard heard.since <= .seconds(Int(keepAlive)) else {
+                            throw MQTTFailure("the broker stopped answering (nothing for \(keepAlive) s, its pings unanswered)")
+                        }
                         try await outbound.write(ByteBuffer(bytes: [0xC0, 0x00]))
                     }
                 }
@@ -120,7 +154,8 @@ public struct MQTTSession: Sendable {
         try await writer.write(MQTTPacket.publish(topic: topic, payload: Array(payload.utf8), retain: retain))
     }
 
-    /// Subscribes to `filter` at QoS 0 (its SUBACK is not awaited: messages simply start to arrive).
+    /// Subscribes to `filter` at QoS 2 (its SUBACK is not awaited: messages simply start to arrive; a refusal in it
+    /// ends the session).
     public func subscribe(_ filter: String) async throws {
         try await writer.write(MQTTPacket.subscribe(filter, id: 1))
     }
@@ -134,6 +169,7 @@ public struct MQTTSession: Sendable {
             self.iterator = iterator
         }
 
+        /// A packet's first byte (its type and flags) and the bytes after its fixed header.
         mutating func next() async throws -> (UInt8, [UInt8])? {
             while true {
                 if let packet = try MQTTPacket.take(&buffer) { return packet }
@@ -142,6 +178,13 @@ public struct MQTTSession: Sendable {
             }
         }
     }
+}
+
+/// When the broker was last heard from, for the pings' check.
+final class LastHeard: Sendable {
+    private let instant = Mutex(ContinuousClock.now)
+    func now() { instant.withLock { $0 = .now } }
+    var since: Duration { ContinuousClock.now - instant.withLock { $0 } }
 }
 
 /// Set once, read from any task.
@@ -176,15 +219,24 @@ enum MQTTPacket {
     }
 
     static func subscribe(_ filter: String, id: UInt16) -> ByteBuffer {
-        frame(0x82, [UInt8(id >> 8), UInt8(id & 0xFF)] + string(filter) + [0])
+        frame(0x82, [UInt8(id >> 8), UInt8(id & 0xFF)] + string(filter) + [2])
     }
 
-    /// A PUBLISH's topic and payload (QoS 0 as subscribed: no packet id), or nil when malformed.
-    static func publish(_ bytes: [UInt8]) -> MQTTMessage? {
-        guard bytes.count >= 2 else { return nil }
+    /// PUBACK (0x40), PUBREC (0x50) or PUBCOMP (0x70) for packet `id`.
+    static func acknowledgement(_ type: UInt8, _ id: UInt16) -> ByteBuffer {
+        ByteBuffer(bytes: [type, 0x02, UInt8(id >> 8), UInt8(id & 0xFF)])
+    }
+
+    /// A PUBLISH's message, its QoS (from the fixed header's `flags`) and its packet id (QoS 1 and 2 carry one after
+    /// the topic), or nil when malformed (a QoS of 3, a QoS above 0 without an id, a topic that is not UTF-8).
+    static func publish(_ bytes: [UInt8], flags: UInt8) -> (MQTTMessage, qos: UInt8, id: UInt16?)? {
+        let qos = (flags >> 1) & 0x03
+        guard qos < 3, bytes.count >= 2 else { return nil }
         let length = Int(bytes[0]) << 8 | Int(bytes[1])
-        guard bytes.count >= 2 + length, let topic = String(validating: bytes[2..<2 + length], as: UTF8.self) else { return nil }
-        return MQTTMessage(topic: topic, payload: Array(bytes[(2 + length)...]))
+        let start = 2 + length + (qos > 0 ? 2 : 0)
+        guard bytes.count >= start, let topic = String(validating: bytes[2..<2 + length], as: UTF8.self) else { return nil }
+        let id = qos > 0 ? UInt16(bytes[2 + length]) << 8 | UInt16(bytes[3 + length]) : nil
+        return (MQTTMessage(topic: topic, payload: Array(bytes[start...]), retained: flags & 0x01 == 1), qos, id)
     }
 
     /// The first whole packet in `buffer` (removed from it), nil while incomplete; throws on one over the bound or a
@@ -209,7 +261,7 @@ enum MQTTPacket {
         buffer.moveReaderIndex(forwardBy: header)
         let body = buffer.readBytes(length: length) ?? []
         buffer.discardReadBytes()
-        return (first >> 4, body)
+        return (first, body)
     }
 
     static func refusal(_ code: UInt8) -> String {

@@ -90,9 +90,9 @@ struct ServeCommand: AsyncParsableCommand {
                 // commands, when a broker is set; SSDP answers, when the admin turned them on.
                 let doors: [any Service] = [
                     BackgroundWork { await tuners.run() },
-                    BackgroundWork { [broker = options.homeAssistant] in
+                    BackgroundWork { [broker = options.homeAssistant, profile = options.homeAssistantProfile] in
                         if let broker {
-                            await HomeAssistantBridge(broker: broker, guide: guide, clock: clock, site: options.publicURL).run()
+                            await HomeAssistantBridge(broker: broker, guide: guide, clock: clock, site: options.publicURL, profile: profile).run()
                         } else {
                             await BackgroundWork.untilCancelled()
                         }

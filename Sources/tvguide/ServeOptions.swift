@@ -84,6 +84,10 @@ struct ServeOptions: ParsableArguments {
             help: .words("Home Assistant's MQTT broker, for a sensor per favourite channel, reminder events and commands: mqtt://[USER@]HOST[:1883] or mqtts://...; its password in $TVGUIDE_MQTT_PASSWORD.", valueName: "url"))
     var homeAssistant: String?
 
+    @Option(name: .customLong("home-assistant-profile"),
+            help: .words("The profile Home Assistant acts for: its commands set that profile's reminders and recordings, its events are that profile's reminders. Without it, Home Assistant gets the sensors only.", valueName: "name"))
+    var homeAssistantProfile: String?
+
     @Flag(help: .words("Send cookies without Secure, for plain http beyond this machine (a home network without TLS). Browsers keep Secure cookies on https and on 127.0.0.1/localhost."))
     var insecureCookies = false
 
@@ -97,7 +101,7 @@ struct ServeOptions: ParsableArguments {
                                               (.outboundCA, outboundCA), (.setupCodeFile, setupCodeFile),
                                               (.grabberMinutes, grabberMinutes), (.schedulesDirectURL, schedulesDirectURL),
                                               (.hdhomerunGuideURL, hdhomerunGuideURL), (.ssdp, ssdp),
-                                              (.homeAssistant, homeAssistant)]
+                                              (.homeAssistant, homeAssistant), (.homeAssistantProfile, homeAssistantProfile)]
         for case let (key, value?) in given { flags[key] = .string(value) }
         if !trustedProxies.isEmpty { flags[.trustedProxy] = .stringArray(trustedProxies) }
         if !allowedHosts.isEmpty { flags[.allowedHosts] = .stringArray(allowedHosts) }

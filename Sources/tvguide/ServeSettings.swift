@@ -46,6 +46,8 @@ struct ServeSettings: Sendable {
     var ssdpPort: Int?
     /// Home Assistant's MQTT broker (`home-assistant`: mqtt://USER@HOST, its password in $TVGUIDE_MQTT_PASSWORD).
     var homeAssistant: MQTTSettings?
+    /// The profile Home Assistant's commands and events are for (`home-assistant-profile`); none: sensors only.
+    var homeAssistantProfile: String?
 
     init(_ layers: SettingsLayers, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         store = StoreLocation(layers)
@@ -90,6 +92,13 @@ struct ServeSettings: Sendable {
                 }
                 ssdpPort = Int(port)
             }
+        }
+        if let text = layers.string(.homeAssistantProfile) {
+            let name = text.trimmingCharacters(in: .whitespaces)
+            guard (1...200).contains(name.count) else {
+                throw Self.failure(.homeAssistantProfile, text, saying: "{key} \"{value}\" ({origin}) is not a profile's name (1 to 200 characters)")
+            }
+            homeAssistantProfile = name
         }
         if let text = layers.string(.homeAssistant) {
             switch MQTTSettings.parse(text, password: environment["TVGUIDE_MQTT_PASSWORD"]) {
@@ -141,6 +150,7 @@ struct ServeSettings: Sendable {
         case .grabberPath: grabbers.directories.joined(separator: ", ")
         case .grabberMinutes: String(grabbers.minutes)
         case .ssdp: ssdpPort.map { $0 == 1900 ? "on" : String($0) } ?? "off"
+        case .homeAssistantProfile: homeAssistantProfile ?? ""
         case .homeAssistant: homeAssistant.map { "\($0.tls ? "mqtts" : "mqtt")://\($0.username.map { $0 + "@" } ?? "")\($0.host):\($0.port)" } ?? ""
         }
     }

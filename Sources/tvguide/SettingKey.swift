@@ -25,6 +25,7 @@ enum SettingKey: String, CaseIterable, Sendable {
     case grabberMinutes = "grabber-minutes"
     case ssdp
     case homeAssistant = "home-assistant"
+    case homeAssistantProfile = "home-assistant-profile"
 
     /// Whether it takes several values (comma-separated in the file and the environment, repeated as a flag).
     var isList: Bool { self == .trustedProxy || self == .allowedHosts || self == .grabberPath }

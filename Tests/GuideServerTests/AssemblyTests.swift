@@ -16,7 +16,7 @@ import Testing
         let server = try await TestServer(listings: WebTests.listings, now: WebTests.evening)
         let services = server.services
         let bridge = HomeAssistantBridge(broker: MQTTSettings(host: "127.0.0.1", port: 9, tls: false), guide: services,
-                                         clock: ContinuousClock(), site: nil)
+                                         clock: ContinuousClock(), site: nil, profile: nil)
 
         // Then Home Assistant, the feeds, the reloader and the reminder actions hold the same directory, export cache,
         // desk and quota.

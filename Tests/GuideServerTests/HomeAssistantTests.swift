@@ -8,6 +8,7 @@ import GuideReminders
 @testable import GuideServer
 import GuideStore
 import TestReceivers
+import Synchronization
 import Testing
 
 /// Home Assistant over MQTT (``HomeAssistantBridge``), with Debian's mosquitto as the broker and its mosquitto_sub and
@@ -42,7 +43,7 @@ struct HomeAssistantTests {
         parts.outbound = PolicedTransport(policy: try OutboundPolicy(parsing: "127.0.0.1"))
         let services = GuideServices(parts)
         let bridge = HomeAssistantBridge(broker: MQTTSettings(host: "127.0.0.1", port: broker.port, tls: false), guide: services,
-                                         clock: clock, site: "https://tv.example")
+                                         clock: clock, site: "https://tv.example", profile: "Ada")
         let running = Task { await bridge.run() }
         defer { running.cancel() }
 
@@ -88,21 +89,37 @@ struct HomeAssistantTests {
                                                             secret: "hunter2 & more"), at: Self.start)
         try await server.store.setRecorderChannels([ChannelID("bbc1.uk"): RecordingDeskTests.bbc])
         let airing = try #require(try await server.store.nowNext(at: Self.start, channels: [ChannelID("bbc1.uk")], detail: .summary).first?.now)
-        let recorded = try await broker.answer(to: #"{"action": "record", "programme": \#(airing.id.rawValue), "profile": "Ada"}"#)
+        // An admin's profile too records only if it was let: Home Assistant is not the admin at the page (before, an
+        // admin's name passed "who may record").
+        let unlet = try await broker.answer(to: #"{"action": "record", "programme": \#(airing.id.rawValue), "profile": "Ada"}"#)
+        #expect(unlet["ok"] as? Bool == false && (unlet["error"] as? String)?.contains("not let Ada record") == true && tvheadend.recordingCount == 0)
+        try await server.store.setCanRecord(ada.id, true)
+        let recorded = try await broker.answer(to: #"{"action": "record", "programme": \#(airing.id.rawValue)}"#)
         #expect(recorded["ok"] as? Bool == true && recorded["state"] as? String == "scheduled" && tvheadend.recordingCount == 1, "\(recorded)")
-        _ = try await server.store.createProfile(name: "Kid", role: .viewer, secretKind: .pin, secretHash: "x", onlyIfFirst: false)
-        let refused = try await broker.answer(to: #"{"action": "record-series", "programme": \#(airing.id.rawValue), "profile": "Kid"}"#)
-        #expect(refused["ok"] as? Bool == false && (refused["error"] as? String)?.contains("not let Kid record") == true)
+        // Another profile, or one that does not exist, is refused alike: the answer names no profile.
+        let kid = try await server.store.createProfile(name: "Kid", role: .viewer, secretKind: .pin, secretHash: "x", onlyIfFirst: false)
+        try await server.store.setCanRecord(kid.id, true)
+        let other = try await broker.answer(to: #"{"action": "record-series", "programme": \#(airing.id.rawValue), "profile": "Kid"}"#)
+        let nobody = try await broker.answer(to: #"{"action": "record-series", "programme": \#(airing.id.rawValue), "profile": "Nobody"}"#)
+        #expect(other["ok"] as? Bool == false && other["error"] as? String == nobody["error"] as? String && tvheadend.recordingCount == 1, "\(other)")
+        #expect((other["error"] as? String)?.contains("Kid") == false)
 
         // A reminder sent is an event (the reminder just set: its lead time is now, 5 minutes before 21:00).
         let receiver = try await Receiver()
         _ = try await server.store.addDeliveryChannel(NewDeliveryChannel(profile: ada.id, kind: .webhook, name: "Home",
                                                                          target: receiver.url("/hook"), secret: nil), at: Self.start)
+        // Kid's reminder for the same programme is sent too, but never published: only the chosen profile's are.
+        _ = try await server.store.addDeliveryChannel(NewDeliveryChannel(profile: kid.id, kind: .webhook, name: "Kid's",
+                                                                         target: receiver.url("/kid"), secret: nil), at: Self.start)
+        _ = try await services.reminderActions.remind(kid, programme: String(programme.id.rawValue), lead: 5)
         server.advance(by: 24 * 60)
-        async let event = broker.next(on: "tvguide/event/reminder")
+        async let events = Program.run("/usr/bin/mosquitto_sub", arguments: ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", "tvguide/event/reminder",
+                                                                              "-C", "2", "-W", "4"])
         try await Task.sleep(for: .milliseconds(300))
-        #expect(try await services.reminders.sendDue().sent == 1)
-        let announced = try #require(try JSONSerialization.jsonObject(with: Data(try await event.utf8)) as? [String: Any])
+        #expect(try await services.reminders.sendDue().sent == 2)
+        let lines = try await events.outputText.split(separator: "\n")
+        #expect(lines.count == 1, "\(lines)")
+        let announced = try #require(try JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: Any])
         #expect(announced["event_type"] as? String == "reminder" && announced["title"] as? String == "News at Ten")
         #expect(announced["profile"] as? String == "Ada" && announced["start"] as? String == "2026-02-15T21:00:00Z")
 
@@ -121,7 +138,7 @@ struct HomeAssistantTests {
         let services = GuideServices(parts)
         let clock = Clocks.TestClock<Duration>()
         let bridge = HomeAssistantBridge(broker: MQTTSettings(host: "127.0.0.1", port: broker.port, tls: false), guide: services,
-                                         clock: clock, site: nil)
+                                         clock: clock, site: nil, profile: "Ada")
         let running = Task { await bridge.run() }
         try await Task.sleep(for: .milliseconds(500))
         running.cancel()
@@ -145,7 +162,7 @@ final class Mosquitto: Sendable {
     }
 
     let port: Int
-    let process: RunningProgram
+    private let process = Mutex<RunningProgram?>(nil)
     let folder: String
 
     init() async throws {
@@ -153,7 +170,11 @@ final class Mosquitto: Sendable {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         port = try FreePort.find()
         try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n".write(toFile: folder + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        process = RunningProgram(Self.broker, arguments: ["-c", folder + "/mosquitto.conf"])
+        try await start()
+    }
+
+    private func start() async throws {
+        process.withLock { $0 = RunningProgram(Self.broker, arguments: ["-c", folder + "/mosquitto.conf"]) }
         for _ in 0..<100 {
             if (try? await Program.run("/usr/bin/mosquitto_pub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", "probe", "-n"]))?.status == 0 { return }
             try await Task.sleep(for: .milliseconds(50))
@@ -161,9 +182,24 @@ final class Mosquitto: Sendable {
         throw MQTTFailure("mosquitto did not start")
     }
 
+    /// The broker stopped and started again on the same port, forgetting what it kept (no persistence): every client's
+    /// connection is lost.
+    func restart() async throws {
+        let old = process.withLock { $0 }
+        old?.end()
+        _ = await old?.exited()
+        try await start()
+    }
+
     func stop() {
-        process.end()
+        process.withLock { $0 }?.end()
         try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// Publishes `payload` on `topic` as a client would: retained, at a QoS.
+    func publish(_ topic: String, _ payload: String, retain: Bool = false, qos: Int = 0) async throws {
+        _ = try await Program.run("/usr/bin/mosquitto_pub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-m", payload,
+                                                                      "-q", "\(qos)"] + (retain ? ["-r"] : []))
     }
 
     /// The retained message on `topic`, waiting a little for it; nil when there is none (or it is empty: removed).
@@ -199,12 +235,12 @@ final class Mosquitto: Sendable {
         try await Program.run("/usr/bin/mosquitto_sub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-C", "1", "-W", "10"]).outputText
     }
 
-    /// Publishes `command` on tvguide's command topic and returns its answer.
-    func answer(to command: String) async throws -> [String: Any] {
+    /// Publishes `command` on tvguide's command topic (at `qos`) and returns its answer.
+    func answer(to command: String, qos: Int = 0) async throws -> [String: Any] {
         async let answer = Program.run("/usr/bin/mosquitto_sub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", "tvguide/command/result",
                                                                                     "-C", "1", "-W", "10"])
         try await Task.sleep(for: .milliseconds(300))
-        _ = try await Program.run("/usr/bin/mosquitto_pub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", "tvguide/command", "-m", command])
+        try await publish("tvguide/command", command, qos: qos)
         let text = try await answer.outputText
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
     }

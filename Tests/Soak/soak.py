@@ -5,13 +5,15 @@ loopback) while the owner signs in from 127.0.0.10, imports and refreshes from a
 (cut, slow, 500, 429, not XML, absurd numbers, and whole), watchers of the refresh progress stream, and viewers
 with webhook channels who ask for reminders and send tests: one viewer's receiver answers at once, the other's
 answers its head and then trickles its body past the send's deadline (the server is told allowed-hosts = loopback, as
-an admin with receivers on this machine would).
+an admin with receivers on this machine would), and strangers (strangers.py): four guests posting 50 MB bodies
+every 30 s, three viewers' bomb zips every minute, and Home Assistant's broker (mosquitto) restarted every 3 minutes.
 
 It asserts that every traffic thread lives to the end, the process stays up, its memory stays flat (the last third
 of the run within 10% of the first third, after the first minute; RSS printed by the minute), no answer is a 5xx (but
 the designed busy 503 with Retry-After), the owner always gets in, the fast viewer's reminders arrive while the slow
 one's receiver trickles, and the guide is complete at the end (a last refresh from the feed, whole again, imports
-every programme). Run by scripts/soak.
+every programme); that the guests' uploads keep serve under 150 MB, the zips raise it by less than their limits, and
+tvguide is back on the broker, answering commands, within 60 s of each restart. Run by scripts/soak.
 
     /usr/bin/python3 Tests/Soak/soak.py [MINUTES]
 """
@@ -33,6 +35,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Browser"))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Fuzz"))
 from tvguide_server import ROOT, Server, free_port  # noqa: E402
 from http_fuzz import Fuzzer, REPLAY  # noqa: E402
+from strangers import Broker, Strangers  # noqa: E402
 
 SAMPLE = os.path.join(ROOT, "Sources", "GuideServer", "Resources", "sample-listings.xml.gz")
 
@@ -141,7 +144,10 @@ class Soak:
         self.replay_port = free_port()
         self.replay = subprocess.Popen([REPLAY, str(self.replay_port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.receivers = Receivers()
-        self.server = Server(["--tvmaze-url", "http://127.0.0.1:%d" % self.replay_port, "--allowed-hosts", "loopback"])
+        # Home Assistant's broker (mosquitto), restarted every few minutes by the strangers' traffic.
+        self.broker = Broker() if Broker.installed() else None
+        home_assistant = ["--home-assistant", "mqtt://127.0.0.1:%d" % self.broker.port, "--home-assistant-profile", "Ada"] if self.broker else []
+        self.server = Server(["--tvmaze-url", "http://127.0.0.1:%d" % self.replay_port, "--allowed-hosts", "loopback"] + home_assistant)
         self.fuzzer = Fuzzer(self.server, 7)  # sets up the admin Ada
         self.token = self.make_token()
         # The watchers' own session: the hostile requests carry the fuzzer's, and may sign it out.
@@ -313,8 +319,9 @@ class Soak:
 
     def run(self):
         began = time.time()
+        self.strangers = Strangers(self, self.broker)
         workers = [self.guests, self.guests, self.hostile, self.sign_in_bursts, self.refreshes_and_imports, self.watchers,
-                   self.watchers, self.viewers_remind, self.memory]
+                   self.watchers, self.viewers_remind, self.memory] + self.strangers.workers()
         threads = [threading.Thread(target=self.living, args=(worker,), daemon=True) for worker in workers]
         for thread in threads:
             thread.start()
@@ -356,9 +363,11 @@ class Soak:
               % (self.receivers.received["fast"], self.receivers.received["slow"], self.tests))
         print("soak: the owner signed in %d of %d times during sign-in bursts from 8 other addresses" % (self.owner_ok, self.owner_tries))
         print("soak: %d progress streams watched to their end" % getattr(self, "streams", 0))
+        for line in self.strangers.report():
+            print(line)
         print("soak: last refresh %s with %s programmes (the feed has %d); server %s; %d answers >= 500"
               % (source.get("lastOutcome"), source.get("lastProgrammes"), expected, "up" if alive else "DOWN", len(self.failures)))
-        problems = list(self.failures[:20])
+        problems = list(self.failures[:20]) + self.strangers.problems()
         if not alive:
             problems.append("the server stopped")
         if last_third > first_third * 1.10:
@@ -389,6 +398,8 @@ class Soak:
         self.server.stop()
         self.replay.terminate()
         self.feed.server.shutdown()
+        if self.broker:
+            self.broker.close()
 
 
 def main():

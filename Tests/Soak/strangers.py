@@ -10,9 +10,12 @@ what it measured in `results`. Run alone, `large_bodies` measures the figure iss
 import io
 import os
 import re
+import shutil
 import socket
 import struct
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import zipfile
@@ -152,12 +155,73 @@ def three_bombs(port, pid, session, csrf, blob):
     return statuses, peak[0]
 
 
-class Strangers:
-    """The soak's stranger traffic: `large_bodies` every 30 s (the peak RSS of each burst kept)."""
+class Broker:
+    """Debian's mosquitto on a free loopback port, anonymous, forgetting everything when it restarts."""
 
-    def __init__(self, soak):
+    def __init__(self):
+        self.folder = tempfile.mkdtemp(prefix="tvguide-soak-mqtt-")
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        self.port = probe.getsockname()[1]
+        probe.close()
+        with open(os.path.join(self.folder, "mosquitto.conf"), "w") as conf:
+            conf.write("listener %d 127.0.0.1\nallow_anonymous true\npersistence false\n" % self.port)
+        self.process = None
+        self.start()
+
+    def start(self):
+        self.process = subprocess.Popen(["/usr/sbin/mosquitto", "-c", os.path.join(self.folder, "mosquitto.conf")],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            if subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(self.port), "-t", "probe", "-n"],
+                              capture_output=True).returncode == 0:
+                return
+            time.sleep(0.05)
+
+    def restart(self):
+        self.process.terminate()
+        self.process.wait()
+        self.start()
+
+    def retained(self, topic):
+        read = subprocess.run(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(self.port), "-t", topic, "-C", "1", "-W", "2",
+                               "--retained-only"], capture_output=True, text=True)
+        return read.stdout.strip() if read.returncode == 0 else None
+
+    def answer(self, command):
+        """tvguide's answer to `command`, or None within 10 s."""
+        waiting = subprocess.Popen(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(self.port), "-t", "tvguide/command/result",
+                                    "-C", "1", "-W", "10"], stdout=subprocess.PIPE, text=True)
+        time.sleep(0.3)
+        subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(self.port), "-t", "tvguide/command", "-m", command, "-q", "1"])
+        out, _ = waiting.communicate(timeout=20)
+        return out.strip() or None
+
+    def close(self):
+        self.process.terminate()
+        self.process.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    @staticmethod
+    def installed():
+        return os.path.exists("/usr/sbin/mosquitto") and shutil.which("mosquitto_pub") is not None
+
+
+class Strangers:
+    """The soak's stranger traffic: four guests' 50 MB uploads every 30 s (the peak RSS of each burst kept), three
+    viewers' bomb zips every 60 s, and the Home Assistant broker restarted every 3 minutes (tvguide must be online
+    and answering a command again within 60 s of each)."""
+
+    def __init__(self, soak, broker):
         self.soak = soak
+        self.broker = broker
         self.bursts = []
+        self.bombs = []
+        self.restarts = []
+        self.blob = bomb_zip()
+
+    def workers(self):
+        return [self.large_bodies, self.zips] + ([self.broker_restarts] if self.broker else [])
 
     def large_bodies(self):
         while not self.soak.stop.wait(30):
@@ -166,13 +230,39 @@ class Strangers:
                 self.soak.count(status, "", "a guest's 50 MB upload")
             self.bursts.append((statuses, max(sent), peak))
 
+    def zips(self):
+        while not self.soak.stop.wait(60):
+            before = rss_mb(self.soak.server.process.pid)
+            statuses, peak = three_bombs(self.soak.server.port, self.soak.server.process.pid, self.soak.fuzzer.session,
+                                         self.soak.fuzzer.csrf, self.blob)
+            for status in statuses:
+                self.soak.count(status, "", "a viewer's bomb zip")
+            self.bombs.append((statuses, peak - before))
+
+    def broker_restarts(self):
+        while not self.soak.stop.wait(180):
+            self.broker.restart()
+            began, back = time.time(), False
+            while time.time() - began < 60 and not back:
+                back = self.broker.retained("tvguide/status") == "online" and self.broker.answer('{"action": "explode"}') is not None
+                if not back:
+                    time.sleep(2)
+            self.restarts.append((back, time.time() - began))
+
     def report(self):
         lines = []
         if self.bursts:
             peaks = [peak for _, _, peak in self.bursts]
-            lines.append("soak: %d bursts of four guests' 50 MB uploads: answered %s, at most %.1f MB of one read; RSS at most %.0f MB"
+            lines.append("soak: %d bursts of four guests' 50 MB uploads: answered %s, at most %.1f MB of one sent before the answer; RSS at most %.0f MB"
                          % (len(self.bursts), sorted({s for statuses, _, _ in self.bursts for s in statuses}, key=str),
                             max(sent for _, sent, _ in self.bursts), max(peaks)))
+        if self.bombs:
+            lines.append("soak: %d rounds of three viewers' %.2f MB zips of 500 MB: answered %s; RSS raised at most %.0f MB"
+                         % (len(self.bombs), len(self.blob) / (1 << 20), sorted({s for statuses, _ in self.bombs for s in statuses}, key=str),
+                            max(raised for _, raised in self.bombs)))
+        if self.restarts:
+            lines.append("soak: the broker restarted %d times: tvguide back and answering after %s s"
+                         % (len(self.restarts), ", ".join("%.0f" % took if back else "NEVER" for back, took in self.restarts)))
         return lines
 
     def problems(self):
@@ -181,6 +271,10 @@ class Strangers:
             found.append("four guests' uploads took serve to %.0f MB (the bound is 150)" % max(p for _, _, p in self.bursts))
         if any(s != 303 for statuses, _, _ in self.bursts for s in statuses):
             found.append("a guest's upload was not sent to sign in: %s" % [statuses for statuses, _, _ in self.bursts])
+        if any(raised >= 3 * 50 for _, raised in self.bombs):
+            found.append("three bomb zips raised serve by %.0f MB (each may hold at most 26)" % max(r for _, r in self.bombs))
+        if not all(back for back, _ in self.restarts):
+            found.append("tvguide did not come back to the broker within 60 s of a restart: %s" % self.restarts)
         return found
 
 
