@@ -187,7 +187,7 @@ let package = Package(
         ]),
         // The devices door: each feed's tuner port answering as an HDHomeRun (for Plex) and SSDP discovery of them.
         .target(name: "GuideDevices", dependencies: [
-            "GuideApplication", "GuideHTTPServing", "GuideCore", "GuideStore", "GuideHTTP",
+            "GuideApplication", "GuideHTTPServing", "GuideCore", "GuideStore", "GuideHTTP", "GuideThreads",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 import Foundation
 import GuideApplication
+import GuideThreads
 import GuideCore
 import GuideHTTP
 import Logging
@@ -13,7 +14,10 @@ import Synchronization
 /// this machine on the way back to the searcher. Off unless the admin turns it on (`serve --ssdp`).
 ///
 /// SSDP is a known amplifier (a small search, several answers, to a forged source), so only searchers on loopback and
-/// private or link-local networks are answered, and at most ``searchesPerSecond`` searches a second in all.
+/// private or link-local networks are answered, and at most ``searchesPerSecond`` searches a second in all. And only
+/// on the address serve listens on (`--host`, the tuner ports' too): a search is answered when the way back to the
+/// searcher leaves from it, so a server listening on 127.0.0.1 answers this machine only, one on 192.168.1.5 that
+/// network only; listening on every address (0.0.0.0, ::), every network it is on.
 public final class SSDPResponder: Sendable {
     static let group = "239.255.255.250"
     static let searchesPerSecond = 20
@@ -25,6 +29,8 @@ public final class SSDPResponder: Sendable {
     let logger: Logger
     let now: @Sendable () -> Date
     private let budget = Mutex<(second: Int64, used: Int)>((0, 0))
+    /// The addresses searches are answered from (``addresses(listeningOn:)``), found when it starts; none before.
+    private let listening = Mutex<Set<[UInt8]>?>([])
 
     /// Listening on UDP `port` (1900 on a network; tests take another).
     public init(port: Int, tuners: TunerPorts, now: @escaping @Sendable () -> Date, logger: Logger = Logger(label: "tvguide.ssdp")) {
@@ -33,6 +39,10 @@ public final class SSDPResponder: Sendable {
 
     /// Answers until cancelled.
     public func run() async {
+        let host = tuners.host
+        // A name is looked up once, on a thread of its own (getaddrinfo blocks); failing that, nothing is answered.
+        let addresses = try? await BlockingWork.run("ssdp-host") { Self.addresses(listeningOn: host) }
+        listening.withLock { $0 = addresses ?? [] }
         do {
             let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .channelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -57,11 +67,12 @@ public final class SSDPResponder: Sendable {
         }
     }
 
-    /// The answers to one datagram from `searcher`: none unless it is a search this responder answers.
+    /// The answers to one datagram from `searcher`: none unless it is a search this responder answers, from a searcher
+    /// reached from the address serve listens on.
     func answers(to datagram: String, from searcher: SocketAddress) -> [String] {
         guard let ip = searcher.ipAddress, Self.isNearby(ip), let target = Self.searchTarget(datagram),
+              let here = Self.localAddress(towards: searcher), Self.answers(listeningOn: listening.withLock({ $0 }), from: here),
               takeBudget() else { return [] }
-        let here = Self.localAddress(towards: searcher) ?? "127.0.0.1"
         let host = here.contains(":") ? "[\(here)]" : here
         return tuners.states().compactMap { feed, tuner -> String? in
             guard tuner.state == .listening else { return nil }
@@ -79,6 +90,40 @@ public final class SSDPResponder: Sendable {
                 "", "",
             ].joined(separator: "\r\n")
         }
+    }
+
+    /// The addresses a server listening on `host` (serve's `--host`) answers from: nil for every address (0.0.0.0,
+    /// ::); an address itself; a name's addresses, looked up once (at the responder's start).
+    static func addresses(listeningOn host: String) -> Set<[UInt8]>? {
+        let host = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        if ["", "0.0.0.0", "::", "*"].contains(host) { return nil }
+        if let address = OutboundPolicy.bytes(of: host) { return [address] }
+        var found: UnsafeMutablePointer<addrinfo>?
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        guard getaddrinfo(host, nil, &hints, &found) == 0 else { return [] }
+        defer { freeaddrinfo(found) }
+        var addresses = Set<[UInt8]>()
+        var entry = found
+        while let info = entry?.pointee {
+            if let address = info.ai_addr {
+                if info.ai_family == AF_INET {
+                    var ip = UnsafeRawPointer(address).load(as: sockaddr_in.self).sin_addr
+                    addresses.insert(withUnsafeBytes(of: &ip) { Array($0) })
+                } else if info.ai_family == AF_INET6 {
+                    var ip = UnsafeRawPointer(address).load(as: sockaddr_in6.self).sin6_addr
+                    addresses.insert(withUnsafeBytes(of: &ip) { Array($0) })
+                }
+            }
+            entry = info.ai_next
+        }
+        return addresses
+    }
+
+    /// Whether a search is answered when the way back to its searcher leaves from this machine's address `here`.
+    static func answers(listeningOn addresses: Set<[UInt8]>?, from here: String) -> Bool {
+        guard let addresses else { return true }
+        return OutboundPolicy.bytes(of: here).map(addresses.contains) ?? false
     }
 
     /// Whether `ip` is on loopback, a private network or link-local: where SSDP searches come from. Not carrier-grade

@@ -89,6 +89,13 @@ import Testing
         for far in ["8.8.8.8", "2001:4860::8888", "224.0.0.1", "0.0.0.0", "not an address", "100.64.0.1", "100.127.255.254"] {
             #expect(!SSDPResponder.isNearby(far), "\(far)")
         }
+        // Only on the address serve listens on (issue 43): before, every interface answered whatever --host said.
+        func answered(_ host: String, _ here: String) -> Bool { SSDPResponder.answers(listeningOn: SSDPResponder.addresses(listeningOn: host), from: here) }
+        #expect(answered("127.0.0.1", "127.0.0.1") && !answered("127.0.0.1", "192.168.1.5"))
+        #expect(answered("192.168.1.5", "192.168.1.5") && !answered("192.168.1.5", "10.0.0.2"))
+        #expect(answered("0.0.0.0", "10.0.0.2") && answered("::", "fe80::1"))
+        #expect(answered("localhost", "127.0.0.1") && !answered("localhost", "192.168.1.5"))
+        #expect(answered("[::1]", "::1") && !answered("name.invalid", "192.168.1.5"))
         // No tuner port listens: nothing to answer, and nothing for a searcher far away either.
         let responder = SSDPResponder(port: 1900, tuners: TunerPorts(host: "127.0.0.1"), now: { Date() })
         #expect(responder.answers(to: search, from: try SocketAddress(ipAddress: "127.0.0.1", port: 1900)).isEmpty)
