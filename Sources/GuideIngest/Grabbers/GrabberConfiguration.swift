@@ -42,14 +42,72 @@ public struct GrabberConfiguration: Sendable, Equatable {
     /// The channels chosen (`channel=` lines).
     public var chosenChannels: [String] { entries.filter { $0.key == "channel" && $0.chosen }.map(\.value) }
 
-    /// With `answers` appended, as `--configure-api` asks between stages.
-    public func appending(_ answers: [(key: String, value: String, chosen: Bool)]) -> GrabberConfiguration {
+    /// With `answers` appended, as `--configure-api` asks between stages; the keys in `secret` (a `secretstring`
+    /// question's) noted as secret (``secretKeys``).
+    public func appending(_ answers: [(key: String, value: String, chosen: Bool)], secret: Set<String> = []) -> GrabberConfiguration {
         var text = self.text
         if !text.isEmpty && !text.hasSuffix("\n") { text += "\n" }
         for answer in answers where Self.isKey(answer.key) {
             text += "\(answer.key)\(answer.chosen ? "=" : "!")\(Self.oneLine(answer.value))\n"
         }
+        let noted = notedSecretKeys
+        for key in secret.sorted() where Self.isKey(key) && !noted.contains(key) { text += Self.secretNote + key + "\n" }
         return GrabberConfiguration(text)
+    }
+
+    // MARK: Secrets: a grabber's password is kept, never shown back.
+
+    /// How the page shows a secret's value; posted back as it is, the value kept stays.
+    public static let keptSecret = "(kept, not shown)"
+    /// The comment line that notes a key as secret (grabbers skip comments).
+    static let secretNote = "# secret: "
+
+    /// The keys whose values are secret: those a grabber asked for as `secretstring` (noted in the file by a
+    /// `# secret: KEY` line) and those whose name says so (password, passwd, pass, pin, secret, token, apikey, key).
+    public var secretKeys: Set<String> {
+        notedSecretKeys.union(entries.map(\.key).filter(Self.looksSecret))
+    }
+
+    /// The keys noted as secret by `# secret: KEY` lines.
+    var notedSecretKeys: Set<String> {
+        Set(text.split(whereSeparator: \.isNewline).filter { $0.hasPrefix(Self.secretNote) }
+            .map { String($0.dropFirst(Self.secretNote.count)).trimmingCharacters(in: .whitespaces) })
+    }
+
+    static func looksSecret(_ key: String) -> Bool {
+        let words = key.lowercased().split { !$0.isLetter }.map(String.init)
+        return words.contains { ["password", "passwd", "pass", "pin", "secret", "token", "apikey", "key"].contains($0) }
+            || key.lowercased().contains("password")
+    }
+
+    /// The file as a page shows it: each secret's value written as ``keptSecret``.
+    public var shown: String {
+        let secret = secretKeys
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            guard let mark = line.firstIndex(of: "="), secret.contains(String(line[..<mark])), !line[line.index(after: mark)...].isEmpty else { return String(line) }
+            return line[...mark] + Self.keptSecret
+        }.joined(separator: "\n")
+    }
+
+    /// This file as posted from a page, each secret written as ``keptSecret`` given back its value in `stored` (the
+    /// n-th line of a key, the n-th value), and `stored`'s notes of which keys are secret kept for keys it still has.
+    public func restoringSecrets(from stored: GrabberConfiguration) -> GrabberConfiguration {
+        let secret = stored.secretKeys
+        var values: [String: [String]] = [:]
+        for entry in stored.entries where entry.chosen && secret.contains(entry.key) { values[entry.key, default: []].append(entry.value) }
+        var taken: [String: Int] = [:]
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            guard let mark = line.firstIndex(of: "="), line[line.index(after: mark)...] == Self.keptSecret else { return String(line) }
+            let key = String(line[..<mark])
+            let index = taken[key, default: 0]
+            taken[key] = index + 1
+            return key + "=" + (values[key].flatMap { index < $0.count ? $0[index] : nil } ?? "")
+        }
+        if lines.last == "" { lines.removeLast() }
+        var restored = GrabberConfiguration(lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n")
+        let keys = Set(restored.entries.map(\.key)), noted = restored.notedSecretKeys
+        for key in stored.notedSecretKeys.sorted() where keys.contains(key) && !noted.contains(key) { restored.text += Self.secretNote + key + "\n" }
+        return restored
     }
 
     /// With its channel lines replaced: each of `offered` chosen when it is in `chosen`, not chosen otherwise.

@@ -124,7 +124,7 @@ struct GrabberPages: Sendable {
             description: installed.map { $0.description + ($0.problem.map { " — " + words("cannot be used: {problem}", ["problem": $0.worded(words)]) } ?? "") }
                 ?? words("not installed in {folders}", ["folders": grabbers?.directories.joined(separator: ", ") ?? words("any folder")]),
             configuresByAPI: installed?.configuresByAPI ?? false,
-            configuration: configuration.text, chosenChannels: chosen.count,
+            configuration: configuration.shown, chosenChannels: chosen.count,
             sourceLink: SitePath.source(query: "name=" + SitePath.encoded(name)),
             stage: stage.map(Self.stageModel), channels: (offered ?? []).map {
                 ChannelChoice(id: $0.id.rawValue, name: $0.name, isChosen: chosen.contains($0.id.rawValue))
@@ -157,7 +157,7 @@ struct GrabberPages: Sendable {
         let definition = try await grabberSource(form.name)
         guard let grabbers else { return try await configurePage(context, name: form.name, message: words("This tvguide runs no grabbers."), isError: true) }
         var configuration = GrabberConfiguration(form.restart ? "" : try await store.grabberConfiguration(of: definition.name) ?? "")
-        configuration = configuration.appending(form.answers)
+        configuration = configuration.appending(form.answers, secret: form.secretKeys)
         if let problem = configuration.problem {
             return try await configurePage(context, name: form.name, message: words("Not saved: {problem}", ["problem": problem.worded(words)]), isError: true, status: .badRequest)
         }
@@ -216,7 +216,9 @@ struct GrabberPages: Sendable {
         let form = try await GrabberConfigurationForm(request, context)
         let words = pages.words(context)
         let definition = try await grabberSource(form.name)
-        let configuration = GrabberConfiguration(form.text.replacingOccurrences(of: "\r\n", with: "\n"))
+        // Secrets are shown as kept, never as they are: posted back so, they keep the values stored.
+        let stored = GrabberConfiguration(try await store.grabberConfiguration(of: definition.name) ?? "")
+        let configuration = GrabberConfiguration(form.text.replacingOccurrences(of: "\r\n", with: "\n")).restoringSecrets(from: stored)
         if let problem = configuration.problem {
             return try await configurePage(context, name: form.name, message: words("Not saved: {problem}", ["problem": problem.worded(words)]), isError: true, status: .badRequest)
         }
@@ -240,6 +242,8 @@ struct GrabberStageForm: PostedForm {
     let stage: String
     let restart: Bool
     let answers: [(key: String, value: String, chosen: Bool)]
+    /// The answers to `secretstring` questions: kept, never shown back.
+    let secretKeys: Set<String>
 
     init(_ form: FormFields) throws(FieldError) {
         name = try form.text("name", limit: 200, called: "The source") ?? ""
@@ -247,6 +251,7 @@ struct GrabberStageForm: PostedForm {
         guard Grabbers.isStageName(stage) else { throw FieldError(name: "stage", saying: "The stage takes a stage's name, not {stage}", ["stage": stage]) }
         restart = form.isTicked("restart")
         var answers: [(key: String, value: String, chosen: Bool)] = []
+        var secretKeys = Set<String>()
         for asked in try form.list("asked", count: 100, limit: 200) {
             let parts = asked.split(separator: ":", maxSplits: 1).map(String.init)
             guard parts.count == 2, let kind = GrabberQuestions.Kind(rawValue: parts[0]), GrabberConfiguration.isKey(parts[1]) else {
@@ -262,9 +267,11 @@ struct GrabberStageForm: PostedForm {
             case .string, .secretstring, .selectone:
                 let value = kind == .secretstring ? try form.typed("answer." + id, called: "The answer") : try form.text("answer." + id, called: "The answer")
                 answers.append((id, value ?? "", true))
+                if kind == .secretstring { secretKeys.insert(id) }
             }
         }
         self.answers = answers
+        self.secretKeys = secretKeys
     }
 }
 
