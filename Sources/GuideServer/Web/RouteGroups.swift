@@ -192,7 +192,8 @@ struct RouteIntake: RouterMiddleware {
             throw Refusal(.methodNotAllowed, headers: [.allow: allow], saying: "{method} is not taken here; {allowed} are", ["method": request.method.rawValue, "allowed": allow])
         }
         var context = context
-        context.route = table.route(for: path, request.method == .head ? .get : request.method)
+        // Only a request that may carry a body needs its route's decision before it (a GET's or HEAD's is never read).
+        if request.method != .get, request.method != .head { context.route = table.route(for: path, request.method) }
         let ticket = bodies.ticket()
         context.bodyTicket = ticket
         defer { ticket.giveBack() }
