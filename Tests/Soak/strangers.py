@@ -225,16 +225,20 @@ class Strangers:
 
     def large_bodies(self):
         while not self.soak.stop.wait(30):
+            before = rss_mb(self.soak.server.process.pid)
             statuses, sent, peak = four_guest_uploads(self.soak.server.port, self.soak.server.process.pid)
             for status in statuses:
                 self.soak.count(status, "", "a guest's 50 MB upload")
-            self.bursts.append((statuses, max(sent), peak))
+            self.bursts.append((statuses, max(sent), peak, peak - before))
 
     def zips(self):
+        # A session of its own: the hostile requests carry the fuzzer's, and may sign it out.
+        session = self.soak.sign_in("Ada", "correct horse")
+        _, _, page = self.soak.fuzzer.page("/search", "tvguide_session=" + session)
+        csrf = self.soak.fuzzer.form_token(page)
         while not self.soak.stop.wait(60):
             before = rss_mb(self.soak.server.process.pid)
-            statuses, peak = three_bombs(self.soak.server.port, self.soak.server.process.pid, self.soak.fuzzer.session,
-                                         self.soak.fuzzer.csrf, self.blob)
+            statuses, peak = three_bombs(self.soak.server.port, self.soak.server.process.pid, session, csrf, self.blob)
             for status in statuses:
                 self.soak.count(status, "", "a viewer's bomb zip")
             self.bombs.append((statuses, peak - before))
@@ -252,10 +256,11 @@ class Strangers:
     def report(self):
         lines = []
         if self.bursts:
-            peaks = [peak for _, _, peak in self.bursts]
-            lines.append("soak: %d bursts of four guests' 50 MB uploads: answered %s, at most %.1f MB of one sent before the answer; RSS at most %.0f MB"
-                         % (len(self.bursts), sorted({s for statuses, _, _ in self.bursts for s in statuses}, key=str),
-                            max(sent for _, sent, _ in self.bursts), max(peaks)))
+            lines.append("soak: %d bursts of four guests' 50 MB uploads: answered %s, at most %.1f MB of one sent before the answer; "
+                         "RSS at most %.0f MB, raised by a burst at most %.0f MB"
+                         % (len(self.bursts), sorted({s for statuses, _, _, _ in self.bursts for s in statuses}, key=str),
+                            max(sent for _, sent, _, _ in self.bursts), max(peak for _, _, peak, _ in self.bursts),
+                            max(raised for _, _, _, raised in self.bursts)))
         if self.bombs:
             lines.append("soak: %d rounds of three viewers' %.2f MB zips of 500 MB: answered %s; RSS raised at most %.0f MB"
                          % (len(self.bombs), len(self.blob) / (1 << 20), sorted({s for statuses, _ in self.bombs for s in statuses}, key=str),
@@ -267,10 +272,14 @@ class Strangers:
 
     def problems(self):
         found = []
-        if any(peak >= 150 for _, _, peak in self.bursts):
-            found.append("four guests' uploads took serve to %.0f MB (the bound is 150)" % max(p for _, _, p in self.bursts))
-        if any(s != 303 for statuses, _, _ in self.bursts for s in statuses):
-            found.append("a guest's upload was not sent to sign in: %s" % [statuses for statuses, _, _ in self.bursts])
+        # Under the soak's other traffic serve lives at 150-170 MB: what counts is what a burst adds (four bodies read
+        # would add 200 MB). Alone (main() below), serve stays under 150 MB.
+        if any(raised >= 50 for _, _, _, raised in self.bursts):
+            found.append("four guests' uploads raised serve by %.0f MB" % max(r for _, _, _, r in self.bursts))
+        if any(s != 303 for statuses, _, _, _ in self.bursts for s in statuses):
+            found.append("a guest's upload was not sent to sign in: %s" % [statuses for statuses, _, _, _ in self.bursts])
+        if any(s in (None, 303) or s >= 500 for statuses, _ in self.bombs for s in statuses):
+            found.append("a viewer's bomb zip was not refused as a zip: %s" % [statuses for statuses, _ in self.bombs])
         if any(raised >= 3 * 50 for _, raised in self.bombs):
             found.append("three bomb zips raised serve by %.0f MB (each may hold at most 26)" % max(r for _, r in self.bombs))
         if not all(back for back, _ in self.restarts):
