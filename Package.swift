@@ -41,6 +41,8 @@ let package = Package(
     targets: [
         // Values and pure rules. Foundation only.
         .target(name: "GuideCore"),
+        // Which channel a name means among a guide's channels: pure code, no I/O (issue 44).
+        .target(name: "ChannelMatching"),
         // Synchronous work that takes long (a guide's parse, SQLite's writer, bcrypt, a disk write, a DNS lookup) on
         // threads of its own, never on Swift's cooperative ones: the one place that may block a thread.
         .target(name: "GuideThreads"),
@@ -216,7 +218,7 @@ let package = Package(
         .target(name: "CLibFuzzer"),
         // scripts/bench's driver: parse and query timings in a release build.
         .executableTarget(name: "GuideBench", dependencies: [
-            "GuideCore", "XMLTV", "GuideStore", "GuideStoreBackends", "GuideIngest", "GuideHTTP", "GuideReminders",
+            "GuideCore", "XMLTV", "ChannelMatching", "GuideStore", "GuideStoreBackends", "GuideIngest", "GuideHTTP", "GuideReminders",
             // A loopback webhook receiver for the reminders' delivery throughput.
             "TestReceivers",
             // Schedules Direct's stand-in, for an SD refresh of a whole lineup.
@@ -229,6 +231,7 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         .testTarget(name: "GuideCoreTests", dependencies: ["GuideCore", "GuideWebFormats"]),
+        .testTarget(name: "ChannelMatchingTests", dependencies: ["ChannelMatching"]),
         .testTarget(name: "XMLTVTests", dependencies: ["XMLTV", "GuideCore", "TestReceivers"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GuideStoreTests", dependencies: [
             "GuideStore", "GuideStoreSQLite", "GuideStorePostgres", "GuideCore", "GuideThreads", "XMLTV", "StoreTestSupport", "TestReceivers", .product(name: "GRDB", package: "GRDB.swift"),

@@ -49,10 +49,15 @@ func parseSeconds(_ bytes: [UInt8]) throws -> (seconds: Double, programmes: Int)
 
 let arguments = CommandLine.arguments.dropFirst()
 guard let mode = arguments.first else {
-    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | import FILE SCRATCH-FOLDER | queries DATABASE | window DATABASE | reminders DATABASE | pool DATABASE | m3u FILE ENTRIES | playlist FILE ENTRIES GUIDE SCRATCH-FOLDER | sd STATIONS DAYS SCRATCH-FOLDER [SD-BASE] | upnext DATABASE\n".utf8))
+    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | channelmap FOLDER [ENTRIES CHANNELS THRESHOLD] | import FILE SCRATCH-FOLDER | queries DATABASE | window DATABASE | reminders DATABASE | pool DATABASE | m3u FILE ENTRIES | playlist FILE ENTRIES GUIDE SCRATCH-FOLDER | sd STATIONS DAYS SCRATCH-FOLDER [SD-BASE] | upnext DATABASE\n".utf8))
     exit(2)
 }
 switch mode {
+case "channelmap":
+    // The channel matcher's accuracy on the development set, and its time at scale.
+    guard let folder = arguments.dropFirst().first else { exit(2) }
+    try channelMapBench(folder: folder, entries: Int(arguments.dropFirst(2).first ?? "") ?? 10_000,
+                        channels: Int(arguments.dropFirst(3).first ?? "") ?? 30_000, appliedAt: Double(arguments.dropFirst(4).first ?? "") ?? 0.9)
 case "parse":
     // Parse speed on plain XML held in memory: the reader alone, no disk, no store.
     for path in arguments.dropFirst() {

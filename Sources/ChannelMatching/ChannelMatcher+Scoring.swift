@@ -1,0 +1,99 @@
+import Foundation
+
+extension ChannelMatcher {
+    /// How well `query` fits `entry`: the best of its names' word overlap (weighed by rarity), then call signs,
+    /// timeshift, country, feed and HD; and why, in words.
+    func score(_ query: ChannelName, against entry: Entry, country: String?) -> (Double, [String]) {
+        var why: [String] = []
+        var score = entry.names.map { similarity(query, $0) }.max() ?? 0
+        let byID = similarity(query, entry.idName) * 0.9
+        if byID > score { score = byID }
+        if score >= 1 { why.append("same name") } else if score > 0 { why.append("names alike") }
+        let signs = Set(query.callSigns.map(\.letters)), theirs = Set(entry.callSigns.map(\.letters))
+        if !query.callSigns.isDisjoint(with: entry.callSigns) {
+            score += 0.8
+            why.append("same call sign " + (signs.intersection(theirs).sorted().first ?? ""))
+        } else if !signs.isDisjoint(with: theirs) {
+            score += 0.4
+            why.append("same call sign " + (signs.intersection(theirs).sorted().first ?? "") + ", another subchannel")
+        } else if !signs.isEmpty && !theirs.isEmpty {
+            score -= 0.5
+        }
+        if query.shift != entry.shift {
+            score -= 0.8
+        } else if query.shift > 0 {
+            why.append("same timeshift +\(query.shift)")
+        }
+        if let country, country == entry.country {
+            score += 0.1
+            why.append("same country")
+        }
+        if !entry.feedWords.isEmpty {
+            if entry.feedWords.isSubset(of: query.words) {
+                score += 0.3
+                why.append("same feed " + entry.feedWords.sorted().joined(separator: " "))
+            } else {
+                score -= 0.15
+            }
+        }
+        if query.isHD == entry.feedIsHD { score += 0.12 }
+        return (score, why)
+    }
+
+    /// Two names' words in common, each weighed by its rarity (a word that begins one of the other's counts 0.6 of
+    /// itself: "Nat Geo", "National Geographic"), over both names' weight; 1 when their words joined are the same.
+    func similarity(_ query: ChannelName, _ name: ChannelName) -> Double {
+        guard !query.words.isEmpty, !name.words.isEmpty else { return 0 }
+        if query.joined == name.joined { return 1 }
+        let mine = Set(query.words), theirs = Set(name.words)
+        let common = mine.intersection(theirs)
+        var matched = common.reduce(0) { $0 + weigh($1) }
+        let unmatched = theirs.subtracting(common)
+        for word in mine.subtracting(common) where word.count >= 3 && unmatched.contains(where: { $0.hasPrefix(word) }) {
+            matched += 0.6 * weigh(word)
+        }
+        let total = mine.reduce(0) { $0 + weigh($1) } + theirs.reduce(0) { $0 + weigh($1) }
+        return total > 0 ? 2 * matched / total : 0
+    }
+
+    func weigh(_ word: String) -> Double { weight[word] ?? unknownWeight }
+
+    /// How sure a match is, from its score and its lead over the next: 0 to 1, rising with both.
+    static func confidence(score: Double, margin: Double) -> Double {
+        let sureness = score + 1.5 * margin - 1.2
+        return 1 / (1 + exp(-4 * sureness))
+    }
+
+    /// An XMLTV id's base and feed: `BBCOne.uk@Scotland` is (`BBCOne.uk`, `Scotland`).
+    static func parts(of id: String) -> (base: String, feed: String) {
+        guard let at = id.firstIndex(of: "@") else { return (id, "") }
+        return (String(id[..<at]), String(id[id.index(after: at)...]))
+    }
+
+    /// The country an id's base names after its last dot (`uk`), when it is two letters.
+    static func country(of base: String) -> String {
+        guard let dot = base.lastIndex(of: ".") else { return "" }
+        let code = base[base.index(after: dot)...].lowercased()
+        return code.count == 2 && code.allSatisfy(\.isLetter) ? code : ""
+    }
+
+    /// An id's base without its country: `BBCOne`.
+    static func stripCountry(_ base: String) -> String {
+        guard let dot = base.lastIndex(of: "."), !country(of: base).isEmpty else { return base }
+        return String(base[..<dot])
+    }
+
+    /// The hours of a timeshift feed (`Plus1`, `Plus24`).
+    static func feedShift(_ feed: String) -> Int? {
+        guard feed.lowercased().hasPrefix("plus"), let hours = Int(feed.dropFirst(4)), (1...48).contains(hours) else { return nil }
+        return hours
+    }
+
+    /// The station an id names as stations' ids are written: `WRICTV81` (WRIC, virtual channel 8.1), `KSTRDT491`.
+    static func idCallSign(_ base: String) -> ChannelName.CallSign? {
+        guard let sign = ChannelName.callSign(String(base.prefix { $0.isLetter })) else { return nil }
+        let digits = base.drop { $0.isLetter }
+        guard digits.allSatisfy(\.isNumber) else { return nil }
+        return ChannelName.CallSign(letters: sign.letters, minor: digits.count >= 2 ? Int(String(digits.suffix(1))) ?? 1 : 1)
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+/// A channel that can be matched: its id (an XMLTV id: `BBCOne.uk@Scotland`, `WRICTV81.us@HD`) and display names.
+public struct MatchableChannel: Sendable {
+    public var id: String
+    public var names: [String]
+
+    public init(id: String, names: [String]) {
+        (self.id, self.names) = (id, names)
+    }
+}
+
+/// A suggestion: the channel, how sure the matcher is (0 to 1), and why, in words ("same call sign WRIC").
+public struct ChannelSuggestion: Sendable, Equatable {
+    public var channel: String
+    public var confidence: Double
+    public var why: [String]
+}
+
+/// Finds the channel a name means among a guide's channels (issue 44): pure code, no I/O. Evidence, each weighed:
+/// the name's words against each of the channel's names and the words of its id (rarer words count more), US and
+/// Canadian call signs with their subchannel, the country a playlist's group or the id gives, a timeshift (a +1 never
+/// matches its parent), a feed's region or coast named in the id (a Scotland feed never a London one), and HD. Built
+/// once for a guide; each match reads only the channels that share a word or a call sign with the name.
+public final class ChannelMatcher: Sendable {
+    struct Entry: Sendable {
+        var id: String
+        var country: String
+        /// The feed after `@`, its words (quality left out), and whether it is an HD feed.
+        var feedWords: Set<String>
+        var feedIsHD: Bool
+        var names: [ChannelName]
+        var idName: ChannelName
+        var shift: Int
+        var callSigns: Set<ChannelName.CallSign>
+    }
+
+    let entries: [Entry]
+    /// Channels by word, and by call sign's letters.
+    let byWord: [String: [Int32]]
+    let byCallSign: [String: [Int32]]
+    /// Every word, sorted: the words a shortened word begins ("nat" of "national").
+    let sortedWords: [String]
+    /// How rare each word is among the channels' names: log((N + 1) / (n + 1)) + 0.5.
+    let weight: [String: Double]
+    let unknownWeight: Double
+    /// A word on more channels than this is not used to find candidates (it is still weighed).
+    static let commonest = 2_000
+
+    public init(_ channels: [MatchableChannel]) {
+        var entries: [Entry] = []
+        entries.reserveCapacity(channels.count)
+        var byWord: [String: [Int32]] = [:], byCallSign: [String: [Int32]] = [:], count: [String: Int] = [:]
+        for (index, channel) in channels.enumerated() {
+            let (base, feed) = Self.parts(of: channel.id)
+            let names = channel.names.prefix(20).map(ChannelName.init)
+            let idName = ChannelName(Self.stripCountry(base))
+            let feedName = ChannelName(feed)
+            var shift = names.map(\.shift).max() ?? 0
+            if let hours = Self.feedShift(feed) { shift = hours }
+            var signs = names.reduce(into: Set<ChannelName.CallSign>()) { $0.formUnion($1.callSigns) }
+            if let sign = Self.idCallSign(Self.stripCountry(base)) { signs.insert(sign) }
+            let entry = Entry(id: channel.id, country: Self.country(of: base), feedWords: Set(feedName.words), feedIsHD: feedName.isHD,
+                              names: names, idName: idName, shift: shift, callSigns: signs)
+            let words = Set(names.flatMap(\.words) + idName.words)
+            for word in words {
+                byWord[word, default: []].append(Int32(index))
+                count[word, default: 0] += 1
+            }
+            for sign in signs { byCallSign[sign.letters, default: []].append(Int32(index)) }
+            entries.append(entry)
+        }
+        let total = Double(channels.count)
+        weight = count.mapValues { log((total + 1) / (Double($0) + 1)) + 0.5 }
+        unknownWeight = log(total + 1) + 0.5
+        (self.entries, self.byWord, self.byCallSign) = (entries, byWord, byCallSign)
+        sortedWords = byWord.keys.sorted()
+    }
+
+    /// The channels `name` may mean, best first, at most `limit`; `country` (a playlist group's or a source's ISO
+    /// code, lower case) narrows them to that country's when it has any.
+    public func suggestions(for name: String, country: String? = nil, limit: Int = 5) -> [ChannelSuggestion] {
+        var query = ChannelName(name)
+        let country = country?.lowercased()
+        if let country, query.words.count > 1 { query.words.removeAll { $0 == country } }
+        var pool = Set<Int32>()
+        for word in Set(query.words) {
+            if let found = byWord[word] {
+                if found.count <= Self.commonest { pool.formUnion(found) }
+            } else if word.count >= 3 {
+                // A shortened word: the channels of the words it begins (at most 20 words).
+                for longer in wordsBeginning(with: word).prefix(20) where (byWord[longer]?.count ?? 0) <= Self.commonest {
+                    pool.formUnion(byWord[longer] ?? [])
+                }
+            }
+        }
+        for sign in query.callSigns { pool.formUnion(byCallSign[sign.letters] ?? []) }
+        if let country {
+            let local = pool.filter { entries[Int($0)].country == country }
+            if !local.isEmpty { pool = local }
+        }
+        let scored = pool.map { index -> (score: Double, index: Int32, why: [String]) in
+            let (score, why) = self.score(query, against: entries[Int(index)], country: country)
+            return (score, index, why)
+        }.sorted { $0.score != $1.score ? $0.score > $1.score : $0.index < $1.index }
+        guard let best = scored.first else { return [] }
+        let margin = best.score - (scored.dropFirst().first?.score ?? 0)
+        return scored.prefix(limit).enumerated().map { rank, candidate in
+            ChannelSuggestion(channel: entries[Int(candidate.index)].id,
+                              confidence: Self.confidence(score: candidate.score, margin: rank == 0 ? margin : 0), why: candidate.why)
+        }
+    }
+
+    /// The words that begin with `prefix`, in order, at most 200 (a binary search of ``sortedWords``).
+    func wordsBeginning(with prefix: String) -> ArraySlice<String> {
+        var low = 0, high = sortedWords.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sortedWords[middle] < prefix { low = middle + 1 } else { high = middle }
+        }
+        var end = low
+        while end < min(sortedWords.count, low + 200), sortedWords[end].hasPrefix(prefix) { end += 1 }
+        return sortedWords[low..<end]
+    }
+}

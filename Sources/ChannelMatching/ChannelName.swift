@@ -1,0 +1,135 @@
+import Foundation
+
+/// What a channel's name says, read once: its words (folded, in Latin letters, quality marks and a timeshift taken
+/// out), the timeshift (+1, "Plus 1"), whether it says HD, and the call signs in it (US and Canadian stations: `WRIC`,
+/// `KSTR-DT1`), each with the subchannel it names.
+struct ChannelName: Sendable, Equatable {
+    var words: [String]
+    /// Hours later than its parent; 0 for the parent itself.
+    var shift: Int
+    /// Whether it says HD, FHD, UHD or 4K.
+    var isHD: Bool
+    var callSigns: Set<CallSign>
+
+    /// A station's call sign and subchannel (the minor number: `-DT3` is 3; none said, 1).
+    struct CallSign: Hashable, Sendable {
+        var letters: String
+        var minor: Int
+    }
+
+    /// The longest name read: past it, the rest is left out (a name is a few words).
+    static let longest = 200
+
+    init(_ text: String) {
+        let text = String(text.unicodeScalars.filter { !Self.isInvisible($0) }.prefix(Self.longest).map(Character.init))
+        callSigns = Self.callSigns(in: text)
+        var raw = Self.words(Self.latin(Self.splitCamel(text)))
+        shift = 0
+        if let at = raw.firstIndex(where: { $0.hasPrefix("+") }), let hours = Int(raw[at].dropFirst()) {
+            shift = hours
+            raw.remove(at: at)
+        } else if let at = raw.indices.first(where: { raw[$0] == "plus" && $0 + 1 < raw.count && Self.isHours(raw[$0 + 1]) }) {
+            shift = Int(raw[at + 1]) ?? 0
+            raw.removeSubrange(at...(at + 1))
+        }
+        isHD = raw.contains { Self.highDefinition.contains($0) }
+        words = raw.filter { !Self.quality.contains($0) && !$0.hasPrefix("+") }.map { Self.synonyms[$0] ?? $0 }
+    }
+
+    /// The words joined: "bbc one" and "bbcone" are one name.
+    var joined: String { words.joined() }
+
+    static let quality: Set<String> = ["hd", "fhd", "uhd", "4k", "8k", "sd", "hdtv", "sdtv", "hevc", "h265", "h264", "1080p", "1080i",
+                                       "720p", "2160p", "hq"]
+    static let highDefinition: Set<String> = ["hd", "fhd", "uhd", "4k", "8k", "hdtv", "1080p", "1080i", "720p", "2160p"]
+    /// Words written more than one way for the same thing: a feed's coast, "&".
+    static let synonyms = ["eastern": "east", "western": "west", "pacific": "west", "atlantic": "east", "&": "and"]
+
+    private static func isHours(_ word: String) -> Bool { word.count <= 2 && word.allSatisfy(\.isNumber) }
+
+    /// Format and direction controls, joiners, variation selectors: nothing a name is read by.
+    private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .format || scalar.properties.generalCategory == .control
+            || (0xFE00...0xFE0F).contains(scalar.value)
+    }
+
+    /// "BBCOne" as "BBC One", "Sport1" as "Sport 1", "RaiNews24" as "Rai News 24": a name written as one word.
+    static func splitCamel(_ text: String) -> String {
+        var out = ""
+        var previous: Character?
+        let characters = Array(text)
+        for (index, character) in characters.enumerated() {
+            if let previous {
+                let next = index + 1 < characters.count ? characters[index + 1] : nil
+                let lowerToUpper = previous.isLowercase && character.isUppercase
+                let acronymEnd = previous.isUppercase && character.isUppercase && (next?.isLowercase ?? false)
+                let letterDigit = (previous.isLetter && character.isNumber) || (previous.isNumber && character.isLetter)
+                if lowerToUpper || acronymEnd || letterDigit { out.append(" ") }
+            }
+            out.append(character)
+            previous = character
+        }
+        return out
+    }
+
+    /// In Latin letters without accents, lower case: "Точка ТВ" is "tocka tv", "Zürich" "zurich", "東方衛視" "dong fang
+    /// wei shi" (ICU's transliteration, as Foundation has it).
+    static func latin(_ text: String) -> String {
+        let folded = text.applyingTransform(StringTransform("Any-Latin; Latin-ASCII"), reverse: false) ?? text
+        return folded.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).lowercased()
+    }
+
+    /// Its words: letters and digits, "+1" kept whole, "&" a word.
+    static func words(_ text: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var characters = Array(text)[...]
+        while let character = characters.popFirst() {
+            if character.isLetter || character.isNumber {
+                current.append(character)
+                continue
+            }
+            if !current.isEmpty { words.append(current); current = "" }
+            if character == "+", let digit = characters.first, digit.isNumber {
+                var hours = "+"
+                while let digit = characters.first, digit.isNumber, hours.count < 3 { hours.append(characters.removeFirst()) }
+                words.append(hours)
+            } else if character == "&" {
+                words.append("and")
+            }
+        }
+        if !current.isEmpty { words.append(current) }
+        return words
+    }
+
+    /// US and Canadian call signs in a name as stations write them: `WRIC`, `(WCCT)`, `KSTR-DT1`, `WUNCDT`.
+    static func callSigns(in text: String) -> Set<CallSign> {
+        var found = Set<CallSign>()
+        for token in text.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "-") }) {
+            if let sign = callSign(String(token)) { found.insert(sign) }
+        }
+        return found
+    }
+
+    /// `token` as a call sign: K or W and 2-3 letters (or C and B, F, H, I, J, K or L and 2 letters), in capitals, then
+    /// perhaps -DT, -TV, -LD, -CD or -LP and a subchannel digit.
+    static func callSign(_ token: String) -> CallSign? {
+        let scalars = Array(token.unicodeScalars)
+        var letters = 0
+        while letters < scalars.count, letters < 4, ("A"..."Z").contains(scalars[letters]) { letters += 1 }
+        guard letters >= 3 else { return nil }
+        let first = scalars[0]
+        let prefixOK = first == "K" || first == "W" || (first == "C" && letters == 4 && "BFHIJKL".unicodeScalars.contains(scalars[1]))
+        guard prefixOK else { return nil }
+        var rest = String(String.UnicodeScalarView(scalars[letters...]))
+        if rest.hasPrefix("-") { rest.removeFirst() }
+        var minor = 1
+        if !rest.isEmpty {
+            guard let suffix = ["DT", "TV", "LD", "CD", "LP", "CA"].first(where: { rest.hasPrefix($0) }) else { return nil }
+            let digits = rest.dropFirst(suffix.count)
+            guard digits.count <= 1, digits.allSatisfy(\.isNumber) else { return nil }
+            minor = Int(digits) ?? 1
+        }
+        return CallSign(letters: String(String.UnicodeScalarView(scalars[..<letters])), minor: minor)
+    }
+}

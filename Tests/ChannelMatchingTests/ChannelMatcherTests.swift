@@ -1,0 +1,74 @@
+@testable import ChannelMatching
+import Testing
+
+/// The matcher's rules on names as guides and playlists write them (issue 44): siblings told apart (a +1 never its
+/// parent, a regional feed never another region's, HD and SD feeds), call signs with their subchannel, a name in
+/// another script, a name written as one word. Its accuracy on real names is scripts/bench's (docs/performance.md).
+@Suite struct ChannelMatcherTests {
+    static let guide = ChannelMatcher([
+        MatchableChannel(id: "BBCOne.uk@London", names: ["BBC One London"]),
+        MatchableChannel(id: "BBCOne.uk@Scotland", names: ["BBC One Scotland"]),
+        MatchableChannel(id: "BBCOne.uk@LondonHD", names: ["BBC One London HD"]),
+        MatchableChannel(id: "5STAR.uk@SD", names: ["5STAR"]),
+        MatchableChannel(id: "5STAR.uk@Plus1", names: ["5STAR +1"]),
+        MatchableChannel(id: "WRICTV81.us@HD", names: ["ABC (WRIC-DT) Richmond, VA"]),
+        MatchableChannel(id: "WRICTV82.us@SD", names: ["WRIC Weather"]),
+        MatchableChannel(id: "WTVRTV61.us@HD", names: ["CBS (WTVR) Richmond, VA"]),
+        MatchableChannel(id: "PervyyKanal.ru@SD", names: ["Первый канал"]),
+        MatchableChannel(id: "Sport1.cz@SD", names: ["Sport 1"]),
+        MatchableChannel(id: "Sport1.de@SD", names: ["Sport1"]),
+        MatchableChannel(id: "NationalGeographic.es@SD", names: ["National Geographic"]),
+    ])
+
+    func best(_ name: String, _ country: String? = nil) -> String? {
+        Self.guide.suggestions(for: name, country: country).first?.channel
+    }
+
+    @Test func siblingsAreToldApart() {
+        #expect(best("BBC One Scotland", "uk") == "BBCOne.uk@Scotland")
+        #expect(best("BBC One London", "uk") == "BBCOne.uk@London")
+        #expect(best("BBC One London HD", "uk") == "BBCOne.uk@LondonHD")
+        #expect(best("5STAR +1", "uk") == "5STAR.uk@Plus1")
+        #expect(best("5 Star Plus 1", "uk") == "5STAR.uk@Plus1")
+        #expect(best("5STAR", "uk") == "5STAR.uk@SD")
+        // A +1 never matches its parent, however alike their names.
+        #expect(!Self.guide.suggestions(for: "5STAR +1", country: "uk").prefix(1).contains { $0.channel == "5STAR.uk@SD" })
+    }
+
+    @Test func callSignsAndTheirSubchannels() {
+        #expect(best("ABC (WRIC) Richmond, VA HD", "us") == "WRICTV81.us@HD")
+        #expect(best("WRIC-DT2", "us") == "WRICTV82.us@SD")
+        let why = Self.guide.suggestions(for: "ABC (WRIC) Richmond, VA HD", country: "us").first?.why ?? []
+        #expect(why.contains("same call sign WRIC") && why.contains("same country"), "\(why)")
+        #expect(ChannelName.callSign("KSTR-DT1") == ChannelName.CallSign(letters: "KSTR", minor: 1))
+        #expect(ChannelName.callSign("WUNCDT") == ChannelName.CallSign(letters: "WUNC", minor: 1))
+        #expect(ChannelName.callSign("KIDS1") == nil && ChannelName.callSign("TV") == nil && ChannelName.callSign("CNN") == nil)
+        #expect(ChannelMatcher.idCallSign("WRICTV81") == ChannelName.CallSign(letters: "WRIC", minor: 1))
+        #expect(ChannelMatcher.idCallSign("KSTRDT492") == ChannelName.CallSign(letters: "KSTR", minor: 2))
+    }
+
+    @Test func namesInAnotherScriptOrWrittenAsOneWord() {
+        #expect(best("Pervyj Kanal", "ru") == "PervyyKanal.ru@SD")
+        #expect(best("Первый канал") == "PervyyKanal.ru@SD")
+        #expect(best("Sport1", "cz") == "Sport1.cz@SD")
+        #expect(best("NatGeo", "es") == "NationalGeographic.es@SD")
+        #expect(ChannelName.splitCamel("RaiNews24") == "Rai News 24" && ChannelName.splitCamel("BBCOne") == "BBC One")
+    }
+
+    /// Names from outside are bounded: long, with controls, direction overrides and emoji, each read within its first
+    /// 200 characters and matched at once.
+    @Test func hostileNamesAreBounded() {
+        for hostile in [String(repeating: "BBC One ", count: 2_000), "BBC\u{0} One\u{202E} London", "📺 BBC One London 🇬🇧", "", "+", "+99999999999999999999"] {
+            let name = ChannelName(hostile)
+            #expect(name.words.joined(separator: " ").count <= 200)
+            _ = Self.guide.suggestions(for: hostile, country: "uk")
+        }
+        #expect(best("BBC\u{202E} One\u{200B} London", "uk") == "BBCOne.uk@London")
+    }
+
+    @Test func confidenceRisesWithTheLead() {
+        let sure = Self.guide.suggestions(for: "BBC One Scotland", country: "uk")
+        #expect(sure.count >= 2 && sure[0].confidence > sure[1].confidence)
+        #expect((0...1).contains(sure[0].confidence))
+    }
+}
