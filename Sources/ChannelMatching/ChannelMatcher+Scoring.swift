@@ -28,14 +28,10 @@ extension ChannelMatcher {
             score += 0.1
             why.append("same country")
         }
-        if !entry.feedWords.isEmpty {
-            if entry.feedWords.isSubset(of: query.words) {
-                score += 0.3
-                why.append("same feed " + entry.feedWords.sorted().joined(separator: " "))
-            } else {
-                score -= 0.15
-            }
-        }
+        // A feed's words (a region, a coast, a market) each count: the more of them the name says, the closer.
+        let said = entry.feedWords.intersection(query.words)
+        score += 0.3 * Double(said.count) - 0.15 * Double(entry.feedWords.count - said.count)
+        if !said.isEmpty { why.append("same feed " + said.sorted().joined(separator: " ")) }
         if query.isHD == entry.feedIsHD { score += 0.12 }
         return (score, why)
     }
@@ -60,7 +56,7 @@ extension ChannelMatcher {
 
     /// How sure a match is, from its score and its lead over the next: 0 to 1, rising with both.
     static func confidence(score: Double, margin: Double) -> Double {
-        let sureness = score + 1.5 * margin - 1.2
+        let sureness = score + margin - 1.0
         return 1 / (1 + exp(-4 * sureness))
     }
 
@@ -94,6 +90,10 @@ extension ChannelMatcher {
         guard let sign = ChannelName.callSign(String(base.prefix { $0.isLetter })) else { return nil }
         let digits = base.drop { $0.isLetter }
         guard digits.allSatisfy(\.isNumber) else { return nil }
-        return ChannelName.CallSign(letters: sign.letters, minor: digits.count >= 2 ? Int(String(digits.suffix(1))) ?? 1 : 1)
+        // One digit after DT or TV is the subchannel (`KPMRDT2`); more are the virtual channel, major then minor
+        // (`WRICTV81` is 8.1).
+        let spelled = base.prefix { $0.isLetter }.count > sign.letters.count
+        let minor = digits.count >= 2 || (digits.count == 1 && spelled) ? Int(String(digits.suffix(1))) ?? 1 : 1
+        return ChannelName.CallSign(letters: sign.letters, minor: minor)
     }
 }

@@ -25,6 +25,9 @@ public struct ChannelSuggestion: Sendable, Equatable {
 public final class ChannelMatcher: Sendable {
     struct Entry: Sendable {
         var id: String
+        /// Channels that differ only by picture quality (`X.de@SD`, `X.de@HD`; `BBCOne.uk@London`, `@LondonHD`) share it:
+        /// the name chooses among such siblings by what it says of HD, never by how alike their names are.
+        var sibling: String
         var country: String
         /// The feed after `@`, its words (quality left out), and whether it is an HD feed.
         var feedWords: Set<String>
@@ -60,9 +63,11 @@ public final class ChannelMatcher: Sendable {
             if let hours = Self.feedShift(feed) { shift = hours }
             var signs = names.reduce(into: Set<ChannelName.CallSign>()) { $0.formUnion($1.callSigns) }
             if let sign = Self.idCallSign(Self.stripCountry(base)) { signs.insert(sign) }
-            let entry = Entry(id: channel.id, country: Self.country(of: base), feedWords: Set(feedName.words), feedIsHD: feedName.isHD,
+            let entry = Entry(id: channel.id, sibling: base + "@" + feedName.words.sorted().joined(separator: " "), country: Self.country(of: base),
+                              feedWords: Set(feedName.words), feedIsHD: feedName.isHD,
                               names: names, idName: idName, shift: shift, callSigns: signs)
-            let words = Set(names.flatMap(\.words) + idName.words)
+            // Each word, and each name's words joined ("fightbox" finds "Fight Box").
+            let words = Set(names.flatMap(\.words) + idName.words + names.map(\.joined) + [idName.joined])
             for word in words {
                 byWord[word, default: []].append(Int32(index))
                 count[word, default: 0] += 1
@@ -84,14 +89,12 @@ public final class ChannelMatcher: Sendable {
         let country = country?.lowercased()
         if let country, query.words.count > 1 { query.words.removeAll { $0 == country } }
         var pool = Set<Int32>()
-        for word in Set(query.words) {
-            if let found = byWord[word] {
-                if found.count <= Self.commonest { pool.formUnion(found) }
-            } else if word.count >= 3 {
-                // A shortened word: the channels of the words it begins (at most 20 words).
-                for longer in wordsBeginning(with: word).prefix(20) where (byWord[longer]?.count ?? 0) <= Self.commonest {
-                    pool.formUnion(byWord[longer] ?? [])
-                }
+        for word in Set(query.words + [query.joined]) {
+            if let found = byWord[word], found.count <= Self.commonest { pool.formUnion(found) }
+            // Perhaps a shortened word: the channels of the words it begins too (at most 20 words).
+            guard word.count >= 3 else { continue }
+            for longer in wordsBeginning(with: word).prefix(20) where longer != word && (byWord[longer]?.count ?? 0) <= Self.commonest {
+                pool.formUnion(byWord[longer] ?? [])
             }
         }
         for sign in query.callSigns { pool.formUnion(byCallSign[sign.letters] ?? []) }
@@ -99,13 +102,26 @@ public final class ChannelMatcher: Sendable {
             let local = pool.filter { entries[Int($0)].country == country }
             if !local.isEmpty { pool = local }
         }
-        let scored = pool.map { index -> (score: Double, index: Int32, why: [String]) in
-            let (score, why) = self.score(query, against: entries[Int(index)], country: country)
-            return (score, index, why)
+        // Quality siblings are one candidate, scored by the best of them; the one the name means is the HD one when
+        // it says HD, else the other (the first in the guide when several are alike).
+        var bySibling: [String: (score: Double, members: [(index: Int32, score: Double, why: [String])])] = [:]
+        for index in pool {
+            let entry = entries[Int(index)]
+            let (score, why) = self.score(query, against: entry, country: country)
+            bySibling[entry.sibling, default: (-.infinity, [])].score = max(bySibling[entry.sibling]?.score ?? -.infinity, score)
+            bySibling[entry.sibling, default: (-.infinity, [])].members.append((index, score, why))
+        }
+        let ranked = bySibling.values.map { group -> (score: Double, index: Int32, why: [String]) in
+            let chosen = group.members.min { lhs, rhs in
+                let (left, right) = (entries[Int(lhs.index)].feedIsHD == query.isHD, entries[Int(rhs.index)].feedIsHD == query.isHD)
+                if left != right { return left }
+                return lhs.score != rhs.score ? lhs.score > rhs.score : lhs.index < rhs.index
+            } ?? group.members[0]
+            return (group.score, chosen.index, chosen.why)
         }.sorted { $0.score != $1.score ? $0.score > $1.score : $0.index < $1.index }
-        guard let best = scored.first else { return [] }
-        let margin = best.score - (scored.dropFirst().first?.score ?? 0)
-        return scored.prefix(limit).enumerated().map { rank, candidate in
+        guard let best = ranked.first else { return [] }
+        let margin = best.score - (ranked.dropFirst().first?.score ?? 0)
+        return ranked.prefix(limit).enumerated().map { rank, candidate in
             ChannelSuggestion(channel: entries[Int(candidate.index)].id,
                               confidence: Self.confidence(score: candidate.score, margin: rank == 0 ? margin : 0), why: candidate.why)
         }

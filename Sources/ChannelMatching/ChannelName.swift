@@ -90,6 +90,8 @@ struct ChannelName: Sendable, Equatable {
                 continue
             }
             if !current.isEmpty { words.append(current); current = "" }
+            // "+1" and "+ 1" alike.
+            while character == "+", characters.first == " ", characters.dropFirst().first?.isNumber == true { characters.removeFirst() }
             if character == "+", let digit = characters.first, digit.isNumber {
                 var hours = "+"
                 while let digit = characters.first, digit.isNumber, hours.count < 3 { hours.append(characters.removeFirst()) }

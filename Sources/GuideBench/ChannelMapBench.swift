@@ -31,9 +31,18 @@ func channelMapBench(folder: String, entries wanted: Int, channels wantedChannel
     let buildSeconds = Double(DispatchTime.now().uptimeNanoseconds - built) / 1e9
     let started = DispatchTime.now().uptimeNanoseconds
     var results: [(url: String, right: Bool, confidence: Double)] = []
+    var misses = ""
     for entry in playlist {
-        let best = matcher.suggestions(for: entry.name, country: entry.groups.first, limit: 1).first
+        let found = matcher.suggestions(for: entry.name, country: entry.groups.first, limit: 2)
+        let best = found.first
         results.append((entry.stream, best?.channel == truth[entry.stream], best?.confidence ?? 0))
+        if best?.channel != truth[entry.stream] {
+            misses += "\(String(format: "%.3f", best?.confidence ?? 0))\t\(entry.groups.first ?? "")\t\(entry.name)\twant \(truth[entry.stream] ?? "?")\tgot \(best?.channel ?? "none") \(best?.why ?? [])\tthen \(found.dropFirst().first?.channel ?? "none")\n"
+        }
+    }
+    // TVGUIDE_BENCH_MISSES=FILE: each wrong answer, most confident first, to read what the matcher misses.
+    if let path = ProcessInfo.processInfo.environment["TVGUIDE_BENCH_MISSES"] {
+        try misses.split(separator: "\n").sorted(by: >).joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
     }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
     let right = results.filter(\.right).count
