@@ -49,6 +49,10 @@ public final class ChannelMatcher: Sendable {
     let unknownWeight: Double
     /// A word on more channels than this is not used to find candidates (it is still weighed).
     static let commonest = 2_000
+    /// Each country's names, folded, in the languages guides are mostly written in ("mexico", "espana", "deutschland"),
+    /// for the countries of the guide's ids: a playlist writes its country into a name ("Canal FX (Chile)").
+    let countryWords: [String: Set<String>]
+    static let countryLanguages = ["en", "es", "fr", "de", "pt", "it", "nl"]
 
     public init(_ channels: [MatchableChannel]) {
         var entries: [Entry] = []
@@ -80,14 +84,32 @@ public final class ChannelMatcher: Sendable {
         unknownWeight = log(total + 1) + 0.5
         (self.entries, self.byWord, self.byCallSign) = (entries, byWord, byCallSign)
         sortedWords = byWord.keys.sorted()
+        var countryWords: [String: Set<String>] = [:]
+        for code in Set(entries.map(\.country)) where !code.isEmpty {
+            let region = code == "uk" ? "GB" : code.uppercased()
+            var words: Set<String> = [code]
+            for language in Self.countryLanguages {
+                guard let name = Locale(identifier: language).localizedString(forRegionCode: region) else { continue }
+                words.formUnion(ChannelName(name).words)
+            }
+            countryWords[code] = words
+        }
+        self.countryWords = countryWords
     }
 
     /// The channels `name` may mean, best first, at most `limit`; `country` (a playlist group's or a source's ISO
     /// code, lower case) narrows them to that country's when it has any.
     public func suggestions(for name: String, country: String? = nil, limit: Int = 5) -> [ChannelSuggestion] {
-        var query = ChannelName(name)
+        let query = ChannelName(name)
         let country = country?.lowercased()
-        if let country, query.words.count > 1 { query.words.removeAll { $0 == country } }
+        // The country's own name or code in a name may say only where it is ("Canal FX (Chile)"), or be the name
+        // ("France 24"): the name is weighed with and without it.
+        var local: ChannelName?
+        if let country {
+            let said = countryWords[country] ?? [country]
+            let rest = query.words.filter { !said.contains($0) }
+            if !rest.isEmpty, rest.count < query.words.count { local = query; local?.words = rest }
+        }
         var pool = Set<Int32>()
         for word in Set(query.words + [query.joined]) {
             if let found = byWord[word], found.count <= Self.commonest { pool.formUnion(found) }
@@ -107,7 +129,11 @@ public final class ChannelMatcher: Sendable {
         var bySibling: [String: (score: Double, members: [(index: Int32, score: Double, why: [String])])] = [:]
         for index in pool {
             let entry = entries[Int(index)]
-            let (score, why) = self.score(query, against: entry, country: country)
+            var (score, why) = self.score(query, against: entry, country: country)
+            if let local {
+                let other = self.score(local, against: entry, country: country)
+                if other.0 > score { (score, why) = other }
+            }
             bySibling[entry.sibling, default: (-.infinity, [])].score = max(bySibling[entry.sibling]?.score ?? -.infinity, score)
             bySibling[entry.sibling, default: (-.infinity, [])].members.append((index, score, why))
         }

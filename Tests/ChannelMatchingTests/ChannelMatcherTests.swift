@@ -18,6 +18,9 @@ import Testing
         MatchableChannel(id: "Sport1.cz@SD", names: ["Sport 1"]),
         MatchableChannel(id: "Sport1.de@SD", names: ["Sport1"]),
         MatchableChannel(id: "NationalGeographic.es@SD", names: ["National Geographic"]),
+        MatchableChannel(id: "StarChannel.mx@SD", names: ["Star Channel"]),
+        MatchableChannel(id: "StarLife.mx@SD", names: ["Star Life México"]),
+        MatchableChannel(id: "France24.fr@SD", names: ["France 24"]),
     ])
 
     func best(_ name: String, _ country: String? = nil) -> String? {
@@ -57,6 +60,13 @@ import Testing
 
     /// Names from outside are bounded: long, with controls, direction overrides and emoji, each read within its first
     /// 200 characters and matched at once.
+    /// A country's name in a name may say only where it is, or be the name: weighed both ways.
+    @Test func aCountrysNameInAName() {
+        #expect(best("Canal Star Channel (México)", "mx") == "StarChannel.mx@SD")
+        #expect(best("Star Channel Mexico", "mx") == "StarChannel.mx@SD")
+        #expect(best("France 24", "fr") == "France24.fr@SD")
+    }
+
     @Test func hostileNamesAreBounded() {
         for hostile in [String(repeating: "BBC One ", count: 2_000), "BBC\u{0} One\u{202E} London", "📺 BBC One London 🇬🇧", "", "+", "+99999999999999999999"] {
             let name = ChannelName(hostile)
