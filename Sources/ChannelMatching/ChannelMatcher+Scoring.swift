@@ -37,11 +37,19 @@ extension ChannelMatcher {
     }
 
     /// Two names' words in common, each weighed by its rarity (a word that begins one of the other's counts 0.6 of
-    /// itself: "Nat Geo", "National Geographic"), over both names' weight; 1 when their words joined are the same.
+    /// itself: "Nat Geo", "National Geographic"), over both names' weight; 1 when their words joined are the same. A word
+    /// that is the other's initials ("SBO", "Sky Box Office") stands for the words it shortens, at 0.85 of the score.
     func similarity(_ query: ChannelName, _ name: ChannelName) -> Double {
         guard !query.words.isEmpty, !name.words.isEmpty else { return 0 }
         if query.joined == name.joined { return 1 }
-        let mine = Set(query.words), theirs = Set(name.words)
+        var mine = Set(query.words)
+        let theirs = Set(name.words)
+        var shortened = false
+        for word in mine where !theirs.contains(word) && name.initials.contains(word) {
+            mine.remove(word)
+            mine.formUnion(name.words.prefix(word.count))
+            shortened = true
+        }
         let common = mine.intersection(theirs)
         var matched = common.reduce(0) { $0 + weigh($1) }
         let unmatched = theirs.subtracting(common)
@@ -49,7 +57,8 @@ extension ChannelMatcher {
             matched += 0.6 * weigh(word)
         }
         let total = mine.reduce(0) { $0 + weigh($1) } + theirs.reduce(0) { $0 + weigh($1) }
-        return total > 0 ? 2 * matched / total : 0
+        let score = total > 0 ? 2 * matched / total : 0
+        return shortened ? 0.85 * score : score
     }
 
     func weigh(_ word: String) -> Double { weight[word] ?? unknownWeight }

@@ -71,7 +71,8 @@ public final class ChannelMatcher: Sendable {
                               feedWords: Set(feedName.words), feedIsHD: feedName.isHD,
                               names: names, idName: idName, shift: shift, callSigns: signs)
             // Each word, and each name's words joined ("fightbox" finds "Fight Box").
-            let words = Set(names.flatMap(\.words) + idName.words + names.map(\.joined) + [idName.joined])
+            let words = Set(names.flatMap(\.words) + idName.words + names.map(\.joined) + [idName.joined]
+                            + names.flatMap(\.initials) + idName.initials)
             for word in words {
                 byWord[word, default: []].append(Int32(index))
                 count[word, default: 0] += 1

@@ -39,6 +39,20 @@ struct ChannelName: Sendable, Equatable {
     /// The words joined: "bbc one" and "bbcone" are one name.
     var joined: String { words.joined() }
 
+    /// Its initials, as a name is shortened ("Sky Box Office" is "sbo", "National Geographic Channel" "ngc"), also
+    /// without a last word that only says it is a channel ("ngc" of "National Geographic Channel" and "ng"); none for a
+    /// name of one word.
+    var initials: [String] {
+        let letters = words.filter { $0.first?.isLetter == true }
+        guard letters.count >= 2, letters.count == words.count else { return [] }
+        var found = [String(letters.compactMap(\.first))]
+        if let last = letters.last, Self.generic.contains(last), letters.count >= 3 { found.append(String(letters.dropLast().compactMap(\.first))) }
+        return found
+    }
+
+    /// Words that say only that it is a channel.
+    static let generic: Set<String> = ["tv", "channel", "television", "canal", "kanal", "network"]
+
     static let quality: Set<String> = ["hd", "fhd", "uhd", "4k", "8k", "sd", "hdtv", "sdtv", "hevc", "h265", "h264", "1080p", "1080i",
                                        "720p", "2160p", "hq"]
     static let highDefinition: Set<String> = ["hd", "fhd", "uhd", "4k", "8k", "hdtv", "1080p", "1080i", "720p", "2160p"]

@@ -21,6 +21,8 @@ import Testing
         MatchableChannel(id: "StarChannel.mx@SD", names: ["Star Channel"]),
         MatchableChannel(id: "StarLife.mx@SD", names: ["Star Life México"]),
         MatchableChannel(id: "France24.fr@SD", names: ["France 24"]),
+        MatchableChannel(id: "SkyBoxOffice.nz@SD", names: ["Sky Box Office"]),
+        MatchableChannel(id: "SkyMovies.nz@SD", names: ["Sky Movies"]),
     ])
 
     func best(_ name: String, _ country: String? = nil) -> String? {
@@ -55,6 +57,8 @@ import Testing
         #expect(best("Первый канал") == "PervyyKanal.ru@SD")
         #expect(best("Sport1", "cz") == "Sport1.cz@SD")
         #expect(best("NatGeo", "es") == "NationalGeographic.es@SD")
+        #expect(best("SBO", "nz") == "SkyBoxOffice.nz@SD")
+        #expect(ChannelName("National Geographic Channel").initials == ["ngc", "ng"])
         #expect(ChannelName.splitCamel("RaiNews24") == "Rai News 24" && ChannelName.splitCamel("BBCOne") == "BBC One")
     }
 
