@@ -28,10 +28,16 @@ extension ChannelMatcher {
             score += 0.1
             why.append("same country")
         }
-        // A feed's words (a region, a coast, a market) each count: the more of them the name says, the closer.
+        // A feed's words (a region, a coast, a market) each count: the more of them the name says, the closer; said
+        // shortened ("N West", "W Mid") a little less.
         let said = entry.feedWords.intersection(query.words)
-        score += 0.3 * Double(said.count) - 0.15 * Double(entry.feedWords.count - said.count)
-        if !said.isEmpty { why.append("same feed " + said.sorted().joined(separator: " ")) }
+        // (A word of the channel's own name is its name, not its feed shortened.)
+        let named = Set(entry.names.flatMap(\.words) + entry.idName.words)
+        let shortened = entry.feedWords.subtracting(said).filter { word in
+            query.words.contains { word.hasPrefix($0) && !said.contains($0) && !named.contains($0) }
+        }
+        score += 0.3 * Double(said.count) + 0.25 * Double(shortened.count) - 0.15 * Double(entry.feedWords.count - said.count - shortened.count)
+        if !said.isEmpty || !shortened.isEmpty { why.append("same feed " + said.union(shortened).sorted().joined(separator: " ")) }
         if query.isHD == entry.feedIsHD { score += 0.12 }
         return (score, why)
     }

@@ -9,6 +9,8 @@ import Testing
         MatchableChannel(id: "BBCOne.uk@London", names: ["BBC One London"]),
         MatchableChannel(id: "BBCOne.uk@Scotland", names: ["BBC One Scotland"]),
         MatchableChannel(id: "BBCOne.uk@LondonHD", names: ["BBC One London HD"]),
+        MatchableChannel(id: "BBCOne.uk@West", names: ["BBC One West"]),
+        MatchableChannel(id: "BBCOne.uk@NorthWest", names: ["BBC One North West"]),
         MatchableChannel(id: "5STAR.uk@SD", names: ["5STAR"]),
         MatchableChannel(id: "5STAR.uk@Plus1", names: ["5STAR +1"]),
         MatchableChannel(id: "WRICTV81.us@HD", names: ["ABC (WRIC-DT) Richmond, VA"]),
@@ -33,6 +35,7 @@ import Testing
         #expect(best("BBC One Scotland", "uk") == "BBCOne.uk@Scotland")
         #expect(best("BBC One London", "uk") == "BBCOne.uk@London")
         #expect(best("BBC One London HD", "uk") == "BBCOne.uk@LondonHD")
+        #expect(best("BBC ONE N West", "uk") == "BBCOne.uk@NorthWest" && best("BBC One West", "uk") == "BBCOne.uk@West")
         #expect(best("5STAR +1", "uk") == "5STAR.uk@Plus1")
         #expect(best("5 Star Plus 1", "uk") == "5STAR.uk@Plus1")
         #expect(best("5STAR", "uk") == "5STAR.uk@SD")
