@@ -67,7 +67,7 @@ extension ChannelMatcher {
         return shortened ? 0.85 * score : score
     }
 
-    func weigh(_ word: String) -> Double { weight[word] ?? unknownWeight }
+    func weigh(_ word: String) -> Double { ChannelName.generic.contains(word) ? 0.3 : weight[word] ?? unknownWeight }
 
     /// How sure a match is, from its score and its lead over the next: 0 to 1, rising with both.
     static func confidence(score: Double, margin: Double) -> Double {

@@ -88,7 +88,10 @@ public final class ChannelMatcher: Sendable {
         var countryWords: [String: Set<String>] = [:]
         for code in Set(entries.map(\.country)) where !code.isEmpty {
             let region = code == "uk" ? "GB" : code.uppercased()
-            var words: Set<String> = [code]
+            // Its code, and the short forms English writes beside the locale's names.
+            var words: Set<String> = [code, region.lowercased()]
+            if code == "us" { words.formUnion(["usa", "america"]) }
+            if code == "uk" { words.formUnion(["britain", "british", "england"]) }
             for language in Self.countryLanguages {
                 guard let name = Locale(identifier: language).localizedString(forRegionCode: region) else { continue }
                 words.formUnion(ChannelName(name).words)

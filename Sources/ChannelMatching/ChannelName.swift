@@ -50,8 +50,8 @@ struct ChannelName: Sendable, Equatable {
         return found
     }
 
-    /// Words that say only that it is a channel.
-    static let generic: Set<String> = ["tv", "channel", "television", "canal", "kanal", "network"]
+    /// Words that say only that it is a channel, or a feed of one: they weigh little, however rare in a guide.
+    static let generic: Set<String> = ["tv", "channel", "television", "canal", "kanal", "network", "feed", "live", "official"]
 
     static let quality: Set<String> = ["hd", "fhd", "uhd", "4k", "8k", "sd", "hdtv", "sdtv", "hevc", "h265", "h264", "1080p", "1080i",
                                        "720p", "2160p", "hq"]
