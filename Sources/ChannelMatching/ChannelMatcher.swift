@@ -66,7 +66,11 @@ public final class ChannelMatcher: Sendable {
             var shift = names.map(\.shift).max() ?? 0
             if let hours = Self.feedShift(feed) { shift = hours }
             var signs = names.reduce(into: Set<ChannelName.CallSign>()) { $0.formUnion($1.callSigns) }
-            if let sign = Self.idCallSign(Self.stripCountry(base)) { signs.insert(sign) }
+            // The id says the subchannel where a display name seldom does ("WBRE HDTV" is WBRETV283's name too).
+            if let sign = Self.idCallSign(Self.stripCountry(base)) {
+                signs = signs.filter { $0.letters != sign.letters }
+                signs.insert(sign)
+            }
             let entry = Entry(id: channel.id, sibling: base + "@" + feedName.words.sorted().joined(separator: " "), country: Self.country(of: base),
                               feedWords: Set(feedName.words), feedIsHD: feedName.isHD,
                               names: names, idName: idName, shift: shift, callSigns: signs)
