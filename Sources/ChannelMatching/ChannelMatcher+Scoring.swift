@@ -9,6 +9,11 @@ extension ChannelMatcher {
         let byID = similarity(query, entry.idName) * 0.9
         if byID > score { score = byID }
         if score >= 1 { why.append("same name") } else if score > 0 { why.append("names alike") }
+        // Written in another script: a name that sounds the same (its consonants) is a name alike.
+        if query.isOtherScript, score < 0.7, let sound = query.skeleton, (entry.names + [entry.idName]).contains(where: { $0.skeleton == sound }) {
+            score = 0.7
+            why.append("sounds the same")
+        }
         let signs = Set(query.callSigns.map(\.letters)), theirs = Set(entry.callSigns.map(\.letters))
         if !query.callSigns.isDisjoint(with: entry.callSigns) {
             score += 0.8

@@ -53,6 +53,8 @@ public final class ChannelMatcher: Sendable {
     /// for the countries of the guide's ids: a playlist writes its country into a name ("Canal FX (Chile)").
     let countryWords: [String: Set<String>]
     static let countryLanguages = ["en", "es", "fr", "de", "pt", "it", "nl"]
+    /// Marks a name's sound (``ChannelName/skeleton``) among the index's words.
+    static let skeletonKey = "~"
 
     public init(_ channels: [MatchableChannel]) {
         var entries: [Entry] = []
@@ -76,7 +78,8 @@ public final class ChannelMatcher: Sendable {
                               names: names, idName: idName, shift: shift, callSigns: signs)
             // Each word, and each name's words joined ("fightbox" finds "Fight Box").
             let words = Set(names.flatMap(\.words) + idName.words + names.map(\.joined) + [idName.joined]
-                            + names.flatMap(\.initials) + idName.initials)
+                            + names.flatMap(\.initials) + idName.initials
+                            + (names + [idName]).compactMap(\.skeleton).map { Self.skeletonKey + $0 })
             for word in words {
                 byWord[word, default: []].append(Int32(index))
                 count[word, default: 0] += 1
@@ -119,6 +122,10 @@ public final class ChannelMatcher: Sendable {
             if !rest.isEmpty, rest.count < query.words.count { local = query; local?.words = rest }
         }
         var pool = Set<Int32>()
+        // A name in another script: the channels whose names sound the same too.
+        if query.isOtherScript, let sound = query.skeleton, let found = byWord[Self.skeletonKey + sound], found.count <= Self.commonest {
+            pool.formUnion(found)
+        }
         for word in Set(query.words + [query.joined]) {
             if let found = byWord[word], found.count <= Self.commonest { pool.formUnion(found) }
             // Perhaps a shortened word: the channels of the words it begins too (at most 20 words).

@@ -20,8 +20,12 @@ struct ChannelName: Sendable, Equatable {
     /// The longest name read: past it, the rest is left out (a name is a few words).
     static let longest = 200
 
+    /// Whether the name was written in another script than Latin (Arabic, Cyrillic, Thai...).
+    var isOtherScript = false
+
     init(_ text: String) {
         let text = String(text.unicodeScalars.filter { !Self.isInvisible($0) }.prefix(Self.longest).map(Character.init))
+        isOtherScript = text.unicodeScalars.contains { $0.properties.isAlphabetic && $0.value > 0x24F }
         callSigns = Self.callSigns(in: text)
         var raw = Self.words(Self.latin(Self.splitCamel(text)))
         shift = 0
@@ -48,6 +52,34 @@ struct ChannelName: Sendable, Equatable {
         var found = [String(letters.compactMap(\.first))]
         if let last = letters.last, Self.generic.contains(last), letters.count >= 3 { found.append(String(letters.dropLast().compactMap(\.first))) }
         return found
+    }
+
+    /// How the name sounds, roughly, in consonants: what a name written in Arabic, whose vowels a transliteration
+    /// mostly loses, shares with its Latin spelling ("سبيس تون", "sbys twn", and "Spacetoon" are both "sbstn"). Words that
+    /// only say it is a channel are left out; nil when fewer than 2 consonants are left.
+    var skeleton: String? {
+        var letters = Array(words.filter { !Self.generic.contains($0) }.joined())
+        var out: [Character] = []
+        var index = 0
+        while index < letters.count {
+            let letter = letters[index], next = index + 1 < letters.count ? letters[index + 1] : nil
+            var sound: Character? = letter
+            switch letter {
+            case "c": sound = next.map { "eiy".contains($0) } == true ? "s" : "k"
+            case "p": sound = next == "h" ? "f" : "b"
+            case "v": sound = "f"
+            case "q", "g": sound = "k"
+            case "z": sound = "s"
+            case "x": sound = "k"
+            case "a", "e", "i", "o", "u", "y", "w", "h": sound = nil
+            default: sound = letter.isLetter ? letter : nil
+            }
+            if letter == "p", next == "h" { index += 1 }
+            if let sound, out.last != sound { out.append(sound) }
+            index += 1
+        }
+        letters = out
+        return letters.count >= 2 ? String(letters) : nil
     }
 
     /// Words that say only that it is a channel, or a feed of one: they weigh little, however rare in a guide.
