@@ -36,11 +36,12 @@ func channelMapBench(folder: String, entries wanted: Int, channels wantedChannel
         let found = matcher.suggestions(for: entry.name, country: entry.groups.first, limit: 2)
         let best = found.first
         results.append((entry.stream, best?.channel == truth[entry.stream], best?.confidence ?? 0))
-        if best?.channel != truth[entry.stream] {
-            misses += "\(String(format: "%.3f", best?.confidence ?? 0))\t\(entry.groups.first ?? "")\t\(entry.name)\twant \(truth[entry.stream] ?? "?")\tgot \(best?.channel ?? "none") \(best?.why ?? [])\tthen \(found.dropFirst().first?.channel ?? "none")\n"
+        if best?.channel != truth[entry.stream] || ProcessInfo.processInfo.environment["TVGUIDE_BENCH_ALL"] != nil {
+            misses += "\(String(format: "%.3f", best?.confidence ?? 0))\t\(best?.channel == truth[entry.stream] ? "right" : "wrong")\t\(entry.groups.first ?? "")\t\(entry.name)\twant \(truth[entry.stream] ?? "?")\tgot \(best?.channel ?? "none") \(best?.why ?? [])\tthen \(found.dropFirst().first?.channel ?? "none")\n"
         }
     }
-    // TVGUIDE_BENCH_MISSES=FILE: each wrong answer, most confident first, to read what the matcher misses.
+    // TVGUIDE_BENCH_MISSES=FILE: each wrong answer (with TVGUIDE_BENCH_ALL, every answer), most confident first, to
+    // read what the matcher misses.
     if let path = ProcessInfo.processInfo.environment["TVGUIDE_BENCH_MISSES"] {
         try misses.split(separator: "\n").sorted(by: >).joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
     }
