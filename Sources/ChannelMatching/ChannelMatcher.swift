@@ -164,7 +164,8 @@ public final class ChannelMatcher: Sendable {
         let margin = best.score - (ranked.dropFirst().first?.score ?? 0)
         return ranked.prefix(limit).enumerated().map { rank, candidate in
             ChannelSuggestion(channel: entries[Int(candidate.index)].id,
-                              confidence: Self.confidence(score: candidate.score, margin: rank == 0 ? margin : 0), why: candidate.why)
+                              confidence: Self.confidence(score: candidate.score, margin: rank == 0 ? margin : 0, evidence: candidate.why),
+                              why: candidate.why)
         }
     }
 
