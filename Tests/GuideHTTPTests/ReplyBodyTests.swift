@@ -62,4 +62,16 @@ import Testing
         try sample.withUnsafeBytes { raw in try whole.inflate(raw) { total += $0.count } }
         #expect(total == 4_105_945)
     }
+
+    /// The rule's arithmetic at the ends of Int: no trap, never room below 0 or past the total.
+    @Test func theInflationRuleHoldsAtTheEndsOfItsNumbers() {
+        for (total, ratio) in [(Int.max, Int.max), (0, 0), (-1, -1), (64 << 20, 50)] {
+            let limit = InflationLimit(total: total, ratio: ratio)
+            for (inflated, consumed) in [(0, Int.max), (Int.max, 0), (-1, -1), (Int.max, Int.max), (0, 0)] {
+                let room = limit.room(inflated: inflated, consumed: consumed)
+                #expect(room >= 0 && room <= max(0, total), "\(total) \(ratio) \(inflated) \(consumed): \(room)")
+            }
+        }
+        #expect(InflationLimit(total: 64 << 20).room(inflated: 0, consumed: 1_000) == 1_000 * 50 + InflationLimit.slack)
+    }
 }

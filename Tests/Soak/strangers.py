@@ -68,30 +68,37 @@ def rss_mb(pid):
     return 0.0
 
 
-def four_guest_uploads(port, pid):
-    """Four guests post 50 MB each at once to the history import; (statuses, MB each sent, peak RSS in MB)."""
-    results = [None] * 4
+def at_once(pid, count, one):
+    """Runs one(index) for each of `count` callers at once, serve's RSS read every 20 ms meanwhile; (their results,
+    the peak RSS in MB)."""
+    results = [None] * count
     peak = [rss_mb(pid)]
     done = threading.Event()
 
     def watch():
         while not done.is_set():
             peak[0] = max(peak[0], rss_mb(pid))
-            time.sleep(0.05)
+            time.sleep(0.02)
 
-    def one(index):
-        results[index] = post_large(port, "/history/import", FIFTY_MB, source="127.0.0.%d" % (20 + index))
+    def run(index):
+        results[index] = one(index)
 
     watcher = threading.Thread(target=watch)
     watcher.start()
-    threads = [threading.Thread(target=one, args=(index,)) for index in range(4)]
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(count)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     done.set()
     watcher.join()
-    return [r[0] for r in results], [round(r[1] / (1 << 20), 1) for r in results], peak[0]
+    return results, peak[0]
+
+
+def four_guest_uploads(port, pid):
+    """Four guests post 50 MB each at once to the history import; (statuses, MB each sent, peak RSS in MB)."""
+    results, peak = at_once(pid, 4, lambda index: post_large(port, "/history/import", FIFTY_MB, source="127.0.0.%d" % (20 + index)))
+    return [r[0] for r in results], [round(r[1] / (1 << 20), 1) for r in results], peak
 
 
 def bomb_zip(megabytes=500):
@@ -131,28 +138,7 @@ def upload(port, session, csrf, name, blob, timeout=120):
 
 def three_bombs(port, pid, session, csrf, blob):
     """Three viewers' bomb zips at once; (statuses, peak RSS in MB)."""
-    statuses = [None] * 3
-    peak = [rss_mb(pid)]
-    done = threading.Event()
-
-    def watch():
-        while not done.is_set():
-            peak[0] = max(peak[0], rss_mb(pid))
-            time.sleep(0.02)
-
-    def one(index):
-        statuses[index] = upload(port, session, csrf, "export-%d.zip" % index, blob)
-
-    watcher = threading.Thread(target=watch)
-    watcher.start()
-    threads = [threading.Thread(target=one, args=(index,)) for index in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    done.set()
-    watcher.join()
-    return statuses, peak[0]
+    return at_once(pid, 3, lambda index: upload(port, session, csrf, "export-%d.zip" % index, blob))
 
 
 class Broker:

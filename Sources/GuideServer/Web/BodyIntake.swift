@@ -77,10 +77,16 @@ final class BodyIntake: Sendable {
         /// `request`'s body, read once its caller has been admitted: at most `limit` bytes (413 past it: at once when
         /// its declared length says so, before a byte is read) and within the server's bound (503).
         func read(_ request: Request, upTo limit: Int) async throws -> ByteBuffer {
-            // A declared length is taken at once (a bound that cannot hold it refuses before reading); one that is
-            // no number (or past Int) is read as it comes, each byte counted.
-            let declared = request.headers[.contentLength].flatMap { Int($0) }.map { max($0, 0) }
-            if let declared, declared > limit { throw Self.tooLarge(limit) }
+            // A declared length is taken at once (a bound that cannot hold it refuses before reading); a length past
+            // Int is past any limit, and one that is no number is no request; a chunked body is counted as it comes.
+            var declared: Int?
+            if let text = request.headers[.contentLength] {
+                guard text.utf8.allSatisfy({ (48...57).contains($0) }), !text.isEmpty else {
+                    throw HTTPError(.badRequest, message: "Content-Length is not a number")
+                }
+                guard let length = Int(text), length <= limit else { throw Self.tooLarge(limit) }
+                declared = length
+            }
             if let declared, !take(declared) { throw Self.busy }
             var body = ByteBuffer()
             body.reserveCapacity(declared ?? 0)
