@@ -117,7 +117,7 @@ let package = Package(
         ]),
         // Reading sources (files, URLs, gzip, TVmaze schedules) into the store.
         .target(name: "GuideIngest", dependencies: [
-            "GuideCore", "GuideThreads", "GuideWebFormats", "XMLTV", "GuideStore", "GuideHTTP", "TVMaze", "SchedulesDirect", "CZlib",
+            "GuideCore", "GuideThreads", "GuideWebFormats", "XMLTV", "GuideStore", "GuideHTTP", "TVMaze", "SchedulesDirect", "CZlib", "ChannelMatching",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Subprocess", package: "swift-subprocess"),
             .product(name: "SystemPackage", package: "swift-system"),

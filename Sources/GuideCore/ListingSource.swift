@@ -154,33 +154,46 @@ public struct SourceChannel: Codable, Hashable, Sendable {
     public var mappedTo: ChannelID?
     /// When a refresh last saw it offered; nil when only an admin has named it so far.
     public var lastSeen: Date?
+    /// Who chose ``mappedTo``: nil while nobody has. A person's choice (to keep the channel as itself too) stands for
+    /// good; the matcher's may be replaced by a later match.
+    public var chosenBy: MappingChooser?
+    /// The guide channels the matcher suggested at its last look, best first (at most ``ChannelCandidate/most``).
+    public var candidates: [ChannelCandidate]
 
-    public init(id: ChannelID, name: String, keep: Bool, mappedTo: ChannelID? = nil, lastSeen: Date? = nil) {
+    public init(id: ChannelID, name: String, keep: Bool, mappedTo: ChannelID? = nil, lastSeen: Date? = nil,
+                chosenBy: MappingChooser? = nil, candidates: [ChannelCandidate] = []) {
         self.id = id
         self.name = name
         self.keep = keep
         self.mappedTo = mappedTo
         self.lastSeen = lastSeen
+        self.chosenBy = chosenBy
+        self.candidates = candidates
     }
 
     /// The guide channel its listings go to.
     public var guideChannel: ChannelID { mappedTo ?? id }
+
+    /// Whether it waits for a person: nobody chose, and the matcher has suggestions it was not sure enough to apply.
+    public var awaitsReview: Bool { chosenBy == nil && mappedTo == nil && !candidates.isEmpty }
 }
 
-extension SourceChannel {
-    /// For each unmapped channel of `channels` (one source's), a guide channel of the same name (folded) that is not
-    /// one of the source's own channels, to suggest mapping it to. The first such guide channel wins.
-    public static func suggestions(for channels: [SourceChannel], guide: [Channel]) -> [ChannelID: ChannelID] {
-        let own = Set(channels.map(\.id))
-        var byName: [String: ChannelID] = [:]
-        for channel in guide where !own.contains(channel.id) {
-            let name = SearchText.fold(channel.name)
-            if byName[name] == nil { byName[name] = channel.id }
-        }
-        var suggestions: [ChannelID: ChannelID] = [:]
-        for channel in channels where channel.mappedTo == nil {
-            if let match = byName[SearchText.fold(channel.name)] { suggestions[channel.id] = match }
-        }
-        return suggestions
+/// Who chose where a source's channel goes.
+public enum MappingChooser: String, Codable, Hashable, Sendable {
+    case person
+    case matcher
+}
+
+/// A guide channel the matcher suggests for a source's channel: how sure it is (0 to 1) and why, in words.
+public struct ChannelCandidate: Codable, Hashable, Sendable {
+    public var channel: ChannelID
+    public var confidence: Double
+    public var why: [String]
+
+    /// Suggestions kept per channel.
+    public static let most = 5
+
+    public init(channel: ChannelID, confidence: Double, why: [String]) {
+        (self.channel, self.confidence, self.why) = (channel, confidence, why)
     }
 }

@@ -70,6 +70,16 @@ extension PlaylistStore where Self: SQLBackend & SourceStore {
         }
     }
 
+    public func playlistEntries(of source: SourceName, limit: Int) async throws -> [PlaylistEntry] {
+        try await reading { db in
+            let id = try await configuredSourceID(db, source)
+            let decoder = JSONDecoder()
+            return try await db.rows("""
+                SELECT details FROM playlist_entry WHERE source_id = \(id) ORDER BY position LIMIT \(Int64(limit))
+                """).map { try decoder.decode(PlaylistEntry.self, from: Data(try $0.value(0, as: String.self).utf8)) }
+        }
+    }
+
     public func playlistHeader(of source: SourceName) async throws -> PlaylistHeader? {
         try await reading { db in
             let urls = try await db.value("""

@@ -14,6 +14,8 @@ public protocol PlaylistStore: Sendable {
     func playlistCandidates() async throws -> [PlaylistCandidate]
     /// The whole entries at `keys` (``PlaylistCandidate/key``): what matching chose, read once it has.
     func playlistEntries(_ keys: [Int64]) async throws -> [Int64: PlaylistEntry]
+    /// A playlist source's entries, whole, in playlist order (at most `limit`): what the channel matcher reads.
+    func playlistEntries(of source: SourceName, limit: Int) async throws -> [PlaylistEntry]
     /// Whether any playlist has an entry with a `tvg-shift`: one index-free look, so an import without timeshift
     /// channels does not match playlists.
     func hasShiftedPlaylistEntries() async throws -> Bool

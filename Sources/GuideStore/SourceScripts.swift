@@ -93,7 +93,7 @@ extension SourceStore where Self: SQLBackend {
         try await reading { db in
             let id = try await configuredSourceID(db, name)
             return try await db.rows("""
-                SELECT channel_id, name, keep, mapped_to, last_seen FROM source_channel WHERE source_id = \(id)
+                SELECT channel_id, name, keep, mapped_to, last_seen, chosen_by, candidates FROM source_channel WHERE source_id = \(id)
                 ORDER BY lower(name)\(.binaryOrder), channel_id\(.binaryOrder)
                 """).map(sourceChannel)
         }
@@ -105,13 +105,37 @@ extension SourceStore where Self: SQLBackend {
             for channel in channels {
                 let mapped = channel.mappedTo.flatMap { $0 == channel.id || $0.rawValue.isEmpty ? nil : $0.rawValue }
                 try await db.execute("""
-                    INSERT INTO source_channel (source_id, channel_id, name, keep, mapped_to)
-                    VALUES (\(id), \(channel.id.rawValue), \(channel.name), \(channel.keep), \(mapped))
-                    ON CONFLICT (source_id, channel_id) DO UPDATE SET keep = excluded.keep, mapped_to = excluded.mapped_to
+                    INSERT INTO source_channel (source_id, channel_id, name, keep, mapped_to, chosen_by)
+                    VALUES (\(id), \(channel.id.rawValue), \(channel.name), \(channel.keep), \(mapped), \(channel.chosenBy?.rawValue))
+                    ON CONFLICT (source_id, channel_id) DO UPDATE SET keep = excluded.keep, mapped_to = excluded.mapped_to,
+                        chosen_by = excluded.chosen_by
                     """)
             }
             // A playlist's choices apply as the guide is read, not at its next import: a new version of the listings.
             if try await db.value("SELECT source_id FROM playlist_entry WHERE source_id = \(id) LIMIT 1", as: Int64.self) != nil {
+                try await db.execute("UPDATE guide_state SET generation = generation + 1")
+            }
+        }
+    }
+
+    public func recordMatches(_ matches: [ChannelMatchRecord], of name: SourceName) async throws {
+        try await transaction { db in
+            let id = try await configuredSourceID(db, name)
+            for match in matches {
+                let candidates = String(decoding: try JSONEncoder().encode(match.candidates), as: UTF8.self)
+                try await db.execute("""
+                    UPDATE source_channel SET candidates = \(candidates) WHERE source_id = \(id) AND channel_id = \(match.channel.rawValue)
+                    """)
+                guard let target = match.applied else { continue }
+                // A person's choice is never replaced, whatever the matcher finds later.
+                try await db.execute("""
+                    UPDATE source_channel SET mapped_to = \(target.rawValue), chosen_by = \(MappingChooser.matcher.rawValue)
+                    WHERE source_id = \(id) AND channel_id = \(match.channel.rawValue)
+                        AND (chosen_by IS NULL OR chosen_by = \(MappingChooser.matcher.rawValue))
+                    """)
+            }
+            if matches.contains(where: { $0.applied != nil }),
+               try await db.value("SELECT source_id FROM playlist_entry WHERE source_id = \(id) LIMIT 1", as: Int64.self) != nil {
                 try await db.execute("UPDATE guide_state SET generation = generation + 1")
             }
         }
@@ -124,7 +148,7 @@ extension SourceStore where Self: SQLBackend {
             let definition = StoredDefinition.definition(
                 try await db.value("SELECT definition FROM source WHERE id = \(id)\(.lockRows)", as: String.self))
             let known = try await db.rows("""
-                SELECT channel_id, name, keep, mapped_to, last_seen FROM source_channel WHERE source_id = \(id)
+                SELECT channel_id, name, keep, mapped_to, last_seen, chosen_by, candidates FROM source_channel WHERE source_id = \(id)
                 """).map(sourceChannel)
             let existing = Set(try await db.column("SELECT id FROM channel", as: String.self).map { ChannelID($0) })
             let offer = OfferChanges(known: known, offered: offered, complete: complete,
@@ -231,8 +255,10 @@ extension SourceStore where Self: SQLBackend {
     }
 
     private func sourceChannel(_ row: SQLRow) throws -> SourceChannel {
-        SourceChannel(id: ChannelID(try row.value(0, as: String.self)), name: try row.value(1), keep: try row.value(2),
-                      mappedTo: try row.value(3, as: String?.self).map { ChannelID($0) }, lastSeen: try date(row, 4))
+        let candidates = try row.value(6, as: String?.self).flatMap { try? JSONDecoder().decode([ChannelCandidate].self, from: Data($0.utf8)) }
+        return SourceChannel(id: ChannelID(try row.value(0, as: String.self)), name: try row.value(1), keep: try row.value(2),
+                             mappedTo: try row.value(3, as: String?.self).map { ChannelID($0) }, lastSeen: try date(row, 4),
+                             chosenBy: try row.value(5, as: String?.self).flatMap(MappingChooser.init(rawValue:)), candidates: candidates ?? [])
     }
 
     private func date(_ row: SQLRow, _ column: Int) throws -> Date? {

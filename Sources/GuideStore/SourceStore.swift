@@ -19,6 +19,9 @@ public protocol SourceStore: Sendable {
     func sourceChannels(of name: SourceName) async throws -> [SourceChannel]
     /// Saves an admin's choices (keep, mapped to) for the channels given; other channels keep theirs.
     func chooseSourceChannels(_ channels: [SourceChannel], of name: SourceName) async throws
+    /// Keeps what the matcher found for a source's channels: each one's suggestions, and the mapping it applied where
+    /// it was sure (never over a person's choice).
+    func recordMatches(_ matches: [ChannelMatchRecord], of name: SourceName) async throws
     /// Records what a refresh found offered and returns the plan for its import: new channels are kept as the
     /// source's definition says, and, when the offer is `complete` (every feed of the source read), a channel whose
     /// id changed but whose name did not keeps its choices and keeps feeding the same guide channel.
@@ -247,5 +250,17 @@ extension SourceStatus: Encodable {
     private enum CodingKeys: String, CodingKey {
         case definition, lastAttempt, lastSuccess, lastOutcome, lastFailure = "lastError", lastBytes, lastProgrammes, lastRepairs, lastDuration,
              programmes, hidden, failuresInRow, unfinishedSince
+    }
+}
+
+/// What the matcher found for one of a source's channels: its suggestions, and the guide channel it applies (nil when
+/// it was not sure enough: the channel waits for a person).
+public struct ChannelMatchRecord: Sendable, Equatable {
+    public var channel: ChannelID
+    public var candidates: [ChannelCandidate]
+    public var applied: ChannelID?
+
+    public init(channel: ChannelID, candidates: [ChannelCandidate], applied: ChannelID?) {
+        (self.channel, self.candidates, self.applied) = (channel, candidates, applied)
     }
 }

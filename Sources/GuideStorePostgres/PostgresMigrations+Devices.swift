@@ -47,5 +47,10 @@ extension PostgresMigrations {
             ALTER TABLE profile ADD COLUMN language text;
             ALTER TABLE profile ADD COLUMN hours text NOT NULL DEFAULT 'locale';
             """),
+        ("v25: who chose a source channel's mapping, and the matcher's suggestions", """
+            ALTER TABLE source_channel ADD COLUMN chosen_by text;
+            ALTER TABLE source_channel ADD COLUMN candidates text;
+            UPDATE source_channel SET chosen_by = 'person' WHERE mapped_to IS NOT NULL;
+            """),
     ]
 }

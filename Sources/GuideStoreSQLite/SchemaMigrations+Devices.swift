@@ -77,5 +77,12 @@ extension SchemaMigrations {
                 ALTER TABLE import_run_v24 RENAME TO import_run;
                 """)
         }
+        migrator.registerMigration("v25: who chose a source channel's mapping, and the matcher's suggestions") { db in
+            try db.execute(sql: """
+                ALTER TABLE source_channel ADD COLUMN chosen_by TEXT;
+                ALTER TABLE source_channel ADD COLUMN candidates TEXT;
+                UPDATE source_channel SET chosen_by = 'person' WHERE mapped_to IS NOT NULL;
+                """)
+        }
     }
 }

@@ -8,7 +8,8 @@ import GuideCore
 /// (a value ends at the quote that is followed by the next attribute, the title's comma, or the line's end);
 /// `#EXTGRP:` and `#EXTVLCOPT:` lines before the stream. Repairs, counted in ``Repairs``: a playlist without
 /// `#EXTM3U` is read when it has `#EXTINF` entries; a line over ``longestLine`` bytes is skipped; a stream without
-/// `#EXTINF` is skipped (nothing names it); numbers outside their ranges are left out.
+/// `#EXTINF` is skipped (nothing names it); numbers outside their ranges are left out; control characters in a
+/// name or value are left out.
 public struct M3UReader: Sendable {
     /// The longest line kept, in bytes; longer ones are skipped (an `#EXTINF` with a data-URL logo can reach a few KB).
     public static let longestLine = 64 * 1024
@@ -136,8 +137,13 @@ public struct M3UReader: Sendable {
         return bytes[first...last]
     }
 
+    /// The text of `bytes`, trimmed, without control characters (NUL, escape, bell...: no name or address has them,
+    /// and a NUL would end the text in a database).
     static func text(_ bytes: ArraySlice<UInt8>) -> String {
-        String(decoding: trimmed(bytes), as: UTF8.self)
+        let kept = trimmed(bytes)
+        let isControl = { (byte: UInt8) in byte < 0x20 || byte == 0x7F }
+        guard kept.contains(where: isControl) else { return String(decoding: kept, as: UTF8.self) }
+        return String(decoding: kept.filter { !isControl($0) }, as: UTF8.self)
     }
 
     private mutating func tag(_ bytes: ArraySlice<UInt8>) {

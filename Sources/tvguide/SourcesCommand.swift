@@ -172,7 +172,7 @@ struct SourcesCommand: AsyncParsableCommand {
     struct Channels: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: Output.words("List the channels a source offers; choose which to keep and map them to guide channels."),
-            discussion: Output.words("Channels appear here after the source's first refresh. A mapping survives the provider renaming a channel's id as long as its name stays the same. Channels not yet mapped are shown with a guide channel of the same name, when there is one, as a suggestion.")
+            discussion: Output.words("Channels appear here after the source's first refresh. A mapping survives the provider renaming a channel's id as long as its name stays the same. Channels the matcher was not sure of are shown with its best suggestion; a mapping chosen here is never replaced by the matcher (tvguide channels match).")
         )
 
         @OptionGroup var store: StoreOptions
@@ -210,17 +210,17 @@ struct SourcesCommand: AsyncParsableCommand {
                         }
                         var channel = named(parts[0])
                         channel.mappedTo = parts[1].isEmpty ? nil : ChannelID(parts[1])
+                        // A person's choice: the matcher never replaces it.
+                        channel.chosenBy = .person
                         changed[channel.id] = channel
                     }
                     if !changed.isEmpty {
                         try await database.chooseSourceChannels(Array(changed.values), of: source)
                         for (id, channel) in changed { channels[id] = channel }
                     }
-                    let guide = try await database.channels()
-                    let suggestions = SourceChannel.suggestions(for: Array(channels.values), guide: guide)
                     let sorted = channels.values.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
                     if json {
-                        try Output.json(sorted.map { SourceChannelDocument($0, suggestion: suggestions[$0.id]) })
+                        try Output.json(sorted.map(SourceChannelDocument.init))
                         return
                     }
                     guard !sorted.isEmpty else {
@@ -231,8 +231,11 @@ struct SourcesCommand: AsyncParsableCommand {
                     for channel in sorted {
                         // "keep" and "drop" are what --keep and --drop take, so they stay as typed.
                         var line = "\(channel.keep ? "keep" : "drop")  \(channel.id)  \(channel.name)"
-                        if let mapped = channel.mappedTo { line += "  -> \(mapped)" } else if let suggestion = suggestions[channel.id] {
-                            line += "  " + words("(same name as guide channel {guide}: --map {id}={guide})", ["guide": suggestion.rawValue, "id": channel.id.rawValue])
+                        if let mapped = channel.mappedTo {
+                            line += "  -> \(mapped)" + (channel.chosenBy == .matcher ? " " + words("(matched)") : "")
+                        } else if channel.awaitsReview, let suggestion = channel.candidates.first {
+                            line += "  " + words("(perhaps guide channel {guide}, {percent}% sure: --map {id}={guide})",
+                                                 ["guide": suggestion.channel.rawValue, "id": channel.id.rawValue, "percent": "\(Int(suggestion.confidence * 100))"])
                         }
                         Output.line(line)
                     }
@@ -260,15 +263,19 @@ struct SourceChannelDocument: Encodable {
     var name: String
     var keep: Bool
     var mappedTo: String?
+    /// "person" or "matcher": who chose `mappedTo`.
+    var chosenBy: String?
+    /// The matcher's best suggestion for a channel that waits for a person.
     var suggestion: String?
     var lastSeen: Date?
 
-    init(_ channel: SourceChannel, suggestion: ChannelID?) {
+    init(_ channel: SourceChannel) {
         id = channel.id.rawValue
         name = channel.name
         keep = channel.keep
         mappedTo = channel.mappedTo?.rawValue
-        self.suggestion = suggestion?.rawValue
+        chosenBy = channel.chosenBy?.rawValue
+        suggestion = channel.awaitsReview ? channel.candidates.first?.channel.rawValue : nil
         lastSeen = channel.lastSeen
     }
 }

@@ -11,6 +11,7 @@ import time
 import unittest
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_support import DAY, NOW_EPOCH, SHOTS, Forms, LoopbackServer, OwnServer
@@ -99,6 +100,71 @@ class SourceTests(OwnServer, Forms, unittest.TestCase):
         # Health lists the source and its last refresh.
         driver.get(self.server.url("/admin/health"))
         self.assertRegex(driver.find_element(By.CSS_SELECTOR, "#source-health tr[data-source=drip]").text, r"\d+ programmes")
+
+
+class ReviewQueueTests(OwnServer, Forms, unittest.TestCase):
+    """A playlist whose entries name their channels only by name, against the sample guide's 2,658 channels: what the
+    matcher is sure of is mapped at the refresh; the rest waits in the review queue on the source's page, where the
+    first suggestion has the focus and Enter accepts it."""
+
+    PLAYLIST = "\n".join([
+        "#EXTM3U",
+        "#EXTINF:-1,Deutsche Welle", "https://streams.example/dw.m3u8",
+        "#EXTINF:-1,Nick Jr", "https://streams.example/nickjr.m3u8",
+        "#EXTINF:-1,HBO", "https://streams.example/hbo.m3u8",
+        "#EXTINF:-1,Discovery", "https://streams.example/discovery.m3u8",
+        "#EXTINF:-1,Crime", "https://streams.example/crime.m3u8",
+        ""])
+
+    def test_the_review_queue_by_keyboard(self):
+        driver = self.driver
+        path = os.path.join(self.server.folder, "iptv.m3u")
+        with open(path, "w") as file:
+            file.write(self.PLAYLIST)
+        self.sign_in_admin()
+        driver.get(self.server.url("/admin/sources"))
+        self.fill({"name": "iptv", "format": "m3u", "location": path})
+        self.submit(driver.find_element(By.CSS_SELECTOR, "form[action='/admin/sources'] button[type=submit]"))
+
+        def summary(d):
+            d.get(self.server.url("/admin/source?name=iptv"))
+            text = d.find_element(By.ID, "channel-summary").text
+            # The entries are kept first, then matched: wait for both.
+            found = re.match(r"^5 channels offered, 5 kept; the matcher mapped (\d+), (\d+) wait for review", text)
+            return found if found and int(found.group(1)) + int(found.group(2)) > 0 else None
+        found = WebDriverWait(driver, 60, poll_frequency=0.5).until(summary)
+        mapped, waiting = int(found.group(1)), int(found.group(2))
+        self.assertGreaterEqual(mapped, 1, driver.find_element(By.ID, "channel-summary").text)
+        self.assertGreaterEqual(waiting, 1)
+        # The matcher's own mapping says how sure it was and why.
+        self.assertRegex(driver.find_element(By.CSS_SELECTOR, "form.source-channels").text, r"matched, \d+% sure: ")
+
+        driver.get(self.server.url("/admin/source?name=iptv&show=review"))
+        rows = driver.find_elements(By.CSS_SELECTOR, "tr[data-channel]")
+        self.assertEqual(len(rows), waiting)
+        first = rows[0].get_attribute("data-channel")
+        # Ranked suggestions, each with how sure and why; the first has the focus.
+        suggestions = rows[0].find_elements(By.CSS_SELECTOR, "ol.match-candidates li")
+        self.assertGreaterEqual(len(suggestions), 2)
+        self.assertRegex(suggestions[0].text, r"^Map to .+ \(.+\) \d+% sure: ")
+        focused = driver.switch_to.active_element
+        self.assertEqual(focused.get_attribute("name"), "pick." + first)
+        target = focused.get_attribute("value")
+        os.makedirs(SHOTS, exist_ok=True)
+        driver.save_screenshot(os.path.join(SHOTS, "channel-review.png"))
+        # Enter accepts it: the page comes back without it, one fewer waiting.
+        driver.execute_script("window.tvguideOldPage = true")
+        focused.send_keys(Keys.ENTER)
+        WebDriverWait(driver, 15).until(lambda d: d.execute_script("return !window.tvguideOldPage && document.readyState === 'complete'"))
+        self.assertIn("Saved 1 channel.", driver.find_element(By.ID, "source-message").text)
+        self.assertNotIn(first, [row.get_attribute("data-channel") for row in driver.find_elements(By.CSS_SELECTOR, "tr[data-channel]")])
+        self.assertIn("wait for review", driver.find_element(By.ID, "channel-summary").text)
+        self.assertIn("%d wait for review" % (waiting - 1), driver.find_element(By.ID, "channel-summary").text)
+        # Where it went is a person's choice now, shown on the full list.
+        driver.get(self.server.url("/admin/source?name=iptv&show=mapped"))
+        row = driver.find_element(By.CSS_SELECTOR, "tr[data-channel='%s']" % first)
+        self.assertEqual(row.find_element(By.CSS_SELECTOR, "input[name^='map.']").get_attribute("value"), target)
+        self.assertIn("chosen by a person", row.text)
 
 
 class WebhookReceiver(LoopbackServer):

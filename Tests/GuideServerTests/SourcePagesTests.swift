@@ -87,26 +87,42 @@ import Testing
             #expect(list.contains("every 6 h"))
             #expect(list.contains(": 3 programmes, 0.0 MB, 0 repairs"))
 
-            // Its channels, with the same-named guide channel suggested; accepting maps it (and keeps it).
+            // Its channels: "ONE" is One by name, sure enough for the matcher to map it at the refresh, so its listings
+            // went to one.uk already, where they win over the lower-priority "test" listings.
             let page = String(buffer: try await admin.send(client, "/admin/source?name=other").body)
-            #expect(page.contains("2 channels offered, 2 kept; 1 could be mapped to a guide channel of the same name."))
-            #expect(page.contains(#"<button type="submit" name="accept" value="1.other" class="link">Map to One (one.uk), same name</button>"#))
-            let mapped = try await admin.send(client, "/admin/source/channels", method: .post,
-                                              form: ["name": "other", "id": "1.other", "keep": "1.other", "accept": "1.other"])
-            #expect(String(buffer: mapped.body).contains("Saved 1 channel."))
-            #expect(try await server.store.sourceChannels(of: SourceName("other")).first { $0.id == ChannelID("1.other") }?.mappedTo == ChannelID("one.uk"))
+            #expect(page.contains("2 channels offered, 2 kept; the matcher mapped 1, 0 wait for review."), "\(page)")
+            #expect(page.contains(#"<input name="map.1.other" value="one.uk""#) && page.contains("sure: same name"))
+            let one = try #require(try await server.store.sourceChannels(of: SourceName("other")).first { $0.id == ChannelID("1.other") })
+            #expect(one.mappedTo == ChannelID("one.uk") && one.chosenBy == .matcher)
+            let window = TimeWindow(start: WebTests.evening, end: WebTests.evening.addingTimeInterval(3 * 3600))
+            func titles() async throws -> [String]? {
+                try await server.store.guide(in: window, channels: [ChannelID("one.uk")], detail: .summary).first?.programmes.map(\.programme.title)
+            }
+            #expect(try await titles() == ["Doctor Who", "Evening News", "Late Film"])
+
+            // A person who says it is its own channel is heard, and matching again does not undo it; mapping it back is
+            // theirs too.
+            func save(_ target: String) async throws -> String {
+                String(buffer: try await admin.send(client, "/admin/source/channels", method: .post,
+                                                    form: ["name": "other", "id": "1.other", "keep": "1.other", "map.1.other": target]).body)
+            }
+            #expect(try await save("").contains("Saved 1 channel."))
+            let again = String(buffer: try await admin.send(client, "/admin/source/channels", method: .post, form: ["name": "other", "match": "1"]).body)
+            #expect(again.contains("Matched 2 channels: 0 applied, 0 to review."), "\(again)")
+            let kept = try await server.store.sourceChannels(of: SourceName("other")).first { $0.id == ChannelID("1.other") }
+            #expect(kept?.mappedTo == nil && kept?.chosenBy == .person)
+            #expect(try await save("one.uk").contains("Saved 1 channel."))
+            #expect(try await server.store.sourceChannels(of: SourceName("other")).first { $0.id == ChannelID("1.other") }?.chosenBy == .person)
             let refused = try await admin.send(client, "/admin/source/channels", method: .post,
                                                form: ["name": "other", "id": "three.other", "keep": "three.other", "map.three.other": "nowhere"])
             #expect(refused.status == .badRequest)
             #expect(String(buffer: refused.body).contains("nowhere is not a guide channel"))
 
-            // Refreshing now sends One's listings to one.uk, where they win over the lower-priority "test" listings.
+            // Refreshing again keeps them there.
             let refresh = try await admin.send(client, "/admin/refresh", method: .post, form: ["name": "other"])
             #expect(String(buffer: refresh.body).contains("Refreshing other; progress below."))
             try await Self.settle(server)
-            let window = TimeWindow(start: WebTests.evening, end: WebTests.evening.addingTimeInterval(3 * 3600))
-            let one = try await server.store.guide(in: window, channels: [ChannelID("one.uk")], detail: .summary).first?.programmes.map(\.programme.title)
-            #expect(one == ["Doctor Who", "Evening News", "Late Film"])
+            #expect(try await titles() == ["Doctor Who", "Evening News", "Late Film"])
 
             // Health: per source and per channel, channels needing a look first.
             let health = String(buffer: try await admin.send(client, "/admin/health?all=1").body)

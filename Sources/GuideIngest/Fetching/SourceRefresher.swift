@@ -300,15 +300,21 @@ public final class SourceRefresher: Sendable {
         var seen: Set<ChannelID> = []
         for channel in feeds.flatMap(\.channels) where seen.insert(channel.id).inserted { offered.append(channel) }
         // Renames are judged only on a complete offer: a feed that did not change says nothing about its channels.
-        let plan = try await store.recordOffer(offered, of: name, at: startedAt, complete: report.notModified == 0)
+        var plan = try await store.recordOffer(offered, of: name, at: startedAt, complete: report.notModified == 0)
         tracker.update(name.rawValue) { $0.phase = .importing }
         if definition.format == .m3u {
             // A playlist's entries replace the ones it had; it has no programmes to import.
             (report.channels, report.repairs) = try await PlaylistFile.store(feeds[0].path, as: name, in: store)
+            // Entries the guide does not know by id go where the matcher is sure; the rest wait for a person.
+            _ = try await SourceMatching(store: store).match(name, apply: true)
             // Its tvg-shift entries make timeshift channels, and ones it no longer has go.
             try await TimeshiftChannels(store: store).rebuild()
             report.outcome = .imported
             return (report, Dictionary(feeds.map { ($0.location, $0.validators) }, uniquingKeysWith: { $1 }))
+        }
+        // Channels of a second source the matcher is sure of feed their guide channel from this import on.
+        for entry in try await SourceMatching(store: store).match(name, apply: true) where entry.applied && entry.chosenBy != MappingChooser.person.rawValue {
+            if plan.kept[ChannelID(entry.id)] != nil, let channel = entry.channel { plan.kept[ChannelID(entry.id)] = ChannelID(channel) }
         }
         let transform = ListingTransform(plan: plan, timeShift: definition.timeShift, localZone: zone)
         let importer = ListingImporter(store: store)
