@@ -144,7 +144,7 @@ let package = Package(
         // recording desk, reminder actions, media-server reloads), built once by one assembly (GuideServices) from the
         // settings and one clock. No HTTP server here: the doors serve it.
         .target(name: "GuideApplication", dependencies: [
-            "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "Recorders",
+            "GuideCore", "XMLTV", "GuideStore", "GuideHTTP", "GuideIngest", "TVMaze", "GuideReminders", "SchedulesDirect", "Recorders", "ChannelMatching",
             .product(name: "Logging", package: "swift-log"),
             // SHA-256: a feed's fingerprint and version, and how tokens are kept.
             .product(name: "Crypto", package: "swift-crypto"),

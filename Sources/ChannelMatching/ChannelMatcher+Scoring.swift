@@ -44,6 +44,11 @@ extension ChannelMatcher {
         score += 0.3 * Double(said.count) + 0.25 * Double(shortened.count) - 0.15 * Double(entry.feedWords.count - said.count - shortened.count)
         if !said.isEmpty || !shortened.isEmpty { why.append("same feed " + said.union(shortened).sorted().joined(separator: " ")) }
         if query.isHD == entry.feedIsHD { score += 0.12 }
+        // The same number in the same lineup: strong beside a name alike, not enough alone.
+        if let number = query.number, number == entry.number {
+            score += 0.5
+            why.append("same number " + number)
+        }
         return (score, why)
     }
 
@@ -76,11 +81,12 @@ extension ChannelMatcher {
 
     /// How sure a match is, from its score, its lead over the next, and the strongest evidence: the same name, or the
     /// same call sign and subchannel (on the development set, right 94% and 97% of the time, against 72% for names
-    /// only alike). 0 to 1, rising with each.
+    /// only alike), or the same number in the same lineup. 0 to 1, rising with each.
     static func confidence(score: Double, margin: Double, evidence: [String] = []) -> Double {
         let sameName = evidence.contains("same name") ? 0.3 : 0
         let sameSign = evidence.contains { $0.hasPrefix("same call sign") && !$0.hasSuffix("another subchannel") } ? 0.4 : 0
-        let sureness = score + margin - 1.0 + sameName + sameSign
+        let sameNumber = evidence.contains { $0.hasPrefix("same number") } ? 0.2 : 0
+        let sureness = score + margin - 1.0 + sameName + sameSign + sameNumber
         return 1 / (1 + exp(-4 * sureness))
     }
 

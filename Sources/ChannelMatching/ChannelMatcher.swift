@@ -1,14 +1,20 @@
 import Foundation
 
-/// A channel that can be matched: its id (an XMLTV id: `BBCOne.uk@Scotland`, `WRICTV81.us@HD`) and display names.
+/// A channel that can be matched: its id (an XMLTV id: `BBCOne.uk@Scotland`, `WRICTV81.us@HD`), display names, and
+/// its number in a lineup (LCN, `4.1`) when it has one.
 public struct MatchableChannel: Sendable {
     public var id: String
     public var names: [String]
+    public var number: String?
 
-    public init(id: String, names: [String]) {
-        (self.id, self.names) = (id, names)
+    public init(id: String, names: [String], number: String? = nil) {
+        (self.id, self.names, self.number) = (id, names, number)
     }
 }
+
+/// The confidence at which a match is acted on without a person: what the matcher applies at 0.976 or above is right
+/// 99 times in 100 on the development half of `../shared/data/channelmap` (`scripts/bench`, docs/performance.md).
+public let channelMatchSureAt = 0.976
 
 /// A suggestion: the channel, how sure the matcher is (0 to 1), and why, in words ("same call sign WRIC").
 public struct ChannelSuggestion: Sendable, Equatable {
@@ -36,12 +42,15 @@ public final class ChannelMatcher: Sendable {
         var idName: ChannelName
         var shift: Int
         var callSigns: Set<ChannelName.CallSign>
+        /// Its number, as ``ChannelMatcher/number(_:)`` writes it.
+        var number: String?
     }
 
     let entries: [Entry]
     /// Channels by word, and by call sign's letters.
     let byWord: [String: [Int32]]
     let byCallSign: [String: [Int32]]
+    let byNumber: [String: [Int32]]
     /// Every word, sorted: the words a shortened word begins ("nat" of "national").
     let sortedWords: [String]
     /// How rare each word is among the channels' names: log((N + 1) / (n + 1)) + 0.5.
@@ -59,7 +68,7 @@ public final class ChannelMatcher: Sendable {
     public init(_ channels: [MatchableChannel]) {
         var entries: [Entry] = []
         entries.reserveCapacity(channels.count)
-        var byWord: [String: [Int32]] = [:], byCallSign: [String: [Int32]] = [:], count: [String: Int] = [:]
+        var byWord: [String: [Int32]] = [:], byCallSign: [String: [Int32]] = [:], byNumber: [String: [Int32]] = [:], count: [String: Int] = [:]
         for (index, channel) in channels.enumerated() {
             let (base, feed) = Self.parts(of: channel.id)
             let names = channel.names.prefix(20).map(ChannelName.init)
@@ -75,7 +84,7 @@ public final class ChannelMatcher: Sendable {
             }
             let entry = Entry(id: channel.id, sibling: base + "@" + feedName.words.sorted().joined(separator: " "), country: Self.country(of: base),
                               feedWords: Set(feedName.words), feedIsHD: feedName.isHD,
-                              names: names, idName: idName, shift: shift, callSigns: signs)
+                              names: names, idName: idName, shift: shift, callSigns: signs, number: channel.number.flatMap(Self.number))
             // Each word, and each name's words joined ("fightbox" finds "Fight Box").
             let words = Set(names.flatMap(\.words) + idName.words + names.map(\.joined) + [idName.joined]
                             + names.flatMap(\.initials) + idName.initials
@@ -85,12 +94,13 @@ public final class ChannelMatcher: Sendable {
                 count[word, default: 0] += 1
             }
             for sign in signs { byCallSign[sign.letters, default: []].append(Int32(index)) }
+            if let number = entry.number { byNumber[number, default: []].append(Int32(index)) }
             entries.append(entry)
         }
         let total = Double(channels.count)
         weight = count.mapValues { log((total + 1) / (Double($0) + 1)) + 0.5 }
         unknownWeight = log(total + 1) + 0.5
-        (self.entries, self.byWord, self.byCallSign) = (entries, byWord, byCallSign)
+        (self.entries, self.byWord, self.byCallSign, self.byNumber) = (entries, byWord, byCallSign, byNumber)
         sortedWords = byWord.keys.sorted()
         var countryWords: [String: Set<String>] = [:]
         for code in Set(entries.map(\.country)) where !code.isEmpty {
@@ -109,9 +119,11 @@ public final class ChannelMatcher: Sendable {
     }
 
     /// The channels `name` may mean, best first, at most `limit`; `country` (a playlist group's or a source's ISO
-    /// code, lower case) narrows them to that country's when it has any.
-    public func suggestions(for name: String, country: String? = nil, limit: Int = 5) -> [ChannelSuggestion] {
-        let query = ChannelName(name)
+    /// code, lower case) narrows them to that country's when it has any; `number` (in the same lineup as the
+    /// channels' numbers) counts for the channels that have it.
+    public func suggestions(for name: String, country: String? = nil, number: String? = nil, limit: Int = 5) -> [ChannelSuggestion] {
+        var query = ChannelName(name)
+        query.number = number.flatMap(Self.number)
         let country = country?.lowercased()
         // The country's own name or code in a name may say only where it is ("Canal FX (Chile)"), or be the name
         // ("France 24"): the name is weighed with and without it.
@@ -135,6 +147,7 @@ public final class ChannelMatcher: Sendable {
             }
         }
         for sign in query.callSigns { pool.formUnion(byCallSign[sign.letters] ?? []) }
+        if let number = query.number, let found = byNumber[number], found.count <= Self.commonest { pool.formUnion(found) }
         if let country {
             let local = pool.filter { entries[Int($0)].country == country }
             if !local.isEmpty { pool = local }
@@ -180,4 +193,19 @@ public final class ChannelMatcher: Sendable {
         while end < min(sortedWords.count, low + 200), sortedWords[end].hasPrefix(prefix) { end += 1 }
         return sortedWords[low..<end]
     }
+
+    /// A channel number as lineups write it, the same for the same number: "4.1" for "4-1" and "04.1", "101" for
+    /// "0101"; nil for what is not one (1 to 8 characters: digits, and a dot between major and minor).
+    static func number(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard trimmed.count <= 8 else { return nil }
+        let parts = trimmed.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "." || $0 == "-" })
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else { return nil }
+        let written: [String] = parts.map { part in
+            let digits = String(part.drop { $0 == "0" })
+            return digits.isEmpty ? "0" : digits
+        }
+        return written.joined(separator: ".")
+    }
+
 }

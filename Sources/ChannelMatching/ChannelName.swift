@@ -22,6 +22,8 @@ struct ChannelName: Sendable, Equatable {
 
     /// Whether the name was written in another script than Latin (Arabic, Cyrillic, Thai...).
     var isOtherScript = false
+    /// The channel's number, when the one asking gave it (``ChannelMatcher/number(_:)``).
+    var number: String?
 
     init(_ text: String) {
         let text = String(text.unicodeScalars.filter { !Self.isInvisible($0) }.prefix(Self.longest).map(Character.init))

@@ -12,9 +12,8 @@ public struct SourceMatching: Sendable {
     public typealias Store = ListingStore & SourceStore & PlaylistStore
     let store: any Store
 
-    /// The confidence at which a match is applied without a person: what is applied at 0.976 or above is right 99 times
-    /// in 100 on the development half of `../shared/data/channelmap` (`scripts/bench`, docs/performance.md).
-    public static let sureAt = 0.976
+    /// The confidence at which a match is applied without a person (``channelMatchSureAt``).
+    public static let sureAt = channelMatchSureAt
     /// A playlist's entries matched at most (the rest keep their `tvg-id` or exact names).
     public static let mostEntries = 200_000
 

@@ -95,4 +95,24 @@ import Testing
         #expect(sure.count >= 2 && sure[0].confidence > sure[1].confidence)
         #expect((0...1).contains(sure[0].confidence))
     }
+
+    /// A number in the same lineup (a recorder's and the guide's) counts beside a name alike, and is written one way
+    /// ("04-1" is "4.1"); alone it is not sure, and a number that is none is left out.
+    @Test func numbersInTheSameLineup() {
+        let recorder = ChannelMatcher([MatchableChannel(id: "a", names: ["BBC ONE HD"], number: "101"),
+                                       MatchableChannel(id: "b", names: ["BBC TWO HD"], number: "102"),
+                                       MatchableChannel(id: "c", names: ["Ch4"], number: "104"),
+                                       MatchableChannel(id: "d", names: ["WRIC-DT"], number: "8.1"),
+                                       MatchableChannel(id: "e", names: ["Quest"], number: "105")])
+        #expect(ChannelMatcher.number("04-1") == "4.1" && ChannelMatcher.number("0101") == "101" && ChannelMatcher.number(" 7 ") == "7")
+        #expect(ChannelMatcher.number("1e9") == nil && ChannelMatcher.number("4..1") == nil && ChannelMatcher.number("123456789") == nil
+                && ChannelMatcher.number("١٠١") == nil)
+        let four = recorder.suggestions(for: "Channel 4", number: "104")
+        #expect(four.first?.channel == "c" && four.first?.why.contains("same number 104") == true, "\(four)")
+        #expect(recorder.suggestions(for: "BBC One", number: "101").first?.confidence ?? 0 > recorder.suggestions(for: "BBC One").first?.confidence ?? 1)
+        #expect(recorder.suggestions(for: "ABC 8", number: "08.1").first?.channel == "d")
+        // The number alone: a suggestion, never a sure one.
+        let alone = recorder.suggestions(for: "Dave", number: "105")
+        #expect(alone.first?.channel == "e" && alone.first!.confidence < channelMatchSureAt, "\(alone)")
+    }
 }

@@ -64,9 +64,10 @@ struct RecorderAdminPage: Sendable {
         }
         let mapping = try await store.recorderChannels()
         let listed = try await directory.snapshot().listed.prefix(Self.mostChannels)
+        let suggestions = try await RecordingDesk.suggestions(for: listed.filter { mapping[$0.id] == nil }, among: recorderChannels)
         let rows = recorderChannels.isEmpty ? [] : listed.map { channel -> Row in
             let chosen = mapping[channel.id]
-            let suggested = chosen == nil ? Self.suggestion(for: channel, among: recorderChannels) : nil
+            let suggested = chosen == nil ? suggestions[channel.id]?.channel : nil
             let selected = chosen ?? suggested
             return Row(id: channel.id.rawValue, name: channel.name, number: channel.number ?? "",
                        choices: [Choice(value: "", label: words("(not recorded)"), isSelected: selected == nil)]
@@ -91,18 +92,6 @@ struct RecorderAdminPage: Sendable {
         case .emby: words("Emby (an API key)")
         case .nextpvr: words("NextPVR (its PIN)")
         }
-    }
-
-    /// The recorder's channel with the same number, else the same name (case, spaces, "HD" and marks aside).
-    static func suggestion(for channel: Channel, among channels: [RecorderChannel]) -> String? {
-        if let number = channel.number, let match = channels.first(where: { $0.number == number }) { return match.id }
-        let name = fold(channel.name)
-        return channels.first { fold($0.name) == name }?.id
-    }
-
-    static func fold(_ name: String) -> String {
-        let words = SearchText.fold(name).split(whereSeparator: { !$0.isLetter && !$0.isNumber }).filter { !["hd", "uhd", "fhd", "sd"].contains($0) }
-        return words.joined(separator: " ")
     }
 
     private func save(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
