@@ -58,6 +58,9 @@ import TVMazeReplay
             let upcoming = String(buffer: try await jar.send(client, "/upcoming").body)
             #expect(upcoming.contains(#"<a href="/episodes/1">S01E01 Pilot</a> <span class="when">Tue 25 Jun 2013, 02:00</span>"#))
             #expect(upcoming.contains("this episode") && upcoming.contains("TVmaze"))
+            // In the listings, linked to its episode (by the listing's numbering, else its sub-title).
+            #expect(upcoming.contains("S01E01 Pilot airs on CBS, Tue 25 Jun 02:00</a>"), "\(upcoming)")
+            #expect(!upcoming.contains("watched: a repeat"))
             // Nothing airs today (the 24th, UTC) until the clock reaches the 25th.
             #expect(!upcoming.contains("airing-today"))
             server.advance(by: 5 * 3600)
@@ -94,6 +97,12 @@ import TVMazeReplay
             // A guest star's page links the episode and its show.
             let person = String(buffer: try await jar.send(client, "/people/2").body)
             #expect(person.contains(#"<a href="/shows/1">Under the Dome</a> <a href="/episodes/1">S01E01 Pilot</a> <span class="meta">as Julia Shumway</span>"#))
+
+            // Once the pilot is watched, its airing in the listings is a repeat for this profile.
+            #expect(try await jar.send(client, "/shows/1/watched", method: .post, form: ["scope": "episode", "episode": "1", "watched": "1"]).status == .seeOther)
+            let repeated = String(buffer: try await jar.send(client, "/upcoming").body)
+            #expect(repeated.contains("S01E01 Pilot airs on CBS") && repeated.contains("watched: a repeat"), "\(repeated)")
+            #expect(try await jar.send(client, "/shows/1/watched", method: .post, form: ["scope": "episode", "episode": "1", "watched": "0"]).status == .seeOther)
 
             let requests = replay.requests.count
             #expect(try await jar.send(client, "/shows/1/unfollow", method: .post, form: ["next": "/upcoming"]).status == .seeOther)

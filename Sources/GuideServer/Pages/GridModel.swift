@@ -13,7 +13,8 @@ struct GridRow: Sendable {
     var logo: String?
     var cells: [GridCell]
 
-    /// - Parameter followed: the folded names of the shows the viewer follows; their programmes are marked.
+    /// - Parameter followed: the title keys (``EpisodeLinker/titleKey(_:)``) of the shows the viewer follows; their
+    ///   programmes are marked.
     /// - Parameter recorded: the airings the recorder is asked to record (``GridCell/recordingKey(_:_:)``), marked red.
     /// - Parameter languages: the viewer's listing languages (``GuideContext/listingLanguages``), for the titles.
     init(index: Int, channel: Channel, programmes: [StoredProgramme], day: TimeWindow, clock: ViewerClock, followed: Set<String> = [],
@@ -72,7 +73,7 @@ struct GridCell: Sendable {
         time = "\(clock.time(programme.start))–\(clock.time(stored.end))"
         genre = programme.genre.rawValue
         span = GridLayout.span(start: programme.start, end: stored.end, in: day)
-        isFollowed = !followed.isEmpty && followed.contains(SearchText.fold(programme.title))
+        isFollowed = !followed.isEmpty && followed.contains(EpisodeLinker.titleKey(programme.title))
         isRecording = !recorded.isEmpty && recorded.contains(Self.recordingKey(programme.channel, programme.start))
     }
 }

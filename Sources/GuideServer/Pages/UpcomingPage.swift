@@ -6,9 +6,10 @@ import Hummingbird
 import TVMaze
 
 /// `/upcoming`: each followed show's next episode and when it airs for the viewer (their zone and shift), where it
-/// is in the imported listings, "no date announced" or "ended"; reminders on or off per show.
+/// is in the imported listings ("S02E05 airs on BBC Two, Tue 21:00", a repeat of one watched marked), "no date
+/// announced" or "ended"; reminders on or off per show.
 struct UpcomingPage: Sendable {
-    let store: any ListingStore
+    let store: any ListingStore & SeriesStore & WatchedStore
     let directory: ChannelDirectory
     let pages: Pages
     let settings: ServerSettings
@@ -37,10 +38,11 @@ struct UpcomingPage: Sendable {
 
     struct ListingEntry {
         var id: Int64
-        var when: String
-        var channel: String
-        var episode: String?
+        /// "S02E05 Heads Will Roll airs on CBS, Mon 30 Jun 22:00", or without an episode "Mon 30 Jun 22:00 on CBS".
+        var line: String
         var isThisEpisode: Bool
+        /// The episode it is was watched already: a repeat for this profile.
+        var isWatched: Bool
     }
 
     func register(on routes: RouteGroups) {
@@ -55,15 +57,21 @@ struct UpcomingPage: Sendable {
         let schedule = try await episodes.schedule(profile, context)
         let snapshot = try await directory.snapshot()
         var entries: [Entry] = []
-        for upcoming in try await schedule.upcoming(at: now) {
+        let upcomingShows = try await schedule.upcoming(at: now)
+        let episodesOf = try await store.episodes(ofShows: upcomingShows.map(\.followed.show.id))
+        let watched = Set(try await store.watched(by: profile.id, show: nil).map(\.episodeID))
+        for upcoming in upcomingShows {
             let show = upcoming.followed.show
-            let listings = try await ListingMatches.airings(of: show.name, in: store, after: now).map { stored in
-                let programme = stored.programme
-                return ListingEntry(
-                    id: stored.id.rawValue, when: words.moment(programme.start, clock),
-                    channel: snapshot.channel(programme.channel)?.name ?? programme.channel.rawValue, episode: programme.episodeLabel,
-                    isThisEpisode: ListingMatches.isEpisode(programme, season: upcoming.next?.episode.season,
-                                                            number: upcoming.next?.episode.number) ?? false)
+            let listings = try await ListingMatches.airings(of: show, episodes: episodesOf[show.id] ?? [], in: store, after: now).map { airing in
+                let programme = airing.stored.programme
+                let (when, channel) = (words.moment(programme.start, clock), snapshot.channel(programme.channel)?.name ?? programme.channel.rawValue)
+                let episode = airing.link?.episode
+                let line = episode.map { words("{episode} airs on {channel}, {when}", ["episode": [$0.code, $0.name ?? ""].joined(separator: " ")
+                    .trimmingCharacters(in: .whitespaces), "channel": channel, "when": when]) }
+                    ?? words("{when} on {channel}", ["when": when, "channel": channel]) + (programme.episodeLabel.map { " · " + $0 } ?? "")
+                return ListingEntry(id: airing.stored.id.rawValue, line: line,
+                                    isThisEpisode: episode.map { $0.id == upcoming.next?.episode.id } ?? false,
+                                    isWatched: episode.map { watched.contains($0.id) } ?? false)
             }
             entries.append(Entry(showID: show.id, name: show.name, channel: show.channel?.name, image: SeriesServices.image(show.image),
                                  next: upcoming.next.map { EpisodeLine($0, format: format, now: now) },
