@@ -6,9 +6,19 @@ extension ChannelMatcher {
     func score(_ query: ChannelName, against entry: Entry, country: String?) -> (Double, [String]) {
         var why: [String] = []
         var score = entry.names.map { similarity(query, $0) }.max() ?? 0
-        let byID = similarity(query, entry.idName) * 0.9
+        let idSimilarity = similarity(query, entry.idName)
+        let byID = idSimilarity * 0.9
         if byID > score { score = byID }
         if score >= 1 { why.append("same name") } else if score > 0 { why.append("names alike") }
+        // Among names alike, the one its id says too ("Pasiones", not "Pasiones Latin America").
+        score += 0.05 * idSimilarity
+        // "Sport 2" is not "Sport 3": the numbers a name says must be the channel's.
+        let numbers = query.numbers
+        if !numbers.isEmpty {
+            let theirs = entry.numbers
+            // Another number is another channel; none at all, perhaps the channel without it ("Sport 2", "Sport").
+            if !theirs.isEmpty, numbers.isDisjoint(with: theirs) { score -= 0.4 } else if theirs.isEmpty { score -= 0.25 }
+        }
         // Written in another script: a name that sounds the same (its consonants) is a name alike.
         if query.isOtherScript, score < 0.7, let sound = query.skeleton, (entry.names + [entry.idName]).contains(where: { $0.skeleton == sound }) {
             score = 0.7
@@ -38,11 +48,24 @@ extension ChannelMatcher {
         let said = entry.feedWords.intersection(query.words)
         // (A word of the channel's own name is its name, not its feed shortened.)
         let named = Set(entry.names.flatMap(\.words) + entry.idName.words)
-        let shortened = entry.feedWords.subtracting(said).filter { word in
+        var shortened = entry.feedWords.subtracting(said).filter { word in
             query.words.contains { word.hasPrefix($0) && !said.contains($0) && !named.contains($0) }
         }
-        score += 0.3 * Double(said.count) + 0.25 * Double(shortened.count) - 0.15 * Double(entry.feedWords.count - said.count - shortened.count)
+        // A feed of two words or more said by its initials: "NI" for Northern Ireland.
+        if entry.feedWords.count >= 2, said.isEmpty, query.words.contains(entry.feedInitials), !named.contains(entry.feedInitials) {
+            shortened = entry.feedWords
+        }
+        // A feed the name does not say: the East feed least, being a US network's main one (what "FXX" alone means).
+        let unsaid = entry.feedWords.subtracting(said).subtracting(shortened)
+        score += 0.3 * Double(said.count) + 0.25 * Double(shortened.count) - (unsaid == ["east"] ? 0.1 : 0.15) * Double(unsaid.count)
         if !said.isEmpty || !shortened.isEmpty { why.append("same feed " + said.union(shortened).sorted().joined(separator: " ")) }
+        // A language's code at the end of a name ("Euronews (hu)") says which language's feed: "Hungarian".
+        // (Not the code of the country it is in: "Disney Channel (de)" in Germany says where, not which language.)
+        if let last = query.spoken.last, last != country, let languages = Self.languageNames[last],
+           !languages.isDisjoint(with: entry.feedWords.union(entry.idName.words)) {
+            score += 0.3
+            why.append("same language " + last)
+        }
         if query.isHD == entry.feedIsHD { score += 0.12 }
         // The same number in the same lineup: strong beside a name alike, not enough alone.
         if let number = query.number, number == entry.number {
@@ -77,16 +100,29 @@ extension ChannelMatcher {
         return shortened ? 0.85 * score : score
     }
 
+    /// The names of the languages feeds are mostly named by, in English and in their own language (folded), by code.
+    static let languageNames: [String: Set<String>] = {
+        var names: [String: Set<String>] = [:]
+        for code in ["en", "fr", "de", "es", "it", "pt", "nl", "hu", "ro", "pl", "ru", "tr", "ar", "el", "sv", "da", "fi", "cs", "sk", "hr", "sr",
+                     "bg", "he", "fa", "hi", "zh", "ja", "ko", "uk"] {
+            let written = [Locale(identifier: "en").localizedString(forLanguageCode: code), Locale(identifier: code).localizedString(forLanguageCode: code)]
+            names[code] = Set(written.compactMap { $0 }.flatMap { ChannelName($0).words })
+        }
+        return names
+    }()
+
     func weigh(_ word: String) -> Double { ChannelName.generic.contains(word) ? 0.3 : weight[word] ?? unknownWeight }
 
     /// How sure a match is, from its score, its lead over the next, and the strongest evidence: the same name, or the
     /// same call sign and subchannel (on the development set, right 94% and 97% of the time, against 72% for names
-    /// only alike), or the same number in the same lineup. 0 to 1, rising with each.
+    /// only alike; another subchannel of the station, less), or the same number in the same lineup. 0 to 1, rising
+    /// with each. The weights are the ones that let most be applied at 99% precision on the development set.
     static func confidence(score: Double, margin: Double, evidence: [String] = []) -> Double {
-        let sameName = evidence.contains("same name") ? 0.3 : 0
+        let sameName = evidence.contains("same name") ? 0.15 : 0
         let sameSign = evidence.contains { $0.hasPrefix("same call sign") && !$0.hasSuffix("another subchannel") } ? 0.4 : 0
+        let anotherSubchannel = evidence.contains { $0.hasSuffix("another subchannel") } ? -0.3 : 0
         let sameNumber = evidence.contains { $0.hasPrefix("same number") } ? 0.2 : 0
-        let sureness = score + margin - 1.0 + sameName + sameSign + sameNumber
+        let sureness = score + min(margin, 3) - 1.0 + sameName + sameSign + anotherSubchannel + sameNumber
         return 1 / (1 + exp(-4 * sureness))
     }
 

@@ -12,15 +12,18 @@ public struct MatchableChannel: Sendable {
     }
 }
 
-/// The confidence at which a match is acted on without a person: what the matcher applies at 0.976 or above is right
+/// The confidence at which a match is acted on without a person: what the matcher applies at 0.981 or above is right
 /// 99 times in 100 on the development half of `../shared/data/channelmap` (`scripts/bench`, docs/performance.md).
-public let channelMatchSureAt = 0.976
+public let channelMatchSureAt = 0.981
 
 /// A suggestion: the channel, how sure the matcher is (0 to 1), and why, in words ("same call sign WRIC").
 public struct ChannelSuggestion: Sendable, Equatable {
     public var channel: String
     public var confidence: Double
     public var why: [String]
+    /// The evidence's weight, and (for the best) its lead over the next: what ``confidence`` is made of.
+    public var score: Double
+    public var margin: Double
 }
 
 /// Finds the channel a name means among a guide's channels (issue 44): pure code, no I/O. Evidence, each weighed:
@@ -31,6 +34,8 @@ public struct ChannelSuggestion: Sendable, Equatable {
 public final class ChannelMatcher: Sendable {
     struct Entry: Sendable {
         var id: String
+        /// The numbers its names and id say on their own.
+        var numbers: Set<String>
         /// Channels that differ only by picture quality (`X.de@SD`, `X.de@HD`; `BBCOne.uk@London`, `@LondonHD`) share it:
         /// the name chooses among such siblings by what it says of HD, never by how alike their names are.
         var sibling: String
@@ -38,6 +43,10 @@ public final class ChannelMatcher: Sendable {
         /// The feed after `@`, its words (quality left out), and whether it is an HD feed.
         var feedWords: Set<String>
         var feedIsHD: Bool
+        /// Said to be SD (`@SD`): what a name that says nothing of HD means, before a channel whose feed says nothing.
+        var feedIsSD: Bool
+        /// The feed's words' initials, in order ("ni" for Northern Ireland).
+        var feedInitials: String
         var names: [ChannelName]
         var idName: ChannelName
         var shift: Int
@@ -66,12 +75,27 @@ public final class ChannelMatcher: Sendable {
     static let skeletonKey = "~"
 
     public init(_ channels: [MatchableChannel]) {
+        var countryWords: [String: Set<String>] = [:]
+        for code in Set(channels.map { Self.country(of: Self.parts(of: $0.id).base) }) where !code.isEmpty {
+            let region = code == "uk" ? "GB" : code.uppercased()
+            // Its code, and the short forms English writes beside the locale's names.
+            var words: Set<String> = [code, region.lowercased()]
+            if code == "us" { words.formUnion(["usa", "america"]) }
+            if code == "uk" { words.formUnion(["britain", "british", "england"]) }
+            for language in Self.countryLanguages {
+                guard let name = Locale(identifier: language).localizedString(forRegionCode: region) else { continue }
+                words.formUnion(ChannelName(name).words)
+            }
+            countryWords[code] = words
+        }
         var entries: [Entry] = []
         entries.reserveCapacity(channels.count)
         var byWord: [String: [Int32]] = [:], byCallSign: [String: [Int32]] = [:], byNumber: [String: [Int32]] = [:], count: [String: Int] = [:]
         for (index, channel) in channels.enumerated() {
             let (base, feed) = Self.parts(of: channel.id)
-            let names = channel.names.prefix(20).map(ChannelName.init)
+            // "MLB Network [US]" in a US guide is "MLB Network": its country in brackets says only where it is.
+            let own = countryWords[Self.country(of: base)] ?? []
+            let names = channel.names.prefix(20).map { ChannelName(Self.withoutBracketed(own, in: $0)) }
             let idName = ChannelName(Self.stripCountry(base))
             let feedName = ChannelName(feed)
             var shift = names.map(\.shift).max() ?? 0
@@ -82,8 +106,8 @@ public final class ChannelMatcher: Sendable {
                 signs = signs.filter { $0.letters != sign.letters }
                 signs.insert(sign)
             }
-            let entry = Entry(id: channel.id, sibling: base + "@" + feedName.words.sorted().joined(separator: " "), country: Self.country(of: base),
-                              feedWords: Set(feedName.words), feedIsHD: feedName.isHD,
+            let entry = Entry(id: channel.id, numbers: names.reduce(idName.numbers) { $0.union($1.numbers) }, sibling: base.lowercased() + "@" + feedName.words.sorted().joined(separator: " ") + "+\(shift)", country: Self.country(of: base),
+                              feedWords: Set(feedName.words), feedIsHD: feedName.isHD, feedIsSD: feed.lowercased() == "sd", feedInitials: String(feedName.words.compactMap(\.first)),
                               names: names, idName: idName, shift: shift, callSigns: signs, number: channel.number.flatMap(Self.number))
             // Each word, and each name's words joined ("fightbox" finds "Fight Box").
             let words = Set(names.flatMap(\.words) + idName.words + names.map(\.joined) + [idName.joined]
@@ -102,19 +126,6 @@ public final class ChannelMatcher: Sendable {
         unknownWeight = log(total + 1) + 0.5
         (self.entries, self.byWord, self.byCallSign, self.byNumber) = (entries, byWord, byCallSign, byNumber)
         sortedWords = byWord.keys.sorted()
-        var countryWords: [String: Set<String>] = [:]
-        for code in Set(entries.map(\.country)) where !code.isEmpty {
-            let region = code == "uk" ? "GB" : code.uppercased()
-            // Its code, and the short forms English writes beside the locale's names.
-            var words: Set<String> = [code, region.lowercased()]
-            if code == "us" { words.formUnion(["usa", "america"]) }
-            if code == "uk" { words.formUnion(["britain", "british", "england"]) }
-            for language in Self.countryLanguages {
-                guard let name = Locale(identifier: language).localizedString(forRegionCode: region) else { continue }
-                words.formUnion(ChannelName(name).words)
-            }
-            countryWords[code] = words
-        }
         self.countryWords = countryWords
     }
 
@@ -131,7 +142,7 @@ public final class ChannelMatcher: Sendable {
         if let country {
             let said = countryWords[country] ?? [country]
             let rest = query.words.filter { !said.contains($0) }
-            if !rest.isEmpty, rest.count < query.words.count { local = query; local?.words = rest }
+            if !rest.isEmpty, rest.count < query.words.count { local = query.with(words: rest) }
         }
         var pool = Set<Int32>()
         // A name in another script: the channels whose names sound the same too.
@@ -169,16 +180,25 @@ public final class ChannelMatcher: Sendable {
             let chosen = group.members.min { lhs, rhs in
                 let (left, right) = (entries[Int(lhs.index)].feedIsHD == query.isHD, entries[Int(rhs.index)].feedIsHD == query.isHD)
                 if left != right { return left }
-                return lhs.score != rhs.score ? lhs.score > rhs.score : lhs.index < rhs.index
+                // Scores to a thousandth (an ordering, whatever order the pool is read in), then SD, then guide order.
+                let (leftScore, rightScore) = ((lhs.score * 1000).rounded(), (rhs.score * 1000).rounded())
+                if leftScore != rightScore { return leftScore > rightScore }
+                let (leftSD, rightSD) = (entries[Int(lhs.index)].feedIsSD, entries[Int(rhs.index)].feedIsSD)
+                if !query.isHD, leftSD != rightSD { return leftSD }
+                return lhs.index < rhs.index
             } ?? group.members[0]
             return (group.score, chosen.index, chosen.why)
-        }.sorted { $0.score != $1.score ? $0.score > $1.score : $0.index < $1.index }
+        }.sorted {
+            // Sums over sets add in any order: scores equal to a millionth are equal, and the guide's order decides.
+            let (left, right) = (($0.score * 1e6).rounded(), ($1.score * 1e6).rounded())
+            return left != right ? left > right : $0.index < $1.index
+        }
         guard let best = ranked.first else { return [] }
         let margin = best.score - (ranked.dropFirst().first?.score ?? 0)
         return ranked.prefix(limit).enumerated().map { rank, candidate in
             ChannelSuggestion(channel: entries[Int(candidate.index)].id,
                               confidence: Self.confidence(score: candidate.score, margin: rank == 0 ? margin : 0, evidence: candidate.why),
-                              why: candidate.why)
+                              why: candidate.why, score: candidate.score, margin: rank == 0 ? margin : 0)
         }
     }
 
@@ -208,4 +228,14 @@ public final class ChannelMatcher: Sendable {
         return written.joined(separator: ".")
     }
 
+
+    /// `name` without a part in brackets that is one of `words` ("[US]", "(Chile)"), when something else is left.
+    static func withoutBracketed(_ words: Set<String>, in name: String) -> String {
+        guard !words.isEmpty, let open = name.lastIndex(where: { $0 == "(" || $0 == "[" }),
+              let close = name[open...].firstIndex(where: { $0 == ")" || $0 == "]" }) else { return name }
+        let inside = ChannelName(String(name[name.index(after: open)..<close])).words
+        guard !inside.isEmpty, inside.allSatisfy(words.contains) else { return name }
+        let rest = name[..<open] + name[name.index(after: close)...]
+        return rest.contains(where: \.isLetter) ? String(rest) : name
+    }
 }

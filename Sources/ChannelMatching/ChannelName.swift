@@ -5,6 +5,8 @@ import Foundation
 /// `KSTR-DT1`), each with the subchannel it names.
 struct ChannelName: Sendable, Equatable {
     var words: [String]
+    /// The words as written, before ``synonyms`` ("one", not "1"): how the name sounds.
+    var spoken: [String]
     /// Hours later than its parent; 0 for the parent itself.
     var shift: Int
     /// Whether it says HD, FHD, UHD or 4K.
@@ -39,7 +41,10 @@ struct ChannelName: Sendable, Equatable {
             raw.removeSubrange(at...(at + 1))
         }
         isHD = raw.contains { Self.highDefinition.contains($0) }
-        words = raw.filter { !Self.quality.contains($0) && !$0.hasPrefix("+") }.map { Self.synonyms[$0] ?? $0 }
+        spoken = raw.filter { !Self.quality.contains($0) && !$0.hasPrefix("+") }
+        words = spoken.map { Self.synonyms[$0] ?? $0 }
+        numbers = Set(words.filter { $0.count <= 3 && $0.allSatisfy(\.isNumber) })
+        initials = Self.initials(of: words)
     }
 
     /// The words joined: "bbc one" and "bbcone" are one name.
@@ -48,7 +53,18 @@ struct ChannelName: Sendable, Equatable {
     /// Its initials, as a name is shortened ("Sky Box Office" is "sbo", "National Geographic Channel" "ngc"), also
     /// without a last word that only says it is a channel ("ngc" of "National Geographic Channel" and "ng"); none for a
     /// name of one word.
-    var initials: [String] {
+    private(set) var initials: [String] = []
+
+    /// The same name with only `words` (its country left out, say).
+    func with(words kept: [String]) -> ChannelName {
+        var copy = self
+        copy.words = kept
+        copy.initials = Self.initials(of: kept)
+        copy.numbers = Set(kept.filter { $0.count <= 3 && $0.allSatisfy(\.isNumber) })
+        return copy
+    }
+
+    static func initials(of words: [String]) -> [String] {
         let letters = words.filter { $0.first?.isLetter == true }
         guard letters.count >= 2, letters.count == words.count else { return [] }
         var found = [String(letters.compactMap(\.first))]
@@ -60,7 +76,7 @@ struct ChannelName: Sendable, Equatable {
     /// mostly loses, shares with its Latin spelling ("سبيس تون", "sbys twn", and "Spacetoon" are both "sbstn"). Words that
     /// only say it is a channel are left out; nil when fewer than 2 consonants are left.
     var skeleton: String? {
-        var letters = Array(words.filter { !Self.generic.contains($0) }.joined())
+        var letters = Array(spoken.filter { !Self.generic.contains($0) }.joined())
         var out: [Character] = []
         var index = 0
         while index < letters.count {
@@ -90,8 +106,22 @@ struct ChannelName: Sendable, Equatable {
     static let quality: Set<String> = ["hd", "fhd", "uhd", "4k", "8k", "sd", "hdtv", "sdtv", "hevc", "h265", "h264", "1080p", "1080i",
                                        "720p", "2160p", "hq"]
     static let highDefinition: Set<String> = ["hd", "fhd", "uhd", "4k", "8k", "hdtv", "1080p", "1080i", "720p", "2160p"]
-    /// Words written more than one way for the same thing: a feed's coast, "&".
-    static let synonyms = ["eastern": "east", "western": "west", "pacific": "west", "atlantic": "east", "&": "and"]
+    /// Words written more than one way for the same thing: a feed's coast, "&", a number written out ("One", "Un",
+    /// "Eins" are 1, in the languages guides are mostly written in).
+    static let synonyms: [String: String] = {
+        var synonyms = ["eastern": "east", "western": "west", "pacific": "west", "atlantic": "east", "&": "and"]
+        let numbers = [["one", "un", "uno", "eins", "um"], ["two", "deux", "dos", "zwei", "due", "dois"], ["three", "trois", "tres", "drei", "tre"],
+                       ["four", "quatre", "cuatro", "vier", "quattro"], ["five", "cinq", "cinco", "funf", "cinque"], ["six", "seis", "sechs"],
+                       ["seven", "sept", "siete", "sieben", "sette"], ["eight", "huit", "ocho", "acht", "otto"], ["nine", "neuf", "nueve", "neun", "nove"],
+                       ["ten", "dix", "diez", "zehn", "dieci"]]
+        for (index, words) in numbers.enumerated() {
+            for word in words { synonyms[word] = String(index + 1) }
+        }
+        return synonyms
+    }()
+
+    /// The numbers a name says on their own ("Sport 2", "RTS Un"): a channel that says another is another channel.
+    var numbers: Set<String> = []
 
     private static func isHours(_ word: String) -> Bool { word.count <= 2 && word.allSatisfy(\.isNumber) }
 
@@ -146,6 +176,9 @@ struct ChannelName: Sendable, Equatable {
                 words.append(hours)
             } else if character == "&" {
                 words.append("and")
+            } else if character == "+" {
+                // "Canal+", "VTV +": the "Plus" of the names written out.
+                words.append("plus")
             }
         }
         if !current.isEmpty { words.append(current) }

@@ -29,6 +29,14 @@ func channelMapBench(folder: String, entries wanted: Int, channels wantedChannel
     let built = DispatchTime.now().uptimeNanoseconds
     let matcher = ChannelMatcher(channels)
     let buildSeconds = Double(DispatchTime.now().uptimeNanoseconds - built) / 1e9
+    // TVGUIDE_BENCH_QUERY="NAME|COUNTRY": what the matcher suggests for one name, to read why.
+    if let asked = ProcessInfo.processInfo.environment["TVGUIDE_BENCH_QUERY"] {
+        let parts = asked.split(separator: "|").map(String.init)
+        for found in matcher.suggestions(for: parts[0], country: parts.count > 1 ? parts[1] : nil, limit: 8) {
+            print("\(found.channel)\t\(String(format: "%.3f", found.score))\t\(String(format: "%.3f", found.confidence))\t\(found.why)")
+        }
+        return
+    }
     let started = DispatchTime.now().uptimeNanoseconds
     var results: [(url: String, right: Bool, confidence: Double)] = []
     var misses = ""
@@ -37,7 +45,7 @@ func channelMapBench(folder: String, entries wanted: Int, channels wantedChannel
         let best = found.first
         results.append((entry.stream, best?.channel == truth[entry.stream], best?.confidence ?? 0))
         if best?.channel != truth[entry.stream] || ProcessInfo.processInfo.environment["TVGUIDE_BENCH_ALL"] != nil {
-            misses += "\(String(format: "%.3f", best?.confidence ?? 0))\t\(best?.channel == truth[entry.stream] ? "right" : "wrong")\t\(entry.groups.first ?? "")\t\(entry.name)\twant \(truth[entry.stream] ?? "?")\tgot \(best?.channel ?? "none") \(best?.why ?? [])\tthen \(found.dropFirst().first?.channel ?? "none")\n"
+            misses += "\(String(format: "%.3f", best?.confidence ?? 0))\t\(best?.channel == truth[entry.stream] ? "right" : "wrong")\t\(entry.groups.first ?? "")\t\(entry.name)\twant \(truth[entry.stream] ?? "?")\tgot \(best?.channel ?? "none") \(best?.why ?? [])\tthen \(found.dropFirst().first?.channel ?? "none")\t\(best?.score ?? 0)\t\(best?.margin ?? 0)\n"
         }
     }
     // TVGUIDE_BENCH_MISSES=FILE: each wrong answer (with TVGUIDE_BENCH_ALL, every answer), most confident first, to

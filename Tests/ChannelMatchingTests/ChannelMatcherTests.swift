@@ -115,4 +115,38 @@ import Testing
         let alone = recorder.suggestions(for: "Dave", number: "105")
         #expect(alone.first?.channel == "e" && alone.first!.confidence < channelMatchSureAt, "\(alone)")
     }
+
+    /// The second step's rules (docs/performance.md): numbers said must be the channel's, numbers written out, a lone
+    /// "+", a country in brackets, a language's code, a feed's initials, the East feed by default, case-only siblings.
+    @Test func numbersLanguagesAndFeeds() {
+        let guide = ChannelMatcher([
+            MatchableChannel(id: "SinemaKomedi.tr@SD", names: ["Sinema Komedi"]),
+            MatchableChannel(id: "SinemaKomedi2.tr@SD", names: ["Sinema Komedi 2"]),
+            MatchableChannel(id: "RTS1.ch@SD", names: ["RTS 1"]),
+            MatchableChannel(id: "RTS2.ch@SD", names: ["RTS 2"]),
+            MatchableChannel(id: "VTV.uy@SD", names: ["VTV"]),
+            MatchableChannel(id: "VTVPlus.uy@SD", names: ["VTV Plus"]),
+            MatchableChannel(id: "MLB.us@SD", names: ["MLB"]),
+            MatchableChannel(id: "MLBNetwork.us@SD", names: ["MLB Network [US]"]),
+            MatchableChannel(id: "EuronewsSpanish.fr@SD", names: ["Euronews"]),
+            MatchableChannel(id: "EuronewsHungarian.fr@SD", names: ["Euronews"]),
+            MatchableChannel(id: "BBCTwo.uk@HD", names: ["BBC Two HD"]),
+            MatchableChannel(id: "BBCTwo.uk@NorthernIrelandHD", names: ["BBC Two HD"]),
+            MatchableChannel(id: "FXX.us@West", names: ["FXX"]),
+            MatchableChannel(id: "FXX.us@East", names: ["FXX"]),
+            MatchableChannel(id: "CARAC5.ch", names: ["Carac 5"]),
+            MatchableChannel(id: "Carac5.ch@SD", names: ["Carac 5"]),
+        ])
+        func best(_ name: String, _ country: String) -> String? { guide.suggestions(for: name, country: country).first?.channel }
+        #expect(best("Sinema Komedi 2", "tr") == "SinemaKomedi2.tr@SD" && best("Sinema Komedi", "tr") == "SinemaKomedi.tr@SD")
+        #expect(best("RTS Un", "ch") == "RTS1.ch@SD" && best("RTS Deux", "ch") == "RTS2.ch@SD")
+        #expect(best("VTV +", "uy") == "VTVPlus.uy@SD" && best("VTV", "uy") == "VTV.uy@SD")
+        #expect(best("MLB Network HD", "us") == "MLBNetwork.us@SD")
+        #expect(best("Euronews (hu)", "fr") == "EuronewsHungarian.fr@SD")
+        #expect(best("BBC TWO NI HD", "uk") == "BBCTwo.uk@NorthernIrelandHD")
+        #expect(best("FXX", "us") == "FXX.us@East" && best("FXX West", "us") == "FXX.us@West")
+        #expect(best("CARAC 5", "ch") == "Carac5.ch@SD")
+        // The same answers whatever order sets are read in: one run's answers are the next's.
+        #expect((0..<5).allSatisfy { _ in guide.suggestions(for: "Euronews", country: "fr") == guide.suggestions(for: "Euronews", country: "fr") })
+    }
 }
