@@ -50,8 +50,10 @@ public struct SourceMatching: Sendable {
     }
 
     /// Matches `source`'s channels against the guide's other channels; with `apply`, keeps the suggestions and applies
-    /// what the matcher is sure of (``StoreError/Code/notFound`` for an unknown source).
-    public func match(_ source: SourceName, apply: Bool) async throws -> [Entry] {
+    /// what the matcher is sure of (``StoreError/Code/notFound`` for an unknown source). `onlyNew` (a refresh) looks
+    /// only at channels nobody chose and the matcher found nothing for yet: a 100,000-entry playlist is not matched
+    /// again at each refresh ("Match again" and `tvguide channels match` look at them all).
+    public func match(_ source: SourceName, apply: Bool, onlyNew: Bool = false) async throws -> [Entry] {
         let sources = try await store.sources()
         guard let definition = sources.first(where: { $0.definition.name == source })?.definition else {
             throw StoreError(.notFound, saying: "there is no source called {name}; `tvguide sources list` shows them", ["name": source.rawValue])
@@ -73,14 +75,16 @@ public struct SourceMatching: Sendable {
                 entries[entry.offeredID] = entry
             }
         }
-        let looked = channels.filter { $0.chosenBy != .person && !ids.contains($0.id) }
+        let looked = channels.filter {
+            $0.chosenBy != .person && !ids.contains($0.id) && (!onlyNew || ($0.chosenBy == nil && $0.mappedTo == nil && $0.candidates.isEmpty))
+        }
         let queries = looked.map { channel in
             let entry = entries[channel.id]
             return (channel.id, entry?.guideName ?? entry?.name ?? channel.name, Self.country(of: entry))
         }
         let matchable = guide.map { MatchableChannel(id: $0.id.rawValue, names: $0.displayNames.map(\.text)) }
         // Indexing a guide and matching a playlist take seconds: on a thread of their own, never a request's.
-        let found = try await BlockingWork.run("channel-matching") { () -> [ChannelID: [ChannelCandidate]] in
+        let found = queries.isEmpty ? [:] : try await BlockingWork.run("channel-matching") { () -> [ChannelID: [ChannelCandidate]] in
             let matcher = ChannelMatcher(matchable)
             var found: [ChannelID: [ChannelCandidate]] = [:]
             for (id, name, country) in queries {

@@ -117,6 +117,23 @@ import Testing
         }
     }
 
+    /// A refresh matches only what was never matched (a big playlist is not matched again at every refresh); "Match
+    /// again" looks at everything, and finds what a guide channel added since makes sure.
+    @Test func aRefreshMatchesOnlyTheNewAndMatchAgainEverything() async throws {
+        let server = try await Self.server()
+        try await Self.refresh(server)
+        #expect(try await Self.channel(server, "Sky")?.awaitsReview == true)
+        try await server.importListings("""
+            <tv><channel id="Sky.uk"><display-name>Sky</display-name></channel>
+            <programme start="20260215200000 +0000" stop="20260215210000 +0000" channel="Sky.uk"><title>News</title></programme></tv>
+            """, as: "more")
+        try await Self.refresh(server)
+        #expect(try await Self.channel(server, "Sky")?.candidates.contains { $0.channel == ChannelID("Sky.uk") } == false)
+        let entries = try await SourceMatching(store: server.store).match(SourceName("iptv"), apply: true)
+        #expect(entries.first { $0.name == "Sky" }?.candidates.first?.channel == "Sky.uk")
+        #expect(try await Self.channel(server, "Sky")?.candidates.first?.channel == ChannelID("Sky.uk"))
+    }
+
     /// A name that is no name: long, controls, direction overrides, emoji. Bounded, matched to nothing sure.
     @Test func badNamesAreBounded() async throws {
         let server = try await Self.server()

@@ -306,14 +306,14 @@ public final class SourceRefresher: Sendable {
             // A playlist's entries replace the ones it had; it has no programmes to import.
             (report.channels, report.repairs) = try await PlaylistFile.store(feeds[0].path, as: name, in: store)
             // Entries the guide does not know by id go where the matcher is sure; the rest wait for a person.
-            _ = try await SourceMatching(store: store).match(name, apply: true)
+            _ = try await SourceMatching(store: store).match(name, apply: true, onlyNew: true)
             // Its tvg-shift entries make timeshift channels, and ones it no longer has go.
             try await TimeshiftChannels(store: store).rebuild()
             report.outcome = .imported
             return (report, Dictionary(feeds.map { ($0.location, $0.validators) }, uniquingKeysWith: { $1 }))
         }
         // Channels of a second source the matcher is sure of feed their guide channel from this import on.
-        for entry in try await SourceMatching(store: store).match(name, apply: true) where entry.applied && entry.chosenBy != MappingChooser.person.rawValue {
+        for entry in try await SourceMatching(store: store).match(name, apply: true, onlyNew: true) where entry.applied && entry.chosenBy != MappingChooser.person.rawValue {
             if plan.kept[ChannelID(entry.id)] != nil, let channel = entry.channel { plan.kept[ChannelID(entry.id)] = ChannelID(channel) }
         }
         let transform = ListingTransform(plan: plan, timeShift: definition.timeShift, localZone: zone)
