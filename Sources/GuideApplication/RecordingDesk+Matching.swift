@@ -15,7 +15,8 @@ extension RecordingDesk {
     /// The least confidence at which the recorder page chooses a suggestion for the admin (who saves it or not).
     public static let suggestAt = 0.5
 
-    /// For each of `channels`, the recorder's channel the matcher finds at ``suggestAt`` or above.
+    /// For each of `channels`, the recorder's channel the matcher finds at ``suggestAt`` or above; each of the
+    /// recorder's channels is suggested once, for the guide channel it fits best (a lineup has each channel once).
     public static func suggestions(for channels: [Channel], among recorder: [RecorderChannel]) async throws -> [ChannelID: RecorderSuggestion] {
         guard !channels.isEmpty, !recorder.isEmpty else { return [:] }
         let matchable = recorder.map { MatchableChannel(id: $0.id, names: [$0.name], number: $0.number) }
@@ -23,12 +24,15 @@ extension RecordingDesk {
         // A lineup of thousands against a recorder's thousands is seconds of work: not on a request's thread.
         return try await BlockingWork.run("recorder-matching") {
             let matcher = ChannelMatcher(matchable)
-            var found: [ChannelID: RecorderSuggestion] = [:]
+            var best: [String: (channel: ChannelID, suggestion: RecorderSuggestion)] = [:]
             for (id, name, number) in queries {
-                guard let best = matcher.suggestions(for: name, number: number, limit: 1).first, best.confidence >= suggestAt else { continue }
-                found[id] = RecorderSuggestion(channel: best.channel, confidence: best.confidence, why: best.why.joined(separator: "; "))
+                guard let top = matcher.suggestions(for: name, number: number, limit: 1).first, top.confidence >= suggestAt else { continue }
+                let suggestion = RecorderSuggestion(channel: top.channel, confidence: top.confidence, why: top.why.joined(separator: "; "))
+                // The first in the guide's order keeps it when two fit as well.
+                if let held = best[top.channel], held.suggestion.confidence >= top.confidence { continue }
+                best[top.channel] = (id, suggestion)
             }
-            return found
+            return Dictionary(best.values.map { ($0.channel, $0.suggestion) }, uniquingKeysWith: { first, _ in first })
         }
     }
 }

@@ -85,6 +85,20 @@ import Testing
         #expect(try await server.store.recording(entry.id) == nil)
     }
 
+    /// The recorder page's suggestions (the one channel matcher): by name and number, each of the recorder's channels
+    /// once, for the guide channel it fits best.
+    @Test func eachRecorderChannelIsSuggestedOnce() async throws {
+        let guide = [Channel(id: ChannelID("bbc1.uk"), displayNames: [LocalizedText("BBC One")], number: "101"),
+                     Channel(id: ChannelID("bbc1hd.uk"), displayNames: [LocalizedText("BBC One HD")]),
+                     Channel(id: ChannelID("five.uk"), displayNames: [LocalizedText("Channel 5")], number: "105"),
+                     Channel(id: ChannelID("dave.uk"), displayNames: [LocalizedText("Dave")])]
+        let recorder = [RecorderChannel(id: "a", name: "BBC ONE HD", number: "101"), RecorderChannel(id: "b", name: "5", number: "105")]
+        let found = try await RecordingDesk.suggestions(for: guide, among: recorder)
+        #expect(found[ChannelID("bbc1.uk")]?.channel == "a" && found[ChannelID("bbc1hd.uk")] == nil, "\(found)")
+        #expect(found[ChannelID("five.uk")]?.channel == "b" && found[ChannelID("five.uk")]?.why.contains("same number 105") == true)
+        #expect(found[ChannelID("dave.uk")] == nil)
+    }
+
     @Test func aRecorderThatIsOffKeepsTheRequestForTheNextSync() async throws {
         let server = try await TestServer(listings: Self.listings, now: Self.now)
         let ada = try await server.store.createProfile(name: "Ada", role: .admin, secretKind: .password, secretHash: "x", onlyIfFirst: false)
