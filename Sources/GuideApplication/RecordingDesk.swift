@@ -24,10 +24,13 @@ public struct RecordingDesk: Sendable {
     public static let pageDeadline: Duration = .seconds(3)
     /// Requests kept at most (a household's; the oldest finished ones go first).
     public static let mostKept = 2000
+    /// How long this desk's pages wait (``pageDeadline``; a test of what the recorder answers may wait longer on a
+    /// loaded machine).
+    public let pageWait: Duration
 
     public init(store: any GuideDatabase, transport: any HTTPTransport, now: @escaping @Sendable () -> Date,
-                logger: Logger = Logger(label: "tvguide.recordings")) {
-        (self.store, self.transport, self.now, self.logger) = (store, transport, now, logger)
+                logger: Logger = Logger(label: "tvguide.recordings"), pageWait: Duration = RecordingDesk.pageDeadline) {
+        (self.store, self.transport, self.now, self.logger, self.pageWait) = (store, transport, now, logger, pageWait)
     }
 
     /// The recorder the admin set up, as a client; nil when there is none.
@@ -60,7 +63,7 @@ public struct RecordingDesk: Sendable {
                                                               title: programme.programme.title, subtitle: programme.programme.subTitle,
                                                               start: programme.programme.start, stop: programme.end), at: now())
         guard entry.state == .requested || entry.state == .refused else { return entry }
-        return try await send(entry, within: Self.pageDeadline)
+        return try await send(entry, within: pageWait)
     }
 
     /// Records what saved searches that record find (``NewSavedSearch/records``), for profiles that may record, on
@@ -151,7 +154,7 @@ public struct RecordingDesk: Sendable {
     public func cancel(_ entry: RecordingEntry) async throws {
         if let id = entry.recorderID, entry.isScheduled || entry.state == .conflict, let (recorder, _) = try await recorder() {
             do {
-                try await Self.bounded(within: Self.pageDeadline) {
+                try await Self.bounded(within: pageWait) {
                     entry.what.series ? try await recorder.cancel(rule: id) : try await recorder.cancel(recording: id)
                 }
             } catch let error as RecorderError where error.kind == .unreachable {

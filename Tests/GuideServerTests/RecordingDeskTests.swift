@@ -44,7 +44,8 @@ import Testing
         let standIn = try await Self.tvheadend()
         defer { Task { try? await standIn.stop() } }
         let ada = try await server.store.createProfile(name: "Ada", role: .admin, secretKind: .password, secretHash: "x", onlyIfFirst: false)
-        let desk = RecordingDesk(store: server.store, transport: TestHTTP.outbound, now: { Self.now })
+        let desk = RecordingDesk(store: server.store, transport: TestHTTP.outbound, now: { Self.now },
+                                 pageWait: .seconds(30))  // What the recorder answers, not how fast: a loaded machine is slow.
         let who = try await Self.programme(server, "bbc1.uk", at: Self.evening)
 
         await #expect(throws: RecordingFailure(saying: "No recorder is set up (an admin sets one up on the recorder page).")) {
