@@ -121,7 +121,9 @@ public struct EpisodeLinker: Sendable {
     /// words joined by one space.
     public static func titleKey(_ title: String) -> String {
         var text = SearchText.fold(String(title.prefix(300))).replacingOccurrences(of: "&", with: " and ")
-        if let year = text.range(of: #"[\(\[]\s*(19|20)\d\d\s*[\)\]]"#, options: .regularExpression) { text.removeSubrange(year) }
+        // The grid keys every programme's title: the pattern only for a title with a bracket.
+        if text.contains(where: { $0 == "(" || $0 == "[" }),
+           let year = text.range(of: #"[\(\[]\s*(19|20)\d\d\s*[\)\]]"#, options: .regularExpression) { text.removeSubrange(year) }
         var words = text.split { !$0.isLetter && !$0.isNumber }.map(String.init)
         if words.count > 1, Self.articles.contains(words[0]) { words.removeFirst() }
         return words.joined(separator: " ")

@@ -107,6 +107,10 @@ import Testing
         #expect(ChannelMatcher.number("04-1") == "4.1" && ChannelMatcher.number("0101") == "101" && ChannelMatcher.number(" 7 ") == "7")
         #expect(ChannelMatcher.number("1e9") == nil && ChannelMatcher.number("4..1") == nil && ChannelMatcher.number("123456789") == nil
                 && ChannelMatcher.number("١٠١") == nil)
+        for hostile in ["9223372036854775807", "-1", "1e308", "nan", "4.1.1", "-", ".", String(repeating: "9", count: 40)] {
+            #expect(ChannelMatcher.number(hostile) == nil, "\(hostile)")
+            _ = recorder.suggestions(for: "BBC One", number: hostile)
+        }
         let four = recorder.suggestions(for: "Channel 4", number: "104")
         #expect(four.first?.channel == "c" && four.first?.why.contains("same number 104") == true, "\(four)")
         #expect(recorder.suggestions(for: "BBC One", number: "101").first?.confidence ?? 0 > recorder.suggestions(for: "BBC One").first?.confidence ?? 1)
