@@ -20,13 +20,17 @@ public struct EpisodeLinker: Sendable {
 
     /// The keys (``titleKey(_:)``) of the show's titles.
     public let titles: Set<String>
+    /// The same keys, the show's own name first: what to search listings for.
+    public let searchTitles: [String]
     let byNumber: [String: Episode]
     let bySubtitle: [(key: String, words: Set<String>, episode: Episode)]
     let byAirdate: [String: [Episode]]
 
     /// `name` and `alternates` (other titles, as TVmaze's in the viewer's languages); `episodes` the show's.
     public init(show name: String, alternates: [String] = [], episodes: [Episode]) {
-        titles = Set(([name] + alternates.prefix(50)).map(Self.titleKey).filter { !$0.isEmpty })
+        var keys: [String] = []
+        for key in ([name] + alternates.prefix(50)).map(Self.titleKey) where !key.isEmpty && !keys.contains(key) { keys.append(key) }
+        (titles, searchTitles) = (Set(keys), keys)
         var byNumber: [String: Episode] = [:]
         var byAirdate: [String: [Episode]] = [:]
         var bySubtitle: [(key: String, words: Set<String>, episode: Episode)] = []

@@ -39,6 +39,8 @@ public struct Show: Hashable, Sendable, Identifiable {
     public var cast: [Role] = []
     /// Creators, producers and the like: each credit's person and job.
     public var crew: [Role] = []
+    /// Its other titles, by country.
+    public var akas: [AlsoKnownAs] = []
 
     public init(id: Int, name: String) {
         self.id = id

@@ -87,7 +87,7 @@ public enum GuideServer {
         series.register(on: routes)
         ChannelLogos(cache: services.logos, directory: directory, clientAddress: addresses, now: settings.now).register(on: routes)
         ProgrammeArtworkImages(cache: services.images, store: store, connection: services.schedulesDirect, now: settings.now).register(on: routes)
-        ShowPages(store: store, pages: pages, settings: settings, episodes: episodes, series: series, watched: watched).register(on: routes)
+        ShowPages(store: store, directory: directory, pages: pages, settings: settings, episodes: episodes, series: series, watched: watched).register(on: routes)
         EpisodePages(pages: pages, settings: settings, series: series, watched: watched).register(on: routes)
         let sync = TVMazeSync(history: watched, client: series.client, accounts: store)
         let tvmazeAccounts = TVMazeAccountPages(sync: sync, runner: TVMazeSyncRunner(sync: sync), series: series)

@@ -7,12 +7,12 @@ extension SeriesStore where Self: SQLBackend {
         let channel = show.channel
         try await transaction { db in
             try await db.execute("""
-                INSERT INTO series_show (id, name, status, channel, web_channel, zone, url, image, updated, checked_at)
+                INSERT INTO series_show (id, name, status, channel, web_channel, zone, url, image, updated, checked_at, akas)
                 VALUES (\(show.id), \(show.name), \(show.status), \(channel?.name), \(channel?.isWebChannel ?? false), \(channel?.zone),
-                        \(show.url), \(show.image), \(show.updated), \(checked.unixSeconds))
+                        \(show.url), \(show.image), \(show.updated), \(checked.unixSeconds), \(Self.akasText(show.akas)))
                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, status = excluded.status, channel = excluded.channel,
                     web_channel = excluded.web_channel, zone = excluded.zone, url = excluded.url, image = excluded.image,
-                    updated = excluded.updated, checked_at = excluded.checked_at
+                    updated = excluded.updated, checked_at = excluded.checked_at, akas = excluded.akas
                 """)
             try await db.execute("DELETE FROM series_episode WHERE show_id = \(show.id)")
             // TVmaze lists an episode under one show; ON CONFLICT keeps a save whole if it ever moved one.
@@ -90,7 +90,7 @@ extension SeriesStore where Self: SQLBackend {
                 SELECT \(raw: showColumns), f.reminders, f.added_at FROM followed_show f JOIN series_show s ON s.id = f.show_id
                 WHERE f.profile_id = \(profile.rawValue) ORDER BY lower(s.name)\(.binaryOrder)
                 """).map { row in
-                FollowedShow(show: try show(row), reminders: try row.value(10), added: Date(unixSeconds: try row.value(11)))
+                FollowedShow(show: try show(row, akasAt: 10), reminders: try row.value(11), added: Date(unixSeconds: try row.value(12)))
             }
         }
     }
@@ -165,8 +165,8 @@ extension SeriesStore where Self: SQLBackend {
         }
     }
 
-    /// A kept show from ``showColumns`` (first, from `offset`).
-    private func show(_ row: SQLRow, from offset: Int = 0) throws -> Show {
+    /// A kept show from ``showColumns`` (first, from `offset`), its other titles from `akasAt` when given.
+    private func show(_ row: SQLRow, from offset: Int = 0, akasAt: Int? = nil) throws -> Show {
         var show = Show(id: try row.value(offset), name: try row.value(offset + 1))
         show.status = try row.value(offset + 2)
         show.channel = try (row.value(offset + 3, as: String?.self)).map { name in
@@ -175,11 +175,20 @@ extension SeriesStore where Self: SQLBackend {
         show.url = try row.value(offset + 6)
         show.image = try row.value(offset + 7)
         show.updated = try row.value(offset + 8)
+        if let akasAt, let text: String = try row.value(akasAt), let akas = try? JSONDecoder().decode([AlsoKnownAs].self, from: Data(text.utf8)) {
+            show.akas = akas
+        }
         return show
     }
 
+    /// A show's other titles as the `akas` column keeps them (JSON), nil for none.
+    static func akasText(_ akas: [AlsoKnownAs]) -> String? {
+        guard !akas.isEmpty, let data = try? JSONEncoder().encode(Array(akas.prefix(AlsoKnownAs.mostKept))) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     private func trackedShow(_ row: SQLRow) throws -> TrackedShow {
-        TrackedShow(show: try show(row), checked: Date(unixSeconds: try row.value(9)))
+        TrackedShow(show: try show(row, akasAt: 10), checked: Date(unixSeconds: try row.value(9)))
     }
 
     /// An episode from ``episodeColumns``, naming its show.
@@ -200,7 +209,7 @@ extension SeriesStore where Self: SQLBackend {
     }
 
     private var showColumns: StaticString {
-        "s.id, s.name, s.status, s.channel, s.web_channel, s.zone, s.url, s.image, s.updated, s.checked_at"
+        "s.id, s.name, s.status, s.channel, s.web_channel, s.zone, s.url, s.image, s.updated, s.checked_at, s.akas"
     }
 
     private var episodeColumns: StaticString {

@@ -52,5 +52,8 @@ extension PostgresMigrations {
             ALTER TABLE source_channel ADD COLUMN candidates text;
             UPDATE source_channel SET chosen_by = 'person' WHERE mapped_to IS NOT NULL;
             """),
+        ("v26: a show's other titles, to find it in listings", """
+            ALTER TABLE series_show ADD COLUMN akas text;
+            """),
     ]
 }

@@ -84,5 +84,8 @@ extension SchemaMigrations {
                 UPDATE source_channel SET chosen_by = 'person' WHERE mapped_to IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v26: a show's other titles, to find it in listings") { db in
+            try db.execute(sql: "ALTER TABLE series_show ADD COLUMN akas TEXT")
+        }
     }
 }

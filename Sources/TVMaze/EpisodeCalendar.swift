@@ -47,7 +47,9 @@ public enum EpisodeCalendar {
     }
 
     /// "Under the Dome S01E01 Pilot".
-    public static func summary(of airing: Airing) -> String {
-        [airing.show.name, airing.episode.code, airing.episode.name].compactMap { $0 }.joined(separator: " ")
+    public static func summary(of airing: Airing) -> String { summary(show: airing.show.name, episode: airing.episode) }
+
+    public static func summary(show: String, episode: Episode) -> String {
+        [show, episode.code, episode.name].compactMap { $0 }.joined(separator: " ")
     }
 }

@@ -29,14 +29,15 @@ public struct SeriesTracker: Sendable {
         try await store.unfollow(show: id, by: profile)
     }
 
-    /// Fetches a show and its episodes, specials included (they are watched and counted apart), from TVmaze and keeps
-    /// them; `TVMazeError.notFound` when there is no such show. Two requests (`/shows/:id`,
-    /// `/shows/:id/episodes?specials=1`) rather than one with `embed=episodes`: the cache serves them to the pages, and
-    /// `forget(show:)` drops both when the show changes.
+    /// Fetches a show, its episodes, specials included (they are watched and counted apart), and its other titles (to
+    /// find it in listings) from TVmaze and keeps them; `TVMazeError.notFound` when there is no such show. Separate
+    /// requests (`/shows/:id`, `/shows/:id/episodes?specials=1`, `/shows/:id/akas`) rather than one with embeds: the
+    /// cache serves them to the pages, and `forget(show:)` drops them all when the show changes.
     @discardableResult
     public func fetch(show id: Int) async throws -> Show {
         guard var show = try await client.show(id) else { throw TVMazeError.notFound(path: "/shows/\(id)") }
         show.episodes = try await client.episodes(ofShow: id, specials: true)
+        show.akas = try await client.akas(ofShow: id)
         try await store.saveShow(show, checked: now())
         return show
     }

@@ -164,6 +164,17 @@ public final class TVMazeClient: Sendable {
         return found.map { Episode($0) }
     }
 
+    /// The show's other titles, by country (the first ``AlsoKnownAs/mostKept``, names cut to
+    /// ``AlsoKnownAs/longestName`` characters; one without a name left out).
+    public func akas(ofShow id: Int) async throws -> [AlsoKnownAs] {
+        let found: [TVMazeAka] = try await list("/shows/\(id)/akas", [])
+        return found.prefix(AlsoKnownAs.mostKept).compactMap { aka in
+            guard let name = aka.name?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty else { return nil }
+            let code = aka.country?.code.flatMap { $0.count == 2 && $0.allSatisfy(\.isLetter) ? $0.uppercased() : nil }
+            return AlsoKnownAs(name: String(name.prefix(AlsoKnownAs.longestName)), country: code)
+        }
+    }
+
     /// The regular cast: each credit's person and character.
     public func cast(ofShow id: Int) async throws -> [Role] {
         let found: [TVMazeCastMember] = try await list("/shows/\(id)/cast", [])

@@ -20,6 +20,12 @@ struct TVMazeCountry: Codable, Hashable, Sendable {
     var timezone: String?
 }
 
+/// Another title of a show (`/shows/:id/akas`); `country` null for the show's own country.
+struct TVMazeAka: Codable, Hashable, Sendable {
+    var name: String?
+    var country: TVMazeCountry?
+}
+
 /// An image in two sizes; URLs never change their content (API-NOTES §7), so they are cached for good.
 struct TVMazeImage: Codable, Hashable, Sendable {
     var medium: String?

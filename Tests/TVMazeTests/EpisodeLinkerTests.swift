@@ -61,4 +61,24 @@ import Testing
         // Another show's listing with the same sub-title is not this show's.
         #expect(linked(Self.airing("Doctor Who", subtitle: "Pilot")) == nil)
     }
+
+    /// TVmaze's akas (recorded for Under the Dome: Russian and Hungarian): each reader's listings are searched for
+    /// the titles of the countries where their languages are spoken, and the show's own country's.
+    @Test func otherTitlesInTheReadersLanguages() async throws {
+        let rig = try await TVMazeClientTests.Rig()
+        let akas = try await rig.client.akas(ofShow: 1)
+        #expect(akas == [AlsoKnownAs(name: "Под куполом", country: "RU"), AlsoKnownAs(name: "A búra alatt", country: "HU")])
+        #expect(AlsoKnownAs.titles(akas, readIn: ["hu"]) == ["A búra alatt"])
+        #expect(AlsoKnownAs.titles(akas, readIn: ["en", "ru"]) == ["Под куполом"])
+        #expect(AlsoKnownAs.titles(akas, readIn: ["en-HU"]) == ["A búra alatt"])
+        #expect(AlsoKnownAs.titles(akas, readIn: ["de", "fr"]).isEmpty && AlsoKnownAs.titles(akas, readIn: []).isEmpty)
+        #expect(AlsoKnownAs.titles([AlsoKnownAs(name: "Original", country: nil)], readIn: []) == ["Original"])
+        let linker = EpisodeLinker(show: "Under the Dome", alternates: AlsoKnownAs.titles(akas, readIn: ["hu"]),
+                                   episodes: try await rig.client.episodes(ofShow: 1))
+        let hungarian = Self.airing("A búra alatt", subtitle: "Pilot")
+        #expect(linker.episode(of: hungarian, zone: Self.newYork)?.episode.code == "S01E01")
+        #expect(linker.searchTitles == ["under the dome", "bura alatt"])
+        // A show with no akas recorded (TVmaze's 404) has none.
+        #expect(try await rig.client.akas(ofShow: 999_999).isEmpty)
+    }
 }

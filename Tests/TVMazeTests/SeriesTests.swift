@@ -36,7 +36,11 @@ import TVMazeReplay
         let rig = try await Rig()
         let show = try await rig.tracker.follow(show: 1, by: rig.profile)
         #expect(show.name == "Under the Dome" && show.channel?.name == "CBS" && show.channel?.zone == "America/New_York")
-        #expect(rig.rig.server.requests.map(\.path) == ["/shows/1", "/shows/1/episodes"])
+        #expect(rig.rig.server.requests.map(\.path) == ["/shows/1", "/shows/1/episodes", "/shows/1/akas"])
+        // Its other titles are kept with it, to find it in listings in those countries.
+        #expect(try await rig.store.trackedShow(1)?.show.akas == [AlsoKnownAs(name: "Под куполом", country: "RU"),
+                                                                    AlsoKnownAs(name: "A búra alatt", country: "HU")])
+        #expect(try await rig.store.following(rig.profile).first?.show.akas.count == 2)
         let episodes = try await rig.store.episodes(ofShow: 1)
         #expect(episodes.count == 39 && episodes.first?.code == "S01E01" && episodes.last?.code == "S03E13")
         // TVmaze's 2022 answer: 22:00 EDT is 02:00 UTC (its 2019 answer said 03:00, API-NOTES §5).
@@ -44,7 +48,7 @@ import TVMazeReplay
         #expect(episodes.first?.show?.channel?.zone == "America/New_York" && episodes.first?.airTime() == .instant(Date(timeIntervalSince1970: 1_372_125_600)))
         // Following again asks TVmaze nothing and keeps one row.
         try await rig.tracker.follow(show: 1, by: rig.profile)
-        #expect(rig.rig.server.requests.count == 2)
+        #expect(rig.rig.server.requests.count == 3)
         #expect(try await rig.store.following(rig.profile).count == 1)
 
         await #expect(throws: TVMazeError.notFound(path: "/shows/999999")) { try await rig.tracker.follow(show: 999_999, by: rig.profile) }
@@ -114,7 +118,7 @@ import TVMazeReplay
 
         let report = try await rig.tracker.refresh()
         #expect(report.refetched == [1] && report.unchanged == [13] && report.ended == [180] && report.failed.isEmpty)
-        #expect(rig.rig.server.requests.map(\.path) == ["/updates/shows", "/shows/1", "/shows/1/episodes"])
+        #expect(rig.rig.server.requests.map(\.path) == ["/updates/shows", "/shows/1", "/shows/1/episodes", "/shows/1/akas"])
         #expect(try await rig.store.trackedShow(1)?.show.status == "Ended")
         #expect(try await rig.store.episodes(ofShow: 1).count == 39)
         #expect(try await rig.store.trackedShow(13)?.checked == rig.rig.clock.now)

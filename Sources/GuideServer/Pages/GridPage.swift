@@ -233,7 +233,7 @@ struct GridPage: Sendable {
         guard from < lineup.count else { return [] }
         let slice = Array(lineup[from..<min(lineup.count, from + count)])
         let listings = try await store.guide(in: day, channels: slice.map(\.id), detail: .summary)
-        let followed = await ListingMatches.followedTitles(of: viewer?.id, in: store)
+        let followed = await ListingMatches.followedTitles(of: viewer?.id, languages: languages, in: store)
         // What the recorder is asked to record, marked for those who may record.
         let recorded = viewer?.mayRecord == true
             ? Set(try await store.recordings(in: day).filter(\.isScheduled).map { GridCell.recordingKey($0.what.channel, $0.what.start) }) : []

@@ -99,7 +99,7 @@ struct OfflineGuide: Sendable {
         let clock = settings.clock(context)
         let now = settings.now()
         let channels = Self.kept(try await lineups.of(context))
-        let followed = await ListingMatches.followedTitles(of: context.viewer?.profile.id, in: store)
+        let followed = await ListingMatches.followedTitles(of: context.viewer?.profile.id, languages: context.listingLanguages, in: store)
         var favourites: [ChannelID] = []
         if let viewer = context.viewer { favourites = try await store.favourites(of: viewer.profile.id) }
         let days = try await Self.days(in: store, count: settings.offlineDays, clock: clock, now: now)

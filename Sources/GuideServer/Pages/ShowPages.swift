@@ -10,7 +10,8 @@ import TVMaze
 /// cast; follow it), `/shows/:id/seasons/:number` (a season's episodes); and following: POST
 /// `/shows/:id/follow`, `/unfollow`, `/reminders`.
 struct ShowPages: Sendable {
-    let store: any SeriesStore
+    let store: any SeriesStore & ListingStore & WatchedStore
+    let directory: ChannelDirectory
     let pages: Pages
     let settings: ServerSettings
     let episodes: FollowedEpisodes
@@ -60,6 +61,9 @@ struct ShowPages: Sendable {
         var progress: String?
         var upNext: EpisodeLine?
         var canMark: Bool
+        /// Its next airings in the imported listings, each with its episode when the listing says which.
+        var listings: [ListingMatches.Entry]
+        var hasListings: Bool
     }
 
     struct Fact {
@@ -172,6 +176,8 @@ struct ShowPages: Sendable {
                               + (show.timeZone.map { " (\($0.identifier))" } ?? "")))
         }
         let progress = if let profile { try await watched.progress(through: id, of: profile.id) } else { ShowProgress?.none }
+        let listings = try await listings(of: show, next: next?.id, viewer: profile?.id, format: format,
+                                          languages: context.listingLanguages, now: now)
         let model = await ShowModel(
             chrome: pages.chrome(context, section: "shows"), title: show.name,
             show: Self.entry(show, followed: Set(following.map(\.show.id))), canFollow: profile != nil, reminders: mine?.reminders ?? false,
@@ -190,8 +196,20 @@ struct ShowPages: Sendable {
                 EpisodeLine(id: episode.id, code: episode.code, name: episode.name, time: episode.airTime(zone: show.timeZone),
                             show: (id, show.name), format: format, now: now, isPremiere: episode.isPremiere)
             },
-            canMark: profile != nil)
+            canMark: profile != nil, listings: listings, hasListings: !listings.isEmpty)
         return try pages.page("show", model)
+    }
+
+    /// The show's next airings in the listings: linked to episodes by the kept copy (its episodes and other titles)
+    /// when someone follows it; by its name alone otherwise, which asks TVmaze nothing more.
+    private func listings(of show: Show, next: Int?, viewer: ProfileID?, format: SeriesFormat, languages: [String],
+                          now: Date) async throws -> [ListingMatches.Entry] {
+        var known = show
+        if let kept = try await store.trackedShow(show.id)?.show { known.akas = kept.akas }
+        let episodes = try await store.episodes(ofShows: [show.id])[show.id] ?? []
+        let watched = if let viewer { Set(try await store.watched(by: viewer, show: show.id).map(\.episodeID)) } else { Set<Int>() }
+        return try await ListingMatches.entries(of: known, episodes: episodes, next: next, watched: watched, in: store,
+                                                snapshot: try await directory.snapshot(), format: format, languages: languages, now: now)
     }
 
     func season(_ request: Request, _ context: some GuideContext, _ id: Int, _ number: Int) async throws -> HTMLPage {

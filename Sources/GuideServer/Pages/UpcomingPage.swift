@@ -32,17 +32,8 @@ struct UpcomingPage: Sendable {
         var next: EpisodeLine?
         var state: String?
         var reminders: Bool
-        var listings: [ListingEntry]
+        var listings: [ListingMatches.Entry]
         var hasListings: Bool
-    }
-
-    struct ListingEntry {
-        var id: Int64
-        /// "S02E05 Heads Will Roll airs on CBS, Mon 30 Jun 22:00", or without an episode "Mon 30 Jun 22:00 on CBS".
-        var line: String
-        var isThisEpisode: Bool
-        /// The episode it is was watched already: a repeat for this profile.
-        var isWatched: Bool
     }
 
     func register(on routes: RouteGroups) {
@@ -62,17 +53,9 @@ struct UpcomingPage: Sendable {
         let watched = Set(try await store.watched(by: profile.id, show: nil).map(\.episodeID))
         for upcoming in upcomingShows {
             let show = upcoming.followed.show
-            let listings = try await ListingMatches.airings(of: show, episodes: episodesOf[show.id] ?? [], in: store, after: now).map { airing in
-                let programme = airing.stored.programme
-                let (when, channel) = (words.moment(programme.start, clock), snapshot.channel(programme.channel)?.name ?? programme.channel.rawValue)
-                let episode = airing.link?.episode
-                let line = episode.map { words("{episode} airs on {channel}, {when}", ["episode": [$0.code, $0.name ?? ""].joined(separator: " ")
-                    .trimmingCharacters(in: .whitespaces), "channel": channel, "when": when]) }
-                    ?? words("{when} on {channel}", ["when": when, "channel": channel]) + (programme.episodeLabel.map { " · " + $0 } ?? "")
-                return ListingEntry(id: airing.stored.id.rawValue, line: line,
-                                    isThisEpisode: episode.map { $0.id == upcoming.next?.episode.id } ?? false,
-                                    isWatched: episode.map { watched.contains($0.id) } ?? false)
-            }
+            let listings = try await ListingMatches.entries(of: show, episodes: episodesOf[show.id] ?? [], next: upcoming.next?.episode.id,
+                                                            watched: watched, in: store, snapshot: snapshot, format: format,
+                                                            languages: context.listingLanguages, now: now)
             entries.append(Entry(showID: show.id, name: show.name, channel: show.channel?.name, image: SeriesServices.image(show.image),
                                  next: upcoming.next.map { EpisodeLine($0, format: format, now: now) },
                                  state: upcoming.state == .ended ? words("Ended") : upcoming.state == .noDate ? words("No date announced") : nil,

@@ -1,33 +1,41 @@
 import Foundation
+import GuideApplication
 import GuideCore
 import GuideStore
+import TVMaze
 
-/// A followed show's airings in the imported listings (``EpisodeLinker``): programmes whose title is the show's as
-/// titles vary ("&" for "and", a leading article, a year in brackets, "Show: Sub-title"), each with the episode it is
-/// when the listing says (its number, its sub-title, or a new airing's day).
+/// A followed show's airings in the imported listings (``ListingAirings``) as the upcoming list and the show's page
+/// write them: "S02E05 Heads Will Roll airs on BBC Two, Tue 21:00", a repeat of one watched marked.
 enum ListingMatches {
-    struct Airing {
-        var stored: StoredProgramme
-        var link: EpisodeLinker.Link?
+    struct Entry {
+        var id: Int64
+        /// "S02E05 Heads Will Roll airs on CBS, Mon 30 Jun 22:00", or without an episode "Mon 30 Jun 22:00 on CBS".
+        var line: String
+        var isThisEpisode: Bool
+        /// The episode it is was watched already: a repeat for this profile.
+        var isWatched: Bool
     }
 
-    /// The show's airings not yet over at `now`, soonest first, at most `limit`, linked to `episodes` (the show's).
-    static func airings(of show: Show, episodes: [Episode], in store: any ListingStore, after now: Date, limit: Int = 5) async throws -> [Airing] {
-        let linker = EpisodeLinker(show: show.name, episodes: episodes)
-        // The search finds the titles that hold every word of the name without its article or year; the linker keeps
-        // those that are the show's.
-        let words = EpisodeLinker.titleKey(show.name).split(separator: " ").filter { $0 != "and" }.map(String.init)
-        guard !words.isEmpty else { return [] }
-        return try await store.search(SearchQuery(words, scope: .title, limit: 1000))
-            .filter { $0.end > now && linker.matches(title: $0.programme.title).isAiring }
-            .sorted { $0.programme.start < $1.programme.start }
-            .prefix(limit)
-            .map { Airing(stored: $0, link: linker.episode(of: $0.programme, zone: show.timeZone)) }
+    /// The show's next airings in the listings, each linked to its episode when the listing says which; `next` is the
+    /// episode TVmaze says is next, `watched` the viewer's watched episodes' ids.
+    static func entries(of show: Show, episodes: [Episode], next: Int?, watched: Set<Int>, in store: any ListingStore,
+                        snapshot: ChannelDirectory.Snapshot, format: SeriesFormat, languages: [String], now: Date) async throws -> [Entry] {
+        let (clock, words) = (format.clock, format.words)
+        return try await ListingAirings.airings(of: show, episodes: episodes, languages: languages, in: store, after: now).map { airing in
+            let programme = airing.stored.programme
+            let (when, channel) = (words.moment(programme.start, clock), snapshot.channel(programme.channel)?.name ?? programme.channel.rawValue)
+            let episode = airing.link?.episode
+            let line = episode.map { words("{episode} airs on {channel}, {when}", ["episode": [$0.code, $0.name ?? ""].joined(separator: " ")
+                .trimmingCharacters(in: .whitespaces), "channel": channel, "when": when]) }
+                ?? words("{when} on {channel}", ["when": when, "channel": channel]) + (programme.episodeLabel.map { " · " + $0 } ?? "")
+            return Entry(id: airing.stored.id.rawValue, line: line, isThisEpisode: episode.map { $0.id == next } ?? false,
+                         isWatched: episode.map { watched.contains($0.id) } ?? false)
+        }
     }
 
-    /// The title keys of the shows `profile` follows, for marking the grid.
-    static func followedTitles(of profile: ProfileID?, in store: any SeriesStore) async -> Set<String> {
+    /// The title keys of the shows `profile` follows, with their other titles in `languages`: for marking the grid.
+    static func followedTitles(of profile: ProfileID?, languages: [String], in store: any SeriesStore) async -> Set<String> {
         guard let profile, let following = try? await store.following(profile) else { return [] }
-        return Set(following.map { EpisodeLinker.titleKey($0.show.name) })
+        return ListingAirings.titleKeys(of: following.map(\.show), languages: languages)
     }
 }
