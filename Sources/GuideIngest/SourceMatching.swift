@@ -63,8 +63,14 @@ public struct SourceMatching: Sendable {
         // A listings source's own channels are in the guide because it made them: never a candidate, unless another
         // source offers the same id (then it is one channel already).
         var offeredElsewhere = Set<ChannelID>()
-        for other in sources where other.definition.name != source && other.definition.format != .m3u {
-            offeredElsewhere.formUnion(try await store.sourceChannels(of: other.definition.name).map(\.guideChannel))
+        // What the guide already has mapped: the names people mapped in other sources, and to what.
+        var mapped: [String: Set<ChannelID>] = [:]
+        for other in sources where other.definition.name != source {
+            let theirs = try await store.sourceChannels(of: other.definition.name)
+            if other.definition.format != .m3u { offeredElsewhere.formUnion(theirs.map(\.guideChannel)) }
+            for channel in theirs where channel.chosenBy == .person {
+                if let target = channel.mappedTo { mapped[Self.nameKey(channel.name), default: []].insert(target) }
+            }
         }
         let own = isPlaylist ? Set<ChannelID>() : Set(channels.map(\.id)).subtracting(offeredElsewhere)
         let guide = try await store.channels().filter { !own.contains($0.id) }
@@ -84,13 +90,14 @@ public struct SourceMatching: Sendable {
         }
         let matchable = guide.map { MatchableChannel(id: $0.id.rawValue, names: $0.displayNames.map(\.text)) }
         // Indexing a guide and matching a playlist take seconds: on a thread of their own, never a request's.
-        let found = queries.isEmpty ? [:] : try await BlockingWork.run("channel-matching") { () -> [ChannelID: [ChannelCandidate]] in
+        let found = queries.isEmpty ? [:] : try await BlockingWork.run("channel-matching") { [mapped] () -> [ChannelID: [ChannelCandidate]] in
             let matcher = ChannelMatcher(matchable)
             var found: [ChannelID: [ChannelCandidate]] = [:]
             for (id, name, country) in queries {
-                found[id] = matcher.suggestions(for: name, country: country, limit: ChannelCandidate.most).map {
+                let suggested = matcher.suggestions(for: name, country: country, limit: ChannelCandidate.most).map {
                     ChannelCandidate(channel: ChannelID($0.channel), confidence: ($0.confidence * 1000).rounded() / 1000, why: $0.why)
                 }
+                found[id] = Self.withMapped(mapped[Self.nameKey(name)], named: name, among: ids, suggested)
             }
             return found
         }
@@ -115,6 +122,26 @@ public struct SourceMatching: Sendable {
         }
         if apply, !records.isEmpty { try await store.recordMatches(records, of: source) }
         return result
+    }
+
+    /// How sure a match is that a person made under the same name in another source: sure enough to apply, a rule
+    /// rather than a measured figure (the development set has no mappings of people to learn from).
+    static let mappedConfidence = 0.99
+
+    /// `suggested` with the channel a person mapped `name` to in another source first, when they mapped it to one
+    /// channel of the guide (two different choices for one name say nothing).
+    static func withMapped(_ targets: Set<ChannelID>?, named name: String, among ids: Set<ChannelID>,
+                           _ suggested: [ChannelCandidate]) -> [ChannelCandidate] {
+        guard let targets, targets.count == 1, let target = targets.first, ids.contains(target) else { return suggested }
+        let matcher = suggested.first { $0.channel == target }
+        let evidence = ["mapped by a person as “\(name.prefix(60))” in another source"] + (matcher?.why ?? [])
+        let first = ChannelCandidate(channel: target, confidence: max(matcher?.confidence ?? 0, mappedConfidence), why: evidence)
+        return Array(([first] + suggested.filter { $0.channel != target }).prefix(ChannelCandidate.most))
+    }
+
+    /// A name as names mapped in other sources are looked up: folded, its words joined by one space.
+    static func nameKey(_ name: String) -> String {
+        SearchText.fold(String(name.prefix(300))).split { !$0.isLetter && !$0.isNumber }.joined(separator: " ")
     }
 
     /// The country a playlist entry names (`tvg-country`, two letters), for the matcher to prefer that country's channels.

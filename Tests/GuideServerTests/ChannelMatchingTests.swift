@@ -134,6 +134,26 @@ import Testing
         #expect(try await Self.channel(server, "Sky")?.candidates.first?.channel == ChannelID("Sky.uk"))
     }
 
+    /// What the guide already has mapped is evidence: a second playlist's "Sky" goes where a person put the first's.
+    @Test func whatAPersonMappedElsewhereIsEvidence() async throws {
+        let server = try await Self.server()
+        try await Self.refresh(server)
+        try await server.store.chooseSourceChannels([SourceChannel(id: ChannelID("Sky"), name: "Sky", keep: true, mappedTo: ChannelID("SkySportsNews.uk"),
+                                                                   chosenBy: .person)], of: SourceName("iptv"))
+        #expect(try await Self.channel(server, "Sky")?.chosenBy == .person)
+        let path = server.folder + "/second.m3u"
+        try "#EXTM3U\n#EXTINF:-1,SKY\nhttps://other.example/sky.m3u8\n#EXTINF:-1,Sky News HD\nhttps://other.example/news.m3u8\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        try await server.store.addSource(SourceDefinition(name: SourceName("second"), format: .m3u, location: path))
+        _ = try await server.scheduler.refresh([SourceName("second")])
+        let entries = try await SourceMatching(store: server.store).match(SourceName("second"), apply: false)
+        let sky = try #require(entries.first { $0.name == "SKY" })
+        #expect(sky.channel == "SkySportsNews.uk" && sky.applied, "\(sky)")
+        #expect(sky.candidates.first?.why.hasPrefix("mapped by a person as “SKY” in another source") == true)
+        // The rest is the matcher's as before.
+        #expect(entries.first { $0.name == "Sky News HD" }?.candidates.first?.channel == "SkyNews.uk")
+    }
+
     /// A name that is no name: long, controls, direction overrides, emoji. Bounded, matched to nothing sure.
     @Test func badNamesAreBounded() async throws {
         let server = try await Self.server()
