@@ -132,6 +132,15 @@ public final class ChannelMatcher: Sendable {
     /// The channels `name` may mean, best first, at most `limit`; `country` (a playlist group's or a source's ISO
     /// code, lower case) narrows them to that country's when it has any; `number` (in the same lineup as the
     /// channels' numbers) counts for the channels that have it.
+    /// The country (as the guide's ids write it: "uk", "de") a playlist's group names when it is only a country ("UK",
+    /// "United Kingdom", "Deutschland"), among the guide's countries; nil for any other group ("News", "UK Sport").
+    public func country(named group: String) -> String? {
+        let words = Set(ChannelName(String(group.prefix(100))).words)
+        guard !words.isEmpty, words.count <= 4 else { return nil }
+        let found = countryWords.filter { words.isSubset(of: $0.value) }.map(\.key)
+        return found.count == 1 ? found[0] : nil
+    }
+
     public func suggestions(for name: String, country: String? = nil, number: String? = nil, limit: Int = 5) -> [ChannelSuggestion] {
         var query = ChannelName(name)
         query.number = number.flatMap(Self.number)

@@ -86,15 +86,18 @@ public struct SourceMatching: Sendable {
         }
         let queries = looked.map { channel in
             let entry = entries[channel.id]
-            return (channel.id, entry?.guideName ?? entry?.name ?? channel.name, Self.country(of: entry))
+            return (id: channel.id, name: entry?.guideName ?? entry?.name ?? channel.name, country: Self.country(of: entry),
+                    groups: Array((entry?.groups ?? []).prefix(4)), number: entry?.number)
         }
-        let matchable = guide.map { MatchableChannel(id: $0.id.rawValue, names: $0.displayNames.map(\.text)) }
+        let matchable = guide.map { MatchableChannel(id: $0.id.rawValue, names: $0.displayNames.map(\.text), number: $0.number) }
         // Indexing a guide and matching a playlist take seconds: on a thread of their own, never a request's.
         let found = queries.isEmpty ? [:] : try await BlockingWork.run("channel-matching") { [mapped] () -> [ChannelID: [ChannelCandidate]] in
             let matcher = ChannelMatcher(matchable)
             var found: [ChannelID: [ChannelCandidate]] = [:]
-            for (id, name, country) in queries {
-                let suggested = matcher.suggestions(for: name, country: country, limit: ChannelCandidate.most).map {
+            for (id, name, said, groups, number) in queries {
+                // The country the entry says, else the one its group is ("UK", "Deutschland").
+                let country = said ?? groups.lazy.compactMap(matcher.country(named:)).first
+                let suggested = matcher.suggestions(for: name, country: country, number: number, limit: ChannelCandidate.most).map {
                     ChannelCandidate(channel: ChannelID($0.channel), confidence: ($0.confidence * 1000).rounded() / 1000, why: $0.why)
                 }
                 found[id] = Self.withMapped(mapped[Self.nameKey(name)], named: name, among: ids, suggested)

@@ -153,4 +153,18 @@ import Testing
         // The same answers whatever order sets are read in: one run's answers are the next's.
         #expect((0..<5).allSatisfy { _ in guide.suggestions(for: "Euronews", country: "fr") == guide.suggestions(for: "Euronews", country: "fr") })
     }
+
+    /// A playlist's group is its country when it names only one of the guide's countries, in a language guides use.
+    @Test func aGroupThatIsACountry() {
+        let guide = Self.guide
+        #expect(guide.country(named: "UK") == "uk" && guide.country(named: "United Kingdom") == "uk" && guide.country(named: "GB") == "uk")
+        #expect(guide.country(named: "Deutschland") == "de" && guide.country(named: "Germany") == "de" && guide.country(named: "México") == "mx")
+        #expect(guide.country(named: "Czechia") == "cz" || guide.country(named: "Czech Republic") == "cz")
+        for group in ["News", "UK Sport", "Sports", "", "Italy", String(repeating: "uk ", count: 3000)] {
+            #expect(guide.country(named: group) == nil, "\(group.prefix(20))")
+        }
+        // With its country, the group's entry finds that country's channel.
+        #expect(guide.suggestions(for: "Sport 1", country: guide.country(named: "Deutschland")).first?.channel == "Sport1.de@SD")
+        #expect(guide.suggestions(for: "Sport 1", country: guide.country(named: "Czech Republic")).first?.channel == "Sport1.cz@SD")
+    }
 }

@@ -142,7 +142,7 @@ import Testing
                                                                    chosenBy: .person)], of: SourceName("iptv"))
         #expect(try await Self.channel(server, "Sky")?.chosenBy == .person)
         let path = server.folder + "/second.m3u"
-        try "#EXTM3U\n#EXTINF:-1,SKY\nhttps://other.example/sky.m3u8\n#EXTINF:-1,Sky News HD\nhttps://other.example/news.m3u8\n"
+        try "#EXTM3U\n#EXTINF:-1,SKY\nhttps://other.example/sky.m3u8\n#EXTINF:-1 group-title=\"United Kingdom\",Sky News HD\nhttps://other.example/news.m3u8\n"
             .write(toFile: path, atomically: true, encoding: .utf8)
         try await server.store.addSource(SourceDefinition(name: SourceName("second"), format: .m3u, location: path))
         _ = try await server.scheduler.refresh([SourceName("second")])
@@ -150,8 +150,9 @@ import Testing
         let sky = try #require(entries.first { $0.name == "SKY" })
         #expect(sky.channel == "SkySportsNews.uk" && sky.applied, "\(sky)")
         #expect(sky.candidates.first?.why.hasPrefix("mapped by a person as “SKY” in another source") == true)
-        // The rest is the matcher's as before.
-        #expect(entries.first { $0.name == "Sky News HD" }?.candidates.first?.channel == "SkyNews.uk")
+        // The rest is the matcher's as before; a group that is a country is the entry's country.
+        let news = try #require(entries.first { $0.name == "Sky News HD" })
+        #expect(news.candidates.first?.channel == "SkyNews.uk" && news.candidates.first?.why.contains("same country") == true, "\(news)")
     }
 
     /// A name that is no name: long, controls, direction overrides, emoji. Bounded, matched to nothing sure.
