@@ -62,15 +62,10 @@ public struct SourceMatching: Sendable {
         let channels = try await store.sourceChannels(of: source)
         // A listings source's own channels are in the guide because it made them: never a candidate, unless another
         // source offers the same id (then it is one channel already).
-        var offeredElsewhere = Set<ChannelID>()
-        // What the guide already has mapped: the names people mapped in other sources, and to what.
-        var mapped: [String: Set<ChannelID>] = [:]
-        for other in sources where other.definition.name != source {
-            let theirs = try await store.sourceChannels(of: other.definition.name)
-            if other.definition.format != .m3u { offeredElsewhere.formUnion(theirs.map(\.guideChannel)) }
-            for channel in theirs where channel.chosenBy == .person {
-                if let target = channel.mappedTo { mapped[Self.nameKey(channel.name), default: []].insert(target) }
-            }
+        var offeredElsewhere = Set<ChannelID>(), read: [SourceName: [SourceChannel]] = [:]
+        for other in sources where other.definition.name != source && other.definition.format != .m3u {
+            read[other.definition.name] = try await store.sourceChannels(of: other.definition.name)
+            offeredElsewhere.formUnion(read[other.definition.name]?.map(\.guideChannel) ?? [])
         }
         let own = isPlaylist ? Set<ChannelID>() : Set(channels.map(\.id)).subtracting(offeredElsewhere)
         let guide = try await store.channels().filter { !own.contains($0.id) }
@@ -83,6 +78,17 @@ public struct SourceMatching: Sendable {
         }
         let looked = channels.filter {
             $0.chosenBy != .person && !ids.contains($0.id) && (!onlyNew || ($0.chosenBy == nil && $0.mappedTo == nil && $0.candidates.isEmpty))
+        }
+        // What the guide already has mapped: the names people mapped in other sources, and to what (other playlists
+        // read only when there is something to match: a refresh with nothing new reads none).
+        var mapped: [String: Set<ChannelID>] = [:]
+        if !looked.isEmpty {
+            for other in sources where other.definition.name != source {
+                let theirs = if let kept = read[other.definition.name] { kept } else { try await store.sourceChannels(of: other.definition.name) }
+                for channel in theirs where channel.chosenBy == .person {
+                    if let target = channel.mappedTo { mapped[Self.nameKey(channel.name), default: []].insert(target) }
+                }
+            }
         }
         let queries = looked.map { channel in
             let entry = entries[channel.id]
