@@ -12,9 +12,9 @@ public struct MatchableChannel: Sendable {
     }
 }
 
-/// The confidence at which a match is acted on without a person: what the matcher applies at 0.981 or above is right
+/// The confidence at which a match is acted on without a person: what the matcher applies at 0.971 or above is right
 /// 99 times in 100 on the development half of `../shared/data/channelmap` (`scripts/bench`, docs/performance.md).
-public let channelMatchSureAt = 0.981
+public let channelMatchSureAt = 0.971
 
 /// A suggestion: the channel, how sure the matcher is (0 to 1), and why, in words ("same call sign WRIC").
 public struct ChannelSuggestion: Sendable, Equatable {
@@ -204,10 +204,18 @@ public final class ChannelMatcher: Sendable {
         }
         guard let best = ranked.first else { return [] }
         let margin = best.score - (ranked.dropFirst().first?.score ?? 0)
+        // A station named without its subchannel ("WTIC Antenna TV") is sure of the station only, when the guide has
+        // more than one of its channels.
+        let unsure = query.unsaidSubchannels.filter { letters in
+            Set((byCallSign[letters] ?? []).prefix(Self.commonest).map { entries[Int($0)].sibling }).count > 1
+        }
         return ranked.prefix(limit).enumerated().map { rank, candidate in
-            ChannelSuggestion(channel: entries[Int(candidate.index)].id,
-                              confidence: Self.confidence(score: candidate.score, margin: rank == 0 ? margin : 0, evidence: candidate.why),
-                              why: candidate.why, score: candidate.score, margin: rank == 0 ? margin : 0)
+            let entry = entries[Int(candidate.index)]
+            let doubts = Doubts(subchannel: !unsure.isEmpty && !entry.callSigns.isDisjoint(with: query.callSigns),
+                                elsewhere: country != nil && !entry.country.isEmpty && entry.country != country)
+            return ChannelSuggestion(channel: entry.id,
+                                     confidence: Self.confidence(score: candidate.score, margin: rank == 0 ? margin : 0, evidence: candidate.why, doubts: doubts),
+                                     why: candidate.why, score: candidate.score, margin: rank == 0 ? margin : 0)
         }
     }
 

@@ -4,7 +4,11 @@ import Foundation
 /// out), the timeshift (+1, "Plus 1"), whether it says HD, and the call signs in it (US and Canadian stations: `WRIC`,
 /// `KSTR-DT1`), each with the subchannel it names.
 struct ChannelName: Sendable, Equatable {
-    var words: [String]
+    var words: [String] {
+        didSet { wordSet = Set(words) }
+    }
+    /// Its words as a set, made once: names are compared by it thousands of times a match.
+    private(set) var wordSet: Set<String> = []
     /// The words as written, before ``synonyms`` ("one", not "1"): how the name sounds.
     var spoken: [String]
     /// Hours later than its parent; 0 for the parent itself.
@@ -12,12 +16,19 @@ struct ChannelName: Sendable, Equatable {
     /// Whether it says HD, FHD, UHD or 4K.
     var isHD: Bool
     var callSigns: Set<CallSign>
+    /// The call signs (their letters) whose subchannel the name does not say: "WTIC Antenna TV" names the station, not
+    /// which of its channels.
+    var unsaidSubchannels: Set<String>
 
     /// A station's call sign and subchannel (the minor number: `-DT3` is 3; none said, 1).
     struct CallSign: Hashable, Sendable {
         var letters: String
         var minor: Int
     }
+
+    /// The name as written, only its case and spaces evened ("Pluto TV Misterios", not "Pluto TV Mistérios"): a name
+    /// written the very same way is surer than one the same once folded.
+    var written: String
 
     /// The longest name read: past it, the rest is left out (a name is a few words).
     static let longest = 200
@@ -29,9 +40,10 @@ struct ChannelName: Sendable, Equatable {
 
     init(_ text: String) {
         let text = String(text.unicodeScalars.filter { !Self.isInvisible($0) }.prefix(Self.longest).map(Character.init))
+        written = text.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
         isOtherScript = text.unicodeScalars.contains { $0.properties.isAlphabetic && $0.value > 0x24F }
-        callSigns = Self.callSigns(in: text)
-        var raw = Self.words(Self.latin(Self.splitCamel(text)))
+        (callSigns, unsaidSubchannels) = Self.callSigns(in: text)
+        var raw = Self.joinedQuality(Self.words(Self.latin(Self.splitCamel(text))))
         shift = 0
         if let at = raw.firstIndex(where: { $0.hasPrefix("+") }), let hours = Int(raw[at].dropFirst()) {
             shift = hours
@@ -43,6 +55,7 @@ struct ChannelName: Sendable, Equatable {
         isHD = raw.contains { Self.highDefinition.contains($0) }
         spoken = raw.filter { !Self.quality.contains($0) && !$0.hasPrefix("+") }
         words = spoken.map { Self.synonyms[$0] ?? $0 }
+        wordSet = Set(words)
         numbers = Set(words.filter { $0.count <= 3 && $0.allSatisfy(\.isNumber) })
         initials = Self.initials(of: words)
     }
@@ -185,13 +198,29 @@ struct ChannelName: Sendable, Equatable {
         return words
     }
 
-    /// US and Canadian call signs in a name as stations write them: `WRIC`, `(WCCT)`, `KSTR-DT1`, `WUNCDT`.
-    static func callSigns(in text: String) -> Set<CallSign> {
-        var found = Set<CallSign>()
+    /// US and Canadian call signs in a name as stations write them: `WRIC`, `(WCCT)`, `KSTR-DT1`, `WUNCDT`; and the
+    /// letters of those written without their subchannel's digit.
+    static func callSigns(in text: String) -> (signs: Set<CallSign>, unsaid: Set<String>) {
+        var found = Set<CallSign>(), unsaid = Set<String>()
         for token in text.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "-") }) {
-            if let sign = callSign(String(token)) { found.insert(sign) }
+            guard let sign = callSign(String(token)) else { continue }
+            found.insert(sign)
+            if token.last?.isNumber != true { unsaid.insert(sign.letters) }
         }
-        return found
+        return (found, unsaid)
+    }
+
+    /// A quality mark split in two when the name was read ("4K" is "4 K" as "Sport1" is "Sport 1"), made one word again.
+    static func joinedQuality(_ words: [String]) -> [String] {
+        var out: [String] = []
+        for word in words {
+            if let last = out.last, last.allSatisfy(\.isNumber) || last == "h", quality.contains(last + word) {
+                out[out.count - 1] = last + word
+            } else {
+                out.append(word)
+            }
+        }
+        return out
     }
 
     /// `token` as a call sign: K or W and 2-3 letters (or C and B, F, H, I, J, K or L and 2 letters), in capitals, then

@@ -61,7 +61,7 @@ extension ChannelsCommand {
     struct Match: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: Output.words("Match a source's channels to the guide's: each with its confidence and why."),
-            discussion: Output.words("A match at least 98.1% sure is applied without asking (what is applied so is right 99 times in 100 on real channel names); the rest wait on the source's page for a person. A channel mapped by a person is never changed. Without --apply nothing is kept."))
+            discussion: Output.words("A match at least 97.1% sure is applied without asking (what is applied so is right 99 times in 100 on real channel names); the rest wait on the source's page for a person. A channel mapped by a person is never changed. Without --apply nothing is kept."))
 
         @OptionGroup var store: StoreOptions
 

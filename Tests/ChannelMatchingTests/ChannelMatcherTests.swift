@@ -167,4 +167,44 @@ import Testing
         #expect(guide.suggestions(for: "Sport 1", country: guide.country(named: "Deutschland")).first?.channel == "Sport1.de@SD")
         #expect(guide.suggestions(for: "Sport 1", country: guide.country(named: "Czech Republic")).first?.channel == "Sport1.cz@SD")
     }
+
+    /// The third step's rules: what makes a match sure or not. A name written the very same way beats one the same only
+    /// once folded; a word said twice is not said once; a feed's words count as the feed's, not again as the name's; 4K
+    /// is a quality mark; a station named without its subchannel, a channel of another country, a name that only
+    /// sounds the same are never sure.
+    @Test func whatMakesAMatchSure() {
+        let guide = ChannelMatcher([
+            MatchableChannel(id: "PlutoTVMisterios.us@BR", names: ["Pluto TV Mistérios"]),
+            MatchableChannel(id: "PlutoTVMisterios.us@LatAm", names: ["Pluto TV Misterios"]),
+            MatchableChannel(id: "Go3Sport.ee@SD", names: ["GO3 Sport"]),
+            MatchableChannel(id: "Go3Sport3.ee@SD", names: ["TV3 Sport 3"]),
+            MatchableChannel(id: "IONTV.us@East", names: ["ION"]),
+            MatchableChannel(id: "IONPlus.us@East", names: ["ION Plus East"]),
+            MatchableChannel(id: "TF1.fr@4K", names: ["TF1 4K"]),
+            MatchableChannel(id: "FashionTV.fr@SD", names: ["Fashion TV"]),
+            MatchableChannel(id: "WTICTV611.us@HD", names: ["FOX (WTIC) Hartford, CT"]),
+            MatchableChannel(id: "WTICTV612.us@SD", names: ["Antenna TV (WTIC-DT2)"]),
+            MatchableChannel(id: "WXINTV591.us@HD", names: ["FOX (WXIN) Indianapolis, IN"]),
+            MatchableChannel(id: "History.mk@SD", names: ["History"]),
+        ])
+        func best(_ name: String, _ country: String) -> ChannelSuggestion? { guide.suggestions(for: name, country: country).first }
+        #expect(best("Pluto TV Misterios", "us")?.channel == "PlutoTVMisterios.us@LatAm")
+        #expect(best("Pluto TV Mistérios", "us")?.channel == "PlutoTVMisterios.us@BR")
+        #expect(best("GO3 Sport 3", "ee")?.channel == "Go3Sport3.ee@SD" && best("GO3 Sport", "ee")?.channel == "Go3Sport.ee@SD")
+        #expect(best("ION TV East", "us")?.channel == "IONTV.us@East" && best("ION Plus East", "us")?.channel == "IONPlus.us@East")
+        #expect(ChannelName("Fashion TV 4K").isHD && ChannelName("Fashion TV 4K").words == ["fashion", "tv"] && ChannelName("Sport1").words == ["sport", "1"])
+        #expect(best("Fashion TV 4K", "fr")?.channel == "FashionTV.fr@SD")
+        // WTIC has two channels in the guide: the name says the station, not which; WXIN has one.
+        let wtic = best("WTIC Antenna TV", "us")
+        #expect(wtic?.channel == "WTICTV612.us@SD" && wtic!.confidence < channelMatchSureAt, "\(String(describing: wtic))")
+        #expect(best("WTIC-DT2", "us")?.channel == "WTICTV612.us@SD" && best("WTIC-DT2", "us")!.confidence >= channelMatchSureAt)
+        #expect(best("WXIN HDTV", "us")?.channel == "WXINTV591.us@HD" && best("WXIN HDTV", "us")!.confidence >= channelMatchSureAt)
+        // The playlist says Korea; the guide's only History is North Macedonia's: a suggestion, never sure.
+        let elsewhere = best("History", "kr")
+        #expect(elsewhere?.channel == "History.mk@SD" && elsewhere!.confidence < channelMatchSureAt, "\(String(describing: elsewhere))")
+        #expect(best("History", "mk")!.confidence >= channelMatchSureAt)
+        // Only sounding the same (Arabic written in Latin letters): never sure.
+        let sound = ChannelMatcher([MatchableChannel(id: "Spacetoon.ae@SD", names: ["Spacetoon"])]).suggestions(for: "سبيس تون", country: "ae").first
+        #expect(sound?.channel == "Spacetoon.ae@SD" && sound!.confidence < 0.9, "\(String(describing: sound))")
+    }
 }
