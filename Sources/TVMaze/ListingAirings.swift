@@ -23,8 +23,9 @@ public enum ListingAirings {
         for title in linker.searchTitles.prefix(8) {
             let words = title.split(separator: " ").filter { $0 != "and" }.map(String.init)
             guard !words.isEmpty else { continue }
-            for stored in try await store.search(SearchQuery(words, scope: .title, limit: 1000))
-            where stored.end > now && stored.programme.start < (end ?? .distantFuture) && linker.matches(title: stored.programme.title).isAiring {
+            // (Only what has not ended: a title aired 1,000 times last week would otherwise hide this week's.)
+            for stored in try await store.search(SearchQuery(words, scope: .title, limit: 1000, endingAfter: now))
+            where stored.programme.start < (end ?? .distantFuture) && linker.matches(title: stored.programme.title).isAiring {
                 found[stored.id] = stored
             }
         }

@@ -66,4 +66,42 @@ import TVMazeReplay
         }
         try await replay.stop()
     }
+
+    /// A title aired more often before now than a search returns (1,100 hourly airings before 20:00) still has its
+    /// coming airings found: on the upcoming list, and among a programme's other airings.
+    @Test func manyPastAiringsHideNoComingOne() async throws {
+        let hour = 3600.0
+        let first = Self.now.timeIntervalSince1970 - 1_100 * hour
+        let stamp = { (seconds: Double) -> String in
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = "yyyyMMddHHmmss"
+            return formatter.string(from: Date(timeIntervalSince1970: seconds)) + " +0000"
+        }
+        let past = (0..<1_100).map { index in
+            #"<programme start="\#(stamp(first + Double(index) * hour))" stop="\#(stamp(first + Double(index + 1) * hour))" channel="dome.us"><title>Under the Dome</title></programme>"#
+        }.joined(separator: "\n")
+        let listings = Self.listings.replacingOccurrences(of: "<tv>", with: #"<tv><channel id="dome.us"><display-name>Dome</display-name></channel>"#)
+            .replacingOccurrences(of: "</tv>", with: past + "</tv>")
+        let replay = try await ReplayServer()
+        let server = try await TestServer(listings: listings, now: Self.now, tvmazeURL: replay.base)
+        do {
+            try await server.run { client in
+                let jar = try await AccountTests.admin(client)
+                #expect(try await jar.send(client, "/shows/1/follow", method: .post, form: ["next": "/upcoming"]).status == .seeOther)
+                let upcoming = String(buffer: try await jar.send(client, "/upcoming", headers: [.acceptLanguage: "en-GB"]).body)
+                #expect(upcoming.contains("S01E02 The Fire airs on BBC Two, Tue 25 Jun 21:00"), "\(upcoming.prefix(2000))")
+                // The first of the past airings: its other airings begin with the one to come.
+                let earliest = try #require(try await server.store.search(SearchQuery(["Under the Dome"], limit: 1)).first)
+                #expect(earliest.programme.channel == ChannelID("dome.us"))
+                let page = String(buffer: try await jar.send(client, "/programmes/\(earliest.id.rawValue)", headers: [.acceptLanguage: "en-GB"]).body)
+                #expect(page.contains("BBC Two"), "\(page.prefix(3000))")
+            }
+        } catch {
+            try await replay.stop()
+            throw error
+        }
+        try await replay.stop()
+    }
 }

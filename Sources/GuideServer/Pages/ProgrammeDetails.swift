@@ -203,8 +203,11 @@ struct ProgrammeDetails: Sendable {
                              clock: ViewerClock, now: Date, words: Localizer) async throws -> [Airing] {
         let folded = SearchText.fold(stored.programme.title)
         guard !folded.isEmpty else { return [] }
-        let matches = try await store.search(SearchQuery([stored.programme.title], scope: .title, limit: 500))
-            .filter { SearchText.fold($0.programme.title) == folded }
+        // The upcoming ones asked for on their own: a title aired 500 times before now would otherwise hide them.
+        let sameTitle = { (found: [StoredProgramme]) in found.filter { SearchText.fold($0.programme.title) == folded } }
+        let upcoming = sameTitle(try await store.search(SearchQuery([stored.programme.title], scope: .title, limit: 100, endingAfter: now)))
+        let all = upcoming.count > 20 ? [] : sameTitle(try await store.search(SearchQuery([stored.programme.title], scope: .title, limit: 500)))
+        let matches = upcoming + all.filter { $0.end <= now }
         return airings(of: stored, among: matches, channels: snapshot, clock: clock, now: now, words: words)
     }
 
