@@ -187,7 +187,7 @@ let package = Package(
             .copy("Resources/sample-listings.xml.gz"), .copy("Resources/openapi.json"),
             .copy("Resources/templates"), .copy("Resources/static"),
         ]),
-        // The devices door: each feed's tuner port answering as an HDHomeRun (for Plex) and SSDP discovery of them.
+        // The devices door: each feed's tuner port answering as an HDHomeRun (for Plex), found by HDHomeRun's discovery and SSDP.
         .target(name: "GuideDevices", dependencies: [
             "GuideApplication", "GuideHTTPServing", "GuideCore", "GuideStore", "GuideHTTP", "GuideThreads",
             .product(name: "Hummingbird", package: "hummingbird"),

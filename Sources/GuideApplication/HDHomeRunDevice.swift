@@ -79,11 +79,36 @@ public struct HDHomeRunDevice: Sendable {
         self.feedID = feed.id
     }
 
-    /// 8 hex digits from the feed's id, stable across restarts and addresses, distinct for each feed of a guide.
+    /// 8 hex digits from the feed's id, stable across restarts and addresses, distinct for each feed of a guide; the
+    /// last is the check digit libhdhomerun's discovery asks of a device id (``checkDigitHolds(_:)``), and the first
+    /// three are never those of the legacy models clients treat differently (HDHR-US, HDHR3-US, HDHR-EU...).
     public static func deviceID(feed: Int64) -> String {
-        let digest = SHA256.hash(data: Data("tvguide HDHomeRun device \(feed)".utf8))
-        return digest.prefix(4).map { String(format: "%02X", $0) }.joined()
+        String(format: "%08X", deviceNumber(feed: feed))
     }
+
+    /// ``deviceID(feed:)`` as the number discovery packets carry.
+    public static func deviceNumber(feed: Int64) -> UInt32 {
+        let digest = Array(SHA256.hash(data: Data("tvguide HDHomeRun device \(feed)".utf8)))
+        var number = (UInt32(digest[0]) << 24 | UInt32(digest[1]) << 16 | UInt32(digest[2]) << 8 | UInt32(digest[3])) & 0xFFFF_FFF0
+        // Models 0x100-0x103, 0x111, 0x120-0x122 are read as legacy devices (no base URL of their own).
+        if [0x100, 0x101, 0x102, 0x103, 0x111, 0x120, 0x121, 0x122].contains(number >> 20) { number ^= 0x8000_0000 }
+        return number | UInt32(checkNibble(number))
+    }
+
+    /// The digit that makes libhdhomerun's check of the other seven come to 0 (`hdhomerun_discover_validate_device_id`).
+    static func checkNibble(_ number: UInt32) -> UInt8 {
+        var sum: UInt8 = 0
+        for shift in stride(from: 28, through: 4, by: -4) {
+            let nibble = Int((number >> UInt32(shift)) & 0xF)
+            sum ^= (shift / 4) % 2 == 1 ? checkTable[nibble] : UInt8(nibble)
+        }
+        return sum
+    }
+
+    /// Whether `number`'s check digit holds, as libhdhomerun's clients check it.
+    public static func checkDigitHolds(_ number: UInt32) -> Bool { checkNibble(number & 0xFFFF_FFF0) == UInt8(number & 0xF) }
+
+    private static let checkTable: [UInt8] = [0xA, 0x5, 0xF, 0x6, 0x7, 0xC, 0x1, 0xB, 0x9, 0x2, 0x8, 0xD, 0x4, 0x3, 0xE, 0x0]
 
     public var discovery: Discovery {
         Discovery(friendlyName: "tvguide \(name)", manufacturer: "tvguide", modelNumber: Self.model,

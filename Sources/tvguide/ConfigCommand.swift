@@ -38,7 +38,7 @@ struct ConfigCommand: AsyncParsableCommand {
         func run() async throws {
             let layers = try await given.layers()
             let settings = try ServeSettings(layers)
-            for key in SettingKey.allCases {
+            for key in SettingKey.allCases where !key.isOldName || layers.origin(key) != nil {
                 Output.line("\(key.rawValue) = \(settings.written(key))  # \(layers.origin(key) ?? Output.words("default"))")
             }
         }

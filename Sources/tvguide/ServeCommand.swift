@@ -86,8 +86,9 @@ struct ServeCommand: AsyncParsableCommand {
                 let guide = try GuideServices.assemble(configuration, store: database, feeds: feeds, images: images, outbound: outbound,
                                                        tuners: tuners)
                 let ready = StartGate()
+                let discoveryGate = DiscoveryGate(host: options.host, now: now)
                 // The doors other than the web's, each a service: the tuner ports; Home Assistant's sensors, events and
-                // commands, when a broker is set; SSDP answers, when the admin turned them on.
+                // commands, when a broker is set; discovery's answers (SSDP's and HDHomeRun's), when the admin turned them on.
                 let doors: [any Service] = [
                     BackgroundWork { await tuners.run() },
                     BackgroundWork { [broker = options.homeAssistant, profile = options.homeAssistantProfile] in
@@ -97,8 +98,11 @@ struct ServeCommand: AsyncParsableCommand {
                             await BackgroundWork.untilCancelled()
                         }
                     },
-                    BackgroundWork { [ssdp = options.ssdpPort] in
-                        if let ssdp { await SSDPResponder(port: ssdp, tuners: tuners, now: now).run() } else { await BackgroundWork.untilCancelled() }
+                    BackgroundWork { [port = options.discovery.ssdpPort] in
+                        if let port { await SSDPResponder(port: port, tuners: tuners, gate: discoveryGate).run() } else { await BackgroundWork.untilCancelled() }
+                    },
+                    BackgroundWork { [port = options.discovery.hdhomerunPort] in
+                        if let port { await HDHomeRunDiscovery(port: port, tuners: tuners, gate: discoveryGate).run() } else { await BackgroundWork.untilCancelled() }
                     },
                 ]
                 let loops = guide.loops(after: ready) { Output.error($0.worded(Output.words)) }

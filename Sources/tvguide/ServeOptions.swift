@@ -77,7 +77,10 @@ struct ServeOptions: ParsableArguments {
             help: .words("How many days of listings, from today, an installed guide keeps for use offline, 1-7 (default: 3).", valueName: "days"))
     var offlineDays: String?
 
-    @Option(help: .words("Answer SSDP searches on the local network for the feeds' tuner ports, as HDHomeRun tuners do, so Plex and Jellyfin find them: off, on (UDP port 1900), or another port (default: off).", valueName: "off|on|port"))
+    @Option(help: .words("Let Plex, Jellyfin, Channels DVR and HDHomeRun's own tools find the feeds' tuner ports on the local network, as they find HDHomeRun tuners: off, on (SSDP on UDP port 1900 and HDHomeRun discovery on UDP port 65001), or ssdp:PORT,hdhomerun:PORT (default: off).", valueName: "off|on|ports"))
+    var discovery: String?
+
+    @Option(help: ArgumentHelp(Output.words("The old name of --discovery: on, off, or SSDP's port."), visibility: .hidden))
     var ssdp: String?
 
     @Option(name: .customLong("home-assistant"),
@@ -100,7 +103,7 @@ struct ServeOptions: ParsableArguments {
                                               (.insecureCookies, insecureCookies ? "true" : nil),
                                               (.outboundCA, outboundCA), (.setupCodeFile, setupCodeFile),
                                               (.grabberMinutes, grabberMinutes), (.schedulesDirectURL, schedulesDirectURL),
-                                              (.hdhomerunGuideURL, hdhomerunGuideURL), (.ssdp, ssdp),
+                                              (.hdhomerunGuideURL, hdhomerunGuideURL), (.discovery, discovery), (.ssdp, ssdp),
                                               (.homeAssistant, homeAssistant), (.homeAssistantProfile, homeAssistantProfile)]
         for case let (key, value?) in given { flags[key] = .string(value) }
         if !trustedProxies.isEmpty { flags[.trustedProxy] = .stringArray(trustedProxies) }

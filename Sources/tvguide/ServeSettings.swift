@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import GuideApplication
 import GuideCore
+import GuideDevices
 import GuideHTTP
 import GuideIngest
 import GuideReminders
@@ -42,8 +43,8 @@ struct ServeSettings: Sendable {
     var hdhomerunGuide: String
     /// Where XMLTV grabbers are found and how long one may run.
     var grabbers: GrabberSettings
-    /// The UDP port SSDP searches are answered on for the feeds' tuners (`ssdp`: off, on for 1900, or a port); nil: off.
-    var ssdpPort: Int?
+    /// How the feeds' tuners are found on the network (`discovery`; `ssdp`, its old name, still read).
+    var discovery = DeviceDiscovery()
     /// Home Assistant's MQTT broker (`home-assistant`: mqtt://USER@HOST, its password in $TVGUIDE_MQTT_PASSWORD).
     var homeAssistant: MQTTSettings?
     /// The profile Home Assistant's commands and events are for (`home-assistant-profile`); none: sensors only.
@@ -82,16 +83,16 @@ struct ServeSettings: Sendable {
             default: throw Self.failure(.insecureCookies, text, saying: "{key} \"{value}\" ({origin}) is not true or false")
             }
         }
-        if let text = layers.string(.ssdp) {
-            switch text.lowercased() {
-            case "off", "false", "no", "0": ssdpPort = nil
-            case "on", "true", "yes": ssdpPort = 1900
-            default:
-                guard let port = Bounded.integer(text, in: 1...65_535) else {
-                    throw Self.failure(.ssdp, text, saying: "{key} \"{value}\" ({origin}) is not off, on or a UDP port")
-                }
-                ssdpPort = Int(port)
+        if let text = layers.string(.discovery) {
+            guard let read = DeviceDiscovery(text) else {
+                throw Self.failure(.discovery, text, saying: "{key} \"{value}\" ({origin}) is not off, on, or ssdp:PORT and hdhomerun:PORT")
             }
+            discovery = read
+        } else if let text = layers.string(.ssdp) {
+            guard let read = DeviceDiscovery(legacy: text) else {
+                throw Self.failure(.ssdp, text, saying: "{key} \"{value}\" ({origin}) is not off, on or a UDP port")
+            }
+            discovery = read
         }
         if let text = layers.string(.homeAssistantProfile) {
             let name = text.trimmingCharacters(in: .whitespaces)
@@ -149,7 +150,8 @@ struct ServeSettings: Sendable {
         case .hdhomerunGuideURL: hdhomerunGuide
         case .grabberPath: grabbers.directories.joined(separator: ", ")
         case .grabberMinutes: String(grabbers.minutes)
-        case .ssdp: ssdpPort.map { $0 == 1900 ? "on" : String($0) } ?? "off"
+        case .discovery: discovery.written
+        case .ssdp: "(read as discovery)"
         case .homeAssistantProfile: homeAssistantProfile ?? ""
         case .homeAssistant: homeAssistant.map { "\($0.tls ? "mqtts" : "mqtt")://\($0.username.map { $0 + "@" } ?? "")\($0.host):\($0.port)" } ?? ""
         }
@@ -208,5 +210,53 @@ struct ServeSettings: Sendable {
         let words = Output.words
         let origin = words("from --{key}, {variable} or the configuration file", ["key": key.rawValue, "variable": key.environmentVariable])
         return CLIFailure(words(problem, values: values.merging(["key": key.rawValue, "value": String(value.prefix(200)), "origin": origin]) { $1 }))
+    }
+}
+
+/// How the feeds' tuners are found on the local network (`discovery`): SSDP's searches (Plex, Jellyfin) on UDP 1900 and
+/// HDHomeRun's own discovery (Plex, Channels DVR, Emby, libhdhomerun's tools) on UDP 65001; `off` (the default), `on`
+/// for both on their ports, or `ssdp:PORT,hdhomerun:PORT` (either, or both, on other ports: tests).
+struct DeviceDiscovery: Equatable {
+    var ssdpPort: Int?
+    var hdhomerunPort: Int?
+
+    init(ssdpPort: Int? = nil, hdhomerunPort: Int? = nil) {
+        (self.ssdpPort, self.hdhomerunPort) = (ssdpPort, hdhomerunPort)
+    }
+
+    init?(_ text: String) {
+        switch text.lowercased().trimmingCharacters(in: .whitespaces) {
+        case "off", "false", "no", "0": self.init()
+        case "on", "true", "yes": self.init(ssdpPort: 1900, hdhomerunPort: HDHomeRunDiscovery.standardPort)
+        default:
+            self.init()
+            for item in text.lowercased().split(separator: ",", omittingEmptySubsequences: false).prefix(3) {
+                let parts = item.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+                guard parts.count == 2, let port: Int = Bounded.integer(parts[1], in: 1...65_535) else { return nil }
+                switch parts[0] {
+                case "ssdp" where ssdpPort == nil: ssdpPort = port
+                case "hdhomerun" where hdhomerunPort == nil: hdhomerunPort = port
+                default: return nil
+                }
+            }
+            if ssdpPort == nil && hdhomerunPort == nil { return nil }
+        }
+    }
+
+    /// The old `ssdp` setting: `on` turns discovery on (both ways, as the one setting now does), a port is SSDP's alone.
+    init?(legacy text: String) {
+        if let read = DeviceDiscovery(text), !text.contains(":") {
+            self = read
+        } else if let port: Int = Bounded.integer(text, in: 1...65_535) {
+            self.init(ssdpPort: port)
+        } else {
+            return nil
+        }
+    }
+
+    var written: String {
+        if self == DeviceDiscovery() { return "off" }
+        if self == DeviceDiscovery("on") { return "on" }
+        return [ssdpPort.map { "ssdp:\($0)" }, hdhomerunPort.map { "hdhomerun:\($0)" }].compactMap { $0 }.joined(separator: ",")
     }
 }

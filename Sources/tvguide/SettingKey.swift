@@ -23,9 +23,14 @@ enum SettingKey: String, CaseIterable, Sendable {
     case hdhomerunGuideURL = "hdhomerun-guide-url"
     case grabberPath = "grabber-path"
     case grabberMinutes = "grabber-minutes"
+    case discovery
+    /// The name `discovery` had when it answered SSDP only; still read (`on`, `off`, or SSDP's port).
     case ssdp
     case homeAssistant = "home-assistant"
     case homeAssistantProfile = "home-assistant-profile"
+
+    /// Whether it is an old name still read for a newer one (shown only when set).
+    var isOldName: Bool { self == .ssdp }
 
     /// Whether it takes several values (comma-separated in the file and the environment, repeated as a flag).
     var isList: Bool { self == .trustedProxy || self == .allowedHosts || self == .grabberPath }

@@ -18,6 +18,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import xml.etree.ElementTree as ET
+import zlib
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -45,13 +46,54 @@ def same_types(test, ours, real, where):
         test.assertIs(type(ours[key]), type(value), (where, key))
 
 
+def hdhomerun_discover(address, device_type=0xFFFFFFFF, device_id=0xFFFFFFFF):
+    """HDHomeRun's discovery request to `address`:65001 and its reply's fields, read as libhdhomerun's hdhomerun_pkt.h
+    writes them (type, length, tag-length-value items, a little-endian CRC-32 of what precedes it); None when no reply
+    comes within 2 s. Written from the header, not from tvguide's code."""
+    payload = bytes([0x01, 4]) + device_type.to_bytes(4, "big") + bytes([0x02, 4]) + device_id.to_bytes(4, "big")
+    packet = (2).to_bytes(2, "big") + len(payload).to_bytes(2, "big") + payload
+    packet += (zlib.crc32(packet) & 0xFFFFFFFF).to_bytes(4, "little")
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.settimeout(2)
+        probe.sendto(packet, (address, 65001))
+        try:
+            reply = probe.recvfrom(1460)[0]
+        except socket.timeout:
+            return None
+    assert int.from_bytes(reply[0:2], "big") == 3, reply
+    assert int.from_bytes(reply[2:4], "big") == len(reply) - 8, reply
+    assert zlib.crc32(reply[:-4]) & 0xFFFFFFFF == int.from_bytes(reply[-4:], "little"), reply
+    fields, index, end = {}, 4, len(reply) - 4
+    names = {0x01: "device_type", 0x02: "device_id", 0x10: "tuner_count", 0x2A: "base_url", 0x27: "lineup_url"}
+    while index < end:
+        tag, length = reply[index], reply[index + 1]
+        index += 2
+        if length & 0x80:
+            length = (length & 0x7F) | (reply[index] << 7)
+            index += 1
+        value = reply[index:index + length]
+        index += length
+        if tag in names:
+            fields[names[tag]] = value.decode() if tag in (0x2A, 0x27) else int.from_bytes(value, "big")
+    # libhdhomerun's check of a device id's last digit (hdhomerun_discover_validate_device_id).
+    table = [0xA, 0x5, 0xF, 0x6, 0x7, 0xC, 0x1, 0xB, 0x9, 0x2, 0x8, 0xD, 0x4, 0x3, 0xE, 0x0]
+    nibbles = [(fields["device_id"] >> shift) & 0xF for shift in range(28, -4, -4)]
+    check = 0
+    for position, nibble in enumerate(nibbles):
+        check ^= table[nibble] if position % 2 == 0 and position < 7 else nibble
+    assert check == 0, "%08X fails the check digit" % fields["device_id"]
+    return fields
+
+
 class MediaServerFeedTests(OwnServer, Forms, unittest.TestCase):
 
     SSDP_PORT = free_port()
 
     @classmethod
     def serve_options(cls):
-        return ["--ssdp", str(cls.SSDP_PORT)]
+        # HDHomeRun's discovery on its own port: hdhomerun_config sends to no other (scripts/test runs this file where
+        # nothing else holds UDP 65001).
+        return ["--discovery", "ssdp:%d,hdhomerun:65001" % cls.SSDP_PORT]
     """A feed for Plex and Jellyfin, made on the admin page and read back independently: every programme's categories
     and episode numbers in the store are in the feed as the rules in docs/media-servers.md say, and xmltv-util's
     tv_validate_file accepts it. Real programmes with episode numbers (Tests/Browser/freeview-ie-episodes.xml,
@@ -233,6 +275,26 @@ class MediaServerFeedTests(OwnServer, Forms, unittest.TestCase):
         self.assertEqual(fields["ST"], "urn:schemas-upnp-org:device:MediaServer:1")
         self.assertEqual(fields["USN"], identity[1] + "::urn:schemas-upnp-org:device:MediaServer:1")
         self.assertIn("EXT", fields)
+
+        # HDHomeRun's own discovery, as Plex and Channels DVR find a tuner: libhdhomerun's reference client finds the
+        # device by its id (its check digit holds, or the client drops it), and the reply's base URL serves the lineup.
+        found = subprocess.run(["hdhomerun_config", "discover", "127.0.0.1"], capture_output=True, text=True, timeout=30)
+        self.assertIn("hdhomerun device %s found at 127.0.0.1" % identity[0], found.stdout, found.stdout + found.stderr)
+        reply = hdhomerun_discover("127.0.0.1")
+        self.assertEqual(reply["device_type"], 1)
+        self.assertEqual("%08X" % reply["device_id"], identity[0])
+        self.assertEqual(reply["tuner_count"], 2)
+        self.assertEqual(reply["base_url"], "http://127.0.0.1:%d" % port)
+        self.assertEqual(reply["lineup_url"], reply["base_url"] + "/lineup.json")
+        lineup = json.loads(fetch(reply["lineup_url"])[0])
+        self.assertEqual(sorted(entry["GuideName"] for entry in lineup), sorted(c["name"] for c in channels))
+        for index, channel in enumerate(channels):
+            entry = next(e for e in lineup if e["GuideName"] == channel["name"])
+            self.assertEqual(entry["URL"], "http://192.0.2.7:5004/auto/v%d" % index)
+            self.assertEqual(entry["GuideNumber"], numbers[channel["name"]] if index < 4 else entry["GuideNumber"])
+        # A request for another device id, or for a storage device, is not answered.
+        self.assertIsNone(hdhomerun_discover("127.0.0.1", device_id=0x12345671))
+        self.assertIsNone(hdhomerun_discover("127.0.0.1", device_type=5))
 
         # Closing the port stops its server.
         row = driver.find_element(By.CSS_SELECTOR, "#feeds tr[data-feed='Plex tuner']")

@@ -83,22 +83,63 @@ import Testing
             #expect(SSDPResponder.searchTarget(hostile) == nil)
         }
         for nearby in ["127.0.0.1", "192.168.1.5", "10.0.0.2", "172.16.4.4", "169.254.3.3", "fe80::1", "::1", "fd00::5"] {
-            #expect(SSDPResponder.isNearby(nearby), "\(nearby)")
+            #expect(DiscoveryGate.isNearby(nearby), "\(nearby)")
         }
         // Carrier-grade NAT is the carrier's network, shared with strangers (issue 43).
         for far in ["8.8.8.8", "2001:4860::8888", "224.0.0.1", "0.0.0.0", "not an address", "100.64.0.1", "100.127.255.254"] {
-            #expect(!SSDPResponder.isNearby(far), "\(far)")
+            #expect(!DiscoveryGate.isNearby(far), "\(far)")
         }
         // Only on the address serve listens on (issue 43): before, every interface answered whatever --host said.
-        func answered(_ host: String, _ here: String) -> Bool { SSDPResponder.answers(listeningOn: SSDPResponder.addresses(listeningOn: host), from: here) }
+        func answered(_ host: String, _ here: String) -> Bool { DiscoveryGate.answers(listeningOn: DiscoveryGate.addresses(listeningOn: host), from: here) }
         #expect(answered("127.0.0.1", "127.0.0.1") && !answered("127.0.0.1", "192.168.1.5"))
         #expect(answered("192.168.1.5", "192.168.1.5") && !answered("192.168.1.5", "10.0.0.2"))
         #expect(answered("0.0.0.0", "10.0.0.2") && answered("::", "fe80::1"))
         #expect(answered("localhost", "127.0.0.1") && !answered("localhost", "192.168.1.5"))
         #expect(answered("[::1]", "::1") && !answered("name.invalid", "192.168.1.5"))
         // No tuner port listens: nothing to answer, and nothing for a searcher far away either.
-        let responder = SSDPResponder(port: 1900, tuners: TunerPorts(host: "127.0.0.1"), now: { Date() })
+        let responder = SSDPResponder(port: 1900, tuners: TunerPorts(host: "127.0.0.1"), gate: DiscoveryGate(host: "127.0.0.1", now: { Date() }))
         #expect(responder.answers(to: search, from: try SocketAddress(ipAddress: "127.0.0.1", port: 1900)).isEmpty)
-        #expect(SSDPResponder.localAddress(towards: try SocketAddress(ipAddress: "127.0.0.1", port: 1900)) == "127.0.0.1")
+        #expect(DiscoveryGate.localAddress(towards: try SocketAddress(ipAddress: "127.0.0.1", port: 1900)) == "127.0.0.1")
+    }
+
+    /// HDHomeRun's own discovery (libhdhomerun's packets): the request Debian's hdhomerun_config sends, read; hostile
+    /// ones refused; a reply as clients read it; device ids whose check digit holds. On a running serve, with
+    /// hdhomerun_config itself: Tests/Browser/test_media_servers.py.
+    @Test func hdhomerunDiscoveryPackets() throws {
+        // Captured from `hdhomerun_config discover 127.0.0.1` (../shared/data/hdhomerun/NOTES.md).
+        let captured: [UInt8] = [0x00, 0x02, 0x00, 0x0c, 0x01, 0x04, 0xff, 0xff, 0xff, 0xff, 0x02, 0x04, 0xff, 0xff, 0xff, 0xff, 0x73, 0xcc, 0x7d, 0x8f]
+        let any = try #require(HDHomeRunDiscovery.request(captured))
+        #expect(any.deviceType == 0xFFFF_FFFF && any.deviceID == 0xFFFF_FFFF)
+        func sealed(_ payload: [UInt8], type: UInt16 = 2) -> [UInt8] {
+            let head = [UInt8(type >> 8), UInt8(type & 0xFF), UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)] + payload
+            let check = HDHomeRunDiscovery.crc(head[...])
+            return head + [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: check >> $0) }
+        }
+        let one = try #require(HDHomeRunDiscovery.request(sealed([0x01, 4, 0, 0, 0, 1, 0x02, 4, 0x10, 0x20, 0x30, 0x40])))
+        #expect(one.deviceType == 1 && one.deviceID == 0x1020_3040)
+        // An unknown tag, even a long one (a two-byte length), is passed over.
+        #expect(HDHomeRunDiscovery.request(sealed([0x33, 0x80 | 4, 1] + [UInt8](repeating: 7, count: 132) + [0x02, 4, 0, 0, 0, 9]))?.deviceID == 9)
+        var corrupted = captured
+        corrupted[7] = 0
+        for hostile in [corrupted, Array(captured.prefix(19)), [], Array(captured.prefix(8)), sealed([0x01, 4, 0, 0], type: 2),
+                        sealed([0x01, 0x81]), sealed([0x01, 4, 0, 0, 0, 1], type: 3), sealed([UInt8](repeating: 0, count: 2000)),
+                        sealed([0x01, 0xFF, 0xFF])] {
+            #expect(HDHomeRunDiscovery.request(hostile) == nil, "\(hostile.prefix(12))")
+        }
+        // A reply: type 3, its length, the items, the CRC.
+        let reply = HDHomeRunDiscovery.reply(deviceID: 0x1234_5678, tunerCount: 2, base: "http://127.0.0.1:5004", lineup: "http://127.0.0.1:5004/lineup.json")
+        #expect(reply.prefix(2) == [0, 3] && Int(reply[2]) << 8 | Int(reply[3]) == reply.count - 8)
+        #expect(HDHomeRunDiscovery.crc(reply.dropLast(4)) == reply.suffix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        #expect(String(decoding: reply, as: UTF8.self).contains("http://127.0.0.1:5004/lineup.json"))
+        // Device ids: the check digit holds, legacy models' prefixes never, distinct per feed, the same each time.
+        let ids = (0..<2_000).map { HDHomeRunDevice.deviceNumber(feed: Int64($0)) }
+        #expect(ids.allSatisfy(HDHomeRunDevice.checkDigitHolds) && Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { ![0x100, 0x101, 0x102, 0x103, 0x111, 0x120, 0x121, 0x122].contains($0 >> 20) })
+        #expect(HDHomeRunDevice.deviceID(feed: 7) == String(format: "%08X", HDHomeRunDevice.deviceNumber(feed: 7)))
+        // A digit off fails the check; before, ids were 8 digits of a hash (1 in 16 passed).
+        #expect((1..<16).allSatisfy { !HDHomeRunDevice.checkDigitHolds(ids[7] ^ UInt32($0)) })
+        // No tuner listens: nothing is answered.
+        let discovery = HDHomeRunDiscovery(port: 65001, tuners: TunerPorts(host: "127.0.0.1"), gate: DiscoveryGate(host: "127.0.0.1", now: { Date() }))
+        #expect(discovery.answers(to: captured, from: try SocketAddress(ipAddress: "127.0.0.1", port: 40000)).isEmpty)
     }
 }

@@ -145,6 +145,10 @@ import Testing
         ("smtp-from = tv@example.org\n", "smtp-from needs smtp"),
         ("pretend-now = yesterday\n", "is not a time"),
         ("tvmaze-url = nowhere\n", "tvmaze-url \"nowhere\""),
+        ("discovery = hdhomerun:0\n", "is not off, on, or ssdp:PORT and hdhomerun:PORT"),
+        ("discovery = ssdp:1900,ssdp:1901\n", "discovery \"ssdp:1900,ssdp:1901\""),
+        ("discovery = upnp:1900\n", "discovery \"upnp:1900\""),
+        ("ssdp = 70000\n", "is not off, on or a UDP port"),
     ])
     func checkRefusesABadFileNamingWhy(text: String, message: String) async throws {
         let path = try Self.file(text)
@@ -195,5 +199,24 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: binary) }  // Test scratch file.
         try Data([0xFF, 0xFE, 0x00, 0x70]).write(to: URL(fileURLWithPath: binary))
         #expect(try await CLI().run("config", "check", binary).stderr.contains("not UTF-8"))
+    }
+
+    /// One setting for how tuners are found (`discovery`): off, on (SSDP on 1900 and HDHomeRun's on 65001), or ports;
+    /// its old name `ssdp` still read (on: both; a port: SSDP's alone), shown only when set.
+    @Test func discoveryAndItsOldName() async throws {
+        let cli = CLI()
+        func shown(_ flags: String...) async throws -> [String: (value: String, origin: String)] {
+            Self.shown(try await cli.run(arguments: ["config", "show", "--config", "none"] + flags).stdout)
+        }
+        let none = try await shown(), on = try await shown("--discovery", "on")
+        #expect(none["discovery"]?.value == "off" && none["ssdp"] == nil && on["discovery"]?.value == "on")
+        let ports = try await shown("--discovery", "hdhomerun:65010, ssdp:19000")
+        #expect(ports["discovery"]?.value == "ssdp:19000,hdhomerun:65010")
+        let oldOn = try await shown("--ssdp", "on")
+        #expect(oldOn["discovery"]?.value == "on")
+        let old = try await shown("--ssdp", "19001")
+        #expect(old["discovery"]?.value == "ssdp:19001" && old["ssdp"]?.value == "(read as discovery)", "\(old)")
+        let both = try await shown("--ssdp", "on", "--discovery", "off")
+        #expect(both["discovery"]?.value == "off")
     }
 }
