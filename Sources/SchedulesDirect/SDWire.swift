@@ -117,12 +117,14 @@ public struct SDLineupMap: Codable, Sendable {
         public var uhfVhf: Int?
         public var providerCallsign: String?
 
-        /// The number a viewer dials: the virtual channel, else ATSC major.minor, else the channel, else the logical
-        /// number, without leading zeros.
+        /// The number a viewer dials: the virtual channel, else ATSC major.minor, else the channel, else an antenna
+        /// station's RF channel (`uhfVhf` alone, as some `USA-OTA-*` maps give it), else the logical number, without
+        /// leading zeros. Numbers out of a channel's range (ATSC majors 1-999, minors 0-999, RF channels 1-999) are not one.
         public var number: String? {
             if let virtualChannel, !virtualChannel.isEmpty { return Self.trimmed(virtualChannel) }
-            if let atscMajor, let atscMinor { return "\(atscMajor).\(atscMinor)" }
+            if let atscMajor, let atscMinor, (1...999).contains(atscMajor), (0...999).contains(atscMinor) { return "\(atscMajor).\(atscMinor)" }
             if let channel, !channel.isEmpty { return Self.trimmed(channel) }
+            if let uhfVhf, (1...999).contains(uhfVhf) { return String(uhfVhf) }
             return logicalChannelNumber.map(Self.trimmed)
         }
 

@@ -118,4 +118,19 @@ import Testing
         #expect(setup.standIn.requests(to: "schedules/md5").isEmpty)
         try await setup.stop()
     }
+
+    /// A lineup map's entry as Schedules Direct's antenna maps write them (API-NOTES.md: `{stationID, uhfVhf, atscMajor,
+    /// atscMinor}`, and some with `uhfVhf` alone): the number a viewer dials, within a channel's range.
+    @Test func antennaStationsGetTheirChannelNumber() throws {
+        func number(_ json: String) throws -> String? {
+            try JSONDecoder().decode(SDLineupMap.Entry.self, from: Data(json.utf8)).number
+        }
+        #expect(try number(#"{"stationID": "20454", "uhfVhf": 27, "atscMajor": 4, "atscMinor": 1}"#) == "4.1")
+        #expect(try number(#"{"stationID": "20454", "uhfVhf": 27}"#) == "27")
+        #expect(try number(#"{"stationID": "20454", "channel": "004"}"#) == "4")
+        // Out of range: not a channel number (the next that is, else none).
+        #expect(try number(#"{"stationID": "20454", "uhfVhf": 27, "atscMajor": 0, "atscMinor": 1}"#) == "27")
+        #expect(try number(#"{"stationID": "20454", "uhfVhf": 9223372036854775807}"#) == nil)
+        #expect(try number(#"{"stationID": "20454", "uhfVhf": -1, "logicalChannelNumber": "0101"}"#) == "101")
+    }
 }
