@@ -8,11 +8,14 @@ struct CSVTable: Sendable {
     /// The header's names, folded (``fold(_:)``).
     let columns: [String]
     let rows: [[String]]
+    /// The file's name, as problems name it.
+    let file: String
 
     static let largestField = 64 * 1024
     static let mostColumns = 256
 
     init(_ bytes: [UInt8], file: String) throws(TrackerError) {
+        self.file = file
         var data = bytes[...]
         if data.starts(with: [0xEF, 0xBB, 0xBF]) { data = data.dropFirst(3) }
         guard let text = String(validating: data, as: UTF8.self) else {

@@ -54,6 +54,8 @@ enum OtherExports {
             show.tvmaze = row["tvmaze"].flatMap { Bounded.integer($0, in: 1...999_999_999) }
             let key = builder.show(show, followed: row["followed"].map { $0 == "true" || $0 == "1" } ?? true)
             guard row["season", "episode"] != nil else { continue }
+            // A watched column that says no (TV Time's, a spreadsheet's): followed, not watched.
+            if let watched = row["is_watched", "watched"]?.lowercased(), ["false", "0", "no", "n"].contains(watched) { continue }
             guard let season = TrackerIDs.number(row["season"]), let number = TrackerIDs.number(row["episode"]) else {
                 builder.problem(Sentence(saying: "line {line}: {title} has no season or episode number",
                                          ["line": String(row.line), "title": show.title]))

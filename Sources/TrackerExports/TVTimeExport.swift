@@ -8,6 +8,17 @@ import GuideCore
 enum TVTimeExport {
     /// `tvtime-series-episodes.csv`: every known episode of a followed show, watched or not (`is_watched`); specials
     /// as season 0. `series` (`tvtime-series.csv`) says which are followed (`not_started_yet` is the watch list).
+    /// Whether `table` is TV Time's episodes file (`tvtime-series-episodes.csv`, or the same as `history.csv`), by its
+    /// header: the series' ids, season, episode and `is_watched`.
+    static func isEpisodes(_ table: CSVTable) -> Bool {
+        table.has("series_tvdb_id", "season", "episode", "is_watched")
+    }
+
+    /// Whether `table` is TV Time's series file (`tvtime-series.csv`), by its header.
+    static func isSeries(_ table: CSVTable) -> Bool {
+        table.has("uuid", "tvdb_id", "title", "status") && !table.has("season")
+    }
+
     static func exportCSV(episodes: CSVTable, series: CSVTable?, into builder: inout HistoryBuilder) {
         for row in series?.records() ?? [] {
             guard let title = row["title"], let show = TrackerIDs.show(title: title, tvdb: row["tvdb_id"], imdb: row["imdb_id"]) else { continue }
@@ -15,15 +26,15 @@ enum TVTimeExport {
         }
         for row in episodes.records() {
             guard let show = TrackerIDs.show(title: row["title"] ?? "", tvdb: row["series_tvdb_id"], imdb: row["series_imdb_id"]) else {
-                builder.problem(Sentence(saying: "tvtime-series-episodes.csv, line {line}: no show id or title", ["line": String(row.line)]))
+                builder.problem(Sentence(saying: "{file}, line {line}: no show id or title", ["file": episodes.file, "line": String(row.line)]))
                 continue
             }
             let key = builder.show(show)
             guard row["is_watched"]?.lowercased() == "true" else { continue }
             let season = row["special"]?.lowercased() == "true" ? 0 : TrackerIDs.number(row["season"])
             guard let season, let number = TrackerIDs.number(row["episode"]) else {
-                builder.problem(Sentence(saying: "tvtime-series-episodes.csv, line {line}: {title} has no season or episode number",
-                                         ["line": String(row.line), "title": show.title]))
+                builder.problem(Sentence(saying: "{file}, line {line}: {title} has no season or episode number",
+                                         ["file": episodes.file, "line": String(row.line), "title": show.title]))
                 continue
             }
             builder.watched(TrackerHistory.Episode(season: season, number: number, watchedAt: TrackerTime.parse(row["watched_at"]),

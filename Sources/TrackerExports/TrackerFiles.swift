@@ -1,7 +1,7 @@
 import Foundation
 
 /// Reads a tracker's export from what the user gives: a zip as the tracker sent it, or its files one by one. The kind
-/// is told by file names and by headers and shapes (FORMATS.md), never by column positions; only the files holding
+/// is told by headers and shapes (FORMATS.md), whatever the files are called, never by column positions; only the files holding
 /// shows and watches are opened (never TV Time's `access_token.csv`, nor Trakt's `user-settings.json` with its e-mail).
 public enum TrackerFiles {
     /// A file at most, zipped or not: 50 MB. A zip's members read from it unpack to at most as much together
@@ -22,25 +22,26 @@ public enum TrackerFiles {
                 opened.append(file)
             }
         }
-        let byName = Dictionary(opened.map { (folded(base($0.name)), $0) }, uniquingKeysWith: { first, _ in first })
-        func named(_ name: String) -> (name: String, bytes: [UInt8])? { byName[folded(name)] }
-        // TV Time's "export my data".
-        if let episodes = named("tvtime-series-episodes.csv") {
+        // Each file once, in name order: JSON as it is, anything else as a CSV table (a file is told by what it holds,
+        // whatever it is called: TV Time's episodes arrive as history.csv from its API's default).
+        var tables: [(name: String, table: CSVTable)] = [], json: [(name: String, bytes: [UInt8])] = []
+        for file in opened.sorted(by: { base($0.name) < base($1.name) }) {
+            let name = base(file.name)
+            if name.lowercased().hasSuffix(".json") || file.bytes.first(where: { $0 > 0x20 }).map({ $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "{") }) == true {
+                json.append((name, file.bytes))
+            } else {
+                tables.append((name, try CSVTable(file.bytes, file: name)))
+            }
+        }
+        // TV Time's "export my data": its episodes (every episode of a followed show, watched or not) and its series.
+        if let episodes = tables.first(where: { TVTimeExport.isEpisodes($0.table) }) {
             var builder = HistoryBuilder(.tvTime)
-            TVTimeExport.exportCSV(episodes: try CSVTable(episodes.bytes, file: base(episodes.name)),
-                                   series: try named("tvtime-series.csv").map { file throws(TrackerError) in try CSVTable(file.bytes, file: base(file.name)) },
-                                   into: &builder)
+            TVTimeExport.exportCSV(episodes: episodes.table, series: tables.first { TVTimeExport.isSeries($0.table) }?.table, into: &builder)
             return builder.history
         }
         var builder: HistoryBuilder?
-        for file in opened.sorted(by: { base($0.name) < base($1.name) }) {
-            let name = base(file.name)
-            if name.lowercased().hasSuffix(".json") {
-                try readJSON(file.bytes, name: name, into: &builder)
-            } else {
-                try readCSV(try CSVTable(file.bytes, file: name), name: name, into: &builder)
-            }
-        }
+        for file in json { try readJSON(file.bytes, name: file.name, into: &builder) }
+        for file in tables { try readCSV(file.table, name: file.name, into: &builder) }
         guard let builder else {
             throw TrackerError(saying: "tvguide reads TV Time's export (tvtime-series-episodes.csv, tvtime-series.json or tracking-prod-records-v2.csv), Trakt's (watched-history.json, watched-shows.json), SeriesGuide's backup (seriesguide-shows-backup.json), an IMDb list (CSV) or a CSV of show, season, episode and watched_at; {files} is none of them",
                                ["files": files.map { base($0.name) }.joined(separator: ", ")])

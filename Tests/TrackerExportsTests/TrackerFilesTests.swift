@@ -38,6 +38,27 @@ import Testing
         #expect(history.episodeCount == expected["episodes"], "\(name)")
     }
 
+    /// A file is told by what it holds, whatever it is called: TV Time's episodes as `history.csv` (its API's default
+    /// name) and its series as `shows.csv` read as the originals do, and its unwatched rows are not marked watched (the
+    /// plain CSV reader took every row as watched before). A plain CSV's own watched column is honoured too.
+    @Test func filesAreToldByWhatTheyHold() async throws {
+        let episodes = try Self.file("tvtime/export-2026-anonymized/tvtime-series-episodes.csv")
+        let series = try Self.file("tvtime/export-2026-anonymized/tvtime-series.csv")
+        let renamed = try TrackerFiles.read([("history.csv", episodes.bytes), ("shows.csv", series.bytes)])
+        let expected = try #require(await Self.independent.value["tvtime-csv"], "count_history.py did not run")
+        let unwatched = try #require(await Self.independent.value["tvtime-csv-unwatched"]?["episodes"])
+        #expect(unwatched > 0)
+        #expect(renamed.kind == .tvTime && renamed.shows.count == expected["shows"] && renamed.episodeCount == expected["episodes"])
+        let alone = try TrackerFiles.read([("history.csv", episodes.bytes)])
+        #expect(alone.kind == .tvTime && alone.episodeCount == expected["episodes"])
+        // Trakt's and SeriesGuide's JSON under other names.
+        let trakt = try TrackerFiles.read([("export (1).json", try Self.file("trakt/export-2026/watched-history.json").bytes)])
+        let traktExpected = await Self.independent.value["trakt-history"]?["episodes"]
+        #expect(trakt.kind == .trakt && trakt.episodeCount == traktExpected)
+        let plain = try TrackerFiles.read([("mine.csv", Array("show,season,episode,watched\nLost,1,1,true\nLost,1,2,false\nLost,1,3,\n".utf8))])
+        #expect(plain.kind == .plain && plain.shows.first?.episodes.map(\.number) == [1, 3])
+    }
+
     @Test func whatTheSamplesSay() throws {
         // TV Time's CSV: no zone is UTC; Grimm's special is season 0; "Marvel's Agent Carter" is on the watch list.
         let tvTime = try TrackerFiles.read([try Self.file("tvtime/export-2026-anonymized/tvtime-series-episodes.csv"),

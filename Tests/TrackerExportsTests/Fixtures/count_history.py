@@ -42,6 +42,9 @@ for r in rows("tvtime/export-2026-anonymized/tvtime-series-episodes.csv"):
         season = "0" if r["special"].lower() == "true" else r["season"]
         episodes.add((key, int(season), int(r["episode"])))
 counts["tvtime-csv"] = {"shows": len(shows), "episodes": len(episodes)}
+# Its rows not watched: what an importer that ignores is_watched would mark.
+counts["tvtime-csv-unwatched"] = {"episodes": sum(1 for r in rows("tvtime/export-2026-anonymized/tvtime-series-episodes.csv")
+                                                  if r["is_watched"].lower() != "true")}
 
 # TV Time, export my data (JSON).
 shows, episodes = set(), set()
