@@ -36,6 +36,15 @@ public struct ListingImporter: Sendable {
         try await importFiles([(path, path)], as: source ?? SourceName(location: path), transform: ListingTransform(), progress: progress)
     }
 
+    /// Imports the file at `path` with every programme moved by `weeks` whole weeks (the bundled sample, moved to the
+    /// current week: ``SampleWeeks``).
+    @discardableResult
+    public func importFile(at path: String, as source: SourceName, movedBy weeks: Int) async throws -> ImportSummary {
+        var transform = ListingTransform()
+        transform.timeShift = weeks * SampleWeeks.week
+        return try await importFiles([(path, path)], as: source, transform: transform)
+    }
+
     /// Imports files as one import of `source`: each file's path, and the name it goes by (a Radio Times file's
     /// name gives its channel).
     func importFiles(_ files: [(path: String, name: String)], as source: SourceName, transform: ListingTransform,

@@ -135,6 +135,10 @@ public enum GuideServer {
         Bundle.module.url(forResource: "sample-listings.xml", withExtension: "gz")
     }
 
+    /// The sample's first start and last stop (2026-02-14 07:30 to 2026-02-18 02:30 UTC; SampleListingsTests reads them
+    /// from the file): what ``SampleWeeks`` moves to the current week.
+    public static let sampleSpan = Date(timeIntervalSince1970: 1_771_054_200)..<Date(timeIntervalSince1970: 1_771_381_800)
+
     /// The server on `host`:`port`, every connection within `limits`, with `services` running beside it (they start
     /// with it and stop after it, in reverse order: put the database first) and `startup` run once they have
     /// started, before the server listens.

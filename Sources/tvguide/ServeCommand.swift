@@ -138,8 +138,11 @@ struct ServeCommand: AsyncParsableCommand {
                 for report in reports { Output.error(RefreshCommand.line(report)) }
             }
             if try await database.counts().programmes == 0, sources.isEmpty, let sample = GuideServer.sampleListings {
-                Output.error(words("The guide is empty: importing the bundled sample listings ({file}) ...", ["file": sample.lastPathComponent]))
-                let summary = try await ListingImporter(store: database).importFile(at: sample.path, as: SourceName("sample"))
+                // Moved by whole weeks to the one that holds now (or comes next), so the first screen is a living guide.
+                let weeks = SampleWeeks.toShift(GuideServer.sampleSpan, now: settings.now())
+                Output.error(weeks == 0 ? words("The guide is empty: importing the bundled sample listings ({file}) ...", ["file": sample.lastPathComponent])
+                                        : words("The guide is empty: importing the bundled sample listings ({file}), moved to this week ...", ["file": sample.lastPathComponent]))
+                let summary = try await ListingImporter(store: database).importFile(at: sample.path, as: SourceName("sample"), movedBy: weeks)
                 Output.error(words("Imported {programmes} ({channels}). Add your own: tvguide import FILE-OR-URL", [
                     "programmes": words.plural("{count} programme", "{count} programmes", count: summary.programmes),
                     "channels": words.plural("{count} channel", "{count} channels", count: summary.channels)]))

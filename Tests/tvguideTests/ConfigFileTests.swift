@@ -219,4 +219,28 @@ import Testing
         let both = try await shown("--ssdp", "on", "--discovery", "off")
         #expect(both["discovery"]?.value == "off")
     }
+
+    /// A newcomer's first run on a clock far from the sample's dates (issue 45, point 8): the bundled sample is moved by
+    /// whole weeks to the one that holds now, so something is on now, on the same weekdays as the sample's.
+    @Test func theSampleIsMovedToTheClocksWeek() async throws {
+        let port = 20_000 + Int.random(in: 0..<20_000)
+        var cli = CLI()
+        // Monday 30 November 2026, 20:30 UTC: the sample's Monday 16 February, 41 weeks on.
+        let server = cli.launch(["serve", "--host", "127.0.0.1", "--port", String(port), "--pretend-now", "2026-11-30T20:30:00Z"])
+        defer { server.end() }
+        #expect(try await Self.answers(port: port), "serve never answered on \(port)")
+        server.signal(SIGTERM)
+        _ = await server.exited()
+        let now = try #require(try await cli.run("now", "--at", "2026-11-30T20:30:00Z", "--json").json() as? [[String: Any]])
+        #expect(now.filter { $0["now"] is [String: Any] }.count > 100, "\(now.prefix(2))")
+        // Inside the sample's own dates nothing moves (the browser tests' clock).
+        cli = CLI()
+        let inside = cli.launch(["serve", "--host", "127.0.0.1", "--port", String(port + 1), "--pretend-now", "2026-02-15T20:30:00Z"])
+        defer { inside.end() }
+        #expect(try await Self.answers(port: port + 1))
+        inside.signal(SIGTERM)
+        _ = await inside.exited()
+        let then = try #require(try await cli.run("now", "--at", "2026-02-15T20:30:00Z", "--json").json() as? [[String: Any]])
+        #expect(then.filter { $0["now"] is [String: Any] }.count > 100)
+    }
 }
