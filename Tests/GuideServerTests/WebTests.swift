@@ -71,6 +71,21 @@ import Testing
         }
     }
 
+    /// When nothing at all is on now (the listings end before it), /now says so once, with when the listings run and
+    /// how to add more, not a "Nothing listed now" for every channel; inside them, each channel's row as ever.
+    @Test func nowOutsideTheListingsIsSaidOnce() async throws {
+        let later = try await TestServer(listings: Self.listings, now: Date(timeIntervalSince1970: 1_706_000_000))  // 23 January 2024
+        try await later.run { client in
+            let html = String(buffer: try await CookieJar().send(client, "/now").body)
+            #expect(html.contains("Nothing is listed now: the listings run from") && html.contains("tvguide import FILE-OR-URL"), "\(html)")
+            #expect(!html.contains(#"class="slot current none""#) && !html.contains("Café Society"))
+        }
+        try await Self.server().run { client in
+            let html = String(buffer: try await CookieJar().send(client, "/now").body)
+            #expect(!html.contains("Nothing is listed now") && html.contains("Doctor Who") && html.contains("now-list"))
+        }
+    }
+
     @Test func rowsForTheScriptAreJSON() async throws {
         try await Self.server().run { client in
             let response = try await CookieJar().send(client, "/grid/rows?day=2024-01-01&from=1&count=5")

@@ -82,8 +82,17 @@ struct NowPage: Sendable {
         }
         let playlist = snapshot.playlist
         let words = pages.words(context)
+        // Nothing on now on any channel (the listings end before now, or begin after): said once, with when they
+        // run and how to add more, not a row of "Nothing listed now" for each of thousands of channels.
+        let outside: String?
+        if !slice.isEmpty, filter.genre == nil, known.values.allSatisfy({ $0.now == nil }) {
+            let coverage = try await store.coverage()
+            outside = Self.outsideListings(at: now, coverage: coverage, clock: clock, words: words)
+        } else {
+            outside = nil
+        }
         let languages = context.listingLanguages
-        let rows = slice.map { channel in
+        let rows = outside != nil ? [] : slice.map { channel in
             Row(channelID: channel.id.rawValue, channel: channel.name, number: channel.number, logo: ChannelLogos.address(of: channel),
                 watch: GridRow.safeStream(playlist[channel.id]?.stream),
                 now: known[channel.id]?.now.map { slot($0, now: now, clock: clock, words: words, languages: languages) },
@@ -96,9 +105,18 @@ struct NowPage: Sendable {
                           from: channels.isEmpty ? 0 : from + 1, to: from + slice.count, total: channels.count,
                           genres: filter.chips(words) { Self.address(genre: $0, group: groups.parameter) },
                           groups: groups.chips(for: everyChannel, in: snapshot, words) { Self.address(genre: filter.genre, group: groups.parameter(for: $0)) },
-                          nothing: channels.isEmpty ? (filter.genre.map { words("Nothing in {genre} on now.", ["genre": $0.label(words)]) }
-                                                       ?? words("No channels yet.")) : nil)
+                          nothing: outside ?? (channels.isEmpty ? (filter.genre.map { words("Nothing in {genre} on now.", ["genre": $0.label(words)]) }
+                                                                  ?? words("No channels yet.")) : nil))
         return try pages.page("now", model)
+    }
+
+    /// What `/now` says when `now` is outside the listings (`coverage`), or nil when it is inside them.
+    static func outsideListings(at now: Date, coverage: TimeWindow?, clock: ViewerClock, words: Localizer) -> String? {
+        guard let coverage else { return words("No listings yet. An admin adds them on the sources page, or with: tvguide import FILE-OR-URL") }
+        guard now < coverage.start || now >= coverage.end else { return nil }
+        return words("Nothing is listed now: the listings run from {start} to {end}. An admin adds more on the sources page, or with: tvguide import FILE-OR-URL",
+                     ["start": words("{date}, {time}", ["date": clock.date(coverage.start), "time": clock.time(coverage.start)]),
+                      "end": words("{date}, {time}", ["date": clock.date(coverage.end), "time": clock.time(coverage.end)])])
     }
 
     /// `/now` with a genre and a group's parameter (``GroupFilter/parameter(for:)``), either or both.
