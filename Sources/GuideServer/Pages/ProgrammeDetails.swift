@@ -203,11 +203,15 @@ struct ProgrammeDetails: Sendable {
                              clock: ViewerClock, now: Date, words: Localizer) async throws -> [Airing] {
         let folded = SearchText.fold(stored.programme.title)
         guard !folded.isEmpty else { return [] }
-        // The upcoming ones asked for on their own: a title aired 500 times before now would otherwise hide them.
         let sameTitle = { (found: [StoredProgramme]) in found.filter { SearchText.fold($0.programme.title) == folded } }
-        let upcoming = sameTitle(try await store.search(SearchQuery([stored.programme.title], scope: .title, limit: 100, endingAfter: now)))
-        let all = upcoming.count > 20 ? [] : sameTitle(try await store.search(SearchQuery([stored.programme.title], scope: .title, limit: 500)))
-        let matches = upcoming + all.filter { $0.end <= now }
+        let limit = 500
+        let found = try await store.search(SearchQuery([stored.programme.title], scope: .title, limit: limit))
+        var matches = sameTitle(found)
+        // Cut short by the limit (a title aired 500 times before now), the coming airings are asked for on their own.
+        if found.count == limit {
+            let upcoming = sameTitle(try await store.search(SearchQuery([stored.programme.title], scope: .title, limit: 100, endingAfter: now)))
+            matches = upcoming + matches.filter { $0.end <= now }
+        }
         return airings(of: stored, among: matches, channels: snapshot, clock: clock, now: now, words: words)
     }
 
