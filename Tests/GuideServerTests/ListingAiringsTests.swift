@@ -23,13 +23,7 @@ import TVMazeReplay
         """
 
     @Test func airingsByTheShowsTitlesLinkedToEpisodesOnPagesAndInReminders() async throws {
-        let replay = try await ReplayServer()
-        let server = try await TestServer(listings: Self.listings, now: Self.now, tvmazeURL: replay.base)
-        do {
-            try await server.run { client in
-                let jar = try await AccountTests.admin(client)
-                #expect(try await jar.send(client, "/shows/1/follow", method: .post, form: ["next": "/upcoming"]).status == .seeOther)
-
+        try await Self.following(Self.listings) { server, client, jar in
                 let english = String(buffer: try await jar.send(client, "/upcoming", headers: [.acceptLanguage: "en-GB"]).body)
                 #expect(english.contains("S01E02 The Fire airs on BBC Two, Tue 25 Jun 21:00"), "\(english)")
                 #expect(!english.contains("M1"))
@@ -59,6 +53,18 @@ import TVMazeReplay
                 #expect(after.map(\.what.title) == ["Under the Dome S01E01 Pilot"])
                 let repeated = String(buffer: try await jar.send(client, "/shows/1", headers: [.acceptLanguage: "en-GB"]).body)
                 #expect(repeated.contains("watched: a repeat"))
+        }
+    }
+
+    /// A server on `listings` with TVmaze replayed, its admin following Under the Dome (TVmaze's show 1).
+    static func following(_ listings: String, _ body: @Sendable (TestServer, any TestClientProtocol, CookieJar) async throws -> Void) async throws {
+        let replay = try await ReplayServer()
+        let server = try await TestServer(listings: listings, now: Self.now, tvmazeURL: replay.base)
+        do {
+            try await server.run { client in
+                let jar = try await AccountTests.admin(client)
+                #expect(try await jar.send(client, "/shows/1/follow", method: .post, form: ["next": "/upcoming"]).status == .seeOther)
+                try await body(server, client, jar)
             }
         } catch {
             try await replay.stop()
@@ -84,12 +90,7 @@ import TVMazeReplay
         }.joined(separator: "\n")
         let listings = Self.listings.replacingOccurrences(of: "<tv>", with: #"<tv><channel id="dome.us"><display-name>Dome</display-name></channel>"#)
             .replacingOccurrences(of: "</tv>", with: past + "</tv>")
-        let replay = try await ReplayServer()
-        let server = try await TestServer(listings: listings, now: Self.now, tvmazeURL: replay.base)
-        do {
-            try await server.run { client in
-                let jar = try await AccountTests.admin(client)
-                #expect(try await jar.send(client, "/shows/1/follow", method: .post, form: ["next": "/upcoming"]).status == .seeOther)
+        try await Self.following(listings) { server, client, jar in
                 let upcoming = String(buffer: try await jar.send(client, "/upcoming", headers: [.acceptLanguage: "en-GB"]).body)
                 #expect(upcoming.contains("S01E02 The Fire airs on BBC Two, Tue 25 Jun 21:00"), "\(upcoming.prefix(2000))")
                 // The first of the past airings: its other airings begin with the one to come.
@@ -97,11 +98,6 @@ import TVMazeReplay
                 #expect(earliest.programme.channel == ChannelID("dome.us"))
                 let page = String(buffer: try await jar.send(client, "/programmes/\(earliest.id.rawValue)", headers: [.acceptLanguage: "en-GB"]).body)
                 #expect(page.contains("BBC Two"), "\(page.prefix(3000))")
-            }
-        } catch {
-            try await replay.stop()
-            throw error
         }
-        try await replay.stop()
     }
 }

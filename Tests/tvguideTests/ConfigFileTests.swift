@@ -149,6 +149,11 @@ import Testing
         ("discovery = ssdp:1900,ssdp:1901\n", "discovery \"ssdp:1900,ssdp:1901\""),
         ("discovery = upnp:1900\n", "discovery \"upnp:1900\""),
         ("ssdp = 70000\n", "is not off, on or a UDP port"),
+        ("discovery = ssdp:9223372036854775807\n", "discovery \"ssdp:9223372036854775807\""),
+        ("discovery = hdhomerun:-1\n", "discovery \"hdhomerun:-1\""),
+        ("discovery = ssdp:1e308\n", "discovery \"ssdp:1e308\""),
+        ("discovery = ssdp:nan\n", "discovery \"ssdp:nan\""),
+        ("ssdp = 9223372036854775807\n", "is not off, on or a UDP port"),
     ])
     func checkRefusesABadFileNamingWhy(text: String, message: String) async throws {
         let path = try Self.file(text)
