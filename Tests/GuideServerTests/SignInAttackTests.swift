@@ -154,8 +154,10 @@ import Testing
             // bcrypt on the cooperative threads the API waited behind the queue (8 verifies at cost 11, several seconds);
             // on its own thread it takes at most a core, and a clean-clone run with builds beside it once answered in 1.4 s.
             #expect(took.sorted()[2] < .seconds(2), "/api/now took \(took) during the burst")
+            // Whether some are turned away (429) depends on how fast they reach the queue: on a loaded machine the
+            // tries' counting in the store spaced all 50 out (CI, 164 s). The queue's turning away is proven with it
+            // held full, below.
             #expect(Set(statuses).isSubset(of: [0, 401, 429]) && statuses.filter { $0 == 0 }.count < 10, "\(statuses)")
-            #expect(statuses.contains(429), "50 at once into the hasher's queue of 8: some are turned away")
         }
     }
 
@@ -173,6 +175,32 @@ import Testing
         gate.open()
         for piece in held { try await piece.value }
         #expect(try await hasher.verify("secret", hash: hash), "room again once the queue drained")
+    }
+
+    /// A sign-in while the hasher's queue is full is turned away unchecked and uncounted, with when to try again;
+    /// once the queue drains, the same try is checked.
+    @Test func aSignInIntoAFullQueueIsTurnedAway() async throws {
+        let server = try await TestServer(listings: WebTests.listings, now: WebTests.evening)
+        let hasher = SecretHasher(capacity: 2)
+        let accounts = Accounts(store: server.store, now: server.clock.guideClock.now, cost: 4, hasher: hasher)
+        let gate = Gate()
+        let held = (0..<2).map { _ in Task { try await hasher.lane.run { gate.waitUntilOpen() } } }
+        while hasher.hasRoom { try await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<6 {
+            guard case .busy(let retryAfter) = try await accounts.signIn(name: "Nobody", secret: "0000", from: "10.2.0.1") else {
+                Issue.record("a sign-in into a full queue was checked")
+                return
+            }
+            #expect(retryAfter == 2)
+        }
+        gate.open()
+        for piece in held { try await piece.value }
+        // Six turned away counted nothing: the address's first checked try still has its free tries.
+        guard case .wrong(let triesLeft, nil) = try await accounts.signIn(name: "Nobody", secret: "0000", from: "10.2.0.1") else {
+            Issue.record("the try after the queue drained was not checked as wrong")
+            return
+        }
+        #expect(triesLeft == SignInThrottle().addressAndName.freeTries - 1)
     }
 
     /// Holds the hasher's lane: its work waits, on the lane's own thread, until the test opens it.
