@@ -297,7 +297,7 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], exclude: ["Fixtures/PROVENANCE.md"], resources: [.copy("Fixtures/boxes")]),
         .testTarget(name: "SchedulesDirectTests", dependencies: [
-            "SchedulesDirect", "SchedulesDirectReplay", "GuideHTTP", "GuideStore", "GuideCore", "GuideIngest", "StoreTestSupport",
+            "SchedulesDirect", "SchedulesDirectReplay", "GuideHTTP", "GuideStore", "GuideCore", "GuideIngest", "StoreTestSupport", "TestReceivers",
         ]),
         .testTarget(name: "GuideHTTPTests", dependencies: ["GuideHTTP", "GuideCore", "StoreTestSupport", "TestReceivers", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "GuideRemindersTests", dependencies: [

@@ -31,13 +31,16 @@ public struct GuideExport: Sendable {
         try await Self.write(to: path, compressed: compressed) { sink in try await write(sink, channels: channels) }
     }
 
-    /// Writes `channels` and their programmes overlapping `window` to `path`, each shaped by `shape` when given, its
-    /// titles, sub-titles and descriptions in `languages` first; the number of programmes written. The store is read 50
-    /// channels at a time.
+    /// Writes those of `channels` with programmes overlapping `window`, and the programmes, to `path` (a channel with
+    /// none tells a media server nothing, and is an error to the XMLTV project's validator), each shaped by
+    /// `shape` when given, its titles, sub-titles and descriptions in `languages` first; the number of programmes
+    /// written. The store is read 50 channels at a time.
     @discardableResult
     public func write(to path: String, compressed: Bool, channels: [Channel], window: TimeWindow, shape: MediaServerShape?,
                       languages: [String] = []) async throws -> Int {
         var written = 0
+        let listed = Set(try await store.listedChannels(channels.map(\.id), in: window))
+        let channels = channels.filter { listed.contains($0.id) }
         try await Self.write(to: path, compressed: compressed) { sink in
             let text = ExportText(sink)
             try text.writer.begin()

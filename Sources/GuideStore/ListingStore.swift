@@ -13,6 +13,9 @@ public protocol ListingStore: Sendable {
     func channels() async throws -> [Channel]
     /// The channels that have at least one programme, in guide order: what a guide shows until a viewer chooses.
     func listedChannels() async throws -> [ChannelID]
+    /// Those of `channels` with a programme overlapping `window`, in the order given: from the schedule alone, no
+    /// programme read. What a feed for some days lists (the XMLTV validator counts a channel with none an error).
+    func listedChannels(_ channels: [ChannelID], in window: TimeWindow) async throws -> [ChannelID]
     /// A channel's programmes that overlap `window`, by start.
     func programmes(on channel: ChannelID, in window: TimeWindow) async throws -> [StoredProgramme]
     /// For each channel (all in guide order, or those given, in that order): its programmes that overlap `window`,

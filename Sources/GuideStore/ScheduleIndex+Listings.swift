@@ -18,6 +18,11 @@ extension ScheduleIndex {
         return (ids, owners, ends)
     }
 
+    /// The channels of `slots` with a programme overlapping `start..<end`, in slot order.
+    package func listed(_ slots: [Slot], from start: Int64, to end: Int64) -> [ChannelID] {
+        slots.filter { !window($0, from: start, to: end).isEmpty }.map(\.channel)
+    }
+
     /// Each slot's listings from the rows fetched for ``windows(_:from:to:)``'s ids (nil rows are left out).
     package static func listings(_ slots: [Slot], ends: [Int], rows: [StoredProgramme?]) -> [ChannelListings] {
         var rows = rows

@@ -19,6 +19,11 @@ extension PostgresListingStore {
         try await currentSchedule().index.slots.filter { !$0.entries.isEmpty }.map(\.channel)
     }
 
+    public func listedChannels(_ channels: [ChannelID], in window: TimeWindow) async throws -> [ChannelID] {
+        let schedule = try await currentSchedule(stale: false).index
+        return schedule.listed(schedule.slots(for: channels), from: window.start.unixSeconds, to: window.end.unixSecondsRoundedUp)
+    }
+
     public func programmes(on channel: ChannelID, in window: TimeWindow) async throws -> [StoredProgramme] {
         try await guide(in: window, channels: [channel]).first?.programmes ?? []
     }

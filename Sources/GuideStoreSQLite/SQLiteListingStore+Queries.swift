@@ -25,6 +25,16 @@ extension SQLiteListingStore {
         }
     }
 
+    public func listedChannels(_ channels: [ChannelID], in window: TimeWindow) async throws -> [ChannelID] {
+        let start = window.start.unixSeconds, end = window.end.unixSecondsRoundedUp
+        return try await mapErrors {
+            try await read { db in
+                let schedule = try scheduleIndex(db)
+                return schedule.listed(schedule.slots(for: channels), from: start, to: end)
+            }
+        }
+    }
+
     public func programmes(on channel: ChannelID, in window: TimeWindow) async throws -> [StoredProgramme] {
         // The same window rule as the grid's, in one place: ScheduleIndex.window.
         try await guide(in: window, channels: [channel]).first?.programmes ?? []

@@ -64,7 +64,7 @@ public struct XMLTVWriter {
         if !programme.credits.isEmpty {
             out += "    <credits>\n"
             for role in Credit.Role.allCases {
-                for credit in programme.credits where credit.role == role { out += Self.credit(credit) }
+                for credit in programme.credits where Self.writtenAs(credit) == role { out += Self.credit(credit) }
             }
             out += "    </credits>\n"
         }
@@ -123,14 +123,23 @@ public struct XMLTVWriter {
         return out + " />\n"
     }
 
+    /// The element a credit is written as: its role's, but a guest playing a character is an actor marked as a
+    /// guest, since xmltv.dtd gives the character (`role`) and the guest mark to actors alone.
+    static func writtenAs(_ credit: Credit) -> Credit.Role {
+        credit.role == .guest && credit.character != nil ? .actor : credit.role
+    }
+
     static func credit(_ credit: Credit) -> String {
-        var out = "      <\(credit.role.rawValue)"
-        if let character = credit.character { out += " role=\"\(escape(character))\"" }
-        if credit.isGuest && credit.role != .guest { out += " guest=\"yes\"" }
+        let element = writtenAs(credit).rawValue
+        var out = "      <\(element)"
+        if element == Credit.Role.actor.rawValue {
+            if let character = credit.character { out += " role=\"\(escape(character))\"" }
+            if credit.isGuest || credit.role == .guest { out += " guest=\"yes\"" }
+        }
         out += ">\(escape(credit.name))"
         for image in credit.images { out += "<image>\(escape(image))</image>" }
         for url in credit.urls { out += "<url>\(escape(url))</url>" }
-        return out + "</\(credit.role.rawValue)>\n"
+        return out + "</\(element)>\n"
     }
 
     static func video(_ video: Video) -> String {

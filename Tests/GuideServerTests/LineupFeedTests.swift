@@ -65,12 +65,8 @@ import Testing
 
             // Valid XMLTV, read by the XMLTV project's own validator.
             if XMLTVValidator.isAvailable {
-                let file = server.folder + "/feed.xml"
-                try Data(feed.utf8).write(to: URL(fileURLWithPath: file))
-                // The XMLTV tests' copy of xmltv.dtd.
-                let dtd = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("XMLTVTests/Fixtures")
-                let output = try await XMLTVValidator.validate(file, dtdFolder: dtd.path).output
-                #expect(output.contains("Validated ok"), "\(output)")
+                let complaints = try await XMLTVValidator.complaints(about: Data(feed.utf8))
+                #expect(complaints.isEmpty, "\(complaints)")
             }
 
             // Unchanged: 304. The token reads this feed and nothing else.

@@ -43,6 +43,21 @@ import Testing
                 == ["Früh News", "Weather", "Doctor Who"])
     }
 
+    /// Which channels a feed for some hours lists: those with a programme overlapping them, in the order asked, by
+    /// the grid's own window rule (a programme crossing an edge counts); an unknown channel is not listed.
+    @Test func channelsListedInAWindowAreThoseWithAProgrammeInIt() async throws {
+        let store = try await Self.guide().store
+        let channels = ["c", "b", "a", "nowhere"].map { ChannelID($0) }
+        func listed(_ from: String, _ to: String) async throws -> [String] {
+            try await store.listedChannels(channels, in: TimeWindow(start: StoreFixture.date(from), end: StoreFixture.date(to))).map(\.rawValue)
+        }
+        #expect(try await listed("20240101180000", "20240101183000") == ["b", "a"])
+        #expect(try await listed("20240101193000", "20240101200000") == ["a"], "b has nothing from 19:30 to 20:00")
+        #expect(try await listed("20240101185959", "20240101190001") == ["b", "a"])
+        #expect(try await listed("20240101200000", "20240101203000") == ["b"])
+        #expect(try await listed("20240102000000", "20240103000000") == [])
+    }
+
     @Test func coverageIsFirstStartToLastStop() async throws {
         let coverage = try #require(try await Self.guide().store.coverage())
         #expect(coverage == TimeWindow(start: StoreFixture.date("20240101170000"), end: StoreFixture.date("20240101210000")))

@@ -31,8 +31,10 @@ struct XMLTVFeed: Sendable {
             return Response(status: .notModified, headers: headers)
         }
         // Channels as the server describes them: a playlist's numbers, and logos from tvguide's cache at this address.
+        // Those with programmes only: one with none tells a media server nothing, and is an error to the XMLTV
+        // project's validator. (`tvguide export` writes every channel, to be imported back whole.)
         let base = settings.publicAddress(for: request, local: context.local)
-        let channels = try await directory.snapshot().channels.map {
+        let channels = try await directory.snapshot().listed.map {
             MediaServerShape.numberedWithLogo($0, logo: ChannelLogos.address(of: $0).map { base + $0 })
         }
         let store = self.store
