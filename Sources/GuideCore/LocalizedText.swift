@@ -39,6 +39,21 @@ extension LocalizedText {
         (2...12).contains(tag.count) && tag.allSatisfy { ($0.isASCII && $0.isLetter) || $0 == "-" } && tag.first != "-"
     }
 
+    /// The most languages a list (a profile's listings languages, a feed's `?lang=`, `--lang`) holds.
+    public static let mostLanguages = 8
+
+    /// A list of languages as a person or an address writes it ("de, en", "de,en"): each tag lower case, in order,
+    /// once; nil when something in it is not a language tag (a list longer than ``mostLanguages`` is cut there).
+    public static func languages(in text: String) -> [String]? {
+        var languages: [String] = []
+        for part in text.split(whereSeparator: { $0 == "," || $0 == " " }) {
+            let tag = part.lowercased()
+            guard isLanguageTag(tag) else { return nil }
+            if !languages.contains(tag) { languages.append(tag) }
+        }
+        return Array(languages.prefix(mostLanguages))
+    }
+
     /// A language tag's language, lower case: "de-AT" and "DE" are "de".
     static func primary(_ tag: String) -> Substring {
         Substring(tag.lowercased()).prefix { $0 != "-" && $0 != "_" }
@@ -47,8 +62,10 @@ extension LocalizedText {
     /// The languages a viewer reads listings in, most preferred first: their profile's language, then each language
     /// their browser accepts, whether or not the pages have a catalog for it (listings in Thai for a viewer whose pages
     /// are in English).
-    public static func readingOrder(profile: String?, accepted: AcceptLanguage?) -> [String] {
-        var languages: [String] = profile.map { [String(primary($0))] } ?? []
+    /// `chosen`, a profile's listings languages, come before all of them, whatever language its pages are in.
+    public static func readingOrder(chosen: [String] = [], profile: String?, accepted: AcceptLanguage?) -> [String] {
+        var languages = chosen.map { String(primary($0)) }
+        if let profile, !languages.contains(String(primary(profile))) { languages.append(String(primary(profile))) }
         for tag in accepted?.tags ?? [] where !languages.contains(String(primary(tag))) {
             languages.append(String(primary(tag)))
         }

@@ -35,6 +35,9 @@ public struct Profile: Hashable, Codable, Sendable {
     public var theme: Theme = .system
     /// The language of the pages and messages; nil follows the browser's (or, for messages, English).
     public var language: Language?
+    /// The languages of the listings, in order, where a programme has titles in several (German titles first, then
+    /// English), whatever language the pages are in; empty: the pages' language, then the browser's.
+    public var listingLanguages: [String] = []
     /// Times on the locale's clock, or always 12 or 24 hours.
     public var hours: ViewerClock.HourCycle = .locale
     /// Whether an admin let this profile ask the recorder to record (an admin always may: ``mayRecord``).
@@ -142,6 +145,13 @@ extension Profile {
         var profile = self
         profile.language = language
         profile.hours = hours
+        return profile
+    }
+
+    /// The profile reading listings in `languages` first.
+    public func reading(_ languages: [String]) -> Profile {
+        var profile = self
+        profile.listingLanguages = languages
         return profile
     }
 }

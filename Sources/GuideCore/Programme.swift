@@ -54,6 +54,17 @@ public struct Programme: Hashable, Codable, Sendable {
     public var subTitle: String? { subTitles.preferred() }
     public var description: String? { descriptions.preferred() }
 
+    /// The programme with its titles, sub-titles and descriptions in `languages` first, as it reads to someone who
+    /// reads those (its ``title`` is then the first of them it has): for a feed, an export, the command line.
+    public func reading(_ languages: [String]) -> Programme {
+        guard !languages.isEmpty else { return self }
+        var programme = self
+        programme.titles = titles.ordered(languages)
+        programme.subTitles = subTitles.ordered(languages)
+        programme.descriptions = descriptions.ordered(languages)
+        return programme
+    }
+
     /// The title in the first of `languages` the listings give it in, else the first title.
     public func title(in languages: [String]) -> String { titles.preferred(languages) ?? "" }
     public func subTitle(in languages: [String]) -> String? { subTitles.preferred(languages) }

@@ -18,17 +18,17 @@ public struct GuideExport: Sendable {
         self.artwork = artwork
     }
 
-    /// `programme` as it leaves the server.
-    func exported(_ programme: Programme) -> Programme {
-        var programme = programme
+    /// `programme` as it leaves the server: its titles, sub-titles and descriptions in `languages` first.
+    func exported(_ programme: Programme, languages: [String] = []) -> Programme {
+        var programme = programme.reading(languages)
         programme.icons = ProgrammeArtwork.addressed(programme.icons, at: artwork)
         return programme
     }
 
     /// Writes the whole guide to `path`, gzip-compressed when `compressed`; `channels` (every channel, as the server
-    /// describes them) instead of the store's own.
-    public func write(to path: String, compressed: Bool, channels: [Channel]? = nil) async throws {
-        try await Self.write(to: path, compressed: compressed) { sink in try await write(sink, channels: channels) }
+    /// describes them) instead of the store's own; titles, sub-titles and descriptions in `languages` first.
+    public func write(to path: String, compressed: Bool, channels: [Channel]? = nil, languages: [String] = []) async throws {
+        try await Self.write(to: path, compressed: compressed) { sink in try await write(sink, channels: channels, languages: languages) }
     }
 
     /// Writes those of `channels` with programmes overlapping `window`, and the programmes, to `path` (a channel with
@@ -49,12 +49,7 @@ public struct GuideExport: Sendable {
                 let chunk = channels[start..<min(channels.count, start + 50)].map(\.id)
                 for listings in try await store.guide(in: window, channels: chunk, detail: .full) {
                     for var stored in listings.programmes {
-                        stored.programme = exported(stored.programme)
-                        if !languages.isEmpty {
-                            stored.programme.titles = stored.programme.titles.ordered(languages)
-                            stored.programme.subTitles = stored.programme.subTitles.ordered(languages)
-                            stored.programme.descriptions = stored.programme.descriptions.ordered(languages)
-                        }
+                        stored.programme = exported(stored.programme, languages: languages)
                         try text.writer.write(shape?.programme(stored) ?? stored.programme)
                         written += 1
                     }
@@ -68,13 +63,13 @@ public struct GuideExport: Sendable {
 
     /// Hands the guide's XMLTV text to `sink` in pieces of about 64 KB, on the thread the store hands programmes
     /// over on (SQLite's reader) or this task's.
-    public func write(_ sink: @escaping (String) throws -> Void, channels: [Channel]? = nil) async throws {
+    public func write(_ sink: @escaping (String) throws -> Void, channels: [Channel]? = nil, languages: [String] = []) async throws {
         let text = ExportText(sink)
         try text.writer.begin()
         let described: [Channel]
         if let channels { described = channels } else { described = try await store.channels() }
         for channel in described { try text.writer.write(channel) }
-        try await store.forEachProgramme { try text.writer.write(exported($0.programme)) }
+        try await store.forEachProgramme { try text.writer.write(exported($0.programme, languages: languages)) }
         try text.writer.end()
         try text.flush()
     }

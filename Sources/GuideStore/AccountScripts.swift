@@ -66,6 +66,11 @@ extension AccountStore where Self: SQLBackend {
                          missing: "no profile \(id)")
     }
 
+    public func setListingLanguages(_ languages: [String], of id: ProfileID) async throws {
+        let joined = languages.isEmpty ? nil : languages.joined(separator: ",")
+        try await change("UPDATE profile SET listing_languages = \(joined) WHERE id = \(id.rawValue)", missing: "no profile \(id)")
+    }
+
     public func resetSecret(of id: ProfileID, secretKind: Profile.SecretKind, secretHash: String) async throws {
         try await change("""
             UPDATE profile SET secret_kind = \(secretKind.rawValue), secret_hash = \(secretHash) WHERE id = \(id.rawValue)
@@ -229,9 +234,9 @@ extension AccountStore where Self: SQLBackend {
         }
     }
 
-    private var profileColumns: StaticString { "id, name, role, secret_kind, day_start_hour, time_zone, theme, can_record, language, hours" }
+    private var profileColumns: StaticString { "id, name, role, secret_kind, day_start_hour, time_zone, theme, can_record, language, hours, listing_languages" }
     /// How many columns ``profileColumns`` names: a query's own columns come after them.
-    private var profileColumnCount: Int { 10 }
+    private var profileColumnCount: Int { 11 }
 
     private func profile(_ row: SQLRow) throws -> Profile {
         Profile(id: ProfileID(rawValue: try row.value(0)), name: try row.value(1),
@@ -241,6 +246,8 @@ extension AccountStore where Self: SQLBackend {
             .recording(try row.value(7, as: Int64.self) != 0)
             .speaking((try row.value(8, as: String?.self)).flatMap(Language.init(tag:)),
                       hours: ViewerClock.HourCycle(rawValue: try row.value(9)) ?? .locale)
+            // Written by setListingLanguages; anything else in it (edited by hand) is read as no choice.
+            .reading((try row.value(10, as: String?.self)).flatMap(LocalizedText.languages(in:)) ?? [])
     }
 }
 

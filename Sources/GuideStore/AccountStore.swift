@@ -22,6 +22,8 @@ public protocol AccountStore: Sendable {
     func setTheme(_ theme: Profile.Theme, of id: ProfileID) async throws
     /// The profile's language (nil: the browser's) and clock.
     func setLanguage(_ language: Language?, hours: ViewerClock.HourCycle, of id: ProfileID) async throws
+    /// The languages the profile reads listings in, in order (empty: its pages' language, then the browser's).
+    func setListingLanguages(_ languages: [String], of id: ProfileID) async throws
 
     /// Counts one sign-in try against `key` in one statement that increments and returns, so tries at the same time
     /// are each counted and at most `rule.freeTries` of them go on to be checked; a key that is waiting is not

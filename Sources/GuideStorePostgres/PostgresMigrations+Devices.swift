@@ -55,5 +55,8 @@ extension PostgresMigrations {
         ("v26: a show's other titles, to find it in listings", """
             ALTER TABLE series_show ADD COLUMN akas text;
             """),
+        ("v27: a profile's listings languages", """
+            ALTER TABLE profile ADD COLUMN listing_languages text;
+            """),
     ]
 }

@@ -87,5 +87,8 @@ extension SchemaMigrations {
         migrator.registerMigration("v26: a show's other titles, to find it in listings") { db in
             try db.execute(sql: "ALTER TABLE series_show ADD COLUMN akas TEXT")
         }
+        migrator.registerMigration("v27: a profile's listings languages") { db in
+            try db.execute(sql: "ALTER TABLE profile ADD COLUMN listing_languages TEXT")
+        }
     }
 }

@@ -10,14 +10,16 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: .words("The file to write (default: standard output); gzip-compressed when it ends in .gz.", valueName: "file"))
     var output: String?
 
+    @OptionGroup var language: LanguageOption
+
     func run() async throws {
         try await store.withDatabase { database in
             let export = GuideExport(store: database)
             try await CLIFailure.translating(context: "cannot export") {
                 if let output {
-                    try await export.write(to: output, compressed: output.hasSuffix(".gz"))
+                    try await export.write(to: output, compressed: output.hasSuffix(".gz"), languages: language.languages)
                 } else {
-                    try await export.write { try FileHandle.standardOutput.write(contentsOf: Data($0.utf8)) }
+                    try await export.write({ try FileHandle.standardOutput.write(contentsOf: Data($0.utf8)) }, languages: language.languages)
                 }
             }
         }

@@ -29,6 +29,8 @@ struct GridCommand: AsyncParsableCommand {
     @Option(help: .words("Width in columns (default: the terminal's)."))
     var width: Int?
 
+    @OptionGroup var language: LanguageOption
+
     @Flag(help: .words("Also show the channels with nothing listed in these hours, after the others."))
     var all = false
 
@@ -61,7 +63,7 @@ struct GridCommand: AsyncParsableCommand {
             }
             var airings: [(channel: Channel, programmes: [StoredProgramme])] = []
             for channel in lineup {
-                airings.append((channel, try await database.programmes(on: channel.id, in: window)))
+                airings.append((channel, try await database.programmes(on: channel.id, in: window).map(language.reading)))
             }
             // Channels named with --channels are shown as asked, listed or not.
             let listed = ListedFirst(airings) { !$0.programmes.isEmpty }

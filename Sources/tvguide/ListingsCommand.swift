@@ -16,6 +16,8 @@ struct ListingsCommand: AsyncParsableCommand {
     @Flag(help: .words("Print JSON."))
     var json = false
 
+    @OptionGroup var language: LanguageOption
+
     func run() async throws {
         let window = try DayOption.window(day, now: GuideClock.system().now())
         try await store.withDatabase { database in
@@ -24,7 +26,7 @@ struct ListingsCommand: AsyncParsableCommand {
                     ?? channels.first(where: { $0.name.caseInsensitiveCompare(channel) == .orderedSame }) else {
                 throw CLIFailure(Output.words("There is no channel \"{channel}\". See the ids with: tvguide channels", ["channel": channel]))
             }
-            let programmes = try await database.programmes(on: match.id, in: window)
+            let programmes = try await database.programmes(on: match.id, in: window).map(language.reading)
             if json {
                 try Output.json(programmes.map(ProgrammeDocument.init))
                 return

@@ -16,10 +16,13 @@ struct NowCommand: AsyncParsableCommand {
     @Flag(help: .words("Also list the channels with nothing on now or next, after the others."))
     var all = false
 
+    @OptionGroup var language: LanguageOption
+
     func run() async throws {
         let instant = try Self.instant(at)
         try await store.withDatabase { database in
-            let (every, channels) = try await CLIFailure.translating { (try await database.nowNext(at: instant, channels: nil), try await database.channels()) }
+            let (found, channels) = try await CLIFailure.translating { (try await database.nowNext(at: instant, channels: nil), try await database.channels()) }
+            let every = found.map { NowNext(channel: $0.channel, now: $0.now.map(language.reading), next: $0.next.map(language.reading)) }
             let listed = ListedFirst(every) { $0.now != nil || $0.next != nil }
             let rows = listed.rows(all: all)
             let names = Dictionary(channels.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })

@@ -23,6 +23,8 @@ struct SearchCommand: AsyncParsableCommand {
     @Flag(help: .words("Print JSON."))
     var json = false
 
+    @OptionGroup var language: LanguageOption
+
     @Flag(help: .words("Also list programmes that have already ended (by default the search lists from now on)."))
     var past = false
 
@@ -36,10 +38,11 @@ struct SearchCommand: AsyncParsableCommand {
     func run() async throws {
         if let problem = SearchQuery.problem(withText: terms.joined(separator: " ")) { throw ValidationError(problem.worded(Output.words)) }
         try await store.withDatabase { database in
-            let (results, channels) = try await CLIFailure.translating {
+            let (found, channels) = try await CLIFailure.translating {
                 (try await database.search(SearchQuery(terms, scope: scope, limit: limit, endingAfter: past ? nil : GuideClock.system().now())),
                  try await database.channels())
             }
+            let results = found.map(language.reading)
             if json {
                 try Output.json(results.map(ProgrammeDocument.init))
                 return

@@ -209,6 +209,25 @@ struct CLI {
         #expect(try await cli.run("now", "--at", "2011-03-10T20:10:00Z", "--json").stdout == before)
     }
 
+    /// `--lang` reads the listings in the languages given, in order, where a programme has titles in several
+    /// (iptv-org's epg.tmacaraibes.com: French, English, Spanish, Portuguese), on every listing command.
+    @Test func theListingCommandsReadTheLanguagesGiven() async throws {
+        let cli = CLI()
+        #expect(try await cli.run("import", CLI.fixture("peer-fixtures/iptv-org-epg/epg.tmacaraibes.com.content.xml")).status == 0)
+        let at = ["--at", "2026-05-04T08:05:00Z"]
+        #expect(try await cli.run(arguments: ["now"] + at).stdout.contains("COEUR D’ARTISTE"))
+        #expect(try await cli.run(arguments: ["now", "--lang", "pt,es"] + at).stdout.contains("CORAÇÃO DE ARTISTA"))
+        let day = try #require(try await cli.run("listings", "TMA.gp@SD", "--day", "2026-05-04", "--lang", "es", "--json").json() as? [[String: Any]])
+        #expect(day.contains { $0["title"] as? String == "CORAZÓN DE ARTISTA" } && !day.contains { $0["title"] as? String == "COEUR D’ARTISTE" })
+        #expect(try await cli.run("search", "artiste", "--past", "--lang", "en").stdout.contains("ARTIST SPOTLIGHT"))
+        let grid = try await cli.run("grid", "--day", "2026-05-04", "--from", "08:00", "--hours", "1", "--width", "400", "--lang", "en")
+        #expect(grid.stdout.contains("|ARTIST SPOTLIGHT"), "\(grid.stdout)")
+        #expect(try await cli.run("export", "--lang", "es").stdout
+                    .contains("<title lang=\"es\">CORAZÓN DE ARTISTA</title>\n    <title lang=\"fr\">COEUR D’ARTISTE</title>"))
+        let wrong = try await cli.run(arguments: ["now", "--lang", "fr;en"] + at)
+        #expect(wrong.status != 0 && wrong.stderr.contains("is not a list of language codes"))
+    }
+
     @Test func errorsSayWhatToDoAndExitNonZero() async throws {
         let cli = CLI()
         let missing = try await cli.run("import", "/nonexistent/guide.xml")

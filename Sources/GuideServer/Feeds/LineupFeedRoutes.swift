@@ -34,7 +34,7 @@ struct LineupFeedRoutes: Sendable {
         let feed = try await feed(file.token)
         let version = try await store.version()
         let built = try await feeds.build(feed, compressed: compressed, base: settings.publicAddress(for: request, local: context.local),
-                                    languages: Self.languages(request))
+                                    languages: XMLTVFeed.languages(request))
         var headers: HTTPFields = [.eTag: built.tag, .cacheControl: "no-cache",
                                    .contentType: compressed ? "application/gzip" : "application/xml; charset=utf-8"]
         if let updated = version.updated { headers[.lastModified] = HTTPDate.format(updated) }
@@ -66,11 +66,5 @@ struct LineupFeedRoutes: Sendable {
         return answer.response(for: request)
     }
 
-    /// `?lang=de,en`: the languages whose titles and descriptions come first in the feed, for a media server that
-    /// shows the first (8 at most; anything else in it is left out).
-    static func languages(_ request: Request) -> [String] {
-        (QueryParameters(request: request).string("lang") ?? "").split(separator: ",").prefix(8)
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter(LocalizedText.isLanguageTag)
-    }
 
 }

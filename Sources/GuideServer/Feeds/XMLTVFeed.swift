@@ -22,8 +22,9 @@ struct XMLTVFeed: Sendable {
     }
 
     func serve(_ request: Request, _ context: some GuideContext, compressed: Bool) async throws -> Response {
+        let languages = try Self.languages(request)
         let version = try await store.version()
-        let tag = "\"tvguide-\(version.generation)\(compressed ? "-gz" : "")\""
+        let tag = "\"tvguide-\(version.generation)\(compressed ? "-gz" : "")\(languages.isEmpty ? "" : "-" + languages.joined(separator: "."))\""
         var headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache"]
         if let updated = version.updated { headers[.lastModified] = HTTPDate.format(updated) }
         headers[.contentType] = compressed ? "application/gzip" : "application/xml; charset=utf-8"
@@ -38,13 +39,24 @@ struct XMLTVFeed: Sendable {
             MediaServerShape.numberedWithLogo($0, logo: ChannelLogos.address(of: $0).map { base + $0 })
         }
         let store = self.store
-        let path = try await cache.file(kind: "guide", version: "\(version.generation)", variant: ImageCache.name(for: base),
+        let path = try await cache.file(kind: "guide", version: "\(version.generation)", variant: ImageCache.name(for: base + "?" + languages.joined(separator: ",")),
                                         ending: compressed ? "xml.gz" : "xml") { path in
-            try await GuideExport(store: store, artwork: ProgrammeArtworkImages.address(at: base)).write(to: path, compressed: compressed, channels: channels)
+            try await GuideExport(store: store, artwork: ProgrammeArtworkImages.address(at: base))
+                .write(to: path, compressed: compressed, channels: channels, languages: languages)
         }
         if compressed { headers[.contentDisposition] = "attachment; filename=\"xmltv.xml.gz\"" }
         let body = try await FileIO().loadFile(path: path, context: context)
         return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// `?lang=de,en`: the languages whose titles and descriptions come first in the feed, for a media server that
+    /// shows the first (8 at most); the lineup feeds take it too. Anything but language tags is refused.
+    static func languages(_ request: Request) throws -> [String] {
+        let text = QueryParameters(request: request).string("lang") ?? ""
+        guard let languages = LocalizedText.languages(in: text) else {
+            throw HTTPError(.badRequest, message: "lang: language codes separated by commas (de,en), \(LocalizedText.mostLanguages) at most")
+        }
+        return languages
     }
 
     /// `If-None-Match` wins over `If-Modified-Since`, as RFC 9110 says.

@@ -20,6 +20,8 @@ struct SettingsPage: Sendable {
         var themes: [Choice]
         var languages: [Choice]
         var clocks: [Choice]
+        /// The profile's listings languages as the field shows them ("de, en").
+        var listingLanguages: String
         var series: CalendarFeed.SettingsView
         var message: String?
     }
@@ -51,6 +53,7 @@ struct SettingsPage: Sendable {
             languages: [Choice(value: "", label: words("My browser's language"), isSelected: profile.language == nil)]
                 + Language.supported.map { Choice(value: $0.code, label: $0.nativeName, isSelected: $0 == profile.language) },
             clocks: ViewerClock.HourCycle.allCases.map { Choice(value: $0.rawValue, label: Self.label($0, words), isSelected: $0 == profile.hours) },
+            listingLanguages: profile.listingLanguages.joined(separator: ", "),
             series: try await calendar.view(of: profile, request: request, local: context.local, newToken: newFeedToken), message: message)
         return try pages.page("settings", model)
     }
@@ -61,6 +64,7 @@ struct SettingsPage: Sendable {
         try await store.updateSettings(of: profile.id, dayStartHour: form.dayStart, timeZone: form.zone)
         if let theme = form.theme { try await store.setTheme(theme, of: profile.id) }
         if form.hasLanguage { try await store.setLanguage(form.language, hours: form.hours ?? profile.hours, of: profile.id) }
+        if let languages = form.listingLanguages { try await store.setListingLanguages(languages, of: profile.id) }
         return Response.redirect(to: SitePath.settings(query: "saved=1"))
     }
 
@@ -106,8 +110,8 @@ struct SettingsPage: Sendable {
     }
 }
 
-/// Settings: the hour the day starts (required), a zone from the list (else the browser's), a theme, and the
-/// language (blank: the browser's) with its clock.
+/// Settings: the hour the day starts (required), a zone from the list (else the browser's), a theme, the
+/// language (blank: the browser's) with its clock, and the listings' languages in order (blank: the pages').
 struct SettingsForm: PostedForm {
     let dayStart: Int
     let zone: String?
@@ -116,6 +120,8 @@ struct SettingsForm: PostedForm {
     let hasLanguage: Bool
     let language: Language?
     let hours: ViewerClock.HourCycle?
+    /// Nil when the form had no such field (an older page's).
+    let listingLanguages: [String]?
 
     init(_ form: FormFields) throws(FieldError) {
         dayStart = try form.required("dayStart", in: 0...23, called: "The day start (hour)")
@@ -132,6 +138,12 @@ struct SettingsForm: PostedForm {
             throw FieldError(name: "language", label: "The language", problem: .oneOf(choices: Language.supported.map(\.code), got: code))
         }
         hours = try form.choice("hours", called: "The clock")
+        let listed = try form.text("listingLanguages", limit: 100, called: "The listings' languages")
+        if let listed, LocalizedText.languages(in: listed) == nil {
+            throw FieldError(name: "listingLanguages", saying: "{languages} is not a list of language codes; write them in order, like de, en",
+                             ["languages": listed])
+        }
+        listingLanguages = form.isTicked("listingLanguages") ? listed.flatMap(LocalizedText.languages(in:)) ?? [] : nil
     }
 }
 

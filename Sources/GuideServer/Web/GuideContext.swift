@@ -53,6 +53,7 @@ extension GuideContext {
     /// The languages the viewer reads listings in, most preferred first: where a programme has titles and
     /// descriptions in several (XMLTV's `lang`), these choose what the grid, On now, search and details show.
     var listingLanguages: [String] {
-        LocalizedText.readingOrder(profile: viewer?.profile.language?.code, accepted: acceptLanguage)
+        LocalizedText.readingOrder(chosen: viewer?.profile.listingLanguages ?? [], profile: viewer?.profile.language?.code,
+                                   accepted: acceptLanguage)
     }
 }
