@@ -21,6 +21,8 @@ public final class ChannelDirectory: Sendable {
         public var groups: [ChannelGroup]
         /// The group guests see until they choose another.
         public var guestGroup: String?
+        /// When the guide is the bundled sample a first run imported: the whole weeks it was moved by (0: not moved).
+        public var sampleWeeks: Int?
 
         public func channel(_ id: ChannelID) -> Channel? { positions[id].map { channels[$0] } }
 
@@ -54,7 +56,8 @@ public final class ChannelDirectory: Sendable {
         for (index, channel) in channels.enumerated() where positions[channel.id] == nil { positions[channel.id] = index }
         let listed = try await store.listedChannels().compactMap { positions[$0].map { channels[$0] } }
         let snapshot = Snapshot(generation: generation, channels: channels, positions: positions, listed: listed, playlist: playlist,
-                                chosenLogos: chosenLogos, groups: try await store.channelGroups(), guestGroup: try await store.guestGroup())
+                                chosenLogos: chosenLogos, groups: try await store.channelGroups(), guestGroup: try await store.guestGroup(),
+                                sampleWeeks: try await store.guideSetting(GuideSettingName.sample).flatMap { Int($0) })
         cached.withLock { $0 = snapshot }
         return snapshot
     }

@@ -3,6 +3,13 @@ import GuideCore
 
 /// What the guide's own people set on its channels beyond what the sources say: an admin's logos, hand-made channel
 /// groups, the group guests see and timeshift channels; each profile's favourites and the group it last chose.
+/// Guide settings more than one part reads or writes.
+public enum GuideSettingName {
+    /// What a first run's import of the bundled sample leaves: the whole weeks it was moved by, so the grid can say
+    /// what it shows. Adding a source of one's own clears it.
+    public static let sample = "sample_weeks"
+}
+
 public protocol ChannelSettingsStore: Sendable {
     /// The logos an admin chose, by channel: addresses that win over the sources' icons.
     func channelLogos() async throws -> [ChannelID: String]

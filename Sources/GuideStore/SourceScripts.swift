@@ -49,6 +49,8 @@ extension SourceStore where Self: SQLBackend {
                     """)
             }
             if existing != nil { try await SourceMerge.remergeAll(db, source: id, at: now()) }
+            // A source of one's own: the guide is no longer the sample alone (the grid stops saying so).
+            try await db.execute("DELETE FROM guide_setting WHERE name = \(GuideSettingName.sample)")
         }
     }
 

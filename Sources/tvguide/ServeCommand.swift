@@ -143,6 +143,7 @@ struct ServeCommand: AsyncParsableCommand {
                 Output.error(weeks == 0 ? words("The guide is empty: importing the bundled sample listings ({file}) ...", ["file": sample.lastPathComponent])
                                         : words("The guide is empty: importing the bundled sample listings ({file}), moved to this week ...", ["file": sample.lastPathComponent]))
                 let summary = try await ListingImporter(store: database).importFile(at: sample.path, as: SourceName("sample"), movedBy: weeks)
+                try await database.setGuideSetting(GuideSettingName.sample, String(weeks))
                 Output.error(words("Imported {programmes} ({channels}). Add your own: tvguide import FILE-OR-URL", [
                     "programmes": words.plural("{count} programme", "{count} programmes", count: summary.programmes),
                     "channels": words.plural("{count} channel", "{count} channels", count: summary.channels)]))

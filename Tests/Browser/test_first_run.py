@@ -1,6 +1,8 @@
 #!/usr/bin/python3
-"""A new admin goes from a guide with no sources to a Schedules Direct lineup in the grid, through the pages: the
-admin page asks where the listings come from, the country picked offers Schedules Direct, its page signs in, the
+"""A newcomer's first screen, and a new admin's first source. From a clean database, serve imports the bundled sample
+moved to the week its clock is in, and the first grid shows programmes, says they are the sample, and /now lists what
+is on. Then a new admin goes from a guide with no sources to a Schedules Direct lineup in the grid, through the pages:
+the admin page asks where the listings come from, the country picked offers Schedules Direct, its page signs in, the
 account's lineup is added as a source and fetched, and its stations are in the grid. Schedules Direct is the
 `sd-replay` stand-in (SD's recorded answers on loopback).
 
@@ -76,6 +78,45 @@ class FirstRunTests(Forms, unittest.TestCase):
         # The first-run question is gone now the guide has a source.
         driver.get(self.server.url("/admin"))
         self.assertFalse(driver.find_elements(By.ID, "first-run"))
+
+
+class NewcomerTests(unittest.TestCase):
+    """`tvguide serve` on a clean database whose clock is a Monday ten months after the sample's week (14-18 February
+    2026): the first thing a newcomer sees."""
+
+    NOW = "2026-12-07T20:30:00Z"
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server(now=cls.NOW)
+        cls.driver = browser(1280, 900)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+        cls.server.stop()
+
+    def test_the_first_grid_and_now_show_a_living_guide(self):
+        driver = self.driver
+        self.assertIn("importing the bundled sample listings (sample-listings.xml.gz), moved to this week", self.server.text())
+        driver.get(self.server.url("/"))
+        WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "a[role=gridcell]"))
+        self.assertIn("Sample listings, moved to this week", driver.find_element(By.CSS_SELECTOR, ".message[role=status]").text)
+        self.assertIn("7", driver.find_element(By.TAG_NAME, "h1").text)
+        # Programmes in the window as it opens (at now), not rows of empty hours.
+        in_view = driver.execute_script("""
+            return Array.from(document.querySelectorAll('a[role=gridcell]')).filter(cell => {
+                const box = cell.getBoundingClientRect();
+                return box.width > 0 && box.bottom > 0 && box.right > 0 && box.top < innerHeight && box.left < innerWidth;
+            }).length""")
+        self.assertGreater(in_view, 20)
+        os.makedirs(SHOTS, exist_ok=True)
+        driver.save_screenshot(os.path.join(SHOTS, "first-run-sample.png"))
+        driver.get(self.server.url("/now"))
+        titles = driver.find_elements(By.CSS_SELECTOR, ".slot.current a.title")
+        nothing = driver.find_elements(By.CSS_SELECTOR, ".slot.current.none")
+        self.assertGreater(len(titles), 20)
+        self.assertGreater(len(titles), len(nothing))
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ def free_port():
 
 
 class Server:
-    """`tvguide serve` on a free port with a fresh database, its clock at `now`: the file `listings` imported first,
+    """`tvguide serve` on a free port with a fresh database, its clock at `now` (None: the machine's): the file `listings` imported first,
     else the bundled sample listings (which serve imports into an empty guide); `extra` adds serve options; `before`
     lists more tvguide commands (argument lists) to run on the database first; `launcher` is put before the program
     (a wrapper that restricts it)."""
@@ -50,7 +50,8 @@ class Server:
         for command in before:
             subprocess.run([BINARY] + list(command) + ["--database", self.database], check=True, capture_output=True, env=environment)
         self.process = subprocess.Popen(
-            list(launcher) + [BINARY, "serve", "--database", self.database, "--port", str(self.port), "--pretend-now", now] + list(extra),
+            list(launcher) + [BINARY, "serve", "--database", self.database, "--port", str(self.port)]
+            + (["--pretend-now", now] if now else []) + list(extra),
             stdout=self.log, stderr=subprocess.STDOUT, env=environment)
         deadline = time.time() + 120
         while time.time() < deadline:

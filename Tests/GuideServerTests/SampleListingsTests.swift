@@ -1,5 +1,9 @@
 import Foundation
+import GuideCore
 import GuideServer
+import GuideStore
+import Hummingbird
+import HummingbirdTesting
 import TestReceivers
 import Testing
 import XMLTV
@@ -20,5 +24,19 @@ import XMLTV
         try unpacked.output.withUnsafeBytes { try reader.feed($0, take) }
         try reader.finish(take)
         #expect(first..<last == GuideServer.sampleSpan)
+    }
+
+    /// The grid says it shows the sample while the guide is the sample a first run imported; once an admin adds a
+    /// source of their own and it imports, it no longer does.
+    @Test func theGridSaysItIsTheSampleUntilASourceOfOnesOwn() async throws {
+        let server = try await TestServer(listings: WebTests.listings, now: WebTests.evening)
+        try await server.store.setGuideSetting(GuideSettingName.sample, "41")
+        try await server.run { client in
+            let page = String(buffer: try await client.execute(uri: "/", method: .get).body)
+            #expect(page.contains("Sample listings, moved to this week: an admin adds your own on the sources page."))
+            try await server.store.addSource(SourceDefinition(name: SourceName("mine"), format: .xmltv, location: "/srv/guide.xml"))
+            try await server.importListings(WebTests.listings, as: "mine")
+            #expect(!String(buffer: try await client.execute(uri: "/", method: .get).body).contains("Sample listings"))
+        }
     }
 }

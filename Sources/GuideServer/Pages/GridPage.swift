@@ -181,7 +181,7 @@ struct GridPage: Sendable {
             nextPage: page + 1 < pageCount ? link(day, chosenZoom, page + 1) : nil,
             legend: Genre.allCases.map { LegendEntry(genre: $0.rawValue, label: $0.label(words)) },
             focusChannel: focusChannel ?? "", focusTime: focusTime.map(\.unixSeconds),
-            panel: panel, closePanel: link(day, chosenZoom, page), notice: notice, isChosenLineup: lineup.isChosen,
+            panel: panel, closePanel: link(day, chosenZoom, page), notice: notice ?? Self.sampleNotice(snapshot, words), isChosenLineup: lineup.isChosen,
             zone: clock.zone.identifier, genre: filter.genre?.rawValue ?? "",
             genres: filter.chips(words) { genre in
                 SitePath.guide(query: "day=\(day)" + zoomParameter(chosenZoom) + (genre.map { "&genre=\($0.rawValue)" } ?? "") + groups.parameter + followed.parameter)
@@ -241,6 +241,13 @@ struct GridPage: Sendable {
             GridRow(index: from + offset, channel: pair.0, programmes: pair.1.programmes.filter { filter.admits($0.programme) }, day: day,
                     clock: clock, followed: followed, recorded: recorded, languages: languages)
         }
+    }
+
+    /// What a guide of the bundled sample says (read with the channels, once per version: nothing on the grid's path).
+    static func sampleNotice(_ snapshot: ChannelDirectory.Snapshot, _ words: Localizer) -> String? {
+        guard let weeks = snapshot.sampleWeeks else { return nil }
+        return weeks == 0 ? words("Sample listings: an admin adds your own on the sources page.")
+                          : words("Sample listings, moved to this week: an admin adds your own on the sources page.")
     }
 
     private static func emptyModel(chrome: Chrome, zone: String, words: Localizer) -> Model {
