@@ -51,6 +51,37 @@ public struct SDCode: RawRepresentable, Hashable, Sendable, CustomStringConverti
 
     public var description: String { String(rawValue) }
 
+    /// `message`, SD's own words (English whoever reads them), after what the code means in the reader's language;
+    /// as it is when it is tvguide's own words or the code has no meaning here.
+    public func explained(_ message: Sentence) -> Sentence {
+        guard message.isVerbatim, let meaning else { return message }
+        return Sentence(saying: "{meaning} (it said: {message})", sentences: ["meaning": meaning, "message": message])
+    }
+
+    /// What the code means to the person reading it, and what to do, for the codes an account meets (API-NOTES.md,
+    /// section 6); nil for the rest, whose failure is SD's own words.
+    public var meaning: Sentence? {
+        switch rawValue {
+        case 2100: Sentence(saying: "the lineup is already on the account")
+        case 2101: Sentence(saying: "Schedules Direct has no such lineup")
+        case 3000: Sentence(saying: "Schedules Direct is offline for maintenance; tvguide tries again in an hour")
+        case 3001: Sentence(saying: "Schedules Direct is busy; tvguide tries again in an hour")
+        case 4001: Sentence(saying: "the account has expired: renew it on schedulesdirect.org")
+        case 4002, 4003: Sentence(saying: "the user name or password is wrong")
+        case 4004: Sentence(saying: "the account is locked for 15 minutes after too many failed sign-ins")
+        case 4005: Sentence(saying: "the account is disabled: ask Schedules Direct")
+        case 4007: Sentence(saying: "Schedules Direct has not approved this program")
+        case 4008: Sentence(saying: "the account is inactive: renew it on schedulesdirect.org")
+        case 4009: Sentence(saying: "too many sign-ins today; tvguide waits a day")
+        case 4010: Sentence(saying: "the account is used from too many addresses")
+        case 4100: Sentence(saying: "no more lineup changes today; they start again at midnight UTC")
+        case 4101: Sentence(saying: "the account has as many lineups as it may (4): remove one first")
+        case 4102: Sentence(saying: "the account has no lineups: add one first")
+        case 5002, 5003: Sentence(saying: "no more images today; they start again at midnight UTC")
+        default: nil
+        }
+    }
+
     /// What stops after this code, and until when.
     public enum Stop: Sendable, Equatable {
         /// Nothing: the code is about one element of an answer (a day, a programme), handled where it is read.
@@ -103,7 +134,8 @@ public struct SDFailure: WordedError, Sendable, CustomStringConvertible {
     }
 
     public var sentence: Sentence {
-        let said = Sentence(saying: "Schedules Direct {code}: {message}", ["code": String(code.rawValue)], sentences: ["message": message])
+        let said = Sentence(saying: "Schedules Direct {code}: {message}", ["code": String(code.rawValue)],
+                            sentences: ["message": code.explained(message)])
         guard let until else { return said }
         if until == .distantFuture {
             return Sentence(saying: "{failure} (nothing is asked of Schedules Direct until the account's user name or password is changed)",

@@ -19,7 +19,7 @@ public struct SDState: Codable, Sendable, Equatable {
         public var code: Int
         /// Why, as ``Sentence/stored`` keeps it (SD's words verbatim, or ours to be worded for each reader).
         public var reason: String
-        public var sentence: Sentence { Sentence(stored: reason) }
+        public var sentence: Sentence { SDCode(rawValue: code).explained(Sentence(stored: reason)) }
         /// Nil: until the credentials change.
         public var until: Date?
     }

@@ -41,7 +41,11 @@ import Testing
             let wrong = try await admin.send(client, "/admin/schedules-direct/signin", method: .post,
                                              form: ["username": "tvguide-test", "password": "wrong"])
             #expect(wrong.status == .badRequest)
-            #expect(String(buffer: wrong.body).contains("Not signed in: Schedules Direct 4003"))
+            #expect(String(buffer: wrong.body).contains("Not signed in: Schedules Direct 4003: the user name or password is wrong (it said: Invalid username or token has expired.)"))
+            // In the reader's language: what the code means is worded, SD's own words follow as they came.
+            let refusedInGerman = try await admin.send(client, "/admin/schedules-direct/signin", method: .post,
+                                                       form: ["username": "tvguide-test", "password": "wrong"], headers: [.acceptLanguage: "de"])
+            #expect(String(buffer: refusedInGerman.body).contains("Schedules Direct 4003: Benutzername oder Passwort ist falsch (Meldung: Invalid username or token has expired.)"))
             #expect(try await SDConnection.account(in: server.store) == nil)
             let signedIn = String(buffer: try await admin.send(client, "/admin/schedules-direct/signin", method: .post,
                                                                form: ["username": "tvguide-test", "password": "correct horse"]).body)
@@ -82,7 +86,7 @@ import Testing
             // SD offline: its words and its lock on the page; nothing more is asked for an hour.
             try standIn.fail("status", with: "jellyfin/token_offline_response.json")
             let offline = String(buffer: try await admin.send(client, "/admin/schedules-direct").body)
-            #expect(offline.contains("Schedules Direct 3000: Server offline for maintenance."), "\(offline)")
+            #expect(offline.contains("Schedules Direct 3000: Schedules Direct is offline for maintenance; tvguide tries again in an hour (it said: Server offline for maintenance.)"), "\(offline)")
             let asked = standIn.requests.count
             let locked = String(buffer: try await admin.send(client, "/admin/schedules-direct").body)
             #expect(locked.contains("Stopped (every call) until"))
@@ -93,11 +97,12 @@ import Testing
             #expect(stopped.outcome == .failed && standIn.requests.count == asked)
             #expect(try await server.store.sources().first { $0.definition.name.rawValue == "Comcast" }?.programmes == programmes)
             let health = String(buffer: try await admin.send(client, "/admin/health").body)
-            #expect(health.contains("Schedules Direct 3000: Server offline for maintenance. (nothing is asked of Schedules Direct until"))
-            // The same failure and lock for an admin reading German: SD's own words as it gave them, ours in German.
+            #expect(health.contains("Schedules Direct 3000: Schedules Direct is offline for maintenance; tvguide tries again in an hour (it said: Server offline for maintenance.) (nothing is asked of Schedules Direct until"))
+            // The same failure and lock for an admin reading German: what the code means and ours in German, SD's own words
+            // as it gave them.
             let german: HTTPFields = [.acceptLanguage: "de"]
             let healthDE = String(buffer: try await admin.send(client, "/admin/health", headers: german).body)
-            #expect(healthDE.contains("Schedules Direct 3000: Server offline for maintenance. (Schedules Direct wird bis "), "\(healthDE)")
+            #expect(healthDE.contains("Schedules Direct 3000: Schedules Direct ist wegen Wartung offline; tvguide versucht es in einer Stunde wieder (Meldung: Server offline for maintenance.) (Schedules Direct wird bis "), "\(healthDE)")
             let lockedDE = String(buffer: try await admin.send(client, "/admin/schedules-direct", headers: german).body)
             #expect(lockedDE.contains("Angehalten (jeder Aufruf) bis"), "\(lockedDE)")
 

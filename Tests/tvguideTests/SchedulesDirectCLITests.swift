@@ -15,7 +15,7 @@ import Testing
         let notYet = try await cli.run("schedules-direct", "status")
         #expect(notYet.status != 0 && notYet.stderr.contains("not signed in to Schedules Direct"))
         let wrong = try await cli.run(arguments: ["schedules-direct", "login", "tvguide-test"], input: "wrong\n")
-        #expect(wrong.status != 0 && wrong.stderr.contains("Schedules Direct 4003: Invalid username or token has expired."), "\(wrong.stderr)")
+        #expect(wrong.status != 0 && wrong.stderr.contains("Schedules Direct 4003: the user name or password is wrong (it said: Invalid username or token has expired.)"), "\(wrong.stderr)")
         let login = try await cli.run(arguments: ["schedules-direct", "login", "tvguide-test"], input: "correct horse\n")
         #expect(login.status == 0 && login.stdout.contains("Signed in to Schedules Direct as tvguide-test"), "\(login.stderr)")
         let status = try await cli.run("schedules-direct")
