@@ -33,13 +33,16 @@ public enum TrackerFiles {
                 tables.append((name, try CSVTable(file.bytes, file: name)))
             }
         }
-        // TV Time's "export my data": its episodes (every episode of a followed show, watched or not) and its series.
-        if let episodes = tables.first(where: { TVTimeExport.isEpisodes($0.table) }) {
-            var builder = HistoryBuilder(.tvTime)
-            TVTimeExport.exportCSV(episodes: episodes.table, series: tables.first { TVTimeExport.isSeries($0.table) }?.table, into: &builder)
-            return builder.history
-        }
         var builder: HistoryBuilder?
+        // TV Time's "export my data": its episodes (every episode of a followed show, watched or not) and its series,
+        // and its JSON beside them when both were chosen, each watch once (FORMATS.md 1.3); its movies and lists say
+        // nothing of shows watched.
+        if let episodes = tables.first(where: { TVTimeExport.isEpisodes($0.table) }) {
+            var tvTime = HistoryBuilder(.tvTime)
+            TVTimeExport.exportCSV(episodes: episodes.table, series: tables.first { TVTimeExport.isSeries($0.table) }?.table, into: &tvTime)
+            builder = tvTime
+            tables = []
+        }
         for file in json { try readJSON(file.bytes, name: file.name, into: &builder) }
         for file in tables { try readCSV(file.table, name: file.name, into: &builder) }
         guard let builder else {

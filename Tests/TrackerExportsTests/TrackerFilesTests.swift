@@ -24,6 +24,13 @@ import Testing
     @Test(arguments: [
         ("tvtime-csv", ["tvtime/export-2026-anonymized/tvtime-series-episodes.csv", "tvtime/export-2026-anonymized/tvtime-series.csv"], TrackerHistory.Kind.tvTime),
         ("tvtime-json", ["tvtime/export-2026-anonymized/tvtime-series.json"], .tvTime),
+        // Both serializations, as a zip of the whole export has them: one history, each watch once (the JSON was
+        // passed over when the CSV was there).
+        ("tvtime-zip", ["tvtime/export-2026-anonymized/tvtime-series-episodes.csv", "tvtime/export-2026-anonymized/tvtime-series.csv",
+                        "tvtime/export-2026-anonymized/tvtime-series.json", "tvtime/export-2026-anonymized/tvtime-movies.json",
+                        "tvtime/export-2026-anonymized/tvtime-lists.csv"], .tvTime),
+        ("trakt-zip", ["trakt/export-2026/watched-history.json", "trakt/export-2026/ratings-episodes.json",
+                       "trakt/export-2026/ratings-shows.json", "trakt/export-2026/lists-watchlist.json"], .trakt),
         ("tvtime-gdpr", ["tvtime/gdpr-2026-anonymized/tracking-prod-records-v2.csv", "tvtime/gdpr-2026-anonymized/lists-prod-lists.csv"], .tvTime),
         ("trakt-history", ["trakt/export-2026/watched-history.json", "trakt/export-2026/ratings-episodes.json"], .trakt),
         ("trakt-watched", ["trakt/api/users_watched_shows.yamtrack-2024.json"], .trakt),

@@ -2,6 +2,7 @@ import Foundation
 import GuideCore
 import GuideStore
 import StoreTestSupport
+import TestReceivers
 import Testing
 import TVMazeReplay
 
@@ -92,6 +93,34 @@ import TVMazeReplay
             #expect((exported["shows"] as? [[String: Any]])?.first?["name"] as? String == "Under the Dome")
             await #expect(try cli.run("history", "import", "/nonexistent.csv").stderr.contains("cannot read"))
             await #expect(try cli.run("history", "import", "--choose", "nothing", file.path).stderr.contains("--choose nothing"))
+        } catch {
+            try await replay.stop()
+            throw error
+        }
+        try await replay.stop()
+    }
+
+    /// Trakt's real export, zipped as Trakt sends it, through `tvguide history import`: what it read is what an
+    /// independent count of the files reads (count_history.py), and what TVmaze found is marked once.
+    @Test func aTrackersZipAsItCame() async throws {
+        let replay = try await ReplayServer()
+        let cli = CLI()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("trakt-export-\(UUID().uuidString).zip")
+        defer { try? FileManager.default.removeItem(at: file) }  // Test scratch file.
+        do {
+            try Data(try await TrackerSamples.zip("trakt/export-2026")).write(to: file)
+            let expected = try #require(try await TrackerSamples.counts()["trakt-zip"])
+            _ = try await TestDatabase.open(cli.database).createProfile(name: "Sam", role: .admin, secretKind: .pin, secretHash: "x")
+            // The replay knows none of its shows by their ids or titles: Friends is named by hand (as Under the Dome).
+            let choose = ["--choose", "Friends=1"]
+            let preview = try await cli.run(arguments: ["history", "import", "--tvmaze-url", replay.base, "--preview"] + choose + [file.path])
+            #expect(preview.stdout.hasPrefix("Trakt export: \(expected.shows) shows, \(expected.episodes) watched episodes.\n"), "\(preview.stdout)\(preview.stderr)")
+            let found = preview.stdout.matches(of: /→ .*: (\d+) episodes?/).reduce(0) { $0 + Int($1.output.1)! }
+            #expect(found > 0 && preview.stdout.contains("Friends → Under the Dome (TVmaze 1, by chosen)"), "\(preview.stdout)")
+            let imported = try await cli.run(arguments: ["history", "import", "--tvmaze-url", replay.base] + choose + [file.path])
+            #expect(imported.stdout.contains("Sam: \(found) episode\(found == 1 ? "" : "s") marked watched"), "\(imported.stdout)")
+            let again = try await cli.run(arguments: ["history", "import", "--tvmaze-url", replay.base] + choose + [file.path])
+            #expect(again.stdout.contains("Sam: 0 episodes marked watched"))
         } catch {
             try await replay.stop()
             throw error

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """An independent reading of the tracker samples for the Swift tests: for each export, the shows it names and the
 watched episodes (one per show, season and number), read with Python's csv and json modules and nothing of tvguide's.
-Prints JSON: {"name": {"shows": N, "episodes": M}}."""
+Prints JSON: {"name": {"shows": N, "episodes": M}}; "tvtime-zip" and "trakt-zip" are the exports as they come, every
+file of the folder zipped."""
 import csv
 import io
 import json
@@ -42,6 +43,7 @@ for r in rows("tvtime/export-2026-anonymized/tvtime-series-episodes.csv"):
         season = "0" if r["special"].lower() == "true" else r["season"]
         episodes.add((key, int(season), int(r["episode"])))
 counts["tvtime-csv"] = {"shows": len(shows), "episodes": len(episodes)}
+tvtime_csv = (shows, episodes)
 # Its rows not watched: what an importer that ignores is_watched would mark.
 counts["tvtime-csv-unwatched"] = {"episodes": sum(1 for r in rows("tvtime/export-2026-anonymized/tvtime-series-episodes.csv")
                                                   if r["is_watched"].lower() != "true")}
@@ -56,6 +58,8 @@ for s in load("tvtime/export-2026-anonymized/tvtime-series.json"):
             if e.get("is_watched") is True:
                 episodes.add((key, 0 if e.get("special") else season["number"], e["number"]))
 counts["tvtime-json"] = {"shows": len(shows), "episodes": len(episodes)}
+# TV Time's export as it comes (a zip of both): one history of the two.
+counts["tvtime-zip"] = {"shows": len(tvtime_csv[0] | shows), "episodes": len(tvtime_csv[1] | episodes)}
 
 # TV Time, GDPR records v2: watch-episode rows and user-series rows.
 shows, episodes = set(), set()
@@ -82,6 +86,13 @@ for e in load("trakt/export-2026/watched-history.json"):
     shows.add(key)
     episodes.add((key, e["episode"]["season"], e["episode"]["number"]))
 counts["trakt-history"] = {"shows": len(shows), "episodes": len(episodes)}
+# Trakt's export as it comes (a zip): the history, and the watchlist's shows (followed, no episodes); ratings say nothing
+# of what was watched.
+for e in load("trakt/export-2026/lists-watchlist.json"):
+    if e.get("type") == "show":
+        ids = e["show"]["ids"]
+        shows.add(show_key(ids.get("tvdb"), ids.get("imdb"), e["show"]["title"]))
+counts["trakt-zip"] = {"shows": len(shows), "episodes": len(episodes)}
 
 # Trakt's watched shows (the API's answer).
 shows, episodes = set(), set()
