@@ -45,6 +45,8 @@ class Server:
         # (opened "w+", a read's seek(0) made serve's next line overwrite the start: a setup code lost, a flaky start).
         self.log = open(os.path.join(self.folder, "serve.log"), "a+")
         environment = dict(os.environ, TZ="UTC")
+        # The server's clock: `now` when it started, moving on since.
+        self.now, self.started = now, time.time()
         if listings:
             subprocess.run([BINARY, "import", "--database", self.database, listings], check=True, capture_output=True, env=environment)
         for command in before:
