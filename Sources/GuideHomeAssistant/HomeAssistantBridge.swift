@@ -68,6 +68,8 @@ public final class HomeAssistantBridge: Sendable {
 
     /// Publishes until cancelled, connecting again after each lost connection.
     public func run() async {
+        // Home Assistant's event is the chosen profile's delivery: its reminders go out with no channel of their own.
+        dispatcher.announce(remindersOf: profileName)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.announceReminders() }
             group.addTask { await self.connectAgainAndAgain() }

@@ -3,6 +3,7 @@ import Foundation
 import GuideCore
 import GuideStore
 import Logging
+import Synchronization
 import Metrics
 
 /// Sends due reminders: every ``interval`` it claims those due (a lease of ``lease``, so of several instances sharing
@@ -45,6 +46,19 @@ public struct ReminderDispatcher: Sendable {
     /// Each reminder sent, for whoever else announces it (Home Assistant's event); the latest 100 wait for a reader.
     public let sent: AsyncStream<Reminder>
     private let announce: AsyncStream<Reminder>.Continuation
+    /// The profile (by name) whose reminders a door announces as they are sent (Home Assistant's event): for it the
+    /// announcement is a delivery, so its reminders are sent with no delivery channel of its own.
+    private let announcedFor = AnnouncedProfile()
+
+    /// Whose reminders `sent` is read for as their delivery; nil: nobody's.
+    public func announce(remindersOf profileName: String?) {
+        announcedFor.name.withLock { $0 = profileName }
+    }
+
+    /// The name ``announce(remindersOf:)`` set, shared by the dispatcher's copies.
+    private final class AnnouncedProfile: Sendable {
+        let name = Mutex<String?>(nil)
+    }
 
     /// - Parameter translations: the catalogs a profile's language is read from; without them every message is English.
     public init(store: any Store, senders: ReminderSenders, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
@@ -131,6 +145,8 @@ public struct ReminderDispatcher: Sendable {
     struct Reader: Sendable {
         var clock: ViewerClock
         var words: Localizer
+        /// Whether a door announces the profile's reminders (``announce(remindersOf:)``).
+        var isAnnounced = false
     }
 
     /// Claims up to `limit` reminders due now, each with its profile's channels, clock and language.
@@ -148,7 +164,8 @@ public struct ReminderDispatcher: Sendable {
                 clock: ViewerClock(zone: settings?.timeZone.flatMap(TimeZone.init(identifier:)) ?? defaultClock.zone,
                                    dayStartHour: settings?.dayStartHour ?? defaultClock.dayStartHour, locale: locale,
                                    hours: settings?.hours ?? .locale),
-                words: translations?.localizer(language, locale: locale) ?? .english)
+                words: translations?.localizer(language, locale: locale) ?? .english,
+                isAnnounced: settings.map { profile in announcedFor.name.withLock { $0 == profile.name } } ?? false)
             channels[profile] = try await store.deliveryChannels(of: profile)
         }
         let fallback = Reader(clock: defaultClock, words: .english)
@@ -186,7 +203,7 @@ public struct ReminderDispatcher: Sendable {
             try await store.finishReminder(reminder.id, as: .missed, note: Sentence(saying: "the programme had ended before it could be sent"), at: instant)
             return .missed
         }
-        guard !channels.isEmpty else {
+        guard !channels.isEmpty || reader.isAnnounced else {
             try await store.finishReminder(reminder.id, as: .failed, note: Sentence(saying: "no delivery channel is set up"), at: instant)
             return .failed
         }

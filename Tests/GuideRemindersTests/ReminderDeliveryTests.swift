@@ -198,6 +198,25 @@ import Testing
         try await rig.receiver.stop()
     }
 
+    /// A profile with no delivery channel: its reminder fails saying so, unless a door announces its reminders (Home
+    /// Assistant's event, the profile it acts for), for which the announcement is the delivery.
+    @Test func aProfileWithNoChannelIsRemindedOnlyWhereADoorAnnouncesIt() async throws {
+        let rig = try await Rig()
+        for channel in try await rig.store.deliveryChannels(of: rig.profile.id) { try await rig.store.removeDeliveryChannel(channel.id, of: rig.profile.id) }
+        let dispatcher = rig.dispatcher()
+        let unheard = try await rig.remind("Unheard", at: Self.t0.addingTimeInterval(10 * 60))
+        #expect(try await dispatcher.sendDue() == ReminderDispatcher.Round(claimed: 1, failed: 1))
+        dispatcher.announce(remindersOf: "Sam")
+        let heard = try await rig.remind("Heard", at: Self.t0.addingTimeInterval(12 * 60))
+        #expect(try await dispatcher.sendDue() == ReminderDispatcher.Round(claimed: 1, sent: 1))
+        var announced = dispatcher.sent.makeAsyncIterator()
+        #expect(await announced.next()?.what.title == "Heard")
+        let reminders = try await rig.store.reminders(of: rig.profile.id, in: Set(Reminder.State.allCases), limit: 10)
+        #expect(reminders.first { $0.id == unheard.id }?.state == .failed && reminders.first { $0.id == heard.id }?.state == .sent)
+        #expect(rig.receiver.requests(to: "/").isEmpty)
+        try await rig.receiver.stop()
+    }
+
     /// A restart between scheduling and delivery: the reminder is in the store, a new process (a new handle on the
     /// same database) sends it once; and two instances at once send each reminder once.
     @Test func restartsAndTwoInstancesNeitherLoseNorRepeat() async throws {
