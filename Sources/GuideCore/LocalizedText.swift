@@ -49,9 +49,10 @@ extension LocalizedText {
         for part in text.split(whereSeparator: { $0 == "," || $0 == " " }) {
             let tag = part.lowercased()
             guard isLanguageTag(tag) else { return nil }
-            if !languages.contains(tag) { languages.append(tag) }
+            // Every part is checked; only the first few different ones are kept (a list of thousands costs no more).
+            if languages.count < mostLanguages, !languages.contains(tag) { languages.append(tag) }
         }
-        return Array(languages.prefix(mostLanguages))
+        return languages
     }
 
     /// A language tag's language, lower case: "de-AT" and "DE" are "de".
