@@ -67,7 +67,7 @@ class HomeAssistant:
     """Home Assistant on a free loopback port with a configuration of its own: onboarded (its first user, whose token
     the REST calls carry), then the MQTT integration added through its configuration flow, as its UI adds it."""
 
-    def __init__(self, broker):
+    def __init__(self):
         self.folder = tempfile.mkdtemp(prefix="tvguide-ha-")
         self.port = free_port()
         self.base = "http://127.0.0.1:%d" % self.port
@@ -75,6 +75,16 @@ class HomeAssistant:
             conf.write(CONFIGURATION % {"port": self.port})
         self.log = open(os.path.join(self.folder, "hass.log"), "a+")
         self.process = subprocess.Popen([HASS, "-c", self.folder], stdout=self.log, stderr=subprocess.STDOUT)
+
+    def set_up(self, broker):
+        """Waits for it to answer, onboards it and adds the MQTT integration for `broker`; its log's end when it fails."""
+        try:
+            self.onboard(broker)
+        except Exception:
+            print(self.text()[-4000:], file=sys.stderr)
+            raise
+
+    def onboard(self, broker):
         wait_for("Home Assistant to answer", self.answers, seconds=300)
         client = self.base + "/"
         user = self.call("POST", "/api/onboarding/users", {"client_id": client, "name": "Test", "username": "test",
@@ -197,13 +207,20 @@ class NoRedirects(urllib.request.HTTPRedirectHandler):
 class HomeAssistantTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
+        # Each part is stopped by a class cleanup, which runs even when setting up fails part way (tearDownClass does
+        # not), so no Home Assistant or serve outlives a failed run.
         cls.broker = Broker()
+        cls.addClassCleanup(cls.broker.stop)
         cls.started = time.time()
-        cls.hass = HomeAssistant(cls.broker)
+        cls.hass = HomeAssistant()
+        cls.addClassCleanup(cls.hass.stop)
+        cls.hass.set_up(cls.broker)
         cls.hass_seconds = time.time() - cls.started
+        print("Home Assistant took %.0f s to start and be set up" % cls.hass_seconds, file=sys.stderr)
         # The bundled sample on its own days (tvguide_server's clock); Ada is who Home Assistant acts for.
         cls.server = Server(["--home-assistant", "mqtt://127.0.0.1:%d" % cls.broker.port, "--home-assistant-profile", "Ada",
                              "--allowed-hosts", "loopback"])
+        cls.addClassCleanup(cls.server.stop)
         cls.ada = Browser(cls.server)
         cls.ada.post("/setup", "/setup", {"code": cls.server.setup_code, "name": "Ada", "kind": "password", "secret": "correct horse"})
         cls.ada.post("/admin", "/admin/profiles", {"name": "Kid", "role": "viewer", "kind": "pin", "secret": "2468"})
@@ -214,13 +231,6 @@ class HomeAssistantTests(unittest.TestCase):
         cls.favourites = (soon[:1] + [row for row in on_now if row not in soon[:1]])[:3]
         for row in cls.favourites:
             cls.ada.post("/channels", "/favourites", {"channel": row["channel"], "favourite": "1"})
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
-        cls.hass.stop()
-        cls.broker.stop()
-        print("Home Assistant took %.0f s to start and be set up" % cls.hass_seconds, file=sys.stderr)
 
     def sensors(self):
         """Home Assistant's tvguide sensors, by the channel id in their attributes."""
