@@ -67,7 +67,8 @@ import Testing
             #expect(whole.contains(#"<title lang="pt">CORAÇÃO DE ARTISTA</title>\#n    <title lang="fr">COEUR D’ARTISTE</title>"#))
             #expect(String(buffer: try await client.execute(uri: "/xmltv.xml", method: .get).body)
                         .contains(#"<title lang="fr">COEUR D’ARTISTE</title>\#n    <title lang="en">ARTIST SPOTLIGHT</title>"#))
-            #expect(try await client.execute(uri: "/xmltv.xml.gz?lang=%3C", method: .get).status == .badRequest)
+            let refusedInGerman = try await client.execute(uri: "/xmltv.xml.gz?lang=%3C", method: .get, headers: [.acceptLanguage: "de"])
+            #expect(refusedInGerman.status == .badRequest && String(buffer: refusedInGerman.body).contains("durch Kommas getrennt"))
         }
     }
 

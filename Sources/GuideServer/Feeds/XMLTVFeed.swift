@@ -54,7 +54,8 @@ struct XMLTVFeed: Sendable {
     static func languages(_ request: Request) throws -> [String] {
         let text = QueryParameters(request: request).string("lang") ?? ""
         guard let languages = LocalizedText.languages(in: text) else {
-            throw HTTPError(.badRequest, message: "lang: language codes separated by commas (de,en), \(LocalizedText.mostLanguages) at most")
+            throw Refusal(.badRequest, saying: "lang is language codes separated by commas (de,en), {count} at most",
+                          ["count": String(LocalizedText.mostLanguages)])
         }
         return languages
     }
