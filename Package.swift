@@ -266,8 +266,8 @@ let package = Package(
         .target(name: "StoreTestSupport", dependencies: [
             "GuideStore", "GuideStoreBackends", "GuideCore", "GuideHTTP", "GuideThreads", .product(name: "Clocks", package: "swift-clocks"),
         ]),
-        .testTarget(name: "TrackerExportsTests", dependencies: ["TrackerExports", "GuideCore", "TestReceivers"], exclude: ["Fixtures/PROVENANCE.md"],
-                    resources: [.copy("Fixtures/trackers"), .copy("Fixtures/count_history.py")]),
+        .testTarget(name: "TrackerExportsTests", dependencies: ["TrackerExports", "GuideCore", "TestReceivers"], exclude: ["Fixtures/PROVENANCE.md", "Fixtures/count_history.py"],
+                    resources: [.copy("Fixtures/trackers")]),
         .testTarget(name: "TVMazeTests", dependencies: [
             "TVMaze", "TVMazeReplay", "TrackerExports", "TestReceivers", "GuideStore", "GuideHTTP", "GuideCore", "StoreTestSupport",
             .product(name: "Clocks", package: "swift-clocks"),

@@ -14,12 +14,8 @@ import Testing
         (path, [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(path))))
     }
 
-    /// What count_history.py reads of the samples.
-    static let independent = Task<[String: [String: Int]], Never> {
-        let script = Bundle.module.url(forResource: "count_history", withExtension: "py")!.path
-        guard let run = try? await Program.run("/usr/bin/python3", arguments: [script]) else { return [:] }
-        return (try? JSONDecoder().decode([String: [String: Int]].self, from: Data(run.output))) ?? [:]
-    }
+    /// What count_history.py reads of the samples (TrackerSamples runs it, for the end-to-end tests too).
+    static let independent = Task<[String: TrackerSamples.Count], Never> { (try? await TrackerSamples.counts()) ?? [:] }
 
     @Test(arguments: [
         ("tvtime-csv", ["tvtime/export-2026-anonymized/tvtime-series-episodes.csv", "tvtime/export-2026-anonymized/tvtime-series.csv"], TrackerHistory.Kind.tvTime),
@@ -41,8 +37,8 @@ import Testing
         let history = try TrackerFiles.read(try paths.map(Self.file))
         let expected = try #require(await Self.independent.value[name], "count_history.py did not run")
         #expect(history.kind == kind)
-        #expect(history.shows.count == expected["shows"], "\(name): \(history.shows.map(\.title))")
-        #expect(history.episodeCount == expected["episodes"], "\(name)")
+        #expect(history.shows.count == expected.shows, "\(name): \(history.shows.map(\.title))")
+        #expect(history.episodeCount == expected.episodes, "\(name)")
     }
 
     /// A file is told by what it holds, whatever it is called: TV Time's episodes as `history.csv` (its API's default
@@ -53,14 +49,14 @@ import Testing
         let series = try Self.file("tvtime/export-2026-anonymized/tvtime-series.csv")
         let renamed = try TrackerFiles.read([("history.csv", episodes.bytes), ("shows.csv", series.bytes)])
         let expected = try #require(await Self.independent.value["tvtime-csv"], "count_history.py did not run")
-        let unwatched = try #require(await Self.independent.value["tvtime-csv-unwatched"]?["episodes"])
+        let unwatched = try #require(await Self.independent.value["tvtime-csv-unwatched"]?.episodes)
         #expect(unwatched > 0)
-        #expect(renamed.kind == .tvTime && renamed.shows.count == expected["shows"] && renamed.episodeCount == expected["episodes"])
+        #expect(renamed.kind == .tvTime && renamed.shows.count == expected.shows && renamed.episodeCount == expected.episodes)
         let alone = try TrackerFiles.read([("history.csv", episodes.bytes)])
-        #expect(alone.kind == .tvTime && alone.episodeCount == expected["episodes"])
+        #expect(alone.kind == .tvTime && alone.episodeCount == expected.episodes)
         // Trakt's and SeriesGuide's JSON under other names.
         let trakt = try TrackerFiles.read([("export (1).json", try Self.file("trakt/export-2026/watched-history.json").bytes)])
-        let traktExpected = await Self.independent.value["trakt-history"]?["episodes"]
+        let traktExpected = await Self.independent.value["trakt-history"]?.episodes
         #expect(trakt.kind == .trakt && trakt.episodeCount == traktExpected)
         let plain = try TrackerFiles.read([("mine.csv", Array("show,season,episode,watched\nLost,1,1,true\nLost,1,2,false\nLost,1,3,\n".utf8))])
         #expect(plain.kind == .plain && plain.shows.first?.episodes.map(\.number) == [1, 3])
@@ -105,7 +101,7 @@ import Testing
         try #require(zipped.status == 0, "\(zipped.errorText)")
         let history = try TrackerFiles.read([("tvtime-export.zip", [UInt8](try Data(contentsOf: URL(fileURLWithPath: zip))))])
         let independent = await Self.independent.value["tvtime-csv"]
-        #expect(history.shows.count == independent?["shows"] && history.episodeCount == independent?["episodes"])
+        #expect(history.shows.count == independent?.shows && history.episodeCount == independent?.episodes)
         // Cut short, it says so.
         let whole = [UInt8](try Data(contentsOf: URL(fileURLWithPath: zip)))
         #expect(throws: TrackerError.self) { try TrackerFiles.read([("cut.zip", Array(whole.prefix(whole.count / 2)))]) }
