@@ -37,6 +37,13 @@ import XMLTV
             try await server.store.addSource(SourceDefinition(name: SourceName("mine"), format: .xmltv, location: "/srv/guide.xml"))
             try await server.importListings(WebTests.listings, as: "mine")
             #expect(!String(buffer: try await client.execute(uri: "/", method: .get).body).contains("Sample listings"))
+            // The setting edited by hand: any number is only "moved" or not, anything else no notice, never a trap.
+            for (value, said) in [("9223372036854775807", true), ("-1", true), ("0", true), ("1e308", false), ("nan", false), ("", false)] {
+                try await server.store.setGuideSetting(GuideSettingName.sample, value)
+                try await server.importListings(WebTests.listings, as: "mine")   // A new version: the channels read again.
+                let grid = try await client.execute(uri: "/", method: .get)
+                #expect(grid.status == .ok && String(buffer: grid.body).contains("Sample listings") == said, "\(value)")
+            }
         }
     }
 }
