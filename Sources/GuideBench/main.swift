@@ -49,7 +49,7 @@ func parseSeconds(_ bytes: [UInt8]) throws -> (seconds: Double, programmes: Int)
 
 let arguments = CommandLine.arguments.dropFirst()
 guard let mode = arguments.first else {
-    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | channelmap FOLDER [ENTRIES CHANNELS THRESHOLD] | import FILE SCRATCH-FOLDER | queries DATABASE | window DATABASE | reminders DATABASE | pool DATABASE | m3u FILE ENTRIES | playlist FILE ENTRIES GUIDE SCRATCH-FOLDER | sd STATIONS DAYS SCRATCH-FOLDER [SD-BASE] | upnext DATABASE\n".utf8))
+    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | channelmap FOLDER [ENTRIES CHANNELS THRESHOLD] | import FILE SCRATCH-FOLDER | queries DATABASE | search DATABASE | window DATABASE | reminders DATABASE | pool DATABASE | m3u FILE ENTRIES | playlist FILE ENTRIES GUIDE SCRATCH-FOLDER | sd STATIONS DAYS SCRATCH-FOLDER [SD-BASE] | upnext DATABASE\n".utf8))
     exit(2)
 }
 switch mode {
@@ -208,6 +208,11 @@ case "queries":
         let found = try await store.search(query).count
         print("queries\t\(channels.count)\t\(String(format: "%.2f", nowNext))\t\(String(format: "%.2f", channelDay))\t\(String(format: "%.2f", search))\t\(words.joined(separator: " "))\t\(found)\t\(String(format: "%.1f", first))")
     }
+case "search":
+    // A fixed set of searches on an imported database (a file or a postgres:// address), p50 and p95: SearchBench.
+    guard let path = arguments.dropFirst().first else { exit(2) }
+    let store = try await openGuideDatabase(path, now: benchClock.now)
+    try await SearchBench.run(store, now: benchClock.now())
 case "window":
     // The store's side of a guide window: 1,000 channels x 6 hours from the middle of the listings, p50 and p99.
     guard let path = arguments.dropFirst().first else { exit(2) }

@@ -82,8 +82,10 @@ public struct IssueLog: Sendable {
     }
 
     public mutating func merge(_ other: IssueLog) {
-        for issue in other.issues where counts[issue.kind, default: 0] < detailLimitPerKind {
+        var kept = counts
+        for issue in other.issues where kept[issue.kind, default: 0] < detailLimitPerKind {
             issues.append(issue)
+            kept[issue.kind, default: 0] += 1
         }
         for (kind, count) in other.counts { counts[kind, default: 0] += count }
     }

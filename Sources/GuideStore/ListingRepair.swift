@@ -18,10 +18,17 @@ package struct ListingRepair {
         var title: String
         var clump: String?
         var line: Int?
+        /// Settled (and reported) by an earlier pass over part of its channel (``ImportRepairs``).
+        var isSettled = false
 
         package init(id: Int64, start: Int64, stop: Int64, isStopKnown: Bool, title: String, clump: String?, line: Int?) {
             (self.id, self.start, self.stop, self.isStopKnown, self.title, self.clump, self.line) =
                 (id, start, stop, isStopKnown, title, clump, line)
+        }
+
+        /// The order a channel's rows are repaired in.
+        static func inOrder(_ left: Airing, _ right: Airing) -> Bool {
+            (left.start, left.stop, left.id) < (right.start, right.stop, right.id)
         }
     }
 
@@ -62,6 +69,27 @@ package struct ListingRepair {
         settle(nextStart: nil)
     }
 
+    /// The last slot of the channel, left open (a later row may join it or end it), and the channel forgotten: the
+    /// next row starts afresh.
+    package mutating func takeOpenSlot() -> [Airing] {
+        defer {
+            slot = []
+            previous.removeAll()
+            channelKey = nil
+            channel = nil
+        }
+        return slot
+    }
+
+    /// The stops and deletions decided so far, handed over once.
+    package mutating func takeChanges() -> (stops: [(id: Int64, stop: Int64)], duplicates: [Int64]) {
+        defer {
+            stops.removeAll(keepingCapacity: true)
+            duplicates.removeAll(keepingCapacity: true)
+        }
+        return (stops, duplicates)
+    }
+
     private mutating func settle(nextStart: Int64?) {
         guard let channel else { return }
         // Most slots hold one programme: no duplicates to look for, and no arrays made (the walk is every row).
@@ -89,7 +117,7 @@ package struct ListingRepair {
                 }
             }
         }
-        for airing in slot where airing.isStopKnown && airing.stop == airing.start {
+        for airing in slot where airing.isStopKnown && airing.stop == airing.start && !airing.isSettled {
             issues.record(.zeroLength) {
                 ListingIssue(kind: .zeroLength, line: airing.line, channel: channel, start: Self.date(airing.start),
                              title: airing.title, message: Sentence(saying: "starts and stops at the same time; kept, never shown as on now"))
@@ -142,52 +170,5 @@ package struct ListingRepair {
 
     private static func date(_ seconds: Int64) -> Date {
         Date(unixSeconds: seconds)
-    }
-}
-
-/// An import's new rows as its session inserted them, kept for the repairs so that no store reads them back: on a
-/// detail-heavy guide the read-back fetched every new row again by id, half of the time after the last programme was
-/// parsed (docs/performance.md).
-package struct NewAirings {
-    /// What the rows are ordered by, apart from what they carry: sorting these moves no strings.
-    private struct Key: Comparable {
-        var channel: Int64
-        var start: Int64
-        var stop: Int64
-        var id: Int64
-        var index: Int
-
-        static func < (left: Key, right: Key) -> Bool {
-            (left.channel, left.start, left.stop, left.id) < (right.channel, right.start, right.stop, right.id)
-        }
-    }
-
-    private var keys: [Key] = []
-    private var airings: [ListingRepair.Airing] = []
-
-    package init() {}
-
-    package var count: Int { keys.count }
-
-    package mutating func add(_ airing: ListingRepair.Airing, channel key: Int64) {
-        keys.append(Key(channel: key, start: airing.start, stop: airing.stop, id: airing.id, index: airings.count))
-        airings.append(airing)
-    }
-
-    /// Forgets the rows of channels whose listings the import deleted again (a source's retired channels).
-    package mutating func forget(channels retired: Set<Int64>) {
-        guard !retired.isEmpty else { return }
-        keys.removeAll { retired.contains($0.channel) }
-    }
-
-    /// The repairs they need, worked out channel by channel in (start, stop, id) order; `channels` names the keys in
-    /// what it reports.
-    package func repairs(issues: IssueLog, channels: [Int64: ChannelID]) -> ListingRepair {
-        var repair = ListingRepair(issues: issues)
-        for key in keys.sorted() {
-            repair.add(airings[key.index], channelKey: key.channel, channel: channels[key.channel])
-        }
-        repair.finish()
-        return repair
     }
 }

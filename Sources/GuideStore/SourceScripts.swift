@@ -69,7 +69,14 @@ extension SourceStore where Self: SQLBackend {
                     """)
             }
             if old != definition.priority { try await SourceMerge.remergeAll(db, source: id, at: now()) }
+            try await forgetFetches(db, of: id)
         }
+    }
+
+    /// Forgets what a source's feeds were (validators and content digests) once what is made of them changes (its
+    /// channels, their mapping, its time shift): the next refresh imports them again even if they did not change.
+    private func forgetFetches(_ db: some SQLStatements, of source: Int64) async throws {
+        try await db.execute("DELETE FROM source_fetch WHERE source_id = \(source)")
     }
 
     public func removeSource(_ name: SourceName) async throws -> Int {
@@ -113,6 +120,7 @@ extension SourceStore where Self: SQLBackend {
                         chosen_by = excluded.chosen_by
                     """)
             }
+            try await forgetFetches(db, of: id)
             // A playlist's choices apply as the guide is read, not at its next import: a new version of the listings.
             if try await db.value("SELECT source_id FROM playlist_entry WHERE source_id = \(id) LIMIT 1", as: Int64.self) != nil {
                 try await db.execute("UPDATE guide_state SET generation = generation + 1")
@@ -136,8 +144,9 @@ extension SourceStore where Self: SQLBackend {
                         AND (chosen_by IS NULL OR chosen_by = \(MappingChooser.matcher.rawValue))
                     """)
             }
-            if matches.contains(where: { $0.applied != nil }),
-               try await db.value("SELECT source_id FROM playlist_entry WHERE source_id = \(id) LIMIT 1", as: Int64.self) != nil {
+            guard matches.contains(where: { $0.applied != nil }) else { return }
+            try await forgetFetches(db, of: id)
+            if try await db.value("SELECT source_id FROM playlist_entry WHERE source_id = \(id) LIMIT 1", as: Int64.self) != nil {
                 try await db.execute("UPDATE guide_state SET generation = generation + 1")
             }
         }
@@ -184,8 +193,8 @@ extension SourceStore where Self: SQLBackend {
         try await reading { db in
             let id = try await configuredSourceID(db, name)
             var validators: [String: HTTPValidators] = [:]
-            for row in try await db.rows("SELECT url, etag, last_modified FROM source_fetch WHERE source_id = \(id)") {
-                validators[try row.value(0)] = HTTPValidators(etag: try row.value(1), lastModified: try row.value(2))
+            for row in try await db.rows("SELECT url, etag, last_modified, content FROM source_fetch WHERE source_id = \(id)") {
+                validators[try row.value(0)] = HTTPValidators(etag: try row.value(1), lastModified: try row.value(2), content: try row.value(3))
             }
             return validators
         }
@@ -228,9 +237,10 @@ extension SourceStore where Self: SQLBackend {
                 """)
             for (url, validators) in record.validators {
                 try await db.execute("""
-                    INSERT INTO source_fetch (source_id, url, etag, last_modified)
-                    VALUES (\(id), \(url), \(validators.etag), \(validators.lastModified))
-                    ON CONFLICT (source_id, url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified
+                    INSERT INTO source_fetch (source_id, url, etag, last_modified, content)
+                    VALUES (\(id), \(url), \(validators.etag), \(validators.lastModified), \(validators.content))
+                    ON CONFLICT (source_id, url) DO UPDATE
+                    SET etag = excluded.etag, last_modified = excluded.last_modified, content = excluded.content
                     """)
             }
         }

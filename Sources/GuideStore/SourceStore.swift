@@ -131,12 +131,16 @@ public struct ChannelPlan: Sendable, Equatable {
 public struct HTTPValidators: Hashable, Sendable, Codable {
     public var etag: String?
     public var lastModified: String?
+    /// What the feed's bytes were when they were last imported (``ContentDigests``), for servers that send neither.
+    public var content: String?
 
-    public init(etag: String?, lastModified: String?) {
+    public init(etag: String?, lastModified: String?, content: String? = nil) {
         self.etag = etag
         self.lastModified = lastModified
+        self.content = content
     }
 
+    /// Whether there is nothing to ask the server with (the content digests are ours, not the server's).
     public var isEmpty: Bool { etag == nil && lastModified == nil }
 }
 

@@ -18,10 +18,12 @@ final class PostgresImportSession {
     private var nextChannelPosition: Int64
     private var retired = 0
     private var retiredChannels: Set<Int64> = []
-    /// Folded titles already in the title table, by id.
+    /// Folded titles already in the title table, by id (at most ``TitleCache.limit``).
     private var titleIDs: [String: Int64] = [:]
-    /// This import's rows, for the repairs.
-    private var airings = NewAirings()
+    /// Bodies already in the body table, by ``BodyHash`` (at most ``TitleCache.limit``).
+    private var bodyIDs: [Int64: Int64] = [:]
+    /// This import's rows, repaired as they go.
+    private var repairs = ImportRepairs()
     /// Programmes read but not yet sent, with their channel keys.
     private var pending: [(programme: PreparedProgramme, channel: Int64)] = []
 
@@ -89,6 +91,8 @@ final class PostgresImportSession {
     /// Sends the pending programmes: their new titles in one statement, then the rows in one.
     private func flush() async throws {
         guard !pending.isEmpty else { return }
+        if titleIDs.count > TitleCache.limit { titleIDs.removeAll(keepingCapacity: true) }
+        if bodyIDs.count > TitleCache.limit { bodyIDs.removeAll(keepingCapacity: true) }
         let newTitles = Array(Set(pending.map(\.programme.foldedTitle)).filter { titleIDs[$0] == nil })
         if !newTitles.isEmpty {
             // Joins on the arrays, not "= ANY(array)": inside the import's transaction the planner's statistics still
@@ -102,9 +106,20 @@ final class PostgresImportSession {
                 titleIDs[folded] = id
             }
         }
+        let newBodies = Array(Set(pending.map(\.programme.foldedBody).filter { !$0.isEmpty && bodyIDs[BodyHash.of($0)] == nil }))
+        if !newBodies.isEmpty {
+            for row in try await link.query("""
+                WITH wanted AS (SELECT DISTINCT folded FROM unnest(\(newBodies)::text[]) AS w(folded)),
+                added AS (INSERT INTO body (folded) SELECT folded FROM wanted ON CONFLICT ((md5(folded))) DO NOTHING RETURNING id, folded)
+                SELECT id, folded FROM added UNION ALL SELECT b.id, b.folded FROM body b JOIN wanted w ON md5(w.folded) = md5(b.folded)
+                """) {
+                let (id, folded) = try row.decode((Int64, String).self)
+                bodyIDs[BodyHash.of(folded)] = id
+            }
+        }
         var keys: [Int64] = [], starts: [Int64] = [], stops: [Int64] = [], known: [Bool] = []
         var titles: [String] = [], titleKeys: [Int64] = [], clumps: [String] = [], lines: [Int64] = []
-        var texts: [String] = [], details: [ByteBuffer] = []
+        var bodies: [Int64] = [], details: [ByteBuffer] = []
         for (programme, key) in pending {
             keys.append(key)
             starts.append(programme.start)
@@ -115,26 +130,27 @@ final class PostgresImportSession {
             // Arrays of optionals do not bind: "" and -1 stand for none, turned back into NULL below.
             clumps.append(programme.clumpIndex ?? "")
             lines.append(programme.line.map(Int64.init) ?? -1)
-            texts.append(programme.foldedBody)
+            bodies.append(programme.foldedBody.isEmpty ? 0 : bodyIDs[BodyHash.of(programme.foldedBody)] ?? 0)
             details.append(ByteBuffer(bytes: programme.details))
         }
         // The rows come back as inserted (with their ids), for the repairs.
         for row in try await link.query("""
             INSERT INTO programme (source_id, import_id, channel_key, start, stop, stop_known, title, title_id, clump, line,
-                                   search_text, details)
+                                   body_id, details)
             SELECT \(sourceID), \(importID), k, s, e, sk, t, ti, nullif(cl, ''), nullif(ln, -1), st, d
             FROM unnest(\(keys)::bigint[], \(starts)::bigint[], \(stops)::bigint[], \(known)::boolean[], \(titles)::text[],
-                        \(titleKeys)::bigint[], \(clumps)::text[], \(lines)::bigint[], \(texts)::text[], \(details)::bytea[])
+                        \(titleKeys)::bigint[], \(clumps)::text[], \(lines)::bigint[], \(bodies)::bigint[], \(details)::bytea[])
                  AS u(k, s, e, sk, t, ti, cl, ln, st, d)
             RETURNING id, channel_key, start, stop, stop_known, title, clump, line
             """) {
             let (id, key, start, stop, isStopKnown, title, clump, line) = try row.decode(
                 (Int64, Int64, Int64, Int64, Bool, String, String?, Int64?).self)
-            airings.add(ListingRepair.Airing(id: id, start: start, stop: stop, isStopKnown: isStopKnown, title: title, clump: clump,
+            repairs.add(ListingRepair.Airing(id: id, start: start, stop: stop, isStopKnown: isStopKnown, title: title, clump: clump,
                                              line: line.map(Int.init)),
-                        channel: key)
+                        channel: key, named: tally.channelIDs[key])
         }
         pending.removeAll(keepingCapacity: true)
+        if repairs.hasChanges { try await applyRepairs() }
     }
 
     func record(_ log: IssueLog) {
@@ -151,14 +167,15 @@ final class PostgresImportSession {
             retired += try await link.execute("DELETE FROM programme WHERE source_id = \(sourceID) AND channel_key = \(key)")
             try await link.execute("DELETE FROM source_coverage WHERE source_id = \(sourceID) AND channel_key = \(key)")
             retiredChannels.insert(key)
-            airings.forget(channels: [key])
+            repairs.forget(channels: [key])
         }
     }
 
     /// Repairs the new rows and drops what they replace; the shared end of the import (``ImportFinish``) does the rest.
     func finish() async throws -> ImportFinish {
         try await flush()
-        let removed = try await repair()
+        try await finishRepairs()
+        let removed = repairs.deleted
         let spans = tally.coverage.map { (key: $0.key, start: $0.value.start, end: $0.value.end) }
         let keys = spans.map(\.key), firsts = spans.map(\.start), lasts = spans.map(\.end)
         let replaced = try await link.execute("""
@@ -166,6 +183,11 @@ final class PostgresImportSession {
             WHERE p.source_id = \(sourceID) AND p.channel_key = c.key AND p.import_id <> \(importID)
               AND p.start < c.last AND (p.stop > c.first OR p.start >= c.first)
             """)
+        if replaced + retired + removed > 0 {
+            // Titles and bodies no programme points at any more leave the search indexes.
+            try await link.execute("DELETE FROM title t WHERE NOT EXISTS (SELECT 1 FROM programme p WHERE p.title_id = t.id)")
+            try await link.execute("DELETE FROM body b WHERE NOT EXISTS (SELECT 1 FROM programme p WHERE p.body_id = b.id)")
+        }
         try await link.execute("""
             INSERT INTO source_coverage (source_id, channel_key, first, last)
             SELECT \(sourceID), key, first, last FROM unnest(\(keys)::bigint[], \(firsts)::bigint[], \(lasts)::bigint[]) AS c(key, first, last)
@@ -177,20 +199,38 @@ final class PostgresImportSession {
                             programmes: tally.programmeCount - removed, replaced: replaced + retired, issues: issues)
     }
 
-    /// Applies the documented repairs (``ListingRepair``) to this import's rows; how many it deleted.
-    private func repair() async throws -> Int {
-        let repair = airings.repairs(issues: issues, channels: tally.channelIDs)
-        issues = repair.issues
-        if !repair.stops.isEmpty {
-            let ids = repair.stops.map(\.id), stops = repair.stops.map(\.stop)
+    /// Applies the documented repairs (``ListingRepair``) decided so far to this import's rows.
+    private func applyRepairs() async throws {
+        let changes = repairs.takeChanges()
+        if !changes.stops.isEmpty {
+            let ids = changes.stops.map(\.id), stops = changes.stops.map(\.stop)
             try await link.execute("""
                 UPDATE programme p SET stop = s.stop, stop_known = true FROM unnest(\(ids)::bigint[], \(stops)::bigint[]) AS s(id, stop)
                 WHERE p.id = s.id
                 """)
         }
-        if !repair.duplicates.isEmpty {
-            try await link.execute("DELETE FROM programme p USING unnest(\(repair.duplicates)::bigint[]) AS d(id) WHERE p.id = d.id")
+        if !changes.duplicates.isEmpty {
+            try await link.execute("DELETE FROM programme p USING unnest(\(changes.duplicates)::bigint[]) AS d(id) WHERE p.id = d.id")
         }
-        return repair.duplicates.count
+    }
+
+    /// Settles the repairs: every channel's last slot, then the channels whose rows came back out of order, read back.
+    private func finishRepairs() async throws {
+        repairs.finish()
+        try await applyRepairs()
+        for key in repairs.channelsToReread {
+            var rows: [ListingRepair.Airing] = []
+            for row in try await link.query("""
+                SELECT id, start, stop, stop_known, title, clump, line FROM programme
+                WHERE import_id = \(importID) AND channel_key = \(key)
+                """) {
+                let (id, start, stop, isStopKnown, title, clump, line) = try row.decode((Int64, Int64, Int64, Bool, String, String?, Int64?).self)
+                rows.append(ListingRepair.Airing(id: id, start: start, stop: stop, isStopKnown: isStopKnown, title: title, clump: clump,
+                                                 line: line.map(Int.init)))
+            }
+            repairs.repairAgain(key, rows: rows)
+            try await applyRepairs()
+        }
+        issues.merge(repairs.issues)
     }
 }

@@ -125,27 +125,65 @@ extension PostgresListingStore {
         return TimeWindow(start: Date(unixSeconds: first), end: Date(unixSeconds: last))
     }
 
+    /// A search by the plan both stores share (``SearchPlan``): a rare term's titles and bodies through their trigram
+    /// indexes, else programmes in start order from the schedule. Terms are LIKE patterns with the wildcards escaped,
+    /// so "%" and "_" match only themselves.
     public func search(_ query: SearchQuery) async throws -> [StoredProgramme] {
         guard !query.terms.isEmpty else { return [] }
-        // Every term is a substring of the folded title (or, searching everything, of the folded sub-titles and
-        // descriptions too). LIKE with a pattern the trigram index on titles answers; terms are escaped, so "%"
-        // and "_" match only themselves.
+        let schedule = try await currentSchedule().index
+        return try await SearchPlan.run(query, schedule: schedule, in: SearchPlan.Store(
+            candidates: { term in try await self.candidates(term, everything: query.scope == .all) },
+            matching: { ids, limit in try await self.matching(ids, query, limit: limit) }))
+    }
+
+    /// The programmes whose title (or, searching everything, body) holds `term`, found by the trigram indexes; nil
+    /// for a term found in too many.
+    private func candidates(_ term: String, everything: Bool) async throws -> [Int64]? {
+        // Shorter than a trigram: the distinct titles are few enough to scan; the bodies are not.
+        if everything && term.count < 3 { return nil }
+        let pattern = "%" + Self.escapeLike(term) + "%", most = SearchPlan.mostTexts + 1
+        return try await pool.withConnection { link -> [Int64]? in
+            var titles: [Int64] = [], bodies: [Int64] = []
+            for row in try await link.query("SELECT id FROM title WHERE folded LIKE \(pattern) LIMIT \(most)") {
+                titles.append(try row.decode(Int64.self))
+            }
+            if everything {
+                for row in try await link.query("SELECT id FROM body WHERE folded LIKE \(pattern) LIMIT \(most)") {
+                    bodies.append(try row.decode(Int64.self))
+                }
+            }
+            guard titles.count < most, bodies.count < most else { return nil }
+            var ids: [Int64] = []
+            for row in try await link.query("""
+                SELECT p.id FROM programme p JOIN unnest(\(titles)::bigint[]) AS t(id) ON p.title_id = t.id
+                UNION SELECT p.id FROM programme p JOIN unnest(\(bodies)::bigint[]) AS b(id) ON p.body_id = b.id
+                LIMIT \(SearchPlan.mostCandidates + 1)
+                """) {
+                ids.append(try row.decode(Int64.self))
+            }
+            return ids.count > SearchPlan.mostCandidates ? nil : ids
+        }
+    }
+
+    /// Of the programmes `ids`, those holding every term of `query`, by start.
+    private func matching(_ ids: [Int64], _ query: SearchQuery, limit: Int) async throws -> [StoredProgramme] {
         var bindings = PostgresBindings()
+        bindings.append(ids)
         var conditions = ["NOT p.hidden"]
         for term in query.terms {
             bindings.append("%" + Self.escapeLike(term) + "%")
             let pattern = "$\(bindings.count)"
             conditions.append(query.scope == .title ? "t.folded LIKE \(pattern)"
-                              : "(t.folded LIKE \(pattern) OR p.search_text LIKE \(pattern))")
+                              : "(t.folded LIKE \(pattern) OR coalesce(b.folded, '') LIKE \(pattern))")
         }
         if let after = query.endingAfter {
             bindings.append(after.unixSeconds)
             conditions.append("p.stop > $\(bindings.count)")
         }
-        bindings.append(query.limit)
+        bindings.append(limit)
         let sql = """
-            SELECT \(PostgresProgrammeRows.columns()) FROM programme p JOIN title t ON t.id = p.title_id
-            JOIN channel c ON c.key = p.channel_key
+            SELECT \(PostgresProgrammeRows.columns()) FROM programme p JOIN unnest($1::bigint[]) AS i(id) ON p.id = i.id
+            JOIN title t ON t.id = p.title_id LEFT JOIN body b ON b.id = p.body_id JOIN channel c ON c.key = p.channel_key
             WHERE \(conditions.joined(separator: " AND ")) ORDER BY p.start, p.id LIMIT $\(bindings.count)
             """
         return try await pool.withConnection { link in

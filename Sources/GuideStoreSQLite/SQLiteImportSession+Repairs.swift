@@ -4,19 +4,49 @@ import GuideCore
 import GuideStore
 
 extension SQLiteImportSession {
-    /// Applies the documented repairs (``ListingRepair``) to this import's rows; how many it deleted.
-    func repair() throws -> Int {
-        let repair = airings.repairs(issues: issues, channels: tally.channelIDs)
-        issues = repair.issues
-
-        let updateStop = try db.makeStatement(sql: "UPDATE programme SET stop = ?, stop_known = 1 WHERE id = ?")
-        for change in repair.stops {
+    /// Applies the documented repairs (``ListingRepair``) decided so far to this import's rows.
+    func applyRepairs() throws {
+        let changes = repairs.takeChanges()
+        for change in changes.stops {
             try updateStop.execute(arguments: [change.stop, change.id])
         }
-        let delete = try db.makeStatement(sql: "DELETE FROM programme WHERE id = ?")
-        for id in repair.duplicates {
-            try delete.execute(arguments: [id])
+        for id in changes.duplicates {
+            try deleteRow.execute(arguments: [id])
         }
-        return repair.duplicates.count
+    }
+
+    /// Settles the repairs: every channel's last slot, then the channels whose rows came back out of order, read back.
+    func finishRepairs() throws {
+        repairs.finish()
+        try applyRepairs()
+        for key in repairs.channelsToReread {
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT id, start, stop, stop_known, title, clump, line FROM programme WHERE import_id = ? AND channel_key = ?
+                """, arguments: [importID, key])
+            repairs.repairAgain(key, rows: rows.map {
+                ListingRepair.Airing(id: $0[0], start: $0[1], stop: $0[2], isStopKnown: $0[3], title: $0[4], clump: $0[5], line: $0[6])
+            })
+            try applyRepairs()
+        }
+        issues.merge(repairs.issues)
+    }
+}
+
+extension SQLiteImportSession {
+    /// Drops the titles and bodies no programme points at any more, and their trigrams: listings replaced day after
+    /// day would otherwise leave every old episode's description in the search index for good.
+    func pruneTexts() throws {
+        for (table, column) in [("title", "title_id"), ("body", "body_id")] {
+            let orphans = try Row.fetchAll(db, sql: """
+                SELECT id, folded FROM \(table) t WHERE NOT EXISTS (SELECT 1 FROM programme WHERE \(column) = t.id)
+                """)
+            guard !orphans.isEmpty else { continue }
+            let unindex = try db.makeStatement(sql: "INSERT INTO \(table)_search (\(table)_search, rowid, folded) VALUES ('delete', ?, ?)")
+            let delete = try db.makeStatement(sql: "DELETE FROM \(table) WHERE id = ?")
+            for row in orphans {
+                try unindex.execute(arguments: [row[0] as Int64, row[1] as String])
+                try delete.execute(arguments: [row[0] as Int64])
+            }
+        }
     }
 }

@@ -20,13 +20,20 @@ final class SQLiteImportSession {
     private let findTitle: DirectBinding
     private let insertTitle: DirectBinding
     private let indexTitle: DirectBinding
+    private let findBody: DirectBinding
+    private let insertBody: DirectBinding
+    private let indexBody: DirectBinding
     private let upsertChannel: Statement
     private let addNamedChannel: Statement
-    /// Folded titles already in the title table, by id; a guide has far fewer titles than programmes (but a
-    /// high-cardinality one has one for every other programme).
+    /// Folded titles already in the title table, by id (at most ``TitleCache.limit``); a guide has far fewer titles
+    /// than programmes (but a high-cardinality one has one for every other programme).
     private var titleIDs: [UTF8Key: Int64] = [:]
-    /// This import's rows, for the repairs.
-    var airings = NewAirings()
+    /// Bodies (folded sub-titles and descriptions) already in the body table, by hash (at most ``TitleCache.limit``).
+    private var bodyIDs: [Int64: Int64] = [:]
+    /// This import's rows, repaired as they go.
+    var repairs = ImportRepairs()
+    let updateStop: Statement
+    let deleteRow: Statement
 
     init(db: Database, source: SourceName, startedAt: Int64) throws {
         self.db = db
@@ -38,12 +45,15 @@ final class SQLiteImportSession {
         nextChannelPosition = (try Int64.fetchOne(db, sql: "SELECT max(position) FROM channel") ?? 0) + 1
         insertProgramme = DirectBinding(try db.makeStatement(sql: """
             INSERT INTO programme (source_id, import_id, channel_key, start, stop, stop_known, title, title_id, clump,
-                                   line, search_text, details)
+                                   line, body_id, details)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """))
         findTitle = DirectBinding(try db.makeStatement(sql: "SELECT id FROM title WHERE folded = ?"))
         insertTitle = DirectBinding(try db.makeStatement(sql: "INSERT INTO title (folded) VALUES (?)"))
         indexTitle = DirectBinding(try db.makeStatement(sql: "INSERT INTO title_search (rowid, folded) VALUES (?, ?)"))
+        findBody = DirectBinding(try db.makeStatement(sql: "SELECT id, folded FROM body WHERE hash = ?"))
+        insertBody = DirectBinding(try db.makeStatement(sql: "INSERT INTO body (hash, folded) VALUES (?, ?)"))
+        indexBody = DirectBinding(try db.makeStatement(sql: "INSERT INTO body_search (rowid, folded) VALUES (?, ?)"))
         upsertChannel = try db.makeStatement(sql: """
             INSERT INTO channel (id, name, number, position, details) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT(id) DO UPDATE SET name = excluded.name, number = excluded.number, details = excluded.details
@@ -52,6 +62,8 @@ final class SQLiteImportSession {
         addNamedChannel = try db.makeStatement(sql: """
             INSERT INTO channel (id, name, position, details) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO NOTHING
             """)
+        updateStop = try db.makeStatement(sql: "UPDATE programme SET stop = ?, stop_known = 1 WHERE id = ?")
+        deleteRow = try db.makeStatement(sql: "DELETE FROM programme WHERE id = ?")
     }
 
     func apply(_ item: ImportItem) throws {
@@ -86,6 +98,7 @@ final class SQLiteImportSession {
     func add(_ prepared: PreparedProgramme) throws {
         let start = prepared.start, stop = prepared.provisionalStop
         let titleID = try titleID(prepared.foldedTitle)
+        let bodyID = try bodyID(prepared.foldedBody)
         let channelKey = try channelKey(prepared.channel)
         let insert = insertProgramme
         insert.reset()
@@ -99,19 +112,21 @@ final class SQLiteImportSession {
         insert.bind(8, titleID)
         insert.bind(9, prepared.clumpIndex)
         insert.bind(10, prepared.line)
-        insert.bind(11, prepared.foldedBody)
+        insert.bind(11, bodyID)
         insert.bind(12, bytes: prepared.details)
         try insert.step(db)
         tally.add(channel: channelKey, start: start, stop: stop)
-        airings.add(ListingRepair.Airing(id: db.lastInsertedRowID, start: start, stop: stop, isStopKnown: prepared.knownStop != nil,
+        repairs.add(ListingRepair.Airing(id: db.lastInsertedRowID, start: start, stop: stop, isStopKnown: prepared.knownStop != nil,
                                          title: prepared.title, clump: prepared.clumpIndex, line: prepared.line),
-                    channel: channelKey)
+                    channel: channelKey, named: prepared.channel)
+        if repairs.hasChanges { try applyRepairs() }
     }
 
     /// The id of a folded title, adding it (and its trigrams) the first time it is seen.
     private func titleID(_ folded: String) throws -> Int64 {
         let key = UTF8Key(folded)
         if let id = titleIDs[key] { return id }
+        if titleIDs.count >= TitleCache.limit { titleIDs.removeAll(keepingCapacity: true) }
         // There from an earlier import, or new to the table and its trigram index.
         let id: Int64
         if let existing = try firstInteger(findTitle, folded) {
@@ -128,6 +143,35 @@ final class SQLiteImportSession {
         }
         titleIDs[key] = id
         return id
+    }
+
+    /// The id of a folded body (0 for none), adding it (and its trigrams) the first time it is seen. Bodies are
+    /// remembered by hash: two different ones with the same 64-bit hash in one import would share the first's search
+    /// text, a chance of about one in 10^9 at 100,000 bodies.
+    private func bodyID(_ folded: String) throws -> Int64 {
+        guard !folded.isEmpty else { return 0 }
+        let hash = BodyHash.of(folded)
+        if let id = bodyIDs[hash] { return id }
+        if bodyIDs.count >= TitleCache.limit { bodyIDs.removeAll(keepingCapacity: true) }
+        var id: Int64?
+        findBody.reset()
+        findBody.bind(1, hash)
+        try findBody.forEachRow(db) { row in
+            if id == nil, DirectBinding.text(row, 1) == folded { id = sqlite3_column_int64(row, 0) }
+        }
+        if id == nil {
+            insertBody.reset()
+            insertBody.bind(1, hash)
+            insertBody.bind(2, folded)
+            try insertBody.step(db)
+            id = db.lastInsertedRowID
+            indexBody.reset()
+            indexBody.bind(1, db.lastInsertedRowID)
+            indexBody.bind(2, folded)
+            try indexBody.step(db)
+        }
+        bodyIDs[hash] = id
+        return id ?? 0
     }
 
     /// The first column of the first row `statement` returns for `text`.
@@ -158,12 +202,13 @@ final class SQLiteImportSession {
             keys.insert(key)
         }
         retiredChannels.formUnion(keys)
-        airings.forget(channels: keys)
+        repairs.forget(channels: keys)
     }
 
     /// Repairs the new rows and drops what they replace; the shared end of the import (``ImportFinish``) does the rest.
     func finish() throws -> ImportFinish {
-        let removed = try repair()
+        try finishRepairs()
+        let removed = repairs.deleted
         var replaced = 0
         let delete = try db.makeStatement(sql: """
             DELETE FROM programme
@@ -173,6 +218,7 @@ final class SQLiteImportSession {
             try delete.execute(arguments: [sourceID, channel, importID, span.end, span.start, span.start])
             replaced += db.changesCount
         }
+        if replaced + retired + removed > 0 { try pruneTexts() }
         let spread = try db.makeStatement(sql: """
             INSERT INTO source_coverage (source_id, channel_key, first, last) VALUES (?, ?, ?, ?)
             ON CONFLICT DO UPDATE SET first = min(first, excluded.first), last = max(last, excluded.last)

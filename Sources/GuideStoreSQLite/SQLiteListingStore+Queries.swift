@@ -83,29 +83,52 @@ extension SQLiteListingStore {
         }
     }
 
+    /// A search by the plan both stores share (``SearchPlan``): a rare term's titles and bodies through their trigram
+    /// indexes (shorter terms by a scan of the distinct titles), else programmes in start order from the schedule.
     public func search(_ query: SearchQuery) async throws -> [StoredProgramme] {
         guard !query.terms.isEmpty else { return [] }
-        // Titles are found through the trigram index of distinct titles (terms of three or more characters);
-        // shorter terms, and sub-titles and descriptions, are checked on the folded text.
-        let indexed = query.terms.filter { $0.count >= 3 }
-        var conditions = ["p.hidden = 0"]
-        var arguments: [any DatabaseValueConvertible] = []
-        var from = "programme p JOIN title t ON t.id = p.title_id"
-        let channelJoin = "JOIN channel c ON c.key = p.channel_key"
-        if query.scope == .title {
-            if !indexed.isEmpty {
-                let phrases = indexed.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-                from = "title_search f JOIN title t ON t.id = f.rowid JOIN programme p ON p.title_id = t.id"
-                conditions.append("title_search MATCH ?")
-                arguments.append(phrases.joined(separator: " AND "))
-            }
-            for term in query.terms where term.count < 3 {
+        return try await mapErrors {
+            let schedule = try await read { db in try scheduleIndex(db) }
+            return try await SearchPlan.run(query, schedule: schedule, in: SearchPlan.Store(
+                candidates: { term in try await self.read { db in try Self.candidates(db, term, everything: query.scope == .all) } },
+                matching: { ids, limit in try await self.read { db in try Self.matching(db, ids, query, limit: limit) } }))
+        }
+    }
+
+    /// The programmes whose title (or, searching everything, body) holds `term`, found by the indexes; nil for a
+    /// term found in too many.
+    private static func candidates(_ db: Database, _ term: String, everything: Bool) throws -> [Int64]? {
+        let most = SearchPlan.mostTexts + 1
+        let titles: [Int64], bodies: [Int64]
+        if term.count >= 3 {
+            let phrase = "\"" + term.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            titles = try Int64.fetchAll(db, sql: "SELECT rowid FROM title_search WHERE title_search MATCH ? LIMIT ?", arguments: [phrase, most])
+            bodies = everything
+                ? try Int64.fetchAll(db, sql: "SELECT rowid FROM body_search WHERE body_search MATCH ? LIMIT ?", arguments: [phrase, most]) : []
+        } else {
+            // Shorter than a trigram: the distinct titles are few enough to scan; the bodies are not.
+            guard !everything else { return nil }
+            titles = try Int64.fetchAll(db, sql: "SELECT id FROM title WHERE instr(folded, ?) > 0 LIMIT ?", arguments: [term, most])
+            bodies = []
+        }
+        guard titles.count < most, bodies.count < most else { return nil }
+        let ids = try Int64.fetchAll(db, sql: """
+            SELECT id FROM programme WHERE title_id IN (SELECT value FROM json_each(?))
+            UNION SELECT id FROM programme WHERE body_id IN (SELECT value FROM json_each(?)) LIMIT ?
+            """, arguments: [Self.jsonArray(titles), Self.jsonArray(bodies), SearchPlan.mostCandidates + 1])
+        return ids.count > SearchPlan.mostCandidates ? nil : ids
+    }
+
+    /// Of the programmes `ids`, those holding every term of `query`, by start.
+    private static func matching(_ db: Database, _ ids: [Int64], _ query: SearchQuery, limit: Int) throws -> [StoredProgramme] {
+        var conditions = ["p.id IN (SELECT value FROM json_each(?))", "p.hidden = 0"]
+        var arguments: [any DatabaseValueConvertible] = [Self.jsonArray(ids)]
+        for term in query.terms {
+            if query.scope == .title {
                 conditions.append("instr(t.folded, ?) > 0")
                 arguments.append(term)
-            }
-        } else {
-            for term in query.terms {
-                conditions.append("(instr(t.folded, ?) > 0 OR instr(p.search_text, ?) > 0)")
+            } else {
+                conditions.append("(instr(t.folded, ?) > 0 OR instr(coalesce(b.folded, ''), ?) > 0)")
                 arguments.append(contentsOf: [term, term])
             }
         }
@@ -113,18 +136,17 @@ extension SQLiteListingStore {
             conditions.append("p.stop > ?")
             arguments.append(after.unixSeconds)
         }
-        arguments.append(query.limit)
-        let sql = """
-            SELECT \(ProgrammeRows.columns()) FROM \(from) \(channelJoin)
+        arguments.append(limit)
+        return try ProgrammeRows(db).fetchAll(db, sql: """
+            SELECT \(ProgrammeRows.columns()) FROM programme p JOIN title t ON t.id = p.title_id
+            LEFT JOIN body b ON b.id = p.body_id JOIN channel c ON c.key = p.channel_key
             WHERE \(conditions.joined(separator: " AND "))
             ORDER BY p.start, p.id LIMIT ?
-            """
-        let statementArguments = StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? })
-        return try await mapErrors {
-            try await read { db in
-                try ProgrammeRows(db).fetchAll(db, sql: sql, arguments: statementArguments)
-            }
-        }
+            """, arguments: StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? }))
+    }
+
+    private static func jsonArray(_ ids: [Int64]) -> String {
+        "[" + ids.map(String.init).joined(separator: ",") + "]"
     }
 
     public func programme(_ id: ProgrammeID) async throws -> StoredProgramme? {

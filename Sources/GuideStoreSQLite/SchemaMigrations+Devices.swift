@@ -90,5 +90,8 @@ extension SchemaMigrations {
         migrator.registerMigration("v27: a profile's listings languages") { db in
             try db.execute(sql: "ALTER TABLE profile ADD COLUMN listing_languages TEXT")
         }
+        migrator.registerMigration("v28: what a feed's bytes were when they were last imported") { db in
+            try db.execute(sql: "ALTER TABLE source_fetch ADD COLUMN content TEXT")
+        }
     }
 }

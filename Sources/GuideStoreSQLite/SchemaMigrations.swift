@@ -389,6 +389,7 @@ enum SchemaMigrations {
         registerSchedulesDirect(&migrator)
         registerWatched(&migrator)
         registerDevices(&migrator)
+        registerSearch(&migrator)
         return migrator
     }
 }

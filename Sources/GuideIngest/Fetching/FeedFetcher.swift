@@ -58,7 +58,7 @@ struct FetchedFeed: Sendable {
 }
 
 enum FetchResult: Sendable {
-    /// The server said the feed has not changed since the validators sent.
+    /// The server said the feed has not changed since the validators sent, or it sent the very bytes last imported.
     case notModified
     case fetched(FetchedFeed)
 }
@@ -78,7 +78,7 @@ struct FeedFetcher: Sendable {
                progress: @escaping @Sendable (FeedProgress) -> Void) async throws -> FetchResult {
         guard let url = URL(string: location), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             let path = location.hasPrefix("file://") ? (URL(string: location)?.path ?? location) : location
-            return .fetched(try await survey(file: path, location: location, localZone: localZone, progress: progress))
+            return try await survey(file: path, location: location, previous: validators?.content, localZone: localZone, progress: progress)
         }
         var attempt = 1
         var reason: Sentence?
@@ -169,8 +169,9 @@ struct FeedFetcher: Sendable {
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             throw IngestError(.unreadable, saying: "cannot create a temporary file for {location}", ["location": location])
         }
-        var survey = Survey(location: location, localZone: localZone)
+        var survey = FeedSurvey(location: location, localZone: localZone, previous: validators?.content, path: path)
         var state = FeedProgress(location: location, bytes: 0, totalBytes: total, programmes: 0, attempt: attempt, retryReason: reason)
+        let isSame: Bool
         do {
             defer { try? handle.close() }
             progress(state)
@@ -203,21 +204,27 @@ struct FeedFetcher: Sendable {
                 throw Retryable(saying: "the connection to {location} broke off at {bytes} of {total} bytes",
                                 ["location": location, "bytes": String(state.bytes), "total": String(total)])
             }
-            try survey.finish()
+            isSame = try survey.finish()
         } catch {
             try? FileManager.default.removeItem(atPath: path)
             throw error
         }
+        if isSame {
+            // The bytes imported last time, again: nothing to parse or import.
+            try? FileManager.default.removeItem(atPath: path)
+            return .notModified
+        }
         state.programmes = survey.programmes
         progress(state)
         return .fetched(FetchedFeed(location: location, path: path, isTemporary: true, bytes: state.bytes,
-                                    validators: HTTPValidators(etag: reply.headers["etag"], lastModified: reply.headers["last-modified"]),
+                                    validators: HTTPValidators(etag: reply.headers["etag"], lastModified: reply.headers["last-modified"],
+                                                               content: survey.content),
                                     channels: survey.channels, programmes: survey.programmes))
     }
 
-    /// Reads a local file through the same checks as a download.
-    private func survey(file path: String, location: String, localZone: TimeZone?,
-                        progress: @escaping @Sendable (FeedProgress) -> Void) async throws -> FetchedFeed {
+    /// Reads a local file through the same checks as a download; not modified when its bytes are the ones last imported.
+    private func survey(file path: String, location: String, previous: String?, localZone: TimeZone?,
+                        progress: @escaping @Sendable (FeedProgress) -> Void) async throws -> FetchResult {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             let exists = FileManager.default.fileExists(atPath: path)
             throw exists ? IngestError(.unreadable, saying: "cannot read {file}: check its permissions", ["file": path])
@@ -225,7 +232,7 @@ struct FeedFetcher: Sendable {
         }
         defer { try? handle.close() }
         let total = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
-        var survey = Survey(location: location, localZone: localZone)
+        var survey = FeedSurvey(location: location, localZone: localZone, previous: previous, path: path)
         var state = FeedProgress(location: location, bytes: 0, totalBytes: total, programmes: 0)
         while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
             try chunk.withUnsafeBytes { try survey.feed($0) }
@@ -234,61 +241,10 @@ struct FeedFetcher: Sendable {
             progress(state)
             await Task.yield()
         }
-        try survey.finish()
-        return FetchedFeed(location: location, path: path, isTemporary: false, bytes: state.bytes,
-                           validators: HTTPValidators(etag: nil, lastModified: nil), channels: survey.channels,
-                           programmes: survey.programmes)
-    }
-
-    /// Parses a feed as it arrives, keeping only its channels and a count of its programmes.
-    private struct Survey {
-        var decoder: ListingStreamDecoder
-        var tally = Tally()
-        var channels: [OfferedChannel] { tally.channels }
-        var programmes: Int { tally.programmes }
-
-        init(location: String, localZone: TimeZone?) {
-            // A playlist is surveyed too (its entries offered as channels); importing one as listings is refused later.
-            decoder = ListingStreamDecoder(radioTimesChannel: ListingImporter.radioTimesChannel(for: location), localZone: localZone,
-                                           playlists: true)
-        }
-
-        mutating func feed(_ raw: UnsafeRawBufferPointer) throws {
-            var tally = self.tally
-            defer { self.tally = tally }
-            try decoder.feed(raw) { tally.record($0) }
-        }
-
-        mutating func finish() throws {
-            var tally = self.tally
-            defer { self.tally = tally }
-            try decoder.finish { tally.record($0) }
-        }
-    }
-
-    private struct Tally {
-        var channels: [OfferedChannel] = []
-        var places: [ChannelID: Int] = [:]
-        var programmes = 0
-
-        mutating func record(_ item: XMLTVItem) {
-            switch item {
-            case .channel(let channel):
-                if let place = places[channel.id] {
-                    channels[place].name = channel.name   // described after its programmes named it
-                } else {
-                    places[channel.id] = channels.count
-                    channels.append(OfferedChannel(id: channel.id, name: channel.name))
-                }
-            case .programme(let programme, _):
-                programmes += 1
-                // A channel only its programmes name is offered by its id.
-                if places[programme.channel] == nil {
-                    places[programme.channel] = channels.count
-                    channels.append(OfferedChannel(id: programme.channel, name: programme.channel.rawValue))
-                }
-            }
-        }
+        guard try !survey.finish() else { return .notModified }
+        return .fetched(FetchedFeed(location: location, path: path, isTemporary: false, bytes: state.bytes,
+                                    validators: HTTPValidators(etag: nil, lastModified: nil, content: survey.content),
+                                    channels: survey.channels, programmes: survey.programmes))
     }
 
     /// Sorts a transport error into worth-retrying (timeouts, refused or dropped connections) or not (redirect

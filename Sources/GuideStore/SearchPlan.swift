@@ -1,0 +1,146 @@
+import GuideCore
+
+/// How both stores answer a search without reading every programme (issue 46): distinct titles and distinct bodies
+/// (sub-titles and descriptions, folded) each have a trigram index, and programmes point at theirs.
+///
+/// - A term the indexes find in few titles and bodies, aired few times, drives the search: its programmes are read
+///   by title and body and checked for the other terms (``mostTexts``, ``mostCandidates``).
+/// - When every term is common (or shorter than a trigram), programmes are read in start order from the in-memory
+///   schedule, ``batch`` at a time, and checked, until the page is full: a common word fills it within a few batches.
+package enum SearchPlan {
+    /// The most titles, or bodies, a driving term may be found in.
+    package static let mostTexts = 5_000
+    /// The most programmes a driving term may find.
+    package static let mostCandidates = 20_000
+    /// Programmes checked at a time in start order.
+    package static let batch = 1_000
+
+    /// What a store does for a search: the programmes that `term` finds by its indexes (nil when it finds too many or
+    /// cannot be looked up), and of the programmes `ids`, those holding every term, by start, at most `limit`.
+    package struct Store {
+        package var candidates: (_ term: String) async throws -> [Int64]?
+        package var matching: (_ ids: [Int64], _ limit: Int) async throws -> [StoredProgramme]
+
+        package init(candidates: @escaping (String) async throws -> [Int64]?,
+                     matching: @escaping ([Int64], Int) async throws -> [StoredProgramme]) {
+            self.candidates = candidates
+            self.matching = matching
+        }
+    }
+
+    package static func run(_ query: SearchQuery, schedule: ScheduleIndex, in store: Store) async throws -> [StoredProgramme] {
+        guard !query.terms.isEmpty, query.limit > 0 else { return [] }
+        var fewest: [Int64]?
+        // Longer terms first: they are the likeliest to be rare.
+        for term in query.terms.sorted(by: { $0.count > $1.count }) {
+            guard let found = try await store.candidates(term) else { continue }
+            if fewest.map({ found.count < $0.count }) ?? true { fewest = found }
+            if found.count <= batch { break }
+        }
+        if let fewest {
+            return try await store.matching(fewest, query.limit)
+        }
+        var found: [StoredProgramme] = []
+        var order = schedule.inStartOrder(endingAfter: query.endingAfter?.unixSeconds)
+        while found.count < query.limit {
+            let ids = order.next(batch)
+            if ids.isEmpty { break }
+            found += try await store.matching(ids, query.limit - found.count)
+        }
+        return found
+    }
+}
+
+extension ScheduleIndex {
+    /// Every programme's id in (start, id) order across channels, from the first that ends after `endingAfter`
+    /// (every programme when nil): a merge of the channels' ordered entries.
+    package func inStartOrder(endingAfter: Int64?) -> StartOrder {
+        StartOrder(self, endingAfter: endingAfter)
+    }
+
+    package struct StartOrder {
+        private let index: ScheduleIndex
+        private let endingAfter: Int64?
+        /// Each channel's next entry, as a binary min-heap on (start, id).
+        private var heap: [(start: Int64, id: Int64, at: Int, end: Int)] = []
+
+        init(_ index: ScheduleIndex, endingAfter: Int64?) {
+            self.index = index
+            self.endingAfter = endingAfter
+            for slot in index.slots where !slot.entries.isEmpty {
+                // Nothing that started more than the longest programme before the instant is still on.
+                var at = slot.entries.lowerBound
+                if let endingAfter {
+                    var low = at, high = slot.entries.upperBound
+                    while low < high {
+                        let middle = (low + high) / 2
+                        if index.entries[middle].start >= endingAfter - index.longest { high = middle } else { low = middle + 1 }
+                    }
+                    at = low
+                }
+                if at < slot.entries.upperBound { push((index.entries[at].start, index.entries[at].id, at, slot.entries.upperBound)) }
+            }
+        }
+
+        /// Up to `count` more ids; none at the end.
+        package mutating func next(_ count: Int) -> [Int64] {
+            var ids: [Int64] = []
+            ids.reserveCapacity(count)
+            while ids.count < count, let top = heap.first {
+                let entry = index.entries[top.at]
+                if endingAfter.map({ entry.stop > $0 }) ?? true { ids.append(top.id) }
+                let following = top.at + 1
+                if following < top.end {
+                    heap[0] = (index.entries[following].start, index.entries[following].id, following, top.end)
+                } else {
+                    heap[0] = heap[heap.count - 1]
+                    heap.removeLast()
+                }
+                siftDown(0)
+            }
+            return ids
+        }
+
+        private static func isBefore(_ left: (start: Int64, id: Int64, at: Int, end: Int),
+                                     _ right: (start: Int64, id: Int64, at: Int, end: Int)) -> Bool {
+            (left.start, left.id) < (right.start, right.id)
+        }
+
+        private mutating func push(_ element: (start: Int64, id: Int64, at: Int, end: Int)) {
+            heap.append(element)
+            var child = heap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard Self.isBefore(heap[child], heap[parent]) else { break }
+                heap.swapAt(child, parent)
+                child = parent
+            }
+        }
+
+        private mutating func siftDown(_ start: Int) {
+            var parent = start
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var smallest = parent
+                if left < heap.count, Self.isBefore(heap[left], heap[smallest]) { smallest = left }
+                if right < heap.count, Self.isBefore(heap[right], heap[smallest]) { smallest = right }
+                if smallest == parent { return }
+                heap.swapAt(parent, smallest)
+                parent = smallest
+            }
+        }
+    }
+}
+
+/// The hash a body is looked up by: FNV-1a over its UTF-8 bytes, the same in every process (Swift's `Hasher` is
+/// seeded per process).
+package enum BodyHash {
+    package static func of(_ text: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
+}

@@ -1,0 +1,35 @@
+import GRDB
+import GuideStore
+
+extension SchemaMigrations {
+    static func registerSearch(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v29: distinct sub-titles and descriptions, indexed for search") { db in
+            // Programmes kept their folded sub-titles and descriptions in a column a search of everything scanned;
+            // now each distinct text is kept once, found by its hash, with a trigram index (issue 46).
+            try db.execute(sql: """
+                CREATE TABLE body (
+                    id INTEGER PRIMARY KEY,
+                    hash INTEGER NOT NULL,
+                    folded TEXT NOT NULL
+                );
+                CREATE INDEX body_by_hash ON body(hash);
+                CREATE VIRTUAL TABLE body_search USING fts5(
+                    folded, content = 'body', content_rowid = 'id', tokenize = 'trigram'
+                );
+                INSERT INTO body (hash, folded) SELECT 0, search_text FROM programme WHERE search_text <> '' GROUP BY search_text;
+                CREATE INDEX body_by_text ON body(folded);
+                ALTER TABLE programme ADD COLUMN body_id INTEGER NOT NULL DEFAULT 0;
+                UPDATE programme SET body_id = (SELECT b.id FROM body b WHERE b.folded = programme.search_text)
+                WHERE search_text <> '';
+                DROP INDEX body_by_text;
+                ALTER TABLE programme DROP COLUMN search_text;
+                CREATE INDEX programme_by_body ON programme(body_id);
+                INSERT INTO body_search (body_search) VALUES ('rebuild');
+                """)
+            let update = try db.makeStatement(sql: "UPDATE body SET hash = ? WHERE id = ?")
+            for row in try Row.fetchAll(db, sql: "SELECT id, folded FROM body") {
+                try update.execute(arguments: [BodyHash.of(row[1] as String), row[0] as Int64])
+            }
+        }
+    }
+}
