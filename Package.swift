@@ -59,6 +59,8 @@ let package = Package(
         // schedule assembly): what the rest of tvguide sees of a database.
         .target(name: "GuideStore", dependencies: [
             "GuideCore", "GuideThreads",
+            // Bodies are found by a hash both stores compute alike (MD5: PostgreSQL has it built in).
+            .product(name: "Crypto", package: "swift-crypto"),
             // A database is a service: PostgreSQL's client runs in the application's service group.
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             // Each store's connection pool use, for /metrics.

@@ -21,6 +21,8 @@ public struct PreparedProgramme: Sendable {
     package let foldedTitle: String
     /// Folded sub-titles and descriptions.
     package let foldedBody: String
+    /// ``BodyHash`` of ``foldedBody``, worked out here on the reading thread; 0 for none.
+    package let bodyHash: Int64
 
     public init(_ programme: Programme, line: Int?) {
         channel = programme.channel
@@ -39,5 +41,6 @@ public struct PreparedProgramme: Sendable {
         var body = programme.subTitles.map(\.text)
         body.append(contentsOf: programme.descriptions.map(\.text))
         foldedBody = SearchText.fold(body.joined(separator: "\n"))
+        bodyHash = foldedBody.isEmpty ? 0 : BodyHash.of(foldedBody)
     }
 }

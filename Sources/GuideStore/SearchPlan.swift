@@ -1,3 +1,4 @@
+import Crypto
 import GuideCore
 
 /// How both stores answer a search without reading every programme (issue 46): distinct titles and distinct bodies
@@ -132,15 +133,13 @@ extension ScheduleIndex {
     }
 }
 
-/// The hash a body is looked up by: FNV-1a over its UTF-8 bytes, the same in every process (Swift's `Hasher` is
-/// seeded per process).
+/// The hash a body is looked up by: the first 8 bytes of its MD5, big-endian, which PostgreSQL computes too
+/// (`('x' || substr(md5(folded), 1, 16))::bit(64)::bigint`, its migration). Not a secret, only a lookup key: a
+/// body is always compared whole before it is reused.
 package enum BodyHash {
     package static func of(_ text: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
+        var value: UInt64 = 0
+        for byte in Insecure.MD5.hash(data: Array(text.utf8)).prefix(8) { value = value << 8 | UInt64(byte) }
+        return Int64(bitPattern: value)
     }
 }

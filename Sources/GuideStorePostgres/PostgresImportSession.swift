@@ -106,15 +106,21 @@ final class PostgresImportSession {
                 titleIDs[folded] = id
             }
         }
-        let newBodies = Array(Set(pending.map(\.programme.foldedBody).filter { !$0.isEmpty && bodyIDs[BodyHash.of($0)] == nil }))
+        var newBodies: [Int64: String] = [:]
+        for (programme, _) in pending where programme.bodyHash != 0 && bodyIDs[programme.bodyHash] == nil {
+            newBodies[programme.bodyHash] = programme.foldedBody
+        }
         if !newBodies.isEmpty {
+            // Found by hash and compared whole; only this import writes bodies (it holds the listings' turn).
             for row in try await link.query("""
-                WITH wanted AS (SELECT DISTINCT folded FROM unnest(\(newBodies)::text[]) AS w(folded)),
-                added AS (INSERT INTO body (folded) SELECT folded FROM wanted ON CONFLICT ((md5(folded))) DO NOTHING RETURNING id, folded)
-                SELECT id, folded FROM added UNION ALL SELECT b.id, b.folded FROM body b JOIN wanted w ON md5(w.folded) = md5(b.folded)
+                WITH wanted AS (SELECT h, f FROM unnest(\(Array(newBodies.keys))::bigint[], \(Array(newBodies.values))::text[]) AS w(h, f)),
+                found AS (SELECT b.id, b.hash FROM body b JOIN wanted w ON b.hash = w.h AND b.folded = w.f),
+                added AS (INSERT INTO body (hash, folded) SELECT h, f FROM wanted WHERE h NOT IN (SELECT hash FROM found)
+                          RETURNING id, hash)
+                SELECT id, hash FROM added UNION ALL SELECT id, hash FROM found
                 """) {
-                let (id, folded) = try row.decode((Int64, String).self)
-                bodyIDs[BodyHash.of(folded)] = id
+                let (id, hash) = try row.decode((Int64, Int64).self)
+                bodyIDs[hash] = id
             }
         }
         var keys: [Int64] = [], starts: [Int64] = [], stops: [Int64] = [], known: [Bool] = []
@@ -130,7 +136,7 @@ final class PostgresImportSession {
             // Arrays of optionals do not bind: "" and -1 stand for none, turned back into NULL below.
             clumps.append(programme.clumpIndex ?? "")
             lines.append(programme.line.map(Int64.init) ?? -1)
-            bodies.append(programme.foldedBody.isEmpty ? 0 : bodyIDs[BodyHash.of(programme.foldedBody)] ?? 0)
+            bodies.append(bodyIDs[programme.bodyHash] ?? 0)
             details.append(ByteBuffer(bytes: programme.details))
         }
         // The rows come back as inserted (with their ids), for the repairs.

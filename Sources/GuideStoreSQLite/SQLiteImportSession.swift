@@ -98,7 +98,7 @@ final class SQLiteImportSession {
     func add(_ prepared: PreparedProgramme) throws {
         let start = prepared.start, stop = prepared.provisionalStop
         let titleID = try titleID(prepared.foldedTitle)
-        let bodyID = try bodyID(prepared.foldedBody)
+        let bodyID = try bodyID(prepared.foldedBody, hash: prepared.bodyHash)
         let channelKey = try channelKey(prepared.channel)
         let insert = insertProgramme
         insert.reset()
@@ -148,9 +148,8 @@ final class SQLiteImportSession {
     /// The id of a folded body (0 for none), adding it (and its trigrams) the first time it is seen. Bodies are
     /// remembered by hash: two different ones with the same 64-bit hash in one import would share the first's search
     /// text, a chance of about one in 10^9 at 100,000 bodies.
-    private func bodyID(_ folded: String) throws -> Int64 {
+    private func bodyID(_ folded: String, hash: Int64) throws -> Int64 {
         guard !folded.isEmpty else { return 0 }
-        let hash = BodyHash.of(folded)
         if let id = bodyIDs[hash] { return id }
         if bodyIDs.count >= TitleCache.limit { bodyIDs.removeAll(keepingCapacity: true) }
         var id: Int64?

@@ -125,6 +125,8 @@ struct OneSchemaTests {
     static let differences: [(table: String, only: String, what: String, why: String)] = [
         ("title", "PostgreSQL", "index folded",
          "search: PostgreSQL's pg_trgm index (title_search) where SQLite has the FTS5 table title_search"),
+        ("body", "PostgreSQL", "index folded",
+         "search: PostgreSQL's pg_trgm index (body_search) where SQLite has the FTS5 table body_search"),
         ("programme", "PostgreSQL", "index import_id",
          "an import finds its own rows by this index; SQLite by its rowid order"),
         ("programme", "PostgreSQL", "index source_id, channel_key",
