@@ -5,7 +5,8 @@ import GuideCore
 /// (sub-titles and descriptions, folded) each have a trigram index, and programmes point at theirs.
 ///
 /// - A term the indexes find in few titles and bodies, aired few times, drives the search: its programmes are read
-///   by title and body and checked for the other terms (``mostTexts``, ``mostCandidates``).
+///   by title and body and checked for the other terms (``mostTexts``, ``mostCandidates``). Searching titles, the
+///   titles found for every term drive it.
 /// - When every term is common (or shorter than a trigram), programmes are read in start order from the in-memory
 ///   schedule, ``batch`` at a time, and checked, until the page is full: a common word fills it within a few batches.
 package enum SearchPlan {
@@ -15,40 +16,61 @@ package enum SearchPlan {
     package static let mostCandidates = 20_000
     /// Programmes checked at a time in start order.
     package static let batch = 1_000
+    /// The most programmes checked in start order before the search gives up on filling its page that way.
+    package static let mostScanned = 30_000
 
-    /// What a store does for a search: the programmes that `term` finds by its indexes (nil when it finds too many or
-    /// cannot be looked up), and of the programmes `ids`, those holding every term, by start, at most `limit`.
+    /// What a store does for a search: the titles and (searching everything) bodies holding a term, by their
+    /// indexes (nil when either passes ``mostTexts`` or the term cannot be looked up); the programmes with one of
+    /// some titles or bodies (nil past ``mostCandidates``); and of the programmes `ids`, those holding every term, by
+    /// start, at most `limit`.
     package struct Store {
-        package var candidates: (_ term: String) async throws -> [Int64]?
+        package var texts: (_ term: String) async throws -> (titles: [Int64], bodies: [Int64])?
+        package var programmes: (_ titles: [Int64], _ bodies: [Int64], _ most: Int) async throws -> [Int64]?
         package var matching: (_ ids: [Int64], _ limit: Int) async throws -> [StoredProgramme]
 
-        package init(candidates: @escaping (String) async throws -> [Int64]?,
+        package init(texts: @escaping (String) async throws -> (titles: [Int64], bodies: [Int64])?,
+                     programmes: @escaping ([Int64], [Int64], Int) async throws -> [Int64]?,
                      matching: @escaping ([Int64], Int) async throws -> [StoredProgramme]) {
-            self.candidates = candidates
+            self.texts = texts
+            self.programmes = programmes
             self.matching = matching
         }
     }
 
     package static func run(_ query: SearchQuery, schedule: ScheduleIndex, in store: Store) async throws -> [StoredProgramme] {
         guard !query.terms.isEmpty, query.limit > 0 else { return [] }
-        var fewest: [Int64]?
-        // Longer terms first: they are the likeliest to be rare.
-        for term in query.terms.sorted(by: { $0.count > $1.count }) {
-            guard let found = try await store.candidates(term) else { continue }
-            if fewest.map({ found.count < $0.count }) ?? true { fewest = found }
-            if found.count <= batch { break }
+        var found: [(titles: [Int64], bodies: [Int64])] = []
+        for term in query.terms {
+            if let texts = try await store.texts(term) { found.append(texts) }
         }
-        if let fewest {
-            return try await store.matching(fewest, query.limit)
+        // Searching titles, a programme's title holds every term: only titles found for each are candidates.
+        if query.scope == .title, found.count > 1 {
+            var titles = Set(found[0].titles)
+            for other in found.dropFirst() { titles.formIntersection(other.titles) }
+            found.append((titles.sorted(), []))
         }
-        var found: [StoredProgramme] = []
+        // The fewest texts first; a second try at most, each costing a read of at most mostCandidates ids.
+        let fewestFirst = found.sorted { $0.titles.count + $0.bodies.count < $1.titles.count + $1.bodies.count }
+        for texts in fewestFirst.prefix(2) {
+            if let ids = try await store.programmes(texts.titles, texts.bodies, mostCandidates) {
+                return try await store.matching(ids, query.limit)
+            }
+        }
+        var results: [StoredProgramme] = []
         var order = schedule.inStartOrder(endingAfter: query.endingAfter?.unixSeconds)
-        while found.count < query.limit {
+        var scanned = 0
+        while results.count < query.limit {
+            // Common words that seldom meet: rather than every programme, all of the rarest word's.
+            if scanned >= mostScanned, let rarest = fewestFirst.first,
+               let ids = try await store.programmes(rarest.titles, rarest.bodies, Int.max) {
+                return try await store.matching(ids, query.limit)
+            }
             let ids = order.next(batch)
             if ids.isEmpty { break }
-            found += try await store.matching(ids, query.limit - found.count)
+            scanned += ids.count
+            results += try await store.matching(ids, query.limit - results.count)
         }
-        return found
+        return results
     }
 }
 
@@ -138,8 +160,13 @@ extension ScheduleIndex {
 /// body is always compared whole before it is reused.
 package enum BodyHash {
     package static func of(_ text: String) -> Int64 {
+        var text = text
+        // Hashed where the string keeps its bytes: copying each body into an array cost the reading thread 1 s in 1.75 M.
+        var hasher = Insecure.MD5()
+        text.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        let digest = hasher.finalize()
         var value: UInt64 = 0
-        for byte in Insecure.MD5.hash(data: Array(text.utf8)).prefix(8) { value = value << 8 | UInt64(byte) }
+        for byte in digest.prefix(8) { value = value << 8 | UInt64(byte) }
         return Int64(bitPattern: value)
     }
 }
