@@ -118,6 +118,30 @@ import Testing
         }
     }
 
+    @Test func nowAndNextByThePage() async throws {
+        try await Self.withAPI { client in
+            let all = try await client.execute(uri: "/api/now?at=2024-01-01T18:45:00Z", method: .get) { response in
+                try #require(try Self.json(response) as? [[String: Any]]).map { $0["channel"] as? String }
+            }
+            let pages = [("from=1&count=1", Array(all[1...1])), ("from=1", Array(all[1...])), ("count=2", Array(all[..<2])),
+                         ("from=3&count=5", []), ("from=1000000&count=1000", []),
+                         ("channels=\(all[2]!),\(all[0]!)&from=1&count=1", [all[0]])]
+            for (page, expected) in pages {
+                try await client.execute(uri: "/api/now?at=2024-01-01T18:45:00Z&" + page, method: .get) { response in
+                    #expect(response.status == .ok, "\(page)")
+                    let rows = try Self.json(response) as? [[String: Any]]
+                    #expect(rows?.map { $0["channel"] as? String } == expected, "\(page)")
+                }
+            }
+            for hostile in ["count=0", "count=1001", "count=-1", "from=-1", "from=1000001", "from=9223372036854775807",
+                            "count=1e308", "count=nan"] {
+                try await client.execute(uri: "/api/now?" + hostile, method: .get) { response in
+                    #expect(response.status == .badRequest, "\(hostile)")
+                }
+            }
+        }
+    }
+
     @Test func programmeByIDAndItsErrors() async throws {
         try await Self.withAPI { client in
             let id = try await client.execute(uri: "/api/search?q=doctor", method: .get) { response in

@@ -16,6 +16,8 @@ struct APIRoutes: Sendable {
     /// The widest window and the most channels one guide request may ask for.
     static let longestWindow: TimeInterval = 48 * 3600
     static let mostChannels = 1_000
+    /// The furthest channel a page of /api/now may start at.
+    static let mostPagedChannel = 1_000_000
 
     func register(on routes: RouteGroups) {
         let api = routes.api
@@ -54,9 +56,17 @@ struct APIRoutes: Sendable {
 
     func nowNext(_ query: QueryParameters, request: Request) async throws -> Response {
         let instant = try query.instant("at") ?? now()
-        let channels = try query.channels(limit: Self.mostChannels)
+        var channels = try query.channels(limit: Self.mostChannels)
         let known = try await directory.snapshot()
         try requireKnown(channels, in: known)
+        // A page of the channels (asked for, or all of them in guide order): 10,000 channels' now and next are 4 MB.
+        let from = try query.integer("from", in: 0...Self.mostPagedChannel, default: 0)
+        if let count = try query.integer("count", in: 1...Self.mostChannels) {
+            let all = channels ?? known.channels.map(\.id)
+            channels = Array(all.dropFirst(from).prefix(count))
+        } else if from > 0 {
+            channels = Array((channels ?? known.channels.map(\.id)).dropFirst(from).prefix(Self.mostChannels))
+        }
         let found = try await store.nowNext(at: instant, channels: channels, detail: .summary)
         var json = JSONWriter(capacity: found.count * 400)
         json.array { json in
