@@ -115,9 +115,9 @@ package struct ImportRepairs {
     }
 }
 
-/// How many folded titles an import session remembers with their ids before it forgets them all and asks the store
-/// again: a guide repeats far fewer titles than this, and a high-cardinality one (a title for every other programme)
-/// no longer grows the import's memory with its size.
-package enum TitleCache {
+/// How many folded titles (and, apart, bodies) an import session remembers with their ids before it forgets them all
+/// and asks the store again: a guide repeats far fewer than this, and a high-cardinality one (a title for every other
+/// programme) no longer grows the import's memory with its size.
+package enum TextCache {
     package static let limit = 100_000
 }

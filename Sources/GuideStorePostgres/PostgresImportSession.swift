@@ -18,9 +18,9 @@ final class PostgresImportSession {
     private var nextChannelPosition: Int64
     private var retired = 0
     private var retiredChannels: Set<Int64> = []
-    /// Folded titles already in the title table, by id (at most ``TitleCache.limit``).
+    /// Folded titles already in the title table, by id (at most ``TextCache.limit``).
     private var titleIDs: [String: Int64] = [:]
-    /// Bodies already in the body table, by ``BodyHash`` (at most ``TitleCache.limit``).
+    /// Bodies already in the body table, by ``BodyHash`` (at most ``TextCache.limit``).
     private var bodyIDs: [Int64: Int64] = [:]
     /// This import's rows, repaired as they go.
     private var repairs = ImportRepairs()
@@ -91,8 +91,8 @@ final class PostgresImportSession {
     /// Sends the pending programmes: their new titles in one statement, then the rows in one.
     private func flush() async throws {
         guard !pending.isEmpty else { return }
-        if titleIDs.count > TitleCache.limit { titleIDs.removeAll(keepingCapacity: true) }
-        if bodyIDs.count > TitleCache.limit { bodyIDs.removeAll(keepingCapacity: true) }
+        if titleIDs.count > TextCache.limit { titleIDs.removeAll(keepingCapacity: true) }
+        if bodyIDs.count > TextCache.limit { bodyIDs.removeAll(keepingCapacity: true) }
         let newTitles = Array(Set(pending.map(\.programme.foldedTitle)).filter { titleIDs[$0] == nil })
         if !newTitles.isEmpty {
             // Joins on the arrays, not "= ANY(array)": inside the import's transaction the planner's statistics still

@@ -25,10 +25,10 @@ final class SQLiteImportSession {
     private let indexBody: DirectBinding
     private let upsertChannel: Statement
     private let addNamedChannel: Statement
-    /// Folded titles already in the title table, by id (at most ``TitleCache.limit``); a guide has far fewer titles
+    /// Folded titles already in the title table, by id (at most ``TextCache.limit``); a guide has far fewer titles
     /// than programmes (but a high-cardinality one has one for every other programme).
     private var titleIDs: [UTF8Key: Int64] = [:]
-    /// Bodies (folded sub-titles and descriptions) already in the body table, by hash (at most ``TitleCache.limit``).
+    /// Bodies (folded sub-titles and descriptions) already in the body table, by hash (at most ``TextCache.limit``).
     private var bodyIDs: [Int64: Int64] = [:]
     /// This import's rows, repaired as they go.
     var repairs = ImportRepairs()
@@ -126,7 +126,7 @@ final class SQLiteImportSession {
     private func titleID(_ folded: String) throws -> Int64 {
         let key = UTF8Key(folded)
         if let id = titleIDs[key] { return id }
-        if titleIDs.count >= TitleCache.limit { titleIDs.removeAll(keepingCapacity: true) }
+        if titleIDs.count >= TextCache.limit { titleIDs.removeAll(keepingCapacity: true) }
         // There from an earlier import, or new to the table and its trigram index.
         let id: Int64
         if let existing = try firstInteger(findTitle, folded) {
@@ -151,7 +151,7 @@ final class SQLiteImportSession {
     private func bodyID(_ folded: String, hash: Int64) throws -> Int64 {
         guard !folded.isEmpty else { return 0 }
         if let id = bodyIDs[hash] { return id }
-        if bodyIDs.count >= TitleCache.limit { bodyIDs.removeAll(keepingCapacity: true) }
+        if bodyIDs.count >= TextCache.limit { bodyIDs.removeAll(keepingCapacity: true) }
         var id: Int64?
         findBody.reset()
         findBody.bind(1, hash)
