@@ -1,19 +1,29 @@
 import GuideCore
 
-/// Every channel's programmes as (start, stop, id), in memory, ordered like the `programme_by_channel` index.
+/// Every channel's programmes as (start, stop, id, title, body), in memory, ordered like the `programme_by_channel`
+/// index, which holds all five.
 ///
 /// Now/next asks two questions per channel ("what started last before T and is still on", "what starts after
 /// it"). Asked of SQLite, that is four B-tree operations per channel, ~1.5 µs each, 16-20 ms for 3,000 channels;
-/// here it is two binary searches per channel, and SQLite only fetches the rows found. 24 bytes per programme
-/// (17 MB for 700,000), loaded once per change of the listings (``generation``) in ~0.1 s.
+/// here it is two binary searches per channel, and SQLite only fetches the rows found. A search checks the title and
+/// body ids here (``SearchPlan``). 32 bytes per programme (56 MB for 1.75 M), loaded once per change of the listings
+/// (``generation``) in ~0.1 s per 700,000.
 package struct ScheduleIndex: Sendable {
     package struct Entry: Sendable {
         package var start: Int64
         package var stop: Int64
         package var id: Int64
+        /// The programme's title and body (0: none) ids, or ``unknownText`` for one too large to keep here.
+        package var title: Int32
+        package var body: Int32
 
-        package init(start: Int64, stop: Int64, id: Int64) {
+        /// What an entry holds for a text id past `Int32`: a search takes it as maybe matching, for the store to check.
+        package static let unknownText = Int32.max
+
+        package init(start: Int64, stop: Int64, id: Int64, title: Int64, body: Int64) {
             (self.start, self.stop, self.id) = (start, stop, id)
+            self.title = Int32(exactly: title) ?? Self.unknownText
+            self.body = Int32(exactly: body) ?? Self.unknownText
         }
     }
 
@@ -89,7 +99,7 @@ package struct ScheduleIndex: Sendable {
     }
 
     /// The first index in `range` whose entry satisfies `isAfter`, which must be false then true along the range.
-    private func firstIndex(in range: Range<Int>, where isAfter: (Entry) -> Bool) -> Int {
+    func firstIndex(in range: Range<Int>, where isAfter: (Entry) -> Bool) -> Int {
         var low = range.lowerBound, high = range.upperBound
         while low < high {
             let middle = (low + high) / 2

@@ -2,156 +2,137 @@ import Crypto
 import GuideCore
 
 /// How both stores answer a search without reading every programme (issue 46): distinct titles and distinct bodies
-/// (sub-titles and descriptions, folded) each have a trigram index, and programmes point at theirs.
+/// (sub-titles and descriptions, folded) each have a trigram index, and the in-memory schedule knows each
+/// programme's title and body.
 ///
-/// - A term the indexes find in few titles and bodies, aired few times, drives the search: its programmes are read
-///   by title and body and checked for the other terms (``mostTexts``, ``mostCandidates``). Searching titles, the
-///   titles found for every term drive it.
-/// - When every term is common (or shorter than a trigram), programmes are read in start order from the in-memory
-///   schedule, ``batch`` at a time, and checked, until the page is full: a common word fills it within a few batches.
+/// Each term's titles and bodies are found by their indexes (a few thousand at most, even for "the"), kept as bit
+/// sets, and the schedule's entries are checked against them in memory: a few nanoseconds a programme, each channel
+/// read only until it can no longer improve the page. The store then reads the page's programmes and checks their
+/// text, so what the indexes say is never taken on trust.
 package enum SearchPlan {
-    /// The most titles, or bodies, a driving term may be found in.
-    package static let mostTexts = 5_000
-    /// The most programmes a driving term may find.
-    package static let mostCandidates = 20_000
-    /// Programmes checked at a time in start order.
-    package static let batch = 1_000
-    /// The most programmes checked in start order before the search gives up on filling its page that way.
-    package static let mostScanned = 30_000
-
     /// What a store does for a search: the titles and (searching everything) bodies holding a term, by their
-    /// indexes (nil when either passes ``mostTexts`` or the term cannot be looked up); the programmes with one of
-    /// some titles or bodies (nil past ``mostCandidates``); and of the programmes `ids`, those holding every term, by
-    /// start, at most `limit`.
+    /// indexes; and of the programmes `ids`, those holding every term, by start, at most `limit`.
     package struct Store {
-        package var texts: (_ term: String) async throws -> (titles: [Int64], bodies: [Int64])?
-        package var programmes: (_ titles: [Int64], _ bodies: [Int64], _ most: Int) async throws -> [Int64]?
+        package var texts: (_ term: String) async throws -> (titles: [Int64], bodies: [Int64])
         package var matching: (_ ids: [Int64], _ limit: Int) async throws -> [StoredProgramme]
 
-        package init(texts: @escaping (String) async throws -> (titles: [Int64], bodies: [Int64])?,
-                     programmes: @escaping ([Int64], [Int64], Int) async throws -> [Int64]?,
+        package init(texts: @escaping (String) async throws -> (titles: [Int64], bodies: [Int64]),
                      matching: @escaping ([Int64], Int) async throws -> [StoredProgramme]) {
             self.texts = texts
-            self.programmes = programmes
             self.matching = matching
         }
     }
 
     package static func run(_ query: SearchQuery, schedule: ScheduleIndex, in store: Store) async throws -> [StoredProgramme] {
         guard !query.terms.isEmpty, query.limit > 0 else { return [] }
-        var found: [(titles: [Int64], bodies: [Int64])] = []
+        var terms: [(titles: TextSet, bodies: TextSet)] = []
         for term in query.terms {
-            if let texts = try await store.texts(term) { found.append(texts) }
+            let texts = try await store.texts(term)
+            terms.append((TextSet(texts.titles), TextSet(query.scope == .title ? [] : texts.bodies)))
         }
-        // Searching titles, a programme's title holds every term: only titles found for each are candidates.
-        if query.scope == .title, found.count > 1 {
-            var titles = Set(found[0].titles)
-            for other in found.dropFirst() { titles.formIntersection(other.titles) }
-            found.append((titles.sorted(), []))
-        }
-        // The fewest texts first; a second try at most, each costing a read of at most mostCandidates ids.
-        let fewestFirst = found.sorted { $0.titles.count + $0.bodies.count < $1.titles.count + $1.bodies.count }
-        for texts in fewestFirst.prefix(2) {
-            if let ids = try await store.programmes(texts.titles, texts.bodies, mostCandidates) {
-                return try await store.matching(ids, query.limit)
-            }
+        let holdsEveryTerm = { (entry: ScheduleIndex.Entry) -> Bool in
+            terms.allSatisfy { $0.titles.contains(entry.title) || $0.bodies.contains(entry.body) }
         }
         var results: [StoredProgramme] = []
-        var order = schedule.inStartOrder(endingAfter: query.endingAfter?.unixSeconds)
-        var scanned = 0
+        var after: ScheduleIndex.Entry?
+        // One round unless the store's check turns candidates down (a text the index over-reports): then the next
+        // candidates after the last one asked about.
         while results.count < query.limit {
-            // Common words that seldom meet: rather than every programme, all of the rarest word's.
-            if scanned >= mostScanned, let rarest = fewestFirst.first,
-               let ids = try await store.programmes(rarest.titles, rarest.bodies, Int.max) {
-                return try await store.matching(ids, query.limit)
-            }
-            let ids = order.next(batch)
-            if ids.isEmpty { break }
-            scanned += ids.count
-            results += try await store.matching(ids, query.limit - results.count)
+            let wanted = query.limit - results.count
+            let candidates = schedule.first(wanted, endingAfter: query.endingAfter?.unixSeconds, after: after, where: holdsEveryTerm)
+            guard let last = candidates.last else { break }
+            results += try await store.matching(candidates.map(\.id), wanted)
+            if candidates.count < wanted { break }
+            after = last
         }
         return results
+    }
+
+    /// Text ids as a bit set. An entry whose id did not fit the schedule (``ScheduleIndex/Entry/unknownText``) may
+    /// hold anything: it is a candidate, checked by the store.
+    struct TextSet {
+        private var words: [UInt64] = []
+
+        init(_ ids: [Int64]) {
+            for id in ids where id >= 0 && id < Int64(ScheduleIndex.Entry.unknownText) {
+                let word = Int(id) >> 6
+                if word >= words.count { words += repeatElement(0, count: word + 1 - words.count) }
+                words[word] |= 1 << UInt64(id & 63)
+            }
+        }
+
+        func contains(_ id: Int32) -> Bool {
+            if id == ScheduleIndex.Entry.unknownText { return true }
+            let word = Int(id) >> 6
+            return id >= 0 && word < words.count && words[word] & (1 << UInt64(id & 63)) != 0
+        }
     }
 }
 
 extension ScheduleIndex {
-    /// Every programme's id in (start, id) order across channels, from the first that ends after `endingAfter`
-    /// (every programme when nil): a merge of the channels' ordered entries.
-    package func inStartOrder(endingAfter: Int64?) -> StartOrder {
-        StartOrder(self, endingAfter: endingAfter)
+    /// The first `count` entries, in (start, id) order across channels, that end after `endingAfter` (when given),
+    /// come after `after` (when given) and satisfy `isWanted`. Each channel is read from the first programme that
+    /// can still be on until its starts pass the worst of the `count` kept.
+    package func first(_ count: Int, endingAfter: Int64?, after: Entry? = nil, where isWanted: (Entry) -> Bool) -> [Entry] {
+        guard count > 0 else { return [] }
+        var kept = Heap(count)
+        let earliest = max(endingAfter.map { $0.subtractingReportingOverflow(longest) }.map { $0.overflow ? Int64.min : $0.partialValue } ?? .min,
+                           after?.start ?? .min)
+        for slot in slots where !slot.entries.isEmpty {
+            var index = firstIndex(in: slot.entries) { $0.start >= earliest }
+            while index < slot.entries.upperBound {
+                let entry = entries[index]
+                index += 1
+                if let worst = kept.worst, kept.isFull, entry.start > worst.start { break }
+                if let endingAfter, entry.stop <= endingAfter { continue }
+                if let after, (entry.start, entry.id) <= (after.start, after.id) { continue }
+                if isWanted(entry) { kept.offer(entry) }
+            }
+        }
+        return kept.sorted()
     }
 
-    package struct StartOrder {
-        private let index: ScheduleIndex
-        private let endingAfter: Int64?
-        /// Each channel's next entry, as a binary min-heap on (start, id).
-        private var heap: [(start: Int64, id: Int64, at: Int, end: Int)] = []
+    /// The `size` least entries by (start, id) offered to it: a binary max-heap, its worst on top.
+    private struct Heap {
+        private var entries: [Entry] = []
+        private let size: Int
 
-        init(_ index: ScheduleIndex, endingAfter: Int64?) {
-            self.index = index
-            self.endingAfter = endingAfter
-            for slot in index.slots where !slot.entries.isEmpty {
-                // Nothing that started more than the longest programme before the instant is still on.
-                var at = slot.entries.lowerBound
-                if let endingAfter {
-                    var low = at, high = slot.entries.upperBound
-                    while low < high {
-                        let middle = (low + high) / 2
-                        if index.entries[middle].start >= endingAfter - index.longest { high = middle } else { low = middle + 1 }
-                    }
-                    at = low
+        init(_ size: Int) {
+            self.size = size
+            entries.reserveCapacity(Swift.min(size, 10_000))
+        }
+
+        var isFull: Bool { entries.count >= size }
+        var worst: Entry? { entries.first }
+
+        private static func isBefore(_ left: Entry, _ right: Entry) -> Bool { (left.start, left.id) < (right.start, right.id) }
+
+        mutating func offer(_ entry: Entry) {
+            if entries.count < size {
+                entries.append(entry)
+                var child = entries.count - 1
+                while child > 0 {
+                    let parent = (child - 1) / 2
+                    guard Self.isBefore(entries[parent], entries[child]) else { break }
+                    entries.swapAt(child, parent)
+                    child = parent
                 }
-                if at < slot.entries.upperBound { push((index.entries[at].start, index.entries[at].id, at, slot.entries.upperBound)) }
-            }
-        }
-
-        /// Up to `count` more ids; none at the end.
-        package mutating func next(_ count: Int) -> [Int64] {
-            var ids: [Int64] = []
-            ids.reserveCapacity(count)
-            while ids.count < count, let top = heap.first {
-                let entry = index.entries[top.at]
-                if endingAfter.map({ entry.stop > $0 }) ?? true { ids.append(top.id) }
-                let following = top.at + 1
-                if following < top.end {
-                    heap[0] = (index.entries[following].start, index.entries[following].id, following, top.end)
-                } else {
-                    heap[0] = heap[heap.count - 1]
-                    heap.removeLast()
+            } else if let worst = entries.first, Self.isBefore(entry, worst) {
+                entries[0] = entry
+                var parent = 0
+                while true {
+                    let left = 2 * parent + 1, right = left + 1
+                    var largest = parent
+                    if left < entries.count, Self.isBefore(entries[largest], entries[left]) { largest = left }
+                    if right < entries.count, Self.isBefore(entries[largest], entries[right]) { largest = right }
+                    if largest == parent { break }
+                    entries.swapAt(parent, largest)
+                    parent = largest
                 }
-                siftDown(0)
-            }
-            return ids
-        }
-
-        private static func isBefore(_ left: (start: Int64, id: Int64, at: Int, end: Int),
-                                     _ right: (start: Int64, id: Int64, at: Int, end: Int)) -> Bool {
-            (left.start, left.id) < (right.start, right.id)
-        }
-
-        private mutating func push(_ element: (start: Int64, id: Int64, at: Int, end: Int)) {
-            heap.append(element)
-            var child = heap.count - 1
-            while child > 0 {
-                let parent = (child - 1) / 2
-                guard Self.isBefore(heap[child], heap[parent]) else { break }
-                heap.swapAt(child, parent)
-                child = parent
             }
         }
 
-        private mutating func siftDown(_ start: Int) {
-            var parent = start
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var smallest = parent
-                if left < heap.count, Self.isBefore(heap[left], heap[smallest]) { smallest = left }
-                if right < heap.count, Self.isBefore(heap[right], heap[smallest]) { smallest = right }
-                if smallest == parent { return }
-                heap.swapAt(parent, smallest)
-                parent = smallest
-            }
-        }
+        func sorted() -> [Entry] { entries.sorted(by: Self.isBefore) }
     }
 }
 

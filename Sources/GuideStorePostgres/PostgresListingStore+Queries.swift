@@ -126,56 +126,31 @@ extension PostgresListingStore {
     }
 
     /// A search by the plan both stores share (``SearchPlan``): titles and bodies through their trigram indexes,
-    /// else programmes in start order from the schedule. Terms are LIKE patterns with the wildcards escaped, so "%"
-    /// and "_" match only themselves.
+    /// checked against the in-memory schedule. Terms are LIKE patterns with the wildcards escaped, so "%" and "_"
+    /// match only themselves.
     public func search(_ query: SearchQuery) async throws -> [StoredProgramme] {
         guard !query.terms.isEmpty else { return [] }
         let schedule = try await currentSchedule().index
         return try await SearchPlan.run(query, schedule: schedule, in: SearchPlan.Store(
             texts: { term in try await self.texts(term, everything: query.scope == .all) },
-            programmes: { titles, bodies, most in try await self.programmes(titles: titles, bodies: bodies, most: most) },
             matching: { ids, limit in try await self.matching(ids, query, limit: limit) }))
     }
 
-    /// The titles (and, searching everything, bodies) holding `term`; nil when either passes ``SearchPlan/mostTexts``.
-    /// A term shorter than a trigram scans the distinct texts, far fewer than the programmes.
-    private func texts(_ term: String, everything: Bool) async throws -> (titles: [Int64], bodies: [Int64])? {
-        let pattern = "%" + Self.escapeLike(term) + "%", most = SearchPlan.mostTexts + 1
-        return try await pool.withConnection { link -> (titles: [Int64], bodies: [Int64])? in
+    /// The titles (and, searching everything, bodies) holding `term`: at most every distinct text, far fewer than
+    /// the programmes. A term shorter than a trigram scans them.
+    private func texts(_ term: String, everything: Bool) async throws -> (titles: [Int64], bodies: [Int64]) {
+        let pattern = "%" + Self.escapeLike(term) + "%"
+        return try await pool.withConnection { link -> (titles: [Int64], bodies: [Int64]) in
             var titles: [Int64] = [], bodies: [Int64] = []
-            for row in try await link.query("SELECT id FROM title WHERE folded LIKE \(pattern) LIMIT \(most)") {
+            for row in try await link.query("SELECT id FROM title WHERE folded LIKE \(pattern)") {
                 titles.append(try row.decode(Int64.self))
             }
             if everything {
-                for row in try await link.query("SELECT id FROM body WHERE folded LIKE \(pattern) LIMIT \(most)") {
+                for row in try await link.query("SELECT id FROM body WHERE folded LIKE \(pattern)") {
                     bodies.append(try row.decode(Int64.self))
                 }
             }
-            return titles.count < most && bodies.count < most ? (titles, bodies) : nil
-        }
-    }
-
-    /// The programmes with one of `titles` or `bodies`; nil past `most`.
-    private func programmes(titles: [Int64], bodies: [Int64], most: Int) async throws -> [Int64]? {
-        try await pool.withConnection { link -> [Int64]? in
-            // Two reads that stop at the limit, as SQLite's: a UNION would find every programme before its LIMIT.
-            var ids: Set<Int64> = []
-            let limit = most == .max ? Int64.max : Int64(most) + 1
-            if !titles.isEmpty {
-                for row in try await link.query("""
-                    SELECT p.id FROM programme p JOIN unnest(\(titles)::bigint[]) AS t(id) ON p.title_id = t.id LIMIT \(limit)
-                    """) {
-                    ids.insert(try row.decode(Int64.self))
-                }
-            }
-            if ids.count <= most, !bodies.isEmpty {
-                for row in try await link.query("""
-                    SELECT p.id FROM programme p JOIN unnest(\(bodies)::bigint[]) AS b(id) ON p.body_id = b.id LIMIT \(limit)
-                    """) {
-                    ids.insert(try row.decode(Int64.self))
-                }
-            }
-            return ids.count > most ? nil : Array(ids)
+            return (titles, bodies)
         }
     }
 

@@ -168,16 +168,18 @@ public final class PostgresListingStore: GuideDatabase {
         var longest: Int64 = 0
         var currentKey: Int64?
         var firstOfKey = 0
-        try await link.forEachRow("SELECT channel_key, start, stop, id FROM programme WHERE NOT hidden ORDER BY channel_key, start, stop, id",
-                            batch: 20_000) { row in
-            let (key, start, stop, id) = try row.decode((Int64, Int64, Int64, Int64).self)
+        let rows: PostgresQuery = """
+            SELECT channel_key, start, stop, id, title_id, body_id FROM programme WHERE NOT hidden ORDER BY channel_key, start, stop, id
+            """
+        try await link.forEachRow(rows, batch: 20_000) { row in
+            let (key, start, stop, id, title, body) = try row.decode((Int64, Int64, Int64, Int64, Int64, Int64).self)
             if key != currentKey {
                 if let currentKey { spans[currentKey] = firstOfKey..<entries.count }
                 currentKey = key
                 firstOfKey = entries.count
             }
             longest = max(longest, stop - start)
-            entries.append(ScheduleIndex.Entry(start: start, stop: stop, id: id))
+            entries.append(ScheduleIndex.Entry(start: start, stop: stop, id: id, title: title, body: body))
         }
         if let currentKey { spans[currentKey] = firstOfKey..<entries.count }
         let slots = channels.map { ScheduleIndex.Slot(channel: $0.id, entries: spans[$0.key] ?? 0..<0) }

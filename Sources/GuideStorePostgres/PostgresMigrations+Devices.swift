@@ -82,5 +82,10 @@ extension PostgresMigrations {
             CREATE INDEX body_search ON body USING gin (folded gin_trgm_ops);
             CREATE INDEX programme_by_body ON programme(body_id);
             """),
+        // A search checks each programme's title and body in the in-memory schedule.
+        ("v30: the schedule's index holds each programme's title and body", """
+            DROP INDEX programme_by_channel;
+            CREATE INDEX programme_by_channel ON programme(channel_key, start, stop, hidden, title_id, body_id);
+            """),
     ]
 }

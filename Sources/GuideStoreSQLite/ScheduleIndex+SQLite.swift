@@ -20,8 +20,8 @@ extension ScheduleIndex {
         var longest: Int64 = 0
         // Stepped through the C API: GRDB's row decoding costs more than SQLite's index scan here.
         let rows = DirectBinding(try db.makeStatement(sql: """
-            SELECT channel_key, start, stop, id FROM programme INDEXED BY programme_by_channel
-            WHERE hidden = 0 ORDER BY channel_key, start, stop, hidden, id
+            SELECT channel_key, start, stop, id, title_id, body_id FROM programme INDEXED BY programme_by_channel
+            WHERE hidden = 0 ORDER BY channel_key, start, stop, hidden, title_id, body_id, id
             """))
         var currentKey: Int64?
         var firstOfKey = 0
@@ -32,7 +32,8 @@ extension ScheduleIndex {
                 currentKey = key
                 firstOfKey = entries.count
             }
-            let entry = Entry(start: sqlite3_column_int64(row, 1), stop: sqlite3_column_int64(row, 2), id: sqlite3_column_int64(row, 3))
+            let entry = Entry(start: sqlite3_column_int64(row, 1), stop: sqlite3_column_int64(row, 2), id: sqlite3_column_int64(row, 3),
+                              title: sqlite3_column_int64(row, 4), body: sqlite3_column_int64(row, 5))
             longest = max(longest, entry.stop - entry.start)
             entries.append(entry)
         }

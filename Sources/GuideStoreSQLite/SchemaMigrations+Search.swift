@@ -31,5 +31,12 @@ extension SchemaMigrations {
                 try update.execute(arguments: [BodyHash.of(row[1] as String), row[0] as Int64])
             }
         }
+        migrator.registerMigration("v30: the schedule's index holds each programme's title and body") { db in
+            // A search checks each programme's title and body in the in-memory schedule, read from this index alone.
+            try db.execute(sql: """
+                DROP INDEX programme_by_channel;
+                CREATE INDEX programme_by_channel ON programme(channel_key, start, stop, hidden, title_id, body_id);
+                """)
+        }
     }
 }

@@ -4,11 +4,11 @@ import GuideCore
 import Synchronization
 import Testing
 
-/// The plan both stores search by (``SearchPlan``), over a store made of an array: whichever way it goes (a rare
-/// word's programmes, programmes in start order, or, when that finds too little, every programme of the rarest
-/// word), it answers what checking every programme answers, and bounds what it reads.
+/// The plan both stores search by (``SearchPlan``), over a store made of an array: it answers what checking every
+/// programme answers, whatever the words' frequency, and asks the store to read no more than its page.
 @Suite struct SearchPlanTests {
-    /// `channels` channels of `each` half-hour programmes from 2030, titled by `title(channel, index)`.
+    /// `channels` channels of `each` half-hour programmes from 2030, titled by `title(channel, index)`; a
+    /// programme's title id is its id (or `titleID(id)`).
     struct Guide {
         let programmes: [(id: Int64, channel: Int, start: Int64, stop: Int64, title: String)]
         let schedule: ScheduleIndex
@@ -21,7 +21,7 @@ import Testing
             var total: Int { count.withLock { $0 } }
         }
 
-        init(channels: Int, each: Int, title: (Int, Int) -> String) {
+        init(channels: Int, each: Int, titleID: (Int64) -> Int64 = { $0 }, title: (Int, Int) -> String) {
             var programmes: [(id: Int64, channel: Int, start: Int64, stop: Int64, title: String)] = []
             var entries: [ScheduleIndex.Entry] = [], slots: [ScheduleIndex.Slot] = []
             for channel in 0..<channels {
@@ -31,7 +31,7 @@ import Testing
                     let start = 1_893_456_000 + Int64(index * 1800 + channel * 60)
                     let id = Int64(programmes.count + 1)
                     programmes.append((id, channel, start, start + 1800, title(channel, index)))
-                    entries.append(ScheduleIndex.Entry(start: start, stop: start + 1800, id: id))
+                    entries.append(ScheduleIndex.Entry(start: start, stop: start + 1800, id: id, title: titleID(id), body: 0))
                 }
                 slots.append(ScheduleIndex.Slot(channel: ChannelID("c\(channel)"), entries: first..<entries.count))
             }
@@ -39,11 +39,10 @@ import Testing
             schedule = ScheduleIndex(generation: 1, slots: slots, entries: entries, longest: 1800)
         }
 
-        /// The plan's store: `known` words have these texts (titles are programme ids here), others are too common.
-        func store(_ query: SearchQuery, known: [String: [Int64]]) -> SearchPlan.Store {
+        /// The plan's store: the titles holding a term, and `overReported` titles that do not.
+        func store(_ query: SearchQuery, overReported: [Int64] = []) -> SearchPlan.Store {
             SearchPlan.Store(
-                texts: { term in known[term].map { ($0, []) } },
-                programmes: { titles, _, most in titles.count > most ? nil : titles },
+                texts: { term in (programmes.filter { $0.title.contains(term) }.map(\.id) + overReported, []) },
                 matching: { ids, limit in
                     read.add(ids.count)
                     let wanted = Set(ids)
@@ -53,6 +52,10 @@ import Testing
                     }
                         .sorted { ($0.start, $0.id) < ($1.start, $1.id) }.prefix(limit).map(Self.stored)
                 })
+        }
+
+        func search(_ query: SearchQuery, overReported: [Int64] = []) async throws -> [Int64] {
+            try await SearchPlan.run(query, schedule: schedule, in: store(query, overReported: overReported)).map(\.id.rawValue)
         }
 
         /// What checking every programme finds.
@@ -69,41 +72,64 @@ import Testing
         }
     }
 
-    @Test func inStartOrderACommonWordFillsThePageFromTheFirstProgrammes() async throws {
+    @Test func aCommonWordFillsThePageFromTheFirstProgrammes() async throws {
         let guide = Guide(channels: 40, each: 200) { channel, index in (channel + index) % 3 == 0 ? "the news" : "film" }
-        for endingAfter in [nil, Date(unixSeconds: 1_893_456_000 + 50 * 1800)] {
+        for endingAfter in [nil, Date(unixSeconds: 1_893_456_000 + 50 * 1800 + 7)] {
             let query = SearchQuery(["news"], limit: 100, endingAfter: endingAfter)
-            let found = try await SearchPlan.run(query, schedule: guide.schedule, in: guide.store(query, known: [:]))
-            #expect(found.map(\.id.rawValue) == guide.everyProgramme(query))
+            let found = try await guide.search(query)
+            #expect(found == guide.everyProgramme(query) && found.count == 100)
         }
-        // A third of the programmes match: the page is full within a batch or two, not all 8,000 read.
-        #expect(guide.read.total <= 4 * SearchPlan.batch)
+        // The store read only the two pages, not the 2,667 programmes holding the word.
+        #expect(guide.read.total == 200)
     }
 
-    @Test func aRareWordDrivesTheSearchThroughItsProgrammes() async throws {
-        let guide = Guide(channels: 10, each: 100) { channel, index in channel == 3 && index % 10 == 0 ? "rare bird news" : "news" }
-        let query = SearchQuery(["bird", "news"], limit: 100)
-        let birds = guide.programmes.filter { $0.title.contains("bird") }.map(\.id)
-        let found = try await SearchPlan.run(query, schedule: guide.schedule, in: guide.store(query, known: ["bird": birds]))
-        #expect(found.map(\.id.rawValue) == guide.everyProgramme(query) && found.count == birds.count)
-        #expect(guide.read.total == birds.count)
-    }
-
-    @Test func commonWordsThatSeldomMeetStopScanningAndReadTheRarestWordsProgrammes() async throws {
-        // 60,000 programmes; "paid" in a third of them (known, but too many programmes to drive the search), "show"
-        // in most (too common to look up); both together in 5.
+    @Test func commonWordsThatSeldomMeetAreFoundWithoutReadingEither() async throws {
+        // 60,000 programmes; "paid" in a third of them, "show" in most; both together in 5, the last on the last channel.
         let guide = Guide(channels: 100, each: 600) { channel, index in
             if channel == 99 && index >= 595 { return "paid show" }
             return index % 3 == 0 ? "paid programming" : "the show"
         }
-        let query = SearchQuery(["paid", "show"], limit: 100)
-        let paid = guide.programmes.filter { $0.title.contains("paid") }.map(\.id)
-        #expect(paid.count > SearchPlan.mostCandidates)
-        let found = try await SearchPlan.run(query, schedule: guide.schedule, in: guide.store(query, known: ["paid": paid]))
-        #expect(found.map(\.id.rawValue) == guide.everyProgramme(query))
-        #expect(found.count == 5)
-        // It read the first programmes in start order up to the bound, then the rarest word's: never all 60,000
-        // one batch at a time to the end.
-        #expect(guide.read.total == SearchPlan.mostScanned + paid.count)
+        for words in [["paid", "show"], ["show", "paid"]] {
+            let query = SearchQuery(words, limit: 100)
+            let found = try await guide.search(query)
+            #expect(found == guide.everyProgramme(query) && found.count == 5)
+        }
+        #expect(guide.read.total == 10)
+        // A rare word with a common one, and a word nowhere.
+        let rare = SearchQuery(["programming", "paid", "nowhere"], limit: 100)
+        #expect(try await guide.search(rare).isEmpty)
+        #expect(guide.read.total == 10)
+    }
+
+    @Test func titlesTheIndexOverReportsAreCheckedAndThePageStillFills() async throws {
+        let guide = Guide(channels: 10, each: 100) { channel, index in index % 2 == 0 ? "news" : "film" }
+        let query = SearchQuery(["news"], limit: 30)
+        // The first 200 programmes in start order include 100 films; the index says they hold "news".
+        let films = guide.programmes.filter { $0.title == "film" && $0.start < 1_893_456_000 + 20 * 1800 }.map(\.id)
+        #expect(try await guide.search(query, overReported: films) == guide.everyProgramme(query))
+    }
+
+    @Test func aTextIDTooLargeForTheScheduleIsAlwaysACandidateAndChecked() async throws {
+        // Odd programmes have titles past Int32: the schedule cannot know them, so the store decides.
+        let guide = Guide(channels: 5, each: 40, titleID: { $0 % 2 == 1 ? Int64(Int32.max) + $0 : $0 }) { _, index in
+            index % 4 < 2 ? "news" : "film"
+        }
+        #expect(guide.schedule.entries.contains { $0.title == ScheduleIndex.Entry.unknownText })
+        let query = SearchQuery(["news"], limit: 50)
+        #expect(try await guide.search(query) == guide.everyProgramme(query))
+    }
+
+    @Test func theFirstOfTheScheduleHonoursEndingAfterAndAfter() {
+        let guide = Guide(channels: 7, each: 30) { _, _ in "x" }
+        let at = Int64(1_893_456_000 + 10 * 1800 + 100)
+        let all = guide.schedule.entries.filter { $0.stop > at }.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+        let first = guide.schedule.first(20, endingAfter: at) { _ in true }
+        #expect(first.map(\.id) == all.prefix(20).map(\.id))
+        let next = guide.schedule.first(20, endingAfter: at, after: first.last) { _ in true }
+        #expect(next.map(\.id) == all.dropFirst(20).prefix(20).map(\.id))
+        // Hostile instants: nothing traps.
+        #expect(guide.schedule.first(5, endingAfter: .min) { _ in true }.count == 5)
+        #expect(guide.schedule.first(5, endingAfter: .max) { _ in true }.isEmpty)
+        #expect(guide.schedule.first(0, endingAfter: nil) { _ in true }.isEmpty)
     }
 }
