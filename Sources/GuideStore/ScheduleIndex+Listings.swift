@@ -24,8 +24,8 @@ extension ScheduleIndex {
     }
 
     /// Each slot's listings from the rows fetched for ``windows(_:from:to:)``'s ids (nil rows are left out).
-    package static func listings(_ slots: [Slot], ends: [Int], rows: [StoredProgramme?]) -> [ChannelListings] {
-        var rows = rows
+    /// `rows` is consumed: each is moved into place, not copied (a copy retains each of a programme's texts).
+    package static func listings(_ slots: [Slot], ends: [Int], rows: consuming [StoredProgramme?]) -> [ChannelListings] {
         var from = 0
         return zip(slots, ends).map { slot, end in
             var programmes: [StoredProgramme] = []
@@ -44,8 +44,7 @@ extension ScheduleIndex {
     }
 
     /// Now/next from the rows fetched for ``ids(_:)``.
-    package static func nowNext(_ found: [(channel: ChannelID, now: Int64?, next: Int64?)], rows: [StoredProgramme?]) -> [NowNext] {
-        var rows = rows
+    package static func nowNext(_ found: [(channel: ChannelID, now: Int64?, next: Int64?)], rows: consuming [StoredProgramme?]) -> [NowNext] {
         return found.indices.map { index in
             NowNext(channel: found[index].channel, now: rows[2 * index].take(), next: rows[2 * index + 1].take())
         }

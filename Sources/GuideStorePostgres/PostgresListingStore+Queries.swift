@@ -58,7 +58,7 @@ extension PostgresListingStore {
             // were found gone waits for the new one.
             let schedule = try await currentSchedule(stale: attempt == 0)
             let (ids, channel, assemble) = plan(schedule.index)
-            var rows = cache.lookup(ids, detail: detail)
+            var rows = cache.lookup(ids, detail: detail, generation: schedule.index.generation)
             let missing = ids.indices.filter { rows[$0] == nil && ids[$0] != 0 }
             guard !missing.isEmpty else { return assemble(rows) }
             let fetched = try await read(missing.map { (ids[$0], channel($0)) }, sources: schedule.sources, detail: detail)
@@ -94,7 +94,7 @@ extension PostgresListingStore {
                     try await PostgresProgrammeRows(sources: sources, detail: detail).fetch(link, ids: toRead.map(\.id)) { toRead[$0].channel }
                 }
                 let found = rows.compactMap { $0 }
-                cache.keep(found, detail: detail)
+                cache.keep(found, detail: detail, generation: 0)   // Any: kept across generations.
                 return Dictionary(found.map { ($0.id.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
             }
             for row in fresh { reading[RowKey(id: row.id, detail: detail)] = task }

@@ -18,7 +18,7 @@ public final class PostgresListingStore: GuideDatabase {
     /// The schedule kept, and the load of a newer one when one runs.
     private let schedules = Mutex(ScheduleState())
     /// Programmes already read, by id (``ProgrammeCache``).
-    let cache = ProgrammeCache()
+    let cache = ProgrammeCache(keptAcrossGenerations: true)
     /// Programmes being read now, by id and detail: another request wanting one waits for that read.
     let reading = Mutex<[RowKey: Task<[Int64: StoredProgramme], any Error>]>([:])
     /// The task running the connections when the store runs on its own (``runOnItsOwn()``).
@@ -188,7 +188,7 @@ public final class PostgresListingStore: GuideDatabase {
             let (id, name) = try row.decode((Int64, String).self)
             sources[id] = SourceName(name)
         }
-        let loaded = PostgresSchedule(index: ScheduleIndex(generation: generation, slots: slots, entries: entries, longest: longest),
+        let loaded = PostgresSchedule(index: ScheduleIndex(generation: generation, slots: slots, entries: entries.exactly(), longest: longest),
                                       sources: sources)
         schedules.withLock { state in
             if (state.current?.index.generation ?? -1) < generation { state.current = loaded }

@@ -48,7 +48,7 @@ extension SQLiteListingStore {
                 let schedule = try scheduleIndex(db)
                 let slots = schedule.slots(for: channels)
                 let (ids, owners, ends) = schedule.windows(slots, from: start, to: end)
-                let rows = try ProgrammeRows(db, detail: detail).fetch(db, ids: ids) { slots[owners[$0]].channel }
+                let rows = try programmes(db, ids, at: schedule.generation, detail: detail) { slots[owners[$0]].channel }
                 return ScheduleIndex.listings(slots, ends: ends, rows: rows)
             }
         }
@@ -60,10 +60,25 @@ extension SQLiteListingStore {
             try await read { db in
                 let schedule = try scheduleIndex(db)
                 let found = schedule.nowNext(at: time, in: schedule.slots(for: channels))
-                let rows = try ProgrammeRows(db, detail: detail).fetch(db, ids: ScheduleIndex.ids(found)) { found[$0 / 2].channel }
+                let rows = try programmes(db, ScheduleIndex.ids(found), at: schedule.generation, detail: detail) { found[$0 / 2].channel }
                 return ScheduleIndex.nowNext(found, rows: rows)
             }
         }
+    }
+
+    /// The programmes `ids` (0: none), in that order, nil where none; summaries from ``ProgrammeCache`` where it has
+    /// them, read at the schedule's `generation`. Whole programmes are read each time: exports read every one once,
+    /// and each can be kilobytes.
+    private func programmes(_ db: Database, _ ids: [Int64], at generation: Int64, detail: ProgrammeDetail,
+                            channel: (Int) -> ChannelID) throws -> [StoredProgramme?] {
+        guard detail == .summary else { return try ProgrammeRows(db, detail: detail).fetch(db, ids: ids, channel: channel) }
+        var rows = cache.lookup(ids, detail: detail, generation: generation)
+        let missing = ids.indices.filter { rows[$0] == nil && ids[$0] != 0 }
+        guard !missing.isEmpty else { return rows }
+        let fetched = try ProgrammeRows(db, detail: detail).fetch(db, ids: missing.map { ids[$0] }) { channel(missing[$0]) }
+        for (index, row) in zip(missing, fetched) { rows[index] = row }
+        cache.keep(fetched.compactMap { $0 }, detail: detail, generation: generation)
+        return rows
     }
 
     public func coverage() async throws -> TimeWindow? {

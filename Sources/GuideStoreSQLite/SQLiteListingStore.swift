@@ -13,6 +13,8 @@ public final class SQLiteListingStore: GuideDatabase {
     public let now: @Sendable () -> Date
     /// The schedule as of the last now/next, reloaded when the listings' generation moves on.
     private let schedule = Mutex<ScheduleIndex?>(nil)
+    /// Summaries already read, for the schedule's generation (``ProgrammeCache``).
+    let cache = ProgrammeCache(keptAcrossGenerations: false)
     /// Every write takes this one slot: GRDB serializes its closures, but a shared script's transaction spans many
     /// (``transaction(_:)``).
     let writeSlot = Slots(1)

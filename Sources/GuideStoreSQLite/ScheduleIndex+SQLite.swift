@@ -39,6 +39,6 @@ extension ScheduleIndex {
         }
         if let currentKey { spans[currentKey] = firstOfKey..<entries.count }
         let slots = channels.map { Slot(channel: $0.id, entries: spans[$0.key] ?? 0..<0) }
-        return ScheduleIndex(generation: generation, slots: slots, entries: entries, longest: longest)
+        return ScheduleIndex(generation: generation, slots: slots, entries: entries.exactly(), longest: longest)
     }
 }

@@ -1,10 +1,10 @@
 import Foundation
 import GuideCore
 import Testing
-@testable import GuideStorePostgres
 @testable import GuideStore
 
-/// PostgreSQL's programme cache keeps at most its capacity, keeps what is asked for again, and keeps each detail apart.
+/// The stores' programme cache keeps at most its capacity, keeps what is asked for again, keeps each detail apart,
+/// and, for a store that reuses ids, only the newest generation's rows.
 @Suite struct ProgrammeCacheTests {
     static func programme(_ id: Int64) -> StoredProgramme {
         let start = Date(timeIntervalSince1970: TimeInterval(id * 1800))
@@ -15,15 +15,29 @@ import Testing
     }
 
     @Test func keepsAtMostItsCapacityAndWhatIsAskedForAgain() {
-        let cache = ProgrammeCache(capacity: 4)
-        cache.keep((1...2).map(Self.programme), detail: .summary)
-        cache.keep((3...4).map(Self.programme), detail: .summary)   // 1 and 2 move to the older half.
-        #expect(cache.lookup([1], detail: .summary).first??.id.rawValue == 1)   // Asked for again: back in the newer half.
-        cache.keep((5...6).map(Self.programme), detail: .summary)
-        let kept = cache.lookup(Array(1...6), detail: .summary).compactMap { $0?.id.rawValue }
+        let cache = ProgrammeCache(summaries: 4, full: 4, keptAcrossGenerations: true)
+        cache.keep((1...2).map(Self.programme), detail: .summary, generation: 1)
+        cache.keep((3...4).map(Self.programme), detail: .summary, generation: 1)   // 1 and 2 move to the older half.
+        // Asked for again: back in the newer half. Across generations, as PostgreSQL's ids are never reused.
+        #expect(cache.lookup([1], detail: .summary, generation: 2).first??.id.rawValue == 1)
+        cache.keep((5...6).map(Self.programme), detail: .summary, generation: 2)
+        let kept = cache.lookup(Array(1...6), detail: .summary, generation: 2).compactMap { $0?.id.rawValue }
         #expect(kept.count <= 4, "\(kept)")
         #expect(kept.contains(6) && kept.contains(5))
         #expect(!kept.contains(2) && !kept.contains(3))
-        #expect(cache.lookup([0, 5], detail: .full).allSatisfy { $0 == nil })   // Details are kept apart.
+        #expect(cache.lookup([0, 5], detail: .full, generation: 2).allSatisfy { $0 == nil })   // Details are kept apart.
+    }
+
+    @Test func aStoreThatReusesIdsKeepsOnlyTheNewestGenerationsRows() {
+        let cache = ProgrammeCache(keptAcrossGenerations: false)
+        cache.keep((1...3).map(Self.programme), detail: .summary, generation: 5)
+        #expect(cache.lookup([1, 2, 3], detail: .summary, generation: 5).allSatisfy { $0 != nil })
+        // An import: id 2 may now be another programme. Nothing from generation 5 is used...
+        #expect(cache.lookup([1, 2, 3], detail: .summary, generation: 6).allSatisfy { $0 == nil })
+        // ...nor kept by a read that began before the import and finishes after it.
+        cache.keep([Self.programme(2)], detail: .summary, generation: 5)
+        #expect(cache.lookup([2], detail: .summary, generation: 6) == [nil])
+        cache.keep([Self.programme(2)], detail: .summary, generation: 6)
+        #expect(cache.lookup([2], detail: .summary, generation: 6).first??.id.rawValue == 2)
     }
 }

@@ -70,14 +70,14 @@ struct APIRoutes: Sendable {
         let found = try await store.nowNext(at: instant, channels: channels, detail: .summary)
         var json = JSONWriter(capacity: found.count * 400)
         json.array { json in
-            for entry in found {
+            // By index, the programmes borrowed from the array: a copy of each would retain every one of its texts.
+            for index in found.indices {
                 json.object { json in
-                    json.key("channel"); json.string(entry.channel.rawValue)
-                    json.key("name"); json.string(known.channel(entry.channel)?.name ?? entry.channel.rawValue)
-                    json.key("next")
-                    if let next = entry.next { ProgrammeSummary.write(next, into: &json) } else { json.null() }
-                    json.key("now")
-                    if let current = entry.now { ProgrammeSummary.write(current, into: &json) } else { json.null() }
+                    let channel = found[index].channel
+                    json.key("channel"); json.string(channel.rawValue)
+                    json.key("name"); json.string(known.channel(channel)?.name ?? channel.rawValue)
+                    json.key("next"); ProgrammeSummary.write(found[index].next, into: &json)
+                    json.key("now"); ProgrammeSummary.write(found[index].now, into: &json)
                 }
             }
         }

@@ -124,9 +124,17 @@ struct JSONWriter {
 /// A programme as the guide window and now/next give it: what a grid or a "now" list shows. Everything else the
 /// listings said is one `GET /api/programmes/ID` away.
 enum ProgrammeSummary {
-    static func write(_ stored: StoredProgramme, into json: inout JSONWriter) {
-        let programme = stored.programme
+    /// `stored`, or null.
+    static func write(_ stored: borrowing StoredProgramme?, into json: inout JSONWriter) {
+        switch stored {
+        case .some(let programme): write(programme, into: &json)
+        case .none: json.null()
+        }
+    }
+
+    static func write(_ stored: borrowing StoredProgramme, into json: inout JSONWriter) {
         json.object { json in
+            let programme = stored.programme
             if !programme.categories.isEmpty {
                 json.key("categories")
                 json.array { json in for category in programme.categories { json.string(category.text) } }
