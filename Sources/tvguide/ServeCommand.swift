@@ -52,6 +52,24 @@ struct ServeCommand: AsyncParsableCommand {
         #endif
     }
 
+    /// Each minute, hands the memory glibc keeps free inside its arenas back to the system (`malloc_trim`): a 4 MB
+    /// `/api/now` or a schedule reloaded after an import leaves freed pages between live ones, counted in RSS until
+    /// reused (a 1.75 M-programme guide's server: 262 MB, 244 MB after a trim).
+    static func returnFreedMemory(clock: any Clock<Duration>) async {
+        #if os(Linux)
+        // Looked up by name, as mallopt is: malloc.h is not in Swift's Glibc module.
+        typealias MallocTrim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return await BackgroundWork.untilCancelled() }
+        let trim = unsafeBitCast(symbol, to: MallocTrim.self)
+        while !Task.isCancelled {
+            try? await clock.sleep(for: .seconds(60))  // Cancelled: the loop ends at its test.
+            _ = trim(0)
+        }
+        #else
+        await BackgroundWork.untilCancelled()
+        #endif
+    }
+
     private func serve(_ options: ServeSettings) async throws {
         if options.logFormat == .json { LoggingSystem.bootstrap { JSONLogLines(label: $0, now: GuideClock.system().now) } }
         let registry = options.metrics == .off ? nil : PrometheusCollectorRegistry()
