@@ -48,21 +48,28 @@ package enum SearchPlan {
         return results
     }
 
-    /// Text ids as a bit set. An entry whose id did not fit the schedule (``ScheduleIndex/Entry/unknownText``) may
-    /// hold anything: it is a candidate, checked by the store.
+    /// Text ids as a bit set, or, when they are few and far between (PostgreSQL never reuses an id, so a store years
+    /// old may have ids in the millions), as a hash set: a bit set's words never pass four for each id (or 16,384).
+    /// An entry whose id did not fit the schedule (``ScheduleIndex/Entry/unknownText``) may hold anything: it is a
+    /// candidate, checked by the store.
     struct TextSet {
         private var words: [UInt64] = []
+        private var sparse: Set<Int32>?
 
         init(_ ids: [Int64]) {
-            for id in ids where id >= 0 && id < Int64(ScheduleIndex.Entry.unknownText) {
-                let word = Int(id) >> 6
-                if word >= words.count { words += repeatElement(0, count: word + 1 - words.count) }
-                words[word] |= 1 << UInt64(id & 63)
+            let kept = ids.filter { $0 >= 0 && $0 < Int64(ScheduleIndex.Entry.unknownText) }.map { Int32($0) }
+            guard let largest = kept.max() else { return }
+            guard Int(largest) >> 6 < max(16_384, 4 * kept.count) else {
+                sparse = Set(kept)
+                return
             }
+            words = [UInt64](repeating: 0, count: Int(largest) >> 6 + 1)
+            for id in kept { words[Int(id) >> 6] |= 1 << UInt64(id & 63) }
         }
 
         func contains(_ id: Int32) -> Bool {
             if id == ScheduleIndex.Entry.unknownText { return true }
+            if let sparse { return sparse.contains(id) }
             let word = Int(id) >> 6
             return id >= 0 && word < words.count && words[word] & (1 << UInt64(id & 63)) != 0
         }

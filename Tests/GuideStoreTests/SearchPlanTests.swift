@@ -132,4 +132,13 @@ import Testing
         #expect(guide.schedule.first(5, endingAfter: .max) { _ in true }.isEmpty)
         #expect(guide.schedule.first(0, endingAfter: nil) { _ in true }.isEmpty)
     }
+
+    @Test func textIDsFarApartAreKeptWithoutABitForEachOneBelow() {
+        let far = SearchPlan.TextSet([3, 2_000_000_000, Int64(Int32.max) + 5, -1])
+        #expect(far.contains(3) && far.contains(2_000_000_000) && !far.contains(4) && !far.contains(-1))
+        #expect(far.contains(ScheduleIndex.Entry.unknownText))
+        let near = SearchPlan.TextSet(Array(1...50_000))
+        #expect(near.contains(1) && near.contains(50_000) && !near.contains(50_001) && !near.contains(0))
+        #expect(!SearchPlan.TextSet([]).contains(0))
+    }
 }
