@@ -141,4 +141,15 @@ import Testing
         #expect(near.contains(1) && near.contains(50_000) && !near.contains(50_001) && !near.contains(0))
         #expect(!SearchPlan.TextSet([]).contains(0))
     }
+
+    @Test func theLargestLimitTheCommandLineTakesFindsEveryMatchWithoutTrapping() async throws {
+        // `tvguide search --limit` takes any whole number from 1 up; the API bounds its limit to 1...500.
+        let guide = Guide(channels: 6, each: 50) { channel, index in (channel * index) % 4 == 0 ? "news" : "film" }
+        for limit in [Int.max, 1] {
+            let query = SearchQuery(["news"], limit: limit)
+            #expect(try await guide.search(query) == guide.everyProgramme(query))
+        }
+        #expect(try await guide.search(SearchQuery(["news"], limit: 0)).isEmpty)
+        #expect(try await guide.search(SearchQuery(["news"], limit: -1)).isEmpty)
+    }
 }
