@@ -6,11 +6,21 @@ import XMLTV
 
 private let batchSize = 512
 
-/// One input of an import: raw (possibly gzip) bytes read chunk by chunk, empty data at the end.
+/// What an input gives its import next.
+enum ImportChunk {
+    /// Raw (possibly gzip) bytes.
+    case bytes(Data)
+    /// The next bytes are on this line of the file: an input reading only parts of one (``RefreshPlan``).
+    case line(Int)
+    /// Items for the store, after the programmes read so far.
+    case items([ImportItem])
+}
+
+/// One input of an import: chunk by chunk, nil at the end.
 struct ImportInput {
     /// Names the input in messages; a Radio Times file's name gives its channel.
     var name: String
-    var next: () throws -> Data
+    var next: () throws -> ImportChunk?
     /// Lets go of what `next` reads from (a file).
     var close: () -> Void
 }
@@ -47,12 +57,18 @@ func readBatches(from inputs: [ImportInput], transform: ListingTransform, into h
         for input in inputs {
             var decoder = ListingStreamDecoder(radioTimesChannel: ListingImporter.radioTimesChannel(for: input.name),
                                                localZone: transform.localZone)
-            while true {
-                let chunk = try input.next()
-                if chunk.isEmpty { break }
-                try chunk.withUnsafeBytes { try decoder.feed($0, emit) }
-                bytesRead += Int64(chunk.count)
-                progress(bytesRead, programmes)
+            while let chunk = try input.next() {
+                switch chunk {
+                case .bytes(let bytes):
+                    try bytes.withUnsafeBytes { try decoder.feed($0, emit) }
+                    bytesRead += Int64(bytes.count)
+                    progress(bytesRead, programmes)
+                case .line(let line):
+                    decoder.continueAt(line: line)
+                case .items(let items):
+                    batch.append(contentsOf: items)
+                    if batch.count >= batchSize { try send() }
+                }
             }
             try decoder.finish(emit)
             issues.merge(decoder.issues)

@@ -42,6 +42,14 @@ struct ListingDecoder {
         }
     }
 
+    /// The next byte fed is on line `line` of the file (``XMLTVReader/continueAt(line:)``); XMLTV only.
+    mutating func continueAt(line: Int) {
+        guard case .xmltv(var reader) = state else { return }
+        state = .undecided([])
+        reader.continueAt(line: line)
+        state = .xmltv(reader)
+    }
+
     mutating func feed(_ chunk: UnsafeRawBufferPointer, _ emit: (XMLTVItem) throws -> Void) throws {
         switch state {
         case .undecided(var head):
@@ -198,6 +206,10 @@ struct ListingStreamDecoder {
         } catch let failure as GzipInflater.Failure {
             throw IngestError(failure)
         }
+    }
+
+    mutating func continueAt(line: Int) {
+        decoder.continueAt(line: line)
     }
 
     mutating func finish(_ emit: (XMLTVItem) throws -> Void) throws {

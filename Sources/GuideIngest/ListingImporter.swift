@@ -55,6 +55,15 @@ public struct ListingImporter: Sendable {
         }
     }
 
+    /// Imports what `plan` reads of the file at `path` as one import of `source`: its header and the days that changed.
+    func importFile(at path: String, planned plan: RefreshPlan, as source: SourceName, transform: ListingTransform) async throws -> ImportSummary {
+        let size = chunkSize
+        let total = plan.headerEnd + plan.segments.reduce(0) { $0 + Int64($1.bytes.count) }
+        return try await importInputs(source: source, transform: transform, progress: { _ in }) {
+            ([try plan.input(reading: path, chunkSize: size)], total)
+        }
+    }
+
     /// Opens the files of an import (on its reading thread): their inputs and their size in all.
     private static func open(_ files: [(path: String, name: String)], chunkSize size: Int) throws -> (inputs: [ImportInput], total: Int64?) {
         var handles: [FileHandle] = []
@@ -69,7 +78,8 @@ public struct ListingImporter: Sendable {
             total += (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0
         }
         let inputs = zip(files, handles).map { file, handle in
-            ImportInput(name: file.name, next: { try handle.read(upToCount: size) ?? Data() }, close: { try? handle.close() })
+            ImportInput(name: file.name, next: { try handle.read(upToCount: size).flatMap { $0.isEmpty ? nil : .bytes($0) } },
+                        close: { try? handle.close() })
         }
         return (inputs, total)
     }
@@ -79,7 +89,7 @@ public struct ListingImporter: Sendable {
                              progress: @escaping @Sendable (ImportProgress) -> Void = { _ in },
                              next: @escaping @Sendable () throws -> Data) async throws -> ImportSummary {
         try await importInputs(source: source, transform: ListingTransform(), progress: progress) {
-            ([ImportInput(name: name, next: next, close: {})], totalBytes)
+            ([ImportInput(name: name, next: { let bytes = try next(); return bytes.isEmpty ? nil : .bytes(bytes) }, close: {})], totalBytes)
         }
     }
 

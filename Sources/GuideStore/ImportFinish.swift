@@ -31,6 +31,6 @@ package struct ImportFinish: Sendable {
             UPDATE source SET imported_at = (SELECT started_at FROM import_run WHERE id = \(importID)) WHERE id = \(sourceID)
             """)
         return ImportSummary(source: source, channels: channels, programmes: programmes, replaced: replaced, hidden: hidden,
-                             issues: issues)
+                             issues: issues, importedAt: Date(unixSeconds: started))
     }
 }

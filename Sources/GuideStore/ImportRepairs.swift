@@ -71,6 +71,14 @@ package struct ImportRepairs {
         }
     }
 
+    /// Ends channel `key`'s rows so far: its next slot, not handed over, starts at `nextStart` (``ListingRepair/end(nextStart:cuts:)``).
+    package mutating func end(_ key: Int64, nextStart: Int64?, cuts: Bool) {
+        if runKey == key { endRun() }
+        guard let (name, slot) = open.removeValue(forKey: key) else { return }
+        for airing in slot { repair.add(airing, channelKey: key, channel: name) }
+        repair.end(nextStart: nextStart, cuts: cuts)
+    }
+
     /// Settles every open slot (each the end of its channel); then repair the channels to read back.
     package mutating func finish() {
         endRun()

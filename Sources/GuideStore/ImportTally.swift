@@ -44,4 +44,14 @@ package struct ImportTally {
     package var channelCount: Int {
         describedChannels.union(coverage.keys.compactMap { channelIDs[$0] }).count
     }
+
+    /// Each channel's span: the new listings' coverage, widened by what a channel read in part covers in its feed.
+    package func spans(with parts: [Int64: ListingPart]) -> [Int64: (start: Int64, end: Int64)] {
+        var spans = coverage
+        for (key, part) in parts {
+            let span = spans[key]
+            spans[key] = (min(span?.start ?? part.first, part.first), max(span?.end ?? part.end, part.end))
+        }
+        return spans
+    }
 }

@@ -11,7 +11,7 @@ import GuideCore
 /// - zero-length programmes are kept and reported.
 package struct ListingRepair {
     package struct Airing {
-        var id: Int64
+        package var id: Int64
         var start: Int64
         var stop: Int64
         var isStopKnown: Bool
@@ -67,6 +67,17 @@ package struct ListingRepair {
     /// Settles the last slot; call after the last row.
     package mutating func finish() {
         settle(nextStart: nil)
+    }
+
+    /// Ends the channel's rows here: the next slot, not handed over (its row is stored already), starts at `nextStart`
+    /// (nil: none), and cuts what is still running then unless it is zero-length. The next row starts afresh.
+    package mutating func end(nextStart: Int64?, cuts: Bool) {
+        settle(nextStart: nextStart)
+        if let nextStart, cuts { cutOverlaps(at: nextStart) }
+        slot = []
+        previous.removeAll()
+        channelKey = nil
+        channel = nil
     }
 
     /// The last slot of the channel, left open (a later row may join it or end it), and the channel forgotten: the

@@ -96,6 +96,40 @@ public enum ImportItem: Sendable {
     /// Drop the source's earlier listings on every channel but these: a configured source's channels an admin
     /// dropped or mapped elsewhere.
     case retire(allBut: Set<ChannelID>)
+    /// This import reads only part of the channel's listings (a refresh skipping the days its feed did not change):
+    /// what it replaces is what the whole feed would, less the stored rows of the days it did not read.
+    case part(ListingPart)
+    /// The channel's programmes read so far end here; the next one, not read (its row is stored already), starts at
+    /// `nextStart` (nil: none), and cuts what is still running then unless it is zero-length (`cuts` false).
+    case runEnds(ChannelID, nextStart: Int64?, cuts: Bool)
+}
+
+/// What a refresh that reads only part of a channel's listings replaces of them (``ImportItem/part(_:)``).
+public struct ListingPart: Sendable, Equatable {
+    public var channel: ChannelID
+    /// The span the whole feed covers on the channel, as a full import would replace it.
+    public var first: Int64
+    public var end: Int64
+    /// Spans of start times (seconds since 1970) whose stored rows stay: the days the feed did not change.
+    public var kept: [Range<Int64>]
+
+    public init(channel: ChannelID, first: Int64, end: Int64, kept: [Range<Int64>]) {
+        (self.channel, self.first, self.end, self.kept) = (channel, first, end, kept)
+    }
+
+    /// The spans of start times whose stored rows go: `first..<end` without the kept ones (rows starting before
+    /// `first` and running past it go too, as in a full import).
+    package func replaced(through end: Int64) -> [Range<Int64>] {
+        var spans: [Range<Int64>] = []
+        var from = first
+        for kept in kept.sorted(by: { $0.lowerBound < $1.lowerBound }) where kept.upperBound > from {
+            if kept.lowerBound > from { spans.append(from..<min(kept.lowerBound, end)) }
+            from = max(from, kept.upperBound)
+            if from >= end { break }
+        }
+        if from < end { spans.append(from..<end) }
+        return spans.filter { !$0.isEmpty }
+    }
 }
 
 /// One hand-over from an import's reader to the store.
@@ -162,8 +196,12 @@ public struct ImportSummary: Sendable {
     /// Programmes of this source the guide does not show because a higher-priority source lists the same time.
     public var hidden: Int
     public var issues: IssueLog
+    /// When the import started: the source's `imported_at` from then on.
+    public var importedAt: Date?
 
-    public init(source: SourceName, channels: Int, programmes: Int, replaced: Int, hidden: Int = 0, issues: IssueLog) {
+    public init(source: SourceName, channels: Int, programmes: Int, replaced: Int, hidden: Int = 0, issues: IssueLog,
+                importedAt: Date? = nil) {
+        self.importedAt = importedAt
         self.source = source
         self.channels = channels
         self.programmes = programmes

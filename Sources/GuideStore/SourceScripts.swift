@@ -14,7 +14,7 @@ extension SourceStore where Self: SQLBackend {
             }
             return try await db.rows("""
                 SELECT id, definition, last_attempt, last_success, last_outcome, last_error, last_bytes, last_programmes,
-                       last_repairs, last_duration, failures_in_row, refresh_started_at
+                       last_repairs, last_duration, failures_in_row, refresh_started_at, imported_at
                 FROM source WHERE definition IS NOT NULL ORDER BY priority DESC, name\(.binaryOrder)
                 """).compactMap { row in
                 guard let definition = StoredDefinition.definition(try row.value(1)) else { return nil }
@@ -23,7 +23,8 @@ extension SourceStore where Self: SQLBackend {
                                     lastOutcome: try row.value(4, as: String?.self).flatMap(RefreshOutcome.init(rawValue:)),
                                     lastFailure: try row.value(5, as: String?.self).map(Sentence.init(stored:)), lastBytes: try row.value(6), lastProgrammes: try row.value(7),
                                     lastRepairs: try row.value(8), lastDuration: try row.value(9), programmes: count.total,
-                                    hidden: count.hidden, failuresInRow: try row.value(10), unfinishedSince: try date(row, 11))
+                                    hidden: count.hidden, failuresInRow: try row.value(10), unfinishedSince: try date(row, 11),
+                                    importedAt: try date(row, 12))
             }
         }
     }

@@ -204,11 +204,14 @@ public struct SourceStatus: Sendable {
     public var failuresInRow: Int
     /// When a refresh started that has recorded no outcome yet: running now, or the process stopped during it.
     public var unfinishedSince: Date?
+    /// When the listings it holds now were imported (an import's start).
+    public var importedAt: Date?
 
     public init(definition: SourceDefinition, lastAttempt: Date? = nil, lastSuccess: Date? = nil,
                 lastOutcome: RefreshOutcome? = nil, lastFailure: Sentence? = nil, lastBytes: Int64 = 0, lastProgrammes: Int = 0,
                 lastRepairs: Int = 0, lastDuration: TimeInterval = 0, programmes: Int = 0, hidden: Int = 0,
-                failuresInRow: Int = 0, unfinishedSince: Date? = nil) {
+                failuresInRow: Int = 0, unfinishedSince: Date? = nil, importedAt: Date? = nil) {
+        self.importedAt = importedAt
         self.definition = definition
         self.lastAttempt = lastAttempt
         self.lastSuccess = lastSuccess

@@ -24,6 +24,10 @@ final class PostgresImportSession {
     private var bodyIDs: [Int64: Int64] = [:]
     /// This import's rows, repaired as they go.
     private var repairs = ImportRepairs()
+    /// Channels this import reads only part of, by key.
+    private var parts: [Int64: ListingPart] = [:]
+    /// Ends of runs (``ImportItem/runEnds(_:nextStart:cuts:)``) read but not yet taken, after how many of ``pending``.
+    private var pendingEnds: [(after: Int, key: Int64, nextStart: Int64?, cuts: Bool)] = []
     /// Programmes read but not yet sent, with their channel keys.
     private var pending: [(programme: PreparedProgramme, channel: Int64)] = []
 
@@ -44,6 +48,8 @@ final class PostgresImportSession {
         case .channel(let channel): try await add(channel)
         case .programme(let programme): try await add(programme)
         case .retire(let kept): try await retire(allBut: kept)
+        case .part(let part): parts[try await channelKey(part.channel)] = part
+        case .runEnds(let channel, let nextStart, let cuts): try await endRun(channel, nextStart: nextStart, cuts: cuts)
         }
     }
 
@@ -81,6 +87,12 @@ final class PostgresImportSession {
         return key
     }
 
+    /// Records where a channel's run read so far ends; the repairs take it in ``flush()``, in order with the rows.
+    private func endRun(_ channel: ChannelID, nextStart: Int64?, cuts: Bool) async throws {
+        pendingEnds.append((pending.count, try await channelKey(channel), nextStart, cuts))
+        if pending.isEmpty { try await flush() }
+    }
+
     func add(_ prepared: PreparedProgramme) async throws {
         let key = try await channelKey(prepared.channel)
         pending.append((prepared, key))
@@ -90,7 +102,12 @@ final class PostgresImportSession {
 
     /// Sends the pending programmes: their new titles in one statement, then the rows in one.
     private func flush() async throws {
-        guard !pending.isEmpty else { return }
+        guard !pending.isEmpty else {
+            for end in pendingEnds { repairs.end(end.key, nextStart: end.nextStart, cuts: end.cuts) }
+            pendingEnds.removeAll(keepingCapacity: true)
+            if repairs.hasChanges { try await applyRepairs() }
+            return
+        }
         if titleIDs.count > TextCache.limit { titleIDs.removeAll(keepingCapacity: true) }
         if bodyIDs.count > TextCache.limit { bodyIDs.removeAll(keepingCapacity: true) }
         let newTitles = Array(Set(pending.map(\.programme.foldedTitle)).filter { titleIDs[$0] == nil })
@@ -140,6 +157,8 @@ final class PostgresImportSession {
             details.append(ByteBuffer(bytes: programme.details))
         }
         // The rows come back as inserted (with their ids), for the repairs.
+        var inserted: [(airing: ListingRepair.Airing, key: Int64)] = []
+        inserted.reserveCapacity(pending.count)
         for row in try await link.query("""
             INSERT INTO programme (source_id, import_id, channel_key, start, stop, stop_known, title, title_id, clump, line,
                                    body_id, details)
@@ -151,10 +170,21 @@ final class PostgresImportSession {
             """) {
             let (id, key, start, stop, isStopKnown, title, clump, line) = try row.decode(
                 (Int64, Int64, Int64, Int64, Bool, String, String?, Int64?).self)
-            repairs.add(ListingRepair.Airing(id: id, start: start, stop: stop, isStopKnown: isStopKnown, title: title, clump: clump,
-                                             line: line.map(Int.init)),
-                        channel: key, named: tally.channelIDs[key])
+            inserted.append((ListingRepair.Airing(id: id, start: start, stop: stop, isStopKnown: isStopKnown, title: title, clump: clump,
+                                                  line: line.map(Int.init)), key))
         }
+        // In the order read (ids come from the sequence in that order), with the ends of runs where they were read.
+        inserted.sort { $0.airing.id < $1.airing.id }
+        var ends = pendingEnds[...]
+        for (index, row) in inserted.enumerated() {
+            while let end = ends.first, end.after <= index {
+                repairs.end(end.key, nextStart: end.nextStart, cuts: end.cuts)
+                ends = ends.dropFirst()
+            }
+            repairs.add(row.airing, channel: row.key, named: tally.channelIDs[row.key])
+        }
+        for end in ends { repairs.end(end.key, nextStart: end.nextStart, cuts: end.cuts) }
+        pendingEnds.removeAll(keepingCapacity: true)
         pending.removeAll(keepingCapacity: true)
         if repairs.hasChanges { try await applyRepairs() }
     }
@@ -182,13 +212,17 @@ final class PostgresImportSession {
         try await flush()
         try await finishRepairs()
         let removed = repairs.deleted
-        let spans = tally.coverage.map { (key: $0.key, start: $0.value.start, end: $0.value.end) }
+        let covered = tally.spans(with: parts)
+        let spans = covered.map { (key: $0.key, start: $0.value.start, end: $0.value.end) }
+        let whole = spans.filter { parts[$0.key] == nil }
         let keys = spans.map(\.key), firsts = spans.map(\.start), lasts = spans.map(\.end)
-        let replaced = try await link.execute("""
-            DELETE FROM programme p USING unnest(\(keys)::bigint[], \(firsts)::bigint[], \(lasts)::bigint[]) AS c(key, first, last)
+        var replaced = try await link.execute("""
+            DELETE FROM programme p
+            USING unnest(\(whole.map(\.key))::bigint[], \(whole.map(\.start))::bigint[], \(whole.map(\.end))::bigint[]) AS c(key, first, last)
             WHERE p.source_id = \(sourceID) AND p.channel_key = c.key AND p.import_id <> \(importID)
               AND p.start < c.last AND (p.stop > c.first OR p.start >= c.first)
             """)
+        replaced += try await replaceParts(through: covered)
         if replaced + retired + removed > 0 {
             // Titles and bodies no programme points at any more leave the search indexes.
             try await link.execute("DELETE FROM title t WHERE NOT EXISTS (SELECT 1 FROM programme p WHERE p.title_id = t.id)")
@@ -201,8 +235,34 @@ final class PostgresImportSession {
             SET first = least(source_coverage.first, excluded.first), last = greatest(source_coverage.last, excluded.last)
             """)
         return ImportFinish(source: source, sourceID: sourceID, importID: importID,
-                            touchedChannels: Array(retiredChannels.union(tally.coverage.keys)), channels: tally.channelCount,
+                            touchedChannels: Array(retiredChannels.union(covered.keys)), channels: tally.channelCount,
                             programmes: tally.programmeCount - removed, replaced: replaced + retired, issues: issues)
+    }
+
+    /// Drops what the channels read in part replace (``ListingPart``): the rows in their spans but for the kept days,
+    /// and rows running into their span from before it. Returns how many went.
+    private func replaceParts(through spans: [Int64: (start: Int64, end: Int64)]) async throws -> Int {
+        guard !parts.isEmpty else { return 0 }
+        let keys = Array(parts.keys), firsts = keys.map { parts[$0]?.first ?? 0 }
+        var replaced = try await link.execute("""
+            DELETE FROM programme p USING unnest(\(keys)::bigint[], \(firsts)::bigint[]) AS c(key, first)
+            WHERE p.source_id = \(sourceID) AND p.channel_key = c.key AND p.import_id <> \(importID)
+              AND p.start < c.first AND p.stop > c.first
+            """)
+        var channels: [Int64] = [], froms: [Int64] = [], tos: [Int64] = []
+        for (key, part) in parts {
+            for span in part.replaced(through: spans[key]?.end ?? part.end) {
+                channels.append(key)
+                froms.append(span.lowerBound)
+                tos.append(span.upperBound)
+            }
+        }
+        replaced += try await link.execute("""
+            DELETE FROM programme p USING unnest(\(channels)::bigint[], \(froms)::bigint[], \(tos)::bigint[]) AS c(key, first, last)
+            WHERE p.source_id = \(sourceID) AND p.channel_key = c.key AND p.import_id <> \(importID)
+              AND p.start >= c.first AND p.start < c.last
+            """)
+        return replaced
     }
 
     /// Applies the documented repairs (``ListingRepair``) decided so far to this import's rows.

@@ -33,6 +33,29 @@ extension SQLiteImportSession {
 }
 
 extension SQLiteImportSession {
+    /// Drops what the channels read in part replace (``ListingPart``): the rows in their spans but for the kept days,
+    /// and rows running into their span from before it. Returns how many went.
+    func replaceParts(through spans: [Int64: (start: Int64, end: Int64)]) throws -> Int {
+        guard !parts.isEmpty else { return 0 }
+        let overlapping = try db.makeStatement(sql: """
+            DELETE FROM programme WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start < ? AND stop > ?
+            """)
+        let within = try db.makeStatement(sql: """
+            DELETE FROM programme WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start >= ? AND start < ?
+            """)
+        var replaced = 0
+        for (channel, part) in parts {
+            let end = spans[channel]?.end ?? part.end
+            try overlapping.execute(arguments: [sourceID, channel, importID, part.first, part.first])
+            replaced += db.changesCount
+            for span in part.replaced(through: end) {
+                try within.execute(arguments: [sourceID, channel, importID, span.lowerBound, span.upperBound])
+                replaced += db.changesCount
+            }
+        }
+        return replaced
+    }
+
     /// Drops the titles and bodies no programme points at any more, and their trigrams: listings replaced day after
     /// day would otherwise leave every old episode's description in the search index for good.
     func pruneTexts() throws {

@@ -32,6 +32,8 @@ final class SQLiteImportSession {
     private var bodyIDs: [Int64: Int64] = [:]
     /// This import's rows, repaired as they go.
     var repairs = ImportRepairs()
+    /// Channels this import reads only part of, by key.
+    var parts: [Int64: ListingPart] = [:]
     let updateStop: Statement
     let deleteRow: Statement
 
@@ -71,6 +73,10 @@ final class SQLiteImportSession {
         case .channel(let channel): try add(channel)
         case .programme(let programme): try add(programme)
         case .retire(let kept): try retire(allBut: kept)
+        case .part(let part): parts[try channelKey(part.channel)] = part
+        case .runEnds(let channel, let nextStart, let cuts):
+            repairs.end(try channelKey(channel), nextStart: nextStart, cuts: cuts)
+            if repairs.hasChanges { try applyRepairs() }
         }
     }
 
@@ -213,20 +219,22 @@ final class SQLiteImportSession {
             DELETE FROM programme
             WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start < ? AND (stop > ? OR start >= ?)
             """)
-        for (channel, span) in tally.coverage {
+        let spans = tally.spans(with: parts)
+        for (channel, span) in spans where parts[channel] == nil {
             try delete.execute(arguments: [sourceID, channel, importID, span.end, span.start, span.start])
             replaced += db.changesCount
         }
+        replaced += try replaceParts(through: spans)
         if replaced + retired + removed > 0 { try pruneTexts() }
         let spread = try db.makeStatement(sql: """
             INSERT INTO source_coverage (source_id, channel_key, first, last) VALUES (?, ?, ?, ?)
             ON CONFLICT DO UPDATE SET first = min(first, excluded.first), last = max(last, excluded.last)
             """)
-        for (channel, span) in tally.coverage {
+        for (channel, span) in spans {
             try spread.execute(arguments: [sourceID, channel, span.start, span.end])
         }
         return ImportFinish(source: source, sourceID: sourceID, importID: importID,
-                            touchedChannels: Array(retiredChannels.union(tally.coverage.keys)), channels: tally.channelCount,
+                            touchedChannels: Array(retiredChannels.union(spans.keys)), channels: tally.channelCount,
                             programmes: tally.programmeCount - removed, replaced: replaced + retired, issues: issues)
     }
 }

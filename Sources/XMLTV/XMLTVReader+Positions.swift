@@ -8,6 +8,13 @@ extension XMLTVReader {
         line(at: offset, p)
     }
 
+    /// Says that the next byte fed is on line `line` of the file, for a reader fed parts of one (a refresh reading
+    /// only the days that changed) that reports each programme's line as the file has it.
+    public mutating func continueAt(line: Int) {
+        let unread = buffer[min(lineCursor, buffer.count)...].reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+        lineAtCursor = line - unread
+    }
+
     mutating func line(at offset: Int, _ p: UnsafeBufferPointer<UInt8>) -> Int {
         guard offset > lineCursor, let base = p.baseAddress else { return lineAtCursor }
         var index = lineCursor

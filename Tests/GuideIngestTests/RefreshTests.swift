@@ -30,11 +30,12 @@ import Testing
 
         /// `clock`: how long retries wait and downloads take; virtual for a test of a long wait.
         init(policy: FetchPolicy = Rig.quickPolicy, readTimeout: Duration = .seconds(5),
-             clock: any Clock<Duration> = ContinuousClock()) async throws {
+             clock: any Clock<Duration> = ContinuousClock(), readsChangesOnly: Bool = true) async throws {
             fixture = try await IngestFixture()
             server = try await MisbehavingServer()
             transport = AsyncHTTPTransport(readTimeout: .milliseconds(Int64(readTimeout / .milliseconds(1))))
-            refresher = SourceRefresher(store: fixture.store, transport: transport, policy: policy, now: { Date() }, clock: clock)
+            refresher = SourceRefresher(store: fixture.store, transport: transport, policy: policy, readsChangesOnly: readsChangesOnly,
+                                        now: { Date() }, clock: clock)
         }
 
         static var quickPolicy: FetchPolicy {

@@ -51,6 +51,8 @@ struct FetchedFeed: Sendable {
     /// The channels the feed describes or names, in order of appearance.
     var channels: [OfferedChannel]
     var programmes: Int
+    /// Where its programmes lie, when it is plain XMLTV: a refresh then reads only what changed (``RefreshPlan``).
+    var layout: ListingLayout? = nil
 
     func discard() {
         if isTemporary { try? FileManager.default.removeItem(atPath: path) }
@@ -63,9 +65,9 @@ enum FetchResult: Sendable {
     case fetched(FetchedFeed)
 }
 
-/// Gets one feed: downloads a URL to a temporary file (or reads a local file) while parsing it as it arrives, so a
-/// broken or non-listings feed fails before the store is touched, progress can count programmes, and the channels
-/// it offers are known before the import. Retries what is worth retrying.
+/// Gets one feed: downloads a URL to a temporary file (or reads a local file) while surveying it as it arrives
+/// (``FeedSurvey``), so a feed that is not listings fails before the store is touched, progress can count programmes,
+/// and the channels it offers are known before the import. Retries what is worth retrying.
 struct FeedFetcher: Sendable {
     var transport: any HTTPTransport
     var policy: FetchPolicy
@@ -219,7 +221,7 @@ struct FeedFetcher: Sendable {
         return .fetched(FetchedFeed(location: location, path: path, isTemporary: true, bytes: state.bytes,
                                     validators: HTTPValidators(etag: reply.headers["etag"], lastModified: reply.headers["last-modified"],
                                                                content: survey.content),
-                                    channels: survey.channels, programmes: survey.programmes))
+                                    channels: survey.channels, programmes: survey.programmes, layout: survey.layout))
     }
 
     /// Reads a local file through the same checks as a download; not modified when its bytes are the ones last imported.
@@ -244,7 +246,7 @@ struct FeedFetcher: Sendable {
         guard try !survey.finish() else { return .notModified }
         return .fetched(FetchedFeed(location: location, path: path, isTemporary: false, bytes: state.bytes,
                                     validators: HTTPValidators(etag: nil, lastModified: nil, content: survey.content),
-                                    channels: survey.channels, programmes: survey.programmes))
+                                    channels: survey.channels, programmes: survey.programmes, layout: survey.layout))
     }
 
     /// Sorts a transport error into worth-retrying (timeouts, refused or dropped connections) or not (redirect

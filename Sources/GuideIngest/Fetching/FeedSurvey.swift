@@ -18,13 +18,19 @@ struct ContentDigests {
     private var hasher = SHA256()
     private var inBlock = 0
 
-    /// The stored form: the scheme, then each block's digest in hex.
+    /// The stored form: the scheme, then each block's digest in hex, on the first line (a ``ListingLayout`` may follow).
     var text: String { Self.scheme + blocks.joined() }
 
     /// The blocks of a stored form; none for anything else (another scheme, a damaged value, too many blocks).
+    /// What the stored form holds after its first line: the feed's ``ListingLayout`` when it had one.
+    static func layout(in stored: String?) -> Substring? {
+        guard let stored, let newline = stored.firstIndex(of: "\n") else { return nil }
+        return stored[stored.index(after: newline)...]
+    }
+
     static func blocks(of stored: String?) -> [String] {
         guard let stored, stored.hasPrefix(scheme) else { return [] }
-        let hex = stored.utf8.dropFirst(scheme.utf8.count)
+        let hex = stored.utf8.prefix { $0 != UInt8(ascii: "\n") }.dropFirst(scheme.utf8.count)
         guard hex.count % 64 == 0, hex.count / 64 <= mostBlocks,
               hex.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
         else { return [] }
@@ -55,29 +61,40 @@ struct ContentDigests {
     }
 }
 
-/// Reads a feed as it arrives (a download being written to `path`, or a file): its content digests always, and, once
-/// it differs from the feed last imported, a parse that keeps its channels and counts its programmes. While it is
-/// the same block for block, the parse waits; at the first block that differs it reads back what it skipped from
-/// `path`. A feed the same to the end is never parsed: ``finish()`` says so.
+/// Reads a feed as it arrives (a download being written to `path`, or a file): its content digests always; once it
+/// differs from the feed last imported, its ``ListingLayout`` (a scan, not a parse); and a parse that keeps its
+/// channels and counts its programmes only where the scan cannot say (a file that is not plain XMLTV): for a plain
+/// one, only its header is parsed, and the import reads the rest. While the feed is the same block for block,
+/// nothing else is done; at the first block that differs the scan reads back what was skipped from `path`. A feed the
+/// same to the end is neither scanned nor parsed: ``finish()`` says so.
 struct FeedSurvey {
     private var survey: Survey
+    private var scanner: ListingLayoutScanner
     private var digests = ContentDigests()
     private let previous: [String]
     private let path: String
-    /// Bytes read so far, and how many of them were parsed.
+    private let location: String
+    private let localZone: TimeZone?
+    /// Bytes read so far, and how many of them were scanned and parsed.
     private var bytes: Int64 = 0
+    private var scanned: Int64 = 0
     private var parsed: Int64 = 0
     private var isSameSoFar: Bool
+    /// The feed's layout, once ``finish()`` found it plain.
+    private(set) var layout: ListingLayout?
 
     var channels: [OfferedChannel] { survey.channels }
-    var programmes: Int { survey.programmes }
+    var programmes: Int { layout?.programmes ?? (scanner.refusal == nil ? scanner.programmes : survey.programmes) }
     /// What to keep with the feed's validators once it is imported.
     var content: String { digests.text }
 
     init(location: String, localZone: TimeZone?, previous: String?, path: String) {
         survey = Survey(location: location, localZone: localZone)
+        scanner = ListingLayoutScanner(localZone: localZone)
         self.previous = ContentDigests.blocks(of: previous)
         self.path = path
+        self.location = location
+        self.localZone = localZone
         isSameSoFar = !self.previous.isEmpty
     }
 
@@ -88,33 +105,76 @@ struct FeedSurvey {
         if isSameSoFar {
             isSameSoFar = digests.blocks.count <= previous.count && digests.blocks.last.map { $0 == previous[digests.blocks.count - 1] } ?? true
             if isSameSoFar { return }
-            try catchUp(to: bytes - Int64(raw.count))
         }
-        try survey.feed(raw)
-        parsed = bytes
+        try catchUp(to: bytes - Int64(raw.count))
+        try take(raw)
     }
 
-    /// Whether the feed was the same as the one last imported, to the last byte; if not, its parse is finished.
+    /// Whether the feed was the same as the one last imported, to the last byte; if not, its survey is finished.
     mutating func finish() throws -> Bool {
         digests.finish()
         if isSameSoFar && digests.blocks == previous { return true }
         isSameSoFar = false
         try catchUp(to: bytes)
-        try survey.finish()
+        if scanner.refusal == nil, let layout = scanner.finish() {
+            self.layout = layout
+            try surveyHeader(of: layout)
+        } else {
+            try catchUp(to: bytes)
+            try survey.finish()
+        }
         return false
     }
 
-    /// Parses what was skipped while the feed matched, up to `end`, from the file.
+    /// Scans (and, once the scan gave up, parses) `raw`, the bytes after those taken so far.
+    private mutating func take(_ raw: UnsafeRawBufferPointer) throws {
+        if scanner.refusal == nil {
+            scanner.feed(raw)
+            scanned += Int64(raw.count)
+            guard scanner.refusal != nil else { return }
+            try catchUp(to: scanned - Int64(raw.count))
+        }
+        try survey.feed(raw)
+        parsed += Int64(raw.count)
+    }
+
+    /// Takes what was skipped, up to `end`, from the file: what the scan skipped while the feed matched, and what the
+    /// parse skipped while the scan went on.
     private mutating func catchUp(to end: Int64) throws {
-        guard parsed < end else { return }
+        if scanner.refusal == nil, scanned < end {
+            try readBack(from: scanned, to: end) { raw in
+                scanner.feed(raw)
+                scanned += Int64(raw.count)
+            }
+        }
+        if scanner.refusal != nil, parsed < end {
+            try readBack(from: parsed, to: end) { raw in
+                try survey.feed(raw)
+                parsed += Int64(raw.count)
+            }
+        }
+    }
+
+    /// The channels of a plain file: its header parsed, and the channels only its programmes name, by their ids.
+    private mutating func surveyHeader(of layout: ListingLayout) throws {
+        survey = Survey(location: location, localZone: localZone)
+        try readBack(from: 0, to: layout.headerEnd) { try survey.feed($0) }
+        try Array("</tv>".utf8).withUnsafeBytes { try survey.feed($0) }
+        try survey.finish()
+        survey.offer(layout.runs.map { ChannelID($0.channel) })
+    }
+
+    private func readBack(from start: Int64, to end: Int64, _ take: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard start < end else { return }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw IngestError(.unreadable, saying: "cannot read {file}: check its permissions", ["file": path])
         }
         defer { try? handle.close() }
-        try handle.seek(toOffset: UInt64(parsed))
-        while parsed < end, let chunk = try handle.read(upToCount: Int(min(1 << 20, end - parsed))), !chunk.isEmpty {
-            try chunk.withUnsafeBytes { try survey.feed($0) }
-            parsed += Int64(chunk.count)
+        try handle.seek(toOffset: UInt64(start))
+        var offset = start
+        while offset < end, let chunk = try handle.read(upToCount: Int(min(1 << 20, end - offset))), !chunk.isEmpty {
+            try chunk.withUnsafeBytes { try take($0) }
+            offset += Int64(chunk.count)
         }
     }
 }
@@ -144,6 +204,11 @@ extension FeedSurvey {
             defer { self.tally = tally }
             try decoder.finish { tally.record($0) }
         }
+
+        /// Offers channels the programmes name that the header did not describe, by their ids.
+        mutating func offer(_ named: [ChannelID]) {
+            for id in named { tally.name(id) }
+        }
     }
 
     fileprivate struct Tally {
@@ -162,12 +227,15 @@ extension FeedSurvey {
                 }
             case .programme(let programme, _):
                 programmes += 1
-                // A channel only its programmes name is offered by its id.
-                if places[programme.channel] == nil {
-                    places[programme.channel] = channels.count
-                    channels.append(OfferedChannel(id: programme.channel, name: programme.channel.rawValue))
-                }
+                name(programme.channel)
             }
+        }
+
+        /// A channel only its programmes name is offered by its id.
+        mutating func name(_ channel: ChannelID) {
+            guard places[channel] == nil else { return }
+            places[channel] = channels.count
+            channels.append(OfferedChannel(id: channel, name: channel.rawValue))
         }
     }
 

@@ -29,13 +29,16 @@ public final class SourceRefresher: Sendable {
     let now: @Sendable () -> Date
     /// How long a refresh and its retries take; tests use one that jumps instead of sleeping.
     let clock: any Clock<Duration>
+    /// Whether a feed that changed is read only where it changed (``RefreshPlan``); tests compare with reading it all.
+    let readsChangesOnly: Bool
     private let running = Mutex<Set<SourceName>>([])
 
     public init(store: any Store, transport: any HTTPTransport, policy: FetchPolicy = FetchPolicy(), concurrency: Int = 4,
                 tvmazeBase: String = "https://api.tvmaze.com", schedulesDirect: SDConnection? = nil, grabbers: Grabbers? = nil,
-                hdhomerunGuide: String = HDHomeRunGuide.defaultBase,
+                hdhomerunGuide: String = HDHomeRunGuide.defaultBase, readsChangesOnly: Bool = true,
                 now: @escaping @Sendable () -> Date, clock: any Clock<Duration>) {
         self.store = store
+        self.readsChangesOnly = readsChangesOnly
         self.clock = clock
         fetcher = FeedFetcher(transport: transport, policy: policy, clock: clock, now: now)
         slots = Slots(concurrency)
@@ -115,7 +118,7 @@ public final class SourceRefresher: Sendable {
                     return .failure(Skipped(outcome: .alreadyRunning, sentence: Sentence(saying: "refreshed by another tvguide instance at {time}",
                                                                                           ["time": CivilTime.iso8601(attempt)])))
                 }
-                return .success(await refreshClaimed(definition, tracker: tracker))
+                return .success(await refreshClaimed(definition, importedAt: now?.importedAt, tracker: tracker))
             } ?? .failure(Skipped(outcome: .alreadyRunning, sentence: Sentence(saying: "being refreshed by another tvguide instance")))
         } catch {
             outcome = .failure(Skipped(outcome: .failed, sentence: Sentence(error)))
@@ -132,7 +135,7 @@ public final class SourceRefresher: Sendable {
     }
 
     /// Refreshes a source this instance holds the claim on.
-    private func refreshClaimed(_ definition: SourceDefinition, tracker: ProgressTracker) async -> SourceReport {
+    private func refreshClaimed(_ definition: SourceDefinition, importedAt: Date?, tracker: ProgressTracker) async -> SourceReport {
         let name = definition.name
         let stopwatch = Stopwatch(on: clock)
         let startedAt = now()
@@ -140,7 +143,7 @@ public final class SourceRefresher: Sendable {
         var validators: [String: HTTPValidators] = [:]
         do {
             try await store.recordRefreshStart(of: name, at: startedAt)
-            (report, validators) = try await run(definition, startedAt: startedAt, tracker: tracker)
+            (report, validators) = try await run(definition, startedAt: startedAt, importedAt: importedAt, tracker: tracker)
         } catch where definition.format == .m3u && Self.isUnreadable(error) {
             // The survey read it as what it looked like (a web page reads as bad XMLTV); say what it was meant to be.
             let failure = Sentence(error)
@@ -178,7 +181,7 @@ public final class SourceRefresher: Sendable {
 
 
     /// The refresh itself: its report, and the validators of the feeds it downloaded whole.
-    private func run(_ definition: SourceDefinition, startedAt: Date,
+    private func run(_ definition: SourceDefinition, startedAt: Date, importedAt: Date?,
                      tracker: ProgressTracker) async throws -> (SourceReport, [String: HTTPValidators]) {
         switch definition.format {
         case .schedulesdirect:
@@ -208,7 +211,8 @@ public final class SourceRefresher: Sendable {
                 return true
             }
         case .xmltv, .radiotimes, .tvmaze, .m3u:
-            return try await importFeeds(definition, locations: locations(of: definition, on: startedAt), startedAt: startedAt, tracker: tracker)
+            return try await importFeeds(definition, locations: locations(of: definition, on: startedAt), startedAt: startedAt,
+                                         importedAt: importedAt, tracker: tracker)
         }
     }
 
@@ -254,7 +258,7 @@ public final class SourceRefresher: Sendable {
     }
 
     /// Fetches `locations` (each a download, or a file) and imports them as the source's one import.
-    private func importFeeds(_ definition: SourceDefinition, locations: [String], startedAt: Date,
+    private func importFeeds(_ definition: SourceDefinition, locations: [String], startedAt: Date, importedAt: Date? = nil,
                              tracker: ProgressTracker) async throws -> (SourceReport, [String: HTTPValidators]) {
         let name = definition.name
         let validators = try await store.validators(of: name)
@@ -318,7 +322,32 @@ public final class SourceRefresher: Sendable {
         }
         let transform = ListingTransform(plan: plan, timeShift: definition.timeShift, localZone: zone)
         let importer = ListingImporter(store: store)
-        let summary = try await importer.importFiles(feeds.map { ($0.path, $0.location) }, as: name, transform: transform)
+        var kept = Dictionary(feeds.map { ($0.location, $0.validators) }, uniquingKeysWith: { $1 })
+        let summary: ImportSummary
+        if feeds.count == 1, let layout = feeds[0].layout {
+            // A plain XMLTV feed: only the days that changed since the last import are read, when that is known.
+            let feed = feeds[0]
+            let stored = importedAt.flatMap { at in readsChangesOnly ? at : nil }.flatMap { at in
+                ContentDigests.layout(in: validators[feed.location]?.content)
+                    .flatMap { ListingLayout.groups(in: $0, context: RefreshPlan.context(importedAt: at, transform: transform)) }
+            }
+            if let stored, let reading = RefreshPlan(layout: layout, previous: stored, transform: transform) {
+                var read = try await importer.importFile(at: feed.path, planned: reading, as: name, transform: transform)
+                // The channels it holds are the feed's, read or not.
+                read.channels = max(read.channels, Set(feed.channels.compactMap { transform.plan.guideChannel(for: $0.id) }).count)
+                summary = read
+                report.unchanged = reading.unchanged
+            } else {
+                summary = try await importer.importFiles([(feed.path, feed.location)], as: name, transform: transform)
+            }
+            if let at = summary.importedAt {
+                kept[feed.location]?.content = feed.validators.content.map { $0 + "\n" + layout.text(context: RefreshPlan.context(importedAt: at, transform: transform)) {
+                    transform.plan.guideChannel(for: ChannelID($0))?.rawValue
+                } }
+            }
+        } else {
+            summary = try await importer.importFiles(feeds.map { ($0.path, $0.location) }, as: name, transform: transform)
+        }
         report.outcome = .imported
         report.channels = summary.channels
         report.programmes = summary.programmes
@@ -326,7 +355,7 @@ public final class SourceRefresher: Sendable {
         report.hidden = summary.hidden
         report.repairs = summary.issues.total
         report.renamedChannels = Dictionary(uniqueKeysWithValues: plan.renamed.map { ($0.key.rawValue, $0.value.rawValue) })
-        return (report, Dictionary(feeds.map { ($0.location, $0.validators) }, uniquingKeysWith: { $1 }))
+        return (report, kept)
     }
 }
 

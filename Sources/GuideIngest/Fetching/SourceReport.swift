@@ -21,6 +21,9 @@ public struct SourceReport: Sendable, Equatable {
     public var programmes = 0
     /// Programmes of the source's previous refresh that this one replaced.
     public var replaced = 0
+    /// Programmes of the feed on days it had not changed since the last import: their stored rows stay, not read
+    /// again (``RefreshPlan``).
+    public var unchanged = 0
     /// Programmes on its channels the guide does not show because a higher-priority source covers their time.
     public var hidden = 0
     /// Repairs and other issues the readers and the import reported.
@@ -41,7 +44,8 @@ public struct SourceReport: Sendable, Equatable {
 /// As `refresh --json` and the JSON API write it: the failure in English, under `error`.
 extension SourceReport: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case source, outcome, failure = "error", downloads, notModified, bytes, channels, programmes, replaced, hidden, repairs, renamedChannels,
+        case source, outcome, failure = "error", downloads, notModified, bytes, channels, programmes, replaced, unchanged, hidden, repairs,
+             renamedChannels,
              seconds
     }
 }

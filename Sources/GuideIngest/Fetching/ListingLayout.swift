@@ -1,0 +1,102 @@
+import Crypto
+import Foundation
+
+/// Where the programmes of a plain XMLTV file lie: its header (everything before the first programme: the root and
+/// the channels), then each channel's programmes, together and in start order, cut into days ("groups": a channel's
+/// programmes whose starts are written with one date, the provider's own day). Each group is known by a digest of its bytes and of where the channel's
+/// next programme starts, which is all its rows' repairs depend on (docs/repairs.md): a group with the digest it had
+/// at the last import would be stored exactly as it is stored now, so a refresh reads only the groups that differ
+/// (``RefreshPlan``).
+///
+/// A file is plain when nothing in it could make the bytes mean something the scan did not see: no comment or CDATA
+/// after the header, every programme element whole with a channel and a start the scan can read, a channel's
+/// programmes together and in order, and no channel after the first programme. Anything else is read whole, as before.
+struct ListingLayout: Sendable {
+    struct Group: Sendable, Equatable {
+        /// The date the group's starts are written with, `YYYYMMDD` as a number.
+        var day: Int64
+        /// The group's bytes in the file, from its first programme's `<` to its last one's `>`, and its first line.
+        var bytes: Range<Int64>
+        var line: Int
+        /// The first start, and the latest end (a stop after its start, else the start and a second).
+        var first: Int64
+        var end: Int64
+        /// Whether the first programme is zero-length (it then cuts nothing before it).
+        var isFirstInstant: Bool
+        var programmes: Int
+        /// SHA-256 of the bytes, first 16 bytes.
+        var content: [UInt8]
+        /// The digest stored and compared: ``content`` with where the channel goes on after the group.
+        var digest: UInt64 = 0
+    }
+
+    struct Run: Sendable {
+        /// The channel as its `channel` attribute says it (the scan refuses one with an entity).
+        var channel: String
+        var groups: [Group]
+    }
+
+    /// Bytes before the first programme.
+    var headerEnd: Int64
+    var runs: [Run]
+    var programmes: Int
+
+    /// Bytes read from the groups a plan reads.
+    static let scheme = "layout/v1"
+}
+
+extension ListingLayout {
+    /// What was stored of one channel: the guide channel its rows went to, and its groups' digests by day.
+    struct Stored: Sendable {
+        var target: String
+        var days: [Int64: UInt64]
+    }
+
+    /// The form kept with the feed's validators: a first line naming the scheme and what else the rows depend on
+    /// (`context`: the import the rows came from, the source's time shift and zone), then a line per channel kept:
+    /// its id, the guide channel it went to (`target`), and `day:digest` for each group, tab-separated.
+    func text(context: String, target: (String) -> String?) -> String {
+        var lines = ["\(Self.scheme) \(context)"]
+        lines.reserveCapacity(runs.count + 1)
+        for run in runs {
+            guard let target = target(run.channel) else { continue }
+            lines.append(run.channel + "\t" + target + "\t" + run.groups.map { "\($0.day):" + String($0.digest, radix: 16) }.joined(separator: " "))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// What a stored form says of each channel, when its first line is `context` under this scheme; nil for any other
+    /// (another scheme, other rows, a damaged value).
+    static func groups(in stored: Substring, context: String) -> [String: Stored]? {
+        var lines = stored.split(separator: "\n", omittingEmptySubsequences: false)[...]
+        guard lines.popFirst() == "\(scheme) \(context)" else { return nil }
+        var groups: [String: Stored] = [:]
+        groups.reserveCapacity(lines.count)
+        for line in lines {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count == 3 else { return nil }
+            var days: [Int64: UInt64] = [:]
+            for pair in fields[2].split(separator: " ") {
+                guard let colon = pair.firstIndex(of: ":"), let day = Int64(pair[..<colon]),
+                      let digest = UInt64(pair[pair.index(after: colon)...], radix: 16) else { return nil }
+                days[day] = digest
+            }
+            groups[String(fields[0])] = Stored(target: String(fields[1]), days: days)
+        }
+        return groups
+    }
+
+    /// Settles each group's digest from its content and the start (and zero length) of the programme after it.
+    mutating func settleDigests() {
+        for r in runs.indices {
+            for g in runs[r].groups.indices {
+                let next = runs[r].groups.indices.contains(g + 1) ? runs[r].groups[g + 1] : nil
+                var hasher = SHA256()
+                hasher.update(data: runs[r].groups[g].content)
+                withUnsafeBytes(of: (next?.first ?? Int64.min).littleEndian) { hasher.update(bufferPointer: $0) }
+                hasher.update(data: [next?.isFirstInstant == true ? 1 : 0])
+                runs[r].groups[g].digest = hasher.finalize().withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            }
+        }
+    }
+}

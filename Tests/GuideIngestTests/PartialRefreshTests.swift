@@ -1,0 +1,177 @@
+import Foundation
+import GuideCore
+@testable import GuideIngest
+import GuideStore
+import Testing
+
+/// A feed that changed in a few days is read only there (``RefreshPlan``): the guide must end up exactly as if the
+/// whole file had been read, whatever changed (titles, a day gone, a start moved, a stop dropped, a channel added).
+@Suite struct PartialRefreshTests {
+    /// A real guide's channel (one week of a Russian regional channel) copied onto `channels` channels.
+    struct Guide {
+        var header: String
+        /// Per channel, its programme elements in order.
+        var channels: [(id: String, programmes: [String])]
+
+        init(channels count: Int) {
+            let text = String(decoding: RefreshTests.small, as: UTF8.self)
+            let head = text.components(separatedBy: "<programme ")[0]
+            let programmes = text.components(separatedBy: "<programme ").dropFirst()
+                .map { "<programme " + $0.components(separatedBy: "</programme>")[0] + "</programme>" }
+            header = head.replacingOccurrences(of: "<channel id=\"12-omsk\">", with: "<channel id=\"copy0\">")
+            channels = (0..<count).map { copy in
+                ("copy\(copy)", programmes.map { $0.replacingOccurrences(of: "channel=\"12-omsk\"", with: "channel=\"copy\(copy)\"") })
+            }
+        }
+
+        var bytes: [UInt8] {
+            Array((header + channels.map { $0.programmes.joined(separator: "\n") }.joined(separator: "\n") + "\n</tv>\n").utf8)
+        }
+
+        /// The indices of channel `channel`'s programmes starting on the `day`th date the guide has, as written (what a
+        /// refresh compares, so the changes below fall on either side of where it cuts).
+        func day(_ day: Int, of channel: Int) -> [Int] {
+            let dates = channels[channel].programmes.map(Self.date)
+            let distinct = Array(NSOrderedSet(array: dates)) as? [String] ?? []
+            return dates.indices.filter { dates[$0] == distinct[day] }
+        }
+
+        static func date(_ programme: String) -> String {
+            String(programme.components(separatedBy: "start=\"")[1].prefix(8))
+        }
+    }
+
+    /// What a user sees of the stored guide, stops included.
+    static func rows(_ rig: RefreshTests.Rig) async throws -> [String] {
+        try await rig.fixture.all().map {
+            "\($0.programme.channel) \(Int($0.programme.start.timeIntervalSince1970))-\(Int($0.programme.stop?.timeIntervalSince1970 ?? 0)) "
+                + "\($0.programme.title) | \($0.programme.subTitle ?? "") | \($0.programme.description ?? "")"
+        }.sorted()
+    }
+
+    /// Refreshes `first` then each of `then` into two guides, one reading only what changed and one reading it all;
+    /// they must agree, programme for programme.
+    static func expectSame(_ first: Guide, then changes: [Guide], reads expected: [(Int) -> Bool]) async throws {
+        let partial = try await RefreshTests.Rig()
+        let full = try await RefreshTests.Rig(readsChangesOnly: false)
+        for rig in [partial, full] {
+            rig.server.script("/guide.xml", .file(first.bytes))
+            try await rig.add("feed", "/guide.xml")
+            let whole = try await rig.refresh("feed")
+            #expect(whole.outcome == .imported && whole.unchanged == 0)
+        }
+        for (change, isExpected) in zip(changes, expected) {
+            partial.server.script("/guide.xml", .file(change.bytes))
+            let report = try await partial.refresh("feed")
+            #expect(report.outcome == .imported)
+            #expect(isExpected(report.unchanged), "unchanged: \(report.unchanged), read: \(report.programmes)")
+            full.server.script("/guide.xml", .file(change.bytes))
+            let reference = try await full.refresh("feed")
+            #expect(reference.outcome == .imported && reference.unchanged == 0)
+            #expect(report.channels == reference.channels && report.programmes + report.unchanged >= reference.programmes)
+            let expectedRows = try await rows(full)
+            let rows = try await rows(partial)
+            #expect(rows.count == expectedRows.count)
+            #expect(rows == expectedRows, "\(Set(rows).symmetricDifference(expectedRows).sorted().prefix(6))")
+        }
+        try await partial.close()
+        try await full.close()
+    }
+
+    @Test func aChangedDayIsReadAloneAndTheGuideIsAsIfAllWereRead() async throws {
+        let first = Guide(channels: 4)
+        var titles = first
+        for index in titles.day(3, of: 0) {
+            titles.channels[0].programmes[index] = titles.channels[0].programmes[index].replacingOccurrences(of: "<title>", with: "<title>Changed: ")
+        }
+        // Titles changed on one day of one channel: the rest is not read.
+        try await Self.expectSame(first, then: [titles], reads: [{ $0 > 800 }])
+    }
+
+    @Test func daysGoneStartsMovedStopsDroppedAndChannelsAddedAgree() async throws {
+        let first = Guide(channels: 4)
+        var changed = first
+        // Channel 0: its first day gone (the window moved on) and its last programme's stop dropped.
+        changed.channels[0].programmes.removeFirst(changed.day(0, of: 0).count)
+        let last = changed.channels[0].programmes.count - 1
+        changed.channels[0].programmes[last] = changed.channels[0].programmes[last].replacingOccurrences(
+            of: #"stop="[0-9]+ \+0300" "#, with: "", options: .regularExpression)
+        // Channel 1: a day in the middle gone.
+        changed.channels[1].programmes.removeSubrange(changed.day(4, of: 1).first!...changed.day(4, of: 1).last!)
+        // Channel 2: the first programme of day 5 starts ten minutes later (day 4's last one then runs on to it).
+        let moved = changed.day(5, of: 2)[0]
+        var element = Array(changed.channels[2].programmes[moved])
+        let minute = try #require(String(element).range(of: "start=\"")).upperBound.utf16Offset(in: String(element)) + 10
+        let tens = try #require(element[minute].wholeNumberValue)
+        element[minute] = Character(String(tens < 5 ? tens + 1 : tens - 1))
+        changed.channels[2].programmes[moved] = String(element)
+        // Channel 3: the last programme of day 2 without a stop: it ends when day 3's first starts.
+        let open = changed.day(2, of: 3).last!
+        changed.channels[3].programmes[open] = changed.channels[3].programmes[open].replacingOccurrences(
+            of: #"stop="[0-9]+ \+0300" "#, with: "", options: .regularExpression)
+        // A new channel, named only by its programmes.
+        changed.channels.append(("copy4", Array(first.channels[0].programmes.prefix(20)).map {
+            $0.replacingOccurrences(of: "channel=\"copy0\"", with: "channel=\"copy4\"")
+        }))
+        // Then, again: the next refresh reads from what the partial one left.
+        var again = changed
+        for index in again.day(6, of: 1) {
+            again.channels[1].programmes[index] = again.channels[1].programmes[index].replacingOccurrences(of: "<title>", with: "<title>Again: ")
+        }
+        try await Self.expectSame(first, then: [changed, again], reads: [{ $0 > 400 }, { $0 > 800 }])
+    }
+
+    @Test func theSameLayoutBuiltTwiceHasTheSameDigests() throws {
+        let bytes = Guide(channels: 3).bytes
+        func layout(chunk: Int) throws -> ListingLayout {
+            var scanner = ListingLayoutScanner(localZone: nil)
+            for start in stride(from: 0, to: bytes.count, by: chunk) {
+                bytes[start..<min(start + chunk, bytes.count)].withUnsafeBytes { scanner.feed($0) }
+            }
+            let found = scanner.finish()
+            return try #require(found, "\(scanner.refusal ?? "")")
+        }
+        // Chunks of any size, down to a byte at a time, find the same groups.
+        let whole = try layout(chunk: bytes.count)
+        #expect(whole.programmes == 690 && whole.runs.count == 3)
+        for chunk in [1, 7, 4096] {
+            let other = try layout(chunk: chunk)
+            #expect(other.runs.map(\.groups) == whole.runs.map(\.groups))
+        }
+        // A group's first line is the line its first programme is on.
+        let text = String(decoding: bytes, as: UTF8.self).components(separatedBy: "\n")
+        for group in whole.runs.flatMap(\.groups) {
+            #expect(text[group.line - 1].hasPrefix("<programme "))
+            #expect(bytes[Int(group.bytes.lowerBound)..<Int(group.bytes.upperBound)].starts(with: Array("<programme ".utf8)))
+        }
+    }
+
+    @Test func channelIDsAreReadAsTheReaderReadsThem() {
+        #expect(ListingLayoutScanner.unescaped("c34.A&amp;E Network HDTV") == "c34.A&E Network HDTV")
+        #expect(ListingLayoutScanner.unescaped("a&#233;&#xE9;&lt;&gt;&quot;&apos;") == "aéé<>\"'")
+        #expect(ListingLayoutScanner.unescaped("plain.id") == "plain.id")
+        for refused in ["a&b", "a&nbsp;", "a&#x110000;", "a\tb"] { #expect(ListingLayoutScanner.unescaped(refused) == nil) }
+    }
+
+    @Test func whatIsNotPlainIsReadWhole() {
+        let plain = String(decoding: Guide(channels: 2).bytes, as: UTF8.self)
+        let cases = [
+            "a comment inside a programme": plain.replacingOccurrences(of: "<title>", with: "<!-- x --><title>"),
+            "programmes of a channel apart": plain + "",   // Below: copy0 again after copy1.
+            "gzip": "\u{1F}\u{8B}" + plain,
+            "another encoding": plain.replacingOccurrences(of: "encoding='utf-8'", with: "encoding='iso-8859-1'"),
+            "an entity of the file's own in a channel id": plain.replacingOccurrences(of: "channel=\"copy1\"", with: "channel=\"copy&one;\""),
+            "cut short": String(plain.dropLast(10)),
+        ]
+        for (name, text) in cases {
+            var bytes = Array(text.utf8)
+            if name == "programmes of a channel apart" {
+                let extra = Guide(channels: 1).channels[0].programmes.last!
+                bytes = Array(text.replacingOccurrences(of: "\n</tv>", with: "\n" + extra + "\n</tv>").utf8)
+            }
+            var scanner = ListingLayoutScanner(localZone: nil)
+            bytes.withUnsafeBytes { scanner.feed($0) }
+            #expect(scanner.finish() == nil, "\(name)")
+        }
+    }
+}
