@@ -54,7 +54,7 @@ public struct SourceMatching: Sendable {
     /// only at channels nobody chose and the matcher found nothing for yet: a 100,000-entry playlist is not matched
     /// again at each refresh ("Match again" and `tvguide channels match` look at them all).
     public func match(_ source: SourceName, apply: Bool, onlyNew: Bool = false) async throws -> [Entry] {
-        let sources = try await store.sources()
+        let sources = try await store.sources(counting: false)
         guard let definition = sources.first(where: { $0.definition.name == source })?.definition else {
             throw StoreError(.notFound, saying: "there is no source called {name}; `tvguide sources list` shows them", ["name": source.rawValue])
         }

@@ -4,12 +4,13 @@ import GuideCore
 /// The ``SourceStore`` both stores implement, written once over ``SQLStatements``: a backend that supplies
 /// statements (``SQLBackend``) gets it, and writes only what is its own (refresh claims, channel health).
 extension SourceStore where Self: SQLBackend {
-    public func sources() async throws -> [SourceStatus] {
+    public func sources(counting: Bool) async throws -> [SourceStatus] {
         try await reading { db in
             var counts: [Int64: (total: Int, hidden: Int)] = [:]
-            for row in try await db.rows("""
+            let counted = counting ? try await db.rows("""
                 SELECT source_id, count(*), sum(CASE WHEN hidden THEN 1 ELSE 0 END) FROM programme GROUP BY source_id
-                """) {
+                """) : []
+            for row in counted {
                 counts[try row.value(0)] = (try row.value(1), try row.value(2, as: Int?.self) ?? 0)
             }
             return try await db.rows("""

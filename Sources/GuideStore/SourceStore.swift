@@ -2,9 +2,18 @@ import Foundation
 import GuideCore
 
 /// Where configured sources, their channels, fetch validators and refresh outcomes live.
+extension SourceStore {
+    /// Every configured source, counted (``sources(counting:)``).
+    public func sources() async throws -> [SourceStatus] {
+        try await sources(counting: true)
+    }
+}
+
 public protocol SourceStore: Sendable {
-    /// Every configured source with its last refresh, by priority (highest first), then name.
-    func sources() async throws -> [SourceStatus]
+    /// Every configured source with its last refresh, by priority (highest first), then name; with how many
+    /// programmes each holds (`programmes`, `hidden`) only when `counting` (a count reads every programme: half a
+    /// second at 1.75 M, so a refresh or its schedule, which need none, asks without).
+    func sources(counting: Bool) async throws -> [SourceStatus]
     /// Adds a source; `.conflict` when the name is taken by a configured source. Its channel list (Radio Times
     /// numbers, a filter) is stored as channels chosen to keep.
     func addSource(_ definition: SourceDefinition) async throws

@@ -73,6 +73,11 @@ import Testing
             let rows = try await rows(partial)
             #expect(rows.count == expectedRows.count)
             #expect(rows == expectedRows, "\(Set(rows).symmetricDifference(expectedRows).sorted().prefix(6))")
+            // What the refresh itself asks of the source, without counting every programme, and the count when asked.
+            let counted = try #require(try await partial.fixture.store.sources().first)
+            let quick = try #require(try await partial.fixture.store.sources(counting: false).first)
+            #expect(counted.programmes == rows.count && quick.programmes == 0)
+            #expect(quick.importedAt != nil && quick.importedAt == counted.importedAt)
         }
         try await partial.close()
         try await full.close()

@@ -37,6 +37,8 @@ struct ListingLayoutScanner {
     private(set) var programmes = 0
     private var isAtFileStart = true
     private var lastStart = Int64.min
+    /// The `channel` attribute's bytes of the run in hand.
+    private var channelInHand: [UInt8] = []
     /// Why the file is not plain, once it is known not to be.
     private(set) var refusal: String?
     let localZone: TimeZone?
@@ -147,7 +149,7 @@ struct ListingLayoutScanner {
             while true {
                 guard let next = Self.index(of: 0x3C, p, from: index), next + 1 < p.count else { return nil }
                 if p[next + 1] == 0x21 { refuse("a comment or CDATA inside a programme"); return nil }
-                if Self.has(p, next, "</programme") {
+                if p[next + 1] == 0x2F, Self.has(p, next, "</programme") {
                     guard let close = Self.index(of: 0x3E, p, from: next) else { return nil }
                     end = close + 1
                     break
@@ -156,15 +158,26 @@ struct ListingLayoutScanner {
             }
         }
         let attributes = Self.attributes(p[(open + 10)..<tagEnd])
-        guard let channel = attributes.channel.flatMap(Self.unescaped), let startBytes = attributes.start,
+        guard let channelBytes = attributes.channel, let startBytes = attributes.start,
               let start = XMLTVTimestamp.parse(startBytes, localZone: localZone) else {
             refuse("a programme without a channel or start the scan can read")
             return nil
         }
+        // Most programmes are on the channel before: its bytes are compared, not made into text again.
+        let isSameChannel = !runs.isEmpty && channelBytes.elementsEqual(channelInHand)
+        var channel = runs.last?.channel ?? ""
+        if !isSameChannel {
+            guard let named = Self.unescaped(String(decoding: channelBytes, as: UTF8.self)) else {
+                refuse("a channel id with an entity of the file's own")
+                return nil
+            }
+            channel = named
+            channelInHand = Array(channelBytes)
+        }
         let stop = attributes.stop.flatMap { XMLTVTimestamp.parse($0, localZone: localZone) }
         guard let day = Self.date(startBytes) else { refuse("a start without its date"); return nil }
         let lineHere = lineAt(open, p)
-        if runs.last?.channel != channel {
+        if !isSameChannel {
             closeGroup()
             guard channels.insert(channel).inserted else { refuse("channel \(channel)'s programmes are not together"); return nil }
             runs.append(ListingLayout.Run(channel: channel, groups: []))
@@ -249,10 +262,16 @@ extension ListingLayoutScanner {
     }
 
     static func newlines(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int {
+        guard let base = bytes.base.baseAddress else { return 0 }
         var count = 0
-        for byte in bytes where byte == 0x0A { count += 1 }
+        var index = bytes.startIndex
+        while index < bytes.endIndex, let found = memchr(base + index, 0x0A, bytes.endIndex - index) {
+            count += 1
+            index = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+        }
         return count
     }
+
 
     static func index(of byte: UInt8, _ p: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         guard start < p.count, let base = p.baseAddress, let found = memchr(base + start, Int32(byte), p.count - start) else { return nil }
@@ -303,9 +322,10 @@ extension ListingLayoutScanner {
     }
 
     /// The `channel`, `start` and `stop` values of a start tag's attributes.
-    static func attributes(_ tag: Slice<UnsafeBufferPointer<UInt8>>) -> (channel: String?, start: Slice<UnsafeBufferPointer<UInt8>>?,
+    static func attributes(_ tag: Slice<UnsafeBufferPointer<UInt8>>) -> (channel: Slice<UnsafeBufferPointer<UInt8>>?,
+                                                                          start: Slice<UnsafeBufferPointer<UInt8>>?,
                                                                           stop: Slice<UnsafeBufferPointer<UInt8>>?) {
-        var channel: String?
+        var channel: Slice<UnsafeBufferPointer<UInt8>>?
         var start: Slice<UnsafeBufferPointer<UInt8>>?
         var stop: Slice<UnsafeBufferPointer<UInt8>>?
         var index = tag.startIndex
@@ -327,7 +347,7 @@ extension ListingLayoutScanner {
             let value = tag[valueStart..<index]
             index += 1
             if name.elementsEqual("channel".utf8) {
-                channel = String(decoding: value, as: UTF8.self)
+                channel = value
             } else if name.elementsEqual("start".utf8) {
                 start = value
             } else if name.elementsEqual("stop".utf8) {

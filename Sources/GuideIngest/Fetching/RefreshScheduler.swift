@@ -30,7 +30,7 @@ public actor RefreshScheduler {
     @discardableResult
     public func refreshDue() async throws -> [SourceReport] {
         let instant = now()
-        let due = try await refresher.store.sources().filter { $0.nextDue <= instant }.map(\.definition.name)
+        let due = try await refresher.store.sources(counting: false).filter { $0.nextDue <= instant }.map(\.definition.name)
         guard !due.isEmpty else { return [] }
         return try await refresh(due)
     }
@@ -79,7 +79,7 @@ public actor RefreshScheduler {
     /// Claims the named sources (all when nil) that are not being refreshed now, and announces their run; nil when
     /// there are none. `.notFound` for a name not configured.
     private func claimIdle(_ names: [SourceName]?) async throws -> (names: [SourceName], run: Int)? {
-        let configured = try await refresher.store.sources().map(\.definition.name)
+        let configured = try await refresher.store.sources(counting: false).map(\.definition.name)
         // Nothing suspends from here to the claim, so two quick starts never both take one source.
         if let unknown = names?.first(where: { !configured.contains($0) }) {
             throw StoreError(.notFound, saying: "there is no source called {name}", ["name": "\(unknown)"])
@@ -93,7 +93,7 @@ public actor RefreshScheduler {
     public func run(check: Duration = .seconds(60)) async {
         while !Task.isCancelled, !stopping.withLock({ $0.requested }) {
             _ = try? await refreshDue()
-            let next = (try? await refresher.store.sources().map(\.nextDue).min()) ?? nil
+            let next = (try? await refresher.store.sources(counting: false).map(\.nextDue).min()) ?? nil
             var wait = check
             if let next {
                 // Compared before it becomes a Duration: a clock set far back would make it too many milliseconds for Int64.
@@ -124,7 +124,7 @@ public actor RefreshScheduler {
 
     /// The sources being refreshed now (or about to be).
     public func refreshing() async throws -> Set<SourceName> {
-        claimed.union(try await refresher.store.sources().map(\.definition.name).filter(refresher.isRefreshing))
+        claimed.union(try await refresher.store.sources(counting: false).map(\.definition.name).filter(refresher.isRefreshing))
     }
 
     /// Progress snapshots from now on, starting with the latest.

@@ -58,7 +58,7 @@ public final class SourceRefresher: Sendable {
     public func refresh(_ names: [SourceName]? = nil,
                         progress: @escaping @Sendable (RefreshProgress) -> Void = { _ in }) async throws -> [SourceReport] {
         // As things stood when the refresh was asked for: another instance may refresh a source meanwhile.
-        let all = try await store.sources()
+        let all = try await store.sources(counting: false)
         let chosen: [SourceStatus]
         if let names {
             chosen = try names.map { name in
@@ -113,7 +113,7 @@ public final class SourceRefresher: Sendable {
         let outcome: Result<SourceReport, Skipped>
         do {
             outcome = try await store.withRefreshClaim(of: name) { () -> Result<SourceReport, Skipped> in
-                let now = try await store.sources().first { $0.definition.name == name }
+                let now = try await store.sources(counting: false).first { $0.definition.name == name }
                 if let attempt = now?.lastAttempt, attempt != status.lastAttempt {
                     return .failure(Skipped(outcome: .alreadyRunning, sentence: Sentence(saying: "refreshed by another tvguide instance at {time}",
                                                                                           ["time": CivilTime.iso8601(attempt)])))

@@ -105,7 +105,7 @@ struct SchedulesDirectPages: Sendable {
                                                                               "expires": state.account?.expires ?? words("(not said)")])
             model.maxLineups = state.account?.maxLineups ?? 4
             model.notices += ((state.account?.messages ?? []) + (state.notifications ?? [])).map(\.text).filter { !$0.isEmpty }.map { words("SD says: {message}", ["message": $0]) }
-            let sources = try await store.sources().map(\.definition).filter { $0.format == .schedulesdirect }
+            let sources = try await store.sources(counting: false).map(\.definition).filter { $0.format == .schedulesdirect }
             model.lineups = try await client.lineups().filter { $0.isDeleted != true }.map { lineup in
                 let source = sources.first { SourceDefinition.lineups(in: $0.location).contains(lineup.lineup) }?.name.rawValue
                 return LineupEntry(id: lineup.lineup, name: lineup.name ?? lineup.lineup, location: lineup.location ?? "",
@@ -197,7 +197,7 @@ extension SchedulesDirectPages {
     func chooseArtwork(_ request: Request, _ context: AdminRequestContext) async throws -> HTMLPage {
         let form = try await SDArtworkForm(request, context)
         try await SDConnection.chooseArtwork(form.isChosen, in: store)
-        let sources = try await store.sources().map(\.definition).filter { $0.format == .schedulesdirect }.map(\.name)
+        let sources = try await store.sources(counting: false).map(\.definition).filter { $0.format == .schedulesdirect }.map(\.name)
         if !sources.isEmpty { _ = try? await scheduler.start(sources) }  // Already refreshing: that refresh reads the new choice.
         let words = pages.words(context)
         return try await page(context, message: form.isChosen
