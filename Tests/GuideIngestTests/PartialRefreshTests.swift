@@ -123,7 +123,11 @@ import Testing
         for index in again.day(6, of: 1) {
             again.channels[1].programmes[index] = again.channels[1].programmes[index].replacingOccurrences(of: "<title>", with: "<title>Again: ")
         }
-        try await Self.expectSame(first, then: [changed, again], reads: [{ $0 > 400 }, { $0 > 800 }])
+        // And a start no reader takes: the whole file is read (and the programme skipped), as without the plan.
+        var hostile = again
+        hostile.channels[2].programmes[5] = hostile.channels[2].programmes[5].replacingOccurrences(
+            of: #"start="[^"]*""#, with: "start=\"9223372036854775807\"", options: .regularExpression)
+        try await Self.expectSame(first, then: [changed, again, hostile], reads: [{ $0 > 400 }, { $0 > 800 }, { $0 == 0 }])
     }
 
     @Test func theSameLayoutBuiltTwiceHasTheSameDigests() throws {
@@ -158,9 +162,9 @@ import Testing
         for refused in ["a&b", "a&nbsp;", "a&#x110000;", "a\tb"] { #expect(ListingLayoutScanner.unescaped(refused) == nil) }
     }
 
-    @Test func whatIsNotPlainIsReadWhole() {
+    @Test func whatIsNotPlainIsReadWhole() throws {
         let plain = String(decoding: Guide(channels: 2).bytes, as: UTF8.self)
-        let cases = [
+        var cases = [
             "a comment inside a programme": plain.replacingOccurrences(of: "<title>", with: "<!-- x --><title>"),
             "programmes of a channel apart": plain + "",   // Below: copy0 again after copy1.
             "gzip": "\u{1F}\u{8B}" + plain,
@@ -168,6 +172,11 @@ import Testing
             "an entity of the file's own in a channel id": plain.replacingOccurrences(of: "channel=\"copy1\"", with: "channel=\"copy&one;\""),
             "cut short": String(plain.dropLast(10)),
         ]
+        // Starts no reader takes: the scan gives up, and the whole file is read (the reader skips them, saying so).
+        let firstStart = try #require(plain.range(of: #"start="[^"]*""#, options: .regularExpression))
+        for hostile in ["9223372036854775807", "-1", "1e308", "nan", "20261301000000 +0000", "20261130250000 +0000"] {
+            cases["start=\"\(hostile)\""] = plain.replacingCharacters(in: firstStart, with: "start=\"\(hostile)\"")
+        }
         for (name, text) in cases {
             var bytes = Array(text.utf8)
             if name == "programmes of a channel apart" {

@@ -50,7 +50,7 @@ struct RefreshPlan: Sendable {
             let kept = run.groups.indices.filter { !isChanged[$0] }.map { index in
                 let group = run.groups[index]
                 let next = run.groups.indices.contains(index + 1) ? run.groups[index + 1].first : group.end
-                return (group.first + shift)..<(next + shift)
+                return (group.first + shift)..<(max(next, group.first + 1) + shift)
             }
             parts.append(ListingPart(channel: target, first: first.first + shift, end: (run.groups.map(\.end).max() ?? first.end) + shift,
                                      kept: kept))
