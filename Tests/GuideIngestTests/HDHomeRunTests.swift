@@ -53,6 +53,8 @@ import Testing
         #expect(asked.filter { $0.path == "/api/guide.php" }.allSatisfy { $0.query.contains("DeviceAuth=\(standIn.currentKey)") })
         // The key never reaches the health page.
         #expect(try await fixture.store.sources().allSatisfy { $0.lastError == nil })
+        // The guide a refresh writes for itself leaves no validators behind (one kept per refresh would pile up).
+        #expect(try await fixture.store.validators(of: SourceName("Tuner")).isEmpty)
         try await transport.shutdown()
         try await standIn.stop()
     }

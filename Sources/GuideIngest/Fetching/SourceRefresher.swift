@@ -254,7 +254,9 @@ public final class SourceRefresher: Sendable {
             (report.downloads, report.notModified) = (1, 1)
             return (report, [:])
         }
-        return try await importFeeds(definition, locations: [file.path], startedAt: startedAt, tracker: tracker)
+        // No validators: the file is this refresh's own, never asked for again (a row kept for each would pile up).
+        let (report, _) = try await importFeeds(definition, locations: [file.path], startedAt: startedAt, tracker: tracker)
+        return (report, [:])
     }
 
     /// Fetches `locations` (each a download, or a file) and imports them as the source's one import.
