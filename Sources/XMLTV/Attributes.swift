@@ -20,13 +20,31 @@ struct Attributes {
 
     /// The decoded text of attribute `name`.
     func string(_ name: StaticString, issues: inout EntityIssues) -> String? {
-        guard let raw = raw(name) else { return nil }
+        raw(name).map { XMLTVAttribute.value($0, issues: &issues) }
+    }
+}
+
+/// Attribute values as the reader reads them, for a scan that must name things as the reader does (a refresh's
+/// layout of a feed, which finds channels without parsing).
+public enum XMLTVAttribute {
+    /// A `<programme>`'s `channel`: references read, spaces (Unicode ones too) trimmed; empty when it names none.
+    public static func programmeChannel(_ raw: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        var issues = EntityIssues()
+        return programmeChannel(raw, issues: &issues)
+    }
+
+    static func programmeChannel(_ raw: Slice<UnsafeBufferPointer<UInt8>>, issues: inout EntityIssues) -> String {
+        XMLText.trimmingSpace(value(raw, issues: &issues))
+    }
+
+    /// The value's text with its references read (an unknown entity kept as written, and counted).
+    static func value(_ raw: Slice<UnsafeBufferPointer<UInt8>>, issues: inout EntityIssues) -> String {
         if !raw.contains(0x26) {
             // No entity: the common case, without a scratch buffer.
             return XMLText.decode(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: raw)), invalid: &issues.invalidUTF8)
         }
         var scratch: [UInt8] = []
-        XMLText.appendDecoded(bytes, raw.startIndex..<raw.endIndex, into: &scratch, issues: &issues)
+        XMLText.appendDecoded(raw.base, raw.startIndex..<raw.endIndex, into: &scratch, issues: &issues)
         return XMLText.string(scratch, trimming: false, invalid: &issues.invalidUTF8)
     }
 }

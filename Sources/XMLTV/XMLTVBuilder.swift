@@ -299,7 +299,7 @@ struct XMLTVBuilder {
 
     private mutating func startProgramme(_ attributes: Attributes, line: Int) -> Bool {
         programmeLine = line
-        let channelID = attributes.string("channel", issues: &entityIssues).map(XMLText.trimmingSpace) ?? ""
+        let channelID = attributes.raw("channel").map { XMLTVAttribute.programmeChannel($0, issues: &entityIssues) } ?? ""
         guard !channelID.isEmpty else {
             issues.record(ListingIssue(kind: .skipped, line: line, message: Sentence(saying: "a <programme> without a channel attribute was skipped")))
             return false

@@ -3,6 +3,7 @@ import GuideCore
 @testable import GuideIngest
 import GuideStore
 import Testing
+import XMLTV
 
 /// A feed that changed in a few days is read only there (``RefreshPlan``): the guide must end up exactly as if the
 /// whole file had been read, whatever changed (titles, a day gone, a start moved, a stop dropped, a channel added).
@@ -155,11 +156,21 @@ import Testing
         }
     }
 
-    @Test func channelIDsAreReadAsTheReaderReadsThem() {
-        #expect(ListingLayoutScanner.unescaped("c34.A&amp;E Network HDTV") == "c34.A&E Network HDTV")
-        #expect(ListingLayoutScanner.unescaped("a&#233;&#xE9;&lt;&gt;&quot;&apos;") == "aéé<>\"'")
-        #expect(ListingLayoutScanner.unescaped("plain.id") == "plain.id")
-        for refused in ["a&b", "a&nbsp;", "a&#x110000;", "a\tb"] { #expect(ListingLayoutScanner.unescaped(refused) == nil) }
+    @Test func channelIDsAreNamedAsTheReaderNamesThem() throws {
+        // References read, spaces around trimmed, an entity of the file's own kept as written: as the reader does.
+        let guide = Guide(channels: 3)
+        var text = String(decoding: guide.bytes, as: UTF8.self)
+        text = text.replacingOccurrences(of: "channel=\"copy0\"", with: "channel=\" c34.A&amp;E&#233; \"")
+            .replacingOccurrences(of: "channel=\"copy1\"", with: "channel=\"x&nbsp;y\"")
+        var scanner = ListingLayoutScanner(localZone: nil)
+        Array(text.utf8).withUnsafeBytes { scanner.feed($0) }
+        let found = scanner.finish()
+        let layout = try #require(found, "\(scanner.refusal ?? "")")
+        #expect(layout.runs.map(\.channel) == ["c34.A&Eé", "x&nbsp;y", "copy2"])
+        var reader = XMLTVReader()
+        var named: [String] = []
+        try reader.feed(Array(text.utf8)) { if case .programme(let programme, _) = $0, named.last != programme.channel.rawValue { named.append(programme.channel.rawValue) } }
+        #expect(named == layout.runs.map(\.channel))
     }
 
     @Test func whatIsNotPlainIsReadWhole() throws {
@@ -169,7 +180,7 @@ import Testing
             "programmes of a channel apart": plain + "",   // Below: copy0 again after copy1.
             "gzip": "\u{1F}\u{8B}" + plain,
             "another encoding": plain.replacingOccurrences(of: "encoding='utf-8'", with: "encoding='iso-8859-1'"),
-            "an entity of the file's own in a channel id": plain.replacingOccurrences(of: "channel=\"copy1\"", with: "channel=\"copy&one;\""),
+            "a programme naming no channel": plain.replacingOccurrences(of: "channel=\"copy1\"", with: "channel=\"  \""),
             "cut short": String(plain.dropLast(10)),
         ]
         // Starts no reader takes: the scan gives up, and the whole file is read (the reader skips them, saying so).

@@ -167,11 +167,9 @@ struct ListingLayoutScanner {
         let isSameChannel = !runs.isEmpty && channelBytes.elementsEqual(channelInHand)
         var channel = runs.last?.channel ?? ""
         if !isSameChannel {
-            guard let named = Self.unescaped(String(decoding: channelBytes, as: UTF8.self)) else {
-                refuse("a channel id with an entity of the file's own")
-                return nil
-            }
-            channel = named
+            // Named as the reader names it (references read, spaces trimmed); none, and the reader skips it.
+            channel = XMLTVAttribute.programmeChannel(channelBytes)
+            guard !channel.isEmpty else { refuse("a programme without a channel"); return nil }
             channelInHand = Array(channelBytes)
         }
         let stop = attributes.stop.flatMap { XMLTVTimestamp.parse($0, localZone: localZone) }
@@ -225,33 +223,6 @@ struct ListingLayoutScanner {
 extension ListingLayoutScanner {
     static func isSpace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-    }
-
-    /// An attribute's value with XML's five entities and character references read, as the reader reads it; nil for
-    /// anything else (an entity of the file's own, a tab or newline the reader would turn into a space).
-    static func unescaped(_ value: String) -> String? {
-        guard value.contains(where: { $0 == "&" || $0 == "\t" || $0 == "\n" || $0 == "\r" }) else { return value }
-        guard !value.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "\r" }) else { return nil }
-        var result = ""
-        var rest = value[...]
-        while let amp = rest.firstIndex(of: "&") {
-            result += rest[..<amp]
-            guard let semicolon = rest[amp...].firstIndex(of: ";") else { return nil }
-            let name = rest[rest.index(after: amp)..<semicolon]
-            switch name {
-            case "amp": result += "&"
-            case "lt": result += "<"
-            case "gt": result += ">"
-            case "quot": result += "\""
-            case "apos": result += "'"
-            default:
-                let number = name.hasPrefix("#x") ? UInt32(name.dropFirst(2), radix: 16) : name.hasPrefix("#") ? UInt32(name.dropFirst()) : nil
-                guard let number, let scalar = Unicode.Scalar(number) else { return nil }
-                result.unicodeScalars.append(scalar)
-            }
-            rest = rest[rest.index(after: semicolon)...]
-        }
-        return result + rest
     }
 
     /// The date a start is written with (its first eight digits, `YYYYMMDD`, as a number): the provider's own day.
