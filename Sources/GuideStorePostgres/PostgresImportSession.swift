@@ -224,7 +224,8 @@ final class PostgresImportSession {
             """)
         replaced += try await replaceParts(through: covered)
         if replaced + retired + removed > 0 {
-            // Titles and bodies no programme points at any more leave the search indexes.
+            // Titles and bodies no programme points at any more leave the search indexes (an anti-join over all the
+            // programmes: no index by title or body is kept, v31).
             try await link.execute("DELETE FROM title t WHERE NOT EXISTS (SELECT 1 FROM programme p WHERE p.title_id = t.id)")
             try await link.execute("DELETE FROM body b WHERE NOT EXISTS (SELECT 1 FROM programme p WHERE p.body_id = b.id)")
         }

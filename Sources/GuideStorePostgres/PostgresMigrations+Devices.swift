@@ -87,5 +87,11 @@ extension PostgresMigrations {
             DROP INDEX programme_by_channel;
             CREATE INDEX programme_by_channel ON programme(channel_key, start, stop, hidden, title_id, body_id);
             """),
+        // Only the pruning of unused titles and bodies looked programmes up by title or body (a join over all of them
+        // serves it), and every row an import wrote or replaced paid for both indexes (issue 46).
+        ("v31: programmes indexed by channel alone", """
+            DROP INDEX programme_by_title;
+            DROP INDEX programme_by_body;
+            """),
     ]
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import GuideCore
 import GuideStore
 
@@ -57,18 +58,26 @@ extension SQLiteImportSession {
     }
 
     /// Drops the titles and bodies no programme points at any more, and their trigrams: listings replaced day after
-    /// day would otherwise leave every old episode's description in the search index for good.
+    /// day would otherwise leave every old episode's description in the search index for good. Which are still used
+    /// comes from one pass over the programmes' channel index, which holds both ids (no index by title or body is
+    /// kept, v31: every row written or replaced paid for both).
     func pruneTexts() throws {
-        for (table, column) in [("title", "title_id"), ("body", "body_id")] {
-            let orphans = try Row.fetchAll(db, sql: """
-                SELECT id, folded FROM \(table) t WHERE NOT EXISTS (SELECT 1 FROM programme WHERE \(column) = t.id)
-                """)
+        var usedTitles = Set<Int64>(), usedBodies = Set<Int64>()
+        try DirectBinding(try db.makeStatement(sql: "SELECT title_id, body_id FROM programme INDEXED BY programme_by_channel"))
+            .forEachRow(db) { row in
+                usedTitles.insert(sqlite3_column_int64(row, 0))
+                usedBodies.insert(sqlite3_column_int64(row, 1))
+            }
+        for (table, used) in [("title", usedTitles), ("body", usedBodies)] {
+            let orphans = try Int64.fetchAll(db, sql: "SELECT id FROM \(table)").filter { !used.contains($0) }
             guard !orphans.isEmpty else { continue }
+            let text = try db.makeStatement(sql: "SELECT folded FROM \(table) WHERE id = ?")
             let unindex = try db.makeStatement(sql: "INSERT INTO \(table)_search (\(table)_search, rowid, folded) VALUES ('delete', ?, ?)")
             let delete = try db.makeStatement(sql: "DELETE FROM \(table) WHERE id = ?")
-            for row in orphans {
-                try unindex.execute(arguments: [row[0] as Int64, row[1] as String])
-                try delete.execute(arguments: [row[0] as Int64])
+            for id in orphans {
+                guard let folded = try String.fetchOne(text, arguments: [id]) else { continue }
+                try unindex.execute(arguments: [id, folded])
+                try delete.execute(arguments: [id])
             }
         }
     }

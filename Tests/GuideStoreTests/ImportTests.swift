@@ -50,6 +50,29 @@ import XMLTV
         #expect(try await fixture.store.programmes(on: ChannelID("b"), in: all).map(\.programme.title) == ["Old B"])
     }
 
+    @Test func titlesAndDescriptionsNoProgrammeUsesAnyMoreLeaveTheStore() async throws {
+        // Given Tuesday on channel a replaced by a second import, and Monday kept,
+        let fixture = try await StoreFixture()
+        try await fixture.importXML(StoreFixture.xml([
+            ("a", "20240101200000", "20240101210000", "Old Monday"),
+            ("a", "20240102200000", "20240102210000", "Old Tuesday"),
+        ]), source: "feed")
+        try await fixture.importXML(StoreFixture.xml([("a", "20240102200000", "20240102210000", "New Tuesday")]), source: "feed")
+        // then the replaced title and description are gone from the texts searches read, and the rest stay.
+        let backend = try #require(fixture.store as? any SQLBackend)
+        let (titles, bodies) = try await Self.texts(backend)
+        #expect(titles == ["old monday", "new tuesday"])
+        #expect(bodies == ["about old monday", "about new tuesday"])
+    }
+
+    /// The folded titles and bodies the store keeps.
+    static func texts(_ backend: some SQLBackend) async throws -> (titles: Set<String>, bodies: Set<String>) {
+        try await backend.reading { sql in
+            (Set(try await sql.column("SELECT folded FROM title", as: String.self)),
+             Set(try await sql.column("SELECT folded FROM body", as: String.self)))
+        }
+    }
+
     @Test func anotherSourceDoesNotReplaceItHidesBehindTheFirst() async throws {
         let fixture = try await StoreFixture()
         let all = TimeWindow(start: StoreFixture.date("2024"), end: StoreFixture.date("2025"))
