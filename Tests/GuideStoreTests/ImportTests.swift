@@ -65,6 +65,42 @@ import XMLTV
         #expect(bodies == ["about old monday", "about new tuesday"])
     }
 
+    @Test func aGuideOfManyBatchesIsStoredAndRepairedAsOne() async throws {
+        // Given 3 channels of 1,500 half-hours each (4,500 programmes: PostgreSQL sends 2,000 at a time, each while the
+        // one before is inserted; channel b's run crosses from one batch into the next), every other one without a
+        // stop, and new titles in every batch,
+        let fixture = try await StoreFixture()
+        let base = StoreFixture.date("20240101000000 +0000")
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "UTC")
+        format.dateFormat = "yyyyMMddHHmmss"
+        let slots = 1_500
+        var rows: [(String, String, String?, String)] = []
+        for channel in ["a", "b", "c"] {
+            for slot in 0..<slots {
+                let start = base.addingTimeInterval(Double(slot) * 1_800)
+                let stop = slot.isMultiple(of: 2) || slot == slots - 1 ? format.string(from: start.addingTimeInterval(1_800)) : nil
+                rows.append((channel, format.string(from: start), stop, "Show \(slot / 2)"))
+            }
+        }
+        let summary = try await fixture.importXML(StoreFixture.xml(rows), source: "feed")
+        // then every programme is stored, each stop that was missing is the next programme's start, and the titles
+        // are the ones read.
+        #expect(summary.programmes == 3 * slots)
+        let all = TimeWindow(start: StoreFixture.date("2023"), end: StoreFixture.date("2025"))
+        for channel in ["a", "b", "c"] {
+            let stored = try await fixture.store.programmes(on: ChannelID(channel), in: all).map(\.programme)
+            #expect(stored.count == slots)
+            #expect(stored.enumerated().allSatisfy { slot, programme in
+                programme.start == base.addingTimeInterval(Double(slot) * 1_800)
+                    && programme.stop == base.addingTimeInterval(Double(slot + 1) * 1_800) && programme.title == "Show \(slot / 2)"
+            })
+        }
+        let backend = try #require(fixture.store as? any SQLBackend)
+        #expect(try await Self.texts(backend).titles.count == slots / 2)
+    }
+
     /// The folded titles and bodies the store keeps.
     static func texts(_ backend: some SQLBackend) async throws -> (titles: Set<String>, bodies: Set<String>) {
         try await backend.reading { sql in
