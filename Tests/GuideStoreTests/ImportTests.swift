@@ -71,17 +71,15 @@ import XMLTV
         // stop, and new titles in every batch,
         let fixture = try await StoreFixture()
         let base = StoreFixture.date("20240101000000 +0000")
-        let format = DateFormatter()
-        format.locale = Locale(identifier: "en_US_POSIX")
-        format.timeZone = TimeZone(identifier: "UTC")
-        format.dateFormat = "yyyyMMddHHmmss"
+        // XMLTV's own form without its zone (StoreFixture.xml writes " +0000").
+        let format = { (date: Date) in String(XMLTVTimestamp.format(date).prefix(14)) }
         let slots = 1_500
         var rows: [(String, String, String?, String)] = []
         for channel in ["a", "b", "c"] {
             for slot in 0..<slots {
                 let start = base.addingTimeInterval(Double(slot) * 1_800)
-                let stop = slot.isMultiple(of: 2) || slot == slots - 1 ? format.string(from: start.addingTimeInterval(1_800)) : nil
-                rows.append((channel, format.string(from: start), stop, "Show \(slot / 2)"))
+                let stop = slot.isMultiple(of: 2) || slot == slots - 1 ? format(start.addingTimeInterval(1_800)) : nil
+                rows.append((channel, format(start), stop, "Show \(slot / 2)"))
             }
         }
         let summary = try await fixture.importXML(StoreFixture.xml(rows), source: "feed")
