@@ -118,9 +118,9 @@ extension SQLiteListingStore {
             return (try Int64.fetchAll(db, sql: "SELECT rowid FROM title_search WHERE title_search MATCH ?", arguments: [phrase]),
                     everything ? try Int64.fetchAll(db, sql: "SELECT rowid FROM body_search WHERE body_search MATCH ?", arguments: [phrase]) : [])
         }
-        // Shorter than a trigram: a scan of the distinct texts.
-        return (try Int64.fetchAll(db, sql: "SELECT id FROM title WHERE instr(folded, ?) > 0", arguments: [term]),
-                everything ? try Int64.fetchAll(db, sql: "SELECT id FROM body WHERE instr(folded, ?) > 0", arguments: [term]) : [])
+        // Shorter than a trigram: a scan of the distinct texts (``HoldsFunction``).
+        return (try Int64.fetchAll(db, sql: "SELECT id FROM title WHERE holds(folded, ?)", arguments: [term]),
+                everything ? try Int64.fetchAll(db, sql: "SELECT id FROM body WHERE holds(folded, ?)", arguments: [term]) : [])
     }
 
     /// Of the programmes `ids`, those holding every term of `query`, by start.
@@ -129,10 +129,10 @@ extension SQLiteListingStore {
         var arguments: [any DatabaseValueConvertible] = [Self.jsonArray(ids)]
         for term in query.terms {
             if query.scope == .title {
-                conditions.append("instr(t.folded, ?) > 0")
+                conditions.append("holds(t.folded, ?)")
                 arguments.append(term)
             } else {
-                conditions.append("(instr(t.folded, ?) > 0 OR instr(coalesce(b.folded, ''), ?) > 0)")
+                conditions.append("(holds(t.folded, ?) OR coalesce(holds(b.folded, ?), 0))")
                 arguments.append(contentsOf: [term, term])
             }
         }

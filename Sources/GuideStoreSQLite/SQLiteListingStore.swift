@@ -46,6 +46,7 @@ public final class SQLiteListingStore: GuideDatabase {
                 // 96 MB until the rows the grid and now/next read were kept as summaries (``ProgrammeCache``): at 1.75 M
                 // programmes 48 MB left serve's RSS 30 MB lower after 12 minutes of browsing, its pages as fast.
                 try db.execute(sql: "PRAGMA soft_heap_limit = \(Self.sqliteMemory)")
+                try HoldsFunction.register(db)
             }
             configuration.busyMode = .timeout(10)
             // A shared script's transaction stays open between GRDB's closures (``transaction(_:)``).
