@@ -137,20 +137,22 @@ extension PostgresListingStore {
     }
 
     /// The titles (and, searching everything, bodies) holding `term`: at most every distinct text, far fewer than
-    /// the programmes. A term shorter than a trigram scans them.
+    /// the programmes. Titles and bodies are asked on two connections at once. A term shorter than a trigram scans
+    /// them with `strpos`, which finds bytes; LIKE, which the trigram indexes need, matched a pattern a character at a
+    /// time (at 1.75 M, "新闻" in the 63,000 bodies: 31-35 ms by LIKE, 23.5 ms by strpos).
     private func texts(_ term: String, everything: Bool) async throws -> (titles: [Int64], bodies: [Int64]) {
-        let pattern = "%" + Self.escapeLike(term) + "%"
-        return try await pool.withConnection { link -> (titles: [Int64], bodies: [Int64]) in
-            var titles: [Int64] = [], bodies: [Int64] = []
-            for row in try await link.query("SELECT id FROM title WHERE folded LIKE \(pattern)") {
-                titles.append(try row.decode(Int64.self))
-            }
-            if everything {
-                for row in try await link.query("SELECT id FROM body WHERE folded LIKE \(pattern)") {
-                    bodies.append(try row.decode(Int64.self))
-                }
-            }
-            return (titles, bodies)
+        let pattern = "%" + Self.escapeLike(term) + "%", short = term.count < 3
+        async let titles = ids(short ? "SELECT id FROM title WHERE strpos(folded, \(term)) > 0" : "SELECT id FROM title WHERE folded LIKE \(pattern)")
+        let bodies = !everything ? []
+            : try await ids(short ? "SELECT id FROM body WHERE strpos(folded, \(term)) > 0" : "SELECT id FROM body WHERE folded LIKE \(pattern)")
+        return (try await titles, bodies)
+    }
+
+    private func ids(_ query: PostgresQuery) async throws -> [Int64] {
+        try await pool.withConnection { link in
+            var ids: [Int64] = []
+            for row in try await link.query(query) { ids.append(try row.decode(Int64.self)) }
+            return ids
         }
     }
 
