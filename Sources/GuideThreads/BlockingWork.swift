@@ -56,9 +56,10 @@ public final class BlockingLane: Sendable {
     }
 }
 
-/// A bounded queue from a thread of ``BlockingWork`` to a consumer that is either another such thread (``take()``)
-/// or async code (``next()``): the producer waits while it is full, so memory stays flat whatever the input.
-/// Either side can stop the other: the producer by closing it, the consumer by cancelling it.
+/// A bounded queue between a thread of ``BlockingWork`` and async code, either way: a thread puts (``put(_:)``) and
+/// async code or another thread takes (``next()``, ``take()``), or async code sends (``send(_:)``) and a thread
+/// takes. The producer waits while it is full, so memory stays flat whatever the input. Either side can stop the
+/// other: the producer by closing it, the consumer by cancelling it.
 public final class BlockingChannel<Element: Sendable>: @unchecked Sendable {
     // Every stored property is guarded by `condition`.
     private let condition = NSCondition()
@@ -66,6 +67,8 @@ public final class BlockingChannel<Element: Sendable>: @unchecked Sendable {
     private var waiting: [Element] = []
     /// An async consumer waiting for the next element.
     private var consumer: CheckedContinuation<Element?, Never>?
+    /// An async producer waiting for room: resumed with nil to ask again.
+    private var producer: CheckedContinuation<Bool?, Never>?
     private var isClosed = false
     private var isCancelled = false
     private let capacity: Int
@@ -102,15 +105,44 @@ public final class BlockingChannel<Element: Sendable>: @unchecked Sendable {
         return true
     }
 
+    /// Queues `element` from async code, suspending (not blocking) while the queue is full; false if the consumer
+    /// cancelled, and the element was dropped. One producer at a time, taken from by ``take()``.
+    public func send(_ element: Element) async -> Bool {
+        while true {
+            let queued: Bool? = await withCheckedContinuation { continuation in
+                condition.lock()
+                if isCancelled {
+                    condition.unlock()
+                    continuation.resume(returning: false)
+                } else if waiting.count < capacity {
+                    waiting.append(element)
+                    condition.broadcast()
+                    condition.unlock()
+                    continuation.resume(returning: true)
+                } else {
+                    producer = continuation
+                    condition.unlock()
+                }
+            }
+            if let queued { return queued }
+        }
+    }
+
     /// The next element, waiting for one on this thread (a thread of its own only); nil once the producer closed and
     /// everything was taken.
     public func take() -> Element? {
         condition.lock()
-        defer { condition.unlock() }
         while waiting.isEmpty && !isClosed { condition.wait() }
-        guard !waiting.isEmpty else { return nil }
+        guard !waiting.isEmpty else {
+            condition.unlock()
+            return nil
+        }
         let element = waiting.removeFirst()
         condition.broadcast()
+        let producer = self.producer
+        self.producer = nil
+        condition.unlock()
+        producer?.resume(returning: nil)
         return element
     }
 
@@ -145,12 +177,15 @@ public final class BlockingChannel<Element: Sendable>: @unchecked Sendable {
         consumer?.resume(returning: nil)
     }
 
-    /// The consumer gave up: wakes a waiting producer, whose `put` then returns false.
+    /// The consumer gave up: wakes a waiting producer, whose `put` or `send` then returns false.
     public func cancel() {
         condition.lock()
         isCancelled = true
         waiting.removeAll()
+        let producer = self.producer
+        self.producer = nil
         condition.broadcast()
         condition.unlock()
+        producer?.resume(returning: false)
     }
 }

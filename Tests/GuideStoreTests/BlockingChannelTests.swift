@@ -91,4 +91,40 @@ import GuideCore
     final class WeakBox: @unchecked Sendable {
         var value: Int?
     }
+
+    /// Async code sends to a thread (a download to its survey): everything arrives in order, the sender suspended
+    /// whenever two wait, and the end is seen.
+    @Test func anAsyncProducerSendsEverythingInOrderToAThread() async throws {
+        let channel = BlockingChannel<Int>(capacity: 2)
+        let consumer = Task {
+            try await BlockingWork.run("test.consumer") {
+                var received: [Int] = []
+                while let number = channel.take() {
+                    received.append(number)
+                    #expect(channel.count <= 2)
+                }
+                return received
+            }
+        }
+        for number in 0..<1_000 { #expect(await channel.send(number)) }
+        channel.close()
+        #expect(try await consumer.value == Array(0..<1_000))
+    }
+
+    /// A consumer that gives up (a survey that found the feed is not listings) wakes the async producer suspended on
+    /// a full queue, whose send says it was refused.
+    @Test(.timeLimit(.minutes(1))) func cancellingReleasesASuspendedAsyncProducer() async throws {
+        let channel = BlockingChannel<Int>(capacity: 1)
+        let producer = Task {
+            var accepted = 0
+            while await channel.send(accepted) { accepted += 1 }
+            return accepted
+        }
+        let first = try await BlockingWork.run("test.consumer") { channel.take() }
+        #expect(first == 0)
+        // The producer fills the queue again and suspends on the next; cancelling must wake it.
+        while channel.count < 1 { await Task.yield() }
+        channel.cancel()
+        #expect(await producer.value >= 1)
+    }
 }

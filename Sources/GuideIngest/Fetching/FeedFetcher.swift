@@ -171,9 +171,9 @@ struct FeedFetcher: Sendable {
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             throw IngestError(.unreadable, saying: "cannot create a temporary file for {location}", ["location": location])
         }
-        var survey = FeedSurvey(location: location, localZone: localZone, previous: validators?.content, path: path)
+        let survey = SurveyThread(location: location, localZone: localZone, previous: validators?.content, path: path)
         var state = FeedProgress(location: location, bytes: 0, totalBytes: total, programmes: 0, attempt: attempt, retryReason: reason)
-        let isSame: Bool
+        let surveyed: SurveyThread.Surveyed
         do {
             defer { try? handle.close() }
             progress(state)
@@ -195,10 +195,8 @@ struct FeedFetcher: Sendable {
                                       ["location": location, "seconds": String(policy.maximumDuration.components.seconds),
                                        "bytes": String(state.bytes)])
                 }
-                try buffer.withUnsafeReadableBytes { raw in
-                    try handle.write(contentsOf: raw)
-                    try survey.feed(raw)
-                }
+                try buffer.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
+                try await survey.feed(buffer)
                 state.programmes = survey.programmes
                 progress(state)
             }
@@ -206,22 +204,23 @@ struct FeedFetcher: Sendable {
                 throw Retryable(saying: "the connection to {location} broke off at {bytes} of {total} bytes",
                                 ["location": location, "bytes": String(state.bytes), "total": String(total)])
             }
-            isSame = try survey.finish()
+            surveyed = try await survey.finish()
         } catch {
+            await survey.abandon()
             try? FileManager.default.removeItem(atPath: path)
             throw error
         }
-        if isSame {
+        if surveyed.isSame {
             // The bytes imported last time, again: nothing to parse or import.
             try? FileManager.default.removeItem(atPath: path)
             return .notModified
         }
-        state.programmes = survey.programmes
+        state.programmes = surveyed.programmes
         progress(state)
         return .fetched(FetchedFeed(location: location, path: path, isTemporary: true, bytes: state.bytes,
                                     validators: HTTPValidators(etag: reply.headers["etag"], lastModified: reply.headers["last-modified"],
-                                                               content: survey.content),
-                                    channels: survey.channels, programmes: survey.programmes, layout: survey.layout))
+                                                               content: surveyed.content),
+                                    channels: surveyed.channels, programmes: surveyed.programmes, layout: surveyed.layout))
     }
 
     /// Reads a local file through the same checks as a download; not modified when its bytes are the ones last imported.
