@@ -34,25 +34,34 @@ extension SQLiteImportSession {
 }
 
 extension SQLiteImportSession {
-    /// Drops what the channels read in part replace (``ListingPart``): the rows in their spans but for the kept days,
-    /// and rows running into their span from before it. Returns how many went.
+    /// Drops what the channels read in part replace (``ListingPart``) that their runs' ends did not
+    /// (``replacePart(_:of:through:)``): all of it for a channel whose span reaches past its part's. Returns how many
+    /// went.
     func replaceParts(through spans: [Int64: (start: Int64, end: Int64)]) throws -> Int {
-        guard !parts.isEmpty else { return 0 }
-        let overlapping = try db.makeStatement(sql: """
-            DELETE FROM programme WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start < ? AND stop > ?
-            """)
-        let within = try db.makeStatement(sql: """
-            DELETE FROM programme WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start >= ? AND start < ?
-            """)
         var replaced = 0
         for (channel, part) in parts {
             let end = spans[channel]?.end ?? part.end
-            try overlapping.execute(arguments: [sourceID, channel, importID, part.first, part.first])
+            guard !partsReplaced.contains(channel) || end > part.end else { continue }
+            replaced += try replacePart(part, of: channel, through: end)
+        }
+        return replaced
+    }
+
+    /// Drops what `channel`'s part replaces through `end`: the rows in its span but for the kept days, and rows running
+    /// into its span from before it; never this import's own rows, so it may run at any time during the import, and
+    /// again with a later end. Returns how many went.
+    func replacePart(_ part: ListingPart, of channel: Int64, through end: Int64) throws -> Int {
+        let overlapping = try db.cachedStatement(sql: """
+            DELETE FROM programme WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start < ? AND stop > ?
+            """)
+        let within = try db.cachedStatement(sql: """
+            DELETE FROM programme WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start >= ? AND start < ?
+            """)
+        try overlapping.execute(arguments: [sourceID, channel, importID, part.first, part.first])
+        var replaced = db.changesCount
+        for span in part.replaced(through: end) {
+            try within.execute(arguments: [sourceID, channel, importID, span.lowerBound, span.upperBound])
             replaced += db.changesCount
-            for span in part.replaced(through: end) {
-                try within.execute(arguments: [sourceID, channel, importID, span.lowerBound, span.upperBound])
-                replaced += db.changesCount
-            }
         }
         return replaced
     }

@@ -34,6 +34,10 @@ final class SQLiteImportSession {
     var repairs = ImportRepairs()
     /// Channels this import reads only part of, by key.
     var parts: [Int64: ListingPart] = [:]
+    /// The channels read in part whose stored rows were already replaced, as their run ended (``replacePart``), and
+    /// how many rows went.
+    var partsReplaced: Set<Int64> = []
+    var replacedEarly = 0
     let updateStop: Statement
     let deleteRow: Statement
 
@@ -75,8 +79,14 @@ final class SQLiteImportSession {
         case .retire(let kept): try retire(allBut: kept)
         case .part(let part): parts[try channelKey(part.channel)] = part
         case .runEnds(let channel, let nextStart, let cuts):
-            repairs.end(try channelKey(channel), nextStart: nextStart, cuts: cuts)
+            let key = try channelKey(channel)
+            repairs.end(key, nextStart: nextStart, cuts: cuts)
             if repairs.hasChanges { try applyRepairs() }
+            // What the channel's new days replace goes now, while the reader parses the next channel: at the end it kept
+            // the reader's thread waiting (a second at 1.75 M programmes, one day of each channel replaced).
+            if let part = parts[key], partsReplaced.insert(key).inserted {
+                replacedEarly += try replacePart(part, of: key, through: part.end)
+            }
         }
     }
 
@@ -224,7 +234,7 @@ final class SQLiteImportSession {
             try delete.execute(arguments: [sourceID, channel, importID, span.end, span.start, span.start])
             replaced += db.changesCount
         }
-        replaced += try replaceParts(through: spans)
+        replaced += try replaceParts(through: spans) + replacedEarly
         if replaced + retired + removed > 0 { try pruneTexts() }
         let spread = try db.makeStatement(sql: """
             INSERT INTO source_coverage (source_id, channel_key, first, last) VALUES (?, ?, ?, ?)

@@ -171,7 +171,7 @@ struct FeedFetcher: Sendable {
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             throw IngestError(.unreadable, saying: "cannot create a temporary file for {location}", ["location": location])
         }
-        let survey = SurveyThread(location: location, localZone: localZone, previous: validators?.content, path: path)
+        var survey = SurveyThread(location: location, localZone: localZone, previous: validators?.content, path: path)
         var state = FeedProgress(location: location, bytes: 0, totalBytes: total, programmes: 0, attempt: attempt, retryReason: reason)
         let surveyed: SurveyThread.Surveyed
         do {
@@ -233,19 +233,25 @@ struct FeedFetcher: Sendable {
         }
         defer { try? handle.close() }
         let total = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
-        var survey = FeedSurvey(location: location, localZone: localZone, previous: previous, path: path)
+        var survey = SurveyThread(location: location, localZone: localZone, previous: previous, path: path)
         var state = FeedProgress(location: location, bytes: 0, totalBytes: total, programmes: 0)
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            try chunk.withUnsafeBytes { try survey.feed($0) }
-            state.bytes += Int64(chunk.count)
-            state.programmes = survey.programmes
-            progress(state)
-            await Task.yield()
+        let surveyed: SurveyThread.Surveyed
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                try await survey.feed(ByteBuffer(bytes: chunk))
+                state.bytes += Int64(chunk.count)
+                state.programmes = survey.programmes
+                progress(state)
+            }
+            surveyed = try await survey.finish()
+        } catch {
+            await survey.abandon()
+            throw error
         }
-        guard try !survey.finish() else { return .notModified }
+        guard !surveyed.isSame else { return .notModified }
         return .fetched(FetchedFeed(location: location, path: path, isTemporary: false, bytes: state.bytes,
-                                    validators: HTTPValidators(etag: nil, lastModified: nil, content: survey.content),
-                                    channels: survey.channels, programmes: survey.programmes, layout: survey.layout))
+                                    validators: HTTPValidators(etag: nil, lastModified: nil, content: surveyed.content),
+                                    channels: surveyed.channels, programmes: surveyed.programmes, layout: surveyed.layout))
     }
 
     /// Sorts a transport error into worth-retrying (timeouts, refused or dropped connections) or not (redirect

@@ -61,69 +61,83 @@ struct ContentDigests {
     }
 }
 
-/// Reads a feed as it arrives (a download being written to `path`, or a file): its content digests always; once it
-/// differs from the feed last imported, its ``ListingLayout`` (a scan, not a parse); and a parse that keeps its
-/// channels and counts its programmes only where the scan cannot say (a file that is not plain XMLTV): for a plain
-/// one, only its header is parsed, and the import reads the rest. While the feed is the same block for block,
-/// nothing else is done; at the first block that differs the scan reads back what was skipped from `path`. A feed the
-/// same to the end is neither scanned nor parsed: ``finish()`` says so.
+/// Whether a feed's bytes are, so far, the ones last imported: its ``ContentDigests`` block for block against those
+/// stored. While they are, nothing else needs to read them; a feed the same to the end is not imported again.
+struct SameBytes {
+    private var digests = ContentDigests()
+    private let previous: [String]
+    private(set) var isSameSoFar: Bool
+
+    /// What to keep with the feed's validators once it is imported.
+    var content: String { digests.text }
+
+    init(previous: String?) {
+        self.previous = ContentDigests.blocks(of: previous)
+        isSameSoFar = !self.previous.isEmpty
+    }
+
+    /// Takes the next bytes; whether the feed is still the same so far.
+    mutating func feed(_ raw: UnsafeRawBufferPointer) -> Bool {
+        digests.feed(raw)
+        if isSameSoFar {
+            isSameSoFar = digests.blocks.count <= previous.count && digests.blocks.last.map { $0 == previous[digests.blocks.count - 1] } ?? true
+        }
+        return isSameSoFar
+    }
+
+    /// Whether the feed was the same to its last byte.
+    mutating func finish() -> Bool {
+        digests.finish()
+        isSameSoFar = isSameSoFar && digests.blocks == previous
+        return isSameSoFar
+    }
+}
+
+/// Reads a feed as it arrives (a download being written to `path`, or a file), from where it stopped being the bytes
+/// last imported (``SameBytes``): its ``ListingLayout`` (a scan, not a parse); and a parse that keeps its channels and
+/// counts its programmes only where the scan cannot say (a file that is not plain XMLTV): for a plain one, only its
+/// header is parsed, and the import reads the rest. What it was not given (the bytes that were the same) it reads back
+/// from `path`.
 struct FeedSurvey {
     private var survey: Survey
     private var scanner: ListingLayoutScanner
-    private var digests = ContentDigests()
-    private let previous: [String]
     private let path: String
     private let location: String
     private let localZone: TimeZone?
-    /// Bytes read so far, and how many of them were scanned and parsed.
-    private var bytes: Int64 = 0
+    /// How many bytes were scanned and parsed.
     private var scanned: Int64 = 0
     private var parsed: Int64 = 0
-    private var isSameSoFar: Bool
-    /// The feed's layout, once ``finish()`` found it plain.
+    /// The feed's layout, once ``finish(at:)`` found it plain.
     private(set) var layout: ListingLayout?
 
     var channels: [OfferedChannel] { survey.channels }
     var programmes: Int { layout?.programmes ?? (scanner.refusal == nil ? scanner.programmes : survey.programmes) }
-    /// What to keep with the feed's validators once it is imported.
-    var content: String { digests.text }
 
-    init(location: String, localZone: TimeZone?, previous: String?, path: String) {
+    init(location: String, localZone: TimeZone?, path: String) {
         survey = Survey(location: location, localZone: localZone)
         scanner = ListingLayoutScanner(localZone: localZone)
-        self.previous = ContentDigests.blocks(of: previous)
         self.path = path
         self.location = location
         self.localZone = localZone
-        isSameSoFar = !self.previous.isEmpty
     }
 
-    /// The next bytes, already in the file at `path` when they come from a download.
-    mutating func feed(_ raw: UnsafeRawBufferPointer) throws {
-        digests.feed(raw)
-        bytes += Int64(raw.count)
-        if isSameSoFar {
-            isSameSoFar = digests.blocks.count <= previous.count && digests.blocks.last.map { $0 == previous[digests.blocks.count - 1] } ?? true
-            if isSameSoFar { return }
-        }
-        try catchUp(to: bytes - Int64(raw.count))
+    /// `raw`, the feed's bytes from `offset` on, already in the file at `path`; any before it not given yet are read
+    /// back from the file first.
+    mutating func feed(_ raw: UnsafeRawBufferPointer, at offset: Int64) throws {
+        try catchUp(to: offset)
         try take(raw)
     }
 
-    /// Whether the feed was the same as the one last imported, to the last byte; if not, its survey is finished.
-    mutating func finish() throws -> Bool {
-        digests.finish()
-        if isSameSoFar && digests.blocks == previous { return true }
-        isSameSoFar = false
-        try catchUp(to: bytes)
+    /// The survey of the feed's `end` bytes, any not given read back from the file.
+    mutating func finish(at end: Int64) throws {
+        try catchUp(to: end)
         if scanner.refusal == nil, let layout = scanner.finish() {
             self.layout = layout
             try surveyHeader(of: layout)
         } else {
-            try catchUp(to: bytes)
+            try catchUp(to: end)
             try survey.finish()
         }
-        return false
     }
 
     /// Scans (and, once the scan gave up, parses) `raw`, the bytes after those taken so far.

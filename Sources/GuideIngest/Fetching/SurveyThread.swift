@@ -4,55 +4,61 @@ import GuideThreads
 import NIOCore
 import Synchronization
 
-/// A download's ``FeedSurvey`` on a thread of its own, fed the chunks as they arrive: the download writes the file
-/// while the survey hashes and scans what came before. They took turns on one thread, and at 1.75 M programmes
-/// (912 MB) that thread was the whole download's time while the other core waited.
+/// Surveys a feed as it arrives (a download, or a file read): the caller keeps its ``SameBytes`` and writes the file,
+/// while a thread of its own scans what came before (``FeedSurvey``) from the first block that differs. They took
+/// turns on one thread, and at 1.75 M programmes (912 MB) that thread was the whole download's time while the other
+/// core waited.
 ///
 /// At most `capacity` chunks wait between the two, so a survey slower than the network holds the download back
 /// rather than the memory growing. A survey that fails (not listings) stops the download at its next chunk.
-final class SurveyThread: Sendable {
-    private enum Chunk: Sendable {
-        case bytes(ByteBuffer)
-        /// The download is complete: the survey finishes. Closed without it, the download failed: it just stops.
-        case end
-    }
-
-    /// What the survey found, once the download is complete.
+struct SurveyThread {
+    /// What the survey found, once the feed is complete.
     struct Surveyed: Sendable {
-        /// The bytes were the ones last imported.
+        /// The bytes were the ones last imported: nothing else was surveyed.
         var isSame: Bool
         var content: String
-        var channels: [OfferedChannel]
-        var programmes: Int
+        var channels: [OfferedChannel] = []
+        var programmes = 0
         var layout: ListingLayout?
     }
 
-    private let chunks: BlockingChannel<Chunk>
-    private let surveyed: Task<Surveyed?, any Error>
-    private let counted: Counted
+    private enum Chunk: Sendable {
+        /// The feed's bytes from an offset on.
+        case bytes(ByteBuffer, at: Int64)
+        /// The feed is complete, this long: the survey finishes. Closed without it, the feed failed: it just stops.
+        case end(Int64)
+    }
 
-    /// Programmes counted so far, for progress.
+    /// What the survey has counted so far, for progress.
     private final class Counted: Sendable {
         let programmes = Atomic<Int>(0)
     }
 
-    /// A survey of the download being written to `path` (``FeedSurvey``), made on its thread.
+    private var same: SameBytes
+    private var bytes: Int64 = 0
+    private let chunks: BlockingChannel<Chunk>
+    private let surveyed: Task<FeedSurvey.Found?, any Error>
+    private let counted: Counted
+
+    /// A survey of the feed being written to `path`, compared with the content digests stored with its validators.
     init(location: String, localZone: TimeZone?, previous: String?, path: String, capacity: Int = 32) {
+        same = SameBytes(previous: previous)
         let chunks = BlockingChannel<Chunk>(capacity: capacity), counted = Counted()
         self.chunks = chunks
         self.counted = counted
         surveyed = Task {
             try await BlockingWork.run("survey") {
-                var survey = FeedSurvey(location: location, localZone: localZone, previous: previous, path: path)
+                var survey = FeedSurvey(location: location, localZone: localZone, path: path)
                 do {
                     while let chunk = chunks.take() {
-                        guard case .bytes(let buffer) = chunk else {
-                            let isSame = try survey.finish()
+                        switch chunk {
+                        case .bytes(let buffer, let offset):
+                            try buffer.withUnsafeReadableBytes { try survey.feed($0, at: offset) }
+                        case .end(let end):
+                            try survey.finish(at: end)
                             counted.programmes.store(survey.programmes, ordering: .relaxed)
-                            return Surveyed(isSame: isSame, content: survey.content, channels: survey.channels,
-                                            programmes: survey.programmes, layout: survey.layout)
+                            return survey.found
                         }
-                        try buffer.withUnsafeReadableBytes { try survey.feed($0) }
                         counted.programmes.store(survey.programmes, ordering: .relaxed)
                     }
                     return nil
@@ -67,26 +73,42 @@ final class SurveyThread: Sendable {
     /// Programmes the survey has counted so far.
     var programmes: Int { counted.programmes.load(ordering: .relaxed) }
 
-    /// Hands the survey the next chunk, already written to the file; throws what the survey failed with, if it did.
-    func feed(_ buffer: ByteBuffer) async throws {
-        guard await chunks.send(.bytes(buffer)) else {
-            _ = try await surveyed.value
-            return
-        }
+    /// The next bytes, already written to the file; throws what the survey failed with, if it did.
+    mutating func feed(_ buffer: ByteBuffer) async throws {
+        let offset = bytes
+        bytes += Int64(buffer.readableBytes)
+        guard !buffer.withUnsafeReadableBytes({ same.feed($0) }) else { return }
+        if await !chunks.send(.bytes(buffer, at: offset)) { _ = try await surveyed.value }
     }
 
-    /// The survey of the whole download, and whether it was the same as the feed last imported.
-    func finish() async throws -> Surveyed {
-        if await chunks.send(.end) { chunks.close() }
-        guard let surveyed = try await surveyed.value else {
-            throw CancellationError()   // unreachable: the thread finishes the survey once it takes the end
+    /// The survey of the whole feed, and whether it was the bytes last imported.
+    mutating func finish() async throws -> Surveyed {
+        guard !same.finish() else {
+            await abandon()
+            return Surveyed(isSame: true, content: same.content)
         }
-        return surveyed
+        if await chunks.send(.end(bytes)) { chunks.close() }
+        // Only a survey that took the end returns what it found; one that failed threw.
+        let found = try await surveyed.value
+        return Surveyed(isSame: false, content: same.content, channels: found?.channels ?? [], programmes: found?.programmes ?? 0,
+                        layout: found?.layout)
     }
 
-    /// The download failed: the survey stops where it is, and returns once it has (the file may then be removed).
+    /// The feed failed, or needs no survey: the survey stops where it is, and returns once it has (the file may
+    /// then be removed).
     func abandon() async {
         chunks.close()
         _ = try? await surveyed.value
     }
+}
+
+extension FeedSurvey {
+    /// What a finished survey found.
+    struct Found: Sendable {
+        var channels: [OfferedChannel]
+        var programmes: Int
+        var layout: ListingLayout?
+    }
+
+    var found: Found { Found(channels: channels, programmes: programmes, layout: layout) }
 }
