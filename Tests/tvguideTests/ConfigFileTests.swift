@@ -71,7 +71,7 @@ import Testing
     /// serve itself listens where the file says, and a value from the environment that does not parse stops it with
     /// the setting's name before anything starts.
     @Test func serveListensOnTheFilesPort() async throws {
-        let port = 20_000 + Int.random(in: 0..<20_000)
+        let port = Self.listeningPort()
         let path = try Self.file("port = \(port)\nhost = 127.0.0.1\n")
         defer { try? FileManager.default.removeItem(atPath: path) }  // Test scratch file.
         var cli = CLI()
@@ -91,7 +91,7 @@ import Testing
     /// With `setup-code-file` (the package sets it), the first run's code goes to a file only serve's user may read,
     /// made anew (a link left by that name is replaced, not followed), and not to the log the adm group reads.
     @Test func theSetupCodeGoesToAFileOnlyServesUserReads() async throws {
-        let port = 20_000 + Int.random(in: 0..<20_000)
+        let port = Self.listeningPort()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-setup-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }  // Test scratch folder.
@@ -114,6 +114,10 @@ import Testing
     /// Whether serve answers /healthz on `port` within a minute.
     /// Whether serve answers on `port` within 3 minutes: a first start imports the sample listings before it listens,
     /// which on PostgreSQL beside the rest of the suite on 2 cores took over a minute once.
+    /// A port for serve below the kernel's ephemeral range (32768-60999 here), which the tests' own outgoing
+    /// connections take: one of them held a port drawn from 20000-39999 once, and serve could not listen on it.
+    static func listeningPort() -> Int { 20_000 + Int.random(in: 0..<12_000) }
+
     static func answers(port: Int) async throws -> Bool {
         let health = try #require(URL(string: "http://127.0.0.1:\(port)/healthz"))
         for _ in 0..<900 {
@@ -228,7 +232,7 @@ import Testing
     /// A newcomer's first run on a clock far from the sample's dates (issue 45, point 8): the bundled sample is moved by
     /// whole weeks to the one that holds now, so something is on now, on the same weekdays as the sample's.
     @Test func theSampleIsMovedToTheClocksWeek() async throws {
-        let port = 20_000 + Int.random(in: 0..<20_000)
+        let port = Self.listeningPort()
         var cli = CLI()
         // Monday 30 November 2026, 20:30 UTC: the sample's Monday 16 February, 41 weeks on.
         let server = cli.launch(["serve", "--host", "127.0.0.1", "--port", String(port), "--pretend-now", "2026-11-30T20:30:00Z"])
