@@ -36,6 +36,7 @@ func readBatches(from inputs: [ImportInput], transform: ListingTransform, into h
     var bytesRead: Int64 = 0
     var programmes = 0
     var issues = IssueLog()
+    var folding = TextFolding()
     func send() throws {
         guard !batch.isEmpty else { return }
         guard handoff.put(.items(batch)) else { throw CancellationError() }
@@ -48,7 +49,7 @@ func readBatches(from inputs: [ImportInput], transform: ListingTransform, into h
             switch transform.apply(item) {
             case .channel(let channel)?: batch.append(.channel(channel))
             case .programme(let programme, let line)?:
-                batch.append(.programme(PreparedProgramme(programme, line: line)))
+                batch.append(.programme(PreparedProgramme(programme, line: line, folding: &folding)))
                 programmes += 1
             case nil: return
             }

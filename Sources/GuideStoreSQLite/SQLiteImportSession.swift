@@ -248,31 +248,3 @@ final class SQLiteImportSession {
                             programmes: tally.programmeCount - removed, replaced: replaced + retired, issues: issues)
     }
 }
-
-/// A string as a dictionary key compared and hashed by its UTF-8 bytes: folded titles are already in one normal form,
-/// and a `String` key hashes non-ASCII text (a guide of Chinese titles) through Unicode normalization each time.
-struct UTF8Key: Hashable {
-    let text: String
-
-    init(_ text: String) {
-        var text = text
-        text.makeContiguousUTF8()
-        self.text = text
-    }
-
-    static func == (left: UTF8Key, right: UTF8Key) -> Bool {
-        var left = left.text, right = right.text
-        return left.withUTF8 { a in
-            right.withUTF8 { b in
-                guard a.count == b.count else { return false }
-                guard let first = a.baseAddress, let second = b.baseAddress else { return true }   // Both empty.
-                return memcmp(first, second, a.count) == 0
-            }
-        }
-    }
-
-    func hash(into hasher: inout Hasher) {
-        var text = self.text
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-    }
-}

@@ -1,0 +1,31 @@
+@testable import GuideStore
+import GuideCore
+import Testing
+
+/// The reading thread's memory of folded texts gives what folding them again would, for texts met again, texts that
+/// differ only in their normal form or case, and after it has forgotten them at its limit.
+@Suite struct TextFoldingTests {
+    static let texts = ["Híradó", "HÍRADÓ", "Hi\u{301}rado\u{301}", "新闻联播", "Café Society", "Cafe\u{301} Society", "", "  ", "News\nNachrichten"]
+
+    @Test func foldsAsSearchTextDoesWhetherMetBeforeOrNot() {
+        var folding = TextFolding()
+        for round in 0..<2 {
+            for text in Self.texts {
+                #expect(folding.title(text) == SearchText.fold(text), "round \(round): \(text)")
+                let folded = SearchText.fold(text)
+                let body = folding.body(text)
+                #expect(body.folded == folded && body.hash == (folded.isEmpty ? 0 : BodyHash.of(folded)), "round \(round): \(text)")
+            }
+        }
+    }
+
+    @Test func forgetsAtItsLimitAndStillFoldsRight() {
+        var folding = TextFolding()
+        for number in 0..<(TextFolding.limit + 50) {
+            let text = "Épisode \(number)"
+            #expect(folding.body(text).folded == SearchText.fold(text))
+        }
+        #expect(folding.body("Épisode 7").folded == SearchText.fold("Épisode 7"))
+        #expect(folding.remembered.bodies <= TextFolding.limit)
+    }
+}
