@@ -13,10 +13,10 @@ package enum SearchPlan {
     /// What a store does for a search: the titles and (searching everything) bodies holding a term, by their
     /// indexes; and of the programmes `ids`, those holding every term, by start, at most `limit`.
     package struct Store {
-        package var texts: (_ term: String) async throws -> (titles: [Int64], bodies: [Int64])
+        package var texts: @Sendable (_ term: String) async throws -> (titles: [Int64], bodies: [Int64])
         package var matching: (_ ids: [Int64], _ limit: Int) async throws -> [StoredProgramme]
 
-        package init(texts: @escaping (String) async throws -> (titles: [Int64], bodies: [Int64]),
+        package init(texts: @escaping @Sendable (String) async throws -> (titles: [Int64], bodies: [Int64]),
                      matching: @escaping ([Int64], Int) async throws -> [StoredProgramme]) {
             self.texts = texts
             self.matching = matching
@@ -25,10 +25,8 @@ package enum SearchPlan {
 
     package static func run(_ query: SearchQuery, schedule: ScheduleIndex, in store: Store) async throws -> [StoredProgramme] {
         guard !query.terms.isEmpty, query.limit > 0 else { return [] }
-        var terms: [(titles: TextSet, bodies: TextSet)] = []
-        for term in query.terms {
-            let texts = try await store.texts(term)
-            terms.append((TextSet(texts.titles), TextSet(query.scope == .title ? [] : texts.bodies)))
+        let terms = try await texts(of: query.terms, in: store).map {
+            (titles: TextSet($0.titles), bodies: TextSet(query.scope == .title ? [] : $0.bodies))
         }
         let holdsEveryTerm = { (entry: ScheduleIndex.Entry) -> Bool in
             terms.allSatisfy { $0.titles.contains(entry.title) || $0.bodies.contains(entry.body) }
@@ -46,6 +44,21 @@ package enum SearchPlan {
             after = last
         }
         return results
+    }
+
+    /// Each term's titles and bodies, asked of the store a few terms at once (their index reads are independent: three
+    /// words in everything on PostgreSQL took 43-50 ms one after another).
+    private static func texts(of terms: [String], in store: Store) async throws -> [(titles: [Int64], bodies: [Int64])] {
+        let atOnce = 3, lookUp = store.texts
+        return try await withThrowingTaskGroup(of: (Int, (titles: [Int64], bodies: [Int64])).self) { group in
+            var found: [(titles: [Int64], bodies: [Int64])] = Array(repeating: ([], []), count: terms.count)
+            for (index, term) in terms.enumerated() {
+                if index >= atOnce, let (done, texts) = try await group.next() { found[done] = texts }
+                group.addTask { (index, try await lookUp(term)) }
+            }
+            for try await (done, texts) in group { found[done] = texts }
+            return found
+        }
     }
 
     /// Text ids as a bit set, or, when they are few and far between (PostgreSQL never reuses an id, so a store years
