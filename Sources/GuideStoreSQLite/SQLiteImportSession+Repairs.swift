@@ -71,7 +71,8 @@ extension SQLiteImportSession {
     /// comes from one pass over the programmes' channel index, which holds both ids (no index by title or body is
     /// kept, v31: every row written or replaced paid for both).
     func pruneTexts() throws {
-        var usedTitles = Set<Int64>(), usedBodies = Set<Int64>()
+        var usedTitles = try UsedIDs(upTo: Int64.fetchOne(db, sql: "SELECT max(id) FROM title") ?? 0)
+        var usedBodies = try UsedIDs(upTo: Int64.fetchOne(db, sql: "SELECT max(id) FROM body") ?? 0)
         try DirectBinding(try db.makeStatement(sql: "SELECT title_id, body_id FROM programme INDEXED BY programme_by_channel"))
             .forEachRow(db) { row in
                 usedTitles.insert(sqlite3_column_int64(row, 0))
@@ -80,14 +81,37 @@ extension SQLiteImportSession {
         for (table, used) in [("title", usedTitles), ("body", usedBodies)] {
             let orphans = try Int64.fetchAll(db, sql: "SELECT id FROM \(table)").filter { !used.contains($0) }
             guard !orphans.isEmpty else { continue }
-            let text = try db.makeStatement(sql: "SELECT folded FROM \(table) WHERE id = ?")
-            let unindex = try db.makeStatement(sql: "INSERT INTO \(table)_search (\(table)_search, rowid, folded) VALUES ('delete', ?, ?)")
-            let delete = try db.makeStatement(sql: "DELETE FROM \(table) WHERE id = ?")
-            for id in orphans {
-                guard let folded = try String.fetchOne(text, arguments: [id]) else { continue }
-                try unindex.execute(arguments: [id, folded])
-                try delete.execute(arguments: [id])
-            }
+            // Two statements for all of them: one statement each took 24 us an orphan (33,000 titles gone in a
+            // refresh of one changed day, 0.8 s; 0.2 s so).
+            let ids = "[" + orphans.map(String.init).joined(separator: ",") + "]"
+            try db.execute(sql: """
+                INSERT INTO \(table)_search (\(table)_search, rowid, folded)
+                SELECT 'delete', id, folded FROM \(table) WHERE id IN (SELECT value FROM json_each(?))
+                """, arguments: [ids])
+            try db.execute(sql: "DELETE FROM \(table) WHERE id IN (SELECT value FROM json_each(?))", arguments: [ids])
         }
+    }
+}
+
+/// The ids of one table that programmes use, as bits while the table's ids are dense enough (a set of 1.75 M
+/// programmes' ids took 0.15 s of a refresh's end, bits 0.01 s).
+struct UsedIDs {
+    private var bits: [UInt64]
+    private var others: Set<Int64> = []
+    /// Ids beyond this, or below 0, go to the set.
+    private let most: Int64
+
+    /// `upTo` is the table's largest id; more than 64 M of them are kept in a set.
+    init(upTo largest: Int64) {
+        most = min(max(largest, 0), 1 << 26)
+        bits = Array(repeating: 0, count: Int(most / 64) + 1)
+    }
+
+    mutating func insert(_ id: Int64) {
+        if id >= 0, id <= most { bits[Int(id / 64)] |= 1 << UInt64(id % 64) } else { others.insert(id) }
+    }
+
+    func contains(_ id: Int64) -> Bool {
+        id >= 0 && id <= most ? bits[Int(id / 64)] & (1 << UInt64(id % 64)) != 0 : others.contains(id)
     }
 }

@@ -25,6 +25,7 @@ final class SQLiteImportSession {
     private let indexBody: DirectBinding
     private let upsertChannel: Statement
     private let addNamedChannel: Statement
+    private let findChannelKey: Statement
     /// Folded titles already in the title table, by id (at most ``TextCache.limit``); a guide has far fewer titles
     /// than programmes (but a high-cardinality one has one for every other programme).
     private var titleIDs: [UTF8Key: Int64] = [:]
@@ -68,6 +69,7 @@ final class SQLiteImportSession {
         addNamedChannel = try db.makeStatement(sql: """
             INSERT INTO channel (id, name, position, details) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO NOTHING
             """)
+        findChannelKey = try db.makeStatement(sql: "SELECT key FROM channel WHERE id = ?")
         updateStop = try db.makeStatement(sql: "UPDATE programme SET stop = ?, stop_known = 1 WHERE id = ?")
         deleteRow = try db.makeStatement(sql: "DELETE FROM programme WHERE id = ?")
     }
@@ -104,7 +106,7 @@ final class SQLiteImportSession {
         try addNamedChannel.execute(arguments: [channel.rawValue, channel.rawValue, nextChannelPosition,
                                                 Data(DetailsCodec.encode(Channel(id: channel)))])
         if db.changesCount > 0 { nextChannelPosition += 1 }
-        guard let key = try Int64.fetchOne(db, sql: "SELECT key FROM channel WHERE id = ?", arguments: [channel.rawValue]) else {
+        guard let key = try Int64.fetchOne(findChannelKey, arguments: [channel.rawValue]) else {
             throw DatabaseError(message: "channel \(channel.rawValue) was not stored")
         }
         tally.remember(channel, key: key)

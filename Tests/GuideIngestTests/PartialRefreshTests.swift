@@ -156,6 +156,29 @@ import XMLTV
         }
     }
 
+    @Test func theStoredFormReadsBackAsItWasWritten() throws {
+        var scanner = ListingLayoutScanner(localZone: nil)
+        Guide(channels: 3).bytes.withUnsafeBytes { scanner.feed($0) }
+        let found = scanner.finish()
+        var layout = try #require(found, "\(scanner.refusal ?? "")")
+        layout.settleDigests()
+        let text = layout.text(context: "at 5") { $0 == "copy1" ? nil : "guide." + $0 }
+        let read = try #require(ListingLayout.groups(in: text[...], context: "at 5"))
+        #expect(read.keys.sorted() == ["copy0", "copy2"] && read["copy2"]?.target == "guide.copy2")
+        for run in layout.runs where run.channel != "copy1" {
+            #expect(read[run.channel]?.days == Dictionary(uniqueKeysWithValues: run.groups.map { ($0.day, $0.digest) }))
+        }
+        // Another context, and every kind of damage, read as nothing stored.
+        let line = text.split(separator: "\n")[1]
+        let damaged = [line.replacingOccurrences(of: ":", with: ";"), line + "\textra", line.replacingOccurrences(of: "\t", with: " "),
+                       line + " 2026:", line + " :12", line + " 20261301:12345678901234567", line + " 1234567890123456789:1",
+                       line + " 20261130:1G", line + " 20261130:-1"]
+        #expect(ListingLayout.groups(in: text[...], context: "at 6") == nil)
+        for bad in damaged {
+            #expect(ListingLayout.groups(in: (text + "\n" + bad)[...], context: "at 5") == nil, "\(bad)")
+        }
+    }
+
     @Test func channelIDsAreNamedAsTheReaderNamesThem() throws {
         // References read, spaces around trimmed, an entity of the file's own kept as written: as the reader does.
         let guide = Guide(channels: 3)

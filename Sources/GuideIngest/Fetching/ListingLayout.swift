@@ -47,7 +47,7 @@ struct ListingLayout: Sendable {
 
 extension ListingLayout {
     /// What was stored of one channel: the guide channel its rows went to, and its groups' digests by day.
-    struct Stored: Sendable {
+    struct Stored: Sendable, Equatable {
         var target: String
         var days: [Int64: UInt64]
     }
@@ -66,24 +66,46 @@ extension ListingLayout {
     }
 
     /// What a stored form says of each channel, when its first line is `context` under this scheme; nil for any other
-    /// (another scheme, other rows, a damaged value).
+    /// (another scheme, other rows, a damaged value). Read by bytes: 10,000 channels' lines took 0.2 s split as
+    /// strings, on the refresh's way from the download to its reading.
     static func groups(in stored: Substring, context: String) -> [String: Stored]? {
-        var lines = stored.split(separator: "\n", omittingEmptySubsequences: false)[...]
-        guard lines.popFirst() == "\(scheme) \(context)" else { return nil }
-        var groups: [String: Stored] = [:]
-        groups.reserveCapacity(lines.count)
-        for line in lines {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 3 else { return nil }
-            var days: [Int64: UInt64] = [:]
-            for pair in fields[2].split(separator: " ") {
-                guard let colon = pair.firstIndex(of: ":"), let day = Int64(pair[..<colon]),
-                      let digest = UInt64(pair[pair.index(after: colon)...], radix: 16) else { return nil }
-                days[day] = digest
+        var stored = stored
+        let header = Array("\(scheme) \(context)".utf8)
+        return stored.withUTF8 { text -> [String: Stored]? in
+            var lines = text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)[...]
+            guard let first = lines.popFirst(), first.elementsEqual(header) else { return nil }
+            var groups: [String: Stored] = [:]
+            groups.reserveCapacity(lines.count)
+            for line in lines {
+                let fields = line.split(separator: UInt8(ascii: "\t"), maxSplits: 2, omittingEmptySubsequences: false)
+                guard fields.count == 3, !fields[2].contains(UInt8(ascii: "\t")) else { return nil }
+                var days: [Int64: UInt64] = [:]
+                for pair in fields[2].split(separator: UInt8(ascii: " ")) {
+                    guard let colon = pair.firstIndex(of: UInt8(ascii: ":")),
+                          let day = Self.number(pair[..<colon], radix: 10, digits: 18),
+                          let digest = Self.number(pair[(colon + 1)...], radix: 16, digits: 16) else { return nil }
+                    days[Int64(day)] = digest
+                }
+                groups[String(decoding: fields[0], as: UTF8.self)] = Stored(target: String(decoding: fields[1], as: UTF8.self), days: days)
             }
-            groups[String(fields[0])] = Stored(target: String(fields[1]), days: days)
+            return groups
         }
-        return groups
+    }
+
+    /// A number of at most `digits` digits in `radix` (10 or 16, lower-case), which cannot overflow; nil for anything else.
+    private static func number(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, radix: UInt64, digits: Int) -> UInt64? {
+        guard !bytes.isEmpty, bytes.count <= digits else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes {
+            let digit: UInt64
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: digit = UInt64(byte - UInt8(ascii: "a")) + 10
+            default: return nil
+            }
+            value = value * radix + digit
+        }
+        return value
     }
 
     /// Settles each group's digest from its content and the start (and zero length) of the programme after it.
