@@ -121,7 +121,6 @@ let package = Package(
         .target(name: "GuideIngest", dependencies: [
             "GuideCore", "GuideThreads", "GuideWebFormats", "XMLTV", "GuideStore", "GuideHTTP", "TVMaze", "SchedulesDirect", "CZlib", "ChannelMatching",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Subprocess", package: "swift-subprocess"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "NIOCore", package: "swift-nio"),

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// Where the programmes of a plain XMLTV file lie: its header (everything before the first programme: the root and
@@ -24,7 +23,7 @@ struct ListingLayout: Sendable {
         /// Whether the first programme is zero-length (it then cuts nothing before it).
         var isFirstInstant: Bool
         var programmes: Int
-        /// SHA-256 of the bytes, first 16 bytes.
+        /// The bytes' XXH64, little-endian.
         var content: [UInt8]
         /// The digest stored and compared: ``content`` with where the channel goes on after the group.
         var digest: UInt64 = 0
@@ -41,8 +40,9 @@ struct ListingLayout: Sendable {
     var runs: [Run]
     var programmes: Int
 
-    /// Bytes read from the groups a plan reads.
-    static let scheme = "layout/v1"
+    /// Names the stored form: v2's digests are XXH64 (v1's were SHA-256, and are read as nothing stored: the next
+    /// refresh reads the whole file once).
+    static let scheme = "layout/v2"
 }
 
 extension ListingLayout {
@@ -113,11 +113,11 @@ extension ListingLayout {
         for r in runs.indices {
             for g in runs[r].groups.indices {
                 let next = runs[r].groups.indices.contains(g + 1) ? runs[r].groups[g + 1] : nil
-                var hasher = SHA256()
-                hasher.update(data: runs[r].groups[g].content)
-                withUnsafeBytes(of: (next?.first ?? Int64.min).littleEndian) { hasher.update(bufferPointer: $0) }
-                hasher.update(data: [next?.isFirstInstant == true ? 1 : 0])
-                runs[r].groups[g].digest = hasher.finalize().withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+                var hasher = XXH64()
+                runs[r].groups[g].content.withUnsafeBytes { hasher.update($0) }
+                withUnsafeBytes(of: (next?.first ?? Int64.min).littleEndian) { hasher.update($0) }
+                withUnsafeBytes(of: UInt8(next?.isFirstInstant == true ? 1 : 0)) { hasher.update($0) }
+                runs[r].groups[g].digest = hasher.finalize()
             }
         }
     }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import XMLTV
 
@@ -31,7 +30,7 @@ struct ListingLayoutScanner {
     private var headerEnd: Int64 = 0
     private var runs: [ListingLayout.Run] = []
     private var channels: Set<String> = []
-    private var hasher = SHA256()
+    private var hasher = XXH64()
     private var groups = 0
     /// Programmes scanned so far.
     private(set) var programmes = 0
@@ -200,7 +199,7 @@ struct ListingLayoutScanner {
                                                                    first: start, end: finish, isFirstInstant: stop == start,
                                                                    programmes: 1, content: []))
         }
-        hasher.update(bufferPointer: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: p[open..<end])))
+        hasher.update(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: p[open..<end])))
         programmes += 1
         return end
     }
@@ -215,8 +214,8 @@ struct ListingLayoutScanner {
     /// Ends the group in hand: its content digest.
     private mutating func closeGroup() {
         guard let r = runs.indices.last, let g = runs[r].groups.indices.last, runs[r].groups[g].content.isEmpty else { return }
-        runs[r].groups[g].content = Array(hasher.finalize().prefix(16))
-        hasher = SHA256()
+        runs[r].groups[g].content = withUnsafeBytes(of: hasher.finalize().littleEndian) { Array($0) }
+        hasher = XXH64()
     }
 }
 
