@@ -46,11 +46,19 @@ public struct NowNext: Hashable, Codable, Sendable {
     public var channel: ChannelID
     public var now: StoredProgramme?
     public var next: StoredProgramme?
+    /// Until when this is the answer, for a later instant (nil: until the listings change). Not encoded: it is the
+    /// store's to say, for those that keep answers.
+    public var holdsUntil: Date?
 
-    public init(channel: ChannelID, now: StoredProgramme?, next: StoredProgramme?) {
+    public init(channel: ChannelID, now: StoredProgramme?, next: StoredProgramme?, holdsUntil: Date? = nil) {
         self.channel = channel
         self.now = now
         self.next = next
+        self.holdsUntil = holdsUntil
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case channel, now, next
     }
 }
 

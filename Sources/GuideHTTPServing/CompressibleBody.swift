@@ -5,10 +5,12 @@ import Hummingbird
 /// Text bodies sent gzip-compressed to clients that accept it: a grid page of 60 channels is ~380 KB of HTML and
 /// ~35 KB compressed, which a phone on a slow network notices.
 public enum CompressibleBody {
-    public static func response(_ bytes: [UInt8], for request: Request, status: HTTPResponse.Status = .ok, headers: HTTPFields) -> Response {
+    /// `compressed` gives the gzip form when one was kept (else it is made here).
+    public static func response(_ bytes: [UInt8], for request: Request, status: HTTPResponse.Status = .ok, headers: HTTPFields,
+                                compressed: (() -> [UInt8]?)? = nil) -> Response {
         var headers = headers
         headers[.vary] = "Accept-Encoding"
-        if bytes.count > 1024, accepts(request), let compressed = GzipCompression.compress(bytes) {
+        if bytes.count > 1024, accepts(request), let compressed = compressed?() ?? GzipCompression.compress(bytes) {
             headers[.contentEncoding] = "gzip"
             return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: compressed)))
         }

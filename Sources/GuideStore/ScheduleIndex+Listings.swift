@@ -1,3 +1,4 @@
+import Foundation
 import GuideCore
 
 /// How a store turns the in-memory schedule into the grid's listings and now/next: the schedule picks the ids, the
@@ -39,14 +40,15 @@ extension ScheduleIndex {
     }
 
     /// Each channel's now and next ids side by side, 0 (which no programme has) for none: what to fetch for them.
-    package static func ids(_ found: [(channel: ChannelID, now: Int64?, next: Int64?)]) -> [Int64] {
+    package static func ids(_ found: [Found]) -> [Int64] {
         found.flatMap { [$0.now ?? 0, $0.next ?? 0] }
     }
 
     /// Now/next from the rows fetched for ``ids(_:)``.
-    package static func nowNext(_ found: [(channel: ChannelID, now: Int64?, next: Int64?)], rows: consuming [StoredProgramme?]) -> [NowNext] {
+    package static func nowNext(_ found: [Found], rows: consuming [StoredProgramme?]) -> [NowNext] {
         return found.indices.map { index in
-            NowNext(channel: found[index].channel, now: rows[2 * index].take(), next: rows[2 * index + 1].take())
+            NowNext(channel: found[index].channel, now: rows[2 * index].take(), next: rows[2 * index + 1].take(),
+                    holdsUntil: found[index].holdsUntil == .max ? nil : Date(unixSeconds: found[index].holdsUntil))
         }
     }
 }

@@ -74,12 +74,13 @@ package struct ScheduleIndex: Sendable {
     }
 
     /// The ids of what is on at `time` (`start <= time < stop`) and what follows it, for each slot.
-    package func nowNext(at time: Int64, in slots: [Slot]) -> [(channel: ChannelID, now: Int64?, next: Int64?)] {
+    package func nowNext(at time: Int64, in slots: [Slot]) -> [Found] {
         slots.map { slot in
             let range = slot.entries
             // Walking back from the last start at or before `time`, in the index's descending order, the first one
             // still running is on now; nothing that started more than `longest` ago can be.
-            var index = firstIndex(in: range) { $0.start > time }
+            let after = firstIndex(in: range) { $0.start > time }
+            var index = after
             var now: Entry?
             while index > range.lowerBound {
                 index -= 1
@@ -94,8 +95,20 @@ package struct ScheduleIndex: Sendable {
             let from = now?.stop ?? time + 1
             var next = firstIndex(in: range) { $0.start >= from }
             while next < range.upperBound, entries[next].stop <= entries[next].start { next += 1 }
-            return (slot.channel, now?.id, next < range.upperBound ? entries[next].id : nil)
+            // The answer holds until the current programme stops or any programme starts (one starting inside the
+            // current one is on from then); the next one starts no earlier than either.
+            let holds = min(now?.stop ?? .max, after < range.upperBound ? entries[after].start : .max)
+            return Found(channel: slot.channel, now: now?.id, next: next < range.upperBound ? entries[next].id : nil, holdsUntil: holds)
         }
+    }
+
+    /// A channel's now and next at an instant, by id, and the instant until which that answer holds (`Int64.max`:
+    /// until the listings change).
+    package struct Found: Sendable {
+        package var channel: ChannelID
+        package var now: Int64?
+        package var next: Int64?
+        package var holdsUntil: Int64
     }
 
     /// The first index in `range` whose entry satisfies `isAfter`, which must be false then true along the range.

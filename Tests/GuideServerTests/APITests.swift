@@ -118,6 +118,44 @@ import Testing
         }
     }
 
+    @Test func nowAndNextKeptOnlyWhileTheyHold() async throws {
+        // Kept answers (NowNextAnswers) must be what the store says at every instant asked, in any order: around
+        // every start and stop, with a programme starting inside another (however the import repairs it), and after
+        // an import changes the listings.
+        let overlapping = Self.listings.replacingOccurrences(of: "</tv>", with: """
+              <programme channel="two.uk" start="20240101185000 +0000" stop="20240101185500 +0000"><title>Flash</title></programme>
+            </tv>
+            """)
+        let server = try await TestServer(listings: overlapping, now: Date(timeIntervalSince1970: 1_704_131_100))
+        try await server.run { client in
+            func titles(_ found: [NowNext]) -> [String?] { found.flatMap { [$0.now?.programme.title, $0.next?.programme.title] } }
+            func expectAnswers(at instants: [Date]) async throws {
+                for instant in instants {
+                    let asked = CivilTime.iso8601(instant).replacingOccurrences(of: "+", with: "%2B")
+                    let answered = try await client.execute(uri: "/api/now?at=\(asked)", method: .get) { response in
+                        try #require(try Self.json(response) as? [[String: Any]]).flatMap {
+                            [($0["now"] as? [String: Any])?["title"] as? String, ($0["next"] as? [String: Any])?["title"] as? String]
+                        }
+                    }
+                    #expect(answered == titles(try await server.store.nowNext(at: instant, channels: nil)), "\(asked)")
+                }
+            }
+            let minutes = [0, 29, 30, 45, 49, 50, 54, 55, 59, 60, 61, 119, 120]
+            let instants = minutes.flatMap { minute in
+                [-1, 0, 1].map { Date(timeIntervalSince1970: 1_704_132_000 + Double(minute * 60 + $0)) }  // from 18:00 UTC
+            }
+            try await expectAnswers(at: instants)
+            try await expectAnswers(at: instants.reversed())
+            try await expectAnswers(at: instants.shuffled() + [instants[10]])
+            // 18:45, kept from just before, is asked again first.
+            try await server.importListings("""
+                <tv><programme channel="one.uk" start="20240101183000 +0000" stop="20240101190000 +0000"><title>Doctor Who Special</title></programme></tv>
+                """, as: "test")
+            try await expectAnswers(at: [instants[10]] + instants)
+            #expect(try await server.store.nowNext(at: instants[10], channels: nil).first?.now?.programme.title == "Doctor Who Special")
+        }
+    }
+
     @Test func nowAndNextByThePage() async throws {
         try await Self.withAPI { client in
             let all = try await client.execute(uri: "/api/now?at=2024-01-01T18:45:00Z", method: .get) { response in

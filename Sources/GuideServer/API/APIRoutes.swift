@@ -2,6 +2,7 @@ import Foundation
 import GuideApplication
 import GuideCore
 import GuideHTTPServing
+import GuideIngest
 import GuideStore
 import Hummingbird
 
@@ -12,6 +13,7 @@ struct APIRoutes: Sendable {
     let directory: ChannelDirectory
     /// The server's clock, for windows and now/next asked without a time.
     let now: @Sendable () -> Date
+    let nowNextAnswers = NowNextAnswers()
 
     /// The widest window and the most channels one guide request may ask for.
     static let longestWindow: TimeInterval = 48 * 3600
@@ -67,6 +69,13 @@ struct APIRoutes: Sendable {
         } else if from > 0 {
             channels = Array((channels ?? known.channels.map(\.id)).dropFirst(from).prefix(Self.mostChannels))
         }
+        let question = channels.map { $0.map(\.rawValue).joined(separator: "\n") } ?? "every channel"
+        let headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if let kept = nowNextAnswers.answer(to: question, generation: known.generation, at: instant) {
+            return CompressibleBody.response(kept.body, for: request, headers: headers) {
+                nowNextAnswers.gzipped(kept) { GzipCompression.compress($0) }
+            }
+        }
         let found = try await store.nowNext(at: instant, channels: channels, detail: .summary)
         var json = JSONWriter(capacity: found.count * 400)
         json.array { json in
@@ -82,7 +91,11 @@ struct APIRoutes: Sendable {
             }
         }
         let body = json.bytes
-        return CompressibleBody.response(body, for: request, headers: [.contentType: "application/json; charset=utf-8"])
+        // Kept at most an hour: a guide with nothing more to come holds its answer until the next import.
+        let until = found.lazy.compactMap(\.holdsUntil).min() ?? instant.addingTimeInterval(3600)
+        nowNextAnswers.keep(body, for: question, generation: known.generation, from: instant,
+                            until: min(until, instant.addingTimeInterval(3600)))
+        return CompressibleBody.response(body, for: request, headers: headers)
     }
 
     func guide(_ query: QueryParameters, request: Request) async throws -> Response {
