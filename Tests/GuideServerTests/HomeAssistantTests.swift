@@ -113,9 +113,10 @@ struct HomeAssistantTests {
                                                                          target: receiver.url("/kid"), secret: nil), at: Self.start)
         _ = try await services.reminderActions.remind(kid, programme: String(programme.id.rawValue), lead: 5)
         server.advance(by: 24 * 60)
+        let before = broker.subscriptions(to: "tvguide/event/reminder")
         async let events = Program.run("/usr/bin/mosquitto_sub", arguments: ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", "tvguide/event/reminder",
                                                                               "-C", "2", "-W", "4"])
-        try await Task.sleep(for: .milliseconds(300))
+        try await broker.waitForSubscriber(to: "tvguide/event/reminder", beyond: before)
         #expect(try await services.reminders.sendDue().sent == 2)
         let lines = try await events.outputText.split(separator: "\n")
         #expect(lines.count == 1, "\(lines)")
@@ -169,7 +170,19 @@ final class Mosquitto: Sendable {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-mqtt-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         port = try FreePort.find()
-        try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n".write(toFile: folder + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        // Subscriptions are logged, so a test knows when a subscriber it started is listening (`user root`: run as
+        // root, the broker would otherwise write as its own user, which cannot write here; as anyone else it is ignored).
+        try """
+            listener \(port) 127.0.0.1
+            allow_anonymous true
+            persistence false
+            user root
+            log_dest file \(folder)/mosquitto.log
+            log_type error
+            log_type warning
+            log_type subscribe
+
+            """.write(toFile: folder + "/mosquitto.conf", atomically: true, encoding: .utf8)
         try await start()
     }
 
@@ -235,11 +248,29 @@ final class Mosquitto: Sendable {
         try await Program.run("/usr/bin/mosquitto_sub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-C", "1", "-W", "10"]).outputText
     }
 
+    /// How many subscriptions to exactly `topic` the broker has logged.
+    func subscriptions(to topic: String) -> Int {
+        let log = (try? String(contentsOfFile: folder + "/mosquitto.log", encoding: .utf8)) ?? ""
+        let pattern = " [012] " + NSRegularExpression.escapedPattern(for: topic) + #"(?=\n|$|\d+: )"#
+        return (try? NSRegularExpression(pattern: pattern))?.numberOfMatches(in: log, range: NSRange(log.startIndex..., in: log)) ?? 0
+    }
+
+    /// Waits (10 s at most) for a subscription to `topic` beyond the `count` there were: a subscriber just started is
+    /// then listening (a fixed pause was not always long enough on a busy machine).
+    func waitForSubscriber(to topic: String, beyond count: Int) async throws {
+        for _ in 0..<200 {
+            if subscriptions(to: topic) > count { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw MQTTFailure("nothing subscribed to \(topic)")
+    }
+
     /// Publishes `command` on tvguide's command topic (at `qos`) and returns its answer.
     func answer(to command: String, qos: Int = 0) async throws -> [String: Any] {
+        let before = subscriptions(to: "tvguide/command/result")
         async let answer = Program.run("/usr/bin/mosquitto_sub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", "tvguide/command/result",
                                                                                     "-C", "1", "-W", "10"])
-        try await Task.sleep(for: .milliseconds(300))
+        try await waitForSubscriber(to: "tvguide/command/result", beyond: before)
         try await publish("tvguide/command", command, qos: qos)
         let text = try await answer.outputText
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")

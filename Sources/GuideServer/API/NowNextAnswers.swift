@@ -34,8 +34,11 @@ final class NowNextAnswers: Sendable {
         if let gzipped = answer.gzipped { return gzipped }
         guard let gzipped = compress(answer.body) else { return nil }
         kept.withLock { kept in
-            guard let index = kept.firstIndex(where: { $0.question == answer.question && $0.generation == answer.generation && $0.from == answer.from }),
-                  kept.reduce(0, { $0 + $1.bytes }) + gzipped.count <= Self.mostBytes else { return }
+            let same = { (other: Answer) in
+                other.question == answer.question && other.generation == answer.generation && other.from == answer.from
+            }
+            guard let index = kept.firstIndex(where: same), kept.reduce(0, { $0 + $1.bytes }) + gzipped.count <= Self.mostBytes
+            else { return }
             kept[index].gzipped = gzipped
         }
         return gzipped
