@@ -29,13 +29,13 @@ struct XXH64 {
         if pendingCount > 0 {
             let taken = min(32 - pendingCount, count)
             let filled = pendingCount
-            withUnsafeMutableBytes(of: &pending) { $0.baseAddress!.advanced(by: filled).copyMemory(from: next, byteCount: taken) }
+            withUnsafeMutableBytes(of: &pending) { $0.baseAddress?.advanced(by: filled).copyMemory(from: next, byteCount: taken) }
             pendingCount += taken
             next += taken
             count -= taken
             guard pendingCount == 32 else { return }
             let stripe = pending
-            withUnsafeBytes(of: stripe) { consume($0.baseAddress!) }
+            withUnsafeBytes(of: stripe) { if let base = $0.baseAddress { consume(base) } }
             pendingCount = 0
         }
         while count >= 32 {
@@ -44,7 +44,7 @@ struct XXH64 {
             count -= 32
         }
         if count > 0 {
-            withUnsafeMutableBytes(of: &pending) { $0.baseAddress!.copyMemory(from: next, byteCount: count) }
+            withUnsafeMutableBytes(of: &pending) { $0.baseAddress?.copyMemory(from: next, byteCount: count) }
             pendingCount = count
         }
     }
