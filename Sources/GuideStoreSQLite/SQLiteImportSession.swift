@@ -17,6 +17,8 @@ final class SQLiteImportSession {
     private var retired = 0
     private var retiredChannels: Set<Int64> = []
     private let insertProgramme: DirectBinding
+    /// New programmes' ids, by the day they start (``DayIDs``).
+    private var ids: DayIDs
     private let findTitle: DirectBinding
     private let insertTitle: DirectBinding
     private let indexTitle: DirectBinding
@@ -50,10 +52,11 @@ final class SQLiteImportSession {
         try db.execute(sql: "INSERT INTO import_run (source_id, started_at) VALUES (?, ?)", arguments: [sourceID, startedAt])
         importID = db.lastInsertedRowID
         nextChannelPosition = (try Int64.fetchOne(db, sql: "SELECT max(position) FROM channel") ?? 0) + 1
+        ids = try DayIDs(db)
         insertProgramme = DirectBinding(try db.makeStatement(sql: """
-            INSERT INTO programme (source_id, import_id, channel_key, start, stop, stop_known, title, title_id, clump,
+            INSERT INTO programme (id, source_id, import_id, channel_key, start, stop, stop_known, title, title_id, clump,
                                    line, body_id, details)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """))
         findTitle = DirectBinding(try db.makeStatement(sql: "SELECT id FROM title WHERE folded = ?"))
         insertTitle = DirectBinding(try db.makeStatement(sql: "INSERT INTO title (folded) VALUES (?)"))
@@ -120,18 +123,19 @@ final class SQLiteImportSession {
         let channelKey = try channelKey(prepared.channel)
         let insert = insertProgramme
         insert.reset()
-        insert.bind(1, sourceID)
-        insert.bind(2, importID)
-        insert.bind(3, channelKey)
-        insert.bind(4, start)
-        insert.bind(5, stop)
-        insert.bind(6, prepared.knownStop == nil ? 0 : 1)
-        insert.bind(7, prepared.title)
-        insert.bind(8, titleID)
-        insert.bind(9, prepared.clumpIndex)
-        insert.bind(10, prepared.line)
-        insert.bind(11, bodyID)
-        insert.bind(12, bytes: prepared.details)
+        if let id = try ids.id(startingAt: start) { insert.bind(1, id) }
+        insert.bind(2, sourceID)
+        insert.bind(3, importID)
+        insert.bind(4, channelKey)
+        insert.bind(5, start)
+        insert.bind(6, stop)
+        insert.bind(7, prepared.knownStop == nil ? 0 : 1)
+        insert.bind(8, prepared.title)
+        insert.bind(9, titleID)
+        insert.bind(10, prepared.clumpIndex)
+        insert.bind(11, prepared.line)
+        insert.bind(12, bodyID)
+        insert.bind(13, bytes: prepared.details)
         try insert.step(db)
         tally.add(channel: channelKey, start: start, stop: stop)
         repairs.add(ListingRepair.Airing(id: db.lastInsertedRowID, start: start, stop: stop, isStopKnown: prepared.knownStop != nil,
