@@ -45,7 +45,9 @@ let package = Package(
         .target(name: "ChannelMatching"),
         // Synchronous work that takes long (a guide's parse, SQLite's writer, bcrypt, a disk write, a DNS lookup) on
         // threads of its own, never on Swift's cooperative ones: the one place that may block a thread.
-        .target(name: "GuideThreads"),
+        .target(name: "GuideThreads", dependencies: [.target(name: "CMalloc", condition: .when(platforms: [.linux]))]),
+        // glibc's allocator controls (mallopt, malloc_trim), for ``Allocator``.
+        .systemLibrary(name: "CMalloc"),
         // The web's text formats as values: form and query fields, HTTP dates, HTML as text, iCalendar text. Foundation
         // and GuideCore only, so the fuzzer links them without a network stack.
         .target(name: "GuideWebFormats", dependencies: ["GuideCore"]),

@@ -2,14 +2,15 @@ import Foundation
 import GuideCore
 import GuideReminders
 import GuideStore
+import GuideThreads
 import ServiceLifecycle
 import Synchronization
 import TVMaze
 
 extension GuideServices {
     /// The application's background work, each a service of serve's group, made from the assembled services and run on
-    /// the one clock: the refresh scheduler, followed shows, recordings, media-server reloads, and reminders with
-    /// episode reminders and saved searches. What waits for the first run's work (the schema brought up to date, an
+    /// the one clock: the refresh scheduler, followed shows, recordings, media-server reloads, reminders with
+    /// episode reminders and saved searches, and the memory the process freed handed back to the system. What waits for the first run's work (the schema brought up to date, an
     /// empty guide filled) waits for `ready`. A loop's failure is handed to `report`, worded by whoever shows it.
     public func loops(after ready: StartGate, report: @escaping @Sendable (Sentence) -> Void) -> [any Service] {
         let store = self.store, settings = self.settings, clock = settings.clock
@@ -38,6 +39,8 @@ extension GuideServices {
                 await searches
             },
         ]
+        // What the pages and imports freed goes back to the system (``Allocator``).
+        loops.append(BackgroundWork { await Self.releaseFreedMemory(clock: clock) })
         if let followed = parts.followedShows {
             loops.append(BackgroundWork { await Self.keepFollowedShowsCurrent(followed, store: store, clock: clock, report: report) })
         }
@@ -90,6 +93,15 @@ extension GuideServices {
                 report(Sentence(saying: "Episode reminders could not be brought up to date: {error}", sentences: ["error": Sentence(error)]))
             }
             try? await clock.waits.sleep(for: .seconds(300))  // Cancelled: the loop ends at its test.
+        }
+    }
+
+    /// Every ``Allocator/releaseInterval``, the memory the process freed handed back to the system. The soak and
+    /// `scripts/bench scale`'s browsing measure what it keeps resident.
+    static func releaseFreedMemory(clock: GuideClock) async {
+        while !Task.isCancelled {
+            try? await clock.waits.sleep(for: Allocator.releaseInterval)  // Cancelled: the loop ends at its test.
+            Allocator.releaseFreed()
         }
     }
 

@@ -13,6 +13,7 @@ import GuideReminders
 import GuideServer
 import GuideStore
 import GuideStoreBackends
+import GuideThreads
 import Hummingbird
 import Logging
 import Metrics
@@ -33,41 +34,8 @@ struct ServeCommand: AsyncParsableCommand {
     /// The composition root: the database, the HTTP clients, TVmaze, the image cache and the refresh scheduler are
     /// made here and nowhere else, and handed to the server; the database runs in the application's service group.
     func run() async throws {
-        Self.fewerMallocArenas()
+        Allocator.useFewerArenas()
         try await serve(try await given.settings())
-    }
-
-    /// glibc gives each thread that allocates an arena of its own (up to 8 a core) and keeps what is freed in each: a
-    /// server whose requests hop between NIO's, Swift's, GRDB's and the import's threads grew by about 1.2 MB a minute
-    /// for 30 minutes of the soak (200 to 273 MB). With 2 arenas (as MALLOC_ARENA_MAX=2 does) a 10-minute soak of the
-    /// same traffic stayed at 135-149 MB. Set before the server's threads start; an environment variable still wins.
-    static func fewerMallocArenas() {
-        #if os(Linux)
-        // mallopt(M_ARENA_MAX, 2); malloc.h is not in Swift's Glibc module, so the function is looked up by name.
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        let arenaMax: Int32 = -8  // M_ARENA_MAX
-        guard ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil,
-              let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-        _ = unsafeBitCast(symbol, to: Mallopt.self)(arenaMax, 2)
-        #endif
-    }
-
-    /// Each minute, hands the memory glibc keeps free inside its arenas back to the system (`malloc_trim`): a 4 MB
-    /// `/api/now` or a schedule reloaded after an import leaves freed pages between live ones, counted in RSS until
-    /// reused (a 1.75 M-programme guide's server: 262 MB, 244 MB after a trim).
-    static func returnFreedMemory(clock: any Clock<Duration>) async {
-        #if os(Linux)
-        // Looked up by name, as mallopt is: malloc.h is not in Swift's Glibc module.
-        typealias MallocTrim = @convention(c) (Int) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return await BackgroundWork.untilCancelled() }
-        let trim = unsafeBitCast(symbol, to: MallocTrim.self)
-        while !Task.isCancelled {
-            try? await clock.sleep(for: .seconds(60))  // Cancelled: the loop ends at its test.
-            _ = trim(0)
-        }
-        #else
-        await BackgroundWork.untilCancelled()
-        #endif
     }
 
     private func serve(_ options: ServeSettings) async throws {
