@@ -10,8 +10,9 @@ import TVMaze
 extension GuideServices {
     /// The application's background work, each a service of serve's group, made from the assembled services and run on
     /// the one clock: the refresh scheduler, followed shows, recordings, media-server reloads, reminders with
-    /// episode reminders and saved searches, and the memory the process freed handed back to the system. What waits for the first run's work (the schema brought up to date, an
-    /// empty guide filled) waits for `ready`. A loop's failure is handed to `report`, worded by whoever shows it.
+    /// episode reminders and saved searches, and the memory the process freed handed back to the system. What waits
+    /// for the first run's work (the schema brought up to date, an empty guide filled) waits for `ready`. A loop's
+    /// failure is handed to `report`, worded by whoever shows it.
     public func loops(after ready: StartGate, report: @escaping @Sendable (Sentence) -> Void) -> [any Service] {
         let store = self.store, settings = self.settings, clock = settings.clock
         let scheduler = self.scheduler, recordings = self.recordings, reloads = self.reloads, reminders = self.reminders
