@@ -51,6 +51,8 @@ let package = Package(
         // The web's text formats as values: form and query fields, HTTP dates, HTML as text, iCalendar text. Foundation
         // and GuideCore only, so the fuzzer links them without a network stack.
         .target(name: "GuideWebFormats", dependencies: ["GuideCore"]),
+        // The C library's memmem, for the layout scan (``ListingLayoutScanner``).
+        .systemLibrary(name: "CStringSearch"),
         // System zlib, for streaming gzip inflation (zlib1g-dev).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // XMLTV and Radio Times bytes <-> GuideCore values.
@@ -121,7 +123,8 @@ let package = Package(
         ]),
         // Reading sources (files, URLs, gzip, TVmaze schedules) into the store.
         .target(name: "GuideIngest", dependencies: [
-            "GuideCore", "GuideThreads", "GuideWebFormats", "XMLTV", "GuideStore", "GuideHTTP", "TVMaze", "SchedulesDirect", "CZlib", "ChannelMatching",
+            "GuideCore", "GuideThreads", "GuideWebFormats", "XMLTV", "GuideStore", "GuideHTTP", "TVMaze", "SchedulesDirect",
+            "CZlib", "CStringSearch", "ChannelMatching",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Subprocess", package: "swift-subprocess"),
             .product(name: "SystemPackage", package: "swift-system"),

@@ -81,10 +81,17 @@ package enum SourceMerge {
         }
         let single = Array(Set(channels).subtracting(shared))
         if !single.isEmpty {
-            try await db.execute("UPDATE programme SET hidden = \(false) WHERE channel_key IN \(keys: single) AND hidden = \(true)")
+            try await db.execute(showingAll(single))
         }
         try await ReminderFollow.follow(db, channels: channels, at: instant)
         return total
+    }
+
+    /// Shows every programme of `channels`, through the index of hidden programmes alone (v32): `+` keeps SQLite's
+    /// planner from reading every programme of the channels through their index by channel, as it would (and did:
+    /// 0.25 s at the end of each refresh of a 10,000-channel guide).
+    package static func showingAll(_ channels: [Int64]) -> SQLText {
+        "UPDATE programme SET hidden = \(false) WHERE hidden AND +channel_key IN \(keys: channels)"
     }
 
     /// Re-merges every channel `source` lists (its priority changed) and moves the generation on.

@@ -93,5 +93,9 @@ extension PostgresMigrations {
             DROP INDEX programme_by_title;
             DROP INDEX programme_by_body;
             """),
+        // A merge showing all of each channel one source is left with looked at every programme of them (SourceMerge).
+        ("v32: the programmes a merge hides, indexed", """
+            CREATE INDEX programme_hidden ON programme(channel_key) WHERE hidden;
+            """),
     ]
 }

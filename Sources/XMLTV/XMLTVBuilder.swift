@@ -8,7 +8,11 @@ struct XMLTVBuilder {
 
     var issues = IssueLog()
     /// See ``XMLTVReader/localZone``.
-    var localZone: TimeZone?
+    var localZone: TimeZone? {
+        didSet { recentTime = XMLTVTimestamp.Recent() }
+    }
+    /// The last start or stop read: most starts are the stop before them.
+    private var recentTime = XMLTVTimestamp.Recent()
     private(set) var hasSeenRoot = false
     private var hasClosedRoot = false
 
@@ -309,7 +313,7 @@ struct XMLTVBuilder {
                                        message: Sentence(saying: "a <programme> without a start time was skipped")))
             return false
         }
-        guard let start = XMLTVTimestamp.parse(startRaw, localZone: localZone) else {
+        guard let start = recentTime.parse(startRaw, localZone: localZone) else {
             issues.record(ListingIssue(kind: .skipped, line: line, channel: ChannelID(channelID),
                                        message: Sentence(saying: "start \"{value}\" is not an XMLTV time (YYYYMMDDhhmmss +hhmm); programme skipped",
                                                          ["value": String(decoding: startRaw, as: UTF8.self)])))
@@ -317,7 +321,7 @@ struct XMLTVBuilder {
         }
         var stop: Int64?
         if let stopRaw = attributes.raw("stop") {
-            stop = XMLTVTimestamp.parse(stopRaw, localZone: localZone)
+            stop = recentTime.parse(stopRaw, localZone: localZone)
             if stop == nil {
                 issues.record(ListingIssue(kind: .invalidValue, line: line, channel: ChannelID(channelID),
                                            start: Date(unixSeconds: start),

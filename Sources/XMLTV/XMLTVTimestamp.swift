@@ -42,6 +42,33 @@ public enum XMLTVTimestamp {
         return local - Int64(offset)
     }
 
+    /// The last timestamp parsed, kept with its bytes: in a channel's listings a programme's start is most often the
+    /// stop of the one before it, so a reader taking starts and stops in turn through one of these parses each once.
+    /// (One `localZone` for all its parses.)
+    public struct Recent: Sendable {
+        private var bytes: [UInt8] = []
+        private var value: Int64?
+        /// Longer bytes are parsed and not kept.
+        private static let longest = 64
+
+        public init() {}
+
+        public mutating func parse(_ raw: Slice<UnsafeBufferPointer<UInt8>>, localZone: TimeZone?) -> Int64? {
+            guard let base = raw.base.baseAddress, !raw.isEmpty, raw.count <= Self.longest else {
+                return XMLTVTimestamp.parse(raw, localZone: localZone)
+            }
+            if raw.count == bytes.count, bytes.withUnsafeBufferPointer({ kept in
+                kept.baseAddress.map { memcmp(base + raw.startIndex, $0, raw.count) == 0 } ?? false
+            }) {
+                return value
+            }
+            value = XMLTVTimestamp.parse(raw, localZone: localZone)
+            bytes.removeAll(keepingCapacity: true)
+            bytes.append(contentsOf: raw)
+            return value
+        }
+    }
+
     /// Parses timestamp bytes held in an array.
     public static func parse(_ bytes: [UInt8], localZone: TimeZone? = nil) -> Int64? {
         bytes.withUnsafeBufferPointer { parse($0[...], localZone: localZone) }

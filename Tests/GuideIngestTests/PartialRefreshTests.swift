@@ -200,6 +200,7 @@ import XMLTV
         let plain = String(decoding: Guide(channels: 2).bytes, as: UTF8.self)
         var cases = [
             "a comment inside a programme": plain.replacingOccurrences(of: "<title>", with: "<!-- x --><title>"),
+            "CDATA inside a programme": plain.replacingOccurrences(of: "<title>", with: "<title><![CDATA[x]]>"),
             "programmes of a channel apart": plain + "",   // Below: copy0 again after copy1.
             "gzip": "\u{1F}\u{8B}" + plain,
             "another encoding": plain.replacingOccurrences(of: "encoding='utf-8'", with: "encoding='iso-8859-1'"),
@@ -222,4 +223,38 @@ import XMLTV
             #expect(scanner.finish() == nil, "\(name)")
         }
     }
+
+    /// `!` in text is not markup: the file stays plain, read in part like any other.
+    @Test func anExclamationMarkInTextIsPlain() throws {
+        let plain = String(decoding: Guide(channels: 2).bytes, as: UTF8.self)
+        var scanner = ListingLayoutScanner(localZone: nil)
+        Array(plain.utf8).withUnsafeBytes { scanner.feed($0) }
+        let found = scanner.finish()
+        let expected = try #require(found)
+        var marked = ListingLayoutScanner(localZone: nil)
+        Array(plain.replacingOccurrences(of: "<title>", with: "<title>Wow! ").utf8).withUnsafeBytes { marked.feed($0) }
+        let markedFound = marked.finish()
+        let layout = try #require(markedFound)
+        #expect(layout.programmes == expected.programmes)
+        #expect(layout.runs.map { $0.groups.map(\.day) } == expected.runs.map { $0.groups.map(\.day) })
+    }
+
+    /// The scan's newline count, eight bytes at a time, against a byte at a time: every byte value, every alignment
+    /// and length, and newlines next to each other.
+    @Test func newlinesAreCountedExactly() {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (0..<4_096).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes += Array(repeating: 0x0A, count: 40) + (0...255).map { UInt8($0) } + [0x0A, 0x0B, 0x09, 0x8A, 0x0A]
+        bytes.withUnsafeBufferPointer { all in
+            for start in 0..<9 {
+                let ends = [start, start + 1, start + 7, start + 8, start + 9, 4_000, all.count - 3, all.count]
+                for end in ends where end >= start {
+                    let slice = all[start..<end]
+                    let expected = slice.filter { $0 == 0x0A }.count
+                    #expect(ListingLayoutScanner.newlines(slice) == expected, "\(start)..<\(end)")
+                }
+            }
+        }
+    }
 }
+

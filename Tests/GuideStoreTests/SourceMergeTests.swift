@@ -1,6 +1,8 @@
 import Foundation
+import GRDB
 import GuideCore
 @testable import GuideStore
+@testable import GuideStoreSQLite
 import Testing
 
 /// The merge rule alone: per channel and time the higher priority wins, lower sources fill whole gaps only.
@@ -43,4 +45,20 @@ import Testing
                     row(3, 30, 90, priority: 1, source: 3), row(4, 120, 150, priority: 1, source: 3)]
         #expect(SourceMerge.hidden(rows) == [3])
     }
+
+    /// Showing all of the channels one source is left with reads the hidden programmes alone, not every programme of
+    /// those channels (SQLite's plan of the statement the merge runs).
+    @Test func showingAChannelWholeReadsOnlyItsHiddenProgrammes() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("merge-plan-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteListingStore(path: folder.appendingPathComponent("guide.sqlite").path, now: { Date() })
+        let (text, arguments) = SQLiteStatements.render(SourceMerge.showingAll([1, 2, 3]))
+        let plan = try await store.pool.read { db in
+            try GRDB.Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + text, arguments: arguments)
+                .map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("USING INDEX programme_hidden") }, "\(plan)")
+        #expect(!plan.contains { $0.contains("programme_by_channel") }, "\(plan)")
+    }
 }
+

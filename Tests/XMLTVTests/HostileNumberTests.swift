@@ -70,4 +70,19 @@ import Testing
         #expect(result.programmes.isEmpty)
         #expect(result.issues.counts[.skipped] == 1)
     }
+
+    /// A kept timestamp answers only for the same bytes: starts and stops in turn, hostile ones among them, read
+    /// through one ``XMLTVTimestamp/Recent`` as each alone.
+    @Test func theTimestampKeptAnswersOnlyForItsOwnBytes() {
+        let texts = ["20240101180000 +0000", "20240101190000 +0000", "20240101190000 +0000", "20240101190000 +0100",
+                     "2024010119000 +0000", "9223372036854775807", "", "20240101190000 +0000",
+                     String(repeating: "2", count: 80), "20240101190000 +0000"]
+        var recent = XMLTVTimestamp.Recent()
+        for text in texts {
+            let bytes = Array(text.utf8)
+            let kept = bytes.withUnsafeBufferPointer { recent.parse($0[...], localZone: nil) }
+            #expect(kept == XMLTVTimestamp.parse(bytes), "\(text)")
+        }
+    }
 }
+

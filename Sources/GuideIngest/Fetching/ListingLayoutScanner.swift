@@ -1,3 +1,4 @@
+import CStringSearch
 import Foundation
 import XMLTV
 
@@ -31,6 +32,9 @@ struct ListingLayoutScanner {
     private var runs: [ListingLayout.Run] = []
     private var channels: Set<String> = []
     private var hasher = XXH64()
+    /// The group being scanned, until the next day's or channel's programme (or the end) closes it.
+    private var group: ListingLayout.Group?
+    private var recentTime = XMLTVTimestamp.Recent()
     private var groups = 0
     /// Programmes scanned so far.
     private(set) var programmes = 0
@@ -144,60 +148,57 @@ struct ListingLayoutScanner {
         guard let tagEnd = Self.tagEnd(p, from: open) else { return nil }
         var end = tagEnd + 1
         if p[tagEnd - 1] != 0x2F {   // Not `<programme .../>`: find `</programme>`, refusing `<!` inside.
-            var index = end
-            while true {
-                guard let next = Self.index(of: 0x3C, p, from: index), next + 1 < p.count else { return nil }
-                if p[next + 1] == 0x21 { refuse("a comment or CDATA inside a programme"); return nil }
-                if p[next + 1] == 0x2F, Self.has(p, next, "</programme") {
-                    guard let close = Self.index(of: 0x3E, p, from: next) else { return nil }
-                    end = close + 1
-                    break
-                }
-                index = next + 1
+            guard let close = Self.index(of: "</programme", p, from: end),
+                  let closeEnd = Self.index(of: 0x3E, p, from: close) else { return nil }
+            if Self.hasMarkup(p, from: end, before: close) {
+                refuse("a comment or CDATA inside a programme")
+                return nil
             }
+            end = closeEnd + 1
         }
         let attributes = Self.attributes(p[(open + 10)..<tagEnd])
         guard let channelBytes = attributes.channel, let startBytes = attributes.start,
-              let start = XMLTVTimestamp.parse(startBytes, localZone: localZone) else {
+              let start = recentTime.parse(startBytes, localZone: localZone) else {
             refuse("a programme without a channel or start the scan can read")
             return nil
         }
         // Most programmes are on the channel before: its bytes are compared, not made into text again.
-        let isSameChannel = !runs.isEmpty && channelBytes.elementsEqual(channelInHand)
-        var channel = runs.last?.channel ?? ""
+        let isSameChannel = !runs.isEmpty && Self.equal(channelBytes, channelInHand)
         if !isSameChannel {
             // Named as the reader names it (references read, spaces trimmed); none, and the reader skips it.
-            channel = XMLTVAttribute.programmeChannel(channelBytes)
+            let channel = XMLTVAttribute.programmeChannel(channelBytes)
             guard !channel.isEmpty else { refuse("a programme without a channel"); return nil }
             channelInHand = Array(channelBytes)
-        }
-        let stop = attributes.stop.flatMap { XMLTVTimestamp.parse($0, localZone: localZone) }
-        guard let day = Self.date(startBytes) else { refuse("a start without its date"); return nil }
-        let lineHere = lineAt(open, p)
-        if !isSameChannel {
             closeGroup()
             guard channels.insert(channel).inserted else { refuse("channel \(channel)'s programmes are not together"); return nil }
             runs.append(ListingLayout.Run(channel: channel, groups: []))
             lastStart = .min
-        } else if runs[runs.count - 1].groups.last?.day != day {
+        }
+        // A start's stop is most often the next one's start: it is kept, not read again.
+        let stop = attributes.stop.flatMap { recentTime.parse($0, localZone: localZone) }
+        guard let day = Self.date(startBytes) else { refuse("a start without its date"); return nil }
+        if isSameChannel, group?.day != day {
             // Days apart in time: a slot never spans two.
-            guard start > lastStart else { refuse("channel \(channel)'s days overlap"); return nil }
+            guard start > lastStart else { refuse("channel \(channelName)'s days overlap"); return nil }
             closeGroup()
         }
-        guard start >= lastStart else { refuse("channel \(channel)'s programmes are not in start order"); return nil }
+        guard start >= lastStart else {
+            refuse("channel \(channelName)'s programmes are not in start order")
+            return nil
+        }
         lastStart = start
         let finish = stop.map { $0 > start ? $0 : start + 1 } ?? start + 1
-        let offset = base + Int64(open)
-        if let last = runs[runs.count - 1].groups.last, last.day == day {
-            runs[runs.count - 1].groups[runs[runs.count - 1].groups.count - 1].bytes = last.bytes.lowerBound..<(base + Int64(end))
-            runs[runs.count - 1].groups[runs[runs.count - 1].groups.count - 1].end = max(last.end, finish)
-            runs[runs.count - 1].groups[runs[runs.count - 1].groups.count - 1].programmes += 1
+        if var current = group {
+            current.bytes = current.bytes.lowerBound..<(base + Int64(end))
+            current.end = max(current.end, finish)
+            current.programmes += 1
+            group = current
         } else {
             groups += 1
             guard groups <= Self.mostGroups else { refuse("more than \(Self.mostGroups) channel days"); return nil }
-            runs[runs.count - 1].groups.append(ListingLayout.Group(day: day, bytes: offset..<(base + Int64(end)), line: lineHere,
-                                                                   first: start, end: finish, isFirstInstant: stop == start,
-                                                                   programmes: 1, content: []))
+            group = ListingLayout.Group(day: day, bytes: (base + Int64(open))..<(base + Int64(end)),
+                                        line: lineAt(open, p), first: start, end: finish, isFirstInstant: stop == start,
+                                        programmes: 1, content: [])
         }
         hasher.update(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: p[open..<end])))
         programmes += 1
@@ -211,10 +212,15 @@ struct ListingLayoutScanner {
         return countedLine
     }
 
-    /// Ends the group in hand: its content digest.
+    /// The channel of the programmes in hand, for what a refusal says.
+    private var channelName: String { runs.last?.channel ?? "" }
+
+    /// Ends the group in hand: its content digest, and it joins its run.
     private mutating func closeGroup() {
-        guard let r = runs.indices.last, let g = runs[r].groups.indices.last, runs[r].groups[g].content.isEmpty else { return }
-        runs[r].groups[g].content = withUnsafeBytes(of: hasher.finalize().littleEndian) { Array($0) }
+        guard var current = group, !runs.isEmpty else { return }
+        current.content = withUnsafeBytes(of: hasher.finalize().littleEndian) { Array($0) }
+        runs[runs.count - 1].groups.append(current)
+        group = nil
         hasher = XXH64()
     }
 }
@@ -231,31 +237,64 @@ extension ListingLayoutScanner {
         return digits.reduce(0) { $0 * 10 + Int64($1 - 0x30) }
     }
 
+    /// The newlines in `bytes`, eight bytes at a time: each byte that is a newline becomes zero, and the exact
+    /// zero-byte test marks it with its top bit (a `memchr` a line cost more than the rest of the scan).
     static func newlines(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int {
         guard let base = bytes.base.baseAddress else { return 0 }
+        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F, newlines: UInt64 = 0x0A0A_0A0A_0A0A_0A0A
         var count = 0
         var index = bytes.startIndex
-        while index < bytes.endIndex, let found = memchr(base + index, 0x0A, bytes.endIndex - index) {
-            count += 1
-            index = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+        while index + 8 <= bytes.endIndex {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) ^ newlines
+            count &+= (~(((word & low) &+ low) | word | low)).nonzeroBitCount
+            index += 8
+        }
+        while index < bytes.endIndex {
+            count &+= base[index] == 0x0A ? 1 : 0
+            index += 1
         }
         return count
     }
-
 
     static func index(of byte: UInt8, _ p: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         guard start < p.count, let base = p.baseAddress, let found = memchr(base + start, Int32(byte), p.count - start) else { return nil }
         return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 
+    /// Where `text` first starts in `p` at or after `start` (`memmem`: a programme's children's `<`, one `memchr`
+    /// each, were most of the scan).
     static func index(of text: StaticString, _ p: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard start < p.count, let base = p.baseAddress,
+              let found = memmem(base + start, p.count - start, text.utf8Start, text.utf8CodeUnitCount)
+        else { return nil }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// Whether `<!` (a comment or CDATA) is in `p[start..<end]`: a search for the rarer `!`.
+    static func hasMarkup(_ p: UnsafeBufferPointer<UInt8>, from start: Int, before end: Int) -> Bool {
+        guard let base = p.baseAddress else { return false }
         var index = start
-        while let candidate = Self.index(of: text.utf8Start[0], p, from: index) {
-            if has(p, candidate, text) { return candidate }
-            if candidate + text.utf8CodeUnitCount > p.count { return nil }
-            index = candidate + 1
+        while index < end, let found = memchr(base + index, 0x21, end - index) {
+            let bang = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            if bang > start, p[bang - 1] == 0x3C { return true }
+            index = bang + 1
         }
-        return nil
+        return false
+    }
+
+    /// Whether `a` holds the bytes of `b`.
+    static func equal(_ a: Slice<UnsafeBufferPointer<UInt8>>, _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let base = a.base.baseAddress, !b.isEmpty else { return true }
+        return b.withUnsafeBufferPointer { kept in
+            kept.baseAddress.map { memcmp(base + a.startIndex, $0, b.count) == 0 } ?? false
+        }
+    }
+
+    /// Whether `a` holds the bytes of `b`.
+    static func equal(_ a: Slice<UnsafeBufferPointer<UInt8>>, _ b: StaticString) -> Bool {
+        guard a.count == b.utf8CodeUnitCount, let base = a.base.baseAddress else { return false }
+        return memcmp(base + a.startIndex, b.utf8Start, a.count) == 0
     }
 
     static func has(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ text: StaticString) -> Bool {
@@ -316,11 +355,11 @@ extension ListingLayoutScanner {
             while index < end, tag[index] != quote { index += 1 }
             let value = tag[valueStart..<index]
             index += 1
-            if name.elementsEqual("channel".utf8) {
+            if Self.equal(name, "channel") {
                 channel = value
-            } else if name.elementsEqual("start".utf8) {
+            } else if Self.equal(name, "start") {
                 start = value
-            } else if name.elementsEqual("stop".utf8) {
+            } else if Self.equal(name, "stop") {
                 stop = value
             }
         }
