@@ -75,7 +75,7 @@ import Testing
     /// through one ``XMLTVTimestamp/Recent`` as each alone.
     @Test func theTimestampKeptAnswersOnlyForItsOwnBytes() {
         let texts = ["20240101180000 +0000", "20240101190000 +0000", "20240101190000 +0000", "20240101190000 +0100",
-                     "2024010119000 +0000", "9223372036854775807", "", "20240101190000 +0000",
+                     "2024010119000 +0000", "9223372036854775807", "-1", "1e308", "nan", "", "20240101190000 +0000",
                      String(repeating: "2", count: 80), "20240101190000 +0000"]
         var recent = XMLTVTimestamp.Recent()
         for text in texts {
