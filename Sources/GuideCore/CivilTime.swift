@@ -52,6 +52,22 @@ public enum CivilTime {
     /// Appends ``iso8601(_:)``'s text without making a string: the JSON API writes thousands per answer.
     public static func appendISO8601(_ date: Date, to bytes: inout [UInt8]) {
         let c = components(date.unixSeconds)
+        // Years 1000-9999, every field of a fixed width: written in one piece (20,000 instants per /api/now answer).
+        if (1000...9999).contains(c.year) {
+            var text: (UInt64, UInt64, UInt32) = (0, 0, 0)
+            withUnsafeMutableBytes(of: &text) { out in
+                func put(_ value: Int, _ at: Int) {
+                    out[at] = UInt8(truncatingIfNeeded: 48 + value / 10)
+                    out[at + 1] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                }
+                put(c.year / 100, 0); put(c.year % 100, 2); out[4] = UInt8(ascii: "-")
+                put(c.month, 5); out[7] = UInt8(ascii: "-"); put(c.day, 8); out[10] = UInt8(ascii: "T")
+                put(c.hour, 11); out[13] = UInt8(ascii: ":"); put(c.minute, 14); out[16] = UInt8(ascii: ":")
+                put(c.second, 17); out[19] = UInt8(ascii: "Z")
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[0..<20]))
+            }
+            return
+        }
         append(c.year, width: 4, to: &bytes); bytes.append(UInt8(ascii: "-"))
         append(c.month, width: 2, to: &bytes); bytes.append(UInt8(ascii: "-"))
         append(c.day, width: 2, to: &bytes); bytes.append(UInt8(ascii: "T"))

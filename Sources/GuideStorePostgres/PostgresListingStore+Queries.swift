@@ -114,15 +114,7 @@ extension PostgresListingStore {
 
     /// From the in-memory schedule, as SQLite's query: the earliest start, and the stop of each channel's last programme.
     public func coverage() async throws -> TimeWindow? {
-        let schedule = try await currentSchedule().index
-        var first: Int64?, last: Int64?
-        for slot in schedule.slots where !slot.entries.isEmpty {
-            let head = schedule.entries[slot.entries.lowerBound], tail = schedule.entries[slot.entries.upperBound - 1]
-            first = min(first ?? head.start, head.start)
-            last = max(last ?? tail.stop, tail.stop)
-        }
-        guard let first, let last else { return nil }
-        return TimeWindow(start: Date(unixSeconds: first), end: Date(unixSeconds: last))
+        try await currentSchedule().index.coverage
     }
 
     /// A search by the plan both stores share (``SearchPlan``): titles and bodies through their trigram indexes,

@@ -82,20 +82,7 @@ extension SQLiteListingStore {
     }
 
     public func coverage() async throws -> TimeWindow? {
-        try await mapErrors {
-            try await read { db in
-                // One index seek per channel at each end, rather than a scan of every programme.
-                let row = try Row.fetchOne(db, sql: """
-                    SELECT min(first), max(last) FROM (
-                        SELECT (SELECT start FROM programme WHERE channel_key = c.key AND hidden = 0 ORDER BY start LIMIT 1) AS first,
-                               (SELECT stop FROM programme WHERE channel_key = c.key AND hidden = 0 ORDER BY start DESC LIMIT 1) AS last
-                        FROM channel c)
-                    """)
-                guard let first = row?[0] as Int64?, let last = row?[1] as Int64? else { return nil }
-                return TimeWindow(start: Date(unixSeconds: first),
-                                  end: Date(unixSeconds: last))
-            }
-        }
+        try await mapErrors { try await read { db in try scheduleIndex(db).coverage } }
     }
 
     /// A search by the plan both stores share (``SearchPlan``): titles and bodies through their trigram indexes

@@ -1,5 +1,5 @@
 import Foundation
-import GuideCore
+@testable import GuideCore
 import Testing
 
 @Suite struct BroadcastDayTests {
@@ -51,6 +51,18 @@ import Testing
     ])
     func categoriesNameAGenre(categories: [String], genre: Genre) {
         #expect(Genre(categories: categories) == genre)
+        #expect(Genre(categories: categories) == genre)   // read again: the kept answer
+    }
+
+    /// Categories past the most kept are read afresh, and every one still names its genre, a category that names none
+    /// among them.
+    @Test func manyCategoriesAreReadAlike() {
+        let categories = (0..<(Genre.mostKept * 2 + 7)).map { $0 % 3 == 0 ? "Thing \($0)" : "Sports \($0)" }
+        for _ in 0..<2 {
+            #expect(categories.allSatisfy {
+                Genre(categories: [$0, "Drama"]) == ($0.hasPrefix("Thing") ? .drama : .sport)
+            })
+        }
     }
 }
 

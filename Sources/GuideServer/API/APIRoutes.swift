@@ -14,6 +14,7 @@ struct APIRoutes: Sendable {
     /// The server's clock, for windows and now/next asked without a time.
     let now: @Sendable () -> Date
     let nowNextAnswers = NowNextAnswers()
+    let summaries = SummaryFragments()
 
     /// The widest window and the most channels one guide request may ask for.
     static let longestWindow: TimeInterval = 48 * 3600
@@ -78,18 +79,23 @@ struct APIRoutes: Sendable {
         }
         let found = try await store.nowNext(at: instant, channels: channels, detail: .summary)
         var json = JSONWriter(capacity: found.count * 400)
+        var fragments = summaries.use(generation: known.generation)
         json.array { json in
             // By index, the programmes borrowed from the array: a copy of each would retain every one of its texts.
             for index in found.indices {
                 json.object { json in
                     let channel = found[index].channel
                     json.key("channel"); json.string(channel.rawValue)
-                    json.key("name"); json.string(known.channel(channel)?.name ?? channel.rawValue)
-                    json.key("next"); ProgrammeSummary.write(found[index].next, into: &json)
-                    json.key("now"); ProgrammeSummary.write(found[index].now, into: &json)
+                    // Every channel's answer comes in guide order: its place there is found without hashing its id.
+                    let listed = index < known.channels.count && known.channels[index].id == channel
+                    let name = listed ? known.channels[index].name : known.channel(channel)?.name
+                    json.key("name"); json.string(name ?? channel.rawValue)
+                    json.key("next"); fragments.write(found[index].next, into: &json)
+                    json.key("now"); fragments.write(found[index].now, into: &json)
                 }
             }
         }
+        summaries.keep(&fragments)
         let body = json.bytes
         // Kept at most an hour: a guide with nothing more to come holds its answer until the next import.
         let until = found.lazy.compactMap(\.holdsUntil).min() ?? instant.addingTimeInterval(3600)
@@ -116,6 +122,7 @@ struct APIRoutes: Sendable {
             ChannelListings(channel: listings.channel, programmes: listings.programmes.filter { filter.admits($0.programme) })
         }
         var json = JSONWriter(capacity: rows.count * 2048)
+        var fragments = summaries.use(generation: known.generation)
         json.object { json in
             json.key("channels")
             json.array { json in
@@ -124,13 +131,16 @@ struct APIRoutes: Sendable {
                         json.key("channel")
                         ChannelDocument(known.channel(listings.channel) ?? Channel(id: listings.channel)).write(into: &json)
                         json.key("programmes")
-                        json.array { json in for programme in listings.programmes { ProgrammeSummary.write(programme, into: &json) } }
+                        json.array { json in
+                            for programme in listings.programmes { fragments.write(programme, into: &json) }
+                        }
                     }
                 }
             }
             json.key("from"); json.instant(from)
             json.key("to"); json.instant(to)
         }
+        summaries.keep(&fragments)
         let body = json.bytes
         return CompressibleBody.response(body, for: request, headers: [.contentType: "application/json; charset=utf-8"])
     }

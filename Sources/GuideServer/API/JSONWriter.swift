@@ -6,7 +6,9 @@ import GuideCore
 /// Keys are written in sorted order, as the encoder's `.sortedKeys` writes them elsewhere in the API.
 struct JSONWriter {
     private(set) var bytes: [UInt8] = []
-    private var needsComma = [false]
+    /// Whether the next value at this depth follows one; the outer depths' answers wait in `outer`.
+    private var needsComma = false
+    private var outer: [Bool] = []
 
     init(capacity: Int = 1 << 16) {
         bytes.reserveCapacity(capacity)
@@ -15,18 +17,20 @@ struct JSONWriter {
     mutating func object(_ body: (inout JSONWriter) -> Void) {
         separate()
         bytes.append(UInt8(ascii: "{"))
-        needsComma.append(false)
+        outer.append(needsComma)
+        needsComma = false
         body(&self)
-        needsComma.removeLast()
+        needsComma = outer.removeLast()
         bytes.append(UInt8(ascii: "}"))
     }
 
     mutating func array(_ body: (inout JSONWriter) -> Void) {
         separate()
         bytes.append(UInt8(ascii: "["))
-        needsComma.append(false)
+        outer.append(needsComma)
+        needsComma = false
         body(&self)
-        needsComma.removeLast()
+        needsComma = outer.removeLast()
         bytes.append(UInt8(ascii: "]"))
     }
 
@@ -37,7 +41,7 @@ struct JSONWriter {
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
-        needsComma[needsComma.count - 1] = false
+        needsComma = false
     }
 
     mutating func string(_ text: String?) {
@@ -96,6 +100,20 @@ struct JSONWriter {
         }
     }
 
+    /// Appends `value`, a whole value another writer wrote, as the next one.
+    mutating func written(_ value: ArraySlice<UInt8>) {
+        separate()
+        bytes.append(contentsOf: value)
+    }
+
+    /// The value written since `count` was `start` (the comma before it left out), for ``written(_:)`` elsewhere.
+    func value(since start: Int) -> ArraySlice<UInt8> {
+        let value = bytes[start...]
+        return value.first == UInt8(ascii: ",") ? value.dropFirst() : value
+    }
+
+    var count: Int { bytes.count }
+
     mutating func boolean(_ value: Bool) {
         separate()
         bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
@@ -115,9 +133,8 @@ struct JSONWriter {
     private static let falseBytes: [UInt8] = Array("false".utf8)
 
     private mutating func separate() {
-        let depth = needsComma.count - 1
-        if needsComma[depth] { bytes.append(UInt8(ascii: ",")) }
-        needsComma[depth] = true
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        needsComma = true
     }
 }
 

@@ -1,0 +1,80 @@
+import GuideCore
+import Synchronization
+
+/// Programme summaries as JSON (``ProgrammeSummary``), kept for the listings they were written from: `/api/now` asked
+/// at a new instant names almost the programmes it named the minute before, and writing 20,000 summaries was most of
+/// its 55-75 ms for 10,000 channels; the guide window's pages name the same programmes again too. At most
+/// ``mostBytes`` are kept; when they are full they start again.
+///
+/// A summary is kept under the listings' generation its route saw before asking the store; an import landing between
+/// the two can file a newer summary of a programme under the older generation, as ``NowNextAnswers`` can an answer:
+/// what is served is then newer, never older, and the next request after the import sees the new generation and
+/// starts again.
+final class SummaryFragments: Sendable {
+    static let mostBytes = 16 << 20
+
+    fileprivate struct Kept {
+        var generation = Int64.min
+        var bytes: [UInt8] = []
+        var spans: [Int64: Range<Int>] = [:]
+    }
+
+    /// The summaries one answer uses: those kept when it began, and those it writes.
+    struct Use {
+        fileprivate var kept: Kept
+        fileprivate var written = Kept()
+
+        /// Writes `stored`'s summary (or null) into `json`, as kept when it is.
+        mutating func write(_ stored: borrowing StoredProgramme?, into json: inout JSONWriter) {
+            switch stored {
+            case .some(let programme): write(programme, into: &json)
+            case .none: json.null()
+            }
+        }
+
+        mutating func write(_ programme: borrowing StoredProgramme, into json: inout JSONWriter) {
+            let id = programme.id.rawValue
+            if let span = kept.spans[id] { return json.written(kept.bytes[span]) }
+            if let span = written.spans[id] { return json.written(written.bytes[span]) }
+            let start = json.count
+            ProgrammeSummary.write(programme, into: &json)
+            let value = json.value(since: start)
+            written.spans[id] = written.bytes.count..<(written.bytes.count + value.count)
+            written.bytes.append(contentsOf: value)
+        }
+    }
+
+    private let kept = Mutex(Kept())
+
+    /// The summaries kept for `generation`'s listings, to write an answer with.
+    func use(generation: Int64) -> Use {
+        let kept = kept.withLock { $0 }
+        return Use(kept: kept.generation == generation ? kept : Kept(generation: generation),
+                   written: Kept(generation: generation))
+    }
+
+    /// Keeps the summaries `use` wrote, unless the listings have moved on since. `use` is emptied first, so that the
+    /// kept bytes it shared are not copied when more are added to them.
+    func keep(_ use: inout Use) {
+        let written = use.written
+        use = Use(kept: Kept(), written: Kept())
+        guard !written.spans.isEmpty, written.bytes.count <= Self.mostBytes else { return }
+        kept.withLock { kept in
+            guard written.generation >= kept.generation else { return }
+            if written.generation > kept.generation || kept.bytes.count + written.bytes.count > Self.mostBytes {
+                kept = written
+                return
+            }
+            let offset = kept.bytes.count
+            kept.bytes.append(contentsOf: written.bytes)
+            for (id, span) in written.spans where kept.spans[id] == nil {
+                kept.spans[id] = (span.lowerBound + offset)..<(span.upperBound + offset)
+            }
+        }
+    }
+
+    /// How many summaries are kept and their bytes.
+    var size: (summaries: Int, bytes: Int) {
+        kept.withLock { ($0.spans.count, $0.bytes.count) }
+    }
+}
