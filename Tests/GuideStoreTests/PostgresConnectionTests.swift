@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import GuideStore
+@testable import GuideStorePostgres
 import StoreTestSupport
 import Testing
 
@@ -15,6 +16,17 @@ import Testing
         #expect(location.tls == .verifyFull && location.rootCertificate == "/etc/ca.pem")
         #expect(location.description == "postgres://tv@guide@db.example:6543/guide?schema=g&sslmode=verify-full")
         #expect(throws: StoreError.self) { try PostgresLocation(url: "postgres://u@h/db?sslmode=prefer") }
+    }
+
+    /// Every connection leaves out JIT compilation (the import's statements paid 0.2-0.3 s each for it) and keeps to
+    /// its own schema.
+    @Test func connectionsCompileNoQueries() async throws {
+        let store = try #require(try await TestDatabase.open(in: Self.folder) as? PostgresListingStore)
+        let (jit, path) = try await store.pool.withConnection { link in
+            (try await link.value("SHOW jit", as: String.self), try await link.value("SHOW search_path", as: String.self))
+        }
+        #expect(jit == "off")
+        #expect(path?.hasPrefix("t_") == true, "\(path ?? "none")")
     }
 
     @Test func requireEncryptsAndVerifyFullChecksTheCertificate() async throws {

@@ -11,7 +11,7 @@ import Synchronization
 /// what is served is then newer, never older, and the next request after the import sees the new generation and
 /// starts again.
 final class SummaryFragments: Sendable {
-    static let mostBytes = 16 << 20
+    static let mostBytes = 8 << 20
 
     fileprivate struct Kept {
         var generation = Int64.min
