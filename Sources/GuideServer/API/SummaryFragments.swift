@@ -39,6 +39,8 @@ final class SummaryFragments: Sendable {
             let start = json.count
             ProgrammeSummary.write(programme, into: &json)
             let value = json.value(since: start)
+            // An answer's summaries past the bound are written, not held twice (a 48-hour window can run to 20 MB).
+            guard written.bytes.count + value.count <= SummaryFragments.mostBytes else { return }
             written.spans[id] = written.bytes.count..<(written.bytes.count + value.count)
             written.bytes.append(contentsOf: value)
         }
