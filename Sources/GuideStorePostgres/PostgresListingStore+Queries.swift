@@ -135,31 +135,29 @@ extension PostgresListingStore {
     private func texts(_ term: String, everything: Bool) async throws -> (titles: [Int64], bodies: [Int64]) {
         let pattern = "%" + Self.escapeLike(term) + "%", short = term.count < 3
         if short {
-            async let titles = ids("SELECT id FROM title WHERE strpos(folded, \(term)) > 0")
-            let bodies = everything ? try await ids("SELECT id FROM body WHERE strpos(folded, \(term)) > 0") : []
+            async let titles = ids("SELECT array_agg(id) FROM title WHERE strpos(folded, \(term)) > 0")
+            let bodies = !everything ? []
+                : try await ids("SELECT array_agg(id) FROM body WHERE strpos(folded, \(term)) > 0")
             return (try await titles, bodies)
         }
-        async let titles = ids("SELECT id FROM title WHERE folded LIKE \(pattern)", byIndex: true)
-        let bodies = everything ? try await ids("SELECT id FROM body WHERE folded LIKE \(pattern)", byIndex: true) : []
+        async let titles = ids("SELECT array_agg(id) FROM title WHERE folded LIKE \(pattern)", byIndex: true)
+        let bodies = !everything ? []
+            : try await ids("SELECT array_agg(id) FROM body WHERE folded LIKE \(pattern)", byIndex: true)
         return (try await titles, bodies)
     }
 
-    /// The ids `query` finds; `byIndex`, through the trigram index wherever there is one. PostgreSQL's costs take a
-    /// LIKE on a row as cheap and, once the tables have statistics, read all 33,000 descriptions of the 0.1 M guide
-    /// for a common word (33-43 ms) rather than ask the index (4-11 ms), which put searches of descriptions over
-    /// 50 ms (issue 46).
+    /// The ids `query` gathers into one array (one row: a row each, 22,000 descriptions holding "the" at 1.75 M, took
+    /// longer to decode than to find); `byIndex`, through the trigram index wherever there is one. PostgreSQL's costs
+    /// take a LIKE on a row as cheap and, once the tables have statistics, read all 33,000 descriptions of the 0.1 M
+    /// guide for a common word (33-43 ms) rather than ask the index (4-11 ms), which put searches of descriptions
+    /// over 50 ms (issue 46).
     private func ids(_ query: PostgresQuery, byIndex: Bool = false) async throws -> [Int64] {
         try await pool.withConnection { link in
-            var ids: [Int64] = []
-            guard byIndex else {
-                for row in try await link.query(query) { ids.append(try row.decode(Int64.self)) }
-                return ids
-            }
-            try await link.transaction {
+            guard byIndex else { return try await link.value(query, as: [Int64].self) ?? [] }
+            return try await link.transaction {
                 try await link.execute("SET LOCAL enable_seqscan = off")
-                for row in try await link.query(query) { ids.append(try row.decode(Int64.self)) }
+                return try await link.value(query, as: [Int64].self) ?? []
             }
-            return ids
         }
     }
 
