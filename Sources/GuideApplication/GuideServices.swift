@@ -48,6 +48,9 @@ public struct GuideServices: Sendable {
         public var tuners: (any TunerPortControl)?
         /// Followed shows kept current in the background, with a TVmaze client that may wait; nil where nothing does.
         public var followedShows: SeriesTracker?
+        /// How long a request to record waits for the recorder (``RecordingDesk/pageDeadline``; a test of what the
+        /// recorder answers waits longer on a loaded machine).
+        public var recorderWait: Duration = RecordingDesk.pageDeadline
 
         public init(store: any GuideDatabase, settings: ServerSettings, scheduler: RefreshScheduler, feeds: any HTTPTransport,
                     tvmaze: TVMazeClient, images: ImageCache, logos: ImageCache, outbound: PolicedTransport, reminders: ReminderDispatcher,
@@ -86,7 +89,7 @@ public struct GuideServices: Sendable {
         directory = ChannelDirectory(store: store)
         exports = ExportCache(store: store, directory: settings.exportDirectory)
         lineupFeeds = LineupFeeds(store: store, directory: directory, settings: settings, cache: exports, links: parts.links)
-        recordings = RecordingDesk(store: store, transport: parts.feeds, now: settings.now)
+        recordings = RecordingDesk(store: store, transport: parts.feeds, now: settings.now, pageWait: parts.recorderWait)
         reminderActions = ReminderActions(store: store, directory: directory, settings: settings, dispatcher: parts.reminders,
                                           recordings: recordings)
         reloads = MediaServerReloads(store: store, feeds: lineupFeeds, transport: parts.feeds, now: settings.now)

@@ -41,6 +41,7 @@ struct HomeAssistantTests {
         let clock = Clocks.TestClock<Duration>()
         var parts = server.parts
         parts.outbound = PolicedTransport(policy: try OutboundPolicy(parsing: "127.0.0.1"))
+        parts.recorderWait = .seconds(30)   // What the recorder answers, not how fast: CI's PostgreSQL run waited over 3 s.
         let services = GuideServices(parts)
         let bridge = HomeAssistantBridge(broker: MQTTSettings(host: "127.0.0.1", port: broker.port, tls: false), guide: services,
                                          clock: clock, site: "https://tv.example", profile: "Ada")
@@ -265,11 +266,12 @@ final class Mosquitto: Sendable {
         throw MQTTFailure("nothing subscribed to \(topic)")
     }
 
-    /// Publishes `command` on tvguide's command topic (at `qos`) and returns its answer.
+    /// Publishes `command` on tvguide's command topic (at `qos`) and returns its answer (within 40 s: beyond a
+    /// recorder's 30).
     func answer(to command: String, qos: Int = 0) async throws -> [String: Any] {
         let before = subscriptions(to: "tvguide/command/result")
         async let answer = Program.run("/usr/bin/mosquitto_sub", arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-t", "tvguide/command/result",
-                                                                                    "-C", "1", "-W", "10"])
+                                                                                    "-C", "1", "-W", "40"])
         try await waitForSubscriber(to: "tvguide/command/result", beyond: before)
         try await publish("tvguide/command", command, qos: qos)
         let text = try await answer.outputText
