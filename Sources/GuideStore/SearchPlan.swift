@@ -24,7 +24,9 @@ package enum SearchPlan {
     }
 
     package static func run(_ query: SearchQuery, schedule: ScheduleIndex, in store: Store) async throws -> [StoredProgramme] {
-        guard !query.terms.isEmpty, query.limit > 0 else { return [] }
+        // A guide with no programmes finds nothing, and asks the store nothing: PostgreSQL's first import holds the
+        // descriptions' table while it builds their index (``PostgresImportSession``).
+        guard !query.terms.isEmpty, query.limit > 0, !schedule.entries.isEmpty else { return [] }
         let terms = try await texts(of: query.terms, in: store).map {
             (titles: TextSet($0.titles), bodies: TextSet(query.scope == .title ? [] : $0.bodies))
         }

@@ -129,6 +129,14 @@ struct PostgresLink: Sendable {
         try await Self.failing(query) { try await connection.query(query, logger: logger).get().metadata.rows ?? 0 }
     }
 
+    /// Sends `query` now, in order with everything this link sent before it, and reads its rows later: the caller goes
+    /// on while the server works (an import's batches). Queries on a link run one after another on the server, so
+    /// one sent after it sees what it wrote.
+    func send<T: Sendable>(_ query: PostgresQuery, _ decode: @escaping @Sendable (PostgresRow) throws -> T) -> Task<[T], any Error> {
+        let answer = connection.query(query, logger: logger)
+        return Task { try await Self.failing(query) { try await answer.get().rows.map(decode) } }
+    }
+
     /// The first column of the first row, if any.
     func value<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> T? {
         guard let row = try await self.query(query).first else { return nil }

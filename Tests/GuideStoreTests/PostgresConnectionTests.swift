@@ -55,6 +55,51 @@ import Testing
         #expect(scans["title_search"] ?? 0 > 0 && scans["body_search"] ?? 0 > 0, "\(scans)")
     }
 
+    /// The first import into a guide with no programmes builds the descriptions' trigram index once at its end; later
+    /// imports add to it. The index is as the migration made it, and searches of descriptions ask it.
+    @Test func aFirstImportBuildsTheDescriptionIndexAtItsEnd() async throws {
+        let fixture = try await StoreFixture()
+        let store = try #require(fixture.store as? PostgresListingStore)
+        let index = { () async throws -> (oid: Int64, definition: String)? in
+            try await store.pool.withConnection { link in
+                try await link.query("""
+                    SELECT c.oid::bigint, pg_get_indexdef(c.oid) FROM pg_class c
+                    WHERE c.relname = 'body_search' AND c.relnamespace = current_schema()::regnamespace
+                    """).first?.decode((Int64, String).self)
+            }
+        }
+        let migrated = try #require(try await index())
+        try await fixture.importXML(StoreFixture.xml([("a", "20240101180000", "20240101183000", "Früh News"),
+                                                      ("a", "20240101183000", "20240101190000", "Doctor Who")], channels: ["a"]))
+        let first = try #require(try await index())
+        #expect(first.oid != migrated.oid && first.definition == migrated.definition, "\(first) \(migrated)")
+        #expect(try await store.search(SearchQuery(["about", "doctor"], scope: .all)).map(\.programme.title) == ["Doctor Who"])
+        try await fixture.importXML(StoreFixture.xml([("b", "20240101180000", "20240101190000", "Weather Report")], channels: ["b"]),
+                                    source: "other")
+        #expect(try await index()?.oid == first.oid)   // Added to, not built again.
+        #expect(try await store.search(SearchQuery(["about weather"], scope: .all)).map(\.programme.title) == ["Weather Report"])
+    }
+
+    /// While a first import holds the descriptions' table (it drops their index to build it at its end), a search of
+    /// the empty guide answers at once: it asks the store nothing. Here another connection holds the same lock.
+    @Test func aSearchOfAnEmptyGuideWaitsForNoImport() async throws {
+        let store = try #require(try await StoreFixture().store as? PostgresListingStore)
+        let found = try await store.pool.withConnection { link in
+            try await link.execute("BEGIN")
+            try await link.execute("DROP INDEX body_search")
+            let first = try await withThrowingTaskGroup(of: [StoredProgramme]?.self) { group in
+                group.addTask { try await store.search(SearchQuery(["news"], scope: .all)) }
+                group.addTask { try await Task.sleep(for: .seconds(20)); return nil }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                try await link.execute("ROLLBACK")   // A search that did wait goes on, so the group can end.
+                return first
+            }
+            return first
+        }
+        #expect(found?.isEmpty == true, "the search waited for the lock")
+    }
+
     @Test func requireEncryptsAndVerifyFullChecksTheCertificate() async throws {
         let base = TestDatabase.location(in: Self.folder)
         // Encrypted, certificate not checked.
