@@ -49,7 +49,7 @@ func parseSeconds(_ bytes: [UInt8]) throws -> (seconds: Double, programmes: Int)
 
 let arguments = CommandLine.arguments.dropFirst()
 guard let mode = arguments.first else {
-    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | channelmap FOLDER [ENTRIES CHANNELS THRESHOLD] | import FILE SCRATCH-FOLDER | queries DATABASE | search DATABASE | window DATABASE | reminders DATABASE | pool DATABASE | m3u FILE ENTRIES | playlist FILE ENTRIES GUIDE SCRATCH-FOLDER | sd STATIONS DAYS SCRATCH-FOLDER [SD-BASE] | upnext DATABASE\n".utf8))
+    FileHandle.standardError.write(Data("usage: GuideBench parse FILE... | channelmap FOLDER [ENTRIES CHANNELS THRESHOLD] | import FILE SCRATCH-FOLDER | queries DATABASE | search DATABASE | scan | window DATABASE | reminders DATABASE | pool DATABASE | m3u FILE ENTRIES | playlist FILE ENTRIES GUIDE SCRATCH-FOLDER | sd STATIONS DAYS SCRATCH-FOLDER [SD-BASE] | upnext DATABASE\n".utf8))
     exit(2)
 }
 switch mode {
@@ -213,6 +213,8 @@ case "search":
     guard let path = arguments.dropFirst().first else { exit(2) }
     let store = try await openGuideDatabase(path, now: benchClock.now)
     try await SearchBench.run(store, now: benchClock.now())
+case "scan":
+    try await SearchBench.scan()
 case "window":
     // The store's side of a guide window: 1,000 channels x 6 hours from the middle of the listings, p50 and p99.
     guard let path = arguments.dropFirst().first else { exit(2) }

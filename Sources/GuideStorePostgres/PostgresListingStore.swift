@@ -163,7 +163,7 @@ public final class PostgresListingStore: GuideDatabase {
             let (key, id) = try row.decode((Int64, String).self)
             channels.append((key, ChannelID(id)))
         }
-        var entries: [ScheduleIndex.Entry] = []
+        var entries: [ScheduleIndex.Entry] = [], texts: [ScheduleIndex.Texts] = []
         var spans: [Int64: Range<Int>] = [:]
         var longest: Int64 = 0
         var currentKey: Int64?
@@ -179,7 +179,8 @@ public final class PostgresListingStore: GuideDatabase {
                 firstOfKey = entries.count
             }
             longest = max(longest, stop - start)
-            entries.append(ScheduleIndex.Entry(start: start, stop: stop, id: id, title: title, body: body))
+            entries.append(ScheduleIndex.Entry(start: start, stop: stop, id: id))
+            texts.append(ScheduleIndex.Texts(title: title, body: body))
         }
         if let currentKey { spans[currentKey] = firstOfKey..<entries.count }
         let slots = channels.map { ScheduleIndex.Slot(channel: $0.id, entries: spans[$0.key] ?? 0..<0) }
@@ -188,8 +189,9 @@ public final class PostgresListingStore: GuideDatabase {
             let (id, name) = try row.decode((Int64, String).self)
             sources[id] = SourceName(name)
         }
-        let loaded = PostgresSchedule(index: ScheduleIndex(generation: generation, slots: slots, entries: entries.exactly(), longest: longest),
-                                      sources: sources)
+        let index = ScheduleIndex(generation: generation, slots: slots, entries: entries.exactly(),
+                                  texts: texts.exactly(), longest: longest)
+        let loaded = PostgresSchedule(index: index, sources: sources)
         schedules.withLock { state in
             if (state.current?.index.generation ?? -1) < generation { state.current = loaded }
             if let loading = state.loading, loading.generation <= generation { state.loading = nil }

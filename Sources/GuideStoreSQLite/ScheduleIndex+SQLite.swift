@@ -15,7 +15,7 @@ extension ScheduleIndex {
         for row in try Row.fetchAll(db, sql: "SELECT key, id FROM channel ORDER BY position, key") {
             channels.append((row[0], ChannelID(row[1] as String)))
         }
-        var entries: [Entry] = []
+        var entries: [Entry] = [], texts: [Texts] = []
         var spans: [Int64: Range<Int>] = [:]
         var longest: Int64 = 0
         // Stepped through the C API: GRDB's row decoding costs more than SQLite's index scan here.
@@ -32,13 +32,15 @@ extension ScheduleIndex {
                 currentKey = key
                 firstOfKey = entries.count
             }
-            let entry = Entry(start: sqlite3_column_int64(row, 1), stop: sqlite3_column_int64(row, 2), id: sqlite3_column_int64(row, 3),
-                              title: sqlite3_column_int64(row, 4), body: sqlite3_column_int64(row, 5))
+            let entry = Entry(start: sqlite3_column_int64(row, 1), stop: sqlite3_column_int64(row, 2),
+                              id: sqlite3_column_int64(row, 3))
+            texts.append(Texts(title: sqlite3_column_int64(row, 4), body: sqlite3_column_int64(row, 5)))
             longest = max(longest, entry.stop - entry.start)
             entries.append(entry)
         }
         if let currentKey { spans[currentKey] = firstOfKey..<entries.count }
         let slots = channels.map { Slot(channel: $0.id, entries: spans[$0.key] ?? 0..<0) }
-        return ScheduleIndex(generation: generation, slots: slots, entries: entries.exactly(), longest: longest)
+        return ScheduleIndex(generation: generation, slots: slots, entries: entries.exactly(), texts: texts.exactly(),
+                             longest: longest)
     }
 }

@@ -23,7 +23,7 @@ import Testing
 
         init(channels: Int, each: Int, titleID: (Int64) -> Int64 = { $0 }, title: (Int, Int) -> String) {
             var programmes: [(id: Int64, channel: Int, start: Int64, stop: Int64, title: String)] = []
-            var entries: [ScheduleIndex.Entry] = [], slots: [ScheduleIndex.Slot] = []
+            var entries: [ScheduleIndex.Entry] = [], texts: [ScheduleIndex.Texts] = [], slots: [ScheduleIndex.Slot] = []
             for channel in 0..<channels {
                 let first = entries.count
                 for index in 0..<each {
@@ -31,12 +31,13 @@ import Testing
                     let start = 1_893_456_000 + Int64(index * 1800 + channel * 60)
                     let id = Int64(programmes.count + 1)
                     programmes.append((id, channel, start, start + 1800, title(channel, index)))
-                    entries.append(ScheduleIndex.Entry(start: start, stop: start + 1800, id: id, title: titleID(id), body: 0))
+                    entries.append(ScheduleIndex.Entry(start: start, stop: start + 1800, id: id))
+                    texts.append(ScheduleIndex.Texts(title: titleID(id), body: 0))
                 }
                 slots.append(ScheduleIndex.Slot(channel: ChannelID("c\(channel)"), entries: first..<entries.count))
             }
             self.programmes = programmes
-            schedule = ScheduleIndex(generation: 1, slots: slots, entries: entries, longest: 1800)
+            schedule = ScheduleIndex(generation: 1, slots: slots, entries: entries, texts: texts, longest: 1800)
         }
 
         /// The plan's store: the titles holding a term, and `overReported` titles that do not.
@@ -114,7 +115,7 @@ import Testing
         let guide = Guide(channels: 5, each: 40, titleID: { $0 % 2 == 1 ? Int64(Int32.max) + $0 : $0 }) { _, index in
             index % 4 < 2 ? "news" : "film"
         }
-        #expect(guide.schedule.entries.contains { $0.title == ScheduleIndex.Entry.unknownText })
+        #expect(guide.schedule.texts.contains { $0.title == ScheduleIndex.Texts.unknownText })
         let query = SearchQuery(["news"], limit: 50)
         #expect(try await guide.search(query) == guide.everyProgramme(query))
     }
@@ -133,10 +134,51 @@ import Testing
         #expect(guide.schedule.first(0, endingAfter: nil) { _ in true }.isEmpty)
     }
 
+    @Test func aChannelsFirstEntryAtOrAfterAnInstantIsWhatReadingThemInTurnFinds() {
+        // Channels of 0 to 300 entries (the first entry is asked first, then the range is halved).
+        var entries: [ScheduleIndex.Entry] = [], slots: [ScheduleIndex.Slot] = []
+        for (channel, count) in [0, 1, 2, 3, 7, 8, 9, 64, 100, 300].enumerated() {
+            let first = entries.count
+            for index in 0..<Int64(count) {
+                entries.append(ScheduleIndex.Entry(start: index * 10, stop: index * 10 + 10, id: index))
+            }
+            slots.append(ScheduleIndex.Slot(channel: ChannelID("c\(channel)"), entries: first..<entries.count))
+        }
+        let texts = Array(repeating: ScheduleIndex.Texts(title: 1, body: 0), count: entries.count)
+        let schedule = ScheduleIndex(generation: 1, slots: slots, entries: entries, texts: texts, longest: 10)
+        for slot in slots {
+            for instant in stride(from: Int64(-5), through: 3_010, by: 5) {
+                let read = slot.entries.first { entries[$0].start >= instant } ?? slot.entries.upperBound
+                let found = schedule.firstIndex(in: slot.entries) { $0.start >= instant }
+                #expect(found == read, "\(slot.entries) \(instant)")
+            }
+        }
+    }
+
+    @Test func aLargeScheduleReadInPartsFindsWhatCheckingEveryProgrammeFinds() async throws {
+        // Past ``SearchPlan/partlyFrom`` programmes the channels are read in parts at once (one part on one core).
+        let guide = Guide(channels: 1_100, each: 200) { channel, index in
+            (channel * 7 + index) % 997 == 0 ? "rare news" : index % 3 == 0 ? "the news" : "film"
+        }
+        #expect(guide.schedule.entries.count >= SearchPlan.partlyFrom)
+        for words in [["rare"], ["news"], ["rare", "news"], ["nowhere"]] {
+            for endingAfter in [nil, Date(unixSeconds: 1_893_456_000 + 150 * 1800)] {
+                let query = SearchQuery(words, limit: 100, endingAfter: endingAfter)
+                let found = try await guide.search(query)
+                #expect(found == guide.everyProgramme(query), "\(words) \(String(describing: endingAfter))")
+            }
+        }
+        for parts in 1...5 {
+            let runs = guide.schedule.slotParts(parts)
+            #expect(runs.count == min(parts, 1_100) && runs.first?.lowerBound == 0 && runs.last?.upperBound == 1_100)
+            #expect(zip(runs, runs.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound && !$0.isEmpty })
+        }
+    }
+
     @Test func textIDsFarApartAreKeptWithoutABitForEachOneBelow() {
         let far = SearchPlan.TextSet([3, 2_000_000_000, Int64(Int32.max) + 5, -1])
         #expect(far.contains(3) && far.contains(2_000_000_000) && !far.contains(4) && !far.contains(-1))
-        #expect(far.contains(ScheduleIndex.Entry.unknownText))
+        #expect(far.contains(ScheduleIndex.Texts.unknownText))
         let near = SearchPlan.TextSet(Array(1...50_000))
         #expect(near.contains(1) && near.contains(50_000) && !near.contains(50_001) && !near.contains(0))
         #expect(!SearchPlan.TextSet([]).contains(0))
