@@ -292,6 +292,7 @@ final class PostgresImportSession {
             try await link.execute("DELETE FROM body b WHERE NOT EXISTS (SELECT 1 FROM programme p WHERE p.body_id = b.id)")
         }
         if buildsBodyIndex { try await link.execute(Self.bodyIndex) }
+        try await emptyPendingLists()
         try await link.execute("""
             INSERT INTO source_coverage (source_id, channel_key, first, last)
             SELECT \(sourceID), key, first, last FROM unnest(\(keys)::bigint[], \(firsts)::bigint[], \(lasts)::bigint[]) AS c(key, first, last)
@@ -301,6 +302,14 @@ final class PostgresImportSession {
         return ImportFinish(source: source, sourceID: sourceID, importID: importID,
                             touchedChannels: Array(retiredChannels.union(covered.keys)), channels: tally.channelCount,
                             programmes: tally.programmeCount - removed, replaced: replaced + retired, issues: issues)
+    }
+
+    /// Moves what this import added to the trigram indexes out of their pending lists. A GIN index keeps new entries
+    /// in an unsorted list (up to 4 MB) until a vacuum, and every search reads that list through: after the 0.1 M
+    /// guide's import the titles' list held 475 pages, and finding one title took 7.8 ms, 0.09 ms once it was emptied.
+    private func emptyPendingLists() async throws {
+        try await link.execute("SELECT gin_clean_pending_list('title_search'::regclass)")
+        if !buildsBodyIndex { try await link.execute("SELECT gin_clean_pending_list('body_search'::regclass)") }
     }
 
     /// Drops what the channels read in part replace (``ListingPart``): the rows in their spans but for the kept days,

@@ -122,10 +122,10 @@ extension PostgresListingStore {
     /// match only themselves.
     public func search(_ query: SearchQuery) async throws -> [StoredProgramme] {
         guard !query.terms.isEmpty else { return [] }
-        let schedule = try await currentSchedule().index
-        return try await SearchPlan.run(query, schedule: schedule, in: SearchPlan.Store(
+        let schedule = try await currentSchedule()
+        return try await SearchPlan.run(query, schedule: schedule.index, in: SearchPlan.Store(
             texts: { term in try await self.texts(term, everything: query.scope == .all) },
-            matching: { ids, limit in try await self.matching(ids, query, limit: limit) }))
+            matching: { ids, limit in try await self.matching(ids, query, limit: limit, sources: schedule.sources) }))
     }
 
     /// The titles (and, searching everything, bodies) holding `term`: at most every distinct text, far fewer than
@@ -136,33 +136,44 @@ extension PostgresListingStore {
         let pattern = "%" + Self.escapeLike(term) + "%", short = term.count < 3
         if short {
             async let titles = ids("SELECT array_agg(id) FROM title WHERE strpos(folded, \(term)) > 0")
-            let bodies = !everything ? []
-                : try await ids("SELECT array_agg(id) FROM body WHERE strpos(folded, \(term)) > 0")
+            let bodies = !everything ? [] : try await bodiesScanned(for: term)
             return (try await titles, bodies)
         }
-        async let titles = ids("SELECT array_agg(id) FROM title WHERE folded LIKE \(pattern)", byIndex: true)
-        let bodies = !everything ? []
-            : try await ids("SELECT array_agg(id) FROM body WHERE folded LIKE \(pattern)", byIndex: true)
+        async let titles = ids("SELECT titles_like(\(pattern))")
+        let bodies = !everything ? [] : try await ids("SELECT bodies_like(\(pattern))")
         return (try await titles, bodies)
     }
 
-    /// The ids `query` gathers into one array (one row: a row each, 22,000 descriptions holding "the" at 1.75 M, took
-    /// longer to decode than to find); `byIndex`, through the trigram index wherever there is one. PostgreSQL's costs
-    /// take a LIKE on a row as cheap and, once the tables have statistics, read all 33,000 descriptions of the 0.1 M
-    /// guide for a common word (33-43 ms) rather than ask the index (4-11 ms), which put searches of descriptions
-    /// over 50 ms (issue 46).
-    private func ids(_ query: PostgresQuery, byIndex: Bool = false) async throws -> [Int64] {
-        try await pool.withConnection { link in
-            guard byIndex else { return try await link.value(query, as: [Int64].self) ?? [] }
-            return try await link.transaction {
-                try await link.execute("SET LOCAL enable_seqscan = off")
-                return try await link.value(query, as: [Int64].self) ?? []
-            }
-        }
+    /// The bodies holding `term`, the table read in two halves at once (by their rows' places, `ctid`): at 1.75 M
+    /// the scan of 63,000 descriptions took 34 ms whole and 15-16 ms a half. The middle is taken once, so rows added
+    /// meanwhile are in the second half.
+    private func bodiesScanned(for term: String) async throws -> [Int64] {
+        let middle = try await pool.withConnection { link in
+            try await link.value("SELECT pg_relation_size('body') / (2 * current_setting('block_size')::bigint)",
+                                 as: Int64.self)
+        } ?? 0
+        let from = "SELECT array_agg(id) FROM body WHERE strpos(folded, $1) > 0 AND ctid"
+        var bindings = PostgresBindings()
+        bindings.append(term)
+        bindings.append("(\(middle),0)")
+        async let head = ids(PostgresQuery(unsafeSQL: from + " < $2::tid", binds: bindings))
+        let tail = try await ids(PostgresQuery(unsafeSQL: from + " >= $2::tid", binds: bindings))
+        return try await head + tail
     }
 
-    /// Of the programmes `ids`, those holding every term of `query`, by start.
-    private func matching(_ ids: [Int64], _ query: SearchQuery, limit: Int) async throws -> [StoredProgramme] {
+    /// The ids `query` gathers into one array (one row: a row each, 22,000 descriptions holding "the" at 1.75 M, took
+    /// longer to decode than to find). `titles_like` and `bodies_like` (v33) read the trigram indexes wherever they
+    /// can: PostgreSQL's costs take a LIKE on a row as cheap and, once the tables have statistics, read all 33,000
+    /// descriptions of the 0.1 M guide for a common word (33-43 ms) rather than ask the index (4-11 ms), which put
+    /// searches of descriptions over 50 ms (issue 46).
+    private func ids(_ query: PostgresQuery) async throws -> [Int64] {
+        try await pool.withConnection { link in try await link.value(query, as: [Int64].self) ?? [] }
+    }
+
+    /// Of the programmes `ids`, those holding every term of `query`, by start; `sources` names their sources (the
+    /// schedule's, read with it: not a round trip more for each search).
+    private func matching(_ ids: [Int64], _ query: SearchQuery, limit: Int,
+                          sources: [Int64: SourceName]) async throws -> [StoredProgramme] {
         var bindings = PostgresBindings()
         bindings.append(ids)
         var conditions = ["NOT p.hidden"]
@@ -183,7 +194,8 @@ extension PostgresListingStore {
             WHERE \(conditions.joined(separator: " AND ")) ORDER BY p.start, p.id LIMIT $\(bindings.count)
             """
         return try await pool.withConnection { link in
-            try await PostgresProgrammeRows(link).fetchAll(link, PostgresQuery(unsafeSQL: sql, binds: bindings))
+            try await PostgresProgrammeRows(sources: sources, detail: .full)
+                .fetchAll(link, PostgresQuery(unsafeSQL: sql, binds: bindings))
         }
     }
 

@@ -97,5 +97,13 @@ extension PostgresMigrations {
         ("v32: the programmes a merge hides, indexed", """
             CREATE INDEX programme_hidden ON programme(channel_key) WHERE hidden;
             """),
+        // A term's titles and descriptions through their trigram indexes in one statement each, not four (a
+        // transaction for `SET LOCAL enable_seqscan = off`): the setting is the function's own (issue 46).
+        ("v33: the titles and descriptions holding a pattern, by their indexes", """
+            CREATE FUNCTION titles_like(pattern text) RETURNS bigint[] LANGUAGE sql STABLE SET enable_seqscan = off
+                AS 'SELECT array_agg(id) FROM title WHERE folded LIKE pattern';
+            CREATE FUNCTION bodies_like(pattern text) RETURNS bigint[] LANGUAGE sql STABLE SET enable_seqscan = off
+                AS 'SELECT array_agg(id) FROM body WHERE folded LIKE pattern';
+            """),
     ]
 }
