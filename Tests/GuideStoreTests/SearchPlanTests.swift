@@ -168,9 +168,14 @@ import Testing
                 #expect(found == guide.everyProgramme(query), "\(words) \(String(describing: endingAfter))")
             }
         }
-        for parts in 1...5 {
+        // Hostile limits on the parts' path: every match, or none, and nothing traps.
+        let every = SearchQuery(["rare"], limit: .max)
+        #expect(try await guide.search(every) == guide.everyProgramme(every))
+        #expect(try await guide.search(SearchQuery(["rare"], limit: -1)).isEmpty)
+        for parts in [Int.min, -1, 0] + Array(1...5) {
             let runs = guide.schedule.slotParts(parts)
-            #expect(runs.count == min(parts, 1_100) && runs.first?.lowerBound == 0 && runs.last?.upperBound == 1_100)
+            #expect(runs.count == min(max(parts, 1), 1_100))
+            #expect(runs.first?.lowerBound == 0 && runs.last?.upperBound == 1_100)
             #expect(zip(runs, runs.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound && !$0.isEmpty })
         }
     }
