@@ -17,9 +17,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_support import SHOTS, Forms, browser
-from tvguide_server import BINARY, NOW, Server
+from tvguide_server import NOW, Server, helper
 
-SD_REPLAY = os.environ.get("SD_REPLAY_BINARY", os.path.join(os.path.dirname(BINARY), "sd-replay"))
+SD_REPLAY = helper("sd-replay")
 
 
 class FirstRunServer(Server):

@@ -25,9 +25,9 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_support import DAY, NOW_EPOCH, Forms, OwnServer
-from tvguide_server import BINARY
+from tvguide_server import helper
 
-RECORDER_REPLAY = os.environ.get("RECORDER_REPLAY_BINARY", os.path.join(os.path.dirname(BINARY), "recorder-replay"))
+RECORDER_REPLAY = helper("recorder-replay")
 
 
 def iso(text):

@@ -17,9 +17,9 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_support import SHOTS, Forms, assert_accessible, browser
-from tvguide_server import ROOT, BINARY, Server
+from tvguide_server import ROOT, Server, helper
 
-REPLAY = os.environ.get("TVMAZE_REPLAY_BINARY", os.path.join(os.path.dirname(BINARY), "tvmaze-replay"))
+REPLAY = helper("tvmaze-replay")
 NOW = "2013-06-24T20:00:00Z"
 
 

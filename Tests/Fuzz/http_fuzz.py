@@ -19,9 +19,9 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Browser"))
-from tvguide_server import ROOT, BINARY, Server, free_port  # noqa: E402
+from tvguide_server import ROOT, Server, free_port, helper  # noqa: E402
 
-REPLAY = os.environ.get("TVMAZE_REPLAY_BINARY", os.path.join(os.path.dirname(BINARY), "tvmaze-replay"))
+REPLAY = helper("tvmaze-replay")
 FINDINGS = os.path.join(ROOT, ".build", "http-fuzz")
 
 NUMBERS = ["0", "-1", "1", "9223372036854775807", "9223372036854775808", "-9223372036854775809", "99999999999999999999",
