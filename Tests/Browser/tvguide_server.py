@@ -22,6 +22,8 @@ def helper(name):
     every product (the package's build has tvguide alone); NAME_BINARY (upper case, '-' as '_') overrides it."""
     variable = name.upper().replace("-", "_") + "_BINARY"
     return os.environ.get(variable, os.path.join(ROOT, ".build", "debug", name))
+
+
 NOW = "2026-02-15T20:30:00Z"
 
 
