@@ -15,11 +15,11 @@ import Testing
         for channel in 0..<channels {
             text += "<channel id=\"c\(channel).test\"><display-name>Channel \(channel)</display-name></channel>\n"
         }
-        let first = 1_771_113_600
+        // Every channel has the same slots: each slot's time is written once, not once a programme (60,000 here).
+        let stamps = (0...perChannel).map { stamp(1_771_113_600 + $0 * 1800) }
         for channel in 0..<channels {
             for slot in 0..<perChannel {
-                let start = first + slot * 1800
-                text += "<programme start=\"\(stamp(start))\" stop=\"\(stamp(start + 1800))\" channel=\"c\(channel).test\">"
+                text += "<programme start=\"\(stamps[slot])\" stop=\"\(stamps[slot + 1])\" channel=\"c\(channel).test\">"
                     + "<title>\(prefix) \(channel)/\(slot)</title><desc>A \(prefix.lowercased()) programme with a description long enough "
                     + "to make the import take a while.</desc><category>Drama</category></programme>\n"
             }
