@@ -265,6 +265,21 @@ def runtime_stage(containerfile):
     return "\n".join(arguments) + "\n" + stage.replace("COPY --from=build /src/dist/ /tmp/dist/", "COPY dist/ /tmp/dist/") + "\n"
 
 
+def base_image():
+    """The containers' Debian base, debootstrapped once into podman's store (scripts/test makes it early, in the
+    background: `test_package.py --base-image`)."""
+    if subprocess.run(PODMAN + ["image", "exists", BASE]).returncode == 0:
+        return
+    folder = tempfile.mkdtemp(prefix="tvguide-base-")
+    try:
+        run(["debootstrap", "--variant=minbase", SUITE, folder, MIRROR])
+        tar = subprocess.Popen(["tar", "-C", folder, "-c", "."], stdout=subprocess.PIPE)
+        run(PODMAN + ["import", "-", BASE], stdin=tar.stdout)
+        tar.wait()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @unittest.skipUnless(os.geteuid() == 0 and shutil.which("podman"), "needs root and podman")
 class ContainerTests(unittest.TestCase):
     """The Containerfile's runtime stage built by podman on a Debian base debootstrapped here (what debian:bookworm-slim
@@ -272,15 +287,7 @@ class ContainerTests(unittest.TestCase):
     health check, stopped by SIGTERM with exit status 0."""
 
     def test_the_image_runs_the_guide_as_tvguide(self):
-        if subprocess.run(PODMAN + ["image", "exists", BASE]).returncode != 0:
-            folder = tempfile.mkdtemp(prefix="tvguide-base-")
-            try:
-                run(["debootstrap", "--variant=minbase", SUITE, folder, MIRROR])
-                tar = subprocess.Popen(["tar", "-C", folder, "-c", "."], stdout=subprocess.PIPE)
-                run(PODMAN + ["import", "-", BASE], stdin=tar.stdout)
-                tar.wait()
-            finally:
-                shutil.rmtree(folder, ignore_errors=True)
+        base_image()
         context = tempfile.mkdtemp(prefix="tvguide-image-")
         name = "tvguide-test-%d" % os.getpid()
         image = "localhost/tvguide-test:%d" % os.getpid()
@@ -318,4 +325,11 @@ class ContainerTests(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    # What the tests need from the network, made ahead (scripts/test, in the background): the containers' base, and
+    # the clean root for the package in dist/.
+    if sys.argv[1:] == ["--base-image"]:
+        base_image()
+    elif sys.argv[1:] == ["--root"]:
+        debian_root(dependencies(newest("tvguide_*.deb")))
+    else:
+        unittest.main(verbosity=2)
