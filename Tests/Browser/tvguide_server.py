@@ -12,16 +12,17 @@ import time
 import uuid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# The program under test: the debug build, or TVGUIDE_BINARY (scripts/test names the package's release build, the
-# program users install).
-BINARY = os.environ.get("TVGUIDE_BINARY", os.path.join(ROOT, ".build", "debug", "tvguide"))
+# The programs under test: the debug build's, or those in TVGUIDE_PRODUCTS (scripts/test names the release build the
+# package is made from, the program users install); TVGUIDE_BINARY names tvguide alone.
+PRODUCTS = os.environ.get("TVGUIDE_PRODUCTS", os.path.join(ROOT, ".build", "debug"))
+BINARY = os.environ.get("TVGUIDE_BINARY", os.path.join(PRODUCTS, "tvguide"))
 
 
 def helper(name):
-    """A stand-in the tests start (tvmaze-replay, sd-replay, recorder-replay): from the debug build, which builds
-    every product (the package's build has tvguide alone); NAME_BINARY (upper case, '-' as '_') overrides it."""
+    """A stand-in the tests start (tvmaze-replay, sd-replay, recorder-replay), from the same build as tvguide;
+    NAME_BINARY (upper case, '-' as '_') overrides it."""
     variable = name.upper().replace("-", "_") + "_BINARY"
-    return os.environ.get(variable, os.path.join(ROOT, ".build", "debug", name))
+    return os.environ.get(variable, os.path.join(PRODUCTS, name))
 
 
 NOW = "2026-02-15T20:30:00Z"

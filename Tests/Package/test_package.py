@@ -173,8 +173,14 @@ class PackageTests(unittest.TestCase):
         # Enabled at boot (systemctl makes the link even where systemd is not running).
         self.assertTrue(os.path.islink(self.root.file("/etc/systemd/system/multi-user.target.wants/tvguide.service")))
         self.assertIn("valid", self.root.run("tvguide", "config", "check", user="tvguide"))
-        # Nothing Swift is loaded from outside the program.
-        self.assertNotIn("swift", self.root.run("ldd", "/usr/lib/tvguide/tvguide"))
+        # The Swift runtime is loaded from beside the program, and nothing Swift from anywhere else.
+        ldd = self.root.run("ldd", "/usr/lib/tvguide/tvguide")
+        loaded = [line.split() for line in ldd.splitlines() if "=>" in line]
+        swift = [fields[2] for fields in loaded if "swift" in fields[0].lower() or "Foundation" in fields[0]]
+        self.assertIn("/usr/lib/tvguide/libswiftCore.so", swift)
+        self.assertIn("/usr/lib/tvguide/libFoundation.so", swift)
+        self.assertEqual([path for path in swift if not path.startswith("/usr/lib/tvguide/")], [])
+        self.assertNotIn("not found", ldd)
 
         port = free_port()
         log = tempfile.TemporaryFile("a+")  # appended: see Tests/Browser/tvguide_server.py
