@@ -82,7 +82,7 @@ let package = Package(
         ]),
         // The shared store: PostgreSQL through PostgresNIO's PostgresClient.
         .target(name: "GuideStorePostgres", dependencies: [
-            "GuideCore", "GuideStore", "GuideThreads",
+            "GuideCore", "GuideStore", "GuideThreads", "CStringSearch",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
             // TLS to PostgreSQL (sslmode=require|verify-full).

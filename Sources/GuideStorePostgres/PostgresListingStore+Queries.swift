@@ -124,17 +124,24 @@ extension PostgresListingStore {
         guard !query.terms.isEmpty else { return [] }
         let schedule = try await currentSchedule()
         return try await SearchPlan.run(query, schedule: schedule.index, in: SearchPlan.Store(
-            texts: { term in try await self.texts(term, everything: query.scope == .all) },
+            texts: { term in
+                try await self.texts(term, everything: query.scope == .all, generation: schedule.index.generation)
+            },
             matching: { ids, limit in try await self.matching(ids, query, limit: limit, sources: schedule.sources) }))
     }
 
     /// The titles (and, searching everything, bodies) holding `term`: at most every distinct text, far fewer than
-    /// the programmes. Titles and bodies are asked on two connections at once. A term shorter than a trigram scans
-    /// them with `strpos`, which finds bytes; LIKE, which the trigram indexes need, matched a pattern a character at a
-    /// time (at 1.75 M, "新闻" in the 63,000 bodies: 31-35 ms by LIKE, 23.5 ms by strpos).
-    private func texts(_ term: String, everything: Bool) async throws -> (titles: [Int64], bodies: [Int64]) {
+    /// the programmes. Titles and bodies are asked on two connections at once. A term shorter than a trigram is
+    /// looked for in them packed in memory (``PostgresShortTerms``) or, when they are too many to keep, the server
+    /// scans them with `strpos`, which finds bytes; LIKE, which the trigram indexes need, matched a pattern a
+    /// character at a time (at 1.75 M, "新闻" in the 63,000 bodies: 31-35 ms by LIKE, 23.5 ms by strpos).
+    private func texts(_ term: String, everything: Bool,
+                       generation: Int64) async throws -> (titles: [Int64], bodies: [Int64]) {
         let pattern = "%" + Self.escapeLike(term) + "%", short = term.count < 3
-        if short {
+        if short, let packed = try await shortTerms(generation) {
+            async let titles = packed.titles.holding(term)
+            return (await titles, everything ? await packed.bodies.holding(term) : [])
+        } else if short {
             async let titles = ids("SELECT array_agg(id) FROM title WHERE strpos(folded, \(term)) > 0")
             let bodies = !everything ? [] : try await bodiesScanned(for: term)
             return (try await titles, bodies)
@@ -142,6 +149,28 @@ extension PostgresListingStore {
         async let titles = ids("SELECT titles_like(\(pattern))")
         let bodies = !everything ? [] : try await ids("SELECT bodies_like(\(pattern))")
         return (try await titles, bodies)
+    }
+
+    /// The titles and bodies packed in memory for the schedule of `generation`, loaded by the first search that
+    /// wants them (``PostgresShortTerms``); nil when they are too many to keep.
+    private func shortTerms(_ generation: Int64) async throws -> PostgresShortTerms? {
+        let task = shortTerms.withLock { kept in
+            if let kept, kept.generation >= generation { return kept.task }
+            let task = Task<PostgresShortTerms?, any Error> {
+                do {
+                    let limit = self.shortTermLimit.load(ordering: .relaxed)
+                    return try await self.snapshot { link in
+                        try await PostgresShortTerms.load(link, generation: generation, limit: limit)
+                    }
+                } catch {
+                    self.shortTerms.withLock { if $0?.generation == generation { $0 = nil } }   // The next one tries again.
+                    throw error
+                }
+            }
+            kept = (generation, task)
+            return task
+        }
+        return try await task.value
     }
 
     /// The bodies holding `term`, the table read in two halves at once (by their rows' places, `ctid`): at 1.75 M

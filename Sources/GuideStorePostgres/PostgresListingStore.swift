@@ -21,6 +21,10 @@ public final class PostgresListingStore: GuideDatabase {
     let cache = ProgrammeCache(keptAcrossGenerations: true)
     /// Programmes being read now, by id and detail: another request wanting one waits for that read.
     let reading = Mutex<[RowKey: Task<[Int64: StoredProgramme], any Error>]>([:])
+    /// The titles and bodies packed for words shorter than a trigram, of one generation (``PostgresShortTerms``).
+    let shortTerms = Mutex<(generation: Int64, task: Task<PostgresShortTerms?, any Error>)?>(nil)
+    /// How many bytes of titles and bodies are kept for them at most; tests lower it.
+    let shortTermLimit = Atomic(PostgresShortTerms.byteLimit)
     /// The task running the connections when the store runs on its own (``runOnItsOwn()``).
     private let ownRunner = Mutex<Task<Void, Never>?>(nil)
 

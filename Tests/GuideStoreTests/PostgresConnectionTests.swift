@@ -114,8 +114,10 @@ import XMLTV
         }
     }
 
-    /// A word shorter than a trigram is looked for in the descriptions' table read in two halves at once: what both
-    /// halves hold is found, here a word in every seventh of 400 descriptions over more than two pages.
+    /// A word shorter than a trigram is looked for in the titles and descriptions packed in memory, or, when they are
+    /// too many to keep, in the descriptions' table read in two halves at once: what both halves hold is found, here
+    /// a word in every seventh of 400 descriptions over more than two pages. After an import the packed texts are
+    /// read again.
     @Test func aShortWordIsFoundInEveryPartOfTheDescriptions() async throws {
         let fixture = try await StoreFixture()
         let store = try #require(fixture.store as? PostgresListingStore)
@@ -135,8 +137,24 @@ import XMLTV
                                  as: Int64.self)
         }
         #expect(pages ?? 0 > 2)
-        let found = try await store.search(SearchQuery(["新闻"], scope: .all, limit: 1_000)).map(\.programme.title)
-        #expect(found == stride(from: 0, to: 400, by: 7).map { "Show \($0)" })
+        let search = { try await store.search(SearchQuery(["新闻"], scope: .all, limit: 1_000)).map(\.programme.title) }
+        let expected = stride(from: 0, to: 400, by: 7).map { "Show \($0)" }
+        // Read by the server (the titles and bodies too many to keep in memory), then from memory.
+        store.shortTermLimit.store(0, ordering: .relaxed)
+        #expect(try await search() == expected)
+        #expect(try await store.shortTerms.withLock { $0?.task }?.value == nil)
+        store.shortTermLimit.store(PostgresShortTerms.byteLimit, ordering: .relaxed)
+        store.shortTerms.withLock { $0 = nil }
+        #expect(try await search() == expected)
+        #expect(try await store.shortTerms.withLock { $0?.task }?.value?.bodies.count == 400)
+        // An import moves the guide on: what it added is found, from memory again.
+        try await fixture.importXML("""
+            <tv><channel id="b"><display-name>B</display-name></channel>
+            <programme start="20240110000000 +0000" stop="20240110010000 +0000" channel="b">
+            <title>Late</title><desc>新闻 at night</desc></programme></tv>
+            """, source: "other")
+        #expect(try await search() == expected + ["Late"])
+        #expect(try await store.shortTerms.withLock { $0?.task }?.value?.bodies.count == 401)
     }
 
     /// While a first import holds the descriptions' table (it drops their index to build it at its end), a search of
