@@ -163,7 +163,8 @@ extension PostgresListingStore {
                         try await PostgresShortTerms.load(link, generation: generation, limit: limit)
                     }
                 } catch {
-                    self.shortTerms.withLock { if $0?.generation == generation { $0 = nil } }   // The next one tries again.
+                    // The next one tries again.
+                    self.shortTerms.withLock { if $0?.generation == generation { $0 = nil } }
                     throw error
                 }
             }

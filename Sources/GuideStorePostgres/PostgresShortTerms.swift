@@ -1,5 +1,6 @@
 import CStringSearch
-import GuideStore
+import NIOCore
+import PostgresNIO
 
 /// Every distinct folded title and body, packed in memory, for the words no trigram index can find (shorter than
 /// three characters: "新闻"). The server read the 0.1 M guide's 33,000 descriptions for them in two halves at once
@@ -21,15 +22,17 @@ struct PostgresShortTerms: Sendable {
             """).map { try $0.decode((Int, Int).self) }
         guard sizes.count == 2, sizes[0].1 + sizes[1].1 <= limit else { return nil }
         var titles = PackedTexts(reserving: sizes[0]), bodies = PackedTexts(reserving: sizes[1])
-        try await link.forEachRow("SELECT id, folded FROM title", batch: 20_000) { row in
-            let (id, folded) = try row.decode((Int64, String).self)
-            titles.append(id, folded)
-        }
-        try await link.forEachRow("SELECT id, folded FROM body", batch: 20_000) { row in
-            let (id, folded) = try row.decode((Int64, String).self)
-            bodies.append(id, folded)
-        }
+        try await read("SELECT id, folded FROM title", link, into: &titles)
+        try await read("SELECT id, folded FROM body", link, into: &bodies)
         return PostgresShortTerms(generation: generation, titles: titles, bodies: bodies)
+    }
+
+    /// Each row's id and text, the text's bytes as they came (not a String each), a few thousand rows at a time.
+    private static func read(_ query: PostgresQuery, _ link: PostgresLink, into texts: inout PackedTexts) async throws {
+        try await link.forEachRow(query) { row in
+            let cells = row.makeRandomAccess()
+            if let text = cells[1].bytes { texts.append(try cells[0].decode(Int64.self), text.readableBytesView) }
+        }
     }
 }
 
@@ -51,9 +54,9 @@ struct PackedTexts: Sendable {
         bytes.reserveCapacity(room.bytes)
     }
 
-    mutating func append(_ id: Int64, _ text: String) {
+    mutating func append(_ id: Int64, _ text: some Collection<UInt8>) {
         ids.append(id)
-        bytes.append(contentsOf: text.utf8)
+        bytes.append(contentsOf: text)
         ends.append(bytes.count)
         bytes.append(0)
     }

@@ -11,7 +11,7 @@ struct PackedTextsTests {
 
     static func packed(_ texts: [String]) -> PackedTexts {
         var packed = PackedTexts(reserving: (texts.count, texts.reduce(0) { $0 + $1.utf8.count + 1 }))
-        for (index, text) in texts.enumerated() { packed.append(Int64(index) + 1, text) }
+        for (index, text) in texts.enumerated() { packed.append(Int64(index) + 1, text.utf8) }
         return packed
     }
 

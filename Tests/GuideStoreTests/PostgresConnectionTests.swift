@@ -137,7 +137,9 @@ import XMLTV
                                  as: Int64.self)
         }
         #expect(pages ?? 0 > 2)
-        let search = { try await store.search(SearchQuery(["新闻"], scope: .all, limit: 1_000)).map(\.programme.title) }
+        let search = {
+            try await store.search(SearchQuery(["新闻"], scope: .all, limit: 1_000)).map(\.programme.title)
+        }
         let expected = stride(from: 0, to: 400, by: 7).map { "Show \($0)" }
         // Read by the server (the titles and bodies too many to keep in memory), then from memory.
         store.shortTermLimit.store(0, ordering: .relaxed)
