@@ -131,14 +131,15 @@ extension PostgresListingStore {
     }
 
     /// The titles (and, searching everything, bodies) holding `term`: at most every distinct text, far fewer than
-    /// the programmes. Titles and bodies are asked on two connections at once. A term shorter than a trigram is
-    /// looked for in them packed in memory (``PostgresShortTerms``) or, when they are too many to keep, the server
-    /// scans them with `strpos`, which finds bytes; LIKE, which the trigram indexes need, matched a pattern a
-    /// character at a time (at 1.75 M, "新闻" in the 63,000 bodies: 31-35 ms by LIKE, 23.5 ms by strpos).
+    /// the programmes. Titles and bodies are asked on two connections at once. A term of a trigram or less is looked
+    /// for in them packed in memory (``PostgresShortTerms``); when they are too many to keep, a trigram's index
+    /// is asked and the server scans them for a shorter term with `strpos`, which finds bytes; LIKE, which the
+    /// trigram indexes need, matched a pattern a character at a time (at 1.75 M, "新闻" in the 63,000 bodies: 31-35 ms
+    /// by LIKE, 23.5 ms by strpos).
     private func texts(_ term: String, everything: Bool,
                        generation: Int64) async throws -> (titles: [Int64], bodies: [Int64]) {
         let pattern = "%" + Self.escapeLike(term) + "%", short = term.count < 3
-        if short, let packed = try await shortTerms(generation) {
+        if term.count <= PostgresShortTerms.longest, let packed = try await shortTerms(generation) {
             async let titles = packed.titles.holding(term)
             return (await titles, everything ? await packed.bodies.holding(term) : [])
         } else if short {
