@@ -22,8 +22,8 @@ final class PostgresImportSession {
     /// The descriptions' trigram index, as the migration to v29 made it.
     static let bodyIndex: PostgresQuery = "CREATE INDEX body_search ON body USING gin (folded gin_trgm_ops)"
     var issues = IssueLog()
-    private var tally = ImportTally()
-    private var nextChannelPosition: Int64
+    var tally = ImportTally()
+    var nextChannelPosition: Int64
     private var retired = 0
     private var retiredChannels: Set<Int64> = []
     /// Folded titles already in the title table, by id (at most ``TextCache.limit``).
@@ -56,9 +56,38 @@ final class PostgresImportSession {
         pending.reserveCapacity(Self.batchSize)
     }
 
+    /// Applies what the reader handed over in order; a run of channels, or of parts, goes to the server in one
+    /// statement (``store(_:)``, ``keys(of:)``), not one each.
+    func apply(_ items: [ImportItem]) async throws {
+        var rest = items[...]
+        while let item = rest.first {
+            switch item {
+            case .channel:
+                var run: [GuideCore.Channel] = [], ids: Set<ChannelID> = []
+                // A channel listed twice ends the run: the second's details replace the first's, as they would alone.
+                while case .channel(let channel) = rest.first, ids.insert(channel.id).inserted {
+                    run.append(channel)
+                    rest = rest.dropFirst()
+                }
+                try await store(run)
+            case .part:
+                var run: [ListingPart] = []
+                while case .part(let part) = rest.first {
+                    run.append(part)
+                    rest = rest.dropFirst()
+                }
+                let keys = try await keys(of: run.map(\.channel))
+                for part in run { if let key = keys[part.channel] { parts[key] = part } }
+            default:
+                try await apply(item)
+                rest = rest.dropFirst()
+            }
+        }
+    }
+
     func apply(_ item: ImportItem) async throws {
         switch item {
-        case .channel(let channel): try await add(channel)
+        case .channel(let channel): try await store([channel])
         case .programme(let programme): try await add(programme)
         case .retire(let kept): try await retire(allBut: kept)
         case .part(let part): parts[try await channelKey(part.channel)] = part
@@ -66,37 +95,12 @@ final class PostgresImportSession {
         }
     }
 
-    func add(_ channel: GuideCore.Channel) async throws {
-        let details = ByteBuffer(bytes: DetailsCodec.encode(channel))
-        guard let key = try await link.value("""
-            INSERT INTO channel (id, name, number, position, details)
-            VALUES (\(channel.id.rawValue), \(channel.name), \(channel.number), \(nextChannelPosition), \(details))
-            ON CONFLICT (id) DO UPDATE SET name = excluded.name, number = excluded.number, details = excluded.details
-            RETURNING key
-            """, as: Int64.self) else {
-            throw StoreError(.failed, "channel \(channel.id.rawValue) was not stored")
-        }
-        nextChannelPosition += 1
-        tally.remember(channel.id, key: key, described: true)
-    }
-
     /// The key of a channel a programme names, adding a row named by its id if the guide has none yet.
     private func channelKey(_ channel: ChannelID) async throws -> Int64 {
         if let key = tally.key(of: channel) { return key }
-        let details = ByteBuffer(bytes: DetailsCodec.encode(GuideCore.Channel(id: channel)))
-        let row = try await link.query("""
-            WITH added AS (
-                INSERT INTO channel (id, name, position, details)
-                VALUES (\(channel.rawValue), \(channel.rawValue), \(nextChannelPosition), \(details))
-                ON CONFLICT (id) DO NOTHING RETURNING key
-            )
-            SELECT key, true FROM added UNION ALL SELECT key, false FROM channel WHERE id = \(channel.rawValue)
-            """).first
-        guard let (key, isAdded) = try row?.decode((Int64, Bool).self) else {
+        guard let key = try await keys(of: [channel])[channel] else {
             throw StoreError(.failed, "channel \(channel.rawValue) was not stored")
         }
-        if isAdded { nextChannelPosition += 1 }
-        tally.remember(channel, key: key)
         return key
     }
 

@@ -80,7 +80,7 @@ public final class PostgresListingStore: GuideDatabase {
                 let session = try await PostgresImportSession(link: statements.link, source: source, startedAt: startedAt)
                 while let batch = await feed.next() {
                     switch batch {
-                    case .items(let items): for item in items { try await session.apply(item) }
+                    case .items(let items): try await session.apply(items)
                     case .finished(let issues): session.record(issues)
                     case .failed(let error): throw error
                     }
