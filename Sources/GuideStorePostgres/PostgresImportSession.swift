@@ -321,11 +321,7 @@ final class PostgresImportSession {
     private func replaceParts(through spans: [Int64: (start: Int64, end: Int64)]) async throws -> Int {
         guard !parts.isEmpty else { return 0 }
         let keys = Array(parts.keys), firsts = keys.map { parts[$0]?.first ?? 0 }
-        var replaced = try await link.execute("""
-            DELETE FROM programme p USING unnest(\(keys)::bigint[], \(firsts)::bigint[]) AS c(key, first)
-            WHERE p.source_id = \(sourceID) AND p.channel_key = c.key AND p.import_id <> \(importID)
-              AND p.start < c.first AND p.stop > c.first
-            """)
+        var replaced = try await deleteByChannel(keys, firsts, firsts, .runningInto)
         var channels: [Int64] = [], froms: [Int64] = [], tos: [Int64] = []
         for (key, part) in parts {
             for span in part.replaced(through: spans[key]?.end ?? part.end) {
@@ -334,12 +330,31 @@ final class PostgresImportSession {
                 tos.append(span.upperBound)
             }
         }
-        replaced += try await link.execute("""
-            DELETE FROM programme p USING unnest(\(channels)::bigint[], \(froms)::bigint[], \(tos)::bigint[]) AS c(key, first, last)
-            WHERE p.source_id = \(sourceID) AND p.channel_key = c.key AND p.import_id <> \(importID)
-              AND p.start >= c.first AND p.start < c.last
-            """)
+        replaced += try await deleteByChannel(channels, froms, tos, .startingWithin)
         return replaced
+    }
+
+    /// Which rows of a channel ``deleteByChannel(_:_:_:_:)`` drops, given `c.first` and `c.last`.
+    private enum Picked: String {
+        case runningInto = "p.start < c.first AND p.stop > c.first"
+        case startingWithin = "p.start >= c.first AND p.start < c.last"
+    }
+
+    /// Deletes this source's older rows on each channel `keys[i]` that `picked` names, from `firsts[i]` to `lasts[i]`,
+    /// each channel's looked up by its own index (`OFFSET 0` keeps the lookup a
+    /// subquery of its own). As a join, the planner's estimate of the source's rows decided: for a changed day of the
+    /// 0.5 M guide it sorted all 503,521 rows on disk for each of two deletes (0.41 and 0.38 s; 0.02 and 0.12 s so).
+    private func deleteByChannel(_ keys: [Int64], _ firsts: [Int64], _ lasts: [Int64], _ picked: Picked)
+        async throws -> Int {
+        guard !keys.isEmpty else { return 0 }
+        return try await link.execute("""
+            DELETE FROM programme WHERE ctid = ANY(ARRAY(
+                SELECT r.ctid FROM unnest(\(keys)::bigint[], \(firsts)::bigint[], \(lasts)::bigint[]) AS c(key, first, last),
+                LATERAL (SELECT p.ctid FROM programme p
+                         WHERE p.channel_key = c.key AND \(unescaped: picked.rawValue)
+                           AND p.source_id = \(sourceID) AND p.import_id <> \(importID)
+                         OFFSET 0) AS r))
+            """)
     }
 
     /// Applies the documented repairs (``ListingRepair``) decided so far to this import's rows.
