@@ -127,10 +127,6 @@ struct OneSchemaTests {
          "search: PostgreSQL's pg_trgm index (title_search) where SQLite has the FTS5 table title_search"),
         ("body", "PostgreSQL", "index folded",
          "search: PostgreSQL's pg_trgm index (body_search) where SQLite has the FTS5 table body_search"),
-        ("programme", "PostgreSQL", "index import_id",
-         "an import finds its own rows by this index; SQLite by its rowid order"),
-        ("programme", "PostgreSQL", "index source_id, channel_key",
-         "a source's rows on a channel; on SQLite the channel index (channel_key first) finds them, and each index is written on every row an import inserts"),
     ]
 
     /// `tables` without the differences listed for `store`.
@@ -140,7 +136,8 @@ struct OneSchemaTests {
         tables["schema_migration"] = nil
         for difference in differences where difference.only == store {
             let columns = String(difference.what.dropFirst("index ".count))
-            tables[difference.table]?.indexes.remove(columns)
+            // A difference listed is one the store has: one gone stays out of the list.
+            #expect(tables[difference.table]?.indexes.remove(columns) != nil, "\(store) has no \(difference.what) on \(difference.table)")
         }
         return tables
     }
