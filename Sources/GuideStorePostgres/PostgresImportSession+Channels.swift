@@ -21,14 +21,17 @@ extension PostgresImportSession {
                 SELECT i, n, CASE WHEN h THEN u END, p, d
                 FROM unnest(\(ids)::text[], \(names)::text[], \(numbers)::text[], \(numbered)::boolean[],
                             \(positions)::bigint[], \(details)::bytea[]) AS c(i, n, u, h, p, d)
-                ON CONFLICT (id) DO UPDATE SET name = excluded.name, number = excluded.number, details = excluded.details
+                ON CONFLICT (id) DO UPDATE
+                SET name = excluded.name, number = excluded.number, details = excluded.details
                 RETURNING key, id
                 """) {
                 let (key, id) = try row.decode((Int64, String).self)
                 tally.remember(ChannelID(id), key: key, described: true)
                 stored += 1
             }
-            guard stored == run.count else { throw StoreError(.failed, "\(run.count) channels were sent and \(stored) stored") }
+            guard stored == run.count else {
+                throw StoreError(.failed, "\(run.count) channels were sent and \(stored) stored")
+            }
             nextChannelPosition += Int64(run.count)
         }
     }
@@ -49,13 +52,15 @@ extension PostgresImportSession {
             let details = run.map { ByteBuffer(bytes: DetailsCodec.encode(GuideCore.Channel(id: $0))) }
             // The rows already stored come from the statement's snapshot, which does not hold those it adds.
             for row in try await link.query("""
-                WITH wanted AS (SELECT * FROM unnest(\(ids)::text[], \(details)::bytea[]) WITH ORDINALITY AS w(id, details, n)),
+                WITH wanted AS (SELECT * FROM unnest(\(ids)::text[], \(details)::bytea[])
+                                WITH ORDINALITY AS w(id, details, n)),
                 missing AS (SELECT id, details, row_number() OVER (ORDER BY n) AS r FROM wanted w
                             WHERE NOT EXISTS (SELECT 1 FROM channel c WHERE c.id = w.id)),
                 added AS (INSERT INTO channel (id, name, position, details)
                           SELECT id, id, \(nextChannelPosition) - 1 + r, details FROM missing
                           ON CONFLICT (id) DO NOTHING RETURNING key, id)
-                SELECT key, id, true FROM added UNION ALL SELECT c.key, c.id, false FROM channel c JOIN wanted w ON c.id = w.id
+                SELECT key, id, true FROM added
+                UNION ALL SELECT c.key, c.id, false FROM channel c JOIN wanted w ON c.id = w.id
                 """) {
                 let (key, id, isAdded) = try row.decode((Int64, String, Bool).self)
                 let channel = ChannelID(id)

@@ -341,15 +341,15 @@ final class PostgresImportSession {
     }
 
     /// Deletes this source's older rows on each channel `keys[i]` that `picked` names, from `firsts[i]` to `lasts[i]`,
-    /// each channel's looked up by its own index (`OFFSET 0` keeps the lookup a
-    /// subquery of its own). As a join, the planner's estimate of the source's rows decided: for a changed day of the
-    /// 0.5 M guide it sorted all 503,521 rows on disk for each of two deletes (0.41 and 0.38 s; 0.02 and 0.12 s so).
-    private func deleteByChannel(_ keys: [Int64], _ firsts: [Int64], _ lasts: [Int64], _ picked: Picked)
-        async throws -> Int {
+    /// each channel's found by its own index (`OFFSET 0` keeps the lookup a subquery of its own). As a join, the
+    /// planner sorted all 503,521 rows of the 0.5 M guide on disk for each of a changed day's two deletes (0.41 and
+    /// 0.38 s; 0.02 and 0.12 s so).
+    private func deleteByChannel(_ keys: [Int64], _ firsts: [Int64], _ lasts: [Int64], _ picked: Picked) async throws -> Int {
         guard !keys.isEmpty else { return 0 }
         return try await link.execute("""
             DELETE FROM programme WHERE ctid = ANY(ARRAY(
-                SELECT r.ctid FROM unnest(\(keys)::bigint[], \(firsts)::bigint[], \(lasts)::bigint[]) AS c(key, first, last),
+                SELECT r.ctid
+                FROM unnest(\(keys)::bigint[], \(firsts)::bigint[], \(lasts)::bigint[]) AS c(key, first, last),
                 LATERAL (SELECT p.ctid FROM programme p
                          WHERE p.channel_key = c.key AND \(unescaped: picked.rawValue)
                            AND p.source_id = \(sourceID) AND p.import_id <> \(importID)

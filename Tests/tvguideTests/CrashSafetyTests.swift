@@ -112,7 +112,12 @@ import Testing
         _ = try feed(new, in: folder)
         for delay in delays {
             guard try await kill(cli.launch(arguments(command)), after: .milliseconds(delay)) else { break }
-            outcome.afterKills.append(try await titles(cli))
+            let titles = try await titles(cli)
+            // A kill between the commit and the exit came too late, as one after the exit: the guide holds every
+            // new programme and nothing else (a release build's refresh commits within the last delay). Any other
+            // mix fails.
+            if titles.count == 100 * 600, titles.allSatisfy({ $0.hasPrefix("New ") }) { break }
+            outcome.afterKills.append(titles)
             outcome.healthAfterKills.append(try await cli.run("health").stdout)
         }
         outcome.final = try await cli.run(arguments: arguments(command))
