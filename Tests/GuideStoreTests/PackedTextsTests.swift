@@ -1,3 +1,4 @@
+import GuideCore
 @testable import GuideStorePostgres
 import Testing
 
@@ -38,5 +39,19 @@ struct PackedTextsTests {
             #expect(found == Self.holding(term, in: texts), "\(term)")
         }
         #expect(Set([1, 15_000, 15_001, 30_000]).isSubset(of: await packed.holding("新闻")))
+    }
+
+    /// The zero byte between texts is what keeps a match inside one: a stranger's search that holds one (or another
+    /// control character) is split there into terms without it, so no term reaches the scan with a zero byte.
+    @Test func aSearchHoldingAZeroByteNeverMatchesAcrossTwoTexts() async {
+        let packed = Self.packed(["abc", "def", "c d"])
+        for typed in ["c\u{0}d", "\u{0}", "c\u{0}\u{0}d", "c\u{1}d", "\u{0}c\u{7F}"] {
+            let terms = SearchQuery([typed]).terms
+            #expect(terms.allSatisfy { !$0.utf8.contains(0) }, "\(typed.debugDescription): \(terms)")
+            for term in terms {
+                #expect(await packed.holding(term) == Self.holding(term, in: ["abc", "def", "c d"]), "\(term)")
+            }
+        }
+        #expect(SearchQuery(["c\u{0}d"]).terms == ["c", "d"])
     }
 }
