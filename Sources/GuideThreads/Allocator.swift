@@ -9,14 +9,36 @@ public enum Allocator {
     /// How often serve hands freed memory back (``releaseFreed()``): a trim takes a few milliseconds at 1.75 M programmes.
     public static let releaseInterval: Duration = .seconds(30)
 
+    /// A block of at least this many bytes gets a mapping of its own, handed back to the system when it is freed.
+    /// glibc's own threshold starts at 128 KB and rises to the largest such block freed (up to 32 MB): after the
+    /// first 4 MB `/api/now` of 10,000 channels was freed, the next ones came from the heap, and each left its freed
+    /// pages resident between live ones until the next trim. Fixed, the threshold stays where it is set: serve of
+    /// the 1.75 M guide on PostgreSQL held 116-122 MB after its first grid page rather than 148-149, 178-179 MB after
+    /// six fresh `/api/now`s and a trim rather than 183-189, and the highest reading between trims fell from 246 to
+    /// 191 MB (docs/performance.md); the pages took as long.
+    public static let ownMappingFrom = 256 << 10
+
+    /// Sets glibc's allocator up for a long-running server; call before the server's threads start. The environment's
+    /// `MALLOC_ARENA_MAX` and `MALLOC_MMAP_THRESHOLD_` still win.
+    ///
     /// glibc gives each thread that allocates an arena of its own (up to 8 a core) and keeps what is freed in each: a
     /// server whose requests hop between NIO's, Swift's, GRDB's and the import's threads grew by about 1.2 MB a minute
     /// for 30 minutes of the soak (200 to 273 MB). With 2 arenas (as MALLOC_ARENA_MAX=2 does) a 10-minute soak of the
-    /// same traffic stayed at 135-149 MB. Call before the server's threads start; the environment variable still wins.
-    public static func useFewerArenas() {
+    /// same traffic stayed at 135-149 MB. Large blocks are mapped on their own (``ownMappingFrom``).
+    public static func tuneForServing() {
         #if canImport(CMalloc)
-        guard ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil else { return }
-        _ = mallopt(M_ARENA_MAX, 2)
+        let environment = ProcessInfo.processInfo.environment
+        if environment["MALLOC_ARENA_MAX"] == nil { _ = mallopt(M_ARENA_MAX, 2) }
+        if environment["MALLOC_MMAP_THRESHOLD_"] == nil { _ = mallopt(M_MMAP_THRESHOLD, Int32(ownMappingFrom)) }
+        #endif
+    }
+
+    /// The bytes the allocator holds in blocks mapped on their own (glibc's `mallinfo2().hblkhd`); 0 elsewhere.
+    public static var mappedOnTheirOwn: Int {
+        #if canImport(CMalloc)
+        Int(mallinfo2().hblkhd)
+        #else
+        0
         #endif
     }
 

@@ -34,7 +34,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// The composition root: the database, the HTTP clients, TVmaze, the image cache and the refresh scheduler are
     /// made here and nowhere else, and handed to the server; the database runs in the application's service group.
     func run() async throws {
-        Allocator.useFewerArenas()
+        Allocator.tuneForServing()
         try await serve(try await given.settings())
     }
 
