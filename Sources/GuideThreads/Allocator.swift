@@ -13,9 +13,9 @@ public enum Allocator {
     /// glibc's own threshold starts at 128 KB and rises to the largest such block freed (up to 32 MB): after the
     /// first 4 MB `/api/now` of 10,000 channels was freed, the next ones came from the heap, and each left its freed
     /// pages resident between live ones until the next trim. Fixed, the threshold stays where it is set: serve of
-    /// the 1.75 M guide on PostgreSQL held 116-122 MB after its first grid page rather than 148-149, 178-179 MB after
-    /// six fresh `/api/now`s and a trim rather than 183-189, and the highest reading between trims fell from 246 to
-    /// 191 MB (docs/performance.md); the pages took as long.
+    /// the 1.75 M guide on PostgreSQL held 116-124 MB after its first grid page rather than 146-149, 178-182 MB after
+    /// six fresh `/api/now`s and a trim rather than 183-189, and the highest reading between trims fell from 242-246
+    /// to 191-196 MB (docs/performance.md); the pages took no longer.
     public static let ownMappingFrom = 256 << 10
 
     /// Sets glibc's allocator up for a long-running server; call before the server's threads start. The environment's
