@@ -289,12 +289,7 @@ final class PostgresImportSession {
               AND p.start < c.last AND (p.stop > c.first OR p.start >= c.first)
             """)
         replaced += try await replaceParts(through: covered)
-        if replaced + retired + removed > 0 {
-            // Titles and bodies no programme points at any more leave the search indexes (an anti-join over all the
-            // programmes: no index by title or body is kept, v31).
-            try await link.execute("DELETE FROM title t WHERE NOT EXISTS (SELECT 1 FROM programme p WHERE p.title_id = t.id)")
-            try await link.execute("DELETE FROM body b WHERE NOT EXISTS (SELECT 1 FROM programme p WHERE p.body_id = b.id)")
-        }
+        if replaced + retired + removed > 0 { try await pruneTexts() }
         if buildsBodyIndex { try await link.execute(Self.bodyIndex) }
         try await emptyPendingLists()
         try await link.execute("""

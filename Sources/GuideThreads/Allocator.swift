@@ -33,15 +33,6 @@ public enum Allocator {
         #endif
     }
 
-    /// The bytes the allocator holds in blocks mapped on their own (glibc's `mallinfo2().hblkhd`); 0 elsewhere.
-    public static var mappedOnTheirOwn: Int {
-        #if canImport(CMalloc)
-        Int(mallinfo2().hblkhd)
-        #else
-        0
-        #endif
-    }
-
     /// Hands back every whole page the allocator holds free, in every arena: a 4 MB `/api/now` or a schedule reloaded
     /// after an import leaves freed pages between live ones, resident until reused (serve, browsed for half an hour
     /// at 1.75 M programmes: 261 -> 218 MB after one trim).

@@ -29,19 +29,4 @@ import Testing
         // Other tests allocate meanwhile; most of the 96 MB still has to go.
         #expect(before - after > 48 * 1024, "resident \(before) KB -> \(after) KB")
     }
-
-    @Test func largeBlocksAreMappedOnTheirOwnOnceTuned() throws {
-        Allocator.tuneForServing()
-        // Freed, a 16 MB block would raise glibc's own threshold to 16 MB, and the 4 MB blocks after it would come
-        // from the heap, their pages resident after they are freed.
-        let large = try #require(malloc(16 << 20))
-        memset(large, 1, 16 << 20)
-        free(large)
-        let before = Allocator.mappedOnTheirOwn
-        var blocks: [UnsafeMutableRawPointer] = []
-        defer { blocks.forEach { free($0) } }
-        for _ in 0..<16 { blocks.append(try #require(malloc(4 << 20))) }
-        // Other tests map and free blocks meanwhile; most of the 64 MB has to be mapped on its own.
-        #expect(Allocator.mappedOnTheirOwn - before >= 48 << 20, "\(before) -> \(Allocator.mappedOnTheirOwn) bytes")
-    }
 }
