@@ -339,7 +339,8 @@ final class PostgresImportSession {
     /// each channel's found by its own index (`OFFSET 0` keeps the lookup a subquery of its own). As a join, the
     /// planner sorted all 503,521 rows of the 0.5 M guide on disk for each of a changed day's two deletes (0.41 and
     /// 0.38 s; 0.02 and 0.12 s so).
-    private func deleteByChannel(_ keys: [Int64], _ firsts: [Int64], _ lasts: [Int64], _ picked: Picked) async throws -> Int {
+    private func deleteByChannel(_ keys: [Int64], _ firsts: [Int64], _ lasts: [Int64],
+                                 _ picked: Picked) async throws -> Int {
         guard !keys.isEmpty else { return 0 }
         return try await link.execute("""
             DELETE FROM programme WHERE ctid = ANY(ARRAY(

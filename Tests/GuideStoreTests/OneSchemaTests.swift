@@ -137,7 +137,8 @@ struct OneSchemaTests {
         for difference in differences where difference.only == store {
             let columns = String(difference.what.dropFirst("index ".count))
             // A difference listed is one the store has: one gone stays out of the list.
-            #expect(tables[difference.table]?.indexes.remove(columns) != nil, "\(store) has no \(difference.what) on \(difference.table)")
+            #expect(tables[difference.table]?.indexes.remove(columns) != nil,
+                    "\(store) has no \(difference.what) on \(difference.table)")
         }
         return tables
     }
