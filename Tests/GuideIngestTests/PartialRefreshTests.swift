@@ -224,6 +224,38 @@ import XMLTV
         }
     }
 
+    /// Start tags of other forms (another attribute, its value holding `>` and a quote of the other kind; spaces
+    /// around `=`) and closing tags that start like `</programme` (`</premiere>`, `</p`) scan as the plain file does,
+    /// in chunks of any size: the same days, the same programmes in each, each group from `<programme` to its end.
+    @Test func startTagsOfOtherFormsAndLikeClosingTagsScanAlike() throws {
+        let plain = String(decoding: Guide(channels: 3).bytes, as: UTF8.self)
+        let varied = plain.replacingOccurrences(of: "<programme start=", with: "<programme x='a>b \"c' start =")
+            .replacingOccurrences(of: "<title>", with: "<premiere>First</premiere><previously-shown/><title>")
+            .replacingOccurrences(of: "</title>", with: " </p</title>")
+        func layout(_ text: String, chunk: Int) throws -> (ListingLayout, [UInt8]) {
+            let bytes = Array(text.utf8)
+            var scanner = ListingLayoutScanner(localZone: nil)
+            for start in stride(from: 0, to: bytes.count, by: chunk) {
+                bytes[start..<min(start + chunk, bytes.count)].withUnsafeBytes { scanner.feed($0) }
+            }
+            let found = scanner.finish()
+            return (try #require(found, "\(chunk): \(scanner.refusal ?? "")"), bytes)
+        }
+        #expect(varied.contains("<programme x='a>b \"c' start =\""))
+        let (expected, _) = try layout(plain, chunk: Int.max)
+        for chunk in [1, 7, 61, 333, 4_096, Int.max] {
+            let (found, bytes) = try layout(varied, chunk: chunk)
+            #expect(found.programmes == expected.programmes)
+            #expect(found.runs.map { $0.groups.map(\.day) } == expected.runs.map { $0.groups.map(\.day) })
+            #expect(found.runs.map { $0.groups.map(\.programmes) } == expected.runs.map { $0.groups.map(\.programmes) })
+            for group in found.runs.flatMap(\.groups) {
+                let text = bytes[Int(group.bytes.lowerBound)..<Int(group.bytes.upperBound)]
+                #expect(text.starts(with: Array("<programme ".utf8)))
+                #expect(text.reversed().starts(with: Array(">emmargorp/<".utf8)))
+            }
+        }
+    }
+
     /// `!` in text is not markup: the file stays plain, read in part like any other.
     @Test func anExclamationMarkInTextIsPlain() throws {
         let plain = String(decoding: Guide(channels: 2).bytes, as: UTF8.self)
@@ -239,15 +271,17 @@ import XMLTV
         #expect(layout.runs.map { $0.groups.map(\.day) } == expected.runs.map { $0.groups.map(\.day) })
     }
 
-    /// The scan's newline count, eight bytes at a time, against a byte at a time: every byte value, every alignment
-    /// and length, and newlines next to each other.
+    /// The scan's newline count, 32 bytes at a time, against a byte at a time: every byte value, every alignment
+    /// and length, newlines next to each other, and a run of them longer than a byte counts (255 blocks).
     @Test func newlinesAreCountedExactly() {
         var generator = SystemRandomNumberGenerator()
         var bytes = (0..<4_096).map { _ in UInt8.random(in: 0...255, using: &generator) }
         bytes += Array(repeating: 0x0A, count: 40) + (0...255).map { UInt8($0) } + [0x0A, 0x0B, 0x09, 0x8A, 0x0A]
+        bytes += Array(repeating: 0x0A, count: 20_000) + [0x0B]
         bytes.withUnsafeBufferPointer { all in
-            for start in 0..<9 {
-                let ends = [start, start + 1, start + 7, start + 8, start + 9, 4_000, all.count - 3, all.count]
+            for start in 0..<33 {
+                let ends = [start, start + 1, start + 7, start + 31, start + 32, start + 33, 4_000, 4_500, 12_345,
+                            24_000, all.count - 3, all.count]
                 for end in ends where end >= start {
                     let slice = all[start..<end]
                     let expected = slice.filter { $0 == 0x0A }.count

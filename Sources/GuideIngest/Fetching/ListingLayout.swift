@@ -10,7 +10,7 @@ import Foundation
 /// A file is plain when nothing in it could make the bytes mean something the scan did not see: no comment or CDATA
 /// after the header, every programme element whole with a channel and a start the scan can read, a channel's
 /// programmes together and in order, and no channel after the first programme. Anything else is read whole, as before.
-struct ListingLayout: Sendable {
+package struct ListingLayout: Sendable {
     struct Group: Sendable, Equatable {
         /// The date the group's starts are written with, `YYYYMMDD` as a number.
         var day: Int64
@@ -27,6 +27,13 @@ struct ListingLayout: Sendable {
         var content: [UInt8]
         /// The digest stored and compared: ``content`` with where the channel goes on after the group.
         var digest: UInt64 = 0
+
+        /// Takes the next programme, which ends the group's bytes at `end` and runs until `finish`.
+        mutating func take(through end: Int64, finish: Int64) {
+            bytes = bytes.lowerBound..<end
+            self.end = max(self.end, finish)
+            programmes += 1
+        }
     }
 
     struct Run: Sendable {
@@ -38,7 +45,7 @@ struct ListingLayout: Sendable {
     /// Bytes before the first programme.
     var headerEnd: Int64
     var runs: [Run]
-    var programmes: Int
+    package var programmes: Int
 
     /// Names the stored form: v2's digests are XXH64 (v1's were SHA-256, and are read as nothing stored: the next
     /// refresh reads the whole file once).

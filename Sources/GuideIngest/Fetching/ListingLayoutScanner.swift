@@ -5,7 +5,7 @@ import XMLTV
 /// Finds a feed's ``ListingLayout`` as its bytes arrive, without parsing it: a search for `<` and a look at each
 /// programme's start tag. Its memory is the element in hand and a few dozen bytes a group; it gives up (the feed is
 /// then read whole) at the first thing that makes the file other than plain, or past ``mostGroups``.
-struct ListingLayoutScanner {
+package struct ListingLayoutScanner {
     /// The most groups a layout holds (10,000 channels x 50 days).
     static let mostGroups = 500_000
     /// The longest programme element followed.
@@ -37,21 +37,21 @@ struct ListingLayoutScanner {
     private var recentTime = XMLTVTimestamp.Recent()
     private var groups = 0
     /// Programmes scanned so far.
-    private(set) var programmes = 0
+    package private(set) var programmes = 0
     private var isAtFileStart = true
     private var lastStart = Int64.min
     /// The `channel` attribute's bytes of the run in hand.
     private var channelInHand: [UInt8] = []
     /// Why the file is not plain, once it is known not to be.
-    private(set) var refusal: String?
+    package private(set) var refusal: String?
     let localZone: TimeZone?
 
-    init(localZone: TimeZone?) {
+    package init(localZone: TimeZone?) {
         self.localZone = localZone
     }
 
     /// The layout, once the whole file has been fed; nil when it is not plain.
-    mutating func finish() -> ListingLayout? {
+    package mutating func finish() -> ListingLayout? {
         if refusal == nil, phase != .ended { refuse("the file ends before </tv>") }
         guard refusal == nil else { return nil }
         closeGroup()
@@ -60,18 +60,47 @@ struct ListingLayoutScanner {
         return layout
     }
 
-    mutating func feed(_ raw: UnsafeRawBufferPointer) {
-        guard refusal == nil, phase != .ended else { return }
-        pending.append(contentsOf: raw)
-        (countedTo, countedLine) = (0, line)
-        let used = pending.withUnsafeBufferPointer { scan($0) }
+    package mutating func feed(_ raw: UnsafeRawBufferPointer) {
+        let bytes = raw.assumingMemoryBound(to: UInt8.self)
+        var taken = 0
+        // An element cut by the last chunk's end: the next bytes join it a few KB at a time until it is whole, and
+        // the rest is scanned where it lies (a copy of every chunk was a fifth of the scan's time).
+        while !pending.isEmpty, taken < bytes.count, refusal == nil, phase != .ended {
+            let held = pending.count
+            let step = min(bytes.count - taken, max(held, 4096))
+            pending.append(contentsOf: bytes[taken..<(taken + step)])
+            taken += step
+            let used = pending.withUnsafeBufferPointer { scanOnce($0) }
+            if used >= held {
+                // Past the element that was cut: what followed it is scanned in place.
+                taken -= pending.count - used
+                pending.removeAll(keepingCapacity: true)
+            } else {
+                pending.removeSubrange(..<used)
+                if pending.count > Self.longestElement { refuse("an element longer than \(Self.longestElement) bytes") }
+            }
+        }
+        guard refusal == nil, phase != .ended, taken < bytes.count else {
+            if refusal != nil { pending = [] }
+            return
+        }
+        let rest = UnsafeBufferPointer(rebasing: bytes[taken...])
+        let used = scanOnce(rest)
         guard refusal == nil else { pending = []; return }
-        if used > 0 {
-            line = pending.withUnsafeBufferPointer { lineAt(used, $0) }
-            pending.removeSubrange(..<used)
+        if phase != .ended { pending.append(contentsOf: rest[used...]) }
+        if pending.count > Self.longestElement { refuse("an element longer than \(Self.longestElement) bytes") }
+    }
+
+    /// Scans the whole elements of `p`, the bytes from ``base`` on; moves ``base`` and ``line`` past them and returns
+    /// how many bytes that was.
+    private mutating func scanOnce(_ p: UnsafeBufferPointer<UInt8>) -> Int {
+        (countedTo, countedLine) = (0, line)
+        let used = scan(p)
+        if refusal == nil, used > 0 {
+            line = lineAt(used, p)
             base += Int64(used)
         }
-        if pending.count > Self.longestElement { refuse("an element longer than \(Self.longestElement) bytes") }
+        return used
     }
 
     private mutating func refuse(_ reason: String) {
@@ -145,10 +174,13 @@ struct ListingLayoutScanner {
 
     /// Takes the programme element at `open`; returns the offset after it, or nil when it is not all here yet.
     private mutating func programme(_ p: UnsafeBufferPointer<UInt8>, at open: Int) -> Int? {
-        guard let tagEnd = Self.tagEnd(p, from: open) else { return nil }
+        // The usual start tag read in one pass; anything else (or a tag not all here) as it always was.
+        let tag = Self.usualStartTag(p, from: open)
+            ?? Self.tagEnd(p, from: open).map { (end: $0, attributes: Self.attributes(p[(open + 10)..<$0])) }
+        guard let (tagEnd, attributes) = tag else { return nil }
         var end = tagEnd + 1
         if p[tagEnd - 1] != 0x2F {   // Not `<programme .../>`: find `</programme>`, refusing `<!` inside.
-            guard let close = Self.index(of: "</programme", p, from: end),
+            guard let close = Self.closingTag(p, from: end),
                   let closeEnd = Self.index(of: 0x3E, p, from: close) else { return nil }
             if Self.hasMarkup(p, from: end, before: close) {
                 refuse("a comment or CDATA inside a programme")
@@ -156,7 +188,6 @@ struct ListingLayoutScanner {
             }
             end = closeEnd + 1
         }
-        let attributes = Self.attributes(p[(open + 10)..<tagEnd])
         guard let channelBytes = attributes.channel, let startBytes = attributes.start,
               let start = recentTime.parse(startBytes, localZone: localZone) else {
             refuse("a programme without a channel or start the scan can read")
@@ -188,11 +219,9 @@ struct ListingLayoutScanner {
         }
         lastStart = start
         let finish = stop.map { $0 > start ? $0 : start + 1 } ?? start + 1
-        if var current = group {
-            current.bytes = current.bytes.lowerBound..<(base + Int64(end))
-            current.end = max(current.end, finish)
-            current.programmes += 1
-            group = current
+        if group != nil {
+            // Changed where it is: a copy taken and put back retained and released its digest each programme.
+            group?.take(through: base + Int64(end), finish: finish)
         } else {
             groups += 1
             guard groups <= Self.mostGroups else { refuse("more than \(Self.mostGroups) channel days"); return nil }
@@ -222,147 +251,5 @@ struct ListingLayoutScanner {
         runs[runs.count - 1].groups.append(current)
         group = nil
         hasher = XXH64()
-    }
-}
-
-extension ListingLayoutScanner {
-    static func isSpace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-    }
-
-    /// The date a start is written with (its first eight digits, `YYYYMMDD`, as a number): the provider's own day.
-    static func date(_ start: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
-        let digits = start.drop { $0 == 0x20 }.prefix(8)
-        guard digits.count == 8, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        return digits.reduce(0) { $0 * 10 + Int64($1 - 0x30) }
-    }
-
-    /// The newlines in `bytes`, eight bytes at a time: each byte that is a newline becomes zero, and the exact
-    /// zero-byte test marks it with its top bit (a `memchr` a line cost more than the rest of the scan).
-    static func newlines(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int {
-        guard let base = bytes.base.baseAddress else { return 0 }
-        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F, newlines: UInt64 = 0x0A0A_0A0A_0A0A_0A0A
-        var count = 0
-        var index = bytes.startIndex
-        while index + 8 <= bytes.endIndex {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) ^ newlines
-            count &+= (~(((word & low) &+ low) | word | low)).nonzeroBitCount
-            index += 8
-        }
-        while index < bytes.endIndex {
-            count &+= base[index] == 0x0A ? 1 : 0
-            index += 1
-        }
-        return count
-    }
-
-    static func index(of byte: UInt8, _ p: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        guard start < p.count, let base = p.baseAddress, let found = memchr(base + start, Int32(byte), p.count - start) else { return nil }
-        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-    }
-
-    /// Where `text` first starts in `p` at or after `start` (`memmem`: a programme's children's `<`, one `memchr`
-    /// each, were most of the scan).
-    static func index(of text: StaticString, _ p: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        guard start < p.count, let base = p.baseAddress,
-              let found = memmem(base + start, p.count - start, text.utf8Start, text.utf8CodeUnitCount)
-        else { return nil }
-        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-    }
-
-    /// Whether `<!` (a comment or CDATA) is in `p[start..<end]`: a search for the rarer `!`.
-    static func hasMarkup(_ p: UnsafeBufferPointer<UInt8>, from start: Int, before end: Int) -> Bool {
-        guard let base = p.baseAddress else { return false }
-        var index = start
-        while index < end, let found = memchr(base + index, 0x21, end - index) {
-            let bang = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-            if bang > start, p[bang - 1] == 0x3C { return true }
-            index = bang + 1
-        }
-        return false
-    }
-
-    /// Whether `a` holds the bytes of `b`.
-    static func equal(_ a: Slice<UnsafeBufferPointer<UInt8>>, _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        guard let base = a.base.baseAddress, !b.isEmpty else { return true }
-        return b.withUnsafeBufferPointer { kept in
-            kept.baseAddress.map { memcmp(base + a.startIndex, $0, b.count) == 0 } ?? false
-        }
-    }
-
-    /// Whether `a` holds the bytes of `b`.
-    static func equal(_ a: Slice<UnsafeBufferPointer<UInt8>>, _ b: StaticString) -> Bool {
-        guard a.count == b.utf8CodeUnitCount, let base = a.base.baseAddress else { return false }
-        return memcmp(base + a.startIndex, b.utf8Start, a.count) == 0
-    }
-
-    static func has(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ text: StaticString) -> Bool {
-        let count = text.utf8CodeUnitCount
-        guard start + count <= p.count else { return false }
-        for offset in 0..<count where p[start + offset] != text.utf8Start[offset] { return false }
-        return true
-    }
-
-    /// Whether `<name` starts at `open`, followed by a space, `>` or `/`.
-    static func isTag(_ p: UnsafeBufferPointer<UInt8>, _ open: Int, _ name: StaticString) -> Bool {
-        let after = open + 1 + name.utf8CodeUnitCount
-        guard after < p.count, p[open] == 0x3C else { return false }
-        for offset in 0..<name.utf8CodeUnitCount where p[open + 1 + offset] != name.utf8Start[offset] { return false }
-        return isSpace(p[after]) || p[after] == 0x3E || p[after] == 0x2F
-    }
-
-    /// The `>` ending the start tag at `open`, past quoted values; nil when not here yet.
-    static func tagEnd(_ p: UnsafeBufferPointer<UInt8>, from open: Int) -> Int? {
-        var quote: UInt8?
-        var index = open + 1
-        while index < p.count {
-            let byte = p[index]
-            if let open = quote {
-                if byte == open { quote = nil }
-            } else if byte == 0x22 || byte == 0x27 {
-                quote = byte
-            } else if byte == 0x3E {
-                return index
-            }
-            index += 1
-        }
-        return nil
-    }
-
-    /// The `channel`, `start` and `stop` values of a start tag's attributes.
-    static func attributes(_ tag: Slice<UnsafeBufferPointer<UInt8>>) -> (channel: Slice<UnsafeBufferPointer<UInt8>>?,
-                                                                          start: Slice<UnsafeBufferPointer<UInt8>>?,
-                                                                          stop: Slice<UnsafeBufferPointer<UInt8>>?) {
-        var channel: Slice<UnsafeBufferPointer<UInt8>>?
-        var start: Slice<UnsafeBufferPointer<UInt8>>?
-        var stop: Slice<UnsafeBufferPointer<UInt8>>?
-        var index = tag.startIndex
-        let end = tag.endIndex
-        while index < end {
-            while index < end, isSpace(tag[index]) || tag[index] == 0x2F { index += 1 }
-            let nameStart = index
-            while index < end, tag[index] != 0x3D, !isSpace(tag[index]) { index += 1 }
-            let name = tag[nameStart..<index]
-            while index < end, isSpace(tag[index]) { index += 1 }
-            guard index < end, tag[index] == 0x3D else { break }
-            index += 1
-            while index < end, isSpace(tag[index]) { index += 1 }
-            guard index < end, tag[index] == 0x22 || tag[index] == 0x27 else { break }
-            let quote = tag[index]
-            index += 1
-            let valueStart = index
-            while index < end, tag[index] != quote { index += 1 }
-            let value = tag[valueStart..<index]
-            index += 1
-            if Self.equal(name, "channel") {
-                channel = value
-            } else if Self.equal(name, "start") {
-                start = value
-            } else if Self.equal(name, "stop") {
-                stop = value
-            }
-        }
-        return (channel, start, stop)
     }
 }

@@ -38,11 +38,17 @@ struct XXH64 {
             withUnsafeBytes(of: stripe) { if let base = $0.baseAddress { consume(base) } }
             pendingCount = 0
         }
+        // The lanes in locals while the stripes go by: through `self` each was stored and loaded again every stripe.
+        var (v1, v2, v3, v4) = lanes
         while count >= 32 {
-            consume(next)
+            v1 = Self.round(v1, UInt64(littleEndian: next.loadUnaligned(as: UInt64.self)))
+            v2 = Self.round(v2, UInt64(littleEndian: next.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            v3 = Self.round(v3, UInt64(littleEndian: next.loadUnaligned(fromByteOffset: 16, as: UInt64.self)))
+            v4 = Self.round(v4, UInt64(littleEndian: next.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
             next += 32
             count -= 32
         }
+        lanes = (v1, v2, v3, v4)
         if count > 0 {
             withUnsafeMutableBytes(of: &pending) { $0.baseAddress?.copyMemory(from: next, byteCount: count) }
             pendingCount = count
