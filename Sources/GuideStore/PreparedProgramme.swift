@@ -41,13 +41,24 @@ public struct PreparedProgramme: Sendable {
         clumpIndex = programme.clumpIndex
         self.line = line
         details = DetailsCodec.encode(programme)
-        // Every language's title (XMLTV `lang`), one a line: a search finds a programme by any of its titles.
-        var titles = [title]
-        for other in programme.titles.map(\.text) where !titles.contains(other) { titles.append(other) }
-        foldedTitle = folding.title(titles.joined(separator: "\n"))
-        var body = programme.subTitles.map(\.text)
-        body.append(contentsOf: programme.descriptions.map(\.text))
-        (foldedBody, bodyHash) = folding.body(body.joined(separator: "\n"))
+        // Every language's title (XMLTV `lang`), one a line: a search finds a programme by any of its titles. Most
+        // programmes have one title and one text at most, taken as they are: gathering them in arrays and joining
+        // those cost the reading thread five allocations and a copy of the description a programme.
+        let titles = programme.titles
+        if titles.count <= 1 {
+            foldedTitle = folding.title(title)
+        } else {
+            var all = [title]
+            for other in titles.map(\.text) where !all.contains(other) { all.append(other) }
+            foldedTitle = folding.title(all.joined(separator: "\n"))
+        }
+        let subTitles = programme.subTitles, descriptions = programme.descriptions
+        switch (subTitles.count, descriptions.count) {
+        case (0, 0): (foldedBody, bodyHash) = ("", 0)
+        case (0, 1): (foldedBody, bodyHash) = folding.body(descriptions[0].text)
+        case (1, 0): (foldedBody, bodyHash) = folding.body(subTitles[0].text)
+        default: (foldedBody, bodyHash) = folding.body((subTitles + descriptions).map(\.text).joined(separator: "\n"))
+        }
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 import GuideStore
@@ -66,6 +67,18 @@ struct DirectBinding {
     static func text(_ row: OpaquePointer, _ column: Int32) -> String? {
         guard let text = sqlite3_column_text(row, column) else { return nil }
         return String(cString: text)
+    }
+
+    /// Whether a text column of the current row holds exactly `text`'s bytes, without making a string of it (a body
+    /// looked up by its hash was read into a new string to compare).
+    static func text(_ row: OpaquePointer, _ column: Int32, is text: String) -> Bool {
+        guard let stored = sqlite3_column_text(row, column) else { return false }
+        let count = Int(sqlite3_column_bytes(row, column))
+        var text = text
+        return text.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return count == 0 }
+            return utf8.count == count && memcmp(stored, base, count) == 0
+        }
     }
 
     /// Runs the statement, which must return no rows.

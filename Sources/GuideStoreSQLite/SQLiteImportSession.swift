@@ -178,7 +178,7 @@ final class SQLiteImportSession {
         findBody.reset()
         findBody.bind(1, hash)
         try findBody.forEachRow(db) { row in
-            if id == nil, DirectBinding.text(row, 1) == folded { id = sqlite3_column_int64(row, 0) }
+            if id == nil, DirectBinding.text(row, 1, is: folded) { id = sqlite3_column_int64(row, 0) }
         }
         if id == nil {
             insertBody.reset()
