@@ -40,7 +40,8 @@ final class PostgresImportSession {
     private var pending: [(programme: PreparedProgramme, channel: Int64)] = []
     /// The batch sent last, its rows and the ends of runs among them, while the server inserts it (``settle()``).
     private var inFlight: (rows: [(programme: PreparedProgramme, channel: Int64)],
-                           ends: [(after: Int, key: Int64, nextStart: Int64?, cuts: Bool)], ids: Task<[Int64], any Error>)?
+                           ends: [(after: Int, key: Int64, nextStart: Int64?, cuts: Bool)],
+                           ids: Task<[(Int64, Int64, Int64)], any Error>)?
 
     init(link: PostgresLink, source: SourceName, startedAt: Int64) async throws {
         self.link = link
@@ -117,9 +118,9 @@ final class PostgresImportSession {
         if pending.count >= Self.batchSize { try await flush() }
     }
 
-    /// Sends the pending programmes with their new titles and bodies in one statement, which the server runs while
-    /// this session settles the batch before (``settle()``) and reads the next: the two took turns, each idle while
-    /// the other worked (issue 46).
+    /// Sends the pending programmes in one statement that finds or adds their titles and bodies too (``Batch``),
+    /// which the server runs while this session settles the batch before (``settle()``) and reads the next: the two
+    /// took turns, each idle while the other worked (issue 46).
     private func flush() async throws {
         guard !pending.isEmpty else {
             try await settle()
@@ -128,41 +129,12 @@ final class PostgresImportSession {
             if repairs.hasChanges { try await applyRepairs() }
             return
         }
-        let texts = try await identifyNewTexts()
-        var keys: [Int64] = [], starts: [Int64] = [], stops: [Int64] = [], known: [Bool] = []
-        var titles: [String] = [], titleKeys: [Int64] = [], clumps: [String] = [], lines: [Int64] = []
-        var bodies: [Int64] = [], details: [ByteBuffer] = []
-        for (programme, key) in pending {
-            keys.append(key)
-            starts.append(programme.start)
-            stops.append(programme.provisionalStop)
-            known.append(programme.knownStop != nil)
-            titles.append(programme.title)
-            titleKeys.append(titleIDs[programme.foldedTitle] ?? 0)
-            // Arrays of optionals do not bind: "" and -1 stand for none, turned back into NULL below.
-            clumps.append(programme.clumpIndex ?? "")
-            lines.append(programme.line.map(Int64.init) ?? -1)
-            bodies.append(bodyIDs[programme.bodyHash] ?? 0)
-            details.append(ByteBuffer(bytes: programme.details))
+        if titleIDs.count > TextCache.limit { titleIDs.removeAll(keepingCapacity: true) }
+        if bodyIDs.count > TextCache.limit { bodyIDs.removeAll(keepingCapacity: true) }
+        let batch = Batch(pending, titleIDs: titleIDs, bodyIDs: bodyIDs)
+        let sent = link.send(batch.query(sourceID: sourceID, importID: importID)) {
+            try $0.decode((Int64, Int64, Int64).self)
         }
-        // The batch's new titles and bodies go in with its rows, under the ids taken for them: the trigram indexes'
-        // work on new descriptions (half the server's time at 0.1 M programmes) is done while this session reads
-        // on, not while it waits. Only the programmes' ids come back; the sequence hands them out in the order of
-        // the arrays.
-        let sent = link.send("""
-            WITH new_titles AS (INSERT INTO title (id, folded)
-                                SELECT * FROM unnest(\(texts.titleIDs)::bigint[], \(texts.titles)::text[])),
-            new_bodies AS (INSERT INTO body (id, hash, folded)
-                           SELECT * FROM unnest(\(texts.bodyIDs)::bigint[], \(texts.bodyHashes)::bigint[],
-                                                \(texts.bodies)::text[]))
-            INSERT INTO programme (source_id, import_id, channel_key, start, stop, stop_known, title, title_id, clump, line,
-                                   body_id, details)
-            SELECT \(sourceID), \(importID), k, s, e, sk, t, ti, nullif(cl, ''), nullif(ln, -1), st, d
-            FROM unnest(\(keys)::bigint[], \(starts)::bigint[], \(stops)::bigint[], \(known)::boolean[], \(titles)::text[],
-                        \(titleKeys)::bigint[], \(clumps)::text[], \(lines)::bigint[], \(bodies)::bigint[], \(details)::bytea[])
-                 AS u(k, s, e, sk, t, ti, cl, ln, st, d)
-            RETURNING id
-            """) { try $0.decode(Int64.self) }
         try await settle()
         inFlight = (pending, pendingEnds, sent)
         pendingEnds = []
@@ -170,72 +142,20 @@ final class PostgresImportSession {
         pending.reserveCapacity(Self.batchSize)
     }
 
-    /// The pending programmes' titles and bodies not met before in this import: the ids of those already stored, and
-    /// for the rest ids taken from their sequences now, with what to insert under them (``flush()`` sends those with
-    /// the rows). Each wanted text is looked up by itself (one probe of an index), not "= ANY(array)" or a join:
-    /// inside the import's transaction the planner's statistics still describe the tables before it, and a scan
-    /// comparing every row with the whole array took 17 s a batch; a join hashed every title at every batch. The probes
-    /// go after the batch still in flight on this connection, so a text it adds is found, not taken twice.
-    private func identifyNewTexts() async throws -> NewTexts {
-        if titleIDs.count > TextCache.limit { titleIDs.removeAll(keepingCapacity: true) }
-        if bodyIDs.count > TextCache.limit { bodyIDs.removeAll(keepingCapacity: true) }
-        var texts = NewTexts()
-        let wantedTitles = Array(Set(pending.map(\.programme.foldedTitle)).filter { titleIDs[$0] == nil })
-        var wantedBodies: [Int64: String] = [:]
-        for (programme, _) in pending where programme.bodyHash != 0 && bodyIDs[programme.bodyHash] == nil {
-            wantedBodies[programme.bodyHash] = programme.foldedBody
-        }
-        if !wantedTitles.isEmpty {
-            for row in try await link.query("""
-                WITH probed AS MATERIALIZED (SELECT w.folded, (SELECT t.id FROM title t WHERE t.folded = w.folded) AS id
-                                             FROM unnest(\(wantedTitles)::text[]) AS w(folded))
-                SELECT folded, coalesce(id, nextval(pg_get_serial_sequence('title', 'id'))), id IS NULL FROM probed
-                """) {
-                let (folded, id, isNew) = try row.decode((String, Int64, Bool).self)
-                titleIDs[folded] = id
-                if isNew {
-                    texts.titleIDs.append(id)
-                    texts.titles.append(folded)
-                }
-            }
-        }
-        if !wantedBodies.isEmpty {
-            for row in try await link.query(Self.bodyProbe(hashes: Array(wantedBodies.keys), texts: Array(wantedBodies.values))) {
-                let (hash, id, isNew) = try row.decode((Int64, Int64, Bool).self)
-                bodyIDs[hash] = id
-                if isNew, let folded = wantedBodies[hash] {
-                    texts.bodyIDs.append(id)
-                    texts.bodyHashes.append(hash)
-                    texts.bodies.append(folded)
-                }
-            }
-        }
-        return texts
-    }
-
-    /// Which of the bodies `texts` (with their `hashes`) are stored: found by hash and compared whole (only this import
-    /// writes bodies: it holds the listings' turn); each row the hash, an id (a new one from the sequence for a body
-    /// not stored) and whether it is new. The hash's index is read first and the texts compared after (`OFFSET 0`):
-    /// given `folded = text`, PostgreSQL also asked the trigram index, which holds every trigram of a description,
-    /// once a first import had built it (a changed day of the 0.1 M guide: 4-7 s a batch, 47 s in all).
-    static func bodyProbe(hashes: [Int64], texts: [String]) -> PostgresQuery {
-        """
-        WITH probed AS MATERIALIZED (
-            SELECT w.h, (SELECT b.id FROM (SELECT id, folded FROM body WHERE hash = w.h OFFSET 0) AS b
-                         WHERE b.folded = w.f LIMIT 1) AS id
-            FROM unnest(\(hashes)::bigint[], \(texts)::text[]) AS w(h, f))
-        SELECT h, coalesce(id, nextval(pg_get_serial_sequence('body', 'id'))), id IS NULL FROM probed
-        """
-    }
-
     /// Takes the ids of the batch sent last and hands its rows to the repairs, in the order read, with the ends of runs
     /// where they were read.
     private func settle() async throws {
         guard let batch = inFlight else { return }
         inFlight = nil
-        let ids = try await batch.ids.value.sorted()
-        guard ids.count == batch.rows.count else {
-            throw StoreError(.failed, "\(batch.rows.count) programmes were sent and \(ids.count) stored")
+        // Each row's id, title id and body id, in the order the rows were sent once sorted by id.
+        let stored = try await batch.ids.value.sorted { $0.0 < $1.0 }
+        guard stored.count == batch.rows.count else {
+            throw StoreError(.failed, "\(batch.rows.count) programmes were sent and \(stored.count) stored")
+        }
+        let ids = stored.map(\.0)
+        for (index, (programme, _)) in batch.rows.enumerated() {
+            titleIDs[programme.foldedTitle] = stored[index].1
+            if programme.bodyHash != 0 { bodyIDs[programme.bodyHash] = stored[index].2 }
         }
         var ends = batch.ends[...]
         for (index, (programme, key)) in batch.rows.enumerated() {
@@ -387,10 +307,4 @@ final class PostgresImportSession {
         }
         issues.merge(repairs.issues)
     }
-}
-
-/// A batch's titles and bodies to insert with its rows, under ids already taken (``PostgresImportSession``).
-private struct NewTexts {
-    var titleIDs: [Int64] = [], titles: [String] = []
-    var bodyIDs: [Int64] = [], bodyHashes: [Int64] = [], bodies: [String] = []
 }

@@ -79,10 +79,12 @@ import XMLTV
                                     source: "other")
         #expect(try await index()?.oid == first.oid)   // Added to, not built again.
         #expect(try await store.search(SearchQuery(["about weather"], scope: .all)).map(\.programme.title) == ["Weather Report"])
-        // A later import's probe of stored bodies never asks the trigram index for a whole description, whatever the
-        // planner's costs say (after a first import built it, it did: 4-7 s a batch). Without the hashes' index and
-        // told to take any index it can, the planner finds none for the probe.
-        var explain = PostgresImportSession.bodyProbe(hashes: [1, 2], texts: ["about doctor who", "about weather report"])
+        // A later import's batch, probing stored bodies, never asks the trigram index for a whole description,
+        // whatever the planner's costs say (after a first import built it, it did: 4-7 s a batch). Without the
+        // hashes' index and told to take any index it can, the planner finds none for the probe.
+        var batch = PostgresImportSession.Batch()
+        (batch.wantedHashes, batch.wantedBodies) = ([1, 2], ["about doctor who", "about weather report"])
+        var explain = batch.query(sourceID: 1, importID: 1)
         explain.sql = "EXPLAIN " + explain.sql
         let plan = try await store.pool.withConnection { link in
             try await link.execute("BEGIN")

@@ -1,0 +1,105 @@
+import GuideStore
+import NIOCore
+import PostgresNIO
+
+extension PostgresImportSession {
+    /// One batch of programmes as the statement that stores it (``query(sourceID:importID:)``), with the titles and
+    /// bodies the session does not know the ids of yet: those are found or added by the statement itself, so a batch
+    /// is sent without waiting for an answer first. A probe for them went before each batch and waited behind the
+    /// batch in flight, and the server sat idle while the session read the answer and sent the rows (PostgreSQL's
+    /// changed day at 0.5 M: 45 such turns).
+    struct Batch {
+        var keys: [Int64] = [], starts: [Int64] = [], stops: [Int64] = [], known: [Bool] = []
+        var titles: [String] = [], clumps: [String] = [], lines: [Int64] = [], details: [ByteBuffer] = []
+        /// Each row's title id, or 0 and its folded title ("" when the id is known).
+        var titleIDs: [Int64] = [], foldedTitles: [String] = []
+        /// Each row's body id, or 0 and its hash (0 for a row without a body, or whose body id is known).
+        var bodyIDs: [Int64] = [], bodyHashes: [Int64] = []
+        /// The folded titles, and the bodies by hash, whose ids the statement finds (each once).
+        var wantedTitles: [String] = []
+        var wantedHashes: [Int64] = [], wantedBodies: [String] = []
+
+        init() {}
+
+        /// The rows of `pending`, their texts' ids taken from `titleIDs` and `bodyIDs` where known.
+        init(_ pending: [(programme: PreparedProgramme, channel: Int64)], titleIDs knownTitles: [String: Int64],
+             bodyIDs knownBodies: [Int64: Int64]) {
+            var titlesWanted: Set<String> = [], bodiesWanted: [Int64: String] = [:]
+            for (programme, key) in pending {
+                keys.append(key)
+                starts.append(programme.start)
+                stops.append(programme.provisionalStop)
+                known.append(programme.knownStop != nil)
+                titles.append(programme.title)
+                // Arrays of optionals do not bind: "" and -1 stand for none, turned back into NULL by the statement.
+                clumps.append(programme.clumpIndex ?? "")
+                lines.append(programme.line.map(Int64.init) ?? -1)
+                details.append(ByteBuffer(bytes: programme.details))
+                let titleID = knownTitles[programme.foldedTitle] ?? 0
+                titleIDs.append(titleID)
+                foldedTitles.append(titleID == 0 ? programme.foldedTitle : "")
+                if titleID == 0 { titlesWanted.insert(programme.foldedTitle) }
+                let hash = programme.bodyHash, bodyID = hash == 0 ? 0 : knownBodies[hash] ?? 0
+                bodyIDs.append(bodyID)
+                bodyHashes.append(bodyID == 0 ? hash : 0)
+                if hash != 0, bodyID == 0, bodiesWanted[hash] == nil { bodiesWanted[hash] = programme.foldedBody }
+            }
+            wantedTitles = Array(titlesWanted)
+            wantedHashes = Array(bodiesWanted.keys)
+            wantedBodies = wantedHashes.map { bodiesWanted[$0] ?? "" }
+        }
+
+        /// Finds the wanted titles and bodies, adds those not stored (with their trigrams), and inserts the rows; each
+        /// row comes back as its id, title id and body id. A title is probed by its own index entry, and a body by its
+        /// hash's index and then compared whole (`OFFSET 0`), not "= ANY(array)" or a join: inside the import's
+        /// transaction the planner's statistics describe the tables before it (a scan comparing every row with the
+        /// whole array took 17 s a batch), and given `folded = text` it asked the descriptions' trigram index, which
+        /// holds every trigram of a description (4-7 s a batch). Only this import adds titles and bodies (it holds the
+        /// listings' turn), and the batch before is stored first on the same connection, so what it added is found,
+        /// not added twice. The rows go in in the order of the arrays (`ORDER BY n`), so the ids the sequence hands
+        /// them, sorted, are theirs in order.
+        func query(sourceID: Int64, importID: Int64) -> PostgresQuery {
+            """
+            WITH probed_titles AS MATERIALIZED (
+                SELECT w.folded, (SELECT t.id FROM title t WHERE t.folded = w.folded) AS id
+                FROM unnest(\(wantedTitles)::text[]) AS w(folded)),
+            new_titles AS (INSERT INTO title (folded) SELECT folded FROM probed_titles WHERE id IS NULL
+                           RETURNING id, folded),
+            found_titles AS (SELECT folded, id FROM probed_titles WHERE id IS NOT NULL
+                             UNION ALL SELECT folded, id FROM new_titles),
+            probed_bodies AS MATERIALIZED (
+                SELECT w.h, w.f, (SELECT b.id FROM (SELECT id, folded FROM body WHERE hash = w.h OFFSET 0) AS b
+                                  WHERE b.folded = w.f LIMIT 1) AS id
+                FROM unnest(\(wantedHashes)::bigint[], \(wantedBodies)::text[]) AS w(h, f)),
+            new_bodies AS (INSERT INTO body (hash, folded) SELECT h, f FROM probed_bodies WHERE id IS NULL
+                           RETURNING id, hash),
+            found_bodies AS (SELECT h, id FROM probed_bodies WHERE id IS NOT NULL
+                             UNION ALL SELECT hash, id FROM new_bodies)
+            INSERT INTO programme (source_id, import_id, channel_key, start, stop, stop_known, title, title_id, clump,
+                                   line, body_id, details)
+            SELECT \(sourceID), \(importID), u.k, u.s, u.e, u.sk, u.t, coalesce(nullif(u.ti, 0), ft.id, 0),
+                   nullif(u.cl, ''), nullif(u.ln, -1), coalesce(nullif(u.bi, 0), fb.id, 0), u.d
+            FROM unnest(\(keys)::bigint[], \(starts)::bigint[], \(stops)::bigint[], \(known)::boolean[],
+                        \(titles)::text[], \(titleIDs)::bigint[], \(foldedTitles)::text[], \(clumps)::text[],
+                        \(lines)::bigint[], \(bodyIDs)::bigint[], \(bodyHashes)::bigint[], \(details)::bytea[])
+                 WITH ORDINALITY AS u(k, s, e, sk, t, ti, tf, cl, ln, bi, bh, d, n)
+            LEFT JOIN found_titles ft ON u.ti = 0 AND ft.folded = u.tf
+            LEFT JOIN found_bodies fb ON u.bi = 0 AND u.bh <> 0 AND fb.h = u.bh
+            ORDER BY u.n
+            RETURNING id, title_id, body_id
+            """
+        }
+    }
+
+    /// Titles and bodies no programme points at any more leave the tables and their search indexes. No index by title
+    /// or body is kept (v31), so this reads every programme, once for both tables: an anti-join for each, each
+    /// reading and hashing every programme, took 222 and 264 ms at 0.5 M programmes (88,246 of them replaced), and
+    /// the pairs in use gathered once (85,242 of them) 315 ms for both (docs/performance.md).
+    func pruneTexts() async throws {
+        try await link.execute("""
+            WITH used AS MATERIALIZED (SELECT DISTINCT title_id, body_id FROM programme),
+                 unused_titles AS (DELETE FROM title t WHERE NOT EXISTS (SELECT 1 FROM used u WHERE u.title_id = t.id))
+            DELETE FROM body b WHERE NOT EXISTS (SELECT 1 FROM used u WHERE u.body_id = b.id)
+            """)
+    }
+}
