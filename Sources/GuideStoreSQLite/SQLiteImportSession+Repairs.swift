@@ -51,19 +51,24 @@ extension SQLiteImportSession {
     /// into its span from before it; never this import's own rows, so it may run at any time during the import, and
     /// again with a later end. Returns how many went.
     func replacePart(_ part: ListingPart, of channel: Int64, through end: Int64) throws -> Int {
-        let overlapping = try db.cachedStatement(sql: """
-            DELETE FROM programme WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start < ? AND stop > ?
-            """)
-        let within = try db.cachedStatement(sql: """
-            DELETE FROM programme WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start >= ? AND start < ?
-            """)
-        try overlapping.execute(arguments: [sourceID, channel, importID, part.first, part.first])
-        var replaced = db.changesCount
+        var replaced = try delete(deleteRunningInto, channel, part.first, part.first)
         for span in part.replaced(through: end) {
-            try within.execute(arguments: [sourceID, channel, importID, span.lowerBound, span.upperBound])
-            replaced += db.changesCount
+            replaced += try delete(deleteStartingWithin, channel, span.lowerBound, span.upperBound)
         }
         return replaced
+    }
+
+    /// Runs one of the part's deletes for `channel` (this source's rows of other imports) between `first` and `last`,
+    /// bound directly (two a channel: through GRDB, each looked up its cached statement and boxed its arguments).
+    private func delete(_ statement: DirectBinding, _ channel: Int64, _ first: Int64, _ last: Int64) throws -> Int {
+        statement.reset()
+        statement.bind(1, sourceID)
+        statement.bind(2, channel)
+        statement.bind(3, importID)
+        statement.bind(4, first)
+        statement.bind(5, last)
+        try statement.step(db)
+        return db.changesCount
     }
 
     /// Drops the titles and bodies no programme points at any more, and their trigrams: listings replaced day after

@@ -43,6 +43,10 @@ final class SQLiteImportSession {
     var replacedEarly = 0
     let updateStop: Statement
     let deleteRow: Statement
+    /// A channel's rows of this source from other imports running into a part's first start (given twice), and those
+    /// starting within a span of it (``replacePart(_:of:through:)``).
+    let deleteRunningInto: DirectBinding
+    let deleteStartingWithin: DirectBinding
 
     init(db: Database, source: SourceName, startedAt: Int64) throws {
         self.db = db
@@ -75,6 +79,12 @@ final class SQLiteImportSession {
         findChannelKey = try db.makeStatement(sql: "SELECT key FROM channel WHERE id = ?")
         updateStop = try db.makeStatement(sql: "UPDATE programme SET stop = ?, stop_known = 1 WHERE id = ?")
         deleteRow = try db.makeStatement(sql: "DELETE FROM programme WHERE id = ?")
+        deleteRunningInto = DirectBinding(try db.makeStatement(sql: """
+            DELETE FROM programme WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start < ? AND stop > ?
+            """))
+        deleteStartingWithin = DirectBinding(try db.makeStatement(sql: """
+            DELETE FROM programme WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start >= ? AND start < ?
+            """))
     }
 
     func apply(_ item: ImportItem) throws {
