@@ -80,10 +80,12 @@ final class SQLiteImportSession {
         updateStop = try db.makeStatement(sql: "UPDATE programme SET stop = ?, stop_known = 1 WHERE id = ?")
         deleteRow = try db.makeStatement(sql: "DELETE FROM programme WHERE id = ?")
         deleteRunningInto = DirectBinding(try db.makeStatement(sql: """
-            DELETE FROM programme WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start < ? AND stop > ?
+            DELETE FROM programme
+            WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start < ? AND stop > ?
             """))
         deleteStartingWithin = DirectBinding(try db.makeStatement(sql: """
-            DELETE FROM programme WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start >= ? AND start < ?
+            DELETE FROM programme
+            WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start >= ? AND start < ?
             """))
     }
 
