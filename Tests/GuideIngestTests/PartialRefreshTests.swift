@@ -42,6 +42,17 @@ import XMLTV
         }
     }
 
+    /// The layout the scan finds in `bytes` fed `chunk` bytes at a time, as a download arrives; fails the test
+    /// with the scan's refusal when it finds none.
+    static func layout(of bytes: [UInt8], chunk: Int = .max) throws -> ListingLayout {
+        var scanner = ListingLayoutScanner(localZone: nil)
+        for start in stride(from: 0, to: bytes.count, by: chunk) {
+            bytes[start..<min(start + chunk, bytes.count)].withUnsafeBytes { scanner.feed($0) }
+        }
+        let found = scanner.finish()
+        return try #require(found, "chunks of \(chunk): \(scanner.refusal ?? "")")
+    }
+
     /// What a user sees of the stored guide, stops included.
     static func rows(_ rig: RefreshTests.Rig) async throws -> [String] {
         try await rig.fixture.all().map {
@@ -133,14 +144,7 @@ import XMLTV
 
     @Test func theSameLayoutBuiltTwiceHasTheSameDigests() throws {
         let bytes = Guide(channels: 3).bytes
-        func layout(chunk: Int) throws -> ListingLayout {
-            var scanner = ListingLayoutScanner(localZone: nil)
-            for start in stride(from: 0, to: bytes.count, by: chunk) {
-                bytes[start..<min(start + chunk, bytes.count)].withUnsafeBytes { scanner.feed($0) }
-            }
-            let found = scanner.finish()
-            return try #require(found, "\(scanner.refusal ?? "")")
-        }
+        func layout(chunk: Int) throws -> ListingLayout { try Self.layout(of: bytes, chunk: chunk) }
         // Chunks of any size, down to a byte at a time, find the same groups.
         let whole = try layout(chunk: bytes.count)
         #expect(whole.programmes == 690 && whole.runs.count == 3)
@@ -234,12 +238,7 @@ import XMLTV
             .replacingOccurrences(of: "</title>", with: " </p</title>")
         func layout(_ text: String, chunk: Int) throws -> (ListingLayout, [UInt8]) {
             let bytes = Array(text.utf8)
-            var scanner = ListingLayoutScanner(localZone: nil)
-            for start in stride(from: 0, to: bytes.count, by: chunk) {
-                bytes[start..<min(start + chunk, bytes.count)].withUnsafeBytes { scanner.feed($0) }
-            }
-            let found = scanner.finish()
-            return (try #require(found, "\(chunk): \(scanner.refusal ?? "")"), bytes)
+            return (try Self.layout(of: bytes, chunk: chunk), bytes)
         }
         #expect(varied.contains("<programme x='a>b \"c' start =\""))
         let (expected, _) = try layout(plain, chunk: Int.max)
@@ -252,6 +251,23 @@ import XMLTV
                 let text = bytes[Int(group.bytes.lowerBound)..<Int(group.bytes.upperBound)]
                 #expect(text.starts(with: Array("<programme ".utf8)))
                 #expect(text.reversed().starts(with: Array(">emmargorp/<".utf8)))
+            }
+        }
+    }
+
+    /// Stops no reader takes (past Int64, negative, 1e308, nan, a month 13) are read as none: the file stays plain,
+    /// each programme running a second for the scan, with the same days and programmes as with its own stops.
+    @Test func stopsNoReaderTakesLeaveTheFilePlain() throws {
+        let plain = String(decoding: Guide(channels: 2).bytes, as: UTF8.self)
+        let expected = try Self.layout(of: Array(plain.utf8))
+        for hostile in ["9223372036854775807", "-1", "1e308", "nan", "20261301000000 +0000"] {
+            let text = plain.replacingOccurrences(of: #"stop="[^"]*""#, with: "stop=\"\(hostile)\"",
+                                                  options: .regularExpression)
+            #expect(text.contains("stop=\"\(hostile)\""))
+            for chunk in [61, Int.max] {
+                let layout = try Self.layout(of: Array(text.utf8), chunk: chunk)
+                #expect(layout.programmes == expected.programmes, "\(hostile)")
+                #expect(layout.runs.map { $0.groups.map(\.day) } == expected.runs.map { $0.groups.map(\.day) })
             }
         }
     }

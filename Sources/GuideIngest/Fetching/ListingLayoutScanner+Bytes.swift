@@ -146,15 +146,21 @@ extension ListingLayoutScanner {
             let valueEnd = base.distance(to: close.assumingMemoryBound(to: UInt8.self))
             let value = p[(index + 1)..<valueEnd]
             index = valueEnd + 1
-            if Self.equal(name, "channel") {
-                found.channel = value
-            } else if Self.equal(name, "start") {
-                found.start = value
-            } else if Self.equal(name, "stop") {
-                found.stop = value
-            }
+            take(name, value, into: &found)
         }
         return nil
+    }
+
+    /// Keeps `value` when `name` is one of the three attributes the scan reads (the last of each, as a reader does).
+    private static func take(_ name: Slice<UnsafeBufferPointer<UInt8>>, _ value: Slice<UnsafeBufferPointer<UInt8>>,
+                             into found: inout Attributes) {
+        if equal(name, "channel") {
+            found.channel = value
+        } else if equal(name, "start") {
+            found.start = value
+        } else if equal(name, "stop") {
+            found.stop = value
+        }
     }
 
     /// Where `</programme` first starts in `p` at or after `start`: 32 bytes at a time, each compared for `<`, then
@@ -185,9 +191,7 @@ extension ListingLayoutScanner {
 
     /// The `channel`, `start` and `stop` values of a start tag's attributes.
     static func attributes(_ tag: Slice<UnsafeBufferPointer<UInt8>>) -> Attributes {
-        var channel: Slice<UnsafeBufferPointer<UInt8>>?
-        var start: Slice<UnsafeBufferPointer<UInt8>>?
-        var stop: Slice<UnsafeBufferPointer<UInt8>>?
+        var found: Attributes = (nil, nil, nil)
         var index = tag.startIndex
         let end = tag.endIndex
         while index < end {
@@ -206,14 +210,8 @@ extension ListingLayoutScanner {
             while index < end, tag[index] != quote { index += 1 }
             let value = tag[valueStart..<index]
             index += 1
-            if Self.equal(name, "channel") {
-                channel = value
-            } else if Self.equal(name, "start") {
-                start = value
-            } else if Self.equal(name, "stop") {
-                stop = value
-            }
+            take(name, value, into: &found)
         }
-        return (channel, start, stop)
+        return found
     }
 }
