@@ -88,6 +88,11 @@ extension SourceStore where Self: SQLBackend {
             let id = try await sourceID(db, name)
             let channels = try await db.column("SELECT channel_key FROM source_coverage WHERE source_id = \(id)", as: Int64.self)
             let removed = try await db.execute("DELETE FROM programme WHERE source_id = \(id)")
+            // Their titles and bodies go with the next import's prune once it is due (TextPrune).
+            try await db.execute("""
+                UPDATE guide_state SET stored_programmes = stored_programmes - \(removed),
+                                       dropped_since_prune = dropped_since_prune + \(removed)
+                """)
             try await db.execute("DELETE FROM source_coverage WHERE source_id = \(id)")
             try await db.execute("DELETE FROM import_run WHERE source_id = \(id)")
             try await db.execute("DELETE FROM source WHERE id = \(id)")

@@ -209,7 +209,8 @@ final class PostgresImportSession {
               AND p.start < c.last AND (p.stop > c.first OR p.start >= c.first)
             """)
         replaced += try await replaceParts(through: covered)
-        if replaced + retired + removed > 0 { try await pruneTexts() }
+        try await countProgrammes(change: tally.programmeCount - removed - replaced - retired,
+                                  dropped: replaced + retired + removed)
         if buildsBodyIndex { try await link.execute(Self.bodyIndex) }
         try await emptyPendingLists()
         try await link.execute("""

@@ -112,5 +112,12 @@ extension PostgresMigrations {
             DROP INDEX programme_by_source;
             DROP INDEX programme_by_import;
             """),
+        // The programmes stored, and those dropped since titles and bodies no programme uses were last pruned
+        // (TextPrune).
+        ("v35: unused texts pruned once a quarter of the programmes has gone", """
+            ALTER TABLE guide_state ADD COLUMN stored_programmes bigint NOT NULL DEFAULT 0;
+            ALTER TABLE guide_state ADD COLUMN dropped_since_prune bigint NOT NULL DEFAULT 0;
+            UPDATE guide_state SET stored_programmes = (SELECT count(*) FROM programme);
+            """),
     ]
 }

@@ -71,15 +71,28 @@ extension SQLiteImportSession {
         return db.changesCount
     }
 
+    /// Moves `guide_state`'s counts of programmes stored and dropped on by this import's, and prunes the texts no
+    /// programme uses when that is due (``TextPrune``).
+    func countProgrammes(change: Int, dropped: Int) throws {
+        let row = try Row.fetchOne(db, sql: "SELECT stored_programmes, dropped_since_prune FROM guide_state")
+        let stored: Int64 = row?[0] ?? 0, pending: Int64 = row?[1] ?? 0
+        var counts = TextPrune(stored: stored, dropped: pending)
+        if counts.count(change: change, dropped: dropped) { counts.pruned(stored: try pruneTexts()) }
+        try db.execute(sql: "UPDATE guide_state SET stored_programmes = ?, dropped_since_prune = ?",
+                       arguments: [counts.stored, counts.dropped])
+    }
+
     /// Drops the titles and bodies no programme points at any more, and their trigrams: listings replaced day after
     /// day would otherwise leave every old episode's description in the search index for good. Which are still used
     /// comes from one pass over the programmes' channel index, which holds both ids (no index by title or body is
-    /// kept, v31: every row written or replaced paid for both).
-    func pruneTexts() throws {
+    /// kept, v31: every row written or replaced paid for both). Returns how many programmes it read.
+    func pruneTexts() throws -> Int64 {
+        var programmes: Int64 = 0
         var usedTitles = try UsedIDs(upTo: Int64.fetchOne(db, sql: "SELECT max(id) FROM title") ?? 0)
         var usedBodies = try UsedIDs(upTo: Int64.fetchOne(db, sql: "SELECT max(id) FROM body") ?? 0)
         try DirectBinding(try db.makeStatement(sql: "SELECT title_id, body_id FROM programme INDEXED BY programme_by_channel"))
             .forEachRow(db) { row in
+                programmes += 1
                 usedTitles.insert(sqlite3_column_int64(row, 0))
                 usedBodies.insert(sqlite3_column_int64(row, 1))
             }
@@ -95,6 +108,7 @@ extension SQLiteImportSession {
                 """, arguments: [ids])
             try db.execute(sql: "DELETE FROM \(table) WHERE id IN (SELECT value FROM json_each(?))", arguments: [ids])
         }
+        return programmes
     }
 }
 

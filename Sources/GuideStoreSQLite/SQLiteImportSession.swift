@@ -253,7 +253,8 @@ final class SQLiteImportSession {
             replaced += db.changesCount
         }
         replaced += try replaceParts(through: spans) + replacedEarly
-        if replaced + retired + removed > 0 { try pruneTexts() }
+        try countProgrammes(change: tally.programmeCount - removed - replaced - retired,
+                            dropped: replaced + retired + removed)
         let spread = try db.makeStatement(sql: """
             INSERT INTO source_coverage (source_id, channel_key, first, last) VALUES (?, ?, ?, ?)
             ON CONFLICT DO UPDATE SET first = min(first, excluded.first), last = max(last, excluded.last)

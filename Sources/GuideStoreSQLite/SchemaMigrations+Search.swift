@@ -53,5 +53,13 @@ extension SchemaMigrations {
             // are in this index (SourceMerge).
             try db.execute(sql: "CREATE INDEX programme_hidden ON programme(channel_key) WHERE hidden")
         }
+        migrator.registerMigration("v35: unused texts pruned once a quarter of the programmes has gone") { db in
+            // The programmes stored, and those dropped since titles and bodies no programme uses were last pruned.
+            try db.execute(sql: """
+                ALTER TABLE guide_state ADD COLUMN stored_programmes INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE guide_state ADD COLUMN dropped_since_prune INTEGER NOT NULL DEFAULT 0;
+                UPDATE guide_state SET stored_programmes = (SELECT count(*) FROM programme);
+                """)
+        }
     }
 }
