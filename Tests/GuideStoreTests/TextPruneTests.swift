@@ -66,7 +66,7 @@ import XMLTV
                                     source: "feed")
         try await expectCounted("a replacement")
         // channel b retired by an import that lists what it keeps,
-        try await fixture.store.importListings(from: SourceName("feed")) { sink in
+        let retirement = try await fixture.store.importListings(from: SourceName("feed")) { sink in
             var reader = XMLTVReader()
             let emit: (XMLTVItem) throws -> Void = { item in
                 if case .programme(let programme, let line) = item { sink.add(programme, line: line) }
@@ -75,6 +75,7 @@ import XMLTV
             try reader.finish(emit)
             sink.retire(allBut: [ChannelID("a")])
         }
+        #expect(retirement.replaced >= 6)
         try await expectCounted("a retirement")
         // a second source on another channel, and then the first removed.
         try await fixture.importXML(StoreFixture.xml(Self.hours(3, on: "c", named: "C")), source: "other")
