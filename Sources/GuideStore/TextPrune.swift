@@ -1,5 +1,5 @@
 /// When an import drops the titles and bodies (sub-titles and descriptions) no programme points at any more, in both
-/// stores. Finding them reads every programme, as no index by title or body is kept (v31): 0.4-1.1 s at 1.75 M
+/// stores. Finding them reads every programme, as no index by title or body is kept (v31): 0.4-1.4 s at 1.75 M
 /// programmes, in a refresh whose own work may be a seventh of that guide. So it waits, as PostgreSQL's autovacuum
 /// waits for a share of a table's rows to be dead, until the programmes dropped since the last prune reach a quarter
 /// of those stored. What waits is bounded by what that quarter used, and no reader shows it: every search and page
