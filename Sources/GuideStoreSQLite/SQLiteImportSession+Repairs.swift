@@ -74,7 +74,12 @@ extension SQLiteImportSession {
     /// Moves `guide_state`'s counts of programmes stored and dropped on by this import's, and prunes the texts no
     /// programme uses when that is due (``TextPrune``).
     func countProgrammes(change: Int, dropped: Int) throws {
-        let row = try Row.fetchOne(db, sql: "SELECT stored_programmes, dropped_since_prune FROM guide_state")
+        // As integers whatever the columns hold (a file edited by hand may hold 1e308 or text there): a value GRDB
+        // could not read as Int64 would stop the process. TextPrune prunes at once on counts that do not add up.
+        let row = try Row.fetchOne(db, sql: """
+            SELECT coalesce(CAST(stored_programmes AS INTEGER), 0), coalesce(CAST(dropped_since_prune AS INTEGER), 0)
+            FROM guide_state
+            """)
         let stored: Int64 = row?[0] ?? 0, pending: Int64 = row?[1] ?? 0
         var counts = TextPrune(stored: stored, dropped: pending)
         if counts.count(change: change, dropped: dropped) { counts.pruned(stored: try pruneTexts()) }

@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import GuideStore
+import StoreTestSupport
 import Testing
 import XMLTV
 
@@ -82,6 +83,34 @@ import XMLTV
         try await expectCounted("a second source")
         #expect(try await fixture.store.removeSource(SourceName("feed")) > 0)
         try await expectCounted("a removal")
+    }
+
+    @Test func hostileCountsInTheStorePruneAndAreCountedAgain() async throws {
+        // Counts written into guide_state by hand: PostgreSQL's bigint columns take integers only, SQLite's anything.
+        func both(_ value: some SQLBindable) -> SQLText {
+            "UPDATE guide_state SET stored_programmes = \(value), dropped_since_prune = \(value)"
+        }
+        var updates: [(String, SQLText)] = [(String(Int64.max), both(Int64.max)), ("-1", both(Int64(-1))),
+                                            (String(Int64.min), both(Int64.min))]
+        // (SQLite stores a NaN as NULL, which the columns refuse: no import could meet one.)
+        if TestDatabase.postgres == nil {
+            updates += [("1e308", both(1e308)), ("-1e308", both(-1e308)), ("'nan'", both("nan"))]
+        }
+        for (label, update) in updates {
+            let fixture = try await StoreFixture()
+            let backend = try #require(fixture.store as? any SQLBackend)
+            try await fixture.importXML(StoreFixture.xml(Self.hours(4, on: "a", named: "Show")), source: "feed")
+            try await backend.transaction { sql in try await sql.execute(update) }
+            // An import that replaces one programme reads them without stopping, prunes, and counts again.
+            try await fixture.importXML(StoreFixture.xml([("a", "20240101110000", "20240101120000", "New 1")]),
+                                        source: "feed")
+            let (kept, pending) = try await backend.reading { sql in
+                (try await sql.value("SELECT stored_programmes FROM guide_state", as: Int64.self),
+                 try await sql.value("SELECT dropped_since_prune FROM guide_state", as: Int64.self))
+            }
+            #expect(kept == 4 && pending == 0, "\(label)")
+            #expect(!(try await ImportTests.texts(backend).titles.contains("show 1")), "\(label)")
+        }
     }
 
     /// `count` hours on `channel` from 10:00 on 1 January 2024, titled `name` and the hour's number from 0.
