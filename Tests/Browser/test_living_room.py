@@ -70,7 +70,8 @@ class LivingRoomTests(OwnServer, Forms, unittest.TestCase):
             file.write('#EXTM3U\n#EXTINF:-1 tvg-id="%s" tvg-chno="101" group-title="Living room",%s HD \u24bc\n'
                        'https://streams.example/first.m3u8\n' % (first["id"], first["name"]))
         for command in (["sources", "add", "iptv", playlist, "--format", "m3u"], ["refresh", "iptv"]):
-            subprocess.run([BINARY] + command + ["--database", self.server.database], check=True, capture_output=True)
+            subprocess.run([BINARY] + command + ["--database", self.server.database], check=True, capture_output=True,
+                           env=self.server.environment)
         with urllib.request.urlopen(self.server.url("/api/channels")) as answer:
             described = next(c for c in json.load(answer) if c["id"] == first["id"])
         self.assertEqual((described["number"], described["groups"], described["stream"]),

@@ -108,7 +108,8 @@ class MediaServerFeedTests(OwnServer, Forms, unittest.TestCase):
         path = os.path.join(tempfile.mkdtemp(), "freeview-ie.xml")
         with open(path, "w") as file:
             file.write(listings)
-        subprocess.run([BINARY, "import", path, "--database", self.server.database], check=True, capture_output=True)
+        subprocess.run([BINARY, "import", path, "--database", self.server.database], check=True, capture_output=True,
+                       env=self.server.environment)
 
         self.sign_in_admin()
         with urllib.request.urlopen(self.server.url("/api/guide?from=%sT18:00:00Z&to=%sT23:00:00Z" % (DAY, DAY))) as answer:
@@ -196,7 +197,8 @@ class MediaServerFeedTests(OwnServer, Forms, unittest.TestCase):
                 file.write('#EXTINF:-1 tvg-id="%s"%s group-title="Tuner",%s\nhttp://192.0.2.7:5004/auto/v%d\n'
                            % (channel["id"], number, channel["name"], index))
         for command in (["sources", "add", "tuner-m3u", playlist, "--format", "m3u"], ["refresh", "tuner-m3u"]):
-            subprocess.run([BINARY] + command + ["--database", self.server.database], check=True, capture_output=True)
+            subprocess.run([BINARY] + command + ["--database", self.server.database], check=True, capture_output=True,
+                           env=self.server.environment)
         self.sign_in_admin()
         driver.get(self.server.url("/admin/feeds"))
         self.fill({"name": "Plex tuner", "days": "2"})

@@ -204,7 +204,8 @@ class OfflineTests(OwnServer, Forms, unittest.TestCase):
         with open(late, "w") as file:
             file.write('<tv><programme start="%s" stop="%s" channel="%s"><title>Breaking Late News</title></programme></tv>'
                        % (stamp(begins), stamp(begins + 3600), row["id"]))
-        subprocess.run([BINARY, "import", "--database", self.server.database, late], check=True, capture_output=True)
+        subprocess.run([BINARY, "import", "--database", self.server.database, late], check=True, capture_output=True,
+                       env=self.server.environment)
         # Another process imported it: the server reads it once it has loaded the new listings (PostgreSQL's schedule
         # loads in the background, the old one answering meanwhile), as it would for any other visitor.
         query = "/api/guide?channels=%s&from=%s&to=%s" % (urllib.parse.quote(row["id"]), time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(begins)),

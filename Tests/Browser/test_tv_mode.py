@@ -96,7 +96,8 @@ class TVModeTests(unittest.TestCase):
         with open(playlist, "w") as file:
             file.write('#EXTM3U\n#EXTINF:-1 tvg-id="%s",%s\n%s\n' % (cls.first["id"], cls.first["name"], cls.stream.url))
         for command in (["sources", "add", "iptv", playlist, "--format", "m3u"], ["refresh", "iptv"]):
-            subprocess.run([BINARY] + command + ["--database", cls.server.database], check=True, capture_output=True)
+            subprocess.run([BINARY] + command + ["--database", cls.server.database], check=True, capture_output=True,
+                           env=cls.server.environment)
         cls.driver = browser(1920, 1080)
         cls.addClassCleanup(cls.driver.quit)
 

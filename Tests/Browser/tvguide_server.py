@@ -56,7 +56,9 @@ class Server:
         # Appending (O_APPEND): the child writes at the end whatever this process's reads do to the offset they share
         # (opened "w+", a read's seek(0) made serve's next line overwrite the start: a setup code lost, a flaky start).
         self.log = open(os.path.join(self.folder, "serve.log"), "a+")
-        environment = dict(os.environ, TZ="UTC")
+        # Its own files for a PostgreSQL database (exports, logos, grabbers' homes) go to the data folder: the test's,
+        # removed with it, not the user's ~/.local/share.
+        self.environment = environment = dict(os.environ, TZ="UTC", XDG_DATA_HOME=os.path.join(self.folder, "data"))
         # The server's clock: `now` when it started, moving on since.
         self.now, self.started = now, time.time()
         if listings:

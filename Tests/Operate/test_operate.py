@@ -88,7 +88,7 @@ def now_iso():
 
 def cli(server, *arguments):
     result = subprocess.run([BINARY] + list(arguments) + ["--database", server.database], capture_output=True, text=True,
-                            env=dict(os.environ, TZ="UTC"), timeout=120)
+                            env=server.environment, timeout=120)
     if result.returncode != 0:
         raise AssertionError("tvguide %s failed: %s" % (" ".join(arguments), result.stderr))
     return result.stdout

@@ -106,7 +106,8 @@ class KodiReadsTheFeed(unittest.TestCase):
                 file.write('#EXTINF:-1 tvg-id="%s" tvg-chno="%s" group-title="%s",%s\nhttp://192.0.2.1:8001/%s.ts\n'
                            % (channel, number, groups, channel, channel))
         for command in (["sources", "add", "saorview", playlist, "--format", "m3u"], ["refresh", "saorview"]):
-            subprocess.run([BINARY] + command + ["--database", cls.server.database], check=True, capture_output=True)
+            subprocess.run([BINARY] + command + ["--database", cls.server.database], check=True, capture_output=True,
+                           env=cls.server.environment)
         cls.playlist_address = cls.make_feed()
         with urllib.request.urlopen(cls.playlist_address) as answer:
             cls.playlist = answer.read().decode("utf-8")

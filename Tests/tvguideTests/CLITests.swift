@@ -6,12 +6,22 @@ import Testing
 
 /// Runs the built `tvguide` binary as a user would, on a fresh database.
 struct CLI {
+    /// The run's own folder: the SQLite file, and the data folder (XDG_DATA_HOME).
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-cli-\(UUID().uuidString)").path
     /// TVGUIDE_DATABASE for every run: a file path, or a postgres:// address when the suite runs on PostgreSQL.
-    let database = TestDatabase.location(in: FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-cli-\(UUID().uuidString)").path)
-    /// More environment variables for every run (TVGUIDE_DATABASE, PATH and TZ are always set).
+    let database: String
+    /// More environment variables for every run (TVGUIDE_DATABASE, XDG_DATA_HOME, PATH and TZ are always set).
     var environment: [String: String] = [:]
     private var fullEnvironment: [String: String] {
-        environment.merging(["TVGUIDE_DATABASE": database, "PATH": "/usr/bin:/bin", "TZ": "UTC"]) { given, _ in given }
+        let always = ["TVGUIDE_DATABASE": database, "XDG_DATA_HOME": dataHome, "PATH": "/usr/bin:/bin", "TZ": "UTC"]
+        return environment.merging(always) { given, _ in given }
+    }
+    /// Where the binary keeps a PostgreSQL database's own files (its exports, logos, grabbers' homes): in the run's
+    /// folder, not the user's ~/.local/share.
+    var dataHome: String { folder + "/data" }
+
+    init() {
+        database = TestDatabase.location(in: folder)
     }
     static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("tvguide").path

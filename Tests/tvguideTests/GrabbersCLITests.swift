@@ -41,8 +41,14 @@ import Testing
         let report = try #require((try refreshed.json() as? [[String: Any]])?.first)
         #expect(report["outcome"] as? String == "imported" && report["channels"] as? Int == 2, "\(refreshed.stdout) \(refreshed.stderr)")
         #expect(report["programmes"] as? Int == 48)
-        // Its grabber ran in a home of its own beside the database (an SQLite file's; PostgreSQL's is in the data folder).
-        if !cli.database.contains("://") {
+        // Its grabber ran in a home of its own: beside an SQLite file, and for PostgreSQL in the data folder, one per
+        // database.
+        if cli.database.contains("://") {
+            let homes = try FileManager.default.contentsOfDirectory(atPath: cli.dataHome + "/tvguide")
+            #expect(homes.count == 1 && homes[0].hasPrefix("postgres-") && homes[0].hasSuffix(".grabbers"), "\(homes)")
+            let home = cli.dataHome + "/tvguide/" + (homes.first ?? "-")
+            #expect(FileManager.default.fileExists(atPath: home + "/Test/tv_grab_zz_tvguide.conf"))
+        } else {
             #expect(FileManager.default.fileExists(atPath: cli.database + ".grabbers/Test/tv_grab_zz_tvguide.conf"))
         }
     }
