@@ -17,12 +17,17 @@ public struct PreparedProgramme: Sendable {
     package let clumpIndex: String?
     /// The line of the input the programme started on, for the import report.
     package let line: Int?
+    /// The details (``DetailsCodec``): without the descriptions when the programme has a body, which keeps them.
     package let details: [UInt8]
     /// Every title (each language's), folded, one a line: what title searches look in.
     package let foldedTitle: String
     /// Folded sub-titles and descriptions.
     package let foldedBody: String
-    /// ``BodyHash`` of ``foldedBody``, worked out here on the reading thread; 0 for none.
+    /// The descriptions as the body keeps them (``DetailsCodec/descriptions(_:)``), once for all the programmes that
+    /// share them; empty for none, or when the programme has no body (its details hold them then).
+    package let bodyTexts: [UInt8]
+    /// What the body is found by: the XXH64 of ``bodyTexts`` seeded with ``BodyHash`` of ``foldedBody``, worked out
+    /// here on the reading thread; 0 for no body.
     package let bodyHash: Int64
 
     public init(_ programme: Programme, line: Int?) {
@@ -40,7 +45,6 @@ public struct PreparedProgramme: Sendable {
         title = programme.title
         clumpIndex = programme.clumpIndex
         self.line = line
-        details = DetailsCodec.encode(programme)
         // Every language's title (XMLTV `lang`), one a line: a search finds a programme by any of its titles. Most
         // programmes have one title and one text at most, taken as they are: gathering them in arrays and joining
         // those cost the reading thread five allocations and a copy of the description a programme.
@@ -53,12 +57,25 @@ public struct PreparedProgramme: Sendable {
             foldedTitle = folding.title(all.joined(separator: "\n"))
         }
         let subTitles = programme.subTitles, descriptions = programme.descriptions
+        let foldedHash: Int64
         switch (subTitles.count, descriptions.count) {
-        case (0, 0): (foldedBody, bodyHash) = ("", 0)
-        case (0, 1): (foldedBody, bodyHash) = folding.body(descriptions[0].text)
-        case (1, 0): (foldedBody, bodyHash) = folding.body(subTitles[0].text)
-        default: (foldedBody, bodyHash) = folding.body((subTitles + descriptions).map(\.text).joined(separator: "\n"))
+        case (0, 0): (foldedBody, foldedHash) = ("", 0)
+        case (0, 1): (foldedBody, foldedHash) = folding.body(descriptions[0].text)
+        case (1, 0): (foldedBody, foldedHash) = folding.body(subTitles[0].text)
+        default: (foldedBody, foldedHash) = folding.body((subTitles + descriptions).map(\.text).joined(separator: "\n"))
         }
+        let hasBody = !foldedBody.isEmpty
+        details = DetailsCodec.encode(programme, descriptionsApart: hasBody)
+        bodyTexts = hasBody ? DetailsCodec.descriptions(descriptions) : []
+        bodyHash = hasBody ? Self.bodyKey(folded: foldedHash, texts: bodyTexts) : 0
+    }
+
+    /// A body's key: its folded text's ``BodyHash`` and its descriptions' bytes; never 0, which stands for none.
+    static func bodyKey(folded: Int64, texts: [UInt8]) -> Int64 {
+        var hasher = XXH64(seed: UInt64(bitPattern: folded))
+        texts.withUnsafeBytes { hasher.update($0) }
+        let key = Int64(bitPattern: hasher.finalize())
+        return key == 0 ? 1 : key
     }
 }
 

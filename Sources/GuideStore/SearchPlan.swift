@@ -221,9 +221,10 @@ extension ScheduleIndex {
     }
 }
 
-/// The hash a body is looked up by: the first 8 bytes of its MD5, big-endian, which PostgreSQL computes too
-/// (`('x' || substr(md5(folded), 1, 16))::bit(64)::bigint`, its migration). Not a secret, only a lookup key: a
-/// body is always compared whole before it is reused.
+/// The hash of a body's folded text: the first 8 bytes of its MD5, big-endian, which PostgreSQL computed too for the
+/// bodies before v36 (`('x' || substr(md5(folded), 1, 16))::bit(64)::bigint`, its migration). Since v36 a body also
+/// keeps its descriptions, and is found by this and them (``PreparedProgramme/bodyHash``). Not a secret, only a lookup
+/// key: a body is always compared whole before it is reused.
 package enum BodyHash {
     package static func of(_ text: String) -> Int64 {
         var text = text

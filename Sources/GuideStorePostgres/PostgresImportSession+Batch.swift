@@ -15,16 +15,17 @@ extension PostgresImportSession {
         var titleIDs: [Int64] = [], foldedTitles: [String] = []
         /// Each row's body id, or 0 and its hash (0 for a row without a body, or whose body id is known).
         var bodyIDs: [Int64] = [], bodyHashes: [Int64] = []
-        /// The folded titles, and the bodies by hash, whose ids the statement finds (each once).
+        /// The folded titles, and the bodies by hash (folded, and the descriptions they keep), whose ids the
+        /// statement finds (each once).
         var wantedTitles: [String] = []
-        var wantedHashes: [Int64] = [], wantedBodies: [String] = []
+        var wantedHashes: [Int64] = [], wantedBodies: [String] = [], wantedTexts: [ByteBuffer] = []
 
         init() {}
 
         /// The rows of `pending`, their texts' ids taken from `titleIDs` and `bodyIDs` where known.
         init(_ pending: [(programme: PreparedProgramme, channel: Int64)], titleIDs knownTitles: [String: Int64],
              bodyIDs knownBodies: [Int64: Int64]) {
-            var titlesWanted: Set<String> = [], bodiesWanted: [Int64: String] = [:]
+            var titlesWanted: Set<String> = [], bodiesWanted: [Int64: PreparedProgramme] = [:]
             for (programme, key) in pending {
                 keys.append(key)
                 starts.append(programme.start)
@@ -42,14 +43,16 @@ extension PostgresImportSession {
                 let hash = programme.bodyHash, bodyID = hash == 0 ? 0 : knownBodies[hash] ?? 0
                 bodyIDs.append(bodyID)
                 bodyHashes.append(bodyID == 0 ? hash : 0)
-                if hash != 0, bodyID == 0, bodiesWanted[hash] == nil { bodiesWanted[hash] = programme.foldedBody }
+                if hash != 0, bodyID == 0, bodiesWanted[hash] == nil { bodiesWanted[hash] = programme }
             }
             wantedTitles = Array(titlesWanted)
             wantedHashes = Array(bodiesWanted.keys)
-            wantedBodies = wantedHashes.map { bodiesWanted[$0] ?? "" }
+            wantedBodies = wantedHashes.map { bodiesWanted[$0]?.foldedBody ?? "" }
+            wantedTexts = wantedHashes.map { ByteBuffer(bytes: bodiesWanted[$0]?.bodyTexts ?? []) }
         }
 
-        /// Finds the wanted titles and bodies, adds those not stored (with their trigrams), and inserts the rows; each
+        /// Finds the wanted titles and bodies (a body with the descriptions it keeps, NULL for those stored before v36,
+        /// which match none), adds those not stored (with their trigrams), and inserts the rows; each
         /// row comes back as its id, title id and body id. A title is probed by its own index entry, and a body by its
         /// hash's index and then compared whole (`OFFSET 0`), not "= ANY(array)" or a join: inside the import's
         /// transaction the planner's statistics describe the tables before it (a scan comparing every row with the
@@ -68,10 +71,11 @@ extension PostgresImportSession {
             found_titles AS (SELECT folded, id FROM probed_titles WHERE id IS NOT NULL
                              UNION ALL SELECT folded, id FROM new_titles),
             probed_bodies AS MATERIALIZED (
-                SELECT w.h, w.f, (SELECT b.id FROM (SELECT id, folded FROM body WHERE hash = w.h OFFSET 0) AS b
-                                  WHERE b.folded = w.f LIMIT 1) AS id
-                FROM unnest(\(wantedHashes)::bigint[], \(wantedBodies)::text[]) AS w(h, f)),
-            new_bodies AS (INSERT INTO body (hash, folded) SELECT h, f FROM probed_bodies WHERE id IS NULL
+                SELECT w.h, w.f, w.x,
+                       (SELECT b.id FROM (SELECT id, folded, texts FROM body WHERE hash = w.h OFFSET 0) AS b
+                        WHERE b.folded = w.f AND b.texts = w.x LIMIT 1) AS id
+                FROM unnest(\(wantedHashes)::bigint[], \(wantedBodies)::text[], \(wantedTexts)::bytea[]) AS w(h, f, x)),
+            new_bodies AS (INSERT INTO body (hash, folded, texts) SELECT h, f, x FROM probed_bodies WHERE id IS NULL
                            RETURNING id, hash),
             found_bodies AS (SELECT h, id FROM probed_bodies WHERE id IS NOT NULL
                              UNION ALL SELECT hash, id FROM new_bodies)

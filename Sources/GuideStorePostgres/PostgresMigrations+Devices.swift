@@ -119,5 +119,10 @@ extension PostgresMigrations {
             ALTER TABLE guide_state ADD COLUMN dropped_since_prune bigint NOT NULL DEFAULT 0;
             UPDATE guide_state SET stored_programmes = (SELECT count(*) FROM programme);
             """),
+        // Descriptions were two thirds of every row's details; a body now keeps them once for all its programmes
+        // (DetailsCodec's version 2). Rows stored before keep theirs inline, and their bodies none (NULL).
+        ("v36: a body keeps its programmes' descriptions", """
+            ALTER TABLE body ADD COLUMN texts bytea;
+            """),
     ]
 }

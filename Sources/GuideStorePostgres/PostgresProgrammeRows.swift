@@ -24,8 +24,12 @@ struct PostgresProgrammeRows {
         self.detail = detail
     }
 
-    static func columns(_ p: String = "p", channelID: String = "c.id") -> String {
-        "\(p).id, \(channelID), \(p).start, \(p).stop, \(p).stop_known, \(p).details, \(p).source_id"
+    /// The columns a programme query selects, for a programme `p` and its channel's id: last, the descriptions its
+    /// body keeps (DetailsCodec's version 2), which a summary leaves unread.
+    static func columns(_ p: String = "p", channelID: String = "c.id", detail: ProgrammeDetail = .full) -> String {
+        let texts = detail == .summary ? "NULL::bytea" : "(SELECT bt.texts FROM body bt WHERE bt.id = \(p).body_id)"
+        return "\(p).id, \(channelID), \(p).start, \(p).stop, \(p).stop_known, \(p).details, \(p).source_id, "
+            + texts
     }
 
     /// All the programmes `query` selects, in its order.
@@ -38,11 +42,11 @@ struct PostgresProgrammeRows {
         var found = [StoredProgramme?](repeating: nil, count: ids.count)
         guard !ids.isEmpty else { return found }
         let rows = try await link.query("""
-            SELECT \(unescaped: Self.columns(channelID: "NULL::text")), j.n
+            SELECT \(unescaped: Self.columns(channelID: "NULL::text", detail: detail)), j.n
             FROM unnest(\(ids)::bigint[]) WITH ORDINALITY AS j(id, n) JOIN programme p ON p.id = j.id
             """)
         for row in rows {
-            let position = Int(try row.makeRandomAccess()[7].decode(Int64.self)) - 1
+            let position = Int(try row.makeRandomAccess()[8].decode(Int64.self)) - 1
             guard found.indices.contains(position) else { continue }
             found[position] = try programme(row, channel: channel(position))
         }
@@ -64,8 +68,12 @@ struct PostgresProgrammeRows {
         let isStopKnown = try columns[4].decode(Bool.self)
         let details = try columns[5].decode(ByteBuffer.self)
         let source = try columns[6].decode(Int64.self)
-        let programme = details.withUnsafeReadableBytes {
-            DetailsCodec.decode($0, channel: channel, start: start, stop: isStopKnown ? end : nil, detail: detail)
+        let texts = try columns[7].decode(ByteBuffer?.self)
+        let programme = details.withUnsafeReadableBytes { details in
+            (texts ?? ByteBuffer()).withUnsafeReadableBytes { descriptions in
+                DetailsCodec.decode(details, descriptions: descriptions, channel: channel, start: start,
+                                    stop: isStopKnown ? end : nil, detail: detail)
+            }
         }
         guard let programme else { return nil }
         return StoredProgramme(id: ProgrammeID(rawValue: id), source: sources[source] ?? SourceName(""), programme: programme, end: end)

@@ -48,7 +48,12 @@ struct DirectBinding {
         }
     }
 
+    /// Binds a blob; none is an empty blob, not NULL.
     func bind(_ index: Int32, bytes: [UInt8]) {
+        guard !bytes.isEmpty else {
+            _ = sqlite3_bind_zeroblob(handle, index, 0)
+            return
+        }
         bytes.withUnsafeBytes { _ = sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), Self.transient) }
     }
 
@@ -79,6 +84,15 @@ struct DirectBinding {
             guard let base = utf8.baseAddress else { return count == 0 }
             return utf8.count == count && memcmp(stored, base, count) == 0
         }
+    }
+
+    /// Whether a blob column of the current row holds exactly `bytes` (never when it is NULL).
+    static func blob(_ row: OpaquePointer, _ column: Int32, is bytes: [UInt8]) -> Bool {
+        guard sqlite3_column_type(row, column) != SQLITE_NULL else { return false }
+        let stored = sqlite3_column_blob(row, column), count = Int(sqlite3_column_bytes(row, column))
+        guard count == bytes.count else { return false }
+        guard count > 0, let stored else { return true }
+        return bytes.withUnsafeBytes { given in given.baseAddress.map { memcmp(stored, $0, count) == 0 } ?? false }
     }
 
     /// Runs the statement, which must return no rows.

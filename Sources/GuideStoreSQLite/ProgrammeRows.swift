@@ -23,9 +23,12 @@ struct ProgrammeRows {
     }
 
     /// The columns a programme query selects, in the order ``programme(_:channel:)`` reads them, for a programme
-    /// `p` and its channel's id (`NULL` when the caller knows the channel).
-    static func columns(_ p: String = "p", channelID: String = "c.id") -> String {
-        "\(p).id, \(channelID), \(p).start, \(p).stop, \(p).stop_known, \(p).details, \(p).source_id"
+    /// `p` and its channel's id (`NULL` when the caller knows the channel): last, the descriptions its body keeps
+    /// (DetailsCodec's version 2), which a summary leaves unread.
+    static func columns(_ p: String = "p", channelID: String = "c.id", detail: ProgrammeDetail = .full) -> String {
+        let texts = detail == .summary ? "NULL" : "(SELECT bt.texts FROM body bt WHERE bt.id = \(p).body_id)"
+        return "\(p).id, \(channelID), \(p).start, \(p).stop, \(p).stop_known, \(p).details, \(p).source_id, "
+            + texts
     }
 
     /// Runs `sql` and calls `body` with each row's id and programme (nil if its details blob is unreadable).
@@ -56,11 +59,12 @@ struct ProgrammeRows {
         // The array index comes back with each row, so rows go straight to their place whatever order SQLite
         // reads them in: no dictionary from id to place, no sorting afterwards.
         let statement = try db.makeStatement(sql: """
-            SELECT \(Self.columns(channelID: "NULL")), j.key FROM json_each(?) j JOIN programme p ON p.id = j.value
+            SELECT \(Self.columns(channelID: "NULL", detail: detail)), j.key
+            FROM json_each(?) j JOIN programme p ON p.id = j.value
             """)
         try statement.setArguments([list])
         try DirectBinding(statement).forEachRow(db) { row in
-            let position = Int(sqlite3_column_int64(row, 7))
+            let position = Int(sqlite3_column_int64(row, 8))
             guard found.indices.contains(position) else { return }
             found[position] = programme(row, channel: channel(position))
         }
@@ -81,8 +85,10 @@ struct ProgrammeRows {
         // Decoded straight from SQLite's buffer, without copying the blob.
         let blob = sqlite3_column_blob(handle, 5)
         let details = UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(handle, 5)))
-        guard let programme = DetailsCodec.decode(details, channel: channel, start: start, stop: isStopKnown ? end : nil,
-                                                   detail: detail) else {
+        let descriptions = UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 7),
+                                                  count: Int(sqlite3_column_bytes(handle, 7)))
+        guard let programme = DetailsCodec.decode(details, descriptions: descriptions, channel: channel, start: start,
+                                                   stop: isStopKnown ? end : nil, detail: detail) else {
             return nil
         }
         return StoredProgramme(id: ProgrammeID(rawValue: sqlite3_column_int64(handle, 0)),

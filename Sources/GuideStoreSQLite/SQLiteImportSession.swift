@@ -65,8 +65,8 @@ final class SQLiteImportSession {
         findTitle = DirectBinding(try db.makeStatement(sql: "SELECT id FROM title WHERE folded = ?"))
         insertTitle = DirectBinding(try db.makeStatement(sql: "INSERT INTO title (folded) VALUES (?)"))
         indexTitle = DirectBinding(try db.makeStatement(sql: "INSERT INTO title_search (rowid, folded) VALUES (?, ?)"))
-        findBody = DirectBinding(try db.makeStatement(sql: "SELECT id, folded FROM body WHERE hash = ?"))
-        insertBody = DirectBinding(try db.makeStatement(sql: "INSERT INTO body (hash, folded) VALUES (?, ?)"))
+        findBody = DirectBinding(try db.makeStatement(sql: "SELECT id, folded, texts FROM body WHERE hash = ?"))
+        insertBody = DirectBinding(try db.makeStatement(sql: "INSERT INTO body (hash, folded, texts) VALUES (?, ?, ?)"))
         indexBody = DirectBinding(try db.makeStatement(sql: "INSERT INTO body_search (rowid, folded) VALUES (?, ?)"))
         upsertChannel = try db.makeStatement(sql: """
             INSERT INTO channel (id, name, number, position, details) VALUES (?, ?, ?, ?, ?)
@@ -131,7 +131,7 @@ final class SQLiteImportSession {
     func add(_ prepared: PreparedProgramme) throws {
         let start = prepared.start, stop = prepared.provisionalStop
         let titleID = try titleID(prepared.foldedTitle)
-        let bodyID = try bodyID(prepared.foldedBody, hash: prepared.bodyHash)
+        let bodyID = try bodyID(of: prepared)
         let channelKey = try channelKey(prepared.channel)
         let insert = insertProgramme
         insert.reset()
@@ -179,10 +179,11 @@ final class SQLiteImportSession {
         return id
     }
 
-    /// The id of a folded body (0 for none), adding it (and its trigrams) the first time it is seen. Bodies are
-    /// remembered by hash: two different ones with the same 64-bit hash in one import would share the first's search
-    /// text, a chance of about one in 10^9 at 100,000 bodies.
-    private func bodyID(_ folded: String, hash: Int64) throws -> Int64 {
+    /// The id of a programme's body (0 for none): its folded text and its descriptions, adding it (and its trigrams)
+    /// the first time it is seen. Bodies are remembered by hash: two different ones with the same 64-bit hash in one
+    /// import would share the first's texts, a chance of about one in 10^9 at 100,000 bodies.
+    private func bodyID(of prepared: PreparedProgramme) throws -> Int64 {
+        let folded = prepared.foldedBody, texts = prepared.bodyTexts, hash = prepared.bodyHash
         guard !folded.isEmpty else { return 0 }
         if let id = bodyIDs[hash] { return id }
         if bodyIDs.count >= TextCache.limit { bodyIDs.removeAll(keepingCapacity: true) }
@@ -190,12 +191,15 @@ final class SQLiteImportSession {
         findBody.reset()
         findBody.bind(1, hash)
         try findBody.forEachRow(db) { row in
-            if id == nil, DirectBinding.text(row, 1, is: folded) { id = sqlite3_column_int64(row, 0) }
+            if id == nil, DirectBinding.text(row, 1, is: folded), DirectBinding.blob(row, 2, is: texts) {
+                id = sqlite3_column_int64(row, 0)
+            }
         }
         if id == nil {
             insertBody.reset()
             insertBody.bind(1, hash)
             insertBody.bind(2, folded)
+            insertBody.bind(3, bytes: texts)
             try insertBody.step(db)
             id = db.lastInsertedRowID
             indexBody.reset()

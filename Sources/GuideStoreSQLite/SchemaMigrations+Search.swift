@@ -61,5 +61,10 @@ extension SchemaMigrations {
                 UPDATE guide_state SET stored_programmes = (SELECT count(*) FROM programme);
                 """)
         }
+        migrator.registerMigration("v36: a body keeps its programmes' descriptions") { db in
+            // Descriptions were two thirds of every row's details; a body now keeps them once for all its programmes
+            // (DetailsCodec's version 2). Rows stored before keep theirs inline, and their bodies none (NULL).
+            try db.execute(sql: "ALTER TABLE body ADD COLUMN texts BLOB")
+        }
     }
 }

@@ -1,3 +1,4 @@
+import GuideCore
 @testable import GuideIngest
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import GuideCore
 
 /// Where the programmes of a plain XMLTV file lie: its header (everything before the first programme: the root and
 /// the channels), then each channel's programmes, together and in start order, cut into days ("groups": a channel's

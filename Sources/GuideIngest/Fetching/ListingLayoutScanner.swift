@@ -1,5 +1,6 @@
 import CStringSearch
 import Foundation
+import GuideCore
 import XMLTV
 
 /// Finds a feed's ``ListingLayout`` as its bytes arrive, without parsing it: a search for `<` and a look at each

@@ -2,8 +2,9 @@
 /// time. The layout scan's digest of each channel's day: it was SHA-256 (1.8 GB/s here, a third of the scan's time
 /// on a 912 MB guide), kept to 64 bits. What it guards is whether a day is the one imported before; a feed that
 /// wanted a day kept could send it again, so nothing is gained by forging a collision, and a change is missed by
-/// chance once in 2^64. `XXH64Tests` checks it against the reference library's answers.
-struct XXH64 {
+/// chance once in 2^64. Also what an import finds a programme's body by (its folded text and its descriptions as
+/// kept, `PreparedProgramme.bodyHash`). `XXH64Tests` checks it against the reference library's answers.
+package struct XXH64 {
     private static let prime1: UInt64 = 0x9E37_79B1_85EB_CA87
     private static let prime2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
     private static let prime3: UInt64 = 0x1656_67B1_9E37_79F9
@@ -17,12 +18,12 @@ struct XXH64 {
     private var pending: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
     private var pendingCount = 0
 
-    init(seed: UInt64 = 0) {
+    package init(seed: UInt64 = 0) {
         self.seed = seed
         lanes = (seed &+ Self.prime1 &+ Self.prime2, seed &+ Self.prime2, seed, seed &- Self.prime1)
     }
 
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard var next = bytes.baseAddress, !bytes.isEmpty else { return }
         var count = bytes.count
         total &+= UInt64(count)
@@ -55,7 +56,7 @@ struct XXH64 {
         }
     }
 
-    func finalize() -> UInt64 {
+    package func finalize() -> UInt64 {
         var hash: UInt64
         if total >= 32 {
             let (v1, v2, v3, v4) = lanes
