@@ -26,8 +26,8 @@ public struct PreparedProgramme: Sendable {
     /// The descriptions as the body keeps them (``DetailsCodec/descriptions(_:)``), once for all the programmes that
     /// share them; empty for none, or when the programme has no body (its details hold them then).
     package let bodyTexts: [UInt8]
-    /// What the body is found by: the XXH64 of ``bodyTexts`` seeded with ``BodyHash`` of ``foldedBody``, worked out
-    /// here on the reading thread; 0 for no body.
+    /// What the body is found by: the XXH64 of ``bodyTexts`` seeded with that of ``foldedBody``, worked out here on
+    /// the reading thread; 0 for no body.
     package let bodyHash: Int64
 
     public init(_ programme: Programme, line: Int?) {
@@ -70,7 +70,7 @@ public struct PreparedProgramme: Sendable {
         bodyHash = hasBody ? Self.bodyKey(folded: foldedHash, texts: bodyTexts) : 0
     }
 
-    /// A body's key: its folded text's ``BodyHash`` and its descriptions' bytes; never 0, which stands for none.
+    /// A body's key: its folded text's hash and its descriptions' bytes; never 0, which stands for none.
     static func bodyKey(folded: Int64, texts: [UInt8]) -> Int64 {
         var hasher = XXH64(seed: UInt64(bitPattern: folded))
         texts.withUnsafeBytes { hasher.update($0) }
@@ -93,6 +93,13 @@ package struct TextFolding {
     /// How many titles and bodies it remembers.
     var remembered: (titles: Int, bodies: Int) { (titles.count, bodies.count) }
 
+    /// The XXH64 of `text`'s UTF-8 bytes.
+    static func hash(_ text: String) -> Int64 {
+        var text = text, hasher = XXH64()
+        text.withUTF8 { hasher.update(UnsafeRawBufferPointer($0)) }
+        return Int64(bitPattern: hasher.finalize())
+    }
+
     /// `text` folded for search.
     package mutating func title(_ text: String) -> String {
         let key = UTF8Key(text)
@@ -103,21 +110,24 @@ package struct TextFolding {
         return folded
     }
 
-    /// `text` folded for search, and its ``BodyHash`` (0 for none).
+    /// `text` folded for search, and the XXH64 of its bytes (0 for none), which seeds its body's key
+    /// (``PreparedProgramme/bodyHash``).
     package mutating func body(_ text: String) -> (folded: String, hash: Int64) {
         guard !text.isEmpty else { return ("", 0) }
         let key = UTF8Key(text)
         if let known = bodies[key] { return known }
         if bodies.count >= Self.limit { bodies.removeAll(keepingCapacity: true) }
         let folded = SearchText.fold(text)
-        let known = (folded, folded.isEmpty ? 0 : BodyHash.of(folded))
+        let known = (folded, folded.isEmpty ? 0 : Self.hash(folded))
         bodies[key] = known
         return known
     }
 }
 
 /// A string as a dictionary key compared and hashed by its UTF-8 bytes: folded titles are already in one normal form,
-/// and a `String` key hashes non-ASCII text (a guide of Chinese titles) through Unicode normalization each time.
+/// and a `String` key hashes non-ASCII text (a guide of Chinese titles) through Unicode normalization each time. The
+/// bytes go through XXH64 and only its result through `Hasher`: a body's key is its whole text, and `Hasher` took
+/// 8% of the reading thread's time in a body's lookup.
 package struct UTF8Key: Hashable {
     package let text: String
 
@@ -139,7 +149,6 @@ package struct UTF8Key: Hashable {
     }
 
     package func hash(into hasher: inout Hasher) {
-        var text = self.text
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(TextFolding.hash(text))
     }
 }

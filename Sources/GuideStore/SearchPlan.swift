@@ -221,10 +221,11 @@ extension ScheduleIndex {
     }
 }
 
-/// The hash of a body's folded text: the first 8 bytes of its MD5, big-endian, which PostgreSQL computed too for the
-/// bodies before v36 (`('x' || substr(md5(folded), 1, 16))::bit(64)::bigint`, its migration). Since v36 a body also
-/// keeps its descriptions, and is found by this and them (``PreparedProgramme/bodyHash``). Not a secret, only a lookup
-/// key: a body is always compared whole before it is reused.
+/// The hash bodies were found by before v36: the first 8 bytes of their folded text's MD5, big-endian, as PostgreSQL
+/// computed it too (`('x' || substr(md5(folded), 1, 16))::bit(64)::bigint`, its migration); SQLite's v29 gives it to
+/// the bodies it makes. Since v36 a body also keeps its descriptions, and imports find it by an XXH64 of both
+/// (``PreparedProgramme/bodyHash``); the bodies made before keep none and match no programme imported since. Not a
+/// secret, only a lookup key: a body is always compared whole before it is reused.
 package enum BodyHash {
     package static func of(_ text: String) -> Int64 {
         var text = text

@@ -14,7 +14,7 @@ import Testing
                 #expect(folding.title(text) == SearchText.fold(text), "round \(round): \(text)")
                 let folded = SearchText.fold(text)
                 let body = folding.body(text)
-                #expect(body.folded == folded && body.hash == (folded.isEmpty ? 0 : BodyHash.of(folded)), "round \(round): \(text)")
+                #expect(body.folded == folded && body.hash == (folded.isEmpty ? 0 : TextFolding.hash(folded)), "round \(round): \(text)")
             }
         }
     }
