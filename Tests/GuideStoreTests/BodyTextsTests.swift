@@ -152,5 +152,9 @@ import Testing
         // Damaged descriptions make the programme unreadable rather than wrong; an unknown version is unreadable.
         #expect(decoded(apart, Array(texts.dropLast())) == nil)
         #expect(decoded([3] + apart.dropFirst(), texts) == nil)
+        // Counts past what the bytes hold, however large (LEB128 of 2^63 - 1, and of 10^9 texts), are refused.
+        let hostile: [[UInt8]] = [[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F],
+                                  [0x80, 0x94, 0xEB, 0xDC, 0x03, 1, 65]]
+        for bytes in hostile { #expect(decoded(apart, bytes) == nil, "\(bytes)") }
     }
 }
