@@ -84,6 +84,7 @@ public final class PostgresListingStore: GuideDatabase {
                     case .finished(let issues): session.record(issues)
                     case .failed(let error): throw error
                     }
+                    feed.giveBack(batch)
                 }
                 return try await session.finish().run(statements)
             }

@@ -93,6 +93,7 @@ public final class SQLiteListingStore: GuideDatabase {
                         case .finished(let issues): session.record(issues)
                         case .failed(let error): throw error
                         }
+                        feed.giveBack(batch)
                     }
                     return try session.finish()
                 }

@@ -72,6 +72,9 @@ public final class BlockingChannel<Element: Sendable>: @unchecked Sendable {
     private var isClosed = false
     private var isCancelled = false
     private let capacity: Int
+    /// Elements the consumer is done with, handed back for the producer's thread to release (``giveBack(_:)``); at
+    /// most `capacity`.
+    private var givenBack: [Element] = []
 
     public init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -89,6 +92,10 @@ public final class BlockingChannel<Element: Sendable>: @unchecked Sendable {
     public func put(_ element: Element) -> Bool {
         condition.lock()
         while waiting.count >= capacity && !isCancelled { condition.wait() }
+        let done = givenBack
+        givenBack.removeAll(keepingCapacity: true)
+        // What the consumer gave back is released here, on the producer's thread, once the lock is let go.
+        defer { withExtendedLifetime(done) {} }
         guard !isCancelled else {
             condition.unlock()
             return false
@@ -103,6 +110,20 @@ public final class BlockingChannel<Element: Sendable>: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         return true
+    }
+
+    /// Hands an element the consumer is done with back to the producer, whose next ``put(_:)`` releases it: what a
+    /// thread allocated is then freed on that thread. Freed on the consumer's, each of an import's batches took
+    /// glibc's lock of the reader's heap while the reader allocated the next one, and waking each other there cost
+    /// the reading thread 7% of its time at 1.75 M programmes. Past `capacity` waiting, it is released here.
+    public func giveBack(_ element: consuming Element) {
+        condition.lock()
+        guard givenBack.count < capacity, !isClosed || !waiting.isEmpty else {
+            condition.unlock()
+            return
+        }
+        givenBack.append(element)
+        condition.unlock()
     }
 
     /// Queues `element` from async code, suspending (not blocking) while the queue is full; false if the consumer

@@ -127,4 +127,39 @@ import GuideCore
         channel.cancel()
         #expect(await producer.value >= 1)
     }
+
+    /// What the consumer gives back stays alive until the producer's next put releases it, so an import's batches are
+    /// freed on the thread that allocated them; past the channel's capacity, or once the producer has closed and
+    /// nothing waits, it is released at once.
+    @Test func whatIsGivenBackIsReleasedByTheNextPut() throws {
+        let channel = BlockingChannel<Token>(capacity: 2)
+        let first = WeakToken(), second = WeakToken(), third = WeakToken(), late = WeakToken()
+        do {
+            let tokens = (Token(1), Token(2))
+            (first.token, second.token) = tokens
+            _ = channel.put(tokens.0)
+            _ = channel.put(tokens.1)
+        }
+        channel.giveBack(try #require(channel.take()))
+        channel.giveBack(try #require(channel.take()))
+        #expect(first.token != nil && second.token != nil)
+        // A third given back while two wait is released at once.
+        do {
+            let extra = Token(4)
+            third.token = extra
+            channel.giveBack(extra)
+        }
+        #expect(third.token == nil)
+        // The next put releases the two.
+        _ = channel.put(Token(5))
+        #expect(first.token == nil && second.token == nil)
+        // Once the producer has closed and the last is taken, nothing is held.
+        channel.close()
+        do {
+            let last = try #require(channel.take())
+            late.token = last
+            channel.giveBack(last)
+        }
+        #expect(late.token == nil)
+    }
 }
