@@ -4,6 +4,7 @@ import GuideCore
 import GuideHTTP
 import GuideIngest
 import GuideStore
+import StoreTestSupport
 import Testing
 
 /// XMLTV grabbers as a source kind: the real grabbers of xmltv-util asked what they are, tvguide's own test grabber
@@ -17,7 +18,7 @@ import Testing
 
     /// Grabbers found in the test grabbers' folder, homes in a fresh folder, short limits.
     static func grabbers(grabTime: Duration = .seconds(60), outputBytes: Int64 = 1 << 30) -> Grabbers {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-grabbers-\(UUID().uuidString)").path
+        let home = TestScratch.folder("tvguide-grabbers") + "/home"
         return Grabbers(directories: [fixtures], home: home,
                         limits: Grabbers.Limits(grabTime: grabTime, outputBytes: outputBytes, questionTime: .seconds(25)))
     }
@@ -34,8 +35,9 @@ import Testing
     func theInstalledGrabbersSayWhatTheyWereRecordedSaying() async throws {
         // What they say is the point, not how fast: beside the whole suite a Perl grabber's --description took over the
         // server's 25 s once here, alone a second.
-        let grabbers = Grabbers(directories: ["/usr/bin", "/bin"], home: FileManager.default.temporaryDirectory
-            .appendingPathComponent("tvguide-grabbers-\(UUID().uuidString)").path, limits: Grabbers.Limits(questionTime: .seconds(180)))
+        let home = TestScratch.folder("tvguide-grabbers") + "/home"
+        let grabbers = Grabbers(directories: ["/usr/bin", "/bin"], home: home,
+                                limits: Grabbers.Limits(questionTime: .seconds(180)))
         for name in ["tv_grab_fr", "tv_grab_uk_tvguide", "tv_grab_zz_sdjson", "tv_grab_ch_search", "tv_grab_pt_vodafone"] {
             let grabber = try #require(await grabbers.grabber(named: name), "\(name) is installed")
             #expect(grabber.description == (try Self.recordedAnswer(name, "--description").first), "\(name)")

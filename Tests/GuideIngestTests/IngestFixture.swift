@@ -12,7 +12,7 @@ struct IngestFixture {
     let importer: ListingImporter
 
     init() async throws {
-        location = TestDatabase.location(in: FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-ingest-\(UUID().uuidString)").path)
+        location = TestDatabase.location(in: TestScratch.folder("tvguide-ingest"))
         store = try await TestDatabase.open(location)
         importer = ListingImporter(store: store)
     }

@@ -21,7 +21,7 @@ import XMLTV
 
     struct Rig {
         let fixture: IngestFixture
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-merge-\(UUID().uuidString)")
+        let folder = URL(fileURLWithPath: TestScratch.folder("tvguide-merge"))
 
         init() async throws {
             fixture = try await IngestFixture()

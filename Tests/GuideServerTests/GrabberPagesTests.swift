@@ -5,6 +5,7 @@ import GuideServer
 import GuideStore
 import Hummingbird
 import HummingbirdTesting
+import StoreTestSupport
 import Testing
 
 /// The admin's grabber pages: the grabbers installed are listed, one is added as a source, configured through its
@@ -16,7 +17,7 @@ import Testing
         .appendingPathComponent("XMLTVTests/Fixtures/grabbers").path
 
     static func server() async throws -> TestServer {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-grabbers-\(UUID().uuidString)").path
+        let home = TestScratch.folder("tvguide-grabbers") + "/home"
         return try await TestServer(listings: WebTests.listings, now: WebTests.evening,
                                     grabbers: Grabbers(directories: [folder], home: home))
     }

@@ -74,7 +74,7 @@ import Testing
     }
 
     static func scratchStore() async throws -> any GuideDatabase {
-        try await TestDatabase.open(in: FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-push-\(UUID().uuidString)").path)
+        try await TestDatabase.open(in: TestScratch.folder("tvguide-push"))
     }
 
     @Test func testSendsAreLimitedPerProfile() async throws {

@@ -44,7 +44,7 @@ struct PostgresUpgradeTests {
     func writeTheFixture() async throws {
         let path = try #require(ProcessInfo.processInfo.environment["TVGUIDE_WRITE_POSTGRES_UPGRADE_FIXTURE"])
         let server = try #require(TestDatabase.postgres)
-        let location = TestDatabase.location(in: FileManager.default.temporaryDirectory.path + "/tvguide-upgrade-\(UUID().uuidString)")
+        let location = TestDatabase.location(in: TestScratch.folder("tvguide-upgrade"))
         do {
             let store = try await TestDatabase.open(location, now: { UpgradeTests.evening })
             try await UpgradeTests.fill(store)

@@ -11,7 +11,7 @@ struct StoreFixture {
     let store: any GuideDatabase
 
     init() async throws {
-        location = TestDatabase.location(in: FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-test-\(UUID().uuidString)").path)
+        location = TestDatabase.location(in: TestScratch.folder("tvguide-test"))
         store = try await TestDatabase.open(location)
     }
 

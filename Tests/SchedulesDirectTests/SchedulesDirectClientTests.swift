@@ -30,7 +30,7 @@ import Testing
         }
 
         static func make() async throws -> Setup {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sd-\(UUID().uuidString)").path
+            let folder = TestScratch.folder("sd")
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let clock = TestClock()
             return Setup(standIn: try await SchedulesDirectStandIn(now: { clock.now }), store: try await TestDatabase.open(in: folder),
