@@ -100,14 +100,29 @@ extension SQLiteListingStore {
     /// The titles (and, searching everything, bodies) holding `term`: at most every distinct text, far fewer than
     /// the programmes (48,000 and 63,000 in 1.75 M; "the" is in 22,000 of the bodies, found in 10 ms).
     private static func texts(_ db: Database, _ term: String, everything: Bool) throws -> (titles: [Int64], bodies: [Int64]) {
-        if term.count >= 3 {
-            let phrase = "\"" + term.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            return (try Int64.fetchAll(db, sql: "SELECT rowid FROM title_search WHERE title_search MATCH ?", arguments: [phrase]),
-                    everything ? try Int64.fetchAll(db, sql: "SELECT rowid FROM body_search WHERE body_search MATCH ?", arguments: [phrase]) : [])
+        if let trigrams = trigrams(of: term) {
+            return (try Int64.fetchAll(db, sql: "SELECT rowid FROM title_search WHERE title_search MATCH ?", arguments: [trigrams]),
+                    everything ? try Int64.fetchAll(db, sql: "SELECT rowid FROM body_search WHERE body_search MATCH ?", arguments: [trigrams]) : [])
         }
         // Shorter than a trigram: a scan of the distinct texts (``HoldsFunction``).
         return (try Int64.fetchAll(db, sql: "SELECT id FROM title WHERE holds(folded, ?)", arguments: [term]),
                 everything ? try Int64.fetchAll(db, sql: "SELECT id FROM body WHERE holds(folded, ?)", arguments: [term]) : [])
+    }
+
+    /// The trigram indexes' query for the texts holding every trigram of `term` (each quoted, so the query language
+    /// reads none of them), or nil for a term shorter than a trigram. The indexes keep no positions (v37): a text may
+    /// hold them all apart ("tion" in "ratio, opinion"), and the search checks every text it is given.
+    static func trigrams(of term: String) -> String? {
+        let scalars = Array(term.unicodeScalars)
+        guard scalars.count >= 3 else { return nil }
+        var seen = Set<String>(), quoted: [String] = []
+        for start in 0...(scalars.count - 3) {
+            var trigram = String.UnicodeScalarView()
+            trigram.append(contentsOf: scalars[start..<start + 3])
+            let text = String(trigram)
+            if seen.insert(text).inserted { quoted.append("\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"") }
+        }
+        return quoted.joined(separator: " ")
     }
 
     /// Of the programmes `ids`, those holding every term of `query`, by start.

@@ -87,6 +87,24 @@ import Testing
         #expect(try await store.search(SearchQuery(["about", "film"], scope: .all)).map(\.programme.title) == ["The Big Film"])
     }
 
+    /// The trigram indexes say only which texts hold each trigram of a term (v37): "ratio, opinion" holds "tio" and
+    /// "ion" but not "tion", and is not found. A term's quotes are text, not the index's query language.
+    @Test func aTextHoldingATermsTrigramsApartIsNotFound() async throws {
+        let fixture = try await StoreFixture()
+        try await fixture.importXML(StoreFixture.xml([
+            ("a", "20240101180000", "20240101183000", "Ratio, Opinion"),
+            ("a", "20240101183000", "20240101190000", "A Nation"),
+            ("a", "20240101190000", "20240101200000", "Say \"Hi\" Now"),
+        ], channels: ["a"]))
+        for scope in SearchQuery.Scope.allCases {
+            #expect(try await fixture.store.search(SearchQuery(["tion"], scope: scope)).map(\.programme.title) == ["A Nation"])
+            #expect(try await fixture.store.search(SearchQuery(["\"hi\""], scope: scope)).map(\.programme.title) == ["Say \"Hi\" Now"])
+            #expect(try await fixture.store.search(SearchQuery(["hi\"", "\"say"], scope: scope)).isEmpty)
+        }
+        #expect(try await fixture.store.search(SearchQuery(["about ratio", "opinion"], scope: .all)).map(\.programme.title)
+                == ["Ratio, Opinion"])
+    }
+
     @Test func searchHonoursTheLimitInStartOrder() async throws {
         let results = try await Self.guide().store.search(SearchQuery(["o"], limit: 2))
         #expect(results.map(\.programme.title) == ["Doctor Who", "Café Society"])
