@@ -108,17 +108,18 @@ package struct ImportRepairs {
             runKey = nil
         }
         guard reread[key] == nil else { return }
-        run.sort(by: ListingRepair.Airing.inOrder)
-        var airings = run
+        // Guides list a channel in order: checked first, a run is seldom sorted, and its rows are read in place.
+        let inOrder = ListingRepair.Airing.inOrder
+        if run.indices.dropFirst().contains(where: { inOrder(run[$0], run[$0 - 1]) }) { run.sort(by: inOrder) }
         if let earlier = open.removeValue(forKey: key) {
             guard let resumed = earlier.slot.first?.start, run[0].start >= resumed else {
                 reread[key] = Reread(name: runName ?? earlier.name, settledBelow: run.map(\.id).min() ?? .max,
                                      open: Set(earlier.slot.map(\.id)))
                 return
             }
-            airings = (earlier.slot + run).sorted(by: ListingRepair.Airing.inOrder)
+            run = (earlier.slot + run).sorted(by: inOrder)
         }
-        for airing in airings { repair.add(airing, channelKey: key, channel: runName) }
+        for index in run.indices { repair.add(run[index], channelKey: key, channel: runName) }
         open[key] = (runName, repair.takeOpenSlot())
     }
 }

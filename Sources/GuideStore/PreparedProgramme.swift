@@ -95,8 +95,11 @@ package struct TextFolding {
 
     /// The XXH64 of `text`'s UTF-8 bytes.
     static func hash(_ text: String) -> Int64 {
-        var text = text, hasher = XXH64()
-        text.withUTF8 { hasher.update(UnsafeRawBufferPointer($0)) }
+        var hasher = XXH64()
+        if text.utf8.withContiguousStorageIfAvailable({ hasher.update(UnsafeRawBufferPointer($0)) }) == nil {
+            var copy = text
+            copy.withUTF8 { hasher.update(UnsafeRawBufferPointer($0)) }
+        }
         return Int64(bitPattern: hasher.finalize())
     }
 
@@ -138,14 +141,16 @@ package struct UTF8Key: Hashable {
     }
 
     package static func == (left: UTF8Key, right: UTF8Key) -> Bool {
-        var left = left.text, right = right.text
-        return left.withUTF8 { a in
-            right.withUTF8 { b in
+        // Read in place (both are contiguous, see init): copying the strings to read them cost two reference counts a
+        // comparison, on both of an import's threads.
+        let same = left.text.utf8.withContiguousStorageIfAvailable { a in
+            right.text.utf8.withContiguousStorageIfAvailable { b in
                 guard a.count == b.count else { return false }
                 guard let first = a.baseAddress, let second = b.baseAddress else { return true }   // Both empty.
                 return memcmp(first, second, a.count) == 0
             }
         }
+        return (same ?? nil) ?? left.text.utf8.elementsEqual(right.text.utf8)
     }
 
     package func hash(into hasher: inout Hasher) {
