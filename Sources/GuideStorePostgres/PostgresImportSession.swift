@@ -30,6 +30,8 @@ final class PostgresImportSession {
     private var titleIDs: [String: Int64] = [:]
     /// Bodies already in the body table, by ``BodyHash`` (at most ``TextCache.limit``).
     private var bodyIDs: [Int64: Int64] = [:]
+    /// The bodies stored before this import, asked for when it began and not yet read (``askForStoredBodies(on:)``).
+    private var storedBodies: Task<[(Int64, Int64)], any Error>?
     /// This import's rows, repaired as they go.
     private var repairs = ImportRepairs()
     /// Channels this import reads only part of, by key.
@@ -53,8 +55,37 @@ final class PostgresImportSession {
             """, as: Int64.self) ?? 0
         nextChannelPosition = (try await link.value("SELECT max(position) FROM channel", as: Int64.self) ?? 0) + 1
         buildsBodyIndex = try await link.value("SELECT NOT EXISTS (SELECT 1 FROM programme)", as: Bool.self) ?? false
-        if buildsBodyIndex { try await link.execute("DROP INDEX IF EXISTS body_search") }
+        if buildsBodyIndex {
+            try await link.execute("DROP INDEX IF EXISTS body_search")
+        } else {
+            storedBodies = Self.askForStoredBodies(on: link)
+        }
         pending.reserveCapacity(Self.batchSize)
+    }
+
+    /// Asks for the bodies stored already (up to half ``TextCache/limit``, leaving room for the new), for
+    /// ``bodyIDs`` to start with (``knowStoredBodies()``): a batch then need not send the descriptions of those it
+    /// meets again for the statement to find. A guide refreshed keeps most of its descriptions: of a changed day's
+    /// 18,487 programmes at 0.1 M every body was stored, and finding them (their texts sent and compared) took 7-11 ms
+    /// of each batch's 30-70. Sent at once and read at the first batch, the question is answered while the file is
+    /// still read (33 ms for the 0.1 M guide's 33,334 bodies); bodies stored before v36 keep no descriptions and match
+    /// none.
+    private static func askForStoredBodies(on link: PostgresLink) -> Task<[(Int64, Int64)], any Error> {
+        link.send("SELECT hash, id FROM body WHERE texts IS NOT NULL LIMIT \(TextCache.limit / 2)") {
+            try $0.decode((Int64, Int64).self)
+        }
+    }
+
+    /// Starts ``bodyIDs`` with the answer of ``askForStoredBodies(on:)``. A hash two stored bodies share is left out,
+    /// for the statement to tell them apart.
+    private func knowStoredBodies() async throws {
+        guard let asked = storedBodies else { return }
+        storedBodies = nil
+        var shared: Set<Int64> = []
+        for (hash, id) in try await asked.value where bodyIDs.updateValue(id, forKey: hash) != nil {
+            shared.insert(hash)
+        }
+        for hash in shared { bodyIDs[hash] = nil }
     }
 
     /// Applies what the reader handed over in order; a run of channels, or of parts, goes to the server in one
@@ -129,6 +160,7 @@ final class PostgresImportSession {
             if repairs.hasChanges { try await applyRepairs() }
             return
         }
+        try await knowStoredBodies()
         if titleIDs.count > TextCache.limit { titleIDs.removeAll(keepingCapacity: true) }
         if bodyIDs.count > TextCache.limit { bodyIDs.removeAll(keepingCapacity: true) }
         let batch = Batch(pending, titleIDs: titleIDs, bodyIDs: bodyIDs)

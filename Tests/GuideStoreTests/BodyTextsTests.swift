@@ -118,6 +118,31 @@ import Testing
         } == 2)
     }
 
+    @Test func aStoredBodyIsFoundByItsTextNotByItsKeyAlone() async throws {
+        // Given a guide, and a second stored body under the English news body's key (its hash) with other texts: two
+        // bodies that share a key, as a collision of the 64-bit hash would make them,
+        let fixture = try await StoreFixture()
+        try await fixture.importXML(Self.guide, source: "feed")
+        let backend = try #require(fixture.store as? any SQLBackend)
+        let decoy = Data(DetailsCodec.descriptions([LocalizedText("Decoy", language: "en")]))
+        try await backend.transaction { sql in
+            _ = try await sql.execute("""
+                INSERT INTO body (hash, folded, texts)
+                SELECT hash, 'decoy', \(decoy) FROM body
+                WHERE id = (SELECT max(body_id) FROM programme WHERE title = 'News')
+                """)
+        }
+        // when another source brings the same description (PostgreSQL's import starts from the stored bodies' keys),
+        let again = Self.programme("c", 0, "News", "<desc lang=\"en\">\(Self.news)</desc>")
+        try await fixture.importXML("<tv>\n" + again + "</tv>\n", source: "other")
+        // it shares the news body, not the decoy that has its key.
+        let read = try await Self.read(fixture.store)
+        #expect(read["News on c"] == [LocalizedText(Self.news, language: "en")], "\(read)")
+        #expect(try await backend.reading { sql in
+            try await sql.value("SELECT count(DISTINCT body_id) FROM programme WHERE title = 'News'", as: Int64.self)
+        } == 1)
+    }
+
     @Test func detailsOfEitherVersionDecode() throws {
         let start = Date(unixSeconds: 1_700_000_000)
         var programme = Programme(channel: ChannelID("a"), start: start, titles: [LocalizedText("Film")])
