@@ -39,16 +39,32 @@ package final class ProgrammeCache: Sendable {
         self.keptAcrossGenerations = keptAcrossGenerations
     }
 
-    /// The kept programme for each id, nil where none is kept (or the id is 0, which no programme has).
-    package func lookup(_ ids: [Int64], detail: ProgrammeDetail, generation: Int64) -> [StoredProgramme?] {
+    /// What ``lookup(_:detail:generation:)`` found: the kept programme for each id, nil where none is kept (or the id
+    /// is 0, which no programme has), and the places of the ids to read from the store (none of them 0). A caller
+    /// that looked for the nils itself copied every programme found to compare it with nil (at 10,000 channels,
+    /// a fifth of `/api/now`'s reference counts).
+    package struct Found {
+        package var rows: [StoredProgramme?]
+        package var missing: [Int]
+    }
+
+    package func lookup(_ ids: [Int64], detail: ProgrammeDetail, generation: Int64) -> Found {
         withHalves(detail) { halves in
-            guard halves.admits(generation, acrossGenerations: keptAcrossGenerations) else { return ids.map { _ in nil } }
-            return ids.map { id in
-                if let kept = halves.newer[id] { return kept }
-                guard let kept = halves.older[id] else { return nil }
-                Self.keep(kept, id: id, in: &halves)   // Asked for again: it stays.
-                return kept
+            var found = Found(rows: [], missing: [])
+            found.rows.reserveCapacity(ids.count)
+            let admitted = halves.admits(generation, acrossGenerations: keptAcrossGenerations)
+            for (index, id) in ids.enumerated() {
+                if admitted, let kept = halves.newer[id] {
+                    found.rows.append(kept)
+                } else if admitted, let kept = halves.older[id] {
+                    Self.keep(kept, id: id, in: &halves)   // Asked for again: it stays.
+                    found.rows.append(kept)
+                } else {
+                    found.rows.append(nil)
+                    if id != 0 { found.missing.append(index) }
+                }
             }
+            return found
         }
     }
 

@@ -58,15 +58,15 @@ extension PostgresListingStore {
             // were found gone waits for the new one.
             let schedule = try await currentSchedule(stale: attempt == 0)
             let (ids, channel, assemble) = plan(schedule.index)
-            var rows = cache.lookup(ids, detail: detail, generation: schedule.index.generation)
-            let missing = ids.indices.filter { rows[$0] == nil && ids[$0] != 0 }
-            guard !missing.isEmpty else { return assemble(rows) }
+            var found = cache.lookup(ids, detail: detail, generation: schedule.index.generation)
+            let missing = found.missing
+            guard !missing.isEmpty else { return assemble(found.rows) }
             let fetched = try await read(missing.map { (ids[$0], channel($0)) }, sources: schedule.sources, detail: detail)
             for index in missing {
                 guard let programme = fetched[ids[index]] else { continue tries }
-                rows[index] = programme
+                found.rows[index] = programme
             }
-            return assemble(rows)
+            return assemble(found.rows)
         }
         return try await snapshot { link in
             let schedule = try await scheduleIndex(link)

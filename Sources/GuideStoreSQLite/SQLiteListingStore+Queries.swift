@@ -72,13 +72,13 @@ extension SQLiteListingStore {
     private func programmes(_ db: Database, _ ids: [Int64], at generation: Int64, detail: ProgrammeDetail,
                             channel: (Int) -> ChannelID) throws -> [StoredProgramme?] {
         guard detail == .summary else { return try ProgrammeRows(db, detail: detail).fetch(db, ids: ids, channel: channel) }
-        var rows = cache.lookup(ids, detail: detail, generation: generation)
-        let missing = ids.indices.filter { rows[$0] == nil && ids[$0] != 0 }
-        guard !missing.isEmpty else { return rows }
+        var found = cache.lookup(ids, detail: detail, generation: generation)
+        let missing = found.missing
+        guard !missing.isEmpty else { return found.rows }
         let fetched = try ProgrammeRows(db, detail: detail).fetch(db, ids: missing.map { ids[$0] }) { channel(missing[$0]) }
-        for (index, row) in zip(missing, fetched) { rows[index] = row }
+        for (index, row) in zip(missing, fetched) { found.rows[index] = row }
         cache.keep(fetched.compactMap { $0 }, detail: detail, generation: generation)
-        return rows
+        return found.rows
     }
 
     public func coverage() async throws -> TimeWindow? {

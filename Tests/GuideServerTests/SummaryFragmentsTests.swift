@@ -24,7 +24,7 @@ import Testing
         json.array { json in
             for programme in programmes {
                 if use != nil {
-                    use?.write(programme, into: &json)
+                    use?.write(programme?.id, into: &json) { programme }   // As /api/now asks: by id first.
                 } else {
                     ProgrammeSummary.write(programme, into: &json)
                 }

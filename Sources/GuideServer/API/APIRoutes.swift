@@ -81,7 +81,8 @@ struct APIRoutes: Sendable {
         var json = JSONWriter(capacity: found.count * 400)
         var fragments = summaries.use(generation: known.generation)
         json.array { json in
-            // By index, the programmes borrowed from the array: a copy of each would retain every one of its texts.
+            // By index, the programmes read where they lie, by their ids: a copy of each (even one handed to a borrowing
+            // parameter) would retain every one of its texts.
             for index in found.indices {
                 json.object { json in
                     let channel = found[index].channel
@@ -90,8 +91,8 @@ struct APIRoutes: Sendable {
                     let listed = index < known.channels.count && known.channels[index].id == channel
                     let name = listed ? known.channels[index].name : known.channel(channel)?.name
                     json.key("name"); json.string(name ?? channel.rawValue)
-                    json.key("next"); fragments.write(found[index].next, into: &json)
-                    json.key("now"); fragments.write(found[index].now, into: &json)
+                    json.key("next"); fragments.write(found[index].next?.id, into: &json) { found[index].next }
+                    json.key("now"); fragments.write(found[index].now?.id, into: &json) { found[index].now }
                 }
             }
         }
