@@ -105,6 +105,45 @@ import XMLTV
         try await Self.expectSame(first, then: [titles], reads: [{ $0 > 800 }])
     }
 
+    /// A refused file changes nothing when only its changed days are read either: a changed day whose XML the reader
+    /// refuses (an end tag that does not match, which the layout scan does not look at) fails the refresh, the guide
+    /// stays as it was, and so does what the store knows of the last import's bytes (the file imported before is then
+    /// the same again). The next good file is read in part, and gives what reading it whole gives.
+    @Test func aChangedDayTheReaderRefusesChangesNothing() async throws {
+        let first = Guide(channels: 4)
+        var titles = first
+        for index in titles.day(3, of: 0) {
+            titles.channels[0].programmes[index] = titles.channels[0].programmes[index].replacingOccurrences(of: "<title>", with: "<title>Changed: ")
+        }
+        var refused = titles
+        let broken = try #require(refused.day(3, of: 0).dropFirst().first)
+        refused.channels[0].programmes[broken] = refused.channels[0].programmes[broken].replacingOccurrences(of: "</title>", with: "</titl>")
+        _ = try Self.layout(of: refused.bytes)   // Plain to the scan: only the changed day is read.
+
+        let rig = try await RefreshTests.Rig()
+        rig.server.script("/guide.xml", .file(first.bytes))
+        try await rig.add("feed", "/guide.xml")
+        #expect(try await rig.refresh("feed").outcome == .imported)
+        let before = try await Self.rows(rig)
+        rig.server.script("/guide.xml", .file(refused.bytes))
+        let failed = try await rig.refresh("feed")
+        #expect(failed.outcome == .failed, "\(failed)")
+        #expect(try await Self.rows(rig) == before)
+        rig.server.script("/guide.xml", .file(first.bytes))
+        #expect(try await rig.refresh("feed").outcome == .unchanged)
+
+        let full = try await RefreshTests.Rig(readsChangesOnly: false)
+        full.server.script("/guide.xml", .file(titles.bytes))
+        try await full.add("feed", "/guide.xml")
+        #expect(try await full.refresh("feed").outcome == .imported)
+        rig.server.script("/guide.xml", .file(titles.bytes))
+        let read = try await rig.refresh("feed")
+        #expect(read.outcome == .imported && read.unchanged > 800, "\(read)")
+        #expect(try await Self.rows(rig) == (try await Self.rows(full)))
+        try await rig.close()
+        try await full.close()
+    }
+
     @Test func daysGoneStartsMovedStopsDroppedAndChannelsAddedAgree() async throws {
         let first = Guide(channels: 4)
         var changed = first
