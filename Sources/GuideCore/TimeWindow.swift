@@ -49,12 +49,19 @@ public struct NowNext: Hashable, Codable, Sendable {
     /// Until when this is the answer, for a later instant (nil: until the listings change). Not encoded: it is the
     /// store's to say, for those that keep answers.
     public var holdsUntil: Date?
+    /// The ids of what is on and what follows (nil: none), given also where the store left the programme out because
+    /// the caller already had it (``ListingStore/nowNext(at:channels:detail:omitting:)``). Not encoded.
+    public var nowID: ProgrammeID?
+    public var nextID: ProgrammeID?
 
-    public init(channel: ChannelID, now: StoredProgramme?, next: StoredProgramme?, holdsUntil: Date? = nil) {
+    public init(channel: ChannelID, now: StoredProgramme?, next: StoredProgramme?, holdsUntil: Date? = nil,
+                nowID: ProgrammeID? = nil, nextID: ProgrammeID? = nil) {
         self.channel = channel
         self.now = now
         self.next = next
         self.holdsUntil = holdsUntil
+        self.nowID = nowID ?? now?.id
+        self.nextID = nextID ?? next?.id
     }
 
     private enum CodingKeys: String, CodingKey {

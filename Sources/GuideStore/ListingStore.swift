@@ -21,8 +21,11 @@ public protocol ListingStore: Sendable {
     /// For each channel (all in guide order, or those given, in that order): its programmes that overlap `window`,
     /// by start, as ``programmes(on:in:)`` gives them, with `detail`'s fields. What the guide grid shows.
     func guide(in window: TimeWindow, channels: [ChannelID]?, detail: ProgrammeDetail) async throws -> [ChannelListings]
-    /// For each channel (all, or those given, in that order): what is on at `instant` and what follows.
-    func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail) async throws -> [NowNext]
+    /// For each channel (all, or those given, in that order): what is on at `instant` and what follows. Programmes
+    /// `omitting` names are left out, their ids given (``NowNext/nowID``): a caller that keeps what it made of them
+    /// (`/api/now`'s summaries) spares the store reading, and copying, 20,000 programmes at 10,000 channels.
+    func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail,
+                 omitting: (@Sendable (ProgrammeID) -> Bool)?) async throws -> [NowNext]
     /// The first and last instant with listings; nil when the store is empty.
     func coverage() async throws -> TimeWindow?
     /// Programmes matching every term of `query`, by start.
@@ -45,9 +48,14 @@ extension ListingStore {
         try await guide(in: window, channels: channels, detail: .full)
     }
 
-    /// ``nowNext(at:channels:detail:)`` with every field.
+    /// ``nowNext(at:channels:detail:omitting:)`` omitting none.
+    public func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail) async throws -> [NowNext] {
+        try await nowNext(at: instant, channels: channels, detail: detail, omitting: nil)
+    }
+
+    /// ``nowNext(at:channels:detail:omitting:)`` with every field.
     public func nowNext(at instant: Date, channels: [ChannelID]?) async throws -> [NowNext] {
-        try await nowNext(at: instant, channels: channels, detail: .full)
+        try await nowNext(at: instant, channels: channels, detail: .full, omitting: nil)
     }
 }
 

@@ -39,9 +39,20 @@ extension ScheduleIndex {
         }
     }
 
-    /// Each channel's now and next ids side by side, 0 (which no programme has) for none: what to fetch for them.
-    package static func ids(_ found: [Found]) -> [Int64] {
-        found.flatMap { [$0.now ?? 0, $0.next ?? 0] }
+    /// Each channel's now and next ids side by side, 0 (which no programme has) for none or one `omitting` names:
+    /// what to fetch for them.
+    package static func ids(_ found: [Found], omitting: ((ProgrammeID) -> Bool)? = nil) -> [Int64] {
+        func wanted(_ id: Int64?) -> Int64 {
+            guard let id, omitting?(ProgrammeID(rawValue: id)) != true else { return 0 }
+            return id
+        }
+        var ids: [Int64] = []
+        ids.reserveCapacity(2 * found.count)
+        for entry in found {
+            ids.append(wanted(entry.now))
+            ids.append(wanted(entry.next))
+        }
+        return ids
     }
 
     /// Now/next from the rows fetched for ``ids(_:)``. Each row is swapped into its answer: an answer made with its
@@ -49,7 +60,8 @@ extension ScheduleIndex {
     /// its programmes' texts (at 10,000 channels, a tenth of a fresh `/api/now`'s reference counts).
     package static func nowNext(_ found: [Found], rows: consuming [StoredProgramme?]) -> [NowNext] {
         var answers = found.map {
-            NowNext(channel: $0.channel, now: nil, next: nil, holdsUntil: $0.holdsUntil == .max ? nil : Date(unixSeconds: $0.holdsUntil))
+            NowNext(channel: $0.channel, now: nil, next: nil, holdsUntil: $0.holdsUntil == .max ? nil : Date(unixSeconds: $0.holdsUntil),
+                    nowID: $0.now.map(ProgrammeID.init(rawValue:)), nextID: $0.next.map(ProgrammeID.init(rawValue:)))
         }
         for index in answers.indices {
             swap(&answers[index].now, &rows[2 * index])

@@ -38,11 +38,12 @@ extension PostgresListingStore {
         }
     }
 
-    public func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail) async throws -> [NowNext] {
+    public func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail,
+                        omitting: (@Sendable (ProgrammeID) -> Bool)?) async throws -> [NowNext] {
         let time = instant.unixSeconds
         return try await scheduled(detail) { schedule in
             let found = schedule.nowNext(at: time, in: schedule.slots(for: channels))
-            return (ScheduleIndex.ids(found), { found[$0 / 2].channel }, { ScheduleIndex.nowNext(found, rows: $0) })
+            return (ScheduleIndex.ids(found, omitting: omitting), { found[$0 / 2].channel }, { ScheduleIndex.nowNext(found, rows: $0) })
         }
     }
 

@@ -54,13 +54,14 @@ extension SQLiteListingStore {
         }
     }
 
-    public func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail) async throws -> [NowNext] {
+    public func nowNext(at instant: Date, channels: [ChannelID]?, detail: ProgrammeDetail,
+                        omitting: (@Sendable (ProgrammeID) -> Bool)?) async throws -> [NowNext] {
         let time = instant.unixSeconds
         return try await mapErrors {
             try await read { db in
                 let schedule = try scheduleIndex(db)
                 let found = schedule.nowNext(at: time, in: schedule.slots(for: channels))
-                let rows = try programmes(db, ScheduleIndex.ids(found), at: schedule.generation, detail: detail) { found[$0 / 2].channel }
+                let rows = try programmes(db, ScheduleIndex.ids(found, omitting: omitting), at: schedule.generation, detail: detail) { found[$0 / 2].channel }
                 return ScheduleIndex.nowNext(found, rows: rows)
             }
         }

@@ -36,6 +36,21 @@ import Testing
         #expect(gap.first?.next?.programme.title == "Doctor Foster")
     }
 
+    /// What the caller says it has (`/api/now`'s kept summaries) is left out, its id given; the rest is as without.
+    @Test func nowAndNextLeaveOutWhatTheCallerHas() async throws {
+        let store = try await Self.guide().store
+        let at = StoreFixture.date("20240101183000")
+        let whole = try await store.nowNext(at: at, channels: nil, detail: .summary)
+        let had = Set([whole[0].next?.id, whole[1].now?.id].compactMap { $0 })
+        #expect(had.count == 2)
+        let answers = try await store.nowNext(at: at, channels: nil, detail: .summary, omitting: { had.contains($0) })
+        #expect(answers.map(\.nowID) == whole.map(\.nowID) && answers.map(\.nextID) == whole.map(\.nextID))
+        #expect(answers.map(\.nowID) == whole.map { $0.now?.id } && answers.map(\.nextID) == whole.map { $0.next?.id })
+        #expect(answers.map { $0.now?.programme.title } == ["Doctor Who", nil, nil])
+        #expect(answers.map { $0.next?.programme.title } == [nil, "ニュース７", nil])
+        #expect(answers.map(\.holdsUntil) == whole.map(\.holdsUntil))
+    }
+
     @Test func windowIncludesProgrammesCrossingItsEdges() async throws {
         let store = try await Self.guide().store
         let window = TimeWindow(start: StoreFixture.date("20240101182000"), end: StoreFixture.date("20240101190000"))

@@ -77,9 +77,10 @@ struct APIRoutes: Sendable {
                 nowNextAnswers.gzipped(kept) { GzipCompression.compress($0) }
             }
         }
-        let found = try await store.nowNext(at: instant, channels: channels, detail: .summary)
-        var json = JSONWriter(capacity: found.count * 400)
         var fragments = summaries.use(generation: known.generation)
+        // The store reads only the programmes whose summaries are not kept (at 10,000 channels, most of them are).
+        let found = try await store.nowNext(at: instant, channels: channels, detail: .summary, omitting: fragments.isKept)
+        var json = JSONWriter(capacity: found.count * 400)
         json.array { json in
             // By index, the programmes read where they lie, by their ids: a copy of each (even one handed to a borrowing
             // parameter) would retain every one of its texts.
@@ -91,8 +92,8 @@ struct APIRoutes: Sendable {
                     let listed = index < known.channels.count && known.channels[index].id == channel
                     let name = listed ? known.channels[index].name : known.channel(channel)?.name
                     json.key("name"); json.string(name ?? channel.rawValue)
-                    json.key("next"); fragments.write(found[index].next?.id, into: &json) { found[index].next }
-                    json.key("now"); fragments.write(found[index].now?.id, into: &json) { found[index].now }
+                    json.key("next"); fragments.write(found[index].nextID, into: &json) { found[index].next }
+                    json.key("now"); fragments.write(found[index].nowID, into: &json) { found[index].now }
                 }
             }
         }

@@ -24,6 +24,12 @@ final class SummaryFragments: Sendable {
         fileprivate var kept: Kept
         fileprivate var written = Kept()
 
+        /// Whether a summary was kept for a programme when this answer began: what the store need not read for it.
+        var isKept: @Sendable (ProgrammeID) -> Bool {
+            let spans = kept.spans
+            return { spans[$0.rawValue] != nil }
+        }
+
         /// Writes the summary of the programme `id` names (null for none) as kept, or else `stored()`'s. The caller
         /// reads the id where the programme lies: handing the programme over copies it, a reference count for each of
         /// its texts, and at 10,000 channels `/api/now` spent a tenth of its time on those when all its summaries were
