@@ -60,7 +60,8 @@ extension ScheduleIndex {
     /// its programmes' texts (at 10,000 channels, a tenth of a fresh `/api/now`'s reference counts).
     package static func nowNext(_ found: [Found], rows: consuming [StoredProgramme?]) -> [NowNext] {
         var answers = found.map {
-            NowNext(channel: $0.channel, now: nil, next: nil, holdsUntil: $0.holdsUntil == .max ? nil : Date(unixSeconds: $0.holdsUntil),
+            NowNext(channel: $0.channel, now: nil, next: nil,
+                    holdsUntil: $0.holdsUntil == .max ? nil : Date(unixSeconds: $0.holdsUntil),
                     nowID: $0.now.map(ProgrammeID.init(rawValue:)), nextID: $0.next.map(ProgrammeID.init(rawValue:)))
         }
         for index in answers.indices {

@@ -43,7 +43,8 @@ extension PostgresListingStore {
         let time = instant.unixSeconds
         return try await scheduled(detail) { schedule in
             let found = schedule.nowNext(at: time, in: schedule.slots(for: channels))
-            return (ScheduleIndex.ids(found, omitting: omitting), { found[$0 / 2].channel }, { ScheduleIndex.nowNext(found, rows: $0) })
+            return (ScheduleIndex.ids(found, omitting: omitting), { found[$0 / 2].channel },
+                    { ScheduleIndex.nowNext(found, rows: $0) })
         }
     }
 

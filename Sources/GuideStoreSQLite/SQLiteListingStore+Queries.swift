@@ -61,7 +61,8 @@ extension SQLiteListingStore {
             try await read { db in
                 let schedule = try scheduleIndex(db)
                 let found = schedule.nowNext(at: time, in: schedule.slots(for: channels))
-                let rows = try programmes(db, ScheduleIndex.ids(found, omitting: omitting), at: schedule.generation, detail: detail) { found[$0 / 2].channel }
+                let ids = ScheduleIndex.ids(found, omitting: omitting)
+                let rows = try programmes(db, ids, at: schedule.generation, detail: detail) { found[$0 / 2].channel }
                 return ScheduleIndex.nowNext(found, rows: rows)
             }
         }
@@ -102,8 +103,10 @@ extension SQLiteListingStore {
     /// the programmes (48,000 and 63,000 in 1.75 M; "the" is in 22,000 of the bodies, found in 10 ms).
     private static func texts(_ db: Database, _ term: String, everything: Bool) throws -> (titles: [Int64], bodies: [Int64]) {
         if let trigrams = trigrams(of: term) {
-            return (try Int64.fetchAll(db, sql: "SELECT rowid FROM title_search WHERE title_search MATCH ?", arguments: [trigrams]),
-                    everything ? try Int64.fetchAll(db, sql: "SELECT rowid FROM body_search WHERE body_search MATCH ?", arguments: [trigrams]) : [])
+            let title = "SELECT rowid FROM title_search WHERE title_search MATCH ?"
+            let body = "SELECT rowid FROM body_search WHERE body_search MATCH ?"
+            return (try Int64.fetchAll(db, sql: title, arguments: [trigrams]),
+                    everything ? try Int64.fetchAll(db, sql: body, arguments: [trigrams]) : [])
         }
         // Shorter than a trigram: a scan of the distinct texts (``HoldsFunction``).
         return (try Int64.fetchAll(db, sql: "SELECT id FROM title WHERE holds(folded, ?)", arguments: [term]),
@@ -121,7 +124,8 @@ extension SQLiteListingStore {
             var trigram = String.UnicodeScalarView()
             trigram.append(contentsOf: scalars[start..<start + 3])
             let text = String(trigram)
-            if seen.insert(text).inserted { quoted.append("\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"") }
+            guard seen.insert(text).inserted else { continue }
+            quoted.append("\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
         }
         return quoted.joined(separator: " ")
     }

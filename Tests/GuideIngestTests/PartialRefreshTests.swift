@@ -113,11 +113,13 @@ import XMLTV
         let first = Guide(channels: 4)
         var titles = first
         for index in titles.day(3, of: 0) {
-            titles.channels[0].programmes[index] = titles.channels[0].programmes[index].replacingOccurrences(of: "<title>", with: "<title>Changed: ")
+            titles.channels[0].programmes[index] = titles.channels[0].programmes[index]
+                .replacingOccurrences(of: "<title>", with: "<title>Changed: ")
         }
         var refused = titles
         let broken = try #require(refused.day(3, of: 0).dropFirst().first)
-        refused.channels[0].programmes[broken] = refused.channels[0].programmes[broken].replacingOccurrences(of: "</title>", with: "</titl>")
+        refused.channels[0].programmes[broken] = refused.channels[0].programmes[broken]
+            .replacingOccurrences(of: "</title>", with: "</titl>")
         _ = try Self.layout(of: refused.bytes)   // Plain to the scan: only the changed day is read.
 
         let rig = try await RefreshTests.Rig()

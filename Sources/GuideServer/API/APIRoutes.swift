@@ -79,11 +79,12 @@ struct APIRoutes: Sendable {
         }
         var fragments = summaries.use(generation: known.generation)
         // The store reads only the programmes whose summaries are not kept (at 10,000 channels, most of them are).
-        let found = try await store.nowNext(at: instant, channels: channels, detail: .summary, omitting: fragments.isKept)
+        let found = try await store.nowNext(at: instant, channels: channels, detail: .summary,
+                                            omitting: fragments.isKept)
         var json = JSONWriter(capacity: found.count * 400)
         json.array { json in
-            // By index, the programmes read where they lie, by their ids: a copy of each (even one handed to a borrowing
-            // parameter) would retain every one of its texts.
+            // By index, the programmes read where they lie, by their ids: a copy of each (even one handed to a
+            // borrowing parameter) would retain every one of its texts.
             for index in found.indices {
                 json.object { json in
                     let channel = found[index].channel
