@@ -28,7 +28,7 @@ import Testing
         var now: @Sendable () -> Date { { self.instant.withLock { $0 } } }
 
         init() async throws {
-            folder = NSTemporaryDirectory() + "reminders-" + UUID().uuidString
+            folder = TestScratch.folder("reminders")
             location = TestDatabase.location(in: folder)
             store = try await TestDatabase.open(location)
             receiver = try await Receiver()

@@ -62,7 +62,7 @@ import Testing
         // A registry of the test's own: other tests in this process deliver reminders at the same time.
         let registry = PrometheusCollectorRegistry()
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-        let store = try await TestDatabase.open(TestDatabase.location(in: NSTemporaryDirectory() + "metrics-" + UUID().uuidString))
+        let store = try await TestDatabase.open(TestDatabase.location(in: TestScratch.folder("metrics")))
         let receiver = try await Receiver()
         receiver.answer("/gone", with: [410])
         receiver.answer("/broken", with: [500])

@@ -7,7 +7,7 @@ import Testing
 /// Runs the built `tvguide` binary as a user would, on a fresh database.
 struct CLI {
     /// The run's own folder: the SQLite file, and the data folder (XDG_DATA_HOME).
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-cli-\(UUID().uuidString)").path
+    let folder = TestScratch.folder("tvguide-cli")
     /// TVGUIDE_DATABASE for every run: a file path, or a postgres:// address when the suite runs on PostgreSQL.
     let database: String
     /// More environment variables for every run (TVGUIDE_DATABASE, XDG_DATA_HOME, PATH and TZ are always set).
@@ -149,8 +149,7 @@ struct CLI {
         #expect(refused.status != 0 && refused.stderr.contains("--days: eine ganze Zahl von 1 bis 30, nicht \"99\""), "\(refused.stderr)")
         #expect(try await cli.run("health").stdout.contains("feed: nie aktualisiert"))
         // A file that cannot be read says where and what in German; the reader's place and the element stay as written.
-        let cut = FileManager.default.temporaryDirectory.appendingPathComponent("cut-\(UUID().uuidString).xml").path
-        defer { try? FileManager.default.removeItem(atPath: cut) }  // Test scratch file.
+        let cut = cli.folder + "/cut.xml"
         try Data("<tv>\n<programme channel=\"a\" start=\"20110310200000 +0000\">".utf8).write(to: URL(fileURLWithPath: cut))
         let broken = try await cli.run("import", cut)
         #expect(broken.status != 0 && broken.stderr.contains("innerhalb eines <programme>, das in Zeile 2 beginnt; sie sieht abgeschnitten aus. "
@@ -181,8 +180,7 @@ struct CLI {
     @Test func exportWritesXMLTVThatImportsBackTheSame() async throws {
         let cli = CLI()
         #expect(try await cli.run("import", CLI.fixture("peer-xmltv-tests/inputs/test.xml"), CLI.fixture("ours/out-of-order.xml")).status == 0)
-        let exported = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).xml").path
-        defer { try? FileManager.default.removeItem(atPath: exported) }  // Test scratch file.
+        let exported = cli.folder + "/export.xml"
         #expect(try await cli.run("export", "--output", exported).status == 0)
         let again = CLI()
         #expect(try await again.run("import", exported).status == 0)
@@ -201,8 +199,7 @@ struct CLI {
     @Test func backupAndRestore() async throws {
         let cli = CLI()
         #expect(try await cli.run("import", CLI.fixture("radiotimes/26.dat")).status == 0)
-        let backup = FileManager.default.temporaryDirectory.appendingPathComponent("backup-\(UUID().uuidString).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: backup) }  // Test scratch file.
+        let backup = cli.folder + "/backup.sqlite"
         let made = try await cli.run("backup", backup)
         guard TestDatabase.postgres == nil else {
             #expect(made.status != 0 && made.stderr.contains("pg_dump"))
