@@ -21,6 +21,6 @@ extension ListingImporter {
         }
         defer { feed.discard() }
         return try await importFiles([(feed.path, feed.location)], as: SourceName(location: location), transform: ListingTransform(),
-                                     progress: progress)
+                                     removingOnceRead: FetchedFeed.temporaryPaths([feed]), progress: progress)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import GuideCore
 @testable import GuideIngest
 import GuideStore
+import StoreTestSupport
 import Testing
 import XMLTV
 
@@ -144,6 +145,51 @@ import XMLTV
         #expect(try await Self.rows(rig) == (try await Self.rows(full)))
         try await rig.close()
         try await full.close()
+    }
+
+    /// The reader removes a download's temporary copy once it has read it (while the store still writes), whether it
+    /// read the changed days or the whole file; a file it was not told to remove stays. A source naming a file of
+    /// its own reads it in place, and a refresh never removes it, whole or in part.
+    @Test func aCopyIsRemovedOnceReadAndASourcesOwnFileStays() async throws {
+        let folder = TestScratch.folder("removed-once-read")
+        let first = Guide(channels: 2)
+        var changed = first
+        for index in changed.day(3, of: 0) {
+            changed.channels[0].programmes[index] = changed.channels[0].programmes[index]
+                .replacingOccurrences(of: "<title>", with: "<title>Changed: ")
+        }
+        func write(_ guide: Guide, _ name: String) throws -> String {
+            try Data(guide.bytes).write(to: URL(fileURLWithPath: folder + "/" + name))
+            return folder + "/" + name
+        }
+        let fixture = try await IngestFixture()
+        let importer = ListingImporter(store: fixture.store)
+        let (copy, kept) = (try write(first, "copy.xml"), try write(first, "kept.xml"))
+        _ = try await importer.importFiles([(copy, "feed"), (kept, "feed")], as: SourceName("feed"),
+                                           transform: ListingTransform(), removingOnceRead: [copy])
+        #expect(!FileManager.default.fileExists(atPath: copy) && FileManager.default.fileExists(atPath: kept))
+
+        let stored = try Self.layout(of: first.bytes).text(context: "c") { $0 }
+        let previous = try #require(ListingLayout.groups(in: stored[...], context: "c"))
+        let plan = try #require(RefreshPlan(layout: try Self.layout(of: changed.bytes), previous: previous,
+                                            transform: ListingTransform()))
+        for removes in [true, false] {
+            let part = try write(changed, "part.xml")
+            let read = try await importer.importFile(at: part, planned: plan, as: SourceName("feed"),
+                                                     transform: ListingTransform(), removingOnceRead: removes)
+            #expect(read.programmes > 0 && plan.unchanged > 0)
+            #expect(FileManager.default.fileExists(atPath: part) == !removes)
+        }
+
+        let rig = try await RefreshTests.Rig()
+        let own = try write(first, "own.xml")
+        try await rig.fixture.store.addSource(SourceDefinition(name: SourceName("own"), format: .xmltv, location: own))
+        #expect(try await rig.refresh("own").outcome == .imported)
+        _ = try write(changed, "own.xml")
+        let partial = try await rig.refresh("own")
+        #expect(partial.outcome == .imported && partial.unchanged > 0, "\(partial)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: own)) == Data(changed.bytes))
+        try await rig.close()
     }
 
     @Test func daysGoneStartsMovedStopsDroppedAndChannelsAddedAgree() async throws {

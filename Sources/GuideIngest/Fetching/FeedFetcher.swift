@@ -57,6 +57,11 @@ struct FetchedFeed: Sendable {
     func discard() {
         if isTemporary { try? FileManager.default.removeItem(atPath: path) }
     }
+
+    /// The paths of those that are temporary copies: an import removes them once read.
+    static func temporaryPaths(_ feeds: [FetchedFeed]) -> Set<String> {
+        Set(feeds.filter(\.isTemporary).map(\.path))
+    }
 }
 
 enum FetchResult: Sendable {

@@ -334,13 +334,15 @@ public final class SourceRefresher: Sendable {
                     .flatMap { ListingLayout.groups(in: $0, context: RefreshPlan.context(importedAt: at, transform: transform)) }
             }
             if let stored, let reading = RefreshPlan(layout: layout, previous: stored, transform: transform) {
-                var read = try await importer.importFile(at: feed.path, planned: reading, as: name, transform: transform)
+                var read = try await importer.importFile(at: feed.path, planned: reading, as: name,
+                                                         transform: transform, removingOnceRead: feed.isTemporary)
                 // The channels it holds are the feed's, read or not.
                 read.channels = max(read.channels, Set(feed.channels.compactMap { transform.plan.guideChannel(for: $0.id) }).count)
                 summary = read
                 report.unchanged = reading.unchanged
             } else {
-                summary = try await importer.importFiles([(feed.path, feed.location)], as: name, transform: transform)
+                summary = try await importer.importFiles([(feed.path, feed.location)], as: name, transform: transform,
+                                                         removingOnceRead: FetchedFeed.temporaryPaths([feed]))
             }
             if let at = summary.importedAt {
                 kept[feed.location]?.content = feed.validators.content.map { $0 + "\n" + layout.text(context: RefreshPlan.context(importedAt: at, transform: transform)) {
@@ -348,7 +350,9 @@ public final class SourceRefresher: Sendable {
                 } }
             }
         } else {
-            summary = try await importer.importFiles(feeds.map { ($0.path, $0.location) }, as: name, transform: transform)
+            let files = feeds.map { (path: $0.path, name: $0.location) }
+            summary = try await importer.importFiles(files, as: name, transform: transform,
+                                                     removingOnceRead: FetchedFeed.temporaryPaths(feeds))
         }
         report.outcome = .imported
         report.channels = summary.channels
