@@ -7,11 +7,13 @@ details with the network off (emulated through the DevTools protocol, for the pa
 A real `tvguide serve` on the bundled sample listings, its clock at 2026-02-15 20:30 UTC, the browser in UTC.
 Run by scripts/test after test_guide.py: /usr/bin/python3 Tests/Browser/test_offline.py
 """
+import atexit
 import base64
 import html
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import tempfile
@@ -39,6 +41,7 @@ def cells(row):
 
 # A grabber that takes 8 seconds to say what it is: the grabbers page waits for it, longer than the worker's wait.
 SLOW_GRABBERS = tempfile.mkdtemp(prefix="tvguide-slow-grabber-")
+atexit.register(shutil.rmtree, SLOW_GRABBERS, True)
 with open(os.path.join(SLOW_GRABBERS, "tv_grab_zz_slow"), "w") as script:
     script.write('#!/bin/sh\ncase "$1" in --description) sleep 8; echo "A slow grabber";; --capabilities) echo baseline;; esac\n')
 os.chmod(os.path.join(SLOW_GRABBERS, "tv_grab_zz_slow"), 0o755)
@@ -300,6 +303,7 @@ class PushSubscriptionTests(OwnServer, Forms, unittest.TestCase):
         super().tearDownClass()
         cls.receiver.stdin.close()
         cls.receiver.wait(timeout=20)
+        shutil.rmtree(cls.folder, ignore_errors=True)
 
     def test_notify_this_browser_then_a_test_arrives_decrypted(self):
         driver = self.driver
