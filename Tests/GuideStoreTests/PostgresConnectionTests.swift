@@ -56,28 +56,38 @@ import XMLTV
         #expect(scans["title_search"] ?? 0 > 0 && scans["body_search"] ?? 0 > 0, "\(scans)")
     }
 
-    /// The first import into a guide with no programmes builds the descriptions' trigram index once at its end; later
-    /// imports add to it. The index is as the migration made it, and searches of descriptions ask it.
-    @Test func aFirstImportBuildsTheDescriptionIndexAtItsEnd() async throws {
+    /// The first import into a guide with no programmes builds the trigram indexes once at its end; later imports
+    /// add to them. Each index is as its migration made it, and searches of titles and descriptions ask them.
+    @Test func aFirstImportBuildsTheSearchIndexesAtItsEnd() async throws {
         let fixture = try await StoreFixture()
         let store = try #require(fixture.store as? PostgresListingStore)
-        let index = { () async throws -> (oid: Int64, definition: String)? in
+        let indexes = { () async throws -> [String: (oid: Int64, definition: String)] in
             try await store.pool.withConnection { link in
-                try await link.query("""
-                    SELECT c.oid::bigint, pg_get_indexdef(c.oid) FROM pg_class c
-                    WHERE c.relname = 'body_search' AND c.relnamespace = current_schema()::regnamespace
-                    """).first?.decode((Int64, String).self)
+                var found: [String: (oid: Int64, definition: String)] = [:]
+                for row in try await link.query("""
+                    SELECT c.relname, c.oid::bigint, pg_get_indexdef(c.oid) FROM pg_class c
+                    WHERE c.relname IN ('title_search', 'body_search') AND c.relnamespace = current_schema()::regnamespace
+                    """) {
+                    let (name, oid, definition) = try row.decode((String, Int64, String).self)
+                    found[name] = (oid, definition)
+                }
+                return found
             }
         }
-        let migrated = try #require(try await index())
+        let migrated = try await indexes()
+        #expect(migrated.count == 2)
         try await fixture.importXML(StoreFixture.xml([("a", "20240101180000", "20240101183000", "Früh News"),
                                                       ("a", "20240101183000", "20240101190000", "Doctor Who")], channels: ["a"]))
-        let first = try #require(try await index())
-        #expect(first.oid != migrated.oid && first.definition == migrated.definition, "\(first) \(migrated)")
+        let first = try await indexes()
+        for (name, made) in migrated {
+            let built = try #require(first[name])
+            #expect(built.oid != made.oid && built.definition == made.definition, "\(name): \(built) \(made)")
+        }
         #expect(try await store.search(SearchQuery(["about", "doctor"], scope: .all)).map(\.programme.title) == ["Doctor Who"])
+        #expect(try await store.search(SearchQuery(["octo"])).map(\.programme.title) == ["Doctor Who"])
         try await fixture.importXML(StoreFixture.xml([("b", "20240101180000", "20240101190000", "Weather Report")], channels: ["b"]),
                                     source: "other")
-        #expect(try await index()?.oid == first.oid)   // Added to, not built again.
+        #expect(try await indexes().mapValues(\.oid) == first.mapValues(\.oid))   // Added to, not built again.
         #expect(try await store.search(SearchQuery(["about weather"], scope: .all)).map(\.programme.title) == ["Weather Report"])
         // A later import's batch, probing stored bodies, never asks the trigram index for a whole description,
         // whatever the planner's costs say (after a first import built it, it did: 4-7 s a batch). Without the
