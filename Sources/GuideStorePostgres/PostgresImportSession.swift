@@ -57,7 +57,8 @@ final class PostgresImportSession {
             INSERT INTO import_run (source_id, started_at) VALUES (\(sourceID), \(startedAt)) RETURNING id
             """, as: Int64.self) ?? 0
         nextChannelPosition = (try await link.value("SELECT max(position) FROM channel", as: Int64.self) ?? 0) + 1
-        buildsSearchIndexes = try await link.value("SELECT NOT EXISTS (SELECT 1 FROM programme)", as: Bool.self) ?? false
+        let isEmpty = try await link.value("SELECT NOT EXISTS (SELECT 1 FROM programme)", as: Bool.self)
+        buildsSearchIndexes = isEmpty ?? false
         if buildsSearchIndexes {
             try await link.execute("DROP INDEX IF EXISTS title_search, body_search")
         } else {

@@ -66,7 +66,8 @@ import XMLTV
                 var found: [String: (oid: Int64, definition: String)] = [:]
                 for row in try await link.query("""
                     SELECT c.relname, c.oid::bigint, pg_get_indexdef(c.oid) FROM pg_class c
-                    WHERE c.relname IN ('title_search', 'body_search') AND c.relnamespace = current_schema()::regnamespace
+                    WHERE c.relname IN ('title_search', 'body_search')
+                      AND c.relnamespace = current_schema()::regnamespace
                     """) {
                     let (name, oid, definition) = try row.decode((String, Int64, String).self)
                     found[name] = (oid, definition)
