@@ -34,9 +34,22 @@ extension ScheduleIndex {
             }
             let entry = Entry(start: sqlite3_column_int64(row, 1), stop: sqlite3_column_int64(row, 2),
                               id: sqlite3_column_int64(row, 3))
-            texts.append(Texts(title: sqlite3_column_int64(row, 4), body: sqlite3_column_int64(row, 5)))
+            let text = Texts(title: sqlite3_column_int64(row, 4), body: sqlite3_column_int64(row, 5))
             longest = max(longest, entry.stop - entry.start)
-            entries.append(entry)
+            // The index orders programmes with the same start and stop by title and body; they go by id, as
+            // PostgreSQL's schedule and the queries order them (of two at once, the later in the guide is on now).
+            var at = entries.count
+            while at > firstOfKey, entries[at - 1].start == entry.start, entries[at - 1].stop == entry.stop,
+                  entries[at - 1].id > entry.id {
+                at -= 1
+            }
+            if at == entries.count {
+                entries.append(entry)
+                texts.append(text)
+            } else {
+                entries.insert(entry, at: at)
+                texts.insert(text, at: at)
+            }
         }
         if let currentKey { spans[currentKey] = firstOfKey..<entries.count }
         let slots = channels.map { Slot(channel: $0.id, entries: spans[$0.key] ?? 0..<0) }

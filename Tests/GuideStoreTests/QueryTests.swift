@@ -51,6 +51,28 @@ import Testing
         #expect(answers.map(\.holdsUntil) == whole.map(\.holdsUntil))
     }
 
+    /// Two programmes at the same start and stop on one channel, as a real guide has (Rick7C2's WWE Network): the
+    /// later in the guide is on now and the earlier is next, on either store, whatever order their titles came in.
+    /// SQLite's schedule had ordered them by title (`bench answers` found it).
+    @Test func ofTwoProgrammesAtOnceTheLaterInTheGuideIsOnNow() async throws {
+        let fixture = try await StoreFixture()
+        try await fixture.importXML(StoreFixture.xml([
+            ("a", "20240101180000", "20240101190000", "Total Divas"),
+            ("a", "20240101190000", "20240101200000", "205 Live"),
+            ("a", "20240101190000", "20240101200000", "Total Divas"),
+            ("a", "20240101200000", "20240101210000", "WWE Countdown"),
+        ], channels: ["a"]))
+        let window = TimeWindow(start: StoreFixture.date("20240101180000"), end: StoreFixture.date("20240101210000"))
+        #expect(try await fixture.store.programmes(on: ChannelID("a"), in: window).map(\.programme.title)
+                == ["Total Divas", "205 Live", "Total Divas", "WWE Countdown"])
+        let before = try await fixture.store.nowNext(at: StoreFixture.date("20240101183000"), channels: nil)
+        #expect(before.first?.next?.programme.title == "205 Live")
+        let during = try await fixture.store.nowNext(at: StoreFixture.date("20240101193000"), channels: nil)
+        #expect(during.first?.now?.programme.title == "Total Divas")
+        #expect(during.first?.now?.programme.start == StoreFixture.date("20240101190000"))
+        #expect(during.first?.next?.programme.title == "WWE Countdown")
+    }
+
     @Test func windowIncludesProgrammesCrossingItsEdges() async throws {
         let store = try await Self.guide().store
         let window = TimeWindow(start: StoreFixture.date("20240101182000"), end: StoreFixture.date("20240101190000"))
