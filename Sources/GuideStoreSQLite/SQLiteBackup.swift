@@ -59,7 +59,9 @@ public enum SQLiteBackup {
         }
         do {
             let source = try DatabaseQueue(path: file, configuration: readOnly)
-            let destination = try DatabasePool(path: path)
+            var extended = Configuration()
+            extended.prepareDatabase(SQLiteListingStore.registerExtensions)  // The migrations may rebuild the indexes.
+            let destination = try DatabasePool(path: path, configuration: extended)
             try source.backup(to: destination)
             try SchemaMigrations.migrator.migrate(destination)
             // Past both versions, so every cache of a running server sees the restored listings as new.

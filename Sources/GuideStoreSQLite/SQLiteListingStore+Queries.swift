@@ -113,21 +113,13 @@ extension SQLiteListingStore {
                 everything ? try Int64.fetchAll(db, sql: "SELECT id FROM body WHERE holds(folded, ?)", arguments: [term]) : [])
     }
 
-    /// The trigram indexes' query for the texts holding every trigram of `term` (each quoted, so the query language
-    /// reads none of them), or nil for a term shorter than a trigram. The indexes keep no positions (v37): a text may
-    /// hold them all apart ("tion" in "ratio, opinion"), and the search checks every text it is given.
+    /// The trigram indexes' query for the texts holding every trigram within the words of `term` (each quoted, so
+    /// the query language reads none of them), or nil for a term with no word as long as a trigram. The indexes keep
+    /// no positions (v37): a text may hold them all apart ("tion" in "ratio, opinion"), and the search checks every
+    /// text it is given.
     static func trigrams(of term: String) -> String? {
-        let scalars = Array(term.unicodeScalars)
-        guard scalars.count >= 3 else { return nil }
-        var seen = Set<String>(), quoted: [String] = []
-        for start in 0...(scalars.count - 3) {
-            var trigram = String.UnicodeScalarView()
-            trigram.append(contentsOf: scalars[start..<start + 3])
-            let text = String(trigram)
-            guard seen.insert(text).inserted else { continue }
-            quoted.append("\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
-        }
-        return quoted.joined(separator: " ")
+        let quoted = WordTrigrams.trigrams(of: term).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        return quoted.isEmpty ? nil : quoted.joined(separator: " ")
     }
 
     /// Of the programmes `ids`, those holding every term of `query`, by start.

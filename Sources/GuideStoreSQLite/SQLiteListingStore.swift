@@ -46,7 +46,7 @@ public final class SQLiteListingStore: GuideDatabase {
                 // 96 MB until the rows the grid and now/next read were kept as summaries (``ProgrammeCache``): at 1.75 M
                 // programmes 48 MB left serve's RSS 30 MB lower after 12 minutes of browsing, its pages as fast.
                 try db.execute(sql: "PRAGMA soft_heap_limit = \(Self.sqliteMemory)")
-                try HoldsFunction.register(db)
+                try Self.registerExtensions(db)
             }
             configuration.busyMode = .timeout(10)
             // A shared script's transaction stays open between GRDB's closures (``transaction(_:)``).
@@ -60,6 +60,12 @@ public final class SQLiteListingStore: GuideDatabase {
         } catch let error as CocoaError {
             throw StoreError(.cannotOpen, "cannot create the folder for the database at \(path): \(error.localizedDescription)")
         }
+    }
+
+    /// What every connection to a store's file needs besides SQLite's own: `holds()` and the trigram indexes' tokenizer.
+    static func registerExtensions(_ db: Database) throws {
+        try HoldsFunction.register(db)
+        try WordTrigrams.register(db)
     }
 
     /// A read on one of the pool's reader connections, measured (``StorePoolUse``).

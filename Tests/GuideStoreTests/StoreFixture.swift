@@ -15,6 +15,12 @@ struct StoreFixture {
         store = try await TestDatabase.open(location)
     }
 
+    /// A fixture around a store a test opened itself.
+    init(location: String, store: any GuideDatabase) {
+        self.location = location
+        self.store = store
+    }
+
     /// The XMLTV fixtures shared with the XMLTV tests.
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("XMLTVTests/Fixtures")

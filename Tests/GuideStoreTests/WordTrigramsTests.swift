@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+import GuideCore
+import StoreTestSupport
+import Synchronization
+import Testing
+@testable import GuideStore
+@testable import GuideStoreSQLite
+
+/// The trigram indexes' tokenizer (``WordTrigrams``): trigrams within words, once a text, and searches that find
+/// what checking every programme finds.
+@Suite struct WordTrigramsTests {
+    @Test func wordsEndWhereASearchSplitsItsWords() {
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let splits = scalar.properties.isWhitespace || scalar.properties.generalCategory == .control
+            #expect(WordTrigrams.isSeparator(value) == splits, "U+\(String(value, radix: 16))")
+        }
+    }
+
+    @Test(arguments: [
+        ("doctor who", ["doc", "oct", "cto", "tor", "who"]),
+        ("banana", ["ban", "ana", "nan"]),
+        ("o'brien", ["o'b", "'br", "bri", "rie", "ien"]),
+        ("ab cd", []),
+        ("新闻联播", ["新闻联", "闻联播"]),
+        ("café\u{3000}noir\tnoir", ["caf", "afé", "noi", "oir"]),
+    ] as [(String, [String])])
+    func aTextsTrigramsAreThoseWithinItsWordsOnce(text: String, trigrams: [String]) {
+        #expect(WordTrigrams.trigrams(of: text) == trigrams)
+    }
+
+    @Test func aByteThatBeginsNoCharacterEndsAWord() {
+        let bytes: [UInt8] = Array("ab".utf8) + [0xFF] + Array("cde".utf8) + [0xE6, 0x96] + Array("fgh".utf8)
+        var found: [String] = []
+        let code = bytes.withUnsafeBufferPointer { buffer in
+            WordTrigrams.forEach(in: buffer) { range in
+                found.append(String(decoding: buffer[range], as: UTF8.self))
+                return 0
+            }
+        }
+        #expect(code == 0 && found == ["cde", "fgh"])
+    }
+
+    /// What the index holds: no trigram spans two words.
+    @Test func theIndexesHoldNoTrigramAcrossWords() async throws {
+        let path = TestScratch.folder("tvguide-trigrams") + "/guide.sqlite"
+        let store = try SQLiteListingStore(path: path, now: { Date() })
+        let fixture = StoreFixture(location: path, store: store)
+        try await fixture.importFixture("peer-fixtures/node-xmltv/eu_listings.xml")
+        var configuration = Configuration()
+        configuration.prepareDatabase(SQLiteListingStore.registerExtensions)
+        let terms = try await DatabaseQueue(path: path, configuration: configuration).write { db in
+            try db.execute(sql: "CREATE VIRTUAL TABLE temp.words USING fts5vocab(main, 'body_search', 'row')")
+            return try String.fetchAll(db, sql: "SELECT term FROM temp.words")
+        }
+        #expect(terms.count > 1000)
+        #expect(terms.allSatisfy { term in
+            term.unicodeScalars.count == 3 && !term.unicodeScalars.contains { WordTrigrams.isSeparator($0.value) }
+        })
+    }
+
+    /// Every word of a real guide's titles and descriptions, and their first three and four characters, searched in
+    /// everything: the same programmes, in the same order, as checking each programme's folded texts.
+    @Test func aRealGuidesWordsFindWhatCheckingEveryProgrammeFinds() async throws {
+        let fixture = try await StoreFixture()
+        try await fixture.importFixture("peer-fixtures/node-xmltv/eu_listings.xml")
+        let rows = Mutex<[(id: Int64, start: Date, title: String, body: String)]>([])
+        try await fixture.store.forEachProgramme { stored in
+            let prepared = PreparedProgramme(stored.programme, line: nil)
+            rows.withLock { $0.append((stored.id.rawValue, stored.programme.start, prepared.foldedTitle, prepared.foldedBody)) }
+        }
+        let programmes = rows.withLock { $0 }.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+        var terms = Set<String>()
+        for programme in programmes {
+            for word in (programme.title + " " + programme.body).split(whereSeparator: \.isWhitespace) {
+                terms.insert(String(word))
+                terms.insert(String(word.prefix(3)))
+                terms.insert(String(word.prefix(4)))
+            }
+        }
+        #expect(terms.count > 2000)
+        // Every fourth, in a fixed order: enough of each kind without a long test.
+        for (index, term) in terms.sorted().enumerated() where index % 4 == 0 {
+            let query = SearchQuery([term], scope: .all, limit: 1000)
+            let expected = programmes.filter { query.matches(folded: $0.title) || query.matches(folded: $0.body) }.map(\.id)
+            let found = try await fixture.store.search(query).map(\.id.rawValue)
+            #expect(found == expected, "\(term)")
+        }
+    }
+}
