@@ -118,7 +118,9 @@ extension SQLiteListingStore {
     /// no positions (v37): a text may hold them all apart ("tion" in "ratio, opinion"), and the search checks every
     /// text it is given.
     static func trigrams(of term: String) -> String? {
-        let quoted = WordTrigrams.trigrams(of: term).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        let quoted = WordTrigrams.trigrams(of: term).map { trigram in
+            "\"" + trigram.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
         return quoted.isEmpty ? nil : quoted.joined(separator: " ")
     }
 

@@ -62,7 +62,8 @@ public final class SQLiteListingStore: GuideDatabase {
         }
     }
 
-    /// What every connection to a store's file needs besides SQLite's own: `holds()` and the trigram indexes' tokenizer.
+    /// What every connection to a store's file needs besides SQLite's own: `holds()` and the trigram indexes'
+    /// tokenizer.
     static func registerExtensions(_ db: Database) throws {
         try HoldsFunction.register(db)
         try WordTrigrams.register(db)

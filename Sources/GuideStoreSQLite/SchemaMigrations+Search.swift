@@ -94,7 +94,8 @@ extension SchemaMigrations {
     static func trigramIndex(on table: String, tokenizer: String) -> String {
         """
         CREATE VIRTUAL TABLE \(table)_search USING fts5(
-            folded, content = '\(table)', content_rowid = 'id', tokenize = '\(tokenizer)', detail = 'none', columnsize = 0
+            folded, content = '\(table)', content_rowid = 'id', tokenize = '\(tokenizer)',
+            detail = 'none', columnsize = 0
         )
         """
     }

@@ -32,7 +32,7 @@ enum WordTrigrams {
         }
         sqlite3_finalize(statement)
         guard code == SQLITE_OK, let api, let create = api.pointee.xCreateTokenizer else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot reach FTS5 to register \(name)")
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "no FTS5 to register \(name) with")
         }
         var tokenizer = fts5_tokenizer(xCreate: { _, _, arguments, tokenizer in
             // No options; the instance holds nothing, so any non-null pointer will do (FTS5 only hands it back).
@@ -41,14 +41,15 @@ enum WordTrigrams {
             return SQLITE_OK
         }, xDelete: { _ in }, xTokenize: { _, context, _, text, count, token in
             guard let text, let token, count > 0 else { return SQLITE_OK }
-            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: Int(count))
-            return WordTrigrams.forEach(in: bytes) { range in
-                token(context, 0, text + range.lowerBound, Int32(range.count), Int32(range.lowerBound), Int32(range.upperBound))
+            let start = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+            return WordTrigrams.forEach(in: UnsafeBufferPointer(start: start, count: Int(count))) { range in
+                let (from, to) = (Int32(range.lowerBound), Int32(range.upperBound))
+                return token(context, 0, text + range.lowerBound, to - from, from, to)
             }
         })
         code = create(api, name, nil, &tokenizer, nil)  // FTS5 copies the struct.
         guard code == SQLITE_OK else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot register the \(name) tokenizer")
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot register \(name)")
         }
     }
 

@@ -124,4 +124,34 @@ import Testing
         let kept = try SQLiteListingStore(path: path + ".before-restore", now: { Date() })
         #expect(try await kept.counts().programmes == 150)
     }
+
+    /// A backup made before the trigram indexes had their own tokenizer (v38) is brought up to date as it is
+    /// restored, and searched.
+    @Test func aBackupFromBeforeTheWordTrigramsIsRestoredAndSearched() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }  // Scratch.
+        let path = folder + "/guide.sqlite", backup = folder + "/backup.sqlite"
+        let store = try SQLiteListingStore(path: path, now: { Date() })
+        _ = try await store.importListings(from: SourceName("first"), Self.listings(100, channels: 2, title: "Kept"))
+        _ = try SQLiteBackup.backup(path, to: backup)
+        var configuration = Configuration()
+        configuration.prepareDatabase(SQLiteListingStore.registerExtensions)
+        let older = try DatabaseQueue(path: backup, configuration: configuration)
+        try await older.write { db in
+            for table in ["title", "body"] {
+                try db.execute(sql: """
+                    DROP TABLE \(table)_search;
+                    \(SchemaMigrations.trigramIndex(on: table, tokenizer: "trigram"));
+                    INSERT INTO \(table)_search (\(table)_search) VALUES ('rebuild');
+                    """)
+            }
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v38:%'")
+        }
+        try older.close()
+        _ = try await store.importListings(from: SourceName("first"), Self.listings(10, channels: 1, title: "Later"))
+
+        #expect(try SQLiteBackup.restore(backup, into: path).programmes == 100)
+        #expect(try await store.search(SearchQuery(["kept"], limit: 1000)).count == 100)
+        #expect(try await store.search(SearchQuery(["later"])).isEmpty)
+    }
 }

@@ -68,7 +68,8 @@ import Testing
         let rows = Mutex<[(id: Int64, start: Date, title: String, body: String)]>([])
         try await fixture.store.forEachProgramme { stored in
             let prepared = PreparedProgramme(stored.programme, line: nil)
-            rows.withLock { $0.append((stored.id.rawValue, stored.programme.start, prepared.foldedTitle, prepared.foldedBody)) }
+            let row = (stored.id.rawValue, stored.programme.start, prepared.foldedTitle, prepared.foldedBody)
+            rows.withLock { $0.append(row) }
         }
         let programmes = rows.withLock { $0 }.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
         var terms = Set<String>()
@@ -83,7 +84,8 @@ import Testing
         // Every fourth, in a fixed order: enough of each kind without a long test.
         for (index, term) in terms.sorted().enumerated() where index % 4 == 0 {
             let query = SearchQuery([term], scope: .all, limit: 1000)
-            let expected = programmes.filter { query.matches(folded: $0.title) || query.matches(folded: $0.body) }.map(\.id)
+            let expected = programmes.filter { query.matches(folded: $0.title) || query.matches(folded: $0.body) }
+                .map(\.id)
             let found = try await fixture.store.search(query).map(\.id.rawValue)
             #expect(found == expected, "\(term)")
         }
