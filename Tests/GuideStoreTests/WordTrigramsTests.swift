@@ -42,6 +42,23 @@ import Testing
         #expect(code == 0 && found == ["cde", "fgh"])
     }
 
+    /// A text with more distinct trigrams than the per-text set keeps (32,768) still yields every one of them: once
+    /// the set is full, every trigram after is yielded, repeats too (FTS5 keeps each once itself).
+    @Test func aTextPastTheSetsBoundYieldsEveryTrigram() {
+        let scalars = (UInt32(0x4E00)..<0x17000).compactMap(Unicode.Scalar.init).prefix(40_000)
+        var word = String.UnicodeScalarView()
+        word.append(contentsOf: scalars)
+        let text = String(word)
+        let found = WordTrigrams.trigrams(of: text + " " + text)
+        let expected = (0..<(scalars.count - 2)).map { start in
+            var trigram = String.UnicodeScalarView()
+            trigram.append(contentsOf: scalars.dropFirst(start).prefix(3))
+            return String(trigram)
+        }
+        #expect(scalars.count == 40_000 && Set(found) == Set(expected))
+        #expect(found.count == 2 * expected.count, "the set full within the first copy: the second yielded whole")
+    }
+
     /// What the index holds: no trigram spans two words.
     @Test func theIndexesHoldNoTrigramAcrossWords() async throws {
         let path = TestScratch.folder("tvguide-trigrams") + "/guide.sqlite"
