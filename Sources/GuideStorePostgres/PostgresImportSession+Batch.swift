@@ -19,12 +19,14 @@ extension PostgresImportSession {
         /// statement finds (each once).
         var wantedTitles: [String] = []
         var wantedHashes: [Int64] = [], wantedBodies: [String] = [], wantedTexts: [ByteBuffer] = []
+        /// The trigrams of the wanted titles and bodies, for those the statement adds.
+        var titleTrigrams = PostgresTrigrams(), bodyTrigrams = PostgresTrigrams()
 
         init() {}
 
         /// The rows of `pending`, their texts' ids taken from `titleIDs` and `bodyIDs` where known.
         init(_ pending: [(programme: PreparedProgramme, channel: Int64)], titleIDs knownTitles: [String: Int64],
-             bodyIDs knownBodies: [Int64: Int64]) {
+             bodyIDs knownBodies: [Int64: Int64]) throws {
             var titlesWanted: Set<String> = [], bodiesWanted: [Int64: PreparedProgramme] = [:]
             for (programme, key) in pending {
                 keys.append(key)
@@ -49,10 +51,12 @@ extension PostgresImportSession {
             wantedHashes = Array(bodiesWanted.keys)
             wantedBodies = wantedHashes.map { bodiesWanted[$0]?.foldedBody ?? "" }
             wantedTexts = wantedHashes.map { ByteBuffer(bytes: bodiesWanted[$0]?.bodyTexts ?? []) }
+            for title in wantedTitles { try titleTrigrams.append(title) }
+            for body in wantedBodies { try bodyTrigrams.append(body) }
         }
 
         /// Finds the wanted titles and bodies (a body with the descriptions it keeps, NULL for those stored before v36,
-        /// which match none), adds those not stored (with their trigrams), and inserts the rows; each
+        /// which match none), adds those not stored (with their trigrams' codes), and inserts the rows; each
         /// row comes back as its id, title id and body id. A title is probed by its own index entry, and a body by its
         /// hash's index and then compared whole (`OFFSET 0`), not "= ANY(array)" or a join: inside the import's
         /// transaction the planner's statistics describe the tables before it (a scan comparing every row with the
@@ -64,18 +68,22 @@ extension PostgresImportSession {
         func query(sourceID: Int64, importID: Int64) -> PostgresQuery {
             """
             WITH probed_titles AS MATERIALIZED (
-                SELECT w.folded, (SELECT t.id FROM title t WHERE t.folded = w.folded) AS id
-                FROM unnest(\(wantedTitles)::text[]) AS w(folded)),
-            new_titles AS (INSERT INTO title (folded) SELECT folded FROM probed_titles WHERE id IS NULL
+                SELECT w.folded, w.s, w.e, (SELECT t.id FROM title t WHERE t.folded = w.folded) AS id
+                FROM unnest(\(wantedTitles)::text[], \(titleTrigrams.starts)::int4[], \(titleTrigrams.ends)::int4[])
+                     AS w(folded, s, e)),
+            new_titles AS (INSERT INTO title (folded, trigrams)
+                           SELECT folded, (\(titleTrigrams.codes)::int4[])[s:e] FROM probed_titles WHERE id IS NULL
                            RETURNING id, folded),
             found_titles AS (SELECT folded, id FROM probed_titles WHERE id IS NOT NULL
                              UNION ALL SELECT folded, id FROM new_titles),
             probed_bodies AS MATERIALIZED (
-                SELECT w.h, w.f, w.x,
+                SELECT w.h, w.f, w.x, w.s, w.e,
                        (SELECT b.id FROM (SELECT id, folded, texts FROM body WHERE hash = w.h OFFSET 0) AS b
                         WHERE b.folded = w.f AND b.texts = w.x LIMIT 1) AS id
-                FROM unnest(\(wantedHashes)::bigint[], \(wantedBodies)::text[], \(wantedTexts)::bytea[]) AS w(h, f, x)),
-            new_bodies AS (INSERT INTO body (hash, folded, texts) SELECT h, f, x FROM probed_bodies WHERE id IS NULL
+                FROM unnest(\(wantedHashes)::bigint[], \(wantedBodies)::text[], \(wantedTexts)::bytea[],
+                            \(bodyTrigrams.starts)::int4[], \(bodyTrigrams.ends)::int4[]) AS w(h, f, x, s, e)),
+            new_bodies AS (INSERT INTO body (hash, folded, texts, trigrams)
+                           SELECT h, f, x, (\(bodyTrigrams.codes)::int4[])[s:e] FROM probed_bodies WHERE id IS NULL
                            RETURNING id, hash),
             found_bodies AS (SELECT h, id FROM probed_bodies WHERE id IS NOT NULL
                              UNION ALL SELECT hash, id FROM new_bodies)

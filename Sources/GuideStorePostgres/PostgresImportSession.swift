@@ -19,10 +19,10 @@ final class PostgresImportSession {
     /// 3.5 s); the titles' 26,000, 0.33 s against about 0.6 s. Nobody waits for the locks the drops hold: a search
     /// of a guide with no programmes answers before it asks the store (``SearchPlan``).
     let buildsSearchIndexes: Bool
-    /// The titles' and the descriptions' trigram indexes, as the migrations to v6 and v29 made them.
+    /// The titles' and the descriptions' trigram indexes (``PostgresTrigrams``), as the migration to v38 made them.
     static let searchIndexes: [(name: String, definition: PostgresQuery)] = [
-        ("title_search", "CREATE INDEX title_search ON title USING gin (folded gin_trgm_ops)"),
-        ("body_search", "CREATE INDEX body_search ON body USING gin (folded gin_trgm_ops)"),
+        ("title_search", "CREATE INDEX title_search ON title USING gin (trigrams)"),
+        ("body_search", "CREATE INDEX body_search ON body USING gin (trigrams)"),
     ]
     var issues = IssueLog()
     var tally = ImportTally()
@@ -167,7 +167,7 @@ final class PostgresImportSession {
         try await knowStoredBodies()
         if titleIDs.count > TextCache.limit { titleIDs.removeAll(keepingCapacity: true) }
         if bodyIDs.count > TextCache.limit { bodyIDs.removeAll(keepingCapacity: true) }
-        let batch = Batch(pending, titleIDs: titleIDs, bodyIDs: bodyIDs)
+        let batch = try Batch(pending, titleIDs: titleIDs, bodyIDs: bodyIDs)
         let sent = link.send(batch.query(sourceID: sourceID, importID: importID)) {
             try $0.decode((Int64, Int64, Int64).self)
         }

@@ -134,13 +134,13 @@ extension PostgresListingStore {
 
     /// The titles (and, searching everything, bodies) holding `term`: at most every distinct text, far fewer than
     /// the programmes. Titles and bodies are asked on two connections at once. A term of a trigram or less is looked
-    /// for in them packed in memory (``PostgresShortTerms``); when they are too many to keep, a trigram's index
-    /// is asked and the server scans them for a shorter term with `strpos`, which finds bytes; LIKE, which the
-    /// trigram indexes need, matched a pattern a character at a time (at 1.75 M, "新闻" in the 63,000 bodies: 31-35 ms
-    /// by LIKE, 23.5 ms by strpos).
+    /// for in them packed in memory (``PostgresShortTerms``); when they are too many to keep, the server scans them
+    /// for a shorter term. A longer one asks the trigram indexes for the texts holding its trigrams
+    /// (``PostgresTrigrams``), checked with `strpos`, which finds bytes, where LIKE matched a pattern a character at a
+    /// time (at 1.75 M, "新闻" in the 63,000 bodies: 31-35 ms by LIKE, 23.5 ms by strpos).
     private func texts(_ term: String, everything: Bool,
                        generation: Int64) async throws -> (titles: [Int64], bodies: [Int64]) {
-        let pattern = "%" + Self.escapeLike(term) + "%", short = term.count < 3
+        let short = term.count < 3
         if term.count <= PostgresShortTerms.longest, let packed = try await shortTerms(generation) {
             async let titles = packed.titles.holding(term)
             return (await titles, everything ? await packed.bodies.holding(term) : [])
@@ -149,8 +149,9 @@ extension PostgresListingStore {
             let bodies = !everything ? [] : try await bodiesScanned(for: term)
             return (try await titles, bodies)
         }
-        async let titles = ids("SELECT titles_like(\(pattern))")
-        let bodies = !everything ? [] : try await ids("SELECT bodies_like(\(pattern))")
+        let codes = WordTrigrams.codes(of: term)
+        async let titles = ids("SELECT titles_holding(\(codes)::int4[], \(term))")
+        let bodies = !everything ? [] : try await ids("SELECT bodies_holding(\(codes)::int4[], \(term))")
         return (try await titles, bodies)
     }
 
@@ -195,8 +196,9 @@ extension PostgresListingStore {
     }
 
     /// The ids `query` gathers into one array (one row: a row each, 22,000 descriptions holding "the" at 1.75 M, took
-    /// longer to decode than to find). `titles_like` and `bodies_like` (v33) read the trigram indexes wherever they
-    /// can: PostgreSQL's costs take a LIKE on a row as cheap and, once the tables have statistics, read all 33,000
+    /// longer to decode than to find). `titles_holding` and `bodies_holding` (v38, as v33's `titles_like` and
+    /// `bodies_like` before them) read the trigram indexes wherever they can: PostgreSQL's costs take a check of a row
+    /// as cheap and, once the tables have statistics, read all 33,000
     /// descriptions of the 0.1 M guide for a common word (33-43 ms) rather than ask the index (4-11 ms), which put
     /// searches of descriptions over 50 ms (issue 46).
     private func ids(_ query: PostgresQuery) async throws -> [Int64] {

@@ -124,5 +124,34 @@ extension PostgresMigrations {
         ("v36: a body keeps its programmes' descriptions", """
             ALTER TABLE body ADD COLUMN texts bytea;
             """),
+        // The title and body indexes hold the codes of the trigrams within words (PostgresTrigrams), where they were
+        // pg_trgm's of the whole texts. The step (``steps``) fills the column for the texts stored, then builds the
+        // indexes (``PostgresImportSession/searchIndexes``). A term's texts: those whose trigrams hold its trigrams,
+        // checked for the term itself (`strpos` finds bytes).
+        ("v38: the trigram indexes hold the trigrams within words, once a text", """
+            DROP INDEX title_search;
+            DROP INDEX body_search;
+            DROP FUNCTION titles_like(text);
+            DROP FUNCTION bodies_like(text);
+            ALTER TABLE title ADD COLUMN trigrams int4[];
+            ALTER TABLE body ADD COLUMN trigrams int4[];
+            CREATE FUNCTION titles_holding(codes int4[], term text) RETURNS bigint[] LANGUAGE sql STABLE
+                SET enable_seqscan = off
+                AS 'SELECT array_agg(id) FROM title WHERE trigrams @> codes AND strpos(folded, term) > 0';
+            CREATE FUNCTION bodies_holding(codes int4[], term text) RETURNS bigint[] LANGUAGE sql STABLE
+                SET enable_seqscan = off
+                AS 'SELECT array_agg(id) FROM body WHERE trigrams @> codes AND strpos(folded, term) > 0';
+            """),
+    ]
+
+    /// What a migration does after its SQL, where SQL cannot say it, by the migration's name.
+    static let steps: [String: @Sendable (PostgresLink) async throws -> Void] = [
+        "v38: the trigram indexes hold the trigrams within words, once a text": { link in
+            for table in ["title", "body"] {
+                try await PostgresTrigrams.fill(table, on: link)
+                try await link.execute("ALTER TABLE \(unescaped: table) ALTER COLUMN trigrams SET NOT NULL")
+            }
+            for index in PostgresImportSession.searchIndexes { try await link.execute(index.definition) }
+        },
     ]
 }

@@ -377,6 +377,7 @@ enum PostgresMigrations {
                 for statement in migration.sql.components(separatedBy: ";\n") where !statement.allSatisfy(\.isWhitespace) {
                     try await link.execute(PostgresQuery(unsafeSQL: statement))
                 }
+                try await steps[migration.name]?(link)
                 try await link.execute("INSERT INTO schema_migration (name) VALUES (\(migration.name))")
             }
         }

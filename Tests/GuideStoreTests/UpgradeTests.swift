@@ -95,6 +95,9 @@ import XMLTV
         #expect(now.map { $0.now?.programme.title } == ["Doctor Who", "Quiz"])
         #expect(now.first?.now?.programme.subTitle == "The Star Beast" && now.first?.next?.programme.title == "News")
         #expect(try await store.search(SearchQuery(["doctor"])).map(\.programme.title) == ["Doctor Who"])
+        // Its sub-title and description, through the body index the upgrade built again.
+        let inEverything = try await store.search(SearchQuery(["beast", "returns"], scope: .all))
+        #expect(inEverything.map(\.programme.title) == ["Doctor Who"])
         let ada = try #require(try await store.profiles().first { $0.name == "Ada" })
         #expect(try await store.lineup(of: ada.id) == [ChannelID("five.uk"), ChannelID("bbc1.uk")])
         #expect(try await store.reminders(of: ada.id, in: [.pending], limit: 10).map(\.what.title) == ["Doctor Who"])
