@@ -198,9 +198,8 @@ extension PostgresListingStore {
     /// The ids `query` gathers into one array (one row: a row each, 22,000 descriptions holding "the" at 1.75 M, took
     /// longer to decode than to find). `titles_holding` and `bodies_holding` (v38, as v33's `titles_like` and
     /// `bodies_like` before them) read the trigram indexes wherever they can: PostgreSQL's costs take a check of a row
-    /// as cheap and, once the tables have statistics, read all 33,000
-    /// descriptions of the 0.1 M guide for a common word (33-43 ms) rather than ask the index (4-11 ms), which put
-    /// searches of descriptions over 50 ms (issue 46).
+    /// as cheap and, once the tables have statistics, read all 33,000 descriptions of the 0.1 M guide for a common
+    /// word (33-43 ms) rather than ask the index (4-11 ms), which put searches of descriptions over 50 ms (issue 46).
     private func ids(_ query: PostgresQuery) async throws -> [Int64] {
         try await pool.withConnection { link in try await link.value(query, as: [Int64].self) ?? [] }
     }
