@@ -82,11 +82,17 @@ public struct PreparedProgramme: Sendable {
 /// The folded forms of the titles and bodies an import has met, by their text as read: a guide repeats them all week
 /// (of the real guides' programmes, 30-43% have a title and 38-70% a description not met before), and folding one
 /// (Unicode decomposition, case, marks) and hashing a body cost the reading thread more than looking it up. At most
-/// ``limit`` of each are kept; then they are forgotten and met again.
+/// ``limit`` titles and ``bodyLimit`` bodies are kept; then they are forgotten and met again.
+///
+/// A body is remembered by the XXH64 of its text as read, not the text itself: what is kept is then its folded form
+/// alone (about 300 bytes a description rather than 560), so that a large guide's descriptions fit (the 1.75 M guide
+/// has 63,000; at 20,000 two thirds of a changed day's were folded again). Two descriptions whose texts share a
+/// 64-bit hash, about two chances in 10^10 among 80,000, would search as the first.
 package struct TextFolding {
     package static let limit = 20_000
+    package static let bodyLimit = 80_000
     private var titles: [UTF8Key: String] = [:]
-    private var bodies: [UTF8Key: (folded: String, hash: Int64)] = [:]
+    private var bodies: [Int64: (folded: String, hash: Int64)] = [:]
 
     package init() {}
 
@@ -117,9 +123,9 @@ package struct TextFolding {
     /// (``PreparedProgramme/bodyHash``).
     package mutating func body(_ text: String) -> (folded: String, hash: Int64) {
         guard !text.isEmpty else { return ("", 0) }
-        let key = UTF8Key(text)
+        let key = Self.hash(text)
         if let known = bodies[key] { return known }
-        if bodies.count >= Self.limit { bodies.removeAll(keepingCapacity: true) }
+        if bodies.count >= Self.bodyLimit { bodies.removeAll(keepingCapacity: true) }
         let folded = SearchText.fold(text)
         let known = (folded, folded.isEmpty ? 0 : Self.hash(folded))
         bodies[key] = known

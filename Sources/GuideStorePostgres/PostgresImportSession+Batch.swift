@@ -26,7 +26,7 @@ extension PostgresImportSession {
 
         /// The rows of `pending`, their texts' ids taken from `titleIDs` and `bodyIDs` where known.
         init(_ pending: [(programme: PreparedProgramme, channel: Int64)], titleIDs knownTitles: [String: Int64],
-             bodyIDs knownBodies: [Int64: Int64]) throws {
+             bodyIDs knownBodies: KnownBodies) throws {
             var titlesWanted: Set<String> = [], bodiesWanted: [Int64: PreparedProgramme] = [:]
             for (programme, key) in pending {
                 keys.append(key)

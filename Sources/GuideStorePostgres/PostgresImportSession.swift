@@ -31,8 +31,8 @@ final class PostgresImportSession {
     private var retiredChannels: Set<Int64> = []
     /// Folded titles already in the title table, by id (at most ``TextCache.limit``).
     private var titleIDs: [String: Int64] = [:]
-    /// Bodies already in the body table, by ``BodyHash`` (at most ``TextCache.limit``).
-    private var bodyIDs: [Int64: Int64] = [:]
+    /// Bodies in the body table, by hash: stored before and met since.
+    private var bodyIDs = KnownBodies()
     /// The bodies stored before this import, asked for when it began and not yet read (``askForStoredBodies(on:)``).
     private var storedBodies: Task<[(Int64, Int64)], any Error>?
     /// This import's rows, repaired as they go.
@@ -67,7 +67,7 @@ final class PostgresImportSession {
         pending.reserveCapacity(Self.batchSize)
     }
 
-    /// Asks for the bodies stored already (up to half ``TextCache/limit``, leaving room for the new), for
+    /// Asks for the bodies stored already (``KnownBodies/mostStored`` at most), for
     /// ``bodyIDs`` to start with (``knowStoredBodies()``): a batch then need not send the descriptions of those it
     /// meets again for the statement to find. A guide refreshed keeps most of its descriptions: of a changed day's
     /// 18,487 programmes at 0.1 M every body was stored, and finding them (their texts sent and compared) took 7-11 ms
@@ -75,21 +75,16 @@ final class PostgresImportSession {
     /// still read (33 ms for the 0.1 M guide's 33,334 bodies); bodies stored before v36 keep no descriptions and match
     /// none.
     private static func askForStoredBodies(on link: PostgresLink) -> Task<[(Int64, Int64)], any Error> {
-        link.send("SELECT hash, id FROM body WHERE texts IS NOT NULL LIMIT \(TextCache.limit / 2)") {
+        link.send("SELECT hash, id FROM body WHERE texts IS NOT NULL LIMIT \(KnownBodies.mostStored)") {
             try $0.decode((Int64, Int64).self)
         }
     }
 
-    /// Starts ``bodyIDs`` with the answer of ``askForStoredBodies(on:)``. A hash two stored bodies share is left out,
-    /// for the statement to tell them apart.
+    /// Starts ``bodyIDs`` with the answer of ``askForStoredBodies(on:)``.
     private func knowStoredBodies() async throws {
         guard let asked = storedBodies else { return }
         storedBodies = nil
-        var shared: Set<Int64> = []
-        for (hash, id) in try await asked.value where bodyIDs.updateValue(id, forKey: hash) != nil {
-            shared.insert(hash)
-        }
-        for hash in shared { bodyIDs[hash] = nil }
+        bodyIDs.know(stored: try await asked.value)
     }
 
     /// Applies what the reader handed over in order; a run of channels, or of parts, goes to the server in one
@@ -166,7 +161,6 @@ final class PostgresImportSession {
         }
         try await knowStoredBodies()
         if titleIDs.count > TextCache.limit { titleIDs.removeAll(keepingCapacity: true) }
-        if bodyIDs.count > TextCache.limit { bodyIDs.removeAll(keepingCapacity: true) }
         let batch = try Batch(pending, titleIDs: titleIDs, bodyIDs: bodyIDs)
         let sent = link.send(batch.query(sourceID: sourceID, importID: importID)) {
             try $0.decode((Int64, Int64, Int64).self)
@@ -191,7 +185,7 @@ final class PostgresImportSession {
         let ids = stored.map(\.0)
         for (index, (programme, _)) in batch.rows.enumerated() {
             titleIDs[programme.foldedTitle] = stored[index].1
-            if programme.bodyHash != 0 { bodyIDs[programme.bodyHash] = stored[index].2 }
+            if programme.bodyHash != 0 { bodyIDs.remember(stored[index].2, for: programme.bodyHash) }
         }
         var ends = batch.ends[...]
         for (index, (programme, key)) in batch.rows.enumerated() {

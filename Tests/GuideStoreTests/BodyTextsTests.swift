@@ -145,6 +145,51 @@ import Testing
         } == 1)
     }
 
+    @Test func aRefreshStartsFromTheStoredBodies() async throws {
+        // Given a guide, when another source brings the stored news description and a new one on two programmes,
+        let fixture = try await StoreFixture()
+        try await fixture.importXML(Self.guide, source: "feed")
+        let backend = try #require(fixture.store as? any SQLBackend)
+        let count = {
+            try await backend.reading { try await $0.value("SELECT count(*) FROM body", as: Int64.self) ?? 0 }
+        }
+        let before = try await count()
+        let weather = "Rain later, clearing by the evening."
+        let other = "<tv>\n" + Self.programme("c", 0, "News", "<desc lang=\"en\">\(Self.news)</desc>")
+            + Self.programme("c", 1, "Weather", "<desc lang=\"en\">\(weather)</desc>")
+            + Self.programme("d", 1, "Weather", "<desc lang=\"en\">\(weather)</desc>") + "</tv>\n"
+        try await fixture.importXML(other, source: "other")
+        // the news shares the stored body, and the new description gets one body, kept once for both.
+        #expect(try await count() == before + 1)
+        let read = try await Self.read(fixture.store)
+        #expect(read["News on c"] == [LocalizedText(Self.news, language: "en")], "\(read)")
+        #expect(read["Weather on c"] == [LocalizedText(weather, language: "en")], "\(read)")
+        #expect(try await backend.reading { sql in
+            try await sql.value("SELECT count(DISTINCT body_id) FROM programme WHERE title = 'News'", as: Int64.self)
+        } == 1)
+        // The same file again adds none.
+        try await fixture.importXML(other, source: "other")
+        #expect(try await count() == before + 1)
+    }
+
+    @Test func knownBodiesLeaveOutSharedKeysAndForgetPastTheirLimit() {
+        var known = KnownBodies()
+        known.know(stored: [(1, 10), (2, 20), (2, 21)])
+        // A key one stored body has is known; one two share is not, and not new either: the store tells them apart.
+        #expect(known[1] == 10 && known[2] == nil && !known.isNew(2))
+        // Every stored body was given, so a key none has is new, until it is remembered.
+        #expect(known.isNew(3))
+        known.remember(30, for: 3)
+        #expect(known[3] == 30 && !known.isNew(3))
+        // Past the limit what was known goes, and with it the knowledge that an unknown key is new.
+        for hash in 100..<Int64(100 + KnownBodies.limit) { known.remember(hash, for: hash) }
+        #expect(known[1] == nil && !known.isNew(4) && !known.isNew(2))
+        // Given as many stored bodies as it takes, it cannot know there were no more.
+        var full = KnownBodies()
+        full.know(stored: (0..<Int64(KnownBodies.mostStored)).map { ($0, $0) })
+        #expect(!full.isNew(-1) && full[5] == 5)
+    }
+
     @Test func detailsOfEitherVersionDecode() throws {
         let start = Date(unixSeconds: 1_700_000_000)
         var programme = Programme(channel: ChannelID("a"), start: start, titles: [LocalizedText("Film")])

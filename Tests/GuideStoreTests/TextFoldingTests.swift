@@ -21,11 +21,13 @@ import Testing
 
     @Test func forgetsAtItsLimitAndStillFoldsRight() {
         var folding = TextFolding()
-        for number in 0..<(TextFolding.limit + 50) {
+        for number in 0..<(max(TextFolding.limit, TextFolding.bodyLimit) + 50) {
             let text = "Épisode \(number)"
+            #expect(folding.title(text) == SearchText.fold(text))
             #expect(folding.body(text).folded == SearchText.fold(text))
         }
+        #expect(folding.title("Épisode 7") == SearchText.fold("Épisode 7"))
         #expect(folding.body("Épisode 7").folded == SearchText.fold("Épisode 7"))
-        #expect(folding.remembered.bodies <= TextFolding.limit)
+        #expect(folding.remembered.titles <= TextFolding.limit && folding.remembered.bodies <= TextFolding.bodyLimit)
     }
 }
