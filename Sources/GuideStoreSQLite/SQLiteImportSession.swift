@@ -214,7 +214,7 @@ final class SQLiteImportSession {
     }
 
     /// The hashes and ids of the bodies stored before the import (``KnownBodies/mostStored`` at most): the 1.75 M
-    /// guide's 63,000 in under 0.1 s, while the reader parses its first batch. Bodies stored before v36 keep no
+    /// guide's 63,000 in about 0.1 s, while the reader parses its first batch. Bodies stored before v36 keep no
     /// descriptions and match none.
     private static func storedBodies(_ db: Database) throws -> [(Int64, Int64)] {
         let select = DirectBinding(try db.makeStatement(sql: """
