@@ -82,7 +82,8 @@ public struct PreparedProgramme: Sendable {
 /// The folded forms of the titles and bodies an import has met, by their text as read: a guide repeats them all week
 /// (of the real guides' programmes, 30-43% have a title and 38-70% a description not met before), and folding one
 /// (Unicode decomposition, case, marks) and hashing a body cost the reading thread more than looking it up. At most
-/// ``limit`` titles and ``bodyLimit`` bodies are kept; then they are forgotten and met again.
+/// ``limit`` titles and ``bodyLimit`` bodies (their folded forms ``bodyBytes`` at most) are kept; then they are
+/// forgotten and met again.
 ///
 /// A body is remembered by the XXH64 of its text as read, not the text itself: what is kept is then its folded form
 /// alone (about 300 bytes a description rather than 560), so that a large guide's descriptions fit (the 1.75 M guide
@@ -91,13 +92,15 @@ public struct PreparedProgramme: Sendable {
 package struct TextFolding {
     package static let limit = 20_000
     package static let bodyLimit = 80_000
+    package static let bodyBytes = 32 << 20
     private var titles: [UTF8Key: String] = [:]
     private var bodies: [Int64: (folded: String, hash: Int64)] = [:]
+    private var bodiesFolded = 0
 
     package init() {}
 
-    /// How many titles and bodies it remembers.
-    var remembered: (titles: Int, bodies: Int) { (titles.count, bodies.count) }
+    /// How many titles and bodies it remembers, and the bytes of the bodies' folded forms.
+    var remembered: (titles: Int, bodies: Int, bodyBytes: Int) { (titles.count, bodies.count, bodiesFolded) }
 
     /// The XXH64 of `text`'s UTF-8 bytes.
     static func hash(_ text: String) -> Int64 {
@@ -125,10 +128,14 @@ package struct TextFolding {
         guard !text.isEmpty else { return ("", 0) }
         let key = Self.hash(text)
         if let known = bodies[key] { return known }
-        if bodies.count >= Self.bodyLimit { bodies.removeAll(keepingCapacity: true) }
         let folded = SearchText.fold(text)
+        if bodies.count >= Self.bodyLimit || bodiesFolded + folded.utf8.count > Self.bodyBytes {
+            bodies.removeAll(keepingCapacity: true)
+            bodiesFolded = 0
+        }
         let known = (folded, folded.isEmpty ? 0 : Self.hash(folded))
         bodies[key] = known
+        bodiesFolded += folded.utf8.count
         return known
     }
 }

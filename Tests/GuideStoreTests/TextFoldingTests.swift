@@ -30,4 +30,17 @@ import Testing
         #expect(folding.body("Épisode 7").folded == SearchText.fold("Épisode 7"))
         #expect(folding.remembered.titles <= TextFolding.limit && folding.remembered.bodies <= TextFolding.bodyLimit)
     }
+
+    @Test func forgetsLongBodiesAtItsByteBoundAndStillFoldsRight() {
+        var folding = TextFolding()
+        // Descriptions of 64 KB: the count bound would keep 80,000 of them (5 GB); the bytes' bound keeps 32 MB.
+        let long = String(repeating: "Épisode long ", count: 5_000)
+        for number in 0..<600 {
+            let text = long + String(number)
+            #expect(folding.body(text).folded == SearchText.fold(text))
+            #expect(folding.remembered.bodyBytes <= TextFolding.bodyBytes)
+        }
+        #expect(folding.remembered.bodies < 600)
+        #expect(folding.body(long + "7").folded == SearchText.fold(long + "7"))
+    }
 }
