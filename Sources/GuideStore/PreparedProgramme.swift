@@ -82,25 +82,28 @@ public struct PreparedProgramme: Sendable {
 /// The folded forms of the titles and bodies an import has met, by their text as read: a guide repeats them all week
 /// (of the real guides' programmes, 30-43% have a title and 38-70% a description not met before), and folding one
 /// (Unicode decomposition, case, marks) and hashing a body cost the reading thread more than looking it up. At most
-/// ``limit`` titles and ``bodyLimit`` bodies (their folded forms ``bodyBytes`` at most) are kept; then they are
-/// forgotten and met again.
+/// ``titleLimit`` titles and ``bodyLimit`` bodies are kept, their folded forms within ``titleBytes`` and ``bodyBytes``;
+/// then they are forgotten and met again.
 ///
-/// A body is remembered by the XXH64 of its text as read, not the text itself: what is kept is then its folded form
-/// alone (about 300 bytes a description rather than 560), so that a large guide's descriptions fit (the 1.75 M guide
-/// has 63,000; at 20,000 two thirds of a changed day's were folded again). Two descriptions whose texts share a
-/// 64-bit hash, about two chances in 10^10 among 80,000, would search as the first.
+/// Each is remembered by the XXH64 of its text as read, not the text itself: what is kept is then its folded form
+/// alone (about 300 bytes a description rather than 560), so that a large guide's texts fit. The 1.75 M guide has
+/// 63,000 descriptions (at 20,000 two thirds of a changed day's were folded again) and 48,000 titles (at 20,000 the
+/// titles were forgotten and folded again all through its import, 3% of the reading thread). Two texts whose bytes
+/// share a 64-bit hash, about two chances in 10^10 among 80,000, would search as the first.
 package struct TextFolding {
-    package static let limit = 20_000
+    package static let titleLimit = 80_000
+    package static let titleBytes = 8 << 20
     package static let bodyLimit = 80_000
     package static let bodyBytes = 32 << 20
-    private var titles: [UTF8Key: String] = [:]
-    private var bodies: [Int64: (folded: String, hash: Int64)] = [:]
-    private var bodiesFolded = 0
+    private var titles = FoldedTexts<String>(limit: titleLimit, mostBytes: titleBytes)
+    private var bodies = FoldedTexts<(folded: String, hash: Int64)>(limit: bodyLimit, mostBytes: bodyBytes)
 
     package init() {}
 
-    /// How many titles and bodies it remembers, and the bytes of the bodies' folded forms.
-    var remembered: (titles: Int, bodies: Int, bodyBytes: Int) { (titles.count, bodies.count, bodiesFolded) }
+    /// How many titles and bodies it remembers, and the bytes of their folded forms.
+    var remembered: (titles: Int, titleBytes: Int, bodies: Int, bodyBytes: Int) {
+        (titles.count, titles.bytes, bodies.count, bodies.bytes)
+    }
 
     /// The XXH64 of `text`'s UTF-8 bytes.
     static func hash(_ text: String) -> Int64 {
@@ -114,11 +117,10 @@ package struct TextFolding {
 
     /// `text` folded for search.
     package mutating func title(_ text: String) -> String {
-        let key = UTF8Key(text)
+        let key = Self.hash(text)
         if let folded = titles[key] { return folded }
-        if titles.count >= Self.limit { titles.removeAll(keepingCapacity: true) }
         let folded = SearchText.fold(text)
-        titles[key] = folded
+        titles.remember(folded, bytes: folded.utf8.count, for: key)
         return folded
     }
 
@@ -129,14 +131,36 @@ package struct TextFolding {
         let key = Self.hash(text)
         if let known = bodies[key] { return known }
         let folded = SearchText.fold(text)
-        if bodies.count >= Self.bodyLimit || bodiesFolded + folded.utf8.count > Self.bodyBytes {
-            bodies.removeAll(keepingCapacity: true)
-            bodiesFolded = 0
-        }
         let known = (folded, folded.isEmpty ? 0 : Self.hash(folded))
-        bodies[key] = known
-        bodiesFolded += folded.utf8.count
+        bodies.remember(known, bytes: folded.utf8.count, for: key)
         return known
+    }
+}
+
+/// Folded texts by their hash, at most `limit` of them and `mostBytes` of their folded forms: past either, all are
+/// forgotten at once.
+private struct FoldedTexts<Folded> {
+    let limit: Int
+    let mostBytes: Int
+    private var folded: [Int64: Folded] = [:]
+    /// The bytes of the folded forms held.
+    private(set) var bytes = 0
+
+    init(limit: Int, mostBytes: Int) {
+        (self.limit, self.mostBytes) = (limit, mostBytes)
+    }
+
+    var count: Int { folded.count }
+
+    subscript(key: Int64) -> Folded? { folded[key] }
+
+    mutating func remember(_ value: Folded, bytes count: Int, for key: Int64) {
+        if folded.count >= limit || bytes + count > mostBytes {
+            folded.removeAll(keepingCapacity: true)
+            bytes = 0
+        }
+        folded[key] = value
+        bytes += count
     }
 }
 

@@ -21,26 +21,31 @@ import Testing
 
     @Test func forgetsAtItsLimitAndStillFoldsRight() {
         var folding = TextFolding()
-        for number in 0..<(max(TextFolding.limit, TextFolding.bodyLimit) + 50) {
+        for number in 0..<(max(TextFolding.titleLimit, TextFolding.bodyLimit) + 50) {
             let text = "Épisode \(number)"
             #expect(folding.title(text) == SearchText.fold(text))
             #expect(folding.body(text).folded == SearchText.fold(text))
         }
         #expect(folding.title("Épisode 7") == SearchText.fold("Épisode 7"))
         #expect(folding.body("Épisode 7").folded == SearchText.fold("Épisode 7"))
-        #expect(folding.remembered.titles <= TextFolding.limit && folding.remembered.bodies <= TextFolding.bodyLimit)
+        #expect(folding.remembered.titles <= TextFolding.titleLimit)
+        #expect(folding.remembered.bodies <= TextFolding.bodyLimit)
     }
 
-    @Test func forgetsLongBodiesAtItsByteBoundAndStillFoldsRight() {
+    @Test func forgetsLongTextsAtItsByteBoundsAndStillFoldsRight() {
         var folding = TextFolding()
-        // Descriptions of 64 KB: the count bound would keep 80,000 of them (5 GB); the bytes' bound keeps 32 MB.
+        // Titles and descriptions of 64 KB: the count bounds would keep 80,000 of each (5 GB); the bytes' bounds keep
+        // 8 and 32 MB.
         let long = String(repeating: "Épisode long ", count: 5_000)
         for number in 0..<600 {
             let text = long + String(number)
+            #expect(folding.title(text) == SearchText.fold(text))
             #expect(folding.body(text).folded == SearchText.fold(text))
+            #expect(folding.remembered.titleBytes <= TextFolding.titleBytes)
             #expect(folding.remembered.bodyBytes <= TextFolding.bodyBytes)
         }
-        #expect(folding.remembered.bodies < 600)
+        #expect(folding.remembered.titles < 150 && folding.remembered.bodies < 600)
+        #expect(folding.title(long + "7") == SearchText.fold(long + "7"))
         #expect(folding.body(long + "7").folded == SearchText.fold(long + "7"))
     }
 }
