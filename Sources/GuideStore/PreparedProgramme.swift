@@ -138,7 +138,7 @@ package struct TextFolding {
 }
 
 /// Folded texts by their hash, at most `limit` of them and `mostBytes` of their folded forms: past either, all are
-/// forgotten at once.
+/// forgotten at once. A text whose folded form alone is longer than `mostBytes` is not kept.
 private struct FoldedTexts<Folded> {
     let limit: Int
     let mostBytes: Int
@@ -155,6 +155,7 @@ private struct FoldedTexts<Folded> {
     subscript(key: Int64) -> Folded? { folded[key] }
 
     mutating func remember(_ value: Folded, bytes count: Int, for key: Int64) {
+        guard count <= mostBytes else { return }
         if folded.count >= limit || bytes + count > mostBytes {
             folded.removeAll(keepingCapacity: true)
             bytes = 0

@@ -47,5 +47,9 @@ import Testing
         #expect(folding.remembered.titles < 150 && folding.remembered.bodies < 600)
         #expect(folding.title(long + "7") == SearchText.fold(long + "7"))
         #expect(folding.body(long + "7").folded == SearchText.fold(long + "7"))
+        // A title longer than the titles' whole bound (9 MB; the reader takes up to 16 MB) is folded, not kept.
+        let longest = String(repeating: "Épisode long ", count: 700_000)
+        for _ in 0..<2 { #expect(folding.title(longest) == SearchText.fold(longest)) }
+        #expect(folding.remembered.titleBytes <= TextFolding.titleBytes)
     }
 }
