@@ -1,5 +1,4 @@
 import GuideStore
-import NIOCore
 import PostgresNIO
 
 extension PostgresImportSession {
@@ -10,7 +9,7 @@ extension PostgresImportSession {
     /// changed day at 0.5 M: 45 such turns).
     struct Batch {
         var keys: [Int64] = [], starts: [Int64] = [], stops: [Int64] = [], known: [Bool] = []
-        var titles: [String] = [], clumps: [String] = [], lines: [Int64] = [], details: [ByteBuffer] = []
+        var titles: [String] = [], clumps: [String] = [], lines: [Int64] = [], details: [[UInt8]] = []
         /// Each row's title id, or 0 and its folded title ("" when the id is known).
         var titleIDs: [Int64] = [], foldedTitles: [String] = []
         /// Each row's body id, or 0 and its hash (0 for a row without a body, or whose body id is known).
@@ -18,7 +17,7 @@ extension PostgresImportSession {
         /// The folded titles, and the bodies by hash (folded, and the descriptions they keep), whose ids the
         /// statement finds (each once).
         var wantedTitles: [String] = []
-        var wantedHashes: [Int64] = [], wantedBodies: [String] = [], wantedTexts: [ByteBuffer] = []
+        var wantedHashes: [Int64] = [], wantedBodies: [String] = [], wantedTexts: [[UInt8]] = []
         /// The trigrams of the wanted titles and bodies, for those the statement adds.
         var titleTrigrams = PostgresTrigrams(), bodyTrigrams = PostgresTrigrams()
 
@@ -37,7 +36,7 @@ extension PostgresImportSession {
                 // Arrays of optionals do not bind: "" and -1 stand for none, turned back into NULL by the statement.
                 clumps.append(programme.clumpIndex ?? "")
                 lines.append(programme.line.map(Int64.init) ?? -1)
-                details.append(ByteBuffer(bytes: programme.details))
+                details.append(programme.details)
                 let titleID = knownTitles[programme.foldedTitle] ?? 0
                 titleIDs.append(titleID)
                 foldedTitles.append(titleID == 0 ? programme.foldedTitle : "")
@@ -50,7 +49,7 @@ extension PostgresImportSession {
             wantedTitles = Array(titlesWanted)
             wantedHashes = Array(bodiesWanted.keys)
             wantedBodies = wantedHashes.map { bodiesWanted[$0]?.foldedBody ?? "" }
-            wantedTexts = wantedHashes.map { ByteBuffer(bytes: bodiesWanted[$0]?.bodyTexts ?? []) }
+            wantedTexts = wantedHashes.map { bodiesWanted[$0]?.bodyTexts ?? [] }
             for title in wantedTitles { try titleTrigrams.append(title) }
             for body in wantedBodies { try bodyTrigrams.append(body) }
         }

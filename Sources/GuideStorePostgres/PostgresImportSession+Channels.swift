@@ -1,6 +1,5 @@
 import GuideCore
 import GuideStore
-import NIOCore
 import PostgresNIO
 
 /// The channels an import stores, a run of them in one statement: one statement a channel was two round trips for each
@@ -14,7 +13,7 @@ extension PostgresImportSession {
             // Arrays of optionals do not bind: whether there is a number goes beside it.
             let numbers = run.map { $0.number ?? "" }, numbered = run.map { $0.number != nil }
             let positions = run.indices.map { nextChannelPosition + Int64($0 - run.startIndex) }
-            let details = run.map { ByteBuffer(bytes: DetailsCodec.encode($0)) }
+            let details = run.map { DetailsCodec.encode($0) }
             var stored = 0
             for row in try await link.query("""
                 INSERT INTO channel (id, name, number, position, details)
@@ -49,7 +48,7 @@ extension PostgresImportSession {
         }
         for run in wanted.chunked(by: Self.batchSize) {
             let ids = run.map(\.rawValue)
-            let details = run.map { ByteBuffer(bytes: DetailsCodec.encode(GuideCore.Channel(id: $0))) }
+            let details = run.map { DetailsCodec.encode(GuideCore.Channel(id: $0)) }
             // The rows already stored come from the statement's snapshot, which does not hold those it adds.
             for row in try await link.query("""
                 WITH wanted AS (SELECT * FROM unnest(\(ids)::text[], \(details)::bytea[])

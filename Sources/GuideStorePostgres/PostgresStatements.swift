@@ -43,10 +43,10 @@ public struct PostgresStatements: SQLStatements {
                 }
                 text += "$\(binds.count)"
             case .keys(let keys):
-                binds.append(keys)
+                binds.append(PostgresArray(keys))
                 text += "(SELECT unnest($\(binds.count)::bigint[]))"
             case .texts(let texts):
-                binds.append(texts)
+                binds.append(PostgresArray(texts))
                 text += "(SELECT unnest($\(binds.count)::text[]))"
             case .fragment(.lockRows):
                 text += " FOR UPDATE"
