@@ -3,8 +3,8 @@ import PostgresNIO
 
 /// Arrays sent as one parameter each (`unnest($1::bigint[], …)`), written in PostgreSQL's binary array format in one
 /// pass. PostgresNIO writes an array one element at a time through its generic encoding (a length placeholder, the
-/// value, the length set back: about 85 ns an element here), and a batch of an import sends hundreds of thousands:
-/// the 0.1 M guide's descriptions alone are 3.4 million trigram codes. Encoding arrays took a fifth of tvguide's CPU
+/// value, the length set back: about 85 ns an element here), and an import sends millions: the 0.1 M guide's
+/// descriptions alone are 3.4 million trigram codes. Encoding arrays took a fifth of tvguide's CPU
 /// in that import (docs/performance.md). These overloads are chosen over PostgresNIO's generic one for every array of
 /// these element types put into a `PostgresQuery`, so that every statement sends its arrays this way.
 extension PostgresQuery.StringInterpolation {
