@@ -173,31 +173,41 @@ extension SourceStore where Self: SQLBackend {
                                      keepNewChannels: definition?.keepNewChannels ?? true, existing: existing)
             let seen = instant.unixSeconds
             // Channels seen again under the names they had: one statement for them all, not one each (10,000 at a
-            // large provider's refresh).
-            let names = Dictionary(known.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-            var seenAgain: [String] = []
+            // large provider's refresh). New channels go in a thousand a statement, seen now: one statement each,
+            // and one more to note them seen, took PostgreSQL's first refresh 1.2-1.4 s at 2,857 channels.
+            var names = Dictionary(known.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+            var seenAgain: [String] = [], added: [[SQLValue]] = []
+            func insertAdded() async throws {
+                try await db.insert(added) {
+                    "INSERT INTO source_channel (source_id, channel_id, name, keep, last_seen) VALUES \(rows: $0)"
+                }
+                added = []
+            }
             for change in offer.changes {
                 switch change {
                 case .rename(let old, let new):
+                    // Moves a channel that no add names: the adds before it can wait.
                     try await db.execute("""
                         UPDATE source_channel SET channel_id = \(new.rawValue) WHERE source_id = \(id) AND channel_id = \(old.rawValue)
                         """)
                 case .add(let channel, let name, let keep):
-                    try await db.execute("""
-                        INSERT INTO source_channel (source_id, channel_id, name, keep) VALUES (\(id), \(channel.rawValue), \(name), \(keep))
-                        """)
+                    added.append([.integer(id), .text(channel.rawValue), .text(name), .boolean(keep), .integer(seen)])
+                    names[channel] = name
                 case .map(let channel, let target):
+                    try await insertAdded()
                     try await db.execute("""
                         UPDATE source_channel SET mapped_to = \(target.rawValue) WHERE source_id = \(id) AND channel_id = \(channel.rawValue)
                         """)
                 case .seen(let channel, let name) where names[channel] == name:
                     seenAgain.append(channel.rawValue)
                 case .seen(let channel, let name):
+                    try await insertAdded()
                     try await db.execute("""
                         UPDATE source_channel SET name = \(name), last_seen = \(seen) WHERE source_id = \(id) AND channel_id = \(channel.rawValue)
                         """)
                 }
             }
+            try await insertAdded()
             if !seenAgain.isEmpty {
                 try await db.execute("""
                     UPDATE source_channel SET last_seen = \(seen) WHERE source_id = \(id) AND channel_id IN \(texts: seenAgain)
