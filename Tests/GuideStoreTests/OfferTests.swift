@@ -31,14 +31,16 @@ import Testing
         let fixture = try await StoreFixture()
         let source = SourceName("feed")
         try await fixture.store.addSource(SourceDefinition(name: source, format: .xmltv, location: "/srv/feed.xml"))
-        let first = [OfferedChannel(id: ChannelID("a"), name: "Alpha"), OfferedChannel(id: ChannelID("b"), name: "Beta")]
+        let first = [OfferedChannel(id: ChannelID("a"), name: "Alpha"),
+                     OfferedChannel(id: ChannelID("b"), name: "Beta")]
         _ = try await fixture.store.recordOffer(first, of: source, at: Self.t0, complete: true)
         let fresh = (0..<2_500).map { OfferedChannel(id: ChannelID("n\($0)"), name: "New \($0)") }
         let again = [OfferedChannel(id: ChannelID("a2"), name: "Alpha"), first[1]] + fresh
             + [OfferedChannel(id: ChannelID("n5"), name: "New five")]
         let t1 = Self.t0.addingTimeInterval(86_400)
         _ = try await fixture.store.recordOffer(again, of: source, at: t1, complete: true)
-        let channels = Dictionary(uniqueKeysWithValues: try await fixture.store.sourceChannels(of: source).map { ($0.id, $0) })
+        let stored = try await fixture.store.sourceChannels(of: source)
+        let channels = Dictionary(uniqueKeysWithValues: stored.map { ($0.id, $0) })
         #expect(channels.count == 2_502)
         #expect(channels.values.allSatisfy { $0.lastSeen == t1 && $0.keep })
         #expect(channels[ChannelID("n2499")]?.name == "New 2499" && channels[ChannelID("n5")]?.name == "New five")
