@@ -29,6 +29,9 @@ final class PostgresImportSession {
     var nextChannelPosition: Int64
     private var retired = 0
     private var retiredChannels: Set<Int64> = []
+    /// The channels this source had programmes on when the import began (its `source_coverage`): only there can a
+    /// stored row be replaced. A first import's end read back every row it had just added to find none older.
+    private let coveredBefore: Set<Int64>
     /// Folded titles already in the title table, by id (at most ``TextCache.limit``).
     private var titleIDs: [String: Int64] = [:]
     /// Bodies in the body table, by hash: stored before and met since.
@@ -56,6 +59,8 @@ final class PostgresImportSession {
         importID = try await link.value("""
             INSERT INTO import_run (source_id, started_at) VALUES (\(sourceID), \(startedAt)) RETURNING id
             """, as: Int64.self) ?? 0
+        coveredBefore = Set(try await link.query("SELECT channel_key FROM source_coverage WHERE source_id = \(sourceID)")
+            .map { try $0.decode(Int64.self) })
         nextChannelPosition = (try await link.value("SELECT max(position) FROM channel", as: Int64.self) ?? 0) + 1
         let isEmpty = try await link.value("SELECT NOT EXISTS (SELECT 1 FROM programme)", as: Bool.self)
         buildsSearchIndexes = isEmpty ?? false
@@ -230,7 +235,7 @@ final class PostgresImportSession {
         let removed = repairs.deleted
         let covered = tally.spans(with: parts)
         let spans = covered.map { (key: $0.key, start: $0.value.start, end: $0.value.end) }
-        let whole = spans.filter { parts[$0.key] == nil }
+        let whole = spans.filter { parts[$0.key] == nil && coveredBefore.contains($0.key) }
         let keys = spans.map(\.key), firsts = spans.map(\.start), lasts = spans.map(\.end)
         var replaced = try await link.execute("""
             DELETE FROM programme p

@@ -16,6 +16,9 @@ final class SQLiteImportSession {
     /// Programmes and channels ``retire(allBut:)`` removed.
     private var retired = 0
     private var retiredChannels: Set<Int64> = []
+    /// The channels this source had programmes on when the import began (its `source_coverage`): only there can a
+    /// stored row be replaced. A first import's end read back every row it had just added to find none older.
+    private let coveredBefore: Set<Int64>
     private let insertProgramme: DirectBinding
     /// New programmes' ids, by the day they start (``DayIDs``).
     private var ids: DayIDs
@@ -55,6 +58,8 @@ final class SQLiteImportSession {
         sourceID = try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE name = ?", arguments: [source.rawValue]) ?? 0
         try db.execute(sql: "INSERT INTO import_run (source_id, started_at) VALUES (?, ?)", arguments: [sourceID, startedAt])
         importID = db.lastInsertedRowID
+        coveredBefore = Set(try Int64.fetchAll(db, sql: "SELECT channel_key FROM source_coverage WHERE source_id = ?",
+                                               arguments: [sourceID]))
         nextChannelPosition = (try Int64.fetchOne(db, sql: "SELECT max(position) FROM channel") ?? 0) + 1
         ids = try DayIDs(db)
         insertProgramme = DirectBinding(try db.makeStatement(sql: """
@@ -266,7 +271,7 @@ final class SQLiteImportSession {
             WHERE source_id = ? AND channel_key = ? AND import_id != ? AND start < ? AND (stop > ? OR start >= ?)
             """)
         let spans = tally.spans(with: parts)
-        for (channel, span) in spans where parts[channel] == nil {
+        for (channel, span) in spans where parts[channel] == nil && coveredBefore.contains(channel) {
             try delete.execute(arguments: [sourceID, channel, importID, span.end, span.start, span.start])
             replaced += db.changesCount
         }

@@ -50,6 +50,31 @@ import XMLTV
         #expect(try await fixture.store.programmes(on: ChannelID("b"), in: all).map(\.programme.title) == ["Old B"])
     }
 
+    @Test func onlyTheChannelsASourceListedBeforeHaveRowsOfItToReplace() async throws {
+        // Given "feed" on channels a and c, "other" on b, then "feed" on a alone (c's rows stay),
+        let fixture = try await StoreFixture()
+        let all = TimeWindow(start: StoreFixture.date("2024"), end: StoreFixture.date("2025"))
+        func titles(_ channel: String) async throws -> [String] {
+            try await fixture.store.programmes(on: ChannelID(channel), in: all).map(\.programme.title)
+        }
+        try await fixture.importXML(StoreFixture.xml([("a", "20240101200000", "20240101210000", "Old A"),
+                                                      ("c", "20240101200000", "20240101210000", "Old C")]), source: "feed")
+        try await fixture.importXML(StoreFixture.xml([("b", "20240101200000", "20240101210000", "Other B")]), source: "other")
+        try await fixture.importXML(StoreFixture.xml([("a", "20240101200000", "20240101210000", "Old A")]), source: "feed")
+        // when "feed" lists a again, b for the first time, and c again,
+        let summary = try await fixture.importXML(StoreFixture.xml([
+            ("a", "20240101200000", "20240101210000", "New A"),
+            ("b", "20240101210000", "20240101220000", "Feed B"),
+            ("c", "20240101200000", "20240101203000", "New C"),
+        ]), source: "feed")
+        // then only its own stored rows on a and c are replaced, and b keeps "other"'s row beside its new one.
+        #expect(summary.replaced == 2)
+        #expect(try await titles("a") == ["New A"])
+        #expect(try await titles("b") == ["Other B", "Feed B"])
+        #expect(try await titles("c") == ["New C"])
+        #expect(try await fixture.store.counts().programmes == 4)
+    }
+
     @Test func titlesAndDescriptionsNoProgrammeUsesAnyMoreLeaveTheStore() async throws {
         // Given Tuesday on channel a replaced by a second import, and Monday kept,
         let fixture = try await StoreFixture()
