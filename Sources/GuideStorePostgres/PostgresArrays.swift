@@ -117,3 +117,39 @@ extension Array: PostgresArrayElement where Element == UInt8 {
         writeRuns(values, count: \.count, into: &buffer) { $1.writeBytes($0) }
     }
 }
+
+/// An `int8[]` answer read in one pass: PostgresNIO reads an array one element at a time through its generic decoding,
+/// and a batch's answer is three arrays of 2,000 ids (``PostgresImportSession/Batch``). One dimension or none
+/// (empty), no NULLs; anything else is refused, not trapped on.
+struct PostgresInt64s: PostgresDecodable {
+    let values: [Int64]
+
+    init<JSONDecoder: PostgresJSONDecoder>(
+        from buffer: inout ByteBuffer, type: PostgresDataType, format: PostgresFormat,
+        context: PostgresDecodingContext<JSONDecoder>) throws {
+        guard format == .binary, type == .int8Array,
+              let dimensions = buffer.readInteger(as: Int32.self), let hasNulls = buffer.readInteger(as: Int32.self),
+              let element = buffer.readInteger(as: UInt32.self), hasNulls == 0,
+              element == PostgresDataType.int8.rawValue, dimensions == 0 || dimensions == 1 else {
+            throw PostgresDecodingError.Code.typeMismatch
+        }
+        guard dimensions == 1 else {
+            values = []
+            return
+        }
+        // Each element is its length (8) and its value: the count must fit in what is left.
+        guard let count = buffer.readInteger(as: Int32.self), buffer.readInteger(as: Int32.self) != nil, count >= 0,
+              Int(count) <= buffer.readableBytes / 12 else {
+            throw PostgresDecodingError.Code.failure
+        }
+        var read: [Int64] = []
+        read.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            guard buffer.readInteger(as: Int32.self) == 8, let value = buffer.readInteger(as: Int64.self) else {
+                throw PostgresDecodingError.Code.failure
+            }
+            read.append(value)
+        }
+        values = read
+    }
+}

@@ -49,7 +49,11 @@ final class PostgresImportSession {
     /// The batch sent last, its rows and the ends of runs among them, while the server inserts it (``settle()``).
     private var inFlight: (rows: [(programme: PreparedProgramme, channel: Int64)],
                            ends: [(after: Int, key: Int64, nextStart: Int64?, cuts: Bool)],
-                           ids: Task<[(Int64, Int64, Int64)], any Error>)?
+                           ids: Task<[StoredRows], any Error>)?
+    /// A batch's answer: its rows' ids, title ids and body ids, in the order the rows were sent.
+    struct StoredRows: Sendable {
+        var ids: [Int64], titleIDs: [Int64], bodyIDs: [Int64]
+    }
 
     init(link: PostgresLink, source: SourceName, startedAt: Int64) async throws {
         self.link = link
@@ -167,8 +171,9 @@ final class PostgresImportSession {
         try await knowStoredBodies()
         if titleIDs.count > TextCache.limit { titleIDs.removeAll(keepingCapacity: true) }
         let batch = try Batch(pending, titleIDs: titleIDs, bodyIDs: bodyIDs)
-        let sent = link.send(batch.query(sourceID: sourceID, importID: importID)) {
-            try $0.decode((Int64, Int64, Int64).self)
+        let sent = link.send(batch.query(sourceID: sourceID, importID: importID)) { row in
+            let (ids, titles, bodies) = try row.decode((PostgresInt64s?, PostgresInt64s?, PostgresInt64s?).self)
+            return StoredRows(ids: ids?.values ?? [], titleIDs: titles?.values ?? [], bodyIDs: bodies?.values ?? [])
         }
         try await settle()
         inFlight = (pending, pendingEnds, sent)
@@ -182,15 +187,15 @@ final class PostgresImportSession {
     private func settle() async throws {
         guard let batch = inFlight else { return }
         inFlight = nil
-        // Each row's id, title id and body id, in the order the rows were sent once sorted by id.
-        let stored = try await batch.ids.value.sorted { $0.0 < $1.0 }
-        guard stored.count == batch.rows.count else {
-            throw StoreError(.failed, "\(batch.rows.count) programmes were sent and \(stored.count) stored")
+        // Each row's id, title id and body id, in the order the rows were sent.
+        let stored = try await batch.ids.value.first ?? StoredRows(ids: [], titleIDs: [], bodyIDs: [])
+        let count = batch.rows.count, ids = stored.ids
+        guard ids.count == count, stored.titleIDs.count == count, stored.bodyIDs.count == count else {
+            throw StoreError(.failed, "\(count) programmes were sent and \(ids.count) stored")
         }
-        let ids = stored.map(\.0)
         for (index, (programme, _)) in batch.rows.enumerated() {
-            titleIDs[programme.foldedTitle] = stored[index].1
-            if programme.bodyHash != 0 { bodyIDs.remember(stored[index].2, for: programme.bodyHash) }
+            titleIDs[programme.foldedTitle] = stored.titleIDs[index]
+            if programme.bodyHash != 0 { bodyIDs.remember(stored.bodyIDs[index], for: programme.bodyHash) }
         }
         var ends = batch.ends[...]
         for (index, (programme, key)) in batch.rows.enumerated() {

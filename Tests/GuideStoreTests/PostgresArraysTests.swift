@@ -34,4 +34,43 @@ struct PostgresArraysTests {
         #expect(Self.written(PostgresArray([[UInt8]]())) == Self.written([ByteBuffer]()))
         #expect(PostgresArray<[UInt8]>.psqlType == [ByteBuffer].psqlType)
     }
+
+    static func read(_ bytes: [UInt8], type: PostgresDataType = .int8Array,
+                     format: PostgresFormat = .binary) throws -> [Int64] {
+        var buffer = ByteBuffer(bytes: bytes)
+        return try PostgresInt64s(from: &buffer, type: type, format: format, context: .default).values
+    }
+
+    @Test func int8ArraysAreReadAsPostgresNIOReadsThem() throws {
+        for values: [Int64] in [[], [0, -1, 1, Int64.max, Int64.min], Array(0..<2_000).map { $0 * 7_919 }] {
+            var buffer = ByteBuffer(bytes: Self.written(values))
+            #expect(try Self.read(Self.written(values)) == values)
+            #expect(try [Int64](from: &buffer, type: .int8Array, format: .binary, context: .default) == values)
+        }
+    }
+
+    @Test func anythingButAnInt8ArrayWithoutNullsIsRefused() throws {
+        let three = Self.written([Int64(1), 2, 3])
+        // The element type, the array's type and the format named otherwise.
+        #expect(throws: (any Error).self) { try Self.read(Self.written([Int32(1)]), type: .int4Array) }
+        #expect(throws: (any Error).self) { try Self.read(Self.written([Int32(1)])) }
+        #expect(throws: (any Error).self) { try Self.read(three, format: .text) }
+        // Cut anywhere: in the header, in an element's length, in its value.
+        for end in [0, 3, 11, 15, 19, 23, 27, 30, three.count - 1] {
+            #expect(throws: (any Error).self) { try Self.read(Array(three[..<end])) }
+        }
+        // A NULL among them (length -1), a count past the bytes there are or below 0, two dimensions.
+        var null = three
+        null.replaceSubrange(4..<8, with: [0, 0, 0, 1])
+        null.replaceSubrange(32..<36, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(throws: (any Error).self) { try Self.read(null) }
+        for count: [UInt8] in [[0x7F, 0xFF, 0xFF, 0xFF], [0xFF, 0xFF, 0xFF, 0xFF], [0, 0, 0, 4]] {
+            var counted = three
+            counted.replaceSubrange(12..<16, with: count)
+            #expect(throws: (any Error).self) { try Self.read(counted) }
+        }
+        var twoDimensions = three
+        twoDimensions.replaceSubrange(0..<4, with: [0, 0, 0, 2])
+        #expect(throws: (any Error).self) { try Self.read(twoDimensions) }
+    }
 }
