@@ -3,45 +3,75 @@ import GuideCore
 
 /// What a store writes for one programme, worked out without a database: the row's values, the details blob and
 /// the folded text for search. An import makes these on its reading thread while the writing thread inserts the
-/// previous ones. Its values live in one object, so handing it over, copying it into a batch and releasing it on
-/// the writing side cost one reference count, not one for each of its texts and byte strings: PostgreSQL's session
-/// copied each programme three times (into the pending rows, the batch, the settling), and those counts were a
-/// quarter of its CPU at 1.75 M programmes.
-public struct PreparedProgramme: Sendable {
-    private let values: Values
-
-    package var channel: ChannelID { values.channel }
+/// previous ones. It is an object, so handing it over, copying it into a batch and releasing it on the writing side
+/// cost one reference count, not one for each of its texts and byte strings: PostgreSQL's session copies each
+/// programme three times (into the pending rows, the batch, the settling), and as a value with a count for each of
+/// its texts those counts were a quarter of the session's CPU at 1.75 M programmes.
+public final class PreparedProgramme: Sendable {
+    package let channel: ChannelID
     /// Seconds since 1970.
-    package var start: Int64 { values.start }
+    package let start: Int64
     /// The stop the listings gave, if any.
-    package var knownStop: Int64? { values.knownStop }
+    package let knownStop: Int64?
     /// Until a repair derives it, an open-ended programme lasts its stated length, or an hour.
-    package var provisionalStop: Int64 { values.provisionalStop }
-    package var title: String { values.title }
-    package var clumpIndex: String? { values.clumpIndex }
+    package let provisionalStop: Int64
+    package let title: String
+    package let clumpIndex: String?
     /// The line of the input the programme started on, for the import report.
-    package var line: Int? { values.line }
+    package let line: Int?
     /// The details (``DetailsCodec``): without the descriptions when the programme has a body, which keeps them.
-    package var details: [UInt8] { values.details }
+    package let details: [UInt8]
     /// Every title (each language's), folded, one a line: what title searches look in.
-    package var foldedTitle: String { values.foldedTitle }
+    package let foldedTitle: String
     /// Folded sub-titles and descriptions.
-    package var foldedBody: String { values.foldedBody }
+    package let foldedBody: String
     /// The descriptions as the body keeps them (``DetailsCodec/descriptions(_:)``), once for all the programmes that
     /// share them; empty for none, or when the programme has no body (its details hold them then).
-    package var bodyTexts: [UInt8] { values.bodyTexts }
+    package let bodyTexts: [UInt8]
     /// What the body is found by: the XXH64 of ``bodyTexts`` seeded with that of ``foldedBody``, worked out here on
     /// the reading thread; 0 for no body.
-    package var bodyHash: Int64 { values.bodyHash }
+    package let bodyHash: Int64
 
-    public init(_ programme: Programme, line: Int?) {
+    public convenience init(_ programme: Programme, line: Int?) {
         var folding = TextFolding()
         self.init(programme, line: line, folding: &folding)
     }
 
     /// Folds the programme's texts through `folding`, which remembers the texts met before.
     package init(_ programme: Programme, line: Int?, folding: inout TextFolding) {
-        values = Values(programme, line: line, folding: &folding)
+        channel = programme.channel
+        start = programme.start.unixSeconds
+        knownStop = programme.stop?.unixSeconds
+        let length = programme.length.map { Bounded.clamped($0, to: Programme.lengthRange) }
+            .flatMap { $0 > 0 ? $0 : nil } ?? 3600
+        provisionalStop = knownStop ?? start + Int64(length)
+        title = programme.title
+        clumpIndex = programme.clumpIndex
+        self.line = line
+        // Every language's title (XMLTV `lang`), one a line: a search finds a programme by any of its titles. Most
+        // programmes have one title and one text at most, taken as they are: gathering them in arrays and joining
+        // those cost the reading thread five allocations and a copy of the description a programme.
+        let titles = programme.titles
+        if titles.count <= 1 {
+            foldedTitle = folding.title(title)
+        } else {
+            var all = [title]
+            for other in titles.map(\.text) where !all.contains(other) { all.append(other) }
+            foldedTitle = folding.title(all.joined(separator: "\n"))
+        }
+        let subTitles = programme.subTitles, descriptions = programme.descriptions
+        let foldedHash: Int64
+        switch (subTitles.count, descriptions.count) {
+        case (0, 0): (foldedBody, foldedHash) = ("", 0)
+        case (0, 1): (foldedBody, foldedHash) = folding.body(descriptions[0].text)
+        case (1, 0): (foldedBody, foldedHash) = folding.body(subTitles[0].text)
+        default:
+            (foldedBody, foldedHash) = folding.body((subTitles + descriptions).map(\.text).joined(separator: "\n"))
+        }
+        let hasBody = !foldedBody.isEmpty
+        details = DetailsCodec.encode(programme, descriptionsApart: hasBody)
+        bodyTexts = hasBody ? DetailsCodec.descriptions(descriptions) : []
+        bodyHash = hasBody ? Self.bodyKey(folded: foldedHash, texts: bodyTexts) : 0
     }
 
     /// A body's key: its folded text's hash and its descriptions' bytes; never 0, which stands for none.
@@ -50,58 +80,6 @@ public struct PreparedProgramme: Sendable {
         texts.withUnsafeBytes { hasher.update($0) }
         let key = Int64(bitPattern: hasher.finalize())
         return key == 0 ? 1 : key
-    }
-
-    private final class Values: Sendable {
-        let channel: ChannelID
-        let start: Int64
-        let knownStop: Int64?
-        let provisionalStop: Int64
-        let title: String
-        let clumpIndex: String?
-        let line: Int?
-        let details: [UInt8]
-        let foldedTitle: String
-        let foldedBody: String
-        let bodyTexts: [UInt8]
-        let bodyHash: Int64
-
-        init(_ programme: Programme, line: Int?, folding: inout TextFolding) {
-            channel = programme.channel
-            start = programme.start.unixSeconds
-            knownStop = programme.stop?.unixSeconds
-            let length = programme.length.map { Bounded.clamped($0, to: Programme.lengthRange) }
-                .flatMap { $0 > 0 ? $0 : nil } ?? 3600
-            provisionalStop = knownStop ?? start + Int64(length)
-            title = programme.title
-            clumpIndex = programme.clumpIndex
-            self.line = line
-            // Every language's title (XMLTV `lang`), one a line: a search finds a programme by any of its titles. Most
-            // programmes have one title and one text at most, taken as they are: gathering them in arrays and joining
-            // those cost the reading thread five allocations and a copy of the description a programme.
-            let titles = programme.titles
-            if titles.count <= 1 {
-                foldedTitle = folding.title(title)
-            } else {
-                var all = [title]
-                for other in titles.map(\.text) where !all.contains(other) { all.append(other) }
-                foldedTitle = folding.title(all.joined(separator: "\n"))
-            }
-            let subTitles = programme.subTitles, descriptions = programme.descriptions
-            let foldedHash: Int64
-            switch (subTitles.count, descriptions.count) {
-            case (0, 0): (foldedBody, foldedHash) = ("", 0)
-            case (0, 1): (foldedBody, foldedHash) = folding.body(descriptions[0].text)
-            case (1, 0): (foldedBody, foldedHash) = folding.body(subTitles[0].text)
-            default:
-                (foldedBody, foldedHash) = folding.body((subTitles + descriptions).map(\.text).joined(separator: "\n"))
-            }
-            let hasBody = !foldedBody.isEmpty
-            details = DetailsCodec.encode(programme, descriptionsApart: hasBody)
-            bodyTexts = hasBody ? DetailsCodec.descriptions(descriptions) : []
-            bodyHash = hasBody ? PreparedProgramme.bodyKey(folded: foldedHash, texts: bodyTexts) : 0
-    
-        }
     }
 }
 
