@@ -63,8 +63,9 @@ final class PostgresImportSession {
         importID = try await link.value("""
             INSERT INTO import_run (source_id, started_at) VALUES (\(sourceID), \(startedAt)) RETURNING id
             """, as: Int64.self) ?? 0
-        coveredBefore = Set(try await link.query("SELECT channel_key FROM source_coverage WHERE source_id = \(sourceID)")
-            .map { try $0.decode(Int64.self) })
+        coveredBefore = Set(try await link.query("""
+            SELECT channel_key FROM source_coverage WHERE source_id = \(sourceID)
+            """).map { try $0.decode(Int64.self) })
         nextChannelPosition = (try await link.value("SELECT max(position) FROM channel", as: Int64.self) ?? 0) + 1
         let isEmpty = try await link.value("SELECT NOT EXISTS (SELECT 1 FROM programme)", as: Bool.self)
         buildsSearchIndexes = isEmpty ?? false

@@ -57,10 +57,12 @@ import XMLTV
         func titles(_ channel: String) async throws -> [String] {
             try await fixture.store.programmes(on: ChannelID(channel), in: all).map(\.programme.title)
         }
-        try await fixture.importXML(StoreFixture.xml([("a", "20240101200000", "20240101210000", "Old A"),
-                                                      ("c", "20240101200000", "20240101210000", "Old C")]), source: "feed")
-        try await fixture.importXML(StoreFixture.xml([("b", "20240101200000", "20240101210000", "Other B")]), source: "other")
-        try await fixture.importXML(StoreFixture.xml([("a", "20240101200000", "20240101210000", "Old A")]), source: "feed")
+        func hour(_ channel: String, _ title: String) -> (String, String, String?, String) {
+            (channel, "20240101200000", "20240101210000", title)
+        }
+        try await fixture.importXML(StoreFixture.xml([hour("a", "Old A"), hour("c", "Old C")]), source: "feed")
+        try await fixture.importXML(StoreFixture.xml([hour("b", "Other B")]), source: "other")
+        try await fixture.importXML(StoreFixture.xml([hour("a", "Old A")]), source: "feed")
         // when "feed" lists a again, b for the first time, and c again,
         let summary = try await fixture.importXML(StoreFixture.xml([
             ("a", "20240101200000", "20240101210000", "New A"),
