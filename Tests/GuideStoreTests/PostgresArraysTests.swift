@@ -55,6 +55,10 @@ struct PostgresArraysTests {
         #expect(throws: (any Error).self) { try Self.read(Self.written([Int32(1)]), type: .int4Array) }
         #expect(throws: (any Error).self) { try Self.read(Self.written([Int32(1)])) }
         #expect(throws: (any Error).self) { try Self.read(three, format: .text) }
+        // Floats' bits are not ids: 1e308, NaN and infinity in a float8[] are refused, named int8[] or not.
+        let floats = Self.written([1e308, Double.nan, -Double.infinity])
+        #expect(throws: (any Error).self) { try Self.read(floats) }
+        #expect(throws: (any Error).self) { try Self.read(floats, type: .float8Array) }
         // Cut anywhere: in the header, in an element's length, in its value.
         for end in [0, 3, 11, 15, 19, 23, 27, 30, three.count - 1] {
             #expect(throws: (any Error).self) { try Self.read(Array(three[..<end])) }
