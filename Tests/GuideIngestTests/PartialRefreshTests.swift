@@ -34,7 +34,8 @@ import XMLTV
         /// refresh compares, so the changes below fall on either side of where it cuts).
         func day(_ day: Int, of channel: Int) -> [Int] {
             let dates = channels[channel].programmes.map(Self.date)
-            let distinct = Array(NSOrderedSet(array: dates)) as? [String] ?? []
+            var seen: Set<String> = []  // Each date once, in order (`NSOrderedSet` kept every one of them).
+            let distinct = dates.filter { seen.insert($0).inserted }
             return dates.indices.filter { dates[$0] == distinct[day] }
         }
 
