@@ -25,7 +25,9 @@ struct ListingTransform: Sendable {
             return .channel(channel)
         case .programme(var programme, let line):
             guard let target = plan.guideChannel(for: programme.channel) else { return nil }
-            programme.channel = target
+            // Changed only when it differs: the item still holds the programme, so a change copies all its fields
+            // (``Programme``'s box), which setting a channel to itself cost every programme of every import.
+            if target != programme.channel { programme.channel = target }
             if timeShift != 0 {
                 programme.start += TimeInterval(timeShift)
                 programme.stop = programme.stop.map { $0 + TimeInterval(timeShift) }
