@@ -41,7 +41,12 @@ final class PostgresImportSession {
     /// This import's rows, repaired as they go.
     private var repairs = ImportRepairs()
     /// Channels this import reads only part of, by key.
-    private var parts: [Int64: ListingPart] = [:]
+    var parts: [Int64: ListingPart] = [:]
+    /// Channels read in part whose runs have ended and whose replaced rows go with the next batch, and those whose
+    /// went with a batch already (``sendPartDeletes()``), through their part's end; how many rows went so.
+    var partsEnded: [Int64] = []
+    var partsReplaced: Set<Int64> = []
+    var replacedEarly = 0
     /// Ends of runs (``ImportItem/runEnds(_:nextStart:cuts:)``) read but not yet taken, after how many of ``pending``.
     private var pendingEnds: [(after: Int, key: Int64, nextStart: Int64?, cuts: Bool)] = []
     /// Programmes read but not yet sent, with their channel keys.
@@ -49,7 +54,7 @@ final class PostgresImportSession {
     /// The batch sent last, its rows and the ends of runs among them, while the server inserts it (``settle()``).
     private var inFlight: (rows: [(programme: PreparedProgramme, channel: Int64)],
                            ends: [(after: Int, key: Int64, nextStart: Int64?, cuts: Bool)],
-                           ids: Task<[StoredRows], any Error>)?
+                           ids: Task<[StoredRows], any Error>, deletes: [Task<[Int64], any Error>])?
     /// A batch's answer: its rows' ids, title ids and body ids, in the order the rows were sent.
     struct StoredRows: Sendable {
         var ids: [Int64], titleIDs: [Int64], bodyIDs: [Int64]
@@ -147,7 +152,9 @@ final class PostgresImportSession {
 
     /// Records where a channel's run read so far ends; the repairs take it in ``flush()``, in order with the rows.
     private func endRun(_ channel: ChannelID, nextStart: Int64?, cuts: Bool) async throws {
-        pendingEnds.append((pending.count, try await channelKey(channel), nextStart, cuts))
+        let key = try await channelKey(channel)
+        pendingEnds.append((pending.count, key, nextStart, cuts))
+        if parts[key] != nil, !partsReplaced.contains(key), !partsEnded.contains(key) { partsEnded.append(key) }
         if pending.isEmpty { try await flush() }
     }
 
@@ -176,8 +183,9 @@ final class PostgresImportSession {
             let (ids, titles, bodies) = try row.decode((PostgresInt64s?, PostgresInt64s?, PostgresInt64s?).self)
             return StoredRows(ids: ids?.values ?? [], titleIDs: titles?.values ?? [], bodyIDs: bodies?.values ?? [])
         }
+        let deletes = sendPartDeletes()
         try await settle()
-        inFlight = (pending, pendingEnds, sent)
+        inFlight = (pending, pendingEnds, sent, deletes)
         pendingEnds = []
         pending = []
         pending.reserveCapacity(Self.batchSize)
@@ -212,6 +220,7 @@ final class PostgresImportSession {
         }
         for end in ends { repairs.end(end.key, nextStart: end.nextStart, cuts: end.cuts) }
         if repairs.hasChanges { try await applyRepairs() }
+        for deleted in batch.deletes { replacedEarly += Int(try await deleted.value.first ?? 0) }
     }
 
     func record(_ log: IssueLog) {
@@ -249,7 +258,7 @@ final class PostgresImportSession {
             WHERE p.source_id = \(sourceID) AND p.channel_key = c.key AND p.import_id <> \(importID)
               AND p.start < c.last AND (p.stop > c.first OR p.start >= c.first)
             """)
-        replaced += try await replaceParts(through: covered)
+        replaced += try await replaceParts(through: covered) + replacedEarly
         try await countProgrammes(change: tally.programmeCount - removed - replaced - retired,
                                   dropped: replaced + retired + removed)
         if buildsSearchIndexes {
@@ -275,48 +284,6 @@ final class PostgresImportSession {
         for index in Self.searchIndexes {
             try await link.execute("SELECT gin_clean_pending_list(\(index.name)::regclass)")
         }
-    }
-
-    /// Drops what the channels read in part replace (``ListingPart``): the rows in their spans but for the kept days,
-    /// and rows running into their span from before it. Returns how many went.
-    private func replaceParts(through spans: [Int64: (start: Int64, end: Int64)]) async throws -> Int {
-        guard !parts.isEmpty else { return 0 }
-        let keys = Array(parts.keys), firsts = keys.map { parts[$0]?.first ?? 0 }
-        var replaced = try await deleteByChannel(keys, firsts, firsts, .runningInto)
-        var channels: [Int64] = [], froms: [Int64] = [], tos: [Int64] = []
-        for (key, part) in parts {
-            for span in part.replaced(through: spans[key]?.end ?? part.end) {
-                channels.append(key)
-                froms.append(span.lowerBound)
-                tos.append(span.upperBound)
-            }
-        }
-        replaced += try await deleteByChannel(channels, froms, tos, .startingWithin)
-        return replaced
-    }
-
-    /// Which rows of a channel ``deleteByChannel(_:_:_:_:)`` drops, given `c.first` and `c.last`.
-    private enum Picked: String {
-        case runningInto = "p.start < c.first AND p.stop > c.first"
-        case startingWithin = "p.start >= c.first AND p.start < c.last"
-    }
-
-    /// Deletes this source's older rows on each channel `keys[i]` that `picked` names, from `firsts[i]` to `lasts[i]`,
-    /// each channel's found by its own index (`OFFSET 0` keeps the lookup a subquery of its own). As a join, the
-    /// planner sorted all 503,521 rows of the 0.5 M guide on disk for each of a changed day's two deletes (0.41 and
-    /// 0.38 s; 0.02 and 0.12 s so).
-    private func deleteByChannel(_ keys: [Int64], _ firsts: [Int64], _ lasts: [Int64],
-                                 _ picked: Picked) async throws -> Int {
-        guard !keys.isEmpty else { return 0 }
-        return try await link.execute("""
-            DELETE FROM programme WHERE ctid = ANY(ARRAY(
-                SELECT r.ctid
-                FROM unnest(\(keys)::bigint[], \(firsts)::bigint[], \(lasts)::bigint[]) AS c(key, first, last),
-                LATERAL (SELECT p.ctid FROM programme p
-                         WHERE p.channel_key = c.key AND \(unescaped: picked.rawValue)
-                           AND p.source_id = \(sourceID) AND p.import_id <> \(importID)
-                         OFFSET 0) AS r))
-            """)
     }
 
     /// Applies the documented repairs (``ListingRepair``) decided so far to this import's rows.
