@@ -14,7 +14,7 @@ extension PostgresImportSession {
         guard !partsEnded.isEmpty else { return [] }
         defer { partsEnded.removeAll(keepingCapacity: true) }
         partsReplaced.formUnion(partsEnded)
-        return partDeletes(partsEnded.compactMap { key in parts[key].map { (key, $0, $0.end) } })
+        return partDeletes(partsEnded.sorted().compactMap { key in parts[key].map { (key, $0, $0.end) } })
     }
 
     /// Drops what the channels read in part replace that their runs' ends did not (``sendPartDeletes()``): all of it

@@ -44,7 +44,7 @@ final class PostgresImportSession {
     var parts: [Int64: ListingPart] = [:]
     /// Channels read in part whose runs have ended and whose replaced rows go with the next batch, and those whose
     /// went with a batch already (``sendPartDeletes()``), through their part's end; how many rows went so.
-    var partsEnded: [Int64] = []
+    var partsEnded: Set<Int64> = []
     var partsReplaced: Set<Int64> = []
     var replacedEarly = 0
     /// Ends of runs (``ImportItem/runEnds(_:nextStart:cuts:)``) read but not yet taken, after how many of ``pending``.
@@ -154,7 +154,7 @@ final class PostgresImportSession {
     private func endRun(_ channel: ChannelID, nextStart: Int64?, cuts: Bool) async throws {
         let key = try await channelKey(channel)
         pendingEnds.append((pending.count, key, nextStart, cuts))
-        if parts[key] != nil, !partsReplaced.contains(key), !partsEnded.contains(key) { partsEnded.append(key) }
+        if parts[key] != nil, !partsReplaced.contains(key) { partsEnded.insert(key) }
         if pending.isEmpty { try await flush() }
     }
 

@@ -53,6 +53,8 @@ struct FetchedFeed: Sendable {
     var programmes: Int
     /// Where its programmes lie, when it is plain XMLTV: a refresh then reads only what changed (``RefreshPlan``).
     var layout: ListingLayout? = nil
+    /// What of the file was written, when only what a refresh reads was (``PartialDownload``); nil when it is whole.
+    var written: WrittenRanges? = nil
 
     func discard() {
         if isTemporary { try? FileManager.default.removeItem(atPath: path) }
@@ -81,7 +83,10 @@ struct FeedFetcher: Sendable {
     /// The guide's wall clock, for a `Retry-After` given as a date.
     var now: @Sendable () -> Date
 
+    /// With `partial` (the groups the last import stored, ``ListingLayout/groups(in:context:)``), a download writes
+    /// only what a refresh reading the changed days reads (``PartialDownload``).
     func fetch(_ location: String, validators: HTTPValidators?, localZone: TimeZone?, credentials: HTTPCredentials? = nil,
+               partial: [String: ListingLayout.Stored]? = nil,
                progress: @escaping @Sendable (FeedProgress) -> Void) async throws -> FetchResult {
         guard let url = URL(string: location), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             let path = location.hasPrefix("file://") ? (URL(string: location)?.path ?? location) : location
@@ -92,7 +97,8 @@ struct FeedFetcher: Sendable {
         while true {
             do {
                 return try await download(url, location: location, validators: validators, localZone: localZone,
-                                          credentials: credentials, attempt: attempt, reason: reason, progress: progress)
+                                          credentials: credentials, partial: partial, attempt: attempt, reason: reason,
+                                          progress: progress)
             } catch let failure as Retryable {
                 guard attempt <= policy.retries else { throw IngestError(.download, Self.gaveUp(failure.sentence, after: attempt)) }
                 var wait = policy.backoff * Double(1 << (attempt - 1)) * Double.random(in: 0.5...1.5)
@@ -134,7 +140,7 @@ struct FeedFetcher: Sendable {
     }
 
     private func download(_ url: URL, location: String, validators: HTTPValidators?, localZone: TimeZone?,
-                          credentials: HTTPCredentials?, attempt: Int,
+                          credentials: HTTPCredentials?, partial: [String: ListingLayout.Stored]?, attempt: Int,
                           reason: Sentence?, progress: @escaping @Sendable (FeedProgress) -> Void) async throws -> FetchResult {
         var headers: [(String, String)] = []
         if let etag = validators?.etag { headers.append(("If-None-Match", etag)) }
@@ -176,7 +182,8 @@ struct FeedFetcher: Sendable {
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             throw IngestError(.unreadable, saying: "cannot create a temporary file for {location}", ["location": location])
         }
-        var survey = SurveyThread(location: location, localZone: localZone, previous: validators?.content, path: path)
+        var survey = SurveyThread(location: location, localZone: localZone, previous: validators?.content, path: path,
+                                  partial: partial)
         var state = FeedProgress(location: location, bytes: 0, totalBytes: total, programmes: 0, attempt: attempt, retryReason: reason)
         let surveyed: SurveyThread.Surveyed
         do {
@@ -200,7 +207,7 @@ struct FeedFetcher: Sendable {
                                       ["location": location, "seconds": String(policy.maximumDuration.components.seconds),
                                        "bytes": String(state.bytes)])
                 }
-                try buffer.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
+                if partial == nil { try buffer.withUnsafeReadableBytes { try handle.write(contentsOf: $0) } }
                 try await survey.feed(buffer)
                 state.programmes = survey.programmes
                 progress(state)
@@ -225,7 +232,8 @@ struct FeedFetcher: Sendable {
         return .fetched(FetchedFeed(location: location, path: path, isTemporary: true, bytes: state.bytes,
                                     validators: HTTPValidators(etag: reply.headers["etag"], lastModified: reply.headers["last-modified"],
                                                                content: surveyed.content),
-                                    channels: surveyed.channels, programmes: surveyed.programmes, layout: surveyed.layout))
+                                    channels: surveyed.channels, programmes: surveyed.programmes,
+                                    layout: surveyed.layout, written: surveyed.written))
     }
 
     /// Reads a local file through the same checks as a download; not modified when its bytes are the ones last imported.

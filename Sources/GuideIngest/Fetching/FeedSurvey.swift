@@ -1,6 +1,7 @@
 import Foundation
 import GuideCore
 import GuideStore
+import NIOCore
 import XMLTV
 
 /// What a feed's bytes were: the XXH64 of each 4 MiB block, in order, kept with the feed's validators once they are
@@ -116,16 +117,41 @@ struct FeedSurvey {
     private var parsed: Int64 = 0
     /// The feed's layout, once ``finish(at:)`` found it plain.
     private(set) var layout: ListingLayout?
+    /// Writes the file in part (``PartialDownload``), when given every byte as it arrives; nil once the scan refused
+    /// the feed, which is then not surveyed further (what was not written cannot be read back): it is downloaded
+    /// again whole.
+    private var partial: PartialDownload?
+    private var isPartial = false
+    /// What a partial download wrote (nothing until it finished, and nothing if it was refused); nil for a whole one.
+    private(set) var written: WrittenRanges?
 
     var channels: [OfferedChannel] { survey.channels }
     var programmes: Int { layout?.programmes ?? (scanner.refusal == nil ? scanner.programmes : survey.programmes) }
 
-    init(location: String, localZone: TimeZone?, path: String) {
+    init(location: String, localZone: TimeZone?, path: String, partial: PartialDownload? = nil) {
         survey = Survey(location: location, localZone: localZone)
         scanner = ListingLayoutScanner(localZone: localZone)
         self.path = path
         self.location = location
         self.localZone = localZone
+        self.partial = partial
+        isPartial = partial != nil
+        written = partial.map { _ in WrittenRanges() }
+    }
+
+    /// The next chunk of a download written in part: every chunk, in order, none written yet.
+    mutating func feed(_ buffer: ByteBuffer, at offset: Int64) throws {
+        guard isPartial else {
+            try buffer.withUnsafeReadableBytes { try feed($0, at: offset) }
+            return
+        }
+        guard var partial else { return }
+        self.partial = nil
+        buffer.withUnsafeReadableBytes { scanner.feed($0) }
+        scanned = offset + Int64(buffer.readableBytes)
+        guard scanner.refusal == nil else { return }
+        try partial.take(buffer, at: offset, scanner: scanner)
+        self.partial = partial
     }
 
     /// `raw`, the feed's bytes from `offset` on, already in the file at `path`; any before it not given yet are read
@@ -137,6 +163,16 @@ struct FeedSurvey {
 
     /// The survey of the feed's `end` bytes, any not given read back from the file.
     mutating func finish(at end: Int64) throws {
+        if isPartial {
+            // Refused or cut: nothing more to survey; the download is made again whole.
+            guard var partial, scanned == end, let layout = scanner.finish() else { return }
+            self.partial = nil
+            try partial.finish(scanner)
+            written = partial.written
+            self.layout = layout
+            try surveyHeader(of: layout)
+            return
+        }
         try catchUp(to: end)
         if scanner.refusal == nil, let layout = scanner.finish() {
             self.layout = layout

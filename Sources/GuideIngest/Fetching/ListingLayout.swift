@@ -121,12 +121,19 @@ extension ListingLayout {
         for r in runs.indices {
             for g in runs[r].groups.indices {
                 let next = runs[r].groups.indices.contains(g + 1) ? runs[r].groups[g + 1] : nil
-                var hasher = XXH64()
-                runs[r].groups[g].content.withUnsafeBytes { hasher.update($0) }
-                withUnsafeBytes(of: (next?.first ?? Int64.min).littleEndian) { hasher.update($0) }
-                withUnsafeBytes(of: UInt8(next?.isFirstInstant == true ? 1 : 0)) { hasher.update($0) }
-                runs[r].groups[g].digest = hasher.finalize()
+                let after = next.map { (first: $0.first, isFirstInstant: $0.isFirstInstant) }
+                runs[r].groups[g].digest = Self.digest(of: runs[r].groups[g], next: after)
             }
         }
+    }
+
+    /// A group's digest: its content, and where its channel goes on after it (the next group's first start and
+    /// whether that programme is zero-length; none after a run's last group).
+    static func digest(of group: Group, next: (first: Int64, isFirstInstant: Bool)?) -> UInt64 {
+        var hasher = XXH64()
+        group.content.withUnsafeBytes { hasher.update($0) }
+        withUnsafeBytes(of: (next?.first ?? Int64.min).littleEndian) { hasher.update($0) }
+        withUnsafeBytes(of: UInt8(next?.isFirstInstant == true ? 1 : 0)) { hasher.update($0) }
+        return hasher.finalize()
     }
 }

@@ -242,6 +242,37 @@ package struct ListingLayoutScanner {
         return countedLine
     }
 
+    /// Whether the scan is still in the header (before the first programme), and where the header ends once it is not.
+    var headerEnds: Int64? { phase == .header ? nil : headerEnd }
+
+    /// Calls `settled` with each group from `cursor` on whose digest is known (the group after it in its run begun,
+    /// or its run ended), with its channel and digest, and moves `cursor` past them; `ended`: the file is finished
+    /// (``finish()``), so every group is. Returns the first byte no group settled yet can hold: the first unsettled
+    /// group's, the group in hand's, or the first byte not scanned yet.
+    func settle(from cursor: inout (run: Int, group: Int), ended: Bool,
+                         _ settled: (String, ListingLayout.Group, UInt64) throws -> Void) rethrows -> Int64 {
+        while cursor.run < runs.count {
+            let run = runs[cursor.run], isLast = cursor.run == runs.count - 1
+            while cursor.group < run.groups.count {
+                let next: (first: Int64, isFirstInstant: Bool)?
+                if cursor.group + 1 < run.groups.count {
+                    next = (run.groups[cursor.group + 1].first, run.groups[cursor.group + 1].isFirstInstant)
+                } else if isLast, !ended {
+                    guard let inHand = group else { return run.groups[cursor.group].bytes.lowerBound }
+                    next = (inHand.first, inHand.isFirstInstant)
+                } else {
+                    next = nil
+                }
+                let current = run.groups[cursor.group]
+                try settled(run.channel, current, ListingLayout.digest(of: current, next: next))
+                cursor.group += 1
+            }
+            guard !isLast else { break }
+            cursor = (cursor.run + 1, 0)
+        }
+        return group?.bytes.lowerBound ?? base
+    }
+
     /// The channel of the programmes in hand, for what a refusal says.
     private var channelName: String { runs.last?.channel ?? "" }
 

@@ -24,9 +24,10 @@ struct RefreshPlan: Sendable {
     var unchanged = 0
 
     /// The plan for `layout` against the groups stored at the last import (``ListingLayout/groups(in:context:)``);
-    /// nil when reading the whole file is as good (more than half of it changed, or two of its channels go to one
-    /// guide channel).
-    init?(layout: ListingLayout, previous: [String: ListingLayout.Stored], transform: ListingTransform) {
+    /// nil when reading the whole file is as good (more than half of it changed, when the whole file is at hand:
+    /// `wholeAtHand`), or must be read (two of its channels go to one guide channel).
+    init?(layout: ListingLayout, previous: [String: ListingLayout.Stored], transform: ListingTransform,
+          wholeAtHand: Bool = true) {
         headerEnd = layout.headerEnd
         parts = []
         segments = []
@@ -71,14 +72,23 @@ struct RefreshPlan: Sendable {
                 index = through + 1
             }
         }
-        guard programmes <= unchanged else { return nil }
+        guard programmes <= unchanged || !wholeAtHand else { return nil }
+    }
+
+    /// Whether every byte the plan reads (the header, each segment) was written (``PartialDownload``).
+    func isCovered(by written: WrittenRanges) -> Bool {
+        written.covers(0..<headerEnd) && segments.allSatisfy { written.covers($0.bytes) }
     }
 
     /// What the stored layout's first line says its rows depend on besides the bytes and each channel's guide
     /// channel: the import that wrote them, and the source's time shift and zone. Any change to these reads the whole
     /// file.
     static func context(importedAt: Date, transform: ListingTransform) -> String {
-        "at=\(importedAt.unixSeconds) shift=\(transform.timeShift) zone=\(transform.localZone?.identifier ?? "-")"
+        context(importedAt: importedAt, timeShift: transform.timeShift, localZone: transform.localZone)
+    }
+
+    static func context(importedAt: Date, timeShift: Int, localZone: TimeZone?) -> String {
+        "at=\(importedAt.unixSeconds) shift=\(timeShift) zone=\(localZone?.identifier ?? "-")"
     }
 
     /// The import's input: the header, each segment at its line followed by where its run ends, and the root's end.

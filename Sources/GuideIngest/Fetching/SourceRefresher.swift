@@ -266,14 +266,18 @@ public final class SourceRefresher: Sendable {
         let validators = try await store.validators(of: name)
         let credentials = try await credentials(of: name)
         let zone = definition.localZone.flatMap(TimeZone.init(identifier:))
+        let stored = storedGroups(validators, importedAt: importedAt, timeShift: definition.timeShift, localZone: zone)
+        // One XMLTV feed whose last import's days are known is written only where a refresh reads it.
+        let writesInPart = locations.count == 1 && definition.format == .xmltv
         tracker.update(name.rawValue) { $0.phase = .downloading; $0.downloadsTotal = locations.count }
         // Every feed, concurrently within the download bound; the first failure cancels the rest.
         let results = try await withThrowingTaskGroup(of: (Int, String, FetchResult).self) { group in
             for (index, location) in locations.enumerated() {
                 group.addTask {
                     try await self.slots.run {
+                        let partial = writesInPart ? stored[location] : nil
                         let result = try await self.fetcher.fetch(location, validators: validators[location], localZone: zone,
-                                                                  credentials: credentials) { feed in
+                                                                  credentials: credentials, partial: partial) { feed in
                             tracker.feed(name.rawValue, feed)
                         }
                         tracker.update(name.rawValue) { $0.downloadsDone += 1 }
@@ -291,7 +295,7 @@ public final class SourceRefresher: Sendable {
             }
             return collected.sorted { $0.0 < $1.0 }.map { ($0.1, $0.2) }
         }
-        let feeds = results.compactMap { location, result -> FetchedFeed? in
+        var feeds = results.compactMap { location, result -> FetchedFeed? in
             if case .fetched(let feed) = result { return feed }
             return nil
         }
@@ -326,14 +330,19 @@ public final class SourceRefresher: Sendable {
         let importer = ListingImporter(store: store)
         var kept = Dictionary(feeds.map { ($0.location, $0.validators) }, uniquingKeysWith: { $1 })
         let summary: ImportSummary
+        var reading = refreshPlan(feeds, stored: stored, transform: transform)
+        if let written = feeds.first?.written, reading.map({ !$0.isCovered(by: written) }) ?? true {
+            // Written in part, and read beyond it (a channel gone to another guide channel, a file no longer plain).
+            guard let whole = try await downloadWhole(feeds[0], validators: validators, localZone: zone,
+                                                      credentials: credentials, report: &report, tracker: tracker)
+            else { return (report, [:]) }
+            feeds = [whole]
+            reading = refreshPlan(feeds, stored: stored, transform: transform)
+        }
         if feeds.count == 1, let layout = feeds[0].layout {
             // A plain XMLTV feed: only the days that changed since the last import are read, when that is known.
             let feed = feeds[0]
-            let stored = importedAt.flatMap { at in readsChangesOnly ? at : nil }.flatMap { at in
-                ContentDigests.layout(in: validators[feed.location]?.content)
-                    .flatMap { ListingLayout.groups(in: $0, context: RefreshPlan.context(importedAt: at, transform: transform)) }
-            }
-            if let stored, let reading = RefreshPlan(layout: layout, previous: stored, transform: transform) {
+            if let reading {
                 var read = try await importer.importFile(at: feed.path, planned: reading, as: name,
                                                          transform: transform, removingOnceRead: feed.isTemporary)
                 // The channels it holds are the feed's, read or not.
@@ -362,37 +371,5 @@ public final class SourceRefresher: Sendable {
         report.repairs = summary.issues.total
         report.renamedChannels = Dictionary(uniqueKeysWithValues: plan.renamed.map { ($0.key.rawValue, $0.value.rawValue) })
         return (report, kept)
-    }
-}
-
-/// Collects progress from every download and hands out snapshots, in order, on the thread that reported.
-final class ProgressTracker: Sendable {
-    private let state: Mutex<RefreshProgress>
-    private let report: @Sendable (RefreshProgress) -> Void
-
-    init(_ names: [String], report: @escaping @Sendable (RefreshProgress) -> Void) {
-        state = Mutex(RefreshProgress(sources: names.map {
-            RefreshProgress.Source(name: $0, phase: .waiting, feeds: [], downloadsDone: 0, downloadsTotal: 0)
-        }))
-        self.report = report
-    }
-
-    func update(_ name: String, _ change: (inout RefreshProgress.Source) -> Void) {
-        // Reported inside the lock, so snapshots arrive in the order they were taken.
-        state.withLock { state in
-            guard let index = state.sources.firstIndex(where: { $0.name == name }) else { return }
-            change(&state.sources[index])
-            report(state)
-        }
-    }
-
-    func feed(_ name: String, _ feed: FeedProgress) {
-        update(name) { source in
-            if let index = source.feeds.firstIndex(where: { $0.location == feed.location }) {
-                source.feeds[index] = feed
-            } else {
-                source.feeds.append(feed)
-            }
-        }
     }
 }

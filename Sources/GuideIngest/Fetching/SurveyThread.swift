@@ -20,6 +20,8 @@ struct SurveyThread {
         var channels: [OfferedChannel] = []
         var programmes = 0
         var layout: ListingLayout?
+        /// What a partial download wrote (``PartialDownload``); nil when it wrote the whole feed.
+        var written: WrittenRanges?
     }
 
     private enum Chunk: Sendable {
@@ -39,21 +41,30 @@ struct SurveyThread {
     private let chunks: BlockingChannel<Chunk>
     private let surveyed: Task<FeedSurvey.Found?, any Error>
     private let counted: Counted
+    /// Whether the survey writes the file, in part (``PartialDownload``), and is given every chunk.
+    private let writesInPart: Bool
 
-    /// A survey of the feed being written to `path`, compared with the content digests stored with its validators.
-    init(location: String, localZone: TimeZone?, previous: String?, path: String, capacity: Int = 32) {
+    /// A survey of the feed being written to `path`, compared with the content digests stored with its validators;
+    /// with `partial` (the groups stored at the last import), the survey writes the file itself, only where a
+    /// refresh reads it.
+    init(location: String, localZone: TimeZone?, previous: String?, path: String,
+         partial: [String: ListingLayout.Stored]? = nil, capacity: Int = 32) {
         same = SameBytes(previous: previous)
+        writesInPart = partial != nil
         let chunks = BlockingChannel<Chunk>(capacity: capacity), counted = Counted()
         self.chunks = chunks
         self.counted = counted
         surveyed = Task {
             try await BlockingWork.run("survey") {
-                var survey = FeedSurvey(location: location, localZone: localZone, path: path)
+                var survey = FeedSurvey(location: location, localZone: localZone, path: path,
+                                        partial: try partial.map {
+                                            try PartialDownload(previous: $0, path: path, location: location)
+                                        })
                 do {
                     while let chunk = chunks.take() {
                         switch chunk {
                         case .bytes(let buffer, let offset):
-                            try buffer.withUnsafeReadableBytes { try survey.feed($0, at: offset) }
+                            try survey.feed(buffer, at: offset)
                         case .end(let end):
                             try survey.finish(at: end)
                             counted.programmes.store(survey.programmes, ordering: .relaxed)
@@ -73,11 +84,12 @@ struct SurveyThread {
     /// Programmes the survey has counted so far.
     var programmes: Int { counted.programmes.load(ordering: .relaxed) }
 
-    /// The next bytes, already written to the file; throws what the survey failed with, if it did.
+    /// The next bytes, already written to the file unless the survey writes it; throws what the survey failed with, if
+    /// it did.
     mutating func feed(_ buffer: ByteBuffer) async throws {
         let offset = bytes
         bytes += Int64(buffer.readableBytes)
-        guard !buffer.withUnsafeReadableBytes({ same.feed($0) }) else { return }
+        guard !buffer.withUnsafeReadableBytes({ same.feed($0) }) || writesInPart else { return }
         if await !chunks.send(.bytes(buffer, at: offset)) { _ = try await surveyed.value }
     }
 
@@ -91,7 +103,7 @@ struct SurveyThread {
         // Only a survey that took the end returns what it found; one that failed threw.
         let found = try await surveyed.value
         return Surveyed(isSame: false, content: same.content, channels: found?.channels ?? [], programmes: found?.programmes ?? 0,
-                        layout: found?.layout)
+                        layout: found?.layout, written: found?.written ?? (writesInPart ? WrittenRanges() : nil))
     }
 
     /// The feed failed, or needs no survey: the survey stops where it is, and returns once it has (the file may
@@ -108,7 +120,8 @@ extension FeedSurvey {
         var channels: [OfferedChannel]
         var programmes: Int
         var layout: ListingLayout?
+        var written: WrittenRanges?
     }
 
-    var found: Found { Found(channels: channels, programmes: programmes, layout: layout) }
+    var found: Found { Found(channels: channels, programmes: programmes, layout: layout, written: written) }
 }
