@@ -121,17 +121,33 @@ import Testing
         #expect(report.programmes > report.unchanged && report.unchanged > 0)
     }
 
-    /// Refreshes `first` then `then` into a guide reading changes only and one reading every refresh whole: they
-    /// agree, and the first took `downloads` downloads of the second file.
+    /// Two of the feed's channels go to one guide channel: a refresh reads it whole, so it is downloaded whole once,
+    /// not in part and then again.
+    @Test func aFeedTwoOfWhoseChannelsGoToOneIsDownloadedWholeOnce() async throws {
+        let (first, changed) = Self.guides()
+        let report = try await Self.expectSame(first, then: changed, downloads: 1) { rig in
+            var channels = try await rig.fixture.store.sourceChannels(of: SourceName("feed"))
+            let index = try #require(channels.firstIndex { $0.id.rawValue == "copy1" })
+            channels[index].mappedTo = ChannelID("copy0")
+            channels[index].chosenBy = .person
+            try await rig.fixture.store.chooseSourceChannels([channels[index]], of: SourceName("feed"))
+            #expect(try await rig.refresh("feed").downloads == 1)
+        }
+        #expect(report.unchanged == 0)
+    }
+
+    /// Refreshes `first` then `then` into a guide reading changes only and one reading every refresh whole (each
+    /// with `between` done in between): they agree, and the first took `downloads` downloads of the second file.
     @discardableResult
-    static func expectSame(_ first: PartialRefreshTests.Guide, then: PartialRefreshTests.Guide,
-                           downloads: Int) async throws -> SourceReport {
+    static func expectSame(_ first: PartialRefreshTests.Guide, then: PartialRefreshTests.Guide, downloads: Int,
+                           between: (RefreshTests.Rig) async throws -> Void = { _ in }) async throws -> SourceReport {
         let partial = try await RefreshTests.Rig()
         let full = try await RefreshTests.Rig(readsChangesOnly: false)
         for rig in [partial, full] {
             rig.server.script("/guide.xml", .file(first.bytes))
             try await rig.add("feed", "/guide.xml")
             #expect(try await rig.refresh("feed").outcome == .imported)
+            try await between(rig)
             rig.server.script("/guide.xml", .file(then.bytes))
         }
         let report = try await partial.refresh("feed")

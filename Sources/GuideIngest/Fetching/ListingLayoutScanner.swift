@@ -250,7 +250,7 @@ package struct ListingLayoutScanner {
     /// (``finish()``), so every group is. Returns the first byte no group settled yet can hold: the first unsettled
     /// group's, the group in hand's, or the first byte not scanned yet.
     func settle(from cursor: inout (run: Int, group: Int), ended: Bool,
-                         _ settled: (String, ListingLayout.Group, UInt64) throws -> Void) rethrows -> Int64 {
+                _ settled: (String, ListingLayout.Group, UInt64) throws -> Void) rethrows -> Int64 {
         while cursor.run < runs.count {
             let run = runs[cursor.run], isLast = cursor.run == runs.count - 1
             while cursor.group < run.groups.count {

@@ -16,6 +16,15 @@ extension SourceRefresher {
         }
     }
 
+    /// The stored groups a download is written in part against (``PartialDownload``): none when two of the feed's
+    /// channels went to one guide channel at the last import, since a refresh then reads it whole and would download
+    /// it twice every time.
+    static func partialBase(_ stored: [String: ListingLayout.Stored]?) -> [String: ListingLayout.Stored]? {
+        guard let stored else { return nil }
+        var targets: Set<String> = []
+        return stored.values.allSatisfy { targets.insert($0.target).inserted } ? stored : nil
+    }
+
     /// What a refresh of one plain feed reads of it (``RefreshPlan``), when its last import's days are known.
     func refreshPlan(_ feeds: [FetchedFeed], stored: [String: [String: ListingLayout.Stored]],
                      transform: ListingTransform) -> RefreshPlan? {

@@ -275,7 +275,7 @@ public final class SourceRefresher: Sendable {
             for (index, location) in locations.enumerated() {
                 group.addTask {
                     try await self.slots.run {
-                        let partial = writesInPart ? stored[location] : nil
+                        let partial = writesInPart ? Self.partialBase(stored[location]) : nil
                         let result = try await self.fetcher.fetch(location, validators: validators[location], localZone: zone,
                                                                   credentials: credentials, partial: partial) { feed in
                             tracker.feed(name.rawValue, feed)

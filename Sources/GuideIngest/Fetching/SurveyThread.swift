@@ -56,11 +56,12 @@ struct SurveyThread {
         self.counted = counted
         surveyed = Task {
             try await BlockingWork.run("survey") {
-                var survey = FeedSurvey(location: location, localZone: localZone, path: path,
-                                        partial: try partial.map {
-                                            try PartialDownload(previous: $0, path: path, location: location)
-                                        })
                 do {
+                    // Inside: a file it cannot write stops the download as any failure of the survey does.
+                    var survey = FeedSurvey(location: location, localZone: localZone, path: path,
+                                            partial: try partial.map {
+                                                try PartialDownload(previous: $0, path: path, location: location)
+                                            })
                     while let chunk = chunks.take() {
                         switch chunk {
                         case .bytes(let buffer, let offset):
