@@ -105,6 +105,21 @@ import Testing
         try await Self.expectSame(first, then: refused, downloads: 2)
     }
 
+    /// Starts no one could read (the largest integer, -1, 1e308, nan) in a changed day: the scan refuses them, the
+    /// feed is downloaded again whole, and the guide is the one reading it whole gives (the reader's own repair).
+    @Test(arguments: ["9223372036854775807", "-1", "1e308", "nan"])
+    func aStartNoOneCouldReadIsReadAsAWholeReadReadsIt(start: String) async throws {
+        let (first, changed) = Self.guides()
+        var hostile = changed
+        let index = try #require(hostile.day(3, of: 0).dropFirst().first)
+        let programme = hostile.channels[0].programmes[index]
+        let afterStart = programme.components(separatedBy: "start=\"").dropFirst().first
+        let written = try #require(afterStart?.prefix { $0 != "\"" })
+        hostile.channels[0].programmes[index] = programme.replacingOccurrences(of: "start=\"\(written)\"",
+                                                                               with: "start=\"\(start)\"")
+        try await Self.expectSame(first, then: hostile, downloads: 2)
+    }
+
     /// More than half of the feed changed: read in part all the same (the whole file is not at hand).
     @Test func aFeedMostlyChangedIsStillReadInPart() async throws {
         let first = PartialRefreshTests.Guide(channels: 4)
