@@ -7,30 +7,53 @@ import GuideCore
 /// dominated now/next; this form costs about a microsecond each way. The first byte is a version so old rows stay
 /// readable when fields are added.
 ///
-/// Version 2 leaves the descriptions out: they are kept once for every programme that has them, with the programme's
-/// body (``descriptions(_:)``), and handed to ``decode(_:descriptions:channel:start:stop:detail:)``. They were two
-/// thirds of every row (301 bytes of details on average at 1.75 M programmes, of 63,000 distinct bodies). Version 1,
-/// with them inline, is still written for a programme whose texts fold to nothing (it has no body), and still read.
+/// A programme with a body (folded sub-titles and descriptions) keeps in its row only what an airing has of its own
+/// (version 3); its body keeps what every airing of the episode shares (``shared(_:)``): the descriptions, credits,
+/// date, keywords, languages, length, links and countries, handed back to
+/// ``decode(_:descriptions:channel:start:stop:detail:)``. Descriptions were two thirds of a row (version 2 kept only
+/// them apart); credits and the rest were 41 of the remaining 126 bytes at 1.75 M programmes, 156 of 346 in a real
+/// German guide, and bodies grew by 0.2-0.5% for them (icons and episode numbers, which some guides give each airing,
+/// stay in the row). Version 1, everything inline, is written for a programme whose texts fold to nothing (it has no
+/// body). Versions 1 and 2 are read as they were stored.
 package enum DetailsCodec {
     static let inline: UInt8 = 1
     static let apart: UInt8 = 2
+    static let shared: UInt8 = 3
+    /// The first byte of what a body keeps for version 3: no version 2 body's descriptions begin with it (a count of at
+    /// least one; none is no bytes at all), so a body kept for one version is never taken for the other's.
+    static let sharedLayout: UInt8 = 0
 
-    /// The details of `programme`, its descriptions inline (version 1) or kept apart (version 2).
-    static func encode(_ programme: Programme, descriptionsApart: Bool = false) -> [UInt8] {
+    /// How a programme's details are laid out: whole, or without what its body keeps.
+    enum Layout {
+        /// Version 1: everything.
+        case inline
+        /// Version 2: all but the descriptions. No longer written by an import; tests write it to read it back.
+        case descriptionsApart
+        /// Version 3: what the airing has of its own (``DetailsCodec/shared(_:)`` is the rest).
+        case sharedApart
+    }
+
+    /// The details of `programme`, laid out as `layout` says.
+    static func encode(_ programme: Programme, layout: Layout = .inline) -> [UInt8] {
         var writer = BinaryWriter()
-        writer.byte(descriptionsApart ? apart : inline)
+        if layout == .sharedApart {
+            writer.byte(shared)
+            writer.texts(programme.titles)
+            writer.texts(programme.subTitles)
+            // What a summary reads comes first, so that it stops here.
+            writer.texts(programme.categories)
+            writer.episodeNumbers(programme.episodeNumbers)
+            writeFlags(of: programme, to: &writer)
+            writer.icons(programme.icons)
+            writeMedia(of: programme, to: &writer)
+            writeTail(of: programme, to: &writer)
+            return writer.bytes
+        }
+        writer.byte(layout == .inline ? inline : apart)
         writer.texts(programme.titles)
         writer.texts(programme.subTitles)
-        if !descriptionsApart { writer.texts(programme.descriptions) }
-        writer.count(programme.credits.count)
-        for credit in programme.credits {
-            writer.string(credit.role.rawValue)
-            writer.string(credit.name)
-            writer.optional(credit.character)
-            writer.byte(credit.isGuest ? 1 : 0)
-            writer.strings(credit.images)
-            writer.strings(credit.urls)
-        }
+        if layout == .inline { writer.texts(programme.descriptions) }
+        writer.credits(programme.credits)
         writer.optional(programme.date)
         writer.texts(programme.categories)
         writer.texts(programme.keywords)
@@ -40,36 +63,30 @@ package enum DetailsCodec {
         writer.icons(programme.icons)
         writer.strings(programme.urls)
         writer.texts(programme.countries)
-        writer.count(programme.episodeNumbers.count)
-        for number in programme.episodeNumbers {
-            writer.string(number.system)
-            writer.string(number.value)
-        }
-        writer.byte(programme.video == nil ? 0 : 1)
-        if let video = programme.video {
-            writer.optionalBool(video.isPresent)
-            writer.optionalBool(video.isColour)
-            writer.optional(video.aspect)
-            writer.optional(video.quality)
-        }
-        writer.byte(programme.audio == nil ? 0 : 1)
-        if let audio = programme.audio {
-            writer.optionalBool(audio.isPresent)
-            writer.optional(audio.stereo)
-        }
+        writer.episodeNumbers(programme.episodeNumbers)
+        writeMedia(of: programme, to: &writer)
         writeFlags(of: programme, to: &writer)
-        writer.count(programme.subtitles.count)
-        for subtitles in programme.subtitles {
-            writer.optional(subtitles.type)
-            writer.optionalText(subtitles.language)
-        }
-        writer.ratings(programme.ratings)
-        writer.ratings(programme.starRatings)
-        writer.optional(programme.clumpIndex)
+        writeTail(of: programme, to: &writer)
         return writer.bytes
     }
 
-    /// The descriptions kept apart from version 2's details: none when there are none.
+    /// What a programme's body keeps for version 3's details, which the airings of one episode share.
+    static func shared(_ programme: Programme) -> [UInt8] {
+        var writer = BinaryWriter()
+        writer.byte(sharedLayout)
+        writer.texts(programme.descriptions)
+        writer.credits(programme.credits)
+        writer.optional(programme.date)
+        writer.texts(programme.keywords)
+        writer.optionalText(programme.language)
+        writer.optionalText(programme.originalLanguage)
+        writer.optionalInt(programme.length)
+        writer.strings(programme.urls)
+        writer.texts(programme.countries)
+        return writer.bytes
+    }
+
+    /// The descriptions a body kept for version 2's details: none when there are none.
     static func descriptions(_ descriptions: [LocalizedText]) -> [UInt8] {
         guard !descriptions.isEmpty else { return [] }
         var writer = BinaryWriter()
@@ -78,27 +95,34 @@ package enum DetailsCodec {
     }
 
     /// Rebuilds a programme from its columns and details, with `detail`'s fields; nil when the details are unreadable.
-    /// `descriptions` are those kept apart (``descriptions(_:)``) for version 2's details; a summary needs none.
-    package static func decode(_ bytes: UnsafeRawBufferPointer, descriptions: UnsafeRawBufferPointer? = nil,
+    /// `kept` is what the programme's body keeps for versions 2 and 3 (``shared(_:)``); a summary needs none.
+    package static func decode(_ bytes: UnsafeRawBufferPointer, descriptions kept: UnsafeRawBufferPointer? = nil,
                                channel: ChannelID, start: Date, stop: Date?, detail: ProgrammeDetail = .full) -> Programme? {
         var reader = BinaryReader(bytes: bytes)
         let version = reader.byte()
-        guard version == inline || version == apart else { return nil }
+        guard version == inline || version == apart || version == shared else { return nil }
         var programme = Programme(channel: channel, start: start, stop: stop, titles: reader.texts())
         programme.subTitles = reader.texts()
+        if version == shared {
+            programme.categories = reader.texts()
+            programme.episodeNumbers = reader.episodeNumbers()
+            readFlags(into: &programme, from: &reader)
+            if detail == .summary { return reader.isValid ? programme : nil }
+            programme.icons = reader.icons()
+            readMedia(into: &programme, from: &reader)
+            readTail(into: &programme, from: &reader)
+            guard reader.isValid, let kept, kept.count > 0 else { return reader.isValid ? programme : nil }
+            return readShared(into: &programme, from: kept) ? programme : nil
+        }
         if detail == .summary { return summary(of: &programme, from: &reader, version: version) }
         if version == inline {
             programme.descriptions = reader.texts()
-        } else if let descriptions, descriptions.count > 0 {
-            var apart = BinaryReader(bytes: descriptions)
+        } else if let kept, kept.count > 0 {
+            var apart = BinaryReader(bytes: kept)
             programme.descriptions = apart.texts()
-            guard apart.isValid else { return nil }
+            guard apart.isValid, kept[0] != sharedLayout else { return nil }
         }
-        for _ in 0..<reader.items() {
-            let role = Credit.Role(rawValue: reader.string()) ?? .actor
-            programme.credits.append(Credit(role: role, name: reader.string(), character: reader.optional(),
-                                            isGuest: reader.byte() == 1, images: reader.strings(), urls: reader.strings()))
-        }
+        programme.credits = reader.credits()
         programme.date = reader.optional()
         programme.categories = reader.texts()
         programme.keywords = reader.texts()
@@ -109,24 +133,30 @@ package enum DetailsCodec {
         programme.urls = reader.strings()
         programme.countries = reader.texts()
         programme.episodeNumbers = reader.episodeNumbers()
-        if reader.byte() == 1 {
-            programme.video = Video(isPresent: reader.optionalBool(), isColour: reader.optionalBool(),
-                                    aspect: reader.optional(), quality: reader.optional())
-        }
-        if reader.byte() == 1 {
-            programme.audio = Audio(isPresent: reader.optionalBool(), stereo: reader.optional())
-        }
+        readMedia(into: &programme, from: &reader)
         readFlags(into: &programme, from: &reader)
-        for _ in 0..<reader.items() {
-            programme.subtitles.append(Subtitles(type: reader.optional(), language: reader.optionalText()))
-        }
-        programme.ratings = reader.ratings()
-        programme.starRatings = reader.ratings()
-        programme.clumpIndex = reader.optional()
+        readTail(into: &programme, from: &reader)
         return reader.isValid ? programme : nil
     }
 
-    /// The rest of a ``ProgrammeDetail/summary``: walks past what it leaves out without making strings of it.
+    /// What a body keeps for version 3 (``shared(_:)``), read into `programme`; false when it is unreadable.
+    private static func readShared(into programme: inout Programme, from kept: UnsafeRawBufferPointer) -> Bool {
+        var reader = BinaryReader(bytes: kept)
+        guard reader.byte() == sharedLayout else { return false }
+        programme.descriptions = reader.texts()
+        programme.credits = reader.credits()
+        programme.date = reader.optional()
+        programme.keywords = reader.texts()
+        programme.language = reader.optionalText()
+        programme.originalLanguage = reader.optionalText()
+        programme.length = reader.optionalInt()
+        programme.urls = reader.strings()
+        programme.countries = reader.texts()
+        return reader.isValid
+    }
+
+    /// The rest of a ``ProgrammeDetail/summary`` of versions 1 and 2: walks past what it leaves out without making
+    /// strings of it.
     private static func summary(of programme: inout Programme, from reader: inout BinaryReader,
                                 version: UInt8) -> Programme? {
         if version == inline { reader.skipTexts() }     // descriptions
@@ -156,7 +186,54 @@ package enum DetailsCodec {
         return reader.isValid ? programme : nil
     }
 
-    /// Repeat, premiere, last chance and new: written together, read by both decodings.
+    /// Video and audio.
+    private static func writeMedia(of programme: Programme, to writer: inout BinaryWriter) {
+        writer.byte(programme.video == nil ? 0 : 1)
+        if let video = programme.video {
+            writer.optionalBool(video.isPresent)
+            writer.optionalBool(video.isColour)
+            writer.optional(video.aspect)
+            writer.optional(video.quality)
+        }
+        writer.byte(programme.audio == nil ? 0 : 1)
+        if let audio = programme.audio {
+            writer.optionalBool(audio.isPresent)
+            writer.optional(audio.stereo)
+        }
+    }
+
+    private static func readMedia(into programme: inout Programme, from reader: inout BinaryReader) {
+        if reader.byte() == 1 {
+            programme.video = Video(isPresent: reader.optionalBool(), isColour: reader.optionalBool(),
+                                    aspect: reader.optional(), quality: reader.optional())
+        }
+        if reader.byte() == 1 {
+            programme.audio = Audio(isPresent: reader.optionalBool(), stereo: reader.optional())
+        }
+    }
+
+    /// Subtitles, ratings, star ratings and the clump index: the last fields of every version.
+    private static func writeTail(of programme: Programme, to writer: inout BinaryWriter) {
+        writer.count(programme.subtitles.count)
+        for subtitles in programme.subtitles {
+            writer.optional(subtitles.type)
+            writer.optionalText(subtitles.language)
+        }
+        writer.ratings(programme.ratings)
+        writer.ratings(programme.starRatings)
+        writer.optional(programme.clumpIndex)
+    }
+
+    private static func readTail(into programme: inout Programme, from reader: inout BinaryReader) {
+        for _ in 0..<reader.items() {
+            programme.subtitles.append(Subtitles(type: reader.optional(), language: reader.optionalText()))
+        }
+        programme.ratings = reader.ratings()
+        programme.starRatings = reader.ratings()
+        programme.clumpIndex = reader.optional()
+    }
+
+    /// Repeat, premiere, last chance and new: written together, read by every decoding.
     private static func writeFlags(of programme: Programme, to writer: inout BinaryWriter) {
         writer.byte(programme.previouslyShown == nil ? 0 : 1)
         if let shown = programme.previouslyShown {
@@ -167,7 +244,6 @@ package enum DetailsCodec {
         writer.optionalText(programme.lastChance)
         writer.byte(programme.isNew ? 1 : 0)
     }
-
 
     private static func readFlags(into programme: inout Programme, from reader: inout BinaryReader) {
         if reader.byte() == 1 {
@@ -195,178 +271,5 @@ package enum DetailsCodec {
         let channel = Channel(id: id, displayNames: reader.texts(), icons: reader.icons(), urls: reader.strings(),
                               number: reader.optional())
         return reader.isValid ? channel : nil
-    }
-}
-
-/// Appends length-prefixed values to a byte array.
-struct BinaryWriter {
-    var bytes: [UInt8] = []
-
-    init() { bytes.reserveCapacity(512) }
-
-    mutating func byte(_ value: UInt8) { bytes.append(value) }
-
-    /// LEB128, so small counts and lengths take one byte.
-    mutating func count(_ value: Int) {
-        var remaining = UInt64(max(0, value))
-        while remaining >= 0x80 {
-            bytes.append(UInt8(remaining & 0x7F) | 0x80)
-            remaining >>= 7
-        }
-        bytes.append(UInt8(remaining))
-    }
-
-    mutating func string(_ value: String) {
-        var value = value
-        value.withUTF8 { utf8 in
-            count(utf8.count)
-            bytes.append(contentsOf: utf8)
-        }
-    }
-
-    mutating func optional(_ value: String?) {
-        byte(value == nil ? 0 : 1)
-        if let value { string(value) }
-    }
-
-    mutating func optionalInt(_ value: Int?) {
-        byte(value == nil ? 0 : 1)
-        if let value { count(value) }
-    }
-
-    mutating func optionalBool(_ value: Bool?) {
-        byte(value.map { $0 ? 2 : 1 } ?? 0)
-    }
-
-    mutating func strings(_ values: [String]) {
-        count(values.count)
-        for value in values { string(value) }
-    }
-
-    mutating func texts(_ values: [LocalizedText]) {
-        count(values.count)
-        for value in values {
-            string(value.text)
-            optional(value.language)
-        }
-    }
-
-    mutating func optionalText(_ value: LocalizedText?) {
-        byte(value == nil ? 0 : 1)
-        if let value {
-            string(value.text)
-            optional(value.language)
-        }
-    }
-
-    mutating func icons(_ values: [Icon]) {
-        count(values.count)
-        for icon in values {
-            string(icon.src)
-            optionalInt(icon.width)
-            optionalInt(icon.height)
-        }
-    }
-
-    mutating func ratings(_ values: [Rating]) {
-        count(values.count)
-        for rating in values {
-            optional(rating.system)
-            string(rating.value)
-            icons(rating.icons)
-        }
-    }
-}
-
-/// Reads what ``BinaryWriter`` wrote; on running out of bytes it returns empty values and marks itself invalid
-/// rather than trapping, since the bytes come from a file on disk.
-struct BinaryReader {
-    /// Borrowed: the reader lives only inside the closure that lends the bytes.
-    let bytes: UnsafeRawBufferPointer
-    var offset = 0
-    private(set) var isValid = true
-
-    init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
-
-    mutating func byte() -> UInt8 {
-        guard offset < bytes.count else { isValid = false; return 0 }
-        defer { offset += 1 }
-        return bytes[offset]
-    }
-
-    mutating func count() -> Int {
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while shift < 63 {
-            let next = byte()
-            value |= UInt64(next & 0x7F) << shift
-            if next & 0x80 == 0 { break }
-            shift += 7
-        }
-        guard value <= UInt64(bytes.count) * 8 + 1 << 32 else { isValid = false; return 0 }
-        return Int(value)
-    }
-
-    mutating func string() -> String {
-        let length = count()
-        guard length <= bytes.count - offset else { isValid = false; return "" }
-        defer { offset += length }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]), as: UTF8.self)
-    }
-
-    mutating func optional() -> String? { byte() == 1 ? string() : nil }
-
-    /// Moves past a string without making one.
-    mutating func skipString() {
-        let length = count()
-        guard length <= bytes.count - offset else { isValid = false; return }
-        offset += length
-    }
-
-    mutating func skipOptional() { if byte() == 1 { skipString() } }
-
-    mutating func skipStrings() { for _ in 0..<items() { skipString() } }
-
-    mutating func skipTexts() { for _ in 0..<items() { skipString(); skipOptional() } }
-
-    mutating func skipOptionalText() { if byte() == 1 { skipString(); skipOptional() } }
-
-    mutating func optionalInt() -> Int? { byte() == 1 ? count() : nil }
-
-    mutating func optionalBool() -> Bool? {
-        switch byte() {
-        case 2: true
-        case 1: false
-        default: nil
-        }
-    }
-
-    /// Bounds a count by the bytes left, so a corrupt count cannot make a loop run for ever.
-    mutating func items() -> Int {
-        let value = count()
-        guard value <= bytes.count - offset else { isValid = false; return 0 }
-        return value
-    }
-
-    mutating func strings() -> [String] { (0..<items()).map { _ in string() } }
-
-    mutating func texts() -> [LocalizedText] {
-        (0..<items()).map { _ in LocalizedText(string(), language: optional()) }
-    }
-
-    mutating func optionalText() -> LocalizedText? {
-        byte() == 1 ? LocalizedText(string(), language: optional()) : nil
-    }
-
-    mutating func episodeNumbers() -> [EpisodeNumber] {
-        (0..<items()).map { _ in EpisodeNumber(system: string(), value: string()) }
-    }
-
-    mutating func icons() -> [Icon] {
-        (0..<items()).map { _ in Icon(src: string(), width: optionalInt(), height: optionalInt()) }
-    }
-
-    mutating func ratings() -> [Rating] {
-        (0..<items()).map { _ in Rating(system: optional(), value: string(), icons: icons()) }
     }
 }

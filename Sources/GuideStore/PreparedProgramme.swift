@@ -19,14 +19,15 @@ public final class PreparedProgramme: Sendable {
     package let clumpIndex: String?
     /// The line of the input the programme started on, for the import report.
     package let line: Int?
-    /// The details (``DetailsCodec``): without the descriptions when the programme has a body, which keeps them.
+    /// The details (``DetailsCodec``): without what its body keeps when the programme has one.
     package let details: [UInt8]
     /// Every title (each language's), folded, one a line: what title searches look in.
     package let foldedTitle: String
     /// Folded sub-titles and descriptions.
     package let foldedBody: String
-    /// The descriptions as the body keeps them (``DetailsCodec/descriptions(_:)``), once for all the programmes that
-    /// share them; empty for none, or when the programme has no body (its details hold them then).
+    /// What the body keeps of the programme (``DetailsCodec/shared(_:)``: its descriptions, credits and the rest an
+    /// episode's airings share), once for all the programmes that share it; empty when the programme has no body (its
+    /// details hold everything then).
     package let bodyTexts: [UInt8]
     /// What the body is found by: the XXH64 of ``bodyTexts`` seeded with that of ``foldedBody``, worked out here on
     /// the reading thread; 0 for no body.
@@ -69,12 +70,12 @@ public final class PreparedProgramme: Sendable {
             (foldedBody, foldedHash) = folding.body((subTitles + descriptions).map(\.text).joined(separator: "\n"))
         }
         let hasBody = !foldedBody.isEmpty
-        details = DetailsCodec.encode(programme, descriptionsApart: hasBody)
-        bodyTexts = hasBody ? DetailsCodec.descriptions(descriptions) : []
+        details = DetailsCodec.encode(programme, layout: hasBody ? .sharedApart : .inline)
+        bodyTexts = hasBody ? DetailsCodec.shared(programme) : []
         bodyHash = hasBody ? Self.bodyKey(folded: foldedHash, texts: bodyTexts) : 0
     }
 
-    /// A body's key: its folded text's hash and its descriptions' bytes; never 0, which stands for none.
+    /// A body's key: its folded text's hash and the bytes it keeps; never 0, which stands for none.
     static func bodyKey(folded: Int64, texts: [UInt8]) -> Int64 {
         var hasher = XXH64(seed: UInt64(bitPattern: folded))
         texts.withUnsafeBytes { hasher.update($0) }

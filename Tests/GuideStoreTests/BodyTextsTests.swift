@@ -4,8 +4,9 @@ import StoreTestSupport
 import Testing
 @testable import GuideStore
 
-/// A programme's descriptions are kept once, with its body, for all the programmes that share them (v36,
-/// ``DetailsCodec`` version 2), on both stores; rows stored before keep theirs inline and read as they did.
+/// A programme's descriptions, credits and the rest an episode's airings share are kept once, with its body, for all
+/// the programmes that share them (``DetailsCodec`` version 3; version 2 kept only the descriptions, from v36), on
+/// both stores; rows stored before keep theirs as they were and read as they did.
 @Suite struct BodyTextsTests {
     static let news = "Nightly news from the capital."
 
@@ -78,12 +79,12 @@ import Testing
         #expect(try await backend.reading { sql in
             try await sql.value("SELECT count(DISTINCT body_id) FROM programme WHERE title = 'News'", as: Int64.self)
         } == 1)
-        // their details leave the descriptions out (version 2), but not the one whose description folds to nothing,
+        // their details leave the descriptions out (version 3), but not the one whose description folds to nothing,
         // which has no body to keep it.
         let versions = try await Self.versions(backend)
         #expect(versions["Accent on b"] == Data([1]))
         let apart = ["News on a", "News on b", "Nouvelles on a", "Parts on a"]
-        #expect(apart.allSatisfy { versions[$0] == Data([2]) }, "\(versions)")
+        #expect(apart.allSatisfy { versions[$0] == Data([3]) }, "\(versions)")
         // A summary (the grid's) reads no description, and keeps the sub-title.
         let at = StoreFixture.date("20240101123000")
         let summary = try await fixture.store.nowNext(at: at, channels: [ChannelID("a")], detail: .summary)
@@ -112,10 +113,64 @@ import Testing
         let english = [LocalizedText(Self.news, language: "en")]
         let read = try await Self.read(fixture.store)
         #expect(read["News on a"] == english && read["News on b"] == english && read["News on c"] == english, "\(read)")
-        #expect(try await Self.versions(backend)["News on c"] == Data([2]))
+        #expect(try await Self.versions(backend)["News on c"] == Data([3]))
         #expect(try await backend.reading { sql in
             try await sql.value("SELECT count(DISTINCT body_id) FROM programme WHERE title = 'News'", as: Int64.self)
         } == 2)
+    }
+
+    /// Two airings of the news with the same credits and date, and one with the same description and others.
+    static let credited: String = {
+        let description = "<desc lang=\"en\">\(news)</desc>"
+        let same = "<credits><director>Ann Lee</director><actor role=\"Cal\">Bo Ray</actor></credits><date>1999</date>"
+        return "<tv>\n" + programme("a", 0, "News", description + same) + programme("b", 0, "News", description + same)
+            + programme("a", 1, "News", description + "<credits><presenter>Di Fox</presenter></credits>") + "</tv>\n"
+    }()
+
+    /// Each programme's credits and date (or "-"), by channel and hour.
+    static func credits(_ store: any GuideDatabase) async throws -> [String: [String]] {
+        var read: [String: [String]] = [:]
+        for listings in try await store.guide(in: day, channels: nil) {
+            for stored in listings.programmes {
+                let programme = stored.programme, hour = programme.start.unixSeconds % 86_400 / 3_600  // 10 and 11
+                read["\(programme.channel.rawValue) \(hour)"] = programme.credits.map(\.name) + [programme.date ?? "-"]
+            }
+        }
+        return read
+    }
+
+    @Test func creditsAreKeptWithTheBody() async throws {
+        let fixture = try await StoreFixture()
+        try await fixture.importXML(Self.credited, source: "feed")
+        let backend = try #require(fixture.store as? any SQLBackend)
+        // Each reads back its own, the two alike from one body and the other from its own.
+        let read = try await Self.credits(fixture.store), alike = ["Ann Lee", "Bo Ray", "1999"]
+        #expect(read == ["a 10": alike, "b 10": alike, "a 11": ["Di Fox", "-"]], "\(read)")
+        #expect(try await backend.reading { sql in
+            try await sql.value("SELECT count(DISTINCT body_id) FROM programme WHERE title = 'News'", as: Int64.self)
+        } == 2)
+    }
+
+    @Test func rowsOfVersionTwoReadAsTheyDid() async throws {
+        // Given rows as v36-v38 stored them: the descriptions with the body, the credits in the row (version 2),
+        let fixture = try await StoreFixture()
+        try await fixture.importXML(Self.credited, source: "feed")
+        let backend = try #require(fixture.store as? any SQLBackend)
+        var stored = Programme(channel: ChannelID("a"), start: Date(), titles: [LocalizedText("News")])
+        stored.descriptions = [LocalizedText(Self.news, language: "en")]
+        stored.credits = [Credit(role: .actor, name: "Ed Old")]
+        let details = Data(DetailsCodec.encode(stored, layout: .descriptionsApart))
+        let texts = Data(DetailsCodec.descriptions(stored.descriptions))
+        try await backend.transaction { sql in
+            _ = try await sql.execute("UPDATE programme SET details = \(details) WHERE title = 'News'")
+            _ = try await sql.execute("""
+                UPDATE body SET texts = \(texts) WHERE id IN (SELECT body_id FROM programme WHERE title = 'News')
+                """)
+        }
+        // they read as they did.
+        let read = try await Self.credits(fixture.store)
+        #expect(read == ["a 10": ["Ed Old", "-"], "b 10": ["Ed Old", "-"], "a 11": ["Ed Old", "-"]], "\(read)")
+        #expect(try await Self.read(fixture.store)["News on b"] == stored.descriptions)
     }
 
     @Test func aStoredBodyIsFoundByItsTextNotByItsKeyAlone() async throws {
@@ -190,43 +245,83 @@ import Testing
         #expect(!full.isNew(-1) && full[5] == 5)
     }
 
-    @Test func detailsOfEitherVersionDecode() throws {
-        let start = Date(unixSeconds: 1_700_000_000)
-        var programme = Programme(channel: ChannelID("a"), start: start, titles: [LocalizedText("Film")])
+    /// A programme with something in every field.
+    static var everything: Programme {
+        var programme = Programme(channel: ChannelID("a"), start: Date(unixSeconds: 1_700_000_000),
+                                  titles: [LocalizedText("Film"), LocalizedText("Le film", language: "fr")])
         programme.descriptions = [LocalizedText("A long one.", language: "en")]
         programme.subTitles = [LocalizedText("Director's cut")]
+        programme.credits = [Credit(role: .director, name: "Ann Lee"),
+                             Credit(role: .actor, name: "Bo Ray", character: "Cal", isGuest: true, images: ["i.png"],
+                                    urls: ["https://example.com/bo"])]
+        programme.date = "1999"
         programme.categories = [LocalizedText("Drama")]
+        programme.keywords = [LocalizedText("heist")]
+        programme.language = LocalizedText("English")
+        programme.originalLanguage = LocalizedText("French")
+        programme.length = 5400
+        programme.icons = [Icon(src: "https://example.com/film.png", width: 100, height: 50)]
+        programme.urls = ["https://example.com/film"]
+        programme.countries = [LocalizedText("FR")]
         programme.episodeNumbers = [EpisodeNumber(system: "xmltv_ns", value: "0.1.")]
-        let inline = DetailsCodec.encode(programme), apart = DetailsCodec.encode(programme, descriptionsApart: true)
-        let texts = DetailsCodec.descriptions(programme.descriptions)
-        #expect(inline.first == 1 && apart.first == 2 && apart.count < inline.count)
-        func decoded(_ details: [UInt8], _ descriptions: [UInt8]?, _ detail: ProgrammeDetail = .full) -> Programme? {
+        programme.video = Video(isPresent: true, isColour: false, aspect: "16:9", quality: "HDTV")
+        programme.audio = Audio(isPresent: true, stereo: "stereo")
+        programme.previouslyShown = PreviouslyShown(start: "19990101000000", channel: "b")
+        programme.premiere = LocalizedText("First showing")
+        programme.isNew = true
+        programme.subtitles = [Subtitles(type: "teletext", language: LocalizedText("en"))]
+        programme.ratings = [Rating(system: "BBFC", value: "15")]
+        programme.starRatings = [Rating(value: "4/5")]
+        programme.clumpIndex = "0/2"
+        return programme
+    }
+
+    @Test func detailsOfEveryVersionDecode() throws {
+        let programme = Self.everything
+        let inline = DetailsCodec.encode(programme), apart = DetailsCodec.encode(programme, layout: .descriptionsApart)
+        let airing = DetailsCodec.encode(programme, layout: .sharedApart)
+        let texts = DetailsCodec.descriptions(programme.descriptions), kept = DetailsCodec.shared(programme)
+        #expect(inline.first == 1 && apart.first == 2 && airing.first == 3)
+        #expect(airing.count < apart.count && apart.count < inline.count)
+        func decoded(_ details: [UInt8], _ kept: [UInt8]?, _ detail: ProgrammeDetail = .full) -> Programme? {
             details.withUnsafeBytes { details in
-                guard let descriptions else {
-                    return DetailsCodec.decode(details, channel: ChannelID("a"), start: start, stop: nil,
+                guard let kept else {
+                    return DetailsCodec.decode(details, channel: programme.channel, start: programme.start, stop: nil,
                                                detail: detail)
                 }
-                return descriptions.withUnsafeBytes {
-                    DetailsCodec.decode(details, descriptions: $0, channel: ChannelID("a"), start: start, stop: nil,
-                                        detail: detail)
+                return kept.withUnsafeBytes {
+                    DetailsCodec.decode(details, descriptions: $0, channel: programme.channel, start: programme.start,
+                                        stop: nil, detail: detail)
                 }
             }
         }
         #expect(decoded(inline, nil) == programme)
         #expect(decoded(apart, texts) == programme)
-        // Version 1 ignores any descriptions given apart; version 2 without them has none.
+        #expect(decoded(airing, kept) == programme)
+        // Version 1 ignores anything given apart; versions 2 and 3 without it have none of what the body keeps.
         #expect(decoded(inline, DetailsCodec.descriptions([LocalizedText("Other")])) == programme)
         #expect(decoded(apart, nil)?.descriptions == [] && decoded(apart, [])?.categories == programme.categories)
-        // A summary of either reads the same fields.
+        let alone = decoded(airing, nil)
+        #expect(alone?.descriptions == [] && alone?.credits == [] && alone?.date == nil)
+        #expect(alone?.icons == programme.icons && alone?.episodeNumbers == programme.episodeNumbers)
+        #expect(alone?.ratings == programme.ratings && alone?.clumpIndex == programme.clumpIndex)
+        // A summary of every version reads the same fields.
         let summary = decoded(inline, nil, .summary)
-        #expect(summary != nil && summary == decoded(apart, nil, .summary))
-        #expect(summary?.episodeNumbers == programme.episodeNumbers)
-        // Damaged descriptions make the programme unreadable rather than wrong; an unknown version is unreadable.
-        #expect(decoded(apart, Array(texts.dropLast())) == nil)
-        #expect(decoded([3] + apart.dropFirst(), texts) == nil)
+        #expect(summary != nil && summary == decoded(apart, nil, .summary) && summary == decoded(airing, nil, .summary))
+        #expect(summary?.episodeNumbers == programme.episodeNumbers && summary?.subTitles == programme.subTitles)
+        #expect(summary?.categories == programme.categories && summary?.isNew == true && summary?.credits == [])
+        // What a body keeps for one version is never taken for the other's: version 3's begins with 0, which no
+        // version 2 descriptions do; each refuses the other's.
+        #expect(kept.first == 0 && texts.first != 0)
+        #expect(decoded(airing, texts) == nil && decoded(apart, kept) == nil)
+        // Damaged texts make the programme unreadable rather than wrong; an unknown version is unreadable.
+        #expect(decoded(apart, Array(texts.dropLast())) == nil && decoded(airing, Array(kept.dropLast())) == nil)
+        #expect(decoded([4] + airing.dropFirst(), kept) == nil)
         // Counts past what the bytes hold, however large (LEB128 of 2^63 - 1, and of 10^9 texts), are refused.
         let hostile: [[UInt8]] = [[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F],
                                   [0x80, 0x94, 0xEB, 0xDC, 0x03, 1, 65]]
-        for bytes in hostile { #expect(decoded(apart, bytes) == nil, "\(bytes)") }
+        for bytes in hostile {
+            #expect(decoded(apart, bytes) == nil && decoded(airing, [0] + bytes) == nil, "\(bytes)")
+        }
     }
 }
