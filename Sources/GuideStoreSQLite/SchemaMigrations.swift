@@ -390,6 +390,7 @@ enum SchemaMigrations {
         registerWatched(&migrator)
         registerDevices(&migrator)
         registerSearch(&migrator)
+        registerSpelledTrigrams(&migrator)
         return migrator
     }
 }
