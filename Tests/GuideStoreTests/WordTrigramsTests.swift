@@ -113,7 +113,7 @@ import Testing
         }
         var within: Set<String> = []
         for var body in bodies {
-            body.withUTF8 { bytes in
+            _ = body.withUTF8 { bytes in
                 WordTrigrams.forEach(in: bytes) { _, key in
                     var spelled = [UInt8](repeating: 0, count: 5)
                     spelled.withUnsafeMutableBytes { WordTrigrams.spell(key, into: $0) }
