@@ -41,6 +41,13 @@ import Testing
         return read
     }
 
+    /// How many bodies the programmes titled "News" share among them.
+    static func newsBodies(_ backend: some SQLBackend) async throws -> Int64? {
+        try await backend.reading { sql in
+            try await sql.value("SELECT count(DISTINCT body_id) FROM programme WHERE title = 'News'", as: Int64.self)
+        }
+    }
+
     /// The first byte of each programme's details (its version), by title and channel.
     static func versions(_ backend: some SQLBackend) async throws -> [String: Data] {
         try await backend.reading { sql in
@@ -76,9 +83,7 @@ import Testing
         let folded = SearchText.fold(Self.news)
         #expect(bodies.filter { $0.0 == folded }.count == 2)
         #expect(bodies.allSatisfy { $0.1 != nil } && bodies.count == 3, "\(bodies)")
-        #expect(try await backend.reading { sql in
-            try await sql.value("SELECT count(DISTINCT body_id) FROM programme WHERE title = 'News'", as: Int64.self)
-        } == 1)
+        #expect(try await Self.newsBodies(backend) == 1)
         // their details leave the descriptions out (version 3), but not the one whose description folds to nothing,
         // which has no body to keep it.
         let versions = try await Self.versions(backend)
@@ -114,9 +119,7 @@ import Testing
         let read = try await Self.read(fixture.store)
         #expect(read["News on a"] == english && read["News on b"] == english && read["News on c"] == english, "\(read)")
         #expect(try await Self.versions(backend)["News on c"] == Data([3]))
-        #expect(try await backend.reading { sql in
-            try await sql.value("SELECT count(DISTINCT body_id) FROM programme WHERE title = 'News'", as: Int64.self)
-        } == 2)
+        #expect(try await Self.newsBodies(backend) == 2)
     }
 
     /// Two airings of the news with the same credits and date, and one with the same description and others.
@@ -146,9 +149,7 @@ import Testing
         // Each reads back its own, the two alike from one body and the other from its own.
         let read = try await Self.credits(fixture.store), alike = ["Ann Lee", "Bo Ray", "1999"]
         #expect(read == ["a 10": alike, "b 10": alike, "a 11": ["Di Fox", "-"]], "\(read)")
-        #expect(try await backend.reading { sql in
-            try await sql.value("SELECT count(DISTINCT body_id) FROM programme WHERE title = 'News'", as: Int64.self)
-        } == 2)
+        #expect(try await Self.newsBodies(backend) == 2)
     }
 
     @Test func rowsOfVersionTwoReadAsTheyDid() async throws {
@@ -195,9 +196,7 @@ import Testing
         // it shares the news body, not the decoy that has its key.
         let read = try await Self.read(fixture.store)
         #expect(read["News on c"] == [LocalizedText(Self.news, language: "en")], "\(read)")
-        #expect(try await backend.reading { sql in
-            try await sql.value("SELECT count(DISTINCT body_id) FROM programme WHERE title = 'News'", as: Int64.self)
-        } == 1)
+        #expect(try await Self.newsBodies(backend) == 1)
     }
 
     @Test func aRefreshStartsFromTheStoredBodies() async throws {
@@ -219,9 +218,7 @@ import Testing
         let read = try await Self.read(fixture.store)
         #expect(read["News on c"] == [LocalizedText(Self.news, language: "en")], "\(read)")
         #expect(read["Weather on c"] == [LocalizedText(weather, language: "en")], "\(read)")
-        #expect(try await backend.reading { sql in
-            try await sql.value("SELECT count(DISTINCT body_id) FROM programme WHERE title = 'News'", as: Int64.self)
-        } == 1)
+        #expect(try await Self.newsBodies(backend) == 1)
         // The same file again adds none.
         try await fixture.importXML(other, source: "other")
         #expect(try await count() == before + 1)
