@@ -139,6 +139,17 @@ package enum DetailsCodec {
         return reader.isValid ? programme : nil
     }
 
+    /// The title of the programme whose details are `bytes` (``Programme/title``), the only text a row kept twice until
+    /// v40 (a `title` column beside the details' titles); nil when they are unreadable. Every version begins with the
+    /// titles.
+    package static func title(of bytes: UnsafeRawBufferPointer) -> String? {
+        var reader = BinaryReader(bytes: bytes)
+        let version = reader.byte()
+        guard version == inline || version == apart || version == shared else { return nil }
+        let titles = reader.texts()
+        return reader.isValid ? titles.preferred() ?? "" : nil
+    }
+
     /// What a body keeps for version 3 (``shared(_:)``), read into `programme`; false when it is unreadable.
     private static func readShared(into programme: inout Programme, from kept: UnsafeRawBufferPointer) -> Bool {
         var reader = BinaryReader(bytes: kept)

@@ -26,11 +26,14 @@ package enum ReminderFollow {
             let id: Int64 = try row.value(0), profile: Int64 = try row.value(1), channel: String = try row.value(2)
             let title: String = try row.value(3), start: Int64 = try row.value(4), stop: Int64 = try row.value(5)
             let lead: Int64 = try row.value(6), key: Int64 = try row.value(7)
+            // The nearest of the channel's programmes within reach with the same title, which a row keeps in its
+            // details (v40): a day either side is some dozens of rows, read only for a waiting reminder.
             let nearest = try await db.rows("""
-                SELECT start, stop FROM programme
-                WHERE channel_key = \(key) AND hidden = \(false) AND title = \(title) AND start >= \(start - reach) AND start <= \(start + reach)
-                ORDER BY abs(start - \(start)), start LIMIT 1
-                """).first
+                SELECT start, stop, details FROM programme
+                WHERE channel_key = \(key) AND hidden = \(false)
+                  AND start >= \(start - reach) AND start <= \(start + reach)
+                ORDER BY abs(start - \(start)), start
+                """).first { row in try row.value(2, as: Data.self).withUnsafeBytes(DetailsCodec.title(of:)) == title }
             if let nearest {
                 let newStart: Int64 = try nearest.value(0), newStop: Int64 = try nearest.value(1)
                 guard newStart != start || newStop != stop else { continue }

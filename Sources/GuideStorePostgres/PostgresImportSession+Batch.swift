@@ -9,7 +9,7 @@ extension PostgresImportSession {
     /// changed day at 0.5 M: 45 such turns).
     struct Batch {
         var keys: [Int64] = [], starts: [Int64] = [], stops: [Int64] = [], known: [Bool] = []
-        var titles: [String] = [], clumps: [String] = [], lines: [Int64] = [], details: [[UInt8]] = []
+        var clumps: [String] = [], lines: [Int64] = [], details: [[UInt8]] = []
         /// Each row's title id, or 0 and its folded title ("" when the id is known).
         var titleIDs: [Int64] = [], foldedTitles: [String] = []
         /// Each row's body id, or 0 and its hash (0 for a row without a body, or whose body id is known).
@@ -32,7 +32,6 @@ extension PostgresImportSession {
                 starts.append(programme.start)
                 stops.append(programme.provisionalStop)
                 known.append(programme.knownStop != nil)
-                titles.append(programme.title)
                 // Arrays of optionals do not bind: "" and -1 stand for none, turned back into NULL by the statement.
                 clumps.append(programme.clumpIndex ?? "")
                 lines.append(programme.line.map(Int64.init) ?? -1)
@@ -89,14 +88,14 @@ extension PostgresImportSession {
             found_bodies AS (SELECT h, id FROM probed_bodies WHERE id IS NOT NULL
                              UNION ALL SELECT hash, id FROM new_bodies),
             stored AS (
-            INSERT INTO programme (source_id, import_id, channel_key, start, stop, stop_known, title, title_id, clump,
-                                   line, body_id, details)
-            SELECT \(sourceID), \(importID), u.k, u.s, u.e, u.sk, u.t, coalesce(nullif(u.ti, 0), ft.id, 0),
+            INSERT INTO programme (source_id, import_id, channel_key, start, stop, stop_known, title_id, clump, line,
+                                   body_id, details)
+            SELECT \(sourceID), \(importID), u.k, u.s, u.e, u.sk, coalesce(nullif(u.ti, 0), ft.id, 0),
                    nullif(u.cl, ''), nullif(u.ln, -1), coalesce(nullif(u.bi, 0), fb.id, 0), u.d
             FROM unnest(\(keys)::bigint[], \(starts)::bigint[], \(stops)::bigint[], \(known)::boolean[],
-                        \(titles)::text[], \(titleIDs)::bigint[], \(foldedTitles)::text[], \(clumps)::text[],
-                        \(lines)::bigint[], \(bodyIDs)::bigint[], \(bodyHashes)::bigint[], \(details)::bytea[])
-                 WITH ORDINALITY AS u(k, s, e, sk, t, ti, tf, cl, ln, bi, bh, d, n)
+                        \(titleIDs)::bigint[], \(foldedTitles)::text[], \(clumps)::text[], \(lines)::bigint[],
+                        \(bodyIDs)::bigint[], \(bodyHashes)::bigint[], \(details)::bytea[])
+                 WITH ORDINALITY AS u(k, s, e, sk, ti, tf, cl, ln, bi, bh, d, n)
             LEFT JOIN found_titles ft ON u.ti = 0 AND ft.folded = u.tf
             LEFT JOIN found_bodies fb ON u.bi = 0 AND u.bh <> 0 AND fb.h = u.bh
             ORDER BY u.n

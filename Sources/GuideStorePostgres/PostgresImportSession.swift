@@ -308,10 +308,14 @@ final class PostgresImportSession {
         for key in repairs.channelsToReread {
             var rows: [ListingRepair.Airing] = []
             for row in try await link.query("""
-                SELECT id, start, stop, stop_known, title, clump, line FROM programme
+                SELECT id, start, stop, stop_known, details, clump, line FROM programme
                 WHERE import_id = \(importID) AND channel_key = \(key)
                 """) {
-                let (id, start, stop, isStopKnown, title, clump, line) = try row.decode((Int64, Int64, Int64, Bool, String, String?, Int64?).self)
+                let (id, start, stop, isStopKnown, details, clump, line) =
+                    try row.decode((Int64, Int64, Int64, Bool, ByteBuffer, String?, Int64?).self)
+                guard let title = details.withUnsafeReadableBytes(DetailsCodec.title(of:)) else {
+                    throw StoreError(.failed, "programme \(id) of this import has unreadable details")
+                }
                 rows.append(ListingRepair.Airing(id: id, start: start, stop: stop, isStopKnown: isStopKnown, title: title, clump: clump,
                                                  line: line.map(Int.init)))
             }

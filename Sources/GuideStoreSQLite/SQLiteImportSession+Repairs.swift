@@ -22,10 +22,16 @@ extension SQLiteImportSession {
         try applyRepairs()
         for key in repairs.channelsToReread {
             let rows = try Row.fetchAll(db, sql: """
-                SELECT id, start, stop, stop_known, title, clump, line FROM programme WHERE import_id = ? AND channel_key = ?
+                SELECT id, start, stop, stop_known, details, clump, line FROM programme
+                WHERE import_id = ? AND channel_key = ?
                 """, arguments: [importID, key])
-            repairs.repairAgain(key, rows: rows.map {
-                ListingRepair.Airing(id: $0[0], start: $0[1], stop: $0[2], isStopKnown: $0[3], title: $0[4], clump: $0[5], line: $0[6])
+            repairs.repairAgain(key, rows: try rows.map { row in
+                let details: Data = row[4]
+                guard let title = details.withUnsafeBytes(DetailsCodec.title(of:)) else {
+                    throw DatabaseError(message: "programme \(row[0] as Int64) of this import has unreadable details")
+                }
+                return ListingRepair.Airing(id: row[0], start: row[1], stop: row[2], isStopKnown: row[3], title: title,
+                                            clump: row[5], line: row[6])
             })
             try applyRepairs()
         }

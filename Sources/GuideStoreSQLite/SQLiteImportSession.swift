@@ -64,9 +64,9 @@ final class SQLiteImportSession {
         nextChannelPosition = (try Int64.fetchOne(db, sql: "SELECT max(position) FROM channel") ?? 0) + 1
         ids = try DayIDs(db)
         insertProgramme = DirectBinding(try db.makeStatement(sql: """
-            INSERT INTO programme (id, source_id, import_id, channel_key, start, stop, stop_known, title, title_id, clump,
+            INSERT INTO programme (id, source_id, import_id, channel_key, start, stop, stop_known, title_id, clump,
                                    line, body_id, details)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """))
         findTitle = DirectBinding(try db.makeStatement(sql: "SELECT id FROM title WHERE folded = ?"))
         insertTitle = DirectBinding(try db.makeStatement(sql: "INSERT INTO title (folded) VALUES (?)"))
@@ -162,12 +162,11 @@ final class SQLiteImportSession {
         insert.bind(5, start)
         insert.bind(6, stop)
         insert.bind(7, prepared.knownStop == nil ? 0 : 1)
-        insert.bind(8, prepared.title)
-        insert.bind(9, titleID)
-        insert.bind(10, prepared.clumpIndex)
-        insert.bind(11, prepared.line)
-        insert.bind(12, bodyID)
-        insert.bind(13, bytes: prepared.details)
+        insert.bind(8, titleID)
+        insert.bind(9, prepared.clumpIndex)
+        insert.bind(10, prepared.line)
+        insert.bind(11, bodyID)
+        insert.bind(12, bytes: prepared.details)
         try insert.step(db)
         tally.add(channel: channelKey, start: start, stop: stop)
         repairs.add(ListingRepair.Airing(id: db.lastInsertedRowID, start: start, stop: stop, isStopKnown: prepared.knownStop != nil,

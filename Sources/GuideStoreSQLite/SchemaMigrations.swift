@@ -391,6 +391,7 @@ enum SchemaMigrations {
         registerDevices(&migrator)
         registerSearch(&migrator)
         registerSpelledTrigrams(&migrator)
+        registerRowsWithoutTitles(&migrator)
         return migrator
     }
 }

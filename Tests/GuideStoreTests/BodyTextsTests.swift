@@ -44,7 +44,10 @@ import Testing
     /// How many bodies the programmes titled "News" share among them.
     static func newsBodies(_ backend: some SQLBackend) async throws -> Int64? {
         try await backend.reading { sql in
-            try await sql.value("SELECT count(DISTINCT body_id) FROM programme WHERE title = 'News'", as: Int64.self)
+            try await sql.value("""
+                SELECT count(DISTINCT body_id) FROM programme
+                WHERE title_id = (SELECT id FROM title WHERE folded = 'news')
+                """, as: Int64.self)
         }
     }
 
@@ -53,10 +56,11 @@ import Testing
         try await backend.reading { sql in
             var versions: [String: Data] = [:]
             for row in try await sql.rows("""
-                SELECT p.title, c.id, substr(p.details, 1, 1) FROM programme p JOIN channel c ON c.key = p.channel_key
+                SELECT p.details, c.id FROM programme p JOIN channel c ON c.key = p.channel_key
                 """) {
-                let key = "\(try row.value(0, as: String.self)) on \(try row.value(1, as: String.self))"
-                versions[key] = try row.value(2, as: Data.self)
+                let details = try row.value(0, as: Data.self)
+                let title = details.withUnsafeBytes(DetailsCodec.title(of:)) ?? "?"
+                versions["\(title) on \(try row.value(1, as: String.self))"] = details.prefix(1)
             }
             return versions
         }
@@ -106,9 +110,12 @@ import Testing
         stored.descriptions = [LocalizedText(Self.news, language: "en")]
         let old = Data(DetailsCodec.encode(stored))
         try await backend.transaction { sql in
-            _ = try await sql.execute("UPDATE programme SET details = \(old) WHERE title = 'News'")
             _ = try await sql.execute("""
-                UPDATE body SET texts = NULL WHERE id IN (SELECT body_id FROM programme WHERE title = 'News')
+                UPDATE programme SET details = \(old) WHERE title_id = (SELECT id FROM title WHERE folded = 'news')
+                """)
+            _ = try await sql.execute("""
+                UPDATE body SET texts = NULL WHERE id IN (
+                    SELECT body_id FROM programme WHERE title_id = (SELECT id FROM title WHERE folded = 'news'))
                 """)
         }
         // when another source brings the same description,
@@ -163,9 +170,12 @@ import Testing
         let details = Data(DetailsCodec.encode(stored, layout: .descriptionsApart))
         let texts = Data(DetailsCodec.descriptions(stored.descriptions))
         try await backend.transaction { sql in
-            _ = try await sql.execute("UPDATE programme SET details = \(details) WHERE title = 'News'")
             _ = try await sql.execute("""
-                UPDATE body SET texts = \(texts) WHERE id IN (SELECT body_id FROM programme WHERE title = 'News')
+                UPDATE programme SET details = \(details) WHERE title_id = (SELECT id FROM title WHERE folded = 'news')
+                """)
+            _ = try await sql.execute("""
+                UPDATE body SET texts = \(texts) WHERE id IN (
+                    SELECT body_id FROM programme WHERE title_id = (SELECT id FROM title WHERE folded = 'news'))
                 """)
         }
         // they read as they did.
@@ -184,10 +194,12 @@ import Testing
         // (PostgreSQL's bodies keep their trigrams' codes as well: the decoy's are none, as it is never searched.)
         let insert: SQLText = fixture.location.hasPrefix("postgres") ? """
             INSERT INTO body (hash, folded, texts, trigrams) SELECT hash, 'decoy', \(decoy), '{}' FROM body
-            WHERE id = (SELECT max(body_id) FROM programme WHERE title = 'News')
+            WHERE id = (SELECT max(body_id) FROM programme
+                        WHERE title_id = (SELECT id FROM title WHERE folded = 'news'))
             """ : """
             INSERT INTO body (hash, folded, texts) SELECT hash, 'decoy', \(decoy) FROM body
-            WHERE id = (SELECT max(body_id) FROM programme WHERE title = 'News')
+            WHERE id = (SELECT max(body_id) FROM programme
+                        WHERE title_id = (SELECT id FROM title WHERE folded = 'news'))
             """
         try await backend.transaction { sql in _ = try await sql.execute(insert) }
         // when another source brings the same description (PostgreSQL's import starts from the stored bodies' keys),
@@ -319,6 +331,13 @@ import Testing
                                   [0x80, 0x94, 0xEB, 0xDC, 0x03, 1, 65]]
         for bytes in hostile {
             #expect(decoded(apart, bytes) == nil && decoded(airing, [0] + bytes) == nil, "\(bytes)")
+        }
+        // The title alone (what an import's repairs read back since v40), of every version; none of damaged bytes.
+        for details in [inline, apart, airing] {
+            #expect(details.withUnsafeBytes(DetailsCodec.title(of:)) == programme.title)
+        }
+        for damaged in [[], [4] + airing.dropFirst(), Array(airing.prefix(4))] + hostile.map({ [3] + $0 }) {
+            #expect(damaged.withUnsafeBytes(DetailsCodec.title(of:)) == nil, "\(damaged)")
         }
     }
 }

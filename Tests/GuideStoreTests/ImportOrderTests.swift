@@ -105,5 +105,8 @@ import Testing
         ])
         #expect(summary.issues.counts == [.overlap: 1, .duplicate: 1, .zeroLength: 1, .stopUnknown: 1])
         #expect(summary.programmes == 5)
+        // The rows read back have their titles from their details (v40 keeps no other copy).
+        let duplicates = summary.issues.issues.filter { $0.kind == .duplicate }
+        #expect(duplicates.map(\.title) == ["Morning"] && duplicates.map(\.channel) == [ChannelID("a")])
     }
 }
