@@ -142,8 +142,9 @@ extension PostgresMigrations {
                 SET enable_seqscan = off
                 AS 'SELECT array_agg(id) FROM body WHERE trigrams @> codes AND strpos(folded, term) > 0';
             """),
-        // The details begin with the titles (DetailsCodec.title(of:)); only an import's repairs read the column. Rows
-        // stored before keep its bytes until they are replaced (PostgreSQL drops a column without rewriting a row).
+        // The details begin with the titles (DetailsCodec.title(of:)); only an import's repairs and a reminder
+        // following its programme read the column. Rows stored before keep its bytes until they are replaced
+        // (PostgreSQL drops a column without rewriting a row).
         ("v40: a programme's title kept once, in its details", """
             ALTER TABLE programme DROP COLUMN title;
             """),
