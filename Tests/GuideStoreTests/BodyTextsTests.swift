@@ -41,13 +41,14 @@ import Testing
         return read
     }
 
+    /// The condition on a programme's row that it is titled "News" (rows keep their titles only in their details: v40).
+    static let isNews: StaticString = "title_id = (SELECT id FROM title WHERE folded = 'news')"
+
     /// How many bodies the programmes titled "News" share among them.
     static func newsBodies(_ backend: some SQLBackend) async throws -> Int64? {
         try await backend.reading { sql in
-            try await sql.value("""
-                SELECT count(DISTINCT body_id) FROM programme
-                WHERE title_id = (SELECT id FROM title WHERE folded = 'news')
-                """, as: Int64.self)
+            try await sql.value("SELECT count(DISTINCT body_id) FROM programme WHERE \(raw: Self.isNews)",
+                                as: Int64.self)
         }
     }
 
@@ -110,12 +111,9 @@ import Testing
         stored.descriptions = [LocalizedText(Self.news, language: "en")]
         let old = Data(DetailsCodec.encode(stored))
         try await backend.transaction { sql in
+            _ = try await sql.execute("UPDATE programme SET details = \(old) WHERE \(raw: Self.isNews)")
             _ = try await sql.execute("""
-                UPDATE programme SET details = \(old) WHERE title_id = (SELECT id FROM title WHERE folded = 'news')
-                """)
-            _ = try await sql.execute("""
-                UPDATE body SET texts = NULL WHERE id IN (
-                    SELECT body_id FROM programme WHERE title_id = (SELECT id FROM title WHERE folded = 'news'))
+                UPDATE body SET texts = NULL WHERE id IN (SELECT body_id FROM programme WHERE \(raw: Self.isNews))
                 """)
         }
         // when another source brings the same description,
@@ -170,12 +168,9 @@ import Testing
         let details = Data(DetailsCodec.encode(stored, layout: .descriptionsApart))
         let texts = Data(DetailsCodec.descriptions(stored.descriptions))
         try await backend.transaction { sql in
+            _ = try await sql.execute("UPDATE programme SET details = \(details) WHERE \(raw: Self.isNews)")
             _ = try await sql.execute("""
-                UPDATE programme SET details = \(details) WHERE title_id = (SELECT id FROM title WHERE folded = 'news')
-                """)
-            _ = try await sql.execute("""
-                UPDATE body SET texts = \(texts) WHERE id IN (
-                    SELECT body_id FROM programme WHERE title_id = (SELECT id FROM title WHERE folded = 'news'))
+                UPDATE body SET texts = \(texts) WHERE id IN (SELECT body_id FROM programme WHERE \(raw: Self.isNews))
                 """)
         }
         // they read as they did.
@@ -194,12 +189,10 @@ import Testing
         // (PostgreSQL's bodies keep their trigrams' codes as well: the decoy's are none, as it is never searched.)
         let insert: SQLText = fixture.location.hasPrefix("postgres") ? """
             INSERT INTO body (hash, folded, texts, trigrams) SELECT hash, 'decoy', \(decoy), '{}' FROM body
-            WHERE id = (SELECT max(body_id) FROM programme
-                        WHERE title_id = (SELECT id FROM title WHERE folded = 'news'))
+            WHERE id = (SELECT max(body_id) FROM programme WHERE \(raw: Self.isNews))
             """ : """
             INSERT INTO body (hash, folded, texts) SELECT hash, 'decoy', \(decoy) FROM body
-            WHERE id = (SELECT max(body_id) FROM programme
-                        WHERE title_id = (SELECT id FROM title WHERE folded = 'news'))
+            WHERE id = (SELECT max(body_id) FROM programme WHERE \(raw: Self.isNews))
             """
         try await backend.transaction { sql in _ = try await sql.execute(insert) }
         // when another source brings the same description (PostgreSQL's import starts from the stored bodies' keys),
