@@ -2,6 +2,7 @@
 
 Imported by Tests/Browser/*.py and Tests/Fuzz/*.py; needs nothing beyond Python's standard library.
 """
+import atexit
 import os
 import re
 import shutil
@@ -69,6 +70,9 @@ class Server:
             list(launcher) + [BINARY, "serve", "--database", self.database, "--port", str(self.port)]
             + (["--pretend-now", now] if now else []) + list(extra),
             stdout=self.log, stderr=subprocess.STDOUT, env=environment)
+        # A test class whose setUpClass failed never calls stop: the server (and what a subclass's stop ends) would
+        # outlive the suite, and scripts/test may run the suite again.
+        atexit.register(lambda: self.process.poll() is None and self.stop())
         deadline = time.time() + 120
         while time.time() < deadline:
             text = self.text()
