@@ -95,7 +95,8 @@ case "prepare":
     for path in arguments.dropFirst() {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let (seconds, programmes) = try parseSeconds(bytes, round: preparing)
-        print("prepare\t\(path)\t\(bytes.count)\t\(programmes)\t\(String(format: "%.1f", Double(bytes.count) / seconds / 1e6))")
+        let rate = String(format: "%.1f", Double(bytes.count) / seconds / 1e6)
+        print("prepare\t\(path)\t\(bytes.count)\t\(programmes)\t\(rate)")
     }
 case "layout":
     // The layout scan a refresh runs over a download (ListingLayoutScanner) on plain XMLTV held in memory, fed in
