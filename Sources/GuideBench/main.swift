@@ -56,15 +56,16 @@ func parseSeconds(_ bytes: [UInt8],
 }
 
 /// What an import's reading thread makes of each programme (``PreparedProgramme``: folded texts, details, body), in
-/// batches of 512 let go as the writer lets go of them: a round's item handler for ``parseSeconds(_:round:)``.
+/// batches of the import's size let go as the writer lets go of them: a round's item handler for
+/// ``parseSeconds(_:round:)``.
 func preparing() -> (XMLTVItem) -> Void {
     var folding = TextFolding()
     var batch: [PreparedProgramme] = []
-    batch.reserveCapacity(512)
+    batch.reserveCapacity(importBatchSize)
     return { item in
         guard case .programme(let programme, let line) = item else { return }
         batch.append(PreparedProgramme(programme, line: line, folding: &folding))
-        if batch.count == 512 { batch.removeAll(keepingCapacity: true) }
+        if batch.count >= importBatchSize { batch.removeAll(keepingCapacity: true) }
     }
 }
 

@@ -4,7 +4,8 @@ import GuideStore
 import GuideThreads
 import XMLTV
 
-private let batchSize = 512
+/// How many items the reading thread hands the writer at once (GuideBench's `prepare` lets go of them as often).
+package let importBatchSize = 512
 
 /// What an input gives its import next.
 enum ImportChunk {
@@ -53,7 +54,7 @@ func readBatches(from inputs: [ImportInput], transform: ListingTransform, into h
                 programmes += 1
             case nil: return
             }
-            if batch.count >= batchSize { try send() }
+            if batch.count >= importBatchSize { try send() }
         }
         for input in inputs {
             var decoder = ListingStreamDecoder(radioTimesChannel: ListingImporter.radioTimesChannel(for: input.name),
@@ -68,7 +69,7 @@ func readBatches(from inputs: [ImportInput], transform: ListingTransform, into h
                     decoder.continueAt(line: line)
                 case .items(let items):
                     batch.append(contentsOf: items)
-                    if batch.count >= batchSize { try send() }
+                    if batch.count >= importBatchSize { try send() }
                 }
             }
             try decoder.finish(emit)
