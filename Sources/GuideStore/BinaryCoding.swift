@@ -117,6 +117,13 @@ struct BinaryReader {
     }
 
     mutating func count() -> Int {
+        let value = unsigned()
+        guard value <= UInt64(bytes.count) * 8 + 1 << 32 else { isValid = false; return 0 }
+        return Int(value)
+    }
+
+    /// A LEB128 value of up to ten bytes, unbounded but by its 64 bits.
+    mutating func unsigned() -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while shift < 63 {
@@ -125,9 +132,10 @@ struct BinaryReader {
             if next & 0x80 == 0 { break }
             shift += 7
         }
-        guard value <= UInt64(bytes.count) * 8 + 1 << 32 else { isValid = false; return 0 }
-        return Int(value)
+        return value
     }
+
+    var isAtEnd: Bool { offset >= bytes.count }
 
     mutating func string() -> String {
         let length = count()

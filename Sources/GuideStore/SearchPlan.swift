@@ -25,8 +25,7 @@ package enum SearchPlan {
     }
 
     package static func run(_ query: SearchQuery, schedule: ScheduleIndex, in store: Store) async throws -> [StoredProgramme] {
-        // A guide with no programmes finds nothing, and asks the store nothing: PostgreSQL's first import holds the
-        // descriptions' table while it builds their index (``PostgresImportSession``).
+        // A guide with no programmes finds nothing, and asks the store nothing.
         guard !query.terms.isEmpty, query.limit > 0, !schedule.entries.isEmpty else { return [] }
         let terms: [Term] = try await texts(of: query.terms, in: store).map {
             (titles: TextSet($0.titles), bodies: TextSet(query.scope == .title ? [] : $0.bodies))

@@ -5,8 +5,8 @@
 /// A search term holds no whitespace (``SearchQuery`` splits on it), so no search asks for a trigram that spans two
 /// words: a description of the 0.1 M-programme guide has 220 trigrams with those and every repeat, and 101 distinct
 /// trigrams within words. Nothing is folded here: the texts and the terms are folded already (``SearchText``), and a
-/// search checks every text an index gives it. SQLite's FTS5 indexes take them through the `word_trigrams` tokenizer,
-/// PostgreSQL's GIN indexes as the codes of ``codes(of:)``.
+/// search checks every text an index gives it. Both stores' indexes hold them as the codes of ``codes(of:)``
+/// (``TrigramPostings``).
 package enum WordTrigrams {
     /// The trigrams of `term` that every text holding it holds: those within each of its words, each once, in order.
     package static func trigrams(of term: String) -> [String] {

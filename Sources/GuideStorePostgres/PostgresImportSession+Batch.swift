@@ -18,14 +18,12 @@ extension PostgresImportSession {
         /// statement finds (each once).
         var wantedTitles: [String] = []
         var wantedHashes: [Int64] = [], wantedBodies: [String] = [], wantedTexts: [[UInt8]] = []
-        /// The trigrams of the wanted titles and bodies, for those the statement adds.
-        var titleTrigrams = PostgresTrigrams(), bodyTrigrams = PostgresTrigrams()
 
         init() {}
 
         /// The rows of `pending`, their texts' ids taken from `titleIDs` and `bodyIDs` where known.
         init(_ pending: [(programme: PreparedProgramme, channel: Int64)], titleIDs knownTitles: [String: Int64],
-             bodyIDs knownBodies: KnownBodies) throws {
+             bodyIDs knownBodies: KnownBodies) {
             var titlesWanted: Set<String> = [], bodiesWanted: [Int64: PreparedProgramme] = [:]
             for (programme, key) in pending {
                 keys.append(key)
@@ -49,41 +47,35 @@ extension PostgresImportSession {
             wantedHashes = Array(bodiesWanted.keys)
             wantedBodies = wantedHashes.map { bodiesWanted[$0]?.foldedBody ?? "" }
             wantedTexts = wantedHashes.map { bodiesWanted[$0]?.bodyTexts ?? [] }
-            for title in wantedTitles { try titleTrigrams.append(title) }
-            for body in wantedBodies { try bodyTrigrams.append(body) }
         }
 
         /// Finds the wanted titles and bodies (a body with the descriptions it keeps, NULL for those stored before v36,
-        /// which match none), adds those not stored (with their trigrams' codes), and inserts the rows; each
-        /// row comes back as its id, title id and body id. A title is probed by its own index entry, and a body by its
-        /// hash's index and then compared whole (`OFFSET 0`), not "= ANY(array)" or a join: inside the import's
-        /// transaction the planner's statistics describe the tables before it (a scan comparing every row with the
-        /// whole array took 17 s a batch), and given `folded = text` it asked the descriptions' trigram index, which
-        /// holds every trigram of a description (4-7 s a batch). Only this import adds titles and bodies (it holds the
-        /// listings' turn), and the batch before is stored first on the same connection, so what it added is found,
-        /// not added twice. The rows go in in the order of the arrays (`ORDER BY n`), so the ids the sequence hands
-        /// them, sorted, are theirs in order: the answer is one row of three arrays (ids, title ids, body ids) in the
-        /// order of the ids, not a row a programme (at 1.75 M, 1.76 million rows the session and PostgresNIO took
-        /// apart one cell at a time).
+        /// which match none), adds those not stored, and inserts the rows; each row comes back as its id, title id and
+        /// body id, and the ids of the titles and bodies added, for their trigrams (``PostgresTrigramIndex``). A title
+        /// is probed by its own index entry, and a body by its hash's index and then compared whole (`OFFSET 0`), not
+        /// "= ANY(array)" or a join: inside the import's transaction the planner's statistics describe the tables
+        /// before it (a scan comparing every row with the whole array took 17 s a batch), and given `folded = text` it
+        /// asked v38's trigram index of the descriptions, which held every trigram of a description (4-7 s a batch).
+        /// Only this import adds titles and bodies (it holds the listings' turn), and the batch before is stored first
+        /// on the same connection, so what it added is found, not added twice. The rows go in in the order of the
+        /// arrays (`ORDER BY n`), so the ids the sequence hands them, sorted, are theirs in order: the answer is one
+        /// row of three arrays (ids, title ids, body ids) in the order of the ids and the two of the texts added, not a
+        /// row a programme (at 1.75 M, 1.76 million rows the session and PostgresNIO took apart one cell at a time).
         func query(sourceID: Int64, importID: Int64) -> PostgresQuery {
             """
             WITH probed_titles AS MATERIALIZED (
-                SELECT w.folded, w.s, w.e, (SELECT t.id FROM title t WHERE t.folded = w.folded) AS id
-                FROM unnest(\(wantedTitles)::text[], \(titleTrigrams.starts)::int4[], \(titleTrigrams.ends)::int4[])
-                     AS w(folded, s, e)),
-            new_titles AS (INSERT INTO title (folded, trigrams)
-                           SELECT folded, (\(titleTrigrams.codes)::int4[])[s:e] FROM probed_titles WHERE id IS NULL
+                SELECT w.folded, (SELECT t.id FROM title t WHERE t.folded = w.folded) AS id
+                FROM unnest(\(wantedTitles)::text[]) AS w(folded)),
+            new_titles AS (INSERT INTO title (folded) SELECT folded FROM probed_titles WHERE id IS NULL
                            RETURNING id, folded),
             found_titles AS (SELECT folded, id FROM probed_titles WHERE id IS NOT NULL
                              UNION ALL SELECT folded, id FROM new_titles),
             probed_bodies AS MATERIALIZED (
-                SELECT w.h, w.f, w.x, w.s, w.e,
+                SELECT w.h, w.f, w.x,
                        (SELECT b.id FROM (SELECT id, folded, texts FROM body WHERE hash = w.h OFFSET 0) AS b
                         WHERE b.folded = w.f AND b.texts = w.x LIMIT 1) AS id
-                FROM unnest(\(wantedHashes)::bigint[], \(wantedBodies)::text[], \(wantedTexts)::bytea[],
-                            \(bodyTrigrams.starts)::int4[], \(bodyTrigrams.ends)::int4[]) AS w(h, f, x, s, e)),
-            new_bodies AS (INSERT INTO body (hash, folded, texts, trigrams)
-                           SELECT h, f, x, (\(bodyTrigrams.codes)::int4[])[s:e] FROM probed_bodies WHERE id IS NULL
+                FROM unnest(\(wantedHashes)::bigint[], \(wantedBodies)::text[], \(wantedTexts)::bytea[]) AS w(h, f, x)),
+            new_bodies AS (INSERT INTO body (hash, folded, texts) SELECT h, f, x FROM probed_bodies WHERE id IS NULL
                            RETURNING id, hash),
             found_bodies AS (SELECT h, id FROM probed_bodies WHERE id IS NOT NULL
                              UNION ALL SELECT hash, id FROM new_bodies),
@@ -100,7 +92,8 @@ extension PostgresImportSession {
             LEFT JOIN found_bodies fb ON u.bi = 0 AND u.bh <> 0 AND fb.h = u.bh
             ORDER BY u.n
             RETURNING id, title_id, body_id)
-            SELECT array_agg(id ORDER BY id), array_agg(title_id ORDER BY id), array_agg(body_id ORDER BY id)
+            SELECT array_agg(id ORDER BY id), array_agg(title_id ORDER BY id), array_agg(body_id ORDER BY id),
+                   (SELECT array_agg(id) FROM new_titles), (SELECT array_agg(id) FROM new_bodies)
             FROM stored
             """
         }
@@ -120,18 +113,26 @@ extension PostgresImportSession {
             """)
     }
 
-    /// Titles and bodies no programme points at any more leave the tables and their search indexes. No index by title
-    /// or body is kept (v31), so this reads every programme, once for both tables: an anti-join for each, each
-    /// reading and hashing every programme, took 222 and 264 ms at 0.5 M programmes (88,246 of them replaced), and
-    /// the pairs in use gathered once (85,242 of them) 315 ms for both (docs/performance.md). Returns how many
-    /// programmes it read.
+    /// Titles and bodies no programme points at any more leave the tables, and the trigram indexes of those that lost
+    /// any are written anew (``PostgresTrigramIndex/rebuild(_:on:)``). No index by title or body is kept (v31), so
+    /// this reads every programme, once for both tables: an anti-join for each, each reading and hashing every
+    /// programme, took 222 and 264 ms at 0.5 M programmes (88,246 of them replaced), and the pairs in use gathered
+    /// once (85,242 of them) 315 ms for both (docs/performance.md). Returns how many programmes it read.
     func pruneTexts() async throws -> Int64 {
-        try await link.value("""
+        let row = try await link.query("""
             WITH used AS MATERIALIZED (SELECT title_id, body_id, count(*) AS n FROM programme
                                        GROUP BY title_id, body_id),
-                 unused_titles AS (DELETE FROM title t WHERE NOT EXISTS (SELECT 1 FROM used u WHERE u.title_id = t.id)),
-                 unused_bodies AS (DELETE FROM body b WHERE NOT EXISTS (SELECT 1 FROM used u WHERE u.body_id = b.id))
-            SELECT coalesce(sum(n), 0)::bigint FROM used
-            """, as: Int64.self) ?? 0
+                 unused_titles AS (DELETE FROM title t WHERE NOT EXISTS (SELECT 1 FROM used u WHERE u.title_id = t.id)
+                                   RETURNING 1),
+                 unused_bodies AS (DELETE FROM body b WHERE NOT EXISTS (SELECT 1 FROM used u WHERE u.body_id = b.id)
+                                   RETURNING 1)
+            SELECT coalesce(sum(n), 0)::bigint, (SELECT count(*) FROM unused_titles),
+                   (SELECT count(*) FROM unused_bodies)
+            FROM used
+            """).first
+        guard let (programmes, titles, bodies) = try row?.decode((Int64, Int64, Int64).self) else { return 0 }
+        if titles > 0 { try await PostgresTrigramIndex.rebuild("title", on: link) }
+        if bodies > 0 { try await PostgresTrigramIndex.rebuild("body", on: link) }
+        return programmes
     }
 }

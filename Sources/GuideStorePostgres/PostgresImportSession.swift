@@ -13,17 +13,9 @@ final class PostgresImportSession {
     let source: SourceName
     let sourceID: Int64
     let importID: Int64
-    /// Whether this import builds the trigram indexes at its end (``searchIndexes``): the guide held no programmes
-    /// when it began. Built once from every description, the descriptions' index costs a third of what adding them
-    /// to it one batch at a time did (the 0.1 M guide's 33,000 descriptions: 6.2 s of a 10.4 s import, as against
-    /// 3.5 s); the titles' 26,000, 0.33 s against about 0.6 s. Nobody waits for the locks the drops hold: a search
-    /// of a guide with no programmes answers before it asks the store (``SearchPlan``).
-    let buildsSearchIndexes: Bool
-    /// The titles' and the descriptions' trigram indexes (``PostgresTrigrams``), as the migration to v38 made them.
-    static let searchIndexes: [(name: String, definition: PostgresQuery)] = [
-        ("title_search", "CREATE INDEX title_search ON title USING gin (trigrams)"),
-        ("body_search", "CREATE INDEX body_search ON body USING gin (trigrams)"),
-    ]
+    /// The new titles' and bodies' trigrams, gathered and sent in runs (``PostgresTrigramIndex``).
+    private var titleIndex = PostgresTrigramIndex(of: "title")
+    private var bodyIndex = PostgresTrigramIndex(of: "body")
     var issues = IssueLog()
     var tally = ImportTally()
     var nextChannelPosition: Int64
@@ -55,9 +47,11 @@ final class PostgresImportSession {
     private var inFlight: (rows: [(programme: PreparedProgramme, channel: Int64)],
                            ends: [(after: Int, key: Int64, nextStart: Int64?, cuts: Bool)],
                            ids: Task<[StoredRows], any Error>, deletes: [Task<[Int64], any Error>])?
-    /// A batch's answer: its rows' ids, title ids and body ids, in the order the rows were sent.
+    /// A batch's answer: its rows' ids, title ids and body ids, in the order the rows were sent, and the ids of the
+    /// titles and bodies it added.
     struct StoredRows: Sendable {
-        var ids: [Int64], titleIDs: [Int64], bodyIDs: [Int64]
+        var ids: [Int64] = [], titleIDs: [Int64] = [], bodyIDs: [Int64] = []
+        var newTitles: [Int64] = [], newBodies: [Int64] = []
     }
 
     init(link: PostgresLink, source: SourceName, startedAt: Int64) async throws {
@@ -72,11 +66,7 @@ final class PostgresImportSession {
             SELECT channel_key FROM source_coverage WHERE source_id = \(sourceID)
             """).map { try $0.decode(Int64.self) })
         nextChannelPosition = (try await link.value("SELECT max(position) FROM channel", as: Int64.self) ?? 0) + 1
-        let isEmpty = try await link.value("SELECT NOT EXISTS (SELECT 1 FROM programme)", as: Bool.self)
-        buildsSearchIndexes = isEmpty ?? false
-        if buildsSearchIndexes {
-            try await link.execute("DROP INDEX IF EXISTS title_search, body_search")
-        } else {
+        if try await link.value("SELECT EXISTS (SELECT 1 FROM programme)", as: Bool.self) == true {
             storedBodies = Self.askForStoredBodies(on: link)
         }
         pending.reserveCapacity(Self.batchSize)
@@ -178,10 +168,12 @@ final class PostgresImportSession {
         }
         try await knowStoredBodies()
         if titleIDs.count > TextCache.limit { titleIDs.removeAll(keepingCapacity: true) }
-        let batch = try Batch(pending, titleIDs: titleIDs, bodyIDs: bodyIDs)
+        let batch = Batch(pending, titleIDs: titleIDs, bodyIDs: bodyIDs)
         let sent = link.send(batch.query(sourceID: sourceID, importID: importID)) { row in
-            let (ids, titles, bodies) = try row.decode((PostgresInt64s?, PostgresInt64s?, PostgresInt64s?).self)
-            return StoredRows(ids: ids?.values ?? [], titleIDs: titles?.values ?? [], bodyIDs: bodies?.values ?? [])
+            let (ids, titles, bodies, newTitles, newBodies) = try row.decode(
+                (PostgresInt64s?, PostgresInt64s?, PostgresInt64s?, PostgresInt64s?, PostgresInt64s?).self)
+            return StoredRows(ids: ids?.values ?? [], titleIDs: titles?.values ?? [], bodyIDs: bodies?.values ?? [],
+                              newTitles: newTitles?.values ?? [], newBodies: newBodies?.values ?? [])
         }
         let deletes = sendPartDeletes()
         try await settle()
@@ -197,7 +189,7 @@ final class PostgresImportSession {
         guard let batch = inFlight else { return }
         inFlight = nil
         // Each row's id, title id and body id, in the order the rows were sent.
-        let stored = try await batch.ids.value.first ?? StoredRows(ids: [], titleIDs: [], bodyIDs: [])
+        let stored = try await batch.ids.value.first ?? StoredRows()
         let count = batch.rows.count, ids = stored.ids
         guard ids.count == count, stored.titleIDs.count == count, stored.bodyIDs.count == count else {
             throw StoreError(.failed, "\(count) programmes were sent and \(ids.count) stored")
@@ -206,6 +198,7 @@ final class PostgresImportSession {
             titleIDs[programme.foldedTitle] = stored.titleIDs[index]
             if programme.bodyHash != 0 { bodyIDs.remember(stored.bodyIDs[index], for: programme.bodyHash) }
         }
+        try await index(stored, rows: batch.rows)
         var ends = batch.ends[...]
         for (index, (programme, key)) in batch.rows.enumerated() {
             while let end = ends.first, end.after <= index {
@@ -259,13 +252,10 @@ final class PostgresImportSession {
               AND p.start < c.last AND (p.stop > c.first OR p.start >= c.first)
             """)
         replaced += try await replaceParts(through: covered) + replacedEarly
+        try await titleIndex.write(on: link)
+        try await bodyIndex.write(on: link)
         try await countProgrammes(change: tally.programmeCount - removed - replaced - retired,
                                   dropped: replaced + retired + removed)
-        if buildsSearchIndexes {
-            for index in Self.searchIndexes { try await link.execute(index.definition) }
-        } else {
-            try await emptyPendingLists()
-        }
         try await link.execute("""
             INSERT INTO source_coverage (source_id, channel_key, first, last)
             SELECT \(sourceID), key, first, last FROM unnest(\(keys)::bigint[], \(firsts)::bigint[], \(lasts)::bigint[]) AS c(key, first, last)
@@ -277,13 +267,18 @@ final class PostgresImportSession {
                             programmes: tally.programmeCount - removed, replaced: replaced + retired, issues: issues)
     }
 
-    /// Moves what this import added to the trigram indexes out of their pending lists. A GIN index keeps new entries
-    /// in an unsorted list (up to 4 MB) until a vacuum, and every search reads that list through: after the 0.1 M
-    /// guide's import the titles' list held 475 pages, and finding one title took 7.8 ms, 0.09 ms once it was emptied.
-    private func emptyPendingLists() async throws {
-        for index in Self.searchIndexes {
-            try await link.execute("SELECT gin_clean_pending_list(\(index.name)::regclass)")
+    /// Gathers the trigrams of the titles and bodies a batch added (``StoredRows``), in the order of their ids.
+    private func index(_ stored: StoredRows, rows: [(programme: PreparedProgramme, channel: Int64)]) async throws {
+        guard !stored.newTitles.isEmpty || !stored.newBodies.isEmpty else { return }
+        var newTitles = Set(stored.newTitles), newBodies = Set(stored.newBodies)
+        var titles: [(Int64, String)] = [], bodies: [(Int64, String)] = []
+        for (index, (programme, _)) in rows.enumerated() {
+            let titleID = stored.titleIDs[index], bodyID = stored.bodyIDs[index]
+            if newTitles.remove(titleID) != nil { titles.append((titleID, programme.foldedTitle)) }
+            if newBodies.remove(bodyID) != nil { bodies.append((bodyID, programme.foldedBody)) }
         }
+        for (id, folded) in titles.sorted(by: { $0.0 < $1.0 }) { try await titleIndex.add(folded, id: id, on: link) }
+        for (id, folded) in bodies.sorted(by: { $0.0 < $1.0 }) { try await bodyIndex.add(folded, id: id, on: link) }
     }
 
     /// Applies the documented repairs (``ListingRepair``) decided so far to this import's rows.

@@ -132,12 +132,12 @@ extension PostgresListingStore {
             matching: { ids, limit in try await self.matching(ids, query, limit: limit, sources: schedule.sources) }))
     }
 
-    /// The titles (and, searching everything, bodies) holding `term`: at most every distinct text, far fewer than
-    /// the programmes. Titles and bodies are asked on two connections at once. A term of a trigram or less is looked
-    /// for in them packed in memory (``PostgresShortTerms``); when they are too many to keep, the server scans them
-    /// for a shorter term. A longer one asks the trigram indexes for the texts holding its trigrams
-    /// (``PostgresTrigrams``), checked with `strpos`, which finds bytes, where LIKE matched a pattern a character at a
-    /// time (at 1.75 M, "新闻" in the 63,000 bodies: 31-35 ms by LIKE, 23.5 ms by strpos).
+    /// The titles (and, searching everything, bodies) holding `term`: at most every distinct text, far fewer than the
+    /// programmes. Titles and bodies are asked on two connections at once. A term of a trigram or less is looked for in
+    /// them packed in memory (``PostgresShortTerms``); when they are too many to keep, the server scans them for a
+    /// shorter term. A longer one asks the trigram indexes for the texts holding its trigrams
+    /// (``PostgresTrigramIndex``), checked with `strpos`, which finds bytes, where LIKE matched a pattern a character
+    /// at a time (at 1.75 M, "新闻" in the 63,000 bodies: 31-35 ms by LIKE, 23.5 ms by strpos).
     private func texts(_ term: String, everything: Bool,
                        generation: Int64) async throws -> (titles: [Int64], bodies: [Int64]) {
         let short = term.count < 3
@@ -149,10 +149,20 @@ extension PostgresListingStore {
             let bodies = !everything ? [] : try await bodiesScanned(for: term)
             return (try await titles, bodies)
         }
-        let codes = WordTrigrams.codes(of: term)
-        async let titles = ids("SELECT titles_holding(\(codes)::int4[], \(term))")
-        let bodies = !everything ? [] : try await ids("SELECT bodies_holding(\(codes)::int4[], \(term))")
+        async let titles = indexed("title", holding: term)
+        let bodies = !everything ? [] : try await indexed("body", holding: term)
         return (try await titles, bodies)
+    }
+
+    /// The texts of `table` holding `term` by their trigram index (``PostgresTrigramIndex``), or by reading them all
+    /// where a row of the index does not read.
+    private func indexed(_ table: String, holding term: String) async throws -> [Int64] {
+        let found = try await pool.withConnection { link in
+            try await PostgresTrigramIndex.texts(of: table, holding: term, on: link)
+        }
+        if let found { return found }
+        return table == "body" ? try await bodiesScanned(for: term)
+            : try await ids("SELECT array_agg(id) FROM title WHERE strpos(folded, \(term)) > 0")
     }
 
     /// The titles and bodies packed in memory for the schedule of `generation`, loaded by the first search that
@@ -196,10 +206,7 @@ extension PostgresListingStore {
     }
 
     /// The ids `query` gathers into one array (one row: a row each, 22,000 descriptions holding "the" at 1.75 M, took
-    /// longer to decode than to find). `titles_holding` and `bodies_holding` (v38, as v33's `titles_like` and
-    /// `bodies_like` before them) read the trigram indexes wherever they can: PostgreSQL's costs take a check of a row
-    /// as cheap and, once the tables have statistics, read all 33,000 descriptions of the 0.1 M guide for a common
-    /// word (33-43 ms) rather than ask the index (4-11 ms), which put searches of descriptions over 50 ms (issue 46).
+    /// longer to decode than to find).
     private func ids(_ query: PostgresQuery) async throws -> [Int64] {
         try await pool.withConnection { link in try await link.value(query, as: [Int64].self) ?? [] }
     }

@@ -5,10 +5,10 @@ import PostgresNIO
 /// array, and where each text's codes start and end in it (1-based and inclusive, as PostgreSQL's slice
 /// `codes[start:end]` takes them; a text without any has its end before its start).
 ///
-/// PostgreSQL's title and body indexes (v38) are GIN indexes of these codes, where they were pg_trgm's indexes of
-/// the whole text: pg_trgm cut each description into 161 trigrams on average (across words, with word ends padded),
-/// these are 101, and the server no longer cuts and lowers the texts itself. Building the 0.1 M guide's descriptions'
-/// index took 0.94-1.06 s against pg_trgm's 1.86-2.02 s (docs/performance.md).
+/// PostgreSQL's title and body indexes of v38 to v40 were GIN indexes of these codes, where they had been pg_trgm's
+/// indexes of the whole text: pg_trgm cut each description into 161 trigrams on average (across words, with word ends
+/// padded), these are 101, and the server no longer cut and lowered the texts itself. v41 replaced them with
+/// ``PostgresTrigramIndex``; the migration to v38 still fills the column they indexed.
 struct PostgresTrigrams {
     /// The most codes one statement sends (400 MB): an array of PostgreSQL's holds at most 1 GB.
     static let limit = 100_000_000

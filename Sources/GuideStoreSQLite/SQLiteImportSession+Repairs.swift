@@ -93,10 +93,11 @@ extension SQLiteImportSession {
                        arguments: [counts.stored, counts.dropped])
     }
 
-    /// Drops the titles and bodies no programme points at any more, and their trigrams: listings replaced day after
-    /// day would otherwise leave every old episode's description in the search index for good. Which are still used
-    /// comes from one pass over the programmes' channel index, which holds both ids (no index by title or body is
-    /// kept, v31: every row written or replaced paid for both). Returns how many programmes it read.
+    /// Drops the titles and bodies no programme points at any more, and writes their trigram indexes anew: listings
+    /// replaced day after day would otherwise leave every old episode's description in the search index for good.
+    /// Which are still used comes from one pass over the programmes' channel index, which holds both ids (no index
+    /// by title or body is kept, v31: every row written or replaced paid for both). Returns how many programmes it
+    /// read.
     func pruneTexts() throws -> Int64 {
         var programmes: Int64 = 0
         var usedTitles = try UsedIDs(upTo: Int64.fetchOne(db, sql: "SELECT max(id) FROM title") ?? 0)
@@ -113,11 +114,8 @@ extension SQLiteImportSession {
             // Two statements for all of them: one statement each took 24 us an orphan (33,000 titles gone in a
             // refresh of one changed day, 0.8 s; 0.2 s so).
             let ids = "[" + orphans.map(String.init).joined(separator: ",") + "]"
-            try db.execute(sql: """
-                INSERT INTO \(table)_search (\(table)_search, rowid, folded)
-                SELECT 'delete', id, folded FROM \(table) WHERE id IN (SELECT value FROM json_each(?))
-                """, arguments: [ids])
             try db.execute(sql: "DELETE FROM \(table) WHERE id IN (SELECT value FROM json_each(?))", arguments: [ids])
+            try TrigramIndex.rebuild(db, of: table)
         }
         return programmes
     }

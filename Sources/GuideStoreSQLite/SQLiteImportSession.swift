@@ -24,10 +24,11 @@ final class SQLiteImportSession {
     private var ids: DayIDs
     private let findTitle: DirectBinding
     private let insertTitle: DirectBinding
-    private let indexTitle: DirectBinding
+    /// The new titles' and bodies' trigrams, gathered and written in runs (``TrigramIndex``).
+    private var titleIndex: TrigramIndex
+    private var bodyIndex: TrigramIndex
     private let findBody: DirectBinding
     private let insertBody: DirectBinding
-    private let indexBody: DirectBinding
     private let updateChannel: Statement
     private let insertChannel: Statement
     private let addNamedChannel: Statement
@@ -70,10 +71,10 @@ final class SQLiteImportSession {
             """))
         findTitle = DirectBinding(try db.makeStatement(sql: "SELECT id FROM title WHERE folded = ?"))
         insertTitle = DirectBinding(try db.makeStatement(sql: "INSERT INTO title (folded) VALUES (?)"))
-        indexTitle = DirectBinding(try db.makeStatement(sql: "INSERT INTO title_search (rowid, folded) VALUES (?, ?)"))
+        titleIndex = try TrigramIndex(db, of: "title")
         findBody = DirectBinding(try db.makeStatement(sql: "SELECT id, folded, texts FROM body WHERE hash = ?"))
         insertBody = DirectBinding(try db.makeStatement(sql: "INSERT INTO body (hash, folded, texts) VALUES (?, ?, ?)"))
-        indexBody = DirectBinding(try db.makeStatement(sql: "INSERT INTO body_search (rowid, folded) VALUES (?, ?)"))
+        bodyIndex = try TrigramIndex(db, of: "body")
         bodyIDs.know(stored: try Self.storedBodies(db))
         updateChannel = try db.makeStatement(sql: "UPDATE channel SET name = ?, number = ?, details = ? WHERE id = ?")
         insertChannel = try db.makeStatement(sql: """
@@ -189,10 +190,7 @@ final class SQLiteImportSession {
             insertTitle.bind(1, folded)
             try insertTitle.step(db)
             id = db.lastInsertedRowID
-            indexTitle.reset()
-            indexTitle.bind(1, id)
-            indexTitle.bind(2, folded)
-            try indexTitle.step(db)
+            try titleIndex.add(folded, id: id, db)
         }
         titleIDs[key] = id
         return id
@@ -222,10 +220,7 @@ final class SQLiteImportSession {
             insertBody.bind(3, bytes: texts)
             try insertBody.step(db)
             id = db.lastInsertedRowID
-            indexBody.reset()
-            indexBody.bind(1, db.lastInsertedRowID)
-            indexBody.bind(2, folded)
-            try indexBody.step(db)
+            try bodyIndex.add(folded, id: db.lastInsertedRowID, db)
         }
         bodyIDs.remember(id ?? 0, for: hash)
         return id ?? 0
@@ -277,6 +272,8 @@ final class SQLiteImportSession {
     /// Repairs the new rows and drops what they replace; the shared end of the import (``ImportFinish``) does the rest.
     func finish() throws -> ImportFinish {
         try finishRepairs()
+        try titleIndex.write(db)
+        try bodyIndex.write(db)
         let removed = repairs.deleted
         var replaced = 0
         let delete = try db.makeStatement(sql: """

@@ -100,28 +100,14 @@ extension SQLiteListingStore {
     }
 
     /// The titles (and, searching everything, bodies) holding `term`: at most every distinct text, far fewer than
-    /// the programmes (48,000 and 63,000 in 1.75 M; "the" is in 22,000 of the bodies, found in 10 ms).
+    /// the programmes (48,000 and 63,000 in 1.75 M; "the" is in 22,000 of the bodies, found in 10 ms). A term shorter
+    /// than a trigram, or an index row found damaged, reads every distinct text instead (``HoldsFunction``).
     private static func texts(_ db: Database, _ term: String, everything: Bool) throws -> (titles: [Int64], bodies: [Int64]) {
-        if let trigrams = trigrams(of: term) {
-            let title = "SELECT rowid FROM title_search WHERE title_search MATCH ?"
-            let body = "SELECT rowid FROM body_search WHERE body_search MATCH ?"
-            return (try Int64.fetchAll(db, sql: title, arguments: [trigrams]),
-                    everything ? try Int64.fetchAll(db, sql: body, arguments: [trigrams]) : [])
+        func holding(_ table: String) throws -> [Int64] {
+            if let ids = try TrigramIndex.texts(db, of: table, holding: term) { return ids }
+            return try Int64.fetchAll(db, sql: "SELECT id FROM \(table) WHERE holds(folded, ?)", arguments: [term])
         }
-        // Shorter than a trigram: a scan of the distinct texts (``HoldsFunction``).
-        return (try Int64.fetchAll(db, sql: "SELECT id FROM title WHERE holds(folded, ?)", arguments: [term]),
-                everything ? try Int64.fetchAll(db, sql: "SELECT id FROM body WHERE holds(folded, ?)", arguments: [term]) : [])
-    }
-
-    /// The trigram indexes' query for the texts holding every trigram within the words of `term` (each quoted, so
-    /// the query language reads none of them), or nil for a term with no word as long as a trigram. The indexes keep
-    /// no positions (v37): a text may hold them all apart ("tion" in "ratio, opinion"), and the search checks every
-    /// text it is given.
-    static func trigrams(of term: String) -> String? {
-        let quoted = WordTrigrams.trigrams(of: term).map { trigram in
-            "\"" + trigram.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        }
-        return quoted.isEmpty ? nil : quoted.joined(separator: " ")
+        return (try holding("title"), everything ? try holding("body") : [])
     }
 
     /// Of the programmes `ids`, those holding every term of `query`, by start.

@@ -392,6 +392,7 @@ enum SchemaMigrations {
         registerSearch(&migrator)
         registerSpelledTrigrams(&migrator)
         registerRowsWithoutTitles(&migrator)
+        registerTrigramPostings(&migrator)
         return migrator
     }
 }

@@ -2,20 +2,15 @@ import GRDB
 import GRDBSQLite
 import GuideStore
 
-/// `word_trigrams`: the FTS5 tokenizer of the title and body trigram indexes (v38), registered on every connection
-/// of the store. It yields each trigram within a word of a text once (``WordTrigrams``), where FTS5's own `trigram`
-/// tokenizer indexed every trigram across words too, and every repeat. A search checks every text the index gives it
-/// (``SQLiteListingStore/trigrams(of:)``), and its terms' trigrams come through here too, spelled the same way.
+/// `word_trigrams`: the FTS5 tokenizer of the title and body trigram indexes of v38 to v40, registered on every
+/// connection of the store so that the migrations up to v41 can still build, rebuild and drop those FTS5 tables; v41
+/// replaced them with our own (``TrigramIndex``). It yields each trigram within a word of a text once
+/// (``WordTrigrams``), where FTS5's own `trigram` tokenizer indexed every trigram across words too, and every repeat.
 ///
 /// Each trigram is yielded as its code spelled in five bytes (``spell(_:into:)``, v39), not as its three characters:
 /// FTS5 keeps an insert's tokens in a hash table whose function, `h = (h << 3) ^ h ^ byte`, is linear over the bits
 /// of a short token, so the trigrams of three letters shared its slots (chains of 4.3 tokens on average in the 0.1 M
-/// guide's bodies, 15 at most, each a cache miss), where the codes spread (1.3). The tokenizer's callback into FTS5
-/// was 18% of an import's samples at 0.1 M programmes, 15% after. Two trigrams whose codes are the same are one token,
-/// which costs a search only a text more to check.
-///
-/// A database made by this version cannot be searched by an `sqlite3` shell, which lacks the tokenizer; everything
-/// else in it reads as before.
+/// guide's bodies, 15 at most, each a cache miss), where the codes spread (1.3).
 extension WordTrigrams {
     static let name = "word_trigrams"
 

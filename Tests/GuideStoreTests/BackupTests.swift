@@ -138,14 +138,7 @@ import Testing
         configuration.prepareDatabase(SQLiteListingStore.registerExtensions)
         let older = try DatabaseQueue(path: backup, configuration: configuration)
         try await older.write { db in
-            for table in ["title", "body"] {
-                try db.execute(sql: """
-                    DROP TABLE \(table)_search;
-                    \(SchemaMigrations.trigramIndex(on: table, tokenizer: "trigram"));
-                    INSERT INTO \(table)_search (\(table)_search) VALUES ('rebuild');
-                    """)
-            }
-            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v38:%'")
+            try SchemaMigrations.putBackFTS5Indexes(db, tokenizer: "trigram", forgetting: ["v38:"])
         }
         try older.close()
         _ = try await store.importListings(from: SourceName("first"), Self.listings(10, channels: 1, title: "Later"))

@@ -186,11 +186,7 @@ import Testing
         try await fixture.importXML(Self.guide, source: "feed")
         let backend = try #require(fixture.store as? any SQLBackend)
         let decoy = Data(DetailsCodec.descriptions([LocalizedText("Decoy", language: "en")]))
-        // (PostgreSQL's bodies keep their trigrams' codes as well: the decoy's are none, as it is never searched.)
-        let insert: SQLText = fixture.location.hasPrefix("postgres") ? """
-            INSERT INTO body (hash, folded, texts, trigrams) SELECT hash, 'decoy', \(decoy), '{}' FROM body
-            WHERE id = (SELECT max(body_id) FROM programme WHERE \(raw: Self.isNews))
-            """ : """
+        let insert: SQLText = """
             INSERT INTO body (hash, folded, texts) SELECT hash, 'decoy', \(decoy) FROM body
             WHERE id = (SELECT max(body_id) FROM programme WHERE \(raw: Self.isNews))
             """

@@ -123,14 +123,7 @@ struct OneSchemaTests {
 
     /// Where the stores differ on purpose, and why.
     static let differences: [(table: String, only: String, what: String, why: String)] = [
-        ("title", "PostgreSQL", "index trigrams",
-         "search: PostgreSQL's GIN index of the trigrams' codes (title_search) where SQLite has the FTS5 table"),
-        ("title", "PostgreSQL", "column trigrams",
-         "search: the codes of each title's trigrams within words (PostgresTrigrams), what that index holds"),
-        ("body", "PostgreSQL", "index trigrams",
-         "search: PostgreSQL's GIN index of the trigrams' codes (body_search) where SQLite has the FTS5 table"),
-        ("body", "PostgreSQL", "column trigrams",
-         "search: the codes of each body's trigrams within words (PostgresTrigrams), what that index holds"),
+        // None since v41, when PostgreSQL's trigram indexes became tables of postings as SQLite's.
     ]
 
     /// `tables` without the differences listed for `store`.

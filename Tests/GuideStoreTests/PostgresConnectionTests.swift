@@ -30,103 +30,6 @@ import XMLTV
         #expect(path?.hasPrefix("t_") == true, "\(path ?? "none")")
     }
 
-    /// A search of titles and descriptions asks their trigram indexes even where PostgreSQL would read the whole
-    /// table (a guide this small, or one just imported whose indexes hold new entries in their pending lists): read
-    /// whole, the 0.1 M guide's descriptions took 33-43 ms a word. The server counts each index's scans; a backend
-    /// reports its counts within about ten seconds of going idle.
-    @Test func textSearchesAskTheTrigramIndexes() async throws {
-        let fixture = try await QueryTests.guide()
-        let store = try #require(fixture.store as? PostgresListingStore)
-        #expect(try await store.search(SearchQuery(["about", "film"], scope: .all)).map(\.programme.title) == ["The Big Film"])
-        var scans: [String: Int64] = [:]
-        for _ in 0..<60 where scans.count < 2 || scans.values.contains(0) {
-            try await Task.sleep(for: .milliseconds(500))
-            scans = try await store.pool.withConnection { link in
-                var scans: [String: Int64] = [:]
-                for row in try await link.query("""
-                    SELECT indexrelname::text, idx_scan FROM pg_stat_user_indexes
-                    WHERE schemaname = current_schema() AND indexrelname IN ('title_search', 'body_search')
-                    """) {
-                    let (name, count) = try row.decode((String, Int64).self)
-                    scans[name] = count
-                }
-                return scans
-            }
-        }
-        #expect(scans["title_search"] ?? 0 > 0 && scans["body_search"] ?? 0 > 0, "\(scans)")
-    }
-
-    /// The first import into a guide with no programmes builds the trigram indexes once at its end; later imports
-    /// add to them. Each index is as its migration made it, and searches of titles and descriptions ask them.
-    @Test func aFirstImportBuildsTheSearchIndexesAtItsEnd() async throws {
-        let fixture = try await StoreFixture()
-        let store = try #require(fixture.store as? PostgresListingStore)
-        let indexes = { () async throws -> [String: (oid: Int64, definition: String)] in
-            try await store.pool.withConnection { link in
-                var found: [String: (oid: Int64, definition: String)] = [:]
-                for row in try await link.query("""
-                    SELECT c.relname, c.oid::bigint, pg_get_indexdef(c.oid) FROM pg_class c
-                    WHERE c.relname IN ('title_search', 'body_search')
-                      AND c.relnamespace = current_schema()::regnamespace
-                    """) {
-                    let (name, oid, definition) = try row.decode((String, Int64, String).self)
-                    found[name] = (oid, definition)
-                }
-                return found
-            }
-        }
-        let migrated = try await indexes()
-        #expect(migrated.count == 2)
-        try await fixture.importXML(StoreFixture.xml([("a", "20240101180000", "20240101183000", "Früh News"),
-                                                      ("a", "20240101183000", "20240101190000", "Doctor Who")], channels: ["a"]))
-        let first = try await indexes()
-        for (name, made) in migrated {
-            let built = try #require(first[name])
-            #expect(built.oid != made.oid && built.definition == made.definition, "\(name): \(built) \(made)")
-        }
-        #expect(try await store.search(SearchQuery(["about", "doctor"], scope: .all)).map(\.programme.title) == ["Doctor Who"])
-        #expect(try await store.search(SearchQuery(["octo"])).map(\.programme.title) == ["Doctor Who"])
-        try await fixture.importXML(StoreFixture.xml([("b", "20240101180000", "20240101190000", "Weather Report")], channels: ["b"]),
-                                    source: "other")
-        #expect(try await indexes().mapValues(\.oid) == first.mapValues(\.oid))   // Added to, not built again.
-        #expect(try await store.search(SearchQuery(["about weather"], scope: .all)).map(\.programme.title) == ["Weather Report"])
-        // A later import's batch, probing stored bodies, never asks the trigram index for a whole description,
-        // whatever the planner's costs say (after a first import built it, it did: 4-7 s a batch). Without the
-        // hashes' index and told to take any index it can, the planner finds none for the probe.
-        var batch = PostgresImportSession.Batch()
-        (batch.wantedHashes, batch.wantedBodies) = ([1, 2], ["about doctor who", "about weather report"])
-        var explain = batch.query(sourceID: 1, importID: 1)
-        explain.sql = "EXPLAIN " + explain.sql
-        let plan = try await store.pool.withConnection { link in
-            try await link.execute("BEGIN")
-            try await link.execute("DROP INDEX body_by_hash")
-            try await link.execute("SET LOCAL enable_seqscan = off")
-            let plan = try await link.query(explain).map { try $0.decode(String.self) }.joined(separator: "\n")
-            try await link.execute("ROLLBACK")
-            return plan
-        }
-        #expect(!plan.contains("body_search"), "\(plan)")
-    }
-
-    /// An import leaves nothing in the trigram indexes' pending lists, which every search reads through (at 0.1 M,
-    /// 7.8 ms a term before they were emptied): emptying them again finds no page.
-    @Test func anImportLeavesTheSearchIndexesNothingPending() async throws {
-        let fixture = try await StoreFixture()
-        let store = try #require(fixture.store as? PostgresListingStore)
-        let pending = { (index: String) async throws -> Int64 in
-            try await store.pool.withConnection { link in
-                try await link.value("SELECT gin_clean_pending_list(\(index)::regclass)::bigint", as: Int64.self) ?? -1
-            }
-        }
-        for (source, channel) in [("first", "a"), ("second", "b")] {
-            let xml = StoreFixture.xml([(channel, "20240101180000", "20240101190000", "Weather \(source)")],
-                                       channels: [channel])
-            try await fixture.importXML(xml, source: source)
-            #expect(try await pending("title_search") == 0, "after the \(source) import")
-            #expect(try await pending("body_search") == 0, "after the \(source) import")
-        }
-    }
-
     /// A word of a trigram or less is looked for in the titles and descriptions packed in memory, or, when they are
     /// too many to keep, by the trigram indexes or (shorter) in the descriptions' table read in two halves at once:
     /// what both halves hold is found, here a word in every seventh of 400 descriptions over more than two pages.
@@ -174,26 +77,6 @@ import XMLTV
             """, source: "other")
         #expect(try await search("新闻") == expected + ["Late"])
         #expect(try await store.shortTerms.withLock { $0?.task }?.value?.bodies.count == 401)
-    }
-
-    /// While a first import holds the descriptions' table (it drops their index to build it at its end), a search of
-    /// the empty guide answers at once: it asks the store nothing. Here another connection holds the same lock.
-    @Test func aSearchOfAnEmptyGuideWaitsForNoImport() async throws {
-        let store = try #require(try await StoreFixture().store as? PostgresListingStore)
-        let found = try await store.pool.withConnection { link in
-            try await link.execute("BEGIN")
-            try await link.execute("DROP INDEX body_search")
-            let first = try await withThrowingTaskGroup(of: [StoredProgramme]?.self) { group in
-                group.addTask { try await store.search(SearchQuery(["news"], scope: .all)) }
-                group.addTask { try await Task.sleep(for: .seconds(20)); return nil }
-                let first = try await group.next() ?? nil
-                group.cancelAll()
-                try await link.execute("ROLLBACK")   // A search that did wait goes on, so the group can end.
-                return first
-            }
-            return first
-        }
-        #expect(found?.isEmpty == true, "the search waited for the lock")
     }
 
     @Test func requireEncryptsAndVerifyFullChecksTheCertificate() async throws {

@@ -1,0 +1,183 @@
+import Foundation
+import GRDB
+import GuideCore
+import StoreTestSupport
+import Testing
+@testable import GuideStore
+@testable import GuideStoreSQLite
+
+/// Our own trigram postings (``TrigramPostings``) and SQLite's tables of them (``TrigramIndex``, v41).
+@Suite struct TrigramIndexTests {
+    /// The codes' runs as the drain hands them out, decoded.
+    static func drained(_ postings: inout TrigramPostings) -> [Int32: [Int64]] {
+        var found: [Int32: [Int64]] = [:]
+        var last: UInt32?
+        postings.drain { code, run in
+            let bits = UInt32(bitPattern: code)
+            #expect(last.map { $0 < bits } ?? true, "codes in ascending order of their bits, each once")
+            last = bits
+            found[code] = run.withUnsafeBytes { TrigramPostings.ids(in: $0) }
+        }
+        return found
+    }
+
+    /// What the texts' codes say the index holds: each code's ids, ascending.
+    static func expected(_ texts: [(Int64, String)]) -> [Int32: [Int64]] {
+        var expected: [Int32: [Int64]] = [:]
+        for (id, text) in texts.sorted(by: { $0.0 < $1.0 }) {
+            for code in Set(WordTrigrams.codes(of: text)) { expected[code, default: []].append(id) }
+        }
+        return expected
+    }
+
+    @Test func eachCodeListsTheTextsHoldingItAscending() {
+        let texts: [(Int64, String)] = [(7, "doctor who"), (8, "who knows"), (9, "the doctor"),
+                                        (1_000_000, "新闻联播 who")]
+        var postings = TrigramPostings()
+        for (id, text) in texts {
+            #expect(!postings.needsWrite(before: id, bytes: text.utf8.count))
+            postings.add(text, id: id)
+        }
+        #expect(Self.drained(&postings) == Self.expected(texts))
+        #expect(postings.isEmpty)
+    }
+
+    @Test func whatWasGatheredIsWrittenBeforeAnIDThatDoesNotFollow() {
+        var postings = TrigramPostings()
+        postings.add("doctor who", id: 100)
+        #expect(!postings.needsWrite(before: 101, bytes: 10))
+        #expect(postings.needsWrite(before: 100, bytes: 10), "the same id again")
+        #expect(postings.needsWrite(before: 50, bytes: 10), "an id going down")
+        #expect(postings.needsWrite(before: 100 + Int64(UInt32.max) + 1, bytes: 10), "past 2^32 from the first")
+        #expect(!postings.needsWrite(before: 100 + Int64(UInt32.max), bytes: 10))
+        // Five pairs gathered: a text of as many bytes as the rest of the bound still goes in, one more does not.
+        #expect(!postings.needsWrite(before: 101, bytes: TrigramPostings.mostPairs - 5))
+        #expect(postings.needsWrite(before: 101, bytes: TrigramPostings.mostPairs - 4))
+    }
+
+    @Test func runsAppendedOneAfterAnotherReadBackAsOneList() {
+        let first = TrigramPostings.run(of: [3, 10, 200]), second = TrigramPostings.run(of: [201, 90_000, Int64.max])
+        #expect((first + second).withUnsafeBytes { TrigramPostings.ids(in: $0) }
+                == [3, 10, 200, 201, 90_000, Int64.max])
+        // Out of order or repeated (a run appended after ids were reused), they come back sorted, each once.
+        #expect((second + first + first).withUnsafeBytes { TrigramPostings.ids(in: $0) }
+                == [3, 10, 200, 201, 90_000, Int64.max])
+    }
+
+    @Test(arguments: [
+        ([], "no run"),
+        ([0x00], "a run of no ids"),
+        ([0x05, 0x01, 0x01], "a count past the bytes left"),
+        ([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F, 0x01], "a count of 2^63-1"),
+        ([0x01, 0x80], "a cut id"),
+        ([0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01], "an id past 2^63"),
+        ([0x02, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F, 0x01], "ids adding up past 2^63"),
+    ] as [([UInt8], String)])
+    func damagedRunsReadAsDamaged(bytes: [UInt8], what: String) {
+        let ids = bytes.withUnsafeBytes { TrigramPostings.ids(in: $0) }
+        #expect(bytes.isEmpty ? ids == [] : ids == nil, "\(what)")
+    }
+
+    @Test func theIntersectionKeepsWhatEveryListHolds() {
+        #expect(TrigramPostings.intersection([[1, 3, 5, 7, 9], [3, 4, 5, 9, 10], [0, 5, 9]]) == [5, 9])
+        #expect(TrigramPostings.intersection([[1, 2], []]) == [])
+        #expect(TrigramPostings.intersection([]) == [])
+    }
+
+    /// Each trigram index holds exactly what its table's texts say (their ids under their codes), on either store.
+    static func expectIndexesAgree(_ fixture: StoreFixture) async throws {
+        let backend = try #require(fixture.store as? any SQLBackend)
+        try await expectIndexesAgree(backend)
+    }
+
+    private static func expectIndexesAgree(_ backend: some SQLBackend) async throws {
+        let tables: [(String, texts: SQLText, postings: SQLText)] = [
+            ("title", "SELECT id, folded FROM title", "SELECT code, ids FROM title_postings"),
+            ("body", "SELECT id, folded FROM body", "SELECT code, ids FROM body_postings"),
+        ]
+        for (table, textsRead, postingsRead) in tables {
+            let (texts, held) = try await backend.reading { sql in
+                var texts: [(Int64, String)] = []
+                for row in try await sql.rows(textsRead) {
+                    texts.append((try row.value(0, as: Int64.self), try row.value(1, as: String.self)))
+                }
+                var held: [Int32: [Int64]] = [:]
+                for row in try await sql.rows(postingsRead) {
+                    held[Int32(try row.value(0, as: Int64.self))] = try row.value(1, as: Data.self)
+                        .withUnsafeBytes { TrigramPostings.ids(in: $0) }
+                }
+                return (texts, held)
+            }
+            #expect(held == expected(texts), "\(table)_postings")
+        }
+    }
+
+    /// A second import adds its new texts' runs to the codes the first wrote; a third, dropping a quarter of the
+    /// programmes, prunes the texts no programme uses and writes the indexes anew.
+    @Test func importsAddToTheIndexesAndAPruneWritesThemAnew() async throws {
+        let fixture = try await StoreFixture()
+        try await fixture.importXML(StoreFixture.xml([("a", "20240101200000", "20240101210000", "Doctor Who"),
+                                                      ("a", "20240101210000", "20240101220000", "Weather")]))
+        try await fixture.importXML(StoreFixture.xml([("b", "20240101200000", "20240101210000", "The Doctors"),
+                                                      ("b", "20240101210000", "20240101220000", "Doctor Foster")]),
+                                    source: "other")
+        try await Self.expectIndexesAgree(fixture)
+        let past = StoreFixture.date("2023")
+        let titles = { (terms: [String], scope: SearchQuery.Scope) in
+            try await fixture.store.search(SearchQuery(terms, scope: scope, endingAfter: past)).map(\.programme.title)
+        }
+        #expect(try await titles(["doctor"], .title) == ["Doctor Who", "The Doctors", "Doctor Foster"])
+        #expect(try await titles(["about", "doctors"], .all) == ["The Doctors"])
+        try await fixture.importXML(StoreFixture.xml([("b", "20240101200000", "20240101210000", "News")]),
+                                    source: "other")
+        try await Self.expectIndexesAgree(fixture)
+        #expect(try await titles(["doctor"], .title) == ["Doctor Who", "Doctor Foster"])
+        #expect(try await titles(["news"], .all) == ["News"])
+    }
+
+    /// A row of the index that does not read (a file damaged, or edited by hand) costs its searches a read of every
+    /// text, not their answers.
+    @Test func aDamagedRowIsSearchedWithout() async throws {
+        let fixture = try await StoreFixture()
+        try await fixture.importXML(StoreFixture.xml([
+            ("a", "20240101200000", "20240101210000", "Doctor Who"),
+            ("a", "20240101210000", "20240101220000", "Doctors"),
+        ]))
+        let past = StoreFixture.date("2023")
+        let query = SearchQuery(["doctor"], scope: .all, endingAfter: past)
+        #expect(try await fixture.store.search(query).map(\.programme.title) == ["Doctor Who", "Doctors"])
+        try await Self.expectIndexesAgree(fixture)
+        let backend = try #require(fixture.store as? any SQLBackend)
+        try await Self.damage(backend, code: Int64(WordTrigrams.codes(of: "doc")[0]))
+        #expect(try await fixture.store.search(query).map(\.programme.title) == ["Doctor Who", "Doctors"])
+        let both = SearchQuery(["about", "doctors"], scope: .all, endingAfter: past)
+        #expect(try await fixture.store.search(both).map(\.programme.title) == ["Doctors"])
+    }
+
+    /// Both indexes' row of `code` made a run whose count is past its bytes.
+    private static func damage(_ backend: some SQLBackend, code: Int64) async throws {
+        let changed = try await backend.transaction { sql in
+            try await sql.execute("UPDATE title_postings SET ids = \(Data([5])) WHERE code = \(code)")
+                + sql.execute("UPDATE body_postings SET ids = \(Data([5])) WHERE code = \(code)")
+        }
+        #expect(changed == 2)
+    }
+}
+
+extension SchemaMigrations {
+    /// Puts back the FTS5 trigram tables of v37 to v40, tokenized by `tokenizer`, in the place of v41's postings, and
+    /// forgets v41 and the migrations `also` names (their identifiers' first words, as `v39:`), for a test to open the
+    /// database as that version left it.
+    static func putBackFTS5Indexes(_ db: Database, tokenizer: String, forgetting also: [String] = []) throws {
+        for table in ["title", "body"] {
+            try db.execute(sql: """
+                DROP TABLE \(table)_postings;
+                \(trigramIndex(on: table, tokenizer: tokenizer));
+                INSERT INTO \(table)_search (\(table)_search) VALUES ('rebuild');
+                """)
+        }
+        for version in also + ["v41:"] {
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE ?", arguments: [version + "%"])
+        }
+    }
+}
