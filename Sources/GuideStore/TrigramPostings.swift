@@ -1,44 +1,50 @@
 /// A trigram index of our own for distinct texts (titles, bodies): for each trigram code (``WordTrigrams/code(of:)``),
 /// the ids of the texts holding it, as PostgreSQL's GIN build makes its index. An import gathers the codes of the
-/// texts it adds as (code, id) pairs, sorts them once and writes one run of ids a code, where FTS5 filed each text's
-/// trigrams one at a time in a hash table (two cache misses a trigram: 0.45 s of a 1.2 s import of 0.1 M programmes,
-/// issue 46).
+/// texts it adds as (code, id) pairs, sorts them by a radix sort when a million are gathered and holds each code's run
+/// of ids, and a store writes the runs held (one row a code) when they reach ``mostHeldBytes`` and at the import's
+/// end, where FTS5 filed each text's trigrams one at a time in a hash table (two cache misses a trigram: 0.45 s of a
+/// 1.2 s import of 0.1 M programmes, issue 46).
 ///
 /// A code's ids are stored as runs appended one after another: each run is its count, then each id's gap from the one
-/// before (the first's from 0), all as LEB128 (``run(of:)``). A write appends the run it gathered to what the code
-/// held, so a store never reads a code's ids to add to them; ``ids(in:)`` reads every run back.
+/// before (the first's from 0), all as LEB128 (``run(of:)``). A write appends the runs it held to what the code held,
+/// so a store never reads a code's ids to add to them; ``ids(in:)`` reads every run back.
 package struct TrigramPostings {
-    /// The most pairs gathered before they must be written: 8 MB, and as much again while they are sorted.
+    /// The most pairs gathered before they are sorted into runs: 8 MB, and as much again while they are sorted.
     package static let mostPairs = 1 << 20
+    /// The most bytes of runs held before a store writes them. Writing the runs of each million pairs took
+    /// PostgreSQL 85-260 ms a time at 0.1 M programmes (50,000 codes updated each time, four times); the 0.1 M
+    /// guide's descriptions' runs are 4 MB in all, so an import of up to a few million programmes writes once.
+    package static let mostHeldBytes = 24 << 20
 
     /// Each pair: the code (as unsigned) in the high 32 bits, the id less ``base`` in the low 32.
     private var pairs: [UInt64] = []
     private var base: Int64 = 0
     private var last: Int64 = 0
+    /// The runs sorted out of the pairs so far, by code, and their bytes.
+    private var held: [Int32: [UInt8]] = [:]
+    private var heldBytes = 0
 
     package init() {}
 
-    package var isEmpty: Bool { pairs.isEmpty }
+    package var isEmpty: Bool { pairs.isEmpty && held.isEmpty }
 
-    /// Whether what was gathered must be written before text `id`, of `bytes` bytes, is added: when its trigrams
-    /// (at most one a byte) could take the pairs past their bound, or `id` does not follow the last one added within
-    /// 2^32 (a store's new texts take ascending ids).
-    package func needsWrite(before id: Int64, bytes: Int) -> Bool {
-        guard !pairs.isEmpty else { return false }
-        return bytes > Self.mostPairs - pairs.count || id <= last || id - base > Int64(UInt32.max)
-    }
+    /// Whether the runs held have reached ``mostHeldBytes``, for the store to write them (``drain(_:)``).
+    package var needsWrite: Bool { heldBytes >= Self.mostHeldBytes }
 
-    /// Gathers the codes of the trigrams within the words of `folded`, for text `id` (after
-    /// ``needsWrite(before:bytes:)`` said no, or what was gathered was written).
+    /// Gathers the codes of the trigrams within the words of `folded`, for text `id`. The pairs gathered are sorted
+    /// into runs first when its trigrams (at most one a byte) could take them past their bound, or when `id` does
+    /// not follow the last one added within 2^32 (a store's new texts take ascending ids).
     package mutating func add(_ folded: String, id: Int64) {
-        if pairs.isEmpty {
-            base = id
-            pairs.reserveCapacity(Self.mostPairs)
-        }
-        last = id
-        let offset = UInt64(truncatingIfNeeded: id &- base)
         var folded = folded
         _ = folded.withUTF8 { bytes in
+            let isFull = bytes.count > Self.mostPairs - pairs.count
+            if !pairs.isEmpty, isFull || id <= last || id - base > Int64(UInt32.max) { sortIntoRuns() }
+            if pairs.isEmpty {
+                base = id
+                pairs.reserveCapacity(Self.mostPairs)
+            }
+            last = id
+            let offset = UInt64(truncatingIfNeeded: id &- base)
             WordTrigrams.forEach(in: bytes) { _, key in
                 pairs.append(UInt64(UInt32(bitPattern: WordTrigrams.code(of: key))) << 32 | offset)
                 return true
@@ -46,10 +52,20 @@ package struct TrigramPostings {
         }
     }
 
-    /// Hands `body` each code gathered, in ascending order of its bits, with the run of its ids (``run(of:)``), then
-    /// starts over. The pairs are sorted by their codes in two stable passes of 16 bits; the ids were gathered
-    /// ascending, so each code's stay so.
+    /// Hands `body` each code held, in ascending order of its bits, with its runs of ids (``run(of:)``), then starts
+    /// over.
     package mutating func drain(_ body: (Int32, [UInt8]) throws -> Void) rethrows {
+        sortIntoRuns()
+        defer { (held, heldBytes) = ([:], 0) }
+        for code in held.keys.sorted(by: { UInt32(bitPattern: $0) < UInt32(bitPattern: $1) }) {
+            try body(code, held[code] ?? [])
+        }
+    }
+
+    /// Sorts the pairs gathered by their codes, in two stable passes of 16 bits (the ids were gathered ascending, so
+    /// each code's stay so), and appends each code's run to what it holds.
+    private mutating func sortIntoRuns() {
+        guard !pairs.isEmpty else { return }
         defer { pairs = [] }
         Self.sortByCode(&pairs)
         var start = 0
@@ -62,7 +78,9 @@ package struct TrigramPostings {
                 ids.append(base + Int64(pairs[end] & 0xFFFF_FFFF))
                 end += 1
             }
-            try body(Int32(bitPattern: UInt32(code)), Self.run(of: ids))
+            let run = Self.run(of: ids)
+            heldBytes += run.count
+            held[Int32(bitPattern: UInt32(code)), default: []].append(contentsOf: run)
             start = end
         }
     }

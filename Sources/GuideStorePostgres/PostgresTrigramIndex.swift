@@ -6,8 +6,8 @@ import PostgresNIO
 /// `body_postings`, one row a trigram code, its `ids` the texts holding it (``TrigramPostings``), as SQLite's
 /// (``TrigramIndex`` there). They took the place of GIN indexes of each text's codes, which a first import built at
 /// its end (0.73 s of a 3.15 s import of 0.1 M programmes) and later imports added to a text at a time; an import now
-/// gathers its new texts' codes and sends each code's run once, when the gathered pairs reach their bound and at its
-/// end, in one statement.
+/// gathers its new texts' codes and sends each code's runs once, at its end (or when the runs held reach their
+/// bound), in one statement.
 struct PostgresTrigramIndex {
     /// The indexed table, `title` or `body`.
     let table: String
@@ -17,11 +17,11 @@ struct PostgresTrigramIndex {
         self.table = table
     }
 
-    /// Adds the text `id`, folded, to what the next ``write(on:)`` sends (sending what was gathered first, if that
-    /// must go before it).
+    /// Adds the text `id`, folded, to what the next ``write(on:)`` sends (sending what is held, once it is at its
+    /// bound).
     mutating func add(_ folded: String, id: Int64, on link: PostgresLink) async throws {
-        if postings.needsWrite(before: id, bytes: folded.utf8.count) { try await write(on: link) }
         postings.add(folded, id: id)
+        if postings.needsWrite { try await write(on: link) }
     }
 
     /// Appends each code's gathered run to its row, or adds the row.

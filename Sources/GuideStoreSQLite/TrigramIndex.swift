@@ -5,7 +5,7 @@ import GuideStore
 /// The trigram index of the distinct titles or bodies (v41): a table `title_postings` or `body_postings` of one row a
 /// trigram code, its `ids` the texts holding it (``TrigramPostings``). It took the place of FTS5's tables, which filed
 /// each text's trigrams one at a time as it was added; an import now gathers its new texts' codes and writes each
-/// code's run once, when the gathered pairs reach their bound and at its end.
+/// code's runs once, at its end (or when the runs held reach their bound).
 struct TrigramIndex {
     /// The indexed table, `title` or `body`.
     let table: String
@@ -22,11 +22,11 @@ struct TrigramIndex {
         insert = DirectBinding(try db.makeStatement(sql: "INSERT INTO \(table)_postings (code, ids) VALUES (?, ?)"))
     }
 
-    /// Adds the text `id`, folded, to what the next ``write(_:)`` writes (writing what was gathered first, if that
-    /// must go before it).
+    /// Adds the text `id`, folded, to what the next ``write(_:)`` writes (writing what is held, once it is at its
+    /// bound).
     mutating func add(_ folded: String, id: Int64, _ db: Database) throws {
-        if postings.needsWrite(before: id, bytes: folded.utf8.count) { try write(db) }
         postings.add(folded, id: id)
+        if postings.needsWrite { try write(db) }
     }
 
     /// Appends each code's gathered run to its row, or adds the row. Two plain statements rather than an upsert,

@@ -34,25 +34,22 @@ import Testing
         let texts: [(Int64, String)] = [(7, "doctor who"), (8, "who knows"), (9, "the doctor"),
                                         (1_000_000, "新闻联播 who")]
         var postings = TrigramPostings()
-        for (id, text) in texts {
-            #expect(!postings.needsWrite(before: id, bytes: text.utf8.count))
-            postings.add(text, id: id)
-        }
+        for (id, text) in texts { postings.add(text, id: id) }
+        #expect(!postings.needsWrite)
         #expect(Self.drained(&postings) == Self.expected(texts))
         #expect(postings.isEmpty)
     }
 
-    @Test func whatWasGatheredIsWrittenBeforeAnIDThatDoesNotFollow() {
+    /// Pairs are sorted into runs when a text's could take them past their bound, or its id does not follow the last
+    /// within 2^32; the runs of each part read back as one list.
+    @Test func runsSortedInPartsReadBackAsOneList() {
+        let texts: [(Int64, String)] = [
+            (100, "doctor who"), (101, String(repeating: "doctor ", count: TrigramPostings.mostPairs / 7 + 1)),
+            (102, "who knows"), (50, "doctor"), (50 + Int64(UInt32.max) + 1, "knows who"),
+        ]
         var postings = TrigramPostings()
-        postings.add("doctor who", id: 100)
-        #expect(!postings.needsWrite(before: 101, bytes: 10))
-        #expect(postings.needsWrite(before: 100, bytes: 10), "the same id again")
-        #expect(postings.needsWrite(before: 50, bytes: 10), "an id going down")
-        #expect(postings.needsWrite(before: 100 + Int64(UInt32.max) + 1, bytes: 10), "past 2^32 from the first")
-        #expect(!postings.needsWrite(before: 100 + Int64(UInt32.max), bytes: 10))
-        // Five pairs gathered: a text of as many bytes as the rest of the bound still goes in, one more does not.
-        #expect(!postings.needsWrite(before: 101, bytes: TrigramPostings.mostPairs - 5))
-        #expect(postings.needsWrite(before: 101, bytes: TrigramPostings.mostPairs - 4))
+        for (id, text) in texts { postings.add(text, id: id) }
+        #expect(Self.drained(&postings) == Self.expected(texts))
     }
 
     @Test func runsAppendedOneAfterAnotherReadBackAsOneList() {
