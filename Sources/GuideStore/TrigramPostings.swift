@@ -36,7 +36,7 @@ package struct TrigramPostings {
     /// not follow the last one added within 2^32 (a store's new texts take ascending ids).
     package mutating func add(_ folded: String, id: Int64) {
         var folded = folded
-        _ = folded.withUTF8 { bytes in
+        folded.withUTF8 { bytes in
             let isFull = bytes.count > Self.mostPairs - pairs.count
             if !pairs.isEmpty, isFull || id <= last || id - base > Int64(UInt32.max) { sortIntoRuns() }
             if pairs.isEmpty {
