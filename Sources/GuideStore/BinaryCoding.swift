@@ -10,7 +10,12 @@ struct BinaryWriter {
 
     /// LEB128, so small counts and lengths take one byte.
     mutating func count(_ value: Int) {
-        var remaining = UInt64(max(0, value))
+        unsigned(UInt64(max(0, value)))
+    }
+
+    /// LEB128 of any 64-bit value.
+    mutating func unsigned(_ value: UInt64) {
+        var remaining = value
         while remaining >= 0x80 {
             bytes.append(UInt8(remaining & 0x7F) | 0x80)
             remaining >>= 7
@@ -122,11 +127,11 @@ struct BinaryReader {
         return Int(value)
     }
 
-    /// A LEB128 value of up to ten bytes, unbounded but by its 64 bits.
+    /// A LEB128 value of up to ten bytes (the tenth gives the top bit), unbounded but by its 64 bits.
     mutating func unsigned() -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
-        while shift < 63 {
+        while shift < 64 {
             let next = byte()
             value |= UInt64(next & 0x7F) << shift
             if next & 0x80 == 0 { break }

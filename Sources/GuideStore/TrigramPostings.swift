@@ -5,8 +5,8 @@
 /// end, where FTS5 filed each text's trigrams one at a time in a hash table (two cache misses a trigram: 0.45 s of a
 /// 1.2 s import of 0.1 M programmes, issue 46).
 ///
-/// A code's ids are stored as runs appended one after another: each run is its count, then each id's gap from the one
-/// before (the first's from 0), all as LEB128 (``run(of:)``). A write appends the runs it held to what the code held,
+/// A code's ids are stored as runs appended one after another: each run is its count, its first id, then each id's
+/// gap from the one before, all as LEB128 (``run(of:)``). A write appends the runs it held to what the code held,
 /// so a store never reads a code's ids to add to them; ``ids(in:)`` reads every run back.
 package struct TrigramPostings {
     /// The most pairs gathered before they are sorted into runs: 8 MB, and as much again while they are sorted.
@@ -38,7 +38,9 @@ package struct TrigramPostings {
         var folded = folded
         folded.withUTF8 { bytes in
             let isFull = bytes.count > Self.mostPairs - pairs.count
-            if !pairs.isEmpty, isFull || id <= last || id - base > Int64(UInt32.max) { sortIntoRuns() }
+            // id > last >= base there, so the difference, unsigned, is exact even from Int64.min to Int64.max.
+            let isFar = id > last && UInt64(bitPattern: id &- base) > UInt64(UInt32.max)
+            if !pairs.isEmpty, isFull || id <= last || isFar { sortIntoRuns() }
             if pairs.isEmpty {
                 base = id
                 pairs.reserveCapacity(Self.mostPairs)
@@ -75,7 +77,7 @@ package struct TrigramPostings {
             var end = start
             ids.removeAll(keepingCapacity: true)
             while end < pairs.count, pairs[end] >> 32 == code {
-                ids.append(base + Int64(pairs[end] & 0xFFFF_FFFF))
+                ids.append(base &+ Int64(pairs[end] & 0xFFFF_FFFF))
                 end += 1
             }
             let run = Self.run(of: ids)
@@ -85,20 +87,20 @@ package struct TrigramPostings {
         }
     }
 
-    /// A run of ascending ids (each at least 0): their count, the first, then each one's gap from the one before.
+    /// A run of ascending ids: their count, the first (ZigZag, so that an id below 0, which only a database edited
+    /// by hand holds, comes back as it was), then each one's gap from the one before.
     package static func run(of ids: [Int64]) -> [UInt8] {
         var writer = BinaryWriter()
         writer.count(ids.count)
-        var previous: Int64 = 0
-        for id in ids {
-            writer.count(Int(id &- previous))
-            previous = id
+        for (index, id) in ids.enumerated() {
+            writer.unsigned(index == 0 ? UInt64(bitPattern: id << 1 ^ id >> 63)
+                            : UInt64(bitPattern: id &- ids[index - 1]))
         }
         return writer.bytes
     }
 
     /// Every id of the runs in `bytes`, ascending and each once; nil when they are damaged (a count past the bytes
-    /// left, an id past 2^63, a cut value), so that the caller can search without them.
+    /// left, ids adding up past 2^63, a cut value), so that the caller can search without them.
     package static func ids(in bytes: UnsafeRawBufferPointer) -> [Int64]? {
         var reader = BinaryReader(bytes: bytes)
         var ids: [Int64] = []
@@ -107,14 +109,17 @@ package struct TrigramPostings {
             // Every id takes a byte at least: a count past the bytes left is damage, not a reason to allocate.
             let count = reader.unsigned()
             guard reader.isValid, count > 0, count <= UInt64(bytes.count - reader.offset) else { return nil }
-            var id: Int64 = 0
-            for _ in 0..<Int(count) {
-                let gap = reader.unsigned()
-                guard reader.isValid, gap <= UInt64(Int64.max) else { return nil }
-                let (next, overflow) = id.addingReportingOverflow(Int64(gap))
-                guard !overflow else { return nil }
-                if let last = ids.last, next <= last { isAscending = false }
-                id = next
+            let first = reader.unsigned()
+            var id = Int64(bitPattern: first >> 1) ^ -Int64(bitPattern: first & 1)
+            for index in 0..<Int(count) {
+                if index > 0 {
+                    // Past Int64.max is damage: the room left above `id`, as an unsigned value.
+                    let gap = reader.unsigned()
+                    guard gap <= UInt64(bitPattern: Int64.max &- id) else { return nil }
+                    id = id &+ Int64(bitPattern: gap)
+                }
+                guard reader.isValid else { return nil }
+                if let last = ids.last, id <= last { isAscending = false }
                 ids.append(id)
             }
         }
