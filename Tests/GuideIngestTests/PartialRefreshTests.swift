@@ -312,9 +312,32 @@ import XMLTV
                 let extra = Guide(channels: 1).channels[0].programmes.last!
                 bytes = Array(text.replacingOccurrences(of: "\n</tv>", with: "\n" + extra + "\n</tv>").utf8)
             }
-            var scanner = ListingLayoutScanner(localZone: nil)
-            bytes.withUnsafeBytes { scanner.feed($0) }
-            #expect(scanner.finish() == nil, "\(name)")
+            // Whole, and in chunks that cut a `<!` from its `<` and the SIMD blocks of the closing-tag search anywhere.
+            for chunk in [Int.max, 1, 2, 31, 33, 4_096] {
+                var scanner = ListingLayoutScanner(localZone: nil)
+                for start in stride(from: 0, to: bytes.count, by: chunk) {
+                    bytes[start..<min(start + chunk, bytes.count)].withUnsafeBytes { scanner.feed($0) }
+                }
+                #expect(scanner.finish() == nil, "\(name), chunks of \(chunk)")
+            }
+        }
+    }
+
+    /// A `<!` inside a programme is refused wherever it lies against the 32-byte blocks the closing tag is looked for
+    /// in, at the very end of a programme too; one after `</programme>`'s `<` is not a closing tag's.
+    @Test func markupInsideAProgrammeIsFoundAnywhere() throws {
+        let plain = String(decoding: Guide(channels: 1).bytes, as: UTF8.self)
+        let expected = try Self.layout(of: Array(plain.utf8))
+        for padding in 0..<40 {
+            let spaced = plain.replacingOccurrences(of: "</title>", with: "</title>" + String(repeating: " ", count: padding))
+            #expect(try Self.layout(of: Array(spaced.utf8)).programmes == expected.programmes)
+            for marked in [spaced.replacingOccurrences(of: "</programme>", with: "<!---->" + "</programme>"),
+                           spaced.replacingOccurrences(of: "</title>", with: "</title><![CDATA[]]>")] {
+                var scanner = ListingLayoutScanner(localZone: nil)
+                Array(marked.utf8).withUnsafeBytes { scanner.feed($0) }
+                #expect(scanner.finish() == nil, "padding \(padding)")
+                #expect(scanner.refusal == "a comment or CDATA inside a programme", "padding \(padding)")
+            }
         }
     }
 

@@ -181,13 +181,16 @@ package struct ListingLayoutScanner {
         guard let (tagEnd, attributes) = tag else { return nil }
         var end = tagEnd + 1
         if p[tagEnd - 1] != 0x2F {   // Not `<programme .../>`: find `</programme>`, refusing `<!` inside.
-            guard let close = Self.closingTag(p, from: end),
-                  let closeEnd = Self.index(of: 0x3E, p, from: close) else { return nil }
-            if Self.hasMarkup(p, from: end, before: close) {
+            switch Self.closingTag(p, from: end) {
+            case .markup:
                 refuse("a comment or CDATA inside a programme")
                 return nil
+            case .notHere:
+                return nil
+            case .at(let close):
+                guard let closeEnd = Self.index(of: 0x3E, p, from: close) else { return nil }
+                end = closeEnd + 1
             }
-            end = closeEnd + 1
         }
         guard let channelBytes = attributes.channel, let startBytes = attributes.start,
               let start = recentTime.parse(startBytes, localZone: localZone) else {
