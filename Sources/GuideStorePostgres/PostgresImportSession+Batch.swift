@@ -72,7 +72,8 @@ extension PostgresImportSession {
                              UNION ALL SELECT folded, id FROM new_titles),
             probed_bodies AS MATERIALIZED (
                 SELECT w.h, w.f, w.x,
-                       (SELECT b.id FROM (SELECT id, folded, texts FROM body WHERE hash = w.h OFFSET 0) AS b
+                       (SELECT b.id FROM (SELECT id, folded, texts FROM body WHERE hash = w.h AND texts IS NOT NULL
+                                          OFFSET 0) AS b
                         WHERE b.folded = w.f AND b.texts = w.x LIMIT 1) AS id
                 FROM unnest(\(wantedHashes)::bigint[], \(wantedBodies)::text[], \(wantedTexts)::bytea[]) AS w(h, f, x)),
             new_bodies AS (INSERT INTO body (hash, folded, texts) SELECT h, f, x FROM probed_bodies WHERE id IS NULL

@@ -168,6 +168,11 @@ extension PostgresMigrations {
             ALTER TABLE title_postings ALTER COLUMN ids SET STORAGE EXTERNAL;
             ALTER TABLE body_postings ALTER COLUMN ids SET STORAGE EXTERNAL;
             """),
+        // As SQLite's (SchemaMigrations.bodiesByHash): bodies by hash, those that keep their texts.
+        ("v43: bodies by hash, those that keep their texts", """
+            DROP INDEX body_by_hash;
+            CREATE INDEX body_by_hash ON body(hash) WHERE texts IS NOT NULL;
+            """),
     ]
 
     /// What a migration does after its SQL, where SQL cannot say it, by the migration's name.

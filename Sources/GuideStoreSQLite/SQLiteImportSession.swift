@@ -72,7 +72,7 @@ final class SQLiteImportSession {
         findTitle = DirectBinding(try db.makeStatement(sql: "SELECT id FROM title WHERE folded = ?"))
         insertTitle = DirectBinding(try db.makeStatement(sql: "INSERT INTO title (folded) VALUES (?)"))
         titleIndex = try TrigramIndex(db, of: "title")
-        findBody = DirectBinding(try db.makeStatement(sql: "SELECT id, folded, texts FROM body WHERE hash = ?"))
+        findBody = DirectBinding(try db.makeStatement(sql: Self.bodiesOfHash))
         insertBody = DirectBinding(try db.makeStatement(sql: "INSERT INTO body (hash, folded, texts) VALUES (?, ?, ?)"))
         bodyIndex = try TrigramIndex(db, of: "body")
         bodyIDs.know(stored: try Self.storedBodies(db))
@@ -226,13 +226,15 @@ final class SQLiteImportSession {
         return id ?? 0
     }
 
-    /// The hashes and ids of the bodies stored before the import (``KnownBodies/mostStored`` at most): the 1.75 M
-    /// guide's 63,000 in about 0.1 s, while the reader parses its first batch. Bodies stored before v36 keep no
-    /// descriptions and match none.
+    /// The bodies of a hash that keep their texts (a body stored before v36 matches none), by their index (v43).
+    static let bodiesOfHash = "SELECT id, folded, texts FROM body WHERE hash = ? AND texts IS NOT NULL"
+    /// What ``storedBodies(_:)`` reads.
+    static let storedBodiesRead = "SELECT hash, id FROM body WHERE texts IS NOT NULL LIMIT \(KnownBodies.mostStored)"
+
+    /// The hashes and ids of the bodies stored before the import (``KnownBodies/mostStored`` at most), from the index
+    /// of their hashes alone (v43). Bodies stored before v36 keep no descriptions and match none.
     private static func storedBodies(_ db: Database) throws -> [(Int64, Int64)] {
-        let select = DirectBinding(try db.makeStatement(sql: """
-            SELECT hash, id FROM body WHERE texts IS NOT NULL LIMIT \(KnownBodies.mostStored)
-            """))
+        let select = DirectBinding(try db.makeStatement(sql: storedBodiesRead))
         var stored: [(Int64, Int64)] = []
         try select.forEachRow(db) { stored.append((sqlite3_column_int64($0, 0), sqlite3_column_int64($0, 1))) }
         return stored
