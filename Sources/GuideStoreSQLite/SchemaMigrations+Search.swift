@@ -116,6 +116,10 @@ extension SchemaMigrations {
                 try TrigramIndex.rebuild(db, of: table)
             }
         }
+    }
+
+    /// Bodies by hash, those that keep their texts (``bodiesByHash``).
+    static func registerBodiesByHash(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration(Self.bodiesByHash.name) { db in
             try db.execute(sql: Self.bodiesByHash.sql)
         }

@@ -393,6 +393,7 @@ enum SchemaMigrations {
         registerSpelledTrigrams(&migrator)
         registerRowsWithoutTitles(&migrator)
         registerTrigramPostings(&migrator)
+        registerBodiesByHash(&migrator)
         return migrator
     }
 }
