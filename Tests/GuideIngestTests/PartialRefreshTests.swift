@@ -329,7 +329,8 @@ import XMLTV
         let plain = String(decoding: Guide(channels: 1).bytes, as: UTF8.self)
         let expected = try Self.layout(of: Array(plain.utf8))
         for padding in 0..<40 {
-            let spaced = plain.replacingOccurrences(of: "</title>", with: "</title>" + String(repeating: " ", count: padding))
+            let spaces = String(repeating: " ", count: padding)
+            let spaced = plain.replacingOccurrences(of: "</title>", with: "</title>" + spaces)
             #expect(try Self.layout(of: Array(spaced.utf8)).programmes == expected.programmes)
             for marked in [spaced.replacingOccurrences(of: "</programme>", with: "<!---->" + "</programme>"),
                            spaced.replacingOccurrences(of: "</title>", with: "</title><![CDATA[]]>")] {

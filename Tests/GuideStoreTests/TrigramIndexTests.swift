@@ -163,8 +163,8 @@ import Testing
         #expect(try await fixture.store.search(both).map(\.programme.title) == ["Doctors"])
     }
 
-    /// PostgreSQL keeps a code's runs as they are (v42), not compressed: pglz shrank the runs by under 1% for its CPU at
-    /// every write of a row past 2 KB. Zeros, which it would shrink to a few bytes, stay 4,000 bytes.
+    /// PostgreSQL keeps a code's runs as they are (v42), not compressed: pglz shrank the runs by under 1% for its CPU
+    /// at every write of a row past 2 KB. Zeros, which it would shrink to a few bytes, stay 4,000 bytes.
     @Test(.enabled(if: TestDatabase.postgres != nil, "needs PostgreSQL (TVGUIDE_TEST_POSTGRES)"))
     func postgresKeepsTheRunsAsTheyAre() async throws {
         let fixture = try await StoreFixture()
@@ -172,7 +172,7 @@ import Testing
         let zeros = Data(count: 4_000)
         let tables: [(String, insert: SQLText, storage: SQLText, read: SQLText)] = [
             ("title_postings", "INSERT INTO title_postings (code, ids) VALUES (7, \(zeros))",
-             "SELECT attstorage::text FROM pg_attribute WHERE attrelid = 'title_postings'::regclass AND attname = 'ids'",
+             "SELECT attstorage::text FROM pg_attribute WHERE attrelid = 'title_postings'::regclass AND attname='ids'",
              "SELECT pg_column_compression(ids), pg_column_size(ids) FROM title_postings WHERE code = 7"),
             ("body_postings", "INSERT INTO body_postings (code, ids) VALUES (7, \(zeros))",
              "SELECT attstorage::text FROM pg_attribute WHERE attrelid = 'body_postings'::regclass AND attname = 'ids'",
