@@ -323,6 +323,20 @@ import XMLTV
         }
     }
 
+    /// A start's day is its first eight digits after spaces, never more (no value can overflow); anything else is none.
+    @Test func aStartsDayIsItsFirstEightDigits() {
+        let cases: [(String, Int64?)] = [
+            ("20261205060000 +0000", 20_261_205), ("  20261205", 20_261_205), ("9223372036854775807", 92_233_720),
+            ("99999999999999999999999", 99_999_999), ("-1", nil), ("1e308", nil), ("nan", nil), ("2026120", nil),
+            ("2026-12-05", nil), ("", nil), ("202612\u{0}5", nil),
+        ]
+        for (text, day) in cases {
+            let bytes = Array(text.utf8)
+            let found = bytes.withUnsafeBufferPointer { ListingLayoutScanner.date($0[...]) }
+            #expect(found == day, "\(text)")
+        }
+    }
+
     /// A `<!` inside a programme is refused wherever it lies against the 32-byte blocks the closing tag is looked for
     /// in, at the very end of a programme too; one after `</programme>`'s `<` is not a closing tag's.
     @Test func markupInsideAProgrammeIsFoundAnywhere() throws {

@@ -182,30 +182,23 @@ extension ListingLayoutScanner {
             let candidates = (here.loadUnaligned(as: SIMD32<UInt8>.self) .== open) .& (closes .| (next .== bang))
             // A true lane is all ones: the mask's 32 bytes as four words, any of them not zero (`any` was a call).
             let words = unsafeBitCast(candidates, to: SIMD4<UInt64>.self)
-            if words[0] | words[1] | words[2] | words[3] != 0 {
-                for at in index..<(index + 32) where p[at] == 0x3C {
-                    if p[at + 1] == 0x21 { return .markup }
-                    if at + 11 > p.count { return closing(p, from: at) }
-                    if has(p, at, "</programme") { return .at(at) }
-                }
+            if words[0] | words[1] | words[2] | words[3] != 0, let found = closing(p, from: index, before: index + 32) {
+                return found
             }
             index += 32
         }
-        return closing(p, from: index)
+        return closing(p, from: index, before: p.count) ?? .notHere
     }
 
-    /// ``closingTag(_:from:)`` for the last bytes, a byte at a time.
-    private static func closing(_ p: UnsafeBufferPointer<UInt8>, from start: Int) -> Closing {
-        var at = start
-        while at + 1 < p.count {
-            if p[at] == 0x3C {
-                if p[at + 1] == 0x21 { return .markup }
-                if at + 11 > p.count { return .notHere }
-                if has(p, at, "</programme") { return .at(at) }
-            }
-            at += 1
+    /// What the `<` in `p[start..<end]` open, a byte at a time: the first `<!` or `</programme`, or `.notHere` for a
+    /// `<` too near the end of `p` to tell; nil when none of them is there.
+    private static func closing(_ p: UnsafeBufferPointer<UInt8>, from start: Int, before end: Int) -> Closing? {
+        for at in start..<end where p[at] == 0x3C {
+            guard at + 11 <= p.count else { return at + 1 < p.count && p[at + 1] == 0x21 ? .markup : .notHere }
+            if p[at + 1] == 0x21 { return .markup }
+            if has(p, at, "</programme") { return .at(at) }
         }
-        return .notHere
+        return nil
     }
 
     /// The `channel`, `start` and `stop` values of a start tag's attributes.
