@@ -36,3 +36,13 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+/// Who may read a store's file while an import writes it.
+public enum ImportReaders: Sendable {
+    /// Serve's requests, or anyone else: every import goes through the WAL, which keeps the guide readable meanwhile.
+    case alongside
+    /// Nobody in this process until the import ends (one command-line run). A first import into an SQLite file then
+    /// takes the file for itself, if no other connection has it open (`SQLiteListingStore.takeForFirstImport()`).
+    /// PostgreSQL's readers are never held up by an import, and its imports are the same either way.
+    case afterwards
+}

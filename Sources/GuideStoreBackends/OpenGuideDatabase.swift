@@ -9,23 +9,24 @@ import GuideThreads
 // only GuideStore's protocols.
 
 /// A database for `location`, not yet running: a `postgres://` address (``PostgresLocation``) for PostgreSQL,
-/// anything else the path of an SQLite file (created if missing).
-public func makeGuideDatabase(_ location: String, password: String? = nil,
+/// anything else the path of an SQLite file (created if missing); `readers` says who reads it while it imports
+/// (``ImportReaders``).
+public func makeGuideDatabase(_ location: String, password: String? = nil, readers: ImportReaders = .alongside,
                               now: @escaping @Sendable () -> Date) throws -> any GuideDatabase {
     switch try DatabaseLocation(location) {
     case .postgres(var address):
         if address.password == nil { address.password = password }
         return try PostgresListingStore(location: address, now: now)
     case .sqlite(let path):
-        return try SQLiteListingStore(path: path, now: now)
+        return try SQLiteListingStore(path: path, now: now, readers: readers)
     }
 }
 
 /// The database at `location`, prepared and running on its own until the last reference to it goes: for the
 /// command line, tools and tests, which hold a database without a service group.
-public func openGuideDatabase(_ location: String, password: String? = nil,
+public func openGuideDatabase(_ location: String, password: String? = nil, readers: ImportReaders = .alongside,
                               now: @escaping @Sendable () -> Date) async throws -> any GuideDatabase {
-    let database = try makeGuideDatabase(location, password: password, now: now)
+    let database = try makeGuideDatabase(location, password: password, readers: readers, now: now)
     database.runOnItsOwn()
     try await database.prepare()
     return database

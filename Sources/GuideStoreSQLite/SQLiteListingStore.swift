@@ -28,9 +28,16 @@ public final class SQLiteListingStore: GuideDatabase {
     /// pages of 32 KB), so that the file is cut back only after writes past that.
     static let walKept = 64 * 1024 * 1024
 
+    /// How long a connection waits for another's lock before it fails.
+    static let busyMilliseconds = 10_000
+
+    /// Who may read the file while an import writes it (``ImportReaders``).
+    let readers: ImportReaders
+
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
-    public init(path: String, now: @escaping @Sendable () -> Date) throws {
+    public init(path: String, now: @escaping @Sendable () -> Date, readers: ImportReaders = .alongside) throws {
         self.now = now
+        self.readers = readers
         do {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -56,7 +63,7 @@ public final class SQLiteListingStore: GuideDatabase {
                 try db.execute(sql: "PRAGMA journal_size_limit = \(Self.walKept)")
                 try Self.registerExtensions(db)
             }
-            configuration.busyMode = .timeout(10)
+            configuration.busyMode = .timeout(TimeInterval(Self.busyMilliseconds) / 1000)
             // A shared script's transaction stays open between GRDB's closures (``transaction(_:)``).
             configuration.allowsUnsafeTransactions = true
             pool = try DatabasePool(path: path, configuration: configuration)
@@ -95,11 +102,14 @@ public final class SQLiteListingStore: GuideDatabase {
     public func runOnItsOwn() {}
 
     /// The session's inserts run in one closure on GRDB's writer thread (not one of Swift's), taking batches as the
-    /// reader's thread hands them over; the shared end of the import follows in the same transaction.
+    /// reader's thread hands them over; the shared end of the import follows in the same transaction. A first import
+    /// may take the file for itself (``takeForFirstImport()``).
     public func importListings(from source: SourceName, reading feed: ImportFeed) async throws -> ImportSummary {
         let startedAt = now().unixSeconds
+        var alone = false
         do {
-            return try await transaction { statements in
+            alone = try await mapErrors { try await takeForFirstImport() }
+            let summary = try await transaction { statements in
                 let finish = try await statements.onWriter { db in
                     let session = try SQLiteImportSession(db: db, source: source, startedAt: startedAt)
                     while let batch = feed.take() {
@@ -114,8 +124,11 @@ public final class SQLiteListingStore: GuideDatabase {
                 }
                 return try await finish.run(statements)
             }
+            if alone { await giveBackAfterFirstImport() }
+            return summary
         } catch {
             feed.cancel()
+            if alone { await giveBackAfterFirstImport() }
             throw error
         }
     }

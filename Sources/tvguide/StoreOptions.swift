@@ -33,12 +33,14 @@ struct StoreOptions: ParsableArguments {
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share").path
     }
 
-    /// Runs `body` with the database open; a failure to open it, or of the store, is told as a CLI failure.
+    /// Runs `body` with the database open; a failure to open it, or of the store, is told as a CLI failure. A command
+    /// reads nothing while it imports, so that a first import may take an SQLite file for itself (``ImportReaders``).
     func withDatabase<T>(_ body: (any GuideDatabase) async throws -> T) async throws -> T {
         let password = try Self.password(ProcessInfo.processInfo.environment)
         let path = try await location().path
         return try await CLIFailure.translating {
-            try await body(try await openGuideDatabase(path, password: password, now: GuideClock.system().now))
+            try await body(try await openGuideDatabase(path, password: password, readers: .afterwards,
+                                                       now: GuideClock.system().now))
         }
     }
 

@@ -1,17 +1,20 @@
 import Foundation
 import GRDB
+import GuideStore
+import StoreTestSupport
 import Testing
 @testable import GuideStoreSQLite
 
-/// What a SQLite store sets up in its file and connections: the index of bodies by hash an import reads (v43), and
-/// the WAL file's bound.
+/// What a SQLite store sets up in its file and connections: the index of bodies by hash an import reads (v43), the
+/// WAL file's bound, and a first import that takes the file for itself.
 @Suite struct SQLiteFileTests {
     /// A new store in a scratch folder, for `body`; the folder goes afterwards.
-    static func withStore<T>(_ body: (SQLiteListingStore) async throws -> T) async throws -> T {
+    static func withStore<T>(readers: ImportReaders = .alongside,
+                             _ body: (SQLiteListingStore) async throws -> T) async throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }  // Scratch.
-        return try await body(try SQLiteListingStore(path: folder + "/guide.sqlite", now: { Date() }))
+        return try await body(try SQLiteListingStore(path: folder + "/guide.sqlite", now: { Date() }, readers: readers))
     }
 
     /// An import finds stored bodies by hash, and reads all their hashes as it starts, through the index of the bodies
@@ -41,5 +44,70 @@ import Testing
              try await store.pool.read { try Int.fetchOne($0, sql: limit) })
         }
         #expect(written == SQLiteListingStore.walKept && read == SQLiteListingStore.walKept)
+    }
+
+    /// The file's journal mode, as the writer sees it.
+    static func journalMode(_ store: SQLiteListingStore) async throws -> String? {
+        try await store.pool.writeWithoutTransaction { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
+    }
+
+    /// A first import takes the file for itself only when its caller said nobody reads meanwhile and the store holds
+    /// no programme; the store is in the WAL's mode again afterwards.
+    @Test func onlyAFirstImportNobodyReadsTakesTheFile() async throws {
+        let xml = StoreFixture.xml([("one", "20240101200000", "20240101210000", "News")])
+        let (first, later) = try await Self.withStore(readers: .afterwards) { store in
+            let first = try await store.takeForFirstImport()
+            #expect(try await Self.journalMode(store) == "delete")
+            await store.giveBackAfterFirstImport()
+            #expect(try await Self.journalMode(store) == "wal")
+            try await StoreFixture(location: "", store: store).importXML(xml)
+            #expect(try await Self.journalMode(store) == "wal")
+            return (first, try await store.takeForFirstImport())
+        }
+        let alongside = try await Self.withStore { try await $0.takeForFirstImport() }
+        #expect(first && !later && !alongside)
+    }
+
+    /// Another connection holding the file (here a second store reading it, as serve would) keeps the import in the
+    /// WAL, told at once rather than after the busy timeout's ten seconds.
+    @Test func aFileOpenElsewhereStaysInTheWAL() async throws {
+        let (taken, waited) = try await Self.withStore(readers: .afterwards) { store in
+            let other = try SQLiteListingStore(path: store.pool.path, now: { Date() })
+            _ = try await other.counts()
+            let asked = ContinuousClock.now
+            let taken = try await store.takeForFirstImport()
+            return (taken, ContinuousClock.now - asked)
+        }
+        #expect(!taken && waited < .seconds(5))
+    }
+
+    /// A cut file changes nothing when its import took the file for itself, though the rows it wrote had gone into
+    /// the file (a page cache of ten pages spills them): the rollback journal undoes them, and the whole file imports
+    /// afterwards as into a store that never saw the cut one.
+    @Test func aCutFirstImportLeavesTheFileAsItWas() async throws {
+        // 30 channels of 100 hours each.
+        let programmes = (0..<3_000).map { index in
+            let hour = index / 30
+            return ("c\(index % 30)", String(format: "202401%02d%02d0000", 1 + hour / 24, hour % 24), nil as String?,
+                    "Programme \(index) with a title of its own")
+        }
+        let whole = StoreFixture.xml(programmes)
+        let cut = String(whole.prefix(whole.utf8.count * 2 / 3))
+        let (afterCut, integrity, mode, afterWhole) = try await Self.withStore(readers: .afterwards) { store in
+            try await store.pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA cache_size = 10") }
+            let fixture = StoreFixture(location: "", store: store)
+            await #expect(throws: (any Error).self) { try await fixture.importXML(cut) }
+            let afterCut = try await store.counts()
+            let integrity = try await store.pool.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }
+            let mode = try await Self.journalMode(store)
+            try await fixture.importXML(whole)
+            return (afterCut, integrity, mode, try await store.everyProgramme())
+        }
+        let expected = try await Self.withStore { store in
+            try await StoreFixture(location: "", store: store).importXML(whole)
+            return try await store.everyProgramme()
+        }
+        #expect(afterCut == (0, 0) && integrity == "ok" && mode == "wal")
+        #expect(afterWhole == expected && expected.count == 3_000)
     }
 }
