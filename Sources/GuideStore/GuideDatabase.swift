@@ -42,7 +42,9 @@ public enum ImportReaders: Sendable {
     /// Serve's requests, or anyone else: every import goes through the WAL, which keeps the guide readable meanwhile.
     case alongside
     /// Nobody in this process until the import ends (one command-line run). A first import into an SQLite file then
-    /// takes the file for itself, if no other connection has it open (`SQLiteListingStore.takeForFirstImport()`).
+    /// takes the file for itself, if no other connection has it open (`SQLiteListingStore.takeForFirstImport()`): a
+    /// reader that opens the file after that waits for the import, up to the busy timeout. (`tvguide refresh` reads
+    /// its sources before it imports, so the pool's readers are open and its imports go through the WAL.)
     /// PostgreSQL's readers are never held up by an import, and its imports are the same either way.
     case afterwards
 }
