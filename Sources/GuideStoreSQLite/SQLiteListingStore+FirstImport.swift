@@ -12,7 +12,8 @@ extension SQLiteListingStore {
     func takeForFirstImport() async throws -> Bool {
         guard readers == .afterwards else { return false }
         return try await pool.writeWithoutTransaction { db in
-            guard try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM programme)") == true else { return false }
+            let isEmpty = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM programme)") ?? false
+            guard isEmpty else { return false }
             // Another connection's hold is told at once rather than waited out: the import then goes through the WAL.
             try db.execute(sql: "PRAGMA busy_timeout = 0")
             defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Self.busyMilliseconds)") }
