@@ -125,7 +125,7 @@ public enum SQLiteBackup {
     private static var readOnly: Configuration {
         var configuration = Configuration()
         configuration.readonly = true
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(SQLiteListingStore.busyWait)
         return configuration
     }
 }

@@ -16,7 +16,7 @@ extension SQLiteListingStore {
             guard isEmpty else { return false }
             // Another connection's hold is told at once rather than waited out: the import then goes through the WAL.
             try db.execute(sql: "PRAGMA busy_timeout = 0")
-            defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Self.busyMilliseconds)") }
+            defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Int(Self.busyWait * 1000))") }
             return (try? String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")) == "delete"
         }
     }

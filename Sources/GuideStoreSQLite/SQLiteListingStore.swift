@@ -28,8 +28,8 @@ public final class SQLiteListingStore: GuideDatabase {
     /// pages of 32 KB), so that the file is cut back only after writes past that.
     static let walKept = 64 * 1024 * 1024
 
-    /// How long a connection waits for another's lock before it fails.
-    static let busyMilliseconds = 10_000
+    /// How long a connection waits for another's lock before it fails (the store's and a backup's).
+    static let busyWait: TimeInterval = 10
 
     /// Who may read the file while an import writes it (``ImportReaders``).
     let readers: ImportReaders
@@ -63,7 +63,7 @@ public final class SQLiteListingStore: GuideDatabase {
                 try db.execute(sql: "PRAGMA journal_size_limit = \(Self.walKept)")
                 try Self.registerExtensions(db)
             }
-            configuration.busyMode = .timeout(TimeInterval(Self.busyMilliseconds) / 1000)
+            configuration.busyMode = .timeout(Self.busyWait)
             // A shared script's transaction stays open between GRDB's closures (``transaction(_:)``).
             configuration.allowsUnsafeTransactions = true
             pool = try DatabasePool(path: path, configuration: configuration)
