@@ -191,6 +191,38 @@ import Testing
         }
     }
 
+    /// An index whose table was empty as it began inserts the codes it has not written without looking for them; a
+    /// second write in the same import appends to the rows the first wrote, and an index begun on a table holding rows
+    /// looks each code up. All three leave the table holding what the texts say.
+    @Test func writesIntoAnEmptyTableAndAfterItAgree() throws {
+        let first: [(Int64, String)] = [(1, "doctor who"), (2, "who knows"), (3, "新闻联播")]
+        let second: [(Int64, String)] = [(4, "the doctor"), (5, "weather"), (6, "新闻 who")]
+        let third: [(Int64, String)] = [(7, "doctor foster"), (8, "antiques roadshow")]
+        let queue = try DatabaseQueue()
+        let held = { (db: Database) throws -> [Int32: [Int64]] in
+            var held: [Int32: [Int64]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT code, ids FROM title_postings") {
+                let ids: Data = row[1]
+                held[Int32(row[0] as Int64)] = ids.withUnsafeBytes { TrigramPostings.ids(in: $0) }
+            }
+            return held
+        }
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE title_postings (code INTEGER PRIMARY KEY, ids BLOB NOT NULL)")
+            var index = try TrigramIndex(db, of: "title")
+            for (id, text) in first { try index.add(text, id: id, db) }
+            try index.write(db)
+            #expect(try held(db) == Self.expected(first))
+            for (id, text) in second { try index.add(text, id: id, db) }
+            try index.write(db)
+            #expect(try held(db) == Self.expected(first + second))
+            var later = try TrigramIndex(db, of: "title")
+            for (id, text) in third { try later.add(text, id: id, db) }
+            try later.write(db)
+            #expect(try held(db) == Self.expected(first + second + third))
+        }
+    }
+
     /// Both indexes' row of `code` made a run whose count is past its bytes.
     private static func damage(_ backend: some SQLBackend, code: Int64) async throws {
         let changed = try await backend.transaction { sql in
