@@ -36,6 +36,9 @@ final class SQLiteImportSession {
     /// Folded titles already in the title table, by id (at most ``TextCache.limit``); a guide has far fewer titles
     /// than programmes (but a high-cardinality one has one for every other programme).
     private var titleIDs: [UTF8Key: Int64] = [:]
+    /// Whether ``titleIDs`` holds every title in the table: it was empty as the import began (a first import), and
+    /// the ids have not been forgotten since. A title it lacks is then new, added without being looked for.
+    private var titleIDsHoldEveryTitle: Bool
     /// Bodies (folded sub-titles and descriptions) in the body table, by hash: stored before and met since.
     private var bodyIDs = KnownBodies()
     /// This import's rows, repaired as they go.
@@ -71,6 +74,7 @@ final class SQLiteImportSession {
             """))
         findTitle = DirectBinding(try db.makeStatement(sql: "SELECT id FROM title WHERE folded = ?"))
         insertTitle = DirectBinding(try db.makeStatement(sql: "INSERT INTO title (folded) VALUES (?)"))
+        titleIDsHoldEveryTitle = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM title)") == true
         titleIndex = try TrigramIndex(db, of: "title")
         findBody = DirectBinding(try db.makeStatement(sql: Self.bodiesOfHash))
         insertBody = DirectBinding(try db.makeStatement(sql: "INSERT INTO body (hash, folded, texts) VALUES (?, ?, ?)"))
@@ -167,8 +171,7 @@ final class SQLiteImportSession {
         insert.bind(9, prepared.clumpIndex)
         insert.bind(10, prepared.line)
         insert.bind(11, bodyID)
-        insert.bind(12, bytes: prepared.details)
-        try insert.step(db)
+        try insert.withBlob(12, prepared.details) { try insert.step(db) }
         tally.add(channel: channelKey, start: start, stop: stop)
         repairs.add(ListingRepair.Airing(id: db.lastInsertedRowID, start: start, stop: stop, isStopKnown: prepared.knownStop != nil,
                                          title: prepared.title, clump: prepared.clumpIndex, line: prepared.line),
@@ -180,10 +183,13 @@ final class SQLiteImportSession {
     private func titleID(_ folded: String) throws -> Int64 {
         let key = UTF8Key(folded)
         if let id = titleIDs[key] { return id }
-        if titleIDs.count >= TextCache.limit { titleIDs.removeAll(keepingCapacity: true) }
+        if titleIDs.count >= TextCache.limit {
+            titleIDs.removeAll(keepingCapacity: true)
+            titleIDsHoldEveryTitle = false
+        }
         // There from an earlier import, or new to the table and its trigram index.
         let id: Int64
-        if let existing = try firstInteger(findTitle, folded) {
+        if !titleIDsHoldEveryTitle, let existing = try firstInteger(findTitle, folded) {
             id = existing
         } else {
             insertTitle.reset()
@@ -217,8 +223,7 @@ final class SQLiteImportSession {
             insertBody.reset()
             insertBody.bind(1, hash)
             insertBody.bind(2, folded)
-            insertBody.bind(3, bytes: texts)
-            try insertBody.step(db)
+            try insertBody.withBlob(3, texts) { try insertBody.step(db) }
             id = db.lastInsertedRowID
             try bodyIndex.add(folded, id: db.lastInsertedRowID, db)
         }

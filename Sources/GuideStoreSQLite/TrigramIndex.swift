@@ -47,15 +47,13 @@ struct TrigramIndex {
             if written?.count ?? 0 >= Self.mostCodesWritten { written = nil }
             if written?.insert(code).inserted != true {
                 append.reset()
-                append.bind(1, bytes: run)
                 append.bind(2, Int64(code))
-                try append.step(db)
+                try append.withBlob(1, run) { try append.step(db) }
                 guard db.changesCount == 0 else { return }
             }
             insert.reset()
             insert.bind(1, Int64(code))
-            insert.bind(2, bytes: run)
-            try insert.step(db)
+            try insert.withBlob(2, run) { try insert.step(db) }
         }
     }
 
