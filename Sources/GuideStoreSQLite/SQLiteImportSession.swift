@@ -74,7 +74,7 @@ final class SQLiteImportSession {
             """))
         findTitle = DirectBinding(try db.makeStatement(sql: "SELECT id FROM title WHERE folded = ?"))
         insertTitle = DirectBinding(try db.makeStatement(sql: "INSERT INTO title (folded) VALUES (?)"))
-        titleIDsHoldEveryTitle = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM title)") == true
+        titleIDsHoldEveryTitle = try db.holdsNoRow("title")
         titleIndex = try TrigramIndex(db, of: "title")
         findBody = DirectBinding(try db.makeStatement(sql: Self.bodiesOfHash))
         insertBody = DirectBinding(try db.makeStatement(sql: "INSERT INTO body (hash, folded, texts) VALUES (?, ?, ?)"))

@@ -12,8 +12,7 @@ extension SQLiteListingStore {
     func takeForFirstImport() async throws -> Bool {
         guard readers == .afterwards else { return false }
         return try await pool.writeWithoutTransaction { db in
-            let isEmpty = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM programme)") ?? false
-            guard isEmpty else { return false }
+            guard try db.holdsNoRow("programme") else { return false }
             // Another connection's hold is told at once rather than waited out: the import then goes through the WAL.
             try db.execute(sql: "PRAGMA busy_timeout = 0")
             defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Int(Self.busyWait * 1000))") }
@@ -27,5 +26,13 @@ extension SQLiteListingStore {
     /// sets the WAL again: the import stands either way.
     func giveBackAfterFirstImport() async {
         _ = try? await pool.writeWithoutTransaction { try String.fetchOne($0, sql: "PRAGMA journal_mode = WAL") }
+    }
+}
+
+extension Database {
+    /// Whether `table` holds no row: a first import, which finds the programmes, titles and trigram codes empty, takes
+    /// the file for itself and adds what it has not met without looking for it first.
+    func holdsNoRow(_ table: String) throws -> Bool {
+        try Bool.fetchOne(self, sql: "SELECT NOT EXISTS (SELECT 1 FROM \(table))") ?? false
     }
 }

@@ -22,7 +22,7 @@ struct TrigramIndex {
 
     init(_ db: Database, of table: String) throws {
         self.table = table
-        codesWritten = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM \(table)_postings)") == true ? [] : nil
+        codesWritten = try db.holdsNoRow("\(table)_postings") ? [] : nil
         // SQLite's || makes text of two blobs (their bytes as they are): the cast keeps the column a blob.
         append = DirectBinding(try db.makeStatement(sql: """
             UPDATE \(table)_postings SET ids = CAST(ids || ? AS BLOB) WHERE code = ?
