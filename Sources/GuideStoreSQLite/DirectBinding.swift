@@ -49,17 +49,25 @@ struct DirectBinding {
     }
 
     /// Runs `body` (which steps the statement) with `bytes` bound at `index` where they lie, not copied: SQLite reads
-    /// a bound value only while it steps, and the binding is cleared before the bytes may move. None is an empty blob.
+    /// a bound value only while it steps, and the statement is reset and the binding cleared before the bytes may
+    /// move. None is an empty blob.
     /// For the blobs an import writes by the hundred thousand (each programme's details, each code's run), where
-    /// SQLite's copy of each was an allocation, a copy and a free on the writer's thread.
-    func withBlob<Result>(_ index: Int32, _ bytes: [UInt8], _ body: () throws -> Result) rethrows -> Result {
+    /// SQLite's copy of each was an allocation, a copy and a free on the writer's thread. The length goes to SQLite
+    /// as 64 bits (never narrowed): a blob past SQLite's length limit is an error thrown, not a trap.
+    func withBlob<Result>(_ index: Int32, _ bytes: [UInt8], _ body: () throws -> Result) throws -> Result {
         guard !bytes.isEmpty else {
             _ = sqlite3_bind_zeroblob(handle, index, 0)
             return try body()
         }
         return try bytes.withUnsafeBytes { raw in
-            _ = sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), nil)
-            defer { sqlite3_bind_null(handle, index) }
+            let code = sqlite3_bind_blob64(handle, index, raw.baseAddress, sqlite3_uint64(raw.count), nil)
+            guard code == SQLITE_OK else { throw error(code, sqlite3_db_handle(handle)) }
+            // Unbound after the step, which needs the statement reset first (bound while stepped, SQLite refuses, and
+            // the pointer would stay until the next reset).
+            defer {
+                sqlite3_reset(handle)
+                sqlite3_bind_null(handle, index)
+            }
             return try body()
         }
     }
@@ -109,7 +117,11 @@ struct DirectBinding {
     }
 
     private func error(_ code: Int32, _ db: Database) -> DatabaseError {
-        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+        error(code, db.sqliteConnection)
+    }
+
+    private func error(_ code: Int32, _ connection: OpaquePointer?) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)),
                       sql: statement.sql)
     }
 }
