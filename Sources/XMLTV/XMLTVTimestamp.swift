@@ -57,15 +57,56 @@ public enum XMLTVTimestamp {
             guard let base = raw.base.baseAddress, !raw.isEmpty, raw.count <= Self.longest else {
                 return XMLTVTimestamp.parse(raw, localZone: localZone)
             }
-            if raw.count == bytes.count, bytes.withUnsafeBufferPointer({ kept in
-                kept.baseAddress.map { memcmp(base + raw.startIndex, $0, raw.count) == 0 } ?? false
-            }) {
-                return value
+            let given = base + raw.startIndex
+            if raw.count == bytes.count, let kept = value {
+                let isSame = bytes.withUnsafeBufferPointer { held in
+                    held.baseAddress.map { memcmp(given, $0, raw.count) == 0 } ?? false
+                }
+                if isSame { return kept }
+                let moved: Int64? = localZone != nil ? nil : bytes.withUnsafeBufferPointer { held in
+                    held.baseAddress.flatMap { Self.sameDay(given, as: $0, count: raw.count, kept) }
+                }
+                if let moved {
+                    bytes.withUnsafeMutableBufferPointer { held in
+                        if let held = held.baseAddress { memcpy(held, given, raw.count) }
+                    }
+                    value = moved
+                    return moved
+                }
             }
             value = XMLTVTimestamp.parse(raw, localZone: localZone)
             bytes.removeAll(keepingCapacity: true)
             bytes.append(contentsOf: raw)
             return value
+        }
+
+        /// The instant of `given` when it differs from `held` (which parsed as `kept`) only in its time of day: both 14
+        /// digits (`YYYYMMDDhhmmss`) of the same date, then the same zone, numeric or none, whose offset is the same
+        /// all day: `kept` moved by the difference. A stop is most often on the day of its start; this spares the
+        /// date's and the zone's reading (a tenth of a refresh's survey). Nil for anything else, which is parsed.
+        static func sameDay(_ given: UnsafePointer<UInt8>, as held: UnsafePointer<UInt8>, count: Int,
+                            _ kept: Int64) -> Int64? {
+            guard count >= 14, memcmp(given, held, 8) == 0, memcmp(given + 14, held + 14, count - 14) == 0,
+                  let now = timeOfDay(given + 8), let before = timeOfDay(held + 8) else { return nil }
+            for index in 0..<8 where held[index] &- 0x30 > 9 { return nil }
+            for index in 14..<count where !isZoneByte(held[index]) { return nil }
+            return kept - before + now
+        }
+
+        /// Seconds into the day of `hhmmss` at `digits`; nil for anything but six digits of 00:00:00 to 23:59:59.
+        private static func timeOfDay(_ digits: UnsafePointer<UInt8>) -> Int64? {
+            func pair(_ at: Int) -> Int? {
+                let tens = digits[at] &- 0x30, ones = digits[at + 1] &- 0x30
+                return tens <= 9 && ones <= 9 ? Int(tens) * 10 + Int(ones) : nil
+            }
+            guard let hour = pair(0), let minute = pair(2), let second = pair(4), hour < 24, minute < 60, second < 60
+            else { return nil }
+            return Int64(hour * 3600 + minute * 60 + second)
+        }
+
+        /// A byte of a numeric zone: spaces, a sign, digits and a colon.
+        private static func isZoneByte(_ byte: UInt8) -> Bool {
+            byte == 0x20 || byte == 0x2B || byte == 0x2D || byte == 0x3A || byte &- 0x30 <= 9
         }
     }
 

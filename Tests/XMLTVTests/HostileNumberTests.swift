@@ -84,5 +84,29 @@ import Testing
             #expect(kept == XMLTVTimestamp.parse(bytes), "\(text)")
         }
     }
+
+    /// A stop on its start's day is the kept instant moved by the time between them, only where nothing else differs:
+    /// each read through one ``XMLTVTimestamp/Recent`` as alone, in a zone of the timestamp's or a local one (whose
+    /// offset moves within a day: Europe/London on 2024-03-31 and 2024-10-27).
+    @Test(arguments: [nil, "Europe/London"])
+    func aTimeOfDayMovesTheKeptInstantOnlyWhereNothingElseDiffers(zone: String?) {
+        let local = zone.flatMap(TimeZone.init(identifier:))
+        let texts = ["20240331003000 +0000", "20240331013000 +0000", "20240331023000 +0000", "20240331023000 +0100",
+                     "20240331033000 +0100", "20240331033000 +01:00", "20240331043000 +01:00",
+                     "20240331043000 Europe/London",
+                     "20240331013000 Europe/London", "20240331020000 Europe/London", "20240331235960 +0000",
+                     "20240331240000 +0000", "20240331235959 +0000", "20240331246000 +0000", "20240331235900 +0000",
+                     "20240332010000 +0000", "20240401010000 +0000", " 2024040101000 +0000", " 2024040102000 +0000",
+                     "202404010100 +0000", "202404010200 +0000", "20241027003000", "20241027013000", "20241027023000",
+                     "20241027a23000", "20241027023000", "2024102702300x", "20241027023000 -0230",
+                     "20241027120000 -0230",
+                     "20241027120000 +2400", "20241027130000 +2400", "20241027130000 BST", "20241027140000 BST"]
+        var recent = XMLTVTimestamp.Recent()
+        for text in texts {
+            let bytes = Array(text.utf8)
+            let kept = bytes.withUnsafeBufferPointer { recent.parse($0[...], localZone: local) }
+            #expect(kept == XMLTVTimestamp.parse(bytes, localZone: local), "\(text) in \(zone ?? "its own zone")")
+        }
+    }
 }
 

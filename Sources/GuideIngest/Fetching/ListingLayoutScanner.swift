@@ -231,7 +231,7 @@ package struct ListingLayoutScanner {
             guard groups <= Self.mostGroups else { refuse("more than \(Self.mostGroups) channel days"); return nil }
             group = ListingLayout.Group(day: day, bytes: (base + Int64(open))..<(base + Int64(end)),
                                         line: lineAt(open, p), first: start, end: finish, isFirstInstant: stop == start,
-                                        programmes: 1, content: [])
+                                        programmes: 1, content: 0)
         }
         hasher.update(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: p[open..<end])))
         programmes += 1
@@ -282,7 +282,7 @@ package struct ListingLayoutScanner {
     /// Ends the group in hand: its content digest, and it joins its run.
     private mutating func closeGroup() {
         guard var current = group, !runs.isEmpty else { return }
-        current.content = withUnsafeBytes(of: hasher.finalize().littleEndian) { Array($0) }
+        current.content = hasher.finalize()
         runs[runs.count - 1].groups.append(current)
         group = nil
         hasher = XXH64()
