@@ -71,8 +71,8 @@ func preparing() -> (XMLTVItem) -> Void {
 
 let arguments = CommandLine.arguments.dropFirst()
 guard let mode = arguments.first else {
-    FileHandle.standardError.write(Data(("usage: GuideBench parse FILE... | prepare FILE... | layout FILE... | "
-        + "channelmap FOLDER [ENTRIES CHANNELS THRESHOLD] | import FILE SCRATCH-FOLDER | queries DATABASE | "
+    FileHandle.standardError.write(Data(("usage: GuideBench parse FILE... | prepare FILE... | postings FILE... "
+        + "| layout FILE... | channelmap FOLDER [ENTRIES CHANNELS THRESHOLD] | import FILE SCRATCH-FOLDER | queries DATABASE | "
         + "search DATABASE | scan | window DATABASE | "
         + "reminders DATABASE | pool DATABASE | m3u FILE ENTRIES | playlist FILE ENTRIES GUIDE SCRATCH-FOLDER | "
         + "sd STATIONS DAYS SCRATCH-FOLDER [SD-BASE] | upnext DATABASE\n").utf8))
@@ -98,6 +98,14 @@ case "prepare":
         let (seconds, programmes) = try parseSeconds(bytes, round: preparing)
         let rate = String(format: "%.1f", Double(bytes.count) / seconds / 1e6)
         print("prepare\t\(path)\t\(bytes.count)\t\(programmes)\t\(rate)")
+    }
+case "postings":
+    // The trigram postings of a guide's distinct titles and bodies, as an import's writer gathers them (no store).
+    for path in arguments.dropFirst() {
+        for (label, texts, bytes, runs, seconds) in try postingsBench(path: path) {
+            let rate = String(format: "%.1f", Double(bytes) / seconds / 1e6)
+            print("postings\t\(path)\t\(label)\t\(texts)\t\(bytes)\t\(runs)\t\(rate)")
+        }
     }
 case "layout":
     // The layout scan a refresh runs over a download (ListingLayoutScanner) on plain XMLTV held in memory, fed in

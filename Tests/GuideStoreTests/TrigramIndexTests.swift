@@ -40,6 +40,23 @@ import Testing
         #expect(postings.isEmpty)
     }
 
+    /// Each code's run is exactly its ids ascending as ``TrigramPostings/run(of:)`` writes them: the sort keeps the
+    /// order the ids were gathered in (a run out of order reads back as damaged), over codes spread across all 32 bits.
+    @Test func eachCodeIsOneRunOfItsIdsInTheOrderGathered() {
+        let words = ["doctor", "who", "news", "weather", "film", "match", "live", "the", "night", "新闻联播", "über"]
+        let texts: [(Int64, String)] = (1...3_000).map { (id: Int) -> (Int64, String) in
+            let picked: [String] = (0..<4).map { (word: Int) in words[(id * 7 + word * 5 + id / 11) % words.count] }
+            return (Int64(id) * 3, picked.joined(separator: " ") + " \(id % 97)x\(id % 89)")
+        }
+        var postings = TrigramPostings()
+        for (id, text) in texts { postings.add(text, id: id) }
+        var runs: [Int32: [UInt8]] = [:]
+        postings.drain { code, run in runs[code] = run }
+        let expected = Self.expected(texts)
+        #expect(expected.count > 250)
+        #expect(runs == expected.mapValues { TrigramPostings.run(of: $0) })
+    }
+
     /// Pairs are sorted into runs when a text's could take them past their bound, or its id does not follow the last
     /// within 2^32; the runs of each part read back as one list.
     @Test func runsSortedInPartsReadBackAsOneList() {
