@@ -44,8 +44,14 @@ package struct TrigramPostings {
 
     package var isEmpty: Bool { pairs.isEmpty && held.isEmpty }
 
-    /// Whether the runs held have reached ``mostHeldBytes``, for the store to write them (``drain(_:)``).
-    package var needsWrite: Bool { heldBytes >= Self.mostHeldBytes }
+    /// The most sorts held before a store writes their runs: the drain merges the sorts' codes, each code's look
+    /// across all of them, and ids that do not ascend (a hand-edited table past its largest rowid gives new rows
+    /// random ones) sort at every text. A first import's bodies at 1.75 M programmes take 7 sorts.
+    package static let mostSorts = 32
+
+    /// Whether the runs held have reached ``mostHeldBytes`` or ``mostSorts``, for the store to write them
+    /// (``drain(_:)``).
+    package var needsWrite: Bool { heldBytes >= Self.mostHeldBytes || held.count >= Self.mostSorts }
 
     /// Gathers the codes of the trigrams within the words of `folded`, for text `id`. The pairs gathered are sorted
     /// into runs first when its trigrams (at most one a byte) could take them past their bound, or when `id` does

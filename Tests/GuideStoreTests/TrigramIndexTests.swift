@@ -69,6 +69,27 @@ import Testing
         #expect(Self.drained(&postings) == Self.expected(texts))
     }
 
+    /// Ids that descend sort at every text; past ``TrigramPostings/mostSorts`` the store is asked to write, and what
+    /// each write drains adds up to every text's codes.
+    @Test func idsThatDescendAskForAWriteAfterTheMostSorts() {
+        let texts: [(Int64, String)] = (0..<(TrigramPostings.mostSorts * 3)).map { index in
+            (Int64(10_000 - index), ["doctor who", "the news", "match of the day"][index % 3] + " \(index)")
+        }
+        var postings = TrigramPostings()
+        var found: [Int32: [Int64]] = [:]
+        var writes = 0
+        for (id, text) in texts {
+            postings.add(text, id: id)
+            if postings.needsWrite {
+                writes += 1
+                for (code, ids) in Self.drained(&postings) { found[code, default: []] += ids }
+            }
+        }
+        for (code, ids) in Self.drained(&postings) { found[code, default: []] += ids }
+        #expect(writes == 2)
+        #expect(found.mapValues { $0.sorted() } == Self.expected(texts))
+    }
+
     /// Ids from Int64.min to Int64.max (a database edited by hand may hold rows below 0) go in and come back as
     /// they were, in one run or gathered in parts.
     @Test func idsAtTheEndsOf64BitsComeBackAsTheyWere() {
