@@ -15,16 +15,27 @@ extension PostgresImportSession {
         /// Each row's body id, or 0 and its hash (0 for a row without a body, or whose body id is known).
         var bodyIDs: [Int64] = [], bodyHashes: [Int64] = []
         /// The folded titles, and the bodies by hash (folded, and the descriptions they keep), whose ids the
-        /// statement finds (each once).
-        var wantedTitles: [String] = []
+        /// statement finds (each once), and whether each may be stored already (else it is added without looking).
+        var wantedTitles: [String] = [], titlesMayBeStored: [Bool] = []
         var wantedHashes: [Int64] = [], wantedBodies: [String] = [], wantedTexts: [[UInt8]] = []
+        var bodiesMayBeStored: [Bool] = []
+        /// The same titles and bodies, for the batch after this one, which is made while this one is stored.
+        var wanted = Wanted()
+
+        /// The titles and bodies of a batch whose ids it finds or adds.
+        struct Wanted {
+            var titles: Set<UTF8Key> = [], bodies: Set<Int64> = []
+        }
 
         init() {}
 
-        /// The rows of `pending`, their texts' ids taken from `titleIDs` and `bodyIDs` where known.
-        init(_ pending: [(programme: PreparedProgramme, channel: Int64)], titleIDs knownTitles: [String: Int64],
-             bodyIDs knownBodies: KnownBodies) {
-            var titlesWanted: Set<String> = [], bodiesWanted: [Int64: PreparedProgramme] = [:]
+        /// The rows of `pending`, their texts' ids taken from `titleIDs` and `bodyIDs` where known. A text neither
+        /// knows is looked for in the tables unless it is known to be new: a title when `titleIDs` holds every title
+        /// stored, a body when `bodyIDs` says so (``KnownBodies/isNew(_:)``), and neither when the batch before
+        /// (`inFlight`), whose ids are not known yet, wants it too.
+        init(_ pending: [(programme: PreparedProgramme, channel: Int64)], titleIDs knownTitles: [UTF8Key: Int64],
+             bodyIDs knownBodies: KnownBodies, holdingEveryTitle: Bool, inFlight: Wanted) {
+            var bodiesWanted: [Int64: PreparedProgramme] = [:]
             for (programme, key) in pending {
                 keys.append(key)
                 starts.append(programme.start)
@@ -34,19 +45,23 @@ extension PostgresImportSession {
                 clumps.append(programme.clumpIndex ?? "")
                 lines.append(programme.line.map(Int64.init) ?? -1)
                 details.append(programme.details)
-                let titleID = knownTitles[programme.foldedTitle] ?? 0
+                let title = UTF8Key(programme.foldedTitle)
+                let titleID = knownTitles[title] ?? 0
                 titleIDs.append(titleID)
                 foldedTitles.append(titleID == 0 ? programme.foldedTitle : "")
-                if titleID == 0 { titlesWanted.insert(programme.foldedTitle) }
+                if titleID == 0 { wanted.titles.insert(title) }
                 let hash = programme.bodyHash, bodyID = hash == 0 ? 0 : knownBodies[hash] ?? 0
                 bodyIDs.append(bodyID)
                 bodyHashes.append(bodyID == 0 ? hash : 0)
                 if hash != 0, bodyID == 0, bodiesWanted[hash] == nil { bodiesWanted[hash] = programme }
             }
-            wantedTitles = Array(titlesWanted)
+            wantedTitles = wanted.titles.map(\.text)
+            titlesMayBeStored = wanted.titles.map { !holdingEveryTitle || inFlight.titles.contains($0) }
             wantedHashes = Array(bodiesWanted.keys)
+            wanted.bodies = Set(wantedHashes)
             wantedBodies = wantedHashes.map { bodiesWanted[$0]?.foldedBody ?? "" }
             wantedTexts = wantedHashes.map { bodiesWanted[$0]?.bodyTexts ?? [] }
+            bodiesMayBeStored = wantedHashes.map { !knownBodies.isNew($0) || inFlight.bodies.contains($0) }
         }
 
         /// Finds the wanted titles and bodies (a body with the descriptions it keeps, NULL for those stored before v36,
@@ -57,25 +72,29 @@ extension PostgresImportSession {
         /// before it (a scan comparing every row with the whole array took 17 s a batch), and given `folded = text` it
         /// asked v38's trigram index of the descriptions, which held every trigram of a description (4-7 s a batch).
         /// Only this import adds titles and bodies (it holds the listings' turn), and the batch before is stored first
-        /// on the same connection, so what it added is found, not added twice. The rows go in in the order of the
+        /// on the same connection, so what it added is found, not added twice. One the session knows to be new is not
+        /// looked for (`m` false): in a first import, all but those the batch before wants too (at 0.1 M programmes
+        /// the server's time for the batches fell by 6-7%, docs/performance.md). The rows go in in the order of the
         /// arrays (`ORDER BY n`), so the ids the sequence hands them, sorted, are theirs in order: the answer is one
         /// row of three arrays (ids, title ids, body ids) in the order of the ids and the two of the texts added, not a
         /// row a programme (at 1.75 M, 1.76 million rows the session and PostgresNIO took apart one cell at a time).
         func query(sourceID: Int64, importID: Int64) -> PostgresQuery {
             """
             WITH probed_titles AS MATERIALIZED (
-                SELECT w.folded, (SELECT t.id FROM title t WHERE t.folded = w.folded) AS id
-                FROM unnest(\(wantedTitles)::text[]) AS w(folded)),
+                SELECT w.folded, CASE WHEN w.m THEN (SELECT t.id FROM title t WHERE t.folded = w.folded) END AS id
+                FROM unnest(\(wantedTitles)::text[], \(titlesMayBeStored)::boolean[]) AS w(folded, m)),
             new_titles AS (INSERT INTO title (folded) SELECT folded FROM probed_titles WHERE id IS NULL
                            RETURNING id, folded),
             found_titles AS (SELECT folded, id FROM probed_titles WHERE id IS NOT NULL
                              UNION ALL SELECT folded, id FROM new_titles),
             probed_bodies AS MATERIALIZED (
                 SELECT w.h, w.f, w.x,
+                       CASE WHEN w.m THEN
                        (SELECT b.id FROM (SELECT id, folded, texts FROM body WHERE hash = w.h AND texts IS NOT NULL
                                           OFFSET 0) AS b
-                        WHERE b.folded = w.f AND b.texts = w.x LIMIT 1) AS id
-                FROM unnest(\(wantedHashes)::bigint[], \(wantedBodies)::text[], \(wantedTexts)::bytea[]) AS w(h, f, x)),
+                        WHERE b.folded = w.f AND b.texts = w.x LIMIT 1) END AS id
+                FROM unnest(\(wantedHashes)::bigint[], \(wantedBodies)::text[], \(wantedTexts)::bytea[],
+                            \(bodiesMayBeStored)::boolean[]) AS w(h, f, x, m)),
             new_bodies AS (INSERT INTO body (hash, folded, texts) SELECT h, f, x FROM probed_bodies WHERE id IS NULL
                            RETURNING id, hash),
             found_bodies AS (SELECT h, id FROM probed_bodies WHERE id IS NOT NULL

@@ -25,7 +25,10 @@ final class PostgresImportSession {
     /// stored row be replaced. A first import's end read back every row it had just added to find none older.
     private let coveredBefore: Set<Int64>
     /// Folded titles already in the title table, by id (at most ``TextCache.limit``).
-    private var titleIDs: [String: Int64] = [:]
+    private var titleIDs: [UTF8Key: Int64] = [:]
+    /// Whether ``titleIDs`` holds every title stored: the table held none when the import began and none has been
+    /// forgotten since, so a title it lacks is new (as in SQLite's session).
+    private var titleIDsHoldEveryTitle: Bool
     /// Bodies in the body table, by hash: stored before and met since.
     private var bodyIDs = KnownBodies()
     /// The bodies stored before this import, asked for when it began and not yet read (``askForStoredBodies(on:)``).
@@ -43,10 +46,12 @@ final class PostgresImportSession {
     private var pendingEnds: [(after: Int, key: Int64, nextStart: Int64?, cuts: Bool)] = []
     /// Programmes read but not yet sent, with their channel keys.
     private var pending: [(programme: PreparedProgramme, channel: Int64)] = []
-    /// The batch sent last, its rows and the ends of runs among them, while the server inserts it (``settle()``).
+    /// The batch sent last, its rows and the ends of runs among them, while the server inserts it (``settle()``), and
+    /// the titles and bodies it finds or adds: the next batch is made before their ids are known.
     private var inFlight: (rows: [(programme: PreparedProgramme, channel: Int64)],
                            ends: [(after: Int, key: Int64, nextStart: Int64?, cuts: Bool)],
-                           ids: Task<[StoredRows], any Error>, deletes: [Task<[Int64], any Error>])?
+                           ids: Task<[StoredRows], any Error>, deletes: [Task<[Int64], any Error>],
+                           wanted: Batch.Wanted)?
     /// A batch's answer: its rows' ids, title ids and body ids, in the order the rows were sent, and the ids of the
     /// titles and bodies it added.
     struct StoredRows: Sendable {
@@ -66,9 +71,8 @@ final class PostgresImportSession {
             SELECT channel_key FROM source_coverage WHERE source_id = \(sourceID)
             """).map { try $0.decode(Int64.self) })
         nextChannelPosition = (try await link.value("SELECT max(position) FROM channel", as: Int64.self) ?? 0) + 1
-        if try await link.value("SELECT EXISTS (SELECT 1 FROM programme)", as: Bool.self) == true {
-            storedBodies = Self.askForStoredBodies(on: link)
-        }
+        titleIDsHoldEveryTitle = try await link.value("SELECT NOT EXISTS (SELECT 1 FROM title)", as: Bool.self) ?? false
+        storedBodies = Self.askForStoredBodies(on: link)
         pending.reserveCapacity(Self.batchSize)
     }
 
@@ -78,7 +82,7 @@ final class PostgresImportSession {
     /// 18,487 programmes at 0.1 M every body was stored, and finding them (their texts sent and compared) took 7-11 ms
     /// of each batch's 30-70. Sent at once and read at the first batch, the question is answered while the file is
     /// still read (33 ms for the 0.1 M guide's 33,334 bodies); bodies stored before v36 keep no descriptions and match
-    /// none.
+    /// none. Asked on a first import too, where the answer (none) says that every body met is new.
     private static func askForStoredBodies(on link: PostgresLink) -> Task<[(Int64, Int64)], any Error> {
         link.send("SELECT hash, id FROM body WHERE texts IS NOT NULL LIMIT \(KnownBodies.mostStored)") {
             try $0.decode((Int64, Int64).self)
@@ -167,8 +171,12 @@ final class PostgresImportSession {
             return
         }
         try await knowStoredBodies()
-        if titleIDs.count > TextCache.limit { titleIDs.removeAll(keepingCapacity: true) }
-        let batch = Batch(pending, titleIDs: titleIDs, bodyIDs: bodyIDs)
+        if titleIDs.count > TextCache.limit {
+            titleIDs.removeAll(keepingCapacity: true)
+            titleIDsHoldEveryTitle = false
+        }
+        let batch = Batch(pending, titleIDs: titleIDs, bodyIDs: bodyIDs, holdingEveryTitle: titleIDsHoldEveryTitle,
+                          inFlight: inFlight?.wanted ?? Batch.Wanted())
         let sent = link.send(batch.query(sourceID: sourceID, importID: importID)) { row in
             let (ids, titles, bodies, newTitles, newBodies) = try row.decode(
                 (PostgresInt64s?, PostgresInt64s?, PostgresInt64s?, PostgresInt64s?, PostgresInt64s?).self)
@@ -177,7 +185,7 @@ final class PostgresImportSession {
         }
         let deletes = sendPartDeletes()
         try await settle()
-        inFlight = (pending, pendingEnds, sent, deletes)
+        inFlight = (pending, pendingEnds, sent, deletes, batch.wanted)
         pendingEnds = []
         pending = []
         pending.reserveCapacity(Self.batchSize)
@@ -195,7 +203,7 @@ final class PostgresImportSession {
             throw StoreError(.failed, "\(count) programmes were sent and \(ids.count) stored")
         }
         for (index, (programme, _)) in batch.rows.enumerated() {
-            titleIDs[programme.foldedTitle] = stored.titleIDs[index]
+            titleIDs[UTF8Key(programme.foldedTitle)] = stored.titleIDs[index]
             if programme.bodyHash != 0 { bodyIDs.remember(stored.bodyIDs[index], for: programme.bodyHash) }
         }
         try await index(stored, rows: batch.rows)

@@ -131,6 +131,13 @@ import XMLTV
         }
         let backend = try #require(fixture.store as? any SQLBackend)
         #expect(try await Self.texts(backend).titles.count == slots / 2)
+        // Each title and body is stored once, though PostgreSQL makes a batch before the one before it is stored, and
+        // a first import adds the texts it has not met without looking for them.
+        let counts = try await backend.reading { sql in
+            (try await sql.column("SELECT count(*) FROM title", as: Int64.self),
+             try await sql.column("SELECT count(*) FROM body", as: Int64.self))
+        }
+        #expect(counts.0 == [Int64(slots / 2)] && counts.1 == [Int64(slots / 2)])
     }
 
     /// The folded titles and bodies the store keeps.
