@@ -71,7 +71,13 @@ final class PostgresImportSession {
             SELECT channel_key FROM source_coverage WHERE source_id = \(sourceID)
             """).map { try $0.decode(Int64.self) })
         nextChannelPosition = (try await link.value("SELECT max(position) FROM channel", as: Int64.self) ?? 0) + 1
-        titleIDsHoldEveryTitle = try await link.value("SELECT NOT EXISTS (SELECT 1 FROM title)", as: Bool.self) ?? false
+        let empty = try await link.query("""
+            SELECT NOT EXISTS (SELECT 1 FROM title), NOT EXISTS (SELECT 1 FROM title_postings),
+                   NOT EXISTS (SELECT 1 FROM body_postings)
+            """).first?.decode((Bool, Bool, Bool).self) ?? (false, false, false)
+        titleIDsHoldEveryTitle = empty.0
+        titleIndex.holdsNoRow = empty.1
+        bodyIndex.holdsNoRow = empty.2
         storedBodies = Self.askForStoredBodies(on: link)
         pending.reserveCapacity(Self.batchSize)
     }
