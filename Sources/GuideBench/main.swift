@@ -55,17 +55,13 @@ func parseSeconds(_ bytes: [UInt8],
     return (best, count)
 }
 
-/// What an import's reading thread makes of each programme (``PreparedProgramme``: folded texts, details, body), in
-/// batches of the import's size let go as the writer lets go of them: a round's item handler for
-/// ``parseSeconds(_:round:)``.
+/// What an import's reading thread makes of each item (``ImportBatching``: each programme prepared, its texts folded,
+/// its details and body made), in batches of the import's size let go as the writer lets go of them: a round's item
+/// handler for ``parseSeconds(_:round:)``.
 func preparing() -> (XMLTVItem) -> Void {
-    var folding = TextFolding()
-    var batch: [PreparedProgramme] = []
-    batch.reserveCapacity(importBatchSize)
+    var batching = ImportBatching()
     return { item in
-        guard case .programme(let programme, let line) = item else { return }
-        batch.append(PreparedProgramme(programme, line: line, folding: &folding))
-        if batch.count >= importBatchSize { batch.removeAll(keepingCapacity: true) }
+        if batching.add(item) { _ = batching.take() }
     }
 }
 

@@ -26,6 +26,56 @@ struct ImportInput {
     var close: () -> Void
 }
 
+/// What the reading thread makes of what it reads: each item through the transform, each programme prepared for the
+/// store (``PreparedProgramme``, its texts folded through one ``TextFolding``), gathered into batches of
+/// ``importBatchSize`` items. GuideBench's `prepare` reads through it too, so that it times what an import's reader
+/// does. Held in one value rather than in variables a closure captures: each use of those was checked at run time
+/// (a mutable capture of a closure kept in a variable is), three or four a programme.
+package struct ImportBatching {
+    private let transform: ListingTransform
+    private var folding = TextFolding()
+    /// The items gathered since the last ``take()``.
+    private var items: [ImportItem] = []
+    /// The programmes gathered in all.
+    package private(set) var programmes = 0
+
+    /// Gathers the items as read, with no transform: GuideBench's.
+    package init() {
+        self.init(transform: ListingTransform())
+    }
+
+    init(transform: ListingTransform) {
+        self.transform = transform
+        items.reserveCapacity(importBatchSize)
+    }
+
+    var isEmpty: Bool { items.isEmpty }
+
+    /// Gathers what `item` becomes; true when a batch is full, to be taken.
+    package mutating func add(_ item: XMLTVItem) -> Bool {
+        switch transform.apply(item) {
+        case .channel(let channel)?: items.append(.channel(channel))
+        case .programme(let programme, let line)?:
+            items.append(.programme(PreparedProgramme(programme, line: line, folding: &folding)))
+            programmes += 1
+        case nil: return false
+        }
+        return items.count >= importBatchSize
+    }
+
+    /// Gathers items made already (a refresh's plan); true when a batch is full.
+    mutating func add(contentsOf made: [ImportItem]) -> Bool {
+        items.append(contentsOf: made)
+        return items.count >= importBatchSize
+    }
+
+    /// The items gathered, handed over; the next batch starts empty.
+    package mutating func take() -> [ImportItem] {
+        defer { items.removeAll(keepingCapacity: true) }
+        return items
+    }
+}
+
 /// The reading side of an import, on a thread of ``BlockingWork``: reads each input to its end (gunzipping and picking the
 /// format), passes what it reads through `transform`, prepares programmes in batches for `handoff`, ends with
 /// `.finished` or `.failed`, and closes it. Stops early, quietly, when the writer cancelled. `progress` gets bytes
@@ -33,28 +83,17 @@ struct ImportInput {
 func readBatches(from inputs: [ImportInput], transform: ListingTransform, into handoff: ImportFeed,
                  progress: (_ bytesRead: Int64, _ programmes: Int) -> Void) {
     defer { handoff.close() }
-    var batch: [ImportItem] = []
+    var batching = ImportBatching(transform: transform)
     var bytesRead: Int64 = 0
-    var programmes = 0
     var issues = IssueLog()
-    var folding = TextFolding()
     func send() throws {
-        guard !batch.isEmpty else { return }
-        guard handoff.put(.items(batch)) else { throw CancellationError() }
-        batch.removeAll(keepingCapacity: true)
+        guard !batching.isEmpty else { return }
+        guard handoff.put(.items(batching.take())) else { throw CancellationError() }
     }
     do {
         // A configured source's plan names every channel it keeps; the rest of what it said before goes.
-        if !transform.plan.keepsUnlisted { batch.append(.retire(allBut: Set(transform.plan.kept.values))) }
-        let emit: (XMLTVItem) throws -> Void = { item in
-            switch transform.apply(item) {
-            case .channel(let channel)?: batch.append(.channel(channel))
-            case .programme(let programme, let line)?:
-                batch.append(.programme(PreparedProgramme(programme, line: line, folding: &folding)))
-                programmes += 1
-            case nil: return
-            }
-            if batch.count >= importBatchSize { try send() }
+        if !transform.plan.keepsUnlisted {
+            _ = batching.add(contentsOf: [.retire(allBut: Set(transform.plan.kept.values))])
         }
         for input in inputs {
             var decoder = ListingStreamDecoder(radioTimesChannel: ListingImporter.radioTimesChannel(for: input.name),
@@ -62,17 +101,16 @@ func readBatches(from inputs: [ImportInput], transform: ListingTransform, into h
             while let chunk = try input.next() {
                 switch chunk {
                 case .bytes(let bytes):
-                    try bytes.withUnsafeBytes { try decoder.feed($0, emit) }
+                    try bytes.withUnsafeBytes { raw in try decoder.feed(raw) { if batching.add($0) { try send() } } }
                     bytesRead += Int64(bytes.count)
-                    progress(bytesRead, programmes)
+                    progress(bytesRead, batching.programmes)
                 case .line(let line):
                     decoder.continueAt(line: line)
                 case .items(let items):
-                    batch.append(contentsOf: items)
-                    if batch.count >= importBatchSize { try send() }
+                    if batching.add(contentsOf: items) { try send() }
                 }
             }
-            try decoder.finish(emit)
+            try decoder.finish { if batching.add($0) { try send() } }
             issues.merge(decoder.issues)
         }
         try send()

@@ -1,19 +1,21 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A start tag's attributes as byte ranges into the scanner's buffer, read only when a builder asks.
 struct Attributes {
     var bytes: UnsafeBufferPointer<UInt8>
     var ranges: [(name: Range<Int>, value: Range<Int>)]
 
-    /// The raw bytes of attribute `name`, before entity decoding (enough for timestamps and numbers).
+    /// The raw bytes of attribute `name`, before entity decoding (enough for timestamps and numbers). Names are
+    /// compared by memcmp: a byte at a time, looking up `start`, `stop` and `channel` was 2% of the reading thread.
     func raw(_ name: StaticString) -> Slice<UnsafeBufferPointer<UInt8>>? {
-        let wanted = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-        for range in ranges where range.name.count == wanted.count {
-            var equal = true
-            var offset = 0
-            for index in range.name {
-                if bytes[index] != wanted[offset] { equal = false; break }
-                offset += 1
-            }
-            if equal { return bytes[range.value] }
+        let count = name.utf8CodeUnitCount
+        guard let base = bytes.baseAddress else { return nil }
+        for range in ranges where range.name.count == count {
+            if memcmp(base + range.name.lowerBound, name.utf8Start, count) == 0 { return bytes[range.value] }
         }
         return nil
     }

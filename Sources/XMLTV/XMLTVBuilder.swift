@@ -116,7 +116,7 @@ struct XMLTVBuilder {
             let value = textString()
             credit?.name = value
         }
-        text.removeAll(keepingCapacity: true)
+        clearText()
         var wanted = true
         switch (parent, name) {
         case (.tv, .channel):
@@ -190,7 +190,7 @@ struct XMLTVBuilder {
             return nil
         }
         let parent = stack.last?.name
-        defer { text.removeAll(keepingCapacity: true) }
+        defer { clearText() }
         switch (parent, frame.name) {
         case (nil, .tv):
             hasClosedRoot = true
@@ -373,6 +373,12 @@ struct XMLTVBuilder {
     private mutating func localized() -> LocalizedText? {
         let value = textString()
         return value.isEmpty ? nil : LocalizedText(value, language: language)
+    }
+
+    /// Empties the text gathered, keeping its space: most elements start and end with none, and emptying an empty
+    /// array still went through the array's general replacement (2% of the reading thread).
+    private mutating func clearText() {
+        if !text.isEmpty { text.removeAll(keepingCapacity: true) }
     }
 
     private mutating func textString() -> String {

@@ -1,16 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Finding bytes in the scanner's buffer: memchr for single bytes, which is where most of the scan's time goes.
 extension XMLTVReader {
     @inline(__always)
     func firstIndex(of byte: UInt8, _ p: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        guard start < p.count, let base = p.baseAddress,
-              let found = memchr(base + start, Int32(byte), p.count - start) else { return nil }
-        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        XMLText.firstIndex(of: byte, in: p, from: start, to: p.count)
     }
 
     func firstIndex(of needle: [UInt8], _ p: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
