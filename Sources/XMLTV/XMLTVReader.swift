@@ -237,7 +237,7 @@ public struct XMLTVReader {
         guard !nameRange.isEmpty || index >= end else {
             throw error(.malformed, saying: "'<' is not followed by an element name (write &lt; for a literal '<')", at: start, p)
         }
-        attributeRanges.removeAll(keepingCapacity: true)
+        if !attributeRanges.isEmpty { attributeRanges.removeAll(keepingCapacity: true) }
         while true {
             while index < end, XMLText.isSpace(p[index]) { index += 1 }
             guard index < end else { return try incomplete(final, Sentence(saying: "the file ends inside a start tag"), start, p) }
