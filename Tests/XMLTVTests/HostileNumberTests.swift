@@ -42,6 +42,18 @@ import Testing
         #expect(programme.icons.first?.width == nil && programme.icons.first?.height == nil)
     }
 
+    /// Character references past Unicode, signed, in floating point or not numbers at all are kept as written and
+    /// counted, and the text around them (an entity first, between them and last) is read on: the decoding finds each
+    /// `&` by memchr and parses the number in it, stopping past U+10FFFF before it can overflow.
+    @Test(arguments: ["&#9223372036854775807;", "&#99999999999;", "&#xFFFFFFFF;", "&#x110000;", "&#-1;", "&#1e308;",
+                      "&#nan;", "&nan;"])
+    func absurdCharacterReferencesAreKeptAsWritten(reference: String) throws {
+        let text = "&amp;" + reference + " &lt;" + reference + "&#233;"
+        let result = try HostileInputTests.read(Array(Self.programme("<desc>\(text)</desc>").utf8), chunk: 3)
+        #expect(result.programmes.first?.description == "&" + reference + " <" + reference + "é")
+        #expect(result.issues.counts[.unknownEntity] == 2)
+    }
+
     /// A Radio Times row (23 tilde-separated fields) with `duration` and `date` set.
     static func radioTimesRow(duration: String, date: String = "10/03/2011", time: String = "19:00") -> String {
         var fields = Array(repeating: "", count: 23)
