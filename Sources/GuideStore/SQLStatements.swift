@@ -155,6 +155,9 @@ public enum SQLFragment: Sendable {
     case claimRows
     /// After a text column in ORDER BY: by its bytes.
     case binaryOrder
+    /// After `FROM programme` with `WHERE hidden`: through the index of the hidden programmes (`programme_hidden`),
+    /// which SQLite's planner, without statistics, passes over for a read of every programme.
+    case hiddenProgrammes
 }
 
 /// A Swift value a statement can bind.

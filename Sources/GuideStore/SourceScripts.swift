@@ -6,20 +6,22 @@ import GuideCore
 extension SourceStore where Self: SQLBackend {
     public func sources(counting: Bool) async throws -> [SourceStatus] {
         try await reading { db in
-            var counts: [Int64: (total: Int, hidden: Int)] = [:]
+            // Each source's programmes as its imports counted them (v44), less its hidden ones, found by their own
+            // index: counting the rows read every programme (1.0-2.4 s at 1.75 M, at each scrape of /metrics).
+            var hidden: [Int64: Int] = [:]
             let counted = counting ? try await db.rows("""
-                SELECT source_id, count(*), sum(CASE WHEN hidden THEN 1 ELSE 0 END) FROM programme GROUP BY source_id
+                SELECT source_id, count(*) FROM programme\(.hiddenProgrammes) WHERE hidden GROUP BY source_id
                 """) : []
-            for row in counted {
-                counts[try row.value(0)] = (try row.value(1), try row.value(2, as: Int?.self) ?? 0)
-            }
+            for row in counted { hidden[try row.value(0)] = try row.value(1) }
             return try await db.rows("""
                 SELECT id, definition, last_attempt, last_success, last_outcome, last_error, last_bytes, last_programmes,
-                       last_repairs, last_duration, failures_in_row, refresh_started_at, imported_at
+                       last_repairs, last_duration, failures_in_row, refresh_started_at, imported_at, stored_programmes
                 FROM source WHERE definition IS NOT NULL ORDER BY priority DESC, name\(.binaryOrder)
                 """).compactMap { row in
                 guard let definition = StoredDefinition.definition(try row.value(1)) else { return nil }
-                let count = counts[try row.value(0)] ?? (0, 0)
+                // A count edited by hand into something else reads as none.
+                let stored = counting ? max((try? row.value(13, as: Int.self)) ?? 0, 0) : 0
+                let count = (total: stored, hidden: hidden[try row.value(0)] ?? 0)
                 return SourceStatus(definition: definition, lastAttempt: try date(row, 2), lastSuccess: try date(row, 3),
                                     lastOutcome: try row.value(4, as: String?.self).flatMap(RefreshOutcome.init(rawValue:)),
                                     lastFailure: try row.value(5, as: String?.self).map(Sentence.init(stored:)), lastBytes: try row.value(6), lastProgrammes: try row.value(7),

@@ -131,6 +131,12 @@ extension PostgresImportSession {
         try await link.execute("""
             UPDATE guide_state SET stored_programmes = \(counts.stored), dropped_since_prune = \(counts.dropped)
             """)
+        // The source's own count (v44), which only its imports and its removal move; one edited past 2^62 is read as
+        // 2^62 (as SQLite's), so that the sum stays within bigint rather than failing the import.
+        try await link.execute("""
+            UPDATE source SET stored_programmes = greatest(0, least(stored_programmes, 4611686018427387904) + \(change))
+            WHERE id = \(sourceID)
+            """)
     }
 
     /// Titles and bodies no programme points at any more leave the tables, and the trigram indexes of those that lost

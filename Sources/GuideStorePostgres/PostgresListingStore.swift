@@ -94,10 +94,15 @@ public final class PostgresListingStore: GuideDatabase {
         }
     }
 
+    /// The programmes are those the imports counted (``TextPrune``) less the hidden ones, found by their own index:
+    /// counting the rows took 0.34 s at 1.75 M programmes, after each `tvguide import` and at each scrape of
+    /// `/metrics`.
     public func counts() async throws -> (channels: Int, programmes: Int) {
         try await pool.withConnection { link in
             let row = try await link.query("""
-                SELECT (SELECT count(*) FROM channel), (SELECT count(*) FROM programme WHERE NOT hidden)
+                SELECT (SELECT count(*) FROM channel),
+                       greatest(0, greatest(0, (SELECT stored_programmes FROM guide_state))
+                                   - (SELECT count(*) FROM programme WHERE hidden))
                 """).first
             let counts = try row?.decode((Int, Int).self) ?? (0, 0)
             return (counts.0, counts.1)

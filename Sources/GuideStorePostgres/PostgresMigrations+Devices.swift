@@ -173,6 +173,16 @@ extension PostgresMigrations {
             DROP INDEX body_by_hash;
             CREATE INDEX body_by_hash ON body(hash) WHERE texts IS NOT NULL;
             """),
+        // As SQLite's (SchemaMigrations.registerSourceCounts): each source's programmes counted as its imports move
+        // them, where the sources' page and each scrape of `/metrics` read every programme; the hidden ones counted
+        // from their own index.
+        ("v44: each source's programmes counted, the hidden ones indexed with their source", """
+            ALTER TABLE source ADD COLUMN stored_programmes bigint NOT NULL DEFAULT 0;
+            UPDATE source s SET stored_programmes = c.n
+            FROM (SELECT source_id, count(*) AS n FROM programme GROUP BY source_id) AS c WHERE c.source_id = s.id;
+            DROP INDEX programme_hidden;
+            CREATE INDEX programme_hidden ON programme(channel_key, source_id) WHERE hidden;
+            """),
     ]
 
     /// What a migration does after its SQL, where SQL cannot say it, by the migration's name.

@@ -54,6 +54,8 @@ public struct PostgresStatements: SQLStatements {
                 text += " FOR UPDATE SKIP LOCKED"
             case .fragment(.binaryOrder):
                 text += " COLLATE \"C\""
+            case .fragment(.hiddenProgrammes):
+                break   // The planner's statistics find the index.
             }
         }
         return PostgresQuery(unsafeSQL: text, binds: binds)

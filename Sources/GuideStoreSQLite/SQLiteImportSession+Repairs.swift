@@ -91,6 +91,12 @@ extension SQLiteImportSession {
         if counts.count(change: change, dropped: dropped) { counts.pruned(stored: try pruneTexts()) }
         try db.execute(sql: "UPDATE guide_state SET stored_programmes = ?, dropped_since_prune = ?",
                        arguments: [counts.stored, counts.dropped])
+        // The source's own count (v44), which only its imports and its removal move; one edited to text or past
+        // 2^62 is read within range, so the sum stays an integer.
+        try db.execute(sql: """
+            UPDATE source SET stored_programmes = max(0, min(CAST(stored_programmes AS INTEGER), 1 << 62) + ?)
+            WHERE id = ?
+            """, arguments: [change, sourceID])
     }
 
     /// Drops the titles and bodies no programme points at any more, and writes their trigram indexes anew: listings

@@ -133,11 +133,17 @@ public final class SQLiteListingStore: GuideDatabase {
         }
     }
 
+    /// The programmes are those the imports counted (``TextPrune``) less the hidden ones, counted by their own index:
+    /// counting the rows read the whole of `programme_by_channel`, 70-100 ms at 1.75 M programmes after each
+    /// `tvguide import` and at each scrape of `/metrics` (the planner picks that index for `WHERE hidden` too).
     public func counts() async throws -> (channels: Int, programmes: Int) {
         try await mapErrors {
             try await read { db in
                 (try Int.fetchOne(db, sql: "SELECT count(*) FROM channel") ?? 0,
-                 try Int.fetchOne(db, sql: "SELECT count(*) FROM programme WHERE hidden = 0") ?? 0)
+                 try Int.fetchOne(db, sql: """
+                    SELECT max(0, coalesce((SELECT CAST(stored_programmes AS INTEGER) FROM guide_state), 0)
+                                  - (SELECT count(*) FROM programme INDEXED BY programme_hidden WHERE hidden))
+                    """) ?? 0)
             }
         }
     }

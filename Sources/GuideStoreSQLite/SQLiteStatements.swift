@@ -62,6 +62,8 @@ public struct SQLiteStatements: SQLStatements {
                 break   // One writer: the transaction holds the whole database.
             case .fragment(.binaryOrder):
                 text += " COLLATE BINARY"
+            case .fragment(.hiddenProgrammes):
+                text += " INDEXED BY programme_hidden"
             }
         }
         return (text, StatementArguments(values))

@@ -394,6 +394,7 @@ enum SchemaMigrations {
         registerRowsWithoutTitles(&migrator)
         registerTrigramPostings(&migrator)
         registerBodiesByHash(&migrator)
+        registerSourceCounts(&migrator)
         return migrator
     }
 }

@@ -34,6 +34,13 @@ import XMLTV
             try await fixture.store.addSource(SourceDefinition(name: SourceName(name), format: .xmltv, location: path, priority: priority))
         }
 
+        /// Each source's programmes and hidden programmes, as the sources' page shows them.
+        func sourceCounts() async throws -> [String: [Int]] {
+            Dictionary(uniqueKeysWithValues: try await fixture.store.sources().map {
+                ($0.definition.name.rawValue, [$0.programmes, $0.hidden])
+            })
+        }
+
         func refresh() async throws -> [SourceReport] {
             try await SourceRefresher(store: fixture.store, transport: TestHTTP.transport, now: { Date() }, clock: ContinuousClock()).refresh()
         }
@@ -61,6 +68,8 @@ import XMLTV
         #expect(!fillers.isEmpty && fillers.count < 40)
         let shown = try await rig.fixture.all()
         #expect(shown.count == high.count + fillers.count)
+        // The guide's count is the programmes stored less those hidden (not a count of the rows shown).
+        #expect(try await rig.fixture.store.counts().programmes == shown.count)
         #expect(shown.filter { $0.source == SourceName("primary") }.count == high.count)
         #expect(Set(shown.filter { $0.source == SourceName("late-by-an-hour") }.map { Int64($0.programme.start.timeIntervalSince1970) })
                 == Set(fillers.map(\.start)))
@@ -70,6 +79,8 @@ import XMLTV
         // The sources refreshed together, so either may have imported first: what is hidden now is the store's count.
         #expect(try await rig.fixture.store.sources().first { $0.definition.name.rawValue == "late-by-an-hour" }?.hidden
                 == low.count - fillers.count)
+        #expect(try await rig.sourceCounts()
+                == ["primary": [high.count, 0], "late-by-an-hour": [low.count, low.count - fillers.count]])
 
         // Health sees the hour.
         let health = try await rig.fixture.store.channelHealth(at: Date(timeIntervalSince1970: TimeInterval(high[0].start)))
@@ -79,6 +90,26 @@ import XMLTV
         #expect(channel.warnings.first?.contains("late-by-an-hour's times look 60 min later than primary's") == true)
     }
 
+    /// Each source's count of programmes (v44, moved on by its imports) follows a refresh that replaces its programmes
+    /// with fewer, and the hidden ones follow the merge.
+    @Test func eachSourceCountsItsProgrammesAsItsRefreshesReplaceThem() async throws {
+        let rig = try await Rig()
+        try await rig.add("primary", Self.withoutLast(30), priority: 10)
+        try await rig.add("copy", Self.original, priority: 0)
+        _ = try await rig.refresh()
+        #expect(try await rig.sourceCounts() == ["primary": [200, 0], "copy": [230, 200]])
+        // The primary loses 20 programmes within what it covers (those past a file's end are kept); the copy fills
+        // them.
+        var parts = Self.withoutLast(30).components(separatedBy: "<programme ")
+        parts.removeSubrange(101...120)
+        let fewer = parts.joined(separator: "<programme ")
+        try Data(fewer.utf8).write(to: rig.folder.appendingPathComponent("primary.xml"))
+        _ = try await rig.refresh()
+        let counts = try await rig.sourceCounts()
+        #expect(counts == ["primary": [180, 0], "copy": [230, 180]], "\(counts)")
+        #expect(try await rig.fixture.store.counts().programmes == 230)
+    }
+
     @Test func aDuplicateFeedAddsNothingAndRaisingItsPriorityShowsItInstead() async throws {
         let rig = try await Rig()
         try await rig.add("first", Self.original, priority: 5)
@@ -86,6 +117,7 @@ import XMLTV
         _ = try await rig.refresh()
         let shown = try await rig.fixture.all()
         #expect(shown.count == 230)
+        #expect(try await rig.fixture.store.counts().programmes == 230)
         #expect(shown.allSatisfy { $0.source == SourceName("first") })
         // No shift between identical feeds.
         #expect(try await rig.fixture.store.channelHealth(at: Date(timeIntervalSince1970: 0)).first?.warnings == [])
@@ -94,8 +126,12 @@ import XMLTV
         copy.priority = 9
         try await rig.fixture.store.updateSource(copy)
         #expect(try await rig.fixture.all().allSatisfy { $0.source == SourceName("copy") })
+        #expect(try await rig.fixture.store.counts().programmes == 230)
         #expect(try await rig.fixture.store.removeSource(SourceName("copy")) == 230)
         #expect(try await rig.fixture.all().count == 230)
+        #expect(try await rig.fixture.store.counts().programmes == 230)
+        #expect(try await rig.fixture.store.removeSource(SourceName("first")) == 230)
+        #expect(try await rig.fixture.store.counts().programmes == 0)
     }
 
     @Test func aRenamedChannelKeepsItsChoicesAndItsGuideChannel() async throws {

@@ -50,11 +50,16 @@ import XMLTV
         let fixture = try await StoreFixture()
         let backend = try #require(fixture.store as? any SQLBackend)
         func expectCounted(_ step: String) async throws {
-            let (kept, counted) = try await backend.reading { sql in
+            let (kept, counted, bySource) = try await backend.reading { sql in
                 (try await sql.value("SELECT stored_programmes FROM guide_state", as: Int64.self),
-                 try await sql.value("SELECT count(*) FROM programme", as: Int64.self))
+                 try await sql.value("SELECT count(*) FROM programme", as: Int64.self),
+                 try await sql.rows("""
+                    SELECT s.stored_programmes, (SELECT count(*) FROM programme p WHERE p.source_id = s.id) FROM source s
+                    """).map { [try $0.value(0, as: Int64.self), try $0.value(1, as: Int64.self)] })
             }
             #expect(kept == counted && counted ?? 0 > 0, "after \(step)")
+            // Each source's own count too (v44).
+            #expect(bySource.allSatisfy { $0[0] == $0[1] } && !bySource.isEmpty, "after \(step): \(bySource)")
         }
         // A guide of two channels with one programme in it twice,
         var rows = Self.hours(6, on: "a", named: "A") + Self.hours(6, on: "b", named: "B")
@@ -87,10 +92,11 @@ import XMLTV
 
     @Test func hostileCountsInTheStorePruneAndAreCountedAgain() async throws {
         // Counts written into guide_state by hand: PostgreSQL's bigint columns take integers only, SQLite's anything.
-        func both(_ value: some SQLBindable) -> SQLText {
-            "UPDATE guide_state SET stored_programmes = \(value), dropped_since_prune = \(value)"
+        func both(_ value: some SQLBindable) -> [SQLText] {
+            ["UPDATE guide_state SET stored_programmes = \(value), dropped_since_prune = \(value)",
+             "UPDATE source SET stored_programmes = \(value)"]
         }
-        var updates: [(String, SQLText)] = [(String(Int64.max), both(Int64.max)), ("-1", both(Int64(-1))),
+        var updates: [(String, [SQLText])] = [(String(Int64.max), both(Int64.max)), ("-1", both(Int64(-1))),
                                             (String(Int64.min), both(Int64.min))]
         // (SQLite stores a NaN as NULL, which the columns refuse: no import could meet one.)
         if TestDatabase.postgres == nil {
@@ -100,7 +106,7 @@ import XMLTV
             let fixture = try await StoreFixture()
             let backend = try #require(fixture.store as? any SQLBackend)
             try await fixture.importXML(StoreFixture.xml(Self.hours(4, on: "a", named: "Show")), source: "feed")
-            try await backend.transaction { sql in try await sql.execute(update) }
+            try await backend.transaction { sql in for statement in update { try await sql.execute(statement) } }
             // An import that replaces one programme reads them without stopping, prunes, and counts again.
             try await fixture.importXML(StoreFixture.xml([("a", "20240101110000", "20240101120000", "New 1")]),
                                         source: "feed")
@@ -109,6 +115,11 @@ import XMLTV
                  try await sql.value("SELECT dropped_since_prune FROM guide_state", as: Int64.self))
             }
             #expect(kept == 4 && pending == 0, "\(label)")
+            // The source's count (v44), which no prune counts again, stays an integer within range, and the guide's
+            // count is the guide's.
+            let source = try await backend.reading { try await $0.value("SELECT stored_programmes FROM source", as: Int64.self) }
+            #expect((0...(1 << 62) + 4).contains(source ?? -1), "\(label): \(String(describing: source))")
+            #expect(try await fixture.store.counts().programmes == 4, "\(label)")
             #expect(!(try await ImportTests.texts(backend).titles.contains("show 1")), "\(label)")
         }
     }
