@@ -68,7 +68,7 @@ public final class SQLiteListingStore: GuideDatabase {
             configuration.allowsUnsafeTransactions = true
             pool = try DatabasePool(path: path, configuration: configuration)
             poolUse = StorePoolUse(store: "sqlite", limit: configuration.maximumReaderCount + 1)
-            try SchemaMigrations.migrator.migrate(pool)
+            try SchemaMigrations.migrate(pool)
         } catch let error as DatabaseError {
             throw StoreError(error.resultCode == .SQLITE_NOTADB ? .corrupt : .cannotOpen,
                              "cannot open the database at \(path): \(error.message ?? error.description)")
