@@ -25,11 +25,15 @@ extension SchemaMigrations {
     /// ms for one made before), on every first run, every import into a new file and every test that opens a store.
     static func migrate(_ writer: some DatabaseWriter) throws {
         try writer.barrierWriteWithoutTransaction { db in
-            guard try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") == 0 else { return }
+            // A database with a schema is left to the migrator without taking the write lock, which an import in
+            // another process may hold for a while.
+            guard try isEmpty(db) else { return }
             // As GRDB's migrator runs a step: foreign keys off during the changes, checked before the commit.
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
             try db.inTransaction(.immediate) {
+                // Looked at again under the write lock: another process opening the new file may have made it.
+                guard try isEmpty(db) else { return .commit }
                 try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
                 for step in steps.steps {
                     try step.migrate(db)
@@ -41,5 +45,9 @@ extension SchemaMigrations {
             }
         }
         try migrator.migrate(writer)
+    }
+
+    private static func isEmpty(_ db: Database) throws -> Bool {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") == 0
     }
 }
