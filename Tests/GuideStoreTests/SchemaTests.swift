@@ -7,34 +7,6 @@ import Testing
 @testable import GuideStore
 
 @Suite struct SchemaTests {
-    /// A new database gets every step at once (``SchemaMigrations/migrate(_:)``): what it holds, schema and rows
-    /// (the steps recorded, the guide's state), is what GRDB's migrator makes a step at a time.
-    @Test func aNewDatabaseHoldsWhatTheStepsMakeOneByOne() async throws {
-        let folder = TestScratch.folder("tvguide-new-schema")
-        defer { try? FileManager.default.removeItem(atPath: folder) }  // Scratch.
-        var configuration = Configuration()
-        configuration.prepareDatabase(SQLiteListingStore.registerExtensions)  // The steps build trigram indexes.
-        let stepped = try DatabaseQueue(path: folder + "/stepped.sqlite", configuration: configuration)
-        try SchemaMigrations.migrator.migrate(stepped)
-        _ = try SQLiteListingStore(path: folder + "/new.sqlite", now: { Date() })
-        let new = try DatabaseQueue(path: folder + "/new.sqlite", configuration: configuration)
-        let steppedContents = try await stepped.read(Self.contents)
-        #expect(steppedContents.count > 100)
-        #expect(try await new.read(Self.contents) == steppedContents)
-        #expect(try await new.read { try SchemaMigrations.migrator.hasCompletedMigrations($0) })
-    }
-
-    /// Every schema entry (its type, name, table and SQL) and every row of every table, as text, in order.
-    static func contents(_ db: Database) throws -> [String] {
-        let entries = try Row.fetchAll(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY 1, 2")
-        var contents = entries.map { "\($0)" }
-        for entry in entries where entry["type"] == "table" {
-            let table: String = entry["name"]
-            contents += try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\" ORDER BY 1").map { "\(table): \($0)" }
-        }
-        return contents
-    }
-
     /// A database written by the first schema opens with everything it held, under the current schema.
     @Test func aVersionOneDatabaseIsCarriedForward() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tvguide-v1-\(UUID().uuidString).sqlite").path
