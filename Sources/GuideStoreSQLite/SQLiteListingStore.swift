@@ -66,7 +66,7 @@ public final class SQLiteListingStore: GuideDatabase {
             configuration.busyMode = .timeout(Self.busyWait)
             // A shared script's transaction stays open between GRDB's closures (``transaction(_:)``).
             configuration.allowsUnsafeTransactions = true
-            pool = try DatabasePool(path: path, configuration: configuration)
+            pool = try Self.openPool(path: path, configuration: configuration)
             poolUse = StorePoolUse(store: "sqlite", limit: configuration.maximumReaderCount + 1)
             try SchemaMigrations.migrate(pool)
         } catch let error as DatabaseError {
@@ -74,6 +74,28 @@ public final class SQLiteListingStore: GuideDatabase {
                              "cannot open the database at \(path): \(error.message ?? error.description)")
         } catch let error as CocoaError {
             throw StoreError(.cannotOpen, "cannot create the folder for the database at \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// How many times a new file is opened again when another process (or store) opening it at the same moment held
+    /// it (``openPool(path:configuration:)``).
+    static let newFileAttempts = 5
+
+    /// The pool of the file at `path`. GRDB switches a new file to the WAL's mode as it opens it, which reads the file
+    /// and then writes its header; SQLite does not wait there for another connection's lock (two waiting on each
+    /// other would wait for good), so when two open one new file together, one may fail at once with "database is
+    /// locked". That one lets go of the file and opens it again, finding it in the WAL's mode or waiting for the
+    /// other's lock as usual. An existing file is switched already (or waits as usual).
+    private static func openPool(path: String, configuration: Configuration) throws -> DatabasePool {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0  // None yet: new.
+        var attempt = 1
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && size == 0
+                                                        && attempt < newFileAttempts {
+                attempt += 1
+            }
         }
     }
 

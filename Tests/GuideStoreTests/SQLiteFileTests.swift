@@ -110,4 +110,33 @@ import Testing
         #expect(afterCut == (0, 0) && integrity == "ok" && mode == "wal")
         #expect(afterWhole == expected && expected.count == 3_000)
     }
+
+    /// Two stores opening one new file at the same moment (serve and an import started together on a new machine)
+    /// both open it, with one schema: each switching the new file to the WAL's mode, one found the other's lock in
+    /// the middle of its switch, where SQLite does not wait, and failed ("database is locked", 8 of 40 pairs of
+    /// `tvguide sources list`).
+    @Test func twoStoresOpenOneNewFileTogether() async throws {
+        let folder = TestScratch.folder("tvguide-opened-together")
+        for round in 0..<40 {
+            let path = folder + "/guide-\(round).sqlite"
+            let opened = await withTaskGroup(of: String?.self) { group in
+                for _ in 0..<2 {
+                    group.addTask {
+                        do {
+                            let store = try SQLiteListingStore(path: path, now: { Date() })
+                            return try await store.pool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
+                        } catch {
+                            return "\(error)"
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(opened == ["wal", "wal"], "round \(round)")
+            let steps = try await DatabaseQueue(path: path).read {
+                try Int.fetchOne($0, sql: "SELECT count(*) FROM grdb_migrations")
+            }
+            #expect(steps == SchemaMigrations.steps.steps.count)
+        }
+    }
 }
