@@ -4,7 +4,7 @@ import GRDB
 /// The schema's migrations for the guide in the living room (issue 18): channel logos, groups and favourites,
 /// timeshift channels and playlist matching columns, feeds for media servers and the servers told to reload.
 extension SchemaMigrations {
-    static func registerLivingRoom(_ migrator: inout MigrationList) {
+    static func registerLivingRoom(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v13: the logos admins choose for channels") { db in
             try db.execute(sql: "CREATE TABLE channel_logo (channel_id TEXT PRIMARY KEY, url TEXT NOT NULL)")
         }

@@ -1,24 +1,6 @@
 import GRDB
 
-/// The schema's migrations in order, each its identifier and what it does (``SchemaMigrations/steps``): GRDB's
-/// migrator is built from them and runs them on a database made by an earlier tvguide, and the
-/// ``SchemaMigrations/Snapshot`` of a new database is made from them.
-struct MigrationList {
-    private(set) var steps: [(identifier: String, migrate: @Sendable (Database) throws -> Void)] = []
-
-    mutating func registerMigration(_ identifier: String, migrate: @escaping @Sendable (Database) throws -> Void) {
-        steps.append((identifier, migrate))
-    }
-}
-
 extension SchemaMigrations {
-    /// GRDB's migrator of every step: each in a transaction of its own, with the foreign keys checked after it.
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        for step in steps.steps { migrator.registerMigration(step.identifier, migrate: step.migrate) }
-        return migrator
-    }
-
     /// Brings the database to the latest schema. A new one, with nothing in it, is made from the ``Snapshot`` of what
     /// the steps leave, in one transaction, and the steps are recorded as GRDB's migrator records them, so that it
     /// finds nothing left to do. `tvguide sources list` on a new file took 87-98 ms with a step at a time and 67-68
@@ -27,7 +9,8 @@ extension SchemaMigrations {
     /// file and test that opens a store pays it. A snapshot not made from the present steps (a step added since) is
     /// not used: the migrator makes the database.
     static func migrate(_ writer: some DatabaseWriter) throws {
-        if Snapshot.steps == steps.steps.map(\.identifier) {
+        let migrator = migrator
+        if Snapshot.steps == migrator.migrations {
             try writer.barrierWriteWithoutTransaction { db in
                 // A database with a schema is left to the migrator without taking the write lock, which an import
                 // in another process may hold for a while.

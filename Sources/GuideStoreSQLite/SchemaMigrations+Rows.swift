@@ -2,7 +2,7 @@ import GRDB
 
 extension SchemaMigrations {
     /// A programme's row without the copy of its title it kept beside its details.
-    static func registerRowsWithoutTitles(_ migrator: inout MigrationList) {
+    static func registerRowsWithoutTitles(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v40: a programme's title kept once, in its details") { db in
             // Every version of the details begins with the titles (``DetailsCodec/title(of:)``); only an import's
             // repairs (rows it had just written, read back) and a reminder following its programme read the column.
@@ -17,7 +17,7 @@ extension SchemaMigrations {
     /// source's programmes, and its hidden ones, by reading every programme (1.0-2.4 s at 1.75 M programmes). Each
     /// import now moves its source's count as it moves the guide's (``TextPrune``), and the hidden ones are counted
     /// from their own index, which holds their source.
-    static func registerSourceCounts(_ migrator: inout MigrationList) {
+    static func registerSourceCounts(_ migrator: inout DatabaseMigrator) {
         let name = "v44: each source's programmes counted, the hidden ones indexed with their source"
         migrator.registerMigration(name) { db in
             try db.execute(sql: """

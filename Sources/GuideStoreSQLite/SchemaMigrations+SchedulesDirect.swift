@@ -3,7 +3,7 @@ import GRDB
 
 /// The schema's migrations for listings for everyone (issue 28): what Schedules Direct sources keep between refreshes.
 extension SchemaMigrations {
-    static func registerSchedulesDirect(_ migrator: inout MigrationList) {
+    static func registerSchedulesDirect(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v17: what Schedules Direct sources keep between refreshes") { db in
             try db.execute(sql: """
                 CREATE TABLE sd_document (

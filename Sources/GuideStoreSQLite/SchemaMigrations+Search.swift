@@ -2,7 +2,7 @@ import GRDB
 import GuideStore
 
 extension SchemaMigrations {
-    static func registerSearch(_ migrator: inout MigrationList) {
+    static func registerSearch(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v29: distinct sub-titles and descriptions, indexed for search") { db in
             // Programmes kept their folded sub-titles and descriptions in a column a search of everything scanned;
             // now each distinct text is kept once, found by its hash, with a trigram index (issue 46).
@@ -91,7 +91,7 @@ extension SchemaMigrations {
     }
 
     /// The trigram indexes of v38 again, their tokens spelled anew (``WordTrigrams/spell(_:into:)``).
-    static func registerSpelledTrigrams(_ migrator: inout MigrationList) {
+    static func registerSpelledTrigrams(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v39: the trigram indexes' tokens spread over FTS5's hash table") { db in
             // FTS5 files each token of an insert in a hash table whose function is linear over the token's bits:
             // three letters' trigrams fell in chains of 4.3 tokens on average (15 at most), a cache miss each, where
@@ -103,7 +103,7 @@ extension SchemaMigrations {
     }
 
     /// The trigram indexes as our own tables of postings (``TrigramIndex``), in the place of FTS5's.
-    static func registerTrigramPostings(_ migrator: inout MigrationList) {
+    static func registerTrigramPostings(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v41: the trigram indexes as one row of ids a trigram code") { db in
             // FTS5 filed each new text's trigrams one at a time, two cache misses each: its body index was 0.45 s of
             // a 1.2 s import of 0.1 M programmes. An import now sorts its new texts' codes once and writes a run of
@@ -119,7 +119,7 @@ extension SchemaMigrations {
     }
 
     /// Bodies by hash, those that keep their texts (``bodiesByHash``).
-    static func registerBodiesByHash(_ migrator: inout MigrationList) {
+    static func registerBodiesByHash(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration(Self.bodiesByHash.name) { db in
             try db.execute(sql: Self.bodiesByHash.sql)
         }

@@ -1,4 +1,4 @@
-// Written by SchemaSnapshotTests from what GRDB's migrator makes of SchemaMigrations.steps, not by hand:
+// Written by SchemaSnapshotTests from what GRDB's migrator (SchemaMigrations.migrator) makes, not by hand:
 // TVGUIDE_WRITE_SCHEMA_SNAPSHOT=1 swift test --filter SchemaSnapshotTests
 
 extension SchemaMigrations {

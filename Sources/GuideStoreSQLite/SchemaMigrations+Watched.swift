@@ -4,7 +4,7 @@ import GRDB
 /// The schema's migrations for a home for TV Time and Trakt users (issue 29): the episodes each profile has watched, and
 /// its TVmaze account synced both ways.
 extension SchemaMigrations {
-    static func registerWatched(_ migrator: inout MigrationList) {
+    static func registerWatched(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v18: watched episodes per profile") { db in
             // Keyed by TVmaze's episode id, with its show, season and number copied: a show's episodes are replaced at
             // each refresh and a show is forgotten when nobody follows it, but what was watched stays. watched_at is

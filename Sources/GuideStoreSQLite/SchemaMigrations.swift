@@ -5,8 +5,8 @@ import GuideStore
 
 /// The schema, one append-only migration at a time. Times are whole seconds since 1970 (UTC).
 enum SchemaMigrations {
-    static var steps: MigrationList {
-        var migrator = MigrationList()
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: sources, channels, programmes, search") { db in
             try db.execute(sql: """
                 CREATE TABLE source (

@@ -136,7 +136,7 @@ import Testing
             let steps = try await DatabaseQueue(path: path).read {
                 try Int.fetchOne($0, sql: "SELECT count(*) FROM grdb_migrations")
             }
-            #expect(steps == SchemaMigrations.steps.steps.count)
+            #expect(steps == SchemaMigrations.migrator.migrations.count)
         }
     }
 }
