@@ -18,6 +18,8 @@ public final class SQLiteListingStore: GuideDatabase {
     /// Every write takes this one slot: GRDB serializes its closures, but a shared script's transaction spans many
     /// (``transaction(_:)``).
     let writeSlot = Slots(1)
+    /// Closed while a first import has the file to itself: the reads wait there for it (``ReadGate``).
+    let readGate = ReadGate()
     /// Its readers' and writer's use, for /metrics.
     let poolUse: StorePoolUse
 
@@ -109,6 +111,7 @@ public final class SQLiteListingStore: GuideDatabase {
     /// A read on one of the pool's reader connections, measured (``StorePoolUse``).
     func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
         let asked = ContinuousClock.now
+        await readGate.pass()
         return try await pool.read { [poolUse] db in try poolUse.lent(askedAt: asked) { try body(db) } }
     }
 

@@ -10,6 +10,7 @@ import GuideStore
 public struct SQLiteStatements: SQLStatements {
     let pool: DatabasePool
     let poolUse: StorePoolUse
+    let readGate: ReadGate
     /// Inside a transaction on the writer connection; otherwise each statement reads on its own.
     let isWriting: Bool
 
@@ -20,6 +21,7 @@ public struct SQLiteStatements: SQLStatements {
         }
         guard !isWriting else { return try await pool.writeWithoutTransaction(fetch) }
         let asked = ContinuousClock.now
+        await readGate.pass()
         return try await pool.read { [poolUse] db in try poolUse.lent(askedAt: asked) { try fetch(db) } }
     }
 
@@ -103,7 +105,7 @@ extension SQLiteListingStore: SQLBackend {
             return try await mapErrors {
                 try await pool.writeWithoutTransaction { try $0.beginTransaction(.immediate) }
                 do {
-                    let result = try await body(SQLiteStatements(pool: pool, poolUse: poolUse, isWriting: true))
+                    let result = try await body(statements(isWriting: true))
                     try await pool.writeWithoutTransaction { try $0.commit() }
                     return result
                 } catch {
@@ -115,7 +117,11 @@ extension SQLiteListingStore: SQLBackend {
     }
 
     public func reading<T: Sendable>(_ body: (SQLiteStatements) async throws -> T) async throws -> T {
-        try await mapErrors { try await body(SQLiteStatements(pool: pool, poolUse: poolUse, isWriting: false)) }
+        try await mapErrors { try await body(statements(isWriting: false)) }
+    }
+
+    private func statements(isWriting: Bool) -> SQLiteStatements {
+        SQLiteStatements(pool: pool, poolUse: poolUse, readGate: readGate, isWriting: isWriting)
     }
 
     /// A write as one GRDB closure (in its own transaction), in the store's write slot.

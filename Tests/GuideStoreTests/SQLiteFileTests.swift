@@ -1,8 +1,10 @@
 import Foundation
 import GRDB
+import GuideCore
 import GuideStore
 import StoreTestSupport
 import Testing
+import XMLTV
 @testable import GuideStoreSQLite
 
 /// What a SQLite store sets up in its file and connections: the index of bodies by hash an import reads (v43), the
@@ -68,6 +70,51 @@ import Testing
         #expect(first && !later && !alongside)
     }
 
+    /// 30 channels of 100 hours each.
+    static let thirtyChannels = StoreFixture.xml((0..<3_000).map { index in
+        let hour = index / 30
+        return ("c\(index % 30)", String(format: "202401%02d%02d0000", 1 + hour / 24, hour % 24), nil as String?,
+                "Programme \(index) with a title of its own")
+    })
+
+    /// The store's own reads during a first import that took the file wait for its end and see all of it
+    /// (``ReadGate``). Once the import's pages spill into the file (a page cache of ten pages here, a large guide's
+    /// anyway), a read beside it in the rollback journal's mode finds SQLite's lock and fails after the busy timeout,
+    /// which a large guide's import outlasts, as this one does ("database is locked" without the gate); the command
+    /// line refreshes several sources at once, one importing while the others read. The reader the pool kept open
+    /// is closed first, or the file would not be taken.
+    @Test func readsDuringAFirstImportWaitForIt() async throws {
+        var items: [ImportItem] = []
+        var reader = XMLTVReader()
+        let emit: (XMLTVItem) throws -> Void = { item in
+            switch item {
+            case .channel(let channel): items.append(.channel(channel))
+            case .programme(let programme, let line): items.append(.programme(PreparedProgramme(programme, line: line)))
+            }
+        }
+        try reader.feed(Array(Self.thirtyChannels.utf8), emit)
+        try reader.finish(emit)
+        let (during, after, mode) = try await Self.withStore(readers: .afterwards) { [items] store in
+            try await store.pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA cache_size = 10") }
+            _ = try await store.counts()  // A reader of the pool's is open, as a refresh's reads leave one.
+            let feed = ImportFeed(capacity: 2)
+            _ = feed.put(.items(items))
+            let importing = Task { try await store.importListings(from: SourceName("test"), reading: feed) }
+            let asked = ContinuousClock.now
+            while !store.readGate.isClosed && ContinuousClock.now - asked < .seconds(10) {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            let reading = Task { try await store.counts() }
+            // Longer than SQLite waits for a lock before it fails: a large guide's import is.
+            try await Task.sleep(for: .seconds(SQLiteListingStore.busyWait + 0.5))
+            _ = feed.put(.finished(IssueLog()))
+            feed.close()
+            _ = try await importing.value
+            return (try await reading.value, try await store.counts(), try await Self.journalMode(store))
+        }
+        #expect(during == (30, 3_000) && after == (30, 3_000) && mode == "wal")
+    }
+
     /// Another connection holding the file (here a second store reading it, as serve would) keeps the import in the
     /// WAL, told at once rather than after the busy timeout's ten seconds.
     @Test func aFileOpenElsewhereStaysInTheWAL() async throws {
@@ -85,13 +132,7 @@ import Testing
     /// the file (a page cache of ten pages spills them): the rollback journal undoes them, and the whole file imports
     /// afterwards as into a store that never saw the cut one.
     @Test func aCutFirstImportLeavesTheFileAsItWas() async throws {
-        // 30 channels of 100 hours each.
-        let programmes = (0..<3_000).map { index in
-            let hour = index / 30
-            return ("c\(index % 30)", String(format: "202401%02d%02d0000", 1 + hour / 24, hour % 24), nil as String?,
-                    "Programme \(index) with a title of its own")
-        }
-        let whole = StoreFixture.xml(programmes)
+        let whole = Self.thirtyChannels
         let cut = String(whole.prefix(whole.utf8.count * 2 / 3))
         let (afterCut, integrity, mode, afterWhole) = try await Self.withStore(readers: .afterwards) { store in
             try await store.pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA cache_size = 10") }

@@ -1,0 +1,48 @@
+import Synchronization
+
+/// Where the store's reads wait while a first import has the file to itself (``SQLiteListingStore/takeForFirstImport()``).
+/// The file is then in the rollback journal's mode, where a read beside the import's writes would wait on SQLite's lock
+/// for at most the busy timeout (10 s) and then fail: an import of a large guide takes longer, and the command line
+/// refreshes several sources at once, one importing while the others read. Held here, a read waits for the import's
+/// end instead, without a thread. Open, passing costs a read one uncontended lock.
+///
+/// The reads waiting are at most those the process has under way at once (a few sources' refreshes on the command
+/// line; serve's store never closes its gate, ``ImportReaders/alongside``).
+final class ReadGate: Sendable {
+    private struct State {
+        var closed = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Whether reads wait now.
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Returns at once while the gate is open; otherwise when it opens.
+    func pass() async {
+        guard isClosed else { return }
+        await withCheckedContinuation { continuation in
+            let open = state.withLock { state in
+                if state.closed { state.waiting.append(continuation) }
+                return !state.closed
+            }
+            if open { continuation.resume() }
+        }
+    }
+
+    /// Reads from now on wait for ``open()``.
+    func close() {
+        state.withLock { $0.closed = true }
+    }
+
+    /// Lets the waiting reads go on, and those after them pass.
+    func open() {
+        let waiting = state.withLock { state in
+            state.closed = false
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+}
