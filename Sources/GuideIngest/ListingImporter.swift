@@ -88,12 +88,7 @@ public struct ListingImporter: Sendable {
         var handles: [FileHandle] = []
         var total: Int64 = 0
         for file in files {
-            guard let handle = FileHandle(forReadingAtPath: file.path) else {
-                let exists = FileManager.default.fileExists(atPath: file.path)
-                throw exists ? IngestError(.unreadable, saying: "cannot read {file}: check its permissions", ["file": file.path])
-                             : IngestError(.notFound, saying: "no file at {file}: check the path", ["file": file.path])
-            }
-            handles.append(handle)
+            handles.append(try LocalFile.open(file.path))
             total += (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0
         }
         let inputs = zip(files, handles).map { file, handle in

@@ -26,8 +26,7 @@ public final class PlaylistFile {
     private var waiting: [PlaylistEntry] = []
 
     init(path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw IngestError(.notFound, saying: "cannot open {file}", ["file": path]) }
-        self.handle = handle
+        handle = try LocalFile.open(path)
     }
 
     deinit {

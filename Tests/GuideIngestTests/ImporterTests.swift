@@ -47,6 +47,14 @@ import XMLTV
         let fixture = try await IngestFixture()
         let error = try await #require(throws: IngestError.self) { try await fixture.importer.importFile(at: "/nonexistent/guide.xml") }
         #expect(error.code == .notFound)
+        // A local source, or a playlist, that names a folder.
+        let folder = FileManager.default.temporaryDirectory.path
+        let read = try await #require(throws: IngestError.self) { try await fixture.importer.importFile(at: folder) }
+        let playlist = try await #require(throws: IngestError.self) {
+            try await PlaylistFile.store(folder, as: SourceName("iptv"), in: fixture.store)
+        }
+        #expect(read.code == .unreadable && playlist.code == .unreadable)
+        #expect("\(read)".contains("is a folder, not a file") && "\(playlist)".contains("is a folder, not a file"))
     }
 
     @Test func progressCountsBytesAndProgrammes() async throws {

@@ -240,6 +240,9 @@ struct CLI {
         let missing = try await cli.run("import", "/nonexistent/guide.xml")
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("no file at /nonexistent/guide.xml"))
+        // A folder opens and fails only as it is read: "Error Domain=NSCocoaErrorDomain Code=256" before.
+        let folder = try await cli.run("import", CLI.fixture("ours"))
+        #expect(folder.status != 0 && folder.stderr.contains("ours is a folder, not a file: check the path"))
         let broken = try await cli.run("import", CLI.fixture("ours/malformed-mismatch.xml"))
         #expect(broken.status != 0)
         #expect(broken.stderr.contains("line 4, column 18"))

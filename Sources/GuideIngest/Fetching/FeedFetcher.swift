@@ -239,11 +239,7 @@ struct FeedFetcher: Sendable {
     /// Reads a local file through the same checks as a download; not modified when its bytes are the ones last imported.
     private func survey(file path: String, location: String, previous: String?, localZone: TimeZone?,
                         progress: @escaping @Sendable (FeedProgress) -> Void) async throws -> FetchResult {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw exists ? IngestError(.unreadable, saying: "cannot read {file}: check its permissions", ["file": path])
-                         : IngestError(.notFound, saying: "no file at {file}: check the path", ["file": path])
-        }
+        let handle = try LocalFile.open(path)
         defer { try? handle.close() }
         let total = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
         var survey = SurveyThread(location: location, localZone: localZone, previous: previous, path: path)
