@@ -115,6 +115,22 @@ import XMLTV
         #expect(during == (30, 3_000) && after == (30, 3_000) && mode == "wal")
     }
 
+    /// The gate opens when every close has been undone: two sources' first imports may each close it before either
+    /// knows whether it took the file, and the one that did not opens it again while the other still holds the file.
+    @Test func theGateOpensWhenEveryHolderHasLetGo() async throws {
+        let gate = ReadGate()
+        gate.close()
+        gate.close()
+        let passed = Task { await gate.pass() }
+        gate.open()
+        try await Task.sleep(for: .milliseconds(50))
+        let closedAfterOne = gate.isClosed
+        gate.open()
+        await passed.value
+        gate.open()  // One too many is no harm.
+        #expect(closedAfterOne && !gate.isClosed)
+    }
+
     /// Another connection holding the file (here a second store reading it, as serve would) keeps the import in the
     /// WAL, told at once rather than after the busy timeout's ten seconds.
     @Test func aFileOpenElsewhereStaysInTheWAL() async throws {
