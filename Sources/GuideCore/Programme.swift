@@ -7,48 +7,75 @@ import Foundation
 /// (a third of `/api/now`'s time for 10,000 channels, issue 46). It reads, writes, compares and encodes as before.
 public struct Programme: Hashable, Codable, Sendable {
     /// Everything the programme says, one property each below.
-    struct Fields: Hashable, Codable, Sendable {
-        var channel: ChannelID
-        var start: Date
-        var stop: Date?
-        var clumpIndex: String?
-        var titles: [LocalizedText]
-        var subTitles: [LocalizedText] = []
-        var descriptions: [LocalizedText] = []
-        var credits: [Credit] = []
-        var date: String?
-        var categories: [LocalizedText] = []
-        var keywords: [LocalizedText] = []
-        var language: LocalizedText?
-        var originalLanguage: LocalizedText?
-        var length: Int?
-        var icons: [Icon] = []
-        var urls: [String] = []
-        var countries: [LocalizedText] = []
-        var episodeNumbers: [EpisodeNumber] = []
-        var video: Video?
-        var audio: Audio?
-        var previouslyShown: PreviouslyShown?
-        var premiere: LocalizedText?
-        var lastChance: LocalizedText?
-        var isNew: Bool = false
-        var subtitles: [Subtitles] = []
-        var ratings: [Rating] = []
-        var starRatings: [Rating] = []
+    @usableFromInline struct Fields: Hashable, Codable, Sendable {
+        @usableFromInline var channel: ChannelID
+        @usableFromInline var start: Date
+        @usableFromInline var stop: Date?
+        @usableFromInline var clumpIndex: String?
+        @usableFromInline var titles: [LocalizedText]
+        @usableFromInline var subTitles: [LocalizedText] = []
+        @usableFromInline var descriptions: [LocalizedText] = []
+        @usableFromInline var credits: [Credit] = []
+        @usableFromInline var date: String?
+        @usableFromInline var categories: [LocalizedText] = []
+        @usableFromInline var keywords: [LocalizedText] = []
+        @usableFromInline var language: LocalizedText?
+        @usableFromInline var originalLanguage: LocalizedText?
+        @usableFromInline var length: Int?
+        @usableFromInline var icons: [Icon] = []
+        @usableFromInline var urls: [String] = []
+        @usableFromInline var countries: [LocalizedText] = []
+        @usableFromInline var episodeNumbers: [EpisodeNumber] = []
+        @usableFromInline var video: Video?
+        @usableFromInline var audio: Audio?
+        @usableFromInline var previouslyShown: PreviouslyShown?
+        @usableFromInline var premiere: LocalizedText?
+        @usableFromInline var lastChance: LocalizedText?
+        @usableFromInline var isNew: Bool = false
+        @usableFromInline var subtitles: [Subtitles] = []
+        @usableFromInline var ratings: [Rating] = []
+        @usableFromInline var starRatings: [Rating] = []
+
+        init(channel: ChannelID, start: Date, stop: Date? = nil, titles: [LocalizedText]) {
+            (self.channel, self.start, self.stop, self.titles) = (channel, start, stop, titles)
+        }
+
+        /// Makes these a new programme's fields with no titles (as ``init(channel:start:stop:titles:)`` leaves them),
+        /// the lists a programme most often has keeping their room (``Programme/startOver(channel:start:stop:)``).
+        mutating func startOver(channel: ChannelID, start: Date, stop: Date?) {
+            let kept = (Self.emptied(&titles), Self.emptied(&subTitles), Self.emptied(&descriptions),
+                        Self.emptied(&categories), Self.emptied(&episodeNumbers), Self.emptied(&icons),
+                        Self.emptied(&credits))
+            self = Fields(channel: channel, start: start, stop: stop, titles: kept.0)
+            (subTitles, descriptions, categories, episodeNumbers, icons, credits)
+                = (kept.1, kept.2, kept.3, kept.4, kept.5, kept.6)
+        }
+
+        /// `list`'s buffer, emptied, taken from it (so that emptying it does not copy it).
+        private static func emptied<Element>(_ list: inout [Element]) -> [Element] {
+            var taken: [Element] = []
+            swap(&taken, &list)
+            taken.removeAll(keepingCapacity: true)
+            return taken
+        }
     }
 
     /// Changed only while one programme holds it (``fields``), so sharing it between threads is safe. For the same
     /// reason no access to its fields can overlap a change: the run-time check of each (a call and a thread-local
     /// lookup for every field read, 3% of an import's reading thread) is left out.
-    private final class Box: @unchecked Sendable {
-        @exclusivity(unchecked) var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
+    @usableFromInline final class Box: @unchecked Sendable {
+        @usableFromInline @exclusivity(unchecked) var fields: Fields
+        @usableFromInline init(_ fields: consuming Fields) { self.fields = fields }
     }
 
-    private var box: Box
+    @usableFromInline var box: Box
 
     /// The fields, for a change: the box is copied first when another programme shares it.
-    private var fields: Fields {
+    ///
+    /// It and the properties below are inlined where they are used: a change through an accessor of another module
+    /// allocated the accessor's frame, two for each change, 17 a programme in the XMLTV reader: two fifths of all it
+    /// allocated.
+    @inlinable var fields: Fields {
         get { box.fields }
         _modify {
             if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
@@ -56,40 +83,56 @@ public struct Programme: Hashable, Codable, Sendable {
         }
     }
 
-    public var channel: ChannelID { get { box.fields.channel } _modify { yield &fields.channel } }
-    public var start: Date { get { box.fields.start } _modify { yield &fields.start } }
+    @inlinable public var channel: ChannelID { get { box.fields.channel } _modify { yield &fields.channel } }
+    @inlinable public var start: Date { get { box.fields.start } _modify { yield &fields.start } }
     /// When it ends; nil when the source gave no stop and none could be derived.
-    public var stop: Date? { get { box.fields.stop } _modify { yield &fields.stop } }
+    @inlinable public var stop: Date? { get { box.fields.stop } _modify { yield &fields.stop } }
     /// Position in a clump of programmes sharing one slot, as XMLTV's `clumpidx` writes it (`1/3`).
-    public var clumpIndex: String? { get { box.fields.clumpIndex } _modify { yield &fields.clumpIndex } }
+    @inlinable public var clumpIndex: String? { get { box.fields.clumpIndex } _modify { yield &fields.clumpIndex } }
 
-    public var titles: [LocalizedText] { get { box.fields.titles } _modify { yield &fields.titles } }
-    public var subTitles: [LocalizedText] { get { box.fields.subTitles } _modify { yield &fields.subTitles } }
-    public var descriptions: [LocalizedText] { get { box.fields.descriptions } _modify { yield &fields.descriptions } }
-    public var credits: [Credit] { get { box.fields.credits } _modify { yield &fields.credits } }
+    @inlinable public var titles: [LocalizedText] { get { box.fields.titles } _modify { yield &fields.titles } }
+    @inlinable public var subTitles: [LocalizedText] {
+        get { box.fields.subTitles } _modify { yield &fields.subTitles }
+    }
+    @inlinable public var descriptions: [LocalizedText] {
+        get { box.fields.descriptions } _modify { yield &fields.descriptions }
+    }
+    @inlinable public var credits: [Credit] { get { box.fields.credits } _modify { yield &fields.credits } }
     /// The date the programme was made or first shown, as the source wrote it (`YYYY`, `YYYYMMDD`, ...).
-    public var date: String? { get { box.fields.date } _modify { yield &fields.date } }
-    public var categories: [LocalizedText] { get { box.fields.categories } _modify { yield &fields.categories } }
-    public var keywords: [LocalizedText] { get { box.fields.keywords } _modify { yield &fields.keywords } }
-    public var language: LocalizedText? { get { box.fields.language } _modify { yield &fields.language } }
-    public var originalLanguage: LocalizedText? { get { box.fields.originalLanguage } _modify { yield &fields.originalLanguage } }
+    @inlinable public var date: String? { get { box.fields.date } _modify { yield &fields.date } }
+    @inlinable public var categories: [LocalizedText] {
+        get { box.fields.categories } _modify { yield &fields.categories }
+    }
+    @inlinable public var keywords: [LocalizedText] { get { box.fields.keywords } _modify { yield &fields.keywords } }
+    @inlinable public var language: LocalizedText? { get { box.fields.language } _modify { yield &fields.language } }
+    @inlinable public var originalLanguage: LocalizedText? {
+        get { box.fields.originalLanguage } _modify { yield &fields.originalLanguage }
+    }
     /// Running time without adverts, in seconds.
-    public var length: Int? { get { box.fields.length } _modify { yield &fields.length } }
+    @inlinable public var length: Int? { get { box.fields.length } _modify { yield &fields.length } }
 
-    public var icons: [Icon] { get { box.fields.icons } _modify { yield &fields.icons } }
-    public var urls: [String] { get { box.fields.urls } _modify { yield &fields.urls } }
-    public var countries: [LocalizedText] { get { box.fields.countries } _modify { yield &fields.countries } }
-    public var episodeNumbers: [EpisodeNumber] { get { box.fields.episodeNumbers } _modify { yield &fields.episodeNumbers } }
-    public var video: Video? { get { box.fields.video } _modify { yield &fields.video } }
-    public var audio: Audio? { get { box.fields.audio } _modify { yield &fields.audio } }
-    public var previouslyShown: PreviouslyShown? { get { box.fields.previouslyShown } _modify { yield &fields.previouslyShown } }
+    @inlinable public var icons: [Icon] { get { box.fields.icons } _modify { yield &fields.icons } }
+    @inlinable public var urls: [String] { get { box.fields.urls } _modify { yield &fields.urls } }
+    @inlinable public var countries: [LocalizedText] {
+        get { box.fields.countries } _modify { yield &fields.countries }
+    }
+    @inlinable public var episodeNumbers: [EpisodeNumber] {
+        get { box.fields.episodeNumbers } _modify { yield &fields.episodeNumbers }
+    }
+    @inlinable public var video: Video? { get { box.fields.video } _modify { yield &fields.video } }
+    @inlinable public var audio: Audio? { get { box.fields.audio } _modify { yield &fields.audio } }
+    @inlinable public var previouslyShown: PreviouslyShown? {
+        get { box.fields.previouslyShown } _modify { yield &fields.previouslyShown }
+    }
     /// Present when this is a premiere; the text says what kind ("First showing on national TV").
-    public var premiere: LocalizedText? { get { box.fields.premiere } _modify { yield &fields.premiere } }
-    public var lastChance: LocalizedText? { get { box.fields.lastChance } _modify { yield &fields.lastChance } }
-    public var isNew: Bool { get { box.fields.isNew } _modify { yield &fields.isNew } }
-    public var subtitles: [Subtitles] { get { box.fields.subtitles } _modify { yield &fields.subtitles } }
-    public var ratings: [Rating] { get { box.fields.ratings } _modify { yield &fields.ratings } }
-    public var starRatings: [Rating] { get { box.fields.starRatings } _modify { yield &fields.starRatings } }
+    @inlinable public var premiere: LocalizedText? { get { box.fields.premiere } _modify { yield &fields.premiere } }
+    @inlinable public var lastChance: LocalizedText? {
+        get { box.fields.lastChance } _modify { yield &fields.lastChance }
+    }
+    @inlinable public var isNew: Bool { get { box.fields.isNew } _modify { yield &fields.isNew } }
+    @inlinable public var subtitles: [Subtitles] { get { box.fields.subtitles } _modify { yield &fields.subtitles } }
+    @inlinable public var ratings: [Rating] { get { box.fields.ratings } _modify { yield &fields.ratings } }
+    @inlinable public var starRatings: [Rating] { get { box.fields.starRatings } _modify { yield &fields.starRatings } }
 
     /// The lengths a programme may state, in seconds: up to 31 days. A feed saying more is repaired (the length is
     /// ignored, and the stop comes from the next programme).
@@ -99,6 +142,16 @@ public struct Programme: Hashable, Codable, Sendable {
 
     public init(channel: ChannelID, start: Date, stop: Date? = nil, titles: [LocalizedText]) {
         box = Box(Fields(channel: channel, start: start, stop: stop, titles: titles))
+    }
+
+    /// Makes this a new programme with no titles, as ``init(channel:start:stop:titles:)`` does, in the memory it holds
+    /// when no other copy shares it: its box, and the room its lists most often used had
+    /// (``Fields/startOver(channel:start:stop:)``). A reader of a large guide makes millions of programmes, each handed
+    /// on and let go before the next begins. False, and nothing changed, when another copy shares it.
+    public mutating func startOver(channel: ChannelID, start: Date, stop: Date?) -> Bool {
+        guard isKnownUniquelyReferenced(&box) else { return false }
+        box.fields.startOver(channel: channel, start: start, stop: stop)
+        return true
     }
 
     public static func == (left: Programme, right: Programme) -> Bool {

@@ -29,6 +29,9 @@ struct XMLTVBuilder {
 
     private var channel: Channel?
     private var programme: Programme?
+    /// The programme handed on last: started over in place for the next (``Programme/startOver(channel:start:stop:)``)
+    /// once whoever it was handed to has let it go.
+    private var handedOn: Programme?
     private var programmeLine = 0
     private var language: String?
     private var secondaryAttribute: String?
@@ -330,8 +333,13 @@ struct XMLTVBuilder {
                                                              ["value": String(decoding: stopRaw, as: UTF8.self)])))
             }
         }
-        programme = Programme(channel: ChannelID(channelID), start: Date(unixSeconds: start),
-                              stop: stop.map { Date(unixSeconds: $0) }, titles: [])
+        let channel = ChannelID(channelID), startDate = Date(unixSeconds: start)
+        let stopDate = stop.map { Date(unixSeconds: $0) }
+        if var reused = handedOn.take(), reused.startOver(channel: channel, start: startDate, stop: stopDate) {
+            programme = reused
+        } else {
+            programme = Programme(channel: channel, start: startDate, stop: stopDate, titles: [])
+        }
         if let clump = attributes.string("clumpidx", issues: &entityIssues), clump != "0/1" {
             programme?.clumpIndex = clump
         }
@@ -339,8 +347,7 @@ struct XMLTVBuilder {
     }
 
     private mutating func finishProgramme() -> XMLTVItem? {
-        guard var finished = programme else { return nil }
-        programme = nil
+        guard var finished = programme.take() else { return nil }
         if finished.titles.isEmpty {
             issues.record(ListingIssue(kind: .missingTitle, line: programmeLine, channel: finished.channel,
                                        start: finished.start, message: Sentence(saying: "programme has no title; kept with an empty one")))
@@ -352,6 +359,7 @@ struct XMLTVBuilder {
                                                          ["stop": XMLTVTimestamp.format(stop), "start": XMLTVTimestamp.format(finished.start)])))
             finished.stop = nil
         }
+        handedOn = finished
         return .programme(finished, line: programmeLine)
     }
 
