@@ -25,7 +25,8 @@ struct XMLTVBuilder {
     /// Depth inside an element we skip (unknown, `x-` or not wanted); 0 when not skipping.
     private var skipDepth = 0
     private var text: [UInt8] = []
-    private var entityIssues = EntityIssues()
+    /// Counted as texts are read, recorded in ``issues`` by ``flushEntityIssues()``.
+    var entityIssues = EntityIssues()
 
     private var channel: Channel?
     private var programme: Programme?
@@ -33,6 +34,7 @@ struct XMLTVBuilder {
     /// once whoever it was handed to has let it go.
     private var handedOn: Programme?
     private var programmeLine = 0
+    private var lastChannel = LastChannel()
     private var language: String?
     private var secondaryAttribute: String?
     private var credit: Credit?
@@ -51,23 +53,6 @@ struct XMLTVBuilder {
                                                       ["line": String(programmeLine)]) }
         return frame.name == .other ? Sentence(saying: "the file ends inside an open element; it looks cut short")
                                     : Sentence(saying: "the file ends inside <{element}>; it looks cut short", ["element": "\(frame.name)"])
-    }
-
-    mutating func flushEntityIssues() {
-        if entityIssues.invalidUTF8 > 0 {
-            issues.record(ListingIssue(kind: .invalidEncoding,
-                                       message: Sentence(saying: "{count} text held bytes that are not UTF-8; they were replaced with U+FFFD (check the file's declared encoding)",
-                                                         plural: "{count} texts held bytes that are not UTF-8; they were replaced with U+FFFD (check the file's declared encoding)",
-                                                         count: entityIssues.invalidUTF8)))
-            issues.record(.invalidEncoding, count: entityIssues.invalidUTF8 - 1)
-        }
-        guard entityIssues.unknownCount > 0 else { return }
-        issues.record(ListingIssue(kind: .unknownEntity,
-                                   message: Sentence(saying: "{count} unknown entity reference, {entity}, was kept as written",
-                                                     plural: "{count} unknown entity references such as {entity} were kept as written",
-                                                     count: entityIssues.unknownCount, ["entity": entityIssues.firstUnknown ?? "?"])))
-        issues.record(.unknownEntity, count: entityIssues.unknownCount - 1)
-        entityIssues = EntityIssues()
     }
 
     // MARK: - Events
@@ -307,7 +292,7 @@ struct XMLTVBuilder {
 
     private mutating func startProgramme(_ attributes: Attributes, line: Int) -> Bool {
         programmeLine = line
-        let channelID = attributes.raw("channel").map { XMLTVAttribute.programmeChannel($0, issues: &entityIssues) } ?? ""
+        let channelID = attributes.raw("channel").map { lastChannel.read($0, issues: &entityIssues) } ?? ""
         guard !channelID.isEmpty else {
             issues.record(ListingIssue(kind: .skipped, line: line, message: Sentence(saying: "a <programme> without a channel attribute was skipped")))
             return false

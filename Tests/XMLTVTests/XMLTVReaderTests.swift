@@ -132,6 +132,26 @@ import Testing
         #expect(result.issues.counts[.invalidEncoding] == 1)
     }
 
+    /// A programme's channel written as the one before it is that channel, and one written otherwise is its own; an
+    /// unknown entity or a byte not UTF-8 in it is counted each time it is read, not once for the run.
+    @Test func channelsWrittenAlikeAndNotAreEachRead() throws {
+        let channels = ["a.long.channel.identifier", "a.long.channel.identifier", "b.long.channel.identifier",
+                        "a.long.channel.identifier", "x&unknown;", "x&unknown;", "short", "short"]
+        var bytes = Array("<tv>".utf8)
+        for (index, channel) in channels.enumerated() {
+            let start = "202401010\(index)0000 +0000"
+            bytes += Array("<programme start=\"\(start)\" channel=\"\(channel)\"><title>T</title></programme>".utf8)
+        }
+        bytes += Array("<programme start=\"20240101090000 +0000\" channel=\"caf".utf8) + [0xE9]
+            + Array("\"><title>T</title></programme>".utf8)
+        bytes += Array("<programme start=\"20240101091000 +0000\" channel=\"caf".utf8) + [0xE9]
+            + Array("\"><title>T</title></programme></tv>".utf8)
+        let result = try XMLTVReader.read(bytes)
+        #expect(result.programmes.map(\.channel.rawValue) == channels + ["caf\u{FFFD}", "caf\u{FFFD}"])
+        #expect(result.issues.counts[.unknownEntity] == 2)
+        #expect(result.issues.counts[.invalidEncoding] == 2)
+    }
+
     @Test func rejectsFilesThatAreNotXMLTV() throws {
         let html = Array("<html><body>Not found</body></html>".utf8)
         let error = try #require(throws: XMLTVError.self) { try XMLTVReader.read(html) }
