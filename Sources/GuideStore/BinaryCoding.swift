@@ -15,6 +15,7 @@ struct BinaryWriter {
 
     /// LEB128 of any 64-bit value.
     mutating func unsigned(_ value: UInt64) {
+        if value < 0x80 { return bytes.append(UInt8(value)) }   // Most: counts and lengths.
         var remaining = value
         while remaining >= 0x80 {
             bytes.append(UInt8(remaining & 0x7F) | 0x80)
@@ -24,10 +25,17 @@ struct BinaryWriter {
     }
 
     mutating func string(_ value: String) {
-        var value = value
-        value.withUTF8 { utf8 in
+        // In place: a copy to read it by `withUTF8` cost a reference count each way, for each text of each programme.
+        let written: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in
             count(utf8.count)
             bytes.append(contentsOf: utf8)
+        }
+        if written == nil {
+            var copy = value
+            copy.withUTF8 { utf8 in
+                count(utf8.count)
+                bytes.append(contentsOf: utf8)
+            }
         }
     }
 
