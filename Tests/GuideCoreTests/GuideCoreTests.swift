@@ -15,48 +15,6 @@ import Testing
         #expect(XMLTVNSNumber(parsing: number.xmltvValue) == number)
     }
 
-    /// A programme started over is a new one, whatever it held; one another copy shares is left as it is.
-    @Test func aProgrammeStartedOverIsNew() {
-        let start = Date(unixSeconds: 1_700_000_000), stop = Date(unixSeconds: 1_700_003_600)
-        var used = Self.everyField(start: start)
-        let shared = used
-        let startedShared = used.startOver(channel: ChannelID("b"), start: stop, stop: nil)
-        #expect(!startedShared)
-        #expect(used == shared && used.title == "Film" && used.isNew)
-        var unique = Self.everyField(start: start)
-        let startedUnique = unique.startOver(channel: ChannelID("b"), start: start, stop: stop)
-        #expect(startedUnique)
-        #expect(unique == Programme(channel: ChannelID("b"), start: start, stop: stop, titles: []))
-    }
-
-    static func everyField(start: Date) -> Programme {
-        var used = Programme(channel: ChannelID("a"), start: start, titles: [LocalizedText("Film")])
-        used.subTitles = [LocalizedText("Cut")]
-        used.descriptions = [LocalizedText("Long.")]
-        used.credits = [Credit(role: .actor, name: "Bo Ray")]
-        used.date = "1999"
-        used.categories = [LocalizedText("Drama")]
-        used.keywords = [LocalizedText("heist")]
-        used.language = LocalizedText("English")
-        used.originalLanguage = LocalizedText("French")
-        used.length = 5400
-        used.icons = [Icon(src: "https://example.com/film.png")]
-        used.urls = ["https://example.com/film"]
-        used.countries = [LocalizedText("FR")]
-        used.episodeNumbers = [EpisodeNumber(system: "onscreen", value: "E1")]
-        used.video = Video(isPresent: true)
-        used.audio = Audio(stereo: "stereo")
-        used.previouslyShown = PreviouslyShown(channel: "b")
-        used.premiere = LocalizedText("First")
-        used.lastChance = LocalizedText("Last")
-        used.isNew = true
-        used.subtitles = [Subtitles(type: "teletext")]
-        used.ratings = [Rating(value: "15")]
-        used.starRatings = [Rating(value: "4/5")]
-        used.clumpIndex = "0/2"
-        return used
-    }
-
     @Test func rejectsUnreadableXMLTVNS() {
         #expect(XMLTVNSNumber(parsing: "S01E02") == nil)
         #expect(XMLTVNSNumber(parsing: "..") == nil)

@@ -266,12 +266,28 @@ import Testing
         programme.audio = Audio(isPresent: true, stereo: "stereo")
         programme.previouslyShown = PreviouslyShown(start: "19990101000000", channel: "b")
         programme.premiere = LocalizedText("First showing")
+        programme.lastChance = LocalizedText("Last chance")
         programme.isNew = true
         programme.subtitles = [Subtitles(type: "teletext", language: LocalizedText("en"))]
         programme.ratings = [Rating(system: "BBFC", value: "15")]
         programme.starRatings = [Rating(value: "4/5")]
         programme.clumpIndex = "0/2"
         return programme
+    }
+
+    /// A programme started over (as the XMLTV reader makes each in the one before it) is a new one, whatever it
+    /// held; one another copy shares is left as it is.
+    @Test func aProgrammeStartedOverIsNew() {
+        let start = Date(unixSeconds: 1_700_000_000), stop = Date(unixSeconds: 1_700_003_600)
+        var used = Self.everything
+        let shared = used
+        let startedShared = used.startOver(channel: ChannelID("b"), start: stop, stop: nil)
+        #expect(!startedShared)
+        #expect(used == shared && used.title == "Film" && used.isNew)
+        var unique = Self.everything
+        let startedUnique = unique.startOver(channel: ChannelID("b"), start: start, stop: stop)
+        #expect(startedUnique)
+        #expect(unique == Programme(channel: ChannelID("b"), start: start, stop: stop, titles: []))
     }
 
     @Test func detailsOfEveryVersionDecode() throws {
