@@ -35,63 +35,61 @@ package enum DetailsCodec {
 
     /// The details of `programme`, laid out as `layout` says.
     static func encode(_ programme: Programme, layout: Layout = .inline) -> [UInt8] {
-        var writer = BinaryWriter()
-        if layout == .sharedApart {
-            writer.byte(shared)
+        BinaryWriter.bytes { writer in
+            if layout == .sharedApart {
+                writer.byte(shared)
+                writer.texts(programme.titles)
+                writer.texts(programme.subTitles)
+                // What a summary reads comes first, so that it stops here.
+                writer.texts(programme.categories)
+                writer.episodeNumbers(programme.episodeNumbers)
+                writeFlags(of: programme, to: &writer)
+                writer.icons(programme.icons)
+                writeMedia(of: programme, to: &writer)
+                writeTail(of: programme, to: &writer)
+                return
+            }
+            writer.byte(layout == .inline ? inline : apart)
             writer.texts(programme.titles)
             writer.texts(programme.subTitles)
-            // What a summary reads comes first, so that it stops here.
+            if layout == .inline { writer.texts(programme.descriptions) }
+            writer.credits(programme.credits)
+            writer.optional(programme.date)
             writer.texts(programme.categories)
-            writer.episodeNumbers(programme.episodeNumbers)
-            writeFlags(of: programme, to: &writer)
+            writer.texts(programme.keywords)
+            writer.optionalText(programme.language)
+            writer.optionalText(programme.originalLanguage)
+            writer.optionalInt(programme.length)
             writer.icons(programme.icons)
+            writer.strings(programme.urls)
+            writer.texts(programme.countries)
+            writer.episodeNumbers(programme.episodeNumbers)
             writeMedia(of: programme, to: &writer)
+            writeFlags(of: programme, to: &writer)
             writeTail(of: programme, to: &writer)
-            return writer.bytes
         }
-        writer.byte(layout == .inline ? inline : apart)
-        writer.texts(programme.titles)
-        writer.texts(programme.subTitles)
-        if layout == .inline { writer.texts(programme.descriptions) }
-        writer.credits(programme.credits)
-        writer.optional(programme.date)
-        writer.texts(programme.categories)
-        writer.texts(programme.keywords)
-        writer.optionalText(programme.language)
-        writer.optionalText(programme.originalLanguage)
-        writer.optionalInt(programme.length)
-        writer.icons(programme.icons)
-        writer.strings(programme.urls)
-        writer.texts(programme.countries)
-        writer.episodeNumbers(programme.episodeNumbers)
-        writeMedia(of: programme, to: &writer)
-        writeFlags(of: programme, to: &writer)
-        writeTail(of: programme, to: &writer)
-        return writer.bytes
     }
 
     /// What a programme's body keeps for version 3's details, which the airings of one episode share.
     static func shared(_ programme: Programme) -> [UInt8] {
-        var writer = BinaryWriter()
-        writer.byte(sharedLayout)
-        writer.texts(programme.descriptions)
-        writer.credits(programme.credits)
-        writer.optional(programme.date)
-        writer.texts(programme.keywords)
-        writer.optionalText(programme.language)
-        writer.optionalText(programme.originalLanguage)
-        writer.optionalInt(programme.length)
-        writer.strings(programme.urls)
-        writer.texts(programme.countries)
-        return writer.bytes
+        BinaryWriter.bytes { writer in
+            writer.byte(sharedLayout)
+            writer.texts(programme.descriptions)
+            writer.credits(programme.credits)
+            writer.optional(programme.date)
+            writer.texts(programme.keywords)
+            writer.optionalText(programme.language)
+            writer.optionalText(programme.originalLanguage)
+            writer.optionalInt(programme.length)
+            writer.strings(programme.urls)
+            writer.texts(programme.countries)
+        }
     }
 
     /// The descriptions a body kept for version 2's details: none when there are none.
     static func descriptions(_ descriptions: [LocalizedText]) -> [UInt8] {
         guard !descriptions.isEmpty else { return [] }
-        var writer = BinaryWriter()
-        writer.texts(descriptions)
-        return writer.bytes
+        return BinaryWriter.bytes { $0.texts(descriptions) }
     }
 
     /// Rebuilds a programme from its columns and details, with `detail`'s fields; nil when the details are unreadable.
@@ -267,13 +265,13 @@ package enum DetailsCodec {
 
     /// A channel's details: version 1, the only one.
     package static func encode(_ channel: Channel) -> [UInt8] {
-        var writer = BinaryWriter()
-        writer.byte(inline)
-        writer.texts(channel.displayNames)
-        writer.icons(channel.icons)
-        writer.strings(channel.urls)
-        writer.optional(channel.number)
-        return writer.bytes
+        BinaryWriter.bytes { writer in
+            writer.byte(inline)
+            writer.texts(channel.displayNames)
+            writer.icons(channel.icons)
+            writer.strings(channel.urls)
+            writer.optional(channel.number)
+        }
     }
 
     package static func decode(_ bytes: UnsafeRawBufferPointer, id: ChannelID) -> Channel? {

@@ -27,17 +27,17 @@ package struct TrigramPostings {
     private var held: [SortedRuns] = []
     private var heldBytes = 0
 
-    /// The runs of one sort: its codes ascending (as unsigned), each code's run ending at its offset in `writer`.
+    /// The runs of one sort: its codes ascending (as unsigned), each code's run ending at its offset in `bytes`.
     private struct SortedRuns {
         var codes: [UInt32] = []
         var ends: [Int] = []
-        var writer = BinaryWriter()
+        var bytes: [UInt8] = []
 
         /// The code at `index`; nil past the last.
         func code(at index: Int) -> UInt32? { index < codes.count ? codes[index] : nil }
 
         /// The run of the code at `index`.
-        func run(at index: Int) -> ArraySlice<UInt8> { writer.bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]] }
+        func run(at index: Int) -> ArraySlice<UInt8> { bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]] }
     }
 
     package init() {}
@@ -101,7 +101,7 @@ package struct TrigramPostings {
         defer { pairs.removeAll(keepingCapacity: true) }
         Self.sortByCode(&pairs, using: &sorting)
         var sorted = SortedRuns()
-        sorted.writer.bytes.reserveCapacity(pairs.count * 2)
+        var writer = BinaryWriter(capacity: pairs.count * 2)
         pairs.withUnsafeBufferPointer { pairs in
             var start = 0
             while start < pairs.count {
@@ -109,22 +109,21 @@ package struct TrigramPostings {
                 var end = start + 1
                 while end < pairs.count, pairs[end] >> 32 == code { end += 1 }
                 Self.write(run: pairs[start..<end].lazy.map { [base] in base &+ Int64($0 & 0xFFFF_FFFF) },
-                           to: &sorted.writer)
+                           to: &writer)
                 sorted.codes.append(UInt32(code))
-                sorted.ends.append(sorted.writer.bytes.count)
+                sorted.ends.append(writer.length)
                 start = end
             }
         }
-        heldBytes += sorted.writer.bytes.count
+        sorted.bytes = writer.bytes
+        heldBytes += sorted.bytes.count
         held.append(sorted)
     }
 
     /// A run of ascending ids: their count, the first (ZigZag, so that an id below 0, which only a database edited
     /// by hand holds, comes back as it was), then each one's gap from the one before.
     package static func run(of ids: [Int64]) -> [UInt8] {
-        var writer = BinaryWriter()
-        write(run: ids, to: &writer)
-        return writer.bytes
+        BinaryWriter.bytes { write(run: ids, to: &$0) }
     }
 
     private static func write(run ids: some Collection<Int64>, to writer: inout BinaryWriter) {

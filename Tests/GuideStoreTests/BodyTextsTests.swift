@@ -345,4 +345,25 @@ import Testing
             #expect(damaged.withUnsafeBytes(DetailsCodec.title(of:)) == nil, "\(damaged)")
         }
     }
+
+    /// Details and bodies longer than the room their writer starts with on the stack (``BinaryWriter/stackRoom``) move
+    /// to the heap whole: a description of 3,000 characters, and 200 credits, read back as they were.
+    @Test func detailsPastTheirWritersFirstRoomDecode() throws {
+        var programme = Self.everything
+        programme.descriptions = [LocalizedText(String(repeating: "Über ", count: 600), language: "de")]
+        programme.credits = (0..<200).map { Credit(role: .actor, name: "Actor \($0)", character: "Part \($0)") }
+        let inline = DetailsCodec.encode(programme), airing = DetailsCodec.encode(programme, layout: .sharedApart)
+        let kept = DetailsCodec.shared(programme)
+        #expect(inline.count > 3 * BinaryWriter.stackRoom && kept.count > 3 * BinaryWriter.stackRoom)
+        let alone = inline.withUnsafeBytes {
+            DetailsCodec.decode($0, channel: programme.channel, start: programme.start, stop: nil)
+        }
+        let apart = airing.withUnsafeBytes { details in
+            kept.withUnsafeBytes {
+                DetailsCodec.decode(details, descriptions: $0, channel: programme.channel, start: programme.start,
+                                    stop: nil)
+            }
+        }
+        #expect(alone == programme && apart == programme)
+    }
 }
