@@ -1,5 +1,6 @@
 import Foundation
 import GuideCore
+import Synchronization
 
 /// What a store writes for one programme, worked out without a database: the row's values, the details blob and
 /// the folded text for search. An import makes these on its reading thread while the writing thread inserts the
@@ -23,6 +24,10 @@ public final class PreparedProgramme: Sendable {
     package let details: [UInt8]
     /// Every title (each language's), folded, one a line: what title searches look in.
     package let foldedTitle: String
+    /// Which folding of a title ``foldedTitle`` is (``TextFolding/title(_:)``): the programmes that share one share
+    /// it, and no two foldings in the process have the same. A store knows a title's id by it without reading the
+    /// folded text, which the reading thread keeps and hands to programme after programme.
+    package let titleSerial: Int
     /// Folded sub-titles and descriptions.
     package let foldedBody: String
     /// What the body keeps of the programme (``DetailsCodec/shared(_:)``: its descriptions, credits and the rest an
@@ -54,11 +59,11 @@ public final class PreparedProgramme: Sendable {
         // those cost the reading thread five allocations and a copy of the description a programme.
         let titles = programme.titles
         if titles.count <= 1 {
-            foldedTitle = folding.title(title)
+            (foldedTitle, titleSerial) = folding.title(title)
         } else {
             var all = [title]
             for other in titles.map(\.text) where !all.contains(other) { all.append(other) }
-            foldedTitle = folding.title(all.joined(separator: "\n"))
+            (foldedTitle, titleSerial) = folding.title(all.joined(separator: "\n"))
         }
         let subTitles = programme.subTitles, descriptions = programme.descriptions
         let foldedHash: Int64
@@ -100,7 +105,9 @@ package struct TextFolding {
     package static let titleBytes = 8 << 20
     package static let bodyLimit = 80_000
     package static let bodyBytes = 32 << 20
-    private var titles = FoldedTexts<String>(limit: titleLimit, mostBytes: titleBytes)
+    private var titles = FoldedTexts<(folded: String, serial: Int)>(limit: titleLimit, mostBytes: titleBytes)
+    /// The last serial given to a folded title, by any folding in the process (``PreparedProgramme/titleSerial``).
+    private static let lastTitleSerial = Atomic<Int>(0)
     private var bodies = FoldedTexts<(folded: String, hash: Int64)>(limit: bodyLimit, mostBytes: bodyBytes)
 
     package init() {}
@@ -120,13 +127,15 @@ package struct TextFolding {
         return Int64(bitPattern: hasher.finalize())
     }
 
-    /// `text` folded for search.
-    package mutating func title(_ text: String) -> String {
+    /// `text` folded for search, and the serial of this folding: the same as long as it is remembered, and another
+    /// once it was forgotten and folded again.
+    package mutating func title(_ text: String) -> (folded: String, serial: Int) {
         let key = Self.hash(text)
-        if let folded = titles[key] { return folded }
+        if let known = titles[key] { return known }
         let folded = SearchText.fold(text)
-        titles.remember(folded, bytes: folded.utf8.count, for: key)
-        return folded
+        let known = (folded, Self.lastTitleSerial.add(1, ordering: .relaxed).newValue)
+        titles.remember(known, bytes: folded.utf8.count, for: key)
+        return known
     }
 
     /// `text` folded for search, and the XXH64 of its bytes (0 for none), which seeds its body's key

@@ -33,8 +33,8 @@ extension PostgresImportSession {
         /// knows is looked for in the tables unless it is known to be new: a title when `titleIDs` holds every title
         /// stored, a body when `bodyIDs` says so (``KnownBodies/isNew(_:)``), and neither when the batch before
         /// (`inFlight`), whose ids are not known yet, wants it too.
-        init(_ pending: [(programme: PreparedProgramme, channel: Int64)], titleIDs knownTitles: [UTF8Key: Int64],
-             bodyIDs knownBodies: KnownBodies, holdingEveryTitle: Bool, inFlight: Wanted) {
+        init(_ pending: [(programme: PreparedProgramme, channel: Int64)], titleIDs knownTitles: inout KnownTitles,
+             bodyIDs knownBodies: KnownBodies, inFlight: Wanted) {
             var bodiesWanted: [Int64: PreparedProgramme] = [:]
             for (programme, key) in pending {
                 keys.append(key)
@@ -45,17 +45,17 @@ extension PostgresImportSession {
                 clumps.append(programme.clumpIndex ?? "")
                 lines.append(programme.line.map(Int64.init) ?? -1)
                 details.append(programme.details)
-                let title = UTF8Key(programme.foldedTitle)
-                let titleID = knownTitles[title] ?? 0
+                let titleID = knownTitles.id(of: programme) ?? 0
                 titleIDs.append(titleID)
                 foldedTitles.append(titleID == 0 ? programme.foldedTitle : "")
-                if titleID == 0 { wanted.titles.insert(title) }
+                if titleID == 0 { wanted.titles.insert(UTF8Key(programme.foldedTitle)) }
                 let hash = programme.bodyHash, bodyID = hash == 0 ? 0 : knownBodies[hash] ?? 0
                 bodyIDs.append(bodyID)
                 bodyHashes.append(bodyID == 0 ? hash : 0)
                 if hash != 0, bodyID == 0, bodiesWanted[hash] == nil { bodiesWanted[hash] = programme }
             }
             wantedTitles = wanted.titles.map(\.text)
+            let holdingEveryTitle = knownTitles.holdsEveryTitle
             titlesMayBeStored = wanted.titles.map { !holdingEveryTitle || inFlight.titles.contains($0) }
             wantedHashes = Array(bodiesWanted.keys)
             wanted.bodies = Set(wantedHashes)

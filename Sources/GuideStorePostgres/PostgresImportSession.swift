@@ -24,11 +24,8 @@ final class PostgresImportSession {
     /// The channels this source had programmes on when the import began (its `source_coverage`): only there can a
     /// stored row be replaced. A first import's end read back every row it had just added to find none older.
     private let coveredBefore: Set<Int64>
-    /// Folded titles already in the title table, by id (at most ``TextCache.limit``).
-    private var titleIDs: [UTF8Key: Int64] = [:]
-    /// Whether ``titleIDs`` holds every title stored: the table held none when the import began and none has been
-    /// forgotten since, so a title it lacks is new (as in SQLite's session).
-    private var titleIDsHoldEveryTitle: Bool
+    /// The ids of the titles in the title table met so far.
+    private var titleIDs: KnownTitles
     /// Bodies in the body table, by hash: stored before and met since.
     private var bodyIDs = KnownBodies()
     /// The bodies stored before this import, asked for when it began and not yet read (``askForStoredBodies(on:)``).
@@ -75,7 +72,7 @@ final class PostgresImportSession {
             SELECT NOT EXISTS (SELECT 1 FROM title), NOT EXISTS (SELECT 1 FROM title_postings),
                    NOT EXISTS (SELECT 1 FROM body_postings)
             """).first?.decode((Bool, Bool, Bool).self) ?? (false, false, false)
-        titleIDsHoldEveryTitle = empty.0
+        titleIDs = KnownTitles(holdsEveryTitle: empty.0)
         titleIndex.holdsNoRow = empty.1
         bodyIndex.holdsNoRow = empty.2
         storedBodies = Self.askForStoredBodies(on: link)
@@ -177,12 +174,7 @@ final class PostgresImportSession {
             return
         }
         try await knowStoredBodies()
-        if titleIDs.count > TextCache.limit {
-            titleIDs.removeAll(keepingCapacity: true)
-            titleIDsHoldEveryTitle = false
-        }
-        let batch = Batch(pending, titleIDs: titleIDs, bodyIDs: bodyIDs, holdingEveryTitle: titleIDsHoldEveryTitle,
-                          inFlight: inFlight?.wanted ?? Batch.Wanted())
+        let batch = Batch(pending, titleIDs: &titleIDs, bodyIDs: bodyIDs, inFlight: inFlight?.wanted ?? Batch.Wanted())
         let sent = link.send(batch.query(sourceID: sourceID, importID: importID)) { row in
             let (ids, titles, bodies, newTitles, newBodies) = try row.decode(
                 (PostgresInt64s?, PostgresInt64s?, PostgresInt64s?, PostgresInt64s?, PostgresInt64s?).self)
@@ -209,7 +201,7 @@ final class PostgresImportSession {
             throw StoreError(.failed, "\(count) programmes were sent and \(ids.count) stored")
         }
         for (index, (programme, _)) in batch.rows.enumerated() {
-            titleIDs[UTF8Key(programme.foldedTitle)] = stored.titleIDs[index]
+            titleIDs.remember(stored.titleIDs[index], for: programme)
             if programme.bodyHash != 0 { bodyIDs.remember(stored.bodyIDs[index], for: programme.bodyHash) }
         }
         try await index(stored, rows: batch.rows)

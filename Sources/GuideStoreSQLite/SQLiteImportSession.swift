@@ -33,12 +33,9 @@ final class SQLiteImportSession {
     private let insertChannel: Statement
     private let addNamedChannel: Statement
     private let findChannelKey: Statement
-    /// Folded titles already in the title table, by id (at most ``TextCache.limit``); a guide has far fewer titles
-    /// than programmes (but a high-cardinality one has one for every other programme).
-    private var titleIDs: [UTF8Key: Int64] = [:]
-    /// Whether ``titleIDs`` holds every title in the table: it was empty as the import began (a first import), and
-    /// the ids have not been forgotten since. A title it lacks is then new, added without being looked for.
-    private var titleIDsHoldEveryTitle: Bool
+    /// The ids of the titles in the title table met so far; a guide has far fewer titles than programmes (but a
+    /// high-cardinality one has one for every other programme).
+    private var titleIDs: KnownTitles
     /// Bodies (folded sub-titles and descriptions) in the body table, by hash: stored before and met since.
     private var bodyIDs = KnownBodies()
     /// This import's rows, repaired as they go.
@@ -74,7 +71,7 @@ final class SQLiteImportSession {
             """))
         findTitle = DirectBinding(try db.makeStatement(sql: "SELECT id FROM title WHERE folded = ?"))
         insertTitle = DirectBinding(try db.makeStatement(sql: "INSERT INTO title (folded) VALUES (?)"))
-        titleIDsHoldEveryTitle = try db.holdsNoRow("title")
+        titleIDs = KnownTitles(holdsEveryTitle: try db.holdsNoRow("title"))
         titleIndex = try TrigramIndex(db, of: "title")
         findBody = DirectBinding(try db.makeStatement(sql: Self.bodiesOfHash))
         insertBody = DirectBinding(try db.makeStatement(sql: "INSERT INTO body (hash, folded, texts) VALUES (?, ?, ?)"))
@@ -155,7 +152,7 @@ final class SQLiteImportSession {
 
     func add(_ prepared: PreparedProgramme) throws {
         let start = prepared.start, stop = prepared.provisionalStop
-        let titleID = try titleID(prepared.foldedTitle)
+        let titleID = try titleID(of: prepared)
         let bodyID = try bodyID(of: prepared)
         let channelKey = try channelKey(prepared.channel)
         let insert = insertProgramme
@@ -179,17 +176,13 @@ final class SQLiteImportSession {
         if repairs.hasChanges { try applyRepairs() }
     }
 
-    /// The id of a folded title, adding it (and its trigrams) the first time it is seen.
-    private func titleID(_ folded: String) throws -> Int64 {
-        let key = UTF8Key(folded)
-        if let id = titleIDs[key] { return id }
-        if titleIDs.count >= TextCache.limit {
-            titleIDs.removeAll(keepingCapacity: true)
-            titleIDsHoldEveryTitle = false
-        }
+    /// The id of a programme's title, adding it (and its trigrams) the first time it is seen.
+    private func titleID(of prepared: PreparedProgramme) throws -> Int64 {
+        if let id = titleIDs.id(of: prepared) { return id }
         // There from an earlier import, or new to the table and its trigram index.
+        let folded = prepared.foldedTitle
         let id: Int64
-        if !titleIDsHoldEveryTitle, let existing = try firstInteger(findTitle, folded) {
+        if !titleIDs.holdsEveryTitle, let existing = try firstInteger(findTitle, folded) {
             id = existing
         } else {
             insertTitle.reset()
@@ -198,7 +191,7 @@ final class SQLiteImportSession {
             id = db.lastInsertedRowID
             try titleIndex.add(folded, id: id, db)
         }
-        titleIDs[key] = id
+        titleIDs.remember(id, for: prepared)
         return id
     }
 
@@ -206,9 +199,11 @@ final class SQLiteImportSession {
     /// the first time it is seen. A body is known by its hash (``KnownBodies``); one not known is looked for by its
     /// hash and texts, unless no stored body can have that hash.
     private func bodyID(of prepared: PreparedProgramme) throws -> Int64 {
-        let folded = prepared.foldedBody, texts = prepared.bodyTexts, hash = prepared.bodyHash
-        guard !folded.isEmpty else { return 0 }
+        // By its hash first: the folded text is the reading thread's, shared by every programme of that body.
+        let hash = prepared.bodyHash
+        guard hash != 0 else { return 0 }
         if let id = bodyIDs[hash] { return id }
+        let folded = prepared.foldedBody, texts = prepared.bodyTexts
         var id: Int64?
         if !bodyIDs.isNew(hash) {
             findBody.reset()
