@@ -11,14 +11,14 @@ func postingsBench(path: String) throws -> [(label: String, texts: Int, bytes: I
     var titles: [String] = [], bodies: [String] = []
     var seenTitles = Set<String>(), seenBodies = Set<String>()
     _ = try parseSeconds(bytes) {
-        { item in
+        (nil, { item in
             guard case .programme(let programme, let line) = item else { return }
             let prepared = PreparedProgramme(programme, line: line, folding: &folding)
             if seenTitles.insert(prepared.foldedTitle).inserted { titles.append(prepared.foldedTitle) }
             if !prepared.foldedBody.isEmpty, seenBodies.insert(prepared.foldedBody).inserted {
                 bodies.append(prepared.foldedBody)
             }
-        }
+        })
     }
     return [("titles", titles), ("bodies", bodies)].map { label, texts in
         var best = Double.infinity, runs = 0

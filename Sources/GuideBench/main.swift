@@ -26,19 +26,23 @@ func medianMilliseconds(runs: Int, _ body: @Sendable () async throws -> Void) as
     return times.sorted()[times.count / 2]
 }
 
-/// The best of three readings of `bytes` in 1 MB chunks, each item handed to `take` (made anew each round by `round`),
-/// and the programmes read.
-func parseSeconds(_ bytes: [UInt8],
-                  round: () -> (XMLTVItem) -> Void = { { _ in } }) throws -> (seconds: Double, programmes: Int) {
+/// The best of three readings of `bytes` in 1 MB chunks, each item handed to `take` (made anew each round by `round`,
+/// with the contents it remembers for the reader to ask), and the programmes read.
+func parseSeconds(_ bytes: [UInt8], round: () -> (contents: (any ProgrammeContents)?, take: (XMLTVItem) throws -> Void)
+                    = { (nil, { _ in }) }) throws -> (seconds: Double, programmes: Int) {
     var best = Double.infinity
     var count = 0
     for _ in 0..<3 {
         var reader = XMLTVReader()
         count = 0
-        let take = round()
-        let item: (XMLTVItem) -> Void = { item in
-            if case .programme = item { count += 1 }
-            take(item)
+        let (contents, take) = round()
+        reader.contents = contents
+        let item: (XMLTVItem) throws -> Void = { item in
+            switch item {
+            case .programme, .remembered, .repeated: count += 1
+            case .channel: break
+            }
+            try take(item)
         }
         let start = DispatchTime.now().uptimeNanoseconds
         try bytes.withUnsafeBytes { raw in
@@ -56,13 +60,13 @@ func parseSeconds(_ bytes: [UInt8],
 }
 
 /// What an import's reading thread makes of each item (``ImportBatching``: each programme prepared, its texts folded,
-/// its details and body made), in batches of the import's size let go as the writer lets go of them: a round's item
-/// handler for ``parseSeconds(_:round:)``.
-func preparing() -> (XMLTVItem) -> Void {
+/// its details and body made, a repeat's taken from the first), in batches of the import's size let go as the writer
+/// lets go of them: a round's item handler for ``parseSeconds(_:round:)``.
+func preparing() -> (contents: (any ProgrammeContents)?, take: (XMLTVItem) throws -> Void) {
     var batching = ImportBatching()
-    return { item in
-        if batching.add(item) { _ = batching.take() }
-    }
+    return (batching.contents, { item in
+        if try batching.add(item) { _ = batching.take() }
+    })
 }
 
 let arguments = CommandLine.arguments.dropFirst()

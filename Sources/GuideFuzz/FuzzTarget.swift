@@ -30,7 +30,8 @@ enum FuzzTarget: String, CaseIterable {
         let collect: (XMLTVItem) -> Void = {
             switch $0 {
             case .channel(let channel): channels.append(channel)
-            case .programme(let programme, _): programmes.append(programme)
+            case .programme(let programme, _), .remembered(let programme, _, _): programmes.append(programme)
+            case .repeated: check(false, "a repeat from a reader without contents")
             }
         }
         let split = cut(bytes)
@@ -42,6 +43,24 @@ enum FuzzTarget: String, CaseIterable {
         if let whole {
             check(pieces != nil, "read whole but refused in two pieces cut at \(split)")
             check(whole.programmes == programmes && whole.channels == channels, "two pieces cut at \(split) read differently")
+            // An import's reader is given the contents handed on, to read one met again no more: it reads the same.
+            var remembering = XMLTVReader()
+            let contents = RememberedProgrammes()
+            remembering.contents = contents
+            programmes = []
+            let madeWhole: (XMLTVItem) -> Void = { item in
+                if case .channel = item { return }
+                let programme = contents.programme(item)
+                check(programme != nil, "a repeat of nothing")
+                if let programme { programmes.append(programme) }
+            }
+            let read: Void? = try? {
+                try remembering.feed(Array(bytes[..<split]), madeWhole)
+                try remembering.feed(Array(bytes[split...]), madeWhole)
+                try remembering.finish(madeWhole)
+            }()
+            check(read != nil && programmes == whole.programmes, "read differently remembering contents")
+            check(remembering.issues.counts == whole.issues.counts, "counted other issues remembering contents")
         }
         // Whatever was read holds no NUL (PostgreSQL's text could not store it), and its numbers are in their ranges.
         for programme in whole?.programmes ?? [] {

@@ -34,6 +34,8 @@ struct ImportInput {
 package struct ImportBatching {
     private let transform: ListingTransform
     private var folding = TextFolding()
+    /// The programmes prepared, by their content's key: for the XMLTV reader to ask (``ImportBatching/contents``).
+    package let contents = PreparedContents()
     /// The items gathered since the last ``take()``.
     private var items: [ImportItem] = []
     /// The programmes gathered in all.
@@ -52,11 +54,23 @@ package struct ImportBatching {
     var isEmpty: Bool { items.isEmpty }
 
     /// Gathers what `item` becomes; true when a batch is full, to be taken.
-    package mutating func add(_ item: XMLTVItem) -> Bool {
+    package mutating func add(_ item: XMLTVItem) throws -> Bool {
         switch transform.apply(item) {
         case .channel(let channel)?: items.append(.channel(channel))
         case .programme(let programme, let line)?:
             items.append(.programme(PreparedProgramme(programme, line: line, folding: &folding)))
+            programmes += 1
+        case .remembered(let programme, let line, let content)?:
+            let made = PreparedProgramme(programme, line: line, folding: &folding)
+            contents.remember(made, for: content)
+            items.append(.programme(made))
+            programmes += 1
+        case .repeated(let repeated)?:
+            // The reader asked ``contents`` just now, on this thread: it still holds the content.
+            guard let earlier = contents[repeated.content] else { throw ImportBatchingError.repeatOfUnknownContent }
+            let (channel, start, stop) = (repeated.channel, repeated.start, repeated.stop)
+            items.append(.programme(PreparedProgramme(channel: channel, start: start, stop: stop, line: repeated.line,
+                                                      sameAs: earlier)))
             programmes += 1
         case nil: return false
         }
@@ -74,6 +88,39 @@ package struct ImportBatching {
         defer { items.removeAll(keepingCapacity: true) }
         return items
     }
+}
+
+/// The programmes an import's reader prepared, by their content's key (``XMLTVItem/remembered(_:line:content:)``), as
+/// its XMLTV reader asks (``ProgrammeContents``): a repeat is prepared from the first, its content not read, its texts
+/// not folded nor its details encoded again. At most ``limit``, and ``mostBytes`` of their details and bodies; past
+/// either, all are forgotten at once. A guide repeats a content close by (a repeat the same day, a +1 channel listed
+/// next): of the 0.1 M benchmark guide's programmes, 55.1% repeat one of the last 2,000 contents and 56.1% one of the
+/// last 40,000; of two real guides', 49.9 and 59.8% against 50.8 and 60.3%.
+package final class PreparedContents: ProgrammeContents {
+    static let limit = 4_096
+    static let mostBytes = 4 << 20
+    private var programmes: [Int64: PreparedProgramme] = [:]
+    private var bytes = 0
+
+    package func knows(_ content: Int64) -> Bool { programmes[content] != nil }
+
+    subscript(content: Int64) -> PreparedProgramme? { programmes[content] }
+
+    func remember(_ programme: PreparedProgramme, for content: Int64) {
+        let count = programme.details.count + programme.bodyTexts.count
+        if programmes.count >= Self.limit || bytes + count > Self.mostBytes {
+            programmes.removeAll(keepingCapacity: true)
+            bytes = 0
+        }
+        programmes[content] = programme
+        bytes += count
+    }
+}
+
+/// A repeat named a content the import did not hold: a fault of tvguide's, not of the guide.
+struct ImportBatchingError: Error, CustomStringConvertible {
+    static let repeatOfUnknownContent = ImportBatchingError()
+    var description: String { "the reader handed on a repeat of a programme content the import did not hold" }
 }
 
 /// The reading side of an import, on a thread of ``BlockingWork``: reads each input to its end (gunzipping and picking the
@@ -97,11 +144,13 @@ func readBatches(from inputs: [ImportInput], transform: ListingTransform, into h
         }
         for input in inputs {
             var decoder = ListingStreamDecoder(radioTimesChannel: ListingImporter.radioTimesChannel(for: input.name),
-                                               localZone: transform.localZone)
+                                               localZone: transform.localZone, contents: batching.contents)
             while let chunk = try input.next() {
                 switch chunk {
                 case .bytes(let bytes):
-                    try bytes.withUnsafeBytes { raw in try decoder.feed(raw) { if batching.add($0) { try send() } } }
+                    try bytes.withUnsafeBytes { raw in
+                        try decoder.feed(raw) { if try batching.add($0) { try send() } }
+                    }
                     bytesRead += Int64(bytes.count)
                     progress(bytesRead, batching.programmes)
                 case .line(let line):
@@ -110,7 +159,7 @@ func readBatches(from inputs: [ImportInput], transform: ListingTransform, into h
                     if batching.add(contentsOf: items) { try send() }
                 }
             }
-            try decoder.finish { if batching.add($0) { try send() } }
+            try decoder.finish { if try batching.add($0) { try send() } }
             issues.merge(decoder.issues)
         }
         try send()

@@ -25,11 +25,15 @@ struct ListingDecoder {
 
     /// Whether an M3U playlist is read (as channels) rather than refused.
     let playlists: Bool
+    /// What the taker remembers of the XMLTV programmes handed on (``XMLTVReader/contents``).
+    let contents: (any ProgrammeContents)?
 
-    init(radioTimesChannel: Channel, localZone: TimeZone? = nil, playlists: Bool = false) {
+    init(radioTimesChannel: Channel, localZone: TimeZone? = nil, playlists: Bool = false,
+         contents: (any ProgrammeContents)? = nil) {
         self.radioTimesChannel = radioTimesChannel
         self.localZone = localZone
         self.playlists = playlists
+        self.contents = contents
     }
 
     var issues: IssueLog {
@@ -61,6 +65,7 @@ struct ListingDecoder {
             if first == UInt8(ascii: "<") {
                 var reader = XMLTVReader()
                 reader.localZone = localZone
+                reader.contents = contents
                 try reader.feed(head, emit)
                 state = .xmltv(reader)
             } else if first == UInt8(ascii: "[") {
@@ -185,8 +190,10 @@ struct ListingStreamDecoder {
     private var inflater: GzipInflater?
     private var isFirst = true
 
-    init(radioTimesChannel: Channel, localZone: TimeZone? = nil, playlists: Bool = false) {
-        decoder = ListingDecoder(radioTimesChannel: radioTimesChannel, localZone: localZone, playlists: playlists)
+    init(radioTimesChannel: Channel, localZone: TimeZone? = nil, playlists: Bool = false,
+         contents: (any ProgrammeContents)? = nil) {
+        decoder = ListingDecoder(radioTimesChannel: radioTimesChannel, localZone: localZone, playlists: playlists,
+                                 contents: contents)
     }
 
     var issues: IssueLog { decoder.issues }

@@ -24,15 +24,34 @@ struct ListingTransform: Sendable {
             }
             return .channel(channel)
         case .programme(var programme, let line):
-            guard let target = plan.guideChannel(for: programme.channel) else { return nil }
-            // Changed only when it differs: the item still holds the programme, so a change copies all its fields
-            // (``Programme``'s box), which setting a channel to itself cost every programme of every import.
-            if target != programme.channel { programme.channel = target }
-            if timeShift != 0 {
-                programme.start += TimeInterval(timeShift)
-                programme.stop = programme.stop.map { $0 + TimeInterval(timeShift) }
-            }
+            guard place(&programme) else { return nil }
             return .programme(programme, line: line)
+        case .remembered(var programme, let line, let content):
+            guard place(&programme) else { return nil }
+            return .remembered(programme, line: line, content: content)
+        case .repeated(var repeated):
+            guard let placed = placed(repeated.channel, repeated.start, repeated.stop) else { return nil }
+            (repeated.channel, repeated.start, repeated.stop) = placed
+            return .repeated(repeated)
         }
+    }
+
+    /// Puts `programme` on its guide channel at its shifted times; false when its channel is not kept.
+    private func place(_ programme: inout Programme) -> Bool {
+        guard let placed = placed(programme.channel, programme.start, programme.stop) else { return false }
+        // Changed only when it differs: the item still holds the programme, so a change copies all its fields
+        // (``Programme``'s box), which setting a channel to itself cost every programme of every import.
+        if placed.channel != programme.channel { programme.channel = placed.channel }
+        if timeShift != 0 { (programme.start, programme.stop) = (placed.start, placed.stop) }
+        return true
+    }
+
+    /// The guide channel and times of a programme on `channel` from `start` to `stop`; nil when its channel is not
+    /// kept.
+    private func placed(_ channel: ChannelID, _ start: Date, _ stop: Date?)
+        -> (channel: ChannelID, start: Date, stop: Date?)? {
+        guard let target = plan.guideChannel(for: channel) else { return nil }
+        let shift = TimeInterval(timeShift)
+        return timeShift == 0 ? (target, start, stop) : (target, start + shift, stop.map { $0 + shift })
     }
 }

@@ -16,6 +16,8 @@ public final class PreparedProgramme: Sendable {
     package let knownStop: Int64?
     /// Until a repair derives it, an open-ended programme lasts its stated length, or an hour.
     package let provisionalStop: Int64
+    /// That length, in seconds.
+    private let openLength: Int64
     package let title: String
     package let clumpIndex: String?
     /// The line of the input the programme started on, for the import report.
@@ -48,9 +50,9 @@ public final class PreparedProgramme: Sendable {
         channel = programme.channel
         start = programme.start.unixSeconds
         knownStop = programme.stop?.unixSeconds
-        let length = programme.length.map { Bounded.clamped($0, to: Programme.lengthRange) }
-            .flatMap { $0 > 0 ? $0 : nil } ?? 3600
-        provisionalStop = knownStop ?? start + Int64(length)
+        openLength = Int64(programme.length.map { Bounded.clamped($0, to: Programme.lengthRange) }
+            .flatMap { $0 > 0 ? $0 : nil } ?? 3600)
+        provisionalStop = knownStop ?? start + openLength
         title = programme.title
         clumpIndex = programme.clumpIndex
         self.line = line
@@ -78,6 +80,20 @@ public final class PreparedProgramme: Sendable {
         details = DetailsCodec.encode(programme, layout: hasBody ? .sharedApart : .inline)
         bodyTexts = hasBody ? DetailsCodec.shared(programme) : []
         bodyHash = hasBody ? Self.bodyKey(folded: foldedHash, texts: bodyTexts) : 0
+    }
+
+    /// A programme on `channel` from `start` to `stop` whose content is `earlier`'s (XMLTV's reader found both under
+    /// one key): its channel, times and line are its own, the rest is `earlier`'s, shared.
+    package init(channel: ChannelID, start: Date, stop: Date?, line: Int?, sameAs earlier: PreparedProgramme) {
+        self.channel = channel
+        self.start = start.unixSeconds
+        knownStop = stop?.unixSeconds
+        openLength = earlier.openLength
+        provisionalStop = knownStop ?? self.start + openLength
+        self.line = line
+        (title, clumpIndex, details, foldedTitle, titleSerial) = (earlier.title, earlier.clumpIndex, earlier.details,
+                                                                  earlier.foldedTitle, earlier.titleSerial)
+        (foldedBody, bodyTexts, bodyHash) = (earlier.foldedBody, earlier.bodyTexts, earlier.bodyHash)
     }
 
     /// A body's key: its folded text's hash and the bytes it keeps; never 0, which stands for none.

@@ -16,12 +16,12 @@ struct XMLTVBuilder {
     private(set) var hasSeenRoot = false
     private var hasClosedRoot = false
 
-    private struct Frame {
+    struct Frame {
         var hash: UInt64
         var name: ElementName
     }
 
-    private var stack: [Frame] = []
+    var stack: [Frame] = []
     /// Depth inside an element we skip (unknown, `x-` or not wanted); 0 when not skipping.
     private var skipDepth = 0
     private var text: [UInt8] = []
@@ -29,11 +29,17 @@ struct XMLTVBuilder {
     var entityIssues = EntityIssues()
 
     private var channel: Channel?
-    private var programme: Programme?
+    var programme: Programme?
     /// The programme handed on last: started over in place for the next (``Programme/startOver(channel:start:stop:)``)
     /// once whoever it was handed to has let it go.
-    private var handedOn: Programme?
-    private var programmeLine = 0
+    var handedOn: Programme?
+    var programmeLine = 0
+    /// The contents handed on before (``XMLTVReader/contents``).
+    var contents: (any ProgrammeContents)?
+    /// Whether the element just started is a programme whose content may be known: the reader looks at it next.
+    var openedProgramme = false
+    /// The key of the programme being read, to hand it on with, and what issues counted at its start.
+    var reading: (content: Int64, issues: Int)?
     private var lastChannel = LastChannel()
     private var language: String?
     private var secondaryAttribute: String?
@@ -80,6 +86,7 @@ struct XMLTVBuilder {
         let hash = ElementName.hash(p, nameRange)
         let name = ElementName.named(hash)
         let parent = stack.last?.name
+        openedProgramme = false
         guard stack.count < Self.maximumDepth else {
             throw XMLTVError(.tooLarge, saying: "elements nested more than {depth} deep; XMLTV needs 5, so the file is broken or hostile",
                              ["depth": String(Self.maximumDepth)])
@@ -118,6 +125,7 @@ struct XMLTVBuilder {
             }
         case (.tv, .programme):
             wanted = startProgramme(attributes, line: line)
+            (openedProgramme, reading) = (wanted && contents != nil, nil)
         case (.channel, .displayName), (.programme, .title), (.programme, .subTitle), (.programme, .desc),
              (.programme, .category), (.programme, .keyword), (.programme, .language),
              (.programme, .origLanguage), (.programme, .country), (.programme, .premiere),
@@ -236,22 +244,22 @@ struct XMLTVBuilder {
             }
         case (.video, .present):
             let value = Self.yesNo(textString())
-            setVideo { $0.isPresent = value }
+            setMedia(\.video, Video()) { $0.isPresent = value }
         case (.video, .colour):
             let value = Self.yesNo(textString())
-            setVideo { $0.isColour = value }
+            setMedia(\.video, Video()) { $0.isColour = value }
         case (.video, .aspect):
             let value = textString()
-            setVideo { $0.aspect = value }
+            setMedia(\.video, Video()) { $0.aspect = value }
         case (.video, .quality):
             let value = textString()
-            setVideo { $0.quality = value }
+            setMedia(\.video, Video()) { $0.quality = value }
         case (.audio, .present):
             let value = Self.yesNo(textString())
-            setAudio { $0.isPresent = value }
+            setMedia(\.audio, Audio()) { $0.isPresent = value }
         case (.audio, .stereo):
             let value = textString()
-            setAudio { $0.stereo = value }
+            setMedia(\.audio, Audio()) { $0.stereo = value }
         case (.programme, .video):
             if programme?.video == nil { programme?.video = Video() }
         case (.programme, .audio):
@@ -333,6 +341,7 @@ struct XMLTVBuilder {
 
     private mutating func finishProgramme() -> XMLTVItem? {
         guard var finished = programme.take() else { return nil }
+        defer { reading = nil }
         if finished.titles.isEmpty {
             issues.record(ListingIssue(kind: .missingTitle, line: programmeLine, channel: finished.channel,
                                        start: finished.start, message: Sentence(saying: "programme has no title; kept with an empty one")))
@@ -345,7 +354,8 @@ struct XMLTVBuilder {
             finished.stop = nil
         }
         handedOn = finished
-        return .programme(finished, line: programmeLine)
+        guard let reading, reading.issues == issueCount else { return .programme(finished, line: programmeLine) }
+        return .remembered(finished, line: programmeLine, content: reading.content)
     }
 
     private mutating func finishLength() {
@@ -378,15 +388,11 @@ struct XMLTVBuilder {
         if !value.isEmpty { target?[keyPath: field].append(value) }
     }
 
-    private mutating func setVideo(_ change: (inout Video) -> Void) {
-        var video = programme?.video ?? Video()
-        change(&video)
-        programme?.video = video
-    }
-
-    private mutating func setAudio(_ change: (inout Audio) -> Void) {
-        var audio = programme?.audio ?? Audio()
-        change(&audio)
-        programme?.audio = audio
+    /// Changes the programme's video or audio, made first when it has none.
+    private mutating func setMedia<Media>(_ field: WritableKeyPath<Programme, Media?>, _ made: Media,
+                                          _ change: (inout Media) -> Void) {
+        var media = programme?[keyPath: field] ?? made
+        change(&media)
+        programme?[keyPath: field] = media
     }
 }

@@ -12,6 +12,13 @@ public enum XMLTVItem: Sendable {
     case channel(Channel)
     /// A programme and the line its element starts on, for the import report.
     case programme(Programme, line: Int)
+    /// A programme and its line from a reader given ``XMLTVReader/contents``, with the key of its content: every byte
+    /// between its start and end tags, and its clump index. Programmes of one key say the same but for their channel
+    /// and times. Handed on only when reading it counted no issue, so that a repeat has none to count either.
+    case remembered(Programme, line: Int, content: Int64)
+    /// A programme whose content ``XMLTVReader/contents`` knows: not read again, its fields are those handed on before
+    /// under its key.
+    case repeated(ProgrammeRepeat)
 }
 
 /// A streaming XMLTV reader: feed it bytes in chunks of any size and it hands on each channel and programme as soon
@@ -25,6 +32,12 @@ public struct XMLTVReader {
     public var issues: IssueLog {
         get { builder.issues }
         set { builder.issues = newValue }
+    }
+    /// The contents handed on before, when the taker remembers them: a programme whose content they know is handed on
+    /// as a repeat, its content not read (``ProgrammeContents``).
+    public var contents: (any ProgrammeContents)? {
+        get { builder.contents }
+        set { builder.contents = newValue }
     }
     /// The largest single token (a tag, a text run) accepted; a bigger one is hostile or broken input.
     public var maximumTokenBytes = 16 << 20
@@ -91,7 +104,8 @@ public struct XMLTVReader {
         let collect: (XMLTVItem) -> Void = { item in
             switch item {
             case .channel(let channel): channels.append(channel)
-            case .programme(let programme, _): programmes.append(programme)
+            case .programme(let programme, _), .remembered(let programme, _, _): programmes.append(programme)
+            case .repeated: break   // Not from a reader without contents.
             }
         }
         try reader.feed(bytes, collect)
@@ -255,6 +269,10 @@ public struct XMLTVReader {
                 try located(start, p) { try $0.startElement(p, nameRange, attributes, line: line) }
                 if selfClosing, let item = try located(start, p, { try $0.endElement(p, nameRange) }) {
                     try emit(item)
+                } else if builder.openedProgramme, let content = contentEnd(p, from: index + 1),
+                          let item = builder.knownContent(p, content.range) {
+                    try emit(item)
+                    return content.next
                 }
                 return index + 1
             }

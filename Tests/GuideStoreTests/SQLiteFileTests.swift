@@ -89,7 +89,9 @@ import XMLTV
         let emit: (XMLTVItem) throws -> Void = { item in
             switch item {
             case .channel(let channel): items.append(.channel(channel))
-            case .programme(let programme, let line): items.append(.programme(PreparedProgramme(programme, line: line)))
+            case .programme(let programme, let line), .remembered(let programme, let line, _):
+                items.append(.programme(PreparedProgramme(programme, line: line)))
+            case .repeated: break   // Not from a reader without contents.
             }
         }
         try reader.feed(Array(Self.thirtyChannels.utf8), emit)

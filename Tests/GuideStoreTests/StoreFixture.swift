@@ -42,7 +42,9 @@ struct StoreFixture {
             let emit: (XMLTVItem) throws -> Void = { item in
                 switch item {
                 case .channel(let channel): sink.add(channel)
-                case .programme(let programme, let line): sink.add(programme, line: line)
+                case .programme(let programme, let line), .remembered(let programme, let line, _):
+                    sink.add(programme, line: line)
+                case .repeated: break   // Not from a reader without contents.
                 }
             }
             try reader.feed(bytes, emit)

@@ -282,9 +282,12 @@ extension FeedSurvey {
                     places[channel.id] = channels.count
                     channels.append(OfferedChannel(id: channel.id, name: channel.name))
                 }
-            case .programme(let programme, _):
+            case .programme(let programme, _), .remembered(let programme, _, _):
                 programmes += 1
                 name(programme.channel)
+            case .repeated(let repeated):
+                programmes += 1
+                name(repeated.channel)
             }
         }
 
