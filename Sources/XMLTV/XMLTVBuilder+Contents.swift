@@ -47,7 +47,7 @@ extension XMLTVBuilder {
         let key = Int64(bitPattern: hasher.finalize())
         // A stop before the start is repaired, and the repair reported with the title: such a programme is read.
         guard contents.knows(key), started.stop.map({ $0 >= started.start }) ?? true else {
-            reading = (key, issueCount)
+            reading = (key, issueCount, content.upperBound)
             return nil
         }
         stack.removeLast()

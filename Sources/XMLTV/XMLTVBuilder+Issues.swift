@@ -1,6 +1,15 @@
 import GuideCore
 
 extension XMLTVBuilder {
+    /// What a document that ends now ends inside, if anything.
+    var openElementEnding: Sentence? {
+        guard let frame = stack.last else { return nil }
+        guard programme == nil else { return Sentence(saying: "the file ends inside a <programme> starting on line {line}; it looks cut short",
+                                                      ["line": String(programmeLine)]) }
+        return frame.name == .other ? Sentence(saying: "the file ends inside an open element; it looks cut short")
+                                    : Sentence(saying: "the file ends inside <{element}>; it looks cut short", ["element": "\(frame.name)"])
+    }
+
     /// Records what reading the texts counted (``entityIssues``) in ``issues``, and starts counting again.
     mutating func flushEntityIssues() {
         if entityIssues.invalidUTF8 > 0 {

@@ -38,8 +38,10 @@ struct XMLTVBuilder {
     var contents: (any ProgrammeContents)?
     /// Whether the element just started is a programme whose content may be known: the reader looks at it next.
     var openedProgramme = false
-    /// The key of the programme being read, to hand it on with, and what issues counted at its start.
-    var reading: (content: Int64, issues: Int)?
+    /// The key of the programme being read, to hand it on with, what issues counted at its start, and where the
+    /// reader found its end tag; and where the end tag being read is.
+    var reading: (content: Int64, issues: Int, end: Int)?
+    var endTagAt = 0
     private var lastChannel = LastChannel()
     private var language: String?
     private var secondaryAttribute: String?
@@ -50,15 +52,6 @@ struct XMLTVBuilder {
     init() {
         stack.reserveCapacity(16)
         text.reserveCapacity(4096)
-    }
-
-    /// What a document that ends now ends inside, if anything.
-    var openElementEnding: Sentence? {
-        guard let frame = stack.last else { return nil }
-        guard programme == nil else { return Sentence(saying: "the file ends inside a <programme> starting on line {line}; it looks cut short",
-                                                      ["line": String(programmeLine)]) }
-        return frame.name == .other ? Sentence(saying: "the file ends inside an open element; it looks cut short")
-                                    : Sentence(saying: "the file ends inside <{element}>; it looks cut short", ["element": "\(frame.name)"])
     }
 
     // MARK: - Events
@@ -354,7 +347,11 @@ struct XMLTVBuilder {
             finished.stop = nil
         }
         handedOn = finished
-        guard let reading, reading.issues == issueCount else { return .programme(finished, line: programmeLine) }
+        // Its end where the reader's search found it: an attribute value holding `</programme>` (malformed, but read)
+        // would have cut the content, and another with the same start would pass for it.
+        guard let reading, reading.issues == issueCount, reading.end == endTagAt else {
+            return .programme(finished, line: programmeLine)
+        }
         return .remembered(finished, line: programmeLine, content: reading.content)
     }
 

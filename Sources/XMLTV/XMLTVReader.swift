@@ -220,6 +220,7 @@ public struct XMLTVReader {
                 var nameEnd = close
                 while nameEnd > index + 2, XMLText.isSpace(p[nameEnd - 1]) { nameEnd -= 1 }
                 let nameRange = (index + 2)..<nameEnd
+                builder.endTagAt = index
                 if let item = try located(index, p, { try $0.endElement(p, nameRange) }) {
                     try emit(item)
                 }

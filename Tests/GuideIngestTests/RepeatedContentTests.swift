@@ -45,6 +45,9 @@ struct RepeatedContentTests {
                      programme(14, nil, odd), programme(15, nil, odd),
                      programme(16, nil, "<!-- kept -->" + body), programme(17, nil, body + "\n"),
                      programme(18, nil, body, attributes: " ", end: "</programme >"),
+                     // `</programme>` in an attribute value (malformed, but read): the same start, another title.
+                     programme(19, nil, "<icon src=\"x</programme>\"/>" + body),
+                     programme(20, nil, "<icon src=\"x</programme>\"/>" + odd),
                      "</tv>"].joined(separator: "\n")
         for chunk in [1, 7, 64, 512] {
             #expect(try compare(Array(guide.utf8), chunk: chunk) <= 4, "chunk \(chunk)")
