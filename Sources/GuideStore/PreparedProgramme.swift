@@ -121,10 +121,10 @@ package struct TextFolding {
     package static let titleBytes = 8 << 20
     package static let bodyLimit = 80_000
     package static let bodyBytes = 32 << 20
-    private var titles = FoldedTexts<(folded: String, serial: Int)>(limit: titleLimit, mostBytes: titleBytes)
+    private var titles = ForgetfulMap<(folded: String, serial: Int)>(limit: titleLimit, mostBytes: titleBytes)
     /// The last serial given to a folded title, by any folding in the process (``PreparedProgramme/titleSerial``).
     private static let lastTitleSerial = Atomic<Int>(0)
-    private var bodies = FoldedTexts<(folded: String, hash: Int64)>(limit: bodyLimit, mostBytes: bodyBytes)
+    private var bodies = ForgetfulMap<(folded: String, hash: Int64)>(limit: bodyLimit, mostBytes: bodyBytes)
 
     package init() {}
 
@@ -167,30 +167,31 @@ package struct TextFolding {
     }
 }
 
-/// Folded texts by their hash, at most `limit` of them and `mostBytes` of their folded forms: past either, all are
-/// forgotten at once. A text whose folded form alone is longer than `mostBytes` is not kept.
-private struct FoldedTexts<Folded> {
+/// Values by a 64-bit hash, at most `limit` of them and `mostBytes` of what they hold: past either, all are forgotten
+/// at once. A value alone larger than `mostBytes` is not kept. Folded texts by the hash of the text read
+/// (``TextFolding``), prepared programmes by their content's key (GuideIngest's `PreparedContents`).
+package struct ForgetfulMap<Value> {
     let limit: Int
     let mostBytes: Int
-    private var folded: [Int64: Folded] = [:]
-    /// The bytes of the folded forms held.
+    private var values: [Int64: Value] = [:]
+    /// The bytes of the values held.
     private(set) var bytes = 0
 
-    init(limit: Int, mostBytes: Int) {
+    package init(limit: Int, mostBytes: Int) {
         (self.limit, self.mostBytes) = (limit, mostBytes)
     }
 
-    var count: Int { folded.count }
+    var count: Int { values.count }
 
-    subscript(key: Int64) -> Folded? { folded[key] }
+    package subscript(key: Int64) -> Value? { values[key] }
 
-    mutating func remember(_ value: Folded, bytes count: Int, for key: Int64) {
+    package mutating func remember(_ value: Value, bytes count: Int, for key: Int64) {
         guard count <= mostBytes else { return }
-        if folded.count >= limit || bytes + count > mostBytes {
-            folded.removeAll(keepingCapacity: true)
+        if values.count >= limit || bytes + count > mostBytes {
+            values.removeAll(keepingCapacity: true)
             bytes = 0
         }
-        folded[key] = value
+        values[key] = value
         bytes += count
     }
 }
