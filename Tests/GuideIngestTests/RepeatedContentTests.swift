@@ -48,6 +48,13 @@ struct RepeatedContentTests {
                      // `</programme>` in an attribute value (malformed, but read): the same start, another title.
                      programme(19, nil, "<icon src=\"x</programme>\"/>" + body),
                      programme(20, nil, "<icon src=\"x</programme>\"/>" + odd),
+                     // Hostile numbers: a length past Int64 (an issue, so read again each time), a start no time.
+                     programme(21, nil, body + "<length units=\"seconds\">9223372036854775807</length>"),
+                     programme(22, nil, body + "<length units=\"seconds\">9223372036854775807</length>"),
+                     programme(23, nil, body + "<length>-1</length>"),
+                     programme(23, nil, body + "<length>nan</length>"),
+                     "<programme start=\"99999999999999999999 +0000\" channel=\"a\">\(body)</programme>",
+                     "<programme start=\"20261201230000 +9999\" channel=\"a\">\(body)</programme>",
                      "</tv>"].joined(separator: "\n")
         for chunk in [1, 7, 64, 512] {
             #expect(try compare(Array(guide.utf8), chunk: chunk) <= 4, "chunk \(chunk)")
