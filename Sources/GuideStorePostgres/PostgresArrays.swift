@@ -119,8 +119,9 @@ extension Array: PostgresArrayElement where Element == UInt8 {
 }
 
 /// An `int8[]` answer read in one pass: PostgresNIO reads an array one element at a time through its generic decoding,
-/// and a batch's answer is three arrays of 2,000 ids (``PostgresImportSession/Batch``). One dimension or none
-/// (empty), no NULLs; anything else is refused, not trapped on.
+/// and an import's batches were answered by three arrays of 2,000 ids each (now the ids of the texts a batch looked
+/// for, ``PostgresImportSession/ProbedTexts``). One dimension or none (empty), no NULLs; anything else is refused,
+/// not trapped on.
 struct PostgresInt64s: PostgresDecodable {
     let values: [Int64]
 

@@ -137,6 +137,17 @@ struct PostgresLink: Sendable {
         return Task { try await Self.failing(query) { try await answer.get().rows.map(decode) } }
     }
 
+    /// Stores the rows `rows` makes (``PostgresCopyText``) in `table`'s `columns` by `COPY … FROM STDIN`, once the
+    /// server is ready for them: after everything this link sent before the `COPY` was made.
+    func copy(into table: String, columns: [String],
+              _ rows: @Sendable () async throws -> ByteBuffer) async throws {
+        try await Self.failing("COPY \(unescaped: table)") {
+            try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
+                try await writer.write(try await rows())
+            }
+        }
+    }
+
     /// The first column of the first row, if any.
     func value<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> T? {
         guard let row = try await self.query(query).first else { return nil }

@@ -8,6 +8,8 @@ import PostgresNIO
 /// each, never a row at a time), then the same repairs, replacement and merge as SQLite's import session.
 final class PostgresImportSession {
     static let batchSize = 2_000
+    /// How many batches the server may have to store while the session reads the next.
+    static let batchesInFlight = 2
 
     let link: PostgresLink
     let source: SourceName
@@ -43,18 +45,18 @@ final class PostgresImportSession {
     private var pendingEnds: [(after: Int, key: Int64, nextStart: Int64?, cuts: Bool)] = []
     /// Programmes read but not yet sent, with their channel keys.
     private var pending: [(programme: PreparedProgramme, channel: Int64)] = []
-    /// The batch sent last, its rows and the ends of runs among them, while the server inserts it (``settle()``), and
-    /// the titles and bodies it finds or adds: the next batch is made before their ids are known.
-    private var inFlight: (rows: [(programme: PreparedProgramme, channel: Int64)],
-                           ends: [(after: Int, key: Int64, nextStart: Int64?, cuts: Bool)],
-                           ids: Task<[StoredRows], any Error>, deletes: [Task<[Int64], any Error>],
-                           wanted: Batch.Wanted)?
-    /// A batch's answer: its rows' ids, title ids and body ids, in the order the rows were sent, and the ids of the
-    /// titles and bodies it added.
-    struct StoredRows: Sendable {
-        var ids: [Int64] = [], titleIDs: [Int64] = [], bodyIDs: [Int64] = []
-        var newTitles: [Int64] = [], newBodies: [Int64] = []
+    /// The batches sent and not yet settled (``settle(_:)``), at most ``batchesInFlight``, oldest first: each with the
+    /// ends of runs among its rows, the answer of its texts' statement, its rows' `COPY` and the deletes sent with it.
+    private var inFlight: [InFlight] = []
+    private struct InFlight {
+        let batch: Batch
+        let ends: [(after: Int, key: Int64, nextStart: Int64?, cuts: Bool)]
+        let texts: Task<[ProbedTexts], any Error>?
+        let copy: Task<Void, any Error>
+        let deletes: [Task<[Int64], any Error>]
     }
+    /// The ids the session hands out (``Serials``).
+    private var serials: Serials
 
     init(link: PostgresLink, source: SourceName, startedAt: Int64) async throws {
         self.link = link
@@ -73,6 +75,7 @@ final class PostgresImportSession {
                    NOT EXISTS (SELECT 1 FROM body_postings)
             """).first?.decode((Bool, Bool, Bool).self) ?? (false, false, false)
         titleIDs = KnownTitles(holdsEveryTitle: empty.0)
+        serials = try await Serials.claim(on: link)
         titleIndex.holdsNoRow = empty.1
         bodyIndex.holdsNoRow = empty.2
         storedBodies = Self.askForStoredBodies(on: link)
@@ -162,9 +165,9 @@ final class PostgresImportSession {
         if pending.count >= Self.batchSize { try await flush() }
     }
 
-    /// Sends the pending programmes in one statement that finds or adds their titles and bodies too (``Batch``),
-    /// which the server runs while this session settles the batch before (``settle()``) and reads the next: the two
-    /// took turns, each idle while the other worked (issue 46).
+    /// Sends the pending programmes' texts and rows (``Batch``), which the server stores while this session settles
+    /// the batch before (``settle(_:)``) and reads the next: the two took turns, each idle while the other worked
+    /// (issue 46).
     private func flush() async throws {
         guard !pending.isEmpty else {
             try await settle()
@@ -174,52 +177,89 @@ final class PostgresImportSession {
             return
         }
         try await knowStoredBodies()
-        let batch = Batch(pending, titleIDs: &titleIDs, bodyIDs: bodyIDs, inFlight: inFlight?.wanted ?? Batch.Wanted())
-        let sent = link.send(batch.query(sourceID: sourceID, importID: importID)) { row in
-            let (ids, titles, bodies, newTitles, newBodies) = try row.decode(
-                (PostgresInt64s?, PostgresInt64s?, PostgresInt64s?, PostgresInt64s?, PostgresInt64s?).self)
-            return StoredRows(ids: ids?.values ?? [], titleIDs: titles?.values ?? [], bodyIDs: bodies?.values ?? [],
-                              newTitles: newTitles?.values ?? [], newBodies: newBodies?.values ?? [])
-        }
-        let deletes = sendPartDeletes()
-        try await settle()
-        inFlight = (pending, pendingEnds, sent, deletes, batch.wanted)
+        let batch = try Batch(pending, serials: &serials, titleIDs: &titleIDs, bodyIDs: &bodyIDs)
+        let texts = batch.hasTexts ? link.send(batch.textsQuery()) { row in
+            let (titles, bodies) = try row.decode((PostgresInt64s?, PostgresInt64s?).self)
+            return ProbedTexts(titles: titles?.values ?? [], bodies: bodies?.values ?? [])
+        } : nil
+        let sent = InFlight(batch: batch, ends: pendingEnds, texts: texts, copy: copy(batch, texts: texts),
+                            deletes: sendPartDeletes())
+        inFlight.append(sent)
         pendingEnds = []
         pending = []
         pending.reserveCapacity(Self.batchSize)
+        if inFlight.count > Self.batchesInFlight { try await settle(inFlight.removeFirst()) }
     }
 
-    /// Takes the ids of the batch sent last and hands its rows to the repairs, in the order read, with the ends of runs
-    /// where they were read.
+    /// Sends `batch`'s rows by `COPY`, once `texts` has answered when they wait for it. The rows are written where
+    /// the `COPY` is made, beside this session, unless they wait for the answer: then once the server is ready for
+    /// them, the answer having come before. Nothing but the settling reads these rows, so the `COPY` need not reach
+    /// the server in order with the statements sent after it; ``stop()`` waits for it before the transaction ends.
+    private func copy(_ batch: Batch, texts: Task<[ProbedTexts], any Error>?) -> Task<Void, any Error> {
+        Task { [link, sourceID, importID] in
+            let ready = batch.isProbing ? nil : try batch.rows(sourceID: sourceID, importID: importID,
+                                                               probed: ProbedTexts())
+            try await link.copy(into: "programme", columns: Batch.columns) {
+                if let ready { return ready }
+                let probed = try await texts?.value.first ?? ProbedTexts()
+                return try batch.rows(sourceID: sourceID, importID: importID, probed: probed)
+            }
+        }
+    }
+
+    /// Settles every batch sent (``settle(_:)``).
     private func settle() async throws {
-        guard let batch = inFlight else { return }
-        inFlight = nil
-        // Each row's id, title id and body id, in the order the rows were sent.
-        let stored = try await batch.ids.value.first ?? StoredRows()
-        let count = batch.rows.count, ids = stored.ids
-        guard ids.count == count, stored.titleIDs.count == count, stored.bodyIDs.count == count else {
-            throw StoreError(.failed, "\(count) programmes were sent and \(ids.count) stored")
+        while !inFlight.isEmpty { try await settle(inFlight.removeFirst()) }
+    }
+
+    /// Waits until `sent` is stored, remembers the ids of the texts it looked for, and hands its rows to the
+    /// repairs, in the order read, with the ends of runs where they were read.
+    private func settle(_ sent: InFlight) async throws {
+        // Both are waited for before either's failure is thrown: nothing of a batch is left running.
+        let texts = await sent.texts?.result, copied = await sent.copy.result
+        let probed = try texts?.get().first ?? ProbedTexts()
+        try copied.get()
+        let batch = sent.batch
+        guard probed.titles.count == batch.probedTitles.count, probed.bodies.count == batch.probedBodies.count else {
+            throw StoreError(.failed, "\(batch.probedTitles.count) titles were looked for, \(probed.titles.count) found")
         }
-        for (index, (programme, _)) in batch.rows.enumerated() {
-            titleIDs.remember(stored.titleIDs[index], for: programme)
-            if programme.bodyHash != 0 { bodyIDs.remember(stored.bodyIDs[index], for: programme.bodyHash) }
+        var titles = batch.newTitles.map { ($0.id, $0.programme.foldedTitle) }
+        var bodies = batch.newBodies.map { ($0.id, $0.programme.foldedBody) }
+        for ((candidate, programme), id) in zip(batch.probedTitles, probed.titles) {
+            titleIDs.remember(id, for: programme)
+            if id == candidate { titles.append((id, programme.foldedTitle)) }
         }
-        try await index(stored, rows: batch.rows)
-        var ends = batch.ends[...]
+        for ((candidate, programme), id) in zip(batch.probedBodies, probed.bodies) {
+            bodyIDs.remember(id, for: programme.bodyHash)
+            if id == candidate { bodies.append((id, programme.foldedBody)) }
+        }
+        try await index(titles: titles, bodies: bodies)
+        var ends = sent.ends[...]
         for (index, (programme, key)) in batch.rows.enumerated() {
             while let end = ends.first, end.after <= index {
                 repairs.end(end.key, nextStart: end.nextStart, cuts: end.cuts)
                 ends = ends.dropFirst()
             }
             let clump = programme.clumpIndex.flatMap { $0.isEmpty ? nil : $0 }  // As stored: "" is NULL.
-            repairs.add(ListingRepair.Airing(id: ids[index], start: programme.start, stop: programme.provisionalStop,
-                                             isStopKnown: programme.knownStop != nil, title: programme.title, clump: clump,
-                                             line: programme.line),
+            repairs.add(ListingRepair.Airing(id: batch.firstID + Int64(index), start: programme.start,
+                                             stop: programme.provisionalStop, isStopKnown: programme.knownStop != nil,
+                                             title: programme.title, clump: clump, line: programme.line),
                         channel: key, named: tally.channelIDs[key])
         }
         for end in ends { repairs.end(end.key, nextStart: end.nextStart, cuts: end.cuts) }
         if repairs.hasChanges { try await applyRepairs() }
-        for deleted in batch.deletes { replacedEarly += Int(try await deleted.value.first ?? 0) }
+        for deleted in sent.deletes { replacedEarly += Int(try await deleted.value.first ?? 0) }
+    }
+
+    /// Waits for what was sent and not yet settled, its failures ignored: an import that failed ends its transaction
+    /// after this, so that no `COPY` still to be sent runs outside it.
+    func stop() async {
+        for sent in inFlight {
+            _ = await sent.texts?.result
+            _ = await sent.copy.result
+            for deleted in sent.deletes { _ = await deleted.result }
+        }
+        inFlight = []
     }
 
     func record(_ log: IssueLog) {
@@ -260,6 +300,7 @@ final class PostgresImportSession {
         replaced += try await replaceParts(through: covered) + replacedEarly
         try await titleIndex.write(on: link)
         try await bodyIndex.write(on: link)
+        try await serials.release(on: link)
         try await countProgrammes(change: tally.programmeCount - removed - replaced - retired,
                                   dropped: replaced + retired + removed)
         try await link.execute("""
@@ -273,16 +314,8 @@ final class PostgresImportSession {
                             programmes: tally.programmeCount - removed, replaced: replaced + retired, issues: issues)
     }
 
-    /// Gathers the trigrams of the titles and bodies a batch added (``StoredRows``), in the order of their ids.
-    private func index(_ stored: StoredRows, rows: [(programme: PreparedProgramme, channel: Int64)]) async throws {
-        guard !stored.newTitles.isEmpty || !stored.newBodies.isEmpty else { return }
-        var newTitles = Set(stored.newTitles), newBodies = Set(stored.newBodies)
-        var titles: [(Int64, String)] = [], bodies: [(Int64, String)] = []
-        for (index, (programme, _)) in rows.enumerated() {
-            let titleID = stored.titleIDs[index], bodyID = stored.bodyIDs[index]
-            if newTitles.remove(titleID) != nil { titles.append((titleID, programme.foldedTitle)) }
-            if newBodies.remove(bodyID) != nil { bodies.append((bodyID, programme.foldedBody)) }
-        }
+    /// Gathers the trigrams of the titles and bodies a batch added, in the order of their ids.
+    private func index(titles: [(Int64, String)], bodies: [(Int64, String)]) async throws {
         for (id, folded) in titles.sorted(by: { $0.0 < $1.0 }) { try await titleIndex.add(folded, id: id, on: link) }
         for (id, folded) in bodies.sorted(by: { $0.0 < $1.0 }) { try await bodyIndex.add(folded, id: id, on: link) }
     }

@@ -78,15 +78,21 @@ public final class PostgresListingStore: GuideDatabase {
             return try await transaction { statements in
                 try await statements.takeTurn(.listings)
                 let session = try await PostgresImportSession(link: statements.link, source: source, startedAt: startedAt)
-                while let batch = await feed.next() {
-                    switch batch {
-                    case .items(let items): try await session.apply(items)
-                    case .finished(let issues): session.record(issues)
-                    case .failed(let error): throw error
+                do {
+                    while let batch = await feed.next() {
+                        switch batch {
+                        case .items(let items): try await session.apply(items)
+                        case .finished(let issues): session.record(issues)
+                        case .failed(let error): throw error
+                        }
+                        feed.giveBack(batch)
                     }
-                    feed.giveBack(batch)
+                    return try await session.finish().run(statements)
+                } catch {
+                    // A batch's COPY may not have reached the server yet: the transaction ends after it.
+                    await session.stop()
+                    throw error
                 }
-                return try await session.finish().run(statements)
             }
         } catch {
             feed.cancel()

@@ -177,6 +177,47 @@ import XMLTV
         #expect(try await fixture.store.channels().map(\.id.rawValue) == ["a"])
     }
 
+    /// PostgreSQL's import sends its rows in batches while it reads on, and hands out their ids itself; SQLite's
+    /// writes them as it reads. Either way a file that breaks after thousands leaves nothing of them.
+    @Test func anImportThatBreaksAfterBatchesWentInChangesNothingAndTheNextStoresAll() async throws {
+        let fixture = try await StoreFixture()
+        // Given 5,000 programmes on five channels, 700 titles, a description each,
+        let channels = ["a", "b", "c", "d", "e"], first = StoreFixture.date("20240101000000")
+        func stamp(_ date: Date) -> String { String(XMLTVTimestamp.format(date).prefix(14)) }
+        let programmes = (0..<5_000).map { index -> (String, String, String?, String) in
+            let start = first.addingTimeInterval(Double(index / 5) * 1_800)
+            return (channels[index % 5], stamp(start), stamp(start.addingTimeInterval(1_800)), "Show \(index % 700)")
+        }
+        try await fixture.importXML(StoreFixture.xml(Array(programmes.prefix(10)), channels: channels), source: "feed")
+        let all = TimeWindow(start: StoreFixture.date("2024"), end: StoreFixture.date("2025"))
+        func stored() async throws -> [[String]] {
+            var titles: [[String]] = []
+            for channel in channels {
+                let rows = try await fixture.store.programmes(on: ChannelID(channel), in: all)
+                titles.append(rows.map(\.programme.title))
+            }
+            return titles
+        }
+        let before = try await stored()
+        // when the source's next file breaks after all of them,
+        let broken = StoreFixture.xml(programmes.map { ($0.0, $0.1, $0.2, $0.3 + " again") }, channels: channels)
+            .replacingOccurrences(of: "</tv>", with: "<programme start=\"2024\" channel=\"a\"><title>cut")
+        await #expect(throws: XMLTVError.self) { try await fixture.importXML(broken, source: "feed") }
+        // then the guide is as before,
+        #expect(try await stored() == before)
+        #expect(try await fixture.store.counts().programmes == 10)
+        // and the whole file after it stores every programme once, with its own title.
+        let summary = try await fixture.importXML(StoreFixture.xml(programmes, channels: channels), source: "feed")
+        #expect(summary.programmes == 5_000)
+        let expected = channels.indices.map { channel in
+            stride(from: channel, to: 5_000, by: 5).map { "Show \($0 % 700)" }
+        }
+        #expect(try await stored() == expected)
+        // Their titles are found by search: the ids the index holds are those the rows name.
+        #expect(try await fixture.store.search(SearchQuery(["show", "699"])).map(\.programme.title)
+                    == Array(repeating: "Show 699", count: 7))
+    }
+
     @Test func repairsAndReportsProblemProgrammes() async throws {
         let fixture = try await StoreFixture()
         let summary = try await fixture.importFixture("ours/repairs.xml")
