@@ -44,15 +44,9 @@ extension PostgresImportSession {
                     if let ref = titlesHere[key] {
                         titleRefs.append(ref)
                     } else {
-                        let ref: Int64, id = try serials.title.take()
-                        if titleIDs.holdsEveryTitle {
-                            newTitles.append((id, programme))
-                            titleIDs.remember(id, for: programme)
-                            ref = id
-                        } else {
-                            probedTitles.append((id, programme))
-                            ref = -Int64(probedTitles.count)
-                        }
+                        let id = try serials.title.take(), isNew = titleIDs.holdsEveryTitle
+                        if isNew { titleIDs.remember(id, for: programme) }
+                        let ref = Self.reference(id, of: programme, isNew: isNew, new: &newTitles, probed: &probedTitles)
                         titlesHere[key] = ref
                         titleRefs.append(ref)
                     }
@@ -63,19 +57,26 @@ extension PostgresImportSession {
                 } else if let ref = bodyIDs[hash] ?? bodiesHere[hash] {
                     bodyRefs.append(ref)
                 } else {
-                    let ref: Int64, id = try serials.body.take()
-                    if bodyIDs.isNew(hash) {
-                        newBodies.append((id, programme))
-                        bodyIDs.remember(id, for: hash)
-                        ref = id
-                    } else {
-                        probedBodies.append((id, programme))
-                        ref = -Int64(probedBodies.count)
-                    }
+                    let id = try serials.body.take(), isNew = bodyIDs.isNew(hash)
+                    if isNew { bodyIDs.remember(id, for: hash) }
+                    let ref = Self.reference(id, of: programme, isNew: isNew, new: &newBodies, probed: &probedBodies)
                     bodiesHere[hash] = ref
                     bodyRefs.append(ref)
                 }
             }
+        }
+
+        /// How a row refers to a text met for the first time, given `id`: by that id when the text is new (added to
+        /// `new`), else as the next of those looked for (-(i + 1) for the i-th of `probed`, `id` set aside for it).
+        private static func reference(_ id: Int64, of programme: PreparedProgramme, isNew: Bool,
+                                      new: inout [(id: Int64, programme: PreparedProgramme)],
+                                      probed: inout [(candidate: Int64, programme: PreparedProgramme)]) -> Int64 {
+            if isNew {
+                new.append((id, programme))
+                return id
+            }
+            probed.append((id, programme))
+            return -Int64(probed.count)
         }
 
         var hasTexts: Bool {
