@@ -53,6 +53,8 @@ struct RepeatedContentTests {
                      programme(22, nil, body + "<length units=\"seconds\">9223372036854775807</length>"),
                      programme(23, nil, body + "<length>-1</length>"),
                      programme(23, nil, body + "<length>nan</length>"),
+                     programme(24, nil, body + "<length>1e308</length>"),
+                     programme(25, nil, body + "<length>1e308</length>"),
                      "<programme start=\"99999999999999999999 +0000\" channel=\"a\">\(body)</programme>",
                      "<programme start=\"20261201230000 +9999\" channel=\"a\">\(body)</programme>",
                      "</tv>"].joined(separator: "\n")
